@@ -1,0 +1,1 @@
+"""docgraph orchestration: configuration, graph stores, pipeline, retrieval, LLM and CLI."""

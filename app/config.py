@@ -1,0 +1,78 @@
+"""One settings object for docgraph.
+
+Sources, strongest first: explicit arguments (CLI flags), environment (``DOCGRAPH_*``, plus the
+conventional ``OPENAI_*`` and ``NEO4J_*`` names), ``docgraph.toml`` in the working directory, defaults.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+
+def default_home() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "docgraph"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="DOCGRAPH_",
+        toml_file="docgraph.toml",
+        extra="ignore",
+        populate_by_name=True,
+    )
+
+    home: Path = Field(default_factory=default_home, description="Data home: local store, caches")
+    store: str = Field(default="", description="Store URL; empty means falkordb-local://<home>")
+    graph: str = Field(default="docgraph", description="Graph (FalkorDB) or database (Neo4j) name")
+    neo4j_user: str = Field(
+        default="neo4j", validation_alias=AliasChoices("DOCGRAPH_NEO4J_USER", "NEO4J_USER")
+    )
+    neo4j_password: str = Field(
+        default="", validation_alias=AliasChoices("DOCGRAPH_NEO4J_PASSWORD", "NEO4J_PASSWORD")
+    )
+    query_timeout_s: float = Field(default=30.0, gt=0, description="Time limit of one query")
+    reader: str = Field(default="native", description="PDF reader: native")
+    max_pages: int = Field(default=1500, gt=0, description="Longest PDF accepted, in pages")
+    encoder_model: str = Field(
+        default="all-MiniLM-L6-v2", description="Sentence encoder: a name, or a path to a model folder"
+    )
+    llm_base_url: str = Field(
+        default="", validation_alias=AliasChoices("DOCGRAPH_LLM_BASE_URL", "OPENAI_BASE_URL")
+    )
+    llm_api_key: str = Field(
+        default="", validation_alias=AliasChoices("DOCGRAPH_LLM_API_KEY", "OPENAI_API_KEY")
+    )
+    llm_model: str = Field(default="gpt-4o-mini", description="Chat model name at the endpoint")
+    vlm_model: str = Field(default="", description="Vision model name; empty disables descriptions")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls))
+
+    @property
+    def store_url(self) -> str:
+        return self.store or f"falkordb-local://{self.home}"
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings from the environment and ``docgraph.toml``, with non-empty overrides on top."""
+    given = {key: value for key, value in overrides.items() if value not in (None, "")}
+    return Settings(**given)

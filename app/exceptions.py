@@ -1,0 +1,55 @@
+"""Every error docgraph raises on purpose. The CLI prints ``str(error)`` as one line."""
+
+from __future__ import annotations
+
+
+class DocgraphError(Exception):
+    """Base of all docgraph errors."""
+
+
+class ConfigError(DocgraphError):
+    """A setting or store URL is invalid."""
+
+
+class StoreError(DocgraphError):
+    """The graph store failed."""
+
+
+class StoreUnavailableError(StoreError):
+    """The graph store cannot be reached or started."""
+
+
+class QuerySyntaxError(StoreError):
+    """The database rejected a query as malformed."""
+
+
+class ReadOnlyViolationError(StoreError):
+    """A write was attempted through the read-only path."""
+
+
+class QueryTimeoutError(StoreError):
+    """A query ran past its time limit."""
+
+
+class SchemaError(StoreError):
+    """Applying constraints or indexes failed."""
+
+
+class CypherNotFoundError(DocgraphError):
+    """A named Cypher file does not exist."""
+
+
+class IngestError(DocgraphError):
+    """A document could not be ingested; the graph is unchanged for it."""
+
+
+class BadDocumentError(IngestError):
+    """The input is not a readable PDF (not a PDF, encrypted, corrupt, empty, too long)."""
+
+
+class ModelError(DocgraphError):
+    """A model could not be loaded or run."""
+
+
+class LLMUnavailableError(DocgraphError):
+    """No LLM endpoint is configured or it cannot be reached."""

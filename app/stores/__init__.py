@@ -1,0 +1,1 @@
+"""Graph stores: one protocol, a FalkorDB and a Neo4j implementation."""

@@ -1,0 +1,91 @@
+"""The contract every graph store keeps.
+
+Stores speak openCypher; what differs between FalkorDB and Neo4j (index DDL, vector and full-text
+procedures, vector literals) lives in ``cypher/<dialect>/`` and ``schema/<dialect>/``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from ingest.types import GraphBatch
+
+Dialect = Literal["falkordb", "neo4j"]
+Row = dict[str, Any]
+
+# The id property of each node label; every node is addressed by label + this key.
+ID_PROPERTY: dict[str, str] = {
+    "Document": "doc_id",
+    "Page": "page_id",
+    "Section": "section_id",
+    "Region": "region_id",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredNode:
+    """A hit of an index search. ``score`` is a similarity: higher is better, whatever the store."""
+
+    key: str  # the node's id property value
+    score: float
+    props: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class GraphCounts:
+    labels: dict[str, int]
+    relationship_types: dict[str, int]
+    property_keys: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class WriteResult:
+    written: bool  # False when the same version was already stored (a no-op)
+    replaced: bool  # True when an older version of the document was replaced
+    nodes: int
+    relationships: int
+
+
+@runtime_checkable
+class GraphStore(Protocol):
+    dialect: Dialect
+    url: str
+
+    def apply_schema(self) -> None:
+        """Create constraints and indexes; safe to call any number of times."""
+
+    def write_document(self, batch: GraphBatch) -> WriteResult:
+        """Write one document's nodes and relationships in one transaction.
+
+        The same ``sha256`` already stored is a no-op; another version of ``doc_id`` is replaced in
+        the same transaction. On failure the graph is left as it was.
+        """
+
+    def delete_document(self, doc_id: str) -> int:
+        """Delete a document and everything under it; returns the number of nodes deleted."""
+
+    def read(self, query: str, params: dict[str, Any] | None = None, timeout_s: float | None = None) -> list[Row]:
+        """Run a query through the database's read-only path."""
+
+    def write(self, query: str, params: dict[str, Any] | None = None, timeout_s: float | None = None) -> list[Row]:
+        """Run a query that may write."""
+
+    def explain(self, query: str, params: dict[str, Any] | None = None) -> str:
+        """Ask the database to plan a query without running it (raises on syntax errors)."""
+
+    def vector_top_k(
+        self, label: str, prop: str, vector: list[float], k: int, doc_id: str | None = None
+    ) -> list[ScoredNode]:
+        """Nearest nodes by cosine similarity through the vector index."""
+
+    def fulltext_top_k(self, label: str, text: str, k: int, doc_id: str | None = None) -> list[ScoredNode]:
+        """Best full-text matches through the full-text index."""
+
+    def counts(self) -> GraphCounts:
+        """Node counts per label, relationship counts per type, property key usage."""
+
+    def wait_for_indexes(self, timeout_s: float = 60.0) -> None:
+        """Block until asynchronous index builds have finished."""
+
+    def close(self) -> None: ...

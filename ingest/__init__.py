@@ -1,0 +1,1 @@
+"""PDF readers, reading order, sections and edge builders. Pure code: no database access."""

@@ -1,0 +1,186 @@
+"""Plain records that flow from a reader to graph construction.
+
+Readers produce a :class:`DocumentLayout`; :mod:`ingest.graph` turns it into a
+:class:`GraphBatch` of node and edge records that a store in ``app`` writes.
+Coordinates are PDF points with the origin at the top-left of the page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+RegionKind = Literal[
+    "title",
+    "section_header",
+    "paragraph",
+    "list",
+    "table",
+    "figure",
+    "caption",
+    "formula",
+    "code",
+    "footnote",
+    "page_header",
+    "page_footer",
+]
+
+REGION_KINDS: tuple[RegionKind, ...] = (
+    "title",
+    "section_header",
+    "paragraph",
+    "list",
+    "table",
+    "figure",
+    "caption",
+    "formula",
+    "code",
+    "footnote",
+    "page_header",
+    "page_footer",
+)
+
+# Kinds that are furniture, not content: kept as regions but out of the reading chain.
+FURNITURE_KINDS: frozenset[RegionKind] = frozenset({"page_header", "page_footer"})
+
+
+@dataclass(frozen=True, slots=True)
+class BBox:
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    @property
+    def width(self) -> float:
+        return self.x1 - self.x0
+
+    @property
+    def height(self) -> float:
+        return self.y1 - self.y0
+
+    @property
+    def area(self) -> float:
+        return max(0.0, self.width) * max(0.0, self.height)
+
+    def union(self, other: BBox) -> BBox:
+        return BBox(
+            min(self.x0, other.x0), min(self.y0, other.y0), max(self.x1, other.x1), max(self.y1, other.y1)
+        )
+
+    def intersection_area(self, other: BBox) -> float:
+        w = min(self.x1, other.x1) - max(self.x0, other.x0)
+        h = min(self.y1, other.y1) - max(self.y0, other.y0)
+        return w * h if w > 0 and h > 0 else 0.0
+
+    def as_list(self) -> list[float]:
+        return [round(self.x0, 2), round(self.y0, 2), round(self.x1, 2), round(self.y1, 2)]
+
+
+@dataclass(slots=True)
+class Region:
+    """One typed layout region of a page.
+
+    ``order`` is the region's position in its page's reading order (0-based, furniture included
+    at the end). ``continues`` is set on a paragraph or table that runs on past a page break.
+    """
+
+    kind: RegionKind
+    bbox: BBox
+    text: str
+    order: int = 0
+    font_size: float = 0.0
+    bold: bool = False
+    cells: list[list[str]] | None = None
+    continues: bool = False
+
+
+@dataclass(slots=True)
+class PageLayout:
+    number: int  # 1-based physical page index
+    width: float
+    height: float
+    regions: list[Region] = field(default_factory=list)
+    header_text: str = ""
+    footer_text: str = ""
+    has_text_layer: bool = True
+
+    @property
+    def text(self) -> str:
+        return "\n".join(r.text for r in self.regions if r.text)
+
+
+@dataclass(frozen=True, slots=True)
+class OutlineEntry:
+    level: int  # 1 = top level
+    title: str
+    page: int  # 1-based; 0 when the entry points nowhere
+
+
+@dataclass(slots=True)
+class DocumentLayout:
+    path: Path
+    file_name: str
+    sha256: str
+    title: str
+    page_count: int
+    pages: list[PageLayout] = field(default_factory=list)
+    outline: list[OutlineEntry] = field(default_factory=list)
+    pages_without_text: list[int] = field(default_factory=list)
+
+
+class ProgressCallback(Protocol):
+    def __call__(self, done: int, total: int) -> None: ...
+
+
+class Reader(Protocol):
+    """Turns a PDF into typed regions, page by page, in reading order."""
+
+    name: str
+
+    def read(self, path: Path, progress: ProgressCallback | None = None) -> DocumentLayout: ...
+
+
+# ---- graph records -------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class NodeRecord:
+    label: str  # Document | Page | Section | Region
+    key: str  # value of the label's id property
+    props: dict[str, Any]
+    extra_labels: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class EdgeRecord:
+    type: str
+    src_label: str
+    src_key: str
+    dst_label: str
+    dst_key: str
+    props: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class GraphBatch:
+    """Everything one document contributes to the graph, written in one transaction."""
+
+    doc_id: str
+    sha256: str
+    nodes: list[NodeRecord] = field(default_factory=list)
+    edges: list[EdgeRecord] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    def node_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for node in self.nodes:
+            counts[node.label] = counts.get(node.label, 0) + 1
+        return counts
+
+    def edge_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for edge in self.edges:
+            counts[edge.type] = counts.get(edge.type, 0) + 1
+        return counts

@@ -1,0 +1,1 @@
+"""Encoders, R-GCN, training and layout detection. Pure torch/onnx: no database code."""
