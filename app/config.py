@@ -55,6 +55,17 @@ class Settings(BaseSettings):
     )
     llm_model: str = Field(default="gpt-4o-mini", description="Chat model name at the endpoint")
     vlm_model: str = Field(default="", description="Vision model name; empty disables descriptions")
+    llm_entropy_threshold: float = Field(
+        default=0.6,
+        ge=0,
+        description="Mean token entropy (nats, over the top-5 alternatives) above which an answer is uncertain "
+        "and the evidence is re-read",
+    )
+    llm_max_rereads: int = Field(default=2, ge=0, description="Most re-reads with more evidence per question")
+    text2cypher_max_tries: int = Field(
+        default=3, ge=1, description="Tries to get a valid read-only query, the database's error fed back each time"
+    )
+    text2cypher_row_limit: int = Field(default=200, gt=0, description="Most rows a generated query returns")
 
     @classmethod
     def settings_customise_sources(

@@ -53,3 +53,11 @@ class ModelError(DocgraphError):
 
 class LLMUnavailableError(DocgraphError):
     """No LLM endpoint is configured or it cannot be reached."""
+
+
+class LLMRequestError(DocgraphError):
+    """The LLM endpoint rejected a request or sent back a reply that cannot be used."""
+
+
+class Text2CypherError(DocgraphError):
+    """No valid read-only query could be generated for a question within the allowed tries."""

@@ -1,0 +1,26 @@
+# The docgraph app image: CPU torch, the package, and the Streamlit UI on port 8501.
+FROM python:3.11-slim
+
+ENV PIP_NO_CACHE_DIR=1 \
+    PYTHONUNBUFFERED=1 \
+    OMP_THREAD_LIMIT=1 \
+    HF_HUB_OFFLINE=1
+
+WORKDIR /opt/docgraph
+# Point TORCH_INDEX_URL at PyTorch's CPU wheel index to keep the image small (no CUDA libraries).
+ARG TORCH_INDEX_URL=""
+RUN if [ -n "$TORCH_INDEX_URL" ]; then pip install --index-url "$TORCH_INDEX_URL" torch==2.13.0; \
+    else pip install torch==2.13.0; fi
+
+COPY pyproject.toml README.md ./
+COPY app ./app
+COPY ingest ./ingest
+COPY models ./models
+COPY ui ./ui
+COPY cypher ./cypher
+COPY schema ./schema
+COPY samples ./samples
+RUN pip install -e .
+
+EXPOSE 8501
+CMD ["docgraph", "ui", "--host", "0.0.0.0", "--port", "8501"]

@@ -1,0 +1,42 @@
+# Two entry points for a fresh machine: `make demo` and `make test`. Both set up .venv themselves
+# and are idempotent: the install step reruns only when pyproject.toml changes.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DEMO_QUESTION ?= When are the penguins fed?
+# Debian packages the tests need (issues add OCR and the browser here).
+SYSDEPS :=
+
+.PHONY: demo test lint typecheck unit setup sysdeps clean-venv
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	# torch first, pinned: the CPU wheel on disk; anything unpinned would pull the CUDA build.
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+sysdeps:
+	@bash scripts/sysdeps.sh $(SYSDEPS)
+
+demo: setup
+	$(BIN)/docgraph ingest samples/docgraph-sample.pdf
+	$(BIN)/docgraph stats
+
+lint: setup
+	$(BIN)/ruff check app ingest models ui tests samples
+
+typecheck: setup
+	$(BIN)/mypy
+
+unit: setup sysdeps
+	OMP_THREAD_LIMIT=1 $(BIN)/pytest -q
+
+test: lint typecheck unit
+
+clean-venv:
+	rm -rf $(VENV)

@@ -1,0 +1,1 @@
+"""The ``docgraph`` command line."""

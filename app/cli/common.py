@@ -1,0 +1,120 @@
+"""Options, store opening, output and error handling shared by every command."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Annotated, Any, NoReturn, ParamSpec, TypeVar
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from app.config import Settings, load_settings
+from app.exceptions import DocgraphError
+from app.stores.base import GraphStore
+
+StoreOption = Annotated[
+    str | None,
+    typer.Option("--store", help="Store URL: falkordb-local://PATH, falkordb://HOST:PORT, neo4j://…, bolt://…"),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+console = Console()
+err_console = Console(stderr=True)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class CliState:
+    debug: bool = bool(os.environ.get("DOCGRAPH_DEBUG"))
+
+
+def settings_for(store: str | None) -> Settings:
+    return load_settings(store=store)
+
+
+@contextmanager
+def opened_store(store: str | None, schema: bool = True) -> Iterator[tuple[GraphStore, Settings]]:
+    """Open the configured store (applying the schema once), and close it afterwards."""
+    from app.stores.factory import open_store
+
+    settings = settings_for(store)
+    graph_store = open_store(settings)
+    try:
+        if schema:
+            graph_store.apply_schema()
+        yield graph_store, settings
+    finally:
+        graph_store.close()
+
+
+def handles_errors(func: Callable[P, R]) -> Callable[P, R]:
+    """Turn docgraph errors into one line on stderr and exit 1; tracebacks only with --debug."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except (typer.Exit, typer.Abort):
+            raise
+        except DocgraphError as exc:
+            if CliState.debug:
+                raise
+            fail(str(exc))
+        except Exception as exc:
+            if CliState.debug:
+                raise
+            fail(f"{type(exc).__name__}: {exc} (run with --debug for the traceback)")
+
+    return wrapper
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def print_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, indent=2, default=_json_default, ensure_ascii=False) + "\n")
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    return str(value)
+
+
+def print_rows(rows: Sequence[dict[str, Any]], title: str | None = None) -> None:
+    """Rows as a table; long cell values are shortened for the terminal."""
+    if not rows:
+        console.print("(no rows)")
+        return
+    columns = list(rows[0].keys())
+    table = Table(title=title, show_lines=False)
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*(_cell(row.get(column)) for column in columns))
+    console.print(table)
+
+
+def print_counts(counts: dict[str, int], title: str, key_name: str) -> None:
+    print_rows([{key_name: key, "count": value} for key, value in sorted(counts.items())], title=title)
+
+
+def _cell(value: Any, limit: int = 160) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, (dict, list)):
+        text = json.dumps(value, default=_json_default, ensure_ascii=False)
+    else:
+        text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,142 @@
+"""Commands that add, list, remove and render documents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from app.cli.common import (
+    JsonOption,
+    StoreOption,
+    console,
+    err_console,
+    handles_errors,
+    opened_store,
+    print_json,
+    print_rows,
+)
+from app.pipeline import IngestReport, build_ingest_pipeline, expand_paths
+
+
+@handles_errors
+def ingest_command(
+    paths: Annotated[list[Path], typer.Argument(help="PDF files or folders of PDFs.")],
+    reader: Annotated[str | None, typer.Option("--reader", help="PDF reader: native.")] = None,
+    no_embed: Annotated[bool, typer.Option("--no-embed", help="Skip region embeddings.")] = False,
+    json_out: JsonOption = False,
+    store: StoreOption = None,
+) -> None:
+    """Ingest PDFs into the graph. Failed files leave the graph unchanged; the others still ingest."""
+    from app.readers import make_reader
+
+    files = expand_paths(paths)
+    if not files:
+        raise typer.BadParameter("no PDF found in the given paths")
+    reports: list[IngestReport] = []
+    with opened_store(store) as (graph_store, settings):
+        chosen = make_reader(reader or settings.reader, settings)
+        pipeline = build_ingest_pipeline(graph_store, settings, reader=chosen, embed=not no_embed)
+        with _progress(quiet=json_out) as progress:
+            for path in files:
+                task = progress.add_task(path.name, total=None)
+
+                def update(stage: str, done: int, total: int, task: int = task, name: str = path.name) -> None:
+                    progress.update(task, completed=done, total=total, description=f"{name} [{stage}]")
+
+                report = pipeline.ingest(path, progress=update)
+                progress.update(task, description=f"{path.name} [{report.status}]")
+                reports.append(report)
+    _print_reports(reports, json_out)
+    if any(report.status == "failed" for report in reports):
+        raise typer.Exit(1)
+
+
+def _progress(quiet: bool) -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        disable=quiet,
+        transient=False,
+    )
+
+
+def _print_reports(reports: list[IngestReport], json_out: bool) -> None:
+    if json_out:
+        print_json([report.to_json() for report in reports])
+        return
+    for report in reports:
+        if report.status == "failed":
+            err_console.print(f"[bold red]failed:[/] {report.error}", highlight=False)
+            continue
+        edges = ", ".join(f"{name} {count}" for name, count in sorted(report.edges.items()))
+        console.print(
+            f"[bold]{report.doc_id}[/] {report.status}: {report.pages} pages, {report.regions} regions, "
+            f"{report.sections} sections, {report.seconds:.1f}s\n  edges: {edges}",
+            highlight=False,
+        )
+        without_text = int(report.stats.get("pages_without_text", 0) or 0)
+        if without_text:
+            console.print(
+                f"  {without_text} page(s) have no text layer: the OCR reader (`--reader detector`) handles them"
+            )
+
+
+@handles_errors
+def delete_command(
+    doc: Annotated[str, typer.Argument(help="Document id (or file name).")],
+    json_out: JsonOption = False,
+    store: StoreOption = None,
+) -> None:
+    """Delete a document and everything under it."""
+    from app.documents import find_document
+
+    with opened_store(store) as (graph_store, _):
+        document = find_document(graph_store, doc)
+        deleted = graph_store.delete_document(str(document["doc_id"]))
+    if json_out:
+        print_json({"doc_id": document["doc_id"], "deleted_nodes": deleted})
+    else:
+        console.print(f"deleted {document['doc_id']}: {deleted} nodes")
+
+
+@handles_errors
+def documents_command(json_out: JsonOption = False, store: StoreOption = None) -> None:
+    """List the documents in the store."""
+    from app.documents import list_documents
+
+    with opened_store(store) as (graph_store, _):
+        rows = list_documents(graph_store)
+    if json_out:
+        print_json(rows)
+    else:
+        print_rows(rows, title="Documents")
+
+
+@handles_errors
+def render_command(
+    doc: Annotated[str, typer.Argument(help="Document id (or file name).")],
+    page: Annotated[int, typer.Argument(help="Page number (1-based).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="PNG file to write.")] = Path("page.png"),
+    dpi: Annotated[int, typer.Option("--dpi")] = 110,
+    json_out: JsonOption = False,
+    store: StoreOption = None,
+) -> None:
+    """Render a page with its regions' boxes drawn in (colour = kind, label = order:kind)."""
+    from app.documents import find_document, locate_pdf, page_regions
+    from app.render import render_page
+
+    with opened_store(store) as (graph_store, settings):
+        document = find_document(graph_store, doc)
+        regions = page_regions(graph_store, str(document["doc_id"]), page)
+        pdf = locate_pdf(document, settings.home / "files")
+    render_page(pdf, page, regions, out, dpi=dpi)
+    if json_out:
+        print_json({"doc_id": document["doc_id"], "page": page, "regions": len(regions), "out": str(out)})
+    else:
+        console.print(f"wrote {out} ({len(regions)} regions on page {page})")

@@ -1,0 +1,44 @@
+"""Entry point of the ``docgraph`` command: registers the commands of each area."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from app.cli import ingest_cmds, store_cmds
+from app.cli.common import CliState
+
+app = typer.Typer(
+    name="docgraph",
+    help="Layout-aware document-graph RAG: ingest PDFs into a graph, then search and ask.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+@app.callback()
+def root(
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
+) -> None:
+    if debug:
+        CliState.debug = True
+
+
+app.command("cypher")(store_cmds.cypher_command)
+app.command("stats")(store_cmds.stats_command)
+app.command("schema")(store_cmds.schema_command)
+app.add_typer(store_cmds.store_app, name="store")
+app.command("ingest")(ingest_cmds.ingest_command)
+app.command("delete")(ingest_cmds.delete_command)
+app.command("documents")(ingest_cmds.documents_command)
+app.command("render")(ingest_cmds.render_command)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

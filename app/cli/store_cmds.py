@@ -1,0 +1,127 @@
+"""Commands over the store itself: cypher, stats, schema, store status/stop."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from app.cli.common import (
+    JsonOption,
+    StoreOption,
+    console,
+    handles_errors,
+    opened_store,
+    print_counts,
+    print_json,
+    print_rows,
+    settings_for,
+)
+from app.exceptions import ConfigError
+
+store_app = typer.Typer(help="The local FalkorDB server that docgraph runs for you.", no_args_is_help=True)
+
+
+@handles_errors
+def cypher_command(
+    query: Annotated[str, typer.Argument(help="A Cypher query.")],
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="Query parameter k=v (repeatable).")] = None,
+    write: Annotated[bool, typer.Option("--write", help="Allow the query to write.")] = False,
+    json_out: JsonOption = False,
+    store: StoreOption = None,
+) -> None:
+    """Run a Cypher query: read-only (enforced by the database) unless --write."""
+    params = parse_params(param or [])
+    with opened_store(store) as (graph_store, _):
+        rows = graph_store.write(query, params) if write else graph_store.read(query, params)
+    if json_out:
+        print_json(rows)
+    else:
+        print_rows(rows)
+
+
+def parse_params(pairs: list[str]) -> dict[str, Any]:
+    """``k=v`` pairs; values that parse as JSON numbers/booleans/lists keep that type, others are strings."""
+    import json
+
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--param takes key=value, got {pair!r}")
+        try:
+            params[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            params[key.strip()] = value
+    return params
+
+
+@handles_errors
+def stats_command(json_out: JsonOption = False, store: StoreOption = None) -> None:
+    """Node counts per label, relationship counts per type, and the documents."""
+    from app.documents import list_documents
+
+    with opened_store(store) as (graph_store, _):
+        counts = graph_store.counts()
+        documents = list_documents(graph_store)
+        url = graph_store.url
+    if json_out:
+        print_json(
+            {"store": url, "labels": counts.labels, "relationships": counts.relationship_types, "documents": documents}
+        )
+        return
+    console.print(f"store: {url}")
+    print_counts(counts.labels, "Nodes", "label")
+    print_counts(counts.relationship_types, "Relationships", "type")
+    print_rows(documents, title="Documents")
+
+
+@handles_errors
+def schema_command(json_out: JsonOption = False, store: StoreOption = None) -> None:
+    """Print the graph schema: labels, properties and relationships."""
+    from app.schema import load_graph_schema
+
+    schema = load_graph_schema()
+    if json_out:
+        print_json(schema.to_dict())
+    else:
+        console.print(schema.to_text(), highlight=False, markup=False)
+
+
+@store_app.command("status")
+@handles_errors
+def store_status(json_out: JsonOption = False, store: StoreOption = None) -> None:
+    """Whether the local FalkorDB server runs, its pid, socket and memory."""
+    from app.stores import falkordb_server
+
+    home = local_home(store)
+    status = falkordb_server.status(home)
+    if json_out:
+        print_json(status.to_dict())
+    else:
+        for key, value in status.to_dict().items():
+            console.print(f"{key}: {value}")
+
+
+@store_app.command("stop")
+@handles_errors
+def store_stop(json_out: JsonOption = False, store: StoreOption = None) -> None:
+    """Stop the local FalkorDB server (data stays on disk; it restarts on next use)."""
+    from app.stores import falkordb_server
+
+    home = local_home(store)
+    stopped = falkordb_server.stop(home)
+    if json_out:
+        print_json({"stopped": stopped, "home": str(home)})
+    else:
+        console.print("stopped" if stopped else "not running")
+
+
+def local_home(store: str | None) -> Any:
+    from app.stores.url import parse_store_url
+
+    settings = settings_for(store)
+    url = parse_store_url(settings.store_url, settings)
+    if url.kind != "falkordb-local":
+        raise ConfigError(f"`docgraph store` manages the local FalkorDB server; the store is {settings.store_url}")
+    return url.path

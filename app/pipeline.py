@@ -1,0 +1,217 @@
+"""Ingestion pipeline: a sequence of stages over one context object per document.
+
+read (PDF -> regions) -> graph (regions -> node/edge records) -> embed (optional) -> write (one
+transaction). Parsing and embedding finish before anything is written, so a bad file never touches
+the graph, and the store's transactional write keeps a failed write from leaving half a document.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from ingest.errors import PdfInputError
+from ingest.graph import build_graph
+
+from app.config import Settings
+from app.exceptions import BadDocumentError, DocgraphError, IngestError
+from app.stores.base import GraphStore, WriteResult
+from ingest.types import DocumentLayout, GraphBatch, Reader
+
+ProgressFn = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+@dataclass
+class IngestContext:
+    path: Path
+    progress: ProgressFn | None = None
+    layout: DocumentLayout | None = None
+    batch: GraphBatch | None = None
+    result: WriteResult | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class Stage(Protocol):
+    name: str
+
+    def run(self, ctx: IngestContext) -> None: ...
+
+
+@dataclass
+class ReadStage:
+    reader: Reader
+    name: str = "read"
+
+    def run(self, ctx: IngestContext) -> None:
+        def page_done(done: int, total: int) -> None:
+            if ctx.progress:
+                ctx.progress("read", done, total)
+
+        check_exists(ctx.path)
+        try:
+            ctx.layout = self.reader.read(ctx.path, progress=page_done)
+        except PdfInputError as exc:
+            raise BadDocumentError(str(exc)) from exc
+
+
+@dataclass
+class GraphStage:
+    name: str = "graph"
+
+    def run(self, ctx: IngestContext) -> None:
+        assert ctx.layout is not None
+        ingested_at = datetime.now(UTC).isoformat(timespec="seconds")
+        ctx.batch = build_graph(ctx.layout, ingested_at=ingested_at)
+        document = next(n for n in ctx.batch.nodes if n.label == "Document")
+        document.props["source_path"] = str(ctx.path.resolve())
+
+
+@dataclass
+class EmbedStage:
+    encoder: Any  # models.encoders.TextEncoder; typed loosely to keep torch out of import time
+    name: str = "embed"
+
+    def run(self, ctx: IngestContext) -> None:
+        from app.embedding import embed_batch
+
+        assert ctx.batch is not None
+        embed_batch(ctx.batch, self.encoder)
+
+
+@dataclass
+class WriteStage:
+    store: GraphStore
+    files_dir: Path | None = None  # where a copy of each PDF is kept for rendering
+    name: str = "graph_write"
+
+    def run(self, ctx: IngestContext) -> None:
+        assert ctx.batch is not None
+        ctx.result = self.store.write_document(ctx.batch)
+        if self.files_dir is not None:
+            keep_copy(ctx.path, self.files_dir, ctx.batch.sha256)
+
+
+def keep_copy(path: Path, files_dir: Path, sha256: str) -> Path:
+    """Keep the PDF under the data home by content hash, so pages render after the file moves."""
+    target = files_dir / f"{sha256}.pdf"
+    if not target.exists():
+        files_dir.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(".part")
+        shutil.copyfile(path, tmp)
+        tmp.replace(target)
+    return target
+
+
+@dataclass
+class IngestReport:
+    path: Path
+    doc_id: str = ""
+    pages: int = 0
+    regions: int = 0
+    sections: int = 0
+    nodes: dict[str, int] = field(default_factory=dict)
+    edges: dict[str, int] = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    seconds: float = 0.0
+    status: str = "ingested"  # ingested | replaced | unchanged | failed
+    error: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "file": str(self.path),
+            "doc_id": self.doc_id,
+            "status": self.status,
+            "error": self.error,
+            "pages": self.pages,
+            "regions": self.regions,
+            "sections": self.sections,
+            "nodes": self.nodes,
+            "edges": self.edges,
+            "stats": self.stats,
+            "stages": {name: round(seconds, 3) for name, seconds in self.timings.items()},
+            "seconds": round(self.seconds, 3),
+        }
+
+
+class IngestPipeline:
+    def __init__(self, stages: Sequence[Stage]) -> None:
+        self.stages = list(stages)
+
+    def ingest(self, path: Path, progress: ProgressFn | None = None) -> IngestReport:
+        ctx = IngestContext(path=path, progress=progress)
+        started = time.perf_counter()
+        try:
+            for stage in self.stages:
+                stage_start = time.perf_counter()
+                stage.run(ctx)
+                ctx.timings[stage.name] = time.perf_counter() - stage_start
+        except DocgraphError as exc:
+            return IngestReport(path=path, status="failed", error=str(exc), timings=ctx.timings)
+        except Exception as exc:
+            message = f"{path.name}: {type(exc).__name__}: {exc}"
+            return IngestReport(path=path, status="failed", error=message, timings=ctx.timings)
+        return _report(ctx, time.perf_counter() - started)
+
+
+def _report(ctx: IngestContext, seconds: float) -> IngestReport:
+    if ctx.batch is None:
+        raise IngestError(f"{ctx.path.name}: no graph was built")
+    batch, result = ctx.batch, ctx.result
+    nodes = batch.node_counts()
+    status = "ingested"
+    if result is not None and not result.written:
+        status = "unchanged"
+    elif result is not None and result.replaced:
+        status = "replaced"
+    return IngestReport(
+        path=ctx.path,
+        doc_id=batch.doc_id,
+        pages=nodes.get("Page", 0),
+        regions=nodes.get("Region", 0),
+        sections=nodes.get("Section", 0),
+        nodes=nodes,
+        edges=batch.edge_counts(),
+        stats=dict(batch.stats),
+        timings=ctx.timings,
+        seconds=seconds,
+        status=status,
+    )
+
+
+def expand_paths(paths: Iterable[Path]) -> list[Path]:
+    """Files as given, and the PDFs inside folders (recursively, sorted)."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(sorted(p for p in path.rglob("*") if p.suffix.lower() == ".pdf" and p.is_file()))
+        else:
+            found.append(path)
+    return found
+
+
+def check_exists(path: Path) -> None:
+    if not path.exists():
+        raise BadDocumentError(f"{path}: no such file")
+    if not path.is_file():
+        raise BadDocumentError(f"{path}: not a file")
+
+
+def build_ingest_pipeline(
+    store: GraphStore, settings: Settings, reader: Reader | None = None, embed: bool = True
+) -> IngestPipeline:
+    """The standard pipeline: read, build the graph, embed regions (unless told not to), write."""
+    from app.readers import make_reader
+
+    stages: list[Stage] = [ReadStage(reader or make_reader(settings.reader, settings)), GraphStage()]
+    if embed:
+        from models.encoders import load_encoder
+
+        stages.append(EmbedStage(load_encoder(settings.encoder_model)))
+    stages.append(WriteStage(store, files_dir=settings.home / "files"))
+    return IngestPipeline(stages)

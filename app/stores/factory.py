@@ -1,0 +1,43 @@
+"""Opens the graph store a store URL names."""
+
+from __future__ import annotations
+
+from app.config import Settings
+from app.schema import DEFAULT_VECTOR_DIMENSION
+from app.stores import falkordb_server
+from app.stores.base import GraphStore
+from app.stores.url import StoreURL, parse_store_url
+
+
+def open_store(
+    settings: Settings, url: str | None = None, *, vector_dimension: int = DEFAULT_VECTOR_DIMENSION
+) -> GraphStore:
+    """Connect to the store of ``url`` (default: ``settings.store_url``), starting the local
+    FalkorDB server if that is the store and it is not running. The schema is not applied here.
+    """
+    target = parse_store_url(url or settings.store_url, settings)
+    if target.kind == "neo4j":
+        return _open_neo4j(target, settings, vector_dimension)
+    return _open_falkordb(target, settings, vector_dimension)
+
+
+def _open_falkordb(target: StoreURL, settings: Settings, vector_dimension: int) -> GraphStore:
+    from app.stores.falkordb_store import FalkorDBStore, connect_falkordb
+
+    socket = None
+    if target.kind == "falkordb-local":
+        assert target.path is not None  # parse_store_url always sets it for falkordb-local
+        socket = falkordb_server.ensure_running(target.path)
+    return FalkorDBStore(
+        connect_falkordb(target, socket),
+        target.graph,
+        target.redacted(),
+        query_timeout_s=settings.query_timeout_s,
+        vector_dimension=vector_dimension,
+    )
+
+
+def _open_neo4j(target: StoreURL, settings: Settings, vector_dimension: int) -> GraphStore:
+    from app.stores.neo4j_store import Neo4jStore
+
+    return Neo4jStore.connect(target, query_timeout_s=settings.query_timeout_s, vector_dimension=vector_dimension)

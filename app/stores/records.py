@@ -1,0 +1,173 @@
+"""A GraphBatch as UNWIND-ready row groups, shared by both stores.
+
+Nodes are grouped by their full label set (``Region:Table``), edges by type and endpoint labels,
+so each group is written by one templated ``UNWIND $rows`` query. Property values are made storable
+here: graph databases keep scalars and flat lists of one scalar type, so a dict, a list of lists or
+a list mixing types (e.g. a table's ``cells``) is stored as a JSON string; ``None`` is dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.cypher import identifier, load, render
+from app.exceptions import StoreError
+from app.schema import VECTOR_PROPERTIES, VERSION_PROPERTY, kind_label
+from app.stores.base import ID_PROPERTY
+from ingest.types import GraphBatch, NodeRecord
+
+DOCUMENT_LABELS: tuple[str, ...] = tuple(ID_PROPERTY)
+DEFAULT_CHUNK_ROWS = 500
+
+
+@dataclass(slots=True)
+class NodeGroup:
+    labels: tuple[str, ...]  # primary label first
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return self.labels[0]
+
+
+@dataclass(slots=True)
+class EdgeGroup:
+    type: str
+    src_label: str
+    dst_label: str
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+
+def node_groups(batch: GraphBatch, split_vectors: bool, chunk_rows: int = DEFAULT_CHUNK_ROWS) -> list[NodeGroup]:
+    """Rows ``{"props": {...}}`` per label set; with ``split_vectors`` the embeddings move out of
+    ``props`` into ``row[<vector property>]`` (FalkorDB wraps them in ``vecf32``, stored as float32).
+    """
+    groups: dict[tuple[str, ...], NodeGroup] = {}
+    for node in batch.nodes:
+        labels = node_labels(node)
+        props = node_properties(node, batch)
+        row: dict[str, Any] = {"props": props}
+        if split_vectors:
+            for name in VECTOR_PROPERTIES:
+                row[name] = _float32_text(props.pop(name, None))
+        groups.setdefault(labels, NodeGroup(labels)).rows.append(row)
+    return [chunk for group in groups.values() for chunk in _chunked_nodes(group, chunk_rows)]
+
+
+def _float32_text(vector: Any) -> Any:
+    """A vector rounded to the 8 significant digits float32 holds: it is sent as query text, and the
+    full repr of a double would double the size of the transaction for nothing.
+    """
+    if not isinstance(vector, list):
+        return vector
+    return [float(f"{x:.8g}") for x in vector]
+
+
+def edge_groups(batch: GraphBatch, chunk_rows: int = DEFAULT_CHUNK_ROWS) -> list[EdgeGroup]:
+    """Rows ``{"src", "dst", "props"}`` per (type, source label, target label)."""
+    groups: dict[tuple[str, str, str], EdgeGroup] = {}
+    for edge in batch.edges:
+        for label in (edge.src_label, edge.dst_label):
+            _require_known_label(label)
+        key = (identifier(edge.type), edge.src_label, edge.dst_label)
+        row = {"src": edge.src_key, "dst": edge.dst_key, "props": storable_properties(edge.props)}
+        groups.setdefault(key, EdgeGroup(*key)).rows.append(row)
+    return [chunk for group in groups.values() for chunk in _chunked_edges(group, chunk_rows)]
+
+
+def node_labels(node: NodeRecord) -> tuple[str, ...]:
+    """The node's label, its extra labels, and for a Region the CamelCase label of its kind."""
+    _require_known_label(node.label)
+    labels = [node.label, *node.extra_labels]
+    kind = node.props.get("kind")
+    if node.label == "Region" and isinstance(kind, str) and kind:
+        labels.append(kind_label(kind))
+    unique = tuple(dict.fromkeys(labels))
+    for label in unique:
+        identifier(label)
+    return unique
+
+
+def node_properties(node: NodeRecord, batch: GraphBatch) -> dict[str, Any]:
+    """Storable properties, with the id property, ``doc_id`` and the version always set."""
+    props = storable_properties(node.props)
+    id_property = ID_PROPERTY[node.label]
+    if props.setdefault(id_property, node.key) != node.key:
+        raise StoreError(f"{node.label} {node.key}: property {id_property} is {props[id_property]!r}")
+    if props.setdefault("doc_id", batch.doc_id) != batch.doc_id:
+        raise StoreError(f"{node.label} {node.key}: doc_id {props['doc_id']!r} is not the batch's {batch.doc_id!r}")
+    props[VERSION_PROPERTY] = batch.sha256
+    return props
+
+
+def storable_properties(props: dict[str, Any]) -> dict[str, Any]:
+    stored = {}
+    for name, value in props.items():
+        converted = storable_value(value)
+        if converted is not None:
+            stored[name] = converted
+    return stored
+
+
+def storable_value(value: Any) -> Any:
+    """A value both databases can store as a property (see the module docstring)."""
+    if hasattr(value, "tolist"):  # numpy arrays and scalars
+        value = value.tolist()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list | tuple):
+        return _storable_list(list(value))
+    return value
+
+
+def _storable_list(items: list[Any]) -> Any:
+    if any(isinstance(item, list | tuple | dict) or item is None for item in items):
+        return json.dumps(items, ensure_ascii=False)
+    kinds = {type(item) for item in items}
+    if kinds <= {int, float} and float in kinds:
+        return [float(item) for item in items]  # one numeric type per list (Neo4j requires it)
+    if len(kinds) > 1:
+        return json.dumps(items, ensure_ascii=False)
+    return items
+
+
+def _require_known_label(label: str) -> None:
+    if label not in ID_PROPERTY:
+        raise StoreError(f"unknown node label {label!r}; a batch holds {', '.join(DOCUMENT_LABELS)}")
+
+
+def _chunked_nodes(group: NodeGroup, size: int) -> Iterator[NodeGroup]:
+    for start in range(0, len(group.rows), size):
+        yield NodeGroup(group.labels, group.rows[start : start + size])
+
+
+def _chunked_edges(group: EdgeGroup, size: int) -> Iterator[EdgeGroup]:
+    for start in range(0, len(group.rows), size):
+        yield EdgeGroup(group.type, group.src_label, group.dst_label, group.rows[start : start + size])
+
+
+# ---- templates -------------------------------------------------------------------------------
+
+
+def render_nodes(name: str, dialect: str, labels: tuple[str, ...]) -> str:
+    """Load a node template and fill ``{labels}`` (``Region:Table``), each label checked."""
+    return load(name, dialect).replace("{labels}", ":".join(identifier(label) for label in labels))
+
+
+def render_edges(name: str, dialect: str, group: EdgeGroup) -> str:
+    """Load an edge template and fill type, endpoint labels and their id properties."""
+    return render(
+        name,
+        dialect,
+        type=group.type,
+        src_label=group.src_label,
+        src_id=ID_PROPERTY[group.src_label],
+        dst_label=group.dst_label,
+        dst_id=ID_PROPERTY[group.dst_label],
+    )

@@ -1,0 +1,112 @@
+"""Query results as plain Python, shared by both stores.
+
+Nodes, relationships and paths of either driver become dicts (``{"id", "labels", "properties"}``,
+``{"id", "type", "start", "end", "properties"}``, ``{"nodes", "relationships"}``), temporal values
+ISO-8601 strings and vectors lists of floats, so callers (``--json``) can serialise any row.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, datetime, time
+from typing import Any
+
+import falkordb
+import neo4j.graph
+import neo4j.spatial
+import neo4j.time
+
+from app.schema import VECTOR_PROPERTIES
+from app.stores.base import ID_PROPERTY, Row, ScoredNode
+
+
+@dataclass(frozen=True, slots=True)
+class IndexInfo:
+    label: str
+    property: str
+    kind: str  # RANGE | FULLTEXT | VECTOR
+    status: str  # OPERATIONAL / ONLINE when usable
+
+
+def plain_value(value: Any) -> Any:
+    """A JSON-friendly copy of a value returned by either driver."""
+    if isinstance(value, falkordb.Node):
+        return {"id": value.id, "labels": list(value.labels or []), "properties": plain_value(value.properties)}
+    if isinstance(value, falkordb.Edge):
+        return {
+            "id": value.id,
+            "type": value.relation,
+            "start": _falkordb_node_id(value.src_node),
+            "end": _falkordb_node_id(value.dest_node),
+            "properties": plain_value(value.properties),
+        }
+    if isinstance(value, falkordb.Path):
+        return {"nodes": plain_value(value.nodes()), "relationships": plain_value(value.edges())}
+    if isinstance(value, neo4j.graph.Node | neo4j.graph.Relationship | neo4j.graph.Path):
+        return _plain_neo4j_entity(value)
+    return _plain_scalar(value)
+
+
+def _plain_scalar(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(key): plain_value(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain_value(item) for item in value]
+    if isinstance(value, datetime | date | time):
+        return value.isoformat()
+    if isinstance(value, neo4j.time.DateTime | neo4j.time.Date | neo4j.time.Time | neo4j.time.Duration):
+        return value.iso_format()
+    if isinstance(value, neo4j.spatial.Point):
+        return list(value)
+    if hasattr(value, "to_native"):  # neo4j.Vector
+        return [float(item) for item in value.to_native()]
+    if type(value).__name__ == "relativedelta":  # FalkorDB durations
+        return str(value)
+    return value
+
+
+def _plain_neo4j_entity(value: neo4j.graph.Node | neo4j.graph.Relationship | neo4j.graph.Path) -> Any:
+    if isinstance(value, neo4j.graph.Node):
+        return {"id": value.element_id, "labels": sorted(value.labels), "properties": plain_value(dict(value))}
+    if isinstance(value, neo4j.graph.Relationship):
+        start, end = value.nodes
+        return {
+            "id": value.element_id,
+            "type": value.type,
+            "start": start.element_id if start is not None else None,
+            "end": end.element_id if end is not None else None,
+            "properties": plain_value(dict(value)),
+        }
+    return {"nodes": plain_value(list(value.nodes)), "relationships": plain_value(list(value.relationships))}
+
+
+def _falkordb_node_id(node: Any) -> Any:
+    return node.id if isinstance(node, falkordb.Node) else node
+
+
+def scored_nodes(rows: list[Row], label: str) -> list[ScoredNode]:
+    """Rows ``{"props", "score"}`` as ScoredNodes keyed by the label's id property, vectors left out."""
+    id_property = ID_PROPERTY.get(label)
+    hits: list[ScoredNode] = []
+    for row in rows:
+        props = {key: value for key, value in dict(row["props"]).items() if key not in VECTOR_PROPERTIES}
+        key = props.get(id_property, "") if id_property else ""
+        hits.append(ScoredNode(key=str(key), score=float(row["score"]), props=props))
+    return hits
+
+
+# ---- full-text query text --------------------------------------------------------------------
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def fulltext_terms(text: str) -> list[str]:
+    """The words of a question, lower-cased, without punctuation or duplicates.
+
+    Neither RediSearch nor Lucene query syntax survives arbitrary user text (quotes, brackets,
+    ``-``, ``:``, ``AND``...); plain lower-case words are valid in both and match the same tokens the
+    indexes store.
+    """
+    return list(dict.fromkeys(word.lower() for word in _WORD.findall(text)))

@@ -1,0 +1,127 @@
+"""Store URLs: which database docgraph talks to, and how.
+
+* ``falkordb-local://PATH[?graph=NAME]``: a FalkorDB server that docgraph runs itself, data under PATH
+  (relative paths are taken from the working directory, ``~`` is expanded).
+* ``falkordb://[[USER]:PASSWORD@]HOST:PORT[/GRAPH]``: an external FalkorDB server.
+* ``neo4j://``, ``bolt://``, ``neo4j+s://``, ``bolt+s://`` (also ``+ssc``): a Neo4j 5 server, as
+  ``SCHEME://[USER:PASSWORD@]HOST[:PORT][/DATABASE]``; user and password default to the settings
+  (``NEO4J_USER``/``NEO4J_PASSWORD``), the database to ``settings.graph``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from app.config import Settings
+from app.exceptions import ConfigError
+
+StoreKind = Literal["falkordb-local", "falkordb", "neo4j"]
+
+LOCAL_SCHEME = "falkordb-local"
+FALKORDB_SCHEME = "falkordb"
+NEO4J_SCHEMES = ("neo4j", "neo4j+s", "neo4j+ssc", "bolt", "bolt+s", "bolt+ssc")
+FALKORDB_DEFAULT_PORT = 6379
+NEO4J_DEFAULT_PORT = 7687
+
+
+@dataclass(frozen=True, slots=True)
+class StoreURL:
+    kind: StoreKind
+    scheme: str
+    graph: str  # FalkorDB graph name or Neo4j database name
+    path: Path | None = None  # falkordb-local: the data home
+    host: str = ""
+    port: int = 0
+    username: str | None = None
+    password: str | None = None
+
+    @property
+    def driver_uri(self) -> str:
+        """``scheme://host:port`` without credentials or path (what the Neo4j driver takes)."""
+        return f"{self.scheme}://{_bracketed(self.host)}:{self.port}"
+
+    def redacted(self) -> str:
+        """The URL as shown to people: the password is never printed."""
+        if self.kind == "falkordb-local":
+            return f"{LOCAL_SCHEME}://{self.path}?graph={self.graph}"
+        user = f"{self.username}@" if self.username else ""
+        return f"{self.scheme}://{user}{_bracketed(self.host)}:{self.port}/{self.graph}"
+
+
+def parse_store_url(url: str, settings: Settings) -> StoreURL:
+    """Parse a store URL; raises ConfigError with one line saying what is wrong."""
+    text = url.strip()
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        raise ConfigError(f"store URL {url!r} has no scheme; expected {_expected()}")
+    scheme = scheme.lower()
+    if scheme == LOCAL_SCHEME:
+        return _parse_local(url, rest, settings)
+    if scheme == FALKORDB_SCHEME:
+        return _parse_remote(url, "falkordb", settings)
+    if scheme in NEO4J_SCHEMES:
+        return _parse_remote(url, "neo4j", settings)
+    raise ConfigError(f"unknown store URL scheme {scheme!r} in {url!r}; expected {_expected()}")
+
+
+def _expected() -> str:
+    return "falkordb-local://PATH, falkordb://HOST:PORT, neo4j://HOST[:PORT] or bolt://HOST[:PORT]"
+
+
+def _parse_local(url: str, rest: str, settings: Settings) -> StoreURL:
+    raw_path, _, query = rest.partition("?")
+    if not raw_path.strip():
+        raise ConfigError(f"store URL {url!r} names no data directory: use falkordb-local://PATH")
+    graph = _graph_from_query(url, query) or settings.graph
+    path = Path(unquote(raw_path)).expanduser()
+    return StoreURL(kind="falkordb-local", scheme=LOCAL_SCHEME, graph=graph, path=path.resolve())
+
+
+def _graph_from_query(url: str, query: str) -> str | None:
+    if not query:
+        return None
+    values = parse_qs(query, keep_blank_values=True)
+    unknown = set(values) - {"graph"}
+    if unknown:
+        raise ConfigError(f"store URL {url!r} has unknown option(s) {', '.join(sorted(unknown))}; only graph=")
+    graph = values.get("graph", [""])[-1].strip()
+    if not graph:
+        raise ConfigError(f"store URL {url!r} has an empty graph= option")
+    return graph
+
+
+def _parse_remote(url: str, kind: Literal["falkordb", "neo4j"], settings: Settings) -> StoreURL:
+    parts = urlsplit(url.strip())
+    try:
+        port = parts.port
+    except ValueError as error:
+        raise ConfigError(f"store URL {url!r} has an invalid port: {error}") from error
+    if not parts.hostname:
+        raise ConfigError(f"store URL {url!r} names no host")
+    if parts.query and kind == "falkordb":
+        raise ConfigError(f"store URL {url!r}: falkordb:// takes no options")
+    graph = unquote(parts.path.strip("/")) or settings.graph
+    if "/" in graph:
+        raise ConfigError(f"store URL {url!r}: the path must be a single graph/database name")
+    username = unquote(parts.username) if parts.username else None
+    password = unquote(parts.password) if parts.password is not None else None
+    if kind == "neo4j":
+        username = username or settings.neo4j_user
+        password = password if password is not None else settings.neo4j_password
+    default_port = FALKORDB_DEFAULT_PORT if kind == "falkordb" else NEO4J_DEFAULT_PORT
+    return StoreURL(
+        kind=kind,
+        scheme=parts.scheme.lower(),
+        graph=graph,
+        host=parts.hostname,
+        port=port or default_port,
+        username=username,
+        password=password,
+    )
+
+
+def _bracketed(host: str) -> str:
+    return f"[{host}]" if ":" in host else host

@@ -1,0 +1,3 @@
+// Relationship count per type.
+MATCH ()-[r]->()
+RETURN type(r) AS type, count(*) AS count

@@ -1,0 +1,7 @@
+// The figures and tables of one document to describe, with their caption text, in reading order.
+MATCH (r:Region {doc_id: $doc_id})
+WHERE r.kind IN ['figure', 'table'] AND ($redo OR r.description IS NULL)
+OPTIONAL MATCH (c:Region)-[:CAPTION_OF]->(r)
+WITH r, head(collect(c.text)) AS caption
+RETURN r.region_id AS region_id, r.page AS page, r.kind AS kind, r.bbox AS bbox, r.text AS text, caption
+ORDER BY r.page, r.order

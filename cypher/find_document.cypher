@@ -1,0 +1,6 @@
+// A document by id or by file name.
+MATCH (d:Document)
+WHERE d.doc_id = $doc OR d.file_name = $doc
+RETURN d.doc_id AS doc_id, d.title AS title, d.file_name AS file_name, d.sha256 AS sha256,
+       d.page_count AS pages, d.source_path AS source_path
+LIMIT 1

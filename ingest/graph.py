@@ -1,0 +1,160 @@
+"""DocumentLayout -> GraphBatch: the nodes and edges one document contributes to the graph.
+
+Pure code, no database: a store in ``app`` writes the batch. Every node carries ``doc_id`` (so a
+store can delete a document by it) and its own id property.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import PurePath
+
+from ingest.edges import (
+    caption_edges,
+    link_captions,
+    on_page_edges,
+    page_edges,
+    reading_order_edges,
+    section_edges,
+)
+from ingest.ids import IdScheme, PlacedRegion, camel_case, place_regions
+from ingest.references import build_target_index, reference_edges
+from ingest.sections import SectionTree, build_sections
+from ingest.types import DocumentLayout, GraphBatch, NodeRecord, PageLayout
+
+# The id property of each label (mirrors app.stores.base.ID_PROPERTY; ingest does not import app.stores).
+ID_PROPERTY: dict[str, str] = {
+    "Document": "doc_id",
+    "Page": "page_id",
+    "Section": "section_id",
+    "Region": "region_id",
+}
+
+
+def build_graph(layout: DocumentLayout, ingested_at: str | None = None) -> GraphBatch:
+    """All nodes and edges of one document; ``ingested_at`` (ISO-8601 UTC) defaults to now."""
+    ids = IdScheme.for_layout(layout)
+    doc_id = ids.doc_id
+    placed = place_regions(layout, ids)
+    tree = build_sections(layout, placed)
+    captions = link_captions(placed, {page.number: page.height for page in layout.pages})
+    targets = build_target_index(placed, tree, captions, layout.pages, ids)
+    references = reference_edges(placed, targets, ids, captions)
+    untexted = _pages_without_text(layout)
+
+    batch = GraphBatch(doc_id=doc_id, sha256=layout.sha256.lower())
+    batch.nodes.append(_document_node(layout, doc_id, ingested_at or utc_now(), len(untexted)))
+    batch.nodes += [_page_node(page, doc_id, ids) for page in sorted(layout.pages, key=lambda p: p.number)]
+    batch.nodes += _section_nodes(tree, doc_id, ids)
+    batch.nodes += [_region_node(pr, doc_id) for pr in placed]
+
+    batch.edges += page_edges(doc_id, ids, layout.pages)
+    batch.edges += on_page_edges(ids, placed)
+    batch.edges += reading_order_edges(placed)
+    batch.edges += section_edges(doc_id, ids, tree, placed)
+    batch.edges += caption_edges(captions)
+    batch.edges += references.edges
+
+    batch.stats = {
+        "pages": len(layout.pages),
+        "regions": len(placed),
+        "sections": len(tree.sections),
+        "section_source": tree.source,
+        "pages_without_text": len(untexted),
+        "captions_linked": len(captions),
+        "resolved_refs": references.resolved,
+        "unresolved_refs": references.unresolved,
+    }
+    return batch
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _pages_without_text(layout: DocumentLayout) -> set[int]:
+    return set(layout.pages_without_text) | {page.number for page in layout.pages if not page.has_text_layer}
+
+
+def _document_node(layout: DocumentLayout, doc_id: str, ingested_at: str, untexted: int) -> NodeRecord:
+    props = {
+        "doc_id": doc_id,
+        "title": layout.title.strip() or PurePath(layout.file_name).stem,
+        "file_name": layout.file_name,
+        "sha256": layout.sha256.lower(),
+        "page_count": layout.page_count,
+        "ingested_at": ingested_at,
+        "pages_without_text": untexted,
+    }
+    return NodeRecord("Document", doc_id, props)
+
+
+def _page_node(page: PageLayout, doc_id: str, ids: IdScheme) -> NodeRecord:
+    key = ids.page(page.number)
+    ordered = sorted(page.regions, key=lambda r: r.order)
+    body_text = "\n".join(r.text for r in ordered if r.text and r.kind not in ("page_header", "page_footer"))
+    props = {
+        "page_id": key,
+        "doc_id": doc_id,
+        "number": page.number,
+        "width": round(page.width, 2),
+        "height": round(page.height, 2),
+        "text": body_text,
+    }
+    return NodeRecord("Page", key, props)
+
+
+def _section_nodes(tree: SectionTree, doc_id: str, ids: IdScheme) -> list[NodeRecord]:
+    nodes: list[NodeRecord] = []
+    for section in tree.sections:
+        key = ids.section(section.index)
+        props = {
+            "section_id": key,
+            "doc_id": doc_id,
+            "title": section.title,
+            "level": section.level,
+            "number": section.number,
+            "page_start": section.page_start,
+            "order": section.index,
+        }
+        nodes.append(NodeRecord("Section", key, props))
+    return nodes
+
+
+def _region_node(pr: PlacedRegion, doc_id: str) -> NodeRecord:
+    region = pr.region
+    props = {
+        "region_id": pr.key,
+        "doc_id": doc_id,
+        "page": pr.page,
+        "kind": region.kind,
+        "text": region.text,
+        "bbox": region.bbox.as_list(),
+        "order": pr.position,
+        "font_size": round(region.font_size, 2),
+        "continues": region.continues,
+        "cells": region.cells,
+    }
+    return NodeRecord("Region", pr.key, props, (camel_case(region.kind),))
+
+
+def batch_problems(batch: GraphBatch) -> list[str]:
+    """Broken invariants of a batch: nodes without ``doc_id``/their id property, duplicate keys,
+    edges whose endpoints are not among the nodes. Empty when the batch is sound.
+    """
+    problems: list[str] = []
+    keys: set[tuple[str, str]] = set()
+    for node in batch.nodes:
+        id_prop = ID_PROPERTY.get(node.label)
+        if id_prop is None or node.props.get(id_prop) != node.key:
+            problems.append(f"{node.label} {node.key}: id property missing or different")
+        if node.props.get("doc_id") != batch.doc_id:
+            problems.append(f"{node.label} {node.key}: doc_id missing or different")
+        if (node.label, node.key) in keys:
+            problems.append(f"{node.label} {node.key}: duplicate")
+        keys.add((node.label, node.key))
+    for edge in batch.edges:
+        for label, key in ((edge.src_label, edge.src_key), (edge.dst_label, edge.dst_key)):
+            if (label, key) not in keys:
+                problems.append(f"{edge.type} edge endpoint {label} {key} is not a node")
+    return problems

@@ -1,0 +1,73 @@
+"""Store fixtures: one real FalkorDB server per test session, a fresh graph per test.
+
+* ``local_home``: the session's data home; its local FalkorDB server is started on first use and
+  stopped when the session ends.
+* ``falkordb_store``: a store on that server with a graph of its own (schema applied, indexes
+  built), dropped after the test.
+* ``store``: the store contract's parametrised fixture: FalkorDB always, Neo4j too when
+  ``NEO4J_URI`` is set (``NEO4J_USER``/``NEO4J_PASSWORD`` as usual). Neo4j tests share the one
+  database, so they remove the documents they wrote (doc ids starting ``contract-``) afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.config import Settings
+from app.stores import falkordb_server
+from app.stores.base import GraphStore
+from app.stores.factory import open_store
+from app.stores.falkordb_store import FalkorDBStore
+
+NEO4J_SKIP_REASON = "NEO4J_URI not set: Neo4j contract skipped"
+TEST_DOC_PREFIX = "contract-"
+
+
+@pytest.fixture(scope="session")
+def local_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    home = tmp_path_factory.mktemp("docgraph-home")
+    yield home
+    falkordb_server.stop(home)
+
+
+def fresh_graph_name() -> str:
+    return f"test_{uuid.uuid4().hex[:12]}"
+
+
+def local_settings(home: Path, graph: str) -> Settings:
+    return Settings(home=home, graph=graph, store="")
+
+
+@pytest.fixture
+def falkordb_store(local_home: Path) -> Iterator[FalkorDBStore]:
+    graph_store = open_store(local_settings(local_home, fresh_graph_name()))
+    assert isinstance(graph_store, FalkorDBStore)
+    graph_store.apply_schema()
+    graph_store.wait_for_indexes()
+    yield graph_store
+    graph_store.delete_graph()
+    graph_store.close()
+
+
+@pytest.fixture(params=["falkordb", "neo4j"])
+def store(request: pytest.FixtureRequest, local_home: Path) -> Iterator[GraphStore]:
+    if request.param == "falkordb":
+        yield request.getfixturevalue("falkordb_store")
+        return
+    uri = os.environ.get("NEO4J_URI")
+    if not uri:
+        pytest.skip(NEO4J_SKIP_REASON)
+    graph_store = open_store(Settings(home=local_home, store=uri, graph=os.environ.get("NEO4J_DATABASE", "neo4j")))
+    graph_store.apply_schema()
+    graph_store.wait_for_indexes()
+    yield graph_store
+    for row in graph_store.read(
+        "MATCH (d:Document) WHERE d.doc_id STARTS WITH $prefix RETURN d.doc_id AS doc_id", {"prefix": TEST_DOC_PREFIX}
+    ):
+        graph_store.delete_document(str(row["doc_id"]))
+    graph_store.close()

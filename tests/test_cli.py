@@ -1,0 +1,157 @@
+"""The command line, through Typer's runner and as a real subprocess, on a real local FalkorDB."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from app.cli.main import app
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "samples" / "docgraph-sample.pdf"
+DOCGRAPH = Path(sys.executable).with_name("docgraph")
+
+
+@pytest.fixture
+def cli_env(local_home: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """A fresh graph on the shared test server, chosen through the environment as a user would."""
+    env = {
+        "DOCGRAPH_HOME": str(local_home),
+        "DOCGRAPH_STORE": "",
+        "DOCGRAPH_GRAPH": f"cli_{uuid.uuid4().hex[:8]}",
+    }
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    return env
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_cypher_return_one_needs_no_setup(cli_env: dict[str, str]) -> None:
+    code, out, _ = run("cypher", "RETURN 1 AS one", "--json")
+    assert code == 0
+    assert json.loads(out) == [{"one": 1}]
+
+
+def test_cypher_params_are_typed(cli_env: dict[str, str]) -> None:
+    code, out, _ = run("cypher", "RETURN $n + 1 AS n, $s AS s", "--param", "n=41", "--param", "s=abc", "--json")
+    assert code == 0
+    assert json.loads(out) == [{"n": 42, "s": "abc"}]
+
+
+def test_write_through_read_path_is_refused_and_writes_nothing(cli_env: dict[str, str]) -> None:
+    code, _, err = run("cypher", "CREATE (:Intruder {name: 'x'})")
+    assert code == 1
+    assert "read-only" in err.lower()
+    assert "Traceback" not in err
+    code, out, _ = run("cypher", "MATCH (n:Intruder) RETURN count(n) AS n", "--json")
+    assert json.loads(out) == [{"n": 0}]
+    code, _, _ = run("cypher", "CREATE (:Intruder {name: 'x'})", "--write")
+    assert code == 0
+    code, out, _ = run("cypher", "MATCH (n:Intruder) RETURN count(n) AS n", "--json")
+    assert json.loads(out) == [{"n": 1}]
+
+
+def test_syntax_error_is_one_line(cli_env: dict[str, str]) -> None:
+    code, out, err = run("cypher", "MATCH (n RETURN n")
+    assert code == 1
+    assert err.strip().startswith("error:")
+    assert len(err.strip().splitlines()) <= 2  # the line may wrap once in a narrow terminal
+    assert "Traceback" not in err + out
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [("ftp://nowhere", "store url"), ("falkordb://127.0.0.1:1", "127.0.0.1:1")],
+)
+def test_bad_or_unreachable_store_is_one_clear_line(cli_env: dict[str, str], url: str, expected: str) -> None:
+    code, _, err = run("cypher", "RETURN 1", "--store", url)
+    assert code == 1
+    assert expected in err.lower()
+    assert "Traceback" not in err
+
+
+def test_ingest_documents_render_delete(cli_env: dict[str, str], tmp_path: Path) -> None:
+    code, out, err = run("ingest", str(SAMPLE), "--no-embed", "--json")
+    assert code == 0, err
+    [report] = json.loads(out)
+    assert report["status"] == "ingested"
+    assert report["pages"] == 3
+    assert report["sections"] == 6
+    assert report["edges"]["HAS_NEXT"] > 0 and report["edges"]["CAPTION_OF"] >= 2
+
+    code, out, _ = run("ingest", str(SAMPLE), "--no-embed", "--json")
+    assert json.loads(out)[0]["status"] == "unchanged"
+
+    code, out, _ = run("documents", "--json")
+    [doc] = json.loads(out)
+    assert doc["doc_id"] == report["doc_id"] and doc["pages"] == 3
+
+    code, out, _ = run("stats", "--json")
+    stats = json.loads(out)
+    assert stats["labels"]["Page"] == 3 and stats["labels"]["Section"] == 6
+    assert stats["labels"]["Region"] == report["regions"]
+
+    png = tmp_path / "p2.png"
+    code, out, err = run("render", doc["doc_id"], "2", "--out", str(png))
+    assert code == 0, err
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    code, _, _ = run("delete", doc["doc_id"])
+    assert code == 0
+    code, out, _ = run("stats", "--json")
+    assert json.loads(out)["labels"].get("Region", 0) == 0
+
+
+def test_bad_file_fails_alone_and_leaves_graph_unchanged(cli_env: dict[str, str], tmp_path: Path) -> None:
+    fake = tmp_path / "notes.pdf"
+    fake.write_text("this is not a PDF")
+    code, out, err = run("ingest", str(fake), str(SAMPLE), "--no-embed", "--json")
+    assert code == 1
+    reports = {Path(r["file"]).name: r for r in json.loads(out)}
+    assert reports["notes.pdf"]["status"] == "failed"
+    assert "notes.pdf" in reports["notes.pdf"]["error"]
+    assert reports[SAMPLE.name]["status"] == "ingested"
+    code, out, _ = run("documents", "--json")
+    assert [d["file_name"] for d in json.loads(out)] == [SAMPLE.name]
+
+
+def test_schema_lists_labels_and_relationships(cli_env: dict[str, str]) -> None:
+    code, out, _ = run("schema")
+    assert code == 0
+    for name in ("Document", "Page", "Section", "Region", "HAS_NEXT", "IS_UNDER", "REF", "CAPTION_OF"):
+        assert name in out
+
+
+def test_subprocess_cypher_and_store_status(cli_env: dict[str, str]) -> None:
+    env = {**os.environ, **cli_env}
+    done = subprocess.run(
+        [str(DOCGRAPH), "cypher", "RETURN 1 AS one", "--json"], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [{"one": 1}]
+    done = subprocess.run(
+        [str(DOCGRAPH), "store", "status", "--json"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["running"] is True
+
+
+def test_subprocess_error_exit_code_without_traceback(cli_env: dict[str, str]) -> None:
+    env = {**os.environ, **cli_env}
+    done = subprocess.run(
+        [str(DOCGRAPH), "cypher", "RETURN", "--json"], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith("error:")

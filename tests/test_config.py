@@ -1,0 +1,37 @@
+"""Settings come from arguments, the environment and docgraph.toml, in that order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.config import load_settings
+
+
+def test_default_store_is_local_falkordb_under_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("DOCGRAPH_STORE", raising=False)
+    monkeypatch.setenv("DOCGRAPH_HOME", str(tmp_path))
+    assert load_settings().store_url == f"falkordb-local://{tmp_path}"
+
+
+def test_environment_and_conventional_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCGRAPH_STORE", "bolt://db:7687")
+    monkeypatch.setenv("NEO4J_PASSWORD", "secret")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    settings = load_settings()
+    assert settings.store_url == "bolt://db:7687"
+    assert settings.neo4j_password == "secret"
+    assert settings.llm_base_url == "http://127.0.0.1:9/v1"
+
+
+def test_argument_beats_environment_and_toml(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "docgraph.toml").write_text('store = "falkordb://toml:6379"\nquery_timeout_s = 7.5\n')
+    monkeypatch.delenv("DOCGRAPH_STORE", raising=False)
+    settings = load_settings()
+    assert settings.store_url == "falkordb://toml:6379"
+    assert settings.query_timeout_s == 7.5
+    monkeypatch.setenv("DOCGRAPH_STORE", "falkordb://env:6379")
+    assert load_settings().store_url == "falkordb://env:6379"
+    assert load_settings(store="falkordb://arg:6379").store_url == "falkordb://arg:6379"

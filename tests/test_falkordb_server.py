@@ -1,0 +1,148 @@
+"""The local FalkorDB server: start on first use, one per data home, stop, crash recovery."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from app.config import Settings
+from app.exceptions import StoreUnavailableError
+from app.stores import falkordb_server
+from app.stores.factory import open_store
+from ingest.types import GraphBatch, NodeRecord
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Iterator[Path]:
+    yield tmp_path
+    falkordb_server.stop(tmp_path)
+
+
+def server_pids(socket: Path) -> list[int]:
+    """Live redis-server processes listening on ``socket`` (from /proc)."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"redis-server" in cmdline and str(socket).encode() in cmdline:
+            pids.append(int(proc.name))
+    return pids
+
+
+def wait_dead(pid: int) -> None:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"pid {pid} still alive")
+
+
+def test_start_status_stop(home: Path) -> None:
+    assert falkordb_server.status(home).running is False
+    socket = falkordb_server.ensure_running(home)
+    status = falkordb_server.status(home)
+    assert status.running and status.pid and status.socket == str(socket)
+    assert status.used_memory and status.used_memory > 0 and status.used_memory_human
+    assert socket.is_socket() and socket.parent == home / "falkordb"
+    assert falkordb_server.ensure_running(home) == socket
+    assert falkordb_server.status(home).pid == status.pid
+    assert server_pids(socket) == [status.pid]
+
+    assert falkordb_server.stop(home) is True
+    assert falkordb_server.status(home).running is False
+    assert not socket.exists()
+    assert falkordb_server.stop(home) is False
+
+
+def test_concurrent_first_use_starts_one_server(home: Path) -> None:
+    with ProcessPoolExecutor(max_workers=4) as pool:
+        sockets = list(pool.map(falkordb_server.ensure_running, [home] * 4))
+    assert len(set(sockets)) == 1
+    assert server_pids(sockets[0]) == [falkordb_server.status(home).pid]
+
+
+def test_server_outlives_the_process_that_started_it(home: Path) -> None:
+    code = "import sys; from pathlib import Path; from app.stores import falkordb_server as s; "
+    code += "s.ensure_running(Path(sys.argv[1]))"
+    subprocess.run([sys.executable, "-c", code, str(home)], check=True, timeout=60)
+    status = falkordb_server.status(home)
+    assert status.running and status.pid is not None
+
+
+def test_stale_pid_and_socket_files_are_recovered(home: Path) -> None:
+    paths = falkordb_server.server_paths(home)
+    paths.data_dir.mkdir(parents=True)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    paths.pid_file.write_text(f"{dead.pid}\n")
+    paths.socket.write_text("not a socket")
+    socket = falkordb_server.ensure_running(home)
+    assert socket.is_socket()
+    assert falkordb_server.status(home).pid != dead.pid
+
+
+def test_a_crashed_server_restarts_with_its_data(home: Path) -> None:
+    settings = Settings(home=home, graph="crash", store="")
+    store = open_store(settings)
+    batch = GraphBatch(doc_id="crash-doc", sha256="c" * 64)
+    batch.nodes.append(NodeRecord("Document", "crash-doc", {"title": "Survivor", "sha256": "c" * 64}))
+    store.write_document(batch)
+    store.close()
+    pid = falkordb_server.status(home).pid
+    assert pid is not None
+
+    os.kill(pid, signal.SIGKILL)
+    wait_dead(pid)
+    assert falkordb_server.status(home).running is False
+
+    reopened = open_store(settings)
+    try:
+        assert reopened.read("MATCH (d:Document) RETURN d.title AS title") == [{"title": "Survivor"}]
+        assert falkordb_server.status(home).pid not in (None, pid)
+    finally:
+        reopened.close()
+
+
+def test_data_survives_stop_and_start(home: Path) -> None:
+    settings = Settings(home=home, graph="persist", store="")
+    store = open_store(settings)
+    store.write("CREATE (:Document {doc_id: 'kept', title: 'Kept'})")
+    store.close()
+    assert falkordb_server.stop(home)
+    reopened = open_store(settings)
+    try:
+        assert reopened.read("MATCH (d:Document) RETURN d.doc_id AS id") == [{"id": "kept"}]
+    finally:
+        reopened.close()
+
+
+def test_a_failed_start_names_the_log(home: Path) -> None:
+    with pytest.raises(StoreUnavailableError, match=r"see log .*falkordb\.log") as caught:
+        falkordb_server.ensure_running(home, timeout_s=10, module_path=str(home / "missing.so"))
+    assert "did not start" in str(caught.value)
+    assert falkordb_server.status(home).running is False
+
+
+def test_a_long_data_home_gets_a_short_socket(tmp_path: Path) -> None:
+    home = tmp_path / ("x" * 60) / ("y" * 60)
+    try:
+        socket = falkordb_server.ensure_running(home)
+        assert len(str(socket)) < 100 and socket.is_socket()
+        assert falkordb_server.status(home).running
+    finally:
+        falkordb_server.stop(home)

@@ -1,0 +1,191 @@
+"""Explicit references on hand-built layouts: each pattern, resolution targets, unresolved counting."""
+
+from __future__ import annotations
+
+import pytest
+
+from ingest.references import find_mentions
+from ingest.types import GraphBatch, OutlineEntry
+from tests.test_graph_build import build, edges, key_of, layout, page, region
+
+
+def refs(batch: GraphBatch, source_text: str) -> list[tuple[str, str, str]]:
+    src = key_of(batch, source_text)
+    return [(e.dst_label, e.dst_key, e.props["label"]) for e in edges(batch, "REF") if e.src_key == src]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("see Figure 2-1 and Table 4-1.", [("figure", "2-1"), ("table", "4-1")]),
+        ("as Fig. 3a shows", [("figure", "3a")]),
+        ("Figures 2 and 3", [("figure", "2"), ("figure", "3")]),
+        ("in Figure 3.2, left", [("figure", "3.2")]),
+        ("Table 2–1 lists", [("table", "2–1")]),
+        ("Tables IV and V", [("table", "IV"), ("table", "V")]),
+        ("Sections 2.1, 2.2, and 2.4", [("section", "2.1"), ("section", "2.2"), ("section", "2.4")]),
+        ("(see Section 3.)", [("section", "3")]),
+        ("§4.2 says", [("section", "4.2")]),
+        ("Chapter 11 of this document", [("chapter", "11")]),
+        ("details in Appendix B.", [("appendix", "B")]),
+        ("by Eq. (3)", [("equation", "3")]),
+        ("equation 4 gives", [("equation", "4")]),
+        ("see page 22,", [("page", "22")]),
+        ("cf. p. 7", [("page", "7")]),
+        ("pp. 12-15", [("page", "12")]),
+        ("TableStyle commands and the Table of contents", []),
+        ("p.moveTo(10*u,0) and p.lineTo(1, 2)", []),
+        ("expand the page 2X its size", []),
+        ("rotate with the page\n1<<4", []),
+        ("a section where figures go", []),
+        ("Figure 3D rendering", []),
+    ],
+)
+def test_find_mentions(text: str, found: list[tuple[str, str]]) -> None:
+    assert [(m.kind, m.number) for m in find_mentions(text)] == found
+
+
+def figures_doc() -> GraphBatch:
+    return build(
+        layout(
+            page(
+                1,
+                region("paragraph", "As Figure 2-1 shows, and Table 4.1 lists, see also Figure 9.", 40),
+                region("figure", "drawing", 100, 300),
+                region("caption", "Figure 2-1: A drawing, unlike Figure 2-2", 305),
+                region("table", "x y", 400, 500),
+                region("caption", "Table 4-1 - Some numbers", 505),
+                region("caption", "Figure 2-2: A lonely caption", 700, x0=400, x1=540),
+            ),
+        )
+    )
+
+
+def test_figure_and_table_refs_resolve_to_the_captioned_region() -> None:
+    batch = figures_doc()
+    source = "As Figure 2-1 shows, and Table 4.1 lists, see also Figure 9."
+    assert refs(batch, source) == [
+        ("Region", key_of(batch, "drawing"), "Figure 2-1"),
+        ("Region", key_of(batch, "x y"), "Table 4.1"),  # "4.1" and "4-1" are one number
+    ]
+    assert batch.stats["unresolved_refs"] == 1  # Figure 9 does not exist: counted, not guessed
+
+
+def test_caption_does_not_reference_itself_but_may_reference_others() -> None:
+    batch = figures_doc()
+    # Figure 2-2's caption has no figure left to caption, so the reference lands on the caption itself.
+    assert refs(batch, "Figure 2-1: A drawing, unlike Figure 2-2") == [
+        ("Region", key_of(batch, "Figure 2-2: A lonely caption"), "Figure 2-2")
+    ]
+    assert refs(batch, "Table 4-1 - Some numbers") == []
+    assert refs(batch, "Figure 2-2: A lonely caption") == []
+    assert batch.stats["resolved_refs"] == 3
+
+
+def test_a_bare_label_split_off_a_sentence_is_a_reference_not_a_caption() -> None:
+    # The reader cut "... the single panel plot in" / "Figure 1." and typed the tail a caption.
+    batch = build(
+        layout(
+            page(
+                1,
+                region("paragraph", "See the single panel plot in", 40),
+                region("caption", "Figure 1.", 55, x1=120),
+                region("figure", "plot", 300, 500),
+                region("caption", "Figure 1: A single panel plot", 505),
+            ),
+            page(2, region("figure", "other plot", 40, 300)),
+        )
+    )
+    # The bare label does not caption the next page's figure.
+    assert [(e.src_key, e.dst_key) for e in edges(batch, "CAPTION_OF")] == [
+        (key_of(batch, "Figure 1: A single panel plot"), key_of(batch, "plot"))
+    ]
+    assert refs(batch, "Figure 1.") == [("Region", key_of(batch, "plot"), "Figure 1")]
+
+
+def sections_doc() -> GraphBatch:
+    outline = [
+        OutlineEntry(1, "Chapter 2 Drawing", 1),
+        OutlineEntry(2, "2.3 Paths", 1),
+        OutlineEntry(1, "Chapter Three", 2),
+        OutlineEntry(1, "Appendix A Demos", 2),
+        OutlineEntry(1, "B Licence", 2),
+    ]
+    return build(
+        layout(
+            page(
+                1,
+                region("section_header", "Chapter 2 Drawing", 40),
+                region("paragraph", "Read Section 2.3, §2.3 again, then Chapter 2 and Section 7.", 80),
+                region("section_header", "2.3 Paths", 200),
+                region("formula", "E = m c^2 (3)", 240),
+                region("paragraph", "Using Eq. (3) and Equation 5, see Appendix A and Appendix B.", 280),
+            ),
+            page(
+                2,
+                region("section_header", "Chapter Three", 40),
+                region("section_header", "Appendix A Demos", 200),
+                region("section_header", "B Licence", 400),
+                region("paragraph", "Also see Chapter 3.", 420),
+            ),
+            outline=outline,
+        )
+    )
+
+
+def test_section_chapter_and_section_sign_refs_resolve_by_number() -> None:
+    batch = sections_doc()
+    sec = {n.props["title"]: n.key for n in batch.nodes if n.label == "Section"}
+    assert refs(batch, "Read Section 2.3, §2.3 again, then Chapter 2 and Section 7.") == [
+        ("Section", sec["2.3 Paths"], "Section 2.3"),
+        ("Section", sec["Chapter 2 Drawing"], "Chapter 2"),
+    ]
+    # "Chapter 3" exists neither as a number nor as a title starting "Chapter 3": unresolved.
+    assert refs(batch, "Also see Chapter 3.") == []
+
+
+def test_equation_and_appendix_refs() -> None:
+    batch = sections_doc()
+    sec = {n.props["title"]: n.key for n in batch.nodes if n.label == "Section"}
+    assert refs(batch, "Using Eq. (3) and Equation 5, see Appendix A and Appendix B.") == [
+        ("Region", key_of(batch, "E = m c^2 (3)"), "Equation 3"),
+        ("Section", sec["Appendix A Demos"], "Appendix A"),
+        ("Section", sec["B Licence"], "Appendix B"),
+    ]
+    # Section 7, Chapter 3 and Equation 5 are the unresolved ones.
+    assert (batch.stats["resolved_refs"], batch.stats["unresolved_refs"]) == (5, 3)
+
+
+def test_page_refs_use_printed_page_numbers_from_footers() -> None:
+    # Two unnumbered front pages, then printed page 1 on physical page 3.
+    pages = [page(1, region("paragraph", "See page 2 and p. 9.", 40)), page(2, region("paragraph", "toc", 40))]
+    pages += [
+        page(n, region("paragraph", f"body {n}", 40), region("page_footer", f"{n - 2}", 760)) for n in range(3, 7)
+    ]
+    batch = build(layout(*pages))
+    assert refs(batch, "See page 2 and p. 9.") == [("Page", "sample-doc@a1b2c3d4:p4", "page 2")]
+    assert batch.stats["unresolved_refs"] == 1  # printed page 9 would be physical 11
+
+
+def test_page_refs_fall_back_to_physical_pages_without_page_numbers() -> None:
+    batch = build(
+        layout(page(1, region("paragraph", "Turn to page 2 or page 3.", 40)), page(2, region("paragraph", "two", 40)))
+    )
+    assert refs(batch, "Turn to page 2 or page 3.") == [("Page", "sample-doc@a1b2c3d4:p2", "page 2")]
+    assert batch.stats["unresolved_refs"] == 1
+
+
+def test_running_heads_and_headers_are_not_reference_sources() -> None:
+    batch = build(
+        layout(
+            page(
+                1,
+                region("page_header", "Chapter 1: Intro", 20),
+                region("section_header", "1 Intro", 40),
+                region("paragraph", "plain", 80),
+                region("page_footer", "Page 1", 760),
+            )
+        )
+    )
+    assert edges(batch, "REF") == []
+    assert batch.stats["resolved_refs"] == batch.stats["unresolved_refs"] == 0

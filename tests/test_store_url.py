@@ -1,0 +1,71 @@
+"""Store URLs: every supported form, and one clear error for each bad one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.config import Settings
+from app.exceptions import ConfigError
+from app.stores.url import parse_store_url
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(home=tmp_path, graph="books", neo4j_user="reader", neo4j_password="s3cret", store="")
+
+
+def test_default_store_is_the_local_server_under_home(settings: Settings) -> None:
+    url = parse_store_url(settings.store_url, settings)
+    assert (url.kind, url.path, url.graph) == ("falkordb-local", settings.home.resolve(), "books")
+
+
+def test_local_paths_relative_home_and_graph_option(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(settings.home)
+    assert parse_store_url("falkordb-local://data", settings).path == settings.home.resolve() / "data"
+    assert parse_store_url("falkordb-local://~/dg", settings).path == (Path.home() / "dg").resolve()
+    url = parse_store_url("falkordb-local:///srv/dg?graph=papers", settings)
+    assert (url.path, url.graph) == (Path("/srv/dg"), "papers")
+
+
+def test_external_falkordb(settings: Settings) -> None:
+    url = parse_store_url("falkordb://db.example:6380", settings)
+    assert (url.kind, url.host, url.port, url.graph, url.password) == ("falkordb", "db.example", 6380, "books", None)
+    url = parse_store_url("falkordb://:p%40ss@localhost/papers", settings)
+    assert (url.port, url.password, url.username, url.graph) == (6379, "p@ss", None, "papers")
+    assert "p@ss" not in url.redacted()
+
+
+@pytest.mark.parametrize("scheme", ["neo4j", "bolt", "neo4j+s", "bolt+s"])
+def test_neo4j_credentials_from_settings(settings: Settings, scheme: str) -> None:
+    url = parse_store_url(f"{scheme}://graph.example", settings)
+    assert (url.kind, url.scheme, url.port) == ("neo4j", scheme, 7687)
+    assert (url.username, url.password, url.graph) == ("reader", "s3cret", "books")
+    assert url.driver_uri == f"{scheme}://graph.example:7687"
+
+
+def test_neo4j_credentials_and_database_from_url(settings: Settings) -> None:
+    url = parse_store_url("bolt://alice:pw@10.0.0.5:7688/library", settings)
+    assert (url.username, url.password, url.host, url.port, url.graph) == ("alice", "pw", "10.0.0.5", 7688, "library")
+    assert url.redacted() == "bolt://alice@10.0.0.5:7688/library"
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("localhost:6379", "has no scheme"),
+        ("redis://localhost", "unknown store URL scheme 'redis'"),
+        ("falkordb-local://", "names no data directory"),
+        ("falkordb-local:///x?grph=a", "unknown option"),
+        ("falkordb-local:///x?graph=", "empty graph"),
+        ("falkordb://", "names no host"),
+        ("falkordb://host:99999", "invalid port"),
+        ("falkordb://host:abc", "invalid port"),
+        ("neo4j://host/a/b", "single graph/database name"),
+    ],
+)
+def test_bad_urls_say_what_is_wrong(settings: Settings, url: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message) as caught:
+        parse_store_url(url, settings)
+    assert "\n" not in str(caught.value)
