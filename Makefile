@@ -25,6 +25,7 @@ sysdeps:
 
 demo: setup
 	$(BIN)/docgraph ingest samples/docgraph-sample.pdf
+	$(BIN)/docgraph ask "$(DEMO_QUESTION)"
 	$(BIN)/docgraph stats
 
 lint: setup

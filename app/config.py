@@ -66,6 +66,16 @@ class Settings(BaseSettings):
         default=3, ge=1, description="Tries to get a valid read-only query, the database's error fed back each time"
     )
     text2cypher_row_limit: int = Field(default=200, gt=0, description="Most rows a generated query returns")
+    azure_di_endpoint: str = Field(
+        default="",
+        validation_alias=AliasChoices("DOCGRAPH_AZURE_DI_ENDPOINT", "AZURE_DI_ENDPOINT"),
+        description="Azure AI Document Intelligence endpoint (the azure reader)",
+    )
+    azure_di_key: str = Field(
+        default="",
+        validation_alias=AliasChoices("DOCGRAPH_AZURE_DI_KEY", "AZURE_DI_KEY"),
+        description="Azure AI Document Intelligence key (the azure reader)",
+    )
 
     @classmethod
     def settings_customise_sources(

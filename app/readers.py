@@ -1,4 +1,11 @@
-"""Reader selection: maps a reader name from settings or the CLI to an ``ingest`` reader."""
+"""Reader selection: maps a reader name from settings or the CLI to an ``ingest`` reader.
+
+* ``native``: born-digital PDFs, text layer and fonts (fast, no model).
+* ``detector``: a layout detector (YOLO DocLayNet ONNX) finds the regions on every page; text from
+  the text layer inside each box, tesseract OCR where there is none (scans).
+* ``auto``: ``native`` on pages with a good text layer, ``detector`` on the others.
+* ``azure``: Azure AI Document Intelligence ``prebuilt-layout`` (needs AZURE_DI_ENDPOINT and AZURE_DI_KEY).
+"""
 
 from __future__ import annotations
 
@@ -6,12 +13,25 @@ from app.config import Settings
 from app.exceptions import ConfigError
 from ingest.types import Reader
 
-READER_NAMES = ("native",)
+READER_NAMES = ("native", "detector", "auto", "azure")
 
 
 def make_reader(name: str, settings: Settings) -> Reader:
-    if name == "native":
+    choice = name.strip().lower()
+    if choice == "native":
         from ingest.native import NativeReader
 
         return NativeReader(max_pages=settings.max_pages)
+    if choice == "detector":
+        from ingest.detector_reader import DetectorReader
+
+        return DetectorReader(max_pages=settings.max_pages)
+    if choice == "auto":
+        from ingest.auto_reader import AutoReader
+
+        return AutoReader(max_pages=settings.max_pages)
+    if choice == "azure":
+        from ingest.azure_reader import AzureReader
+
+        return AzureReader(settings.azure_di_endpoint, settings.azure_di_key, max_pages=settings.max_pages)
     raise ConfigError(f"unknown reader {name!r}; choose one of: {', '.join(READER_NAMES)}")

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from app.cli import ingest_cmds, store_cmds
+from app.cli import eval_cmds, ingest_cmds, query_cmds, store_cmds
 from app.cli.common import CliState
 
 app = typer.Typer(
@@ -34,6 +34,11 @@ app.command("ingest")(ingest_cmds.ingest_command)
 app.command("delete")(ingest_cmds.delete_command)
 app.command("documents")(ingest_cmds.documents_command)
 app.command("render")(ingest_cmds.render_command)
+app.command("ask")(query_cmds.ask_command)
+app.command("text2cypher")(query_cmds.text2cypher_command)
+app.command("describe")(query_cmds.describe_command)
+app.command("eval")(eval_cmds.eval_command)
+app.command("bench")(eval_cmds.bench_command)
 
 
 def main() -> None:

@@ -1,0 +1,104 @@
+"""Measuring commands: eval (page recall per variant) and bench (ingest speed, query latency)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import Progress
+
+from app.cli.common import JsonOption, StoreOption, console, err_console, handles_errors, print_json, settings_for
+from app.config import Settings
+from app.pipeline import ProgressFn
+from app.stores.base import GraphStore
+
+VariantOption = Annotated[
+    list[str] | None,
+    typer.Option("--variant", help="Retriever variant to score (repeatable; default: the baselines and hybrid)."),
+]
+
+
+@contextmanager
+def eval_store(store: str | None) -> Iterator[tuple[GraphStore, Settings]]:
+    """The store named by --store, else a fresh temporary local one that is removed afterwards."""
+    settings = settings_for(store)
+    if store:
+        from app.cli.common import opened_store
+
+        with opened_store(store) as opened:
+            yield opened
+        return
+    from app.stores.temporary import temporary_local_store
+
+    with temporary_local_store(settings) as temporary:
+        yield temporary, settings
+
+
+@handles_errors
+def eval_command(
+    questions: Annotated[Path, typer.Argument(help="questions.jsonl")],
+    docs: Annotated[Path, typer.Option("--docs", help="Folder with the PDFs the questions name.")],
+    variant: VariantOption = None,
+    json_out: JsonOption = False,
+    store: StoreOption = None,
+) -> None:
+    """Page Recall@1/3/5 per retriever variant and per question type."""
+    from app.evaluation.runner import format_table, run_eval
+    from models.encoders import load_encoder
+
+    with eval_store(store) as (graph_store, settings), _progress(json_out) as progress:
+        encoder = load_encoder(settings.encoder_model)
+        report = run_eval(questions, docs, variant, graph_store, encoder, progress=progress, settings=settings)
+    if json_out:
+        print_json(report.to_json())
+    else:
+        console.print(format_table(report), markup=False, highlight=False)
+
+
+@handles_errors
+def bench_command(
+    docs: Annotated[list[Path] | None, typer.Option("--docs", help="PDFs or folders (default: the sample).")] = None,
+    variant: VariantOption = None,
+    queries: Annotated[int, typer.Option("--queries", help="Queries timed per variant.")] = 100,
+    json_out: JsonOption = False,
+    store: StoreOption = None,
+) -> None:
+    """Ingest into a fresh store, then time queries per variant (p50/p95)."""
+    from app.evaluation.bench import run_bench
+    from app.resources import SAMPLES_DIR
+    from models.encoders import load_encoder
+
+    paths = docs or [SAMPLES_DIR / "docgraph-sample.pdf"]
+    with eval_store(store) as (graph_store, settings), _progress(json_out) as progress:
+        encoder = load_encoder(settings.encoder_model)
+        report = run_bench(paths, graph_store, encoder, variant, queries, progress=progress, settings=settings)
+    if json_out:
+        print_json(report.to_json())
+    else:
+        _print_bench(report.to_json())
+
+
+@contextmanager
+def _progress(quiet: bool) -> Iterator[ProgressFn]:
+    with Progress(console=err_console, disable=quiet, transient=True) as bar:
+        tasks: dict[str, int] = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total or None)
+            bar.update(tasks[stage], completed=done, total=total or None)
+
+        yield update
+
+
+def _print_bench(report: dict[str, Any]) -> None:
+    ingest = report["ingest"]
+    stages = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in ingest["stages"].items())
+    speed = f"{ingest['pages_per_second']:.1f} pages/s"
+    console.print(f"ingest: {ingest['pages']} pages in {ingest['seconds']:.1f}s = {speed} ({stages})")
+    for name, timing in report["query"].items():
+        console.print(f"query {name}: n={timing['n']} p50={timing['p50_ms']:.1f} ms p95={timing['p95_ms']:.1f} ms")
+    console.print(f"peak RSS: {report['peak_rss_mb']} MB")

@@ -1,0 +1,129 @@
+"""Commands that query the graph: ask, text2cypher, describe."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from app.cli.common import JsonOption, StoreOption, console, err_console, handles_errors, opened_store, print_json
+
+KOption = Annotated[int, typer.Option("--k", help="How many evidence regions to retrieve.")]
+DocOption = Annotated[str | None, typer.Option("--doc", help="Restrict to one document (id or file name).")]
+RetrieverOption = Annotated[str, typer.Option("--retriever", help="Retriever variant (see `docgraph eval`).")]
+
+
+@handles_errors
+def ask_command(
+    question: Annotated[str, typer.Argument(help="The question.")],
+    doc: DocOption = None,
+    k: KOption = 5,
+    retriever: RetrieverOption = "hybrid",
+    cypher_route: Annotated[bool, typer.Option("--cypher", help="Answer through text-to-Cypher.")] = False,
+    json_out: JsonOption = False,
+    store: StoreOption = None,
+) -> None:
+    """Answer a question with citations to document, page and region (extractive without an LLM)."""
+    from app.documents import find_document
+    from app.llm.client import llm_status
+    from app.llm.service import ask
+    from app.retrieval.registry import make_retriever
+    from models.encoders import load_encoder
+
+    with opened_store(store) as (graph_store, settings):
+        doc_id = str(find_document(graph_store, doc)["doc_id"]) if doc else None
+        status = llm_status(settings)
+        if status and not json_out:
+            err_console.print(f"[dim]{status}[/]", highlight=False)
+        chosen = make_retriever(retriever, graph_store, load_encoder(settings.encoder_model))
+        streamed: list[str] = []
+
+        def stream(piece: str) -> None:
+            streamed.append(piece)
+            console.print(piece, end="", markup=False, highlight=False, soft_wrap=True)
+
+        result = ask(
+            question,
+            graph_store,
+            settings,
+            chosen,
+            k=k,
+            doc_id=doc_id,
+            force_cypher=cypher_route,
+            stream_callback=None if json_out else stream,
+        )
+    if json_out:
+        print_json(result.to_json())
+        return
+    if streamed:
+        console.print()
+    else:
+        console.print(result.answer, markup=False, highlight=False)
+    _print_trace(result.route, result.cypher, result.mode)
+    _print_evidence([p.to_json() for p in result.evidence])
+
+
+def _print_trace(route: str, cypher: str | None, mode: str) -> None:
+    console.print(f"\n[dim]route: {route} · answer: {mode}[/]")
+    if cypher:
+        console.print("[dim]cypher:[/]")
+        console.print(cypher, markup=False, highlight=False)
+
+
+def _print_evidence(evidence: list[dict[str, object]]) -> None:
+    if not evidence:
+        return
+    console.print("[bold]evidence[/]")
+    for index, item in enumerate(evidence, 1):
+        text = " ".join(str(item.get("text", "")).split())
+        short = text if len(text) <= 240 else text[:239] + "…"
+        console.print(
+            f"{index}. [{item['doc_id']} p.{item['page']} #{item['region_id']}] ({item['kind']}) {short}",
+            markup=False,
+            highlight=False,
+        )
+
+
+@handles_errors
+def text2cypher_command(
+    question: Annotated[str, typer.Argument(help="A question about the graph.")],
+    run: Annotated[bool, typer.Option("--run", help="Run the query (read-only) and print its rows.")] = False,
+    json_out: JsonOption = False,
+    store: StoreOption = None,
+) -> None:
+    """Show the read-only Cypher query an LLM writes for a question (needs an LLM endpoint)."""
+    from app.cli.common import print_rows
+    from app.llm.service import text2cypher
+
+    with opened_store(store) as (graph_store, settings):
+        result = text2cypher(question, graph_store, settings, run=run)
+    if json_out:
+        print_json(result.to_json())
+        return
+    console.print(result.cypher, markup=False, highlight=False)
+    if run:
+        print_rows(result.rows or [])
+
+
+@handles_errors
+def describe_command(
+    doc: DocOption = None,
+    redo: Annotated[bool, typer.Option("--redo", help="Describe regions that already have a description.")] = False,
+    json_out: JsonOption = False,
+    store: StoreOption = None,
+) -> None:
+    """Describe figures and tables with the vision model (DOCGRAPH_VLM_MODEL) and re-embed them."""
+    from app.documents import list_documents
+    from app.llm.service import describe_document
+
+    with opened_store(store) as (graph_store, settings):
+        targets = [doc] if doc else [str(row["doc_id"]) for row in list_documents(graph_store)]
+        reports = [describe_document(graph_store, settings, target, redo=redo) for target in targets]
+    if json_out:
+        print_json([report.to_json() for report in reports])
+        return
+    for report in reports:
+        line = f"{report.doc_id}: {len(report.described)} described, {len(report.failed)} failed, {report.seconds:.1f}s"
+        console.print(line, highlight=False)
+        for region_id, why in report.failed.items():
+            err_console.print(f"  {region_id}: {why}", highlight=False, markup=False)

@@ -1,0 +1,248 @@
+"""Embeddings for the Region and Section nodes of a graph batch.
+
+A region is embedded the way a reader meets it: under its section, as a table or a figure, next to
+its caption. The text handed to the encoder is therefore a short context line (section path, kind,
+caption or captioned text) followed by the region's own text, capped well under MiniLM's 256-token
+window. Sections are embedded by their title path. Vectors are cached by a hash of the encoder
+name and the exact text, in memory and, when given a folder, on disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+from ingest.types import GraphBatch, NodeRecord
+from models.encoders import TextEncoder, Vectors
+
+EMBEDDING_PROPERTY = "embedding"
+MAX_TEXT_CHARS = 900  # ~200 word pieces: the rest would be cut by the encoder anyway
+MAX_CONTEXT_CHARS = 160
+MAX_PARTNER_CHARS = 200
+SECTION_PATH_DEPTH = 2  # the nearest two titles say where a region is; more only adds tokens
+ENCODE_BATCH = 64
+
+# Kinds whose name is worth saying: a question may ask for "the table" or "the figure".
+_NAMED_KINDS = {
+    "table": "Table",
+    "figure": "Figure",
+    "caption": "Caption",
+    "code": "Code",
+    "formula": "Formula",
+    "list": "List",
+    "footnote": "Footnote",
+}
+
+
+# ---- the text a region is embedded as --------------------------------------------------------
+
+
+class BatchContext:
+    """The relations of one batch that embedding texts need: owners, parents, caption pairs."""
+
+    def __init__(self, batch: GraphBatch) -> None:
+        self.sections: dict[str, NodeRecord] = {}
+        self.regions: dict[str, NodeRecord] = {}
+        for node in batch.nodes:
+            if node.label == "Section":
+                self.sections[node.key] = node
+            elif node.label == "Region":
+                self.regions[node.key] = node
+        self.owner: dict[str, str] = {}  # region or section key -> the section it is under
+        self.caption_of: dict[str, str] = {}  # caption key -> figure/table key
+        self.captioned_by: dict[str, list[str]] = {}  # figure/table key -> caption keys
+        for edge in batch.edges:
+            if edge.type == "IS_UNDER" and edge.dst_label == "Section":
+                self.owner[edge.src_key] = edge.dst_key
+            elif edge.type == "CAPTION_OF":
+                self.caption_of[edge.src_key] = edge.dst_key
+                self.captioned_by.setdefault(edge.dst_key, []).append(edge.src_key)
+
+    def section_path(self, key: str, depth: int) -> list[str]:
+        """Titles from the outermost of the ``depth`` nearest enclosing sections down to the nearest."""
+        titles: list[str] = []
+        seen: set[str] = set()
+        current = self.owner.get(key)
+        while current is not None and current not in seen and len(titles) < depth:
+            seen.add(current)
+            title = str(self.sections[current].props.get("title", "")).strip() if current in self.sections else ""
+            if title:
+                titles.append(title)
+            current = self.owner.get(current)
+        return list(reversed(titles))
+
+    def region_text(self, key: str) -> str:
+        node = self.regions.get(key)
+        return str(node.props.get("text") or "").strip() if node else ""
+
+
+def shorten(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def region_embedding_text(node: NodeRecord, ctx: BatchContext) -> str:
+    """Context line + own text: "Section A > Section B. Table: <caption>. <cells...>"."""
+    kind = str(node.props.get("kind", ""))
+    parts: list[str] = []
+    path = ctx.section_path(node.key, SECTION_PATH_DEPTH)
+    own = " ".join(str(node.props.get("text") or "").split())
+    if path and not (kind in ("section_header", "title") and own and own in path[-1]):
+        parts.append(shorten(" > ".join(path), MAX_CONTEXT_CHARS) + ".")
+    if kind in _NAMED_KINDS:
+        parts.append(_NAMED_KINDS[kind] + ":")
+    partner = _partner_text(node, kind, ctx)
+    if partner:
+        parts.append(shorten(partner, MAX_PARTNER_CHARS) + ".")
+    parts.append(own)
+    return shorten(" ".join(p for p in parts if p), MAX_TEXT_CHARS)
+
+
+def _partner_text(node: NodeRecord, kind: str, ctx: BatchContext) -> str:
+    if kind == "caption" and node.key in ctx.caption_of:
+        return ctx.region_text(ctx.caption_of[node.key])
+    if kind in ("figure", "table"):
+        return " ".join(ctx.region_text(k) for k in ctx.captioned_by.get(node.key, []))
+    return ""
+
+
+def section_embedding_text(node: NodeRecord, ctx: BatchContext) -> str:
+    """The section's title under its parent's: "Graphics > String shapes"."""
+    title = " ".join(str(node.props.get("title") or "").split())
+    parents = ctx.section_path(node.key, SECTION_PATH_DEPTH - 1)
+    return shorten(" > ".join([*parents, title]), MAX_CONTEXT_CHARS)
+
+
+def embedding_texts(batch: GraphBatch) -> dict[tuple[str, str], str]:
+    """(label, key) -> the text to embed, for every Region and Section node of the batch."""
+    ctx = BatchContext(batch)
+    texts: dict[tuple[str, str], str] = {}
+    for node in batch.nodes:
+        if node.label == "Region":
+            texts[(node.label, node.key)] = region_embedding_text(node, ctx)
+        elif node.label == "Section":
+            texts[(node.label, node.key)] = section_embedding_text(node, ctx)
+    return texts
+
+
+# ---- caches ----------------------------------------------------------------------------------
+
+
+def text_key(encoder_name: str, text: str) -> str:
+    return hashlib.blake2b(f"{encoder_name}\x00{text}".encode(), digest_size=16).hexdigest()
+
+
+class MemoryCache:
+    """Least-recently-used vectors by text key; bounded so a long session cannot grow without end."""
+
+    def __init__(self, capacity: int = 200_000) -> None:
+        self.capacity = capacity
+        self._items: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        with self._lock:
+            for key in keys:
+                vector = self._items.get(key)
+                if vector is not None:
+                    self._items.move_to_end(key)
+                    found[key] = vector
+        return found
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def put_many(self, items: dict[str, np.ndarray]) -> None:
+        with self._lock:
+            self._items.update(items)
+            while len(self._items) > self.capacity:
+                self._items.popitem(last=False)
+
+
+class DiskCache:
+    """Vectors in one SQLite file (``<folder>/embeddings.sqlite``), keyed by text key."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / "embeddings.sqlite"
+        self._lock = threading.Lock()
+        with self._connect() as db:
+            db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(self.path, timeout=30)
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, np.ndarray]:
+        wanted = list(keys)
+        found: dict[str, np.ndarray] = {}
+        with self._lock, self._connect() as db:
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                rows = db.execute(f"SELECT key, vector FROM vectors WHERE key IN ({marks})", chunk)
+                for key, blob in rows:
+                    found[key] = np.frombuffer(blob, dtype=np.float32).copy()
+        return found
+
+    def put_many(self, items: dict[str, np.ndarray]) -> None:
+        rows = [(key, np.asarray(v, dtype=np.float32).tobytes()) for key, v in items.items()]
+        with self._lock, self._connect() as db:
+            db.executemany("INSERT OR REPLACE INTO vectors (key, vector) VALUES (?, ?)", rows)
+
+
+_MEMORY = MemoryCache()
+
+
+def clear_memory_cache() -> None:
+    """Forget the vectors cached in this process (benchmarks time real encoding)."""
+    _MEMORY.clear()
+
+
+def encode_cached(
+    texts: list[str], encoder: TextEncoder, disk: DiskCache | None = None, memory: MemoryCache = _MEMORY
+) -> Vectors:
+    """Encode ``texts`` (rows in order), encoding each distinct uncached text once."""
+    keys = [text_key(encoder.name, text) for text in texts]
+    found = memory.get_many(keys)
+    missing = [k for k in dict.fromkeys(keys) if k not in found]
+    if missing and disk is not None:
+        from_disk = disk.get_many(missing)
+        memory.put_many(from_disk)
+        found.update(from_disk)
+        missing = [k for k in missing if k not in found]
+    if missing:
+        text_of = dict(zip(keys, texts, strict=True))
+        vectors = encoder.encode([text_of[k] for k in missing], batch_size=ENCODE_BATCH)
+        fresh = {k: vectors[i] for i, k in enumerate(missing)}
+        memory.put_many(fresh)
+        if disk is not None:
+            disk.put_many(fresh)
+        found.update(fresh)
+    if not texts:
+        return np.zeros((0, encoder.dim), dtype=np.float32)
+    return np.stack([found[k] for k in keys]).astype(np.float32, copy=False)
+
+
+def embed_batch(batch: GraphBatch, encoder: TextEncoder, cache_dir: Path | None = None) -> None:
+    """Set ``props["embedding"]`` (a list of floats) on every Region and Section node, in place.
+
+    ``cache_dir`` (e.g. ``settings.home / "cache"``) adds a disk cache, so re-ingesting a changed
+    file only encodes the regions whose text changed.
+    """
+    texts = embedding_texts(batch)
+    if not texts:
+        return
+    disk = DiskCache(cache_dir) if cache_dir is not None else None
+    keys = list(texts)
+    vectors = encode_cached([texts[k] for k in keys], encoder, disk)
+    nodes = {(n.label, n.key): n for n in batch.nodes}
+    for row, key in enumerate(keys):
+        nodes[key].props[EMBEDDING_PROPERTY] = vectors[row].tolist()

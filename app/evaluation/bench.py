@@ -1,0 +1,153 @@
+"""``docgraph bench``: ingestion throughput and query latency on a folder of PDFs.
+
+The documents are (re-)ingested through the real pipeline with an empty embedding cache and timed
+per stage; then each retriever variant answers the same queries over the whole corpus (as ``ask``
+does, graph context included) after one warm-up query, and the latency percentiles are reported.
+Queries are the questions of any ``questions.jsonl`` found with the documents, topped up with
+sentences drawn (with a fixed seed) from the stored paragraphs.
+"""
+
+from __future__ import annotations
+
+import random
+import resource
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from app import cypher
+from app.config import Settings, load_settings
+from app.embedding import clear_memory_cache
+from app.evaluation.corpus_ingest import ProgressFn, ensure_ingested
+from app.evaluation.questions import load_questions
+from app.exceptions import ConfigError
+from app.pipeline import IngestReport, expand_paths
+from app.retrieval.corpus import Corpus
+from app.retrieval.registry import EVAL_VARIANTS, make_retriever
+from app.stores.base import GraphStore
+from models.encoders import TextEncoder
+
+DEFAULT_QUERIES = 100
+QUERY_K = 10
+PSEUDO_QUERY_WORDS = 12
+SEED = 13
+
+
+@dataclass(slots=True)
+class IngestTiming:
+    pages: int = 0
+    seconds: float = 0.0
+    stages: dict[str, float] = field(default_factory=lambda: {"read": 0.0, "graph_write": 0.0, "embed": 0.0})
+
+    def add(self, report: IngestReport) -> None:
+        self.pages += report.pages
+        self.seconds += report.seconds
+        timings = report.timings
+        self.stages["read"] += timings.get("read", 0.0)
+        self.stages["embed"] += timings.get("embed", 0.0)
+        # Building the graph records and writing them are one "graph_write" stage here.
+        self.stages["graph_write"] += timings.get("graph", 0.0) + timings.get("graph_write", 0.0)
+
+    def to_json(self) -> dict[str, Any]:
+        rate = self.pages / self.seconds if self.seconds > 0 else 0.0
+        return {
+            "pages": self.pages,
+            "seconds": round(self.seconds, 3),
+            "pages_per_second": round(rate, 3),
+            "stages": {name: round(value, 3) for name, value in self.stages.items()},
+        }
+
+
+@dataclass(slots=True)
+class QueryTiming:
+    milliseconds: list[float] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        values = np.asarray(self.milliseconds or [0.0])
+        return {
+            "n": len(self.milliseconds),
+            "p50_ms": round(float(np.percentile(values, 50)), 2),
+            "p95_ms": round(float(np.percentile(values, 95)), 2),
+        }
+
+
+@dataclass(slots=True)
+class BenchReport:
+    ingest: IngestTiming
+    query: dict[str, QueryTiming]
+    peak_rss_mb: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ingest": self.ingest.to_json(),
+            "query": {name: timing.to_json() for name, timing in self.query.items()},
+            "peak_rss_mb": self.peak_rss_mb,
+        }
+
+
+def peak_rss_mb() -> int:
+    """Peak resident memory of this process (Linux reports kilobytes)."""
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+
+
+def bench_queries(paths: Sequence[Path], store: GraphStore, n: int) -> list[str]:
+    """Up to ``n`` queries: questions found beside the documents, then paragraph-sentence queries."""
+    queries: list[str] = []
+    folders = dict.fromkeys(p if p.is_dir() else p.parent for p in paths)
+    for folder in folders:
+        questions_file = folder / "questions.jsonl"
+        if questions_file.is_file():
+            queries += [q.question for q in load_questions(questions_file)]
+    if len(queries) < n:
+        queries += pseudo_queries(store, n - len(queries))
+    return queries[:n]
+
+
+def pseudo_queries(store: GraphStore, n: int) -> list[str]:
+    rows = store.read(cypher.load("bench_paragraph_texts", store.dialect))
+    texts = [str(row["text"]) for row in rows if len(str(row["text"] or "").split()) >= PSEUDO_QUERY_WORDS]
+    rng = random.Random(SEED)
+    picked = rng.sample(texts, min(n, len(texts)))
+    return [" ".join(text.split()[:PSEUDO_QUERY_WORDS]) for text in picked]
+
+
+def run_bench(
+    paths: Sequence[Path],
+    store: GraphStore,
+    encoder: TextEncoder,
+    variants: Sequence[str] | None = None,
+    n_queries: int = DEFAULT_QUERIES,
+    progress: ProgressFn | None = None,
+    settings: Settings | None = None,
+) -> BenchReport:
+    """Re-ingest the PDFs under ``paths`` (files or folders), then time ``n_queries`` per variant."""
+    settings = settings or load_settings()
+    files = expand_paths(paths)
+    if not files:
+        raise ConfigError("no PDF found in the given paths")
+    clear_memory_cache()  # time real encoding, not a cache left over from earlier in this process
+    outcome = ensure_ingested(files, store, encoder, settings, progress, force=True)
+    timing = IngestTiming()
+    for report in outcome.reports:
+        timing.add(report)
+    queries = bench_queries(paths, store, n_queries)
+    names = list(variants or EVAL_VARIANTS)
+    corpus = Corpus(store)  # shared indexes, but each variant encodes its own queries
+    retrievers = {name: make_retriever(name, store, encoder, corpus) for name in names}
+    latencies: dict[str, QueryTiming] = {}
+    for done, name in enumerate(names):
+        if progress:
+            progress(f"query {name}", done, len(names))
+        retriever = retrievers[name]
+        retriever.retrieve("warm up the indexes", QUERY_K)
+        timing_of_variant = QueryTiming()
+        for query in queries:
+            started = time.perf_counter()
+            retriever.retrieve(query, QUERY_K)
+            timing_of_variant.milliseconds.append(1000 * (time.perf_counter() - started))
+        latencies[name] = timing_of_variant
+    return BenchReport(ingest=timing, query=latencies, peak_rss_mb=peak_rss_mb())

@@ -1,0 +1,83 @@
+"""Getting the documents an evaluation or benchmark needs into the store, through the real pipeline."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app import cypher
+from app.config import Settings
+from app.exceptions import IngestError
+from app.pipeline import EmbedStage, GraphStage, IngestPipeline, IngestReport, ReadStage, WriteStage
+from app.readers import make_reader
+from app.stores.base import GraphStore
+from ingest.ids import doc_id_for
+from models.encoders import TextEncoder
+
+ProgressFn = Callable[[str, int, int], None]  # (what, done, total)
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def stored_versions(store: GraphStore) -> dict[str, str]:
+    rows = store.read(cypher.load("retrieval_documents", store.dialect))
+    return {str(row["doc_id"]): str(row["sha256"] or "") for row in rows}
+
+
+def make_pipeline(store: GraphStore, encoder: TextEncoder, settings: Settings) -> IngestPipeline:
+    """The standard pipeline (read, graph, embed, write) with the caller's encoder."""
+    return IngestPipeline(
+        [
+            ReadStage(make_reader(settings.reader, settings)),
+            GraphStage(),
+            EmbedStage(encoder),
+            WriteStage(store, files_dir=settings.home / "files"),
+        ]
+    )
+
+
+@dataclass(slots=True)
+class IngestOutcome:
+    doc_ids: dict[str, str] = field(default_factory=dict)  # file name -> doc_id
+    reports: list[IngestReport] = field(default_factory=list)  # documents actually ingested
+    skipped: list[str] = field(default_factory=list)  # file names already stored as they are
+
+
+def ensure_ingested(
+    paths: Sequence[Path],
+    store: GraphStore,
+    encoder: TextEncoder,
+    settings: Settings,
+    progress: ProgressFn | None = None,
+    force: bool = False,
+) -> IngestOutcome:
+    """Ingest each file unless the same version is already stored (``force``: delete and re-ingest)."""
+    outcome = IngestOutcome()
+    pipeline = make_pipeline(store, encoder, settings)
+    versions = stored_versions(store)
+    for done, path in enumerate(paths):
+        if progress:
+            progress(f"ingest {path.name}", done, len(paths))
+        doc_id = doc_id_for(path.name)
+        outcome.doc_ids[path.name] = doc_id
+        if not force and path.is_file() and versions.get(doc_id) == file_sha256(path):
+            outcome.skipped.append(path.name)
+            continue
+        if force and doc_id in versions:
+            store.delete_document(doc_id)
+        report = pipeline.ingest(path)
+        if report.status == "failed":
+            raise IngestError(f"{path.name}: {report.error}")
+        outcome.reports.append(report)
+    if progress:
+        progress("ingest", len(paths), len(paths))
+    store.wait_for_indexes()
+    return outcome

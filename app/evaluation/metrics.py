@@ -1,0 +1,79 @@
+"""Page-level Recall@K: a question is a hit at K when any gold page is among the first K ranked pages.
+
+Averaged over questions (each question counts once, however many gold pages it has), overall and
+per question type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+CUTOFFS: tuple[int, ...] = (1, 3, 5)
+
+
+def hit_at(ranked_pages: Sequence[int], gold: Iterable[int], k: int) -> bool:
+    """Whether a gold page is among the first ``k`` distinct ranked pages."""
+    wanted = set(gold)
+    distinct: list[int] = []
+    for page in ranked_pages:
+        if page not in distinct:
+            distinct.append(page)
+        if len(distinct) == k:
+            break
+    return any(page in wanted for page in distinct)
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionOutcome:
+    question_id: str
+    type: str
+    gold: frozenset[int]
+    ranked: tuple[int, ...]  # pages, best first
+
+    def hit(self, k: int) -> bool:
+        return hit_at(self.ranked, self.gold, k)
+
+    def first_hit_rank(self) -> int | None:
+        """1-based rank of the first gold page, None when none was ranked."""
+        for rank, page in enumerate(dict.fromkeys(self.ranked), start=1):
+            if page in self.gold:
+                return rank
+        return None
+
+
+@dataclass(slots=True)
+class RecallSummary:
+    n: int
+    recall: dict[int, float] = field(default_factory=dict)  # K -> recall in [0, 1]
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"n": self.n}
+        out.update({f"recall@{k}": round(v, 4) for k, v in sorted(self.recall.items())})
+        return out
+
+
+def recall(outcomes: Sequence[QuestionOutcome], cutoffs: Sequence[int] = CUTOFFS) -> RecallSummary:
+    n = len(outcomes)
+    values = {k: (sum(o.hit(k) for o in outcomes) / n if n else 0.0) for k in cutoffs}
+    return RecallSummary(n=n, recall=values)
+
+
+def recall_by_type(
+    outcomes: Sequence[QuestionOutcome], cutoffs: Sequence[int] = CUTOFFS
+) -> dict[str, RecallSummary]:
+    groups: dict[str, list[QuestionOutcome]] = {}
+    for outcome in outcomes:
+        groups.setdefault(outcome.type, []).append(outcome)
+    return {kind: recall(group, cutoffs) for kind, group in sorted(groups.items())}
+
+
+def mean_reciprocal_rank(outcomes: Sequence[QuestionOutcome]) -> float:
+    if not outcomes:
+        return 0.0
+    total = 0.0
+    for outcome in outcomes:
+        rank = outcome.first_hit_rank()
+        total += 1.0 / rank if rank else 0.0
+    return total / len(outcomes)

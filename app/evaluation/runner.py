@@ -1,0 +1,100 @@
+"""``docgraph eval``: page Recall@1/3/5 of retriever variants on a questions file.
+
+The documents the questions name are ingested from ``docs_dir`` (skipped when the same version is
+already stored); each question is asked inside its own document, and a variant's ranked pages are
+compared with the gold pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.config import Settings, load_settings
+from app.evaluation.corpus_ingest import ProgressFn, ensure_ingested
+from app.evaluation.metrics import CUTOFFS, QuestionOutcome, recall, recall_by_type
+from app.evaluation.questions import Question, QuestionsError, load_questions
+from app.retrieval.base import Retriever
+from app.retrieval.registry import EVAL_VARIANTS, make_retrievers
+from app.stores.base import GraphStore
+from models.encoders import TextEncoder
+
+
+@dataclass(slots=True)
+class VariantResult:
+    name: str
+    outcomes: list[QuestionOutcome] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        overall = recall(self.outcomes).to_json()
+        overall.pop("n")
+        overall["by_type"] = {kind: s.to_json() for kind, s in recall_by_type(self.outcomes).items()}
+        return overall
+
+
+@dataclass(slots=True)
+class EvalReport:
+    n: int
+    variants: dict[str, VariantResult] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"n", "variants": {name: {"recall@1", "recall@3", "recall@5", "by_type": {type: {...}}}}}``."""
+        return {"n": self.n, "variants": {name: v.to_json() for name, v in self.variants.items()}}
+
+    def misses(self, variant: str, k: int = 1) -> list[QuestionOutcome]:
+        """The questions ``variant`` did not answer within ``k`` pages (for inspection)."""
+        return [o for o in self.variants[variant].outcomes if not o.hit(k)]
+
+
+def ask_all(
+    retriever: Retriever, questions: Sequence[Question], doc_ids: dict[str, str], depth: int = max(CUTOFFS)
+) -> list[QuestionOutcome]:
+    outcomes: list[QuestionOutcome] = []
+    for question in questions:
+        pages = retriever.rank_pages(question.question, depth, doc_ids[question.doc])
+        ranked = tuple(p.page for p in pages)
+        outcomes.append(QuestionOutcome(question.id, question.type, question.pages, ranked))
+    return outcomes
+
+
+def run_eval(
+    questions_path: Path,
+    docs_dir: Path,
+    variants: Sequence[str] | None,
+    store: GraphStore,
+    encoder: TextEncoder,
+    progress: ProgressFn | None = None,
+    settings: Settings | None = None,
+) -> EvalReport:
+    """Ingest the questions' documents, then score every variant on every question."""
+    settings = settings or load_settings()
+    questions = load_questions(questions_path)
+    files = list(dict.fromkeys(q.doc for q in questions))
+    missing = [name for name in files if not (docs_dir / name).is_file()]
+    if missing:
+        raise QuestionsError(f"documents named by the questions are not in {docs_dir}: {', '.join(missing)}")
+    ingested = ensure_ingested([docs_dir / name for name in files], store, encoder, settings, progress)
+    names = list(variants or EVAL_VARIANTS)
+    retrievers = make_retrievers(names, store, encoder)
+    report = EvalReport(n=len(questions))
+    for done, name in enumerate(names):
+        if progress:
+            progress(f"eval {name}", done, len(names))
+        report.variants[name] = VariantResult(name, ask_all(retrievers[name], questions, ingested.doc_ids))
+    if progress:
+        progress("eval", len(names), len(names))
+    return report
+
+
+def format_table(report: EvalReport) -> str:
+    """A plain-text table: one row per variant and per (variant, type), recall in percent."""
+    lines = [f"{'variant':<16} {'type':<11} {'n':>3} " + " ".join(f"{'R@' + str(k):>6}" for k in CUTOFFS)]
+    for name, result in report.variants.items():
+        rows = [("all", recall(result.outcomes))]
+        rows += list(recall_by_type(result.outcomes).items())
+        for kind, summary in rows:
+            values = " ".join(f"{100 * summary.recall[k]:6.1f}" for k in CUTOFFS)
+            lines.append(f"{name:<16} {kind:<11} {summary.n:>3} {values}")
+    return "\n".join(lines)

@@ -1,0 +1,244 @@
+"""The chat endpoint: an OpenAI-compatible server named by settings, reached with the openai SDK.
+
+Configured by ``OPENAI_BASE_URL``, ``OPENAI_API_KEY`` and ``DOCGRAPH_LLM_MODEL`` (``settings.llm_base_url``,
+``llm_api_key``, ``llm_model``); ``DOCGRAPH_VLM_MODEL`` names the vision model. Without an endpoint,
+:func:`make_client` raises :class:`LLMUnavailableError` and callers fall back to extractive answers.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import openai
+
+from app.config import Settings
+from app.exceptions import LLMRequestError, LLMUnavailableError
+
+NOT_CONFIGURED = (
+    "no LLM endpoint configured (set OPENAI_BASE_URL, OPENAI_API_KEY and DOCGRAPH_LLM_MODEL): answers are extractive"
+)
+NO_VISION_MODEL = "no vision model configured (set DOCGRAPH_VLM_MODEL, and the LLM endpoint)"
+REQUEST_TIMEOUT_S = 120.0  # one completion; generous because local models can be slow
+TOP_LOGPROBS = 5
+
+StreamCallback = Callable[[str], None]
+Message = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class TokenLogprob:
+    token: str
+    logprob: float
+    top: tuple[float, ...] = ()  # log-probabilities of the top alternatives, the chosen one included
+
+
+@dataclass(slots=True)
+class Completion:
+    text: str
+    logprobs: list[TokenLogprob] | None = None  # None when the endpoint gave none
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    seconds: float = 0.0
+
+
+@dataclass(slots=True)
+class TokenUsage:
+    """Token counts summed over every call one answer made."""
+
+    prompt: int = 0
+    completion: int = 0
+    calls: int = 0
+    unreported: int = 0  # calls whose endpoint did not say how many tokens they used
+
+    def add(self, completion: Completion) -> None:
+        self.calls += 1
+        if completion.prompt_tokens is None or completion.completion_tokens is None:
+            self.unreported += 1
+            return
+        self.prompt += completion.prompt_tokens
+        self.completion += completion.completion_tokens
+
+    def merge(self, other: TokenUsage) -> None:
+        self.prompt += other.prompt
+        self.completion += other.completion
+        self.calls += other.calls
+        self.unreported += other.unreported
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "prompt": self.prompt,
+            "completion": self.completion,
+            "calls": self.calls,
+            "unreported": self.unreported,
+        }
+
+
+def llm_configured(settings: Settings) -> bool:
+    return bool(settings.llm_base_url and settings.llm_api_key and settings.llm_model)
+
+
+def vision_configured(settings: Settings) -> bool:
+    """Whether figures can be described: an endpoint and a vision model (``DOCGRAPH_VLM_MODEL``)."""
+    return llm_configured(settings) and bool(settings.vlm_model)
+
+
+def llm_status(settings: Settings) -> str:
+    """One line for status output: what the LLM layer will use."""
+    if not llm_configured(settings):
+        return NOT_CONFIGURED
+    vision = f", vision model {settings.vlm_model}" if settings.vlm_model else ", no vision model"
+    return f"LLM {settings.llm_model} at {settings.llm_base_url}{vision}"
+
+
+def make_client(settings: Settings) -> LLMClient:
+    if not llm_configured(settings):
+        raise LLMUnavailableError(NOT_CONFIGURED)
+    return LLMClient(settings.llm_base_url, settings.llm_api_key, settings.llm_model, settings.vlm_model)
+
+
+def optional_client(settings: Settings) -> LLMClient | None:
+    """The configured client, or None when there is no endpoint (extractive mode)."""
+    return make_client(settings) if llm_configured(settings) else None
+
+
+@dataclass
+class LLMClient:
+    base_url: str
+    api_key: str
+    model: str
+    vlm_model: str = ""
+    timeout_s: float = REQUEST_TIMEOUT_S
+    # Set once an endpoint has refused log-probabilities, so later calls stop asking for them.
+    logprobs_refused: bool = False
+    _sdk: openai.OpenAI | None = field(default=None, repr=False)
+
+    @property
+    def sdk(self) -> openai.OpenAI:
+        if self._sdk is None:
+            self._sdk = openai.OpenAI(
+                api_key=self.api_key, base_url=self.base_url, timeout=self.timeout_s, max_retries=1
+            )
+        return self._sdk
+
+    def chat(
+        self,
+        messages: list[Message],
+        *,
+        stream: StreamCallback | None = None,
+        logprobs: bool = False,
+        max_tokens: int | None = None,
+        model: str | None = None,
+    ) -> Completion:
+        """One chat completion at temperature 0; text chunks go to ``stream`` as they arrive."""
+        want_logprobs = logprobs and not self.logprobs_refused
+        try:
+            return self._complete(messages, stream, want_logprobs, max_tokens, model or self.model)
+        except openai.BadRequestError as exc:
+            if not want_logprobs:
+                raise LLMRequestError(f"the LLM endpoint rejected the request: {_error_text(exc)}") from exc
+            # Some OpenAI-compatible servers do not offer log-probabilities: ask once more without.
+            self.logprobs_refused = True
+            return self.chat(messages, stream=stream, logprobs=False, max_tokens=max_tokens, model=model)
+
+    def describe_image(self, prompt: str, png: bytes, max_tokens: int = 700) -> Completion:
+        """Ask the vision model about one PNG image."""
+        if not self.vlm_model:
+            raise LLMUnavailableError(NO_VISION_MODEL)
+        image_url = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+        content = [
+            {"type": "text", "text": prompt},
+            {"type": "image_url", "image_url": {"url": image_url}},
+        ]
+        return self.chat([{"role": "user", "content": content}], max_tokens=max_tokens, model=self.vlm_model)
+
+    def _complete(
+        self,
+        messages: list[Message],
+        stream: StreamCallback | None,
+        logprobs: bool,
+        max_tokens: int | None,
+        model: str,
+    ) -> Completion:
+        options: dict[str, Any] = {"model": model, "messages": messages, "temperature": 0.0}
+        if max_tokens is not None:
+            options["max_tokens"] = max_tokens
+        if logprobs:
+            options.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
+        started = time.perf_counter()
+        try:
+            if stream is None:
+                completion = _from_response(self.sdk.chat.completions.create(**options))
+            else:
+                chunks = self.sdk.chat.completions.create(
+                    **options, stream=True, stream_options={"include_usage": True}
+                )
+                completion = _from_chunks(cast(Iterable[Any], chunks), stream)
+        except openai.APIConnectionError as exc:
+            raise LLMUnavailableError(f"the LLM endpoint {self.base_url} cannot be reached: {exc}") from exc
+        except openai.BadRequestError:
+            raise
+        except openai.APIStatusError as exc:
+            raise LLMRequestError(f"the LLM endpoint answered HTTP {exc.status_code}: {_error_text(exc)}") from exc
+        completion.seconds = time.perf_counter() - started
+        return completion
+
+
+def _error_text(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict) and error.get("message"):
+            return str(error["message"])
+    return str(exc)
+
+
+def _from_response(response: Any) -> Completion:
+    if not response.choices:
+        raise LLMRequestError("the LLM endpoint sent back no choices")
+    choice = response.choices[0]
+    usage = response.usage
+    return Completion(
+        text=choice.message.content or "",
+        logprobs=_token_logprobs(choice.logprobs),
+        prompt_tokens=usage.prompt_tokens if usage else None,
+        completion_tokens=usage.completion_tokens if usage else None,
+    )
+
+
+def _from_chunks(chunks: Iterable[Any], stream: StreamCallback) -> Completion:
+    parts: list[str] = []
+    logprobs: list[TokenLogprob] | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    for chunk in chunks:
+        if chunk.usage is not None:
+            prompt_tokens, completion_tokens = chunk.usage.prompt_tokens, chunk.usage.completion_tokens
+        if not chunk.choices:
+            continue
+        choice = chunk.choices[0]
+        text = choice.delta.content if choice.delta else None
+        if text:
+            parts.append(text)
+            stream(text)
+        chunk_logprobs = _token_logprobs(choice.logprobs)
+        if chunk_logprobs is not None:
+            logprobs = (logprobs or []) + chunk_logprobs
+    return Completion("".join(parts), logprobs, prompt_tokens, completion_tokens)
+
+
+def _token_logprobs(logprobs: Any) -> list[TokenLogprob] | None:
+    content = getattr(logprobs, "content", None) if logprobs is not None else None
+    if not content:
+        return None
+    return [
+        TokenLogprob(
+            token=entry.token,
+            logprob=float(entry.logprob),
+            top=tuple(float(alt.logprob) for alt in (entry.top_logprobs or [])),
+        )
+        for entry in content
+    ]

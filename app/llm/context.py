@@ -1,0 +1,192 @@
+"""The evidence an answer may use, rendered as a compact, tagged context block.
+
+Each region becomes one entry tagged ``[doc p.N #rK]`` (document id, page, the region's place on the
+page), ordered by document and reading order so the model reads passages in their natural sequence.
+The tags are the only citations an answer may make: :meth:`Context.resolve` maps a tag back to its
+region, and anything that does not resolve is an invented citation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from app import cypher
+from app.retrieval.base import ScoredRegion
+from app.stores.base import GraphStore
+
+MAX_REGION_CHARS = 1500  # one long table or paragraph must not crowd out the rest
+MAX_CONTEXT_CHARS = 14000
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    region_id: str
+    doc_id: str
+    page: int
+    order: int
+    kind: str
+    bbox: tuple[float, ...]
+    text: str
+    score: float = 0.0
+    via: str = "retrieved"  # retrieved | a graph relation (caption, ref, continuation, next) | cypher
+    section: str = ""
+    description: str = ""
+
+    @property
+    def reading_key(self) -> tuple[str, int, int]:
+        return (self.doc_id, self.page, self.order)
+
+    @property
+    def ref(self) -> str:
+        """The region's short name within its page: the last part of its id (``r5`` of ``doc@v:p3:r5``)."""
+        return self.region_id.rsplit(":", 1)[-1]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "region_id": self.region_id,
+            "doc_id": self.doc_id,
+            "page": self.page,
+            "kind": self.kind,
+            "bbox": list(self.bbox),
+            "text": self.text,
+            "score": round(self.score, 4),
+            "via": self.via,
+            "section": self.section,
+            "description": self.description,
+        }
+
+
+@dataclass
+class Context:
+    passages: list[Passage]  # document, page, reading order
+    tags: dict[str, Passage]  # tag text (without brackets) -> region
+    tag_for: dict[str, str]  # region id -> tag text
+
+    def tag_of(self, item: Passage) -> str:
+        return self.tag_for[item.region_id]
+
+    def resolve(self, doc_id: str, page: int, ref: str) -> Passage | None:
+        return self.tags.get(tag_text(doc_id, page, ref))
+
+    def render(self) -> str:
+        """The prompt block: one tagged entry per region, its section and kind in the heading."""
+        blocks = [_render_entry(self.tag_of(item), item) for item in self.passages]
+        return "\n\n".join(blocks)
+
+    def region_ids(self) -> list[str]:
+        return [item.region_id for item in self.passages]
+
+
+def tag_text(doc_id: str, page: int, ref: str) -> str:
+    return f"{doc_id} p.{page} #{ref}"
+
+
+def build_context(items: Iterable[Passage], max_chars: int = MAX_CONTEXT_CHARS) -> Context:
+    """Deduplicate, keep the best-ranked regions that fit ``max_chars``, order them for reading, tag them."""
+    unique = _deduplicate(items)
+    kept = _within_budget(unique, max_chars)
+    kept.sort(key=lambda item: item.reading_key)
+    tags: dict[str, Passage] = {}
+    for item in kept:
+        tag = tag_text(item.doc_id, item.page, item.ref)
+        if tag in tags:  # two versions of a document in one store; the full id keeps the tag unique
+            tag = tag_text(item.doc_id, item.page, item.region_id)
+        tags[tag] = item
+    return Context(kept, tags, {item.region_id: tag for tag, item in tags.items()})
+
+
+def _deduplicate(items: Iterable[Passage]) -> list[Passage]:
+    """One entry per region: the first seen (best-ranked) with the highest score of its copies."""
+    first: dict[str, Passage] = {}
+    for item in items:
+        seen = first.get(item.region_id)
+        if seen is None:
+            first[item.region_id] = item
+        elif item.score > seen.score:
+            first[item.region_id] = replace(seen, score=item.score)
+    return list(first.values())
+
+
+def _within_budget(items: list[Passage], max_chars: int) -> list[Passage]:
+    """Keep regions in rank order until the budget is spent; retrieved ones outrank graph expansion."""
+    ranked = sorted(enumerate(items), key=lambda pair: (pair[1].via != "retrieved", pair[0]))
+    kept: list[Passage] = []
+    used = 0
+    for _, item in ranked:
+        size = min(len(item.text), MAX_REGION_CHARS) + len(item.description) + 40
+        if kept and used + size > max_chars:
+            continue
+        kept.append(item)
+        used += size
+    return kept
+
+
+def _render_entry(tag: str, item: Passage) -> str:
+    heading = f"[{tag}] ({item.kind}" + (f", section: {item.section}" if item.section else "") + ")"
+    text = _shorten(item.text.strip(), MAX_REGION_CHARS)
+    parts = [heading, text] if text else [heading]
+    if item.description:
+        parts.append(f"Visual description: {item.description.strip()}")
+    return "\n".join(parts)
+
+
+def _shorten(text: str, limit: int) -> str:
+    """Cut at a word boundary, keeping line breaks (a table's rows stay rows)."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0]
+    return cut + " …"
+
+
+# ---- from the store --------------------------------------------------------------------------
+
+
+def passages_from_hits(store: GraphStore, hits: Sequence[ScoredRegion]) -> list[Passage]:
+    """Each hit followed by its graph context (caption, references, continuation), best hit first.
+
+    Reading position, section and description come from the store in one query; a region the store
+    no longer has is dropped (its document was deleted since it was retrieved).
+    """
+    wanted: list[tuple[str, str, float]] = []  # (region id, via, score)
+    for hit in hits:
+        wanted.append((hit.region_id, "retrieved", hit.score))
+        wanted += [(neighbour.region_id, neighbour.relation, 0.0) for neighbour in hit.context]
+    stored = {p.region_id: p for p in regions_by_id(store, list(dict.fromkeys(w[0] for w in wanted)))}
+    return [replace(stored[rid], via=via, score=score) for rid, via, score in wanted if rid in stored]
+
+
+def regions_by_id(store: GraphStore, region_ids: Sequence[str], via: str = "retrieved") -> list[Passage]:
+    """Passages of stored regions, in the order of ``region_ids`` (unknown ids are skipped)."""
+    if not region_ids:
+        return []
+    rows = store.read(cypher.load("llm_regions_by_id", store.dialect), {"ids": list(region_ids)})
+    found = {str(row["region_id"]): passage_from_row(row, via) for row in rows}
+    return [found[region_id] for region_id in region_ids if region_id in found]
+
+
+def reading_neighbours(store: GraphStore, region_ids: Sequence[str]) -> list[Passage]:
+    """The regions just before and after the given ones in reading order (HAS_NEXT, either way)."""
+    if not region_ids:
+        return []
+    rows = store.read(cypher.load("llm_reading_neighbours", store.dialect), {"ids": list(region_ids)})
+    known = set(region_ids)
+    neighbours = [str(row["region_id"]) for row in rows if str(row["region_id"]) not in known]
+    return regions_by_id(store, list(dict.fromkeys(neighbours)), via="next")
+
+
+def passage_from_row(row: dict[str, Any], via: str, score: float = 0.0) -> Passage:
+    return Passage(
+        region_id=str(row["region_id"]),
+        doc_id=str(row.get("doc_id") or ""),
+        page=int(row.get("page") or 0),
+        order=int(row.get("order") or 0),
+        kind=str(row.get("kind") or ""),
+        bbox=tuple(float(v) for v in (row.get("bbox") or ())),
+        text=str(row.get("text") or ""),
+        score=score,
+        via=via,
+        section=str(row.get("section") or ""),
+        description=str(row.get("description") or ""),
+    )

@@ -1,0 +1,74 @@
+"""Checks on a generated query before it goes to the database.
+
+The database is the real lock: generated queries only ever run through ``store.read`` (FalkorDB's
+``GRAPH.RO_QUERY``, Neo4j's read access mode), which refuses writes. This module adds what the read
+path does not cover — ``LOAD CSV`` reads files of the database server, procedures can reach beyond
+the graph — and turns a write into a clear message for the model before any round trip. It also
+applies the row limit.
+"""
+
+from __future__ import annotations
+
+import re
+
+from app.exceptions import ReadOnlyViolationError
+
+# Read-only procedures a question about the graph may need; every other CALL is refused.
+ALLOWED_PROCEDURES = frozenset(
+    {
+        "db.labels",
+        "db.relationshiptypes",
+        "db.propertykeys",
+        "db.idx.fulltext.querynodes",
+        "db.index.fulltext.querynodes",
+    }
+)
+_FORBIDDEN = re.compile(
+    r"(?<![.\w$])(CREATE|MERGE|DELETE|DETACH|SET|REMOVE|DROP|FOREACH|LOAD\s+CSV|PERIODIC\s+COMMIT"
+    r"|GRANT|REVOKE|DENY|ALTER|RENAME|START\s+DATABASE|STOP\s+DATABASE|TERMINATE|SHOW|USE)\b",
+    re.IGNORECASE,
+)
+_CALL = re.compile(r"(?<![.\w$])CALL\s*(\{|[A-Za-z_][\w.]*)", re.IGNORECASE)
+_STRING_OR_COMMENT = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`|//[^\n]*|/\*.*?\*/", re.DOTALL)
+_TRAILING_LIMIT = re.compile(r"\bLIMIT\s+(\d+|\$\w+)\s*$", re.IGNORECASE)
+_RETURN = re.compile(r"(?<![.\w$])RETURN\b", re.IGNORECASE)
+
+
+def code_only(query: str) -> str:
+    """The query with string literals, quoted names and comments blanked out, so words inside them
+    (a title containing "Set", a comment) are not mistaken for clauses."""
+    return _STRING_OR_COMMENT.sub(lambda m: " " * len(m.group(0)), query)
+
+
+def check_read_only(query: str) -> None:
+    """Raise :class:`ReadOnlyViolationError` for anything but a plain read of the graph."""
+    code = code_only(query)
+    clause = _FORBIDDEN.search(code)
+    if clause:
+        name = " ".join(clause.group(1).upper().split())
+        raise ReadOnlyViolationError(f"{name} is not allowed: generated queries may only read the graph")
+    for call in _CALL.finditer(code):
+        target = call.group(1)
+        if target != "{" and target.lower() not in ALLOWED_PROCEDURES:
+            raise ReadOnlyViolationError(
+                f"CALL {target} is not allowed: only {', '.join(sorted(ALLOWED_PROCEDURES))} may be called"
+            )
+
+
+def clean_query(text: str) -> str:
+    """Trim whitespace and trailing semicolons (the drivers take one statement without them)."""
+    return text.strip().rstrip(";").strip()
+
+
+def with_row_limit(query: str, row_limit: int) -> str:
+    """Append ``LIMIT row_limit + 1`` when the query ends in a RETURN without a LIMIT of its own.
+
+    One row over the limit tells the caller the result was cut off. A query that already has a
+    final LIMIT, or does not end in RETURN (a lone CALL), is left as it is and its rows are cut
+    after reading instead. No ``CALL { ... }`` wrapping: it is not portable across the databases.
+    """
+    query = clean_query(query)
+    code = code_only(query)
+    if _TRAILING_LIMIT.search(code) or not _RETURN.search(code):
+        return query
+    return f"{query}\nLIMIT {row_limit + 1}"

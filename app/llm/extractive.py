@@ -1,0 +1,73 @@
+"""The answer without an LLM: the best evidence passages quoted, each with its citation tag.
+
+From each of the best-ranked retrieved regions the sentences that share the most words with the
+question are quoted (a window of up to two sentences), so the reader sees the part that matters
+rather than a whole table or page.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from app.llm.citations import Citation, cite_passages
+from app.llm.context import Context, Passage
+
+MAX_PASSAGES = 3
+MAX_QUOTE_CHARS = 360
+WINDOW_SENTENCES = 2
+HEADING_KINDS = frozenset({"title", "section_header", "page_header", "page_footer"})
+NO_EVIDENCE = "No passage of the stored documents matches this question."
+
+_WORD = re.compile(r"[a-z0-9]+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_STOPWORDS = frozenset(
+    re.findall(
+        r"\w+",
+        "a an and are as at be by can do does for from how in is it of on or the this that to was what when "
+        "where which who why with",
+    )
+)
+
+
+@dataclass
+class ExtractiveAnswer:
+    text: str
+    citations: list[Citation]
+    passages: list[Passage]
+
+
+def extractive_answer(question: str, context: Context, max_passages: int = MAX_PASSAGES) -> ExtractiveAnswer:
+    chosen = best_passages(context, max_passages)
+    if not chosen:
+        return ExtractiveAnswer(NO_EVIDENCE, [], [])
+    terms = content_words(question)
+    lines = [
+        f"{i}. “{best_quote(p.text or p.description, terms)}” [{context.tag_of(p)}]"
+        for i, p in enumerate(chosen, start=1)
+    ]
+    return ExtractiveAnswer("\n".join(lines), cite_passages(chosen, context), chosen)
+
+
+def best_passages(context: Context, limit: int) -> list[Passage]:
+    """The highest-scored retrieved passages with content; headings and graph context only when
+    nothing better was found (a bare heading answers nothing)."""
+    with_text = [p for p in context.passages if p.text.strip() or p.description.strip()]
+    ranked = sorted(with_text, key=lambda p: (p.via != "retrieved", p.kind in HEADING_KINDS, -p.score))
+    content = [p for p in ranked if p.via == "retrieved" and p.kind not in HEADING_KINDS]
+    return (content or ranked)[:limit]
+
+
+def content_words(text: str) -> set[str]:
+    return {word for word in _WORD.findall(text.lower()) if word not in _STOPWORDS and len(word) > 1}
+
+
+def best_quote(text: str, terms: set[str]) -> str:
+    """The window of sentences sharing the most words with the question, cut to a readable length."""
+    body = " ".join(text.split())
+    sentences = [s for s in _SENTENCE_END.split(body) if s] or [body]
+    windows = [" ".join(sentences[i : i + WINDOW_SENTENCES]) for i in range(len(sentences))]
+    best = max(windows, key=lambda window: len(terms & content_words(window)))
+    if len(best) <= MAX_QUOTE_CHARS:
+        return best
+    return best[:MAX_QUOTE_CHARS].rsplit(" ", 1)[0] + " …"

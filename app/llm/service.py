@@ -1,0 +1,196 @@
+"""What the CLI and the UI call: ask a question, turn a question into Cypher, describe figures.
+
+``ask`` routes the question (:mod:`app.llm.router`), gathers evidence — a generated graph query for
+structural questions, hybrid retrieval for single-hop ones, one retrieval per sub-question for
+multi-hop ones — and answers with citations (:mod:`app.llm.answer`), re-reading with more evidence
+while the model is unsure (:mod:`app.llm.uncertainty`). Without an LLM endpoint the answer is
+extractive (:mod:`app.llm.extractive`). Every decision goes into the result's trace.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from itertools import zip_longest
+
+from app.config import Settings
+from app.exceptions import LLMUnavailableError, Text2CypherError
+from app.llm.answer import AnswerResult, Extras
+from app.llm.client import NOT_CONFIGURED, LLMClient, StreamCallback, make_client, optional_client
+from app.llm.context import Passage, build_context, passages_from_hits, regions_by_id
+from app.llm.describe import DescribeReport, describe_document
+from app.llm.extractive import extractive_answer
+from app.llm.router import RouteDecision, route_question
+from app.llm.text2cypher import Text2CypherResult, generate_cypher
+from app.llm.uncertainty import answer_with_rereads, evidence_groups, prune_evidence
+from app.retrieval.base import Retriever
+from app.stores.base import GraphStore, Row
+
+__all__ = ["DescribeReport", "ask", "describe_document", "text2cypher"]
+
+Groups = list[list[Passage]]
+
+
+def ask(
+    question: str,
+    store: GraphStore,
+    settings: Settings,
+    retriever: Retriever,
+    k: int = 8,
+    doc_id: str | None = None,
+    force_cypher: bool = False,
+    stream_callback: StreamCallback | None = None,
+) -> AnswerResult:
+    """Answer ``question`` from the stored documents (only ``doc_id``'s when given), with citations.
+
+    ``force_cypher`` answers through text-to-Cypher whatever the router says, and raises when no
+    valid query comes out (without it, a failed query falls back to retrieval, noted in the trace).
+    """
+    started = time.perf_counter()
+    result = AnswerResult(question=question)
+    client = optional_client(settings)
+    if client is None:
+        if force_cypher:
+            raise LLMUnavailableError(NOT_CONFIGURED)
+        result.note("llm", status=NOT_CONFIGURED)
+    decision = _decide(question, client, force_cypher, result)
+    extras = Extras(sub_questions=decision.sub_questions)
+    groups: Groups | None = None
+    first_round = k
+    if decision.route == "cypher" and client is not None:
+        cypher_result = _run_cypher(question, doc_id, store, settings, client, force_cypher, result)
+        if cypher_result is not None:
+            extras = Extras(
+                cypher=cypher_result.cypher, rows=cypher_result.rows, rows_truncated=cypher_result.truncated
+            )
+            groups = evidence_groups(regions_by_id(store, _row_region_ids(cypher_result.rows), via="cypher"))
+    if groups is None:
+        rounds = 1 + settings.llm_max_rereads if client is not None else 1
+        groups, first_round = _retrieve(decision, question, retriever, store, k, rounds, doc_id, result)
+    _answer(result, question, groups, first_round, store, settings, client, extras, stream_callback)
+    result.timings["total"] = time.perf_counter() - started
+    return result
+
+
+def text2cypher(question: str, store: GraphStore, settings: Settings, run: bool = False) -> Text2CypherResult:
+    """A checked read-only query for ``question`` (and its rows when ``run``); needs an LLM endpoint."""
+    return generate_cypher(question, store, settings, make_client(settings), run=run)
+
+
+def _decide(question: str, client: LLMClient | None, force_cypher: bool, result: AnswerResult) -> RouteDecision:
+    started = time.perf_counter()
+    if force_cypher:
+        decision = RouteDecision("cypher", "forced", "asked for text-to-Cypher")
+    else:
+        decision = route_question(question, client, result.tokens)
+    if decision.route == "cypher" and client is None:
+        decision = RouteDecision("retrieve", decision.by, decision.reason + "; text-to-Cypher needs an LLM endpoint")
+    result.route = decision.route
+    result.timings["route"] = time.perf_counter() - started
+    result.note("route", **decision.to_json())
+    return decision
+
+
+def _run_cypher(
+    question: str,
+    doc_id: str | None,
+    store: GraphStore,
+    settings: Settings,
+    client: LLMClient,
+    force_cypher: bool,
+    result: AnswerResult,
+) -> Text2CypherResult | None:
+    asked = question if doc_id is None else f"{question}\n(Only about the document with doc_id '{doc_id}'.)"
+    try:
+        generated = generate_cypher(asked, store, settings, client, run=True, usage=result.tokens)
+    except Text2CypherError as error:
+        if force_cypher:
+            raise
+        result.note("cypher", error=str(error), fallback="retrieve")
+        result.route = "retrieve"
+        return None
+    result.timings.update(generated.timings)
+    result.cypher, result.rows = generated.cypher, generated.rows
+    result.note(
+        "cypher",
+        query=generated.cypher,
+        rows=len(generated.rows),
+        truncated=generated.truncated,
+        tries=len(generated.attempts),
+    )
+    return generated
+
+
+def _retrieve(
+    decision: RouteDecision,
+    question: str,
+    retriever: Retriever,
+    store: GraphStore,
+    k: int,
+    rounds: int,
+    doc_id: str | None,
+    result: AnswerResult,
+) -> tuple[Groups, int]:
+    """Ranked evidence groups (enough for ``rounds`` reads), and how many of them the first answer reads.
+
+    A decomposed question retrieves for each sub-question and interleaves the rankings, so every
+    sub-question is represented from the first round on.
+    """
+    started = time.perf_counter()
+    queries = decision.sub_questions if decision.route == "decompose" and decision.sub_questions else [question]
+    per_query = max(2, k // len(queries)) if len(queries) > 1 else k
+    rankings: list[Groups] = []
+    for query in queries:
+        hits = retriever.retrieve(query, k=per_query * rounds, doc_id=doc_id)
+        rankings.append(evidence_groups(passages_from_hits(store, hits)))
+        result.note("retrieve", query=query, retriever=retriever.name, hits=[h.region_id for h in hits])
+    result.timings["retrieve"] = time.perf_counter() - started
+    return _interleave(rankings), per_query * len(queries)
+
+
+def _answer(
+    result: AnswerResult,
+    question: str,
+    groups: Groups,
+    first_round: int,
+    store: GraphStore,
+    settings: Settings,
+    client: LLMClient | None,
+    extras: Extras,
+    stream: StreamCallback | None,
+) -> None:
+    started = time.perf_counter()
+    if client is None:
+        context = build_context(p for group in groups[:first_round] for p in group)
+        extractive = extractive_answer(question, context)
+        result.answer, result.citations, result.evidence = extractive.text, extractive.citations, extractive.passages
+        if stream is not None:
+            stream(extractive.text)
+    else:
+        result.mode = "llm"
+        checked, context = answer_with_rereads(
+            result, question, groups, first_round, store, client, settings, extras, stream
+        )
+        result.answer, result.citations = checked.text, checked.citations
+        result.removed_citations = checked.removed
+        result.evidence = prune_evidence(context, checked)
+        if checked.removed:
+            result.note("citations", removed=checked.removed)
+    result.timings["generate"] = time.perf_counter() - started
+
+
+def _interleave(rankings: Sequence[Groups]) -> Groups:
+    merged: Groups = []
+    for round_groups in zip_longest(*rankings):
+        merged += [group for group in round_groups if group is not None]
+    return merged
+
+
+def _row_region_ids(rows: Sequence[Row]) -> list[str]:
+    """Region ids named by a query's rows (columns called ``region_id`` or ending in ``_region_id``)."""
+    found: list[str] = []
+    for row in rows:
+        for column, value in row.items():
+            if (column == "region_id" or column.endswith("_region_id")) and isinstance(value, str):
+                found.append(value)
+    return list(dict.fromkeys(found))

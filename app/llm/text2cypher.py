@@ -1,0 +1,183 @@
+"""Text-to-Cypher: a question in, a checked read-only query (and its rows) out.
+
+The prompt holds the schema (``schema/graph.yaml`` via :mod:`app.schema`), the live label and
+relationship counts of the store, the store's dialect notes and the worked examples of
+``cypher/examples/``. Every generated query is checked before it runs (:mod:`app.llm.cypher_guard`),
+planned by the database (``store.explain``: syntax and unknown names), and run only through
+``store.read`` — read-only by the database's own rule — with the query time limit and a row limit.
+When any step fails, the error text goes back to the model for a corrected query, up to
+``settings.text2cypher_max_tries`` times; the last failure is raised as :class:`Text2CypherError`.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from app.config import Settings
+from app.exceptions import QuerySyntaxError, StoreError, StoreUnavailableError, Text2CypherError
+from app.llm.client import LLMClient, Message, TokenUsage
+from app.llm.cypher_guard import check_read_only, clean_query, with_row_limit
+from app.llm.prompting import fill, template
+from app.resources import CYPHER_DIR
+from app.schema import load_graph_schema
+from app.stores.base import GraphStore, Row
+
+EXAMPLES_DIR = CYPHER_DIR / "examples"
+DATABASE_NAMES = {"falkordb": "FalkorDB", "neo4j": "Neo4j 5"}
+_CODE_BLOCK = re.compile(r"```[ \t]*(?:cypher|sql|neo4j)?[ \t]*\n?(.*?)```", re.DOTALL | re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class CypherAttempt:
+    query: str
+    error: str = ""  # empty for the accepted query
+
+    def to_json(self) -> dict[str, str]:
+        return {"query": self.query, "error": self.error}
+
+
+@dataclass
+class Text2CypherResult:
+    question: str
+    cypher: str  # the accepted query, as run (with the row limit applied)
+    ran: bool = False
+    rows: list[Row] = field(default_factory=list)
+    truncated: bool = False  # more rows than text2cypher_row_limit; the rest were dropped
+    attempts: list[CypherAttempt] = field(default_factory=list)
+    tokens: TokenUsage = field(default_factory=TokenUsage)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "cypher": self.cypher,
+            "ran": self.ran,
+            "rows": self.rows,
+            "truncated": self.truncated,
+            "attempts": [attempt.to_json() for attempt in self.attempts],
+            "tokens": self.tokens.to_json(),
+            "timings": {name: round(seconds, 3) for name, seconds in self.timings.items()},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class WorkedExample:
+    question: str
+    query: str
+
+
+@cache
+def worked_examples() -> tuple[WorkedExample, ...]:
+    """``cypher/examples/*.cypher``: a ``// question:`` comment line, then the query."""
+    examples: list[WorkedExample] = []
+    for path in sorted(EXAMPLES_DIR.glob("*.cypher")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        question = next((line.split(":", 1)[1].strip() for line in lines if line.startswith("// question:")), "")
+        query = "\n".join(line for line in lines if not line.lstrip().startswith("//")).strip()
+        if question and query:
+            examples.append(WorkedExample(question, query))
+    return tuple(examples)
+
+
+def system_prompt(store: GraphStore, settings: Settings) -> str:
+    counts = store.counts()
+    examples = "\n\n".join(f"Question: {ex.question}\n```cypher\n{ex.query}\n```" for ex in worked_examples())
+    return fill(
+        "text2cypher",
+        database=DATABASE_NAMES.get(store.dialect, store.dialect),
+        schema=load_graph_schema().to_text(),
+        counts=_counts_text(counts.labels) + "\n" + _counts_text(counts.relationship_types),
+        row_limit=str(settings.text2cypher_row_limit),
+        dialect_notes=template(f"dialect_{store.dialect}"),
+        examples=examples,
+    )
+
+
+def generate_cypher(
+    question: str,
+    store: GraphStore,
+    settings: Settings,
+    client: LLMClient,
+    run: bool = False,
+    usage: TokenUsage | None = None,
+) -> Text2CypherResult:
+    """Ask for a query until one passes every check (and runs, when ``run``), feeding errors back.
+
+    The tokens spent, whether a query came out or not, are also added to ``usage`` when given.
+    """
+    result = Text2CypherResult(question=question, cypher="")
+    try:
+        return _generate(result, store, settings, client, run)
+    finally:
+        if usage is not None:
+            usage.merge(result.tokens)
+
+
+def _generate(
+    result: Text2CypherResult, store: GraphStore, settings: Settings, client: LLMClient, run: bool
+) -> Text2CypherResult:
+    started = time.perf_counter()
+    question = result.question
+    messages: list[Message] = [
+        {"role": "system", "content": system_prompt(store, settings)},
+        {"role": "user", "content": question.strip()},
+    ]
+    for _ in range(settings.text2cypher_max_tries):
+        completion = client.chat(messages)
+        result.tokens.add(completion)
+        query = extract_query(completion.text)
+        try:
+            _check_and_run(query, store, settings, run, result)
+        except StoreUnavailableError:
+            raise
+        except StoreError as error:
+            result.attempts.append(CypherAttempt(query, str(error)))
+            messages += [
+                {"role": "assistant", "content": completion.text},
+                {"role": "user", "content": fill("text2cypher_retry", error=str(error))},
+            ]
+            continue
+        result.attempts.append(CypherAttempt(query))
+        result.timings["text2cypher"] = time.perf_counter() - started
+        return result
+    last = result.attempts[-1]
+    raise Text2CypherError(
+        f"no valid read-only query after {len(result.attempts)} tries; the last, {_one_line(last.query)!r}, "
+        f"failed with: {last.error}"
+    )
+
+
+def extract_query(reply: str) -> str:
+    """The query in the reply's first code block, or the whole reply when it has none."""
+    block = _CODE_BLOCK.search(reply)
+    return clean_query(block.group(1) if block else reply)
+
+
+def _check_and_run(query: str, store: GraphStore, settings: Settings, run: bool, result: Text2CypherResult) -> None:
+    if not query:
+        raise QuerySyntaxError("the reply held no query")
+    check_read_only(query)
+    limited = with_row_limit(query, settings.text2cypher_row_limit)
+    store.explain(limited)
+    result.cypher = limited
+    if not run:
+        return
+    query_started = time.perf_counter()
+    rows = store.read(limited, timeout_s=settings.query_timeout_s)
+    result.timings["query"] = time.perf_counter() - query_started
+    result.ran = True
+    result.truncated = len(rows) > settings.text2cypher_row_limit
+    result.rows = rows[: settings.text2cypher_row_limit]
+
+
+def _counts_text(counts: dict[str, int]) -> str:
+    return ", ".join(f"{name} {count}" for name, count in sorted(counts.items())) or "(empty)"
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"

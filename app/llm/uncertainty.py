@@ -1,0 +1,124 @@
+"""Uncertainty-guided generation: re-read with more evidence while the model is unsure.
+
+When the endpoint returns token log-probabilities, the mean token entropy of an answer measures how
+sure the model was. Above ``settings.llm_entropy_threshold`` the answer is treated as uncertain and
+the question is asked again with more evidence: the next-ranked retrieved regions (with their graph
+context) and the reading-order neighbours of the regions already used, up to
+``settings.llm_max_rereads`` times. Without log-probabilities the first answer stands.
+
+The evidence finally reported is pruned to the smallest set the answer rests on: the regions it
+cites, or the whole context when it cites none.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from app.config import Settings
+from app.llm.answer import AnswerResult, Extras, generate_answer
+from app.llm.citations import CheckedAnswer
+from app.llm.client import LLMClient, StreamCallback, TokenLogprob
+from app.llm.context import Context, Passage, build_context, reading_neighbours
+from app.stores.base import GraphStore
+
+REREAD_NOTICE = "\n\n[uncertain (mean token entropy {entropy:.2f}): re-reading with more evidence]\n\n"
+
+
+def token_entropy(entry: TokenLogprob) -> float:
+    """Entropy (nats) of one token's distribution over its top alternatives; the probability mass
+    outside them counts as one more outcome, so a flat distribution is never under-counted to zero.
+    Without alternatives, the chosen token's surprisal stands in for it.
+    """
+    if not entry.top:
+        return -entry.logprob
+    probabilities = [math.exp(lp) for lp in entry.top]
+    entropy = -sum(p * lp for p, lp in zip(probabilities, entry.top, strict=True))
+    rest = 1.0 - sum(probabilities)
+    if rest > 1e-9:
+        entropy -= rest * math.log(rest)
+    return max(0.0, entropy)
+
+
+def mean_token_entropy(logprobs: Sequence[TokenLogprob] | None) -> float | None:
+    if not logprobs:
+        return None
+    return sum(token_entropy(entry) for entry in logprobs) / len(logprobs)
+
+
+def evidence_groups(ranked: Sequence[Passage]) -> list[list[Passage]]:
+    """Split a ranked passage list into groups: a retrieved region followed by its graph context."""
+    groups: list[list[Passage]] = []
+    for passage in ranked:
+        if passage.via == "retrieved" or not groups:
+            groups.append([passage])
+        else:
+            groups[-1].append(passage)
+    return groups
+
+
+def answer_with_rereads(
+    result: AnswerResult,
+    question: str,
+    groups: Sequence[Sequence[Passage]],
+    k: int,
+    store: GraphStore,
+    client: LLMClient,
+    settings: Settings,
+    extras: Extras = Extras(),
+    stream: StreamCallback | None = None,
+) -> tuple[CheckedAnswer, Context]:
+    """Answer from the first ``k`` groups; while uncertain, add evidence and answer again."""
+    used = [p for group in groups[:k] for p in group]
+    next_group = k
+    while True:
+        context = build_context(used)
+        completion, checked = generate_answer(question, context, client, extras=extras, stream=stream, logprobs=True)
+        result.tokens.add(completion)
+        entropy = mean_token_entropy(completion.logprobs)
+        result.entropy = entropy
+        step = {"round": result.rereads, "passages": len(context.passages), "entropy": _rounded(entropy)}
+        stop = _stop_reason(entropy, result.rereads, settings)
+        added: list[Passage] = []
+        if stop is None:
+            added, next_group = _more_evidence(used, groups, next_group, k, store)
+            stop = None if added else "no more evidence"
+        result.note("generate", **step, outcome=stop or "reread", added=len(added))
+        if stop is not None:
+            return checked, context
+        if stream is not None and entropy is not None:
+            stream(REREAD_NOTICE.format(entropy=entropy))
+        used += added
+        result.rereads += 1
+
+
+def prune_evidence(context: Context, checked: CheckedAnswer) -> list[Passage]:
+    """The smallest evidence set the answer rests on: its cited regions, else the whole context."""
+    cited = {citation.region_id for citation in checked.citations}
+    return [p for p in context.passages if p.region_id in cited] or list(context.passages)
+
+
+def _stop_reason(entropy: float | None, rereads: int, settings: Settings) -> str | None:
+    if entropy is None:
+        return "no logprobs from the endpoint"
+    if entropy <= settings.llm_entropy_threshold:
+        return "confident"
+    if rereads >= settings.llm_max_rereads:
+        return "reread limit"
+    return None
+
+
+def _more_evidence(
+    used: list[Passage], groups: Sequence[Sequence[Passage]], next_group: int, k: int, store: GraphStore
+) -> tuple[list[Passage], int]:
+    """The next ``k`` ranked groups and the reading neighbours of the retrieved regions in use."""
+    seen = {p.region_id for p in used}
+    added = [p for group in groups[next_group : next_group + k] for p in group if p.region_id not in seen]
+    seen |= {p.region_id for p in added}
+    retrieved = [p.region_id for p in used if p.via == "retrieved"]
+    added += [p for p in reading_neighbours(store, retrieved) if p.region_id not in seen]
+    return added, next_group + k
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)

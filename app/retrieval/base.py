@@ -1,0 +1,108 @@
+"""What every retriever returns, and the protocol they share.
+
+A retriever ranks Region nodes for a query, over the whole corpus or inside one document. Each hit
+says which signals put it there (``signals``: signal name -> that signal's score) and carries its
+graph neighbourhood as ``context`` (caption/figure partner, what it refers to, its continuation
+across a page break), which an answerer reads with the hit but which is not a hit of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True, slots=True)
+class ContextRegion:
+    """A neighbour of a hit. ``relation`` says how it is tied to the hit:
+
+    ``caption`` (the hit's caption), ``captioned`` (the figure/table the hit captions), ``refers_to``
+    (what the hit points at), ``referred_by``, ``continues`` (the hit's continuation on the next
+    page), ``continued_from`` (the part before a page break).
+    """
+
+    region_id: str
+    page: int
+    kind: str
+    text: str
+    relation: str
+    bbox: tuple[float, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "region_id": self.region_id,
+            "page": self.page,
+            "kind": self.kind,
+            "text": self.text,
+            "relation": self.relation,
+            "bbox": list(self.bbox),
+        }
+
+
+@dataclass(slots=True)
+class ScoredRegion:
+    region_id: str
+    doc_id: str
+    page: int  # 1-based physical page
+    bbox: tuple[float, ...]
+    kind: str
+    text: str
+    score: float
+    signals: dict[str, float] = field(default_factory=dict)
+    context: list[ContextRegion] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "region_id": self.region_id,
+            "doc_id": self.doc_id,
+            "page": self.page,
+            "bbox": list(self.bbox),
+            "kind": self.kind,
+            "text": self.text,
+            "score": round(self.score, 6),
+            "signals": {name: round(value, 6) for name, value in self.signals.items()},
+            "context": [c.to_json() for c in self.context],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PageHit:
+    """A page ranked for a query; ``regions`` are the ids of its hits, best first."""
+
+    doc_id: str
+    page: int
+    score: float
+    regions: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class Evidence:
+    """Everything one retrieval produced: region hits (with context) and the pages they rank."""
+
+    query: str
+    doc_id: str | None
+    retriever: str
+    regions: list[ScoredRegion]
+    pages: list[PageHit]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "doc_id": self.doc_id,
+            "retriever": self.retriever,
+            "regions": [r.to_json() for r in self.regions],
+            "pages": [{"doc_id": p.doc_id, "page": p.page, "score": round(p.score, 6)} for p in self.pages],
+        }
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    name: str
+
+    def retrieve(self, query: str, k: int = 10, doc_id: str | None = None) -> list[ScoredRegion]:
+        """The ``k`` best regions, best first; only ``doc_id``'s regions when it is given."""
+        ...
+
+    def rank_pages(self, query: str, k: int = 5, doc_id: str | None = None) -> list[PageHit]:
+        """The ``k`` best pages, best first."""
+        ...

@@ -1,0 +1,47 @@
+"""``bm25-page``: Okapi BM25 over whole-page text, the baseline the region-level retrievers must beat.
+
+Pages are ranked directly; as region hits it returns, for each of the best pages, that page's
+region that best matches the query (or its first body region when none matches).
+"""
+
+from __future__ import annotations
+
+from app.retrieval.base import PageHit, ScoredRegion
+from app.retrieval.corpus import FURNITURE, Corpus, DocumentIndex, RegionInfo
+from app.retrieval.hits import hit_from
+
+
+class BM25PageRetriever:
+    name = "bm25-page"
+
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+
+    def ranked_pages(self, query: str, n: int, doc_id: str | None = None) -> list[tuple[DocumentIndex, int, float]]:
+        """(document, page number, score) of the ``n`` best pages, best first."""
+        ranked: list[tuple[DocumentIndex, int, float]] = []
+        for document in self.corpus.documents(doc_id):
+            for row, score in document.page_bm25.top_k(query, n):
+                ranked.append((document, document.page_numbers[row], score))
+        ranked.sort(key=lambda item: -item[2])
+        return ranked[:n]
+
+    def rank_pages(self, query: str, k: int = 5, doc_id: str | None = None) -> list[PageHit]:
+        return [PageHit(doc.doc_id, page, score) for doc, page, score in self.ranked_pages(query, k, doc_id)]
+
+    def retrieve(self, query: str, k: int = 10, doc_id: str | None = None) -> list[ScoredRegion]:
+        hits: list[ScoredRegion] = []
+        for document, page, score in self.ranked_pages(query, k, doc_id):
+            region = _best_region_on_page(document, page, query)
+            if region is not None:
+                hits.append(hit_from(region, score, {"bm25_page": score}))
+        return hits
+
+
+def _best_region_on_page(document: DocumentIndex, page: int, query: str) -> RegionInfo | None:
+    rows = [i for i, r in enumerate(document.regions) if r.page == page and r.kind not in FURNITURE]
+    if not rows:
+        return None
+    scores = document.region_bm25.scores(query)
+    best = max(rows, key=lambda i: (scores[i], -i))
+    return document.regions[best]

@@ -1,0 +1,199 @@
+"""An in-memory view of the stored corpus that lexical and section retrieval need.
+
+Per document: its regions (page, kind, section), pages (body text) and sections (title, parent,
+title embedding), with BM25 indexes over region text and page text built on first use. A document is
+loaded from the store once and reloaded only when its stored version (sha256) changes, so a query
+costs one small version check.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from app import cypher
+from app.retrieval.bm25 import BM25Index
+from app.stores.base import GraphStore
+
+# Kinds that carry no content of their own for lexical search.
+FURNITURE = frozenset({"page_header", "page_footer"})
+
+
+@dataclass(frozen=True, slots=True)
+class RegionInfo:
+    region_id: str
+    doc_id: str
+    page: int
+    order: int
+    kind: str
+    bbox: tuple[float, ...]
+    text: str
+    section_id: str | None
+
+    @property
+    def search_text(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True, slots=True)
+class SectionInfo:
+    section_id: str
+    title: str
+    level: int
+    page_start: int
+    parent_id: str | None
+
+
+@dataclass(slots=True)
+class DocumentIndex:
+    doc_id: str
+    sha256: str
+    regions: list[RegionInfo]
+    page_numbers: list[int]
+    page_texts: list[str]
+    sections: dict[str, SectionInfo]
+    section_ids: list[str]  # rows of ``section_vectors``
+    section_vectors: NDArray[np.float32]
+    region_row: dict[str, int] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _region_bm25: BM25Index | None = None
+    _page_bm25: BM25Index | None = None
+
+    def __post_init__(self) -> None:
+        self.region_row = {r.region_id: i for i, r in enumerate(self.regions)}
+
+    @property
+    def region_bm25(self) -> BM25Index:
+        with self._lock:
+            if self._region_bm25 is None:
+                texts = [r.search_text if r.kind not in FURNITURE else "" for r in self.regions]
+                self._region_bm25 = BM25Index(texts)
+            return self._region_bm25
+
+    @property
+    def page_bm25(self) -> BM25Index:
+        with self._lock:
+            if self._page_bm25 is None:
+                self._page_bm25 = BM25Index(self.page_texts)
+            return self._page_bm25
+
+    @cached_property
+    def section_members(self) -> dict[str, list[int]]:
+        """Section id -> rows of the regions directly under it."""
+        members: dict[str, list[int]] = {}
+        for row, region in enumerate(self.regions):
+            if region.section_id is not None:
+                members.setdefault(region.section_id, []).append(row)
+        return members
+
+    def ancestors(self, section_id: str) -> list[str]:
+        """The section and its enclosing sections, nearest first."""
+        chain: list[str] = []
+        current: str | None = section_id
+        while current is not None and current in self.sections and current not in chain:
+            chain.append(current)
+            current = self.sections[current].parent_id
+        return chain
+
+
+def _vector(value: Any) -> list[float] | None:
+    if value is None:
+        return None
+    try:
+        return [float(x) for x in value]
+    except TypeError:
+        return None
+
+
+def load_document(store: GraphStore, doc_id: str, sha256: str) -> DocumentIndex:
+    dialect = store.dialect
+    params = {"doc_id": doc_id}
+    regions = [
+        RegionInfo(
+            region_id=str(row["region_id"]),
+            doc_id=doc_id,
+            page=int(row["page"]),
+            order=int(row["order"] or 0),
+            kind=str(row["kind"] or ""),
+            bbox=tuple(float(x) for x in (row["bbox"] or ())),
+            text=" ".join(str(part) for part in (row["text"], row.get("description")) if part),
+            section_id=row["section_id"],
+        )
+        for row in store.read(cypher.load("retrieval_doc_regions", dialect), params)
+    ]
+    pages = store.read(cypher.load("retrieval_doc_pages", dialect), params)
+    sections: dict[str, SectionInfo] = {}
+    section_ids: list[str] = []
+    vectors: list[list[float]] = []
+    for row in store.read(cypher.load("retrieval_doc_sections", dialect), params):
+        info = SectionInfo(
+            section_id=str(row["section_id"]),
+            title=str(row["title"] or ""),
+            level=int(row["level"] or 1),
+            page_start=int(row["page_start"] or 0),
+            parent_id=row["parent_id"],
+        )
+        sections[info.section_id] = info
+        vector = _vector(row.get("embedding"))
+        if vector:
+            section_ids.append(info.section_id)
+            vectors.append(vector)
+    matrix = np.asarray(vectors, dtype=np.float32) if vectors else np.zeros((0, 0), dtype=np.float32)
+    return DocumentIndex(
+        doc_id=doc_id,
+        sha256=sha256,
+        regions=regions,
+        page_numbers=[int(p["number"]) for p in pages],
+        page_texts=[str(p["text"] or "") for p in pages],
+        sections=sections,
+        section_ids=section_ids,
+        section_vectors=matrix,
+    )
+
+
+class Corpus:
+    """The documents of one store, loaded lazily and kept in step with the stored versions."""
+
+    def __init__(self, store: GraphStore) -> None:
+        self.store = store
+        self._documents: dict[str, DocumentIndex] = {}
+        self._lock = threading.Lock()
+
+    def versions(self) -> dict[str, str]:
+        rows = self.store.read(cypher.load("retrieval_documents", self.store.dialect))
+        return {str(row["doc_id"]): str(row["sha256"] or "") for row in rows}
+
+    def documents(self, doc_id: str | None = None) -> list[DocumentIndex]:
+        """The current index of ``doc_id`` (or of every document), reloading what changed."""
+        versions = self.versions()
+        wanted = [doc_id] if doc_id is not None else sorted(versions)
+        found: list[DocumentIndex] = []
+        with self._lock:
+            for stale in set(self._documents) - set(versions):
+                del self._documents[stale]
+            for name in wanted:
+                if name not in versions:
+                    continue
+                current = self._documents.get(name)
+                if current is None or current.sha256 != versions[name]:
+                    current = load_document(self.store, name, versions[name])
+                    self._documents[name] = current
+                found.append(current)
+        return found
+
+    def region(self, region_id: str) -> RegionInfo | None:
+        """A loaded region by id (ids start with their document's id: ``<doc_id>@<version>:...``)."""
+        document = self._documents.get(region_id.split("@", 1)[0])
+        row = document.region_row.get(region_id) if document else None
+        if document is not None and row is not None:
+            return document.regions[row]
+        for other in self._documents.values():
+            row = other.region_row.get(region_id)
+            if row is not None:
+                return other.regions[row]
+        return None

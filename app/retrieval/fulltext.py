@@ -1,0 +1,64 @@
+"""Lexical region retrieval, two ways.
+
+``bm25-region``: Okapi BM25 over region text in memory (per document statistics, technical-name
+aware tokens, see :mod:`app.retrieval.text`). ``fulltext-region``: the store's own full-text index
+(RediSearch in FalkorDB, Lucene in Neo4j); its scoring and tokenising differ per database, which is
+why the in-memory index is the one the hybrid uses.
+"""
+
+from __future__ import annotations
+
+from app.retrieval.base import ScoredRegion
+from app.retrieval.corpus import FURNITURE, Corpus, RegionInfo
+from app.retrieval.hits import RegionPageRanking, hit_from
+from app.retrieval.text import tokenize
+from app.stores.base import GraphStore
+
+Ranked = list[tuple[RegionInfo, float]]
+
+
+class BM25RegionRetriever(RegionPageRanking):
+    name = "bm25-region"
+
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+
+    def ranked(self, query: str, n: int, doc_id: str | None = None) -> Ranked:
+        ranked: Ranked = []
+        for document in self.corpus.documents(doc_id):
+            for row, score in document.region_bm25.top_k(query, n):
+                ranked.append((document.regions[row], score))
+        ranked.sort(key=lambda pair: -pair[1])
+        return ranked[:n]
+
+    def retrieve(self, query: str, k: int = 10, doc_id: str | None = None) -> list[ScoredRegion]:
+        return [hit_from(info, score, {"bm25": score}) for info, score in self.ranked(query, k, doc_id)]
+
+
+def fulltext_query(query: str) -> str:
+    """Plain words only: full-text query syntax (RediSearch, Lucene) must not see user punctuation."""
+    words = dict.fromkeys(t for t in tokenize(query) if t.isalnum())
+    return " ".join(words)
+
+
+class FulltextRetriever(RegionPageRanking):
+    name = "fulltext-region"
+
+    def __init__(self, store: GraphStore, corpus: Corpus) -> None:
+        self.store = store
+        self.corpus = corpus
+
+    def ranked(self, query: str, n: int, doc_id: str | None = None) -> Ranked:
+        text = fulltext_query(query)
+        if not text:
+            return []
+        self.corpus.documents(doc_id)
+        ranked: Ranked = []
+        for node in self.store.fulltext_top_k("Region", text, n * 2, doc_id):
+            info = self.corpus.region(node.key)
+            if info is not None and info.kind not in FURNITURE:
+                ranked.append((info, node.score))
+        return ranked[:n]
+
+    def retrieve(self, query: str, k: int = 10, doc_id: str | None = None) -> list[ScoredRegion]:
+        return [hit_from(info, score, {"fulltext": score}) for info, score in self.ranked(query, k, doc_id)]

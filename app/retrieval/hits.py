@@ -1,0 +1,63 @@
+"""Helpers every retriever shares: turning region rows into hits, query vectors, page ranking."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import numpy as np
+from numpy.typing import NDArray
+
+from app.retrieval.base import PageHit, ScoredRegion
+from app.retrieval.corpus import RegionInfo
+from app.retrieval.pages import rank_pages
+from models.encoders import TextEncoder
+
+# How many region hits a region-level retriever ranks to find the best pages.
+REGIONS_FOR_PAGES = 100
+
+
+def hit_from(info: RegionInfo, score: float, signals: dict[str, float]) -> ScoredRegion:
+    return ScoredRegion(
+        region_id=info.region_id,
+        doc_id=info.doc_id,
+        page=info.page,
+        bbox=info.bbox,
+        kind=info.kind,
+        text=info.text,
+        score=score,
+        signals=signals,
+    )
+
+
+class QueryVectors:
+    """Query embeddings, remembered for the last few hundred queries (a hybrid asks twice)."""
+
+    def __init__(self, encoder: TextEncoder, capacity: int = 256) -> None:
+        self.encoder = encoder
+        self.capacity = capacity
+        self._cache: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, query: str) -> NDArray[np.float32]:
+        with self._lock:
+            cached = self._cache.get(query)
+            if cached is not None:
+                self._cache.move_to_end(query)
+                return cached
+        vector: NDArray[np.float32] = self.encoder.encode([query])[0]
+        with self._lock:
+            self._cache[query] = vector
+            while len(self._cache) > self.capacity:
+                self._cache.popitem(last=False)
+        return vector
+
+
+class RegionPageRanking:
+    """``rank_pages`` for retrievers that rank regions: aggregate the top region hits per page."""
+
+    def retrieve(self, query: str, k: int = 10, doc_id: str | None = None) -> list[ScoredRegion]:
+        raise NotImplementedError
+
+    def rank_pages(self, query: str, k: int = 5, doc_id: str | None = None) -> list[PageHit]:
+        return rank_pages(self.retrieve(query, REGIONS_FOR_PAGES, doc_id), k)

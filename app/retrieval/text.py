@@ -1,0 +1,62 @@
+"""Tokens for lexical retrieval.
+
+Technical manuals name things in code: ``canvas.drawImage``, ``asn1_der_decoding2``, ``--no-time-strict``.
+A compound token is kept whole (so an exact name matches strongly) and also split into its parts
+(so "draw image" and "bookmark page" match ``drawImage`` and ``bookmarkPage``). Stop words go; a
+light plural fold makes "tables" match "table".
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[._\-][A-Za-z0-9]+)*")
+_PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+[0-9]*(?![a-z])")
+_SEPARATORS = re.compile(r"[._\-]")
+
+_STOP_WORDS_TEXT = """
+    a an and are as at be been being but by can could did do does doing for from had has have how i if
+    in into is it its itself may me might must my of on or our should so such than that the their them
+    then there these they this those to was we were what when where which while who whom why will with
+    would you your yours about above after again against all also any because before below between both
+    during each few further here just more most no nor not now off once only other out over own same
+    some too under until up very get gets give gives given
+"""
+STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
+
+
+@lru_cache(maxsize=200_000)
+def fold(word: str) -> str:
+    """Lowercase and fold plurals as Porter's step 1a does ("tables" -> "table", "classes" -> "class").
+
+    The fold only has to be the same for query and text, not a real stem ("canvas" -> "canva").
+    """
+    word = word.lower()
+    if len(word) > 3 and word.endswith("y"):  # Porter's step 1c, so "entry" meets "entries"
+        return word[:-1] + "i"
+    if len(word) <= 3 or not word.endswith("s") or word.endswith(("ss", "us", "is")):
+        return word
+    if word.endswith("sses"):
+        return word[:-2]
+    if word.endswith("ies"):
+        return word[:-2]
+    return word[:-1]
+
+
+def tokenize(text: str) -> list[str]:
+    tokens: list[str] = []
+    for match in _TOKEN.finditer(text):
+        raw = match.group(0)
+        parts = [p for p in _SEPARATORS.split(raw) if p]
+        sub: list[str] = []
+        for part in parts:
+            pieces = _PARTS.findall(part)
+            sub.extend(pieces if len(pieces) > 1 else [part])
+        whole = raw.lower()
+        if len(sub) > 1:
+            tokens.append(whole)
+            tokens.extend(fold(s) for s in sub if s.lower() not in STOP_WORDS)
+        elif whole not in STOP_WORDS:
+            tokens.append(fold(whole))
+    return tokens

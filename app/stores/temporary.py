@@ -1,0 +1,31 @@
+"""A throw-away local FalkorDB store, for ``docgraph eval`` and ``docgraph bench`` runs."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from app.config import Settings
+from app.stores import falkordb_server
+from app.stores.base import GraphStore
+from app.stores.factory import open_store
+
+
+@contextmanager
+def temporary_local_store(settings: Settings) -> Iterator[GraphStore]:
+    """A fresh FalkorDB under a new temporary home, stopped and removed afterwards.
+
+    Socket paths are limited to ~100 bytes, so the home lives directly under the system temp folder.
+    """
+    home = Path(tempfile.mkdtemp(prefix="docgraph-"))
+    store = open_store(settings, url=f"falkordb-local://{home}")
+    try:
+        store.apply_schema()
+        yield store
+    finally:
+        store.close()
+        falkordb_server.stop(home)
+        shutil.rmtree(home, ignore_errors=True)

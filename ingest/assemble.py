@@ -1,0 +1,145 @@
+"""Second pass over a page: typed regions in reading order from a :class:`PageScan`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ingest.blocks import Block, lines_in, segment_lines
+from ingest.classify import FontStats, classify_block, near_float, page_context, promote_title
+from ingest.figures import is_text_box
+from ingest.furniture import FurnitureMarks
+from ingest.lines import TextLine
+from ingest.merge import absorb_figure_labels, figures_for_orphan_captions, merge_blocks
+from ingest.model_regions import model_blocks
+from ingest.reading_order import reading_order
+from ingest.scan import PageScan
+from ingest.tables import to_markdown
+from ingest.text import join_lines, shorten
+from ingest.types import FURNITURE_KINDS, BBox, PageLayout, Region, RegionKind
+
+FIGURE_TEXT_LIMIT = 500  # labels only; a figure is not a text region
+
+
+@dataclass(slots=True)
+class Draft:
+    """A region before reading order is known."""
+
+    kind: RegionKind
+    bbox: BBox
+    text: str
+    font_size: float = 0.0
+    bold: bool = False
+    cells: list[list[str]] | None = None
+
+    def to_region(self, order: int) -> Region:
+        return Region(self.kind, self.bbox, self.text, order, self.font_size, self.bold, self.cells)
+
+
+def assemble_page(scan: PageScan, stats: FontStats, marks: FurnitureMarks, title_allowed: bool) -> PageLayout:
+    lines = scan.lines
+    used: set[int] = set(marks.header) | set(marks.footer)
+    drafts: list[Draft] = []
+    floats: list[BBox] = []
+
+    for table in scan.tables:
+        used.update(i for i in lines_in(table.bbox, lines) if i not in used)
+        drafts.append(Draft("table", table.bbox, to_markdown(table.cells), stats.body_size, False, table.cells))
+        floats.append(table.bbox)
+
+    header = set(marks.header)
+    footer = set(marks.footer)
+    blocks: list[Block] = []
+    if scan.model_boxes is not None:
+        model = model_blocks(scan, used, title_allowed)
+        header |= model.header
+        footer |= model.footer
+        used |= model.used | model.header | model.footer
+        blocks.extend(model.blocks)
+        for box, labels in model.figures:
+            drafts.append(_figure_draft(box, [lines[i] for i in labels]))
+            floats.append(box)
+    else:
+        for box in scan.figures:
+            if is_text_box(box, [lines[i] for i in lines_in(box, lines) if i not in used], stats.body_size):
+                continue
+            grown, labels = absorb_figure_labels(box, lines, used, stats)
+            used.update(labels)
+            drafts.append(_figure_draft(grown, [lines[i] for i in labels]))
+            floats.append(grown)
+
+    drafts = _merge_nested_figures(drafts)
+    rest = [lines[i] for i in range(len(lines)) if i not in used]
+    blocks.extend(segment_lines(rest))
+    _classify(blocks, stats, scan.height, title_allowed, floats)
+    blocks = merge_blocks(blocks, stats)
+    figure_drafts, blocks = figures_for_orphan_captions(blocks, floats, stats)
+    drafts.extend(_figure_draft(box, labels) for box, labels in figure_drafts)
+    drafts.extend(_block_draft(b) for b in blocks)
+
+    furniture = _furniture_drafts(lines, header, "page_header") + _furniture_drafts(lines, footer, "page_footer")
+    return _page_layout(scan, drafts, furniture)
+
+
+def _classify(blocks: list[Block], stats: FontStats, height: float, title_allowed: bool, floats: list[BBox]) -> None:
+    ctx = page_context(blocks, stats, height, title_allowed)
+    for block in blocks:
+        if block.kind is None:
+            block.kind = classify_block(block, stats, ctx, near_float(block.bbox, floats))
+    promote_title(blocks, stats, ctx)
+
+
+def _block_draft(block: Block) -> Draft:
+    kind: RegionKind = block.kind or "paragraph"
+    return Draft(kind, block.bbox, block.text_for(kind), block.size, block.bold)
+
+
+def _figure_draft(box: BBox, labels: Sequence[TextLine]) -> Draft:
+    text = shorten(join_lines([ln.text for ln in labels]), FIGURE_TEXT_LIMIT)
+    size = max((ln.size for ln in labels), default=0.0)
+    return Draft("figure", box, text, size, False)
+
+
+def _merge_nested_figures(drafts: list[Draft]) -> list[Draft]:
+    """A figure lying mostly inside a larger one (a sub-plot next to grown labels) joins it."""
+    others = [d for d in drafts if d.kind != "figure"]
+    figures = sorted((d for d in drafts if d.kind == "figure"), key=lambda d: -d.bbox.area)
+    kept: list[Draft] = []
+    for fig in figures:
+        area = fig.bbox.area
+        host = next((k for k in kept if area and k.bbox.intersection_area(fig.bbox) >= 0.6 * area), None)
+        if host is None:
+            kept.append(fig)
+            continue
+        host.bbox = host.bbox.union(fig.bbox)
+        host.text = shorten(" ".join(t for t in (host.text, fig.text) if t), FIGURE_TEXT_LIMIT)
+    return others + kept
+
+
+def _furniture_drafts(lines: Sequence[TextLine], indexes: set[int], kind: RegionKind) -> list[Draft]:
+    if not indexes:
+        return []
+    chosen = sorted((lines[i] for i in indexes), key=lambda ln: (round(ln.bbox.y0), ln.bbox.x0))
+    box = chosen[0].bbox
+    for line in chosen[1:]:
+        box = box.union(line.bbox)
+    text = " ".join(" ".join(ln.text.split()) for ln in chosen)
+    return [Draft(kind, box, text, chosen[0].size, all(ln.bold for ln in chosen))]
+
+
+def _page_layout(scan: PageScan, drafts: list[Draft], furniture: list[Draft]) -> PageLayout:
+    body = [d for d in drafts if d.kind not in FURNITURE_KINDS and (d.text or d.kind in ("figure", "table", "formula"))]
+    order = reading_order([(d.bbox.x0, d.bbox.y0, d.bbox.x1, d.bbox.y1) for d in body])
+    regions = [body[i].to_region(n) for n, i in enumerate(order)]
+    regions += [d.to_region(len(order) + k) for k, d in enumerate(furniture)]
+    header = " ".join(d.text for d in furniture if d.kind == "page_header")
+    footer = " ".join(d.text for d in furniture if d.kind == "page_footer")
+    return PageLayout(
+        number=scan.number,
+        width=scan.width,
+        height=scan.height,
+        regions=regions,
+        header_text=header,
+        footer_text=footer,
+        has_text_layer=scan.has_text_layer,
+    )

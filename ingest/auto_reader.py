@@ -1,0 +1,45 @@
+"""The ``auto`` reader: per page, the native reader where the text layer is good, the detector elsewhere.
+
+Born-digital pages are read exactly as ``native`` reads them (fonts, ruled tables, vector
+figures); scanned pages, pages whose glyphs have no usable Unicode and scans with a small
+text stamp go through layout detection and OCR. Furniture, reading order and continuations
+are then worked out over the whole document at once, so a scanned page between two digital
+ones still joins the reading chain.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ingest.detector_reader import DetectorReader
+from ingest.native import DEFAULT_MAX_PAGES
+from ingest.ocr import DEFAULT_LANG, DEFAULT_OCR_DPI
+from models.layout_detector import LayoutDetector
+from models.scan_selection import SelectionParams
+
+
+class AutoReader(DetectorReader):
+    """A :class:`DetectorReader` that runs the detector (and OCR) only on pages without a good text layer."""
+
+    name = "auto"
+
+    def __init__(
+        self,
+        detector: LayoutDetector | None = None,
+        selection: SelectionParams | None = None,
+        max_pages: int = DEFAULT_MAX_PAGES,
+        ocr_dpi: int = DEFAULT_OCR_DPI,
+        ocr_lang: str = DEFAULT_LANG,
+        model_path: Path | None = None,
+        ocr_workers: int = 1,
+    ) -> None:
+        super().__init__(
+            detector=detector,
+            selection=selection,
+            max_pages=max_pages,
+            detect_pages="untexted",
+            ocr_dpi=ocr_dpi,
+            ocr_lang=ocr_lang,
+            model_path=model_path,
+            ocr_workers=ocr_workers,
+        )

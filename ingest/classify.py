@@ -1,0 +1,153 @@
+"""Region kinds from font statistics alone (the ``fonts`` mode, and the fallback of ``layout``)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ingest.blocks import BULLET_GLYPH_RE, CAPTION_RE, Block
+from ingest.lines import TextLine
+from ingest.text import ends_sentence
+from ingest.types import BBox, RegionKind
+
+NUMBERED_HEADING_RE = re.compile(
+    r"^\s*(?:(?:chapter|part|section|appendix)\s+[\dA-Z]+\b|\d+(?:\.\d+)*\.?\s+\S|[A-Z](?:\.\d+)+\.?\s+\S)",
+    re.IGNORECASE,
+)
+CAPTION_DELIMITER_RE = re.compile(CAPTION_RE.pattern + r"\s*[:.\-–—]\s*\S")
+HEADER_MAX_CHARS = 160
+HEADER_MAX_LINES = 3
+TITLE_SIZE_RATIO = 1.4  # title: at least this much larger than body text
+HEADER_SIZE_STEP = 1.0  # points above body size that make a short bold line a header
+HEADER_SIZE_RATIO = 1.15  # a short line this much larger than body text is a header even if not bold
+_DOT_LEADER = re.compile(r"(?:\.\s?){4,}\s*\S*\d+\s*$")
+FOOTNOTE_TOP_SHARE = 0.6  # footnotes live below this share of the page height
+
+
+@dataclass(frozen=True, slots=True)
+class FontStats:
+    body_size: float
+    body_font: str
+
+
+def font_stats(lines: Iterable[TextLine]) -> FontStats:
+    """Body size and font: the most common (by characters) among non-monospace lines."""
+    sizes: Counter[float] = Counter()
+    fonts: Counter[str] = Counter()
+    any_sizes: Counter[float] = Counter()
+    for line in lines:
+        any_sizes[round(line.size * 2) / 2] += line.chars
+        if not line.mono:
+            sizes[round(line.size * 2) / 2] += line.chars
+            fonts[line.font] += line.chars
+    counts = sizes or any_sizes
+    body = counts.most_common(1)[0][0] if counts else 10.0
+    font = fonts.most_common(1)[0][0] if fonts else ""
+    return FontStats(body_size=body, body_font=font)
+
+
+@dataclass(frozen=True, slots=True)
+class PageContext:
+    height: float
+    title_allowed: bool  # first page with text, no title found yet
+    largest_size: float  # largest font size among the page's body blocks
+    lowest_body_y: float  # bottom of the lowest body-size block on the page
+
+
+def page_context(blocks: list[Block], stats: FontStats, height: float, title_allowed: bool) -> PageContext:
+    largest = max((b.size for b in blocks if b.lines[0].horizontal), default=0.0)
+    body = [b.bbox.y1 for b in blocks if abs(b.size - stats.body_size) <= 0.6 and not b.mono]
+    return PageContext(height, title_allowed, largest, max(body, default=0.0))
+
+
+def is_caption_text(text: str, near_float: bool) -> bool:
+    """"Figure 3: ..." is a caption anywhere; "Figure 3 shows ..." only right next to a figure or table."""
+    return bool(CAPTION_DELIMITER_RE.match(text)) or (near_float and bool(CAPTION_RE.match(text)))
+
+
+def classify_block(block: Block, stats: FontStats, ctx: PageContext, near_float: bool = False) -> RegionKind:
+    text = block.raw_text.strip()
+    if not block.lines[0].horizontal:
+        return "paragraph"
+    if is_caption_text(text, near_float) and len(text) < 600:
+        return "caption"
+    if block.list_item and BULLET_GLYPH_RE.match(text):  # a bulleted list of code words is still a list
+        return "list"
+    if block.mono and not (block.size >= stats.body_size + HEADER_SIZE_STEP and _is_header(block, text, stats)):
+        return "code"
+    if block.math >= 0.5 and len(text) < 400:
+        return "formula"
+    if _is_title(block, stats, ctx):
+        return "title"
+    if _is_header(block, text, stats):
+        return "section_header"
+    if _is_footnote(block, stats, ctx):
+        return "footnote"
+    if block.list_item:
+        return "list"
+    return "paragraph"
+
+
+def _is_title(block: Block, stats: FontStats, ctx: PageContext) -> bool:
+    return (
+        ctx.title_allowed
+        and block.size >= TITLE_SIZE_RATIO * stats.body_size
+        and block.size >= ctx.largest_size - 0.1
+        and block.bbox.y0 < 0.5 * ctx.height
+        and len(block.lines) <= 4
+        and any(ch.isalpha() for ch in block.raw_text)
+    )
+
+
+def promote_title(blocks: list[Block], stats: FontStats, ctx: PageContext) -> None:
+    """On the first page, a heading that looks like the document title becomes the title.
+
+    The layout model often calls the title a section header; font statistics decide here.
+    """
+    if not ctx.title_allowed or any(b.kind == "title" for b in blocks):
+        return
+    headers = [b for b in blocks if b.kind == "section_header" and _is_title(b, stats, ctx)]
+    if headers:
+        min(headers, key=lambda b: b.bbox.y0).kind = "title"
+
+
+def _is_header(block: Block, text: str, stats: FontStats) -> bool:
+    if len(block.lines) > HEADER_MAX_LINES or len(text) > HEADER_MAX_CHARS or len(text) < 2:
+        return False
+    if sum(ch.isalpha() for ch in text) < 2:
+        return False
+    if _DOT_LEADER.search(text):  # a table-of-contents entry
+        return False
+    numbered = bool(NUMBERED_HEADING_RE.match(text))
+    much_larger = block.size >= HEADER_SIZE_RATIO * stats.body_size
+    larger = block.size >= stats.body_size + HEADER_SIZE_STEP
+    if much_larger or (larger and block.bold):
+        return not text.endswith(",") and (numbered or not _reads_like_sentence(text))
+    if block.bold and block.size >= stats.body_size - 1.0:
+        return numbered or (len(block.lines) <= 2 and not _reads_like_sentence(text) and not text.endswith(":"))
+    return False
+
+
+def _reads_like_sentence(text: str) -> bool:
+    """Prose, not a heading: long-ish text that ends like a sentence."""
+    return len(text.split()) > 6 and ends_sentence(text)
+
+
+def _is_footnote(block: Block, stats: FontStats, ctx: PageContext) -> bool:
+    small = block.size <= stats.body_size - 0.9
+    low = block.bbox.y0 >= FOOTNOTE_TOP_SHARE * ctx.height
+    return small and low and block.bbox.y0 >= ctx.lowest_body_y - 1.0
+
+
+def near_float(box: BBox, floats: list[BBox], max_gap: float = 60.0) -> bool:
+    """True when ``box`` sits just above or below one of ``floats`` and overlaps it horizontally."""
+    for other in floats:
+        overlap = min(box.x1, other.x1) - max(box.x0, other.x0)
+        if overlap <= 0:
+            continue
+        vertical_gap = max(other.y0 - box.y1, box.y0 - other.y1)
+        if vertical_gap <= max_gap:
+            return True
+    return False

@@ -1,0 +1,147 @@
+"""Figure areas: embedded images and clusters of vector drawings, minus tables and text boxes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pymupdf
+
+from ingest.lines import TextLine
+from ingest.types import BBox
+
+MIN_FIGURE_SIDE = 16.0  # points
+MIN_FIGURE_AREA = 900.0  # square points (30 x 30)
+BACKGROUND_PAGE_SHARE = 0.8  # a drawing or image this large on a text page is a background
+MERGE_GAP = 8.0  # figure pieces closer than this belong to one figure
+TEXT_BOX_SHARE = 0.35  # share of a candidate covered by prose lines that makes it a framed text box
+
+
+def _as_bbox(rect: Any) -> BBox:
+    return BBox(float(rect[0]), float(rect[1]), float(rect[2]), float(rect[3]))
+
+
+def _is_white(color: Any) -> bool:
+    return color is not None and all(float(c) > 0.98 for c in color)
+
+
+def _visible_paths(drawings: Sequence[dict[str, Any]], page_area: float) -> list[dict[str, Any]]:
+    """Drop page-sized backgrounds and white fills, which are not part of any figure."""
+    kept = []
+    for path in drawings:
+        rect = path["rect"]
+        if abs(rect.width * rect.height) > BACKGROUND_PAGE_SHARE * page_area:
+            continue
+        if path.get("type") == "f" and _is_white(path.get("fill")):
+            continue
+        kept.append(path)
+    return kept
+
+
+def _only_rectangles(paths: Sequence[dict[str, Any]]) -> bool:
+    return all(item[0] == "re" for path in paths for item in path.get("items", []))
+
+
+def _overlap_share(box: BBox, others: Sequence[BBox]) -> float:
+    if box.area <= 0:
+        return 0.0
+    return max((box.intersection_area(o) / box.area for o in others), default=0.0)
+
+
+def _big_enough(box: BBox) -> bool:
+    return box.width >= MIN_FIGURE_SIDE and box.height >= MIN_FIGURE_SIDE and box.area >= MIN_FIGURE_AREA
+
+
+def drawing_figures(page: pymupdf.Page, drawings: Sequence[dict[str, Any]], tables: Sequence[BBox]) -> list[BBox]:
+    page_area = page.rect.width * page.rect.height
+    paths = _visible_paths(drawings, page_area)
+    if not paths:
+        return []
+    boxes = []
+    for rect in page.cluster_drawings(drawings=paths):
+        box = _as_bbox(rect)
+        if not _big_enough(box) or _overlap_share(box, tables) > 0.3:
+            continue
+        members = [p for p in paths if box.intersection_area(_as_bbox(p["rect"])) > 0 or p["rect"].is_empty]
+        members = [p for p in members if _inside(_as_bbox(p["rect"]), box)]
+        if len(members) <= 2 and _only_rectangles(members):
+            continue  # a shaded or framed box around text, not a picture
+        boxes.append(box)
+    return boxes
+
+
+def _inside(inner: BBox, outer: BBox, slack: float = 1.0) -> bool:
+    return (
+        inner.x0 >= outer.x0 - slack
+        and inner.y0 >= outer.y0 - slack
+        and inner.x1 <= outer.x1 + slack
+        and inner.y1 <= outer.y1 + slack
+    )
+
+
+def image_figures(page: pymupdf.Page, text_chars: int) -> list[BBox]:
+    page_box = _as_bbox(page.rect)
+    page_area = page_box.area
+    boxes = []
+    for info in page.get_image_info():
+        raw = _as_bbox(info["bbox"])
+        box = BBox(
+            max(raw.x0, page_box.x0), max(raw.y0, page_box.y0), min(raw.x1, page_box.x1), min(raw.y1, page_box.y1)
+        )
+        if not _big_enough(box):
+            continue
+        if text_chars > 200 and box.area > BACKGROUND_PAGE_SHARE * page_area:
+            continue  # a background picture behind real text
+        boxes.append(box)
+    return boxes
+
+
+def merge_boxes(boxes: Sequence[BBox], gap: float = MERGE_GAP) -> list[BBox]:
+    """Union boxes that overlap or lie within ``gap`` of each other, until stable."""
+    merged = list(boxes)
+    changed = True
+    while changed:
+        changed = False
+        out: list[BBox] = []
+        for box in merged:
+            for k, other in enumerate(out):
+                if _near(box, other, gap):
+                    out[k] = other.union(box)
+                    changed = True
+                    break
+            else:
+                out.append(box)
+        merged = out
+    return sorted(merged, key=lambda b: (b.y0, b.x0))
+
+
+def _near(a: BBox, b: BBox, gap: float) -> bool:
+    return a.x0 - gap <= b.x1 and b.x0 - gap <= a.x1 and a.y0 - gap <= b.y1 and b.y0 - gap <= a.y1
+
+
+def is_text_box(box: BBox, lines: Sequence[TextLine], body_size: float) -> bool:
+    """True when prose lines fill much of the box: a framed paragraph or listing, not a figure."""
+    prose = [
+        ln
+        for ln in lines
+        if ln.horizontal and len(ln.text.strip()) >= 40 and abs(ln.size - body_size) <= 1.5 and _center_in(ln.bbox, box)
+    ]
+    covered = sum(ln.bbox.area for ln in prose)
+    return len(prose) >= 3 and box.area > 0 and covered / box.area >= TEXT_BOX_SHARE
+
+
+def _center_in(inner: BBox, outer: BBox) -> bool:
+    cx, cy = (inner.x0 + inner.x1) / 2, (inner.y0 + inner.y1) / 2
+    return outer.x0 <= cx <= outer.x1 and outer.y0 <= cy <= outer.y1
+
+
+def find_figures(
+    page: pymupdf.Page, drawings: Sequence[dict[str, Any]], tables: Sequence[BBox], text_chars: int
+) -> list[BBox]:
+    """Figure candidates: images and drawing clusters, merged, minus tables.
+
+    Framed text boxes are removed later with :func:`is_text_box`, which needs the document's body
+    font size.
+    """
+    candidates = image_figures(page, text_chars) + drawing_figures(page, drawings, tables)
+    return [box for box in merge_boxes(candidates) if _overlap_share(box, tables) <= 0.5]

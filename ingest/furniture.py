@@ -1,0 +1,120 @@
+"""Running headers, footers and page numbers, recognised across the pages of a document.
+
+A line is furniture when it sits in the top or bottom band of its page and either is a page
+number ("12", "Page 12", "- xii -", "3 of 40") or its text, digits and roman numerals replaced,
+repeats in the same band on several pages. Lines that share position and font with such a line
+elsewhere are furniture too, so a chapter's running title printed on only one page is caught.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ingest.lines import TextLine
+
+BAND_FRACTION = 0.12  # share of the page height at the top and at the bottom that may hold furniture
+MAX_FURNITURE_CHARS = 160
+MAX_SIZE_RATIO = 1.35  # a line much larger than body text is a title, not a running header
+
+_PAGE_NUMBER = re.compile(
+    r"^[\s\-–—|.]*(?:page|p\.|seite|pag\.?)?\s*(?:\d{1,5}|[ivxlcdm]{1,7})"
+    r"(?:\s*(?:of|/|von|de)\s*\d{1,5})?[\s\-–—|.]*$",
+    re.IGNORECASE,
+)
+_ROMAN_TOKEN = re.compile(r"\b[ivxlcdm]{1,7}\b", re.IGNORECASE)
+_DIGITS = re.compile(r"\d+")
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass(slots=True)
+class PageLines:
+    """What furniture detection needs to know about one page."""
+
+    height: float
+    lines: Sequence[TextLine]
+
+
+@dataclass(slots=True)
+class FurnitureMarks:
+    """Indexes into the page's line list."""
+
+    header: set[int] = field(default_factory=set)
+    footer: set[int] = field(default_factory=set)
+
+    def __contains__(self, index: object) -> bool:
+        return index in self.header or index in self.footer
+
+
+def is_page_number(text: str) -> bool:
+    stripped = text.strip()
+    return bool(stripped) and bool(_PAGE_NUMBER.match(stripped))
+
+
+def furniture_key(text: str) -> str:
+    """Text with numbers and roman numerals replaced, lower-cased, whitespace collapsed."""
+    key = _DIGITS.sub("#", text.lower())
+    key = _ROMAN_TOKEN.sub("#", key)
+    return _SPACES.sub(" ", key).strip()
+
+
+def _band(line: TextLine, height: float) -> str | None:
+    if not line.horizontal:
+        return None
+    if line.bbox.y1 <= height * BAND_FRACTION:
+        return "top"
+    if line.bbox.y0 >= height * (1.0 - BAND_FRACTION):
+        return "bottom"
+    return None
+
+
+def _signature(band: str, line: TextLine) -> tuple[str, int, str, int]:
+    return (band, round(line.bbox.y0 / 3), line.font, round(line.size))
+
+
+def _eligible(line: TextLine, body_size: float) -> bool:
+    text = line.text.strip()
+    if not text or len(text) > MAX_FURNITURE_CHARS:
+        return False
+    return not (body_size > 0 and line.size > MAX_SIZE_RATIO * body_size)
+
+
+def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list[FurnitureMarks]:
+    """Mark header/footer lines on every page (indexes into each page's ``lines``)."""
+    min_repeat = 3 if len(pages) >= 5 else 2
+    candidates: list[list[tuple[int, str]]] = []  # per page: (line index, band)
+    key_pages: Counter[tuple[str, str]] = Counter()
+    for page in pages:
+        found = []
+        for index, line in enumerate(page.lines):
+            band = _band(line, page.height)
+            if band is not None and _eligible(line, body_size):
+                found.append((index, band))
+        candidates.append(found)
+        keys = {(band, furniture_key(page.lines[i].text)) for i, band in found}
+        key_pages.update(keys)
+
+    marks = [FurnitureMarks() for _ in pages]
+    signatures: Counter[tuple[str, int, str, int]] = Counter()
+    for page, found, mark in zip(pages, candidates, marks, strict=True):
+        page_signatures = set()
+        for index, band in found:
+            line = page.lines[index]
+            repeated = len(pages) > 1 and key_pages[(band, furniture_key(line.text))] >= min_repeat
+            if repeated or is_page_number(line.text):
+                _add(mark, index, band)
+                page_signatures.add(_signature(band, line))
+        signatures.update(page_signatures)
+
+    # Second pass: same place, same font as furniture seen on several pages.
+    for page, found, mark in zip(pages, candidates, marks, strict=True):
+        for index, band in found:
+            if index not in mark and signatures[_signature(band, page.lines[index])] >= min_repeat:
+                _add(mark, index, band)
+    return marks
+
+
+def _add(mark: FurnitureMarks, index: int, band: str) -> None:
+    (mark.header if band == "top" else mark.footer).add(index)

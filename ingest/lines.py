@@ -1,0 +1,153 @@
+"""Text lines with font statistics, extracted from ``page.get_text("dict")``."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import pymupdf
+
+from ingest import pdf_api
+from ingest.text import normalize_chars
+from ingest.types import BBox
+
+# Ligatures are normalised by ingest.text (tested there), so MuPDF is asked to keep them as is.
+TEXT_FLAGS = pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
+
+_BOLD_NAME = re.compile(r"bold|black|heavy|demi|semibold|cmbx|cmb\d|[-,]bd?$", re.IGNORECASE)
+_MONO_NAME = re.compile(r"mono|courier|consol|menlo|typewriter|cmtt|cmsltt|sftt|code|inconsolata|\btt", re.IGNORECASE)
+_MATH_NAME = re.compile(r"cmmi|cmsy|cmex|msam|msbm|math|stixgeneral|symbol|eufm|rsfs", re.IGNORECASE)
+_SAME_ROW_MAX_GAP_EM = 4.0  # pieces of one visual line further apart than this are separate items
+
+
+@dataclass(slots=True)
+class TextLine:
+    """One visual line: text plus the dominant font properties of its characters."""
+
+    text: str
+    bbox: BBox
+    size: float
+    font: str
+    bold: bool
+    mono: bool
+    math: float  # share of characters set in math fonts
+    block: int  # index of the MuPDF block it came from
+    horizontal: bool = True
+    chars: int = 0  # non-space characters
+
+    @property
+    def center_y(self) -> float:
+        return (self.bbox.y0 + self.bbox.y1) / 2
+
+
+def extract_lines(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> list[TextLine]:
+    """All non-empty text lines of the page, pieces on one baseline of a block merged."""
+    data = pdf_api.text_dict(page, TEXT_FLAGS, textpage)
+    lines: list[TextLine] = []
+    for block_no, block in enumerate(data.get("blocks", [])):
+        if block.get("type") != 0:
+            continue
+        block_lines = [ln for ln in (_line_from_dict(raw, block_no) for raw in block["lines"]) if ln]
+        lines.extend(_merge_same_row(_rows_in_order(block_lines)))
+    return lines
+
+
+def _line_from_dict(raw: dict[str, Any], block_no: int) -> TextLine | None:
+    spans = [s for s in raw.get("spans", []) if s.get("text")]
+    direction = raw.get("dir", (1.0, 0.0))
+    horizontal = abs(direction[1]) < 0.1 and direction[0] > 0
+    if horizontal:  # content streams may draw a line's pieces out of order (leaders before titles)
+        spans.sort(key=lambda s: s["bbox"][0])
+    text = normalize_chars("".join(s["text"] for s in spans))
+    if not text.strip():
+        return None
+    weights: Counter[tuple[float, str, bool, bool, bool]] = Counter()
+    math_chars = 0
+    for span in spans:
+        font = str(span.get("font", ""))
+        flags = int(span.get("flags", 0))
+        bold = bool(flags & pymupdf.TEXT_FONT_BOLD) or bool(_BOLD_NAME.search(font))
+        mono = bool(flags & pymupdf.TEXT_FONT_MONOSPACED) or bool(_MONO_NAME.search(font))
+        math = bool(_MATH_NAME.search(font))
+        count = sum(1 for ch in span["text"] if not ch.isspace())
+        weights[(round(float(span.get("size", 0.0)), 1), font, bold, mono, math)] += count
+        if math:  # dot leaders are often set in a math font; they do not make a formula
+            math_chars += sum(1 for ch in span["text"] if not ch.isspace() and ch != ".")
+    total = sum(weights.values())
+    if total == 0:
+        return None
+    dominant = weights.most_common(1)[0][0]
+    bold_chars = sum(n for key, n in weights.items() if key[2])
+    mono_chars = sum(n for key, n in weights.items() if key[3])
+    x0, y0, x1, y1 = raw["bbox"]
+    return TextLine(
+        text=text,
+        bbox=BBox(x0, y0, x1, y1),
+        size=dominant[0],
+        font=dominant[1],
+        bold=bold_chars >= 0.8 * total,
+        mono=mono_chars >= 0.8 * total,
+        math=math_chars / total,
+        block=block_no,
+        horizontal=horizontal,
+        chars=total,
+    )
+
+
+def _rows_in_order(lines: list[TextLine]) -> list[TextLine]:
+    """Horizontal lines top to bottom, pieces of one row left to right (streams may differ)."""
+    if any(not ln.horizontal for ln in lines):
+        return lines
+    rows: list[list[TextLine]] = []
+    for line in sorted(lines, key=lambda ln: ln.center_y):
+        if rows and abs(line.center_y - rows[-1][-1].center_y) < 0.4 * max(line.size, 1.0):
+            rows[-1].append(line)
+        else:
+            rows.append([line])
+    return [line for row in rows for line in sorted(row, key=lambda ln: ln.bbox.x0)]
+
+
+def _merge_same_row(lines: list[TextLine]) -> list[TextLine]:
+    """Join consecutive pieces that sit on the same baseline (a bullet and its text, split spans)."""
+    merged: list[TextLine] = []
+    for line in lines:
+        prev = merged[-1] if merged else None
+        if prev is not None and _same_row(prev, line):
+            merged[-1] = _join(prev, line)
+        else:
+            merged.append(line)
+    return merged
+
+
+def _same_row(a: TextLine, b: TextLine) -> bool:
+    if not (a.horizontal and b.horizontal):
+        return False
+    overlap = min(a.bbox.y1, b.bbox.y1) - max(a.bbox.y0, b.bbox.y0)
+    height = min(a.bbox.height, b.bbox.height)
+    gap = max(a.bbox.x0, b.bbox.x0) - min(a.bbox.x1, b.bbox.x1)  # either order: streams need not go left to right
+    return height > 0 and overlap >= 0.6 * height and -1.0 <= gap <= _SAME_ROW_MAX_GAP_EM * max(a.size, 1.0)
+
+
+def _join(first: TextLine, second: TextLine) -> TextLine:
+    a, b = (first, second) if first.bbox.x0 <= second.bbox.x0 else (second, first)
+    total = a.chars + b.chars
+    main = a if a.chars >= b.chars else b
+    sep = "" if a.text.endswith(" ") or b.text.startswith(" ") else " "
+    return TextLine(
+        text=a.text + sep + b.text,
+        bbox=a.bbox.union(b.bbox),
+        size=main.size,
+        font=main.font,
+        bold=(a.bold and b.bold) or (main.bold and min(a.chars, b.chars) <= 2),
+        mono=(a.mono and b.mono) or (main.mono and min(a.chars, b.chars) <= 2),
+        math=(a.math * a.chars + b.math * b.chars) / total if total else 0.0,
+        block=first.block,
+        horizontal=True,
+        chars=total,
+    )
+
+
+def page_char_count(lines: list[TextLine]) -> int:
+    return sum(line.chars for line in lines)

@@ -1,0 +1,159 @@
+"""Block-level repairs after classification: split paragraphs, lists, figure labels, text figures."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ingest.blocks import CAPTION_RE, Block
+from ingest.classify import NUMBERED_HEADING_RE, FontStats, near_float
+from ingest.lines import TextLine
+from ingest.text import ends_sentence, starts_lowercase
+from ingest.types import BBox, RegionKind
+
+LABEL_MARGIN = 18.0  # points around a figure within which short non-body lines are its labels
+LABEL_MAX_CHARS = 60
+ORPHAN_REACH = 120.0  # how far above a caption the content of a text-only figure may start
+_STYLE_SUFFIX = re.compile(r"(bold|italic|oblique|regular|roman|demi|slant|semibold|medium|light|book)+$", re.I)
+_FIGURE_CAPTION = re.compile(r"^\s*(figure|fig\.)", re.IGNORECASE)
+_FIGURE_CONTENT_KINDS: frozenset[RegionKind] = frozenset(
+    {"paragraph", "section_header", "list", "formula", "footnote"}
+)
+
+
+def font_family(font: str) -> str:
+    """"ABCDEF+LMRomanDemi10-Regular" -> "lmroman"; "Times-Bold" -> "times"; CM fonts -> "cm"."""
+    name = font.split("+")[-1]
+    base = re.split(r"[-,_ ]", name)[0]
+    base = re.sub(r"\d+$", "", base)
+    base = _STYLE_SUFFIX.sub("", base) or base
+    base = base.lower()
+    return "cm" if re.match(r"^(cm|sfrm|lm)", base) and not base.startswith("lmmono") else base
+
+
+def _center_in(box: BBox, target: BBox) -> bool:
+    cx, cy = (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
+    return target.x0 <= cx <= target.x1 and target.y0 <= cy <= target.y1
+
+
+def _within(a: BBox, b: BBox, gap: float) -> bool:
+    return a.x0 - gap <= b.x1 and b.x0 - gap <= a.x1 and a.y0 - gap <= b.y1 and b.y0 - gap <= a.y1
+
+
+def _is_label(line: TextLine, stats: FontStats) -> bool:
+    text = line.text.strip()
+    if len(text) > LABEL_MAX_CHARS or CAPTION_RE.match(text):
+        return False
+    other_font = font_family(line.font) != font_family(stats.body_font)
+    return not line.horizontal or other_font or line.size < stats.body_size - 0.5
+
+
+def absorb_figure_labels(
+    box: BBox, lines: Sequence[TextLine], used: set[int], stats: FontStats
+) -> tuple[BBox, list[int]]:
+    """Lines inside the figure, plus short label-like lines near it (axis titles, plot titles).
+
+    The figure grows with each label it takes, so a label next to another label is found too.
+    """
+    labels = [i for i, ln in enumerate(lines) if i not in used and _center_in(ln.bbox, box)]
+    labels = [i for i in labels if not CAPTION_RE.match(lines[i].text.strip())]
+    grown = box
+    for i in labels:
+        grown = grown.union(lines[i].bbox)
+    taken = set(labels)
+    changed = True
+    while changed:
+        changed = False
+        for index, line in enumerate(lines):
+            if index in used or index in taken or line.mono:
+                continue
+            if _within(line.bbox, grown, LABEL_MARGIN) and _is_label(line, stats):
+                taken.add(index)
+                labels.append(index)
+                grown = grown.union(line.bbox)
+                changed = True
+    return grown, sorted(labels)
+
+
+def merge_blocks(blocks: list[Block], stats: FontStats) -> list[Block]:
+    """Join list items into lists and paragraphs that MuPDF split into several blocks."""
+    merged: list[Block] = []
+    for block in blocks:
+        prev = merged[-1] if merged else None
+        if prev is not None and _joinable(prev, block):
+            merged[-1] = Block(prev.lines + block.lines, prev.kind, prev.list_item, source=prev.source)
+        else:
+            merged.append(block)
+    return merged
+
+
+def _joinable(prev: Block, cur: Block) -> bool:
+    em = max(prev.size, cur.size, 1.0)
+    gap = cur.bbox.y0 - prev.bbox.y1
+    if gap < -0.5 * em:
+        return False
+    if prev.kind == "list" and cur.kind == "list":  # items of one list, from either source
+        return gap <= 1.5 * em and abs(cur.bbox.x0 - prev.bbox.x0) <= 2 * em
+    if prev.source != "fonts" or cur.source != "fonts":  # model boxes are kept as the model drew them
+        return False
+    if prev.kind == "list" and cur.kind == "paragraph":  # hanging continuation of the last item
+        return gap <= 0.8 * em and cur.bbox.x0 >= prev.bbox.x0 + em
+    if prev.kind == "list" and cur.kind == "code" and len(cur.lines) == 1:  # an item's URL or command
+        return gap <= 0.5 * em and cur.bbox.x0 >= prev.bbox.x0 + em
+    if prev.kind == cur.kind and cur.kind in ("title", "section_header"):  # a heading set on two lines
+        same_style = abs(prev.size - cur.size) < 0.3 and prev.bold == cur.bold
+        return same_style and gap <= 0.6 * em and not NUMBERED_HEADING_RE.match(cur.raw_text)
+    if prev.kind == "paragraph" and cur.kind == "code" and len(cur.lines) == 1:  # inline code on its own line
+        return gap <= 0.5 * em and not ends_sentence(prev.raw_text)
+    if prev.kind == cur.kind == "paragraph":
+        same_style = prev.font == cur.font and abs(prev.size - cur.size) < 0.3
+        overlap = min(prev.bbox.x1, cur.bbox.x1) - max(prev.bbox.x0, cur.bbox.x0)
+        narrow = min(prev.bbox.width, cur.bbox.width)
+        continues = not ends_sentence(prev.raw_text) or starts_lowercase(cur.raw_text)
+        return same_style and gap <= 0.5 * em and overlap >= 0.5 * narrow and continues
+    return False
+
+
+def figures_for_orphan_captions(
+    blocks: list[Block], floats: list[BBox], stats: FontStats
+) -> tuple[list[tuple[BBox, list[TextLine]]], list[Block]]:
+    """A "Figure N" caption with no figure next to it captions the text drawn just above it.
+
+    Documents that show typeset output as figures (font samples, styled paragraphs) have no
+    image or drawing to detect; the blocks directly above the caption set in a font family other
+    than the body's are that figure's content.
+    """
+    body_family = font_family(stats.body_font)
+    taken: set[int] = set()
+    figures: list[tuple[BBox, list[TextLine]]] = []
+    for caption in blocks:
+        if caption.kind != "caption" or not _FIGURE_CAPTION.match(caption.raw_text):
+            continue
+        if near_float(caption.bbox, floats):
+            continue
+        members = _content_above(caption, blocks, taken, body_family)
+        if not members:
+            continue
+        taken.update(id(b) for b in members)
+        box = members[0].bbox
+        for member in members[1:]:
+            box = box.union(member.bbox)
+        labels = [line for member in sorted(members, key=lambda b: b.bbox.y0) for line in member.lines]
+        figures.append((box, labels))
+        floats.append(box)
+    return figures, [b for b in blocks if id(b) not in taken]
+
+
+def _content_above(caption: Block, blocks: list[Block], taken: set[int], body_family: str) -> list[Block]:
+    above = [b for b in blocks if b is not caption and id(b) not in taken and b.bbox.y1 <= caption.bbox.y0 + 2]
+    above.sort(key=lambda b: -b.bbox.y1)
+    members: list[Block] = []
+    top = caption.bbox.y0
+    for block in above:
+        if top - block.bbox.y1 > ORPHAN_REACH:
+            break
+        if block.kind not in _FIGURE_CONTENT_KINDS or font_family(block.font) == body_family:
+            break
+        members.append(block)
+        top = min(top, block.bbox.y0)
+    return members

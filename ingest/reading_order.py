@@ -1,0 +1,130 @@
+"""Column-aware recursive XY-cut over bounding boxes.
+
+The page is cut recursively. At each level a vertical cut (a gap in the x-projection that no box
+crosses, i.e. a column gutter, with columns of real height on both sides) is tried first, so a
+column is read completely before the next one.
+Without one, the boxes are cut into horizontal bands at y-gaps; consecutive bands that share a
+column gutter are merged back (otherwise gaps that happen to line up across two columns would
+interleave them) when every column runs along most of the merged height, and each band group
+is ordered recursively. Boxes that overlap in both
+directions fall back to a top-to-bottom, left-to-right sort.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1
+
+DEFAULT_MIN_COLUMN_GAP = 6.0  # points; narrower gaps are word or cell spacing, not a gutter
+MIN_COLUMN_HEIGHT_SHARE = 0.5  # a column spans at least this share of its group's height ...
+MIN_COLUMN_EXTENT = 100.0  # ... or at least this many points
+DEFAULT_ROW_TOLERANCE = 1.0  # points each box is shrunk vertically: ascenders of touching lines overlap
+
+
+def reading_order(
+    boxes: Sequence[Box],
+    min_column_gap: float = DEFAULT_MIN_COLUMN_GAP,
+    row_tolerance: float = DEFAULT_ROW_TOLERANCE,
+) -> list[int]:
+    """Return the indices of ``boxes`` in reading order (a permutation of ``range(len(boxes))``)."""
+    cutter = _XYCut(boxes, min_column_gap, row_tolerance)
+    return cutter.order(list(range(len(boxes))))
+
+
+class _XYCut:
+    def __init__(self, boxes: Sequence[Box], min_column_gap: float, row_tolerance: float) -> None:
+        self.boxes = [_normalized(b) for b in boxes]
+        self.min_column_gap = min_column_gap
+        self.row_tolerance = row_tolerance
+
+    def order(self, items: list[int]) -> list[int]:
+        if len(items) <= 1:
+            return list(items)
+        columns = self.columns(items)
+        if len(columns) > 1 and self.is_column_layout(items):
+            return [i for column in columns for i in self.order(column)]
+        bands = self.bands(items)
+        if len(bands) > 1:
+            groups = self.merge_column_bands(bands)
+            if len(groups) > 1:
+                return [i for group in groups for i in self.order(group)]
+        return sorted(items, key=self.position_key)
+
+    def position_key(self, i: int) -> tuple[float, float, int]:
+        x0, y0, _, _ = self.boxes[i]
+        return (round(y0, 1), round(x0, 1), i)
+
+    def columns(self, items: list[int]) -> list[list[int]]:
+        """Split at x-gaps of at least ``min_column_gap`` (column gutters), left to right."""
+        spans = [(self.boxes[i][0], self.boxes[i][2], i) for i in items]
+        return _split_projection(spans, self.min_column_gap)
+
+    def bands(self, items: list[int]) -> list[list[int]]:
+        """Split at y-gaps (after shrinking boxes by the row tolerance), top to bottom."""
+        spans = []
+        for i in items:
+            _, y0, _, y1 = self.boxes[i]
+            top, bottom = y0 + self.row_tolerance, y1 - self.row_tolerance
+            if bottom < top:  # thin box: keep its centre line
+                top = bottom = (y0 + y1) / 2
+            spans.append((top, bottom, i))
+        return _split_projection(spans, 0.0)
+
+    def merge_column_bands(self, bands: list[list[int]]) -> list[list[int]]:
+        """Merge consecutive bands that continue the same multi-column layout.
+
+        Two groups merge when their union still has a column gutter and at least one of them is
+        multi-column by itself; a lone left item followed by a lone right item (a zig-zag of
+        figures and captions in a single-column page) does not merge.
+        """
+        groups: list[list[int]] = [list(bands[0])]
+        for band in bands[1:]:
+            current = groups[-1]
+            union = current + band
+            multi = len(self.columns(current)) > 1 or len(self.columns(band)) > 1
+            if multi and self.is_column_layout(union):
+                groups[-1] = union
+            else:
+                groups.append(list(band))
+        return groups
+
+    def is_column_layout(self, items: list[int]) -> bool:
+        """Side-by-side columns, each running along much of the group's height.
+
+        A short note beside the first of several lines (a label next to a signature, a margin
+        note) has a gutter too, but reading all the lines before the note would be wrong. A
+        column qualifies when it spans half the group's height or ``MIN_COLUMN_EXTENT`` points.
+        """
+        columns = self.columns(items)
+        if len(columns) < 2:
+            return False
+        top = min(self.boxes[i][1] for i in items)
+        bottom = max(self.boxes[i][3] for i in items)
+        needed = min(MIN_COLUMN_HEIGHT_SHARE * (bottom - top), MIN_COLUMN_EXTENT)
+        for column in columns:
+            extent = max(self.boxes[i][3] for i in column) - min(self.boxes[i][1] for i in column)
+            if extent < needed:
+                return False
+        return True
+
+
+def _normalized(box: Box) -> Box:
+    x0, y0, x1, y1 = (float(v) for v in box)
+    return (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
+
+
+def _split_projection(spans: list[tuple[float, float, int]], min_gap: float) -> list[list[int]]:
+    """Group 1-D intervals (start, end, index) into runs separated by gaps wider than ``min_gap``."""
+    ordered = sorted(spans, key=lambda s: (s[0], s[1], s[2]))
+    groups: list[list[int]] = []
+    reach = float("-inf")
+    for start, end, index in ordered:
+        if groups and start - reach > min_gap:
+            groups.append([index])
+        elif groups:
+            groups[-1].append(index)
+        else:
+            groups.append([index])
+        reach = max(reach, end)
+    return groups

@@ -1,0 +1,66 @@
+"""First pass over a page: everything later steps need, extracted once (the expensive part)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pymupdf
+
+from ingest import pdf_api
+from ingest.figures import find_figures
+from ingest.layout_model import ModelBox, model_tables, run_layout_model
+from ingest.lines import TEXT_FLAGS, TextLine, extract_lines
+from ingest.tables import FoundTable, find_ruled_tables
+from ingest.types import BBox
+
+MIN_TEXT_CHARS = 10  # fewer visible characters than this on a page with a large image: a scan
+SCAN_IMAGE_SHARE = 0.5
+
+
+@dataclass(slots=True)
+class PageScan:
+    number: int  # 1-based
+    width: float
+    height: float
+    lines: list[TextLine]
+    tables: list[FoundTable] = field(default_factory=list)
+    figures: list[BBox] = field(default_factory=list)
+    model_boxes: list[ModelBox] | None = None
+    has_text_layer: bool = True
+
+
+def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
+    textpage = page.get_textpage(flags=TEXT_FLAGS)
+    lines = extract_lines(page, textpage)
+    chars = sum(line.chars for line in lines)
+    words = pdf_api.words(page, TEXT_FLAGS, textpage)
+    scan = PageScan(
+        number=page.number + 1,
+        width=page.rect.width,
+        height=page.rect.height,
+        lines=lines,
+        has_text_layer=_has_text_layer(page, chars),
+    )
+    if use_model:
+        scan.model_boxes = run_layout_model(page, words)
+        scan.tables = model_tables(scan.model_boxes)
+        scan.figures = [b.bbox for b in scan.model_boxes if b.kind == "figure"]
+    else:
+        drawings = page.get_drawings()
+        scan.tables = find_ruled_tables(page, drawings, words)
+        scan.figures = find_figures(page, drawings, [t.bbox for t in scan.tables], chars)
+    return scan
+
+
+def _has_text_layer(page: pymupdf.Page, chars: int) -> bool:
+    """No text layer: (almost) no extractable characters, e.g. a scanned or blank page."""
+    if chars >= MIN_TEXT_CHARS:
+        return True
+    if chars == 0:
+        return False
+    page_area = page.rect.width * page.rect.height
+    for info in page.get_image_info():
+        x0, y0, x1, y1 = info["bbox"]
+        if (x1 - x0) * (y1 - y0) >= SCAN_IMAGE_SHARE * page_area:
+            return False  # a few stray characters on top of a page-sized image
+    return True

@@ -1,0 +1,159 @@
+"""Table extraction: ruled tables via ``page.find_tables``, grids from the layout model, markdown."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pymupdf
+
+from ingest import pdf_api
+from ingest.pdf_api import Word
+from ingest.text import clean_inline
+from ingest.types import BBox
+
+MIN_EDGE_LENGTH = 8.0  # points; shorter strokes are glyph decorations, not rulings
+MIN_EDGES_PER_AXIS = 2
+MIN_TABLE_WIDTH = 40.0  # points
+MIN_TABLE_HEIGHT = 20.0
+
+
+@dataclass(slots=True)
+class FoundTable:
+    bbox: BBox
+    cells: list[list[str]]
+
+    @property
+    def column_count(self) -> int:
+        return max((len(row) for row in self.cells), default=0)
+
+
+def _edges(drawings: Sequence[dict[str, Any]]) -> tuple[int, int]:
+    """Count horizontal and vertical stroke-like items (lines, thin rectangles, rectangle sides)."""
+    horizontal = vertical = 0
+    for path in drawings:
+        for item in path.get("items", []):
+            if item[0] == "l":
+                p, q = item[1], item[2]
+                if abs(p.y - q.y) < 1 and abs(p.x - q.x) >= MIN_EDGE_LENGTH:
+                    horizontal += 1
+                elif abs(p.x - q.x) < 1 and abs(p.y - q.y) >= MIN_EDGE_LENGTH:
+                    vertical += 1
+            elif item[0] in ("re", "qu"):
+                rect = item[1].rect if item[0] == "qu" else item[1]
+                horizontal += 2 if rect.width >= MIN_EDGE_LENGTH else 0
+                vertical += 2 if rect.height >= MIN_EDGE_LENGTH else 0
+    return horizontal, vertical
+
+
+def may_have_ruled_table(drawings: Sequence[dict[str, Any]]) -> bool:
+    """Cheap pre-check: rulings on both axes, more than one plain frame's worth."""
+    horizontal, vertical = _edges(drawings)
+    both = horizontal >= MIN_EDGES_PER_AXIS and vertical >= MIN_EDGES_PER_AXIS
+    return both and horizontal + vertical > 2 * MIN_EDGES_PER_AXIS
+
+
+def grid_candidates(page: pymupdf.Page, drawings: list[dict[str, Any]]) -> list[tuple[float, float, float, float]]:
+    """Areas where drawings form rulings on both axes: the only places a ruled table can be."""
+    ruling = [p for p in drawings if any(item[0] in ("l", "re", "qu") for item in p.get("items", []))]
+    if not may_have_ruled_table(ruling):
+        return []
+    boxes = [(tuple(p["rect"]), p) for p in ruling]
+    areas = []
+    for rect in page.cluster_drawings(drawings=ruling):
+        if rect.width < MIN_TABLE_WIDTH or rect.height < MIN_TABLE_HEIGHT:
+            continue
+        x0, y0, x1, y1 = rect.x0 - 1, rect.y0 - 1, rect.x1 + 1, rect.y1 + 1
+        inside = [p for (a, b, c, d), p in boxes if a >= x0 and b >= y0 and c <= x1 and d <= y1]
+        if may_have_ruled_table(inside):
+            areas.append((rect.x0 - 2, rect.y0 - 2, rect.x1 + 2, rect.y1 + 2))
+    return areas
+
+
+def find_ruled_tables(
+    page: pymupdf.Page, drawings: list[dict[str, Any]], words: Sequence[Word]
+) -> list[FoundTable]:
+    """Tables drawn with ruling lines or cell borders (no layout model involved).
+
+    ``find_tables`` runs only inside areas with rulings on both axes (it converts every
+    character of its clip to Python objects, which dominates its cost). Only the cell geometry
+    comes from it: its own text assembly drops the spaces of justified text, so cell text is
+    rebuilt from the page's words.
+    """
+    found = []
+    for area in grid_candidates(page, drawings):
+        finder = pdf_api.find_tables(page, clip=area, use_layout=False, paths=drawings)
+        for table in finder.tables if finder is not None else []:
+            cells = [[_words_in(rect, words) if rect else "" for rect in row.cells] for row in table.rows]
+            if is_real_table(cells):
+                x0, y0, x1, y1 = table.bbox
+                found.append(FoundTable(BBox(x0, y0, x1, y1), cells))
+    return found
+
+
+def _words_in(rect: Sequence[float], words: Sequence[Word]) -> str:
+    x0, y0, x1, y1 = rect[:4]
+    inside = [w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1]
+    return _cell_text(inside)
+
+
+def is_real_table(cells: list[list[str]]) -> bool:
+    """Reject frames and single boxes that the line finder reports as tables."""
+    rows = len(cells)
+    cols = max((len(r) for r in cells), default=0)
+    filled = sum(1 for row in cells for cell in row if cell)
+    if cols < 2 or filled < 2:
+        return False
+    if rows == 1:  # one row: only a fully filled row is plausibly a table fragment
+        return filled == cols
+    return filled >= 3
+
+
+def to_markdown(cells: Sequence[Sequence[str]]) -> str:
+    """Render rows as a markdown table; the first row is the header row."""
+    if not cells:
+        return ""
+    width = max(len(row) for row in cells)
+
+    def fmt(row: Sequence[str]) -> str:
+        padded = [_escape(c) for c in row] + [""] * (width - len(row))
+        return "| " + " | ".join(padded) + " |"
+
+    lines = [fmt(cells[0]), "| " + " | ".join(["---"] * width) + " |"]
+    lines.extend(fmt(row) for row in cells[1:])
+    return "\n".join(lines)
+
+
+def _escape(cell: str) -> str:
+    return cell.replace("|", "\\|").replace("\n", " ")
+
+
+def grid_cells(
+    bbox: BBox, row_lines: Sequence[float], col_lines: Sequence[float], words: Sequence[Word]
+) -> list[list[str]]:
+    """Fill a grid (separator offsets relative to ``bbox``) with the words whose centres fall in each cell."""
+    row_cuts = sorted(bbox.y0 + y for y in row_lines if 0 < y < bbox.height)
+    col_cuts = sorted(bbox.x0 + x for x in col_lines if 0 < x < bbox.width)
+    grid: list[list[list[Word]]] = [[[] for _ in range(len(col_cuts) + 1)] for _ in range(len(row_cuts) + 1)]
+    for word in words:
+        cx, cy = (word[0] + word[2]) / 2, (word[1] + word[3]) / 2
+        if not (bbox.x0 <= cx <= bbox.x1 and bbox.y0 <= cy <= bbox.y1):
+            continue
+        grid[bisect.bisect(row_cuts, cy)][bisect.bisect(col_cuts, cx)].append(word)
+    rows = [[_cell_text(cell) for cell in row] for row in grid]
+    return _drop_empty(rows)
+
+
+def _cell_text(words: Sequence[Word]) -> str:
+    ordered = sorted(words, key=lambda w: (w[5], w[6], w[7]))  # MuPDF's block, line, word order
+    return clean_inline(" ".join(w[4] for w in ordered))
+
+
+def _drop_empty(rows: list[list[str]]) -> list[list[str]]:
+    rows = [row for row in rows if any(row)]
+    if not rows:
+        return []
+    keep = [j for j in range(len(rows[0])) if any(row[j] for row in rows)]
+    return [[row[j] for j in keep] for row in rows]

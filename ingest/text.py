@@ -1,0 +1,153 @@
+"""Text clean-up for extracted PDF lines: ligatures, whitespace, line joining, hyphenation repair."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+LIGATURES: dict[str, str] = {
+    "\ufb00": "ff",
+    "\ufb01": "fi",
+    "\ufb02": "fl",
+    "\ufb03": "ffi",
+    "\ufb04": "ffl",
+    "\ufb05": "st",  # long s + t
+    "\ufb06": "st",
+}
+
+# Invisible or layout-only characters that should not survive into region text.
+_DROP_CHARS = {"\u200b": "", "\u200c": "", "\u200d": "", "\ufeff": "", "\u00ad": ""}
+_SPACES = "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000\t"
+_SPACE_CHARS = {c: " " for c in _SPACES}
+_TRANSLATION = str.maketrans({**LIGATURES, **_DROP_CHARS, **_SPACE_CHARS})
+
+# Characters that end a line with a hyphen which may be a hyphenation point.
+_HYPHENS = ("-", "\u2010", "\u2011")
+_SPACE_RUN = re.compile(r"[ ]{2,}")
+_SENTENCE_END = re.compile(r"""[.!?:;]["')\]\u201d\u2019]*$""")
+
+# First halves that are usually a real compound ("self-contained"), second halves likewise ("read-only").
+_COMPOUND_PREFIXES = frozenset(
+    {"self", "non", "well", "so", "read", "write", "built", "cross", "semi", "anti", "co", "e", "x", "ex",
+     "user", "end", "run", "high", "low", "long", "short", "multi", "third", "first", "second", "all"}
+)
+_COMPOUND_SUFFIXES = frozenset(
+    {"only", "in", "based", "like", "specific", "free", "level", "time", "wise", "side", "defined",
+     "aware", "safe", "friendly", "oriented", "dependent", "independent", "compatible", "point", "line",
+     "byte", "bit", "up", "out", "down", "off", "on"}
+)
+
+
+def normalize_chars(text: str) -> str:
+    """Expand ligatures, drop invisible characters, turn exotic spaces into plain spaces."""
+    return text.translate(_TRANSLATION)
+
+
+def normalize_whitespace(text: str) -> str:
+    """Collapse runs of spaces and strip; newlines are kept (callers decide what they mean)."""
+    lines = (_SPACE_RUN.sub(" ", line).strip() for line in text.split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
+def clean_inline(text: str) -> str:
+    """Normalise one piece of running text to a single line."""
+    return _SPACE_RUN.sub(" ", normalize_chars(text).replace("\n", " ")).strip()
+
+
+def _last_word(text: str) -> str:
+    match = re.search(r"([^\s]+)$", text)
+    return match.group(1) if match else ""
+
+
+def _first_word(text: str) -> str:
+    match = re.match(r"([^\s]+)", text)
+    return match.group(1) if match else ""
+
+
+def keeps_hyphen(before: str, after: str) -> bool:
+    """Decide whether a line-final hyphen between ``before`` and ``after`` is a real hyphen.
+
+    ``before`` is the fragment ending in the hyphen (without it); ``after`` the next line's first
+    word. A real hyphen is assumed when the next part starts with an uppercase letter or digit, when
+    the first part has digits, capitals after its first letter or another hyphen, or when the
+    halves form a known compound pattern.
+    """
+    head = re.sub(r"^\W+", "", before)
+    tail = re.sub(r"\W+$", "", after)
+    if not head or not tail:
+        return True
+    if not tail[0].isalpha() or tail[0].isupper():
+        return True
+    if "-" in head or any(ch.isdigit() for ch in head) or any(ch.isupper() for ch in head[1:]):
+        return True
+    if not head[-1].isalpha():
+        return True
+    return head.lower() in _COMPOUND_PREFIXES or tail.lower() in _COMPOUND_SUFFIXES
+
+
+def join_two(left: str, right: str) -> str:
+    """Join two consecutive lines of running text, repairing a hyphenated word break."""
+    left = left.rstrip()
+    right = right.lstrip()
+    if not left:
+        return right
+    if not right:
+        return left
+    if left.endswith(_HYPHENS) and len(left) >= 2 and left[-2].isalnum() and right[0].isalnum():
+        before = _last_word(left[:-1])
+        after = _first_word(right)
+        if left[-2].isalpha() and not keeps_hyphen(before, after):
+            return left[:-1] + right
+        return left[:-1] + "-" + right  # a real hyphen (or a range like 1-5) split at the line end
+    return left + " " + right
+
+
+def join_lines(lines: Sequence[str]) -> str:
+    """Merge the lines of one paragraph into running text (ligatures, whitespace, hyphenation)."""
+    text = ""
+    soft_break = False  # previous line ended in a soft hyphen: always a word break, never a hyphen
+    for raw in lines:
+        line = _SPACE_RUN.sub(" ", normalize_chars(raw)).strip()
+        if not line:
+            continue
+        if not text:
+            text = line
+        elif soft_break:
+            text += line
+        else:
+            text = join_two(text, line)
+        soft_break = raw.rstrip().endswith("\u00ad")
+    return text
+
+
+def join_code_lines(lines: Sequence[tuple[str, int]]) -> str:
+    """Keep code line structure: each item is (text, indent in characters)."""
+    out: list[str] = []
+    for raw, indent in lines:
+        line = normalize_chars(raw).rstrip()
+        if line.strip():
+            out.append(" " * max(0, indent) + line.strip())
+    return "\n".join(out)
+
+
+def ends_sentence(text: str) -> bool:
+    """True when text ends with sentence-final punctuation (optionally followed by quotes/brackets)."""
+    return bool(_SENTENCE_END.search(text.rstrip()))
+
+
+def starts_lowercase(text: str) -> bool:
+    """True when the first letter-or-digit of the text is a lowercase letter."""
+    for ch in text.lstrip():
+        if ch.isalnum():
+            return ch.islower()
+        if ch not in "\"'(\u201c\u2018[":
+            return False
+    return False
+
+
+def shorten(text: str, limit: int) -> str:
+    """Cut text to at most ``limit`` characters on a word boundary."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0]
+    return cut.rstrip() + "…"

@@ -1,0 +1,45 @@
+"""Is a page's own text layer worth reading? (The ``auto`` reader's per-page switch.)"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+
+import pymupdf
+
+from ingest.lines import TextLine
+from ingest.scan import SCAN_IMAGE_SHARE, PageScan
+
+MIN_GOOD_CHARS = 10
+MAX_BAD_CHAR_SHARE = 0.1  # more unmapped glyphs than this: the text layer is garbage
+MIN_CHARS_OVER_SCAN = 200  # a page-sized image under less text than this is a scan with a stamp
+
+
+def bad_char_share(lines: Sequence[TextLine]) -> float:
+    """Share of characters that are replacement, private-use, control or unassigned code points."""
+    total = bad = 0
+    for line in lines:
+        for ch in line.text:
+            if ch.isspace():
+                continue
+            total += 1
+            if ch == "\ufffd" or unicodedata.category(ch) in ("Co", "Cc", "Cn"):
+                bad += 1
+    return bad / total if total else 1.0
+
+
+def has_good_text_layer(page: pymupdf.Page, scan: PageScan) -> bool:
+    """The page's own text can be trusted: enough of it, mostly real characters, not a stamp on a scan."""
+    chars = sum(line.chars for line in scan.lines)
+    if not scan.has_text_layer or chars < MIN_GOOD_CHARS or bad_char_share(scan.lines) > MAX_BAD_CHAR_SHARE:
+        return False
+    return chars >= MIN_CHARS_OVER_SCAN or not page_sized_image(page)
+
+
+def page_sized_image(page: pymupdf.Page) -> bool:
+    page_area = page.rect.width * page.rect.height
+    for info in page.get_image_info():
+        x0, y0, x1, y1 = info["bbox"]
+        if (x1 - x0) * (y1 - y0) >= SCAN_IMAGE_SHARE * page_area:
+            return True
+    return False

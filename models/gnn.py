@@ -1,0 +1,178 @@
+"""A relational GCN (R-GCN) that enriches each region's embedding with its logical neighbourhood.
+
+Each layer is R-GCN with basis decomposition, mean aggregation per relation and a root (self-loop)
+weight: ``h' = h @ root + bias + sum_r mean_{j in N_r(i)} h_j @ W_r`` with ``W_r = sum_b c_rb V_b``.
+It computes exactly what ``torch_geometric.nn.RGCNConv(aggr="mean", num_bases=B)`` computes (a test
+checks this), rearranged as ``sum_b (sum_r c_rb A_r h) @ V_b``: B matrix products instead of R,
+which is what makes training fit on two CPU cores.
+
+The output stays close to the input: ``out = normalize(x + alpha * h_L)`` with a small learnable
+``alpha``, so an untrained or weakly trained model never strays far from the text encoder's space.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Self
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from app.exceptions import ModelError
+from models.graph_tensors import GROUPS, NUM_KINDS, NUM_RELATIONS, GraphTensors
+
+CHECKPOINT_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class GnnConfig:
+    dim: int = 384  # the text encoder's dimension: input and output
+    hidden: int = 384
+    layers: int = 3
+    num_bases: int = 4
+    num_relations: int = NUM_RELATIONS
+    num_kinds: int = NUM_KINDS
+    alpha_init: float = 0.1
+    dropout: float = 0.1
+    groups: tuple[str, ...] = GROUPS  # relation groups the model was trained (and must run) with
+    encoder: str = "all-MiniLM-L6-v2"
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GnnConfig:
+        known = {key: value for key, value in data.items() if key in cls.__dataclass_fields__}
+        if "groups" in known:
+            known["groups"] = tuple(known["groups"])
+        return cls(**known)
+
+
+@dataclass(slots=True)
+class RelationalAdjacency:
+    """Mean-normalised adjacency of every relation, stacked: row ``r * N + i`` of ``matrix``
+    averages the relation-``r`` neighbours of node ``i``. Built once per graph, shared by all layers.
+    """
+
+    matrix: torch.Tensor  # sparse (R * N, N), constant
+    num_nodes: int
+    num_relations: int
+
+    @classmethod
+    def build(cls, edge_index: torch.Tensor, edge_type: torch.Tensor, num_nodes: int, num_relations: int) -> Self:
+        src, dst = edge_index[0], edge_index[1]
+        rows = edge_type * num_nodes + dst
+        degree = torch.bincount(rows, minlength=num_relations * num_nodes).to(torch.float32)
+        values = 1.0 / degree[rows] if rows.numel() else torch.zeros(0)
+        shape = (num_relations * num_nodes, num_nodes)
+        matrix = torch.sparse_coo_tensor(torch.stack([rows, src]), values, shape, check_invariants=False)
+        return cls(matrix.coalesce(), num_nodes, num_relations)
+
+    @classmethod
+    def of(cls, graph: GraphTensors, num_relations: int = NUM_RELATIONS) -> RelationalAdjacency:
+        return cls.build(graph.edge_index, graph.edge_type, graph.num_nodes, num_relations)
+
+    def aggregate(self, h: torch.Tensor) -> torch.Tensor:
+        """(R, N * D): per relation, each node's neighbour mean (zero where it has none), flattened."""
+        product: torch.Tensor = torch.sparse.mm(self.matrix, h)
+        return product.view(self.num_relations, -1)
+
+
+class BasisRelationalConv(nn.Module):
+    """One R-GCN layer; parameters named and shaped as in ``RGCNConv`` (weight, comp, root, bias)."""
+
+    def __init__(self, in_dim: int, out_dim: int, num_relations: int, num_bases: int) -> None:
+        super().__init__()
+        self.in_dim, self.out_dim, self.num_bases = in_dim, out_dim, num_bases
+        self.weight = nn.Parameter(torch.empty(num_bases, in_dim, out_dim))
+        self.comp = nn.Parameter(torch.empty(num_relations, num_bases))
+        self.root = nn.Parameter(torch.empty(in_dim, out_dim))
+        self.bias = nn.Parameter(torch.zeros(out_dim))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        for parameter in (self.weight, self.comp, self.root):
+            bound = math.sqrt(6.0 / (parameter.shape[-2] + parameter.shape[-1]))  # glorot, as PyG
+            nn.init.uniform_(parameter, -bound, bound)
+        nn.init.zeros_(self.bias)
+
+    def forward(self, h: torch.Tensor, adjacency: RelationalAdjacency) -> torch.Tensor:
+        # sum_r A_r h W_r = sum_b (sum_r comp[r, b] A_r h) V_b
+        mixed = (self.comp.t() @ adjacency.aggregate(h)).view(self.num_bases, h.shape[0], self.in_dim)
+        messages = torch.bmm(mixed, self.weight).sum(dim=0)
+        return messages + h @ self.root + self.bias
+
+
+class RelationalGNN(nn.Module):
+    def __init__(self, config: GnnConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.kind = nn.Embedding(config.num_kinds, config.dim)
+        nn.init.zeros_(self.kind.weight)  # starts kind-blind; learns a per-kind offset if it helps
+        dims = [config.dim] + [config.hidden] * (config.layers - 1) + [config.dim]
+        self.convs = nn.ModuleList(
+            BasisRelationalConv(a, b, config.num_relations, config.num_bases) for a, b in itertools.pairwise(dims)
+        )
+        self.alpha = nn.Parameter(torch.tensor(float(config.alpha_init)))
+        self.dropout = nn.Dropout(config.dropout)
+
+    def forward(self, x: torch.Tensor, adjacency: RelationalAdjacency, node_kind: torch.Tensor) -> torch.Tensor:
+        h = x + self.kind(node_kind)
+        last = len(self.convs) - 1
+        for depth, conv in enumerate(self.convs):
+            message = conv(h, adjacency)
+            if depth == last:
+                h = message
+            else:
+                message = self.dropout(F.gelu(message))
+                h = h + message if message.shape == h.shape else message  # residual between layers
+        return F.normalize(x + self.alpha * h, dim=1)
+
+    def embed(self, graph: GraphTensors) -> torch.Tensor:
+        """Inference on one graph: (N, dim) L2-normalised GNN embeddings."""
+        if graph.num_nodes == 0:
+            return torch.zeros((0, self.config.dim))
+        if graph.x.shape[1] != self.config.dim:
+            raise ModelError(f"GNN expects {self.config.dim}-d embeddings, the graph has {graph.x.shape[1]}-d")
+        self.eval()
+        with torch.no_grad():
+            vectors: torch.Tensor = self(
+                graph.x, RelationalAdjacency.of(graph, self.config.num_relations), graph.node_kind
+            )
+        return vectors
+
+
+@dataclass
+class Checkpoint:
+    model: RelationalGNN
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def save_checkpoint(model: RelationalGNN, path: Path, meta: dict[str, Any] | None = None, half: bool = True) -> Path:
+    """Config + weights (float16 by default: half the size, far below the model's noise) + meta."""
+    state = {name: (t.detach().half() if half else t.detach().clone()) for name, t in model.state_dict().items()}
+    payload = {"format": CHECKPOINT_FORMAT, "config": _plain(asdict(model.config)), "state": state, "meta": meta or {}}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".part")
+    torch.save(payload, tmp)
+    tmp.replace(path)
+    return path
+
+
+def load_checkpoint(path: Path) -> Checkpoint:
+    if not path.is_file():
+        raise ModelError(f"no GNN checkpoint at {path}")
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+        config = GnnConfig.from_dict(payload["config"])
+        model = RelationalGNN(config)
+        model.load_state_dict({name: t.float() for name, t in payload["state"].items()})
+    except (KeyError, RuntimeError, TypeError, ValueError) as exc:
+        raise ModelError(f"{path} is not a docgraph GNN checkpoint: {exc}") from exc
+    model.eval()
+    return Checkpoint(model, dict(payload.get("meta", {})))
+
+
+def _plain(config: dict[str, Any]) -> dict[str, Any]:
+    return {key: list(value) if isinstance(value, tuple) else value for key, value in config.items()}

@@ -1,0 +1,105 @@
+"""Visual descriptions: real page renders sent over HTTP, replies stored on a real FalkorDB store."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+
+from app.embedding import embed_batch
+from app.exceptions import LLMUnavailableError
+from app.llm.service import describe_document
+from app.stores.base import GraphStore
+from models.encoders import load_encoder
+from tests.llm_data import llm_settings, region_id, zoo_batch
+from tests.llm_server import Reply, ScriptedLLMServer
+
+TABLE = region_id(1, 3)
+FIGURE = region_id(2, 1)
+TABLE_REPLY = {"type": "table", "summary": "Daily food per animal.", "details": ["Penguin: fish 0.5 kg"], "text": ""}
+FIGURE_REPLY = {
+    "type": "bar chart",
+    "summary": "A bar chart of yearly visitor numbers.",
+    "details": ["2019: 1.2 million visitors", "2023: 2.1 million visitors"],
+    "text": "Penguins, Lions",
+}
+
+
+def stored(store: GraphStore, region: str, prop: str) -> object:
+    rows = store.read("MATCH (r:Region {region_id: $id}) RETURN r[$prop] AS value", {"id": region, "prop": prop})
+    return rows[0]["value"]
+
+
+def figure_score(store: GraphStore, query: list[float]) -> float:
+    hits = store.vector_top_k("Region", "embedding", query, k=len(zoo_batch().nodes), doc_id="zoo")
+    return next(hit.score for hit in hits if hit.key == FIGURE)
+
+
+def test_descriptions_are_stored_and_the_region_reembedded(falkordb_store: GraphStore, tmp_path: Path) -> None:
+    encoder = load_encoder()
+    batch = zoo_batch()
+    embed_batch(batch, encoder)
+    falkordb_store.write_document(batch)
+    query = encoder.encode(["How many people visited the zoo each year?"])[0].tolist()
+    before = figure_score(falkordb_store, query)
+    with ScriptedLLMServer() as server:
+        server.add(json.dumps(TABLE_REPLY), "Here you go:\n" + json.dumps(FIGURE_REPLY))
+        settings = llm_settings(server.base_url, tmp_path, vlm_model="test-vision")
+        report = describe_document(falkordb_store, settings, "zoo", encoder=encoder)
+        requests = server.requests
+
+    assert report.described == [TABLE, FIGURE] and report.failed == {}
+    description = stored(falkordb_store, FIGURE, "description")
+    assert description == (
+        "type: bar chart\n"
+        "summary: A bar chart of yearly visitor numbers.\n"
+        "details: 2019: 1.2 million visitors; 2023: 2.1 million visitors\n"
+        "text: Penguins, Lions"
+    )
+    # What went to the vision model: its name, the caption in the prompt, a real PNG of the region.
+    figure_request = requests[1]
+    assert figure_request["model"] == "test-vision"
+    text_part, image_part = figure_request["messages"][0]["content"]
+    assert "Figure 1: Map of the zoo" in text_part["text"] and "figure" in text_part["text"]
+    url = image_part["image_url"]["url"]
+    assert url.startswith("data:image/png;base64,")
+    assert base64.b64decode(url.split(",", 1)[1]).startswith(b"\x89PNG\r\n\x1a\n")
+    # The new embedding carries the description: the vector index now finds the figure by what it shows.
+    hits = falkordb_store.vector_top_k("Region", "embedding", query, k=1, doc_id="zoo")
+    assert [hit.key for hit in hits] == [FIGURE]
+    assert figure_score(falkordb_store, query) > before + 0.1
+
+
+def test_described_regions_are_skipped_unless_redone(falkordb_store: GraphStore, tmp_path: Path) -> None:
+    falkordb_store.write_document(zoo_batch())
+    with ScriptedLLMServer() as server:
+        server.add(json.dumps(TABLE_REPLY), json.dumps(FIGURE_REPLY))
+        settings = llm_settings(server.base_url, tmp_path, vlm_model="test-vision")
+        describe_document(falkordb_store, settings, "zoo")
+        again = describe_document(falkordb_store, settings, "zoo")
+        server.add(json.dumps(TABLE_REPLY), json.dumps({**FIGURE_REPLY, "summary": "Redrawn map."}))
+        redone = describe_document(falkordb_store, settings, "zoo", redo=True)
+
+    assert again.described == [] and len(server.requests) == 4
+    assert redone.described == [TABLE, FIGURE]
+    assert "summary: Redrawn map." in str(stored(falkordb_store, FIGURE, "description"))
+
+
+def test_a_failed_region_is_reported_and_the_others_described(falkordb_store: GraphStore, tmp_path: Path) -> None:
+    falkordb_store.write_document(zoo_batch())
+    with ScriptedLLMServer() as server:
+        server.add(Reply(status=400, error="image too small"), json.dumps(FIGURE_REPLY))
+        settings = llm_settings(server.base_url, tmp_path, vlm_model="test-vision")
+        report = describe_document(falkordb_store, settings, "zoo")
+
+    assert report.described == [FIGURE]
+    assert "image too small" in report.failed[TABLE]
+    assert stored(falkordb_store, TABLE, "description") is None
+
+
+def test_describing_needs_a_vision_model(falkordb_store: GraphStore, tmp_path: Path) -> None:
+    falkordb_store.write_document(zoo_batch())
+    with ScriptedLLMServer() as server, pytest.raises(LLMUnavailableError, match="DOCGRAPH_VLM_MODEL"):
+        describe_document(falkordb_store, llm_settings(server.base_url, tmp_path, vlm_model=""), "zoo")

@@ -1,0 +1,124 @@
+"""The packaged sentence encoder and batch embedding, with the real MiniLM model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.embedding import (
+    EMBEDDING_PROPERTY,
+    DiskCache,
+    MemoryCache,
+    embed_batch,
+    embedding_texts,
+    encode_cached,
+)
+from app.exceptions import ModelError
+from ingest.graph import build_graph
+from ingest.types import BBox, DocumentLayout, OutlineEntry, PageLayout, Region
+from models.encoders import DEFAULT_MODEL, TextEncoder, load_encoder
+
+
+@pytest.fixture(scope="module")
+def encoder() -> TextEncoder:
+    return load_encoder(DEFAULT_MODEL)
+
+
+def test_default_encoder_loads_offline_once(encoder: TextEncoder) -> None:
+    assert isinstance(encoder, TextEncoder)
+    assert encoder.dim == 384
+    assert load_encoder(DEFAULT_MODEL) is encoder  # cached per process
+
+
+def test_vectors_are_unit_length_float32_in_input_order(encoder: TextEncoder) -> None:
+    texts = ["How do I draw an image on the canvas?", "Table of fit types for bookmarks", ""]
+    vectors = encoder.encode(texts)
+    assert vectors.shape == (3, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    single = encoder.encode([texts[1]])[0]
+    assert float(single @ vectors[1]) == pytest.approx(1.0, abs=1e-5)
+    assert encoder.encode([]).shape == (0, 384)
+
+
+def test_similar_texts_score_higher_than_unrelated_ones(encoder: TextEncoder) -> None:
+    query, near, far = encoder.encode(
+        ["how to make a link without a visible border", "links drawn with Border='[0 0 0]' show no box",
+         "monthly time series with yearmon index"]
+    )
+    assert float(query @ near) > float(query @ far) + 0.1
+
+
+def test_unknown_model_name_raises_model_error_without_downloading() -> None:
+    with pytest.raises(ModelError, match="offline"):
+        load_encoder("no-such-org/no-such-model-xyz")
+
+
+def test_model_folder_must_hold_a_model(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="not a sentence-transformers model folder"):
+        load_encoder(str(tmp_path))
+
+
+def _layout() -> DocumentLayout:
+    regions = [
+        Region("section_header", BBox(72, 72, 400, 90), "2 Drawing images", 0, 14.0, True),
+        Region("paragraph", BBox(72, 100, 540, 160), "The mask argument makes a colour range transparent.", 1),
+        Region("table", BBox(72, 170, 540, 260), "FitV | height scaled to fit", 2),
+        Region("caption", BBox(72, 265, 540, 280), "Table 1: Fit types of bookmarkPage", 3),
+        Region("page_footer", BBox(72, 760, 540, 775), "7", 4),
+    ]
+    page = PageLayout(1, 612, 792, regions)
+    return DocumentLayout(
+        Path("guide.pdf"), "guide.pdf", "ab" * 32, "Guide", 1, [page], [OutlineEntry(1, "2 Drawing images", 1)]
+    )
+
+
+def test_embedding_texts_carry_section_kind_and_caption_context() -> None:
+    batch = build_graph(_layout(), ingested_at="2024-01-01T00:00:00+00:00")
+    texts = {key: text for (label, key), text in embedding_texts(batch).items() if label == "Region"}
+    by_kind = {
+        node.props["kind"]: texts[node.key] for node in batch.nodes if node.label == "Region"
+    }
+    assert by_kind["paragraph"].startswith("2 Drawing images.")
+    assert "The mask argument" in by_kind["paragraph"]
+    assert by_kind["table"].startswith("2 Drawing images. Table: Table 1: Fit types of bookmarkPage.")
+    assert "FitV" in by_kind["caption"] and by_kind["caption"].startswith("2 Drawing images. Caption:")
+    assert all(len(text) <= 900 for text in texts.values())
+
+
+def test_embed_batch_sets_a_vector_on_every_region_and_section(encoder: TextEncoder, tmp_path: Path) -> None:
+    batch = build_graph(_layout(), ingested_at="2024-01-01T00:00:00+00:00")
+    embed_batch(batch, encoder, cache_dir=tmp_path)
+    for node in batch.nodes:
+        if node.label in ("Region", "Section"):
+            vector = node.props[EMBEDDING_PROPERTY]
+            assert isinstance(vector, list) and len(vector) == 384
+            assert all(isinstance(x, float) for x in vector)
+        else:
+            assert EMBEDDING_PROPERTY not in node.props
+    assert (tmp_path / "embeddings.sqlite").is_file()
+
+
+class _CountingEncoder:
+    """Wraps the real encoder and counts the texts it is asked to encode."""
+
+    def __init__(self, inner: TextEncoder) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dim = inner.dim
+        self.encoded = 0
+
+    def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
+        self.encoded += len(texts)
+        return self.inner.encode(texts, batch_size)
+
+
+def test_cache_encodes_each_distinct_text_once_and_survives_on_disk(encoder: TextEncoder, tmp_path: Path) -> None:
+    counting = _CountingEncoder(encoder)
+    texts = ["alpha beta", "gamma", "alpha beta"]
+    first = encode_cached(texts, counting, DiskCache(tmp_path), MemoryCache())
+    assert counting.encoded == 2
+    again = encode_cached(texts, counting, DiskCache(tmp_path), MemoryCache())  # fresh memory, same disk
+    assert counting.encoded == 2
+    assert np.allclose(first, again) and np.allclose(first[0], first[2])

@@ -1,0 +1,104 @@
+"""``run_eval`` and ``run_bench`` end to end on a real PDF: real pipeline, store and encoder.
+
+The questions are hand-written ones about a train-set document (tests/data/train_questions.jsonl),
+so nothing here looks at the dev questions' documents.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.evaluation.bench import run_bench
+from app.evaluation.questions import QuestionsError, load_questions
+from app.evaluation.runner import format_table, run_eval
+from app.stores.falkordb_store import FalkorDBStore
+from models.encoders import DEFAULT_MODEL, TextEncoder, load_encoder
+from tests.conftest import local_settings
+
+TRAIN_DIR = Path("/work/shared/bench/train")
+QUESTIONS = Path(__file__).parent / "data" / "train_questions.jsonl"
+SPEC = "shared-mime-info-spec.pdf"
+VARIANTS = ["bm25-page", "dense-region", "bm25-region", "hybrid"]
+
+
+@pytest.fixture(scope="module")
+def encoder() -> TextEncoder:
+    return load_encoder(DEFAULT_MODEL)
+
+
+@pytest.fixture
+def spec_questions(tmp_path: Path) -> Path:
+    """The train questions about the shared-mime-info spec (17 pages)."""
+    lines = [line for line in QUESTIONS.read_text().splitlines() if f'"doc": "{SPEC}"' in line]
+    path = tmp_path / "questions.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_eval_report_has_the_agreed_shape_and_finds_the_pages(
+    falkordb_store: FalkorDBStore, encoder: TextEncoder, spec_questions: Path, local_home: Path
+) -> None:
+    questions = load_questions(spec_questions)
+    stages: list[str] = []
+    report = run_eval(
+        spec_questions,
+        TRAIN_DIR,
+        VARIANTS,
+        falkordb_store,
+        encoder,
+        progress=lambda what, done, total: stages.append(what),
+        settings=local_settings(local_home, "unused"),
+    )
+    data = json.loads(json.dumps(report.to_json()))
+    assert set(data) == {"n", "variants"} and data["n"] == len(questions)
+    assert list(data["variants"]) == VARIANTS
+    types = {q.type for q in questions}
+    for result in data["variants"].values():
+        assert set(result) == {"recall@1", "recall@3", "recall@5", "by_type"}
+        assert 0.0 <= result["recall@1"] <= result["recall@3"] <= result["recall@5"] <= 1.0
+        assert set(result["by_type"]) == types
+        assert sum(t["n"] for t in result["by_type"].values()) == len(questions)
+        for by_type in result["by_type"].values():
+            assert set(by_type) == {"n", "recall@1", "recall@3", "recall@5"}
+    # A 17-page spec with specific questions: the default retriever must find most pages in 5.
+    assert data["variants"]["hybrid"]["recall@5"] >= 0.7
+    assert any(s.startswith("ingest") for s in stages) and any(s.startswith("eval") for s in stages)
+    assert "hybrid" in format_table(report)
+
+
+def test_eval_refuses_questions_about_missing_documents(
+    falkordb_store: FalkorDBStore, encoder: TextEncoder, tmp_path: Path
+) -> None:
+    path = tmp_path / "q.jsonl"
+    path.write_text('{"id": "x", "doc": "not-here.pdf", "question": "q?", "pages": [1], "type": "local"}\n')
+    with pytest.raises(QuestionsError, match=r"not-here\.pdf"):
+        run_eval(path, TRAIN_DIR, ["hybrid"], falkordb_store, encoder)
+
+
+def test_bench_report_has_the_agreed_shape(
+    falkordb_store: FalkorDBStore, encoder: TextEncoder, local_home: Path
+) -> None:
+    report = run_bench(
+        [TRAIN_DIR / SPEC],
+        falkordb_store,
+        encoder,
+        variants=["bm25-page", "hybrid"],
+        n_queries=12,
+        settings=local_settings(local_home, "unused"),
+    )
+    data = json.loads(json.dumps(report.to_json()))
+    assert set(data) == {"ingest", "query", "peak_rss_mb"}
+    ingest = data["ingest"]
+    assert set(ingest) == {"pages", "seconds", "pages_per_second", "stages"}
+    assert ingest["pages"] == 17 and ingest["seconds"] > 0
+    assert ingest["pages_per_second"] == pytest.approx(17 / ingest["seconds"], rel=0.01)
+    assert set(ingest["stages"]) == {"read", "graph_write", "embed"}
+    assert all(value > 0 for value in ingest["stages"].values())
+    assert set(data["query"]) == {"bm25-page", "hybrid"}
+    for timing in data["query"].values():
+        assert set(timing) == {"n", "p50_ms", "p95_ms"}
+        assert timing["n"] == 12 and 0 < timing["p50_ms"] <= timing["p95_ms"]
+    assert isinstance(data["peak_rss_mb"], int) and data["peak_rss_mb"] > 100  # torch + MiniLM alone

@@ -1,0 +1,126 @@
+"""Text clean-up: ligatures, whitespace, hyphenation repair, sentence boundaries."""
+
+from __future__ import annotations
+
+import pytest
+
+from ingest.furniture import furniture_key, is_page_number
+from ingest.tables import to_markdown
+from ingest.text import (
+    clean_inline,
+    ends_sentence,
+    join_code_lines,
+    join_lines,
+    join_two,
+    keeps_hyphen,
+    normalize_chars,
+    normalize_whitespace,
+    shorten,
+    starts_lowercase,
+)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("\ufb01nd the \ufb02ow", "find the flow"),
+        ("e\ufb00ect, o\ufb03ce, ba\ufb04e", "effect, office, baffle"),
+        ("\ufb05op \ufb06ep", "stop step"),
+        ("no\u00a0break\u2009thin", "no break thin"),
+        ("zero\u200bwidth\ufeff", "zerowidth"),
+    ],
+)
+def test_normalize_chars_expands_ligatures_and_odd_spaces(raw: str, expected: str) -> None:
+    assert normalize_chars(raw) == expected
+
+
+def test_normalize_whitespace_collapses_runs_and_drops_blank_lines() -> None:
+    assert normalize_whitespace("  Figure   1:  Example \n\n   of  a plot ") == "Figure 1: Example\nof a plot"
+
+
+def test_clean_inline_makes_one_line() -> None:
+    assert clean_inline("Figure   2:\nExamples   of  multiple\tpanel plots ") == "Figure 2: Examples of multiple panel plots"
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (["the infor-", "mation is here"], "the information is here"),
+        (["a read-", "only file"], "a read-only file"),
+        (["the built-", "in function"], "the built-in function"),
+        (["an Anglo-", "Saxon word"], "an Anglo-Saxon word"),
+        (["see UTF-", "8 encoding"], "see UTF-8 encoding"),
+        (["an XML-", "based format"], "an XML-based format"),
+        (["a state-of-", "the-art method"], "a state-of-the-art method"),
+        (["self-", "contained"], "self-contained"),
+        (["compu-", "tation, and"], "computation, and"),
+        (["soft\u00ad", "ware"], "software"),
+        (["range 1-", "5"], "range 1-5"),
+        (["plain line", "next line"], "plain line next line"),
+        (["  spaced   out ", "", "  words  "], "spaced out words"),
+        (["the \ufb01rst", "de\ufb01ni-", "tion"], "the first definition"),
+    ],
+)
+def test_join_lines_repairs_hyphenation(lines: list[str], expected: str) -> None:
+    assert join_lines(lines) == expected
+
+
+def test_keeps_hyphen_rules() -> None:
+    assert not keeps_hyphen("infor", "mation")
+    assert keeps_hyphen("read", "only")  # known compound suffix
+    assert keeps_hyphen("well", "known")  # known compound prefix
+    assert keeps_hyphen("non", "Linear")  # uppercase continuation
+    assert keeps_hyphen("ISO", "latin")  # capitals inside the first part
+
+
+def test_join_two_without_hyphen_adds_one_space() -> None:
+    assert join_two("alpha ", " beta") == "alpha beta"
+    assert join_two("", "beta") == "beta"
+    assert join_two("dash -", "next") == "dash - next"  # a spaced dash is punctuation, not a break
+
+
+def test_join_code_lines_keeps_indentation() -> None:
+    text = join_code_lines([("def f(x):", 0), ("return x  ", 4), ("   ", 0)])
+    assert text == "def f(x):\n    return x"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("It ends.", True), ('He said "yes."', True), ("A question?", True), ("goes on and", False), ("items:", True)],
+)
+def test_ends_sentence(text: str, expected: bool) -> None:
+    assert ends_sentence(text) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("continues here", True), ('"quoted" start', True), ("Capital", False), ("123 numbers", False), ("", False)],
+)
+def test_starts_lowercase(text: str, expected: bool) -> None:
+    assert starts_lowercase(text) is expected
+
+
+def test_shorten_cuts_on_word_boundary() -> None:
+    assert shorten("alpha beta gamma", 11) == "alpha beta…"
+    assert shorten("short", 10) == "short"
+
+
+@pytest.mark.parametrize("text", ["12", "Page 12", "- 7 -", "xii", "iv", "3 of 40", "Seite 4"])
+def test_page_numbers_are_recognised(text: str) -> None:
+    assert is_page_number(text)
+
+
+@pytest.mark.parametrize("text", ["Introduction", "Chapter 4: Function reference 9", "2.3 Drawing"])
+def test_other_band_text_is_not_a_page_number(text: str) -> None:
+    assert not is_page_number(text)
+
+
+def test_furniture_key_ignores_numbers_and_roman_numerals() -> None:
+    assert furniture_key("Chapter 4: Function reference 16") == furniture_key("Chapter 4: Function  reference 17")
+    assert furniture_key("Preface  xii") == furniture_key("Preface iv")
+    assert furniture_key("User Guide") != furniture_key("Chapter 1 Introduction")
+
+
+def test_markdown_table_escapes_pipes_and_pads_rows() -> None:
+    md = to_markdown([["a", "b|c"], ["1"]])
+    assert md.splitlines() == ["| a | b\\|c |", "| --- | --- |", "| 1 |  |"]

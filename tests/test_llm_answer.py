@@ -1,0 +1,132 @@
+"""Cited answers through a real OpenAI-compatible HTTP server, over a real FalkorDB store."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+from app.exceptions import LLMUnavailableError
+from app.llm.citations import check_citations
+from app.llm.client import NOT_CONFIGURED, llm_status, make_client
+from app.llm.context import build_context, regions_by_id
+from app.llm.service import ask
+from app.retrieval.base import Retriever
+from app.retrieval.registry import make_retriever
+from app.stores.base import GraphStore
+from models.encoders import load_encoder
+from tests.llm_data import llm_settings, no_llm_settings, region_id, zoo_batch
+from tests.llm_server import Reply, ScriptedLLMServer, confident
+
+QUESTION = "When are the penguins fed?"
+ROUTE_RETRIEVE = json.dumps({"route": "retrieve", "reason": "one fact", "sub_questions": []})
+
+
+@pytest.fixture
+def zoo_store(falkordb_store: GraphStore) -> GraphStore:
+    falkordb_store.write_document(zoo_batch())
+    return falkordb_store
+
+
+def retriever_for(store: GraphStore) -> Retriever:
+    return make_retriever("bm25-region", store, load_encoder())
+
+
+def test_cited_answer_keeps_real_tags_and_removes_invented_ones(zoo_store: GraphStore, tmp_path: Path) -> None:
+    answer = "Penguins are fed at 10:00 and 15:30 [zoo p.1 #r1]. They also get squid [zoo p.9 #r7]."
+    with ScriptedLLMServer() as server:
+        server.add(ROUTE_RETRIEVE, confident(answer))
+        result = ask(QUESTION, zoo_store, llm_settings(server.base_url, tmp_path), retriever_for(zoo_store), k=3)
+        answer_prompt = server.prompts()[1]
+
+    assert result.mode == "llm"
+    assert result.route == "retrieve"
+    assert "[zoo p.1 #r1]" in result.answer
+    assert "p.9" not in result.answer and "squid" in result.answer
+    assert result.removed_citations == ["zoo p.9 #r7"]
+    assert [c.region_id for c in result.citations] == [region_id(1, 1)]
+    citation = result.citations[0]
+    assert (citation.doc_id, citation.page, citation.bbox) == ("zoo", 1, (72.0, 100.0, 520.0, 130.0))
+    # The model was shown the passage under the tag it cited.
+    assert "[zoo p.1 #r1]" in answer_prompt and "Penguins are fed twice a day" in answer_prompt
+    # The evidence is pruned to what the answer cites.
+    assert [p.region_id for p in result.evidence] == [region_id(1, 1)]
+    as_json = result.to_json()
+    assert as_json["removed_citations"] == 1
+    assert as_json["citations"][0]["bbox"] == [72.0, 100.0, 520.0, 130.0]
+    assert as_json["trace"][0]["step"] == "route" and as_json["trace"][0]["by"] == "llm"
+    json.dumps(as_json)  # serialisable as it is
+
+
+def test_answer_streams_to_the_callback_and_counts_tokens(zoo_store: GraphStore, tmp_path: Path) -> None:
+    answer = "Twice a day, at 10:00 and 15:30 [zoo p.1 #r1]."
+    chunks: list[str] = []
+    with ScriptedLLMServer() as server:
+        server.add(ROUTE_RETRIEVE, confident(answer))
+        result = ask(
+            QUESTION,
+            zoo_store,
+            llm_settings(server.base_url, tmp_path),
+            retriever_for(zoo_store),
+            k=3,
+            stream_callback=chunks.append,
+        )
+        answer_request = server.requests[1]
+
+    assert answer_request["stream"] is True
+    assert len(chunks) > 1 and "".join(chunks) == answer
+    assert result.answer == answer
+    assert result.tokens.completion == len(answer.split(" ")) + len(ROUTE_RETRIEVE.split(" "))
+    assert result.tokens.prompt > 0 and result.tokens.calls == 2 and result.tokens.unreported == 0
+    assert {"route", "retrieve", "generate", "total"} <= set(result.timings)
+
+
+def test_without_an_endpoint_the_answer_quotes_cited_evidence(zoo_store: GraphStore, tmp_path: Path) -> None:
+    settings = no_llm_settings(tmp_path)
+    assert llm_status(settings) == NOT_CONFIGURED
+    streamed: list[str] = []
+    result = ask(QUESTION, zoo_store, settings, retriever_for(zoo_store), k=3, stream_callback=streamed.append)
+
+    assert result.mode == "extractive"
+    assert "Penguins are fed twice a day" in result.answer
+    assert "[zoo p.1 #r1]" in result.answer
+    assert result.citations and result.citations[0].region_id == region_id(1, 1)
+    assert {"step": "llm", "status": NOT_CONFIGURED} in result.trace
+    assert streamed == [result.answer]
+
+
+def test_citation_groups_are_split_and_each_tag_checked(zoo_store: GraphStore) -> None:
+    context = build_context(regions_by_id(zoo_store, [region_id(1, 1), region_id(1, 2)]))
+    checked = check_citations(
+        "Both are fed daily [zoo p.1 #r1; zoo p.1 #r2, zoo p.4 #r1]. Lions fast [zoo, p.1, #r2] [see #3].", context
+    )
+
+    assert checked.text == "Both are fed daily [zoo p.1 #r1][zoo p.1 #r2]. Lions fast [zoo p.1 #r2]."
+    assert [c.region_id for c in checked.citations] == [region_id(1, 1), region_id(1, 2)]
+    assert checked.removed == ["zoo p.4 #r1", "see #3"]
+
+
+def test_a_rejected_router_request_falls_back_to_the_rules(zoo_store: GraphStore, tmp_path: Path) -> None:
+    with ScriptedLLMServer() as server:
+        server.add(Reply(status=400, error="model does not exist"), confident("At 10:00 [zoo p.1 #r1]."))
+        result = ask(QUESTION, zoo_store, llm_settings(server.base_url, tmp_path), retriever_for(zoo_store), k=3)
+
+    route = next(step for step in result.trace if step["step"] == "route")
+    assert route["by"] == "rules" and "model does not exist" in route["reason"]
+    assert result.answer == "At 10:00 [zoo p.1 #r1]."
+
+
+def test_an_unreachable_endpoint_is_a_typed_error(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    client = make_client(llm_settings(f"http://127.0.0.1:{port}/v1", tmp_path))
+    with pytest.raises(LLMUnavailableError, match="cannot be reached"):
+        client.chat([{"role": "user", "content": "hello"}])
+
+
+def test_no_endpoint_means_no_client(tmp_path: Path) -> None:
+    with pytest.raises(LLMUnavailableError, match="OPENAI_BASE_URL"):
+        make_client(no_llm_settings(tmp_path))

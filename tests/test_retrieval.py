@@ -1,0 +1,197 @@
+"""Retrieval on real documents in a real FalkorDB store with the real MiniLM encoder.
+
+One module-wide graph holds a real PDF (the shared-mime-info spec, 17 pages, from the train set)
+and a small hand-built document whose captions, references and page-break continuation are known,
+both ingested through the real pipeline stages (read or build, graph, embed, write).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app import cypher
+from app.config import Settings
+from app.embedding import embed_batch
+from app.evaluation.corpus_ingest import ensure_ingested
+from app.exceptions import ConfigError
+from app.retrieval.base import Retriever, ScoredRegion
+from app.retrieval.corpus import Corpus
+from app.retrieval.registry import RETRIEVER_NAMES, make_retriever, make_retrievers
+from app.stores.base import GraphStore
+from app.stores.factory import open_store
+from ingest.graph import build_graph
+from ingest.types import BBox, DocumentLayout, OutlineEntry, PageLayout, Region
+from models.encoders import DEFAULT_MODEL, TextEncoder, load_encoder
+from tests.conftest import fresh_graph_name, local_settings
+
+SPEC = Path("/work/shared/bench/train/shared-mime-info-spec.pdf")
+SPEC_DOC = "shared-mime-info-spec"
+TOY_DOC = "toy-manual"
+
+
+def _region(kind: str, text: str, y0: float, order: int, continues: bool = False) -> Region:
+    return Region(kind, BBox(72, y0, 540, y0 + 40), text, order, 10.0, False, None, continues)  # type: ignore[arg-type]
+
+
+def toy_layout() -> DocumentLayout:
+    """Two pages: a table with its caption, a paragraph that refers to the table, and a paragraph
+    that runs on from page 1 to page 2."""
+    page1 = PageLayout(
+        1,
+        612,
+        792,
+        [
+            _region("section_header", "1 Bookmarks", 72, 0),
+            _region("paragraph", "Pass a fit type to bookmarkPage; see Table 1 for what each one does.", 120, 1),
+            _region("caption", "Table 1: Fit types of bookmarkPage", 170, 2),
+            _region("table", "Fit | Effect\nXYZ | keep zoom\nFitV | height scaled to fit the window", 215, 3),
+            _region("paragraph", "Outlines nest under their parent entry and the viewer shows them", 700, 4,
+                    continues=True),
+        ],
+    )
+    page2 = PageLayout(
+        2,
+        612,
+        792,
+        [
+            _region("paragraph", "as a collapsible tree next to the pages, closed by default.", 72, 0),
+            _region("section_header", "2 Colours", 200, 1),
+            _region("paragraph", "Colours may be given as CMYK or RGB; spot colours need a separation name.", 250, 2),
+        ],
+    )
+    outline = [OutlineEntry(1, "1 Bookmarks", 1), OutlineEntry(1, "2 Colours", 2)]
+    return DocumentLayout(Path("toy-manual.pdf"), "toy-manual.pdf", "cd" * 32, "Toy manual", 2, [page1, page2], outline)
+
+
+@pytest.fixture(scope="module")
+def encoder() -> TextEncoder:
+    return load_encoder(DEFAULT_MODEL)
+
+
+@pytest.fixture(scope="module")
+def corpus_store(local_home: Path, encoder: TextEncoder) -> Iterator[GraphStore]:
+    settings: Settings = local_settings(local_home, fresh_graph_name())
+    store = open_store(settings)
+    store.apply_schema()
+    ensure_ingested([SPEC], store, encoder, settings)
+    batch = build_graph(toy_layout(), ingested_at="2024-01-01T00:00:00+00:00")
+    embed_batch(batch, encoder)
+    store.write_document(batch)
+    store.wait_for_indexes()
+    yield store
+    store.delete_graph()  # type: ignore[attr-defined]
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def retrievers(corpus_store: GraphStore, encoder: TextEncoder) -> dict[str, Retriever]:
+    return make_retrievers(list(RETRIEVER_NAMES), corpus_store, encoder)
+
+
+def texts(hits: list[ScoredRegion]) -> list[str]:
+    return [h.text for h in hits]
+
+
+def test_hybrid_finds_the_region_that_answers(retrievers: dict[str, Retriever]) -> None:
+    hits = retrievers["hybrid"].retrieve(
+        "Which file in a packages directory overrides all the other files there?", 5, SPEC_DOC
+    )
+    assert any("Override.xml" in h.text for h in hits[:3]), texts(hits)
+    pages = retrievers["hybrid"].rank_pages("Which file in a packages directory overrides all the others?", 3, SPEC_DOC)
+    assert pages[0].page == 3
+
+
+@pytest.mark.parametrize("name", RETRIEVER_NAMES)
+def test_every_variant_ranks_within_the_document_best_first(retrievers: dict[str, Retriever], name: str) -> None:
+    hits = retrievers[name].retrieve("magic rules priority of MIME types", 8, SPEC_DOC)
+    assert hits, name
+    assert len(hits) <= 8
+    assert all(h.doc_id == SPEC_DOC and h.region_id.startswith(SPEC_DOC + "@") for h in hits)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert all(h.signals and 1 <= h.page <= 17 for h in hits)
+    assert all(h.kind not in ("page_header", "page_footer") for h in hits)
+    pages = retrievers[name].rank_pages("magic rules priority of MIME types", 5, SPEC_DOC)
+    assert 1 <= len(pages) <= 5 and len({p.page for p in pages}) == len(pages)
+
+
+def test_search_over_the_whole_corpus_reaches_both_documents(retrievers: dict[str, Retriever]) -> None:
+    mime = retrievers["hybrid"].retrieve("glob patterns of MIME types", 3)
+    toy = retrievers["hybrid"].retrieve("fit types of bookmarkPage", 3)
+    assert mime[0].doc_id == SPEC_DOC
+    assert toy[0].doc_id == TOY_DOC
+    only_toy = retrievers["hybrid"].retrieve("glob patterns of MIME types", 5, TOY_DOC)
+    assert only_toy and all(h.doc_id == TOY_DOC for h in only_toy)
+
+
+def test_dense_scores_are_exact_cosines_of_stored_vectors(
+    retrievers: dict[str, Retriever], corpus_store: GraphStore, encoder: TextEncoder
+) -> None:
+    query = "how is the MIME type of a file guessed from its contents"
+    hits = retrievers["dense-region"].retrieve(query, 5)
+    rows = corpus_store.read(
+        cypher.load("retrieval_region_vectors", corpus_store.dialect), {"ids": [h.region_id for h in hits]}
+    )
+    stored = {row["region_id"]: np.asarray(row["embedding"], dtype=np.float32) for row in rows}
+    q = encoder.encode([query])[0]
+    for hit in hits:
+        expected = float(stored[hit.region_id] @ q / np.linalg.norm(stored[hit.region_id]))
+        assert hit.score == pytest.approx(expected, abs=1e-4)
+        assert hit.signals == {"dense": hit.score}
+
+
+def test_hybrid_reports_which_signals_contributed(retrievers: dict[str, Retriever]) -> None:
+    hits = retrievers["hybrid"].retrieve("user.mime_type extended attribute", 3, SPEC_DOC)
+    top = hits[0]
+    assert "user.mime_type" in top.text
+    assert {"dense", "bm25"} <= set(top.signals)
+    assert top.score == pytest.approx(sum(top.signals.values()))
+
+
+def test_table_hit_carries_its_caption_and_the_paragraph_that_cites_it(retrievers: dict[str, Retriever]) -> None:
+    hits = retrievers["hybrid"].retrieve("What does FitV do to the window height?", 3, TOY_DOC)
+    table = next(h for h in hits if h.kind == "table")
+    relations = {(c.relation, c.kind) for c in table.context}
+    assert ("caption", "caption") in relations
+    assert ("referred_by", "paragraph") in relations
+    caption = next(c for c in table.context if c.relation == "caption")
+    assert caption.text.startswith("Table 1") and caption.page == 1
+
+
+def test_paragraph_broken_by_a_page_carries_its_continuation(retrievers: dict[str, Retriever]) -> None:
+    hits = retrievers["hybrid"].retrieve("How are nested outline entries shown by the viewer?", 3, TOY_DOC)
+    first_part = next(h for h in hits if h.text.startswith("Outlines nest"))
+    continuation = [c for c in first_part.context if c.relation == "continues"]
+    assert continuation and continuation[0].page == 2
+    assert continuation[0].text.startswith("as a collapsible tree")
+
+
+def test_section_retriever_prefers_regions_under_the_matching_title(retrievers: dict[str, Retriever]) -> None:
+    hits = retrievers["section"].retrieve("colours", 2, TOY_DOC)
+    assert hits[0].page == 2 and "CMYK" in " ".join(texts(hits))
+
+
+def test_bm25_page_is_a_page_ranking(retrievers: dict[str, Retriever]) -> None:
+    pages = retrievers["bm25-page"].rank_pages("Override.xml precedence packages directory", 3, SPEC_DOC)
+    assert pages[0].page == 3 and pages[0].score > pages[-1].score
+
+
+def test_deleted_document_disappears_from_results(corpus_store: GraphStore, encoder: TextEncoder) -> None:
+    retriever = make_retriever("hybrid", corpus_store, encoder, Corpus(corpus_store))
+    assert retriever.retrieve("bookmarkPage fit types", 3, TOY_DOC)
+    corpus_store.delete_document(TOY_DOC)
+    try:
+        assert retriever.retrieve("bookmarkPage fit types", 3, TOY_DOC) == []
+        assert all(h.doc_id == SPEC_DOC for h in retriever.retrieve("bookmarkPage fit types", 5))
+    finally:
+        batch = build_graph(toy_layout(), ingested_at="2024-01-01T00:00:00+00:00")
+        embed_batch(batch, encoder)
+        corpus_store.write_document(batch)
+
+
+def test_unknown_variant_is_a_config_error(corpus_store: GraphStore, encoder: TextEncoder) -> None:
+    with pytest.raises(ConfigError, match="unknown retriever"):
+        make_retriever("tf-idf-magic", corpus_store, encoder)

@@ -1,0 +1,131 @@
+"""Uncertainty-guided generation: token entropy from real logprobs over HTTP decides on re-reads."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from app.llm.client import TokenLogprob
+from app.llm.service import ask
+from app.llm.uncertainty import mean_token_entropy, token_entropy
+from app.retrieval.base import Retriever
+from app.retrieval.registry import make_retriever
+from app.stores.base import GraphStore
+from models.encoders import load_encoder
+from tests.llm_data import llm_settings, region_id, zoo_batch
+from tests.llm_server import Reply, ScriptedLLMServer, confident, uncertain
+
+QUESTION = "When are the penguins fed?"
+ROUTE_RETRIEVE = json.dumps({"route": "retrieve", "reason": "one fact", "sub_questions": []})
+
+
+@pytest.fixture
+def zoo_store(falkordb_store: GraphStore) -> GraphStore:
+    falkordb_store.write_document(zoo_batch())
+    return falkordb_store
+
+
+@pytest.fixture
+def retriever(zoo_store: GraphStore) -> Retriever:
+    return make_retriever("bm25-region", zoo_store, load_encoder())
+
+
+def tagged_entries(prompt: str) -> int:
+    """How many evidence entries a prompt shows (each starts a line with its tag)."""
+    return sum(1 for line in prompt.splitlines() if line.startswith("[zoo p."))
+
+
+def test_entropy_of_flat_and_peaked_distributions() -> None:
+    flat = TokenLogprob("a", math.log(0.2), tuple([math.log(0.2)] * 5))
+    peaked = TokenLogprob("a", math.log(0.99), (math.log(0.99), math.log(0.005), math.log(0.005)))
+    assert token_entropy(flat) == pytest.approx(math.log(5))
+    assert token_entropy(peaked) < 0.1
+    # Mass outside the top alternatives counts: a token at p=0.5 with no listed rivals is not certain.
+    assert token_entropy(TokenLogprob("a", math.log(0.5), (math.log(0.5),))) == pytest.approx(math.log(2))
+    assert token_entropy(TokenLogprob("a", math.log(0.25))) == pytest.approx(math.log(4))  # surprisal
+    assert mean_token_entropy(None) is None and mean_token_entropy([]) is None
+    assert mean_token_entropy([flat, peaked]) == pytest.approx((token_entropy(flat) + token_entropy(peaked)) / 2)
+
+
+def test_an_uncertain_answer_is_reread_with_more_evidence(
+    zoo_store: GraphStore, retriever: Retriever, tmp_path: Path
+) -> None:
+    with ScriptedLLMServer() as server:
+        server.add(ROUTE_RETRIEVE, uncertain("Maybe at noon [zoo p.1 #r1]."), confident("At 10:00 [zoo p.1 #r1]."))
+        settings = llm_settings(server.base_url, tmp_path, llm_max_rereads=2, llm_entropy_threshold=0.6)
+        result = ask(QUESTION, zoo_store, settings, retriever, k=1)
+        first, second = server.prompts()[1:]
+        answer_requests = server.requests[1:]
+
+    assert all(r["logprobs"] is True and r["top_logprobs"] == 5 for r in answer_requests)
+    assert result.rereads == 1
+    assert tagged_entries(second) > tagged_entries(first)
+    # The reading-order neighbours of the first evidence came in: the section header and the lions.
+    assert "1 Feeding" in second and "Lions are fed once a day" in second and "Lions" not in first
+    rounds = [step for step in result.trace if step["step"] == "generate"]
+    assert [r["outcome"] for r in rounds] == ["reread", "confident"]
+    assert rounds[0]["entropy"] > 0.6 > rounds[1]["entropy"]
+    assert result.entropy is not None and result.entropy < 0.6
+    assert result.answer == "At 10:00 [zoo p.1 #r1]."
+    # Pruned: the evidence kept is only what the final answer cites.
+    assert [p.region_id for p in result.evidence] == [region_id(1, 1)]
+
+
+def test_a_confident_answer_is_not_reread(zoo_store: GraphStore, retriever: Retriever, tmp_path: Path) -> None:
+    with ScriptedLLMServer() as server:
+        server.add(ROUTE_RETRIEVE, confident("At 10:00 and 15:30 [zoo p.1 #r1]."))
+        result = ask(QUESTION, zoo_store, llm_settings(server.base_url, tmp_path), retriever, k=1)
+        requests = len(server.requests)
+
+    assert requests == 2  # the router and one answer
+    assert result.rereads == 0
+    assert [s["outcome"] for s in result.trace if s["step"] == "generate"] == ["confident"]
+
+
+def test_rereads_stop_at_the_limit(zoo_store: GraphStore, retriever: Retriever, tmp_path: Path) -> None:
+    with ScriptedLLMServer() as server:
+        server.add(ROUTE_RETRIEVE, uncertain("Perhaps [zoo p.1 #r1]."), uncertain("Perhaps at ten [zoo p.1 #r1]."))
+        settings = llm_settings(server.base_url, tmp_path, llm_max_rereads=1)
+        result = ask(QUESTION, zoo_store, settings, retriever, k=1)
+
+    assert result.rereads == 1
+    assert [s["outcome"] for s in result.trace if s["step"] == "generate"] == ["reread", "reread limit"]
+    assert result.answer == "Perhaps at ten [zoo p.1 #r1]."
+
+
+def test_without_logprobs_the_first_answer_stands(zoo_store: GraphStore, retriever: Retriever, tmp_path: Path) -> None:
+    with ScriptedLLMServer() as server:
+        server.add(ROUTE_RETRIEVE, Reply("At 10:00 [zoo p.1 #r1]."))
+        result = ask(QUESTION, zoo_store, llm_settings(server.base_url, tmp_path), retriever, k=1)
+
+    assert result.entropy is None and result.rereads == 0
+    assert [s["outcome"] for s in result.trace if s["step"] == "generate"] == ["no logprobs from the endpoint"]
+
+
+def test_an_endpoint_refusing_logprobs_is_asked_again_without(
+    zoo_store: GraphStore, retriever: Retriever, tmp_path: Path
+) -> None:
+    with ScriptedLLMServer() as server:
+        server.add(
+            ROUTE_RETRIEVE, Reply(status=400, error="logprobs are not supported"), Reply("At 10:00 [zoo p.1 #r1].")
+        )
+        result = ask(QUESTION, zoo_store, llm_settings(server.base_url, tmp_path), retriever, k=1)
+        refused, plain = server.requests[1:]
+
+    assert refused["logprobs"] is True and "logprobs" not in plain
+    assert result.answer == "At 10:00 [zoo p.1 #r1]." and result.entropy is None
+
+
+def test_streamed_rereads_are_announced(zoo_store: GraphStore, retriever: Retriever, tmp_path: Path) -> None:
+    chunks: list[str] = []
+    with ScriptedLLMServer() as server:
+        server.add(ROUTE_RETRIEVE, uncertain("Maybe noon [zoo p.1 #r1]."), confident("At 10:00 [zoo p.1 #r1]."))
+        ask(QUESTION, zoo_store, llm_settings(server.base_url, tmp_path), retriever, k=1, stream_callback=chunks.append)
+
+    streamed = "".join(chunks)
+    assert streamed.startswith("Maybe noon [zoo p.1 #r1].")
+    assert "re-reading with more evidence" in streamed
+    assert streamed.endswith("At 10:00 [zoo p.1 #r1].")
