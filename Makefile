@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_QUESTION ?= When are the penguins fed?
 # Debian packages the tests need (issues add OCR and the browser here).
-SYSDEPS :=
+SYSDEPS := chromium tesseract-ocr
 
 .PHONY: demo test lint typecheck unit setup sysdeps clean-venv
 

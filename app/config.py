@@ -35,24 +35,16 @@ class Settings(BaseSettings):
     home: Path = Field(default_factory=default_home, description="Data home: local store, caches")
     store: str = Field(default="", description="Store URL; empty means falkordb-local://<home>")
     graph: str = Field(default="docgraph", description="Graph (FalkorDB) or database (Neo4j) name")
-    neo4j_user: str = Field(
-        default="neo4j", validation_alias=AliasChoices("DOCGRAPH_NEO4J_USER", "NEO4J_USER")
-    )
-    neo4j_password: str = Field(
-        default="", validation_alias=AliasChoices("DOCGRAPH_NEO4J_PASSWORD", "NEO4J_PASSWORD")
-    )
+    neo4j_user: str = Field(default="neo4j", validation_alias=AliasChoices("DOCGRAPH_NEO4J_USER", "NEO4J_USER"))
+    neo4j_password: str = Field(default="", validation_alias=AliasChoices("DOCGRAPH_NEO4J_PASSWORD", "NEO4J_PASSWORD"))
     query_timeout_s: float = Field(default=30.0, gt=0, description="Time limit of one query")
-    reader: str = Field(default="native", description="PDF reader: native")
+    reader: str = Field(default="native", description="PDF reader: native, detector, auto or azure")
     max_pages: int = Field(default=1500, gt=0, description="Longest PDF accepted, in pages")
     encoder_model: str = Field(
         default="all-MiniLM-L6-v2", description="Sentence encoder: a name, or a path to a model folder"
     )
-    llm_base_url: str = Field(
-        default="", validation_alias=AliasChoices("DOCGRAPH_LLM_BASE_URL", "OPENAI_BASE_URL")
-    )
-    llm_api_key: str = Field(
-        default="", validation_alias=AliasChoices("DOCGRAPH_LLM_API_KEY", "OPENAI_API_KEY")
-    )
+    llm_base_url: str = Field(default="", validation_alias=AliasChoices("DOCGRAPH_LLM_BASE_URL", "OPENAI_BASE_URL"))
+    llm_api_key: str = Field(default="", validation_alias=AliasChoices("DOCGRAPH_LLM_API_KEY", "OPENAI_API_KEY"))
     llm_model: str = Field(default="gpt-4o-mini", description="Chat model name at the endpoint")
     vlm_model: str = Field(default="", description="Vision model name; empty disables descriptions")
     llm_entropy_threshold: float = Field(
@@ -76,6 +68,13 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("DOCGRAPH_AZURE_DI_KEY", "AZURE_DI_KEY"),
         description="Azure AI Document Intelligence key (the azure reader)",
     )
+    api_max_upload_mb: float = Field(
+        default=100.0, gt=0, description="Largest PDF the HTTP API accepts for upload, in MiB"
+    )
+    detector_model: str = Field(
+        default="", description="Layout detector ONNX file for the detector reader; empty = bundled DocLayNet YOLOv8n"
+    )
+    ocr_lang: str = Field(default="eng", description="Tesseract language(s) for OCR, e.g. eng+deu")
 
     @classmethod
     def settings_customise_sources(

@@ -34,13 +34,37 @@ if TYPE_CHECKING:
     from app.pipeline import IngestContext
     from models.encoders import TextEncoder
 
-DEFAULT_CHECKPOINT = ROOT / "models" / "checkpoints" / "rgcn-minilm.pt"
+CHECKPOINT_DIR = ROOT / "models" / "checkpoints"
+DEFAULT_CHECKPOINT = CHECKPOINT_DIR / "rgcn-minilm.pt"
 GNN_PROPERTY = "gnn_embedding"
 GNN_LABELS: tuple[str, ...] = ("Region", "Section")
 READ_EDGE_TYPES: tuple[str, ...] = ("HAS_NEXT", "IS_UNDER", "REF", "CAPTION_OF", "IS_SIMILAR")
 WRITE_CHUNK = 500
 
 ProgressFn = Callable[[str, int, int, dict[str, float]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class GnnVariant:
+    """A GNN for retrieval and ablations: its checkpoint and the Region property its vectors go in."""
+
+    name: str
+    checkpoint: Path
+    property: str
+    dropped: tuple[str, ...] = ()  # relation groups it is trained and run without
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        return tuple(group for group in GROUPS if group not in self.dropped)
+
+
+GNN_VARIANTS: dict[str, GnnVariant] = {
+    "gnn": GnnVariant("gnn", DEFAULT_CHECKPOINT, GNN_PROPERTY),
+    "no-cross-page": GnnVariant(
+        "no-cross-page", CHECKPOINT_DIR / "rgcn-minilm-no-cross-page.pt", "gnn_embedding_no_cross_page", ("cross_page",)
+    ),
+    "no-sim": GnnVariant("no-sim", CHECKPOINT_DIR / "rgcn-minilm-no-sim.pt", "gnn_embedding_no_sim", ("similarity",)),
+}
 
 
 # ---- inference ------------------------------------------------------------------------------
@@ -236,8 +260,14 @@ class _progress_bar:
 # ---- re-embedding stored documents -----------------------------------------------------------
 
 
-def reembed(store: GraphStore, settings: Settings, checkpoint: Path | None = None, doc_id: str | None = None) -> int:
-    """Recompute ``gnn_embedding`` for stored documents (all, or ``doc_id``); returns nodes updated.
+def reembed(
+    store: GraphStore,
+    settings: Settings,
+    checkpoint: Path | None = None,
+    doc_id: str | None = None,
+    prop: str = GNN_PROPERTY,
+) -> int:
+    """Recompute the GNN vectors (``prop``) of stored documents (all, or ``doc_id``); returns nodes updated.
 
     A document stored without IS_SIMILAR edges gets them (computed from the stored embeddings).
     """
@@ -254,8 +284,25 @@ def reembed(store: GraphStore, settings: Settings, checkpoint: Path | None = Non
             edges += fresh
         graph = records_to_tensors(nodes, edges, model.config.groups)
         vectors = model.embed(graph).numpy()
-        updated += _write_vectors(store, graph.nodes, vectors)
+        updated += _write_vectors(store, graph.nodes, vectors, prop)
     return updated
+
+
+def ensure_variant(store: GraphStore, settings: Settings, name: str, doc_id: str | None = None) -> str:
+    """Compute a GNN variant's vectors for stored documents; returns the Region property they are in.
+
+    The main ``gnn`` variant is also written at ingest; ablation variants (``no-cross-page``,
+    ``no-sim``) live in properties of their own, which only exact in-document vector search reads.
+    Vectors are recomputed every time: inference takes seconds per document.
+    """
+    variant = GNN_VARIANTS.get(name)
+    if variant is None:
+        raise ModelError(f"unknown GNN variant {name!r}; choose one of: {', '.join(GNN_VARIANTS)}")
+    model = gnn_for(settings, variant.checkpoint)
+    if set(model.config.groups) != set(variant.groups):
+        raise ModelError(f"{variant.checkpoint} was trained with relation groups {list(model.config.groups)}")
+    reembed(store, settings, variant.checkpoint, doc_id, variant.property)
+    return variant.property
 
 
 def _stored_nodes(store: GraphStore, doc_id: str) -> list[NodeRecord]:
@@ -294,11 +341,11 @@ def _write_similarity(store: GraphStore, edges: list[EdgeRecord]) -> None:
         store.write(query, {"rows": rows[start : start + WRITE_CHUNK]})
 
 
-def _write_vectors(store: GraphStore, refs: list[tuple[str, str]], vectors: np.ndarray) -> int:
+def _write_vectors(store: GraphStore, refs: list[tuple[str, str]], vectors: np.ndarray, prop: str) -> int:
     written = 0
     for label in GNN_LABELS:
         rows = [{"key": key, "vector": vectors[i].tolist()} for i, (lab, key) in enumerate(refs) if lab == label]
-        query = render("gnn_write_embeddings", store.dialect, label=label, id=ID_PROPERTY[label])
+        query = render("gnn_write_embeddings", store.dialect, label=label, id=ID_PROPERTY[label], property=prop)
         for start in range(0, len(rows), WRITE_CHUNK):
             result = store.write(query, {"rows": rows[start : start + WRITE_CHUNK]})
             written += int(result[0]["written"]) if result else 0

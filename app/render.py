@@ -9,6 +9,7 @@ from typing import Any
 import pymupdf
 
 from app.exceptions import DocgraphError
+from ingest.pdf_api import close, load_page, open_pdf
 
 KIND_COLOURS: dict[str, tuple[float, float, float]] = {
     "title": (0.8, 0.0, 0.0),
@@ -38,21 +39,26 @@ def render_page(
 
     Regions in ``highlight`` (region ids) are filled so cited evidence stands out.
     """
-    with pymupdf.open(pdf) as doc:
+    doc = open_pdf(pdf)
+    try:
         if not 1 <= page_number <= doc.page_count:
             raise DocgraphError(f"page {page_number} is out of range: the document has {doc.page_count} pages")
-        page = doc[page_number - 1]
+        page = load_page(doc, page_number - 1)
         for region in regions:
             _draw_region(page, region, highlight or set())
         out.parent.mkdir(parents=True, exist_ok=True)
-        page.get_pixmap(dpi=dpi).save(out)
+        pixmap: Any = page.get_pixmap(dpi=dpi)
+        pixmap.save(out)
+    finally:
+        close(doc)
     return out
 
 
 def _draw_region(page: pymupdf.Page, region: dict[str, Any], highlight: set[str]) -> None:
     x0, y0, x1, y1 = (float(v) for v in region["bbox"])
     colour = KIND_COLOURS.get(str(region["kind"]), (0.0, 0.0, 0.0))
-    rect = pymupdf.Rect(x0, y0, x1, y1)
+    make_rect: Any = pymupdf.Rect
+    rect = make_rect(x0, y0, x1, y1)
     filled = region.get("region_id") in highlight
     page.draw_rect(rect, color=colour, fill=colour if filled else None, fill_opacity=0.18, width=1.0)
     label = f"{region.get('order', '')}:{region['kind']}"

@@ -1,6 +1,6 @@
-// The sections of one document with their parent section and title embedding (ToC retrieval).
+// The sections of one document with their parent section (ToC retrieval walks up the tree).
 MATCH (s:Section {doc_id: $doc_id})
 OPTIONAL MATCH (s)-[:IS_UNDER]->(parent:Section)
 RETURN s.section_id AS section_id, s.title AS title, s.level AS level, s.page_start AS page_start,
-       s.order AS order, parent.section_id AS parent_id, s.embedding AS embedding
+       s.order AS order, parent.section_id AS parent_id
 ORDER BY order

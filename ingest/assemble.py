@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ingest.blocks import Block, lines_in, segment_lines
 from ingest.classify import FontStats, classify_block, near_float, page_context, promote_title
@@ -36,49 +36,73 @@ class Draft:
         return Region(self.kind, self.bbox, self.text, order, self.font_size, self.bold, self.cells)
 
 
+@dataclass(slots=True)
+class _PageWork:
+    """What the steps of :func:`assemble_page` share: lines taken so far and the regions made."""
+
+    scan: PageScan
+    stats: FontStats
+    used: set[int]
+    header: set[int]
+    footer: set[int]
+    drafts: list[Draft] = field(default_factory=list)
+    floats: list[BBox] = field(default_factory=list)  # figure and table boxes, for caption checks
+    blocks: list[Block] = field(default_factory=list)
+
+    def add_figure(self, box: BBox, labels: Sequence[int]) -> None:
+        self.drafts.append(_figure_draft(box, [self.scan.lines[i] for i in labels]))
+        self.floats.append(box)
+
+
 def assemble_page(scan: PageScan, stats: FontStats, marks: FurnitureMarks, title_allowed: bool) -> PageLayout:
-    lines = scan.lines
-    used: set[int] = set(marks.header) | set(marks.footer)
-    drafts: list[Draft] = []
-    floats: list[BBox] = []
-
-    for table in scan.tables:
-        used.update(i for i in lines_in(table.bbox, lines) if i not in used)
-        drafts.append(Draft("table", table.bbox, to_markdown(table.cells), stats.body_size, False, table.cells))
-        floats.append(table.bbox)
-
-    header = set(marks.header)
-    footer = set(marks.footer)
-    blocks: list[Block] = []
+    work = _PageWork(scan, stats, set(marks.header) | set(marks.footer), set(marks.header), set(marks.footer))
+    _add_tables(work)
     if scan.model_boxes is not None:
-        model = model_blocks(scan, used, title_allowed)
-        header |= model.header
-        footer |= model.footer
-        used |= model.used | model.header | model.footer
-        blocks.extend(model.blocks)
-        for box, labels in model.figures:
-            drafts.append(_figure_draft(box, [lines[i] for i in labels]))
-            floats.append(box)
+        _add_model_regions(work, title_allowed)
     else:
-        for box in scan.figures:
-            if is_text_box(box, [lines[i] for i in lines_in(box, lines) if i not in used], stats.body_size):
-                continue
-            grown, labels = absorb_figure_labels(box, lines, used, stats)
-            used.update(labels)
-            drafts.append(_figure_draft(grown, [lines[i] for i in labels]))
-            floats.append(grown)
+        _add_detected_figures(work)
+    work.drafts = _merge_nested_figures(work.drafts)
 
-    drafts = _merge_nested_figures(drafts)
-    rest = [lines[i] for i in range(len(lines)) if i not in used]
-    blocks.extend(segment_lines(rest))
-    _classify(blocks, stats, scan.height, title_allowed, floats)
+    rest = [line for i, line in enumerate(scan.lines) if i not in work.used]
+    blocks = work.blocks + segment_lines(rest)
+    _classify(blocks, stats, scan.height, title_allowed, work.floats)
     blocks = merge_blocks(blocks, stats)
-    figure_drafts, blocks = figures_for_orphan_captions(blocks, floats, stats)
-    drafts.extend(_figure_draft(box, labels) for box, labels in figure_drafts)
-    drafts.extend(_block_draft(b) for b in blocks)
+    figure_drafts, blocks = figures_for_orphan_captions(blocks, work.floats, stats)
+    work.drafts.extend(_figure_draft(box, labels) for box, labels in figure_drafts)
+    work.drafts.extend(_block_draft(b) for b in blocks)
 
-    furniture = _furniture_drafts(lines, header, "page_header") + _furniture_drafts(lines, footer, "page_footer")
-    return _page_layout(scan, drafts, furniture)
+    furniture = _furniture_drafts(scan.lines, work.header, "page_header")
+    furniture += _furniture_drafts(scan.lines, work.footer, "page_footer")
+    return _page_layout(scan, work.drafts, furniture)
+
+
+def _add_tables(work: _PageWork) -> None:
+    for table in work.scan.tables:
+        work.used.update(lines_in(table.bbox, work.scan.lines))
+        text = to_markdown(table.cells)
+        work.drafts.append(Draft("table", table.bbox, text, work.stats.body_size, False, table.cells))
+        work.floats.append(table.bbox)
+
+
+def _add_model_regions(work: _PageWork, title_allowed: bool) -> None:
+    model = model_blocks(work.scan, work.used, title_allowed)
+    work.header |= model.header
+    work.footer |= model.footer
+    work.used |= model.used | model.header | model.footer
+    work.blocks.extend(model.blocks)
+    for box, labels in model.figures:
+        work.add_figure(box, labels)
+
+
+def _add_detected_figures(work: _PageWork) -> None:
+    lines = work.scan.lines
+    for box in work.scan.figures:
+        inside = [lines[i] for i in lines_in(box, lines) if i not in work.used]
+        if is_text_box(box, inside, work.stats.body_size):
+            continue
+        grown, labels = absorb_figure_labels(box, lines, work.used, work.stats)
+        work.used.update(labels)
+        work.add_figure(grown, labels)
 
 
 def _classify(blocks: list[Block], stats: FontStats, height: float, title_allowed: bool, floats: list[BBox]) -> None:

@@ -31,7 +31,7 @@ class AutoReader(DetectorReader):
         ocr_dpi: int = DEFAULT_OCR_DPI,
         ocr_lang: str = DEFAULT_LANG,
         model_path: Path | None = None,
-        ocr_workers: int = 1,
+        ocr_workers: int | None = None,
     ) -> None:
         super().__init__(
             detector=detector,

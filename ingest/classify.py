@@ -125,8 +125,11 @@ def _is_header(block: Block, text: str, stats: FontStats) -> bool:
     larger = block.size >= stats.body_size + HEADER_SIZE_STEP
     if much_larger or (larger and block.bold):
         return not text.endswith(",") and (numbered or not _reads_like_sentence(text))
-    if block.bold and block.size >= stats.body_size - 1.0:
-        return numbered or (len(block.lines) <= 2 and not _reads_like_sentence(text) and not text.endswith(":"))
+    if block.bold and block.size >= stats.body_size - 1.0:  # bold at body size: stricter, bold runs are common
+        if numbered:
+            return True
+        heading_like = text[0].isupper() or text[0].isdigit()
+        return len(block.lines) <= 2 and heading_like and not text.endswith((":", ".", ",", ";"))
     return False
 
 

@@ -2,7 +2,7 @@
 
 Per page: render at the detector's input size (about 90 dpi for a letter page) -> detect ->
 SCAN box selection -> each region's text from the PDF's text layer inside the box or, where
-the box holds none (scans, text set as images), from tesseract on a 300 dpi crop. On pages
+the box holds none (scans, text set as images), from tesseract on a 250 dpi crop. On pages
 without a usable text layer, ink outside every selected box is OCR'd too (the page with the
 boxes painted out), so text the detector missed is not lost. The boxes then go through the
 native reader's assembly (furniture, reading order, captions, tables, continuations), as the
@@ -11,9 +11,10 @@ PyMuPDF layout model's boxes do. OCR runs in a worker thread while the next page
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Sequence
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -23,14 +24,19 @@ import pymupdf
 from PIL import Image
 
 from ingest import pdf_api
+from ingest.assemble import assemble_page
 from ingest.blocks import lines_in
+from ingest.classify import font_stats
+from ingest.continuity import mark_continuations
 from ingest.detector_tables import table_cells
+from ingest.furniture import PageLines, detect_furniture
 from ingest.layout_model import MODEL_KINDS, ModelBox
 from ingest.lines import TEXT_FLAGS, TextLine
 from ingest.native import DEFAULT_MAX_PAGES, _assemble, _outline, _title
 from ingest.ocr import (
     DEFAULT_LANG,
     DEFAULT_OCR_DPI,
+    OCR_FONT,
     OcrJob,
     OcrWord,
     render,
@@ -44,7 +50,7 @@ from ingest.pdf_checks import check_page_damage, file_sha256, load_page_checked,
 from ingest.scan import PageScan, scan_page
 from ingest.tables import FoundTable
 from ingest.text_layer import has_good_text_layer
-from ingest.types import BBox, DocumentLayout, ProgressCallback, RegionKind
+from ingest.types import BBox, DocumentLayout, PageLayout, ProgressCallback, RegionKind
 from models.layout_detector import Detection, LayoutDetector
 from models.scan_selection import SelectionParams, select
 
@@ -89,6 +95,9 @@ class PendingPage:
     box_job: OcrJob | None = None
     rest_job: OcrJob | None = None
 
+    def jobs(self) -> list[Future[list[list[OcrWord]]]]:
+        return [job.future for job in (self.box_job, self.rest_job) if job is not None]
+
     def finish(self) -> PageScan:
         scan = self.scan
         ocr_words: list[OcrWord] = []
@@ -128,8 +137,9 @@ class DetectorReader:
         ocr_dpi: int = DEFAULT_OCR_DPI,
         ocr_lang: str = DEFAULT_LANG,
         model_path: Path | None = None,
-        ocr_workers: int = 1,
+        ocr_workers: int | None = None,
     ) -> None:
+        ocr_workers = ocr_workers or default_ocr_workers()
         if max_pages < 1 or ocr_workers < 1:
             raise ValueError("max_pages and ocr_workers must be at least 1")
         if detect_pages not in ("all", "untexted"):
@@ -158,7 +168,7 @@ class DetectorReader:
             metadata_title = (doc.metadata or {}).get("title", "") or ""
         finally:
             pdf_api.close(doc)
-        pages = _assemble(scans)
+        pages = assemble_pages(scans)
         return DocumentLayout(
             path=path,
             file_name=path.name,
@@ -172,11 +182,12 @@ class DetectorReader:
 
     def _scan_all(self, doc: pymupdf.Document, name: str, progress: ProgressCallback | None) -> list[PageScan]:
         with tempfile.TemporaryDirectory(prefix="docgraph-ocr-") as tmp, ThreadPoolExecutor(self.ocr_workers) as pool:
-            pending = []
+            pending: list[PendingPage] = []
             for index in range(doc.page_count):
                 page = load_page_checked(doc, index, name)
                 pending.append(self.scan(page, Path(tmp), pool))
                 check_page_damage(doc, index + 1, name)
+                _bound_backlog(pending, self.ocr_workers + 1)
                 if progress is not None:
                     progress(index + 1, doc.page_count)
             return [p.finish() for p in pending]
@@ -218,6 +229,47 @@ class DetectorReader:
         chosen = select(detections, [d.box for d in detections], [d.score for d in detections],
                         (page.rect.width, page.rect.height), self.selection)
         return [ModelBox(BBox(*d.box), kind_for_label(d.label)) for d in chosen]
+
+
+def default_ocr_workers() -> int:
+    """One tesseract per core (at most 4): OCR, not detection, bounds the speed on scans."""
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def _bound_backlog(pending: Sequence[PendingPage], limit: int) -> None:
+    """Wait while more than ``limit`` OCR jobs are queued: their page images sit on disk until read."""
+    while True:
+        waiting = [f for page in pending for f in page.jobs() if not f.done()]
+        if len(waiting) <= limit:
+            return
+        wait(waiting, return_when=FIRST_COMPLETED)
+
+
+def assemble_pages(scans: list[PageScan]) -> list[PageLayout]:
+    """The native reader's assembly; OCR'd pages are typed against OCR'd font statistics.
+
+    OCR knows only a line's ink height, not its font size, so mixing both in one body-size
+    estimate would make every OCR'd line look small (or large) next to real text.
+    """
+    ocr_lines = [ln for s in scans for ln in s.lines if ln.font == OCR_FONT]
+    if not ocr_lines:
+        return _assemble(scans)
+    text_lines = [ln for s in scans for ln in s.lines if ln.font != OCR_FONT]
+    ocr_stats = font_stats(ocr_lines)
+    text_stats = font_stats(text_lines) if text_lines else ocr_stats
+    marks = detect_furniture([PageLines(s.height, s.lines) for s in scans], text_stats.body_size)
+    first_text_page = next((s.number for s in scans if s.has_text_layer), 0)
+    pages = []
+    for scan, mark in zip(scans, marks, strict=True):
+        stats = ocr_stats if _mostly_ocr(scan.lines) else text_stats
+        pages.append(assemble_page(scan, stats, mark, title_allowed=scan.number == first_text_page))
+    mark_continuations(pages)
+    return pages
+
+
+def _mostly_ocr(lines: Sequence[TextLine]) -> bool:
+    ocr = sum(ln.chars for ln in lines if ln.font == OCR_FONT)
+    return ocr > 0 and 2 * ocr >= sum(ln.chars for ln in lines)
 
 
 def uncovered_ink(image: Image.Image, boxes: Sequence[BBox], points_per_pixel: float) -> bool:

@@ -13,6 +13,7 @@ from ingest.types import BBox
 MIN_FIGURE_SIDE = 16.0  # points
 MIN_FIGURE_AREA = 900.0  # square points (30 x 30)
 BACKGROUND_PAGE_SHARE = 0.8  # a drawing or image this large on a text page is a background
+MAX_CLUSTERED_PATHS = 3000
 MERGE_GAP = 8.0  # figure pieces closer than this belong to one figure
 TEXT_BOX_SHARE = 0.35  # share of a candidate covered by prose lines that makes it a framed text box
 
@@ -57,13 +58,18 @@ def drawing_figures(page: pymupdf.Page, drawings: Sequence[dict[str, Any]], tabl
     paths = _visible_paths(drawings, page_area)
     if not paths:
         return []
+    rects = [(_as_bbox(p["rect"]), p) for p in paths]
+    if len(paths) > MAX_CLUSTERED_PATHS:  # clustering is quadratic; huge vector art is one figure anyway
+        union = rects[0][0]
+        for rect, _ in rects[1:]:
+            union = union.union(rect)
+        return [union] if _big_enough(union) else []
     boxes = []
-    for rect in page.cluster_drawings(drawings=paths):
-        box = _as_bbox(rect)
+    for cluster in page.cluster_drawings(drawings=paths):
+        box = _as_bbox(cluster)
         if not _big_enough(box) or _overlap_share(box, tables) > 0.3:
             continue
-        members = [p for p in paths if box.intersection_area(_as_bbox(p["rect"])) > 0 or p["rect"].is_empty]
-        members = [p for p in members if _inside(_as_bbox(p["rect"]), box)]
+        members = [p for rect, p in rects if _inside(rect, box)]
         if len(members) <= 2 and _only_rectangles(members):
             continue  # a shaded or framed box around text, not a picture
         boxes.append(box)

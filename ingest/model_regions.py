@@ -70,13 +70,13 @@ def _refine(kind: RegionKind, block: Block, title_allowed: bool) -> RegionKind:
     """Small corrections the model cannot know: code fonts, caption numbering, one title only."""
     if kind in ("page_header", "page_footer"):
         return "paragraph"
+    if kind in ("paragraph", "section_header", "title") and CAPTION_DELIMITER_RE.match(block.raw_text):
+        return "caption"  # "Figure 2-1: ..." set like a heading is still a caption
     if kind == "title" and not title_allowed:
         return "section_header"
     if kind == "paragraph":
         if block.mono:
             return "code"
-        if CAPTION_DELIMITER_RE.match(block.raw_text):
-            return "caption"
         if block.list_item:
             return "list"
     return kind

@@ -39,8 +39,9 @@ def similarity_edges(batch: GraphBatch, k: int = DEFAULT_K, block_rows: int = BL
 
 
 def similarity_nodes(batch: GraphBatch) -> list[NodeRecord]:
-    """The Region nodes that take part: body kinds with an embedding."""
-    return [
+    """The Region nodes that take part: body kinds with an embedding, by key (so that ties between
+    equal scores are broken the same way whatever the order of the batch's nodes)."""
+    nodes = [
         node
         for node in batch.nodes
         if node.label == "Region"
@@ -48,6 +49,7 @@ def similarity_nodes(batch: GraphBatch) -> list[NodeRecord]:
         and node.props.get("embedding") is not None
         and len(node.props["embedding"]) > 0
     ]
+    return sorted(nodes, key=lambda node: node.key)
 
 
 def normalised_rows(rows: Sequence[Sequence[float]] | NDArray[np.float32]) -> NDArray[np.float32]:

@@ -17,6 +17,7 @@ from ingest.types import BBox
 MIN_EDGE_LENGTH = 8.0  # points; shorter strokes are glyph decorations, not rulings
 MIN_EDGES_PER_AXIS = 2
 MIN_TABLE_WIDTH = 40.0  # points
+MAX_CLUSTERED_PATHS = 3000
 MIN_TABLE_HEIGHT = 20.0
 
 
@@ -60,6 +61,9 @@ def grid_candidates(page: pymupdf.Page, drawings: list[dict[str, Any]]) -> list[
     ruling = [p for p in drawings if any(item[0] in ("l", "re", "qu") for item in p.get("items", []))]
     if not may_have_ruled_table(ruling):
         return []
+    if len(ruling) > MAX_CLUSTERED_PATHS:  # clustering is quadratic: search the whole page instead
+        rect = page.rect
+        return [(rect.x0, rect.y0, rect.x1, rect.y1)]
     boxes = [(tuple(p["rect"]), p) for p in ruling]
     areas = []
     for rect in page.cluster_drawings(drawings=ruling):

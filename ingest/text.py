@@ -28,8 +28,8 @@ _SENTENCE_END = re.compile(r"""[.!?:;]["')\]\u201d\u2019]*$""")
 
 # First halves that are usually a real compound ("self-contained"), second halves likewise ("read-only").
 _COMPOUND_PREFIXES = frozenset(
-    {"self", "non", "well", "so", "read", "write", "built", "cross", "semi", "anti", "co", "e", "x", "ex",
-     "user", "end", "run", "high", "low", "long", "short", "multi", "third", "first", "second", "all"}
+    {"self", "non", "well", "so", "read", "write", "built", "cross", "semi", "anti", "user", "end", "run",
+     "high", "low", "long", "short", "multi", "third", "first", "second", "all"}
 )
 _COMPOUND_SUFFIXES = frozenset(
     {"only", "in", "based", "like", "specific", "free", "level", "time", "wise", "side", "defined",

@@ -1,7 +1,7 @@
 """SCAN's box selection: from overlapping detections to a clean set of page regions.
 
 Detections are visited from the most to the least confident (those under ``min_confidence``
-are dropped). A box fully inside an already selected box is dropped; any other box is kept
+are dropped). A box fully inside an already selected box is skipped; any other box is kept
 only if it raises the selection score
 
     S = alpha * coverage + beta * non_overlap
@@ -9,7 +9,9 @@ only if it raises the selection score
 where ``coverage`` is the area of the union of the selected boxes over the page area, and
 ``non_overlap`` is the union area over the summed box areas (1 when no two boxes overlap,
 smaller the more they pile up). With the defaults (alpha 0.9, beta 0.1) a box that covers
-new ground is kept, a box that mostly repeats kept ones is not.
+new ground is kept, a box that mostly repeats kept ones is not. Last, a kept box that a box
+kept after it encloses (a confident text box inside a table) is dropped: no two selected
+boxes nest.
 """
 
 from __future__ import annotations
@@ -91,7 +93,7 @@ def is_inside(inner: Box, outer: Box, containment: float = DEFAULT_CONTAINMENT) 
 def select_indices(
     candidates: Sequence[Candidate], page_size: tuple[float, float], params: SelectionParams | None = None
 ) -> list[int]:
-    """Indexes of the kept candidates, in the order they were kept (most confident first)."""
+    """Indexes of the kept candidates, most confident first."""
     p = params or SelectionParams()
     page_area = page_size[0] * page_size[1]
     order = sorted(range(len(candidates)), key=lambda i: -candidates[i].score)
@@ -109,7 +111,13 @@ def select_indices(
             kept.append(i)
             chosen.append(cand.box)
             current = trial
-    return kept
+    return [i for k, i in enumerate(kept) if not _enclosed(k, kept, candidates, p.containment)]
+
+
+def _enclosed(k: int, kept: list[int], candidates: Sequence[Candidate], containment: float) -> bool:
+    """The k-th kept box lies inside a box kept after it."""
+    box = candidates[kept[k]].box
+    return any(is_inside(box, candidates[j].box, containment) for j in kept[k + 1 :])
 
 
 def select(

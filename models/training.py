@@ -42,6 +42,7 @@ class TrainConfig:
     batch_queries: int = 2048
     anchor_weight: float = 1.0  # weight of mean(1 - cos(gnn, input)) over all nodes
     max_grad_norm: float = 1.0
+    page_positives: bool = False  # count every region on a target's page as a target (page-level retrieval)
     patience: int = 3  # epochs without a better held-out loss before stopping
     min_delta: float = 1e-4
     seed: int = 0
@@ -168,12 +169,27 @@ def positive_mask(positives: torch.Tensor, candidates: int) -> torch.Tensor:
     return mask[:, :candidates]
 
 
+def page_mask(positives: torch.Tensor, pages: torch.Tensor) -> torch.Tensor:
+    """(Q, C) bool: the candidates on the page of one of each query's targets."""
+    target_pages = torch.where(positives >= 0, pages[positives.clamp(min=0)], -1)  # (Q, P)
+    return (pages.view(1, 1, -1) == target_pages.unsqueeze(2)).any(dim=1)
+
+
 def info_nce(
-    queries: torch.Tensor, candidates: torch.Tensor, positives: torch.Tensor, temperature: float
+    queries: torch.Tensor,
+    candidates: torch.Tensor,
+    positives: torch.Tensor,
+    temperature: float,
+    pages: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """Mean multi-positive InfoNCE: -log(sum over targets / sum over all candidates)."""
+    """Mean multi-positive InfoNCE: -log(sum over targets / sum over all candidates).
+
+    With ``pages`` (each candidate's page), every candidate on a target's page counts as a target.
+    """
     logits = queries @ candidates.t() / temperature
     mask = positive_mask(positives, candidates.shape[0])
+    if pages is not None:
+        mask = mask | page_mask(positives, pages)
     target_logits = logits.masked_fill(~mask, -math.inf)
     return (torch.logsumexp(logits, dim=1) - torch.logsumexp(target_logits, dim=1)).mean()
 
@@ -242,7 +258,8 @@ def run_epoch(
         doc, rows = docs[steps[step][0]], steps[step][1]
         queries = doc.train.subset(rows)
         output = model(doc.graph.x, doc.adjacency, doc.graph.node_kind)
-        loss = info_nce(queries.vectors, output[doc.candidates], queries.positives, config.temperature)
+        pages = doc.candidate_pages if config.page_positives else None
+        loss = info_nce(queries.vectors, output[doc.candidates], queries.positives, config.temperature, pages)
         loss = loss + config.anchor_weight * anchor_loss(output, doc.graph.x)
         optimizer.zero_grad()
         loss.backward()  # type: ignore[no-untyped-call]
@@ -262,7 +279,8 @@ def evaluate(model: RelationalGNN | None, docs: Sequence[DocumentData], config: 
             continue
         output = _outputs(model, doc)
         candidates = output[doc.candidates]
-        loss = info_nce(doc.held_out.vectors, candidates, doc.held_out.positives, config.temperature)
+        pages = doc.candidate_pages if config.page_positives else None
+        loss = info_nce(doc.held_out.vectors, candidates, doc.held_out.positives, config.temperature, pages)
         total_loss += float(loss) * doc.held_out.size
         hits += int(page_hits(doc.held_out.vectors, candidates, doc.held_out.positives, doc.candidate_pages).sum())
         count += doc.held_out.size

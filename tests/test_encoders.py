@@ -44,8 +44,11 @@ def test_vectors_are_unit_length_float32_in_input_order(encoder: TextEncoder) ->
 
 def test_similar_texts_score_higher_than_unrelated_ones(encoder: TextEncoder) -> None:
     query, near, far = encoder.encode(
-        ["how to make a link without a visible border", "links drawn with Border='[0 0 0]' show no box",
-         "monthly time series with yearmon index"]
+        [
+            "how to make a link without a visible border",
+            "links drawn with Border='[0 0 0]' show no box",
+            "monthly time series with yearmon index",
+        ]
     )
     assert float(query @ near) > float(query @ far) + 0.1
 
@@ -77,9 +80,7 @@ def _layout() -> DocumentLayout:
 def test_embedding_texts_carry_section_kind_and_caption_context() -> None:
     batch = build_graph(_layout(), ingested_at="2024-01-01T00:00:00+00:00")
     texts = {key: text for (label, key), text in embedding_texts(batch).items() if label == "Region"}
-    by_kind = {
-        node.props["kind"]: texts[node.key] for node in batch.nodes if node.label == "Region"
-    }
+    by_kind = {node.props["kind"]: texts[node.key] for node in batch.nodes if node.label == "Region"}
     assert by_kind["paragraph"].startswith("2 Drawing images.")
     assert "The mask argument" in by_kind["paragraph"]
     assert by_kind["table"].startswith("2 Drawing images. Table: Table 1: Fit types of bookmarkPage.")

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import copy
+import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 from torch_geometric.nn import RGCNConv
 
 from app.exceptions import ModelError
+from app.stores.base import GraphStore
 from ingest.types import EdgeRecord, GraphBatch, NodeRecord
 from models.gnn import (
     BasisRelationalConv,
@@ -141,3 +145,82 @@ def test_loading_something_else_fails_with_a_model_error(tmp_path: Path) -> None
     wrong = RelationalGNN(GnnConfig(dim=DIM, hidden=DIM))
     with pytest.raises(ModelError, match="expects 8-d"):
         wrong.embed(batch_to_tensors(GraphBatch("d", "0" * 64, [NodeRecord("Region", "r", {"embedding": [1.0, 0.0]})])))
+
+
+# ---- the pipeline stage and re-embedding, on a real document and a real store -------------------
+
+PDF = Path("/work/shared/bench/train/shared-mime-info-spec.pdf")
+
+
+@pytest.fixture(scope="module")
+def embedded_batch() -> GraphBatch:
+    from app.embedding import embed_batch
+    from ingest.graph import build_graph
+    from ingest.native import NativeReader
+    from models.encoders import load_encoder
+
+    batch = build_graph(NativeReader().read(PDF), ingested_at="1970-01-01T00:00:00+00:00")
+    embed_batch(batch, load_encoder("all-MiniLM-L6-v2"))
+    return batch
+
+
+def gnn_vectors(batch: GraphBatch) -> dict[tuple[str, str], list[float]]:
+    return {(n.label, n.key): n.props["gnn_embedding"] for n in batch.nodes if "gnn_embedding" in n.props}
+
+
+def test_gnn_stage_writes_back_onto_the_right_nodes(embedded_batch: GraphBatch) -> None:
+    from app.gnn import GnnStage, load_gnn
+    from app.pipeline import IngestContext
+
+    model = load_gnn().model
+    batch = copy.deepcopy(embedded_batch)
+    GnnStage(model).run(IngestContext(path=PDF, batch=batch))
+
+    embedded = {(n.label, n.key) for n in batch.nodes if n.props.get("embedding")}
+    vectors = gnn_vectors(batch)
+    assert set(vectors) == embedded
+    assert {label for label, _ in vectors} == {"Region", "Section"}
+    matrix = np.asarray(list(vectors.values()))
+    np.testing.assert_allclose(np.linalg.norm(matrix, axis=1), 1.0, atol=1e-5)
+    similar = [e for e in batch.edges if e.type == "IS_SIMILAR"]
+    assert similar and batch.stats["similarity_edges"] == len(similar)
+
+    # The same document with its nodes and edges in another order gives every node the same vector.
+    shuffled = copy.deepcopy(embedded_batch)
+    random.Random(4).shuffle(shuffled.nodes)
+    random.Random(5).shuffle(shuffled.edges)
+    GnnStage(model).run(IngestContext(path=PDF, batch=shuffled))
+    again = gnn_vectors(shuffled)
+    for ref, vector in vectors.items():
+        np.testing.assert_allclose(again[ref], vector, atol=1e-4)
+
+    # Each node's GNN vector is closer to its own input embedding than to almost any other node's.
+    refs = list(vectors)
+    inputs = np.asarray([next(n for n in batch.nodes if (n.label, n.key) == ref).props["embedding"] for ref in refs])
+    inputs /= np.linalg.norm(inputs, axis=1, keepdims=True)
+    nearest = (np.asarray([vectors[ref] for ref in refs]) @ inputs.T).argmax(axis=1)
+    own = np.mean([inputs[i] @ inputs[nearest[i]] > 0.999 for i in range(len(refs))])
+    assert own > 0.95
+
+
+def test_reembed_recomputes_stored_documents(embedded_batch: GraphBatch, falkordb_store: GraphStore) -> None:
+    from app.config import Settings
+    from app.gnn import apply_gnn, load_gnn, reembed
+
+    stored = copy.deepcopy(embedded_batch)  # ingested without the GNN stage: no IS_SIMILAR, no gnn_embedding
+    assert falkordb_store.write_document(stored).written
+    updated = reembed(falkordb_store, Settings(encoder_model="all-MiniLM-L6-v2"))
+
+    expected_batch = copy.deepcopy(embedded_batch)
+    apply_gnn(expected_batch, load_gnn().model)
+    expected = gnn_vectors(expected_batch)
+    assert updated == len(expected)
+    rows = falkordb_store.read("MATCH (r:Region) RETURN r.region_id AS key, r.gnn_embedding AS vector")
+    rows += falkordb_store.read("MATCH (s:Section) RETURN s.section_id AS key, s.gnn_embedding AS vector")
+    found = {str(row["key"]): row["vector"] for row in rows}
+    for (_, key), vector in expected.items():
+        np.testing.assert_allclose(np.asarray(found[key], dtype=np.float32), vector, atol=1e-4)
+    counts = falkordb_store.counts().relationship_types
+    assert counts.get("IS_SIMILAR") == sum(1 for e in expected_batch.edges if e.type == "IS_SIMILAR")
+    # Nodes without an input embedding get none.
+    assert all(found[key] is None for key in found if not any(k == key for _, k in expected))

@@ -39,7 +39,8 @@ def test_normalize_whitespace_collapses_runs_and_drops_blank_lines() -> None:
 
 
 def test_clean_inline_makes_one_line() -> None:
-    assert clean_inline("Figure   2:\nExamples   of  multiple\tpanel plots ") == "Figure 2: Examples of multiple panel plots"
+    raw = "Figure   2:\nExamples   of  multiple\tpanel plots "
+    assert clean_inline(raw) == "Figure 2: Examples of multiple panel plots"
 
 
 @pytest.mark.parametrize(
@@ -54,6 +55,8 @@ def test_clean_inline_makes_one_line() -> None:
         (["a state-of-", "the-art method"], "a state-of-the-art method"),
         (["self-", "contained"], "self-contained"),
         (["compu-", "tation, and"], "computation, and"),
+        (["is ex-", "panded"], "is expanded"),
+        (["the co-", "efficient"], "the coefficient"),
         (["soft\u00ad", "ware"], "software"),
         (["range 1-", "5"], "range 1-5"),
         (["plain line", "next line"], "plain line next line"),

@@ -112,8 +112,10 @@ def test_load_questions_rejects_bad_records(tmp_path: Path) -> None:
     bad.write_text('{"id": "a", "doc": "x.pdf", "question": "q?", "pages": []}\n')
     with pytest.raises(QuestionsError, match="pages"):
         load_questions(bad)
-    bad.write_text('{"id": "a", "doc": "x.pdf", "question": "q?", "pages": [1]}\n{"id": "a", "doc": "x.pdf", '
-                   '"question": "q?", "pages": [2]}\n')
+    bad.write_text(
+        '{"id": "a", "doc": "x.pdf", "question": "q?", "pages": [1]}\n{"id": "a", "doc": "x.pdf", '
+        '"question": "q?", "pages": [2]}\n'
+    )
     with pytest.raises(QuestionsError, match="duplicate"):
         load_questions(bad)
     bad.write_text("not json\n")

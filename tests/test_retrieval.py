@@ -13,13 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app import cypher
 from app.config import Settings
 from app.embedding import embed_batch
 from app.evaluation.corpus_ingest import ensure_ingested
 from app.exceptions import ConfigError
 from app.retrieval.base import Retriever, ScoredRegion
 from app.retrieval.corpus import Corpus
+from app.retrieval.hybrid import SIGNALS, HybridWeights
 from app.retrieval.registry import RETRIEVER_NAMES, make_retriever, make_retrievers
 from app.stores.base import GraphStore
 from app.stores.factory import open_store
@@ -49,8 +49,9 @@ def toy_layout() -> DocumentLayout:
             _region("paragraph", "Pass a fit type to bookmarkPage; see Table 1 for what each one does.", 120, 1),
             _region("caption", "Table 1: Fit types of bookmarkPage", 170, 2),
             _region("table", "Fit | Effect\nXYZ | keep zoom\nFitV | height scaled to fit the window", 215, 3),
-            _region("paragraph", "Outlines nest under their parent entry and the viewer shows them", 700, 4,
-                    continues=True),
+            _region(
+                "paragraph", "Outlines nest under their parent entry and the viewer shows them", 700, 4, continues=True
+            ),
         ],
     )
     page2 = PageLayout(
@@ -131,24 +132,28 @@ def test_dense_scores_are_exact_cosines_of_stored_vectors(
     retrievers: dict[str, Retriever], corpus_store: GraphStore, encoder: TextEncoder
 ) -> None:
     query = "how is the MIME type of a file guessed from its contents"
-    hits = retrievers["dense-region"].retrieve(query, 5)
-    rows = corpus_store.read(
-        cypher.load("retrieval_region_vectors", corpus_store.dialect), {"ids": [h.region_id for h in hits]}
-    )
-    stored = {row["region_id"]: np.asarray(row["embedding"], dtype=np.float32) for row in rows}
     q = encoder.encode([query])[0]
-    for hit in hits:
-        expected = float(stored[hit.region_id] @ q / np.linalg.norm(stored[hit.region_id]))
-        assert hit.score == pytest.approx(expected, abs=1e-4)
-        assert hit.signals == {"dense": hit.score}
+    for doc_id in (None, SPEC_DOC):  # the vector index, and an exact scan inside one document
+        hits = retrievers["dense-region"].retrieve(query, 5, doc_id)
+        rows = corpus_store.read(
+            "MATCH (r:Region) WHERE r.region_id IN $ids RETURN r.region_id AS region_id, r.embedding AS embedding",
+            {"ids": [h.region_id for h in hits]},
+        )
+        stored = {row["region_id"]: np.asarray(row["embedding"], dtype=np.float32) for row in rows}
+        for hit in hits:
+            expected = float(stored[hit.region_id] @ q / np.linalg.norm(stored[hit.region_id]))
+            assert hit.score == pytest.approx(expected, abs=1e-4)
+            assert hit.signals == {"dense": hit.score}
 
 
 def test_hybrid_reports_which_signals_contributed(retrievers: dict[str, Retriever]) -> None:
     hits = retrievers["hybrid"].retrieve("user.mime_type extended attribute", 3, SPEC_DOC)
-    top = hits[0]
-    assert "user.mime_type" in top.text
-    assert {"dense", "bm25"} <= set(top.signals)
-    assert top.score == pytest.approx(sum(top.signals.values()))
+    assert all(h.page == 14 for h in hits)
+    assert any("user.mime_type" in h.text for h in hits)
+    weighted = {name for name in SIGNALS if HybridWeights().of(name) > 0}
+    for hit in hits:
+        assert set(hit.signals) <= weighted and "dense" in hit.signals and "page" in hit.signals
+        assert hit.score == pytest.approx(sum(hit.signals.values()))
 
 
 def test_table_hit_carries_its_caption_and_the_paragraph_that_cites_it(retrievers: dict[str, Retriever]) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import Progress
+from rich.progress import Progress, TaskID
 
 from app.cli.common import JsonOption, StoreOption, console, err_console, handles_errors, print_json, settings_for
 from app.config import Settings
@@ -84,7 +84,7 @@ def bench_command(
 @contextmanager
 def _progress(quiet: bool) -> Iterator[ProgressFn]:
     with Progress(console=err_console, disable=quiet, transient=True) as bar:
-        tasks: dict[str, int] = {}
+        tasks: dict[str, TaskID] = {}
 
         def update(stage: str, done: int, total: int) -> None:
             if stage not in tasks:

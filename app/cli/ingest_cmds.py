@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from app.cli.common import (
     JsonOption,
@@ -24,7 +24,9 @@ from app.pipeline import IngestReport, build_ingest_pipeline, expand_paths
 @handles_errors
 def ingest_command(
     paths: Annotated[list[Path], typer.Argument(help="PDF files or folders of PDFs.")],
-    reader: Annotated[str | None, typer.Option("--reader", help="PDF reader: native.")] = None,
+    reader: Annotated[
+        str | None, typer.Option("--reader", help="PDF reader: native, detector (layout model + OCR), auto, azure.")
+    ] = None,
     no_embed: Annotated[bool, typer.Option("--no-embed", help="Skip region embeddings.")] = False,
     json_out: JsonOption = False,
     store: StoreOption = None,
@@ -43,7 +45,7 @@ def ingest_command(
             for path in files:
                 task = progress.add_task(path.name, total=None)
 
-                def update(stage: str, done: int, total: int, task: int = task, name: str = path.name) -> None:
+                def update(stage: str, done: int, total: int, task: TaskID = task, name: str = path.name) -> None:
                     progress.update(task, completed=done, total=total, description=f"{name} [{stage}]")
 
                 report = pipeline.ingest(path, progress=update)

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from app.cli import eval_cmds, ingest_cmds, query_cmds, store_cmds
+from app.cli import eval_cmds, ingest_cmds, model_cmds, query_cmds, serve_cmds, store_cmds, ui_cmds
 from app.cli.common import CliState
 
 app = typer.Typer(
@@ -39,6 +39,9 @@ app.command("text2cypher")(query_cmds.text2cypher_command)
 app.command("describe")(query_cmds.describe_command)
 app.command("eval")(eval_cmds.eval_command)
 app.command("bench")(eval_cmds.bench_command)
+app.command("serve")(serve_cmds.serve_command)
+app.command("ui")(ui_cmds.ui_command)
+app.command("train-layout")(model_cmds.train_layout_command)
 
 
 def main() -> None:

@@ -60,9 +60,7 @@ def recall(outcomes: Sequence[QuestionOutcome], cutoffs: Sequence[int] = CUTOFFS
     return RecallSummary(n=n, recall=values)
 
 
-def recall_by_type(
-    outcomes: Sequence[QuestionOutcome], cutoffs: Sequence[int] = CUTOFFS
-) -> dict[str, RecallSummary]:
+def recall_by_type(outcomes: Sequence[QuestionOutcome], cutoffs: Sequence[int] = CUTOFFS) -> dict[str, RecallSummary]:
     groups: dict[str, list[QuestionOutcome]] = {}
     for outcome in outcomes:
         groups.setdefault(outcome.type, []).append(outcome)

@@ -59,11 +59,14 @@ class BM25Index:
 
     def scores(self, query: str) -> NDArray[np.float32]:
         """BM25 score of every text for ``query`` (zeros where nothing matches)."""
-        columns = self.query_columns(query)
-        if not columns or self.size == 0:
-            return np.zeros(self.size, dtype=np.float32)
-        summed = self.weights[:, columns].sum(axis=1)
-        return np.asarray(summed, dtype=np.float32).ravel()
+        scores = np.zeros(self.size, dtype=np.float32)
+        # Column by column on the CSC arrays: a few microseconds each, where slicing the sparse
+        # matrix costs about a millisecond per query. Rows are unique within a column.
+        pointers, rows, values = self.weights.indptr, self.weights.indices, self.weights.data
+        for column in self.query_columns(query):
+            start, end = pointers[column], pointers[column + 1]
+            scores[rows[start:end]] += values[start:end]
+        return scores
 
     def top_k(self, query: str, k: int) -> list[tuple[int, float]]:
         """(row, score) of the ``k`` best texts with a score above zero, best first."""

@@ -7,7 +7,7 @@ region that best matches the query (or its first body region when none matches).
 from __future__ import annotations
 
 from app.retrieval.base import PageHit, ScoredRegion
-from app.retrieval.corpus import FURNITURE, Corpus, DocumentIndex, RegionInfo
+from app.retrieval.corpus import Corpus, DocumentIndex, RegionInfo
 from app.retrieval.hits import hit_from
 
 
@@ -19,12 +19,7 @@ class BM25PageRetriever:
 
     def ranked_pages(self, query: str, n: int, doc_id: str | None = None) -> list[tuple[DocumentIndex, int, float]]:
         """(document, page number, score) of the ``n`` best pages, best first."""
-        ranked: list[tuple[DocumentIndex, int, float]] = []
-        for document in self.corpus.documents(doc_id):
-            for row, score in document.page_bm25.top_k(query, n):
-                ranked.append((document, document.page_numbers[row], score))
-        ranked.sort(key=lambda item: -item[2])
-        return ranked[:n]
+        return best_pages(self.corpus.documents(doc_id), query, n)
 
     def rank_pages(self, query: str, k: int = 5, doc_id: str | None = None) -> list[PageHit]:
         return [PageHit(doc.doc_id, page, score) for doc, page, score in self.ranked_pages(query, k, doc_id)]
@@ -38,8 +33,18 @@ class BM25PageRetriever:
         return hits
 
 
+def best_pages(documents: list[DocumentIndex], query: str, n: int) -> list[tuple[DocumentIndex, int, float]]:
+    """(document, page number, BM25 score) of the ``n`` best pages of ``documents``, best first."""
+    ranked: list[tuple[DocumentIndex, int, float]] = []
+    for document in documents:
+        for row, score in document.page_bm25.top_k(query, n):
+            ranked.append((document, document.page_numbers[row], score))
+    ranked.sort(key=lambda item: -item[2])
+    return ranked[:n]
+
+
 def _best_region_on_page(document: DocumentIndex, page: int, query: str) -> RegionInfo | None:
-    rows = [i for i, r in enumerate(document.regions) if r.page == page and r.kind not in FURNITURE]
+    rows = document.page_rows.get(page, [])
     if not rows:
         return None
     scores = document.region_bm25.scores(query)

@@ -1,7 +1,8 @@
 """An in-memory view of the stored corpus that lexical and section retrieval need.
 
-Per document: its regions (page, kind, section), pages (body text) and sections (title, parent,
-title embedding), with BM25 indexes over region text and page text built on first use. A document is
+Per document: its regions (page, kind, section), pages (body text) and sections (title, parent),
+with BM25 indexes over region text and page text built on first use. Embeddings stay in the
+database (vector search and cosines run there). A document is
 loaded from the store once and reloaded only when its stored version (sha256) changes, so a query
 costs one small version check.
 """
@@ -11,10 +12,6 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
 
 from app import cypher
 from app.retrieval.bm25 import BM25Index
@@ -49,7 +46,7 @@ class SectionInfo:
     parent_id: str | None
 
 
-@dataclass(slots=True)
+@dataclass
 class DocumentIndex:
     doc_id: str
     sha256: str
@@ -57,8 +54,6 @@ class DocumentIndex:
     page_numbers: list[int]
     page_texts: list[str]
     sections: dict[str, SectionInfo]
-    section_ids: list[str]  # rows of ``section_vectors``
-    section_vectors: NDArray[np.float32]
     region_row: dict[str, int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _region_bm25: BM25Index | None = None
@@ -83,6 +78,15 @@ class DocumentIndex:
             return self._page_bm25
 
     @cached_property
+    def page_rows(self) -> dict[int, list[int]]:
+        """Page number -> rows of its body (non-furniture) regions, in reading order."""
+        rows: dict[int, list[int]] = {}
+        for row, region in enumerate(self.regions):
+            if region.kind not in FURNITURE:
+                rows.setdefault(region.page, []).append(row)
+        return rows
+
+    @cached_property
     def section_members(self) -> dict[str, list[int]]:
         """Section id -> rows of the regions directly under it."""
         members: dict[str, list[int]] = {}
@@ -99,15 +103,6 @@ class DocumentIndex:
             chain.append(current)
             current = self.sections[current].parent_id
         return chain
-
-
-def _vector(value: Any) -> list[float] | None:
-    if value is None:
-        return None
-    try:
-        return [float(x) for x in value]
-    except TypeError:
-        return None
 
 
 def load_document(store: GraphStore, doc_id: str, sha256: str) -> DocumentIndex:
@@ -128,8 +123,6 @@ def load_document(store: GraphStore, doc_id: str, sha256: str) -> DocumentIndex:
     ]
     pages = store.read(cypher.load("retrieval_doc_pages", dialect), params)
     sections: dict[str, SectionInfo] = {}
-    section_ids: list[str] = []
-    vectors: list[list[float]] = []
     for row in store.read(cypher.load("retrieval_doc_sections", dialect), params):
         info = SectionInfo(
             section_id=str(row["section_id"]),
@@ -139,11 +132,6 @@ def load_document(store: GraphStore, doc_id: str, sha256: str) -> DocumentIndex:
             parent_id=row["parent_id"],
         )
         sections[info.section_id] = info
-        vector = _vector(row.get("embedding"))
-        if vector:
-            section_ids.append(info.section_id)
-            vectors.append(vector)
-    matrix = np.asarray(vectors, dtype=np.float32) if vectors else np.zeros((0, 0), dtype=np.float32)
     return DocumentIndex(
         doc_id=doc_id,
         sha256=sha256,
@@ -151,8 +139,6 @@ def load_document(store: GraphStore, doc_id: str, sha256: str) -> DocumentIndex:
         page_numbers=[int(p["number"]) for p in pages],
         page_texts=[str(p["text"] or "") for p in pages],
         sections=sections,
-        section_ids=section_ids,
-        section_vectors=matrix,
     )
 
 

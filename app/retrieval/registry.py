@@ -26,7 +26,7 @@ _FACTORIES: dict[str, Factory] = {
     "bm25-region": lambda store, corpus, vectors: BM25RegionRetriever(corpus),
     "fulltext-region": lambda store, corpus, vectors: FulltextRetriever(store, corpus),
     "bm25-page": lambda store, corpus, vectors: BM25PageRetriever(corpus),
-    "section": lambda store, corpus, vectors: SectionRetriever(corpus, vectors),
+    "section": lambda store, corpus, vectors: SectionRetriever(store, corpus, vectors),
 }
 
 RETRIEVER_NAMES: tuple[str, ...] = tuple(_FACTORIES)
@@ -34,9 +34,7 @@ RETRIEVER_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 EVAL_VARIANTS: tuple[str, ...] = ("bm25-page", "dense-region", "bm25-region", "hybrid")
 
 
-def make_retriever(
-    name: str, store: GraphStore, encoder: TextEncoder, corpus: Corpus | None = None
-) -> Retriever:
+def make_retriever(name: str, store: GraphStore, encoder: TextEncoder, corpus: Corpus | None = None) -> Retriever:
     """A retriever by variant name. Pass one ``corpus`` to several retrievers to share its indexes."""
     factory = _FACTORIES.get(name)
     if factory is None:

@@ -1,10 +1,10 @@
 """Table-of-contents retrieval (after SuperRAG): find the sections whose titles match the query, then
 favour the regions under them.
 
-Section titles are short and written to say what a section is about, so a query is compared with
-each section's title-path embedding (``Section.embedding``, see :mod:`app.embedding`). A region
-takes the score of the best-matching section among its own section and the sections enclosing it,
-the enclosing ones discounted a little because they are less specific.
+Section titles are short and written to say what a section is about, so the query is compared with
+each section's title embedding (``Section.embedding``, see :mod:`app.embedding`), in the
+database. A region takes the score of the best-matching section among its own section and the
+sections enclosing it, the enclosing ones discounted a little because they are less specific.
 """
 
 from __future__ import annotations
@@ -12,22 +12,37 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from app import cypher
 from app.retrieval.base import ScoredRegion
 from app.retrieval.corpus import FURNITURE, Corpus, DocumentIndex, RegionInfo
 from app.retrieval.hits import QueryVectors, RegionPageRanking, hit_from
+from app.stores.base import GraphStore
 
 ANCESTOR_DISCOUNT = 0.9  # per level up the section tree
 TOP_SECTIONS = 8
+CORPUS_SECTIONS = 50  # sections asked of the vector index when searching every document
 
 Ranked = list[tuple[RegionInfo, float]]
 
 
-def section_scores(document: DocumentIndex, query_vector: NDArray[np.float32]) -> dict[str, float]:
-    """Section id -> cosine of its title embedding with the query."""
-    if document.section_vectors.size == 0:
-        return {}
-    cosines = document.section_vectors @ query_vector
-    return {sid: float(score) for sid, score in zip(document.section_ids, cosines, strict=True)}
+def section_scores(
+    store: GraphStore, query_vector: NDArray[np.float32], doc_id: str | None
+) -> dict[str, dict[str, float]]:
+    """doc_id -> section id -> cosine of its title embedding with the query.
+
+    Inside one document every section is scored; over the corpus, the index's best sections.
+    """
+    vector = [float(x) for x in query_vector]
+    if doc_id is None:
+        query = cypher.load("retrieval_section_top_k", store.dialect)
+        rows = store.read(query, {"k": CORPUS_SECTIONS, "vector": vector})
+    else:
+        query = cypher.load("retrieval_section_scores_in_document", store.dialect)
+        rows = store.read(query, {"doc_id": doc_id, "vector": vector})
+    scores: dict[str, dict[str, float]] = {}
+    for row in rows:
+        scores.setdefault(str(row["doc_id"]), {})[str(row["section_id"])] = float(row["score"])
+    return scores
 
 
 def region_section_scores(document: DocumentIndex, scores: dict[str, float]) -> dict[str, float]:
@@ -41,26 +56,22 @@ def region_section_scores(document: DocumentIndex, scores: dict[str, float]) -> 
     return inherited
 
 
-def ranked_sections(document: DocumentIndex, query_vector: NDArray[np.float32], n: int) -> list[tuple[str, float]]:
-    """The ``n`` best sections for a region to be under, by inherited score, best first."""
-    inherited = region_section_scores(document, section_scores(document, query_vector))
-    ordered = sorted(inherited.items(), key=lambda item: -item[1])
-    return ordered[:n]
-
-
 class SectionRetriever(RegionPageRanking):
     name = "section"
 
-    def __init__(self, corpus: Corpus, vectors: QueryVectors) -> None:
+    def __init__(self, store: GraphStore, corpus: Corpus, vectors: QueryVectors) -> None:
+        self.store = store
         self.corpus = corpus
         self.vectors = vectors
 
     def ranked(self, query: str, n: int, doc_id: str | None = None) -> Ranked:
         """Regions of the best sections: section order, then reading order within a section."""
-        query_vector = self.vectors(query)
+        scores = section_scores(self.store, self.vectors(query), doc_id)
         ranked: Ranked = []
         for document in self.corpus.documents(doc_id):
-            for section_id, score in ranked_sections(document, query_vector, TOP_SECTIONS):
+            inherited = region_section_scores(document, scores.get(document.doc_id, {}))
+            best = sorted(inherited.items(), key=lambda item: -item[1])[:TOP_SECTIONS]
+            for section_id, score in best:
                 for row in document.section_members.get(section_id, []):
                     region = document.regions[row]
                     if region.kind not in FURNITURE:

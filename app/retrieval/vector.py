@@ -1,8 +1,12 @@
-"""Dense retrieval: the store's vector index over ``Region.embedding``, re-scored exactly.
+"""Dense retrieval over ``Region.embedding``: the database's vector search, re-scored exactly.
 
-The index is approximate (HNSW) and, restricted to one document, filters after the search, so it is
-asked for several times more candidates than wanted; the candidates' stored vectors are then
-scored by exact cosine against the query.
+Unrestricted, the vector index (HNSW, approximate) is asked for a quarter more candidates than
+wanted (page furniture among them is dropped); inside one document an exact scan is cheap and
+exact. Candidates from any source (the hybrid adds lexical ones) are then scored by exact cosine
+against their stored embeddings, in the database. Only ids and scores travel: the queries are this
+module's own (``cypher/<dialect>/retrieval_dense_*.cypher``) rather than
+``GraphStore.vector_top_k``, whose hits carry every node property, the 384-float embedding
+included, which costs ~3 ms a hit to decode on FalkorDB.
 """
 
 from __future__ import annotations
@@ -16,8 +20,9 @@ from app.retrieval.corpus import FURNITURE, Corpus, RegionInfo
 from app.retrieval.hits import QueryVectors, RegionPageRanking, hit_from
 from app.stores.base import GraphStore
 
-OVERFETCH = 3
-MIN_CANDIDATES = 30
+# Asked of the index beyond ``n``: page headers and footers found among the hits are dropped.
+OVERFETCH = 1.25
+MIN_CANDIDATES = 20
 
 Ranked = list[tuple[RegionInfo, float]]
 
@@ -32,36 +37,55 @@ class DenseRetriever(RegionPageRanking):
 
     def ranked(self, query: str, n: int, doc_id: str | None = None) -> Ranked:
         """The ``n`` best body regions by exact cosine, best first."""
-        query_vector = self.vectors(query)
-        return self.ranked_by_vector(query_vector, n, doc_id)
+        return self.ranked_by_vector(self.vectors(query), n, doc_id)
 
-    def ranked_by_vector(self, query_vector: NDArray[np.float32], n: int, doc_id: str | None = None) -> Ranked:
-        self.corpus.documents(doc_id)  # make sure hits can be resolved to pages and sections
-        wanted = max(MIN_CANDIDATES, n * OVERFETCH)
-        nodes = self.store.vector_top_k("Region", "embedding", query_vector.tolist(), wanted, doc_id)
-        candidates: list[RegionInfo] = []
-        for node in nodes:
-            info = self.corpus.region(node.key)
-            if info is not None and info.kind not in FURNITURE and (doc_id is None or info.doc_id == doc_id):
-                candidates.append(info)
-        scores = self._exact_cosine(query_vector, [c.region_id for c in candidates])
-        ranked = [(info, scores[info.region_id]) for info in candidates if info.region_id in scores]
+    def ranked_by_vector(
+        self, query_vector: NDArray[np.float32], n: int, doc_id: str | None = None, rescore: bool = True
+    ) -> Ranked:
+        """``rescore=False`` keeps the index's scores (for a caller that re-scores candidates itself)."""
+        self.corpus.documents(doc_id)  # make sure hits resolve to pages and sections
+        wanted = max(MIN_CANDIDATES, round(n * OVERFETCH))
+        params: dict[str, object] = {"k": wanted, "vector": _as_list(query_vector)}
+        if doc_id is None:
+            rows = self.store.read(cypher.load("retrieval_dense_top_k", self.store.dialect), params)
+        else:
+            params["doc_id"] = doc_id
+            rows = self.store.read(cypher.load("retrieval_dense_top_k_in_document", self.store.dialect), params)
+        candidates = [self.corpus.region(str(row["region_id"])) for row in rows]
+        ids = [c.region_id for c in candidates if c is not None and c.kind not in FURNITURE]
+        scores = self.exact_cosines(query_vector, ids) if doc_id is None and rescore else _scores(rows)
+        ranked = [(info, scores[info.region_id]) for info in candidates if info and info.region_id in scores]
+        ranked = [(info, score) for info, score in ranked if info.kind not in FURNITURE]
         ranked.sort(key=lambda pair: -pair[1])
         return ranked[:n]
 
-    def _exact_cosine(self, query_vector: NDArray[np.float32], ids: list[str]) -> dict[str, float]:
+    def exact_cosines(self, query_vector: NDArray[np.float32], ids: list[str]) -> dict[str, float]:
+        """Cosine of the query with each region's stored embedding (regions without one are left out)."""
         if not ids:
             return {}
-        rows = self.store.read(cypher.load("retrieval_region_vectors", self.store.dialect), {"ids": ids})
-        keys = [str(row["region_id"]) for row in rows if row["embedding"] is not None]
-        if not keys:
-            return {}
-        matrix = np.asarray([list(row["embedding"]) for row in rows if row["embedding"] is not None], np.float32)
-        norms = np.linalg.norm(matrix, axis=1)
-        norms[norms == 0] = 1.0
-        query = query_vector / (float(np.linalg.norm(query_vector)) or 1.0)
-        cosines = (matrix @ query) / norms
-        return {key: float(score) for key, score in zip(keys, cosines, strict=True)}
+        params = {"ids": ids, "vector": _as_list(query_vector)}
+        rows = self.store.read(cypher.load("retrieval_region_cosines", self.store.dialect), params)
+        return _scores(rows)
+
+    def candidates(
+        self, query_vector: NDArray[np.float32], k: int, extra_ids: list[str], doc_id: str | None = None
+    ) -> dict[str, float]:
+        """Region id -> exact cosine for the ``k`` nearest regions and ``extra_ids``, in one query."""
+        params: dict[str, object] = {"k": k, "ids": extra_ids, "vector": _as_list(query_vector)}
+        name = "retrieval_dense_candidates"
+        if doc_id is not None:
+            params["doc_id"] = doc_id
+            name = "retrieval_dense_candidates_in_document"
+        rows = self.store.read(cypher.load(name, self.store.dialect), params)
+        return _scores(rows)
 
     def retrieve(self, query: str, k: int = 10, doc_id: str | None = None) -> list[ScoredRegion]:
         return [hit_from(info, score, {"dense": score}) for info, score in self.ranked(query, k, doc_id)]
+
+
+def _as_list(vector: NDArray[np.float32]) -> list[float]:
+    return [float(x) for x in vector]
+
+
+def _scores(rows: list[dict[str, object]]) -> dict[str, float]:
+    return {str(row["region_id"]): float(row["score"]) for row in rows if row["score"] is not None}  # type: ignore[arg-type]

@@ -1,6 +1,7 @@
-// Store GNN embeddings on {label} nodes by id. FalkorDB indexes vectors only when stored as vecf32.
+// Store GNN embeddings in {property} of {label} nodes by id. FalkorDB indexes and compares vectors
+// only when they are stored as vecf32.
 UNWIND $rows AS row
 MATCH (n:{label})
 WHERE n.{id} = row.key
-SET n.gnn_embedding = vecf32(row.vector)
+SET n.{property} = vecf32(row.vector)
 RETURN count(n) AS written

@@ -1,0 +1,53 @@
+"""The FastAPI application: ``create_app(settings)`` wires state, routes, limits and error handling.
+
+Run it with ``docgraph serve`` (uvicorn), or mount ``create_app()`` in an ASGI server of your own.
+The OpenAPI schema is at ``/openapi.json``, interactive docs at ``/docs``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from app.api import routes_documents, routes_query
+from app.api.errors import SafeJSONResponse, UploadLimitMiddleware, install_error_handlers
+from app.api.state import ApiState
+from app.config import Settings, load_settings
+from app.stores.base import GraphStore
+
+# Room for the multipart framing around an upload of exactly the size limit.
+MULTIPART_SLACK_BYTES = 64 * 1024
+UPLOAD_PATH = "/documents"
+
+
+def create_app(settings: Settings | None = None, store: GraphStore | None = None) -> FastAPI:
+    """The API over the store ``settings`` name (or over ``store``, which the caller then closes)."""
+    state = ApiState(settings or load_settings(), store)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        state.close()
+
+    app = FastAPI(
+        title="docgraph",
+        summary="Layout-aware document-graph RAG over HTTP",
+        description="Upload PDFs, retrieve regions with their graph context, ask cited questions, "
+        "and query the document graph read-only.",
+        version=routes_documents.package_version(),
+        default_response_class=SafeJSONResponse,
+        lifespan=lifespan,
+    )
+    app.state.docgraph = state
+    app.include_router(routes_documents.router)
+    app.include_router(routes_query.router)
+    install_error_handlers(app)
+    app.add_middleware(
+        UploadLimitMiddleware,
+        path=UPLOAD_PATH,
+        limit_bytes=state.max_upload_bytes,
+        slack_bytes=MULTIPART_SLACK_BYTES,
+    )
+    return app

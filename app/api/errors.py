@@ -1,0 +1,243 @@
+"""Every error leaves the API as JSON (``{"error": {type, message, status}}``) with a fitting status.
+
+docgraph's typed errors map to statuses by class (most specific first); request validation errors
+are 422 with per-field details; anything unexpected is logged here with its traceback and answered
+with a plain 500 — no stack trace leaves the server. Upload bodies are capped before they are read
+(:class:`UploadLimitMiddleware`), so an oversized upload is refused without being buffered.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.documents import DocumentNotFoundError
+from app.exceptions import (
+    BadDocumentError,
+    ConfigError,
+    DocgraphError,
+    IngestError,
+    LLMRequestError,
+    LLMUnavailableError,
+    ModelError,
+    QuerySyntaxError,
+    QueryTimeoutError,
+    ReadOnlyViolationError,
+    StoreError,
+    StoreUnavailableError,
+    Text2CypherError,
+)
+
+log = logging.getLogger("docgraph.api")
+
+
+class ApiError(DocgraphError):
+    """An error the API raises itself, with its status and type."""
+
+    def __init__(self, status: int, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.kind = kind
+
+
+class JobNotFoundError(DocgraphError):
+    """No ingest job with that id (jobs are kept in memory, for the server's lifetime)."""
+
+
+# (error class, status, type); the first class an error is an instance of decides.
+ERROR_STATUS: list[tuple[type[Exception], int, str]] = [
+    (DocumentNotFoundError, 404, "not_found"),
+    (JobNotFoundError, 404, "not_found"),
+    (ReadOnlyViolationError, 403, "read_only"),
+    (QuerySyntaxError, 400, "query_syntax"),
+    (QueryTimeoutError, 504, "query_timeout"),
+    (StoreUnavailableError, 503, "store_unavailable"),
+    (StoreError, 500, "store_error"),
+    (Text2CypherError, 422, "no_valid_query"),
+    (LLMUnavailableError, 503, "llm_unavailable"),
+    (LLMRequestError, 502, "llm_error"),
+    (ModelError, 503, "model_unavailable"),
+    (BadDocumentError, 422, "bad_document"),
+    (IngestError, 422, "ingest_failed"),
+    (ConfigError, 400, "bad_request"),
+    (DocgraphError, 500, "error"),
+]
+
+# Statuses every route may answer, for the OpenAPI schema.
+COMMON_ERRORS = (400, 422, 500, 503)
+INTERNAL_MESSAGE = "internal server error (the server log has the details)"
+
+
+def status_of(error: Exception) -> tuple[int, str]:
+    if isinstance(error, ApiError):
+        return error.status, error.kind
+    for error_class, status, kind in ERROR_STATUS:
+        if isinstance(error, error_class):
+            return status, kind
+    return 500, "internal_error"
+
+
+def error_body(status: int, kind: str, message: str, details: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"type": kind, "message": message, "status": status}
+    if details is not None:
+        error["details"] = details
+    return {"error": error}
+
+
+def error_response(status: int, kind: str, message: str, details: list[dict[str, Any]] | None = None) -> JSONResponse:
+    return SafeJSONResponse(error_body(status, kind, message, details), status_code=status)
+
+
+class SafeJSONResponse(JSONResponse):
+    """JSON where NaN and infinities (a query may compute them) become null instead of failing."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            text = json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        except ValueError:
+            text = json.dumps(_finite(content), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        return text.encode("utf-8")
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
+
+
+async def docgraph_error_handler(request: Request, error: Exception) -> JSONResponse:
+    status, kind = status_of(error)
+    if status >= 500 and kind in ("store_error", "error"):
+        log.error("%s %s failed: %s", request.method, request.url.path, error)
+    return error_response(status, kind, str(error))
+
+
+async def validation_error_handler(request: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, RequestValidationError)
+    details = [
+        {"loc": list(item.get("loc", ())), "msg": str(item.get("msg", "")), "type": str(item.get("type", ""))}
+        for item in error.errors()
+    ]
+    summary = "; ".join(f"{'.'.join(map(str, d['loc']))}: {d['msg']}" for d in details[:5])
+    return error_response(422, "invalid_request", summary or "invalid request", jsonable_encoder(details))
+
+
+async def http_error_handler(request: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, StarletteHTTPException)
+    kinds = {
+        400: "bad_request",
+        404: "not_found",
+        405: "method_not_allowed",
+        413: "too_large",
+        415: "unsupported_media_type",
+    }
+    response = error_response(error.status_code, kinds.get(error.status_code, "http_error"), str(error.detail))
+    for name, value in (error.headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(DocgraphError, docgraph_error_handler)
+    app.add_exception_handler(RequestValidationError, validation_error_handler)
+    app.add_exception_handler(StarletteHTTPException, http_error_handler)
+    app.add_middleware(CatchAllMiddleware)
+
+
+class CatchAllMiddleware:
+    """Answer any unexpected exception with a JSON 500 (its traceback goes to the log, not the client)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except Exception:
+            log.exception("%s %s failed", scope.get("method"), scope.get("path"))
+            if not started:
+                await error_response(500, "internal_error", INTERNAL_MESSAGE)(scope, receive, send)
+
+
+class UploadLimitMiddleware:
+    """Refuse a request body over ``max_bytes`` on the upload route with 413, reading no more of it.
+
+    A declared ``Content-Length`` over the limit is refused at once; a body without one (chunked) is
+    counted as it arrives, and the app's own answer is replaced with the 413 once the count passes.
+    """
+
+    def __init__(self, app: ASGIApp, path: str, limit_bytes: int, slack_bytes: int) -> None:
+        self.app = app
+        self.path = path
+        self.limit_bytes = limit_bytes  # the file size limit, for the message
+        self.max_bytes = limit_bytes + slack_bytes  # the body also holds the multipart framing
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST" or scope.get("path") != self.path:
+            await self.app(scope, receive, send)
+            return
+        if _declared_length(scope) > self.max_bytes:
+            await self._refuse(scope, receive, send)
+            return
+        received = 0
+        tripped = False
+
+        async def counting_receive() -> Message:
+            nonlocal received, tripped
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_bytes:
+                    tripped = True
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def guarded_send(message: Message) -> None:
+            if not tripped:
+                await send(message)
+
+        try:
+            await self.app(scope, counting_receive, guarded_send)
+        except Exception:
+            if not tripped:
+                raise
+        if tripped:
+            await self._refuse(scope, receive, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        limit_mib = self.limit_bytes / (1024 * 1024)
+        message = f"the upload is larger than the limit of {limit_mib:.3g} MiB (setting api_max_upload_mb)"
+        await error_response(413, "too_large", message)(scope, receive, send)
+
+
+def _declared_length(scope: Scope) -> int:
+    for name, value in scope.get("headers", []):
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return 0
+    return 0

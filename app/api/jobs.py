@@ -1,0 +1,143 @@
+"""Ingest jobs: an uploaded PDF goes through the ingest pipeline in a background thread.
+
+One worker thread runs the jobs in order of arrival: ingestion is CPU-bound (layout, embeddings)
+and writes one document per transaction, so running two at once would only slow both. Each job
+records which pipeline stage runs and how far it got, for ``GET /jobs/{id}``. Jobs live in memory
+for the server's lifetime (the newest :data:`KEPT_JOBS`); the graph is the durable record.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from app.api.errors import JobNotFoundError
+from app.pipeline import IngestContext, IngestPipeline, IngestReport, Stage
+
+log = logging.getLogger("docgraph.api")
+
+KEPT_JOBS = 500
+PipelineFactory = Callable[[bool], IngestPipeline]  # embed? -> the pipeline to run
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass
+class Job:
+    job_id: str
+    file_name: str
+    path: Path  # the uploaded file; removed when the job ends (the store keeps its own copy)
+    embed: bool = True
+    status: str = "queued"  # queued | running | succeeded | failed
+    stage: str = ""  # prepare, then the pipeline's stages: read, graph, embed, graph_write
+    stage_index: int = 0
+    stages: int = 0
+    done: int = 0
+    total: int = 0
+    created_at: str = field(default_factory=_now)
+    started_at: str | None = None
+    finished_at: str | None = None
+    error: str = ""
+    report: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "job_id": self.job_id,
+            "status": self.status,
+            "file_name": self.file_name,
+            "stage": self.stage,
+            "stage_index": self.stage_index,
+            "stages": self.stages,
+            "done": self.done,
+            "total": self.total,
+            "created_at": self.created_at,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "error": self.error,
+            "report": self.report,
+        }
+
+
+@dataclass
+class ReportingStage:
+    """A pipeline stage that tells its job when it starts."""
+
+    inner: Stage
+    job: Job
+    index: int
+    name: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.name = self.inner.name  # the report's stage timings keep the real names
+
+    def run(self, ctx: IngestContext) -> None:
+        self.job.stage, self.job.stage_index, self.job.done, self.job.total = self.inner.name, self.index, 0, 0
+        self.inner.run(ctx)
+
+
+class JobManager:
+    def __init__(self, pipeline_for: PipelineFactory, kept: int = KEPT_JOBS) -> None:
+        self._pipeline_for = pipeline_for
+        self._kept = kept
+        self._jobs: OrderedDict[str, Job] = OrderedDict()
+        self._lock = threading.Lock()
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="docgraph-ingest")
+
+    def submit(self, file_name: str, path: Path, embed: bool = True) -> Job:
+        job = Job(job_id=uuid.uuid4().hex, file_name=file_name, path=path, embed=embed)
+        with self._lock:
+            self._jobs[job.job_id] = job
+            while len(self._jobs) > self._kept:
+                self._jobs.popitem(last=False)
+        self._executor.submit(self._run, job)
+        return job
+
+    def get(self, job_id: str) -> Job:
+        with self._lock:
+            job = self._jobs.get(job_id)
+        if job is None:
+            raise JobNotFoundError(f"no job {job_id!r} (jobs are kept while the server runs)")
+        return job
+
+    def shutdown(self) -> None:
+        """Stop taking jobs; a job already running finishes (the store write is one transaction)."""
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+    def _run(self, job: Job) -> None:
+        job.status, job.started_at = "running", _now()
+        try:
+            report = self._ingest(job)
+        except Exception as error:  # the pipeline reports its own failures; this is anything else
+            log.exception("ingest job %s (%s) failed", job.job_id, job.file_name)
+            job.status, job.error = "failed", f"{type(error).__name__}: {error}"
+        else:
+            job.report = report.to_json()
+            job.status = "failed" if report.status == "failed" else "succeeded"
+            job.error = report.error
+        finally:
+            job.finished_at = _now()
+            shutil.rmtree(job.path.parent, ignore_errors=True)
+
+    def _ingest(self, job: Job) -> IngestReport:
+        job.stage = "prepare"  # loading the reader and the encoder; the first job takes a while here
+        pipeline = self._pipeline_for(job.embed)
+        stages = [ReportingStage(stage, job, i) for i, stage in enumerate(pipeline.stages, start=1)]
+        job.stages = len(stages)
+
+        def progress(stage: str, done: int, total: int) -> None:
+            job.done, job.total = done, total
+
+        report = IngestPipeline(stages).ingest(job.path, progress=progress)
+        report.path = Path(job.file_name)  # the client's name for the file, not the server's temp path
+        return report

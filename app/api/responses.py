@@ -1,0 +1,27 @@
+"""The error responses a route documents in the OpenAPI schema."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.api.errors import COMMON_ERRORS
+from app.api.models import ErrorResponse
+
+DESCRIPTIONS = {
+    400: "Bad request (a malformed query, an invalid setting)",
+    403: "Refused: the query would write to the graph",
+    404: "No such document or job",
+    413: "The upload is larger than api_max_upload_mb",
+    415: "The upload is not a PDF",
+    422: "The request does not match the schema, or no valid query could be generated",
+    500: "Internal error (details in the server log only)",
+    502: "The LLM endpoint failed",
+    503: "The store, the LLM endpoint or a model is unavailable",
+    504: "The query ran past its time limit",
+}
+
+
+def documented(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """``responses=`` for a route: the given statuses plus those every route may answer."""
+    wanted = sorted(set(statuses) | set(COMMON_ERRORS))
+    return {status: {"model": ErrorResponse, "description": DESCRIPTIONS[status]} for status in wanted}

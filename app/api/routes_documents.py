@@ -1,0 +1,166 @@
+"""Routes over the stored documents: health, list, upload (as an ingest job), delete, job progress."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import uuid
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from starlette.responses import JSONResponse
+
+from app.api.errors import ApiError, SafeJSONResponse
+from app.api.models import DeleteResultModel, DocumentModel, HealthModel, JobModel, as_json
+from app.api.responses import documented
+from app.api.state import ApiState
+from app.config import Settings
+from app.exceptions import DocgraphError
+
+router = APIRouter()
+
+PDF_MAGIC = b"%PDF-"
+MAGIC_WINDOW = 1024  # readers accept the header anywhere in the first KiB, as Acrobat does
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def api_state(request: Request) -> ApiState:
+    state: ApiState = request.app.state.docgraph
+    return state
+
+
+State = Annotated[ApiState, Depends(api_state)]
+
+
+@router.get(
+    "/health",
+    response_model=HealthModel,
+    responses={**documented(), 503: {"model": HealthModel, "description": "The store cannot be reached"}},
+    tags=["service"],
+)
+def health(state: State) -> JSONResponse:
+    """Whether the store answers, how many documents it holds, and whether an LLM is configured."""
+    from app.documents import list_documents
+    from app.llm.client import llm_configured
+
+    settings = state.settings
+    body: dict[str, Any] = {
+        "status": "ok",
+        "version": package_version(),
+        "store": redacted_store_url(settings),
+        "dialect": "",
+        "documents": None,
+        "llm": llm_configured(settings),
+        "error": "",
+    }
+    try:
+        store = state.store()
+        body["store"], body["dialect"] = store.url, store.dialect
+        body["documents"] = len(list_documents(store))
+    except DocgraphError as error:
+        body["status"], body["error"] = "unavailable", str(error)
+        return SafeJSONResponse(as_json(HealthModel, body), status_code=503)
+    return SafeJSONResponse(as_json(HealthModel, body))
+
+
+@router.get("/documents", response_model=list[DocumentModel], responses=documented(), tags=["documents"])
+def documents(state: State) -> list[dict[str, Any]]:
+    """Every stored document with its page, section and region counts."""
+    from app.documents import list_documents
+
+    return [as_json(DocumentModel, row) for row in list_documents(state.store())]
+
+
+@router.post(
+    "/documents",
+    status_code=202,
+    response_model=JobModel,
+    responses=documented(413, 415),
+    tags=["documents"],
+)
+def upload_document(
+    state: State,
+    file: Annotated[UploadFile, File(description="A PDF file")],
+    embed: Annotated[bool, Form(description="Embed regions for dense retrieval")] = True,
+) -> JSONResponse:
+    """Upload a PDF and ingest it in the background; poll ``GET /jobs/{job_id}`` for progress.
+
+    A document of the same name replaces the stored one (same content: nothing changes).
+    """
+    _check_upload(file, state.max_upload_bytes)
+    state.store()  # refuse now (503) rather than fail in the job when the store is down
+    name = safe_file_name(file.filename)
+    job_dir = state.uploads_dir / uuid.uuid4().hex
+    job_dir.mkdir(parents=True, exist_ok=True)
+    target = job_dir / name
+    file.file.seek(0)
+    with target.open("wb") as out:
+        shutil.copyfileobj(file.file, out)
+    job = state.jobs.submit(name, target, embed=embed)
+    return SafeJSONResponse(
+        as_json(JobModel, job.to_json()), status_code=202, headers={"Location": f"/jobs/{job.job_id}"}
+    )
+
+
+@router.delete("/documents/{doc_id}", response_model=DeleteResultModel, responses=documented(404), tags=["documents"])
+def delete_document(doc_id: str, state: State) -> dict[str, Any]:
+    """Delete a document (by id or file name) and everything under it."""
+    from app.documents import find_document
+
+    store = state.store()
+    document = find_document(store, doc_id)
+    deleted = store.delete_document(str(document["doc_id"]))
+    return as_json(DeleteResultModel, {"doc_id": document["doc_id"], "deleted_nodes": deleted})
+
+
+@router.get("/jobs/{job_id}", response_model=JobModel, responses=documented(404), tags=["documents"])
+def job_status(job_id: str, state: State) -> dict[str, Any]:
+    """Progress of an ingest job: its stage, pages read so far, and the ingest report when done."""
+    return as_json(JobModel, state.jobs.get(job_id).to_json())
+
+
+def redacted_store_url(settings: Settings) -> str:
+    """The configured store URL without its password (the store may not be open yet)."""
+    from app.stores.url import parse_store_url
+
+    try:
+        return parse_store_url(settings.store_url, settings).redacted()
+    except DocgraphError:
+        return "(invalid store URL)"
+
+
+def package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("docgraph")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _check_upload(file: UploadFile, max_bytes: int) -> None:
+    size = file.size if file.size is not None else _stream_size(file)
+    if size > max_bytes:
+        raise ApiError(413, "too_large", f"the file is {size} bytes; the limit is {max_bytes} (api_max_upload_mb)")
+    file.file.seek(0)
+    head = file.file.read(MAGIC_WINDOW)
+    if PDF_MAGIC not in head:
+        raise ApiError(415, "unsupported_media_type", "the file is not a PDF (no %PDF- header)")
+
+
+def _stream_size(file: UploadFile) -> int:
+    file.file.seek(0, 2)
+    return int(file.file.tell())
+
+
+def safe_file_name(given: str | None) -> str:
+    """The client's file name without directories or odd characters, ending in ``.pdf``.
+
+    It matters: the document id is made from it.
+    """
+    stem = Path((given or "").replace("\\", "/")).name
+    stem = _UNSAFE_NAME.sub("-", stem).strip(".-")[:150]
+    if stem.lower().endswith(".pdf"):
+        stem = stem[:-4].rstrip(".-")
+    return f"{stem or 'upload'}.pdf"

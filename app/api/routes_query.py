@@ -1,0 +1,109 @@
+"""Routes that read the graph: retrieve regions, answer a question, run a read-only graph query."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fastapi import APIRouter
+
+from app.api.errors import ApiError
+from app.api.models import (
+    AnswerModel,
+    AskRequest,
+    CypherRequest,
+    CypherResultModel,
+    RetrieveRequest,
+    RetrieveResponse,
+    as_json,
+)
+from app.api.responses import documented
+from app.api.routes_documents import State
+from app.config import Settings
+from app.exceptions import StoreError
+from app.stores.base import GraphStore
+
+router = APIRouter()
+
+
+@router.post("/retrieve", response_model=RetrieveResponse, responses=documented(), tags=["query"])
+def retrieve(body: RetrieveRequest, state: State) -> dict[str, Any]:
+    """The best regions for a query, each with its section path and graph context."""
+    from app.integrations.regions import retrieve_regions
+
+    store = state.store()
+    results = retrieve_regions(store, state.retriever(body.variant), body.query, body.k, body.doc_id)
+    payload = {
+        "query": body.query,
+        "retriever": body.variant,
+        "doc_id": body.doc_id,
+        "regions": [result.to_json() for result in results],
+    }
+    return as_json(RetrieveResponse, payload)
+
+
+@router.post("/ask", response_model=AnswerModel, responses=documented(422, 502), tags=["query"])
+def ask_question(body: AskRequest, state: State) -> dict[str, Any]:
+    """A cited answer from the stored documents (extractive when no LLM endpoint is configured)."""
+    from app.llm.service import ask
+
+    store = state.store()
+    result = ask(
+        body.question,
+        store,
+        state.settings,
+        state.retriever(body.variant),
+        k=body.k,
+        doc_id=body.doc_id,
+        force_cypher=body.force_cypher,
+    )
+    return as_json(AnswerModel, result.to_json())
+
+
+@router.post("/cypher", response_model=CypherResultModel, responses=documented(403, 502, 504), tags=["query"])
+def cypher(body: CypherRequest, state: State) -> dict[str, Any]:
+    """Run a read-only Cypher query, or turn a question into one (needs an LLM) and run it.
+
+    Queries run only through the database's read-only path, after a check that refuses writes,
+    file access and procedures beyond the schema ones; rows are cut at ``text2cypher_row_limit``.
+    """
+    store = state.store()
+    if body.question is not None and body.question.strip():
+        from app.llm.service import text2cypher
+
+        return as_json(CypherResultModel, text2cypher(body.question, store, state.settings, run=body.run).to_json())
+    assert body.query is not None  # the request model insists on one of the two
+    return as_json(CypherResultModel, run_read_only(store, state.settings, body.query, body.params, body.run))
+
+
+def run_read_only(
+    store: GraphStore, settings: Settings, query: str, params: dict[str, Any], run: bool
+) -> dict[str, Any]:
+    """A query the caller wrote, checked and run like a generated one (without the model)."""
+    from app.llm.cypher_guard import check_read_only, clean_query, with_row_limit
+
+    cleaned = clean_query(query)
+    check_read_only(cleaned)
+    limit = settings.text2cypher_row_limit
+    limited = with_row_limit(cleaned, limit)
+    started = time.perf_counter()
+    rows: list[dict[str, Any]] = []
+    try:
+        if run:
+            rows = store.read(limited, params)
+        else:
+            store.explain(limited, params)
+    except StoreError as error:
+        if type(error) is StoreError:  # the database refused this query: the caller's problem
+            raise ApiError(400, "query_failed", str(error)) from error
+        raise
+    return {
+        "question": "",
+        "cypher": limited,
+        "ran": run,
+        "rows": rows[:limit],
+        "truncated": len(rows) > limit,
+        "attempts": [],
+        "tokens": {"prompt": 0, "completion": 0, "calls": 0, "unreported": 0},
+        "timings": {"query": round(time.perf_counter() - started, 3)},
+    }

@@ -1,0 +1,74 @@
+"""What the API's routes share: settings, the store, the encoder, retrievers and the ingest jobs.
+
+The store is opened on first use (not at start-up), so the server starts and ``/health`` answers
+even while the database is down; the encoder loads on the first request that needs it. Retrievers
+are built once per variant over one shared corpus view, which keeps its indexes between requests
+and reloads only documents whose stored version changed.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from app.api.jobs import JobManager
+from app.config import Settings
+from app.pipeline import IngestPipeline, build_ingest_pipeline
+from app.retrieval.base import Retriever
+from app.retrieval.corpus import Corpus
+from app.stores.base import GraphStore
+from models.encoders import TextEncoder, load_encoder
+
+
+class ApiState:
+    def __init__(self, settings: Settings, store: GraphStore | None = None) -> None:
+        self.settings = settings
+        self._store = store
+        self._owns_store = store is None  # a store handed in is closed by whoever opened it
+        self._lock = threading.Lock()
+        self._corpus: Corpus | None = None
+        self._retrievers: dict[str, Retriever] = {}
+        self.jobs = JobManager(self.ingest_pipeline)
+
+    @property
+    def uploads_dir(self) -> Path:
+        return self.settings.home / "uploads"
+
+    @property
+    def max_upload_bytes(self) -> int:
+        return int(self.settings.api_max_upload_mb * 1024 * 1024)
+
+    def store(self) -> GraphStore:
+        with self._lock:
+            if self._store is None:
+                from app.stores.factory import open_store
+
+                opened = open_store(self.settings)
+                opened.apply_schema()
+                self._store = opened
+            return self._store
+
+    def encoder(self) -> TextEncoder:
+        return load_encoder(self.settings.encoder_model)  # cached per process
+
+    def retriever(self, variant: str) -> Retriever:
+        from app.retrieval.registry import make_retriever
+
+        store = self.store()
+        encoder = self.encoder()
+        with self._lock:
+            if self._corpus is None:
+                self._corpus = Corpus(store)
+            if variant not in self._retrievers:
+                self._retrievers[variant] = make_retriever(variant, store, encoder, corpus=self._corpus)
+            return self._retrievers[variant]
+
+    def ingest_pipeline(self, embed: bool) -> IngestPipeline:
+        return build_ingest_pipeline(self.store(), self.settings, embed=embed)
+
+    def close(self) -> None:
+        self.jobs.shutdown()
+        with self._lock:
+            if self._owns_store and self._store is not None:
+                self._store.close()
+                self._store = None

@@ -1,0 +1,25 @@
+"""``docgraph serve``: the HTTP API (see :mod:`app.api`) under uvicorn."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from app.cli.common import StoreOption, console, handles_errors, settings_for
+
+
+@handles_errors
+def serve_command(
+    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port to listen on.", min=1, max=65535)] = 8000,
+    store: StoreOption = None,
+) -> None:
+    """Serve the HTTP API (OpenAPI docs at /docs). Uploads are limited by DOCGRAPH_API_MAX_UPLOAD_MB."""
+    import uvicorn
+
+    from app.api.app import create_app
+
+    settings = settings_for(store)
+    console.print(f"docgraph API on http://{host}:{port} (docs at /docs), store {settings.store_url}", highlight=False)
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")

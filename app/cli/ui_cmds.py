@@ -1,0 +1,64 @@
+"""``docgraph ui``: the Streamlit app on the configured store."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from typing import Annotated
+
+import typer
+
+from app.cli.common import StoreOption, console, handles_errors, settings_for
+from app.resources import ROOT
+
+UI_APP = ROOT / "ui" / "app.py"
+
+
+@handles_errors
+def ui_command(
+    host: Annotated[str, typer.Option("--host", help="Address to listen on (0.0.0.0 for all).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8501,
+    store: StoreOption = None,
+) -> None:
+    """Start the web UI (Streamlit): ask, browse documents, run Cypher, explore the graph."""
+    settings = settings_for(store)  # a bad setting fails here, in one line, not inside the app
+    console.print(f"docgraph UI on http://{host}:{port} (store {settings.store_url})", highlight=False)
+    sys.stdout.flush()
+    command = streamlit_command(host, port)
+    # Become the Streamlit server rather than wait on it: signals (Ctrl-C, `docker stop`) reach it
+    # directly and no orphan is left behind when this process is killed.
+    os.execve(command[0], command, ui_environment(os.environ, store))
+
+
+def streamlit_command(host: str, port: int) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(UI_APP),
+        "--server.address",
+        host,
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--server.fileWatcherType",
+        "none",
+        "--browser.gatherUsageStats",
+        "false",
+        "--client.toolbarMode",
+        "minimal",
+    ]
+
+
+def ui_environment(base: Mapping[str, str], store: str | None) -> dict[str, str]:
+    """The app's environment: ours, the ``--store`` flag as ``DOCGRAPH_STORE``, the repository importable."""
+    env = dict(base)
+    if store:
+        env["DOCGRAPH_STORE"] = store
+    # `streamlit run` puts only ui/ on sys.path; the app imports `ui.*` and `app.*` from the root.
+    env["PYTHONPATH"] = os.pathsep.join(part for part in (str(ROOT), base.get("PYTHONPATH", "")) if part)
+    env.setdefault("HF_HUB_OFFLINE", "1")
+    return env

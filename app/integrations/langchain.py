@@ -1,0 +1,158 @@
+"""docgraph inside LangChain: a retriever over the document graph and a read-only graph-query tool.
+
+Install with ``pip install docgraph[langchain]`` (``langchain-core`` only)::
+
+    from app.integrations.langchain import DocgraphRetriever, DocgraphCypherTool
+
+    retriever = DocgraphRetriever.from_settings(variant="hybrid", k=6)
+    docs = retriever.invoke("When are the penguins fed?")
+    docs[0].metadata["section_path"], docs[0].metadata["bbox"]
+
+Each ``Document`` holds one region: ``page_content`` is its section path, its text and its graph
+context (caption, what it refers to, its continuation across a page break); ``metadata`` says where
+it is (doc, page, bbox, kind, section path, region id) and how it scored.
+
+``DocgraphCypherTool`` turns a question into a Cypher query and runs it only through the store's
+read-only path (see :mod:`app.llm.text2cypher`); a query that would write is refused and the refusal
+comes back as the tool's output, so an agent can rephrase.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForRetrieverRun, CallbackManagerForToolRun
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.tools import BaseTool, ToolException
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from app.config import Settings, load_settings
+from app.exceptions import DocgraphError
+from app.integrations.regions import RegionResult, retrieve_regions
+from app.retrieval.base import Retriever
+from app.retrieval.registry import DEFAULT_RETRIEVER, make_retriever
+from app.stores.base import GraphStore
+from models.encoders import TextEncoder, load_encoder
+
+
+def open_configured_store(settings: Settings) -> GraphStore:
+    """The store ``settings`` name, schema applied (the retriever needs its indexes)."""
+    from app.stores.factory import open_store
+
+    store = open_store(settings)
+    store.apply_schema()
+    return store
+
+
+class DocgraphRetriever(BaseRetriever):
+    """Regions of the stored documents for a query, as LangChain ``Document``\\ s, best first."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    store: GraphStore
+    encoder: TextEncoder
+    variant: str = Field(default=DEFAULT_RETRIEVER, description="Retriever variant (see `docgraph ask --help`)")
+    k: int = Field(default=8, gt=0, description="How many regions to return")
+    doc_id: str | None = Field(default=None, description="Only this document's regions")
+    with_context: bool = Field(default=True, description="Append each region's graph context to its text")
+    with_section: bool = Field(default=True, description="Put the section path above each region's text")
+
+    _retriever: Retriever | None = PrivateAttr(default=None)
+    _built_for: str = PrivateAttr(default="")
+
+    @classmethod
+    def from_settings(cls, settings: Settings | None = None, **fields: Any) -> DocgraphRetriever:
+        """A retriever over the configured store (``DOCGRAPH_*`` environment, ``docgraph.toml``).
+
+        The store it opens stays open for the retriever's life; call :meth:`close` when done.
+        """
+        settings = settings or load_settings()
+        return cls(store=open_configured_store(settings), encoder=load_encoder(settings.encoder_model), **fields)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def regions(self, query: str) -> list[RegionResult]:
+        """The hits behind :meth:`invoke`, as docgraph objects."""
+        return retrieve_regions(
+            self.store, self._variant_retriever(), query, self.k, self.doc_id, with_context=self.with_context
+        )
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        return [region_document(result, self.variant, self.with_section) for result in self.regions(query)]
+
+    def _variant_retriever(self) -> Retriever:
+        # Built once and kept: it caches the corpus view and query vectors between calls.
+        if self._retriever is None or self._built_for != self.variant:
+            self._retriever = make_retriever(self.variant, self.store, self.encoder)
+            self._built_for = self.variant
+        return self._retriever
+
+
+def region_document(result: RegionResult, variant: str, with_section: bool = True) -> Document:
+    hit = result.hit
+    metadata: dict[str, Any] = {
+        "source": hit.doc_id,
+        "doc_id": hit.doc_id,
+        "page": hit.page,
+        "bbox": list(hit.bbox),
+        "kind": hit.kind,
+        "section_path": list(result.section_path),
+        "region_id": hit.region_id,
+        "score": hit.score,
+        "scores": dict(hit.signals),
+        "retriever": variant,
+        "context": [
+            {"region_id": c.region_id, "relation": c.relation, "page": c.page, "kind": c.kind} for c in hit.context
+        ],
+    }
+    return Document(id=hit.region_id, page_content=result.page_content(with_section), metadata=metadata)
+
+
+class CypherToolInput(BaseModel):
+    question: str = Field(
+        description="A question about the documents' structure or contents, in plain language "
+        "(e.g. 'How many tables does each document have?')"
+    )
+
+
+class DocgraphCypherTool(BaseTool):
+    """Answers structural questions about the stored documents with a generated, read-only Cypher query.
+
+    Needs an LLM endpoint (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``DOCGRAPH_LLM_MODEL``). The
+    output is JSON: the query as run, its rows, and whether the rows were cut off at the row limit.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    name: str = "docgraph_graph_query"
+    description: str = (
+        "Query the document graph (documents, pages, sections, regions such as tables, figures and "
+        "captions, and the links between them) with a read-only Cypher query generated from a "
+        "question. Use it for counting, listing and structural questions. Input: the question."
+    )
+    args_schema: type[BaseModel] = CypherToolInput
+    handle_tool_error: bool = True  # a refusal or failure is the tool's answer, not a crash of the agent
+
+    store: GraphStore
+    settings: Settings
+
+    @classmethod
+    def from_settings(cls, settings: Settings | None = None, **fields: Any) -> DocgraphCypherTool:
+        settings = settings or load_settings()
+        return cls(store=open_configured_store(settings), settings=settings, **fields)
+
+    def _run(self, question: str, run_manager: CallbackManagerForToolRun | None = None) -> str:
+        from app.llm.service import text2cypher
+
+        try:
+            result = text2cypher(question, self.store, self.settings, run=True)
+        except DocgraphError as error:
+            raise ToolException(str(error)) from error
+        return json.dumps(
+            {"cypher": result.cypher, "rows": result.rows, "truncated": result.truncated},
+            default=str,
+            ensure_ascii=False,
+        )

@@ -1,0 +1,74 @@
+"""Ingest from the UI: uploaded files kept under the data home, folders of PDFs, overall progress."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from app.config import Settings
+from app.exceptions import ConfigError
+from app.pipeline import IngestReport, build_ingest_pipeline, expand_paths
+from app.stores.base import GraphStore
+
+# Share of one file's progress bar for each pipeline stage; "read" reports pages as it goes.
+STAGE_SHARES: dict[str, tuple[float, float]] = {"read": (0.0, 0.6), "graph": (0.6, 0.65), "embed": (0.65, 0.95)}
+_UNSAFE = re.compile(r"[^\w.-]+")
+
+OverallProgress = Callable[[float, str], None]  # (fraction 0..1, what is happening)
+
+
+def uploads_dir(settings: Settings) -> Path:
+    return settings.home / "uploads"
+
+
+def save_upload(name: str, data: bytes, folder: Path) -> Path:
+    """Write an uploaded file under ``folder`` with a safe name (no directories, ``.pdf`` suffix)."""
+    stem = _UNSAFE.sub("_", Path(name).stem).strip("._") or "upload"
+    target = folder / f"{stem}.pdf"
+    folder.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+    return target
+
+
+def folder_pdfs(folder: str) -> list[Path]:
+    """The PDFs inside ``folder`` (recursively, sorted)."""
+    path = Path(folder).expanduser()
+    if not path.is_dir():
+        raise ConfigError(f"{folder!r} is not a folder")
+    return expand_paths([path])
+
+
+def overall_fraction(index: int, count: int, stage: str, done: int, total: int) -> float:
+    """Progress over all files, file ``index`` of ``count`` being at ``done``/``total`` of ``stage``."""
+    start, end = STAGE_SHARES.get(stage, (0.95, 1.0))
+    within = start + (end - start) * (done / total if total > 0 else 1.0)
+    return min(1.0, (index + within) / max(count, 1))
+
+
+def ingest_files(
+    store: GraphStore, settings: Settings, paths: Sequence[Path], progress: OverallProgress | None = None
+) -> list[IngestReport]:
+    """Ingest each file in turn; a failed file is reported and the others still go in."""
+    pipeline = build_ingest_pipeline(store, settings)
+    reports: list[IngestReport] = []
+    for index, path in enumerate(paths):
+
+        def update(stage: str, done: int, total: int, index: int = index, name: str = path.name) -> None:
+            if progress is not None:
+                count = f" {done}/{total}" if total else ""
+                progress(overall_fraction(index, len(paths), stage, done, total), f"{name}: {stage}{count}")
+
+        update("read", 0, 0)
+        reports.append(pipeline.ingest(path, progress=update))
+        update("done", 1, 1)
+    return reports
+
+
+def report_line(report: IngestReport) -> str:
+    if report.status == "failed":
+        return f"{report.path.name}: failed: {report.error}"
+    return (
+        f"{report.path.name} → {report.doc_id}: {report.status}, {report.pages} pages, "
+        f"{report.regions} regions, {report.sections} sections ({report.seconds:.1f}s)"
+    )

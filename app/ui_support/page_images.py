@@ -1,0 +1,52 @@
+"""Page images with region boxes, rendered once and kept on disk under ``<home>/cache/pages``.
+
+A rendering depends only on the stored document version (sha256), the page, the resolution and the
+set of highlighted regions, so those make its file name and a cached file is never stale.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from app.config import Settings
+from app.documents import find_document, locate_pdf, page_regions
+from app.render import render_page
+from app.stores.base import GraphStore
+
+DEFAULT_DPI = 110
+
+
+def page_cache_dir(settings: Settings) -> Path:
+    return settings.home / "cache" / "pages"
+
+
+def cache_path(cache_dir: Path, sha256: str, page: int, highlight: Iterable[str], dpi: int = DEFAULT_DPI) -> Path:
+    marked = "\n".join(sorted(set(highlight)))
+    digest = hashlib.sha256(marked.encode("utf-8")).hexdigest()[:12] if marked else "plain"
+    return cache_dir / f"{sha256[:16]}-p{page}-{dpi}dpi-{digest}.png"
+
+
+def page_image(
+    store: GraphStore,
+    settings: Settings,
+    doc_id: str,
+    page: int,
+    highlight: Iterable[str] = (),
+    dpi: int = DEFAULT_DPI,
+) -> Path:
+    """The PNG of ``page`` of ``doc_id`` with its regions boxed and ``highlight`` (region ids) filled."""
+    marked = set(highlight)
+    document = find_document(store, doc_id)
+    target = cache_path(page_cache_dir(settings), str(document["sha256"]), page, marked, dpi)
+    if target.is_file():
+        return target
+    regions = page_regions(store, str(document["doc_id"]), page)
+    pdf = locate_pdf(document, settings.home / "files")
+    # Render beside the target and rename: two sessions rendering the same page never see half a file.
+    partial = target.with_name(f"{target.stem}.{os.getpid()}.part.png")
+    render_page(pdf, page, regions, partial, dpi=dpi, highlight=marked)
+    partial.replace(target)
+    return target

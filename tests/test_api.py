@@ -1,0 +1,320 @@
+"""The HTTP API through the ASGI test client, over a real FalkorDB store and the real pipeline.
+
+One module-wide app ingests the bundled sample PDF (the Harbour Zoo manual) through ``POST
+/documents`` and the tests read it back through every route. LLM-backed routes talk to the scripted
+OpenAI-compatible server of :mod:`tests.llm_server`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.api.app import create_app
+from app.api.models import DocumentModel
+from app.config import Settings
+from app.resources import SAMPLES_DIR
+from app.stores.base import GraphStore
+from app.stores.factory import open_store
+from app.stores.falkordb_store import FalkorDBStore
+from tests.conftest import fresh_graph_name
+from tests.llm_server import ScriptedLLMServer
+
+SAMPLE_PDF = SAMPLES_DIR / "docgraph-sample.pdf"
+SAMPLE_DOC = "docgraph-sample"
+UPLOAD_LIMIT_MB = 0.5  # the sample is ~130 KiB
+JOB_TIMEOUT_S = 300
+ROUTE_RETRIEVE = json.dumps({"route": "retrieve", "reason": "one fact", "sub_questions": []})
+
+
+def upload(client: TestClient, content: bytes, name: str = "upload.pdf", **form: str) -> Any:
+    return client.post("/documents", files={"file": (name, content, "application/pdf")}, data=form)
+
+
+def follow_job(client: TestClient, job_id: str) -> list[dict[str, Any]]:
+    """Every distinct state of a job, polled until it ends."""
+    seen: list[dict[str, Any]] = []
+    deadline = time.monotonic() + JOB_TIMEOUT_S
+    while time.monotonic() < deadline:
+        response = client.get(f"/jobs/{job_id}")
+        assert response.status_code == 200, response.text
+        state = response.json()
+        if not seen or state != seen[-1]:
+            seen.append(state)
+        if state["status"] in ("succeeded", "failed"):
+            return seen
+        time.sleep(0.05)
+    raise AssertionError(f"job {job_id} did not finish in {JOB_TIMEOUT_S}s: {seen[-1]}")
+
+
+def graph_snapshot(store: GraphStore) -> tuple[dict[str, int], dict[str, int]]:
+    counts = store.counts()
+    return counts.labels, counts.relationship_types
+
+
+@pytest.fixture(scope="module")
+def settings(local_home: Path) -> Settings:
+    return Settings(home=local_home, graph=fresh_graph_name(), store="", api_max_upload_mb=UPLOAD_LIMIT_MB)
+
+
+@pytest.fixture(scope="module")
+def client(settings: Settings) -> Iterator[TestClient]:
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+    store = open_store(settings)
+    assert isinstance(store, FalkorDBStore)
+    store.delete_graph()
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def job_states(client: TestClient) -> list[dict[str, Any]]:
+    """The sample PDF uploaded and ingested; the job's states as the client saw them."""
+    response = upload(client, SAMPLE_PDF.read_bytes(), "docgraph-sample.pdf")
+    assert response.status_code == 202, response.text
+    assert response.headers["location"] == f"/jobs/{response.json()['job_id']}"
+    return [response.json(), *follow_job(client, response.json()["job_id"])]
+
+
+@pytest.fixture(scope="module")
+def store(client: TestClient, job_states: list[dict[str, Any]]) -> GraphStore:
+    graph_store: GraphStore = client.app.state.docgraph.store()  # type: ignore[attr-defined]
+    return graph_store
+
+
+def assert_error(response: Any, status: int, kind: str) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    error: dict[str, Any] = response.json()["error"]
+    assert (error["status"], error["type"]) == (status, kind)
+    assert error["message"]
+    assert "Traceback" not in response.text
+    return error
+
+
+# ---- documents and jobs --------------------------------------------------------------------------
+
+
+def test_upload_runs_an_ingest_job_to_completion(client: TestClient, job_states: list[dict[str, Any]]) -> None:
+    first, last = job_states[0], job_states[-1]
+    assert first["status"] in ("queued", "running") and first["report"] is None
+    assert last["status"] == "succeeded", last
+    assert last["stage"] == "graph_write" and last["stage_index"] == last["stages"] == 4
+    stages_seen = [state["stage"] for state in job_states if state["stage"]]
+    assert stages_seen == sorted(stages_seen, key=["prepare", "read", "graph", "embed", "graph_write"].index)
+    report = last["report"]
+    assert (report["doc_id"], report["status"], report["pages"], report["file"]) == (
+        SAMPLE_DOC,
+        "ingested",
+        3,
+        "docgraph-sample.pdf",
+    )
+    assert report["edges"]["CAPTION_OF"] == 2 and set(report["stages"]) == {"read", "graph", "embed", "graph_write"}
+    assert last["finished_at"] >= last["started_at"] >= last["created_at"]
+
+    listed = client.get("/documents").json()
+    assert set(listed[0]) == set(DocumentModel.model_fields)
+    assert [(d["doc_id"], d["title"], d["pages"], d["regions"]) for d in listed] == [
+        (SAMPLE_DOC, "Harbour Zoo Operations Manual", 3, report["regions"])
+    ]
+    # The upload itself is gone; the store keeps its own copy of the PDF for rendering.
+    settings: Settings = client.app.state.docgraph.settings  # type: ignore[attr-defined]
+    assert not any((settings.home / "uploads").glob("*/*.pdf"))
+
+
+def test_health_reports_the_store_and_its_documents(client: TestClient, job_states: list[dict[str, Any]]) -> None:
+    health = client.get("/health")
+    assert health.status_code == 200
+    body = health.json()
+    assert (body["status"], body["dialect"], body["documents"], body["llm"]) == ("ok", "falkordb", 1, False)
+    assert body["store"].startswith("falkordb-local://")
+
+
+def test_uploads_that_are_not_pdfs_are_refused(client: TestClient) -> None:
+    assert_error(upload(client, b"hello, not a pdf", "notes.pdf"), 415, "unsupported_media_type")
+    assert_error(upload(client, b"", "empty.pdf"), 415, "unsupported_media_type")
+    assert_error(upload(client, b"\x89PNG\r\n\x1a\n" + b"0" * 100, "image.pdf"), 415, "unsupported_media_type")
+    missing = client.post("/documents", data={"embed": "true"})
+    assert_error(missing, 422, "invalid_request")
+
+
+def test_uploads_over_the_size_limit_are_refused(client: TestClient) -> None:
+    limit = int(UPLOAD_LIMIT_MB * 1024 * 1024)
+    just_over = b"%PDF-1.7\n" + b"0" * limit  # within the multipart slack: refused after parsing
+    assert_error(upload(client, just_over, "big.pdf"), 413, "too_large")
+    far_over = b"%PDF-1.7\n" + b"0" * (3 * limit)  # refused on its Content-Length
+    assert_error(upload(client, far_over, "bigger.pdf"), 413, "too_large")
+
+    def chunked_body() -> Iterator[bytes]:  # no Content-Length: counted as it arrives
+        yield b'--b\r\nContent-Disposition: form-data; name="file"; filename="x.pdf"\r\n\r\n%PDF-1.7\n'
+        for _ in range(3):
+            yield b"0" * limit
+        yield b"\r\n--b--\r\n"
+
+    chunked = client.post(
+        "/documents", content=chunked_body(), headers={"content-type": "multipart/form-data; boundary=b"}
+    )
+    assert_error(chunked, 413, "too_large")
+
+
+def test_a_broken_pdf_fails_in_its_job_and_leaves_the_graph_alone(client: TestClient, store: GraphStore) -> None:
+    before = graph_snapshot(store)
+    response = upload(client, b"%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\n%%EOF", "broken.pdf", embed="false")
+    assert response.status_code == 202
+    last = follow_job(client, response.json()["job_id"])[-1]
+    assert last["status"] == "failed"
+    assert last["error"] and last["report"]["status"] == "failed"
+    assert "Traceback" not in json.dumps(last)
+    assert graph_snapshot(store) == before
+
+
+def test_delete_removes_a_document_and_then_it_is_not_found(client: TestClient, store: GraphStore) -> None:
+    response = upload(client, SAMPLE_PDF.read_bytes(), "zoo copy.pdf", embed="false")
+    last = follow_job(client, response.json()["job_id"])[-1]
+    assert last["status"] == "succeeded" and last["report"]["doc_id"] == "zoo-copy"
+    assert "zoo-copy" in [d["doc_id"] for d in client.get("/documents").json()]
+
+    deleted = client.delete("/documents/zoo-copy")
+    assert deleted.status_code == 200
+    assert deleted.json() == {"doc_id": "zoo-copy", "deleted_nodes": sum(last["report"]["nodes"].values())}
+    assert [d["doc_id"] for d in client.get("/documents").json()] == [SAMPLE_DOC]
+    assert_error(client.delete("/documents/zoo-copy"), 404, "not_found")
+
+
+def test_unknown_jobs_routes_and_methods_are_json_errors(client: TestClient) -> None:
+    assert_error(client.get("/jobs/0123456789abcdef"), 404, "not_found")
+    assert_error(client.get("/no/such/route"), 404, "not_found")
+    assert_error(client.put("/documents"), 405, "method_not_allowed")
+
+
+# ---- retrieval and answers -----------------------------------------------------------------------
+
+
+def test_retrieve_returns_regions_with_section_path_and_graph_context(client: TestClient, store: GraphStore) -> None:
+    response = client.post("/retrieve", json={"query": "What is the area of the seal pool enclosure?", "k": 5})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert (body["query"], body["retriever"], body["doc_id"]) == (
+        "What is the area of the seal pool enclosure?",
+        "hybrid",
+        None,
+    )
+    regions = body["regions"]
+    assert 0 < len(regions) <= 5
+    table = next(r for r in regions if r["kind"] == "table")
+    assert "Seal pool" in table["text"] and table["page"] == 2 and len(table["bbox"]) == 4
+    assert table["section_path"] == ["3 Enclosures"]
+    captions = [c["text"] for c in table["context"] if c["relation"] == "caption"]
+    assert captions == ["Table 1: Enclosure sizes and number of animals."]
+    assert [r["score"] for r in regions] == sorted((r["score"] for r in regions), reverse=True)
+
+
+def test_retrieve_takes_variant_k_and_document(client: TestClient, store: GraphStore) -> None:
+    query = {"query": "penguins are fed herring", "k": 2, "variant": "bm25-region"}
+    body = client.post("/retrieve", json=query).json()
+    assert len(body["regions"]) == 2 and body["retriever"] == "bm25-region"
+    assert "herring" in body["regions"][0]["text"] and set(body["regions"][0]["signals"]) == {"bm25"}
+    assert body["regions"][0]["section_path"] == ["2 Feeding schedule"]
+    elsewhere = client.post("/retrieve", json={**query, "doc_id": "no-such-document"}).json()
+    assert elsewhere["regions"] == []
+    assert_error(client.post("/retrieve", json={**query, "variant": "magic"}), 422, "invalid_request")
+    assert_error(client.post("/retrieve", json={**query, "k": 0}), 422, "invalid_request")
+    assert_error(client.post("/retrieve", json={"query": "   "}), 422, "invalid_request")
+    assert_error(
+        client.post("/retrieve", content=b"{not json", headers={"content-type": "application/json"}),
+        422,
+        "invalid_request",
+    )
+
+
+def test_ask_without_an_llm_answers_extractively_with_citations(client: TestClient, store: GraphStore) -> None:
+    response = client.post("/ask", json={"question": "When are the penguins fed?", "k": 4})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["mode"] == "extractive" and "10:30" in body["answer"]
+    assert body["citations"] and all(c["doc_id"] == SAMPLE_DOC for c in body["citations"])
+    assert any(c["page"] == 1 for c in body["citations"])
+    assert body["trace"][0]["step"] == "llm"
+
+
+def test_a_question_for_text_to_cypher_needs_an_llm(client: TestClient, store: GraphStore) -> None:
+    assert_error(client.post("/cypher", json={"question": "How many tables are there?"}), 503, "llm_unavailable")
+    assert_error(
+        client.post("/ask", json={"question": "How many tables?", "force_cypher": True}), 503, "llm_unavailable"
+    )
+
+
+# ---- graph queries -------------------------------------------------------------------------------
+
+
+def test_cypher_runs_read_only_queries_with_parameters_and_a_row_limit(client: TestClient, store: GraphStore) -> None:
+    query = "MATCH (r:Region {kind: $kind}) RETURN r.page AS page, r.text AS text"
+    body = client.post("/cypher", json={"query": query, "params": {"kind": "caption"}}).json()
+    assert body["ran"] and not body["truncated"] and body["attempts"] == []
+    assert sorted(row["text"] for row in body["rows"]) == [
+        "Figure 1: Layout of the seal pool with its two islands.",
+        "Table 1: Enclosure sizes and number of animals.",
+    ]
+    many = client.post("/cypher", json={"query": "UNWIND range(1, 1000) AS i RETURN i"}).json()
+    assert len(many["rows"]) == 200 and many["truncated"] and many["cypher"].endswith("LIMIT 201")
+    checked = client.post("/cypher", json={"query": "MATCH (d:Document) RETURN d.title AS title", "run": False})
+    assert checked.json()["ran"] is False and checked.json()["rows"] == []
+    not_a_number = client.post("/cypher", json={"query": "RETURN 0.0 / 0.0 AS nan, 1.0 / 0.0 AS inf"})
+    assert not_a_number.status_code == 200 and not_a_number.json()["rows"] == [{"nan": None, "inf": None}]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "MATCH (r:Region) DETACH DELETE r",
+        "CREATE (:Region {region_id: 'evil'})",
+        "MATCH (r:Region) SET r.text = 'overwritten' RETURN count(r)",
+        "LOAD CSV FROM 'file:///etc/passwd' AS row RETURN row",
+        "CALL dbms.security.listUsers()",
+    ],
+)
+def test_cypher_refuses_writes_and_the_graph_is_unchanged(client: TestClient, store: GraphStore, query: str) -> None:
+    before = graph_snapshot(store)
+    assert_error(client.post("/cypher", json={"query": query}), 403, "read_only")
+    assert graph_snapshot(store) == before
+
+
+def test_cypher_errors_are_client_errors(client: TestClient, store: GraphStore) -> None:
+    assert_error(client.post("/cypher", json={"query": "MATCH (r:Region RETURN r"}), 400, "query_syntax")
+    assert_error(client.post("/cypher", json={"query": "RETURN $missing AS x"}), 400, "query_failed")
+    both = {"query": "RETURN 1 AS one", "question": "one?"}
+    assert_error(client.post("/cypher", json=both), 422, "invalid_request")
+    assert_error(client.post("/cypher", json={}), 422, "invalid_request")
+    nested = {"query": "RETURN $p AS p", "params": {"p": {"deep": [1]}}}
+    assert_error(client.post("/cypher", json=nested), 422, "invalid_request")
+
+
+def test_text_to_cypher_and_llm_answers_through_an_llm_endpoint(
+    client: TestClient, store: GraphStore, settings: Settings
+) -> None:
+    with ScriptedLLMServer() as server:
+        llm = settings.model_copy(
+            update={"llm_base_url": server.base_url, "llm_api_key": "test-key", "llm_model": "test-model"}
+        )
+        with TestClient(create_app(llm, store=store)) as llm_client:
+            server.add("```cypher\nMATCH (r:Region {kind: 'table'}) RETURN count(r) AS tables\n```")
+            counted = llm_client.post("/cypher", json={"question": "How many tables are there?"})
+            write = "```cypher\nMATCH (r:Region) DETACH DELETE r\n```"
+            server.add(*[write] * llm.text2cypher_max_tries)
+            refused = llm_client.post("/cypher", json={"question": "Delete all regions"})
+            server.add(ROUTE_RETRIEVE, "The penguins are fed herring at 10:30 and at 15:00.")
+            answered = llm_client.post("/ask", json={"question": "When are the penguins fed?", "k": 3})
+
+    assert counted.status_code == 200, counted.text
+    assert counted.json()["rows"] == [{"tables": 1}] and counted.json()["question"] == "How many tables are there?"
+    error = assert_error(refused, 422, "no_valid_query")
+    assert "not allowed" in error["message"]
+    assert answered.status_code == 200, answered.text
+    assert answered.json()["mode"] == "llm" and "10:30" in answered.json()["answer"]
+    assert client.get("/health").json()["documents"] == 1  # nothing was deleted

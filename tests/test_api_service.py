@@ -1,0 +1,157 @@
+"""The HTTP API's service side: failures, the serve command, the OpenAPI schema and the JSON models.
+
+The routes over a store with documents are in :mod:`tests.test_api`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from app.api.app import create_app
+from app.api.jobs import Job
+from app.api.models import (
+    RETRIEVER_VARIANTS,
+    AnswerModel,
+    CitationModel,
+    ContextRegionModel,
+    CypherResultModel,
+    IngestReportModel,
+    JobModel,
+    PassageModel,
+    RegionHitModel,
+)
+from app.config import Settings
+from app.llm.answer import AnswerResult
+from app.llm.citations import Citation
+from app.llm.context import Passage
+from app.llm.text2cypher import Text2CypherResult
+from app.pipeline import IngestReport
+from app.retrieval.base import ContextRegion, ScoredRegion
+from app.retrieval.registry import RETRIEVER_NAMES
+from tests.conftest import fresh_graph_name
+from tests.test_api import assert_error
+
+# ---- failures ------------------------------------------------------------------------------------
+
+
+def test_an_unreachable_store_is_503(local_home: Path) -> None:
+    settings = Settings(home=local_home, store="falkordb://127.0.0.1:1", graph="nowhere")
+    with TestClient(create_app(settings)) as unreachable:
+        health = unreachable.get("/health")
+        assert health.status_code == 503
+        assert health.json()["status"] == "unavailable" and health.json()["documents"] is None
+        assert "Connection refused" in health.json()["error"]
+        assert_error(unreachable.get("/documents"), 503, "store_unavailable")
+        assert_error(unreachable.post("/retrieve", json={"query": "penguins"}), 503, "store_unavailable")
+
+
+def test_unexpected_errors_are_a_json_500_without_details(tmp_path: Path) -> None:
+    app: FastAPI = create_app(Settings(home=tmp_path))
+
+    def explode() -> None:
+        raise RuntimeError("secret internals at /srv/docgraph/app.py line 12")
+
+    app.add_api_route("/explode", explode)
+    with TestClient(app) as failing:
+        response = failing.get("/explode")
+    assert_error(response, 500, "internal_error")
+    assert "secret" not in response.text and "/srv" not in response.text
+
+
+def test_the_serve_command_serves_the_api_over_http(local_home: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    serve = "import typer; from app.cli.serve_cmds import serve_command; typer.run(serve_command)"
+    env = {**os.environ, "DOCGRAPH_HOME": str(local_home), "DOCGRAPH_GRAPH": fresh_graph_name(), "DOCGRAPH_STORE": ""}
+    server = subprocess.Popen(
+        [sys.executable, "-c", serve, "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        health = _wait_for_health(f"http://127.0.0.1:{port}/health", server)
+        assert health["status"] == "ok" and health["documents"] == 0
+        missing = httpx.get(f"http://127.0.0.1:{port}/jobs/none", timeout=10)
+        assert missing.status_code == 404 and missing.json()["error"]["type"] == "not_found"
+    finally:
+        server.terminate()
+        output = server.communicate(timeout=30)[0]
+    assert f"http://127.0.0.1:{port}" in output
+
+
+def _wait_for_health(url: str, server: subprocess.Popen[str]) -> dict[str, Any]:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise AssertionError(f"the server exited: {server.communicate()[0]}")
+        try:
+            health: dict[str, Any] = httpx.get(url, timeout=10).json()
+            return health
+        except httpx.TransportError:
+            time.sleep(0.2)
+    raise AssertionError("the server did not answer within 120s")
+
+
+# ---- schema --------------------------------------------------------------------------------------
+
+
+def test_the_openapi_schema_names_every_route(tmp_path: Path) -> None:
+    with TestClient(create_app(Settings(home=tmp_path))) as client:  # the schema needs no store
+        schema = client.get("/openapi.json").json()
+    routes = {(path, method) for path, item in schema["paths"].items() for method in item}
+    assert routes == {
+        ("/health", "get"),
+        ("/documents", "get"),
+        ("/documents", "post"),
+        ("/documents/{doc_id}", "delete"),
+        ("/jobs/{job_id}", "get"),
+        ("/retrieve", "post"),
+        ("/ask", "post"),
+        ("/cypher", "post"),
+    }
+    assert schema["paths"]["/documents"]["post"]["responses"]["413"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/ErrorResponse"
+    }
+    variants = schema["components"]["schemas"]["RetrieveRequest"]["properties"]["variant"]
+    assert set(json.dumps(variants).split('"')) >= set(RETRIEVER_NAMES)
+
+
+def test_variants_in_the_schema_are_the_registered_ones() -> None:
+    assert set(RETRIEVER_VARIANTS) == set(RETRIEVER_NAMES)
+
+
+@pytest.mark.parametrize(
+    ("model", "payload"),
+    [
+        (AnswerModel, AnswerResult(question="q").to_json()),
+        (CypherResultModel, Text2CypherResult(question="q", cypher="RETURN 1").to_json()),
+        (IngestReportModel, IngestReport(path=Path("x.pdf")).to_json()),
+        (JobModel, Job(job_id="j", file_name="x.pdf", path=Path("x.pdf")).to_json()),
+        (CitationModel, Citation("r", "d", 1, (0.0, 0.0, 1.0, 1.0), "table", "d p.1 #r").to_json()),
+        (PassageModel, Passage("r", "d", 1, 0, "table", (0.0, 0.0, 1.0, 1.0), "t").to_json()),
+        (ContextRegionModel, ContextRegion("r", 1, "caption", "t", "caption").to_json()),
+        (
+            RegionHitModel,
+            {**ScoredRegion("r", "d", 1, (0.0, 0.0, 1.0, 1.0), "table", "t", 1.0).to_json(), "section_path": []},
+        ),
+    ],
+)
+def test_json_models_name_the_same_fields_as_to_json(model: type[Any], payload: dict[str, Any]) -> None:
+    """The API and the CLI's --json print to_json(); the schema must describe exactly those fields."""
+    assert set(model.model_fields) == set(payload)
+    assert model.model_validate(payload).model_dump(mode="json") == json.loads(json.dumps(payload))

@@ -1,0 +1,202 @@
+"""The detector and auto readers on real pages: born-digital, scanned (made on the fly) and mixed."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from app.config import Settings
+from app.exceptions import ConfigError
+from app.readers import READER_NAMES, make_reader
+from ingest.auto_reader import AutoReader
+from ingest.detector_reader import DetectorReader, kind_for_label
+from ingest.detector_tables import table_cells
+from ingest.lines import TextLine
+from ingest.native import NativeReader
+from ingest.scan import scan_page
+from ingest.text_layer import bad_char_share, has_good_text_layer
+from ingest.types import FURNITURE_KINDS, BBox, DocumentLayout, PageLayout
+from scripts.make_scanned import make_scanned
+
+DEV = Path("/work/shared/bench/dev")
+PAGES = [1, 2]  # zoo.pdf: title page, then a page with a running header and a footnote
+
+
+def tokens(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def token_recall(found: str, expected: str) -> float:
+    pool: dict[str, int] = {}
+    for token in tokens(found):
+        pool[token] = pool.get(token, 0) + 1
+    hits = 0
+    wanted = tokens(expected)
+    for token in wanted:
+        if pool.get(token, 0) > 0:
+            pool[token] -= 1
+            hits += 1
+    return hits / max(1, len(wanted))
+
+
+def body_text(page: PageLayout) -> str:
+    return " ".join(r.text for r in sorted(page.regions, key=lambda r: r.order) if r.kind not in FURNITURE_KINDS)
+
+
+def subset(src: Path, pages: list[int], out: Path) -> Path:
+    with pymupdf.open(src) as doc, pymupdf.open() as part:
+        for number in pages:
+            part.insert_pdf(doc, from_page=number - 1, to_page=number - 1)
+        part.save(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("detector")
+
+
+@pytest.fixture(scope="module")
+def digital(folder: Path) -> Path:
+    return subset(DEV / "zoo.pdf", PAGES, folder / "zoo-digital.pdf")
+
+
+@pytest.fixture(scope="module")
+def native(digital: Path) -> DocumentLayout:
+    return NativeReader().read(digital)
+
+
+@pytest.fixture(scope="module")
+def scanned(folder: Path, digital: Path) -> DocumentLayout:
+    scan = make_scanned(digital, folder / "zoo-scanned.pdf", dpi=200)
+    return DetectorReader().read(scan)
+
+
+def assert_orders_valid(layout: DocumentLayout) -> None:
+    for page in layout.pages:
+        orders = sorted(r.order for r in page.regions)
+        assert orders == list(range(len(page.regions)))
+        furniture = [r.order for r in page.regions if r.kind in FURNITURE_KINDS]
+        body = [r.order for r in page.regions if r.kind not in FURNITURE_KINDS]
+        assert not furniture or not body or min(furniture) > max(body)  # furniture last
+
+
+def test_scanned_pages_are_read_by_ocr(scanned: DocumentLayout, native: DocumentLayout) -> None:
+    assert scanned.page_count == 2 and scanned.pages_without_text == []
+    assert all(p.has_text_layer for p in scanned.pages)  # text now, from OCR
+    for ocr_page, text_page in zip(scanned.pages, native.pages, strict=True):
+        assert token_recall(body_text(ocr_page), body_text(text_page)) >= 0.9
+        assert token_recall(body_text(text_page), body_text(ocr_page)) >= 0.9  # little invented text
+    assert_orders_valid(scanned)
+
+
+def test_scanned_regions_are_typed_and_ordered(scanned: DocumentLayout) -> None:
+    first = sorted(scanned.pages[0].regions, key=lambda r: r.order)
+    kinds = {r.kind for r in first}
+    assert {"title", "section_header", "paragraph"} <= kinds
+    title = next(r for r in first if r.kind == "title")
+    assert "class and methods for indexed totally" in " ".join(tokens(title.text))
+    assert scanned.title == title.text
+    headers = [r for r in first if r.kind == "section_header"]
+    abstract = next(r for r in headers if tokens(r.text) == ["abstract"])
+    intro = next(r for r in headers if tokens(r.text) == ["1", "introduction"])
+    assert title.order < abstract.order < intro.order
+    assert 240 < intro.bbox.y0 + 0 < 480 and intro.bbox.x0 > 200  # centred heading, where it is printed
+    second = scanned.pages[1]
+    assert "ordered observations" in " ".join(tokens(second.header_text))  # running header is furniture
+    assert any(r.kind == "section_header" and "creation" in tokens(r.text) for r in second.regions)
+
+
+def test_digital_pages_take_text_from_the_text_layer(digital: Path, native: DocumentLayout) -> None:
+    layout = DetectorReader().read(digital)
+    for page, text_page in zip(layout.pages, native.pages, strict=True):
+        assert token_recall(body_text(page), body_text(text_page)) >= 0.98
+        assert token_recall(body_text(text_page), body_text(page)) >= 0.98
+    kinds = [r.kind for r in sorted(layout.pages[0].regions, key=lambda r: r.order)]
+    assert kinds[0] == "title" and "section_header" in kinds
+    assert_orders_valid(layout)
+
+
+def test_auto_equals_native_on_born_digital_pages(digital: Path, native: DocumentLayout) -> None:
+    reader = AutoReader()
+    layout = reader.read(digital)
+    assert reader._detector is None  # never loaded: no page needed it
+
+    def summary(doc: DocumentLayout) -> list[tuple[int, int, str, str, list[float]]]:
+        return [(p.number, r.order, r.kind, r.text, r.bbox.as_list()) for p in doc.pages for r in p.regions]
+
+    assert summary(layout) == summary(native)
+    assert layout.title == native.title
+
+
+def test_auto_ocrs_only_the_scanned_page_of_a_mixed_pdf(folder: Path, digital: Path, native: DocumentLayout) -> None:
+    scan = make_scanned(digital, folder / "scan-part.pdf", dpi=200, pages=[2])
+    mixed = folder / "mixed.pdf"
+    with pymupdf.open(digital) as doc, pymupdf.open(scan) as scanned_doc:
+        doc.delete_page(1)
+        doc.insert_pdf(scanned_doc)
+        doc.save(mixed)
+    layout = AutoReader().read(mixed)
+    assert [r.text for r in layout.pages[0].regions] == [r.text for r in native.pages[0].regions]
+    assert layout.pages[1].has_text_layer
+    assert token_recall(body_text(layout.pages[1]), body_text(native.pages[1])) >= 0.9
+    # The native reader leaves that page empty.
+    alone = NativeReader().read(mixed)
+    assert alone.pages_without_text == [2] and not body_text(alone.pages[1]).strip()
+
+
+def test_text_layer_quality(folder: Path, digital: Path) -> None:
+    stamped = make_scanned(digital, folder / "stamped.pdf", dpi=100, pages=[1])
+    with pymupdf.open(stamped) as doc:
+        doc[0].insert_text((72, 20), "Downloaded from the archive on 2024-01-01", fontsize=8)
+        doc.save(folder / "stamped2.pdf")
+    with pymupdf.open(folder / "stamped2.pdf") as doc, pymupdf.open(digital) as text_doc:
+        stamp_page, text_page = doc[0], text_doc[0]
+        stamp_scan = scan_page(stamp_page, use_model=False)
+        assert stamp_scan.has_text_layer  # the native check alone would trust the stamp
+        assert not has_good_text_layer(stamp_page, stamp_scan)
+        assert has_good_text_layer(text_page, scan_page(text_page, use_model=False))
+    line = TextLine("abc\ue000\ue001", BBox(0, 0, 10, 10), 10, "f", False, False, 0.0, 0, chars=5)
+    assert bad_char_share([line]) == pytest.approx(0.4)
+
+
+def test_kinds_for_doclaynet_labels() -> None:
+    expected = {
+        "Caption": "caption", "Footnote": "footnote", "Formula": "formula", "List-item": "list",
+        "Page-footer": "page_footer", "Page-header": "page_header", "Picture": "figure",
+        "Section-header": "section_header", "Table": "table", "Text": "paragraph", "Title": "title",
+    }
+    assert {label: kind_for_label(label) for label in expected} == expected
+    assert kind_for_label("Figure") == "figure" and kind_for_label("something-new") == "paragraph"
+
+
+def test_table_cells_from_word_gaps() -> None:
+    rows = [["Name", "Qty", "Price"], ["apple", "3", "1.20"], ["banana split", "12", "0.50"]]
+    words = []
+    for r, row in enumerate(rows):
+        y = 100 + 14 * r
+        for c, text in enumerate(row):
+            x = 50 + 120 * c
+            for k, part in enumerate(text.split()):
+                words.append((x + 40 * k, y, x + 40 * k + 35, y + 10, part, 0, r, c * 10 + k))
+    cells = table_cells(BBox(45, 95, 400, 145), words)
+    assert cells == rows
+    assert table_cells(BBox(45, 95, 400, 145), words[:2]) is None  # too few words for a grid
+
+
+def test_readers_are_registered(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("AZURE_DI_ENDPOINT", "AZURE_DI_KEY", "DOCGRAPH_AZURE_DI_ENDPOINT", "DOCGRAPH_AZURE_DI_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    assert set(READER_NAMES) == {"native", "detector", "auto", "azure"}
+    settings = Settings(max_pages=7)
+    assert make_reader("detector", settings).name == "detector"
+    auto = make_reader("auto", settings)
+    assert isinstance(auto, AutoReader) and auto.max_pages == 7
+    with pytest.raises(ConfigError, match=r"AZURE_DI_ENDPOINT.*AZURE_DI_KEY"):
+        make_reader("azure", settings)
+    assert make_reader("azure", Settings(azure_di_endpoint="https://x.example", azure_di_key="k")).name == "azure"
+    with pytest.raises(ConfigError, match="choose one of"):
+        make_reader("ocr", settings)

@@ -1,0 +1,230 @@
+"""Each page of the Streamlit app run by streamlit.testing's AppTest on a real FalkorDB store.
+
+The store is a graph of its own on the session's local FalkorDB (``local_home``) with the sample PDF
+ingested through the real pipeline; the app reads it through DOCGRAPH_HOME / DOCGRAPH_GRAPH.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app.config import Settings
+from app.stores.base import GraphStore
+from app.stores.factory import open_store
+from tests.conftest import fresh_graph_name, local_settings
+from tests.llm_server import ScriptedLLMServer, confident
+from tests.ui_helpers import FOREIGN_ENV, SAMPLE_PDF, app_environment, free_port, ingest_sample
+
+APP = Path(__file__).resolve().parent.parent / "ui" / "app.py"
+TIMEOUT = 240  # s: the first answer of the session loads the sentence encoder
+QUESTION = "When are the penguins fed?"
+DOC = "docgraph-sample"
+
+
+@pytest.fixture(scope="module")
+def ui_settings(local_home: Path) -> Iterator[Settings]:
+    settings = local_settings(local_home, fresh_graph_name())
+    ingest_sample(settings)
+    yield settings
+    store = open_store(settings)
+    store.delete_graph()  # type: ignore[attr-defined]
+    store.close()
+
+
+@pytest.fixture
+def ui_env(ui_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    """The app's environment: this module's graph, no LLM endpoint, no other store."""
+    for name in FOREIGN_ENV:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in app_environment(ui_settings.home, ui_settings.graph).items():
+        if name.startswith("DOCGRAPH_"):
+            monkeypatch.setenv(name, value)
+    return ui_settings
+
+
+@pytest.fixture
+def store(ui_settings: Settings) -> Iterator[GraphStore]:
+    graph_store = open_store(ui_settings)
+    yield graph_store
+    graph_store.close()
+
+
+def page(view: str) -> AppTest:
+    return AppTest.from_string(f"from ui.views import {view}\n{view}.render()\n", default_timeout=TIMEOUT)
+
+
+def texts(elements: object) -> str:
+    return "\n".join(str(getattr(element, "value", "")) for element in elements)  # type: ignore[attr-defined]
+
+
+def no_failure(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_app_navigates_and_shows_health(ui_env: Settings, store: GraphStore) -> None:
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
+    no_failure(at)
+    assert at.title[0].value == "Ask"
+    sidebar = texts(at.sidebar.markdown)
+    assert "**falkordb** store connected" in sidebar
+    counts = store.counts().labels
+    assert f"- regions: {counts['Region']}" in sidebar and "- documents: 1" in sidebar
+    assert "No LLM endpoint configured" in texts(at.sidebar.info)
+    assert ui_env.graph in texts(at.sidebar.caption)
+
+
+def test_an_unreachable_store_is_a_message_not_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCGRAPH_STORE", f"falkordb://127.0.0.1:{free_port()}")
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
+    assert not at.exception
+    assert "cannot be opened" in texts(at.error)
+    assert "store unavailable" in texts(at.sidebar.markdown)
+
+
+def test_ask_answers_with_clickable_citations_and_evidence(ui_env: Settings, store: GraphStore) -> None:
+    at = page("ask").run()
+    no_failure(at)
+    at.chat_input[0].set_value(QUESTION).run()
+    no_failure(at)
+
+    result = at.session_state["ask_history"][0]
+    assert result.mode == "extractive" and "10:30" in result.answer and result.citations
+    assert any("10:30" in m.value and "**[1]**" in m.value for m in at.markdown)
+    assert "route: retrieve · answer: extractive" in texts(at.caption)
+    citation_buttons = [b for b in at.button if b.key and b.key.startswith("cite-0-")]
+    assert len(citation_buttons) == len(result.citations)
+    assert citation_buttons[0].label.startswith(f"[1] {DOC} p.{result.citations[0].page}")
+
+    first = result.citations[0]
+    assert at.image[0].proto.imgs[0].caption == f"{DOC}, page {first.page}: cited regions filled"
+    cached = list((ui_env.home / "cache" / "pages").glob("*.png"))
+    assert any(f"-p{first.page}-" in path.name and not path.name.endswith("-plain.png") for path in cached)
+    shown = texts(at.markdown)
+    section = store.read(
+        "MATCH (r:Region {region_id: $id})-[:IS_UNDER]->(s:Section) RETURN s.title AS title", {"id": first.region_id}
+    )[0]["title"]
+    assert f"section: {section}" in shown and "**Graph neighbours**" in shown
+
+    if len(result.citations) > 1:
+        second = result.citations[1]
+        at.button(key="cite-0-2").click().run()
+        no_failure(at)
+        assert at.session_state["ask_selected"] == (0, 1)
+        assert at.image[0].proto.imgs[0].caption == f"{DOC}, page {second.page}: cited regions filled"
+        assert at.button(key="cite-0-2").proto.type == "primary"
+
+
+def test_ask_with_an_llm_shows_the_route_and_generated_cypher(
+    ui_env: Settings, store: GraphStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = store.read("MATCH (t:Table {doc_id: $doc}) RETURN t.region_id AS id, t.page AS page", {"doc": DOC})[0]
+    query = "MATCH (t:Table) RETURN t.region_id AS region_id, t.page AS page"
+    tag = f"{DOC} p.{table['page']} #{str(table['id']).rsplit(':', 1)[-1]}"
+    with ScriptedLLMServer() as server:
+        server.add(
+            json.dumps({"route": "cypher", "reason": "a listing", "sub_questions": []}),
+            f"```cypher\n{query}\n```",
+            confident(f"There is one table, on page {table['page']} [{tag}]."),
+        )
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        monkeypatch.setenv("DOCGRAPH_LLM_MODEL", "scripted")
+        at = page("ask").run()
+        at.chat_input[0].set_value("Which tables are there?").run()
+    no_failure(at)
+    result = at.session_state["ask_history"][0]
+    assert (result.route, result.mode) == ("cypher", "llm")
+    assert "route: cypher · answer: llm" in texts(at.caption)
+    assert at.code[0].value.startswith(query)
+    assert any("There is one table" in m.value and "**[1]**" in m.value for m in at.markdown)
+    assert at.image[0].proto.imgs[0].caption == f"{DOC}, page {table['page']}: cited regions filled"
+
+
+def test_documents_page_lists_ingests_a_folder_and_deletes(ui_env: Settings, store: GraphStore, tmp_path: Path) -> None:
+    at = page("documents").run()
+    no_failure(at)
+    assert "Stored documents (1)" in texts(at.subheader)
+    assert at.dataframe[0].value["doc_id"].tolist() == [DOC]
+    assert at.button(key="reembed_button") is not None  # app.gnn offers reembed
+
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    shutil.copy(SAMPLE_PDF, folder / "zoo-copy.pdf")
+    (folder / "broken.pdf").write_bytes(b"this is not a PDF")
+    at.text_input(key="documents_folder").set_value(str(folder)).run()
+    at.button(key="ingest_folder").click().run()
+    assert not at.exception
+    assert "broken.pdf: failed" in texts(at.error)
+    assert "zoo-copy.pdf → zoo-copy: ingested" in texts(at.success)
+    assert sorted(at.dataframe[0].value["doc_id"].tolist()) == [DOC, "zoo-copy"]
+
+    at.text_input(key="documents_folder").set_value(str(tmp_path / "nowhere")).run()
+    at.button(key="ingest_folder").click().run()
+    assert "Reading the folder failed" in texts(at.error) and "is not a folder" in texts(at.error)
+
+    at.selectbox(key="delete_doc").set_value("zoo-copy").run()
+    assert at.button(key="delete_button").disabled
+    at.checkbox(key="delete_sure").check().run()
+    at.button(key="delete_button").click().run()
+    no_failure(at)
+    assert "Deleted zoo-copy" in texts(at.success)
+    assert at.dataframe[0].value["doc_id"].tolist() == [DOC]
+    assert store.read("MATCH (n {doc_id: 'zoo-copy'}) RETURN count(n) AS n")[0]["n"] == 0
+
+
+def test_cypher_page_runs_examples_and_refuses_writes(ui_env: Settings, store: GraphStore) -> None:
+    at = page("cypher_page").run()
+    no_failure(at)
+    example = next(o for o in at.selectbox(key="cypher_example").options if o.startswith("Which paragraphs run on"))
+    at.selectbox(key="cypher_example").set_value(example).run()
+    assert "HAS_NEXT" in at.text_area(key="cypher_query").value
+    at.button(key="cypher_run").click().run()
+    no_failure(at)
+    assert "1 row(s)" in texts(at.caption)
+    assert at.dataframe[0].value["pages"].tolist() == ["[1, 2]"]
+    assert at.download_button(key="cypher_csv") is not None
+    assert "Graph (2 nodes, 1 relationships)" in texts(at.subheader)
+
+    at.text_area(key="cypher_query").set_value("MATCH (d:Document {doc_id: $doc}) RETURN d.page_count AS pages").run()
+    at.text_area(key="cypher_params").set_value(json.dumps({"doc": DOC})).run()
+    at.button(key="cypher_run").click().run()
+    no_failure(at)
+    assert at.dataframe[0].value["pages"].tolist() == [3]
+    assert not any(s.value.startswith("Graph (") for s in at.subheader)
+
+    at.text_area(key="cypher_params").set_value("{doc:").run()
+    at.button(key="cypher_run").click().run()
+    assert "not valid JSON" in texts(at.error)
+
+    before = store.counts().labels
+    at.text_area(key="cypher_params").set_value("{}").run()
+    at.text_area(key="cypher_query").set_value("CREATE (:Intruder {name: 'x'}) RETURN 1 AS one").run()
+    at.button(key="cypher_run").click().run()
+    assert not at.exception
+    assert "The query failed" in texts(at.error)
+    assert store.counts().labels == before and "Intruder" not in before
+
+
+def test_graph_page_shows_section_tree_and_neighbourhood(ui_env: Settings) -> None:
+    at = page("graph").run()
+    no_failure(at)
+    assert at.selectbox(key="graph_doc").value == DOC
+    outline = texts(at.markdown)
+    assert "- 2 Feeding schedule (p.1" in outline and "    - 2.1 Special diets (p.1" in outline
+
+    section_box = at.selectbox(key=f"graph_section-{DOC}")
+    section_box.select_index(section_box.options.index("2.1 Special diets")).run()
+    no_failure(at)
+    region_box = next(s for s in at.selectbox if s.key and s.key.startswith("graph_region-"))
+    panda = next(i for i, label in enumerate(region_box.options) if "p.1 paragraph: Animals on a special diet" in label)
+    region_box.select_index(panda).run()
+    no_failure(at)
+    assert "**paragraph** on page 1 · 2 Feeding schedule › 2.1 Special diets" in texts(at.markdown)
+    assert "red panda Mei" in texts(at.caption)

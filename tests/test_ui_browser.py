@@ -1,0 +1,181 @@
+"""End to end in headless Chromium: the app on a real store with the sample PDF ingested.
+
+Asks a question and follows its citation to the highlighted page image, runs a Cypher query with a
+graph result, uploads a PDF on the Documents page and opens the Graph page. Screenshots go to the
+test's tmp dir and are copied to /tmp/ui-shots.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import pymupdf
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from app.config import Settings
+from app.documents import find_document, page_regions
+from app.render import render_page
+from app.stores.factory import open_store
+from tests.conftest import fresh_graph_name, local_settings
+from tests.ui_helpers import CHROMIUM, CHROMIUM_FLAGS, SAMPLE_PDF, ingest_sample, keep_screenshot, running_app
+
+pytestmark = [
+    pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} not installed (Debian package `chromium`)"),
+    pytest.mark.timeout(900),
+]
+
+QUESTION = "When are the penguins fed?"
+LONG_S = 240_000  # ms: the first answer loads the sentence encoder in the app process
+
+
+@pytest.fixture(scope="module")
+def app_settings(local_home: Path) -> Iterator[Settings]:
+    settings = local_settings(local_home, fresh_graph_name())
+    ingest_sample(settings)
+    yield settings
+    store = open_store(settings)
+    store.delete_graph()  # type: ignore[attr-defined]
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def app_url(app_settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    log = tmp_path_factory.mktemp("ui-app") / "app.log"
+    with running_app(app_settings.home, app_settings.graph, log) as url:
+        yield url
+
+
+@pytest.fixture
+def page(tmp_path: Path) -> Iterator[Any]:
+    with sync_playwright() as driver:
+        context = driver.chromium.launch_persistent_context(
+            str(tmp_path / "profile"),  # a new, empty profile
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=CHROMIUM_FLAGS,
+            viewport={"width": 1440, "height": 1800},
+        )
+        requested: list[str] = []
+        context.on("request", lambda request: requested.append(request.url))
+        try:
+            yield context.new_page()
+        finally:
+            context.close()
+    # Everything the UI needs ships with it: no request may leave the machine (no CDN, no telemetry).
+    outside = [
+        url
+        for url in requested
+        if urlsplit(url).scheme in {"http", "https", "ws", "wss"} and urlsplit(url).hostname != "127.0.0.1"
+    ]
+    assert not outside, outside
+
+
+def shoot(page: Any, tmp_path: Path, name: str) -> Path:
+    path = tmp_path / name
+    page.screenshot(path=str(path))
+    keep_screenshot(path)
+    return path
+
+
+def test_ask_shows_cited_answer_and_highlighted_page(page: Any, app_url: str, app_settings: Settings, tmp_path: Path):
+    page.goto(app_url)
+    box = page.get_by_placeholder("Ask a question about the documents")
+    box.wait_for(timeout=60_000)
+    page.get_by_text("Click a citation to see the page").wait_for(timeout=60_000)  # the first run is over
+    box.fill(QUESTION)
+    box.press("Enter")
+    page.locator("[data-testid='stChatMessage']").filter(has_text=QUESTION).first.wait_for(timeout=30_000)
+
+    first_citation = page.get_by_role("button", name=re.compile(r"^\[1\] docgraph-sample p\.\d+"))
+    first_citation.wait_for(timeout=LONG_S)
+    assert "10:30" in page.locator("[data-testid='stChatMessage']").last.inner_text()
+    image = page.locator("[data-testid='stImage'] img").first
+    image.wait_for(timeout=60_000)
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
+    caption = page.get_by_text(re.compile(r"docgraph-sample, page \d+: cited regions filled")).inner_text()
+    page.get_by_text("Graph neighbours").wait_for(timeout=30_000)  # the evidence panel is complete
+    shoot(page, tmp_path, "ask-answer.png")
+
+    shown = page.request.get(urljoin(page.url, image.get_attribute("src"))).body()
+    cited_page = int(re.search(r"page (\d+)", caption).group(1))  # type: ignore[union-attr]
+    assert _highlighted_pixels(shown, app_settings, cited_page) > 2000
+
+    second = page.get_by_role("button", name=re.compile(r"^\[2\] "))
+    if second.count():
+        second.click()
+        page.get_by_text(re.compile(r"^\[2\]$")).first.wait_for(timeout=30_000)  # the evidence heading
+        tag = page.locator("[data-testid='stMarkdown'] code").filter(has_text="#r").first.inner_text()
+        text = _region_text(app_settings, tag)
+        expect(page.locator("[data-testid='stText']").first).to_contain_text(text[:40], timeout=30_000)
+        page.wait_for_timeout(500)  # the image may still be swapping in
+        shoot(page, tmp_path, "ask-second-citation.png")
+
+
+def _region_text(settings: Settings, tag: str) -> str:
+    """The text of the region a citation tag (``doc p.N #rK``) names."""
+    doc, page_part, ref = tag.split()
+    store = open_store(settings)
+    try:
+        regions = page_regions(store, doc, int(page_part.removeprefix("p.")))
+    finally:
+        store.close()
+    return next(str(r["text"]) for r in regions if str(r["region_id"]).endswith(":" + ref.removeprefix("#")))
+
+
+def _highlighted_pixels(png: bytes, settings: Settings, page_number: int) -> int:
+    """Pixels where the shown image differs from the same page rendered with nothing highlighted."""
+    store = open_store(settings)
+    try:
+        document = find_document(store, "docgraph-sample")
+        regions = page_regions(store, str(document["doc_id"]), page_number)
+    finally:
+        store.close()
+    plain = render_page(SAMPLE_PDF, page_number, regions, settings.home / "plain.png")
+    shown_pix, plain_pix = pymupdf.Pixmap(png), pymupdf.Pixmap(str(plain))
+    assert (shown_pix.width, shown_pix.height) == (plain_pix.width, plain_pix.height)
+    a, b, n = shown_pix.samples, plain_pix.samples, shown_pix.n
+    return sum(1 for i in range(0, len(a), n) if a[i : i + 3] != b[i : i + 3])
+
+
+def test_cypher_page_shows_rows_and_graph(page: Any, app_url: str, tmp_path: Path):
+    page.goto(app_url + "/cypher")
+    editor = page.get_by_label("Query (read-only: the database refuses writes)")
+    editor.wait_for(timeout=60_000)
+    editor.fill("MATCH (c:Caption)-[rel:CAPTION_OF]->(t:Region) RETURN c, rel, t")
+    page.get_by_role("button", name="Run").click()
+    page.get_by_text("2 row(s)").wait_for(timeout=60_000)
+    page.get_by_text(re.compile(r"Graph \(4 nodes, 2 relationships\)")).wait_for()
+    page.get_by_role("button", name="Download CSV").wait_for()
+    graph_frame = page.frame_locator("iframe[title*='agraph']")
+    graph_frame.locator("canvas").first.wait_for(timeout=60_000)
+    page.wait_for_timeout(2500)  # let the graph layout settle for the screenshot
+    shoot(page, tmp_path, "cypher-graph.png")
+
+    editor.fill("CREATE (:Intruder {name: 'x'}) RETURN 1")
+    page.get_by_role("button", name="Run").click()
+    page.get_by_text(re.compile("The query failed")).wait_for(timeout=30_000)
+    shoot(page, tmp_path, "cypher-write-refused.png")
+
+
+def test_documents_upload_and_graph_page(page: Any, app_url: str, tmp_path: Path):
+    page.goto(app_url + "/documents")
+    page.get_by_text("Stored documents (1)").wait_for(timeout=60_000)
+    upload = tmp_path / "harbour-zoo-copy.pdf"
+    upload.write_bytes(SAMPLE_PDF.read_bytes())
+    page.locator("input[type='file']").set_input_files(str(upload))
+    page.get_by_role("button", name="Ingest uploaded files").click()
+    page.get_by_text(re.compile(r"harbour-zoo-copy\.pdf → harbour-zoo-copy: ingested")).wait_for(timeout=LONG_S)
+    page.get_by_text("Stored documents (2)").wait_for(timeout=30_000)
+    shoot(page, tmp_path, "documents.png")
+
+    page.goto(app_url + "/graph")
+    page.get_by_text("Section tree").wait_for(timeout=60_000)
+    page.get_by_text(re.compile(r"2 Feeding schedule \(p\.1")).first.wait_for(timeout=30_000)
+    page.frame_locator("iframe[title*='agraph']").first.locator("canvas").first.wait_for(timeout=60_000)
+    page.wait_for_timeout(2500)
+    shoot(page, tmp_path, "graph.png")

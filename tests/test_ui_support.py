@@ -1,0 +1,208 @@
+"""The UI's plain-Python support (app/ui_support) on a real store with the sample PDF ingested."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from app import cypher
+from app.config import Settings
+from app.exceptions import ConfigError
+from app.llm.answer import AnswerResult
+from app.llm.citations import Citation
+from app.stores.base import GraphStore
+from app.stores.factory import open_store
+from app.ui_support.answers import numbered_answer, page_highlights, route_summary
+from app.ui_support.evidence import RegionNotFoundError, region_evidence
+from app.ui_support.examples import ANALYST_DIR, load_examples
+from app.ui_support.graph_view import graph_from_rows, neighbourhood_view, section_outline, section_tree_view
+from app.ui_support.health import store_health, unavailable_health
+from app.ui_support.ingest import folder_pdfs, ingest_files, overall_fraction, save_upload
+from app.ui_support.page_images import page_image
+from app.ui_support.tables import display_rows, parse_params, rows_to_csv
+from tests.conftest import fresh_graph_name, local_settings
+from tests.ui_helpers import SAMPLE_PDF, ingest_sample
+
+DOC = "docgraph-sample"
+
+
+@pytest.fixture(scope="module")
+def sample(local_home: Path) -> Iterator[tuple[GraphStore, Settings]]:
+    settings = local_settings(local_home, fresh_graph_name())
+    ingest_sample(settings)
+    store = open_store(settings)
+    yield store, settings
+    store.delete_graph()  # type: ignore[attr-defined]
+    store.close()
+
+
+def region_with(store: GraphStore, words: str) -> str:
+    rows = store.read(
+        "MATCH (r:Region {doc_id: $doc}) WHERE r.text CONTAINS $words RETURN r.region_id AS id ORDER BY id",
+        {"doc": DOC, "words": words},
+    )
+    assert rows, words
+    return str(rows[0]["id"])
+
+
+def test_evidence_has_section_path_and_typed_neighbours(sample: tuple[GraphStore, Settings]) -> None:
+    store, _ = sample
+    part_one = region_with(store, "red panda Mei")  # runs on to page 2
+    evidence = region_evidence(store, part_one)
+    assert evidence.section_path == ["2 Feeding schedule", "2.1 Special diets"]
+    relations = {n.relation: n for n in evidence.evidence_neighbours()}
+    assert relations["continues on"].page == 2 and relations["continues on"].kind == "paragraph"
+    assert "in" not in relations and "on page" not in relations  # structure is the graph view's business
+
+    table = region_evidence(store, region_with(store, "Penguin beach"))
+    shown = {n.relation: n for n in table.evidence_neighbours()}
+    assert shown["caption"].text.startswith("Table 1")
+    assert shown["referred by"].ref_label == "Table 1"
+    assert "*caption*" in shown["caption"].summary()
+
+    with pytest.raises(RegionNotFoundError):
+        region_evidence(store, "no-such-region")
+
+
+def test_neighbourhood_and_section_tree_views(sample: tuple[GraphStore, Settings]) -> None:
+    store, _ = sample
+    table_id = region_with(store, "Penguin beach")
+    view = neighbourhood_view(region_evidence(store, table_id))
+    caption = next(node for node in view.nodes.values() if node.group == "caption")
+    assert any(e.source == caption.id and e.target == table_id and e.label == "CAPTION_OF" for e in view.edges)
+    assert {"Section", "Page"} <= {node.group for node in view.nodes.values()}
+
+    sections = store.read(cypher.load("ui_section_tree", store.dialect), {"doc_id": DOC})
+    tree = section_tree_view(DOC, sections)
+    assert len(tree.nodes) == len(sections) + 1
+    diets = next(s for s in sections if s["title"] == "2.1 Special diets")
+    assert any(e.target == diets["section_id"] and e.source == diets["parent_id"] for e in tree.edges)
+    outline = section_outline(sections)
+    assert outline[3].startswith("    - 2.1 Special diets (p.1")
+
+
+def test_query_results_become_graph_table_and_csv(sample: tuple[GraphStore, Settings]) -> None:
+    store, _ = sample
+    query = (ANALYST_DIR / "paragraph_chain.cypher").read_text()
+    rows = store.read(query)
+    assert [row["pages"] for row in rows] == [[1, 2]]
+    view = graph_from_rows(rows)
+    assert len(view.nodes) == 2 and [e.label for e in view.edges] == ["HAS_NEXT"]
+    assert all(node.group == "paragraph" for node in view.nodes.values())
+
+    shown = display_rows(rows)
+    assert shown[0]["chain"] == "path: 2 nodes, 1 relationships"
+    assert shown[0]["pages"] == "[1, 2]"
+
+    nodes = store.read("MATCH (r:Region {doc_id: $doc}) RETURN r LIMIT 1", {"doc": DOC})
+    assert "[384 numbers]" not in display_rows(nodes)[0]["r"]  # vectors are left out of a node's cell
+    assert "embedding" not in display_rows(nodes)[0]["r"]
+    parsed = list(csv.DictReader(io.StringIO(rows_to_csv(nodes))))
+    assert len(parsed[0]["r"]) > 1000  # the CSV keeps everything, the vector included
+
+
+def test_display_rows_turns_mixed_columns_into_text() -> None:
+    rows = [{"number": 1, "x": None}, {"number": "2.1", "x": [0.5] * 20}]
+    assert display_rows(rows) == [{"number": "1", "x": None}, {"number": "2.1", "x": "[20 numbers]"}]
+    assert rows_to_csv(rows).splitlines() == ["number,x", "1,", "2.1," + '"' + str([0.5] * 20) + '"']
+
+
+def test_parse_params() -> None:
+    assert parse_params("  ") == {}
+    assert parse_params('{"doc": "a", "page": 3}') == {"doc": "a", "page": 3}
+    with pytest.raises(ConfigError, match="not valid JSON"):
+        parse_params("{doc: 1}")
+    with pytest.raises(ConfigError, match="JSON object"):
+        parse_params("[1, 2]")
+
+
+def test_every_example_and_analyst_query_runs_read_only(sample: tuple[GraphStore, Settings]) -> None:
+    store, _ = sample
+    examples = load_examples()
+    names = {example.name for example in examples}
+    assert {"tables_in_section", "paragraph_chain", "figure_references", "pages_per_document"} <= names
+    assert all(example.question and not example.query.startswith("// question:") for example in examples)
+    for example in examples:
+        store.read(example.query)  # raises on a syntax error or a write
+    by_name = {example.name: example for example in examples}
+    tables = store.read(by_name["tables_in_section"].query)
+    assert [(r["section"], r["caption"]) for r in tables] == [
+        ("3 Enclosures", "Table 1: Enclosure sizes and number of animals.")
+    ]
+    references = store.read(by_name["figure_references"].query)
+    assert {r["cited_as"] for r in references} == {"Figure 1"} and len(references) == 2
+
+
+def test_page_images_are_rendered_once_with_highlights(sample: tuple[GraphStore, Settings]) -> None:
+    store, settings = sample
+    cited = region_with(store, "penguins are fed")
+    highlighted = page_image(store, settings, DOC, 1, {cited})
+    plain = page_image(store, settings, DOC, 1)
+    assert highlighted != plain and highlighted.parent == settings.home / "cache" / "pages"
+    stamp = highlighted.stat().st_mtime_ns
+    assert page_image(store, settings, DOC, 1, [cited]) == highlighted
+    assert highlighted.stat().st_mtime_ns == stamp  # served from the cache, not drawn again
+    a, b = pymupdf.Pixmap(str(highlighted)), pymupdf.Pixmap(str(plain))
+    assert a.samples != b.samples
+
+
+def test_health_of_a_live_and_an_unreachable_store(sample: tuple[GraphStore, Settings]) -> None:
+    store, settings = sample
+    health = store_health(store, settings)
+    assert health.ok and health.status == "connected" and health.store_kind == "falkordb"
+    assert health.documents == 1 and f"regions: {store.counts().labels['Region']}" in health.count_lines()
+    assert not health.llm_configured and "no LLM endpoint configured" in health.llm
+
+    down = unavailable_health(
+        Settings(home=settings.home, store="neo4j://neo4j:s3cret@db:7687"), RuntimeError("refused")
+    )
+    assert (down.ok, down.status, down.store_kind, down.error) == (False, "unavailable", "neo4j", "refused")
+    assert "s3cret" not in down.store_url and "db:7687" in down.store_url
+
+
+def test_ingest_helpers(sample: tuple[GraphStore, Settings], tmp_path: Path) -> None:
+    store, settings = sample
+    saved = save_upload("../../etc/My Report (final).PDF", b"%PDF-1.4", tmp_path / "uploads")
+    assert saved == tmp_path / "uploads" / "My_Report_final.pdf" and saved.read_bytes() == b"%PDF-1.4"
+    with pytest.raises(ConfigError, match="not a folder"):
+        folder_pdfs(str(tmp_path / "missing"))
+
+    steps = [overall_fraction(i, 2, stage, done, 4) for i in (0, 1) for stage in ("read", "embed") for done in (0, 4)]
+    assert steps == sorted(steps) and steps[-1] <= 1.0 and overall_fraction(1, 2, "done", 1, 1) == 1.0
+
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"not a pdf at all")
+    seen: list[tuple[float, str]] = []
+    reports = ingest_files(store, settings, [broken, SAMPLE_PDF], progress=lambda f, t: seen.append((f, t)))
+    assert [r.status for r in reports] == ["failed", "unchanged"]
+    assert seen[-1][0] == 1.0 and any("read" in text for _, text in seen)
+
+
+def test_numbered_answers_and_highlights() -> None:
+    cite = Citation("d@1:p2:r3", "d", 2, (0.0, 0.0, 1.0, 1.0), "table", "d p.2 #r3")
+    other = Citation("d@1:p1:r1", "d", 1, (0.0, 0.0, 1.0, 1.0), "paragraph", "d p.1 #r1")
+    result = AnswerResult("q", answer="One table [d p.2 #r3], see also [d p.1 #r1][d p.2 #r3].")
+    result.citations = [cite, other]
+    result.timings["total"] = 1.25
+    assert numbered_answer(result) == "One table **[1]**, see also **[2]** **[1]**."
+    assert page_highlights([cite, other], "d", 2) == {"d@1:p2:r3"}
+    assert route_summary(result) == "route: retrieve · answer: extractive · 1.2s"
+
+
+def test_ui_command_passes_settings_through_the_environment() -> None:
+    from app.cli.ui_cmds import UI_APP, streamlit_command, ui_environment
+    from app.resources import ROOT
+
+    env = ui_environment({"PYTHONPATH": "/elsewhere", "DOCGRAPH_GRAPH": "g"}, "neo4j://db:7687/neo4j")
+    assert env["DOCGRAPH_STORE"] == "neo4j://db:7687/neo4j" and env["DOCGRAPH_GRAPH"] == "g"
+    assert env["PYTHONPATH"].split(":") == [str(ROOT), "/elsewhere"]
+    assert "DOCGRAPH_STORE" not in ui_environment({}, None)
+    command = streamlit_command("0.0.0.0", 8501)
+    assert command[1:5] == ["-m", "streamlit", "run", str(UI_APP)] and UI_APP.is_file()
+    assert command[command.index("--server.address") + 1] == "0.0.0.0"
+    assert command[command.index("--browser.gatherUsageStats") + 1] == "false"

@@ -1,0 +1,121 @@
+"""Helpers for the UI tests: a graph with the sample PDF ingested, the app as a subprocess, Chromium."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from app.config import Settings
+from app.pipeline import build_ingest_pipeline
+from app.resources import SAMPLES_DIR
+from app.stores.factory import open_store
+
+SAMPLE_PDF = SAMPLES_DIR / "docgraph-sample.pdf"
+CHROMIUM = Path("/usr/bin/chromium")
+# No sandbox (root in a container), no GPU, and nothing that reaches out to the network.
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SHOTS_COPY_DIR = Path("/tmp/ui-shots")
+# Variables that would point the app at an LLM endpoint or another store: the tests set their own.
+FOREIGN_ENV = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "DOCGRAPH_LLM_BASE_URL", "DOCGRAPH_LLM_API_KEY", "DOCGRAPH_STORE")
+
+
+def ingest_sample(settings: Settings, pdf: Path = SAMPLE_PDF) -> str:
+    """Ingest ``pdf`` through the real pipeline into the settings' store; returns its doc id."""
+    store = open_store(settings)
+    try:
+        store.apply_schema()
+        store.wait_for_indexes()
+        report = build_ingest_pipeline(store, settings).ingest(pdf)
+    finally:
+        store.close()
+    assert report.status in {"ingested", "unchanged", "replaced"}, report.error
+    return report.doc_id
+
+
+def app_environment(home: Path, graph: str, extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if key not in FOREIGN_ENV}
+    env.update({"DOCGRAPH_HOME": str(home), "DOCGRAPH_GRAPH": graph, "OMP_THREAD_LIMIT": "1"})
+    env.update(extra or {})
+    return env
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def ui_command_line(port: int) -> list[str]:
+    """``docgraph ui`` when the CLI has the command, else the same function through Typer."""
+    from app.cli.main import app as cli
+
+    registered = {command.name for command in cli.registered_commands}
+    if "ui" in registered:
+        return [sys.executable, "-m", "app.cli.main", "ui", "--host", "127.0.0.1", "--port", str(port)]
+    runner = "import typer; from app.cli.ui_cmds import ui_command; typer.run(ui_command)"
+    return [sys.executable, "-c", runner, "--host", "127.0.0.1", "--port", str(port)]
+
+
+@contextmanager
+def running_app(home: Path, graph: str, log: Path, timeout_s: float = 90.0) -> Iterator[str]:
+    """Start the app on a free port of 127.0.0.1; yields its URL; stops it (and only it) afterwards."""
+    port = free_port()
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            ui_command_line(port),
+            env=app_environment(home, graph),
+            cwd=Path(__file__).resolve().parent.parent,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: the Streamlit child stops with it
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_healthy(url, process, log, timeout_s)
+            yield url
+        finally:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+
+def wait_healthy(url: str, process: subprocess.Popen[bytes], log: Path, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the app exited with {process.returncode}:\n{log.read_text(errors='replace')}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    raise RuntimeError(f"the app did not answer at {url} within {timeout_s:.0f}s:\n{log.read_text(errors='replace')}")
+
+
+def keep_screenshot(path: Path) -> None:
+    """Copy a screenshot to /tmp/ui-shots so people can look at it after the run."""
+    SHOTS_COPY_DIR.mkdir(parents=True, exist_ok=True)
+    shutil.copy(path, SHOTS_COPY_DIR / path.name)

@@ -1,0 +1,111 @@
+"""What every page shares: settings, the cached store/encoder/retriever, errors as messages, health."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import streamlit as st
+
+from app.config import Settings, load_settings
+from app.exceptions import DocgraphError
+from app.retrieval.base import Retriever
+from app.stores.base import GraphStore
+
+
+def settings() -> Settings:
+    """Settings from the environment the app was started with (``docgraph ui`` passes them)."""
+    return load_settings()
+
+
+@st.cache_resource(show_spinner="Connecting to the store…")
+def _open_store(store_url: str, graph: str) -> GraphStore:
+    from app.stores.factory import open_store
+
+    graph_store = open_store(load_settings(store=store_url, graph=graph))
+    graph_store.apply_schema()
+    return graph_store
+
+
+def store() -> GraphStore | None:
+    """The store, opened once per store URL and graph; None (with an error shown) when it is down."""
+    config = settings()
+    try:
+        return _open_store(config.store_url, config.graph)
+    except Exception as exc:
+        st.error(f"The store {config.store_url} cannot be opened: {message(exc)}")
+        return None
+
+
+@st.cache_resource(show_spinner="Loading the sentence encoder…")
+def encoder(name: str) -> Any:
+    from models.encoders import load_encoder
+
+    return load_encoder(name)
+
+
+@st.cache_resource(show_spinner="Preparing retrieval…")
+def _retriever(name: str, store_url: str, graph: str, encoder_name: str) -> Retriever:
+    from app.retrieval.registry import make_retriever
+
+    return make_retriever(name, _open_store(store_url, graph), encoder(encoder_name))
+
+
+def retriever(name: str) -> Retriever:
+    config = settings()
+    return _retriever(name, config.store_url, config.graph, config.encoder_model)
+
+
+def message(exc: BaseException) -> str:
+    if isinstance(exc, DocgraphError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
+
+
+@contextmanager
+def shown_errors(action: str) -> Iterator[None]:
+    """Run a block; any error becomes one ``st.error`` line instead of a traceback.
+
+    Streamlit's own control flow (rerun, stop) derives from BaseException and passes through.
+    """
+    try:
+        yield
+    except Exception as exc:
+        st.error(f"{action} failed: {message(exc)}")
+
+
+@st.cache_data(ttl=30, show_spinner=False)
+def _health(store_url: str, graph: str) -> Any:
+    from app.ui_support.health import store_health, unavailable_health
+
+    config = load_settings(store=store_url, graph=graph)
+    try:
+        graph_store = _open_store(store_url, graph)
+    except Exception as exc:
+        return unavailable_health(config, exc)
+    return store_health(graph_store, config)
+
+
+def refresh_health() -> None:
+    """Forget the cached counts: call after anything that changes the graph."""
+    _health.clear()
+
+
+def sidebar_health() -> None:
+    """Store type and status, counts, and whether an LLM endpoint is configured."""
+    config = settings()
+    health = _health(config.store_url, config.graph)
+    with st.sidebar:
+        st.subheader("Health")
+        icon = ":green[:material/check_circle:]" if health.ok else ":red[:material/error:]"
+        st.markdown(f"{icon} **{health.store_kind}** store {health.status}")
+        st.caption(f"{health.store_url} · graph `{config.graph}`")
+        if health.ok:
+            st.markdown("\n".join(f"- {line}" for line in health.count_lines()))
+        else:
+            st.error(health.error)
+        if health.llm_configured:
+            st.success(f"LLM: {health.llm}", icon=":material/smart_toy:")
+        else:
+            st.info("No LLM endpoint configured: answers are extractive.", icon=":material/info:")

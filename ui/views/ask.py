@@ -1,0 +1,160 @@
+"""Ask: a chat whose answers stream in, with clickable citations and the evidence beside them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from app.documents import list_documents
+from app.llm.answer import AnswerResult
+from app.llm.client import llm_configured
+from app.retrieval.registry import DEFAULT_RETRIEVER, RETRIEVER_NAMES
+from app.stores.base import GraphStore
+from app.ui_support.answers import numbered_answer, numbered_citations, page_highlights, route_summary
+from app.ui_support.evidence import RegionEvidence, region_evidence
+from app.ui_support.page_images import page_image
+from app.ui_support.tables import display_rows
+from ui import common
+
+HISTORY = "ask_history"  # list[AnswerResult], oldest first
+SELECTED = "ask_selected"  # (answer index, citation index) shown in the evidence panel
+ALL_DOCUMENTS = "All documents"
+
+
+def render() -> None:
+    st.title("Ask")
+    graph_store = common.store()
+    if graph_store is None:
+        return
+    st.session_state.setdefault(HISTORY, [])
+    options = _options(graph_store)
+    question = st.chat_input("Ask a question about the documents")
+    chat, evidence = st.columns([1, 1], gap="large")
+    with chat:
+        if not st.session_state[HISTORY] and not question:
+            st.info("Ask anything about the stored documents, e.g. *When are the penguins fed?*")
+        for index, result in enumerate(st.session_state[HISTORY]):
+            _show_answer(index, result)
+        if question:
+            _answer_new(question, graph_store, options)
+    with evidence:
+        _show_evidence(graph_store)
+
+
+def _options(graph_store: GraphStore) -> dict[str, Any]:
+    config = common.settings()
+    with st.expander("Options", expanded=False):
+        left, middle, right = st.columns(3)
+        retriever = left.selectbox("Retriever", RETRIEVER_NAMES, index=RETRIEVER_NAMES.index(DEFAULT_RETRIEVER))
+        k = middle.slider("Passages", min_value=2, max_value=20, value=8)
+        documents = [ALL_DOCUMENTS]
+        with common.shown_errors("Listing the documents"):
+            documents += [str(row["doc_id"]) for row in list_documents(graph_store)]
+        doc = right.selectbox("Document", documents)
+        force_cypher = st.checkbox(
+            "Answer through a generated Cypher query",
+            disabled=not llm_configured(config),
+            help="Needs an LLM endpoint (OPENAI_BASE_URL, OPENAI_API_KEY, DOCGRAPH_LLM_MODEL).",
+        )
+        if st.button("Clear the conversation"):
+            st.session_state[HISTORY] = []
+            st.session_state.pop(SELECTED, None)
+    return {"retriever": retriever, "k": k, "doc_id": None if doc == ALL_DOCUMENTS else doc, "force": force_cypher}
+
+
+def _answer_new(question: str, graph_store: GraphStore, options: dict[str, Any]) -> None:
+    from app.llm.service import ask
+
+    with st.chat_message("user"):
+        st.markdown(question)
+    with st.chat_message("assistant"):
+        placeholder = st.empty()
+        streamed: list[str] = []
+
+        def show_chunk(text: str) -> None:
+            streamed.append(text)
+            placeholder.markdown("".join(streamed) + " ▌")
+
+        result: AnswerResult | None = None
+        with common.shown_errors("Answering"), st.spinner("Searching the graph and answering…"):
+            retriever = common.retriever(options["retriever"])
+            result = ask(
+                question,
+                graph_store,
+                common.settings(),
+                retriever,
+                k=options["k"],
+                doc_id=options["doc_id"],
+                force_cypher=options["force"],
+                stream_callback=show_chunk,
+            )
+    if result is None:
+        return
+    st.session_state[HISTORY].append(result)
+    st.session_state[SELECTED] = (len(st.session_state[HISTORY]) - 1, 0) if result.citations else None
+    st.rerun()
+
+
+def _select(answer: int, citation: int) -> None:
+    st.session_state[SELECTED] = (answer, citation)
+
+
+def _show_answer(index: int, result: AnswerResult) -> None:
+    with st.chat_message("user"):
+        st.markdown(result.question)
+    with st.chat_message("assistant"):
+        st.markdown(numbered_answer(result) or "_(no answer)_")
+        if not result.citations and not result.evidence:
+            st.warning("No evidence found: are documents ingested (Documents page)?")
+        selected = st.session_state.get(SELECTED)
+        with st.container(horizontal=True):
+            for numbered in numbered_citations(result.citations):
+                st.button(
+                    numbered.button_label,
+                    key=f"cite-{index}-{numbered.number}",
+                    on_click=_select,
+                    args=(index, numbered.number - 1),
+                    type="primary" if selected == (index, numbered.number - 1) else "secondary",
+                    help=numbered.citation.tag,
+                )
+        st.caption(route_summary(result))
+        if result.cypher:
+            with st.expander("Generated Cypher", expanded=True):
+                st.code(result.cypher, language="cypher")
+                if result.rows:
+                    st.dataframe(display_rows(result.rows), hide_index=True)
+        with st.expander("Trace"):
+            st.json(result.to_json()["trace"], expanded=False)
+
+
+def _show_evidence(graph_store: GraphStore) -> None:
+    st.subheader("Evidence")
+    selected = st.session_state.get(SELECTED)
+    history: list[AnswerResult] = st.session_state[HISTORY]
+    if not selected or selected[0] >= len(history) or selected[1] >= len(history[selected[0]].citations):
+        st.caption("Click a citation to see the page and the region it points at.")
+        return
+    result = history[selected[0]]
+    citation = result.citations[selected[1]]
+    st.markdown(f"**[{selected[1] + 1}]** `{citation.tag}`")
+    with common.shown_errors("Rendering the page"), st.spinner("Rendering the page…"):
+        highlight = page_highlights(result.citations, citation.doc_id, citation.page)
+        image = page_image(graph_store, common.settings(), citation.doc_id, citation.page, highlight)
+        st.image(str(image), caption=f"{citation.doc_id}, page {citation.page}: cited regions filled", width="stretch")
+    with common.shown_errors("Reading the region"):
+        _show_region(region_evidence(graph_store, citation.region_id))
+
+
+def _show_region(evidence: RegionEvidence) -> None:
+    st.markdown(f"**{evidence.kind}** on page {evidence.page} · section: {evidence.section_path_text}")
+    with st.container(border=True):
+        st.text(evidence.text)
+    if evidence.description:
+        st.caption(f"Visual description: {evidence.description}")
+    neighbours = evidence.evidence_neighbours()
+    if not neighbours:
+        st.caption("No graph neighbours.")
+        return
+    st.markdown("**Graph neighbours**")
+    st.markdown("\n".join(f"- {neighbour.summary()}" for neighbour in neighbours))

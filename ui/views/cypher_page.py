@@ -1,0 +1,56 @@
+"""Cypher: ad-hoc read-only queries with JSON parameters; table, graph and CSV of the results."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app.ui_support.examples import load_examples
+from app.ui_support.graph_view import graph_from_rows
+from app.ui_support.tables import display_rows, parse_params, rows_to_csv
+from ui import common
+from ui.widgets import draw_graph
+
+QUERY = "cypher_query"
+PARAMS = "cypher_params"
+EXAMPLE = "cypher_example"
+ROWS = "cypher_rows"
+NO_EXAMPLE = "— pick an example —"
+STARTER = "MATCH (d:Document)\nRETURN d.doc_id AS doc_id, d.title AS title, d.page_count AS pages"
+
+
+def render() -> None:
+    st.title("Cypher")
+    graph_store = common.store()
+    if graph_store is None:
+        return
+    examples = {example.question: example.query for example in load_examples()}
+    st.session_state.setdefault(QUERY, STARTER)
+    st.session_state.setdefault(PARAMS, "{}")
+
+    def use_example() -> None:
+        chosen = st.session_state.get(EXAMPLE)
+        if chosen in examples:
+            st.session_state[QUERY] = examples[chosen]
+
+    st.selectbox("Example queries", [NO_EXAMPLE, *examples], key=EXAMPLE, on_change=use_example)
+    st.text_area("Query (read-only: the database refuses writes)", key=QUERY, height=180)
+    st.text_area("Parameters (JSON object)", key=PARAMS, height=80, help='e.g. {"doc": "report", "page": 3}')
+    if st.button("Run", type="primary", key="cypher_run"):
+        st.session_state[ROWS] = None
+        with common.shown_errors("The query"):
+            params = parse_params(st.session_state[PARAMS])
+            with st.spinner("Running the query…"):
+                st.session_state[ROWS] = graph_store.read(st.session_state[QUERY], params)
+    rows = st.session_state.get(ROWS)
+    if rows is None:
+        return
+    st.caption(f"{len(rows)} row(s)")
+    if rows:
+        st.dataframe(display_rows(rows), hide_index=True, key="cypher_table")
+        st.download_button(
+            "Download CSV", rows_to_csv(rows), file_name="docgraph-query.csv", mime="text/csv", key="cypher_csv"
+        )
+    view = graph_from_rows(rows)
+    if not view.empty:
+        st.subheader(f"Graph ({len(view.nodes)} nodes, {len(view.edges)} relationships)")
+        draw_graph(view, key="cypher_graph")

@@ -1,0 +1,78 @@
+"""Graph: a document's section tree, and the neighbourhood of a region, explored by clicking."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from app import cypher
+from app.documents import list_documents
+from app.stores.base import GraphStore
+from app.ui_support.evidence import RegionNotFoundError, region_evidence
+from app.ui_support.graph_view import neighbourhood_view, section_outline, section_tree_view
+from ui import common
+from ui.widgets import draw_graph
+
+FOCUS = "graph_focus"  # a region reached by clicking in the neighbourhood graph
+PICKED = "graph_picked"  # the region last picked in the list
+
+
+def render() -> None:
+    st.title("Graph")
+    graph_store = common.store()
+    if graph_store is None:
+        return
+    documents: list[dict[str, Any]] = []
+    with common.shown_errors("Listing the documents"):
+        documents = list_documents(graph_store)
+    if not documents:
+        st.info("No documents yet: add some on the Documents page.")
+        return
+    titles = {str(d["doc_id"]): str(d.get("title") or "") for d in documents}
+    doc_id = st.selectbox("Document", list(titles), format_func=lambda d: f"{d} — {titles[d]}", key="graph_doc")
+    sections: list[dict[str, Any]] = []
+    with common.shown_errors("Reading the sections"):
+        sections = graph_store.read(cypher.load("ui_section_tree", graph_store.dialect), {"doc_id": doc_id})
+    tree, neighbourhood = st.columns([2, 3], gap="large")
+    with tree:
+        st.subheader("Section tree")
+        st.markdown("\n".join(section_outline(sections)) or "_(no sections)_")
+        draw_graph(section_tree_view(str(doc_id), sections), key=f"tree-{doc_id}", height=380, hierarchical=True)
+    with neighbourhood:
+        _neighbourhood(graph_store, str(doc_id), sections)
+
+
+def _neighbourhood(graph_store: GraphStore, doc_id: str, sections: list[dict[str, Any]]) -> None:
+    st.subheader("Region neighbourhood")
+    names = {doc_id: "(before the first section)"} | {str(s["section_id"]): str(s["title"]) for s in sections}
+    section = st.selectbox("Section", list(names), format_func=lambda s: names[s], key=f"graph_section-{doc_id}")
+    regions = graph_store.read(cypher.load("ui_section_regions", graph_store.dialect), {"section_id": section})
+    if not regions:
+        st.caption("No regions directly in this section.")
+        return
+    labels = {str(r["region_id"]): f"p.{r['page']} {r['kind']}: {str(r['text'] or '')[:60]}" for r in regions}
+    picked = st.selectbox("Region", list(labels), format_func=lambda r: labels[r], key=f"graph_region-{section}")
+    if st.session_state.get(PICKED) != picked:  # a new pick in the list ends any clicked-to exploration
+        st.session_state[PICKED], st.session_state[FOCUS] = picked, None
+    focus = st.session_state.get(FOCUS) or picked
+    if focus != picked and st.button("Back to the selected region", key="graph_back"):
+        st.session_state[FOCUS] = None
+        st.rerun()
+    with common.shown_errors("Reading the neighbourhood"):
+        evidence = region_evidence(graph_store, str(focus))
+        st.markdown(f"**{evidence.kind}** on page {evidence.page} · {evidence.section_path_text}")
+        st.caption(" ".join(evidence.text.split())[:300])
+        clicked = draw_graph(neighbourhood_view(evidence), key=f"neighbourhood-{focus}", height=420)
+        st.caption("Click a region in the graph to move to it.")
+        if clicked and clicked != focus and _is_region(graph_store, clicked):
+            st.session_state[FOCUS] = clicked
+            st.rerun()
+
+
+def _is_region(graph_store: GraphStore, key: str) -> bool:
+    try:
+        region_evidence(graph_store, key)
+    except RegionNotFoundError:
+        return False
+    return True
