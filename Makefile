@@ -1,23 +1,22 @@
 # Two entry points for a fresh machine: `make demo` and `make test`. Both set up .venv themselves
-# and are idempotent: the install step reruns only when pyproject.toml changes.
+# and are idempotent: the install step reruns only when pyproject.toml or constraints.txt changes.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_QUESTION ?= When are the penguins fed?
-# Debian packages the tests need (issues add OCR and the browser here).
+# Debian packages: tesseract for the OCR reader, chromium for the browser tests.
 SYSDEPS := chromium tesseract-ocr
 
 .PHONY: demo test lint typecheck unit setup sysdeps clean-venv
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
 	# torch first, pinned: the CPU wheel on disk; anything unpinned would pull the CUDA build.
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
 sysdeps:

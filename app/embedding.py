@@ -26,7 +26,7 @@ MAX_TEXT_CHARS = 900  # ~200 word pieces: the rest would be cut by the encoder a
 MAX_CONTEXT_CHARS = 160
 MAX_PARTNER_CHARS = 200
 SECTION_PATH_DEPTH = 1  # the nearest title says where a region is; two measured no better, ~10% more tokens
-ENCODE_BATCH = 64
+ENCODE_BATCH = 32  # batches are grouped by token count (models.encoders), so padding stays small
 
 # Kinds whose name is worth saying: a question may ask for "the table" or "the figure".
 _NAMED_KINDS = {

@@ -15,12 +15,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from ingest.errors import PdfInputError
-from ingest.graph import build_graph
-
 from app.config import Settings
 from app.exceptions import BadDocumentError, DocgraphError, IngestError
 from app.stores.base import GraphStore, WriteResult
+from ingest.errors import PdfInputError
+from ingest.graph import build_graph
 from ingest.types import DocumentLayout, GraphBatch, Reader
 
 ProgressFn = Callable[[str, int, int], None]  # (stage, done, total)
@@ -140,8 +139,9 @@ class IngestReport:
 
 
 class IngestPipeline:
-    def __init__(self, stages: Sequence[Stage]) -> None:
+    def __init__(self, stages: Sequence[Stage], notes: Sequence[str] = ()) -> None:
         self.stages = list(stages)
+        self.notes = list(notes)  # what is switched off and why, for the user to see once
 
     def ingest(self, path: Path, progress: ProgressFn | None = None) -> IngestReport:
         ctx = IngestContext(path=path, progress=progress)
@@ -209,9 +209,29 @@ def build_ingest_pipeline(
     from app.readers import make_reader
 
     stages: list[Stage] = [ReadStage(reader or make_reader(settings.reader, settings)), GraphStage()]
+    notes: list[str] = []
     if embed:
         from models.encoders import load_encoder
 
         stages.append(EmbedStage(load_encoder(settings.encoder_model)))
+        stages.extend(_gnn_stages(settings, notes))
+    else:
+        notes.append("embeddings off (--no-embed): vector search and the GNN will not see these documents")
     stages.append(WriteStage(store, files_dir=settings.home / "files"))
-    return IngestPipeline(stages)
+    return IngestPipeline(stages, notes)
+
+
+def _gnn_stages(settings: Settings, notes: list[str]) -> list[Stage]:
+    """The GNN stage when the shipped (or configured) checkpoint fits the encoder; none otherwise.
+
+    Without a fitting checkpoint regions still get text embeddings; ``docgraph reembed`` adds the GNN
+    vectors after ``docgraph train-gnn``.
+    """
+    from app.exceptions import ModelError
+    from app.gnn import GnnStage, gnn_for
+
+    try:
+        return [GnnStage(gnn_for(settings))]
+    except (ModelError, FileNotFoundError) as exc:
+        notes.append(f"GNN embeddings off: {exc}")
+        return []

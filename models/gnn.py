@@ -37,7 +37,7 @@ class GnnConfig:
     num_relations: int = NUM_RELATIONS
     num_kinds: int = NUM_KINDS
     alpha_init: float = 0.1
-    dropout: float = 0.1
+    dropout: float = 0.3
     groups: tuple[str, ...] = GROUPS  # relation groups the model was trained (and must run) with
     encoder: str = "all-MiniLM-L6-v2"
 

@@ -35,15 +35,15 @@ ProgressFn = Callable[[str, int, int, dict[str, float]], None]  # (phase, done, 
 
 @dataclass(frozen=True)
 class TrainConfig:
-    epochs: int = 12
+    epochs: int = 8
     lr: float = 2e-3
-    weight_decay: float = 1e-4
+    weight_decay: float = 0.05
     temperature: float = 0.05
     batch_queries: int = 2048
     anchor_weight: float = 1.0  # weight of mean(1 - cos(gnn, input)) over all nodes
     max_grad_norm: float = 1.0
     page_positives: bool = False  # count every region on a target's page as a target (page-level retrieval)
-    patience: int = 3  # epochs without a better held-out loss before stopping
+    patience: int = 2  # epochs without a better held-out loss before stopping
     min_delta: float = 1e-4
     seed: int = 0
     gnn: GnnConfig = field(default_factory=GnnConfig)

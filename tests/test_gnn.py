@@ -203,7 +203,9 @@ def test_gnn_stage_writes_back_onto_the_right_nodes(embedded_batch: GraphBatch) 
     assert own > 0.95
 
 
-def test_reembed_recomputes_stored_documents(embedded_batch: GraphBatch, falkordb_store: GraphStore) -> None:
+def test_reembed_recomputes_stored_documents(
+    embedded_batch: GraphBatch, falkordb_store: GraphStore, tmp_path: Path
+) -> None:
     from app.config import Settings
     from app.gnn import apply_gnn, load_gnn, reembed
 
@@ -224,3 +226,17 @@ def test_reembed_recomputes_stored_documents(embedded_batch: GraphBatch, falkord
     assert counts.get("IS_SIMILAR") == sum(1 for e in expected_batch.edges if e.type == "IS_SIMILAR")
     # Nodes without an input embedding get none.
     assert all(found[key] is None for key in found if not any(k == key for _, k in expected))
+
+    # Another checkpoint replaces the stored vectors (FalkorDB keeps an old vecf32 unless cleared).
+    torch.manual_seed(9)
+    other = save_checkpoint(RelationalGNN(GnnConfig(alpha_init=1.0)), tmp_path / "other.pt")
+    reembed(falkordb_store, Settings(encoder_model="all-MiniLM-L6-v2"), other, doc_id=stored.doc_id)
+    replaced = {
+        str(row["key"]): row["vector"]
+        for row in falkordb_store.read(
+            "MATCH (r:Region) WHERE r.gnn_embedding IS NOT NULL RETURN r.region_id AS key, r.gnn_embedding AS vector"
+        )
+    }
+    assert replaced
+    for key, vector in replaced.items():
+        assert float(np.dot(vector, expected[("Region", key)])) < 0.999

@@ -76,7 +76,10 @@ def test_info_nce_prefers_the_target() -> None:
     right = info_nce(queries, candidates, torch.tensor([[0]]), 0.1)
     wrong = info_nce(queries, candidates, torch.tensor([[2]]), 0.1)
     either = info_nce(queries, candidates, torch.tensor([[2, 0]]), 0.1)
-    assert float(right) < float(either) < float(wrong)
+    # A second, wrong target only adds probability mass: "either" is easiest, "wrong" hardest.
+    assert float(either) < float(right) < float(wrong)
+    with_pages = info_nce(queries, candidates, torch.tensor([[2]]), 0.1, pages=torch.tensor([1, 1, 1]))
+    assert float(with_pages) == pytest.approx(0.0, abs=1e-6)  # every candidate shares the target's page
 
 
 def quick_config(epochs: int) -> TrainConfig:

@@ -41,6 +41,8 @@ def ingest_command(
     with opened_store(store) as (graph_store, settings):
         chosen = make_reader(reader or settings.reader, settings)
         pipeline = build_ingest_pipeline(graph_store, settings, reader=chosen, embed=not no_embed)
+        for note in pipeline.notes:
+            err_console.print(f"[dim]note: {note}[/]", highlight=False)
         with _progress(quiet=json_out) as progress:
             for path in files:
                 task = progress.add_task(path.name, total=None)

@@ -42,6 +42,8 @@ app.command("bench")(eval_cmds.bench_command)
 app.command("serve")(serve_cmds.serve_command)
 app.command("ui")(ui_cmds.ui_command)
 app.command("train-layout")(model_cmds.train_layout_command)
+app.command("train-gnn")(model_cmds.train_gnn_command)
+app.command("reembed")(model_cmds.reembed_command)
 
 
 def main() -> None:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from app.cli.common import JsonOption, console, handles_errors, print_json
+from app.cli.common import JsonOption, StoreOption, console, handles_errors, opened_store, print_json, settings_for
 
 
 @handles_errors
@@ -34,3 +34,47 @@ def train_layout_command(
         print_json(result)
     else:
         console.print(f"weights: {trained.weights}\nonnx: {trained.onnx}  (use: --reader detector with this model)")
+
+
+@handles_errors
+def train_gnn_command(
+    docs: Annotated[Path, typer.Option("--docs", help="Folder of training PDFs (no labels needed).")] = Path(
+        "../shared/bench/train"
+    ),
+    epochs: Annotated[int, typer.Option("--epochs")] = 30,
+    out: Annotated[Path | None, typer.Option("--out", help="Checkpoint file (default: the shipped one).")] = None,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    json_out: JsonOption = False,
+    store: StoreOption = None,
+) -> None:
+    """Train the R-GCN self-supervised on pseudo-queries from the PDFs; save the checkpoint."""
+    from app.gnn import DEFAULT_CHECKPOINT, train_gnn
+
+    settings = settings_for(store)
+    report = train_gnn(settings, docs, epochs=epochs, out=out or DEFAULT_CHECKPOINT, seed=seed, progress=not json_out)
+    if json_out:
+        print_json(report.to_json())
+        return
+    for log in report.history:
+        console.print(" ".join(f"{key}={value}" for key, value in log.to_json().items()), highlight=False)
+    console.print(f"best epoch {report.best_epoch}; saved {report.checkpoint} ({report.seconds:.0f}s)")
+
+
+@handles_errors
+def reembed_command(
+    doc: Annotated[str | None, typer.Option("--doc", help="Only this document (id or file name).")] = None,
+    checkpoint: Annotated[Path | None, typer.Option("--checkpoint", help="GNN checkpoint to use.")] = None,
+    json_out: JsonOption = False,
+    store: StoreOption = None,
+) -> None:
+    """Recompute gnn_embedding for stored documents (after `docgraph train-gnn`)."""
+    from app.documents import find_document
+    from app.gnn import reembed
+
+    with opened_store(store) as (graph_store, settings):
+        doc_id = str(find_document(graph_store, doc)["doc_id"]) if doc else None
+        updated = reembed(graph_store, settings, checkpoint=checkpoint, doc_id=doc_id)
+    if json_out:
+        print_json({"updated_nodes": updated, "doc_id": doc_id})
+    else:
+        console.print(f"re-embedded {updated} nodes")
