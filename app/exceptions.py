@@ -61,3 +61,7 @@ class LLMRequestError(DocgraphError):
 
 class Text2CypherError(DocgraphError):
     """No valid read-only query could be generated for a question within the allowed tries."""
+
+
+class QuestionsError(DocgraphError):
+    """An evaluation questions file is missing or malformed."""

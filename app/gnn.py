@@ -50,7 +50,7 @@ class GnnVariant:
 
     name: str
     checkpoint: Path
-    property: str
+    prop: str
     dropped: tuple[str, ...] = ()  # relation groups it is trained and run without
 
     @property
@@ -197,7 +197,7 @@ def train_gnn(
         docs.append(prepare_document(batch, train, train_vectors, held, held_vectors, groups))
         counts["train"] += docs[-1].train.size
         counts["held_out"] += docs[-1].held_out.size
-    with _progress_bar(progress) as report_progress:
+    with _ProgressBar(progress) as report_progress:
         result = train_model(docs, config, report_progress)
     meta = {
         "documents": [
@@ -222,7 +222,7 @@ def train_gnn(
     )
 
 
-class _progress_bar:
+class _ProgressBar:
     """A tqdm bar over training steps when ``progress`` is True; a given callable is passed through."""
 
     def __init__(self, progress: bool | ProgressFn) -> None:
@@ -301,8 +301,8 @@ def ensure_variant(store: GraphStore, settings: Settings, name: str, doc_id: str
     model = gnn_for(settings, variant.checkpoint)
     if set(model.config.groups) != set(variant.groups):
         raise ModelError(f"{variant.checkpoint} was trained with relation groups {list(model.config.groups)}")
-    reembed(store, settings, variant.checkpoint, doc_id, variant.property)
-    return variant.property
+    reembed(store, settings, variant.checkpoint, doc_id, variant.prop)
+    return variant.prop
 
 
 def _stored_nodes(store: GraphStore, doc_id: str) -> list[NodeRecord]:

@@ -105,9 +105,9 @@ def test_upload_runs_an_ingest_job_to_completion(client: TestClient, job_states:
     first, last = job_states[0], job_states[-1]
     assert first["status"] in ("queued", "running") and first["report"] is None
     assert last["status"] == "succeeded", last
-    assert last["stage"] == "graph_write" and last["stage_index"] == last["stages"] == 4
+    assert last["stage"] == "graph_write" and last["stage_index"] == last["stages"] == 5
     stages_seen = [state["stage"] for state in job_states if state["stage"]]
-    assert stages_seen == sorted(stages_seen, key=["prepare", "read", "graph", "embed", "graph_write"].index)
+    assert stages_seen == sorted(stages_seen, key=["prepare", "read", "graph", "embed", "gnn", "graph_write"].index)
     report = last["report"]
     assert (report["doc_id"], report["status"], report["pages"], report["file"]) == (
         SAMPLE_DOC,
@@ -115,7 +115,8 @@ def test_upload_runs_an_ingest_job_to_completion(client: TestClient, job_states:
         3,
         "docgraph-sample.pdf",
     )
-    assert report["edges"]["CAPTION_OF"] == 2 and set(report["stages"]) == {"read", "graph", "embed", "graph_write"}
+    assert report["edges"]["CAPTION_OF"] == 2
+    assert set(report["stages"]) == {"read", "graph", "embed", "gnn", "graph_write"}
     assert last["finished_at"] >= last["started_at"] >= last["created_at"]
 
     listed = client.get("/documents").json()
@@ -197,11 +198,11 @@ def test_unknown_jobs_routes_and_methods_are_json_errors(client: TestClient) -> 
 
 
 def test_retrieve_returns_regions_with_section_path_and_graph_context(client: TestClient, store: GraphStore) -> None:
-    response = client.post("/retrieve", json={"query": "What is the area of the seal pool enclosure?", "k": 5})
+    response = client.post("/retrieve", json={"query": "How many animals live in the otter stream enclosure?", "k": 5})
     assert response.status_code == 200, response.text
     body = response.json()
     assert (body["query"], body["retriever"], body["doc_id"]) == (
-        "What is the area of the seal pool enclosure?",
+        "How many animals live in the otter stream enclosure?",
         "hybrid",
         None,
     )

@@ -116,7 +116,7 @@ def test_ingest_documents_render_delete(cli_env: dict[str, str], tmp_path: Path)
 def test_bad_file_fails_alone_and_leaves_graph_unchanged(cli_env: dict[str, str], tmp_path: Path) -> None:
     fake = tmp_path / "notes.pdf"
     fake.write_text("this is not a PDF")
-    code, out, err = run("ingest", str(fake), str(SAMPLE), "--no-embed", "--json")
+    code, out, _ = run("ingest", str(fake), str(SAMPLE), "--no-embed", "--json")
     assert code == 1
     reports = {Path(r["file"]).name: r for r in json.loads(out)}
     assert reports["notes.pdf"]["status"] == "failed"

@@ -240,3 +240,14 @@ def test_reembed_recomputes_stored_documents(
     assert replaced
     for key, vector in replaced.items():
         assert float(np.dot(vector, expected[("Region", key)])) < 0.999
+
+
+def test_shipped_checkpoints_match_their_variants() -> None:
+    from app.gnn import GNN_VARIANTS
+
+    for variant in GNN_VARIANTS.values():
+        checkpoint = load_checkpoint(variant.checkpoint)
+        assert set(checkpoint.model.config.groups) == set(variant.groups), variant.name
+        assert checkpoint.model.config.encoder == "all-MiniLM-L6-v2"
+        assert checkpoint.meta["best_epoch"] >= 1
+        assert variant.checkpoint.stat().st_size < 6_000_000

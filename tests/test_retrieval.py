@@ -17,6 +17,8 @@ from app.config import Settings
 from app.embedding import embed_batch
 from app.evaluation.corpus_ingest import ensure_ingested
 from app.exceptions import ConfigError
+from app.pipeline import build_ingest_pipeline
+from app.resources import ROOT
 from app.retrieval.base import Retriever, ScoredRegion
 from app.retrieval.corpus import Corpus
 from app.retrieval.hybrid import SIGNALS, HybridWeights
@@ -30,6 +32,8 @@ from tests.conftest import fresh_graph_name, local_settings
 
 SPEC = Path("/work/shared/bench/train/shared-mime-info-spec.pdf")
 SPEC_DOC = "shared-mime-info-spec"
+SAMPLE = ROOT / "samples" / "docgraph-sample.pdf"
+SAMPLE_DOC = "docgraph-sample"
 TOY_DOC = "toy-manual"
 
 
@@ -200,3 +204,47 @@ def test_deleted_document_disappears_from_results(corpus_store: GraphStore, enco
 def test_unknown_variant_is_a_config_error(corpus_store: GraphStore, encoder: TextEncoder) -> None:
     with pytest.raises(ConfigError, match="unknown retriever"):
         make_retriever("tf-idf-magic", corpus_store, encoder)
+
+
+@pytest.fixture(scope="module")
+def sample_store(local_home: Path) -> Iterator[GraphStore]:
+    """The sample PDF ingested by the standard pipeline, GNN stage included (the shipped checkpoint
+    fits the default encoder)."""
+    settings = local_settings(local_home, fresh_graph_name())
+    store = open_store(settings)
+    store.apply_schema()
+    pipeline = build_ingest_pipeline(store, settings)
+    assert any(stage.name == "gnn" for stage in pipeline.stages), pipeline.notes
+    report = pipeline.ingest(SAMPLE)
+    assert report.status == "ingested", report.error
+    store.wait_for_indexes()
+    yield store
+    store.delete_graph()  # type: ignore[attr-defined]
+    store.close()
+
+
+def test_hybrid_fuses_the_gnn_signal_and_gnn_variants_answer(sample_store: GraphStore, encoder: TextEncoder) -> None:
+    found = make_retrievers(["hybrid", "no-gnn", "gnn"], sample_store, encoder)
+    question = "What is the area of the seal pool enclosure?"
+    for doc_id in (None, SAMPLE_DOC):  # the GNN vector index, and an exact scan inside the document
+        hybrid = found["hybrid"].retrieve(question, 5, doc_id)
+        assert hybrid and any("gnn" in h.signals for h in hybrid), [h.signals for h in hybrid]
+        assert all(
+            0 <= h.signals.get("gnn", 1) <= 1 and h.score == pytest.approx(sum(h.signals.values())) for h in hybrid
+        )
+        without = found["no-gnn"].retrieve(question, 5, doc_id)
+        assert without and all("gnn" not in h.signals for h in without)
+        alone = found["gnn"].retrieve(question, 5, doc_id)
+        assert alone and all(h.signals == {"gnn": h.score} and h.doc_id == SAMPLE_DOC for h in alone)
+        assert [h.score for h in alone] == sorted((h.score for h in alone), reverse=True)
+    assert found["hybrid"].rank_pages(question, 3, SAMPLE_DOC)[0].page == 2
+
+
+def test_hybrid_works_without_gnn_vectors(retrievers: dict[str, Retriever]) -> None:
+    """The toy document was written without the GNN stage, and no ablation vectors were computed:
+    the hybrids still answer, without a GNN signal."""
+    for name in ("hybrid", "no-cross-page", "no-sim"):
+        hits = retrievers[name].retrieve("What does FitV do to the window height?", 3, TOY_DOC)
+        assert hits and all("gnn" not in h.signals for h in hits), name
+        assert retrievers[name].retrieve("fit types of bookmarkPage", 3)[0].doc_id == TOY_DOC
+    assert retrievers["gnn"].retrieve("What does FitV do to the window height?", 3, TOY_DOC) == []

@@ -18,7 +18,10 @@ from app.cli.common import (
     print_json,
     print_rows,
 )
+from app.config import Settings
+from app.exceptions import ConfigError, DocgraphError
 from app.pipeline import IngestReport, build_ingest_pipeline, expand_paths
+from app.stores.base import GraphStore
 
 
 @handles_errors
@@ -28,10 +31,14 @@ def ingest_command(
         str | None, typer.Option("--reader", help="PDF reader: native, detector (layout model + OCR), auto, azure.")
     ] = None,
     no_embed: Annotated[bool, typer.Option("--no-embed", help="Skip region embeddings.")] = False,
+    describe: Annotated[
+        bool, typer.Option("--describe", help="Describe figures/tables with the vision model (DOCGRAPH_VLM_MODEL).")
+    ] = False,
     json_out: JsonOption = False,
     store: StoreOption = None,
 ) -> None:
     """Ingest PDFs into the graph. Failed files leave the graph unchanged; the others still ingest."""
+    from app.llm.client import vision_configured
     from app.readers import make_reader
 
     files = expand_paths(paths)
@@ -39,6 +46,8 @@ def ingest_command(
         raise typer.BadParameter("no PDF found in the given paths")
     reports: list[IngestReport] = []
     with opened_store(store) as (graph_store, settings):
+        if describe and not vision_configured(settings):
+            raise ConfigError("--describe needs a vision model: set DOCGRAPH_VLM_MODEL and the LLM endpoint")
         chosen = make_reader(reader or settings.reader, settings)
         pipeline = build_ingest_pipeline(graph_store, settings, reader=chosen, embed=not no_embed)
         for note in pipeline.notes:
@@ -51,11 +60,26 @@ def ingest_command(
                     progress.update(task, completed=done, total=total, description=f"{name} [{stage}]")
 
                 report = pipeline.ingest(path, progress=update)
+                if describe and report.status != "failed":
+                    _describe(graph_store, settings, report)
                 progress.update(task, description=f"{path.name} [{report.status}]")
                 reports.append(report)
     _print_reports(reports, json_out)
     if any(report.status == "failed" for report in reports):
         raise typer.Exit(1)
+
+
+def _describe(graph_store: GraphStore, settings: Settings, report: IngestReport) -> None:
+    """Vision descriptions for the document just ingested; a failure is reported on the document."""
+    from app.llm.service import describe_document
+
+    try:
+        described = describe_document(graph_store, settings, report.doc_id)
+    except DocgraphError as exc:
+        report.stats["describe_error"] = str(exc)
+        return
+    report.stats["described_regions"] = len(described.described)
+    report.stats["describe_failed"] = len(described.failed)
 
 
 def _progress(quiet: bool) -> Progress:
@@ -84,6 +108,13 @@ def _print_reports(reports: list[IngestReport], json_out: bool) -> None:
             f"{report.sections} sections, {report.seconds:.1f}s\n  edges: {edges}",
             highlight=False,
         )
+        if "described_regions" in report.stats:
+            console.print(
+                f"  described {report.stats['described_regions']} figures/tables "
+                f"({report.stats['describe_failed']} failed)"
+            )
+        if "describe_error" in report.stats:
+            err_console.print(f"  descriptions failed: {report.stats['describe_error']}", highlight=False)
         without_text = int(report.stats.get("pages_without_text", 0) or 0)
         if without_text:
             console.print(

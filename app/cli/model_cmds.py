@@ -41,17 +41,28 @@ def train_gnn_command(
     docs: Annotated[Path, typer.Option("--docs", help="Folder of training PDFs (no labels needed).")] = Path(
         "../shared/bench/train"
     ),
-    epochs: Annotated[int, typer.Option("--epochs")] = 30,
+    epochs: Annotated[int, typer.Option("--epochs", help="Most epochs; early stopping usually ends sooner.")] = 8,
+    drop: Annotated[
+        list[str] | None, typer.Option("--drop", help="Relation group to leave out (ablations), e.g. cross_page.")
+    ] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Checkpoint file (default: the shipped one).")] = None,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     json_out: JsonOption = False,
     store: StoreOption = None,
 ) -> None:
     """Train the R-GCN self-supervised on pseudo-queries from the PDFs; save the checkpoint."""
+    from app.exceptions import ConfigError
     from app.gnn import DEFAULT_CHECKPOINT, train_gnn
+    from models.graph_tensors import GROUPS
 
+    unknown = sorted(set(drop or []) - set(GROUPS))
+    if unknown:
+        raise ConfigError(f"unknown relation group(s) {', '.join(unknown)}; groups: {', '.join(GROUPS)}")
+    groups = [group for group in GROUPS if group not in set(drop or [])]
     settings = settings_for(store)
-    report = train_gnn(settings, docs, epochs=epochs, out=out or DEFAULT_CHECKPOINT, seed=seed, progress=not json_out)
+    report = train_gnn(
+        settings, docs, epochs=epochs, out=out or DEFAULT_CHECKPOINT, seed=seed, progress=not json_out, groups=groups
+    )
     if json_out:
         print_json(report.to_json())
         return
@@ -64,17 +75,25 @@ def train_gnn_command(
 def reembed_command(
     doc: Annotated[str | None, typer.Option("--doc", help="Only this document (id or file name).")] = None,
     checkpoint: Annotated[Path | None, typer.Option("--checkpoint", help="GNN checkpoint to use.")] = None,
+    variant: Annotated[
+        str | None, typer.Option("--variant", help="Compute an ablation variant's vectors: no-cross-page, no-sim.")
+    ] = None,
     json_out: JsonOption = False,
     store: StoreOption = None,
 ) -> None:
     """Recompute gnn_embedding for stored documents (after `docgraph train-gnn`)."""
     from app.documents import find_document
-    from app.gnn import reembed
+    from app.gnn import ensure_variant, reembed
 
     with opened_store(store) as (graph_store, settings):
         doc_id = str(find_document(graph_store, doc)["doc_id"]) if doc else None
-        updated = reembed(graph_store, settings, checkpoint=checkpoint, doc_id=doc_id)
+        if variant:
+            prop = ensure_variant(graph_store, settings, variant, doc_id=doc_id)
+            result: dict[str, object] = {"variant": variant, "property": prop, "doc_id": doc_id}
+        else:
+            result = {"updated_nodes": reembed(graph_store, settings, checkpoint=checkpoint, doc_id=doc_id)}
+            result["doc_id"] = doc_id
     if json_out:
-        print_json({"updated_nodes": updated, "doc_id": doc_id})
+        print_json(result)
     else:
-        console.print(f"re-embedded {updated} nodes")
+        console.print(", ".join(f"{key}: {value}" for key, value in result.items()))

@@ -48,7 +48,8 @@ class IngestTiming:
         self.seconds += report.seconds
         timings = report.timings
         self.stages["read"] += timings.get("read", 0.0)
-        self.stages["embed"] += timings.get("embed", 0.0)
+        # Text embeddings and the GNN's graph-aware embeddings (when the pipeline has that stage).
+        self.stages["embed"] += timings.get("embed", 0.0) + timings.get("gnn", 0.0)
         # Building the graph records and writing them are one "graph_write" stage here.
         self.stages["graph_write"] += timings.get("graph", 0.0) + timings.get("graph_write", 0.0)
 

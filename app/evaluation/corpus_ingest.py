@@ -10,8 +10,7 @@ from pathlib import Path
 from app import cypher
 from app.config import Settings
 from app.exceptions import IngestError
-from app.pipeline import EmbedStage, GraphStage, IngestPipeline, IngestReport, ReadStage, WriteStage
-from app.readers import make_reader
+from app.pipeline import EmbedStage, IngestPipeline, IngestReport, build_ingest_pipeline
 from app.stores.base import GraphStore
 from ingest.ids import doc_id_for
 from models.encoders import TextEncoder
@@ -33,15 +32,13 @@ def stored_versions(store: GraphStore) -> dict[str, str]:
 
 
 def make_pipeline(store: GraphStore, encoder: TextEncoder, settings: Settings) -> IngestPipeline:
-    """The standard pipeline (read, graph, embed, write) with the caller's encoder."""
-    return IngestPipeline(
-        [
-            ReadStage(make_reader(settings.reader, settings)),
-            GraphStage(),
-            EmbedStage(encoder),
-            WriteStage(store, files_dir=settings.home / "files"),
-        ]
-    )
+    """The standard pipeline of ``docgraph ingest`` (read, graph, embed, GNN when available, write),
+    embedding with the caller's encoder."""
+    pipeline = build_ingest_pipeline(store, settings)
+    for stage in pipeline.stages:
+        if isinstance(stage, EmbedStage):
+            stage.encoder = encoder
+    return pipeline
 
 
 @dataclass(slots=True)

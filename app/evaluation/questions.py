@@ -12,11 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.exceptions import DocgraphError
+from app.exceptions import QuestionsError
 
-
-class QuestionsError(DocgraphError):
-    """A questions file is missing or malformed."""
+__all__ = ["Question", "QuestionsError", "load_questions", "parse_question"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from app.evaluation.corpus_ingest import ProgressFn, ensure_ingested
 from app.evaluation.metrics import CUTOFFS, QuestionOutcome, recall, recall_by_type
 from app.evaluation.questions import Question, QuestionsError, load_questions
 from app.retrieval.base import Retriever
-from app.retrieval.registry import EVAL_VARIANTS, make_retrievers
+from app.retrieval.registry import EVAL_VARIANTS, GNN_ABLATIONS, make_retrievers
 from app.stores.base import GraphStore
 from models.encoders import TextEncoder
 
@@ -77,7 +77,7 @@ def run_eval(
         raise QuestionsError(f"documents named by the questions are not in {docs_dir}: {', '.join(missing)}")
     ingested = ensure_ingested([docs_dir / name for name in files], store, encoder, settings, progress)
     names = list(variants or EVAL_VARIANTS)
-    retrievers = make_retrievers(names, store, encoder)
+    retrievers = make_retrievers(names, store, encoder, ablation_properties(names, store, settings, progress))
     report = EvalReport(n=len(questions))
     for done, name in enumerate(names):
         if progress:
@@ -86,6 +86,22 @@ def run_eval(
     if progress:
         progress("eval", len(names), len(names))
     return report
+
+
+def ablation_properties(
+    names: Sequence[str], store: GraphStore, settings: Settings, progress: ProgressFn | None = None
+) -> dict[str, str]:
+    """Compute the GNN ablations' vectors (not written at ingest) for the variants that read them;
+    variant -> Region property."""
+    from app.gnn import ensure_variant  # torch: only when an ablation is asked for
+
+    wanted = [name for name in names if name in GNN_ABLATIONS]
+    props: dict[str, str] = {}
+    for done, name in enumerate(wanted):
+        if progress:
+            progress(f"gnn {name}", done, len(wanted))
+        props[name] = ensure_variant(store, settings, name)
+    return props
 
 
 def format_table(report: EvalReport) -> str:

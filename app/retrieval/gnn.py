@@ -40,6 +40,11 @@ class GnnRetriever(RegionPageRanking):
         self.prop = cypher.identifier(prop)
         self.name = name
 
+    def searchable(self, doc_id: str | None) -> bool:
+        """Whether top-k search works here: the main property has a vector index; an ablation's
+        property is only scanned inside one document."""
+        return doc_id is not None or self.prop == GNN_PROPERTY
+
     def ranked(self, query: str, n: int, doc_id: str | None = None) -> Ranked:
         """The ``n`` best body regions by exact cosine with their GNN embedding, best first."""
         return self.ranked_by_vector(self.vectors(query), n, doc_id)
@@ -52,7 +57,7 @@ class GnnRetriever(RegionPageRanking):
         wanted = max(MIN_CANDIDATES, round(n * OVERFETCH))
         params: dict[str, object] = {"k": wanted, "vector": _as_list(query_vector)}
         if doc_id is None:
-            if self.prop != GNN_PROPERTY:
+            if not self.searchable(doc_id):
                 raise ConfigError(f"{self.prop} has no vector index: search it inside one document")
             params.update({"property": self.prop, "index": NEO4J_INDEX})
             rows = self.store.read(cypher.load("gnn_top_k", self.store.dialect), params)

@@ -1,20 +1,23 @@
-"""The default retriever: four signals gathered per candidate region, fused by weighted scores.
+"""The default retriever: five signals gathered per candidate region, fused by weighted scores.
 
-Candidates are the union of the dense top regions, the BM25 top regions and the best region of
-each of the BM25 top pages; one database query returns the dense top regions and the exact cosine
-of every candidate. Every candidate then has every signal:
+Candidates are the union of the dense top regions, the GNN top regions (when a GNN retriever is
+given), the BM25 top regions and the best region of each of the BM25 top pages; one database query
+returns the dense top regions and the exact cosine of every candidate, one more the GNN's. Every
+candidate then has every signal:
 
 - ``dense``: cosine of the query with the region's stored (contextual) embedding,
 - ``bm25``: BM25 of the region text,
 - ``page``: BM25 of the region's whole page (a region on a page that is about the query as a whole
   is more likely the answer than an isolated match),
-- ``section``: title similarity of the best-matching section enclosing the region (ToC retrieval).
+- ``section``: title similarity of the best-matching section enclosing the region (ToC retrieval),
+- ``gnn``: cosine of the query with the region's GNN embedding (``app.retrieval.gnn``); 0 for a
+  region without one, so documents ingested without the GNN simply lack this signal.
 
 Each signal is divided by its best value among the candidates, so all lie in [0, 1] whatever their
 scale, and the region score is their weighted sum; ``signals`` records each weighted term. Plain
 reciprocal-rank fusion was tried first: with k=60 it flattens a clear winner of all signals to a
 tie that the coarse section signal then breaks, so scores, not ranks, are fused. The default
-weights (see :class:`HybridWeights`) keep ``dense`` and ``page``.
+weights (see :class:`HybridWeights`) keep ``dense``, ``page`` and ``gnn``.
 """
 
 from __future__ import annotations
@@ -29,25 +32,29 @@ from app.retrieval.bm25 import top_k_of
 from app.retrieval.bm25_page import BM25PageRetriever, best_pages
 from app.retrieval.corpus import FURNITURE, Corpus, DocumentIndex, RegionInfo
 from app.retrieval.expansion import expand
+from app.retrieval.gnn import GnnRetriever
 from app.retrieval.hits import REGIONS_FOR_PAGES, QueryVectors, hit_from
 from app.retrieval.pages import rank_pages
 from app.retrieval.sections import region_section_scores, section_scores
 from app.retrieval.vector import MIN_CANDIDATES, OVERFETCH, DenseRetriever
 from app.stores.base import GraphStore
 
-SIGNALS = ("dense", "bm25", "page", "section")
+SIGNALS = ("dense", "bm25", "page", "section", "gnn")
 
 
 @dataclass(frozen=True, slots=True)
 class HybridWeights:
     """Signal weights, chosen on hand-written questions about the train documents (80 questions,
     tests/data/train_questions.jsonl): region dense + page BM25 was best; region BM25 and section
-    titles added nothing on top (they stay candidate sources and can be weighted in)."""
+    titles added nothing on top (they stay candidate sources and can be weighted in). ``gnn`` (the
+    GNN-enriched region embedding) is weighted like ``dense``; it counts only when a GNN retriever
+    is given."""
 
     dense: float = 1.0
     bm25: float = 0.0
     page: float = 1.0
     section: float = 0.0
+    gnn: float = 1.0
     depth: int = 50  # candidates taken from each region-level signal
     pages: int = 10  # pages taken from the page-level signal
     page_bonus: float = 0.0  # see app.retrieval.pages.SUM_BONUS
@@ -72,6 +79,7 @@ class HybridRetriever:
         vectors: QueryVectors,
         weights: HybridWeights | None = None,
         with_context: bool = True,
+        gnn: GnnRetriever | None = None,
     ) -> None:
         self.store = store
         self.corpus = corpus
@@ -80,11 +88,12 @@ class HybridRetriever:
         self.with_context = with_context
         self.dense = DenseRetriever(store, corpus, vectors)
         self.pages = BM25PageRetriever(corpus)
+        self.gnn = gnn
 
     # ---- gathering ---------------------------------------------------------------------------
 
     def gather(self, query: str, doc_id: str | None = None) -> list[Candidate]:
-        """Candidate regions with all four raw signals (two database round trips at most)."""
+        """Candidate regions with all raw signals (four database round trips at most)."""
         w = self.weights
         query_vector = self.vectors(query)
         found = self.corpus.documents(doc_id)
@@ -107,6 +116,7 @@ class HybridRetriever:
             near = self.corpus.region(region_id)
             if near is not None and near.kind not in FURNITURE and near.doc_id in documents:
                 chosen.setdefault(region_id, near)
+        gnn_cosines = self._gnn_signal(query_vector, chosen, documents, doc_id)
         sections: dict[str, dict[str, float]] = {}
         if w.section:
             title_scores = section_scores(self.store, query_vector, doc_id)
@@ -119,9 +129,28 @@ class HybridRetriever:
                 "bm25": float(bm25_scores[info.doc_id][document.region_row[region_id]]),
                 "page": page_scores.get((info.doc_id, info.page), 0.0),
                 "section": max(0.0, sections.get(info.doc_id, {}).get(info.section_id or "", 0.0)),
+                "gnn": max(0.0, gnn_cosines.get(region_id, 0.0)),
             }
             candidates.append(Candidate(info, raw))
         return candidates
+
+    def _gnn_signal(
+        self,
+        query_vector: NDArray[np.float32],
+        chosen: dict[str, RegionInfo],
+        documents: dict[str, DocumentIndex],
+        doc_id: str | None,
+    ) -> dict[str, float]:
+        """Add the GNN's top regions to ``chosen``; the GNN cosine of every chosen region (none
+        without a GNN retriever, or for regions stored without a GNN embedding)."""
+        if self.gnn is None or not self.weights.gnn:
+            return {}
+        if self.gnn.searchable(doc_id):
+            ranked = self.gnn.ranked_by_vector(query_vector, self.weights.depth, doc_id, rescore=False)
+            for info, _ in ranked:
+                if info.doc_id in documents:
+                    chosen.setdefault(info.region_id, info)
+        return self.gnn.exact_cosines(query_vector, list(chosen))
 
     # ---- fusing ------------------------------------------------------------------------------
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from app.exceptions import ConfigError
 from app.retrieval.base import Retriever
 from app.retrieval.bm25_page import BM25PageRetriever
 from app.retrieval.corpus import Corpus
 from app.retrieval.fulltext import BM25RegionRetriever, FulltextRetriever
+from app.retrieval.gnn import GNN_PROPERTY, GnnRetriever
 from app.retrieval.hits import QueryVectors
 from app.retrieval.hybrid import HybridRetriever
 from app.retrieval.sections import SectionRetriever
@@ -19,9 +20,30 @@ from models.encoders import TextEncoder
 DEFAULT_RETRIEVER = "hybrid"
 
 Factory = Callable[[GraphStore, Corpus, QueryVectors], Retriever]
+# Hybrids whose GNN signal comes from an ablation's property (app.gnn.GNN_VARIANTS; run
+# ``app.gnn.ensure_variant`` first, or the signal is absent). Names kept here so that building a
+# retriever needs no torch import.
+GNN_ABLATIONS: dict[str, str] = {
+    "no-cross-page": "gnn_embedding_no_cross_page",
+    "no-sim": "gnn_embedding_no_sim",
+}
+
+
+def _hybrid(prop: str | None) -> Factory:
+    """A hybrid with the GNN signal read from ``prop`` (none without)."""
+
+    def make(store: GraphStore, corpus: Corpus, vectors: QueryVectors) -> Retriever:
+        gnn = GnnRetriever(store, corpus, vectors, prop=prop) if prop else None
+        return HybridRetriever(store, corpus, vectors, gnn=gnn)
+
+    return make
+
 
 _FACTORIES: dict[str, Factory] = {
-    "hybrid": lambda store, corpus, vectors: HybridRetriever(store, corpus, vectors),
+    "hybrid": _hybrid(GNN_PROPERTY),
+    "no-gnn": _hybrid(None),
+    "gnn": lambda store, corpus, vectors: GnnRetriever(store, corpus, vectors),
+    **{name: _hybrid(prop) for name, prop in GNN_ABLATIONS.items()},
     "dense-region": lambda store, corpus, vectors: DenseRetriever(store, corpus, vectors),
     "bm25-region": lambda store, corpus, vectors: BM25RegionRetriever(corpus),
     "fulltext-region": lambda store, corpus, vectors: FulltextRetriever(store, corpus),
@@ -31,7 +53,7 @@ _FACTORIES: dict[str, Factory] = {
 
 RETRIEVER_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 # What ``docgraph eval`` compares when no variants are named.
-EVAL_VARIANTS: tuple[str, ...] = ("bm25-page", "dense-region", "bm25-region", "hybrid")
+EVAL_VARIANTS: tuple[str, ...] = ("bm25-page", "dense-region", "bm25-region", "hybrid", "no-gnn", "gnn")
 
 
 def make_retriever(name: str, store: GraphStore, encoder: TextEncoder, corpus: Corpus | None = None) -> Retriever:
@@ -42,13 +64,18 @@ def make_retriever(name: str, store: GraphStore, encoder: TextEncoder, corpus: C
     return factory(store, corpus or Corpus(store), QueryVectors(encoder))
 
 
-def make_retrievers(names: list[str], store: GraphStore, encoder: TextEncoder) -> dict[str, Retriever]:
-    """Several retrievers sharing one corpus view and one query-vector cache."""
+def make_retrievers(
+    names: list[str], store: GraphStore, encoder: TextEncoder, gnn_props: Mapping[str, str] | None = None
+) -> dict[str, Retriever]:
+    """Several retrievers sharing one corpus view and one query-vector cache. ``gnn_props`` maps an
+    ablation variant to the property ``app.gnn.ensure_variant`` wrote its vectors to."""
     corpus, vectors = Corpus(store), QueryVectors(encoder)
     retrievers: dict[str, Retriever] = {}
     for name in names:
         factory = _FACTORIES.get(name)
         if factory is None:
             raise ConfigError(f"unknown retriever {name!r}; choose one of: {', '.join(RETRIEVER_NAMES)}")
+        if gnn_props and name in gnn_props:
+            factory = _hybrid(gnn_props[name])
         retrievers[name] = factory(store, corpus, vectors)
     return retrievers
