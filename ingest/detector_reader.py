@@ -32,7 +32,8 @@ from ingest.detector_tables import table_cells
 from ingest.furniture import PageLines, detect_furniture
 from ingest.layout_model import MODEL_KINDS, ModelBox
 from ingest.lines import TEXT_FLAGS, TextLine
-from ingest.native import DEFAULT_MAX_PAGES, _assemble, _outline, _title
+from ingest.native import DEFAULT_MAX_PAGES, read_document
+from ingest.native import assemble_pages as assemble_native
 from ingest.ocr import (
     DEFAULT_LANG,
     DEFAULT_OCR_DPI,
@@ -46,7 +47,7 @@ from ingest.ocr import (
     words_to_lines,
 )
 from ingest.pdf_api import Word
-from ingest.pdf_checks import check_page_damage, file_sha256, load_page_checked, open_checked
+from ingest.pdf_checks import check_page_damage, load_page_checked
 from ingest.scan import PageScan, scan_page
 from ingest.tables import FoundTable
 from ingest.text_layer import has_good_text_layer
@@ -160,25 +161,7 @@ class DetectorReader:
         return self._detector
 
     def read(self, path: Path, progress: ProgressCallback | None = None) -> DocumentLayout:
-        path = Path(path)
-        doc = open_checked(path, self.max_pages)
-        try:
-            scans = self._scan_all(doc, path.name, progress)
-            outline = _outline(doc)
-            metadata_title = (doc.metadata or {}).get("title", "") or ""
-        finally:
-            pdf_api.close(doc)
-        pages = assemble_pages(scans)
-        return DocumentLayout(
-            path=path,
-            file_name=path.name,
-            sha256=file_sha256(path),
-            title=_title(metadata_title, pages, path),
-            page_count=len(pages),
-            pages=pages,
-            outline=outline,
-            pages_without_text=[p.number for p in pages if not p.has_text_layer],
-        )
+        return read_document(Path(path), self.max_pages, self._scan_all, assemble_pages, progress)
 
     def _scan_all(self, doc: pymupdf.Document, name: str, progress: ProgressCallback | None) -> list[PageScan]:
         with tempfile.TemporaryDirectory(prefix="docgraph-ocr-") as tmp, ThreadPoolExecutor(self.ocr_workers) as pool:
@@ -209,8 +192,9 @@ class DetectorReader:
         if empty:
             pending.box_job = submit_boxes(page, empty, workdir, pool, self.ocr_dpi, self.ocr_lang)
         if not good and uncovered_ink(image, [b.bbox for b in boxes], page.rect.width / image.width):
-            pending.rest_job = submit_remainder(page, [b.bbox for b in boxes], workdir, pool, self.ocr_dpi,
-                                                self.ocr_lang)
+            pending.rest_job = submit_remainder(
+                page, [b.bbox for b in boxes], workdir, pool, self.ocr_dpi, self.ocr_lang
+            )
         return pending
 
     def detect(self, page: pymupdf.Page) -> tuple[Image.Image, list[Detection]]:
@@ -226,8 +210,13 @@ class DetectorReader:
         return image, detections
 
     def select_boxes(self, page: pymupdf.Page, detections: Sequence[Detection]) -> list[ModelBox]:
-        chosen = select(detections, [d.box for d in detections], [d.score for d in detections],
-                        (page.rect.width, page.rect.height), self.selection)
+        chosen = select(
+            detections,
+            [d.box for d in detections],
+            [d.score for d in detections],
+            (page.rect.width, page.rect.height),
+            self.selection,
+        )
         return [ModelBox(BBox(*d.box), kind_for_label(d.label)) for d in chosen]
 
 
@@ -253,7 +242,7 @@ def assemble_pages(scans: list[PageScan]) -> list[PageLayout]:
     """
     ocr_lines = [ln for s in scans for ln in s.lines if ln.font == OCR_FONT]
     if not ocr_lines:
-        return _assemble(scans)
+        return assemble_native(scans)
     text_lines = [ln for s in scans for ln in s.lines if ln.font != OCR_FONT]
     ocr_stats = font_stats(ocr_lines)
     text_stats = font_stats(text_lines) if text_lines else ocr_stats

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -43,25 +44,7 @@ class NativeReader:
         self.max_pages = max_pages
 
     def read(self, path: Path, progress: ProgressCallback | None = None) -> DocumentLayout:
-        path = Path(path)
-        doc = open_checked(path, self.max_pages)
-        try:
-            scans = self._scan(doc, path.name, progress)
-            outline = _outline(doc)
-            metadata_title = (doc.metadata or {}).get("title", "") or ""
-        finally:
-            pdf_api.close(doc)
-        pages = _assemble(scans)
-        return DocumentLayout(
-            path=path,
-            file_name=path.name,
-            sha256=file_sha256(path),
-            title=_title(metadata_title, pages, path),
-            page_count=len(pages),
-            pages=pages,
-            outline=outline,
-            pages_without_text=[p.number for p in pages if not p.has_text_layer],
-        )
+        return read_document(Path(path), self.max_pages, self._scan, assemble_pages, progress)
 
     def _scan(self, doc: pymupdf.Document, name: str, progress: ProgressCallback | None) -> list[PageScan]:
         scans = []
@@ -75,7 +58,38 @@ class NativeReader:
         return scans
 
 
-def _assemble(scans: list[PageScan]) -> list[PageLayout]:
+ScanPages = Callable[[pymupdf.Document, str, "ProgressCallback | None"], list[PageScan]]
+
+
+def read_document(
+    path: Path,
+    max_pages: int,
+    scan: ScanPages,
+    assemble: Callable[[list[PageScan]], list[PageLayout]],
+    progress: ProgressCallback | None = None,
+) -> DocumentLayout:
+    """The frame every PDF reader shares: open and check, scan the pages, assemble, describe the file."""
+    doc = open_checked(path, max_pages)
+    try:
+        scans = scan(doc, path.name, progress)
+        outline = _outline(doc)
+        metadata_title = (doc.metadata or {}).get("title", "") or ""
+    finally:
+        pdf_api.close(doc)
+    pages = assemble(scans)
+    return DocumentLayout(
+        path=path,
+        file_name=path.name,
+        sha256=file_sha256(path),
+        title=_title(metadata_title, pages, path),
+        page_count=len(pages),
+        pages=pages,
+        outline=outline,
+        pages_without_text=[p.number for p in pages if not p.has_text_layer],
+    )
+
+
+def assemble_pages(scans: list[PageScan]) -> list[PageLayout]:
     stats = font_stats(line for scan in scans for line in scan.lines)
     marks = detect_furniture([PageLines(s.height, s.lines) for s in scans], stats.body_size)
     first_text_page = next((s.number for s in scans if s.has_text_layer), 0)
