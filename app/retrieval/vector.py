@@ -18,7 +18,7 @@ from app import cypher
 from app.retrieval.base import ScoredRegion
 from app.retrieval.corpus import FURNITURE, Corpus, RegionInfo
 from app.retrieval.hits import QueryVectors, RegionPageRanking, hit_from
-from app.stores.base import GraphStore
+from app.stores.base import GraphStore, Row
 
 # Asked of the index beyond ``n``: page headers and footers found among the hits are dropped.
 OVERFETCH = 1.25
@@ -29,6 +29,7 @@ Ranked = list[tuple[RegionInfo, float]]
 
 class DenseRetriever(RegionPageRanking):
     name = "dense-region"
+    signal = "dense"  # the name of this retriever's score among a hit's signals
 
     def __init__(self, store: GraphStore, corpus: Corpus, vectors: QueryVectors) -> None:
         self.store = store
@@ -45,47 +46,50 @@ class DenseRetriever(RegionPageRanking):
         """``rescore=False`` keeps the index's scores (for a caller that re-scores candidates itself)."""
         self.corpus.documents(doc_id)  # make sure hits resolve to pages and sections
         wanted = max(MIN_CANDIDATES, round(n * OVERFETCH))
-        params: dict[str, object] = {"k": wanted, "vector": _as_list(query_vector)}
-        if doc_id is None:
-            rows = self.store.read(cypher.load("retrieval_dense_top_k", self.store.dialect), params)
-        else:
-            params["doc_id"] = doc_id
-            rows = self.store.read(cypher.load("retrieval_dense_top_k_in_document", self.store.dialect), params)
+        rows = self.index_rows(query_vector, wanted, doc_id)
         candidates = [self.corpus.region(str(row["region_id"])) for row in rows]
         ids = [c.region_id for c in candidates if c is not None and c.kind not in FURNITURE]
-        scores = self.exact_cosines(query_vector, ids) if doc_id is None and rescore else _scores(rows)
+        scores = self.exact_cosines(query_vector, ids) if doc_id is None and rescore else scores_by_region(rows)
         ranked = [(info, scores[info.region_id]) for info in candidates if info and info.region_id in scores]
         ranked = [(info, score) for info, score in ranked if info.kind not in FURNITURE]
         ranked.sort(key=lambda pair: -pair[1])
         return ranked[:n]
 
+    def index_rows(self, query_vector: NDArray[np.float32], k: int, doc_id: str | None) -> list[Row]:
+        """``region_id``/``score`` rows of the nearest regions: the vector index, or a scan of one document."""
+        params: dict[str, object] = {"k": k, "vector": as_list(query_vector)}
+        if doc_id is None:
+            return self.store.read(cypher.load("retrieval_dense_top_k", self.store.dialect), params)
+        params["doc_id"] = doc_id
+        return self.store.read(cypher.load("retrieval_dense_top_k_in_document", self.store.dialect), params)
+
     def exact_cosines(self, query_vector: NDArray[np.float32], ids: list[str]) -> dict[str, float]:
         """Cosine of the query with each region's stored embedding (regions without one are left out)."""
         if not ids:
             return {}
-        params = {"ids": ids, "vector": _as_list(query_vector)}
+        params = {"ids": ids, "vector": as_list(query_vector)}
         rows = self.store.read(cypher.load("retrieval_region_cosines", self.store.dialect), params)
-        return _scores(rows)
+        return scores_by_region(rows)
 
     def candidates(
         self, query_vector: NDArray[np.float32], k: int, extra_ids: list[str], doc_id: str | None = None
     ) -> dict[str, float]:
         """Region id -> exact cosine for the ``k`` nearest regions and ``extra_ids``, in one query."""
-        params: dict[str, object] = {"k": k, "ids": extra_ids, "vector": _as_list(query_vector)}
+        params: dict[str, object] = {"k": k, "ids": extra_ids, "vector": as_list(query_vector)}
         name = "retrieval_dense_candidates"
         if doc_id is not None:
             params["doc_id"] = doc_id
             name = "retrieval_dense_candidates_in_document"
         rows = self.store.read(cypher.load(name, self.store.dialect), params)
-        return _scores(rows)
+        return scores_by_region(rows)
 
     def retrieve(self, query: str, k: int = 10, doc_id: str | None = None) -> list[ScoredRegion]:
-        return [hit_from(info, score, {"dense": score}) for info, score in self.ranked(query, k, doc_id)]
+        return [hit_from(info, score, {self.signal: score}) for info, score in self.ranked(query, k, doc_id)]
 
 
-def _as_list(vector: NDArray[np.float32]) -> list[float]:
+def as_list(vector: NDArray[np.float32]) -> list[float]:
     return [float(x) for x in vector]
 
 
-def _scores(rows: list[dict[str, object]]) -> dict[str, float]:
+def scores_by_region(rows: list[dict[str, object]]) -> dict[str, float]:
     return {str(row["region_id"]): float(row["score"]) for row in rows if row["score"] is not None}  # type: ignore[arg-type]
