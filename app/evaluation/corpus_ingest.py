@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,17 +12,10 @@ from app.exceptions import IngestError
 from app.pipeline import EmbedStage, IngestPipeline, IngestReport, build_ingest_pipeline
 from app.stores.base import GraphStore
 from ingest.ids import doc_id_for
+from ingest.pdf_checks import file_sha256
 from models.encoders import TextEncoder
 
 ProgressFn = Callable[[str, int, int], None]  # (what, done, total)
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def stored_versions(store: GraphStore) -> dict[str, str]:

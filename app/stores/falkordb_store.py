@@ -30,7 +30,7 @@ from app.schema import DEFAULT_VECTOR_DIMENSION, FULLTEXT_PROPERTY, load_ddl, lo
 from app.stores.base import Dialect, GraphCounts, Row, ScoredNode, WriteResult
 from app.stores.falkordb_write import DocumentWriter, encode_query
 from app.stores.records import DEFAULT_CHUNK_ROWS
-from app.stores.results import IndexInfo, fulltext_terms, plain_value, scored_nodes
+from app.stores.results import IndexInfo, fulltext_terms, graph_counts, plain_value, scored_nodes
 from app.stores.url import StoreURL
 from ingest.types import GraphBatch
 
@@ -215,16 +215,7 @@ class FalkorDBStore:
     # ---- housekeeping ----------------------------------------------------------------------
 
     def counts(self) -> GraphCounts:
-        labels = self._tally("count_labels")
-        types = self._tally("count_relationship_types")
-        keys = self._tally("count_node_property_keys")
-        for key, count in self._tally("count_relationship_property_keys").items():
-            keys[key] = keys.get(key, 0) + count
-        return GraphCounts(labels=labels, relationship_types=types, property_keys=keys)
-
-    def _tally(self, name: str) -> dict[str, int]:
-        rows = self.read(load(name, DIALECT))
-        return {str(row[_first_column(row)]): int(row["count"]) for row in rows}
+        return graph_counts(self.read, DIALECT)
 
     def delete_graph(self) -> None:
         """Drop the whole graph (all documents, indexes and constraints)."""
@@ -243,10 +234,6 @@ class FalkorDBStore:
 def _rows(result: QueryResult) -> list[Row]:
     columns = [str(column[1]) for column in result.header]
     return [dict(zip(columns, (plain_value(value) for value in row), strict=True)) for row in result.result_set]
-
-
-def _first_column(row: Row) -> str:
-    return next(key for key in row if key != "count")
 
 
 def _one_line(error: Exception) -> str:

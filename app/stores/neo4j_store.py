@@ -29,7 +29,7 @@ from app.exceptions import (
 from app.schema import DEFAULT_VECTOR_DIMENSION, FULLTEXT_PROPERTY, load_ddl
 from app.stores.base import Dialect, GraphCounts, Row, ScoredNode, WriteResult
 from app.stores.records import DOCUMENT_LABELS, edge_groups, node_groups, render_edges, render_nodes
-from app.stores.results import IndexInfo, fulltext_terms, plain_value, scored_nodes
+from app.stores.results import IndexInfo, fulltext_terms, graph_counts, plain_value, scored_nodes
 from app.stores.url import StoreURL
 from ingest.types import GraphBatch
 
@@ -223,16 +223,7 @@ class Neo4jStore:
     # ---- housekeeping ----------------------------------------------------------------------
 
     def counts(self) -> GraphCounts:
-        labels = self._tally("count_labels")
-        types = self._tally("count_relationship_types")
-        keys = self._tally("count_node_property_keys")
-        for key, count in self._tally("count_relationship_property_keys").items():
-            keys[key] = keys.get(key, 0) + count
-        return GraphCounts(labels=labels, relationship_types=types, property_keys=keys)
-
-    def _tally(self, name: str) -> dict[str, int]:
-        rows = self.read(load(name, DIALECT))
-        return {str(next(v for k, v in row.items() if k != "count")): int(row["count"]) for row in rows}
+        return graph_counts(self.read, DIALECT)
 
     def close(self) -> None:
         self._driver.close()

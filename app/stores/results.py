@@ -8,7 +8,7 @@ ISO-8601 strings and vectors lists of floats, so callers (``--json``) can serial
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from typing import Any
@@ -18,8 +18,9 @@ import neo4j.graph
 import neo4j.spatial
 import neo4j.time
 
+from app.cypher import load
 from app.schema import VECTOR_PROPERTIES
-from app.stores.base import ID_PROPERTY, Row, ScoredNode
+from app.stores.base import ID_PROPERTY, GraphCounts, Row, ScoredNode
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,3 +111,18 @@ def fulltext_terms(text: str) -> list[str]:
     indexes store.
     """
     return list(dict.fromkeys(word.lower() for word in _WORD.findall(text)))
+
+
+def graph_counts(read: Callable[[str], list[Row]], dialect: str) -> GraphCounts:
+    """Label, relationship-type and property-key counts, from the shared ``count_*`` queries."""
+
+    def tally(name: str) -> dict[str, int]:
+        rows = read(load(name, dialect))
+        return {str(next(v for k, v in row.items() if k != "count")): int(row["count"]) for row in rows}
+
+    keys = tally("count_node_property_keys")
+    for key, count in tally("count_relationship_property_keys").items():
+        keys[key] = keys.get(key, 0) + count
+    return GraphCounts(
+        labels=tally("count_labels"), relationship_types=tally("count_relationship_types"), property_keys=keys
+    )
