@@ -133,6 +133,8 @@ def load_encoder(name_or_path: str = DEFAULT_MODEL) -> TextEncoder:
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    _quiet_transformers()  # its weight-loading bar would interleave with docgraph's own progress
     location = resolve_model_path(name_or_path)
     try:
         from sentence_transformers import SentenceTransformer
@@ -145,3 +147,11 @@ def load_encoder(name_or_path: str = DEFAULT_MODEL) -> TextEncoder:
         ) from exc
     model.eval()
     return SentenceTransformerEncoder(name_or_path, model)
+
+
+def _quiet_transformers() -> None:
+    from transformers.utils import logging as untyped_logging
+
+    transformers_logging: Any = untyped_logging
+    transformers_logging.disable_progress_bar()
+    transformers_logging.set_verbosity_error()
