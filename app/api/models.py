@@ -20,7 +20,18 @@ from typing import Annotated, Any, Literal, TypeVar, get_args
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, model_validator
 
 # The retriever variants of app.retrieval.registry, spelled out so the OpenAPI schema lists them.
-Variant = Literal["hybrid", "dense-region", "bm25-region", "fulltext-region", "bm25-page", "section"]
+Variant = Literal[
+    "hybrid",
+    "no-gnn",
+    "gnn",
+    "no-cross-page",
+    "no-sim",
+    "dense-region",
+    "bm25-region",
+    "fulltext-region",
+    "bm25-page",
+    "section",
+]
 RETRIEVER_VARIANTS: tuple[str, ...] = get_args(Variant)
 MAX_K = 50
 MAX_TEXT = 4000  # longest question or query accepted
