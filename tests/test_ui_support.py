@@ -18,7 +18,7 @@ from app.llm.citations import Citation
 from app.stores.base import GraphStore
 from app.stores.factory import open_store
 from app.ui_support.answers import numbered_answer, page_highlights, route_summary
-from app.ui_support.evidence import RegionNotFoundError, region_evidence
+from app.ui_support.evidence import MAX_SIMILAR_SHOWN, RegionNotFoundError, region_evidence
 from app.ui_support.examples import ANALYST_DIR, load_examples
 from app.ui_support.graph_view import graph_from_rows, neighbourhood_view, section_outline, section_tree_view
 from app.ui_support.health import store_health, unavailable_health
@@ -67,6 +67,15 @@ def test_evidence_has_section_path_and_typed_neighbours(sample: tuple[GraphStore
 
     with pytest.raises(RegionNotFoundError):
         region_evidence(store, "no-such-region")
+
+
+def test_evidence_lists_a_few_similar_regions_once_each(sample: tuple[GraphStore, Settings]) -> None:
+    store, _ = sample
+    evidence = region_evidence(store, region_with(store, "red panda Mei"))
+    similar_edges = [n for n in evidence.neighbours if n.type == "IS_SIMILAR"]
+    assert len({n.key for n in similar_edges}) > MAX_SIMILAR_SHOWN  # the kNN graph has more, both ways
+    shown = [n.key for n in evidence.evidence_neighbours() if n.relation == "similar"]
+    assert len(shown) == MAX_SIMILAR_SHOWN == len(set(shown))
 
 
 def test_neighbourhood_and_section_tree_views(sample: tuple[GraphStore, Settings]) -> None:

@@ -27,6 +27,7 @@ _RELATIONS: dict[tuple[str, bool], str] = {
     ("IS_UNDER", True): "in",
     ("ON_PAGE", True): "on page",
 }
+MAX_SIMILAR_SHOWN = 3  # IS_SIMILAR is top-10 per region: the panel names a few, the graph view shows all
 # What the evidence panel lists, in this order; reading order and similarity come last.
 EVIDENCE_RELATIONS: tuple[str, ...] = (
     "caption",
@@ -91,8 +92,23 @@ class RegionEvidence:
     def evidence_neighbours(self) -> list[Neighbour]:
         """Caption, references, continuation, reading order and similar regions, in that order."""
         rank = {relation: i for i, relation in enumerate(EVIDENCE_RELATIONS)}
-        shown = [n for n in self.neighbours if n.relation in rank]
-        return sorted(shown, key=lambda n: (rank[n.relation], n.page or 0, n.key))
+        shown = sorted(
+            (n for n in self.neighbours if n.relation in rank), key=lambda n: (rank[n.relation], n.page or 0, n.key)
+        )
+        # kNN edges run both ways between two similar regions: list each neighbour once, and only a few.
+        seen: set[tuple[str, str]] = set()
+        kept: list[Neighbour] = []
+        similar = 0
+        for neighbour in shown:
+            if (neighbour.relation, neighbour.key) in seen:
+                continue
+            seen.add((neighbour.relation, neighbour.key))
+            if neighbour.relation == "similar":
+                similar += 1
+                if similar > MAX_SIMILAR_SHOWN:
+                    continue
+            kept.append(neighbour)
+        return kept
 
 
 def region_evidence(store: GraphStore, region_id: str) -> RegionEvidence:
