@@ -155,3 +155,16 @@ def test_subprocess_error_exit_code_without_traceback(cli_env: dict[str, str]) -
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert done.stderr.startswith("error:")
+
+
+def test_reading_commands_write_no_schema(cli_env: dict[str, str]) -> None:
+    """Reads must work with a read-only account: they create no index or constraint."""
+    for args in (("stats", "--json"), ("documents", "--json"), ("cypher", "RETURN 1", "--json")):
+        code, _, err = run(*args)
+        assert code == 0, err
+    code, out, _ = run("cypher", "CALL db.indexes() YIELD label RETURN count(label) AS n", "--json")
+    assert json.loads(out) == [{"n": 0}]
+    code, _, err = run("ingest", str(SAMPLE), "--no-embed")
+    assert code == 0, err
+    code, out, _ = run("cypher", "CALL db.indexes() YIELD label RETURN count(label) AS n", "--json")
+    assert json.loads(out)[0]["n"] > 0

@@ -40,8 +40,12 @@ def settings_for(store: str | None) -> Settings:
 
 
 @contextmanager
-def opened_store(store: str | None, schema: bool = True) -> Iterator[tuple[GraphStore, Settings]]:
-    """Open the configured store (applying the schema once), and close it afterwards."""
+def opened_store(store: str | None, schema: bool = False) -> Iterator[tuple[GraphStore, Settings]]:
+    """Open the configured store, and close it afterwards.
+
+    ``schema``: apply constraints and indexes first, for commands that write. Reading commands leave
+    it out, so they work with a read-only database account.
+    """
     from app.stores.factory import open_store
 
     settings = settings_for(store)

@@ -28,7 +28,7 @@ def eval_store(store: str | None) -> Iterator[tuple[GraphStore, Settings]]:
     if store:
         from app.cli.common import opened_store
 
-        with opened_store(store) as opened:
+        with opened_store(store, schema=True) as opened:
             yield opened
         return
     from app.stores.temporary import temporary_local_store

@@ -45,7 +45,7 @@ def ingest_command(
     if not files:
         raise typer.BadParameter("no PDF found in the given paths")
     reports: list[IngestReport] = []
-    with opened_store(store) as (graph_store, settings):
+    with opened_store(store, schema=True) as (graph_store, settings):
         if describe and not vision_configured(settings):
             raise ConfigError("--describe needs a vision model: set DOCGRAPH_VLM_MODEL and the LLM endpoint")
         chosen = make_reader(reader or settings.reader, settings)

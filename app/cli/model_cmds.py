@@ -85,7 +85,7 @@ def reembed_command(
     from app.documents import find_document
     from app.gnn import ensure_variant, reembed
 
-    with opened_store(store) as (graph_store, settings):
+    with opened_store(store, schema=True) as (graph_store, settings):
         doc_id = str(find_document(graph_store, doc)["doc_id"]) if doc else None
         if variant:
             prop = ensure_variant(graph_store, settings, variant, doc_id=doc_id)

@@ -30,7 +30,7 @@ def ask_command(
     from app.retrieval.registry import make_retriever
     from models.encoders import load_encoder
 
-    with opened_store(store) as (graph_store, settings):
+    with opened_store(store, schema=True) as (graph_store, settings):
         doc_id = str(find_document(graph_store, doc)["doc_id"]) if doc else None
         status = llm_status(settings)
         if status and not json_out:
@@ -116,7 +116,7 @@ def describe_command(
     from app.documents import list_documents
     from app.llm.service import describe_document
 
-    with opened_store(store) as (graph_store, settings):
+    with opened_store(store, schema=True) as (graph_store, settings):
         targets = [doc] if doc else [str(row["doc_id"]) for row in list_documents(graph_store)]
         reports = [describe_document(graph_store, settings, target, redo=redo) for target in targets]
     if json_out:

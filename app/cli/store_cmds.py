@@ -32,7 +32,7 @@ def cypher_command(
 ) -> None:
     """Run a Cypher query: read-only (enforced by the database) unless --write."""
     params = parse_params(param or [])
-    with opened_store(store) as (graph_store, _):
+    with opened_store(store, schema=write) as (graph_store, _):
         rows = graph_store.write(query, params) if write else graph_store.read(query, params)
     if json_out:
         print_json(rows)
