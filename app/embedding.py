@@ -2,9 +2,10 @@
 
 A region is embedded the way a reader meets it: under its section, as a table or a figure, next to
 its caption. The text handed to the encoder is therefore a short context line (section path, kind,
-caption or captioned text) followed by the region's own text, capped well under MiniLM's 256-token
-window. Sections are embedded by their title. Vectors are cached by a hash of the encoder
-name and the exact text, in memory and, when given a folder, on disk.
+caption or captioned text) followed by the region's own text. A region too long for MiniLM's
+256-token window is embedded passage by passage under the same context line (``app.passages``), and
+its vector is the normalised mean of theirs. Sections are embedded by their title. Vectors are
+cached by a hash of the encoder name and the exact text, in memory and, when given a folder, on disk.
 """
 
 from __future__ import annotations
@@ -18,11 +19,15 @@ from pathlib import Path
 
 import numpy as np
 
+from app.passages import split_passages
 from ingest.types import GraphBatch, NodeRecord
 from models.encoders import TextEncoder, Vectors
 
 EMBEDDING_PROPERTY = "embedding"
-MAX_TEXT_CHARS = 900  # ~200 word pieces: the rest would be cut by the encoder anyway
+# A long region's passage vectors, concatenated (passages x dimension floats): dense retrieval
+# scores the region by its best passage as well as by the mean in ``embedding``.
+PASSAGES_PROPERTY = "passage_embeddings"
+MAX_TEXT_CHARS = 1000  # context line + one passage (app.passages): ~230 word pieces of prose
 MAX_CONTEXT_CHARS = 160
 MAX_PARTNER_CHARS = 200
 SECTION_PATH_DEPTH = 1  # the nearest title says where a region is; two measured no better, ~10% more tokens
@@ -87,21 +92,25 @@ def shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def region_embedding_text(node: NodeRecord, ctx: BatchContext) -> str:
-    """Context line + own text: "Section A > Section B. Table: <caption>. <cells...>"."""
+def region_embedding_texts(node: NodeRecord, ctx: BatchContext) -> list[str]:
+    """Context line + own text: "Section A > Section B. Table: <caption>. <cells...>"; a region too
+    long for the encoder gives one such text per passage (``app.passages``), all under the same
+    context line."""
     kind = str(node.props.get("kind", ""))
     parts: list[str] = []
     path = ctx.section_path(node.key, SECTION_PATH_DEPTH)
-    own = " ".join(str(node.props.get("text") or "").split())
-    if path and not (kind in ("section_header", "title") and own and own in path[-1]):
+    own = str(node.props.get("text") or "").strip()
+    flat = " ".join(own.split())
+    if path and not (kind in ("section_header", "title") and flat and flat in path[-1]):
         parts.append(shorten(" > ".join(path), MAX_CONTEXT_CHARS) + ".")
     if kind in _NAMED_KINDS:
         parts.append(_NAMED_KINDS[kind] + ":")
     partner = _partner_text(node, kind, ctx)
     if partner:
         parts.append(shorten(partner, MAX_PARTNER_CHARS) + ".")
-    parts.append(own)
-    return shorten(" ".join(p for p in parts if p), MAX_TEXT_CHARS)
+    prefix = " ".join(parts)
+    passages = split_passages(own, kind) or [""]
+    return [shorten(" ".join(p for p in (prefix, passage) if p), MAX_TEXT_CHARS) for passage in passages]
 
 
 def _partner_text(node: NodeRecord, kind: str, ctx: BatchContext) -> str:
@@ -120,15 +129,16 @@ def section_embedding_text(node: NodeRecord, ctx: BatchContext) -> str:
     return shorten(" > ".join([*parents, title]), MAX_CONTEXT_CHARS)
 
 
-def embedding_texts(batch: GraphBatch) -> dict[tuple[str, str], str]:
-    """(label, key) -> the text to embed, for every Region and Section node of the batch."""
+def embedding_texts(batch: GraphBatch) -> dict[tuple[str, str], list[str]]:
+    """(label, key) -> the texts to embed (one, or one per passage of a long region), for every
+    Region and Section node of the batch."""
     ctx = BatchContext(batch)
-    texts: dict[tuple[str, str], str] = {}
+    texts: dict[tuple[str, str], list[str]] = {}
     for node in batch.nodes:
         if node.label == "Region":
-            texts[(node.label, node.key)] = region_embedding_text(node, ctx)
+            texts[(node.label, node.key)] = region_embedding_texts(node, ctx)
         elif node.label == "Section":
-            texts[(node.label, node.key)] = section_embedding_text(node, ctx)
+            texts[(node.label, node.key)] = [section_embedding_text(node, ctx)]
     return texts
 
 
@@ -233,7 +243,8 @@ def encode_cached(
 
 
 def embed_batch(batch: GraphBatch, encoder: TextEncoder, cache_dir: Path | None = None) -> None:
-    """Set ``props["embedding"]`` (a list of floats) on every Region and Section node, in place.
+    """Set ``props["embedding"]`` (a list of floats) on every Region and Section node, in place,
+    and ``props["passage_embeddings"]`` on regions embedded as several passages.
 
     ``cache_dir`` (e.g. ``settings.home / "cache"``) adds a disk cache, so re-ingesting a changed
     file only encodes the regions whose text changed.
@@ -243,7 +254,24 @@ def embed_batch(batch: GraphBatch, encoder: TextEncoder, cache_dir: Path | None 
         return
     disk = DiskCache(cache_dir) if cache_dir is not None else None
     keys = list(texts)
-    vectors = encode_cached([texts[k] for k in keys], encoder, disk)
+    flat = [text for key in keys for text in texts[key]]
+    vectors = encode_cached(flat, encoder, disk)
     nodes = {(n.label, n.key): n for n in batch.nodes}
-    for row, key in enumerate(keys):
-        nodes[key].props[EMBEDDING_PROPERTY] = vectors[row].tolist()
+    start = 0
+    for key in keys:
+        rows = vectors[start : start + len(texts[key])]
+        start += len(rows)
+        nodes[key].props[EMBEDDING_PROPERTY] = _mean_direction(rows).tolist()
+        if len(rows) > 1:
+            nodes[key].props[PASSAGES_PROPERTY] = [round(float(x), 5) for x in rows.ravel()]
+
+
+def _mean_direction(rows: Vectors) -> Vectors:
+    """One passage: its vector. Several: their normalised mean, which stays close to each
+    passage's own topic while a truncated text would have lost all but the first."""
+    first: Vectors = rows[0]
+    if len(rows) == 1:
+        return first
+    mean: Vectors = rows.mean(axis=0).astype(np.float32)
+    norm = float(np.linalg.norm(mean))
+    return mean / np.float32(norm) if norm > 0 else first

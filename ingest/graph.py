@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import PurePath
 
+from ingest.citations import citation_edges
 from ingest.edges import (
     caption_edges,
     link_captions,
@@ -40,6 +41,7 @@ def build_graph(layout: DocumentLayout, ingested_at: str | None = None) -> Graph
     captions = link_captions(placed, {page.number: page.height for page in layout.pages})
     targets = build_target_index(placed, tree, captions, layout.pages, ids)
     references = reference_edges(placed, targets, ids, captions)
+    citations = citation_edges(placed, tree)
     untexted = _pages_without_text(layout)
 
     batch = GraphBatch(doc_id=doc_id, sha256=layout.sha256.lower())
@@ -54,6 +56,7 @@ def build_graph(layout: DocumentLayout, ingested_at: str | None = None) -> Graph
     batch.edges += section_edges(doc_id, ids, tree, placed)
     batch.edges += caption_edges(captions)
     batch.edges += references.edges
+    batch.edges += citations.edges
 
     batch.stats = {
         "pages": len(layout.pages),
@@ -64,6 +67,8 @@ def build_graph(layout: DocumentLayout, ingested_at: str | None = None) -> Graph
         "captions_linked": len(captions),
         "resolved_refs": references.resolved,
         "unresolved_refs": references.unresolved,
+        "resolved_citations": citations.resolved,
+        "unresolved_citations": citations.unresolved,
     }
     return batch
 

@@ -9,6 +9,7 @@ import pytest
 
 from app.embedding import (
     EMBEDDING_PROPERTY,
+    MAX_TEXT_CHARS,
     DiskCache,
     MemoryCache,
     embed_batch,
@@ -87,13 +88,35 @@ def _layout() -> DocumentLayout:
 
 def test_embedding_texts_carry_section_kind_and_caption_context() -> None:
     batch = build_graph(_layout(), ingested_at="2024-01-01T00:00:00+00:00")
-    texts = {key: text for (label, key), text in embedding_texts(batch).items() if label == "Region"}
+    texts = {key: texts[0] for (label, key), texts in embedding_texts(batch).items() if label == "Region"}
     by_kind = {node.props["kind"]: texts[node.key] for node in batch.nodes if node.label == "Region"}
     assert by_kind["paragraph"].startswith("2 Drawing images.")
     assert "The mask argument" in by_kind["paragraph"]
     assert by_kind["table"].startswith("2 Drawing images. Table: Table 1: Fit types of bookmarkPage.")
     assert "FitV" in by_kind["caption"] and by_kind["caption"].startswith("2 Drawing images. Caption:")
-    assert all(len(text) <= 900 for text in texts.values())
+    assert all(len(text) <= MAX_TEXT_CHARS for text in texts.values())
+
+
+def test_a_long_region_is_embedded_passage_by_passage_under_its_context(encoder: TextEncoder) -> None:
+    layout = _layout()
+    facts = [f"Option number {n} sets the {word} of the bookmark view." for n, word in enumerate(WORDS)]
+    long_paragraph = Region("paragraph", BBox(72, 400, 540, 700), " ".join(facts), 3)
+    layout.pages[0].regions.insert(3, long_paragraph)
+    batch = build_graph(layout, ingested_at="2024-01-01T00:00:00+00:00")
+    node = next(n for n in batch.nodes if n.props.get("text") == long_paragraph.text)
+    passages = embedding_texts(batch)[("Region", node.key)]
+    assert len(passages) >= 3
+    assert all(text.startswith("2 Drawing images.") and len(text) <= MAX_TEXT_CHARS for text in passages)
+    assert "Option number 0 " in passages[0] and facts[-1] in passages[-1]  # the end is not lost
+    embed_batch(batch, encoder)
+    vector = np.asarray(node.props[EMBEDDING_PROPERTY])
+    last_fact = encoder.encode([facts[-1]])[0]
+    first_only = encoder.encode([passages[0]])[0]
+    assert np.linalg.norm(vector) == pytest.approx(1.0, abs=1e-5)
+    assert float(vector @ last_fact) > float(first_only @ last_fact)  # the tail now counts
+
+
+WORDS = ["zoom", "width", "height", "colour", "border", "margin", "title", "origin", "scale", "rotation"] * 3
 
 
 def test_embed_batch_sets_a_vector_on_every_region_and_section(encoder: TextEncoder, tmp_path: Path) -> None:

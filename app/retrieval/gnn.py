@@ -51,6 +51,10 @@ class GnnRetriever(DenseRetriever):
         params["doc_id"] = doc_id
         return self.store.read(cypher.render("gnn_top_k_in_document", self.store.dialect, property=self.prop), params)
 
+    def with_best_passages(self, query_vector: NDArray[np.float32], scores: dict[str, float]) -> dict[str, float]:
+        """Unchanged: a GNN embedding is one vector per region, passages have none of their own."""
+        return scores
+
     def exact_cosines(self, query_vector: NDArray[np.float32], ids: list[str]) -> dict[str, float]:
         """Cosine of the query with each region's GNN embedding (regions without one are left out)."""
         if not ids:

@@ -34,7 +34,7 @@ from app.retrieval.corpus import FURNITURE, Corpus, DocumentIndex, RegionInfo
 from app.retrieval.expansion import expand
 from app.retrieval.gnn import GnnRetriever
 from app.retrieval.hits import REGIONS_FOR_PAGES, QueryVectors, hit_from
-from app.retrieval.pages import rank_pages
+from app.retrieval.pages import carried_pages, rank_pages
 from app.retrieval.sections import region_section_scores, section_scores
 from app.retrieval.vector import MIN_CANDIDATES, OVERFETCH, DenseRetriever
 from app.stores.base import GraphStore
@@ -58,6 +58,9 @@ class HybridWeights:
     depth: int = 50  # candidates taken from each region-level signal
     pages: int = 10  # pages taken from the page-level signal
     page_bonus: float = 0.0  # see app.retrieval.pages.SUM_BONUS
+    carry: float = 0.0  # next-page carry of a page-closing hit (app.retrieval.pages.carried_pages)
+    carry_tail: int = 2  # a hit among its page's last this many body regions closes the page
+    carry_top: int = 10  # only the best this many hits carry
 
     def of(self, signal: str) -> float:
         return float(getattr(self, signal))
@@ -165,7 +168,11 @@ class HybridRetriever:
         return hits
 
     def rank_pages(self, query: str, k: int = 5, doc_id: str | None = None) -> list[PageHit]:
-        return rank_pages(self.scored(query, REGIONS_FOR_PAGES, doc_id), k, self.weights.page_bonus)
+        w = self.weights
+        hits = self.scored(query, REGIONS_FOR_PAGES, doc_id)
+        documents = {d.doc_id: d for d in self.corpus.documents(doc_id)} if w.carry else {}
+        carried = carried_pages(hits, documents, w.carry, w.carry_tail, w.carry_top)
+        return rank_pages(hits, k, w.page_bonus, carried)
 
 
 def fuse(candidates: list[Candidate], weights: HybridWeights) -> list[ScoredRegion]:

@@ -7,6 +7,10 @@ against their stored embeddings, in the database. Only ids and scores travel: th
 module's own (``cypher/<dialect>/retrieval_dense_*.cypher``) rather than
 ``GraphStore.vector_top_k``, whose hits carry every node property, the 384-float embedding
 included, which costs ~3 ms a hit to decode on FalkorDB.
+
+A long region's ``embedding`` is the mean of its passages' vectors (``app.embedding``), which
+dilutes a passage that alone answers; such regions also store their passage vectors, and a
+candidate scores the better of its mean cosine and its best passage's cosine.
 """
 
 from __future__ import annotations
@@ -49,7 +53,12 @@ class DenseRetriever(RegionPageRanking):
         rows = self.index_rows(query_vector, wanted, doc_id)
         candidates = [self.corpus.region(str(row["region_id"])) for row in rows]
         ids = [c.region_id for c in candidates if c is not None and c.kind not in FURNITURE]
-        scores = self.exact_cosines(query_vector, ids) if doc_id is None and rescore else scores_by_region(rows)
+        if not rescore:
+            scores = scores_by_region(rows)
+        elif doc_id is None:
+            scores = self.exact_cosines(query_vector, ids)
+        else:  # the document scan's cosines are exact already
+            scores = self.with_best_passages(query_vector, scores_by_region(rows))
         ranked = [(info, scores[info.region_id]) for info in candidates if info and info.region_id in scores]
         ranked = [(info, score) for info, score in ranked if info.kind not in FURNITURE]
         ranked.sort(key=lambda pair: -pair[1])
@@ -69,7 +78,7 @@ class DenseRetriever(RegionPageRanking):
             return {}
         params = {"ids": ids, "vector": as_list(query_vector)}
         rows = self.store.read(cypher.load("retrieval_region_cosines", self.store.dialect), params)
-        return scores_by_region(rows)
+        return self.with_best_passages(query_vector, scores_by_region(rows))
 
     def candidates(
         self, query_vector: NDArray[np.float32], k: int, extra_ids: list[str], doc_id: str | None = None
@@ -81,7 +90,18 @@ class DenseRetriever(RegionPageRanking):
             params["doc_id"] = doc_id
             name = "retrieval_dense_candidates_in_document"
         rows = self.store.read(cypher.load(name, self.store.dialect), params)
-        return scores_by_region(rows)
+        return self.with_best_passages(query_vector, scores_by_region(rows))
+
+    def with_best_passages(self, query_vector: NDArray[np.float32], scores: dict[str, float]) -> dict[str, float]:
+        """``scores`` raised to the best passage's cosine for regions embedded passage by passage."""
+        if not scores:
+            return scores
+        params = {"ids": list(scores)}
+        for row in self.store.read(cypher.load("retrieval_passage_vectors", self.store.dialect), params):
+            passages = np.asarray(row["vectors"], dtype=np.float32).reshape(-1, len(query_vector))
+            region_id = str(row["region_id"])
+            scores[region_id] = max(scores[region_id], float((passages @ query_vector).max()))
+        return scores
 
     def retrieve(self, query: str, k: int = 10, doc_id: str | None = None) -> list[ScoredRegion]:
         return [hit_from(info, score, {self.signal: score}) for info, score in self.ranked(query, k, doc_id)]
