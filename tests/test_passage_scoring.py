@@ -8,9 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from app.config import Settings
 from app.embedding import EMBEDDING_PROPERTY, PASSAGES_PROPERTY, embed_batch
+from app.gnn import apply_gnn, gnn_for
 from app.retrieval.corpus import Corpus
+from app.retrieval.gnn import GNN_PROPERTY
 from app.retrieval.hits import QueryVectors
+from app.retrieval.hybrid import HybridRetriever
 from app.retrieval.registry import make_retriever
 from app.retrieval.vector import DenseRetriever
 from app.stores.base import GraphStore
@@ -50,6 +54,7 @@ def _layout() -> DocumentLayout:
 def test_long_region_is_scored_by_its_best_passage(store: GraphStore, encoder: TextEncoder) -> None:
     batch = build_graph(_layout(), ingested_at="2024-01-01T00:00:00+00:00")
     embed_batch(batch, encoder)
+    apply_gnn(batch, gnn_for(Settings()))
     long_node, short_node = (
         next(n for n in batch.nodes if n.label == "Region" and n.props.get("order") == order) for order in (1, 0)
     )
@@ -70,5 +75,14 @@ def test_long_region_is_scored_by_its_best_passage(store: GraphStore, encoder: T
         float(np.asarray(short_node.props[EMBEDDING_PROPERTY]) @ query), abs=1e-3
     )
     assert dense.exact_cosines(query, [long_node.key])[long_node.key] == pytest.approx(best_passage, abs=1e-3)
-    hits = make_retriever("hybrid", store, encoder).retrieve(QUERY, 2, batch.doc_id)
+    hybrid = make_retriever("hybrid", store, encoder)
+    assert isinstance(hybrid, HybridRetriever)
+    raw = {c.info.region_id: c.raw for c in hybrid.gather(QUERY, batch.doc_id)}
+    assert raw[long_node.key]["dense"] == pytest.approx(best_passage, abs=1e-3)
+    # The GNN was fed the mean vector: its cosine gets the same best-passage lift.
+    gnn_cosine = float(np.asarray(long_node.props[GNN_PROPERTY], dtype=np.float32) @ query)
+    assert raw[long_node.key]["gnn"] == pytest.approx(gnn_cosine + best_passage - mean_cosine, abs=1e-3)
+    short_gnn = float(np.asarray(short_node.props[GNN_PROPERTY], dtype=np.float32) @ query)
+    assert raw[short_node.key]["gnn"] == pytest.approx(max(0.0, short_gnn), abs=1e-3)
+    hits = hybrid.retrieve(QUERY, 2, batch.doc_id)
     assert hits[0].region_id == long_node.key

@@ -81,27 +81,42 @@ class DenseRetriever(RegionPageRanking):
         return self.with_best_passages(query_vector, scores_by_region(rows))
 
     def candidates(
-        self, query_vector: NDArray[np.float32], k: int, extra_ids: list[str], doc_id: str | None = None
+        self,
+        query_vector: NDArray[np.float32],
+        k: int,
+        extra_ids: list[str],
+        doc_id: str | None = None,
+        passages: bool = True,
     ) -> dict[str, float]:
-        """Region id -> exact cosine for the ``k`` nearest regions and ``extra_ids``, in one query."""
+        """Region id -> exact cosine for the ``k`` nearest regions and ``extra_ids``, in one query;
+        ``passages=False`` keeps a long region's mean cosine (see :meth:`passage_lifts`)."""
         params: dict[str, object] = {"k": k, "ids": extra_ids, "vector": as_list(query_vector)}
         name = "retrieval_dense_candidates"
         if doc_id is not None:
             params["doc_id"] = doc_id
             name = "retrieval_dense_candidates_in_document"
-        rows = self.store.read(cypher.load(name, self.store.dialect), params)
-        return self.with_best_passages(query_vector, scores_by_region(rows))
+        scores = scores_by_region(self.store.read(cypher.load(name, self.store.dialect), params))
+        return self.with_best_passages(query_vector, scores) if passages else scores
 
-    def with_best_passages(self, query_vector: NDArray[np.float32], scores: dict[str, float]) -> dict[str, float]:
-        """``scores`` raised to the best passage's cosine for regions embedded passage by passage."""
+    def passage_lifts(self, query_vector: NDArray[np.float32], scores: dict[str, float]) -> dict[str, float]:
+        """Region id -> how much better than its score in ``scores`` (its mean cosine) the region's
+        best passage matches; only long regions whose best passage does better are listed."""
         if not scores:
-            return scores
+            return {}
+        lifts: dict[str, float] = {}
         params = {"ids": list(scores)}
         for row in self.store.read(cypher.load("retrieval_passage_vectors", self.store.dialect), params):
             passages = np.asarray(row["vectors"], dtype=np.float32).reshape(-1, len(query_vector))
             region_id = str(row["region_id"])
-            scores[region_id] = max(scores[region_id], float((passages @ query_vector).max()))
-        return scores
+            best = float((passages @ query_vector).max())
+            if best > scores[region_id]:
+                lifts[region_id] = best - scores[region_id]
+        return lifts
+
+    def with_best_passages(self, query_vector: NDArray[np.float32], scores: dict[str, float]) -> dict[str, float]:
+        """``scores`` raised to the best passage's cosine for regions embedded passage by passage."""
+        lifts = self.passage_lifts(query_vector, scores)
+        return {region_id: score + lifts.get(region_id, 0.0) for region_id, score in scores.items()}
 
     def retrieve(self, query: str, k: int = 10, doc_id: str | None = None) -> list[ScoredRegion]:
         return [hit_from(info, score, {self.signal: score}) for info, score in self.ranked(query, k, doc_id)]
