@@ -1,7 +1,8 @@
 """An in-memory view of the stored corpus that lexical and section retrieval need.
 
 Per document: its regions (page, kind, section), pages (body text) and sections (title, parent),
-with BM25 indexes over region text and page text built on first use. Embeddings stay in the
+with BM25 indexes over region text and page text built on first use, and the passage vectors of its
+long regions (few, and decoding them per query took ~1 ms a region). Region embeddings stay in the
 database (vector search and cosines run there). A document is
 loaded from the store once and reloaded only when its stored version (sha256) changes, so a query
 costs one small version check.
@@ -12,6 +13,9 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from functools import cached_property
+
+import numpy as np
+from numpy.typing import NDArray
 
 from app import cypher
 from app.retrieval.bm25 import BM25Index
@@ -54,6 +58,7 @@ class DocumentIndex:
     page_numbers: list[int]
     page_texts: list[str]
     sections: dict[str, SectionInfo]
+    passages: dict[str, NDArray[np.float32]] = field(default_factory=dict)  # region id -> passages x dim
     region_row: dict[str, int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _region_bm25: BM25Index | None = None
@@ -139,7 +144,15 @@ def load_document(store: GraphStore, doc_id: str, sha256: str) -> DocumentIndex:
         page_numbers=[int(p["number"]) for p in pages],
         page_texts=[str(p["text"] or "") for p in pages],
         sections=sections,
+        passages=_passages(store, doc_id),
     )
+
+
+def _passages(store: GraphStore, doc_id: str) -> dict[str, NDArray[np.float32]]:
+    """Region id -> its passage vectors (one row each), for the regions embedded passage by passage.
+    The rows are as long as the stored embeddings; the query vector's length reshapes them."""
+    rows = store.read(cypher.load("retrieval_doc_passages", store.dialect), {"doc_id": doc_id})
+    return {str(row["region_id"]): np.asarray(row["vectors"], dtype=np.float32) for row in rows if row["vectors"]}
 
 
 class Corpus:
@@ -171,6 +184,18 @@ class Corpus:
                     self._documents[name] = current
                 found.append(current)
         return found
+
+    def passages(self, region_id: str, dim: int) -> NDArray[np.float32] | None:
+        """The passage vectors (passages x ``dim``) of a long region; None for other regions. Its
+        document is loaded first when it is not yet."""
+        doc_id = region_id.split("@", 1)[0]
+        if doc_id not in self._documents:
+            self.documents(doc_id)
+        document = self._documents.get(doc_id)
+        flat = document.passages.get(region_id) if document else None
+        if flat is None or flat.size % dim:
+            return None
+        return flat.reshape(-1, dim)
 
     def region(self, region_id: str) -> RegionInfo | None:
         """A loaded region by id (ids start with their document's id: ``<doc_id>@<version>:...``)."""

@@ -100,17 +100,16 @@ class DenseRetriever(RegionPageRanking):
 
     def passage_lifts(self, query_vector: NDArray[np.float32], scores: dict[str, float]) -> dict[str, float]:
         """Region id -> how much better than its score in ``scores`` (its mean cosine) the region's
-        best passage matches; only long regions whose best passage does better are listed."""
-        if not scores:
-            return {}
+        best passage matches; only long regions whose best passage does better are listed. The
+        passage vectors come from the corpus (regions of documents it has loaded)."""
         lifts: dict[str, float] = {}
-        params = {"ids": list(scores)}
-        for row in self.store.read(cypher.load("retrieval_passage_vectors", self.store.dialect), params):
-            passages = np.asarray(row["vectors"], dtype=np.float32).reshape(-1, len(query_vector))
-            region_id = str(row["region_id"])
+        for region_id, score in scores.items():
+            passages = self.corpus.passages(region_id, len(query_vector))
+            if passages is None:
+                continue
             best = float((passages @ query_vector).max())
-            if best > scores[region_id]:
-                lifts[region_id] = best - scores[region_id]
+            if best > score:
+                lifts[region_id] = best - score
         return lifts
 
     def with_best_passages(self, query_vector: NDArray[np.float32], scores: dict[str, float]) -> dict[str, float]:
