@@ -162,6 +162,9 @@ def test_reading_commands_write_no_schema(cli_env: dict[str, str]) -> None:
     for args in (("stats", "--json"), ("documents", "--json"), ("cypher", "RETURN 1", "--json")):
         code, _, err = run(*args)
         assert code == 0, err
+    code, out, err = run("ask", "When are the penguins fed?", "--json")  # nothing stored: nothing found
+    assert code == 0, err
+    assert json.loads(out)["evidence"] == [] and json.loads(out)["citations"] == []
     code, out, _ = run("cypher", "CALL db.indexes() YIELD label RETURN count(label) AS n", "--json")
     assert json.loads(out) == [{"n": 0}]
     code, _, err = run("ingest", str(SAMPLE), "--no-embed")

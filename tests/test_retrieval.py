@@ -252,3 +252,17 @@ def test_hybrid_works_without_gnn_vectors(retrievers: dict[str, Retriever]) -> N
         assert hits and all("gnn" not in h.signals for h in hits), name
         assert retrievers[name].retrieve("fit types of bookmarkPage", 3)[0].doc_id == TOY_DOC
     assert retrievers["gnn"].retrieve("What does FitV do to the window height?", 3, TOY_DOC) == []
+
+
+def test_every_variant_finds_nothing_in_a_never_written_graph(local_home: Path, encoder: TextEncoder) -> None:
+    """A graph nothing was written to has no vector index yet: retrieval must not query one (asking
+    needs no write rights, so it cannot create the schema first)."""
+    store = open_store(local_settings(local_home, fresh_graph_name()))
+    try:
+        for name in RETRIEVER_NAMES:
+            retriever = make_retriever(name, store, encoder)
+            assert retriever.retrieve("When are the penguins fed?", 5) == [], name
+            assert retriever.rank_pages("When are the penguins fed?", 5) == [], name
+            assert retriever.retrieve("When are the penguins fed?", 5, SAMPLE_DOC) == [], name
+    finally:
+        store.close()

@@ -30,7 +30,7 @@ def ask_command(
     from app.retrieval.registry import make_retriever
     from models.encoders import load_encoder
 
-    with opened_store(store, schema=True) as (graph_store, settings):
+    with opened_store(store) as (graph_store, settings):  # reads only: a read-only account may ask
         doc_id = str(find_document(graph_store, doc)["doc_id"]) if doc else None
         status = llm_status(settings)
         if status and not json_out:

@@ -100,6 +100,8 @@ class HybridRetriever:
         w = self.weights
         query_vector = self.vectors(query)
         found = self.corpus.documents(doc_id)
+        if not found:  # nothing stored: no index to ask (a never-written graph may have none yet)
+            return []
         documents = {d.doc_id: d for d in found}
         lexical: dict[str, RegionInfo] = {}
         bm25_scores = {name: doc.region_bm25.scores(query) for name, doc in documents.items()}

@@ -66,9 +66,12 @@ class SectionRetriever(RegionPageRanking):
 
     def ranked(self, query: str, n: int, doc_id: str | None = None) -> Ranked:
         """Regions of the best sections: section order, then reading order within a section."""
+        documents = self.corpus.documents(doc_id)
+        if not documents:  # nothing stored (a never-written graph may have no vector index yet)
+            return []
         scores = section_scores(self.store, self.vectors(query), doc_id)
         ranked: Ranked = []
-        for document in self.corpus.documents(doc_id):
+        for document in documents:
             inherited = region_section_scores(document, scores.get(document.doc_id, {}))
             best = sorted(inherited.items(), key=lambda item: -item[1])[:TOP_SECTIONS]
             for section_id, score in best:

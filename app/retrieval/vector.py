@@ -48,7 +48,8 @@ class DenseRetriever(RegionPageRanking):
         self, query_vector: NDArray[np.float32], n: int, doc_id: str | None = None, rescore: bool = True
     ) -> Ranked:
         """``rescore=False`` keeps the index's scores (for a caller that re-scores candidates itself)."""
-        self.corpus.documents(doc_id)  # make sure hits resolve to pages and sections
+        if not self.corpus.documents(doc_id):  # loads what hits resolve to; a never-written graph
+            return []  # may have no vector index yet, and nothing to find anyway
         wanted = max(MIN_CANDIDATES, round(n * OVERFETCH))
         rows = self.index_rows(query_vector, wanted, doc_id)
         candidates = [self.corpus.region(str(row["region_id"])) for row in rows]
