@@ -15,6 +15,7 @@ from app.embedding import (
     embed_batch,
     embedding_texts,
     encode_cached,
+    table_rows_as_text,
 )
 from app.exceptions import ModelError
 from ingest.graph import build_graph
@@ -154,3 +155,16 @@ def test_cache_encodes_each_distinct_text_once_and_survives_on_disk(encoder: Tex
     again = encode_cached(texts, counting, DiskCache(tmp_path), MemoryCache())  # fresh memory, same disk
     assert counting.encoded == 2
     assert np.allclose(first, again) and np.allclose(first[0], first[2])
+
+
+def test_a_table_is_embedded_row_by_row_with_its_column_names() -> None:
+    layout = _layout()
+    cells = [["Fit", "Effect"], ["XYZ", "keeps the zoom"], ["FitV", "scales the height to the window"], ["", ""]]
+    table = next(r for r in layout.pages[0].regions if r.kind == "table")
+    table.cells = cells
+    batch = build_graph(layout, ingested_at="2024-01-01T00:00:00+00:00")
+    node = next(n for n in batch.nodes if n.props.get("kind") == "table")
+    (text,) = embedding_texts(batch)[("Region", node.key)]
+    assert text.endswith("Fit: XYZ; Effect: keeps the zoom. Fit: FitV; Effect: scales the height to the window.")
+    assert "|" not in text and "---" not in text
+    assert table_rows_as_text(None) == "" and table_rows_as_text([["only a header"]]) == ""
