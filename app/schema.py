@@ -22,6 +22,14 @@ GRAPH_YAML = SCHEMA_DIR / "graph.yaml"
 DEFAULT_VECTOR_DIMENSION = 384
 # Node properties holding embeddings: FalkorDB stores them as vecf32, both stores index them.
 VECTOR_PROPERTIES: tuple[str, ...] = ("embedding", "gnn_embedding")
+
+
+def is_vector_property(name: str) -> bool:
+    """Whether a property holds vectors that no listing should print: the indexed ones, a long
+    region's ``passage_embeddings`` and the GNN ablations' ``gnn_embedding_<variant>``."""
+    return name in VECTOR_PROPERTIES or name == "passage_embeddings" or name.startswith("gnn_embedding_")
+
+
 # The property each label's full-text index covers.
 FULLTEXT_PROPERTY: dict[str, str] = {"Region": "text", "Section": "title"}
 # The property that tells which stored version of a document a node belongs to (set by the stores).

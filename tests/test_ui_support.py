@@ -215,3 +215,11 @@ def test_ui_command_passes_settings_through_the_environment() -> None:
     assert command[1:5] == ["-m", "streamlit", "run", str(UI_APP)] and UI_APP.is_file()
     assert command[command.index("--server.address") + 1] == "0.0.0.0"
     assert command[command.index("--browser.gatherUsageStats") + 1] == "false"
+
+
+def test_every_kind_of_vector_property_is_left_out_of_listings() -> None:
+    from app.schema import is_vector_property
+
+    hidden = ["embedding", "gnn_embedding", "passage_embeddings", "gnn_embedding_no_sim"]
+    shown = ["text", "kind", "embedding_model", "page"]
+    assert [name for name in hidden + shown if is_vector_property(name)] == hidden

@@ -19,7 +19,7 @@ import neo4j.spatial
 import neo4j.time
 
 from app.cypher import load
-from app.schema import VECTOR_PROPERTIES
+from app.schema import is_vector_property
 from app.stores.base import ID_PROPERTY, GraphCounts, Row, ScoredNode
 
 
@@ -92,7 +92,7 @@ def scored_nodes(rows: list[Row], label: str) -> list[ScoredNode]:
     id_property = ID_PROPERTY.get(label)
     hits: list[ScoredNode] = []
     for row in rows:
-        props = {key: value for key, value in dict(row["props"]).items() if key not in VECTOR_PROPERTIES}
+        props = {key: value for key, value in dict(row["props"]).items() if not is_vector_property(key)}
         key = props.get(id_property, "") if id_property else ""
         hits.append(ScoredNode(key=str(key), score=float(row["score"]), props=props))
     return hits

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.render import KIND_COLOURS
-from app.schema import VECTOR_PROPERTIES
+from app.schema import is_vector_property
 from app.stores.base import ID_PROPERTY, Row
 from app.ui_support.evidence import RegionEvidence
 
@@ -114,7 +114,7 @@ def _collect(value: Any, view: GraphView) -> None:
 def node_of(entity: dict[str, Any]) -> ViewNode:
     """A stored node (``{"id", "labels", "properties"}``) as a view node."""
     labels = [str(label) for label in entity.get("labels") or []]
-    props = {k: v for k, v in dict(entity.get("properties") or {}).items() if k not in VECTOR_PROPERTIES}
+    props = {k: v for k, v in dict(entity.get("properties") or {}).items() if not is_vector_property(k)}
     main = next((label for label in ("Region", "Section", "Page", "Document") if label in labels), "")
     group = str(props.get("kind") or main or (labels[0] if labels else "?"))
     return ViewNode(str(entity["id"]), _short(_node_caption(main, props, labels)), _hover(labels, props), group)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.exceptions import ConfigError
-from app.schema import VECTOR_PROPERTIES
+from app.schema import is_vector_property
 from app.stores.base import Row
 from app.ui_support.graph_view import is_node, is_path, is_relationship
 
@@ -98,7 +98,7 @@ def parse_params(text: str) -> dict[str, Any]:
 
 
 def _without_vectors(props: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in props.items() if key not in VECTOR_PROPERTIES}
+    return {key: value for key, value in props.items() if not is_vector_property(key)}
 
 
 def _json(value: Any) -> str:
