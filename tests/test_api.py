@@ -294,6 +294,9 @@ def test_cypher_errors_are_client_errors(client: TestClient, store: GraphStore) 
     assert_error(client.post("/cypher", json={}), 422, "invalid_request")
     nested = {"query": "RETURN $p AS p", "params": {"p": {"deep": [1]}}}
     assert_error(client.post("/cypher", json=nested), 422, "invalid_request")
+    for name in ("", "1st", "a b", "x$"):  # not a Cypher parameter name (the drivers raise on "")
+        unnamed = {"query": "RETURN 1 AS one", "params": {name: 1}}
+        assert_error(client.post("/cypher", json=unnamed), 422, "invalid_request")
 
 
 def test_text_to_cypher_and_llm_answers_through_an_llm_endpoint(

@@ -9,6 +9,7 @@ questions are refused that way by design.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -69,6 +70,9 @@ def no_server_error(ctx: Any, response: Any, case: Any) -> bool | None:
 @schema.parametrize()
 @settings(
     max_examples=MAX_EXAMPLES,
+    # The same examples on every run, so CI is repeatable; DOCGRAPH_FUZZ_RANDOM=1 explores anew
+    # (that is how an empty parameter name was found to crash POST /cypher).
+    derandomize=os.environ.get("DOCGRAPH_FUZZ_RANDOM") != "1",
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture],
 )

@@ -17,7 +17,17 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    StringConstraints,
+    model_validator,
+)
 
 # The retriever variants of app.retrieval.registry, spelled out so the OpenAPI schema lists them.
 Variant = Literal[
@@ -239,6 +249,8 @@ class AnswerModel(ResponseModel):
 Int64 = Annotated[StrictInt, Field(ge=-(2**63), le=2**63 - 1)]
 Scalar = StrictStr | Int64 | StrictFloat | StrictBool | None
 ParamValue = Scalar | list[Scalar]
+# What `$name` can refer to in Cypher; the drivers refuse anything else (an empty name included).
+ParamName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
 
 
 class CypherRequest(RequestModel):
@@ -247,7 +259,7 @@ class CypherRequest(RequestModel):
     query: Annotated[str | None, Field(default=None, max_length=MAX_TEXT, description="A read-only Cypher query")] = (
         None
     )
-    params: dict[str, ParamValue] = Field(default_factory=dict, description="Parameters of `query`")
+    params: dict[ParamName, ParamValue] = Field(default_factory=dict, description="Parameters of `query`")
     question: Annotated[str | None, Field(default=None, max_length=MAX_TEXT, description="A question")] = None
     run: bool = Field(default=True, description="Run the query (false: check it only)")
 
@@ -261,7 +273,7 @@ class CypherRequest(RequestModel):
         return self
 
 
-def _scalars(params: dict[str, ParamValue]) -> list[Any]:
+def _scalars(params: dict[ParamName, ParamValue]) -> list[Any]:
     values: list[Any] = []
     for value in params.values():
         values += value if isinstance(value, list) else [value]
