@@ -61,17 +61,3 @@ class GnnRetriever(DenseRetriever):
             return {}
         query = cypher.render("gnn_region_cosines", self.store.dialect, property=self.prop)
         return scores_by_region(self.store.read(query, {"ids": ids, "vector": as_list(query_vector)}))
-
-    def candidates(
-        self,
-        query_vector: NDArray[np.float32],
-        k: int,
-        extra_ids: list[str],
-        doc_id: str | None = None,
-        passages: bool = False,
-    ) -> dict[str, float]:
-        """Region id -> exact GNN cosine for the ``k`` nearest regions and ``extra_ids`` (a GNN
-        embedding has no passages: ``passages`` changes nothing)."""
-        nearest = self.ranked_by_vector(query_vector, k, doc_id, rescore=False) if self.searchable(doc_id) else []
-        ids = {info.region_id for info, _ in nearest} | set(extra_ids)
-        return self.exact_cosines(query_vector, sorted(ids))
