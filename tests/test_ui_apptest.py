@@ -17,9 +17,8 @@ from streamlit.testing.v1 import AppTest
 from app.config import Settings
 from app.stores.base import GraphStore
 from app.stores.factory import open_store
-from tests.conftest import fresh_graph_name, local_settings
 from tests.llm_server import ScriptedLLMServer, confident
-from tests.ui_helpers import FOREIGN_ENV, SAMPLE_PDF, app_environment, free_port, ingest_sample
+from tests.ui_helpers import FOREIGN_ENV, SAMPLE_PDF, app_environment, free_port, sample_graph
 
 APP = Path(__file__).resolve().parent.parent / "ui" / "app.py"
 TIMEOUT = 240  # s: the first answer of the session loads the sentence encoder
@@ -29,12 +28,8 @@ DOC = "docgraph-sample"
 
 @pytest.fixture(scope="module")
 def ui_settings(local_home: Path) -> Iterator[Settings]:
-    settings = local_settings(local_home, fresh_graph_name())
-    ingest_sample(settings)
-    yield settings
-    store = open_store(settings)
-    store.delete_graph()  # type: ignore[attr-defined]
-    store.close()
+    with sample_graph(local_home) as (_, settings):
+        yield settings
 
 
 @pytest.fixture

@@ -21,8 +21,7 @@ from app.config import Settings
 from app.documents import find_document, page_regions
 from app.render import render_page
 from app.stores.factory import open_store
-from tests.conftest import fresh_graph_name, local_settings
-from tests.ui_helpers import CHROMIUM, CHROMIUM_FLAGS, SAMPLE_PDF, ingest_sample, keep_screenshot, running_app
+from tests.ui_helpers import CHROMIUM, CHROMIUM_FLAGS, SAMPLE_PDF, keep_screenshot, running_app, sample_graph
 
 pytestmark = [
     pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} not installed (Debian package `chromium`)"),
@@ -35,12 +34,8 @@ LONG_S = 240_000  # ms: the first answer loads the sentence encoder in the app p
 
 @pytest.fixture(scope="module")
 def app_settings(local_home: Path) -> Iterator[Settings]:
-    settings = local_settings(local_home, fresh_graph_name())
-    ingest_sample(settings)
-    yield settings
-    store = open_store(settings)
-    store.delete_graph()  # type: ignore[attr-defined]
-    store.close()
+    with sample_graph(local_home) as (_, settings):
+        yield settings
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,6 @@ from app.exceptions import ConfigError
 from app.llm.answer import AnswerResult
 from app.llm.citations import Citation
 from app.stores.base import GraphStore
-from app.stores.factory import open_store
 from app.ui_support.answers import numbered_answer, page_highlights, route_summary
 from app.ui_support.evidence import MAX_SIMILAR_SHOWN, RegionNotFoundError, region_evidence
 from app.ui_support.examples import ANALYST_DIR, load_examples
@@ -25,20 +24,15 @@ from app.ui_support.health import store_health, unavailable_health
 from app.ui_support.ingest import folder_pdfs, ingest_files, overall_fraction, save_upload
 from app.ui_support.page_images import page_image
 from app.ui_support.tables import display_rows, parse_params, rows_to_csv
-from tests.conftest import fresh_graph_name, local_settings
-from tests.ui_helpers import SAMPLE_PDF, ingest_sample
+from tests.ui_helpers import SAMPLE_PDF, sample_graph
 
 DOC = "docgraph-sample"
 
 
 @pytest.fixture(scope="module")
 def sample(local_home: Path) -> Iterator[tuple[GraphStore, Settings]]:
-    settings = local_settings(local_home, fresh_graph_name())
-    ingest_sample(settings)
-    store = open_store(settings)
-    yield store, settings
-    store.delete_graph()  # type: ignore[attr-defined]
-    store.close()
+    with sample_graph(local_home) as opened:
+        yield opened
 
 
 def region_with(store: GraphStore, words: str) -> str:

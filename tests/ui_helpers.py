@@ -17,7 +17,9 @@ from pathlib import Path
 from app.config import Settings
 from app.pipeline import build_ingest_pipeline
 from app.resources import SAMPLES_DIR
+from app.stores.base import GraphStore
 from app.stores.factory import open_store
+from tests.conftest import fresh_graph_name, local_settings
 
 SAMPLE_PDF = SAMPLES_DIR / "docgraph-sample.pdf"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -35,6 +37,20 @@ CHROMIUM_FLAGS = [
 SHOTS_COPY_DIR = Path("/tmp/ui-shots")
 # Variables that would point the app at an LLM endpoint or another store: the tests set their own.
 FOREIGN_ENV = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "DOCGRAPH_LLM_BASE_URL", "DOCGRAPH_LLM_API_KEY", "DOCGRAPH_STORE")
+
+
+@contextmanager
+def sample_graph(home: Path) -> Iterator[tuple[GraphStore, Settings]]:
+    """A fresh graph under ``home`` with the sample PDF ingested, and an open store on it; the
+    graph is deleted afterwards."""
+    settings = local_settings(home, fresh_graph_name())
+    ingest_sample(settings)
+    store = open_store(settings)
+    try:
+        yield store, settings
+    finally:
+        store.delete_graph()  # type: ignore[attr-defined]
+        store.close()
 
 
 def ingest_sample(settings: Settings, pdf: Path = SAMPLE_PDF) -> str:
