@@ -20,13 +20,13 @@ from pathlib import Path
 import numpy as np
 
 from app.passages import MAX_PASSAGES, PASSAGE_CHARS, split_passages
+from app.schema import PASSAGES_PROPERTY
 from ingest.types import GraphBatch, NodeRecord
 from models.encoders import TextEncoder, Vectors
 
 EMBEDDING_PROPERTY = "embedding"
-# A long region's passage vectors, concatenated (passages x dimension floats): dense retrieval
-# scores the region by its best passage as well as by the mean in ``embedding``.
-PASSAGES_PROPERTY = "passage_embeddings"
+# A long region's passage vectors go in PASSAGES_PROPERTY: dense retrieval scores the region by its
+# best passage as well as by the mean in ``embedding``.
 MAX_TEXT_CHARS = 1000  # context line + one passage (app.passages): ~230 word pieces of prose
 MAX_CONTEXT_CHARS = 160
 MAX_PARTNER_CHARS = 200

@@ -22,6 +22,7 @@ from app.config import Settings
 from app.cypher import load, render
 from app.exceptions import IngestError, ModelError
 from app.resources import ROOT
+from app.schema import GNN_ABLATION_PROPERTIES, GNN_PROPERTY
 from app.stores.base import ID_PROPERTY, GraphStore
 from ingest.similarity import DEFAULT_K, similarity_edges
 from ingest.types import EdgeRecord, GraphBatch, NodeRecord
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
 
 CHECKPOINT_DIR = ROOT / "models" / "checkpoints"
 DEFAULT_CHECKPOINT = CHECKPOINT_DIR / "rgcn-minilm.pt"
-GNN_PROPERTY = "gnn_embedding"
 GNN_LABELS: tuple[str, ...] = ("Region", "Section")
 READ_EDGE_TYPES: tuple[str, ...] = ("HAS_NEXT", "IS_UNDER", "REF", "CAPTION_OF", "IS_SIMILAR")
 WRITE_CHUNK = 500
@@ -61,9 +61,14 @@ class GnnVariant:
 GNN_VARIANTS: dict[str, GnnVariant] = {
     "gnn": GnnVariant("gnn", DEFAULT_CHECKPOINT, GNN_PROPERTY),
     "no-cross-page": GnnVariant(
-        "no-cross-page", CHECKPOINT_DIR / "rgcn-minilm-no-cross-page.pt", "gnn_embedding_no_cross_page", ("cross_page",)
+        "no-cross-page",
+        CHECKPOINT_DIR / "rgcn-minilm-no-cross-page.pt",
+        GNN_ABLATION_PROPERTIES["no-cross-page"],
+        ("cross_page",),
     ),
-    "no-sim": GnnVariant("no-sim", CHECKPOINT_DIR / "rgcn-minilm-no-sim.pt", "gnn_embedding_no_sim", ("similarity",)),
+    "no-sim": GnnVariant(
+        "no-sim", CHECKPOINT_DIR / "rgcn-minilm-no-sim.pt", GNN_ABLATION_PROPERTIES["no-sim"], ("similarity",)
+    ),
 }
 
 

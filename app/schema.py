@@ -20,14 +20,23 @@ from app.resources import SCHEMA_DIR
 
 GRAPH_YAML = SCHEMA_DIR / "graph.yaml"
 DEFAULT_VECTOR_DIMENSION = 384
+GNN_PROPERTY = "gnn_embedding"
 # Node properties holding embeddings: FalkorDB stores them as vecf32, both stores index them.
-VECTOR_PROPERTIES: tuple[str, ...] = ("embedding", "gnn_embedding")
+VECTOR_PROPERTIES: tuple[str, ...] = ("embedding", GNN_PROPERTY)
+# A long region's passage vectors, concatenated (passages x dimension floats); not indexed.
+PASSAGES_PROPERTY = "passage_embeddings"
+# The Region property each GNN ablation's vectors go in (``docgraph eval`` variant -> property);
+# not indexed: ablations are searched per document.
+GNN_ABLATION_PROPERTIES: dict[str, str] = {
+    "no-cross-page": f"{GNN_PROPERTY}_no_cross_page",
+    "no-sim": f"{GNN_PROPERTY}_no_sim",
+}
 
 
 def is_vector_property(name: str) -> bool:
     """Whether a property holds vectors that no listing should print: the indexed ones, a long
-    region's ``passage_embeddings`` and the GNN ablations' ``gnn_embedding_<variant>``."""
-    return name in VECTOR_PROPERTIES or name == "passage_embeddings" or name.startswith("gnn_embedding_")
+    region's passage vectors and the GNN ablations' ``gnn_embedding_<variant>``."""
+    return name in VECTOR_PROPERTIES or name == PASSAGES_PROPERTY or name.startswith(f"{GNN_PROPERTY}_")
 
 
 # The property each label's full-text index covers.

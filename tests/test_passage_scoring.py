@@ -12,11 +12,11 @@ from app.config import Settings
 from app.embedding import EMBEDDING_PROPERTY, PASSAGES_PROPERTY, embed_batch
 from app.gnn import apply_gnn, gnn_for
 from app.retrieval.corpus import Corpus
-from app.retrieval.gnn import GNN_PROPERTY
 from app.retrieval.hits import QueryVectors
 from app.retrieval.hybrid import HybridRetriever
 from app.retrieval.registry import make_retriever
 from app.retrieval.vector import DenseRetriever
+from app.schema import GNN_PROPERTY
 from app.stores.base import GraphStore
 from ingest.graph import build_graph
 from ingest.types import BBox, DocumentLayout, PageLayout, Region

@@ -17,7 +17,8 @@ from app.evaluation.corpus_ingest import ProgressFn, ensure_ingested
 from app.evaluation.metrics import CUTOFFS, QuestionOutcome, recall, recall_by_type
 from app.evaluation.questions import Question, QuestionsError, load_questions
 from app.retrieval.base import Retriever
-from app.retrieval.registry import EVAL_VARIANTS, GNN_ABLATIONS, make_retrievers
+from app.retrieval.registry import EVAL_VARIANTS, make_retrievers
+from app.schema import GNN_ABLATION_PROPERTIES
 from app.stores.base import GraphStore
 from models.encoders import TextEncoder
 
@@ -95,7 +96,7 @@ def ablation_properties(
     variant -> Region property."""
     from app.gnn import ensure_variant  # torch: only when an ablation is asked for
 
-    wanted = [name for name in names if name in GNN_ABLATIONS]
+    wanted = [name for name in names if name in GNN_ABLATION_PROPERTIES]
     props: dict[str, str] = {}
     for done, name in enumerate(wanted):
         if progress:

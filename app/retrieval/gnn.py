@@ -20,9 +20,9 @@ from app.exceptions import ConfigError
 from app.retrieval.corpus import Corpus
 from app.retrieval.hits import QueryVectors
 from app.retrieval.vector import DenseRetriever, as_list, scores_by_region
+from app.schema import GNN_PROPERTY
 from app.stores.base import GraphStore, Row
 
-GNN_PROPERTY = "gnn_embedding"
 NEO4J_INDEX = "region_gnn_embedding"  # schema/neo4j/02_indexes.cypher
 
 

@@ -9,24 +9,18 @@ from app.retrieval.base import Retriever
 from app.retrieval.bm25_page import BM25PageRetriever
 from app.retrieval.corpus import Corpus
 from app.retrieval.fulltext import BM25RegionRetriever, FulltextRetriever
-from app.retrieval.gnn import GNN_PROPERTY, GnnRetriever
+from app.retrieval.gnn import GnnRetriever
 from app.retrieval.hits import QueryVectors
 from app.retrieval.hybrid import HybridRetriever
 from app.retrieval.sections import SectionRetriever
 from app.retrieval.vector import DenseRetriever
+from app.schema import GNN_ABLATION_PROPERTIES, GNN_PROPERTY
 from app.stores.base import GraphStore
 from models.encoders import TextEncoder
 
 DEFAULT_RETRIEVER = "hybrid"
 
 Factory = Callable[[GraphStore, Corpus, QueryVectors], Retriever]
-# Hybrids whose GNN signal comes from an ablation's property (app.gnn.GNN_VARIANTS; run
-# ``app.gnn.ensure_variant`` first, or the signal is absent). Names kept here so that building a
-# retriever needs no torch import.
-GNN_ABLATIONS: dict[str, str] = {
-    "no-cross-page": "gnn_embedding_no_cross_page",
-    "no-sim": "gnn_embedding_no_sim",
-}
 
 
 def _hybrid(prop: str | None) -> Factory:
@@ -43,7 +37,9 @@ _FACTORIES: dict[str, Factory] = {
     "hybrid": _hybrid(GNN_PROPERTY),
     "no-gnn": _hybrid(None),
     "gnn": lambda store, corpus, vectors: GnnRetriever(store, corpus, vectors),
-    **{name: _hybrid(prop) for name, prop in GNN_ABLATIONS.items()},
+    # Hybrids whose GNN signal comes from an ablation's property (app.gnn.GNN_VARIANTS; run
+    # ``app.gnn.ensure_variant`` first, or the signal is absent).
+    **{name: _hybrid(prop) for name, prop in GNN_ABLATION_PROPERTIES.items()},
     "dense-region": lambda store, corpus, vectors: DenseRetriever(store, corpus, vectors),
     "bm25-region": lambda store, corpus, vectors: BM25RegionRetriever(corpus),
     "fulltext-region": lambda store, corpus, vectors: FulltextRetriever(store, corpus),
