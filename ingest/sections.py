@@ -1,7 +1,8 @@
 """The section tree of a document and which section each region hangs under.
 
 Sections come from the PDF outline when there is one (one section per entry, anchored at the
-matching header region on the entry's page), otherwise from the section-header and title regions
+matching header region on the entry's page; section-header regions the outline does not list become
+subsections of the entry they fall under), otherwise from the section-header and title regions
 (level from numbering, else from font size). A body region hangs under the last section that starts
 at or before it in reading order; page furniture and regions before the first section hang under
 the document.
@@ -13,7 +14,7 @@ import math
 import re
 import statistics
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from typing import Literal
 
@@ -30,6 +31,7 @@ FONT_TOLERANCE = 0.5
 
 Anchor = tuple[int, float]  # (page, position in the page's reading order); -0.5 = top of the page
 TOP_OF_PAGE = -0.5
+Subheader = tuple[int, list["PlacedRegion"], str]  # (outline entry it falls under or -1, header group, title)
 
 _NUMBERED = re.compile(
     r"^(?:(?:[Cc]hapter|CHAPTER|[Ss]ection|SECTION)\s+)?"
@@ -104,7 +106,7 @@ def _similarity(a: str, b: str) -> float:
 
 def build_sections(layout: DocumentLayout, placed: list[PlacedRegion]) -> SectionTree:
     if layout.outline:
-        sections = _from_outline(layout.outline, placed)
+        sections = _with_subheaders(_from_outline(layout.outline, placed), placed)
         source: Literal["outline", "headers", "none"] = "outline"
     else:
         sections = _from_headers(placed)
@@ -183,6 +185,64 @@ def _match_header(title: str, page_regions: list[PlacedRegion], after: Anchor, t
         if score >= threshold and (best is None or score > best[0]):
             best = (score, pr)
     return best[1] if best else None
+
+
+def _with_subheaders(outline: list[SectionSpec], placed: list[PlacedRegion]) -> list[SectionSpec]:
+    """The outline's sections with the section-header regions it does not list added as children of
+    the entry they fall under.
+
+    Outlines often stop a level above the headings the pages show (a reference manual's function
+    entries, a guide's unnumbered topics); without them a region would hang under a chapter-sized
+    section and its context line would name the chapter, not the topic it is about.
+    """
+    subheaders: list[Subheader] = []
+    taken = {section.header_key for section in outline if section.header_key}
+    current = -1
+    for group in _header_groups(placed):
+        if group[0].region.kind != "section_header" or any(pr.key in taken for pr in group):
+            continue
+        while current + 1 < len(outline) and outline[current + 1].anchor <= group[0].place:
+            current += 1
+        title = " ".join(" ".join(pr.region.text for pr in group).split())
+        if current >= 0 and title_similarity(title, outline[current].title) >= HEADER_MATCH:
+            continue  # the entry's own header, left unmatched (e.g. on the page before the entry's)
+        subheaders.append((current, group, title))
+    return _merge_subheaders(outline, subheaders) if subheaders else outline
+
+
+def _merge_subheaders(outline: list[SectionSpec], subheaders: list[Subheader]) -> list[SectionSpec]:
+    order = sorted(
+        [(section.anchor, 0, i) for i, section in enumerate(outline)]
+        + [(group[0].place, 1, i) for i, (_, group, _) in enumerate(subheaders)]
+    )
+    new_index = {(kind, i): n for n, (_, kind, i) in enumerate(order)}
+    merged: list[SectionSpec] = []
+    for _, kind, i in order:
+        if kind == 0:
+            section = outline[i]
+            parent = None if section.parent is None else new_index[(0, section.parent)]
+            merged.append(replace(section, index=len(merged), parent=parent))
+            continue
+        owner_index, group, title = subheaders[i]
+        owner = outline[owner_index] if owner_index >= 0 else None
+        number = parse_number(title)
+        # Keep a number only when it extends the owner's ("2.8.1" under "2.8"): a numbered list
+        # item taken for a header must not claim the number of a real section.
+        if not (owner and owner.number and number.startswith(owner.number + ".")):
+            number = ""
+        merged.append(
+            SectionSpec(
+                index=len(merged),
+                title=title,
+                level=owner.level + 1 if owner else 1,
+                number=number,
+                page_start=group[0].page,
+                parent=new_index[(0, owner_index)] if owner else None,
+                anchor=group[0].place,
+                header_key=group[0].key,
+            )
+        )
+    return merged
 
 
 # ---- from header regions -------------------------------------------------------------------

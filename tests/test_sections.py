@@ -275,3 +275,46 @@ def test_two_unmatched_entries_on_one_page_keep_the_first_its_start() -> None:
     assert parent(batch, "Region", key_of(batch, "Chapter")) == ("Section", section_key(batch, "Chapter"))
     assert parent(batch, "Region", key_of(batch, "body")) == ("Section", section_key(batch, "Sub two"))
     assert targets(batch, "IS_UNDER", section_key(batch, "Sub two")) == [("Section", section_key(batch, "Chapter"))]
+
+
+def test_headers_the_outline_does_not_list_become_subsections_of_their_entry() -> None:
+    outline = [
+        OutlineEntry(1, "4 Function reference", 1),
+        OutlineEntry(2, "4.1 DER functions", 1),
+        OutlineEntry(1, "5 Index", 2),
+    ]
+    batch = build(
+        layout(
+            page(
+                1,
+                region("section_header", "4 Function reference", 40, font_size=20),
+                region("section_header", "4.1 DER functions", 80, font_size=16),
+                region("section_header", "asn1 get octet der", 120, font_size=12),
+                region("paragraph", "der: DER data to decode", 140),
+                region("section_header", "4.1.2 Tag handling", 200, font_size=12),
+                region("paragraph", "tag text", 220),
+                region("section_header", "3. Separator", 260, font_size=12),  # a list item read as a header
+                region("paragraph", "separator text", 280),
+            ),
+            page(2, region("section_header", "5 Index", 40, font_size=20), region("paragraph", "index text", 80)),
+            outline=outline,
+        )
+    )
+    found = [(n.props["title"], n.props["level"], n.props["number"]) for n in sections(batch)]
+    assert found == [
+        ("4 Function reference", 1, "4"),
+        ("4.1 DER functions", 2, "4.1"),
+        ("asn1 get octet der", 3, ""),
+        ("4.1.2 Tag handling", 3, "4.1.2"),
+        ("3. Separator", 3, ""),  # keeps no number: "3" is not below "4.1"
+        ("5 Index", 1, "5"),
+    ]
+    der = section_key(batch, "4.1 DER functions")
+    for sub in ("asn1 get octet der", "4.1.2 Tag handling", "3. Separator"):
+        assert parent(batch, "Section", section_key(batch, sub)) == ("Section", der)
+    assert parent(batch, "Region", key_of(batch, "der: DER data to decode")) == (
+        "Section",
+        section_key(batch, "asn1 get octet der"),
+    )
+    assert parent(batch, "Region", key_of(batch, "tag text")) == ("Section", section_key(batch, "4.1.2 Tag handling"))
+    assert parent(batch, "Region", key_of(batch, "index text")) == ("Section", section_key(batch, "5 Index"))
