@@ -29,6 +29,7 @@ demo: setup
 
 lint: setup
 	$(BIN)/ruff check app ingest models ui tests samples
+	$(BIN)/ruff format --check app ingest models ui tests samples
 
 typecheck: setup
 	$(BIN)/mypy

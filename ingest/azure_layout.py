@@ -223,8 +223,9 @@ def _figure_items(figure: Json, paragraphs: list[Json], frames: Mapping[int, _Pa
         return []
     page = min(boxes)
     inner = sorted(_element_indexes(figure.get("elements")))
-    text = shorten(" ".join(_clean(str(paragraphs[i].get("content", ""))) for i in inner if i < len(paragraphs)),
-                   FIGURE_TEXT_LIMIT)
+    text = shorten(
+        " ".join(_clean(str(paragraphs[i].get("content", ""))) for i in inner if i < len(paragraphs)), FIGURE_TEXT_LIMIT
+    )
     offset = _offset(figure)
     if offset is None and inner and inner[0] < len(paragraphs):
         offset = _offset(paragraphs[inner[0]])

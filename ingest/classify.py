@@ -63,7 +63,7 @@ def page_context(blocks: list[Block], stats: FontStats, height: float, title_all
 
 
 def is_caption_text(text: str, near_float: bool) -> bool:
-    """"Figure 3: ..." is a caption anywhere; "Figure 3 shows ..." only right next to a figure or table."""
+    """ "Figure 3: ..." is a caption anywhere; "Figure 3 shows ..." only right next to a figure or table."""
     return bool(CAPTION_DELIMITER_RE.match(text)) or (near_float and bool(CAPTION_RE.match(text)))
 
 

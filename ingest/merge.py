@@ -16,13 +16,11 @@ LABEL_MAX_CHARS = 60
 ORPHAN_REACH = 120.0  # how far above a caption the content of a text-only figure may start
 _STYLE_SUFFIX = re.compile(r"(bold|italic|oblique|regular|roman|demi|slant|semibold|medium|light|book)+$", re.I)
 _FIGURE_CAPTION = re.compile(r"^\s*(figure|fig\.)", re.IGNORECASE)
-_FIGURE_CONTENT_KINDS: frozenset[RegionKind] = frozenset(
-    {"paragraph", "section_header", "list", "formula", "footnote"}
-)
+_FIGURE_CONTENT_KINDS: frozenset[RegionKind] = frozenset({"paragraph", "section_header", "list", "formula", "footnote"})
 
 
 def font_family(font: str) -> str:
-    """"ABCDEF+LMRomanDemi10-Regular" -> "lmroman"; "Times-Bold" -> "times"; CM fonts -> "cm"."""
+    """ "ABCDEF+LMRomanDemi10-Regular" -> "lmroman"; "Times-Bold" -> "times"; CM fonts -> "cm"."""
     name = font.split("+")[-1]
     base = re.split(r"[-,_ ]", name)[0]
     base = re.sub(r"\d+$", "", base)

@@ -73,7 +73,10 @@ def require_tesseract() -> str:
 
 
 def ocr_image_files(
-    paths: Sequence[Path], lang: str = DEFAULT_LANG, psm: int = BLOCK_PSM, dpi: int = DEFAULT_OCR_DPI,
+    paths: Sequence[Path],
+    lang: str = DEFAULT_LANG,
+    psm: int = BLOCK_PSM,
+    dpi: int = DEFAULT_OCR_DPI,
     remove: bool = False,
 ) -> list[list[OcrWord]]:
     """Words per image (boxes in image pixels), all images in one tesseract run; ``remove`` deletes them after."""
@@ -120,8 +123,9 @@ def parse_tsv(tsv: str, images: int) -> list[list[OcrWord]]:
         left, top = float(row["left"]), float(row["top"])
         box = BBox(left, top, left + float(row["width"]), top + float(row["height"]))
         words[index].append(
-            OcrWord(text, box, float(row["conf"]), index, int(row["block_num"]), int(row["par_num"]),
-                    int(row["line_num"]))
+            OcrWord(
+                text, box, float(row["conf"]), index, int(row["block_num"]), int(row["par_num"]), int(row["line_num"])
+            )
         )
     return words
 
@@ -155,13 +159,21 @@ def render(page: pymupdf.Page, dpi: float, clip: Clip | None = None, gray: bool 
 
 def crop_clip(page: pymupdf.Page, box: BBox, margin: float = CROP_MARGIN) -> Clip:
     area = page.rect
-    return (max(area.x0, box.x0 - margin), max(area.y0, box.y0 - margin),
-            min(area.x1, box.x1 + margin), min(area.y1, box.y1 + margin))
+    return (
+        max(area.x0, box.x0 - margin),
+        max(area.y0, box.y0 - margin),
+        min(area.x1, box.x1 + margin),
+        min(area.y1, box.y1 + margin),
+    )
 
 
 def submit_boxes(
-    page: pymupdf.Page, boxes: Sequence[BBox], folder: Path, pool: Executor,
-    dpi: int = DEFAULT_OCR_DPI, lang: str = DEFAULT_LANG,
+    page: pymupdf.Page,
+    boxes: Sequence[BBox],
+    folder: Path,
+    pool: Executor,
+    dpi: int = DEFAULT_OCR_DPI,
+    lang: str = DEFAULT_LANG,
 ) -> OcrJob:
     """Render each box of ``page`` at ``dpi`` into ``folder`` and OCR the crops in ``pool``."""
     require_tesseract()
@@ -175,8 +187,12 @@ def submit_boxes(
 
 
 def submit_remainder(
-    page: pymupdf.Page, covered: Sequence[BBox], folder: Path, pool: Executor,
-    dpi: int = DEFAULT_OCR_DPI, lang: str = DEFAULT_LANG,
+    page: pymupdf.Page,
+    covered: Sequence[BBox],
+    folder: Path,
+    pool: Executor,
+    dpi: int = DEFAULT_OCR_DPI,
+    lang: str = DEFAULT_LANG,
 ) -> OcrJob:
     """OCR the whole page with the ``covered`` boxes painted white: text no region box holds."""
     require_tesseract()
@@ -218,8 +234,18 @@ def words_to_lines(words: Sequence[OcrWord], block_base: int = 0) -> list[TextLi
         chars = sum(1 for ch in text if not ch.isspace())
         block_id = block_base + (image * 1000 + block) * 100 + paragraph
         lines.append(
-            TextLine(text=text, bbox=box, size=round(box.height * 2) / 2, font=OCR_FONT, bold=False, mono=False,
-                     math=0.0, block=block_id, horizontal=True, chars=chars)
+            TextLine(
+                text=text,
+                bbox=box,
+                size=round(box.height * 2) / 2,
+                font=OCR_FONT,
+                bold=False,
+                mono=False,
+                math=0.0,
+                block=block_id,
+                horizontal=True,
+                chars=chars,
+            )
         )
     lines.sort(key=lambda ln: (ln.block, ln.bbox.y0, ln.bbox.x0))
     return lines
@@ -229,6 +255,16 @@ def words_as_tuples(words: Sequence[OcrWord]) -> list[tuple[float, float, float,
     """Words in PyMuPDF's ``get_text("words")`` shape, for the table helpers in :mod:`ingest.tables`."""
     out = []
     for n, w in enumerate(words):
-        out.append((w.bbox.x0, w.bbox.y0, w.bbox.x1, w.bbox.y1, w.text, w.image * 1000 + w.block,
-                    w.paragraph * 1000 + w.line, n))
+        out.append(
+            (
+                w.bbox.x0,
+                w.bbox.y0,
+                w.bbox.x1,
+                w.bbox.y1,
+                w.text,
+                w.image * 1000 + w.block,
+                w.paragraph * 1000 + w.line,
+                n,
+            )
+        )
     return out

@@ -82,9 +82,7 @@ def check_page_damage(doc: pymupdf.Document, page_number: int, name: str) -> Non
     """
     warnings = pdf_api.mupdf_warnings(reset=True)
     if doc.is_repaired and _DAMAGE_WARNINGS.search(warnings):
-        raise PdfInputError(
-            f"{name}: corrupt or truncated PDF, content of page {page_number} could not be read"
-        )
+        raise PdfInputError(f"{name}: corrupt or truncated PDF, content of page {page_number} could not be read")
 
 
 def _short(exc: Exception) -> str:

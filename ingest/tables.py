@@ -76,9 +76,7 @@ def grid_candidates(page: pymupdf.Page, drawings: list[dict[str, Any]]) -> list[
     return areas
 
 
-def find_ruled_tables(
-    page: pymupdf.Page, drawings: list[dict[str, Any]], words: Sequence[Word]
-) -> list[FoundTable]:
+def find_ruled_tables(page: pymupdf.Page, drawings: list[dict[str, Any]], words: Sequence[Word]) -> list[FoundTable]:
     """Tables drawn with ruling lines or cell borders (no layout model involved).
 
     ``find_tables`` runs only inside areas with rulings on both axes (it converts every

@@ -27,6 +27,7 @@ _SPACE_RUN = re.compile(r"[ ]{2,}")
 _SENTENCE_END = re.compile(r"""[.!?:;]["')\]\u201d\u2019]*$""")
 
 # First halves that are usually a real compound ("self-contained"), second halves likewise ("read-only").
+# fmt: off
 _COMPOUND_PREFIXES = frozenset(
     {"self", "non", "well", "so", "read", "write", "built", "cross", "semi", "anti", "user", "end", "run",
      "high", "low", "long", "short", "multi", "third", "first", "second", "all"}
@@ -36,6 +37,7 @@ _COMPOUND_SUFFIXES = frozenset(
      "aware", "safe", "friendly", "oriented", "dependent", "independent", "compatible", "point", "line",
      "byte", "bit", "up", "out", "down", "off", "on"}
 )
+# fmt: on
 
 
 def normalize_chars(text: str) -> str:

@@ -65,9 +65,7 @@ class BBox:
         return max(0.0, self.width) * max(0.0, self.height)
 
     def union(self, other: BBox) -> BBox:
-        return BBox(
-            min(self.x0, other.x0), min(self.y0, other.y0), max(self.x1, other.x1), max(self.y1, other.y1)
-        )
+        return BBox(min(self.x0, other.x0), min(self.y0, other.y0), max(self.x1, other.x1), max(self.y1, other.y1))
 
     def intersection_area(self, other: BBox) -> float:
         w = min(self.x1, other.x1) - max(self.x0, other.x0)

@@ -212,8 +212,15 @@ class LayoutDetector:
         mapped[:, [0, 2]] = np.clip(mapped[:, [0, 2]], 0, width)
         mapped[:, [1, 3]] = np.clip(mapped[:, [1, 3]], 0, height)
         return [
-            Detection(float(b[0]), float(b[1]), float(b[2]), float(b[3]), float(scores[k]), int(class_ids[k]),
-                      self.class_names[int(class_ids[k])])
+            Detection(
+                float(b[0]),
+                float(b[1]),
+                float(b[2]),
+                float(b[3]),
+                float(scores[k]),
+                int(class_ids[k]),
+                self.class_names[int(class_ids[k])],
+            )
             for b, k in zip(mapped, keep, strict=True)
             if b[2] > b[0] and b[3] > b[1]
         ]

@@ -131,8 +131,17 @@ def train_layout(
         raise ModelError(f"base checkpoint {base_text} not found (nothing is downloaded: give a local .pt file)")
     data_yaml = data if data.suffix in (".yaml", ".yml") else prepare_doclaynet(data, out / "dataset")
     model = yolo_class(base_text)
-    model.train(data=str(data_yaml), epochs=epochs, imgsz=imgsz, batch=batch, device=device,
-                project=str(out), name="train", exist_ok=True, plots=False)
+    model.train(
+        data=str(data_yaml),
+        epochs=epochs,
+        imgsz=imgsz,
+        batch=batch,
+        device=device,
+        project=str(out),
+        name="train",
+        exist_ok=True,
+        plots=False,
+    )
     best = Path(model.trainer.best)
     trained = yolo_class(str(best))
     onnx = Path(trained.export(format="onnx", imgsz=imgsz, opset=12, dynamic=False, simplify=False))

@@ -122,8 +122,12 @@ def build(out: Path = OUT) -> Path:
 
 def _outline(doc: pymupdf.Document) -> list[list[object]]:
     entries = [
-        (1, "1 Introduction"), (2, "1.1 Scope"), (1, "2 Feeding schedule"), (2, "2.1 Special diets"),
-        (1, "3 Enclosures"), (1, "4 Visitor safety"),
+        (1, "1 Introduction"),
+        (2, "1.1 Scope"),
+        (1, "2 Feeding schedule"),
+        (2, "2.1 Special diets"),
+        (1, "3 Enclosures"),
+        (1, "4 Visitor safety"),
     ]
     toc: list[list[object]] = []
     for level, title in entries:

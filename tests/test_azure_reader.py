@@ -142,8 +142,12 @@ class _FakeService(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.seen.append(("GET", self.path, self.headers.get("Ocp-Apim-Subscription-Key", ""), 0))
-        body = {"status": "succeeded", "createdDateTime": "2024-01-01T00:00:00Z",
-                "lastUpdatedDateTime": "2024-01-01T00:00:01Z", "analyzeResult": self.result}
+        body = {
+            "status": "succeeded",
+            "createdDateTime": "2024-01-01T00:00:00Z",
+            "lastUpdatedDateTime": "2024-01-01T00:00:01Z",
+            "analyzeResult": self.result,
+        }
         self._reply(200, json.dumps(body).encode())
 
     def _reply(self, status: int, payload: bytes) -> None:

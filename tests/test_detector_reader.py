@@ -165,9 +165,17 @@ def test_text_layer_quality(folder: Path, digital: Path) -> None:
 
 def test_kinds_for_doclaynet_labels() -> None:
     expected = {
-        "Caption": "caption", "Footnote": "footnote", "Formula": "formula", "List-item": "list",
-        "Page-footer": "page_footer", "Page-header": "page_header", "Picture": "figure",
-        "Section-header": "section_header", "Table": "table", "Text": "paragraph", "Title": "title",
+        "Caption": "caption",
+        "Footnote": "footnote",
+        "Formula": "formula",
+        "List-item": "list",
+        "Page-footer": "page_footer",
+        "Page-header": "page_header",
+        "Picture": "figure",
+        "Section-header": "section_header",
+        "Table": "table",
+        "Text": "paragraph",
+        "Title": "title",
     }
     assert {label: kind_for_label(label) for label in expected} == expected
     assert kind_for_label("Figure") == "figure" and kind_for_label("something-new") == "paragraph"

@@ -145,8 +145,9 @@ def test_detections_match_hand_checked_boxes(detector: LayoutDetector, pdf: str,
     detections = detector.detect(image)
     in_points = [tuple(v * points_per_pixel for v in d.box) for d in detections]
     for label, *box in HAND_CHECKED[(pdf, number)]:
-        best = max((iou(p, tuple(box)) for p, d in zip(in_points, detections, strict=True) if d.label == label),
-                   default=0.0)
+        best = max(
+            (iou(p, tuple(box)) for p, d in zip(in_points, detections, strict=True) if d.label == label), default=0.0
+        )
         assert best >= MIN_IOU, f"{pdf} p{number}: no {label} near {box} (best IoU {best:.2f})"
     assert all(d.score >= detector.confidence for d in detections)
     assert [d.score for d in detections] == sorted((d.score for d in detections), reverse=True)
@@ -164,8 +165,10 @@ def test_boxes_map_back_through_any_letterbox(detector: LayoutDetector) -> None:
     small = image.resize((580, 820), Image.Resampling.BILINEAR)  # 0.8 times: other scale, other padding
     reference = [d for d in detector.detect(image) if d.score >= 0.6]
     assert len(reference) >= 5
-    for other, (fx, fy), needed in ((detector.detect(square), (1.0, 1.0), 0.9),
-                                    (detector.detect(small), (725 / 580, 1024 / 820), 0.8)):
+    for other, (fx, fy), needed in (
+        (detector.detect(square), (1.0, 1.0), 0.9),
+        (detector.detect(small), (725 / 580, 1024 / 820), 0.8),
+    ):
         for ref in reference:
             scaled = [(d.x0 * fx, d.y0 * fy, d.x1 * fx, d.y1 * fy) for d in other if d.label == ref.label]
             assert max((iou(ref.box, box) for box in scaled), default=0.0) >= needed, ref

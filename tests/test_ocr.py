@@ -104,7 +104,7 @@ def test_parse_tsv_reads_word_rows_per_image() -> None:
         "1\t1\t0\t0\t0\t0\t0\t0\t100\t50\t-1\t\n"
         "5\t1\t1\t1\t1\t1\t5\t6\t20\t10\t96.5\tﬁne\n"
         "5\t1\t1\t1\t1\t2\t30\t6\t20\t10\t91\t \n"
-        "5\t2\t1\t1\t1\t1\t1\t2\t3\t4\t50\tx\"y\n"
+        '5\t2\t1\t1\t1\t1\t1\t2\t3\t4\t50\tx"y\n'
     )
     first, second = parse_tsv(tsv, 2)
     assert [(w.text, w.bbox, w.confidence) for w in first] == [("fine", BBox(5, 6, 25, 16), 96.5)]
