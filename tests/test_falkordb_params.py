@@ -1,49 +1,25 @@
-"""Query parameters as FalkorDB's CYPHER header text: our fast path must say what the client says."""
+"""Query parameters as FalkorDB's CYPHER header text, vectors included."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
-import pytest
-from falkordb.helpers import stringify_param_value
 
-from app.exceptions import StoreError
-from app.stores.falkordb_write import encode_query, param_text
+from app.stores.falkordb_write import encode_query
 from app.stores.records import _float32_text
-
-VALUES: list[Any] = [
-    "plain",
-    'quote " and back\\slash',
-    "",
-    None,
-    True,
-    7,
-    -2.5,
-    [1, 2, 3],
-    [0.1, 2, -3.25e-7],
-    [],
-    ["a", None, 1.5],
-    [[1.0, 2.0], [3.0]],
-    {"props": {"title": "Zoo", "page": 3, "bbox": [1.5, 2.0, 3.25, 4.0]}, "src": "r1"},
-    {"rows": [{"props": {"text": "x"}, "embedding": None}]},
-]
-
-
-@pytest.mark.parametrize("value", VALUES)
-def test_param_text_is_the_clients_text(value: Any) -> None:
-    assert param_text(value) == stringify_param_value(value)
 
 
 def test_vectors_go_as_float32_precision_floats() -> None:
     vector = [*np.random.default_rng(0).standard_normal(384).astype(np.float64).tolist(), 3.0]
-    text = param_text({"embedding": _float32_text(vector)})
-    values = [float(v) for v in text.removeprefix("{`embedding`:[").removesuffix("]}").split(",")]
+    text = encode_query("RETURN 1", {"row": {"embedding": _float32_text(vector)}})
+    literal = text.removeprefix("CYPHER `row`={`embedding`:[").removesuffix("]} RETURN 1")
+    values = [float(v) for v in literal.split(",")]
     assert np.array_equal(np.float32(values), np.float32(vector))  # the float32 vecf32 stores is exact
     assert "3.00000000" in text  # a decimal point on every value: vecf32 is handed floats only
 
 
-@pytest.mark.parametrize("key", ["", "a`b"])
-def test_a_map_key_the_header_cannot_carry_is_a_store_error(key: str) -> None:
-    with pytest.raises(StoreError, match="cannot be sent"):
-        encode_query("RETURN $m", {"m": {key: 1}})
+def test_a_vector_sits_in_a_row_as_the_client_writes_the_rest() -> None:
+    row = {"props": {"title": 'a "b"', "page": 3, "bbox": [1.5, 2.0], "note": None}, "embedding": _float32_text([0.5])}
+    assert encode_query("Q", {"rows": [row]}) == (
+        'CYPHER `rows`=[{`props`:{`title`:"a \\"b\\"",`page`:3,`bbox`:[1.5,2.0],`note`:null},'
+        "`embedding`:[0.500000000]}] Q"
+    )

@@ -38,7 +38,6 @@ from app.stores.base import ID_PROPERTY, WriteResult
 from app.stores.records import (
     DEFAULT_CHUNK_ROWS,
     DOCUMENT_LABELS,
-    VectorLiteral,
     edge_groups,
     node_groups,
     render_edges,
@@ -61,35 +60,8 @@ def encode_query(query: str, params: dict[str, Any] | None) -> str:
     """The query text with its parameters in a ``CYPHER k=v ...`` prefix, as the falkordb client sends it."""
     if not params:
         return query
-    header = " ".join(f"`{key}`={param_text(value)}" for key, value in params.items())
+    header = " ".join(f"`{key}`={stringify_param_value(value)}" for key, value in params.items())
     return f"CYPHER {header} {query}"
-
-
-def param_text(value: Any) -> str:
-    """A parameter value as Cypher literal text, the same text as ``stringify_param_value`` gives.
-
-    Lists of plain numbers (the vectors: a document carries about a million floats) are joined in
-    one pass instead of one recursive call per element, which took most of a document write's time.
-    """
-    if isinstance(value, VectorLiteral):
-        return value.text
-    if isinstance(value, list | tuple):
-        if set(map(type, value)) <= _PLAIN_NUMBERS:
-            return "[" + ",".join(map(str, value)) + "]"
-        return "[" + ",".join(map(param_text, value)) + "]"
-    if isinstance(value, dict):
-        return "{" + ",".join(f"{_map_key(key)}:{param_text(item)}" for key, item in value.items()) + "}"
-    return str(stringify_param_value(value))
-
-
-_PLAIN_NUMBERS = frozenset({int, float})
-
-
-def _map_key(key: object) -> str:
-    text = key.decode() if isinstance(key, bytes) else str(key)
-    if not text or "`" in text:  # the CYPHER header cannot escape a backtick inside an identifier
-        raise StoreError(f"parameter map key {text!r} cannot be sent to FalkorDB")
-    return f"`{text}`"
 
 
 def write_commands(

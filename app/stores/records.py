@@ -64,11 +64,15 @@ def node_groups(batch: GraphBatch, split_vectors: bool, chunk_rows: int = DEFAUL
 class VectorLiteral:
     """A vector as Cypher list text for FalkorDB's ``vecf32``: rounded to float32, each value written
     with the 9 significant digits that read back as the same float32 (a double's full repr would
-    double the size of the transaction for nothing). Formatting all of it in one ``%`` is several times faster than a
-    ``str`` per float, which dominated a document write. ``%#`` keeps the decimal point: vecf32 is
-    always handed floats."""
+    double the size of the transaction for nothing), and a decimal point (``%#``) so that vecf32 is
+    always handed floats. One ``%`` for the whole vector is several times faster than the falkordb
+    client's one call per float, which dominated a document write; the client writes a value of a
+    type it does not know with ``str()``, so the text goes out as is."""
 
     text: str
+
+    def __str__(self) -> str:
+        return self.text
 
 
 def _float32_text(vector: Any) -> Any:
@@ -141,7 +145,7 @@ def _storable_list(items: list[Any]) -> Any:
     kinds = set(map(type, items))  # one C-speed pass: vectors are most of a batch's values
     if kinds == {float}:
         return items
-    if kinds & {list, tuple, dict, type(None)} or any(isinstance(item, list | tuple | dict) for item in items):
+    if type(None) in kinds or any(issubclass(kind, list | tuple | dict) for kind in kinds):
         return json.dumps(items, ensure_ascii=False)
     if kinds <= {int, float} and float in kinds:
         return [float(item) for item in items]  # one numeric type per list (Neo4j requires it)
