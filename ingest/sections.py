@@ -31,7 +31,7 @@ FONT_TOLERANCE = 0.5
 
 Anchor = tuple[int, float]  # (page, position in the page's reading order); -0.5 = top of the page
 TOP_OF_PAGE = -0.5
-Subheader = tuple[int, list["PlacedRegion"], str]  # (outline entry it falls under or -1, header group, title)
+Subheader = tuple[int, list[PlacedRegion], str]  # (outline entry it falls under or -1, header group, title)
 
 _NUMBERED = re.compile(
     r"^(?:(?:[Cc]hapter|CHAPTER|[Ss]ection|SECTION)\s+)?"
@@ -203,7 +203,7 @@ def _with_subheaders(outline: list[SectionSpec], placed: list[PlacedRegion]) -> 
             continue
         while current + 1 < len(outline) and outline[current + 1].anchor <= group[0].place:
             current += 1
-        title = " ".join(" ".join(pr.region.text for pr in group).split())
+        title = _group_title(group)
         if current >= 0 and title_similarity(title, outline[current].title) >= HEADER_MATCH:
             continue  # the entry's own header, left unmatched (e.g. on the page before the entry's)
         subheaders.append((current, group, title))
@@ -257,7 +257,7 @@ def _from_headers(placed: list[PlacedRegion]) -> list[SectionSpec]:
     return [
         SectionSpec(
             index=index,
-            title=" ".join(" ".join(pr.region.text for pr in group).split()),
+            title=_group_title(group),
             level=levels[index],
             number=numbers[index],
             page_start=group[0].page,
@@ -280,6 +280,10 @@ def _header_groups(placed: list[PlacedRegion]) -> list[list[PlacedRegion]]:
         else:
             groups.append([pr])
     return groups
+
+
+def _group_title(group: list[PlacedRegion]) -> str:
+    return " ".join(" ".join(pr.region.text for pr in group).split())
 
 
 def _wraps_onto(first: PlacedRegion, second: PlacedRegion) -> bool:

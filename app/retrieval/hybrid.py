@@ -123,7 +123,7 @@ class HybridRetriever:
             if near is not None and near.kind not in FURNITURE and near.doc_id in documents:
                 chosen.setdefault(region_id, near)
         gnn_cosines = self._gnn_signal(query_vector, chosen, documents, doc_id)
-        lifts = self.dense.passage_lifts(query_vector, cosines)
+        lifts = self.dense.passage_lifts(query_vector, {r: cosines[r] for r in chosen if r in cosines})
         sections: dict[str, dict[str, float]] = {}
         if w.section:
             title_scores = section_scores(self.store, query_vector, doc_id)
