@@ -21,7 +21,7 @@ from app.pipeline import build_ingest_pipeline
 from app.resources import ROOT
 from app.retrieval.base import Retriever, ScoredRegion
 from app.retrieval.corpus import Corpus
-from app.retrieval.hybrid import SIGNALS, HybridWeights
+from app.retrieval.hybrid import SIGNALS, HybridRetriever, HybridWeights
 from app.retrieval.registry import RETRIEVER_NAMES, make_retriever, make_retrievers
 from app.stores.base import GraphStore
 from app.stores.factory import open_store
@@ -266,3 +266,38 @@ def test_every_variant_finds_nothing_in_a_never_written_graph(local_home: Path, 
             assert retriever.retrieve("When are the penguins fed?", 5, SAMPLE_DOC) == [], name
     finally:
         store.close()
+
+
+REFERRING_QUESTION = (
+    "The user modification section sends corrections to a file mentioned in Section 2.1. "
+    "Over which files does that file take precedence?"
+)
+
+
+def test_a_reference_question_follows_the_reference_of_the_passage_it_describes(
+    corpus_store: GraphStore, encoder: TextEncoder
+) -> None:
+    """The question's words match the 'User modification' paragraph (page 17) best, but it asks about
+    Section 2.1, which that paragraph refers to (pages 2-3); the answer, Override.xml, is on page 3."""
+    plain = make_retriever("no-gnn", corpus_store, encoder)
+    assert isinstance(plain, HybridRetriever)
+    plain.weights = HybridWeights(reference=0.0)
+    assert plain.rank_pages(REFERRING_QUESTION, 3, SPEC_DOC)[0].page == 17
+    following = make_retriever("no-gnn", corpus_store, encoder)
+    assert following.rank_pages(REFERRING_QUESTION, 3, SPEC_DOC)[0].page == 3
+    hits = following.retrieve(REFERRING_QUESTION, 10, SPEC_DOC)
+    assert any(referred_pages(following, h.region_id) >= {2, 3} for h in hits if h.page == 17)
+    gained = [h for h in hits if "reference" in h.signals]
+    assert gained and {h.page for h in gained} <= {2, 3}
+    assert all(h.score == pytest.approx(sum(h.signals.values())) for h in hits)
+
+
+def referred_pages(retriever: Retriever, region_id: str) -> set[int]:
+    assert isinstance(retriever, HybridRetriever)
+    return set(retriever.corpus.references(region_id))
+
+
+def test_a_question_that_names_no_reference_is_not_redirected(retrievers: dict[str, Retriever]) -> None:
+    question = "Where do the user modification corrections go, and over which files do they take precedence?"
+    hits = retrievers["no-gnn"].retrieve(question, 10, SPEC_DOC)
+    assert hits and all("reference" not in h.signals for h in hits)

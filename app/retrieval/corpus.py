@@ -2,7 +2,8 @@
 
 Per document: its regions (page, kind, section), pages (body text) and sections (title, parent),
 with BM25 indexes over region text and page text built on first use, and the passage vectors of its
-long regions (few, and decoding them per query took ~1 ms a region). Region embeddings stay in the
+long regions (few, and decoding them per query took ~1 ms a region) and the pages its regions refer
+to. Region embeddings stay in the
 database (vector search and cosines run there). A document is
 loaded from the store once and reloaded only when its stored version (sha256) changes, so a query
 costs one small version check.
@@ -59,6 +60,7 @@ class DocumentIndex:
     page_texts: list[str]
     sections: dict[str, SectionInfo]
     passages: dict[str, NDArray[np.float32]] = field(default_factory=dict)  # region id -> passages x dim
+    references: dict[str, frozenset[int]] = field(default_factory=dict)  # region id -> pages it refers to
     region_row: dict[str, int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _region_bm25: BM25Index | None = None
@@ -137,7 +139,7 @@ def load_document(store: GraphStore, doc_id: str, sha256: str) -> DocumentIndex:
             parent_id=row["parent_id"],
         )
         sections[info.section_id] = info
-    return DocumentIndex(
+    document = DocumentIndex(
         doc_id=doc_id,
         sha256=sha256,
         regions=regions,
@@ -146,6 +148,8 @@ def load_document(store: GraphStore, doc_id: str, sha256: str) -> DocumentIndex:
         sections=sections,
         passages=_passages(store, doc_id),
     )
+    document.references = _references(store, document)
+    return document
 
 
 def _passages(store: GraphStore, doc_id: str) -> dict[str, NDArray[np.float32]]:
@@ -153,6 +157,25 @@ def _passages(store: GraphStore, doc_id: str) -> dict[str, NDArray[np.float32]]:
     The rows are as long as the stored embeddings; the query vector's length reshapes them."""
     rows = store.read(cypher.load("retrieval_doc_passages", store.dialect), {"doc_id": doc_id})
     return {str(row["region_id"]): np.asarray(row["vectors"], dtype=np.float32) for row in rows if row["vectors"]}
+
+
+def _references(store: GraphStore, document: DocumentIndex) -> dict[str, frozenset[int]]:
+    """Region id -> the pages its REF edges point at: a page, a region's page, or every page a
+    referenced section covers (with its subsections)."""
+    section_pages: dict[str, set[int]] = {}
+    for region in document.regions:
+        if region.section_id is not None:
+            for section_id in document.ancestors(region.section_id):
+                section_pages.setdefault(section_id, set()).add(region.page)
+    pages: dict[str, set[int]] = {}
+    query = cypher.load("retrieval_doc_references", store.dialect)
+    for row in store.read(query, {"doc_id": document.doc_id}):
+        found = pages.setdefault(str(row["region_id"]), set())
+        if row["page"] is not None:
+            found.add(int(row["page"]))
+        if row["section_id"] is not None:
+            found |= section_pages.get(str(row["section_id"]), set())
+    return {region_id: frozenset(found) for region_id, found in pages.items() if found}
 
 
 class Corpus:
@@ -196,6 +219,11 @@ class Corpus:
         if flat is None or flat.size % dim:
             return None
         return flat.reshape(-1, dim)
+
+    def references(self, region_id: str) -> frozenset[int]:
+        """The pages a loaded region refers to (empty when none, or when its document is not loaded)."""
+        document = self._documents.get(region_id.split("@", 1)[0])
+        return document.references.get(region_id, frozenset()) if document else frozenset()
 
     def region(self, region_id: str) -> RegionInfo | None:
         """A loaded region by id (ids start with their document's id: ``<doc_id>@<version>:...``)."""
