@@ -18,6 +18,7 @@ from app.retrieval.references import asks_about_reference, follow_references
         "The monochrome section points readers to the gray palette option. Which end maps to white?",
         "The entries for minor tics refer to set mxtics. What does its frequency argument count?",
         "It keeps only the longest glob pattern, 'as previously discussed'. Which pattern must win?",
+        "The overview ends with 'see also Chapter 7'. Which function opens a gzip-compressed file there?",
     ],
 )
 def test_questions_about_what_a_passage_refers_to_are_recognised(question: str) -> None:
@@ -31,6 +32,7 @@ def test_questions_about_what_a_passage_refers_to_are_recognised(question: str) 
         "Which data points are drawn as filled dots in the marker example?",
         "What is the default size of PostScript output, compared with EPS output?",
         "Which referee approved the release?",
+        "Where can someone reading the PDF see the metadata set through setAuthor?",
     ],
 )
 def test_other_questions_are_not(question: str) -> None:

@@ -23,10 +23,12 @@ from collections.abc import Callable
 
 from app.retrieval.base import ScoredRegion
 
-# Phrases by which a question says that what it asks about is somewhere a passage points to.
+# Phrases by which a question says that what it asks about is somewhere a passage points to. "see"
+# counts only as a cross-reference ("see Section 4", "see also"), not as the verb.
 _REFERRAL = re.compile(
     r"\b(?:refers?|referr(?:ed|ing)|points?\s+(?:readers\s+)?to|pointed\s+to|cites?|cited|citing"
-    r"|sends?\s+readers|defers?|deferred|see|mentioned\s+in|as\s+previously\s+discussed"
+    r"|sends?\s+readers|defers?|deferred|see\s+(?:also|section|chapter|page|figure|table|appendix)"
+    r"|mentioned\s+in|as\s+previously\s+discussed"
     r"|(?:covered|discussed|described|explained|documented)\s+(?:in|under|later|elsewhere|further)"
     r"|further\s+on|later\s+(?:section|chapter)|another\s+page|elsewhere)\b",
     re.IGNORECASE,
