@@ -2,9 +2,8 @@
 
 Per document: its regions (page, kind, section), pages (body text) and sections (title, parent),
 with BM25 indexes over region text and page text built on first use, and the passage vectors of its
-long regions (few, and decoding them per query took ~1 ms a region) and the pages its regions refer
-to. Region embeddings stay in the
-database (vector search and cosines run there). A document is
+long regions (few, and decoding them per query took ~1 ms a region), and the pages its regions refer
+to. Region embeddings stay in the database (vector search and cosines run there). A document is
 loaded from the store once and reloaded only when its stored version (sha256) changes, so a query
 costs one small version check.
 """
@@ -211,10 +210,10 @@ class Corpus:
     def passages(self, region_id: str, dim: int) -> NDArray[np.float32] | None:
         """The passage vectors (passages x ``dim``) of a long region; None for other regions. Its
         document is loaded first when it is not yet."""
-        doc_id = region_id.split("@", 1)[0]
-        if doc_id not in self._documents:
-            self.documents(doc_id)
-        document = self._documents.get(doc_id)
+        document = self._loaded(region_id)
+        if document is None:
+            self.documents(_doc_id_of(region_id))
+            document = self._loaded(region_id)
         flat = document.passages.get(region_id) if document else None
         if flat is None or flat.size % dim:
             return None
@@ -222,12 +221,12 @@ class Corpus:
 
     def references(self, region_id: str) -> frozenset[int]:
         """The pages a loaded region refers to (empty when none, or when its document is not loaded)."""
-        document = self._documents.get(region_id.split("@", 1)[0])
+        document = self._loaded(region_id)
         return document.references.get(region_id, frozenset()) if document else frozenset()
 
     def region(self, region_id: str) -> RegionInfo | None:
-        """A loaded region by id (ids start with their document's id: ``<doc_id>@<version>:...``)."""
-        document = self._documents.get(region_id.split("@", 1)[0])
+        """A loaded region by id."""
+        document = self._loaded(region_id)
         row = document.region_row.get(region_id) if document else None
         if document is not None and row is not None:
             return document.regions[row]
@@ -236,3 +235,12 @@ class Corpus:
             if row is not None:
                 return other.regions[row]
         return None
+
+    def _loaded(self, region_id: str) -> DocumentIndex | None:
+        """The loaded document a region id names, if it is loaded."""
+        return self._documents.get(_doc_id_of(region_id))
+
+
+def _doc_id_of(region_id: str) -> str:
+    """Region ids start with their document's id: ``<doc_id>@<version>:...``."""
+    return region_id.split("@", 1)[0]
