@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -81,6 +82,13 @@ def load_gnn(path: str = str(DEFAULT_CHECKPOINT)) -> Checkpoint:
     return load_checkpoint(Path(path))
 
 
+@lru_cache(maxsize=8)
+def checkpoint_tag(path: Path) -> str:
+    """``<file name> <first 8 hex digits of its sha256>``: names a checkpoint and its exact weights."""
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:8]
+    return f"{path.name} {digest}"
+
+
 def gnn_for(settings: Settings, checkpoint: Path | None = None) -> RelationalGNN:
     """The GNN for ``settings``' encoder; refuses a checkpoint trained on another encoder's vectors."""
     model = load_gnn(str(checkpoint or DEFAULT_CHECKPOINT)).model
@@ -113,6 +121,7 @@ class GnnStage:
 
     model: RelationalGNN
     similarity_k: int = DEFAULT_K
+    checkpoint: str = ""  # which checkpoint the model came from (checkpoint_tag), for the document's build
     name: str = "gnn"
 
     def run(self, ctx: IngestContext) -> None:

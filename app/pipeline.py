@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from app.config import Settings
 from app.exceptions import BadDocumentError, DocgraphError, IngestError
@@ -22,6 +22,9 @@ from ingest.errors import PdfInputError
 from ingest.graph import build_graph
 from ingest.types import DocumentLayout, GraphBatch, Reader
 
+if TYPE_CHECKING:
+    from app.gnn import GnnStage
+
 ProgressFn = Callable[[str, int, int], None]  # (stage, done, total)
 
 
@@ -29,6 +32,7 @@ ProgressFn = Callable[[str, int, int], None]  # (stage, done, total)
 class IngestContext:
     path: Path
     progress: ProgressFn | None = None
+    build: str = ""  # how the pipeline builds graphs (see GraphBatch.version)
     layout: DocumentLayout | None = None
     batch: GraphBatch | None = None
     result: WriteResult | None = None
@@ -65,7 +69,7 @@ class GraphStage:
     def run(self, ctx: IngestContext) -> None:
         assert ctx.layout is not None
         ingested_at = datetime.now(UTC).isoformat(timespec="seconds")
-        ctx.batch = build_graph(ctx.layout, ingested_at=ingested_at)
+        ctx.batch = build_graph(ctx.layout, ingested_at=ingested_at, build=ctx.build)
         document = next(n for n in ctx.batch.nodes if n.label == "Document")
         document.props["source_path"] = str(ctx.path.resolve())
 
@@ -139,12 +143,13 @@ class IngestReport:
 
 
 class IngestPipeline:
-    def __init__(self, stages: Sequence[Stage], notes: Sequence[str] = ()) -> None:
+    def __init__(self, stages: Sequence[Stage], notes: Sequence[str] = (), build: str = "") -> None:
         self.stages = list(stages)
         self.notes = list(notes)  # what is switched off and why, for the user to see once
+        self.build = build  # part of each document's version: another build replaces a stored one
 
     def ingest(self, path: Path, progress: ProgressFn | None = None) -> IngestReport:
-        ctx = IngestContext(path=path, progress=progress)
+        ctx = IngestContext(path=path, progress=progress, build=self.build)
         started = time.perf_counter()
         try:
             for stage in self.stages:
@@ -205,33 +210,60 @@ def check_exists(path: Path) -> None:
 def build_ingest_pipeline(
     store: GraphStore, settings: Settings, reader: Reader | None = None, embed: bool = True
 ) -> IngestPipeline:
-    """The standard pipeline: read, build the graph, embed regions (unless told not to), write."""
+    """The standard pipeline: read, build the graph, embed regions (unless told not to), write.
+
+    Its ``build`` names the reader, the encoder, the GNN checkpoint and the docgraph release, so a
+    file stored as another pipeline built it is rebuilt, not skipped as unchanged."""
     from app.readers import make_reader
 
-    stages: list[Stage] = [ReadStage(reader or make_reader(settings.reader, settings)), GraphStage()]
+    chosen = reader or make_reader(settings.reader, settings)
+    stages: list[Stage] = [ReadStage(chosen), GraphStage()]
     notes: list[str] = []
+    build = [f"docgraph {docgraph_release()}", reader_build(chosen, settings)]
     if embed:
         from models.encoders import load_encoder
 
         stages.append(EmbedStage(load_encoder(settings.encoder_model)))
-        stages.extend(_gnn_stages(settings, notes))
+        build.append(f"encoder {settings.encoder_model}")
+        gnn = _gnn_stages(settings, notes)
+        stages.extend(gnn)
+        build += [f"gnn {stage.checkpoint}" for stage in gnn]
     else:
         notes.append("embeddings off (--no-embed): vector search and the GNN will not see these documents")
+        build.append("no embeddings")
     stages.append(WriteStage(store, files_dir=settings.home / "files"))
-    return IngestPipeline(stages, notes)
+    return IngestPipeline(stages, notes, "; ".join(build))
 
 
-def _gnn_stages(settings: Settings, notes: list[str]) -> list[Stage]:
+def reader_build(reader: Reader, settings: Settings) -> str:
+    """The reader's part of a build: its name, and for the layout-model readers the model and the
+    OCR languages, which change what they read."""
+    if reader.name not in ("detector", "auto"):
+        return f"reader {reader.name}"
+    return f"reader {reader.name} (layout model {settings.detector_model or 'default'}, ocr {settings.ocr_lang})"
+
+
+def docgraph_release() -> str:
+    """The installed docgraph version ("unknown" when run from a source tree that is not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("docgraph")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _gnn_stages(settings: Settings, notes: list[str]) -> list[GnnStage]:
     """The GNN stage when the shipped (or configured) checkpoint fits the encoder; none otherwise.
 
     Without a fitting checkpoint regions still get text embeddings; ``docgraph reembed`` adds the GNN
     vectors after ``docgraph train-gnn``.
     """
     from app.exceptions import ModelError
-    from app.gnn import GnnStage, gnn_for
+    from app.gnn import DEFAULT_CHECKPOINT, GnnStage, checkpoint_tag, gnn_for
 
     try:
-        return [GnnStage(gnn_for(settings))]
+        return [GnnStage(gnn_for(settings), checkpoint=checkpoint_tag(DEFAULT_CHECKPOINT))]
     except (ModelError, FileNotFoundError) as exc:
         notes.append(f"GNN embeddings off: {exc}")
         return []

@@ -1,4 +1,5 @@
-// The stored versions (sha256) of a document: none, or one.
+// The stored versions of a document (none, or one): the file's sha256 combined with how its graph
+// was built (GraphBatch.version), kept on every node as doc_sha256.
 MATCH (d:Document)
 WHERE d.doc_id = $doc_id
-RETURN d.sha256 AS sha256
+RETURN coalesce(d.doc_sha256, d.sha256) AS version

@@ -1,4 +1,6 @@
-// Every stored document and its version: retrieval reloads a document whose version changed.
+// Every stored document and its version: retrieval reloads a document whose version changed (the
+// version changes with the file and with how its graph was built; sha256 is the file's alone).
 MATCH (d:Document)
-RETURN d.doc_id AS doc_id, d.sha256 AS sha256, d.file_name AS file_name
+RETURN d.doc_id AS doc_id, d.sha256 AS sha256, coalesce(d.doc_sha256, d.sha256) AS version,
+       d.file_name AS file_name
 ORDER BY doc_id

@@ -32,9 +32,10 @@ ID_PROPERTY: dict[str, str] = {
 }
 
 
-def build_graph(layout: DocumentLayout, ingested_at: str | None = None) -> GraphBatch:
-    """All nodes and edges of one document; ``ingested_at`` (ISO-8601 UTC) defaults to now."""
-    ids = IdScheme.for_layout(layout)
+def build_graph(layout: DocumentLayout, ingested_at: str | None = None, build: str = "") -> GraphBatch:
+    """All nodes and edges of one document; ``ingested_at`` (ISO-8601 UTC) defaults to now; ``build``
+    says how the graph is made (see ``GraphBatch.version``)."""
+    ids = IdScheme.for_layout(layout, build)
     doc_id = ids.doc_id
     placed = place_regions(layout, ids)
     tree = build_sections(layout, placed)
@@ -44,8 +45,8 @@ def build_graph(layout: DocumentLayout, ingested_at: str | None = None) -> Graph
     citations = citation_edges(placed, tree)
     untexted = _pages_without_text(layout)
 
-    batch = GraphBatch(doc_id=doc_id, sha256=layout.sha256.lower())
-    batch.nodes.append(_document_node(layout, doc_id, ingested_at or utc_now(), len(untexted)))
+    batch = GraphBatch(doc_id=doc_id, sha256=layout.sha256.lower(), build=build)
+    batch.nodes.append(_document_node(layout, doc_id, ingested_at or utc_now(), len(untexted), build))
     batch.nodes += [_page_node(page, doc_id, ids) for page in sorted(layout.pages, key=lambda p: p.number)]
     batch.nodes += _section_nodes(tree, doc_id, ids)
     batch.nodes += [_region_node(pr, doc_id) for pr in placed]
@@ -81,7 +82,7 @@ def _pages_without_text(layout: DocumentLayout) -> set[int]:
     return set(layout.pages_without_text) | {page.number for page in layout.pages if not page.has_text_layer}
 
 
-def _document_node(layout: DocumentLayout, doc_id: str, ingested_at: str, untexted: int) -> NodeRecord:
+def _document_node(layout: DocumentLayout, doc_id: str, ingested_at: str, untexted: int, build: str) -> NodeRecord:
     props = {
         "doc_id": doc_id,
         "title": layout.title.strip() or PurePath(layout.file_name).stem,
@@ -91,6 +92,8 @@ def _document_node(layout: DocumentLayout, doc_id: str, ingested_at: str, untext
         "ingested_at": ingested_at,
         "pages_without_text": untexted,
     }
+    if build:
+        props["build"] = build
     return NodeRecord("Document", doc_id, props)
 
 

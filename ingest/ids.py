@@ -1,8 +1,10 @@
 """Stable node ids and the document-wide placement of regions.
 
-Ids are derived from the file name, a short version tag taken from the file's sha256, and position,
-so re-ingesting the same file yields the same ids (a store no-op) while a changed file with the same
-name keeps its ``doc_id`` but gets new node ids (a store replaces the old version).
+Ids are derived from the file name, a short version tag taken from the document version (the file's
+sha256 and how the graph was built, see ``GraphBatch.version``), and position, so re-ingesting the
+same file the same way yields the same ids (a store no-op), while a changed file with the same name,
+or the same file read by another reader, keeps its ``doc_id`` but gets new node ids (a store
+replaces the old version).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from app.exceptions import IngestError
-from ingest.types import FURNITURE_KINDS, DocumentLayout, Region
+from ingest.types import FURNITURE_KINDS, DocumentLayout, Region, document_version
 
 VERSION_TAG_LENGTH = 8
 _HEX = re.compile(r"^[0-9a-f]+$")
@@ -51,8 +53,9 @@ class IdScheme:
     version: str
 
     @classmethod
-    def for_layout(cls, layout: DocumentLayout) -> IdScheme:
-        return cls(doc_id_for(layout.file_name), version_tag(layout.sha256))
+    def for_layout(cls, layout: DocumentLayout, build: str = "") -> IdScheme:
+        """Ids for ``layout`` built as ``build`` says (see ``GraphBatch.version``)."""
+        return cls(doc_id_for(layout.file_name), version_tag(document_version(layout.sha256, build)))
 
     @property
     def prefix(self) -> str:

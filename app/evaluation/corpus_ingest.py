@@ -13,14 +13,16 @@ from app.pipeline import EmbedStage, IngestPipeline, IngestReport, build_ingest_
 from app.stores.base import GraphStore
 from ingest.ids import doc_id_for
 from ingest.pdf_checks import file_sha256
+from ingest.types import document_version
 from models.encoders import TextEncoder
 
 ProgressFn = Callable[[str, int, int], None]  # (what, done, total)
 
 
 def stored_versions(store: GraphStore) -> dict[str, str]:
+    """doc_id -> stored version (``GraphBatch.version``: the file and how its graph was built)."""
     rows = store.read(cypher.load("retrieval_documents", store.dialect))
-    return {str(row["doc_id"]): str(row["sha256"] or "") for row in rows}
+    return {str(row["doc_id"]): str(row["version"] or "") for row in rows}
 
 
 def make_pipeline(store: GraphStore, encoder: TextEncoder, settings: Settings) -> IngestPipeline:
@@ -48,7 +50,8 @@ def ensure_ingested(
     progress: ProgressFn | None = None,
     force: bool = False,
 ) -> IngestOutcome:
-    """Ingest each file unless the same version is already stored (``force``: delete and re-ingest)."""
+    """Ingest each file unless the same version is already stored, the same file built the same
+    way (``force``: delete and re-ingest)."""
     outcome = IngestOutcome()
     pipeline = make_pipeline(store, encoder, settings)
     versions = stored_versions(store)
@@ -57,7 +60,7 @@ def ensure_ingested(
             progress(f"ingest {path.name}", done, len(paths))
         doc_id = doc_id_for(path.name)
         outcome.doc_ids[path.name] = doc_id
-        if not force and path.is_file() and versions.get(doc_id) == file_sha256(path):
+        if not force and path.is_file() and versions.get(doc_id) == document_version(file_sha256(path), pipeline.build):
             outcome.skipped.append(path.name)
             continue
         if force and doc_id in versions:

@@ -4,7 +4,7 @@ Per document: its regions (page, kind, section), pages (body text) and sections 
 with BM25 indexes over region text and page text built on first use, and the passage vectors of its
 long regions (few, and decoding them per query took ~1 ms a region), and the pages its regions refer
 to. Region embeddings stay in the database (vector search and cosines run there). A document is
-loaded from the store once and reloaded only when its stored version (sha256) changes, so a query
+loaded from the store once and reloaded only when its stored version changes, so a query
 costs one small version check.
 """
 
@@ -53,7 +53,7 @@ class SectionInfo:
 @dataclass
 class DocumentIndex:
     doc_id: str
-    sha256: str
+    version: str  # the stored document version (GraphBatch.version)
     regions: list[RegionInfo]
     page_numbers: list[int]
     page_texts: list[str]
@@ -111,7 +111,7 @@ class DocumentIndex:
         return chain
 
 
-def load_document(store: GraphStore, doc_id: str, sha256: str) -> DocumentIndex:
+def load_document(store: GraphStore, doc_id: str, version: str) -> DocumentIndex:
     dialect = store.dialect
     params = {"doc_id": doc_id}
     regions = [
@@ -140,7 +140,7 @@ def load_document(store: GraphStore, doc_id: str, sha256: str) -> DocumentIndex:
         sections[info.section_id] = info
     document = DocumentIndex(
         doc_id=doc_id,
-        sha256=sha256,
+        version=version,
         regions=regions,
         page_numbers=[int(p["number"]) for p in pages],
         page_texts=[str(p["text"] or "") for p in pages],
@@ -187,7 +187,7 @@ class Corpus:
 
     def versions(self) -> dict[str, str]:
         rows = self.store.read(cypher.load("retrieval_documents", self.store.dialect))
-        return {str(row["doc_id"]): str(row["sha256"] or "") for row in rows}
+        return {str(row["doc_id"]): str(row["version"] or "") for row in rows}
 
     def documents(self, doc_id: str | None = None) -> list[DocumentIndex]:
         """The current index of ``doc_id`` (or of every document), reloading what changed."""
@@ -201,7 +201,7 @@ class Corpus:
                 if name not in versions:
                     continue
                 current = self._documents.get(name)
-                if current is None or current.sha256 != versions[name]:
+                if current is None or current.version != versions[name]:
                     current = load_document(self.store, name, versions[name])
                     self._documents[name] = current
                 found.append(current)

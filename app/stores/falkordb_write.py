@@ -7,7 +7,7 @@ outcome, all inside MULTI/EXEC (no reader ever sees a half-written or half-repla
 1. a marker node ``(:DocgraphWrite {token, steps: 0})`` is created;
 2. stored nodes whose ids the new version reuses are stashed: their ids get a unique suffix, which
    frees the ids under the unique constraints. That is always the Document (its id is ``doc_id``);
-   other labels only if their ids collide (ingest puts the file hash in ids, so normally they do
+   other labels only if their ids collide (ingest puts the version in ids, so normally they do
    not). Nodes are not updated in place otherwise: we saw FalkorDB 4.16 drop re-indexed nodes
    from its vector index;
 3. each node and relationship group is created by one query that adds 1 to ``steps`` only if every
@@ -71,7 +71,7 @@ def write_commands(
     labels whose stored nodes must give up their ids first.
     """
     suffix = f"#replaced-{token}"
-    scope = {"doc_id": batch.doc_id, "version": batch.sha256}
+    scope = {"doc_id": batch.doc_id, "version": batch.version}
     steps: list[Command] = []
     for group in node_groups(batch, split_vectors=True, chunk_rows=chunk_rows):
         steps.append(Command(render_nodes("write_nodes", DIALECT, group.labels), {"rows": group.rows, "token": token}))
@@ -79,7 +79,7 @@ def write_commands(
         steps.append(Command(render_edges("write_edges", DIALECT, edges), {"rows": edges.rows, "token": token}))
     guard = {
         "doc_ids": [batch.doc_id, batch.doc_id + suffix],
-        "version": batch.sha256,
+        "version": batch.version,
         "token": token,
         "steps": len(steps),
         "suffix": suffix,
@@ -136,7 +136,7 @@ class DocumentWriter:
             try:
                 pipe.watch(self._graph.name)  # type: ignore[no-untyped-call]
                 versions = self._stored_versions(pipe, batch.doc_id)
-                if versions == [batch.sha256]:
+                if versions == [batch.version]:
                     return WriteResult(written=False, replaced=False, nodes=0, relationships=0)
                 stash = self._taken_labels(pipe, batch)
                 commands = write_commands(batch, uuid.uuid4().hex, stash, self._chunk_rows)

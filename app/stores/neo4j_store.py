@@ -120,8 +120,8 @@ class Neo4jStore:
         edges = edge_groups(batch)
 
         def work(tx: neo4j.ManagedTransaction) -> WriteResult:
-            versions = [record["sha256"] for record in tx.run(load("document_versions", DIALECT), doc_id=batch.doc_id)]
-            if versions == [batch.sha256]:
+            versions = [record["version"] for record in tx.run(load("document_versions", DIALECT), doc_id=batch.doc_id)]
+            if versions == [batch.version]:
                 return WriteResult(written=False, replaced=False, nodes=0, relationships=0)
             for label in DOCUMENT_LABELS:
                 tx.run(render("delete_document_nodes", DIALECT, label=label), doc_id=batch.doc_id).consume()

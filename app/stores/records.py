@@ -115,7 +115,7 @@ def node_properties(node: NodeRecord, batch: GraphBatch) -> dict[str, Any]:
         raise StoreError(f"{node.label} {node.key}: property {id_property} is {props[id_property]!r}")
     if props.setdefault("doc_id", batch.doc_id) != batch.doc_id:
         raise StoreError(f"{node.label} {node.key}: doc_id {props['doc_id']!r} is not the batch's {batch.doc_id!r}")
-    props[VERSION_PROPERTY] = batch.sha256
+    props[VERSION_PROPERTY] = batch.version
     return props
 
 

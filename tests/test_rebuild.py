@@ -1,0 +1,73 @@
+"""Re-ingesting a stored file: the same build is a no-op, another build replaces the stored graph."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.evaluation.corpus_ingest import ensure_ingested
+from app.pipeline import build_ingest_pipeline
+from app.readers import make_reader
+from app.resources import ROOT
+from app.retrieval.corpus import Corpus
+from app.stores.falkordb_store import FalkorDBStore
+from ingest.ids import version_tag
+from ingest.pdf_checks import file_sha256
+from ingest.types import document_version
+from models.encoders import DEFAULT_MODEL, load_encoder
+from tests.conftest import local_settings
+
+SAMPLE = ROOT / "samples" / "docgraph-sample.pdf"
+
+
+def test_another_reader_rebuilds_a_stored_document(falkordb_store: FalkorDBStore, local_home: Path) -> None:
+    settings = local_settings(local_home, falkordb_store.graph_name)
+    native = build_ingest_pipeline(falkordb_store, settings, reader=make_reader("native", settings), embed=False)
+    detector = build_ingest_pipeline(falkordb_store, settings, reader=make_reader("detector", settings), embed=False)
+    assert "reader native" in native.build and "reader detector" in detector.build
+
+    first = native.ingest(SAMPLE)
+    assert first.status == "ingested", first.error
+    corpus = Corpus(falkordb_store)
+    [before] = corpus.documents(first.doc_id)
+    assert native.ingest(SAMPLE).status == "unchanged"
+
+    second = detector.ingest(SAMPLE)
+    assert second.status == "replaced", second.error
+    sha256 = file_sha256(SAMPLE)
+    version = document_version(sha256, detector.build)
+    [stored] = falkordb_store.read(
+        "MATCH (d:Document {doc_id: $doc}) RETURN d.build AS build, d.sha256 AS sha256, d.doc_sha256 AS version",
+        {"doc": first.doc_id},
+    )
+    assert stored == {"build": detector.build, "sha256": sha256, "version": version}
+    [left] = falkordb_store.read(
+        "MATCH (n) WHERE n.doc_id = $doc RETURN count(n) AS nodes, sum(CASE WHEN n.doc_sha256 = $version "
+        "THEN 0 ELSE 1 END) AS other_versions",
+        {"doc": first.doc_id, "version": version},
+    )
+    assert left == {"nodes": 1 + second.pages + second.sections + second.regions, "other_versions": 0}
+
+    # Retrieval sees the rebuilt graph although the file is the same.
+    [after] = corpus.documents(first.doc_id)
+    assert (before.version, after.version) == (document_version(sha256, native.build), version)
+    assert len(after.regions) == second.regions
+    assert all(r.region_id.startswith(f"{first.doc_id}@{version_tag(version)}:") for r in after.regions)
+
+    assert detector.ingest(SAMPLE).status == "unchanged"
+
+
+def test_evaluation_reingests_a_file_stored_by_another_build(falkordb_store: FalkorDBStore, local_home: Path) -> None:
+    settings = local_settings(local_home, falkordb_store.graph_name)
+    unembedded = build_ingest_pipeline(falkordb_store, settings, embed=False).ingest(SAMPLE)
+    assert unembedded.status == "ingested", unembedded.error
+    encoder = load_encoder(DEFAULT_MODEL)
+
+    first = ensure_ingested([SAMPLE], falkordb_store, encoder, settings)
+    assert first.skipped == [] and [report.status for report in first.reports] == ["replaced"]
+    [embedded] = falkordb_store.read(
+        "MATCH (r:Region {doc_id: $doc}) RETURN count(r.embedding) AS n", {"doc": unembedded.doc_id}
+    )
+    assert embedded["n"] == unembedded.regions
+
+    second = ensure_ingested([SAMPLE], falkordb_store, encoder, settings)
+    assert second.skipped == [SAMPLE.name] and second.reports == []
