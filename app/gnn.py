@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -85,8 +84,9 @@ def load_gnn(path: str = str(DEFAULT_CHECKPOINT)) -> Checkpoint:
 @lru_cache(maxsize=8)
 def checkpoint_tag(path: Path) -> str:
     """``<file name> <first 8 hex digits of its sha256>``: names a checkpoint and its exact weights."""
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:8]
-    return f"{path.name} {digest}"
+    from ingest.pdf_checks import file_sha256  # not at import: it loads PyMuPDF, which retrieval never needs
+
+    return f"{path.name} {file_sha256(path)[:8]}"
 
 
 def gnn_for(settings: Settings, checkpoint: Path | None = None) -> RelationalGNN:

@@ -6,10 +6,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app import cypher
 from app.config import Settings
 from app.exceptions import IngestError
 from app.pipeline import EmbedStage, IngestPipeline, IngestReport, build_ingest_pipeline
+from app.retrieval.corpus import stored_versions
 from app.stores.base import GraphStore
 from ingest.ids import doc_id_for
 from ingest.pdf_checks import file_sha256
@@ -17,12 +17,6 @@ from ingest.types import document_version
 from models.encoders import TextEncoder
 
 ProgressFn = Callable[[str, int, int], None]  # (what, done, total)
-
-
-def stored_versions(store: GraphStore) -> dict[str, str]:
-    """doc_id -> stored version (``GraphBatch.version``: the file and how its graph was built)."""
-    rows = store.read(cypher.load("retrieval_documents", store.dialect))
-    return {str(row["doc_id"]): str(row["version"] or "") for row in rows}
 
 
 def make_pipeline(store: GraphStore, encoder: TextEncoder, settings: Settings) -> IngestPipeline:

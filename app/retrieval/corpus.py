@@ -177,6 +177,12 @@ def _references(store: GraphStore, document: DocumentIndex) -> dict[str, frozens
     return {region_id: frozenset(found) for region_id, found in pages.items() if found}
 
 
+def stored_versions(store: GraphStore) -> dict[str, str]:
+    """doc_id -> stored version (``GraphBatch.version``: the file and how its graph was built)."""
+    rows = store.read(cypher.load("retrieval_documents", store.dialect))
+    return {str(row["doc_id"]): str(row["version"] or "") for row in rows}
+
+
 class Corpus:
     """The documents of one store, loaded lazily and kept in step with the stored versions."""
 
@@ -186,8 +192,7 @@ class Corpus:
         self._lock = threading.Lock()
 
     def versions(self) -> dict[str, str]:
-        rows = self.store.read(cypher.load("retrieval_documents", self.store.dialect))
-        return {str(row["doc_id"]): str(row["version"] or "") for row in rows}
+        return stored_versions(self.store)
 
     def documents(self, doc_id: str | None = None) -> list[DocumentIndex]:
         """The current index of ``doc_id`` (or of every document), reloading what changed."""
