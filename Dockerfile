@@ -21,6 +21,9 @@ COPY cypher ./cypher
 COPY schema ./schema
 COPY samples ./samples
 RUN pip install -e .
+# The encoder's ONNX export, made once at build time rather than at every container's first ingest.
+ENV DOCGRAPH_MODEL_CACHE=/opt/docgraph/model-cache
+RUN python -c "from app.config import load_settings; from app.embedding import configured_encoder; configured_encoder(load_settings())"
 
 EXPOSE 8501
 CMD ["docgraph", "ui", "--host", "0.0.0.0", "--port", "8501"]

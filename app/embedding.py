@@ -16,13 +16,17 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from app.passages import MAX_PASSAGES, PASSAGE_CHARS, split_passages
 from app.schema import PASSAGES_PROPERTY
 from ingest.types import GraphBatch, NodeRecord
-from models.encoders import TextEncoder, Vectors
+from models.encoders import TextEncoder, Vectors, load_encoder
+
+if TYPE_CHECKING:
+    from app.config import Settings
 
 EMBEDDING_PROPERTY = "embedding"
 # A long region's passage vectors go in PASSAGES_PROPERTY: dense retrieval scores the region by its
@@ -44,6 +48,11 @@ _NAMED_KINDS = {
     "list": "List",
     "footnote": "Footnote",
 }
+
+
+def configured_encoder(settings: Settings) -> TextEncoder:
+    """The encoder ``settings`` name, run the way they say (torch, onnx or onnx-int8)."""
+    return load_encoder(settings.encoder_model, settings.encoder_runtime, settings.model_cache)
 
 
 # ---- the text a region is embedded as --------------------------------------------------------

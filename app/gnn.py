@@ -190,15 +190,14 @@ def train_gnn(
     config: TrainConfig | None = None,
 ) -> TrainReport:
     """Train the GNN on the PDFs under ``docs_dir`` and save it to ``out``."""
-    from app.embedding import DiskCache, encode_cached
+    from app.embedding import DiskCache, configured_encoder, encode_cached
     from app.pipeline import expand_paths
-    from models.encoders import load_encoder
 
     started = time.perf_counter()
     pdfs = expand_paths([docs_dir])
     if not pdfs:
         raise IngestError(f"no PDF files under {docs_dir}")
-    encoder = load_encoder(settings.encoder_model)
+    encoder = configured_encoder(settings)
     batches = training_batches(settings, pdfs, encoder)
     gnn = GnnConfig(dim=encoder.dim, hidden=encoder.dim, groups=tuple(groups), encoder=settings.encoder_model)
     config = replace(config or TrainConfig(), epochs=epochs, seed=seed, gnn=gnn)

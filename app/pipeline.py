@@ -221,10 +221,10 @@ def build_ingest_pipeline(
     notes: list[str] = []
     build = [f"docgraph {docgraph_release()}", reader_build(chosen, settings)]
     if embed:
-        from models.encoders import load_encoder
+        from app.embedding import configured_encoder
 
-        stages.append(EmbedStage(load_encoder(settings.encoder_model)))
-        build.append(f"encoder {settings.encoder_model}")
+        stages.append(EmbedStage(configured_encoder(settings)))
+        build.append(encoder_build(settings))
         gnn = _gnn_stages(settings, notes)
         stages.extend(gnn)
         build += [f"gnn {stage.checkpoint}" for stage in gnn]
@@ -241,6 +241,12 @@ def reader_build(reader: Reader, settings: Settings) -> str:
     if reader.name not in ("detector", "auto"):
         return f"reader {reader.name}"
     return f"reader {reader.name} (layout model {settings.detector_model or 'default'}, ocr {settings.ocr_lang})"
+
+
+def encoder_build(settings: Settings) -> str:
+    """The encoder's part of a build: its model, and the runtime unless torch (int8 changes vectors)."""
+    runtime = "" if settings.encoder_runtime == "torch" else f" ({settings.encoder_runtime})"
+    return f"encoder {settings.encoder_model}{runtime}"
 
 
 def docgraph_release() -> str:

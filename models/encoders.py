@@ -60,6 +60,22 @@ def batch_threads() -> int:
     return max(1, min(4, cores))
 
 
+def batches_by_token_count(tokenizer: Any, texts: list[str], limit: int, batch_size: int) -> list[list[int]]:
+    """Row batches of texts with near-equal token counts.
+
+    A batch is padded to its longest text; sentence-transformers groups texts by characters,
+    which left ~40% of the work on padding for document regions. Grouping by tokens leaves ~5%.
+    """
+    ids = tokenizer(texts, add_special_tokens=True, truncation=True, max_length=limit)["input_ids"]
+    order = sorted(range(len(texts)), key=lambda i: -len(ids[i]))
+    size = max(1, batch_size)
+    return [order[start : start + size] for start in range(0, len(order), size)]
+
+
+def threads_for(texts: list[str]) -> int:
+    return 1 if len(texts) <= _SMALL_BATCH else batch_threads()
+
+
 class SentenceTransformerEncoder:
     """A sentence-transformers model on the CPU."""
 
@@ -79,30 +95,18 @@ class SentenceTransformerEncoder:
             return np.zeros((0, self.dim), dtype=np.float32)
         import torch
 
-        threads = 1 if len(texts) <= _SMALL_BATCH else batch_threads()
+        threads = threads_for(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         with self._lock, torch.inference_mode():
             if torch.get_num_threads() != threads:
                 torch.set_num_threads(threads)
-            for rows in self._batches_by_length(texts, batch_size):
+            limit = int(self._model.max_seq_length or 512)
+            for rows in batches_by_token_count(self._model.tokenizer, texts, limit, batch_size):
                 features = self._preprocess([texts[i] for i in rows])
                 embeddings = self._model(features)["sentence_embedding"]
                 embeddings = torch.nn.functional.normalize(embeddings.float(), p=2, dim=1)
                 out[rows] = embeddings.cpu().numpy()
         return out
-
-    def _batches_by_length(self, texts: list[str], batch_size: int) -> list[list[int]]:
-        """Row batches of texts with near-equal token counts.
-
-        A batch is padded to its longest text; sentence-transformers groups texts by characters,
-        which left ~40% of the work on padding for document regions. Grouping by tokens leaves ~5%.
-        """
-        tokenizer = self._model.tokenizer
-        limit = int(self._model.max_seq_length or 512)
-        ids = tokenizer(texts, add_special_tokens=True, truncation=True, max_length=limit)["input_ids"]
-        order = sorted(range(len(texts)), key=lambda i: -len(ids[i]))
-        size = max(1, batch_size)
-        return [order[start : start + size] for start in range(0, len(order), size)]
 
     def _preprocess(self, texts: list[str]) -> dict[str, Any]:
         # sentence-transformers 5 renamed ``tokenize`` to ``preprocess``; accept either.
@@ -127,9 +131,32 @@ def resolve_model_path(name_or_path: str) -> str:
     return name_or_path
 
 
+ENCODER_RUNTIMES = ("torch", "onnx", "onnx-int8")
+DEFAULT_RUNTIME = "onnx"  # the same vectors as torch, faster; app.config.Settings.encoder_runtime agrees
+
+
 @cache
-def load_encoder(name_or_path: str = DEFAULT_MODEL) -> TextEncoder:
-    """Load a sentence encoder once per process; never downloads."""
+def load_encoder(
+    name_or_path: str = DEFAULT_MODEL, runtime: str = DEFAULT_RUNTIME, cache_dir: Path | None = None
+) -> TextEncoder:
+    """Load a sentence encoder once per process; never downloads.
+
+    ``runtime`` "torch" runs the model as sentence-transformers does; "onnx" and "onnx-int8" run an
+    export of it in onnxruntime (``models.onnx_encoder``), made once and kept under ``cache_dir``."""
+    if runtime not in ENCODER_RUNTIMES:
+        raise ModelError(f"unknown encoder runtime {runtime!r}; choose one of {', '.join(ENCODER_RUNTIMES)}")
+    if runtime == "torch":
+        return SentenceTransformerEncoder(name_or_path, load_sentence_transformer(name_or_path))
+    from app.config import default_model_cache
+    from models.onnx_encoder import load_onnx_encoder
+
+    return load_onnx_encoder(
+        name_or_path, quantized=runtime == "onnx-int8", cache_dir=cache_dir or default_model_cache()
+    )
+
+
+def load_sentence_transformer(name_or_path: str) -> SentenceTransformer:
+    """The sentence-transformers model, on the CPU, in eval mode, from local files only."""
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -146,7 +173,7 @@ def load_encoder(name_or_path: str = DEFAULT_MODEL) -> TextEncoder:
             f"(give a model folder path or a model already in the local cache): {exc}"
         ) from exc
     model.eval()
-    return SentenceTransformerEncoder(name_or_path, model)
+    return model
 
 
 def _quiet_transformers() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from app.cli.main import app
+from app.cli.main import app, show_model_notes
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "samples" / "docgraph-sample.pdf"
@@ -171,3 +172,10 @@ def test_reading_commands_write_no_schema(cli_env: dict[str, str]) -> None:
     assert code == 0, err
     code, out, _ = run("cypher", "CALL db.indexes() YIELD label RETURN count(label) AS n", "--json")
     assert json.loads(out)[0]["n"] > 0
+
+
+def test_model_notes_reach_the_current_stderr_once(capsys: pytest.CaptureFixture[str]) -> None:
+    show_model_notes()
+    show_model_notes()  # every command runs the callback; the note must still print once
+    logging.getLogger("docgraph.models").info("exporting the encoder to ONNX (%s), once: %s", "fp32", "/cache/x")
+    assert capsys.readouterr().err == "note: exporting the encoder to ONNX (fp32), once: /cache/x\n"

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from app.config import load_settings
+from app.exceptions import ConfigError
 
 
 def test_default_store_is_local_falkordb_under_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -35,3 +36,18 @@ def test_argument_beats_environment_and_toml(monkeypatch: pytest.MonkeyPatch, tm
     monkeypatch.setenv("DOCGRAPH_STORE", "falkordb://env:6379")
     assert load_settings().store_url == "falkordb://env:6379"
     assert load_settings(store="falkordb://arg:6379").store_url == "falkordb://arg:6379"
+
+
+def test_a_bad_setting_is_one_config_error_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DOCGRAPH_ENCODER_RUNTIME", "tensorrt")
+    with pytest.raises(ConfigError) as raised:
+        load_settings()
+    assert str(raised.value) == "bad setting: encoder_runtime: Input should be 'torch', 'onnx' or 'onnx-int8'"
+    (tmp_path / "docgraph.toml").write_text("max_pages = 0\n")
+    monkeypatch.setenv("DOCGRAPH_ENCODER_RUNTIME", "onnx-int8")
+    with pytest.raises(ConfigError, match=r"^bad setting: max_pages: Input should be greater than 0$"):
+        load_settings()
+    monkeypatch.delenv("DOCGRAPH_ENCODER_RUNTIME")
+    (tmp_path / "docgraph.toml").unlink()
+    assert load_settings().encoder_runtime == "onnx"

@@ -39,22 +39,23 @@ def store() -> GraphStore | None:
 
 
 @st.cache_resource(show_spinner="Loading the sentence encoder…")
-def encoder(name: str) -> Any:
-    from models.encoders import load_encoder
+def encoder(name: str, runtime: str, model_cache: str) -> Any:
+    from app.embedding import configured_encoder
 
-    return load_encoder(name)
+    return configured_encoder(Settings(encoder_model=name, encoder_runtime=runtime, model_cache=model_cache))
 
 
 @st.cache_resource(show_spinner="Preparing retrieval…")
-def _retriever(name: str, store_url: str, graph: str, encoder_name: str) -> Retriever:
+def _retriever(name: str, store_url: str, graph: str, encoder_key: tuple[str, str, str]) -> Retriever:
     from app.retrieval.registry import make_retriever
 
-    return make_retriever(name, _open_store(store_url, graph), encoder(encoder_name))
+    return make_retriever(name, _open_store(store_url, graph), encoder(*encoder_key))
 
 
 def retriever(name: str) -> Retriever:
     config = settings()
-    return _retriever(name, config.store_url, config.graph, config.encoder_model)
+    encoder_key = (config.encoder_model, config.encoder_runtime, str(config.model_cache))
+    return _retriever(name, config.store_url, config.graph, encoder_key)
 
 
 def message(exc: BaseException) -> str:

@@ -13,11 +13,12 @@ from pathlib import Path
 
 from app.api.jobs import JobManager
 from app.config import Settings
+from app.embedding import configured_encoder
 from app.pipeline import IngestPipeline, build_ingest_pipeline
 from app.retrieval.base import Retriever
 from app.retrieval.corpus import Corpus
 from app.stores.base import GraphStore
-from models.encoders import TextEncoder, load_encoder
+from models.encoders import TextEncoder
 
 
 class ApiState:
@@ -49,7 +50,7 @@ class ApiState:
             return self._store
 
     def encoder(self) -> TextEncoder:
-        return load_encoder(self.settings.encoder_model)  # cached per process
+        return configured_encoder(self.settings)  # cached per process
 
     def retriever(self, variant: str) -> Retriever:
         from app.retrieval.registry import make_retriever

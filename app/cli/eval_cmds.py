@@ -46,11 +46,11 @@ def eval_command(
     store: StoreOption = None,
 ) -> None:
     """Page Recall@1/3/5 per retriever variant and per question type."""
+    from app.embedding import configured_encoder
     from app.evaluation.runner import format_table, run_eval
-    from models.encoders import load_encoder
 
     with eval_store(store) as (graph_store, settings), _progress(json_out) as progress:
-        encoder = load_encoder(settings.encoder_model)
+        encoder = configured_encoder(settings)
         report = run_eval(questions, docs, variant, graph_store, encoder, progress=progress, settings=settings)
     if json_out:
         print_json(report.to_json())
@@ -67,13 +67,13 @@ def bench_command(
     store: StoreOption = None,
 ) -> None:
     """Ingest into a fresh store, then time queries per variant (p50/p95)."""
+    from app.embedding import configured_encoder
     from app.evaluation.bench import run_bench
     from app.resources import SAMPLES_DIR
-    from models.encoders import load_encoder
 
     paths = docs or [SAMPLES_DIR / "docgraph-sample.pdf"]
     with eval_store(store) as (graph_store, settings), _progress(json_out) as progress:
-        encoder = load_encoder(settings.encoder_model)
+        encoder = configured_encoder(settings)
         report = run_bench(paths, graph_store, encoder, variant, queries, progress=progress, settings=settings)
     if json_out:
         print_json(report.to_json())

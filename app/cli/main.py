@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import sys
 from typing import Annotated
 
 import typer
@@ -24,6 +26,22 @@ def root(
 ) -> None:
     if debug:
         CliState.debug = True
+    show_model_notes()
+
+
+class _StderrNotes(logging.Handler):
+    """Writes to whatever ``sys.stderr`` is at the time: a test runner swaps it per invocation."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        sys.stderr.write(f"note: {record.getMessage()}\n")
+
+
+def show_model_notes() -> None:
+    """One-off model work (an encoder's ONNX export) says what it is doing, on stderr."""
+    logger = logging.getLogger("docgraph.models")
+    if not any(isinstance(handler, _StderrNotes) for handler in logger.handlers):
+        logger.addHandler(_StderrNotes())
+        logger.setLevel(logging.INFO)
 
 
 app.command("cypher")(store_cmds.cypher_command)

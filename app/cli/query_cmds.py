@@ -25,17 +25,17 @@ def ask_command(
 ) -> None:
     """Answer a question with citations to document, page and region (extractive without an LLM)."""
     from app.documents import find_document
+    from app.embedding import configured_encoder
     from app.llm.client import llm_status
     from app.llm.service import ask
     from app.retrieval.registry import make_retriever
-    from models.encoders import load_encoder
 
     with opened_store(store) as (graph_store, settings):  # reads only: a read-only account may ask
         doc_id = str(find_document(graph_store, doc)["doc_id"]) if doc else None
         status = llm_status(settings)
         if status and not json_out:
             err_console.print(f"[dim]{status}[/]", highlight=False)
-        chosen = make_retriever(retriever, graph_store, load_encoder(settings.encoder_model))
+        chosen = make_retriever(retriever, graph_store, configured_encoder(settings))
         streamed: list[str] = []
 
         def stream(piece: str) -> None:

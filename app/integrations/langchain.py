@@ -29,12 +29,13 @@ from langchain_core.tools import BaseTool, ToolException
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from app.config import Settings, load_settings
+from app.embedding import configured_encoder
 from app.exceptions import DocgraphError
 from app.integrations.regions import RegionResult, retrieve_regions
 from app.retrieval.base import Retriever
 from app.retrieval.registry import DEFAULT_RETRIEVER, make_retriever
 from app.stores.base import GraphStore
-from models.encoders import TextEncoder, load_encoder
+from models.encoders import TextEncoder
 
 
 def open_configured_store(settings: Settings) -> GraphStore:
@@ -69,7 +70,7 @@ class DocgraphRetriever(BaseRetriever):
         The store it opens stays open for the retriever's life; call :meth:`close` when done.
         """
         settings = settings or load_settings()
-        return cls(store=open_configured_store(settings), encoder=load_encoder(settings.encoder_model), **fields)
+        return cls(store=open_configured_store(settings), encoder=configured_encoder(settings), **fields)
 
     def close(self) -> None:
         self.store.close()

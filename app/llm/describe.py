@@ -172,6 +172,6 @@ def _json_object(reply: str) -> dict[str, Any] | None:
 
 
 def _load_encoder(settings: Settings) -> TextEncoder:
-    from models.encoders import load_encoder
+    from app.embedding import configured_encoder
 
-    return load_encoder(settings.encoder_model)
+    return configured_encoder(settings)
