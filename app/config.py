@@ -55,6 +55,9 @@ class Settings(BaseSettings):
         description="How the encoder runs: torch; onnx (an ONNX export, the same vectors, faster); onnx-int8 "
         "(int8 weights: fastest, vectors within ~1% cosine)",
     )
+    gnn_checkpoint: Path | None = Field(
+        default=None, description="GNN checkpoint for ingest and reembed; unset = the shipped one"
+    )
     model_cache: Path = Field(
         default_factory=default_model_cache, description="Folder for models docgraph derives (ONNX exports)"
     )

@@ -89,9 +89,14 @@ def checkpoint_tag(path: Path) -> str:
     return f"{path.name} {file_sha256(path)[:8]}"
 
 
+def configured_checkpoint(settings: Settings) -> Path:
+    """The checkpoint ingest and reembed use: ``gnn_checkpoint`` when set, else the shipped one."""
+    return settings.gnn_checkpoint or DEFAULT_CHECKPOINT
+
+
 def gnn_for(settings: Settings, checkpoint: Path | None = None) -> RelationalGNN:
     """The GNN for ``settings``' encoder; refuses a checkpoint trained on another encoder's vectors."""
-    model = load_gnn(str(checkpoint or DEFAULT_CHECKPOINT)).model
+    model = load_gnn(str(checkpoint or configured_checkpoint(settings))).model
     trained_on = model.config.encoder.strip().lower()
     if trained_on != settings.encoder_model.strip().lower():
         raise ModelError(

@@ -266,10 +266,10 @@ def _gnn_stages(settings: Settings, notes: list[str]) -> list[GnnStage]:
     vectors after ``docgraph train-gnn``.
     """
     from app.exceptions import ModelError
-    from app.gnn import DEFAULT_CHECKPOINT, GnnStage, checkpoint_tag, gnn_for
+    from app.gnn import GnnStage, checkpoint_tag, configured_checkpoint, gnn_for
 
     try:
-        return [GnnStage(gnn_for(settings), checkpoint=checkpoint_tag(DEFAULT_CHECKPOINT))]
+        return [GnnStage(gnn_for(settings), checkpoint=checkpoint_tag(configured_checkpoint(settings)))]
     except (ModelError, FileNotFoundError) as exc:
         notes.append(f"GNN embeddings off: {exc}")
         return []

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from app.evaluation.corpus_ingest import ensure_ingested
+from app.gnn import DEFAULT_CHECKPOINT, checkpoint_tag, configured_checkpoint
 from app.pipeline import build_ingest_pipeline
 from app.readers import make_reader
 from app.resources import ROOT
@@ -71,3 +73,20 @@ def test_evaluation_reingests_a_file_stored_by_another_build(falkordb_store: Fal
 
     second = ensure_ingested([SAMPLE], falkordb_store, encoder, settings)
     assert second.skipped == [SAMPLE.name] and second.reports == []
+
+
+def test_a_configured_gnn_checkpoint_is_used_and_named_in_the_build(
+    falkordb_store: FalkorDBStore, local_home: Path, tmp_path: Path
+) -> None:
+    settings = local_settings(local_home, falkordb_store.graph_name)
+    shipped = build_ingest_pipeline(falkordb_store, settings)
+    assert f"gnn {checkpoint_tag(DEFAULT_CHECKPOINT)}" in shipped.build
+    mine = tmp_path / "my-rgcn.pt"
+    shutil.copyfile(DEFAULT_CHECKPOINT, mine)
+    configured = settings.model_copy(update={"gnn_checkpoint": mine})
+    pipeline = build_ingest_pipeline(falkordb_store, configured)
+    assert f"gnn my-rgcn.pt {checkpoint_tag(DEFAULT_CHECKPOINT).split()[1]}" in pipeline.build
+    assert configured_checkpoint(configured) == mine and configured_checkpoint(settings) == DEFAULT_CHECKPOINT
+    missing = settings.model_copy(update={"gnn_checkpoint": tmp_path / "none.pt"})
+    off = build_ingest_pipeline(falkordb_store, missing)
+    assert "gnn " not in off.build and any("GNN embeddings off" in note for note in off.notes)

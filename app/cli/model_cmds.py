@@ -69,6 +69,8 @@ def train_gnn_command(
     for log in report.history:
         console.print(" ".join(f"{key}={value}" for key, value in log.to_json().items()), highlight=False)
     console.print(f"best epoch {report.best_epoch}; saved {report.checkpoint} ({report.seconds:.0f}s)")
+    if out is not None and out.resolve() != DEFAULT_CHECKPOINT.resolve():
+        console.print(f"to use it: DOCGRAPH_GNN_CHECKPOINT={out} docgraph reembed", highlight=False)
 
 
 @handles_errors
