@@ -9,6 +9,9 @@ cosine mean 0.993, lowest 0.977).
 The export is made the first time a runtime is asked for, checked against the torch model on probe
 texts, and kept in a cache folder named by a fingerprint of the model's files, the export settings
 and the libraries that made it: nothing is downloaded, and a changed model or library re-exports.
+
+At run time only onnxruntime and the ``tokenizers`` library are loaded, not torch or transformers:
+`docgraph ask` on the sample takes ~1.5 s, against ~16 s with the torch runtime.
 """
 
 from __future__ import annotations
@@ -26,9 +29,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from app.exceptions import ModelError
-from models.encoders import Vectors, batches_by_token_count, threads_for
+from models.encoders import Vectors, threads_for
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -38,6 +42,7 @@ if TYPE_CHECKING:
 EXPORT_FORMAT = 1  # bump when the export changes, so that cached exports are remade
 MODEL_FILE = "model.onnx"
 INFO_FILE = "export.json"
+TOKENIZER_FILE = "tokenizer.json"
 # The export must reproduce the torch model on these: fp32 to rounding, int8 to quantisation noise.
 _MIN_PROBE_COSINE = {False: 0.9999, True: 0.95}
 _PROBES = (
@@ -54,18 +59,23 @@ log = logging.getLogger("docgraph.models")
 
 
 class OnnxEncoder:
-    """An exported sentence encoder: tokenizer and ONNX graph (pooling and normalisation included)."""
+    """An exported sentence encoder: tokenizer and ONNX graph (pooling and normalisation included).
+
+    Tokenizing goes straight through the ``tokenizers`` library: importing transformers would load
+    torch, seconds that a one-question command does not need."""
 
     def __init__(self, name: str, folder: Path) -> None:
+        from tokenizers import Tokenizer
+
         info = json.loads((folder / INFO_FILE).read_text(encoding="utf-8"))
         self.name = name
         self.dim = int(info["dim"])
         self.folder = folder
         self._inputs = tuple(str(name) for name in info["inputs"])
-        self._max_length = int(info["max_length"])
-        from transformers import AutoTokenizer
-
-        self._tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+        self._pad_id = int(info.get("pad_id", 0))
+        self._tokenizer = Tokenizer.from_file(str(folder / TOKENIZER_FILE))
+        self._tokenizer.enable_truncation(int(info["max_length"]))
+        self._tokenizer.no_padding()  # batches are padded here, to their own longest text
         self._sessions: dict[int, Any] = {}
         self._lock = threading.Lock()  # guards session creation; running a session is thread-safe
 
@@ -74,18 +84,28 @@ class OnnxEncoder:
         if not texts:
             return out
         session = self._session(threads_for(texts))
-        for rows in batches_by_token_count(self._tokenizer, texts, self._max_length, batch_size):
-            features = self._tokenizer(
-                [texts[i] for i in rows],
-                padding=True,
-                truncation=True,
-                max_length=self._max_length,
-                return_tensors="np",
-            )
-            feed = {name: np.asarray(features[name], dtype=np.int64) for name in self._inputs}
-            out[rows] = session.run(None, feed)[0]
+        encodings = self._tokenizer.encode_batch(texts)
+        # Longest first, so that each batch pads little (see models.encoders.batches_by_token_count).
+        order = sorted(range(len(texts)), key=lambda i: -len(encodings[i].ids))
+        for start in range(0, len(order), max(1, batch_size)):
+            rows = order[start : start + max(1, batch_size)]
+            out[rows] = session.run(None, self._feed([encodings[i] for i in rows]))[0]
         out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
         return out
+
+    def _feed(self, encodings: list[Any]) -> dict[str, NDArray[np.int64]]:
+        width = max(len(encoding.ids) for encoding in encodings)
+        arrays = {
+            "input_ids": np.full((len(encodings), width), self._pad_id, dtype=np.int64),
+            "attention_mask": np.zeros((len(encodings), width), dtype=np.int64),
+            "token_type_ids": np.zeros((len(encodings), width), dtype=np.int64),
+        }
+        for row, encoding in enumerate(encodings):
+            length = len(encoding.ids)
+            arrays["input_ids"][row, :length] = encoding.ids
+            arrays["attention_mask"][row, :length] = 1
+            arrays["token_type_ids"][row, :length] = encoding.type_ids
+        return {name: arrays[name] for name in self._inputs}
 
     def _session(self, threads: int) -> Any:
         with self._lock:
@@ -158,10 +178,13 @@ def _export_into(work: Path, model: SentenceTransformer, pooling: str, quantized
     for leftover in ("plain.onnx", "fused.onnx"):
         (work / leftover).unlink(missing_ok=True)
     model.tokenizer.save_pretrained(str(work))
+    if not (work / TOKENIZER_FILE).is_file():
+        raise ModelError(f"encoder {location!r} has no fast tokenizer (tokenizer.json); use encoder_runtime = torch")
     info: dict[str, object] = {
         "inputs": inputs,
         "max_length": int(model.max_seq_length or 512),
         "dim": _dimension(model),
+        "pad_id": int(model.tokenizer.pad_token_id or 0),
     }
     (work / INFO_FILE).write_text(json.dumps(info), encoding="utf-8")
     probe_cosine = _probe_cosine(model, work)

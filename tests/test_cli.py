@@ -179,3 +179,33 @@ def test_model_notes_reach_the_current_stderr_once(capsys: pytest.CaptureFixture
     show_model_notes()  # every command runs the callback; the note must still print once
     logging.getLogger("docgraph.models").info("exporting the encoder to ONNX (%s), once: %s", "fp32", "/cache/x")
     assert capsys.readouterr().err == "note: exporting the encoder to ONNX (fp32), once: /cache/x\n"
+
+
+HEAVY_MODULES = ("torch", "transformers", "sentence_transformers", "openai", "neo4j", "pymupdf")
+ASK_AND_LIST_MODULES = """
+import json, sys
+from app.cli.main import app
+try:
+    app(["ask", "When are the penguins fed?", "--json"])
+except SystemExit:
+    pass
+print(json.dumps(sorted(set(sys.argv[1:]) & set(sys.modules))), file=sys.stderr)
+"""
+
+
+def test_asking_loads_no_model_library_beyond_onnxruntime(cli_env: dict[str, str]) -> None:
+    # A question on the local store needs the ONNX encoder only: not torch, transformers, the
+    # OpenAI SDK without an endpoint, the Neo4j driver or PyMuPDF (each costs seconds to import).
+    code, _, err = run("ingest", str(SAMPLE), "--json")  # this also makes the encoder's export if needed
+    assert code == 0, err
+    env = {**os.environ, **cli_env, "OPENAI_BASE_URL": "", "OPENAI_API_KEY": ""}
+    done = subprocess.run(
+        [sys.executable, "-c", ASK_AND_LIST_MODULES, *HEAVY_MODULES],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "10:30" in json.loads(done.stdout)["answer"]
+    assert json.loads(done.stderr.strip().splitlines()[-1]) == []

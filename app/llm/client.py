@@ -11,12 +11,13 @@ import base64
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, cast
-
-import openai
+from typing import TYPE_CHECKING, Any, cast
 
 from app.config import Settings
 from app.exceptions import LLMRequestError, LLMUnavailableError
+
+if TYPE_CHECKING:  # the SDK is imported on use: ~1.5 s that a run without an LLM endpoint never needs
+    import openai
 
 NOT_CONFIGURED = (
     "no LLM endpoint configured (set OPENAI_BASE_URL, OPENAI_API_KEY and DOCGRAPH_LLM_MODEL): answers are extractive"
@@ -119,6 +120,8 @@ class LLMClient:
     @property
     def sdk(self) -> openai.OpenAI:
         if self._sdk is None:
+            import openai
+
             self._sdk = openai.OpenAI(
                 api_key=self.api_key, base_url=self.base_url, timeout=self.timeout_s, max_retries=1
             )
@@ -134,6 +137,8 @@ class LLMClient:
         model: str | None = None,
     ) -> Completion:
         """One chat completion at temperature 0; text chunks go to ``stream`` as they arrive."""
+        import openai
+
         want_logprobs = logprobs and not self.logprobs_refused
         try:
             return self._complete(messages, stream, want_logprobs, max_tokens, model or self.model)
@@ -168,6 +173,8 @@ class LLMClient:
             options["max_tokens"] = max_tokens
         if logprobs:
             options.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
+        import openai
+
         started = time.perf_counter()
         try:
             if stream is None:

@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pymupdf
-
 from app import cypher
 from app.config import Settings
 from app.documents import find_document, locate_pdf
@@ -35,8 +33,15 @@ MAX_PROMPT_TEXT = 1200
 DESCRIPTION_FIELDS = ("type", "summary", "details", "text")
 
 DescribeProgress = Callable[[int, int], None]
-# PyMuPDF's constructors are untyped; calling them through Any keeps mypy --strict quiet without ignores.
-_PYMUPDF: Any = pymupdf
+
+
+def _pymupdf() -> Any:
+    """PyMuPDF, imported on use: only describing figures needs it, and it costs ~1 s to import.
+
+    Its constructors are untyped; calling them through Any keeps mypy --strict quiet without ignores."""
+    import pymupdf
+
+    return pymupdf
 
 
 @dataclass
@@ -113,10 +118,11 @@ def _describe_region(
 
 def render_region(pdf: Path, page_number: int, bbox: list[float], dpi: int = RENDER_DPI) -> bytes:
     """The region's box (plus a small margin) on page ``page_number`` (1-based) as PNG bytes."""
-    with _PYMUPDF.open(pdf) as document:
+    fitz = _pymupdf()
+    with fitz.open(pdf) as document:
         page = document[page_number - 1]
         x0, y0, x1, y1 = bbox
-        clip = _PYMUPDF.Rect(x0 - MARGIN_PT, y0 - MARGIN_PT, x1 + MARGIN_PT, y1 + MARGIN_PT) & page.rect
+        clip = fitz.Rect(x0 - MARGIN_PT, y0 - MARGIN_PT, x1 + MARGIN_PT, y1 + MARGIN_PT) & page.rect
         longest_pt = max(clip.width, clip.height, 1.0)
         dpi = min(dpi, int(MAX_IMAGE_SIDE_PX * 72 / longest_pt))
         pixmap = page.get_pixmap(clip=clip, dpi=max(dpi, 36))

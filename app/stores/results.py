@@ -8,15 +8,16 @@ ISO-8601 strings and vectors lists of floats, so callers (``--json``) can serial
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import falkordb
-import neo4j.graph
-import neo4j.spatial
-import neo4j.time
+
+if TYPE_CHECKING:
+    import neo4j.graph
 
 from app.cypher import load
 from app.schema import is_vector_property
@@ -45,9 +46,17 @@ def plain_value(value: Any) -> Any:
         }
     if isinstance(value, falkordb.Path):
         return {"nodes": plain_value(value.nodes()), "relationships": plain_value(value.edges())}
-    if isinstance(value, neo4j.graph.Node | neo4j.graph.Relationship | neo4j.graph.Path):
-        return _plain_neo4j_entity(value)
+    if _neo4j_loaded():
+        import neo4j.graph
+
+        if isinstance(value, neo4j.graph.Node | neo4j.graph.Relationship | neo4j.graph.Path):
+            return _plain_neo4j_entity(value)
     return _plain_scalar(value)
+
+
+def _neo4j_loaded() -> bool:
+    """Whether the neo4j driver is loaded: its values exist only then, and importing it costs ~1 s."""
+    return "neo4j" in sys.modules
 
 
 def _plain_scalar(value: Any) -> Any:
@@ -57,10 +66,14 @@ def _plain_scalar(value: Any) -> Any:
         return [plain_value(item) for item in value]
     if isinstance(value, datetime | date | time):
         return value.isoformat()
-    if isinstance(value, neo4j.time.DateTime | neo4j.time.Date | neo4j.time.Time | neo4j.time.Duration):
-        return value.iso_format()
-    if isinstance(value, neo4j.spatial.Point):
-        return list(value)
+    if _neo4j_loaded():
+        import neo4j.spatial
+        import neo4j.time
+
+        if isinstance(value, neo4j.time.DateTime | neo4j.time.Date | neo4j.time.Time | neo4j.time.Duration):
+            return value.iso_format()
+        if isinstance(value, neo4j.spatial.Point):
+            return list(value)
     if hasattr(value, "to_native"):  # neo4j.Vector
         return [float(item) for item in value.to_native()]
     if type(value).__name__ == "relativedelta":  # FalkorDB durations
@@ -69,6 +82,8 @@ def _plain_scalar(value: Any) -> Any:
 
 
 def _plain_neo4j_entity(value: neo4j.graph.Node | neo4j.graph.Relationship | neo4j.graph.Path) -> Any:
+    import neo4j.graph
+
     if isinstance(value, neo4j.graph.Node):
         return {"id": value.element_id, "labels": sorted(value.labels), "properties": plain_value(dict(value))}
     if isinstance(value, neo4j.graph.Relationship):
