@@ -303,7 +303,19 @@ def reembed(
         graph = records_to_tensors(nodes, edges, model.config.groups)
         vectors = model.embed(graph).numpy()
         updated += _write_vectors(store, graph.nodes, vectors, prop)
+        if prop == GNN_PROPERTY:
+            _record_checkpoint(store, document, checkpoint_tag(checkpoint or configured_checkpoint(settings)))
     return updated
+
+
+def _record_checkpoint(store: GraphStore, doc_id: str, tag: str) -> None:
+    """Name the checkpoint in the document's build, so that the build says what made its vectors and
+    retrieval (which reloads a document whose build changed) reads the new ones."""
+    from app.pipeline import with_gnn_build
+
+    [row] = store.read(load("document_build", store.dialect), {"doc_id": doc_id}) or [{"build": ""}]
+    build = with_gnn_build(str(row["build"]), tag)
+    store.write(load("set_document_build", store.dialect), {"doc_id": doc_id, "build": build})
 
 
 def ensure_variant(store: GraphStore, settings: Settings, name: str, doc_id: str | None = None) -> str:

@@ -227,7 +227,7 @@ def build_ingest_pipeline(
         build.append(encoder_build(settings))
         gnn = _gnn_stages(settings, notes)
         stages.extend(gnn)
-        build += [f"gnn {stage.checkpoint}" for stage in gnn]
+        build += [gnn_build(stage.checkpoint) for stage in gnn]
     else:
         notes.append("embeddings off (--no-embed): vector search and the GNN will not see these documents")
         build.append("no embeddings")
@@ -247,6 +247,17 @@ def encoder_build(settings: Settings) -> str:
     """The encoder's part of a build: its model, and the runtime unless torch (int8 changes vectors)."""
     runtime = "" if settings.encoder_runtime == "torch" else f" ({settings.encoder_runtime})"
     return f"encoder {settings.encoder_model}{runtime}"
+
+
+def gnn_build(checkpoint_tag: str) -> str:
+    """The GNN's part of a build: ``gnn <checkpoint file> <sha256 prefix>``."""
+    return f"gnn {checkpoint_tag}"
+
+
+def with_gnn_build(build: str, checkpoint_tag: str) -> str:
+    """``build`` with its GNN part naming ``checkpoint_tag`` (added when it had none)."""
+    parts = [part for part in build.split("; ") if part and not part.startswith("gnn ")]
+    return "; ".join([*parts, gnn_build(checkpoint_tag)])
 
 
 def docgraph_release() -> str:

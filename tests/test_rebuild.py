@@ -6,8 +6,8 @@ import shutil
 from pathlib import Path
 
 from app.evaluation.corpus_ingest import ensure_ingested
-from app.gnn import DEFAULT_CHECKPOINT, checkpoint_tag, configured_checkpoint
-from app.pipeline import build_ingest_pipeline
+from app.gnn import DEFAULT_CHECKPOINT, checkpoint_tag, configured_checkpoint, reembed
+from app.pipeline import build_ingest_pipeline, with_gnn_build
 from app.readers import make_reader
 from app.resources import ROOT
 from app.retrieval.corpus import Corpus
@@ -90,3 +90,33 @@ def test_a_configured_gnn_checkpoint_is_used_and_named_in_the_build(
     missing = settings.model_copy(update={"gnn_checkpoint": tmp_path / "none.pt"})
     off = build_ingest_pipeline(falkordb_store, missing)
     assert "gnn " not in off.build and any("GNN embeddings off" in note for note in off.notes)
+
+
+def test_reembed_names_its_checkpoint_in_the_document_build(
+    falkordb_store: FalkorDBStore, local_home: Path, tmp_path: Path
+) -> None:
+    settings = local_settings(local_home, falkordb_store.graph_name)
+    pipeline = build_ingest_pipeline(falkordb_store, settings)
+    report = pipeline.ingest(SAMPLE)
+    assert report.status == "ingested", report.error
+    mine = tmp_path / "my-rgcn.pt"
+    shutil.copyfile(DEFAULT_CHECKPOINT, mine)
+
+    assert reembed(falkordb_store, settings, checkpoint=mine) == report.regions + report.sections
+    [stored] = falkordb_store.read(
+        "MATCH (d:Document {doc_id: $doc}) RETURN d.build AS build, d.doc_sha256 AS version", {"doc": report.doc_id}
+    )
+    assert stored["build"] == with_gnn_build(pipeline.build, checkpoint_tag(mine))
+    assert stored["build"].endswith(f"; gnn my-rgcn.pt {checkpoint_tag(DEFAULT_CHECKPOINT).split()[1]}")
+    assert stored["build"].count("gnn ") == 1
+    assert stored["version"] == document_version(file_sha256(SAMPLE), pipeline.build)  # ids and version stay
+
+
+def test_a_build_gets_one_gnn_part() -> None:
+    assert with_gnn_build("docgraph 1; reader native; encoder m", "a.pt 12345678") == (
+        "docgraph 1; reader native; encoder m; gnn a.pt 12345678"
+    )
+    assert with_gnn_build("docgraph 1; encoder m; gnn a.pt 12345678", "b.pt 9abcdef0") == (
+        "docgraph 1; encoder m; gnn b.pt 9abcdef0"
+    )
+    assert with_gnn_build("", "b.pt 9abcdef0") == "gnn b.pt 9abcdef0"
