@@ -1,10 +1,9 @@
-"""GNN orchestration: the ingest stage, training from PDFs, and re-embedding stored documents.
+"""GNN orchestration: the ingest stage and training from PDFs (stored documents: ``app.reembed``).
 
 - :class:`GnnStage` (after ``embed``, before ``graph_write``): adds IS_SIMILAR edges to the batch and
   sets ``props["gnn_embedding"]`` on every embedded Region and Section node.
 - :func:`train_gnn`: reads and embeds the PDFs of a folder, makes pseudo-queries, trains, saves a
   checkpoint (config, weights, training log).
-- :func:`reembed`: recomputes ``gnn_embedding`` of documents already in a store, e.g. after training.
 """
 
 from __future__ import annotations
@@ -16,16 +15,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from app.config import Settings
-from app.cypher import load, render
 from app.exceptions import IngestError, ModelError
 from app.resources import ROOT
 from app.schema import GNN_ABLATION_PROPERTIES, GNN_PROPERTY
-from app.stores.base import ID_PROPERTY, GraphStore
 from ingest.similarity import DEFAULT_K, similarity_edges
-from ingest.types import EdgeRecord, GraphBatch, NodeRecord
+from ingest.types import GraphBatch
 from models.gnn import Checkpoint, GnnConfig, RelationalGNN, load_checkpoint, save_checkpoint
 from models.graph_tensors import GROUPS, records_to_tensors
 from models.pseudo_queries import make_queries, split_held_out
@@ -273,110 +268,3 @@ class _ProgressBar:
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.close()
-
-
-# ---- re-embedding stored documents -----------------------------------------------------------
-
-
-def reembed(
-    store: GraphStore,
-    settings: Settings,
-    checkpoint: Path | None = None,
-    doc_id: str | None = None,
-    prop: str = GNN_PROPERTY,
-) -> int:
-    """Recompute the GNN vectors (``prop``) of stored documents (all, or ``doc_id``); returns nodes updated.
-
-    A document stored without IS_SIMILAR edges gets them (computed from the stored embeddings).
-    """
-    model = gnn_for(settings, checkpoint)
-    doc_ids = [doc_id] if doc_id else [str(row["doc_id"]) for row in store.read(load("gnn_documents", store.dialect))]
-    updated = 0
-    for document in doc_ids:
-        nodes = _stored_nodes(store, document)
-        edges = _stored_edges(store, document)
-        if not any(edge.type == "IS_SIMILAR" for edge in edges):
-            batch = GraphBatch(doc_id=document, sha256="", nodes=nodes)
-            fresh = similarity_edges(batch)
-            _write_similarity(store, fresh)
-            edges += fresh
-        graph = records_to_tensors(nodes, edges, model.config.groups)
-        vectors = model.embed(graph).numpy()
-        updated += _write_vectors(store, graph.nodes, vectors, prop)
-        if prop == GNN_PROPERTY:
-            _record_checkpoint(store, document, checkpoint_tag(checkpoint or configured_checkpoint(settings)))
-    return updated
-
-
-def _record_checkpoint(store: GraphStore, doc_id: str, tag: str) -> None:
-    """Name the checkpoint in the document's build, so that the build says what made its vectors and
-    retrieval (which reloads a document whose build changed) reads the new ones."""
-    from app.pipeline import with_gnn_build
-
-    [row] = store.read(load("document_build", store.dialect), {"doc_id": doc_id}) or [{"build": ""}]
-    build = with_gnn_build(str(row["build"]), tag)
-    store.write(load("set_document_build", store.dialect), {"doc_id": doc_id, "build": build})
-
-
-def ensure_variant(store: GraphStore, settings: Settings, name: str, doc_id: str | None = None) -> str:
-    """Compute a GNN variant's vectors for stored documents; returns the Region property they are in.
-
-    The main ``gnn`` variant is also written at ingest; ablation variants (``no-cross-page``,
-    ``no-sim``) live in properties of their own, which only exact in-document vector search reads.
-    Vectors are recomputed every time: inference takes seconds per document.
-    """
-    variant = GNN_VARIANTS.get(name)
-    if variant is None:
-        raise ModelError(f"unknown GNN variant {name!r}; choose one of: {', '.join(GNN_VARIANTS)}")
-    model = gnn_for(settings, variant.checkpoint)
-    if set(model.config.groups) != set(variant.groups):
-        raise ModelError(f"{variant.checkpoint} was trained with relation groups {list(model.config.groups)}")
-    reembed(store, settings, variant.checkpoint, doc_id, variant.prop)
-    return variant.prop
-
-
-def _stored_nodes(store: GraphStore, doc_id: str) -> list[NodeRecord]:
-    nodes: list[NodeRecord] = []
-    for label in GNN_LABELS:
-        query = render("gnn_read_nodes", store.dialect, label=label, id=ID_PROPERTY[label])
-        for row in store.read(query, {"doc_id": doc_id}):
-            embedding = row.get("embedding")
-            props = {"kind": row.get("kind"), "page": row.get("page"), "embedding": _floats(embedding)}
-            nodes.append(NodeRecord(label, str(row["key"]), props))
-    return nodes
-
-
-def _stored_edges(store: GraphStore, doc_id: str) -> list[EdgeRecord]:
-    edges: list[EdgeRecord] = []
-    for label in GNN_LABELS:
-        query = render("gnn_read_edges", store.dialect, label=label, id=ID_PROPERTY[label])
-        for row in store.read(query, {"doc_id": doc_id, "types": list(READ_EDGE_TYPES)}):
-            props = {"cross_page": bool(row.get("cross_page")), "continuation": bool(row.get("continuation"))}
-            edges.append(
-                EdgeRecord(str(row["type"]), label, str(row["src"]), str(row["dst_label"]), str(row["dst"]), props)
-            )
-    return edges
-
-
-def _floats(value: Any) -> list[float] | None:
-    if value is None:
-        return None
-    return [float(v) for v in value]
-
-
-def _write_similarity(store: GraphStore, edges: list[EdgeRecord]) -> None:
-    rows = [{"src": e.src_key, "dst": e.dst_key, "score": e.props["score"]} for e in edges]
-    query = load("gnn_write_similar", store.dialect)
-    for start in range(0, len(rows), WRITE_CHUNK):
-        store.write(query, {"rows": rows[start : start + WRITE_CHUNK]})
-
-
-def _write_vectors(store: GraphStore, refs: list[tuple[str, str]], vectors: np.ndarray, prop: str) -> int:
-    written = 0
-    for label in GNN_LABELS:
-        rows = [{"key": key, "vector": vectors[i].tolist()} for i, (lab, key) in enumerate(refs) if lab == label]
-        query = render("gnn_write_embeddings", store.dialect, label=label, id=ID_PROPERTY[label], property=prop)
-        for start in range(0, len(rows), WRITE_CHUNK):
-            result = store.write(query, {"rows": rows[start : start + WRITE_CHUNK]})
-            written += int(result[0]["written"]) if result else 0
-    return written

@@ -36,6 +36,7 @@ class IngestContext:
     layout: DocumentLayout | None = None
     batch: GraphBatch | None = None
     result: WriteResult | None = None
+    refreshed: bool = False  # the stored version's GNN vectors (from a reembed) were replaced by this build's
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -95,6 +96,10 @@ class WriteStage:
     def run(self, ctx: IngestContext) -> None:
         assert ctx.batch is not None
         ctx.result = self.store.write_document(ctx.batch)
+        if not ctx.result.written:
+            from app.reembed import refresh_stale_gnn
+
+            ctx.refreshed = refresh_stale_gnn(self.store, ctx.batch)
         if self.files_dir is not None:
             keep_copy(ctx.path, self.files_dir, ctx.batch.sha256)
 
@@ -122,7 +127,7 @@ class IngestReport:
     stats: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     seconds: float = 0.0
-    status: str = "ingested"  # ingested | replaced | unchanged | failed
+    status: str = "ingested"  # ingested | replaced | refreshed | unchanged | failed
     error: str = ""
 
     def to_json(self) -> dict[str, Any]:
@@ -171,7 +176,7 @@ def _report(ctx: IngestContext, seconds: float) -> IngestReport:
     nodes = batch.node_counts()
     status = "ingested"
     if result is not None and not result.written:
-        status = "unchanged"
+        status = "refreshed" if ctx.refreshed else "unchanged"
     elif result is not None and result.replaced:
         status = "replaced"
     return IngestReport(

@@ -207,7 +207,8 @@ def test_reembed_recomputes_stored_documents(
     embedded_batch: GraphBatch, falkordb_store: GraphStore, tmp_path: Path
 ) -> None:
     from app.config import Settings
-    from app.gnn import apply_gnn, load_gnn, reembed
+    from app.gnn import apply_gnn, load_gnn
+    from app.reembed import reembed
 
     stored = copy.deepcopy(embedded_batch)  # ingested without the GNN stage: no IS_SIMILAR, no gnn_embedding
     assert falkordb_store.write_document(stored).written

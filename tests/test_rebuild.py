@@ -5,10 +5,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import numpy as np
+
 from app.evaluation.corpus_ingest import ensure_ingested
-from app.gnn import DEFAULT_CHECKPOINT, checkpoint_tag, configured_checkpoint, reembed
+from app.gnn import DEFAULT_CHECKPOINT, GNN_VARIANTS, checkpoint_tag, configured_checkpoint
 from app.pipeline import build_ingest_pipeline, with_gnn_build
 from app.readers import make_reader
+from app.reembed import reembed
 from app.resources import ROOT
 from app.retrieval.corpus import Corpus
 from app.stores.falkordb_store import FalkorDBStore
@@ -92,24 +95,44 @@ def test_a_configured_gnn_checkpoint_is_used_and_named_in_the_build(
     assert "gnn " not in off.build and any("GNN embeddings off" in note for note in off.notes)
 
 
-def test_reembed_names_its_checkpoint_in_the_document_build(
-    falkordb_store: FalkorDBStore, local_home: Path, tmp_path: Path
+def test_reembed_names_its_checkpoint_and_a_reingest_restores_the_pipeline_s_vectors(
+    falkordb_store: FalkorDBStore, local_home: Path
 ) -> None:
     settings = local_settings(local_home, falkordb_store.graph_name)
     pipeline = build_ingest_pipeline(falkordb_store, settings)
     report = pipeline.ingest(SAMPLE)
     assert report.status == "ingested", report.error
-    mine = tmp_path / "my-rgcn.pt"
-    shutil.copyfile(DEFAULT_CHECKPOINT, mine)
+    ingested = _gnn_vectors(falkordb_store, report.doc_id)
+    other = GNN_VARIANTS["no-sim"].checkpoint  # another checkpoint: other vectors
 
-    assert reembed(falkordb_store, settings, checkpoint=mine) == report.regions + report.sections
+    assert reembed(falkordb_store, settings, checkpoint=other) == report.regions + report.sections
     [stored] = falkordb_store.read(
         "MATCH (d:Document {doc_id: $doc}) RETURN d.build AS build, d.doc_sha256 AS version", {"doc": report.doc_id}
     )
-    assert stored["build"] == with_gnn_build(pipeline.build, checkpoint_tag(mine))
-    assert stored["build"].endswith(f"; gnn my-rgcn.pt {checkpoint_tag(DEFAULT_CHECKPOINT).split()[1]}")
-    assert stored["build"].count("gnn ") == 1
+    assert stored["build"] == with_gnn_build(pipeline.build, checkpoint_tag(other))
+    assert stored["build"].count("gnn ") == 1 and "gnn rgcn-minilm-no-sim.pt " in stored["build"]
     assert stored["version"] == document_version(file_sha256(SAMPLE), pipeline.build)  # ids and version stay
+    reembedded = _gnn_vectors(falkordb_store, report.doc_id)
+    assert reembedded.keys() == ingested.keys()
+    assert max(float(np.abs(reembedded[key] - ingested[key]).max()) for key in ingested) > 0.01
+
+    # The evaluation does not skip the file, and ingesting it writes back the pipeline's own vectors.
+    outcome = ensure_ingested([SAMPLE], falkordb_store, load_encoder(DEFAULT_MODEL), settings)
+    assert outcome.skipped == [] and [r.status for r in outcome.reports] == ["refreshed"]
+    restored = _gnn_vectors(falkordb_store, report.doc_id)
+    assert max(float(np.abs(restored[key] - ingested[key]).max()) for key in ingested) < 1e-4
+    [stored] = falkordb_store.read("MATCH (d:Document {doc_id: $doc}) RETURN d.build AS build", {"doc": report.doc_id})
+    assert stored["build"] == pipeline.build
+    assert pipeline.ingest(SAMPLE).status == "unchanged"
+
+
+def _gnn_vectors(store: FalkorDBStore, doc_id: str) -> dict[str, np.ndarray]:
+    rows = store.read(
+        "MATCH (r:Region {doc_id: $doc}) WHERE r.gnn_embedding IS NOT NULL RETURN r.region_id AS id, "
+        "r.gnn_embedding AS vector",
+        {"doc": doc_id},
+    )
+    return {str(row["id"]): np.asarray(row["vector"], dtype=np.float32) for row in rows}
 
 
 def test_a_build_gets_one_gnn_part() -> None:

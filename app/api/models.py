@@ -109,7 +109,7 @@ class IngestReportModel(ResponseModel):
 
     file: str
     doc_id: str
-    status: Literal["ingested", "replaced", "unchanged", "failed"]
+    status: Literal["ingested", "replaced", "refreshed", "unchanged", "failed"]
     error: str
     pages: int
     regions: int

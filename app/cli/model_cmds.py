@@ -85,7 +85,7 @@ def reembed_command(
 ) -> None:
     """Recompute gnn_embedding for stored documents (after `docgraph train-gnn`)."""
     from app.documents import find_document
-    from app.gnn import ensure_variant, reembed
+    from app.reembed import ensure_variant, reembed
 
     with opened_store(store, schema=True) as (graph_store, settings):
         doc_id = str(find_document(graph_store, doc)["doc_id"]) if doc else None

@@ -9,7 +9,7 @@ from pathlib import Path
 from app.config import Settings
 from app.exceptions import IngestError
 from app.pipeline import EmbedStage, IngestPipeline, IngestReport, build_ingest_pipeline
-from app.retrieval.corpus import stored_versions
+from app.retrieval.corpus import stored_builds
 from app.stores.base import GraphStore
 from ingest.ids import doc_id_for
 from ingest.pdf_checks import file_sha256
@@ -44,20 +44,21 @@ def ensure_ingested(
     progress: ProgressFn | None = None,
     force: bool = False,
 ) -> IngestOutcome:
-    """Ingest each file unless the same version is already stored, the same file built the same
-    way (``force``: delete and re-ingest)."""
+    """Ingest each file unless the same file built the same way is already stored, GNN vectors included
+    (``force``: delete and re-ingest)."""
     outcome = IngestOutcome()
     pipeline = make_pipeline(store, encoder, settings)
-    versions = stored_versions(store)
+    stored = stored_builds(store)
     for done, path in enumerate(paths):
         if progress:
             progress(f"ingest {path.name}", done, len(paths))
         doc_id = doc_id_for(path.name)
         outcome.doc_ids[path.name] = doc_id
-        if not force and path.is_file() and versions.get(doc_id) == document_version(file_sha256(path), pipeline.build):
+        current = (document_version(file_sha256(path), pipeline.build), pipeline.build) if path.is_file() else None
+        if not force and stored.get(doc_id) == current:
             outcome.skipped.append(path.name)
             continue
-        if force and doc_id in versions:
+        if force and doc_id in stored:
             store.delete_document(doc_id)
         report = pipeline.ingest(path)
         if report.status == "failed":

@@ -94,7 +94,7 @@ def ablation_properties(
 ) -> dict[str, str]:
     """Compute the GNN ablations' vectors (not written at ingest) for the variants that read them;
     variant -> Region property."""
-    from app.gnn import ensure_variant  # torch: only when an ablation is asked for
+    from app.reembed import ensure_variant  # torch: only when an ablation is asked for
 
     wanted = [name for name in names if name in GNN_ABLATION_PROPERTIES]
     props: dict[str, str] = {}

@@ -179,8 +179,14 @@ def _references(store: GraphStore, document: DocumentIndex) -> dict[str, frozens
 
 def stored_versions(store: GraphStore) -> dict[str, str]:
     """doc_id -> stored version (``GraphBatch.version``: the file and how its graph was built)."""
+    return {doc_id: version for doc_id, (version, _) in stored_builds(store).items()}
+
+
+def stored_builds(store: GraphStore) -> dict[str, tuple[str, str]]:
+    """doc_id -> (stored version, Document.build). The build differs from the one the version was
+    made from after ``docgraph reembed`` wrote another checkpoint's GNN vectors."""
     rows = store.read(cypher.load("retrieval_documents", store.dialect))
-    return {str(row["doc_id"]): str(row["version"] or "") for row in rows}
+    return {str(row["doc_id"]): (str(row["version"] or ""), str(row["build"] or "")) for row in rows}
 
 
 class Corpus:

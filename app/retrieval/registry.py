@@ -38,7 +38,7 @@ _FACTORIES: dict[str, Factory] = {
     "no-gnn": _hybrid(None),
     "gnn": lambda store, corpus, vectors: GnnRetriever(store, corpus, vectors),
     # Hybrids whose GNN signal comes from an ablation's property (app.gnn.GNN_VARIANTS; run
-    # ``app.gnn.ensure_variant`` first, or the signal is absent).
+    # ``app.reembed.ensure_variant`` first, or the signal is absent).
     **{name: _hybrid(prop) for name, prop in GNN_ABLATION_PROPERTIES.items()},
     "dense-region": lambda store, corpus, vectors: DenseRetriever(store, corpus, vectors),
     "bm25-region": lambda store, corpus, vectors: BM25RegionRetriever(corpus),
@@ -64,7 +64,7 @@ def make_retrievers(
     names: list[str], store: GraphStore, encoder: TextEncoder, gnn_props: Mapping[str, str] | None = None
 ) -> dict[str, Retriever]:
     """Several retrievers sharing one corpus view and one query-vector cache. ``gnn_props`` maps an
-    ablation variant to the property ``app.gnn.ensure_variant`` wrote its vectors to."""
+    ablation variant to the property ``app.reembed.ensure_variant`` wrote its vectors to."""
     corpus, vectors = Corpus(store), QueryVectors(encoder)
     retrievers: dict[str, Retriever] = {}
     for name in names:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -112,11 +111,10 @@ def _manage_section(graph_store: GraphStore, doc_ids: list[str]) -> None:
 
 
 def _reembed_function() -> tuple[Callable[..., int] | None, Path | None]:
-    """``app.gnn.reembed`` and its default checkpoint when that module offers them, else None (no button)."""
+    """``app.reembed.reembed`` and the configured GNN checkpoint (torch loads on first use)."""
     try:
-        module = importlib.import_module("app.gnn")
-    except ImportError:
+        from app.gnn import configured_checkpoint
+        from app.reembed import reembed
+    except ImportError:  # an install without the GNN's libraries: no button
         return None, None
-    found = getattr(module, "reembed", None)
-    checkpoint = getattr(module, "DEFAULT_CHECKPOINT", None)
-    return (found if callable(found) else None), (Path(checkpoint) if checkpoint else None)
+    return reembed, configured_checkpoint(common.settings())

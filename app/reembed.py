@@ -1,0 +1,153 @@
+"""GNN vectors of stored documents: recompute them (``docgraph reembed``, ablation variants), and
+bring them in line with the ingest pipeline when a re-ingested file is otherwise unchanged.
+
+Documents are independent graphs, so each is read back (embeddings, typed edges), run through the
+model and written back on its own.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from app.config import Settings
+from app.cypher import load, render
+from app.exceptions import ModelError
+from app.gnn import (
+    GNN_LABELS,
+    GNN_VARIANTS,
+    READ_EDGE_TYPES,
+    WRITE_CHUNK,
+    checkpoint_tag,
+    configured_checkpoint,
+    gnn_for,
+)
+from app.schema import GNN_PROPERTY
+from app.stores.base import ID_PROPERTY, GraphStore
+from ingest.similarity import similarity_edges
+from ingest.types import EdgeRecord, GraphBatch, NodeRecord
+from models.graph_tensors import records_to_tensors
+
+
+def reembed(
+    store: GraphStore,
+    settings: Settings,
+    checkpoint: Path | None = None,
+    doc_id: str | None = None,
+    prop: str = GNN_PROPERTY,
+) -> int:
+    """Recompute the GNN vectors (``prop``) of stored documents (all, or ``doc_id``); returns nodes updated.
+
+    A document stored without IS_SIMILAR edges gets them (computed from the stored embeddings).
+    """
+    model = gnn_for(settings, checkpoint)
+    doc_ids = [doc_id] if doc_id else [str(row["doc_id"]) for row in store.read(load("gnn_documents", store.dialect))]
+    updated = 0
+    for document in doc_ids:
+        nodes = _stored_nodes(store, document)
+        edges = _stored_edges(store, document)
+        if not any(edge.type == "IS_SIMILAR" for edge in edges):
+            batch = GraphBatch(doc_id=document, sha256="", nodes=nodes)
+            fresh = similarity_edges(batch)
+            _write_similarity(store, fresh)
+            edges += fresh
+        graph = records_to_tensors(nodes, edges, model.config.groups)
+        vectors = model.embed(graph).numpy()
+        updated += _write_vectors(store, graph.nodes, vectors, prop)
+        if prop == GNN_PROPERTY:
+            _record_checkpoint(store, document, checkpoint_tag(checkpoint or configured_checkpoint(settings)))
+    return updated
+
+
+def refresh_stale_gnn(store: GraphStore, batch: GraphBatch) -> bool:
+    """After a no-op write of ``batch`` (its version is stored): when the stored build differs, only
+    ``docgraph reembed`` can have changed it, writing another checkpoint's GNN vectors. Write the
+    batch's own GNN vectors and build instead; returns whether it did."""
+    if _stored_build(store, batch.doc_id) == batch.build:
+        return False
+    nodes = [node for node in batch.nodes if node.label in GNN_LABELS and node.props.get(GNN_PROPERTY) is not None]
+    if nodes:
+        vectors = np.asarray([node.props[GNN_PROPERTY] for node in nodes], dtype=np.float32)
+        _write_vectors(store, [(node.label, node.key) for node in nodes], vectors, GNN_PROPERTY)
+    store.write(load("set_document_build", store.dialect), {"doc_id": batch.doc_id, "build": batch.build})
+    return True
+
+
+def _stored_build(store: GraphStore, doc_id: str) -> str:
+    rows = store.read(load("document_build", store.dialect), {"doc_id": doc_id})
+    return str(rows[0]["build"]) if rows else ""
+
+
+def _record_checkpoint(store: GraphStore, doc_id: str, tag: str) -> None:
+    """Name the checkpoint in the document's build, so that the build says what made its vectors and
+    retrieval (which reloads a document whose build changed) reads the new ones."""
+    from app.pipeline import with_gnn_build
+
+    build = with_gnn_build(_stored_build(store, doc_id), tag)
+    store.write(load("set_document_build", store.dialect), {"doc_id": doc_id, "build": build})
+
+
+def ensure_variant(store: GraphStore, settings: Settings, name: str, doc_id: str | None = None) -> str:
+    """Compute a GNN variant's vectors for stored documents; returns the Region property they are in.
+
+    The main ``gnn`` variant is also written at ingest; ablation variants (``no-cross-page``,
+    ``no-sim``) live in properties of their own, which only exact in-document vector search reads.
+    Vectors are recomputed every time: inference takes seconds per document.
+    """
+    variant = GNN_VARIANTS.get(name)
+    if variant is None:
+        raise ModelError(f"unknown GNN variant {name!r}; choose one of: {', '.join(GNN_VARIANTS)}")
+    model = gnn_for(settings, variant.checkpoint)
+    if set(model.config.groups) != set(variant.groups):
+        raise ModelError(f"{variant.checkpoint} was trained with relation groups {list(model.config.groups)}")
+    reembed(store, settings, variant.checkpoint, doc_id, variant.prop)
+    return variant.prop
+
+
+def _stored_nodes(store: GraphStore, doc_id: str) -> list[NodeRecord]:
+    nodes: list[NodeRecord] = []
+    for label in GNN_LABELS:
+        query = render("gnn_read_nodes", store.dialect, label=label, id=ID_PROPERTY[label])
+        for row in store.read(query, {"doc_id": doc_id}):
+            embedding = row.get("embedding")
+            props = {"kind": row.get("kind"), "page": row.get("page"), "embedding": _floats(embedding)}
+            nodes.append(NodeRecord(label, str(row["key"]), props))
+    return nodes
+
+
+def _stored_edges(store: GraphStore, doc_id: str) -> list[EdgeRecord]:
+    edges: list[EdgeRecord] = []
+    for label in GNN_LABELS:
+        query = render("gnn_read_edges", store.dialect, label=label, id=ID_PROPERTY[label])
+        for row in store.read(query, {"doc_id": doc_id, "types": list(READ_EDGE_TYPES)}):
+            props = {"cross_page": bool(row.get("cross_page")), "continuation": bool(row.get("continuation"))}
+            edges.append(
+                EdgeRecord(str(row["type"]), label, str(row["src"]), str(row["dst_label"]), str(row["dst"]), props)
+            )
+    return edges
+
+
+def _floats(value: Any) -> list[float] | None:
+    if value is None:
+        return None
+    return [float(v) for v in value]
+
+
+def _write_similarity(store: GraphStore, edges: list[EdgeRecord]) -> None:
+    rows = [{"src": e.src_key, "dst": e.dst_key, "score": e.props["score"]} for e in edges]
+    query = load("gnn_write_similar", store.dialect)
+    for start in range(0, len(rows), WRITE_CHUNK):
+        store.write(query, {"rows": rows[start : start + WRITE_CHUNK]})
+
+
+def _write_vectors(store: GraphStore, refs: list[tuple[str, str]], vectors: np.ndarray, prop: str) -> int:
+    written = 0
+    for label in GNN_LABELS:
+        rows = [{"key": key, "vector": vectors[i].tolist()} for i, (lab, key) in enumerate(refs) if lab == label]
+        query = render("gnn_write_embeddings", store.dialect, label=label, id=ID_PROPERTY[label], property=prop)
+        for start in range(0, len(rows), WRITE_CHUNK):
+            result = store.write(query, {"rows": rows[start : start + WRITE_CHUNK]})
+            written += int(result[0]["written"]) if result else 0
+    return written
