@@ -81,8 +81,8 @@ def _stored_build(store: GraphStore, doc_id: str) -> str:
 
 
 def _record_checkpoint(store: GraphStore, doc_id: str, tag: str) -> None:
-    """Name the checkpoint in the document's build, so that the build says what made its vectors and
-    retrieval (which reloads a document whose build changed) reads the new ones."""
+    """Name the checkpoint in the document's build, so that the build says what made its GNN vectors
+    (and a later ingest with another checkpoint sees the difference: ``refresh_stale_gnn``)."""
     from app.pipeline import with_gnn_build
 
     build = with_gnn_build(_stored_build(store, doc_id), tag)

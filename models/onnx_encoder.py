@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from app.exceptions import ModelError
-from models.encoders import Vectors, threads_for
+from models.encoders import Vectors, longest_first_batches, threads_for
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -85,10 +85,7 @@ class OnnxEncoder:
             return out
         session = self._session(threads_for(texts))
         encodings = self._tokenizer.encode_batch(texts)
-        # Longest first, so that each batch pads little (see models.encoders.batches_by_token_count).
-        order = sorted(range(len(texts)), key=lambda i: -len(encodings[i].ids))
-        for start in range(0, len(order), max(1, batch_size)):
-            rows = order[start : start + max(1, batch_size)]
+        for rows in longest_first_batches([len(encoding.ids) for encoding in encodings], batch_size):
             out[rows] = session.run(None, self._feed([encodings[i] for i in rows]))[0]
         out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
         return out
