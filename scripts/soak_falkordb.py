@@ -2,8 +2,10 @@
 
 Ingests the PDFs of the given folders, then re-ingests every one of them ROUNDS times under a new
 build (so each write replaces the stored document), asking the server for a background save after
-each write. After every write it reads each Document's doc_id: a corrupted graph answers
-"Attempted to access undefined attribute" (or the server crashes on ``RETURN d``).
+each write. After every write it reads each Document's doc_id (a corrupted graph answers "Attempted
+to access undefined attribute", or the server crashes on ``RETURN d``) and looks for ghost nodes
+under every label (``docgraph store check``). Before docgraph resized FalkorDB's label matrices
+ahead of each delete (FalkorDB#2103), this found ghosts in round 1.
 
     .venv/bin/python scripts/soak_falkordb.py --home /tmp/soak --rounds 4 ../shared/bench/dev ../shared/bench/train
 
@@ -39,8 +41,12 @@ def main() -> int:
             store._db.execute_command("BGSAVE", "SCHEDULE")  # type: ignore[attr-defined]  # a save child to race
             try:
                 stored = store.read("MATCH (d:Document) RETURN d.doc_id AS doc_id")
+                ghosts = store.ghost_nodes()  # type: ignore[attr-defined]
             except Exception as exc:  # the corruption shows as a query error, or a lost server
                 print(f"CORRUPT after round {round_number}, {path.name}: {exc}", flush=True)
+                return 3
+            if ghosts:
+                print(f"CORRUPT after round {round_number}, {path.name}: ghost nodes {ghosts}", flush=True)
                 return 3
             print(f"round {round_number} {path.name}: {report.status}, {len(stored)} documents", flush=True)
     print("no corruption")

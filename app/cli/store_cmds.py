@@ -17,9 +17,12 @@ from app.cli.common import (
     print_rows,
     settings_for,
 )
-from app.exceptions import ConfigError
+from app.exceptions import ConfigError, StoreError
 
-store_app = typer.Typer(help="The local FalkorDB server that docgraph runs for you.", no_args_is_help=True)
+store_app = typer.Typer(
+    help="The local FalkorDB server that docgraph runs for you, and a health check of a FalkorDB graph.",
+    no_args_is_help=True,
+)
 
 
 @handles_errors
@@ -115,6 +118,31 @@ def store_stop(json_out: JsonOption = False, store: StoreOption = None) -> None:
         print_json({"stopped": stopped, "home": str(home)})
     else:
         console.print("stopped" if stopped else "not running")
+
+
+@store_app.command("check")
+@handles_errors
+def store_check(json_out: JsonOption = False, store: StoreOption = None) -> None:
+    """Look for ghost nodes, which FalkorDB 4.16 leaves when it deletes nodes after the graph grew
+    (exit 1 if there are any)."""
+    from app.stores.falkordb_store import FalkorDBStore
+
+    with opened_store(store) as (graph_store, _):
+        if not isinstance(graph_store, FalkorDBStore):
+            raise ConfigError(f"`docgraph store check` looks for FalkorDB ghost nodes; the store is {graph_store.url}")
+        ghosts = graph_store.ghost_nodes()
+        url = graph_store.url
+    if json_out:
+        print_json({"store": url, "ok": not ghosts, "ghost_nodes": ghosts})
+    elif not ghosts:
+        console.print(f"ok: no ghost nodes in {url}")
+    if ghosts:
+        listed = ", ".join(f"{label} {count}" for label, count in ghosts.items())
+        raise StoreError(
+            f"{url} holds {sum(ghosts.values())} ghost nodes ({listed}): deleted nodes that FalkorDB 4.16 still "
+            "lists under their labels, left by a delete or replace before docgraph worked around it; "
+            "re-ingest the PDFs into a new graph (--store 'falkordb-local://HOME?graph=NEW')"
+        )
 
 
 def local_home(store: str | None) -> Any:

@@ -38,6 +38,7 @@ DIALECT: Dialect = "falkordb"
 _READ_ONLY_REFUSAL = "is to be executed only on read-only queries"
 _ALREADY_DONE = ("already indexed", "already exists")
 _BUILT = "OPERATIONAL"
+_ID_CHUNK = 10_000
 
 
 def connect_falkordb(target: StoreURL, socket: Path | None = None) -> FalkorDB:
@@ -216,6 +217,31 @@ class FalkorDBStore:
 
     def counts(self) -> GraphCounts:
         return graph_counts(self.read, DIALECT)
+
+    def ghost_nodes(self) -> dict[str, int]:
+        """Per label, how many ids its label scan lists that are not nodes carrying that label.
+
+        FalkorDB 4.16 leaves such ghosts when it deletes nodes after the graph has grown
+        (FalkorDB#2103; see cypher/falkordb/resize_label_matrix.cypher); reading their attributes
+        fails and returning them crashes the server. docgraph's writes avoid it since the fix, but
+        a graph written before may hold some.
+        """
+        ghosts: dict[str, int] = {}
+        for row in self.read(load("list_labels", DIALECT)):
+            label = str(row["label"])
+            try:
+                scan = render("label_node_ids", DIALECT, label=label)
+            except ValueError:  # not a plain identifier, so not a label docgraph writes
+                continue
+            ids = [int(r["id"]) for r in self.read(scan)]
+            found = 0
+            for start in range(0, len(ids), _ID_CHUNK):
+                chunk = ids[start : start + _ID_CHUNK]
+                live = self.read(load("nodes_by_id", DIALECT), {"ids": chunk})
+                found += len(chunk) - sum(1 for node in live if label in node["labels"])
+            if found:
+                ghosts[label] = found
+        return ghosts
 
     def delete_graph(self) -> None:
         """Drop the whole graph (all documents, indexes and constraints)."""

@@ -12,9 +12,12 @@ outcome, all inside MULTI/EXEC (no reader ever sees a half-written or half-repla
    from its vector index;
 3. each node and relationship group is created by one query that adds 1 to ``steps`` only if every
    row of the group was created (a failing query is undone by FalkorDB and adds nothing);
-4. if ``steps`` equals the number of groups, the stashed old version is deleted; otherwise the new
+4. every label is scanned once, so that FalkorDB resizes its label matrix before anything is
+   deleted (see cypher/falkordb/resize_label_matrix.cypher: without it, FalkorDB 4.16 leaves
+   attribute-less ghosts of the deleted nodes once the graph has grown past a capacity step);
+5. if ``steps`` equals the number of groups, the stashed old version is deleted; otherwise the new
    version's nodes (``doc_sha256`` = the new sha256) are deleted and the old ids are restored;
-5. the marker is deleted, returning whether the new version was kept.
+6. the marker is deleted, returning whether the new version was kept.
 
 The transaction WATCHes the graph key between reading the stored version and EXEC, so a concurrent
 writer of the same graph makes it retry rather than interleave.
@@ -47,6 +50,7 @@ from ingest.types import GraphBatch
 
 DIALECT = "falkordb"
 WATCH_RETRIES = 10
+MARKER_LABEL = "DocgraphWrite"
 _EMPTY_GRAPH = "empty key"
 
 
@@ -65,10 +69,14 @@ def encode_query(query: str, params: dict[str, Any] | None) -> str:
 
 
 def write_commands(
-    batch: GraphBatch, token: str, stash: tuple[str, ...] = ("Document",), chunk_rows: int = DEFAULT_CHUNK_ROWS
+    batch: GraphBatch,
+    token: str,
+    stash: tuple[str, ...] = ("Document",),
+    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    stored_labels: tuple[str, ...] = (),
 ) -> list[Command]:
     """Every query of one document write, in order (see the module docstring); ``stash`` names the
-    labels whose stored nodes must give up their ids first.
+    labels whose stored nodes must give up their ids first, ``stored_labels`` the graph's labels.
     """
     suffix = f"#replaced-{token}"
     scope = {"doc_id": batch.doc_id, "version": batch.version}
@@ -87,10 +95,30 @@ def write_commands(
     commands = [Command(load("write_begin", DIALECT), {"token": token})]
     commands += _per_label("write_stash_old", {**scope, "suffix": suffix}, stash)
     commands += steps
+    commands += resize_commands((*stored_labels, *batch_labels(batch), MARKER_LABEL))
     commands += _per_label("write_drop_old", guard)
     commands += _per_label("write_drop_new", {**guard, **scope})
     commands += _per_label("write_restore_old", guard, stash)
     commands.append(Command(load("write_end", DIALECT), {"token": token, "steps": len(steps)}))
+    return commands
+
+
+def batch_labels(batch: GraphBatch) -> tuple[str, ...]:
+    labels = {node.label for node in batch.nodes}
+    labels.update(extra for node in batch.nodes for extra in node.extra_labels)
+    return tuple(sorted(labels))
+
+
+def resize_commands(labels: tuple[str, ...]) -> list[Command]:
+    """One label scan per label (see resize_label_matrix.cypher). A label that is not a plain
+    identifier cannot be named in a template; docgraph never makes one, so its nodes are not ours.
+    """
+    commands = []
+    for label in dict.fromkeys(labels):
+        try:
+            commands.append(Command(render("resize_label_matrix", DIALECT, label=label), {}))
+        except ValueError:
+            continue
     return commands
 
 
@@ -119,16 +147,31 @@ class DocumentWriter:
 
     def delete(self, doc_id: str) -> int:
         """Delete every node of the document (and its relationships) in one transaction."""
-        commands = _per_label("delete_document_nodes", {"doc_id": doc_id})
         try:
-            with self._connection.pipeline(transaction=True) as pipe:
-                for command in commands:
-                    self._queue(pipe, command)
-                replies = pipe.execute(raise_on_error=False)
+            for _ in range(WATCH_RETRIES):
+                deleted = self._try_delete(doc_id)
+                if deleted is not None:
+                    return deleted
+                time.sleep(random.uniform(0.0, 0.05))
         except redis.ConnectionError as error:
             raise StoreUnavailableError(f"FalkorDB connection lost while deleting {doc_id}: {error}") from error
+        raise StoreError(f"document {doc_id} kept changing while it was deleted; try again")
+
+    def _try_delete(self, doc_id: str) -> int | None:
+        """One optimistic attempt (the label list is read under WATCH); None when it was aborted."""
+        with self._connection.pipeline(transaction=True) as pipe:
+            try:
+                pipe.watch(self._graph.name)  # type: ignore[no-untyped-call]
+                resizes = resize_commands(self._stored_labels(pipe))
+                deletes = _per_label("delete_document_nodes", {"doc_id": doc_id})
+                pipe.multi()
+                for command in [*resizes, *deletes]:
+                    self._queue(pipe, command)
+                replies = pipe.execute(raise_on_error=False)
+            except redis.WatchError:
+                return None
         _raise_first_error(replies, f"deleting document {doc_id} failed")
-        return sum(int(QueryResult(self._graph, reply).nodes_deleted) for reply in replies)
+        return sum(int(QueryResult(self._graph, reply).nodes_deleted) for reply in replies[len(resizes) :])
 
     def _try_write(self, batch: GraphBatch) -> WriteResult | None:
         """One optimistic attempt; None when a concurrent change to the graph aborted it."""
@@ -139,7 +182,8 @@ class DocumentWriter:
                 if versions == [batch.version]:
                     return WriteResult(written=False, replaced=False, nodes=0, relationships=0)
                 stash = self._taken_labels(pipe, batch)
-                commands = write_commands(batch, uuid.uuid4().hex, stash, self._chunk_rows)
+                labels = self._stored_labels(pipe)
+                commands = write_commands(batch, uuid.uuid4().hex, stash, self._chunk_rows, labels)
                 pipe.multi()
                 for command in commands:
                     self._queue(pipe, command)
@@ -156,6 +200,9 @@ class DocumentWriter:
     def _stored_versions(self, pipe: Any, doc_id: str) -> list[str]:
         rows = self._read_now(pipe, load("document_versions", DIALECT), {"doc_id": doc_id})
         return [str(row[0]) for row in rows]
+
+    def _stored_labels(self, pipe: Any) -> tuple[str, ...]:
+        return tuple(str(row[0]) for row in self._read_now(pipe, load("list_labels", DIALECT), {}))
 
     def _taken_labels(self, pipe: Any, batch: GraphBatch) -> tuple[str, ...]:
         """Labels whose new ids the document's stored nodes already use (the Document's always are

