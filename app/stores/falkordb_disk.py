@@ -1,0 +1,83 @@
+"""What the local FalkorDB server keeps on disk: its log, read to learn whether it has loaded its
+data, and its append-only file, compacted before a stop so that the next start loads quickly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from pathlib import Path
+
+import redis
+
+READY_LINE = "Ready to accept connections"
+# Compact when the AOF's incremental part is larger than this: replaying writes is much slower
+# than loading a snapshot (7,400 nodes written into a fresh graph replayed in 260 s, with the
+# indexes still building while the writes replay; the same graph loads from a snapshot in ~5 s).
+COMPACT_MIN_BYTES = 1 << 20
+_POLL_S = 0.1
+
+
+class StartupLog:
+    """Follows the server log: has the server with ``pid`` started, and has it finished loading?
+
+    Redis prefixes each line with the pid, logs "pid=N, just started" when it starts and "Ready to
+    accept connections" once its data is loaded. The log is appended to across restarts (pids
+    may repeat), so the last start of ``pid`` decides.
+    """
+
+    def __init__(self, log_file: Path, pid: int) -> None:
+        self._log_file = log_file
+        self._pid = pid
+        self._offset = 0
+        self._partial = ""
+        self.started = False
+        self.ready = False
+
+    def poll(self) -> None:
+        """Read what the log gained since the last poll."""
+        try:
+            with self._log_file.open("rb") as log:
+                log.seek(self._offset)
+                chunk = log.read()
+        except OSError:
+            return
+        self._offset += len(chunk)
+        lines = (self._partial + chunk.decode(errors="replace")).split("\n")
+        self._partial = lines.pop()
+        for line in lines:
+            self._read_line(line)
+
+    def _read_line(self, line: str) -> None:
+        if f"pid={self._pid}, just started" in line:
+            self.started, self.ready = True, False
+        elif self.started and line.startswith(f"{self._pid}:") and READY_LINE in line:
+            self.ready = True
+
+
+def compact_aof(client: redis.Redis, timeout_s: float) -> bool:
+    """Fold the append-only file's incremental part into a snapshot (BGREWRITEAOF) and wait for it,
+    when that part is large. Returns whether a rewrite ran to completion. Best effort: a server that
+    will not rewrite still stops, and its next start replays the writes.
+    """
+    with contextlib.suppress(redis.RedisError):
+        info = client.info("persistence")
+        if not info.get("aof_enabled") or _incremental_bytes(info) < COMPACT_MIN_BYTES:
+            return False
+        if not info.get("aof_rewrite_in_progress"):
+            client.bgrewriteaof()
+        return _wait_rewritten(client, time.monotonic() + timeout_s)
+    return False
+
+
+def _incremental_bytes(info: dict[str, int]) -> int:
+    return int(info.get("aof_current_size", 0)) - int(info.get("aof_base_size", 0))
+
+
+def _wait_rewritten(client: redis.Redis, deadline: float) -> bool:
+    while time.monotonic() < deadline:
+        info = client.info("persistence")
+        if not info.get("aof_rewrite_in_progress") and not info.get("aof_rewrite_scheduled"):
+            return info.get("aof_last_bgrewrite_status") == "ok"
+        time.sleep(_POLL_S)
+    return False
