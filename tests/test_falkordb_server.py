@@ -15,7 +15,7 @@ import pytest
 
 from app.config import Settings
 from app.exceptions import StoreUnavailableError
-from app.stores import falkordb_server
+from app.stores import falkordb_disk, falkordb_server
 from app.stores.factory import open_store
 from app.stores.falkordb_disk import COMPACT_MIN_BYTES, StartupLog
 from ingest.types import EdgeRecord, GraphBatch, NodeRecord
@@ -182,6 +182,21 @@ def test_a_stop_compacts_the_append_only_file(home: Path) -> None:
     assert falkordb_server.stop(home)
     assert sum(f.stat().st_size for f in incremental.glob("*.incr.aof")) < COMPACT_MIN_BYTES
     assert regions_in(home, "large") == 1500
+
+
+def test_the_local_store_compacts_after_large_writes(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A crash then has little to replay. The threshold is lowered so that one document crosses it.
+    monkeypatch.setattr(falkordb_disk, "COMPACT_AFTER_WRITES_BYTES", COMPACT_MIN_BYTES)
+    store = open_store(Settings(home=home, graph="large", store=""))
+    store.apply_schema()
+    store.write_document(large_batch(1500))
+    incremental = home / "falkordb" / "appendonlydir"
+    deadline = time.monotonic() + 60
+    while sum(f.stat().st_size for f in incremental.glob("*.incr.aof")) >= COMPACT_MIN_BYTES:
+        assert time.monotonic() < deadline, "the append-only file was not compacted"
+        time.sleep(0.1)
+    assert store.read("MATCH (r:Region) RETURN count(r) AS n") == [{"n": 1500}]
+    store.close()
 
 
 def test_the_startup_log_tells_the_last_start_of_a_pid(tmp_path: Path) -> None:

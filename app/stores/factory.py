@@ -22,18 +22,21 @@ def open_store(
 
 
 def _open_falkordb(target: StoreURL, settings: Settings, vector_dimension: int) -> GraphStore:
+    from app.stores.falkordb_disk import COMPACT_AFTER_WRITES_BYTES
     from app.stores.falkordb_store import FalkorDBStore, connect_falkordb
 
-    socket = None
+    socket, compact_aof_bytes = None, None
     if target.kind == "falkordb-local":
         assert target.path is not None  # parse_store_url always sets it for falkordb-local
         socket = falkordb_server.ensure_running(target.path)
+        compact_aof_bytes = COMPACT_AFTER_WRITES_BYTES  # an external server's persistence is its owner's
     return FalkorDBStore(
         connect_falkordb(target, socket),
         target.graph,
         target.redacted(),
         query_timeout_s=settings.query_timeout_s,
         vector_dimension=vector_dimension,
+        compact_aof_bytes=compact_aof_bytes,
     )
 
 

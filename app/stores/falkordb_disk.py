@@ -15,6 +15,7 @@ READY_LINE = "Ready to accept connections"
 # than loading a snapshot (7,400 nodes written into a fresh graph replayed in 260 s, with the
 # indexes still building while the writes replay; the same graph loads from a snapshot in ~5 s).
 COMPACT_MIN_BYTES = 1 << 20
+COMPACT_AFTER_WRITES_BYTES = 16 << 20  # while the server runs: a background rewrite past this
 _POLL_S = 0.1
 
 
@@ -53,6 +54,19 @@ class StartupLog:
             self.started, self.ready = True, False
         elif self.started and line.startswith(f"{self._pid}:") and READY_LINE in line:
             self.ready = True
+
+
+def start_compaction(client: redis.Redis, min_bytes: int) -> bool:
+    """Start folding the append-only file into a snapshot (in the background) when its incremental
+    part has reached ``min_bytes``, so that a start after a crash has little to replay. Returns
+    whether a rewrite was started."""
+    with contextlib.suppress(redis.RedisError):
+        info = client.info("persistence")
+        idle = info.get("aof_enabled") and not info.get("aof_rewrite_in_progress")
+        if idle and _incremental_bytes(info) >= min_bytes:
+            client.bgrewriteaof()
+            return True
+    return False
 
 
 def compact_aof(client: redis.Redis, timeout_s: float) -> bool:

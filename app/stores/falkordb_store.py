@@ -28,6 +28,7 @@ from app.exceptions import (
 )
 from app.schema import DEFAULT_VECTOR_DIMENSION, FULLTEXT_PROPERTY, load_ddl, load_falkordb_constraints
 from app.stores.base import Dialect, GraphCounts, Row, ScoredNode, WriteResult
+from app.stores.falkordb_disk import start_compaction
 from app.stores.falkordb_write import DocumentWriter, encode_query
 from app.stores.records import DEFAULT_CHUNK_ROWS
 from app.stores.results import IndexInfo, fulltext_terms, graph_counts, plain_value, scored_nodes
@@ -70,6 +71,7 @@ class FalkorDBStore:
         query_timeout_s: float = 30.0,
         vector_dimension: int = DEFAULT_VECTOR_DIMENSION,
         chunk_rows: int = DEFAULT_CHUNK_ROWS,
+        compact_aof_bytes: int | None = None,
     ) -> None:
         self.url = url
         self.graph_name = graph
@@ -78,6 +80,7 @@ class FalkorDBStore:
         self._graph = db.select_graph(graph)
         self._timeout_s = query_timeout_s
         self._writer = DocumentWriter(db.connection, self._graph, chunk_rows)
+        self._compact_aof_bytes = compact_aof_bytes  # docgraph's own server: it looks after its AOF
         self.write(load("create_graph", DIALECT))
 
     # ---- schema ----------------------------------------------------------------------------
@@ -126,7 +129,10 @@ class FalkorDBStore:
     # ---- documents -------------------------------------------------------------------------
 
     def write_document(self, batch: GraphBatch) -> WriteResult:
-        return self._writer.write(batch)
+        result = self._writer.write(batch)
+        if result.written and self._compact_aof_bytes is not None:
+            start_compaction(self._db.connection, self._compact_aof_bytes)
+        return result
 
     def delete_document(self, doc_id: str) -> int:
         return self._writer.delete(doc_id)
