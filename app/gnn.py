@@ -32,9 +32,7 @@ if TYPE_CHECKING:
 
 CHECKPOINT_DIR = ROOT / "models" / "checkpoints"
 DEFAULT_CHECKPOINT = CHECKPOINT_DIR / "rgcn-minilm.pt"
-GNN_LABELS: tuple[str, ...] = ("Region", "Section")
 READ_EDGE_TYPES: tuple[str, ...] = ("HAS_NEXT", "IS_UNDER", "REF", "CAPTION_OF", "IS_SIMILAR")
-WRITE_CHUNK = 500
 
 ProgressFn = Callable[[str, int, int, dict[str, float]], None]
 

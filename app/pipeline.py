@@ -97,7 +97,7 @@ class WriteStage:
         assert ctx.batch is not None
         ctx.result = self.store.write_document(ctx.batch)
         if not ctx.result.written:
-            from app.reembed import refresh_stale_gnn
+            from app.gnn_store import refresh_stale_gnn
 
             ctx.refreshed = refresh_stale_gnn(self.store, ctx.batch)
         if self.files_dir is not None:

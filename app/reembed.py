@@ -1,5 +1,4 @@
-"""GNN vectors of stored documents: recompute them (``docgraph reembed``, ablation variants), and
-bring them in line with the ingest pipeline when a re-ingested file is otherwise unchanged.
+"""GNN vectors of stored documents: recompute them (``docgraph reembed``, ablation variants).
 
 Documents are independent graphs, so each is read back (embeddings, typed edges), run through the
 model and written back on its own.
@@ -10,20 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from app.config import Settings
 from app.cypher import load, render
 from app.exceptions import ModelError
-from app.gnn import (
-    GNN_LABELS,
-    GNN_VARIANTS,
-    READ_EDGE_TYPES,
-    WRITE_CHUNK,
-    checkpoint_tag,
-    configured_checkpoint,
-    gnn_for,
-)
+from app.gnn import GNN_VARIANTS, READ_EDGE_TYPES, checkpoint_tag, configured_checkpoint, gnn_for
+from app.gnn_store import GNN_LABELS, WRITE_CHUNK, stored_build, write_vectors
 from app.schema import GNN_PROPERTY
 from app.stores.base import ID_PROPERTY, GraphStore
 from ingest.similarity import similarity_edges
@@ -55,29 +45,10 @@ def reembed(
             edges += fresh
         graph = records_to_tensors(nodes, edges, model.config.groups)
         vectors = model.embed(graph).numpy()
-        updated += _write_vectors(store, graph.nodes, vectors, prop)
+        updated += write_vectors(store, graph.nodes, vectors, prop)
         if prop == GNN_PROPERTY:
             _record_checkpoint(store, document, checkpoint_tag(checkpoint or configured_checkpoint(settings)))
     return updated
-
-
-def refresh_stale_gnn(store: GraphStore, batch: GraphBatch) -> bool:
-    """After a no-op write of ``batch`` (its version is stored): when the stored build differs, only
-    ``docgraph reembed`` can have changed it, writing another checkpoint's GNN vectors. Write the
-    batch's own GNN vectors and build instead; returns whether it did."""
-    if _stored_build(store, batch.doc_id) == batch.build:
-        return False
-    nodes = [node for node in batch.nodes if node.label in GNN_LABELS and node.props.get(GNN_PROPERTY) is not None]
-    if nodes:
-        vectors = np.asarray([node.props[GNN_PROPERTY] for node in nodes], dtype=np.float32)
-        _write_vectors(store, [(node.label, node.key) for node in nodes], vectors, GNN_PROPERTY)
-    store.write(load("set_document_build", store.dialect), {"doc_id": batch.doc_id, "build": batch.build})
-    return True
-
-
-def _stored_build(store: GraphStore, doc_id: str) -> str:
-    rows = store.read(load("document_build", store.dialect), {"doc_id": doc_id})
-    return str(rows[0]["build"]) if rows else ""
 
 
 def _record_checkpoint(store: GraphStore, doc_id: str, tag: str) -> None:
@@ -85,7 +56,7 @@ def _record_checkpoint(store: GraphStore, doc_id: str, tag: str) -> None:
     (and a later ingest with another checkpoint sees the difference: ``refresh_stale_gnn``)."""
     from app.pipeline import with_gnn_build
 
-    build = with_gnn_build(_stored_build(store, doc_id), tag)
+    build = with_gnn_build(stored_build(store, doc_id), tag)
     store.write(load("set_document_build", store.dialect), {"doc_id": doc_id, "build": build})
 
 
@@ -140,14 +111,3 @@ def _write_similarity(store: GraphStore, edges: list[EdgeRecord]) -> None:
     query = load("gnn_write_similar", store.dialect)
     for start in range(0, len(rows), WRITE_CHUNK):
         store.write(query, {"rows": rows[start : start + WRITE_CHUNK]})
-
-
-def _write_vectors(store: GraphStore, refs: list[tuple[str, str]], vectors: np.ndarray, prop: str) -> int:
-    written = 0
-    for label in GNN_LABELS:
-        rows = [{"key": key, "vector": vectors[i].tolist()} for i, (lab, key) in enumerate(refs) if lab == label]
-        query = render("gnn_write_embeddings", store.dialect, label=label, id=ID_PROPERTY[label], property=prop)
-        for start in range(0, len(rows), WRITE_CHUNK):
-            result = store.write(query, {"rows": rows[start : start + WRITE_CHUNK]})
-            written += int(result[0]["written"]) if result else 0
-    return written

@@ -182,15 +182,29 @@ def test_model_notes_reach_the_current_stderr_once(capsys: pytest.CaptureFixture
 
 
 HEAVY_MODULES = ("torch", "transformers", "sentence_transformers", "openai", "neo4j", "pymupdf")
-ASK_AND_LIST_MODULES = """
+RUN_AND_LIST_MODULES = """
 import json, sys
 from app.cli.main import app
 try:
-    app(["ask", "When are the penguins fed?", "--json"])
+    app(json.loads(sys.argv[1]))
 except SystemExit:
     pass
-print(json.dumps(sorted(set(sys.argv[1:]) & set(sys.modules))), file=sys.stderr)
+print(json.dumps(sorted(set(sys.argv[2:]) & set(sys.modules))), file=sys.stderr)
 """
+
+
+def run_listing_modules(cli_env: dict[str, str], args: list[str], modules: tuple[str, ...]) -> tuple[str, list[str]]:
+    """Run the CLI in a fresh interpreter; its stdout, and which of ``modules`` it imported."""
+    env = {**os.environ, **cli_env, "OPENAI_BASE_URL": "", "OPENAI_API_KEY": ""}
+    done = subprocess.run(
+        [sys.executable, "-c", RUN_AND_LIST_MODULES, json.dumps(args), *modules],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout, json.loads(done.stderr.strip().splitlines()[-1])
 
 
 def test_asking_loads_no_model_library_beyond_onnxruntime(cli_env: dict[str, str]) -> None:
@@ -198,14 +212,16 @@ def test_asking_loads_no_model_library_beyond_onnxruntime(cli_env: dict[str, str
     # OpenAI SDK without an endpoint, the Neo4j driver or PyMuPDF (each costs seconds to import).
     code, _, err = run("ingest", str(SAMPLE), "--json")  # this also makes the encoder's export if needed
     assert code == 0, err
-    env = {**os.environ, **cli_env, "OPENAI_BASE_URL": "", "OPENAI_API_KEY": ""}
-    done = subprocess.run(
-        [sys.executable, "-c", ASK_AND_LIST_MODULES, *HEAVY_MODULES],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    assert "10:30" in json.loads(done.stdout)["answer"]
-    assert json.loads(done.stderr.strip().splitlines()[-1]) == []
+    out, loaded = run_listing_modules(cli_env, ["ask", "When are the penguins fed?", "--json"], HEAVY_MODULES)
+    assert "10:30" in json.loads(out)["answer"]
+    assert loaded == []
+
+
+def test_an_unchanged_reingest_without_embeddings_loads_no_torch(cli_env: dict[str, str]) -> None:
+    # An unchanged file is a no-op write plus a look at its stored build (app.gnn_store): nothing
+    # there needs the GNN's torch.
+    args = ["ingest", str(SAMPLE), "--no-embed", "--json"]
+    for expected in ("ingested", "unchanged"):
+        out, loaded = run_listing_modules(cli_env, args, ("torch",))
+        assert json.loads(out)[0]["status"] == expected
+        assert loaded == []

@@ -1,0 +1,48 @@
+"""GNN vectors in the store: writing them by node id, and a document's recorded build.
+
+Kept apart from :mod:`app.gnn` and :mod:`app.reembed` (which load torch) because ingest needs it
+for every unchanged re-ingest: :func:`refresh_stale_gnn`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.cypher import load, render
+from app.schema import GNN_PROPERTY
+from app.stores.base import ID_PROPERTY, GraphStore
+from ingest.types import GraphBatch
+
+GNN_LABELS: tuple[str, ...] = ("Region", "Section")
+WRITE_CHUNK = 500
+
+
+def refresh_stale_gnn(store: GraphStore, batch: GraphBatch) -> bool:
+    """After a no-op write of ``batch`` (its version is stored): when the stored build differs, only
+    ``docgraph reembed`` can have changed it, writing another checkpoint's GNN vectors. Write the
+    batch's own GNN vectors and build instead; returns whether it did."""
+    if stored_build(store, batch.doc_id) == batch.build:
+        return False
+    nodes = [node for node in batch.nodes if node.label in GNN_LABELS and node.props.get(GNN_PROPERTY) is not None]
+    if nodes:
+        vectors = np.asarray([node.props[GNN_PROPERTY] for node in nodes], dtype=np.float32)
+        write_vectors(store, [(node.label, node.key) for node in nodes], vectors, GNN_PROPERTY)
+    store.write(load("set_document_build", store.dialect), {"doc_id": batch.doc_id, "build": batch.build})
+    return True
+
+
+def stored_build(store: GraphStore, doc_id: str) -> str:
+    rows = store.read(load("document_build", store.dialect), {"doc_id": doc_id})
+    return str(rows[0]["build"]) if rows else ""
+
+
+def write_vectors(store: GraphStore, refs: list[tuple[str, str]], vectors: np.ndarray, prop: str) -> int:
+    """Write ``vectors[i]`` into ``prop`` of node ``refs[i]`` = (label, id); returns how many landed."""
+    written = 0
+    for label in GNN_LABELS:
+        rows = [{"key": key, "vector": vectors[i].tolist()} for i, (lab, key) in enumerate(refs) if lab == label]
+        query = render("gnn_write_embeddings", store.dialect, label=label, id=ID_PROPERTY[label], property=prop)
+        for start in range(0, len(rows), WRITE_CHUNK):
+            result = store.write(query, {"rows": rows[start : start + WRITE_CHUNK]})
+            written += int(result[0]["written"]) if result else 0
+    return written
