@@ -18,6 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from app.cli.main import app
+from app.exceptions import StoreError
 from app.stores.falkordb_store import FalkorDBStore
 from tests.test_store_contract import make_batch
 
@@ -90,6 +91,8 @@ def test_ghost_nodes_are_found_by_store_check(
 
     make_ghost(falkordb_store)
     assert falkordb_store.ghost_nodes() == {"Orphan": 1}
+    with pytest.raises(StoreError, match=r"undefined attribute; the graph may hold ghost nodes: run `docgraph store"):
+        falkordb_store.read("MATCH (n:Orphan) RETURN n.name AS name")
     found = CliRunner().invoke(app, ["store", "check", "--json"])
     assert found.exit_code == 1
     assert json.loads(found.stdout) | {"store": ""} == {"store": "", "ok": False, "ghost_nodes": {"Orphan": 1}}

@@ -40,6 +40,7 @@ _READ_ONLY_REFUSAL = "is to be executed only on read-only queries"
 _ALREADY_DONE = ("already indexed", "already exists")
 _BUILT = "OPERATIONAL"
 _ID_CHUNK = 10_000
+_GHOST_SYMPTOM = "Attempted to access undefined attribute"  # what reading a ghost node answers
 
 
 def connect_falkordb(target: StoreURL, socket: Path | None = None) -> FalkorDB:
@@ -178,6 +179,8 @@ class FalkorDBStore:
             return QueryTimeoutError(f"the query ran past its {limit_s:g}s limit")
         if self._is_malformed(query, params):
             return QuerySyntaxError(message)
+        if _GHOST_SYMPTOM in message:
+            return StoreError(f"{message}; the graph may hold ghost nodes: run `docgraph store check`")
         return StoreError(message)
 
     def _is_malformed(self, query: str, params: dict[str, Any] | None) -> bool:
