@@ -39,12 +39,13 @@ def grow_past_capacity(store: FalkorDBStore) -> None:
     add_fillers(store, creation_buffer(store) + 100)
 
 
-def make_ghost(store: FalkorDBStore) -> None:
-    """FalkorDB 4.16's bug itself, without docgraph's writer: a node deleted by id (no label scan)
-    after the graph grew stays listed under its label."""
-    node_id = store.write("CREATE (n:Orphan {name: 'gone'}) RETURN id(n) AS id")[0]["id"]
+def make_ghosts(store: FalkorDBStore, labels: str = "Orphan", count: int = 1) -> None:
+    """FalkorDB 4.16's bug itself, without docgraph's writer: nodes deleted by id (no label scan)
+    after the graph grew stay listed under their labels."""
+    query = f"UNWIND range(1, $n) AS i CREATE (n:{labels} {{name: 'gone'}}) RETURN id(n) AS id"
+    ids = [row["id"] for row in store.write(query, {"n": count})]
     grow_past_capacity(store)
-    store.write("MATCH (n) WHERE id(n) = $id DELETE n", {"id": node_id})
+    store.write("MATCH (n) WHERE id(n) IN $ids DELETE n", {"ids": ids})
 
 
 def test_a_document_replaced_after_the_graph_grew_leaves_no_ghosts(falkordb_store: FalkorDBStore) -> None:
@@ -89,11 +90,41 @@ def test_ghost_nodes_are_found_by_store_check(
     clean = CliRunner().invoke(app, ["store", "check", "--json"])
     assert (clean.exit_code, json.loads(clean.stdout)["ghost_nodes"]) == (0, {})
 
-    make_ghost(falkordb_store)
+    make_ghosts(falkordb_store)
     assert falkordb_store.ghost_nodes() == {"Orphan": 1}
     with pytest.raises(StoreError, match=r"undefined attribute; the graph may hold ghost nodes: run `docgraph store"):
         falkordb_store.read("MATCH (n:Orphan) RETURN n.name AS name")
     found = CliRunner().invoke(app, ["store", "check", "--json"])
     assert found.exit_code == 1
-    assert json.loads(found.stdout) | {"store": ""} == {"store": "", "ok": False, "ghost_nodes": {"Orphan": 1}}
+    expected = {"store": "", "ok": False, "ghost_nodes": {"Orphan": 1}, "repaired": {}}
+    assert json.loads(found.stdout) | {"store": ""} == expected
     assert found.stderr.count("\n") == 1 and "1 ghost nodes (Orphan 1)" in found.stderr
+
+
+def test_store_check_repair_clears_ghosts_and_keeps_documents(
+    falkordb_store: FalkorDBStore, local_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    falkordb_store.write_document(make_batch(DOC_ID, "a"))
+    make_ghosts(falkordb_store, "Region:Paragraph", count=30)
+    make_ghosts(falkordb_store, "Document")
+    assert falkordb_store.ghost_nodes() == {"Region": 30, "Paragraph": 30, "Document": 1}
+    before = falkordb_store.read(
+        "MATCH (r:Region) WHERE r.doc_id = $d RETURN r.region_id AS id ORDER BY id", {"d": DOC_ID}
+    )
+    monkeypatch.setenv("DOCGRAPH_HOME", str(local_home))
+    monkeypatch.setenv("DOCGRAPH_STORE", "")
+    monkeypatch.setenv("DOCGRAPH_GRAPH", falkordb_store.graph_name)
+
+    repaired = CliRunner().invoke(app, ["store", "check", "--repair", "--json"])
+    assert repaired.exit_code == 0, repaired.stderr
+    report = json.loads(repaired.stdout)
+    assert (report["ghost_nodes"], report["repaired"]) == ({}, {"Region": 30, "Paragraph": 30, "Document": 1})
+    assert falkordb_store.ghost_nodes() == {}
+    labels = {k: v for k, v in falkordb_store.counts().labels.items() if k != "Filler"}
+    assert (labels["Document"], labels["Region"], labels["Paragraph"]) == (1, 4, 1)
+    after = falkordb_store.read(
+        "MATCH (r:Region) WHERE r.doc_id = $d RETURN r.region_id AS id ORDER BY id", {"d": DOC_ID}
+    )
+    assert after == before
+    assert falkordb_store.read("MATCH (d:Document) RETURN d.title AS title") == [{"title": "Report a"}]
+    assert falkordb_store.read("MATCH (n) WHERE n.docgraph_repair IS NOT NULL RETURN count(n) AS n") == [{"n": 0}]

@@ -18,7 +18,10 @@ from app.exceptions import StoreUnavailableError
 from app.stores import falkordb_disk, falkordb_server
 from app.stores.factory import open_store
 from app.stores.falkordb_disk import COMPACT_MIN_BYTES, StartupLog
+from app.stores.falkordb_store import FalkorDBStore
 from ingest.types import EdgeRecord, GraphBatch, NodeRecord
+from tests.test_falkordb_growth import grow_past_capacity, make_ghosts
+from tests.test_store_contract import make_batch
 
 
 @pytest.fixture
@@ -197,6 +200,57 @@ def test_the_local_store_compacts_after_large_writes(home: Path, monkeypatch: py
         time.sleep(0.1)
     assert store.read("MATCH (r:Region) RETURN count(r) AS n") == [{"n": 1500}]
     store.close()
+
+
+def assert_clean_after_a_crash(home: Path, graph: str, title: str) -> None:
+    """SIGKILL the server, open the graph again: no ghosts, and the one document has ``title``."""
+    reopened = kill_and_reopen(home, graph)
+    try:
+        assert reopened.ghost_nodes() == {}
+        assert reopened.read("MATCH (d:Document) RETURN d.title AS title") == [{"title": title}]
+    finally:
+        reopened.close()
+
+
+def kill_and_reopen(home: Path, graph: str) -> FalkorDBStore:
+    """SIGKILL the server (nothing is saved beyond the append-only file), then open the store again."""
+    pid = falkordb_server.status(home).pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    wait_dead(pid)
+    store = open_store(Settings(home=home, graph=graph, store=""))
+    assert isinstance(store, FalkorDBStore)
+    return store
+
+
+def test_deletes_after_growth_leave_no_ghosts_after_a_restart(home: Path) -> None:
+    # The label scans that keep FalkorDB 4.16 from leaving ghosts are part of the deleting queries,
+    # so replaying the append-only file after a crash replays them too.
+    store = open_store(Settings(home=home, graph="replay", store=""))
+    assert isinstance(store, FalkorDBStore)
+    store.apply_schema()
+    store.write_document(make_batch("replaced", "a"))
+    store.write_document(make_batch("deleted", "a"))
+    grow_past_capacity(store)
+    store.write_document(make_batch("replaced", "b"))
+    store.delete_document("deleted")
+    assert store.ghost_nodes() == {}
+    store.close()
+    assert_clean_after_a_crash(home, "replay", "Report b")
+
+
+def test_a_ghost_repair_survives_a_restart(home: Path) -> None:
+    store = open_store(Settings(home=home, graph="repair", store=""))
+    assert isinstance(store, FalkorDBStore)
+    store.apply_schema()
+    store.write_document(make_batch("kept", "a"))
+    make_ghosts(store, "Region:Figure", count=20)  # their ids go to the fillers of the next call
+    make_ghosts(store, "Document")  # its id stays free
+    assert store.ghost_nodes() == {"Region": 20, "Figure": 20, "Document": 1}
+    assert store.snapshot(60)  # as in a store written by an earlier docgraph: the ghosts are on disk
+    assert store.repair_ghost_nodes() == {"Region": 20, "Figure": 20, "Document": 1}
+    store.close()
+    assert_clean_after_a_crash(home, "repair", "Report a")
 
 
 def test_the_startup_log_tells_the_last_start_of_a_pid(tmp_path: Path) -> None:

@@ -122,26 +122,34 @@ def store_stop(json_out: JsonOption = False, store: StoreOption = None) -> None:
 
 @store_app.command("check")
 @handles_errors
-def store_check(json_out: JsonOption = False, store: StoreOption = None) -> None:
+def store_check(
+    repair: Annotated[
+        bool, typer.Option("--repair", help="Clear the ghost nodes (with nothing else writing).")
+    ] = False,
+    json_out: JsonOption = False,
+    store: StoreOption = None,
+) -> None:
     """Look for ghost nodes, which FalkorDB 4.16 leaves when it deletes nodes after the graph grew
-    (exit 1 if there are any)."""
+    (exit 1 if there are any); --repair clears them."""
     from app.stores.falkordb_store import FalkorDBStore
 
     with opened_store(store) as (graph_store, _):
         if not isinstance(graph_store, FalkorDBStore):
             raise ConfigError(f"`docgraph store check` looks for FalkorDB ghost nodes; the store is {graph_store.url}")
+        repaired = graph_store.repair_ghost_nodes() if repair else {}
         ghosts = graph_store.ghost_nodes()
         url = graph_store.url
     if json_out:
-        print_json({"store": url, "ok": not ghosts, "ghost_nodes": ghosts})
+        print_json({"store": url, "ok": not ghosts, "ghost_nodes": ghosts, "repaired": repaired})
     elif not ghosts:
-        console.print(f"ok: no ghost nodes in {url}")
+        cleared = f" ({sum(repaired.values())} cleared)" if repaired else ""
+        console.print(f"ok: no ghost nodes in {url}{cleared}")
     if ghosts:
         listed = ", ".join(f"{label} {count}" for label, count in ghosts.items())
         raise StoreError(
             f"{url} holds {sum(ghosts.values())} ghost nodes ({listed}): deleted nodes that FalkorDB 4.16 still "
             "lists under their labels, left by a delete or replace before docgraph worked around it; "
-            "re-ingest the PDFs into a new graph (--store 'falkordb-local://HOME?graph=NEW')"
+            "clear them with `docgraph store check --repair`"
         )
 
 

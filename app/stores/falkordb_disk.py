@@ -69,18 +69,34 @@ def start_compaction(client: redis.Redis, min_bytes: int) -> bool:
     return False
 
 
-def compact_aof(client: redis.Redis, timeout_s: float) -> bool:
+def compact_aof(client: redis.Redis, timeout_s: float, min_bytes: int = COMPACT_MIN_BYTES) -> bool:
     """Fold the append-only file's incremental part into a snapshot (BGREWRITEAOF) and wait for it,
-    when that part is large. Returns whether a rewrite ran to completion. Best effort: a server that
-    will not rewrite still stops, and its next start replays the writes.
+    when that part has at least ``min_bytes``. Returns whether a rewrite ran to completion. Best
+    effort: a server that will not rewrite still stops, and its next start replays the writes.
     """
     with contextlib.suppress(redis.RedisError):
         info = client.info("persistence")
-        if not info.get("aof_enabled") or _incremental_bytes(info) < COMPACT_MIN_BYTES:
+        if not info.get("aof_enabled") or _incremental_bytes(info) < min_bytes:
             return False
         if not info.get("aof_rewrite_in_progress"):
             client.bgrewriteaof()
         return _wait_rewritten(client, time.monotonic() + timeout_s)
+    return False
+
+
+def snapshot_now(client: redis.Redis, timeout_s: float) -> bool:
+    """Write the whole dataset to disk now and wait for it: an AOF rewrite when the server keeps an
+    append-only file, else an RDB save. Returns whether it completed."""
+    with contextlib.suppress(redis.RedisError):
+        if client.info("persistence").get("aof_enabled"):
+            return compact_aof(client, timeout_s, min_bytes=0)
+        client.bgsave()
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            info = client.info("persistence")
+            if not info.get("rdb_bgsave_in_progress"):
+                return info.get("rdb_last_bgsave_status") == "ok"
+            time.sleep(_POLL_S)
     return False
 
 

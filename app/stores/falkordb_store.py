@@ -28,7 +28,8 @@ from app.exceptions import (
 )
 from app.schema import DEFAULT_VECTOR_DIMENSION, FULLTEXT_PROPERTY, load_ddl, load_falkordb_constraints
 from app.stores.base import Dialect, GraphCounts, Row, ScoredNode, WriteResult
-from app.stores.falkordb_disk import start_compaction
+from app.stores.falkordb_disk import snapshot_now, start_compaction
+from app.stores.falkordb_ghosts import ghost_ids, repair_ghosts
 from app.stores.falkordb_write import DocumentWriter, encode_query
 from app.stores.records import DEFAULT_CHUNK_ROWS
 from app.stores.results import IndexInfo, fulltext_terms, graph_counts, plain_value, scored_nodes
@@ -39,7 +40,6 @@ DIALECT: Dialect = "falkordb"
 _READ_ONLY_REFUSAL = "is to be executed only on read-only queries"
 _ALREADY_DONE = ("already indexed", "already exists")
 _BUILT = "OPERATIONAL"
-_ID_CHUNK = 10_000
 _GHOST_SYMPTOM = "Attempted to access undefined attribute"  # what reading a ghost node answers
 
 
@@ -228,29 +228,17 @@ class FalkorDBStore:
         return graph_counts(self.read, DIALECT)
 
     def ghost_nodes(self) -> dict[str, int]:
-        """Per label, how many ids its label scan lists that are not nodes carrying that label.
+        """Per label, how many deleted nodes its label scan still lists (see
+        :mod:`app.stores.falkordb_ghosts`; graphs written before docgraph's workaround may hold some)."""
+        return {label: len(ids) for label, ids in ghost_ids(self).items()}
 
-        FalkorDB 4.16 leaves such ghosts when it deletes nodes after the graph has grown
-        (FalkorDB#2103; see cypher/falkordb/resize_label_matrix.cypher); reading their attributes
-        fails and returning them crashes the server. docgraph's writes avoid it since the fix, but
-        a graph written before may hold some.
-        """
-        ghosts: dict[str, int] = {}
-        for row in self.read(load("list_labels", DIALECT)):
-            label = str(row["label"])
-            try:
-                scan = render("label_node_ids", DIALECT, label=label)
-            except ValueError:  # not a plain identifier, so not a label docgraph writes
-                continue
-            ids = [int(r["id"]) for r in self.read(scan)]
-            found = 0
-            for start in range(0, len(ids), _ID_CHUNK):
-                chunk = ids[start : start + _ID_CHUNK]
-                live = self.read(load("nodes_by_id", DIALECT), {"ids": chunk})
-                found += len(chunk) - sum(1 for node in live if label in node["labels"])
-            if found:
-                ghosts[label] = found
-        return ghosts
+    def snapshot(self, timeout_s: float) -> bool:
+        """Save the whole dataset to disk now (an AOF rewrite, or an RDB save); whether it completed."""
+        return snapshot_now(self._db.connection, timeout_s)
+
+    def repair_ghost_nodes(self) -> dict[str, int]:
+        """Clear the ghost nodes; returns how many there were per label."""
+        return repair_ghosts(self)
 
     def delete_graph(self) -> None:
         """Drop the whole graph (all documents, indexes and constraints)."""

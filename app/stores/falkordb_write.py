@@ -12,12 +12,13 @@ outcome, all inside MULTI/EXEC (no reader ever sees a half-written or half-repla
    from its vector index;
 3. each node and relationship group is created by one query that adds 1 to ``steps`` only if every
    row of the group was created (a failing query is undone by FalkorDB and adds nothing);
-4. every label is scanned once, so that FalkorDB resizes its label matrix before anything is
-   deleted (see cypher/falkordb/resize_label_matrix.cypher: without it, FalkorDB 4.16 leaves
-   attribute-less ghosts of the deleted nodes once the graph has grown past a capacity step);
-5. if ``steps`` equals the number of groups, the stashed old version is deleted; otherwise the new
+4. if ``steps`` equals the number of groups, the stashed old version is deleted; otherwise the new
    version's nodes (``doc_sha256`` = the new sha256) are deleted and the old ids are restored;
-6. the marker is deleted, returning whether the new version was kept.
+5. the marker is deleted, returning whether the new version was kept.
+
+Every query that deletes nodes first scans each label of the graph, so that FalkorDB resizes its
+label matrices (see cypher/falkordb/resize_label_matrix.cypher: without it, FalkorDB 4.16 leaves
+attribute-less ghosts of the deleted nodes once the graph has grown past a capacity step).
 
 The transaction WATCHes the graph key between reading the stored version and EXEC, so a concurrent
 writer of the same graph makes it retry rather than interleave.
@@ -35,7 +36,7 @@ import redis
 from falkordb import Graph, QueryResult
 from falkordb.helpers import stringify_param_value
 
-from app.cypher import load, render
+from app.cypher import identifier, load, render
 from app.exceptions import StoreError, StoreUnavailableError
 from app.stores.base import ID_PROPERTY, WriteResult
 from app.stores.records import (
@@ -50,7 +51,6 @@ from ingest.types import GraphBatch
 
 DIALECT = "falkordb"
 WATCH_RETRIES = 10
-MARKER_LABEL = "DocgraphWrite"
 _EMPTY_GRAPH = "empty key"
 
 
@@ -95,9 +95,9 @@ def write_commands(
     commands = [Command(load("write_begin", DIALECT), {"token": token})]
     commands += _per_label("write_stash_old", {**scope, "suffix": suffix}, stash)
     commands += steps
-    commands += resize_commands((*stored_labels, *batch_labels(batch), MARKER_LABEL))
-    commands += _per_label("write_drop_old", guard)
-    commands += _per_label("write_drop_new", {**guard, **scope})
+    resize = (*stored_labels, *batch_labels(batch))
+    commands += _per_label("write_drop_old", guard, resize=resize)
+    commands += _per_label("write_drop_new", {**guard, **scope}, resize=resize)
     commands += _per_label("write_restore_old", guard, stash)
     commands.append(Command(load("write_end", DIALECT), {"token": token, "steps": len(steps)}))
     return commands
@@ -109,21 +109,20 @@ def batch_labels(batch: GraphBatch) -> tuple[str, ...]:
     return tuple(sorted(labels))
 
 
-def resize_commands(labels: tuple[str, ...]) -> list[Command]:
-    """One label scan per label (see resize_label_matrix.cypher). A label that is not a plain
-    identifier cannot be named in a template; docgraph never makes one, so its nodes are not ours.
-    """
-    commands = []
-    for label in dict.fromkeys(labels):
-        try:
-            commands.append(Command(render("resize_label_matrix", DIALECT, label=label), {}))
-        except ValueError:
-            continue
-    return commands
+def with_resized_labels(query: str, labels: tuple[str, ...]) -> str:
+    """``query`` behind one label scan per label (see resize_label_matrix.cypher). A label that is
+    not a plain identifier cannot be named in a template; docgraph never makes one."""
+    scan = load("resize_label_matrix", DIALECT)
+    names = [label for label in dict.fromkeys(labels) if label.isidentifier() and label.isascii()]
+    clauses = [scan.replace("{var}", f"resized_{i}").replace("{label}", identifier(n)) for i, n in enumerate(names)]
+    return "\n".join([*clauses, query])
 
 
-def _per_label(name: str, params: dict[str, Any], labels: tuple[str, ...] = DOCUMENT_LABELS) -> list[Command]:
-    return [Command(render(name, DIALECT, label=label, id=ID_PROPERTY[label]), params) for label in labels]
+def _per_label(
+    name: str, params: dict[str, Any], labels: tuple[str, ...] = DOCUMENT_LABELS, resize: tuple[str, ...] = ()
+) -> list[Command]:
+    queries = [render(name, DIALECT, label=label, id=ID_PROPERTY[label]) for label in labels]
+    return [Command(with_resized_labels(query, resize) if resize else query, params) for query in queries]
 
 
 class DocumentWriter:
@@ -162,16 +161,16 @@ class DocumentWriter:
         with self._connection.pipeline(transaction=True) as pipe:
             try:
                 pipe.watch(self._graph.name)  # type: ignore[no-untyped-call]
-                resizes = resize_commands(self._stored_labels(pipe))
-                deletes = _per_label("delete_document_nodes", {"doc_id": doc_id})
+                labels = self._stored_labels(pipe)
+                deletes = _per_label("delete_document_nodes", {"doc_id": doc_id}, resize=labels)
                 pipe.multi()
-                for command in [*resizes, *deletes]:
+                for command in deletes:
                     self._queue(pipe, command)
                 replies = pipe.execute(raise_on_error=False)
             except redis.WatchError:
                 return None
         _raise_first_error(replies, f"deleting document {doc_id} failed")
-        return sum(int(QueryResult(self._graph, reply).nodes_deleted) for reply in replies[len(resizes) :])
+        return sum(int(QueryResult(self._graph, reply).nodes_deleted) for reply in replies)
 
     def _try_write(self, batch: GraphBatch) -> WriteResult | None:
         """One optimistic attempt; None when a concurrent change to the graph aborted it."""
