@@ -9,17 +9,25 @@ ahead of each delete (FalkorDB#2103), this found ghosts in round 1.
 
     .venv/bin/python scripts/soak_falkordb.py --home /tmp/soak --rounds 4 ../shared/bench/dev ../shared/bench/train
 
+With ``--crash`` the server is killed (SIGKILL) after each round and started again, so that the
+graph is checked after replaying the append-only file too.
+
 Exit status 0: no corruption; 3: corruption found. Takes minutes (the first round embeds the PDFs).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 from app.config import load_settings
 from app.pipeline import IngestPipeline, build_ingest_pipeline, expand_paths
+from app.stores import falkordb_server
 from app.stores.factory import open_store
 
 
@@ -28,6 +36,7 @@ def main() -> int:
     parser.add_argument("folders", nargs="+", type=Path)
     parser.add_argument("--home", type=Path, required=True, help="data home of a scratch store")
     parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--crash", action="store_true", help="kill -9 the server after each round, then restart it")
     args = parser.parse_args()
     settings = load_settings(home=args.home, store="")
     store = open_store(settings)
@@ -49,8 +58,25 @@ def main() -> int:
                 print(f"CORRUPT after round {round_number}, {path.name}: ghost nodes {ghosts}", flush=True)
                 return 3
             print(f"round {round_number} {path.name}: {report.status}, {len(stored)} documents", flush=True)
+        if args.crash and not restarted_clean(store, args.home):
+            print(f"CORRUPT after round {round_number}'s crash and restart", flush=True)
+            return 3
     print("no corruption")
     return 0
+
+
+def restarted_clean(store: Any, home: Path) -> bool:
+    """SIGKILL the local server (the append-only file is all that is kept), start it again (it replays
+    the file), and look for ghosts."""
+    pid = falkordb_server.status(home).pid
+    if pid is not None:
+        os.kill(pid, signal.SIGKILL)
+        while falkordb_server.status(home).pid == pid:
+            time.sleep(0.1)
+    falkordb_server.ensure_running(home)
+    ghosts = store.ghost_nodes()
+    print(f"restarted after kill -9: ghost nodes {ghosts or 'none'}", flush=True)
+    return not ghosts
 
 
 if __name__ == "__main__":
