@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import AliasChoices, Field, ValidationError
 from pydantic_settings import (
@@ -19,6 +19,7 @@ from pydantic_settings import (
 )
 
 from app.exceptions import ConfigError
+from models.runtimes import DEFAULT_RUNTIME, EncoderRuntime
 
 
 def default_home() -> Path:
@@ -50,8 +51,8 @@ class Settings(BaseSettings):
     encoder_model: str = Field(
         default="all-MiniLM-L6-v2", description="Sentence encoder: a name, or a path to a model folder"
     )
-    encoder_runtime: Literal["torch", "onnx", "onnx-int8"] = Field(
-        default="onnx",
+    encoder_runtime: EncoderRuntime = Field(
+        default=DEFAULT_RUNTIME,
         description="How the encoder runs: torch; onnx (an ONNX export, the same vectors, faster); onnx-int8 "
         "(int8 weights: fastest, vectors within ~1% cosine)",
     )

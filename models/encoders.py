@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from app.exceptions import ModelError
+from models.runtimes import DEFAULT_RUNTIME, ENCODER_RUNTIMES
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -134,10 +135,6 @@ def resolve_model_path(name_or_path: str) -> str:
             raise ModelError(f"{path} is not a sentence-transformers model folder")
         return str(path.resolve())
     return name_or_path
-
-
-ENCODER_RUNTIMES = ("torch", "onnx", "onnx-int8")
-DEFAULT_RUNTIME = "onnx"  # the same vectors as torch, faster; app.config.Settings.encoder_runtime agrees
 
 
 @cache
