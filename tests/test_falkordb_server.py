@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import subprocess
@@ -18,6 +19,7 @@ from app.exceptions import StoreUnavailableError
 from app.stores import falkordb_disk, falkordb_server
 from app.stores.factory import open_store
 from app.stores.falkordb_disk import COMPACT_MIN_BYTES, StartupLog
+from app.stores.falkordb_disk import _last_line_with as last_line_with
 from app.stores.falkordb_store import FalkorDBStore
 from ingest.types import EdgeRecord, GraphBatch, NodeRecord
 from tests.test_falkordb_growth import grow_past_capacity, make_ghosts
@@ -276,6 +278,15 @@ def test_the_startup_log_tells_the_last_start_of_a_pid(tmp_path: Path) -> None:
     other = StartupLog(log_file, 7)
     other.poll()
     assert (other.started, other.ready) == (False, False)
+
+
+def test_the_last_start_is_found_from_the_end_wherever_blocks_split_it() -> None:
+    text = b"1:C old line\n7:C Redis version=8, pid=7, just started\n7:M Ready to accept connections\n"
+    text += b"7:C Redis version=8, pid=7, just started\n7:M Loading\n"
+    last = text.rindex(b"7:C Redis")
+    for block in range(1, len(text) + 2):  # every way a block boundary can cut the marker
+        assert last_line_with(io.BytesIO(text), b"pid=7, just started", block) == last
+    assert last_line_with(io.BytesIO(text), b"pid=8, just started", 5) == len(text)
 
 
 def test_a_failed_start_names_the_log(home: Path) -> None:

@@ -5,8 +5,10 @@ data, and its append-only file, compacted before a stop so that the next start l
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from pathlib import Path
+from typing import BinaryIO
 
 import redis
 
@@ -30,7 +32,7 @@ class StartupLog:
     def __init__(self, log_file: Path, pid: int) -> None:
         self._log_file = log_file
         self._pid = pid
-        self._offset = 0
+        self._offset: int | None = None  # where to read on; first: the last start of pid, or the end
         self._partial = ""
         self.started = False
         self.ready = False
@@ -39,6 +41,8 @@ class StartupLog:
         """Read what the log gained since the last poll."""
         try:
             with self._log_file.open("rb") as log:
+                if self._offset is None:
+                    self._offset = _last_line_with(log, f"pid={self._pid}, just started".encode())
                 log.seek(self._offset)
                 chunk = log.read()
         except OSError:
@@ -54,6 +58,30 @@ class StartupLog:
             self.started, self.ready = True, False
         elif self.started and line.startswith(f"{self._pid}:") and READY_LINE in line:
             self.ready = True
+
+
+def _last_line_with(log: BinaryIO, marker: bytes, block: int = 1 << 16) -> int:
+    """Byte offset of the start of the last line holding ``marker``, or of the end of the file when
+    none does. Reads backwards, so a long log costs only what follows that line."""
+    found = _last_offset_of(log, marker, log.seek(0, os.SEEK_END), block)
+    if found is None:
+        return log.seek(0, os.SEEK_END)
+    newline = _last_offset_of(log, b"\n", found, block)
+    return 0 if newline is None else newline + 1
+
+
+def _last_offset_of(log: BinaryIO, needle: bytes, before: int, block: int) -> int | None:
+    """Offset of the last ``needle`` that ends at or before ``before``, reading backwards."""
+    position, overlap = before, b""
+    while position > 0:
+        start = max(0, position - block)
+        log.seek(start)
+        chunk = log.read(position - start) + overlap  # overlap: a needle split across two blocks
+        found = chunk.rfind(needle)
+        if found >= 0:
+            return start + found
+        overlap, position = chunk[: len(needle) - 1], start
+    return None
 
 
 def start_compaction(client: redis.Redis, min_bytes: int) -> bool:
