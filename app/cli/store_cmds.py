@@ -129,8 +129,7 @@ def store_check(
     json_out: JsonOption = False,
     store: StoreOption = None,
 ) -> None:
-    """Look for ghost nodes, which FalkorDB 4.16 leaves when it deletes nodes after the graph grew
-    (exit 1 if there are any); --repair clears them."""
+    """Look for ghost nodes, deleted nodes that FalkorDB 4.16 still lists (exit 1 if any); --repair clears them."""
     from app.stores.falkordb_store import FalkorDBStore
 
     with opened_store(store) as (graph_store, _):
