@@ -27,13 +27,17 @@ def refresh_stale_gnn(store: GraphStore, batch: GraphBatch) -> bool:
     if nodes:
         vectors = np.asarray([node.props[GNN_PROPERTY] for node in nodes], dtype=np.float32)
         write_vectors(store, [(node.label, node.key) for node in nodes], vectors, GNN_PROPERTY)
-    store.write(load("set_document_build", store.dialect), {"doc_id": batch.doc_id, "build": batch.build})
+    record_build(store, batch.doc_id, batch.build)
     return True
 
 
 def stored_build(store: GraphStore, doc_id: str) -> str:
-    rows = store.read(load("document_build", store.dialect), {"doc_id": doc_id})
+    rows = store.read(load("document_versions", store.dialect), {"doc_id": doc_id})
     return str(rows[0]["build"]) if rows else ""
+
+
+def record_build(store: GraphStore, doc_id: str, build: str) -> None:
+    store.write(load("set_document_build", store.dialect), {"doc_id": doc_id, "build": build})
 
 
 def write_vectors(store: GraphStore, refs: list[tuple[str, str]], vectors: np.ndarray, prop: str) -> int:

@@ -13,7 +13,7 @@ from app.config import Settings
 from app.cypher import load, render
 from app.exceptions import ModelError
 from app.gnn import GNN_VARIANTS, READ_EDGE_TYPES, checkpoint_tag, configured_checkpoint, gnn_for
-from app.gnn_store import GNN_LABELS, WRITE_CHUNK, stored_build, write_vectors
+from app.gnn_store import GNN_LABELS, WRITE_CHUNK, record_build, stored_build, write_vectors
 from app.schema import GNN_PROPERTY
 from app.stores.base import ID_PROPERTY, GraphStore
 from ingest.similarity import similarity_edges
@@ -56,8 +56,7 @@ def _record_checkpoint(store: GraphStore, doc_id: str, tag: str) -> None:
     (and a later ingest with another checkpoint sees the difference: ``refresh_stale_gnn``)."""
     from app.pipeline import with_gnn_build
 
-    build = with_gnn_build(stored_build(store, doc_id), tag)
-    store.write(load("set_document_build", store.dialect), {"doc_id": doc_id, "build": build})
+    record_build(store, doc_id, with_gnn_build(stored_build(store, doc_id), tag))
 
 
 def ensure_variant(store: GraphStore, settings: Settings, name: str, doc_id: str | None = None) -> str:

@@ -8,7 +8,7 @@ import contextlib
 import os
 import time
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import redis
 
@@ -19,6 +19,7 @@ READY_LINE = "Ready to accept connections"
 COMPACT_MIN_BYTES = 1 << 20
 COMPACT_AFTER_WRITES_BYTES = 16 << 20  # while the server runs: a background rewrite past this
 _POLL_S = 0.1
+_AOF_REWRITE_BUSY = ("aof_rewrite_in_progress", "aof_rewrite_scheduled")
 
 
 class StartupLog:
@@ -52,6 +53,11 @@ class StartupLog:
         self._partial = lines.pop()
         for line in lines:
             self._read_line(line)
+
+    def says_loaded(self, trust_missing_start: bool) -> bool:
+        """Whether the log says the data is loaded; a log without this server's start (removed or
+        rotated) cannot tell, and counts as loaded when ``trust_missing_start``."""
+        return self.ready or (not self.started and trust_missing_start)
 
     def _read_line(self, line: str) -> None:
         if f"pid={self._pid}, just started" in line:
@@ -90,8 +96,7 @@ def start_compaction(client: redis.Redis, min_bytes: int) -> bool:
     whether a rewrite was started."""
     with contextlib.suppress(redis.RedisError):
         info = client.info("persistence")
-        idle = info.get("aof_enabled") and not info.get("aof_rewrite_in_progress")
-        if idle and _incremental_bytes(info) >= min_bytes:
+        if _aof_behind(info, min_bytes) and not info.get("aof_rewrite_in_progress"):
             client.bgrewriteaof()
             return True
     return False
@@ -104,11 +109,11 @@ def compact_aof(client: redis.Redis, timeout_s: float, min_bytes: int = COMPACT_
     """
     with contextlib.suppress(redis.RedisError):
         info = client.info("persistence")
-        if not info.get("aof_enabled") or _incremental_bytes(info) < min_bytes:
+        if not _aof_behind(info, min_bytes):
             return False
         if not info.get("aof_rewrite_in_progress"):
             client.bgrewriteaof()
-        return _wait_rewritten(client, time.monotonic() + timeout_s)
+        return _wait_saved(client, timeout_s, _AOF_REWRITE_BUSY, "aof_last_bgrewrite")
     return False
 
 
@@ -119,23 +124,22 @@ def snapshot_now(client: redis.Redis, timeout_s: float) -> bool:
         if client.info("persistence").get("aof_enabled"):
             return compact_aof(client, timeout_s, min_bytes=0)
         client.bgsave()
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            info = client.info("persistence")
-            if not info.get("rdb_bgsave_in_progress"):
-                return info.get("rdb_last_bgsave_status") == "ok"
-            time.sleep(_POLL_S)
+        return _wait_saved(client, timeout_s, ("rdb_bgsave_in_progress",), "rdb_last_bgsave")
     return False
 
 
-def _incremental_bytes(info: dict[str, int]) -> int:
-    return int(info.get("aof_current_size", 0)) - int(info.get("aof_base_size", 0))
+def _aof_behind(info: dict[str, Any], min_bytes: int) -> bool:
+    """Whether the server keeps an AOF whose incremental part has at least ``min_bytes``."""
+    incremental = int(info.get("aof_current_size", 0)) - int(info.get("aof_base_size", 0))
+    return bool(info.get("aof_enabled")) and incremental >= min_bytes
 
 
-def _wait_rewritten(client: redis.Redis, deadline: float) -> bool:
+def _wait_saved(client: redis.Redis, timeout_s: float, busy: tuple[str, ...], last: str) -> bool:
+    """Poll INFO until none of the ``busy`` flags is set; whether the save's ``{last}_status`` is ok."""
+    deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         info = client.info("persistence")
-        if not info.get("aof_rewrite_in_progress") and not info.get("aof_rewrite_scheduled"):
-            return info.get("aof_last_bgrewrite_status") == "ok"
+        if not any(info.get(flag) for flag in busy):
+            return info.get(f"{last}_status") == "ok"
         time.sleep(_POLL_S)
     return False

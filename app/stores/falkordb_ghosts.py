@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from app.cypher import load, render
 from app.exceptions import StoreError
-from app.stores.falkordb_write import with_resized_labels
+from app.stores.falkordb_write import plain_labels, with_resized_labels
 from app.stores.records import render_nodes
 
 if TYPE_CHECKING:
@@ -99,5 +99,4 @@ def _take_over_ids(store: FalkorDBStore, targets: set[int], labels: list[str], m
 
 def _labels(store: FalkorDBStore) -> list[str]:
     """The graph's labels that are plain identifiers (docgraph writes no others)."""
-    labels = [str(row["label"]) for row in store.read(load("list_labels", DIALECT))]
-    return [label for label in labels if label.isidentifier() and label.isascii()]
+    return plain_labels(str(row["label"]) for row in store.read(load("list_labels", DIALECT)))

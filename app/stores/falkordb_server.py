@@ -156,7 +156,7 @@ def _has_loaded(paths: ServerPaths, pid: int) -> bool:
     """Whether the log says the server has loaded its data (True too when the log does not tell)."""
     log = StartupLog(paths.log_file, pid)
     log.poll()
-    return log.ready or not log.started
+    return log.says_loaded(trust_missing_start=True)
 
 
 @contextlib.contextmanager
@@ -284,7 +284,7 @@ def _wait_loaded(paths: ServerPaths, pid: int, deadline: float, *, just_spawned:
         if not _is_server_alive(pid):
             raise _start_failure(paths, f"the server (pid {pid}) exited during start-up")
         log.poll()
-        if log.ready or (not log.started and time.monotonic() > grace_end):
+        if log.says_loaded(trust_missing_start=time.monotonic() > grace_end):
             return True
         time.sleep(_POLL_S)
     return False

@@ -29,8 +29,9 @@ from __future__ import annotations
 import random
 import time
 import uuid
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import redis
 from falkordb import Graph, QueryResult
@@ -52,6 +53,7 @@ from ingest.types import GraphBatch
 DIALECT = "falkordb"
 WATCH_RETRIES = 10
 _EMPTY_GRAPH = "empty key"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,11 +111,16 @@ def batch_labels(batch: GraphBatch) -> tuple[str, ...]:
     return tuple(sorted(labels))
 
 
+def plain_labels(labels: Iterable[str]) -> list[str]:
+    """``labels`` without repeats and without those that are not plain identifiers: a template cannot
+    name those, and docgraph never makes one."""
+    return [label for label in dict.fromkeys(labels) if label.isidentifier() and label.isascii()]
+
+
 def with_resized_labels(query: str, labels: tuple[str, ...]) -> str:
-    """``query`` behind one label scan per label (see resize_label_matrix.cypher). A label that is
-    not a plain identifier cannot be named in a template; docgraph never makes one."""
+    """``query`` behind one label scan per label (see resize_label_matrix.cypher)."""
     scan = load("resize_label_matrix", DIALECT)
-    names = [label for label in dict.fromkeys(labels) if label.isidentifier() and label.isascii()]
+    names = plain_labels(labels)
     clauses = [scan.replace("{var}", f"resized_{i}").replace("{label}", identifier(n)) for i, n in enumerate(names)]
     return "\n".join([*clauses, query])
 
@@ -134,27 +141,23 @@ class DocumentWriter:
         self._chunk_rows = chunk_rows
 
     def write(self, batch: GraphBatch) -> WriteResult:
+        return self._retrying(lambda: self._try_write(batch), batch.doc_id, "writing", "written")
+
+    def delete(self, doc_id: str) -> int:
+        """Delete every node of the document (and its relationships) in one transaction."""
+        return self._retrying(lambda: self._try_delete(doc_id), doc_id, "deleting", "deleted")
+
+    def _retrying(self, attempt: Callable[[], T | None], doc_id: str, doing: str, done: str) -> T:
+        """Run an optimistic ``attempt`` until no concurrent change to the graph aborts it."""
         try:
             for _ in range(WATCH_RETRIES):
-                outcome = self._try_write(batch)
+                outcome = attempt()
                 if outcome is not None:
                     return outcome
                 time.sleep(random.uniform(0.0, 0.05))  # another writer got in first; let it finish
         except redis.ConnectionError as error:
-            raise StoreUnavailableError(f"FalkorDB connection lost while writing {batch.doc_id}: {error}") from error
-        raise StoreError(f"document {batch.doc_id} kept changing while it was written; try again")
-
-    def delete(self, doc_id: str) -> int:
-        """Delete every node of the document (and its relationships) in one transaction."""
-        try:
-            for _ in range(WATCH_RETRIES):
-                deleted = self._try_delete(doc_id)
-                if deleted is not None:
-                    return deleted
-                time.sleep(random.uniform(0.0, 0.05))
-        except redis.ConnectionError as error:
-            raise StoreUnavailableError(f"FalkorDB connection lost while deleting {doc_id}: {error}") from error
-        raise StoreError(f"document {doc_id} kept changing while it was deleted; try again")
+            raise StoreUnavailableError(f"FalkorDB connection lost while {doing} {doc_id}: {error}") from error
+        raise StoreError(f"document {doc_id} kept changing while it was {done}; try again")
 
     def _try_delete(self, doc_id: str) -> int | None:
         """One optimistic attempt (the label list is read under WATCH); None when it was aborted."""
@@ -162,11 +165,7 @@ class DocumentWriter:
             try:
                 pipe.watch(self._graph.name)  # type: ignore[no-untyped-call]
                 labels = self._stored_labels(pipe)
-                deletes = _per_label("delete_document_nodes", {"doc_id": doc_id}, resize=labels)
-                pipe.multi()
-                for command in deletes:
-                    self._queue(pipe, command)
-                replies = pipe.execute(raise_on_error=False)
+                replies = self._execute(pipe, _per_label("delete_document_nodes", {"doc_id": doc_id}, resize=labels))
             except redis.WatchError:
                 return None
         _raise_first_error(replies, f"deleting document {doc_id} failed")
@@ -182,11 +181,7 @@ class DocumentWriter:
                     return WriteResult(written=False, replaced=False, nodes=0, relationships=0)
                 stash = self._taken_labels(pipe, batch)
                 labels = self._stored_labels(pipe)
-                commands = write_commands(batch, uuid.uuid4().hex, stash, self._chunk_rows, labels)
-                pipe.multi()
-                for command in commands:
-                    self._queue(pipe, command)
-                replies = pipe.execute(raise_on_error=False)
+                replies = self._execute(pipe, write_commands(batch, uuid.uuid4().hex, stash, self._chunk_rows, labels))
             except redis.WatchError:
                 return None
         if not self._kept(replies[-1]):
@@ -195,6 +190,14 @@ class DocumentWriter:
         return WriteResult(
             written=True, replaced=bool(versions), nodes=len(batch.nodes), relationships=len(batch.edges)
         )
+
+    def _execute(self, pipe: Any, commands: list[Command]) -> list[Any]:
+        """Run ``commands`` as one MULTI/EXEC on the watched ``pipe``; a reply per command."""
+        pipe.multi()
+        for command in commands:
+            self._queue(pipe, command)
+        replies: list[Any] = pipe.execute(raise_on_error=False)
+        return replies
 
     def _stored_versions(self, pipe: Any, doc_id: str) -> list[str]:
         rows = self._read_now(pipe, load("document_versions", DIALECT), {"doc_id": doc_id})
