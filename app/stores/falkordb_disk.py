@@ -102,29 +102,42 @@ def start_compaction(client: redis.Redis, min_bytes: int) -> bool:
     return False
 
 
-def compact_aof(client: redis.Redis, timeout_s: float, min_bytes: int = COMPACT_MIN_BYTES) -> bool:
+def compact_aof(
+    client: redis.Redis, timeout_s: float, min_bytes: int = COMPACT_MIN_BYTES, *, fresh: bool = False
+) -> bool:
     """Fold the append-only file's incremental part into a snapshot (BGREWRITEAOF) and wait for it,
     when that part has at least ``min_bytes``. Returns whether a rewrite ran to completion. Best
     effort: a server that will not rewrite still stops, and its next start replays the writes.
+
+    A rewrite already running is waited for and, with ``fresh``, followed by one more: it forked
+    before the latest writes, so its snapshot lacks them (they stay in the part to replay).
     """
+    deadline = time.monotonic() + timeout_s
     with contextlib.suppress(redis.RedisError):
         info = client.info("persistence")
         if not _aof_behind(info, min_bytes):
             return False
-        if not info.get("aof_rewrite_in_progress"):
-            client.bgrewriteaof()
-        return _wait_saved(client, timeout_s, _AOF_REWRITE_BUSY, "aof_last_bgrewrite")
+        if info.get("aof_rewrite_in_progress"):
+            done = _wait_saved(client, deadline - time.monotonic(), _AOF_REWRITE_BUSY, "aof_last_bgrewrite")
+            if not fresh:
+                return done
+        client.bgrewriteaof()
+        return _wait_saved(client, deadline - time.monotonic(), _AOF_REWRITE_BUSY, "aof_last_bgrewrite")
     return False
 
 
 def snapshot_now(client: redis.Redis, timeout_s: float) -> bool:
-    """Write the whole dataset to disk now and wait for it: an AOF rewrite when the server keeps an
-    append-only file, else an RDB save. Returns whether it completed."""
+    """Write the whole dataset as it is now to disk and wait for it: an AOF rewrite when the server
+    keeps an append-only file, else an RDB save (each after any already running, which would miss
+    the latest writes). Returns whether it completed."""
+    deadline = time.monotonic() + timeout_s
     with contextlib.suppress(redis.RedisError):
         if client.info("persistence").get("aof_enabled"):
-            return compact_aof(client, timeout_s, min_bytes=0)
+            return compact_aof(client, timeout_s, min_bytes=0, fresh=True)
+        busy = ("rdb_bgsave_in_progress",)
+        _wait_saved(client, timeout_s, busy, "rdb_last_bgsave")
         client.bgsave()
-        return _wait_saved(client, timeout_s, ("rdb_bgsave_in_progress",), "rdb_last_bgsave")
+        return _wait_saved(client, deadline - time.monotonic(), busy, "rdb_last_bgsave")
     return False
 
 

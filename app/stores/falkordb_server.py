@@ -252,6 +252,8 @@ def _wait_ready(paths: ServerPaths, pid: int, timeout_s: float, *, just_spawned:
     """Wait until the server has loaded its data from disk, then until it answers PING."""
     deadline = time.monotonic() + timeout_s
     if not _wait_loaded(paths, pid, deadline, just_spawned=just_spawned):
+        if not _is_server_alive(pid):
+            raise _start_failure(paths, f"the server (pid {pid}) exited during start-up")
         raise _start_failure(paths, f"it did not finish loading its data within {timeout_s:.0f}s")
     client = _client(paths)
     last_error = "no answer"
@@ -268,7 +270,8 @@ def _wait_ready(paths: ServerPaths, pid: int, timeout_s: float, *, just_spawned:
 
 
 def _wait_loaded(paths: ServerPaths, pid: int, deadline: float, *, just_spawned: bool = False) -> bool:
-    """Wait, sending the server nothing, until its log says it has loaded its data.
+    """Wait, sending the server nothing, until its log says it has loaded its data; False when it
+    has not by ``deadline`` or has exited.
 
     While Redis 8 replays a document write (one MULTI/EXEC) from the append-only file, FalkorDB
     4.16 lets it serve clients mid-transaction, and any command that arrives then crashes it
@@ -282,7 +285,7 @@ def _wait_loaded(paths: ServerPaths, pid: int, deadline: float, *, just_spawned:
     grace_end = time.monotonic() + (_NO_START_LINE_S if just_spawned else 0.0)
     while time.monotonic() < deadline:
         if not _is_server_alive(pid):
-            raise _start_failure(paths, f"the server (pid {pid}) exited during start-up")
+            return False
         log.poll()
         if log.says_loaded(trust_missing_start=time.monotonic() > grace_end):
             return True
@@ -317,6 +320,8 @@ def _shutdown(paths: ServerPaths, pid: int, timeout_s: float) -> None:
     if _wait_loaded(paths, pid, time.monotonic() + timeout_s):  # a command mid-load could crash it
         compact_aof(_client(paths), timeout_s)
         _send_shutdown(paths)
+    elif not _is_server_alive(pid):  # it went down by itself while loading: nothing left to stop
+        return
     if _wait_saved(paths, pid, timeout_s):
         if not _wait_exit(pid, _EXIT_GRACE_S):
             with contextlib.suppress(ProcessLookupError):
