@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -19,7 +20,18 @@ READY_LINE = "Ready to accept connections"
 COMPACT_MIN_BYTES = 1 << 20
 COMPACT_AFTER_WRITES_BYTES = 16 << 20  # while the server runs: a background rewrite past this
 _POLL_S = 0.1
-_AOF_REWRITE_BUSY = ("aof_rewrite_in_progress", "aof_rewrite_scheduled")
+
+
+@dataclass(frozen=True, slots=True)
+class _SaveKind:
+    """How INFO persistence shows one kind of background save: while it runs, and how it ended."""
+
+    busy: tuple[str, ...]  # flags set while one runs (or is scheduled to)
+    status: str  # "<status>_status" is "ok" after a save that succeeded
+
+
+_AOF_REWRITE = _SaveKind(("aof_rewrite_in_progress", "aof_rewrite_scheduled"), "aof_last_bgrewrite")
+_RDB_SAVE = _SaveKind(("rdb_bgsave_in_progress",), "rdb_last_bgsave")
 
 
 class StartupLog:
@@ -118,11 +130,11 @@ def compact_aof(
         if not _aof_behind(info, min_bytes):
             return False
         if info.get("aof_rewrite_in_progress"):
-            done = _wait_saved(client, deadline - time.monotonic(), _AOF_REWRITE_BUSY, "aof_last_bgrewrite")
+            done = _wait_for_save(client, deadline - time.monotonic(), _AOF_REWRITE)
             if not fresh:
                 return done
         client.bgrewriteaof()
-        return _wait_saved(client, deadline - time.monotonic(), _AOF_REWRITE_BUSY, "aof_last_bgrewrite")
+        return _wait_for_save(client, deadline - time.monotonic(), _AOF_REWRITE)
     return False
 
 
@@ -134,10 +146,9 @@ def snapshot_now(client: redis.Redis, timeout_s: float) -> bool:
     with contextlib.suppress(redis.RedisError):
         if client.info("persistence").get("aof_enabled"):
             return compact_aof(client, timeout_s, min_bytes=0, fresh=True)
-        busy = ("rdb_bgsave_in_progress",)
-        _wait_saved(client, timeout_s, busy, "rdb_last_bgsave")
+        _wait_for_save(client, timeout_s, _RDB_SAVE)
         client.bgsave()
-        return _wait_saved(client, deadline - time.monotonic(), busy, "rdb_last_bgsave")
+        return _wait_for_save(client, deadline - time.monotonic(), _RDB_SAVE)
     return False
 
 
@@ -147,12 +158,12 @@ def _aof_behind(info: dict[str, Any], min_bytes: int) -> bool:
     return bool(info.get("aof_enabled")) and incremental >= min_bytes
 
 
-def _wait_saved(client: redis.Redis, timeout_s: float, busy: tuple[str, ...], last: str) -> bool:
-    """Poll INFO until none of the ``busy`` flags is set; whether the save's ``{last}_status`` is ok."""
+def _wait_for_save(client: redis.Redis, timeout_s: float, kind: _SaveKind) -> bool:
+    """Poll INFO until no save of ``kind`` runs; whether the last one succeeded."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         info = client.info("persistence")
-        if not any(info.get(flag) for flag in busy):
-            return info.get(f"{last}_status") == "ok"
+        if not any(info.get(flag) for flag in kind.busy):
+            return info.get(f"{kind.status}_status") == "ok"
         time.sleep(_POLL_S)
     return False
