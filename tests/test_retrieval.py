@@ -20,7 +20,7 @@ from app.exceptions import ConfigError
 from app.pipeline import build_ingest_pipeline
 from app.resources import ROOT
 from app.retrieval.base import Retriever, ScoredRegion
-from app.retrieval.corpus import Corpus
+from app.retrieval.corpus import Corpus, page_lead_in
 from app.retrieval.hybrid import SIGNALS, HybridRetriever, HybridWeights
 from app.retrieval.registry import RETRIEVER_NAMES, make_retriever, make_retrievers
 from app.stores.base import GraphStore
@@ -278,12 +278,16 @@ def test_a_reference_question_follows_the_reference_of_the_passage_it_describes(
     corpus_store: GraphStore, encoder: TextEncoder
 ) -> None:
     """The question's words match the 'User modification' paragraph (page 17) best, but it asks about
-    Section 2.1, which that paragraph refers to (pages 2-3); the answer, Override.xml, is on page 3."""
+    Section 2.1, which that paragraph refers to (pages 2-3); the answer, Override.xml, is on page 3.
+    Pages are scored without lead-ins here: page 3's, the start of Section 2.1 on page 2, lifts its
+    regions above the referring paragraph, whose reference is then not among the two followed."""
     plain = make_retriever("no-gnn", corpus_store, encoder)
     assert isinstance(plain, HybridRetriever)
-    plain.weights = HybridWeights(reference=0.0)
+    plain.weights = HybridWeights(reference=0.0, page_lead_in=False)
     assert plain.rank_pages(REFERRING_QUESTION, 3, SPEC_DOC)[0].page == 17
     following = make_retriever("no-gnn", corpus_store, encoder)
+    assert isinstance(following, HybridRetriever)
+    following.weights = HybridWeights(page_lead_in=False)
     assert following.rank_pages(REFERRING_QUESTION, 3, SPEC_DOC)[0].page == 3
     hits = following.retrieve(REFERRING_QUESTION, 10, SPEC_DOC)
     assert any(referred_pages(following, h.region_id) >= {2, 3} for h in hits if h.page == 17)
@@ -301,3 +305,39 @@ def test_a_question_that_names_no_reference_is_not_redirected(retrievers: dict[s
     question = "Where do the user modification corrections go, and over which files do they take precedence?"
     hits = retrievers["no-gnn"].retrieve(question, 10, SPEC_DOC)
     assert hits and all("reference" not in h.signals for h in hits)
+
+
+def test_a_page_is_led_by_the_previous_pages_part_of_the_sections_it_continues(corpus_store: GraphStore) -> None:
+    """Toy page 2 goes on with section 1 (its first paragraph runs on from page 1), then starts
+    section 2: its lead-in is page 1's section-1 text, so page-level BM25 with lead-ins finds page 2
+    for section 1's words, which the plain page index does not; page 1 has no lead-in."""
+    (toy,) = Corpus(corpus_store).documents(TOY_DOC)
+    assert page_lead_in(toy, 1) == ""
+    lead_in = page_lead_in(toy, 2)
+    assert "1 Bookmarks" in lead_in and "see Table 1" in lead_in and "Outlines nest" in lead_in
+    assert "Colours" not in lead_in
+    row = toy.page_numbers.index(2)
+    assert toy.page_bm25.scores("fit types")[row] == 0
+    assert toy.lead_in_page_bm25.scores("fit types")[row] > 0
+    assert toy.lead_in_page_bm25.scores("spot colours separation")[toy.page_numbers.index(1)] == 0
+
+
+MAGIC_LIST_QUESTION = (
+    "In the mime.cache layout, besides the number of matches and the offset of the first match, "
+    "what other field does the magic list header hold?"
+)
+
+
+def test_the_page_signal_finds_a_table_that_continues_a_section_from_the_page_before(
+    corpus_store: GraphStore, encoder: TextEncoder
+) -> None:
+    """The mime.cache section starts on page 11 and its magic list header (MAX_EXTENT) is on page
+    12. Plain page BM25 favours page 11, which names the cache layout; led by page 11's part of the
+    section, page 12 matches those words too and its own decide."""
+    retriever = make_retriever("no-gnn", corpus_store, encoder)
+    assert isinstance(retriever, HybridRetriever)
+    retriever.weights = HybridWeights(page_lead_in=False)
+    assert retriever.rank_pages(MAGIC_LIST_QUESTION, 3, SPEC_DOC)[0].page == 11
+    retriever.weights = HybridWeights()
+    assert retriever.weights.page_lead_in
+    assert retriever.rank_pages(MAGIC_LIST_QUESTION, 3, SPEC_DOC)[0].page == 12

@@ -33,11 +33,15 @@ class BM25PageRetriever:
         return hits
 
 
-def best_pages(documents: list[DocumentIndex], query: str, n: int) -> list[tuple[DocumentIndex, int, float]]:
-    """(document, page number, BM25 score) of the ``n`` best pages of ``documents``, best first."""
+def best_pages(
+    documents: list[DocumentIndex], query: str, n: int, lead_in: bool = False
+) -> list[tuple[DocumentIndex, int, float]]:
+    """(document, page number, BM25 score) of the ``n`` best pages of ``documents``, best first;
+    with ``lead_in``, each page is scored with its lead-in (``corpus.page_lead_in``)."""
     ranked: list[tuple[DocumentIndex, int, float]] = []
     for document in documents:
-        for row, score in document.page_bm25.top_k(query, n):
+        index = document.lead_in_page_bm25 if lead_in else document.page_bm25
+        for row, score in index.top_k(query, n):
             ranked.append((document, document.page_numbers[row], score))
     ranked.sort(key=lambda item: -item[2])
     return ranked[:n]

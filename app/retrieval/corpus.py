@@ -1,11 +1,11 @@
 """An in-memory view of the stored corpus that lexical and section retrieval need.
 
 Per document: its regions (page, kind, section), pages (body text) and sections (title, parent),
-with BM25 indexes over region text and page text built on first use, and the passage vectors of its
-long regions (few, and decoding them per query took ~1 ms a region), and the pages its regions refer
-to. Region embeddings stay in the database (vector search and cosines run there). A document is
-loaded from the store once and reloaded only when its stored version changes, so a query
-costs one small version check.
+with BM25 indexes over region text, page text and page text with its lead-in built on first use,
+and the passage vectors of its long regions (few, and decoding them per query took ~1 ms a region),
+and the pages its regions refer to. Region embeddings stay in the database (vector search and
+cosines run there). A document is loaded from the store once and reloaded only when its stored
+version changes, so a query costs one small version check.
 """
 
 from __future__ import annotations
@@ -64,6 +64,7 @@ class DocumentIndex:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _region_bm25: BM25Index | None = None
     _page_bm25: BM25Index | None = None
+    _lead_in_page_bm25: BM25Index | None = None
 
     def __post_init__(self) -> None:
         self.region_row = {r.region_id: i for i, r in enumerate(self.regions)}
@@ -82,6 +83,18 @@ class DocumentIndex:
             if self._page_bm25 is None:
                 self._page_bm25 = BM25Index(self.page_texts)
             return self._page_bm25
+
+    @property
+    def lead_in_page_bm25(self) -> BM25Index:
+        """BM25 over each page's text led by its lead-in (see :func:`page_lead_in`)."""
+        with self._lock:
+            if self._lead_in_page_bm25 is None:
+                texts = [
+                    f"{page_lead_in(self, page)} {text}"
+                    for page, text in zip(self.page_numbers, self.page_texts, strict=True)
+                ]
+                self._lead_in_page_bm25 = BM25Index(texts)
+            return self._lead_in_page_bm25
 
     @cached_property
     def page_rows(self) -> dict[int, list[int]]:
@@ -109,6 +122,22 @@ class DocumentIndex:
             chain.append(current)
             current = self.sections[current].parent_id
         return chain
+
+
+def page_lead_in(document: DocumentIndex, page: int) -> str:
+    """The text of the previous page's regions whose section goes on onto ``page``.
+
+    A page that continues a section often answers a question about that section's topic without
+    naming it: the heading and the paragraph that set the topic are at the foot of the page before.
+    Page-level BM25 then scores the continuation 0 on the topic words. Led by this text, the page
+    matches them as well as the page before does, and its own words decide between the two."""
+    continuing = {document.regions[row].section_id for row in document.page_rows.get(page, [])} - {None}
+    if not continuing:
+        return ""
+    before = document.page_rows.get(page - 1, [])
+    return " ".join(
+        document.regions[row].search_text for row in before if document.regions[row].section_id in continuing
+    )
 
 
 def load_document(store: GraphStore, doc_id: str, version: str) -> DocumentIndex:
