@@ -279,15 +279,16 @@ def test_a_reference_question_follows_the_reference_of_the_passage_it_describes(
 ) -> None:
     """The question's words match the 'User modification' paragraph (page 17) best, but it asks about
     Section 2.1, which that paragraph refers to (pages 2-3); the answer, Override.xml, is on page 3.
-    Pages are scored without lead-ins here: page 3's, the start of Section 2.1 on page 2, lifts its
-    regions above the referring paragraph, whose reference is then not among the two followed."""
+    Pages are scored without lead-ins for such a question: page 3's, the start of Section 2.1 on
+    page 2, would lift its regions above the referring paragraph, whose reference would then not
+    be among the two followed."""
     plain = make_retriever("no-gnn", corpus_store, encoder)
     assert isinstance(plain, HybridRetriever)
-    plain.weights = HybridWeights(reference=0.0, page_lead_in=False)
+    plain.weights = HybridWeights(reference=0.0)
+    assert not plain.follows_references(REFERRING_QUESTION)
     assert plain.rank_pages(REFERRING_QUESTION, 3, SPEC_DOC)[0].page == 17
     following = make_retriever("no-gnn", corpus_store, encoder)
-    assert isinstance(following, HybridRetriever)
-    following.weights = HybridWeights(page_lead_in=False)
+    assert isinstance(following, HybridRetriever) and following.follows_references(REFERRING_QUESTION)
     assert following.rank_pages(REFERRING_QUESTION, 3, SPEC_DOC)[0].page == 3
     hits = following.retrieve(REFERRING_QUESTION, 10, SPEC_DOC)
     assert any(referred_pages(following, h.region_id) >= {2, 3} for h in hits if h.page == 17)

@@ -63,14 +63,16 @@ class HybridWeights:
     best, 0.25), so it is not a signal.
 
     ``page_lead_in``: the page signal scores each page with the previous page's part of the sections
-    that go on onto it. On the 125 train questions R@1/3/5 went 78.4/97.6/97.6 -> 83.2/97.6/97.6
-    (context 75.9 -> 86.2, cross_page 50.0 -> 78.6, reference 92.9 -> 85.7: one question), and
-    without the GNN 76.8/96.0/97.6 -> 81.6/96.0/97.6. As a sixth signal beside the plain page
-    BM25 (weight 0.5 or 1.0) it gained at most 0.8; the better of the two per page, 81.6; leading
-    each page with the following page's part as well, 76.8. Two more lexical signals added nothing
-    on top: BM25 over the text of the region's section (0.25 or 0.5: R@1 83.2 both), and, before the
-    lead-in, BM25 over only the code names in the question (``asn1_get_octet_der``, ``setAuthor``)
-    by region or by page (0.3 to 1.0: R@1 77.6 to 78.4, two questions moved)."""
+    that go on onto it, except for questions whose references are followed (see
+    :meth:`HybridRetriever.follows_references`). On the 125 train questions R@1/3/5 went
+    78.4/97.6/97.6 -> 84.0/97.6/97.6 (context 75.9 -> 86.2, cross_page 50.0 -> 78.6), and without
+    the GNN 76.8/96.0/97.6 -> 84.8/96.0/97.6. Other uses of the lead-in text scored R@1 79.2 (as a
+    sixth signal beside the plain page BM25, weight 0.5 or 1.0), 81.6 (the better of the two per
+    page) and 76.8 (each page led by the following page's part as well) where the lead-in for every
+    question scored 83.2. Two more lexical signals added nothing on top: BM25 over the text of the
+    region's section (0.25 or 0.5: R@1 83.2 both), and, before the lead-in, BM25 over only the code
+    names in the question (``asn1_get_octet_der``, ``setAuthor``) by region or by page (0.3 to 1.0:
+    R@1 77.6 to 78.4, two questions moved)."""
 
     dense: float = 1.0
     bm25: float = 0.0
@@ -130,7 +132,8 @@ class HybridRetriever:
         for info in _lexical_top(documents, bm25_scores, w.depth):
             lexical.setdefault(info.region_id, info)
         page_scores: dict[tuple[str, int], float] = {}
-        for document, page, score in best_pages(found, query, w.pages, lead_in=w.page_lead_in):
+        lead_in = w.page_lead_in and not self.follows_references(query)
+        for document, page, score in best_pages(found, query, w.pages, lead_in=lead_in):
             page_scores[(document.doc_id, page)] = score
             best = _best_on_page(document, page, bm25_scores[document.doc_id])
             if best is not None:
@@ -187,9 +190,18 @@ class HybridRetriever:
         """The ``n`` best regions by fused score, without graph context."""
         w = self.weights
         hits = fuse(self.gather(query, doc_id), w)
-        if w.reference and asks_about_reference(query):
+        if self.follows_references(query):
             hits = follow_references(hits, self.corpus.references, w.reference, w.reference_hops)
         return hits[:n]
+
+    def follows_references(self, query: str) -> bool:
+        """Whether ``query`` asks about what a passage refers to and references are followed for it.
+
+        Such a question is scored without page lead-ins: its words describe the referring passage,
+        which must stay among the best hits for its references to be followed. With lead-ins a
+        referred page that continues a section could overtake it and go unlifted itself (train
+        reference questions R@1 92.9 without lead-ins, 85.7 with; 100 and 71.4 without the GNN)."""
+        return bool(self.weights.reference) and asks_about_reference(query)
 
     def retrieve(self, query: str, k: int = 10, doc_id: str | None = None) -> list[ScoredRegion]:
         hits = self.scored(query, k, doc_id)

@@ -13,12 +13,12 @@ the best 1 or 2 hits with weight 0.5 lifts the 14 reference questions' R@1 from 
 100 without the GNN signal) and changes no other question, since the rule picks exactly those 14.
 Applied to every question instead, the same boost cost other questions as much as it gained (hybrid
 R@1 75.2 -> 75.2 at best). A referenced section lends the gain to every page it covers: its first
-page alone missed "a file mentioned in Section 2.1" on the section's second page. Since pages are
-scored with their lead-ins (``corpus.page_lead_in``) the same following lifts them from 57.1 to
-85.7 (hybrid) and from 50.0 to 71.4 (without the GNN): a referred page that continues a section can
-now outrank the referring paragraph before following, pushing it out of the best two. Following the
-first one or two hits that make references among the best three or five, or a weight of 0.75 or 1,
-did no better.
+page alone missed "a file mentioned in Section 2.1" on the section's second page. Pages led by
+their lead-ins (``corpus.page_lead_in``) would let a referred page that continues a section outrank
+the referring paragraph before following and push it out of the best two (reference R@1 85.7
+hybrid, 71.4 without the GNN); following the first one or two hits that make references among the
+best three or five, or a weight of 0.75 or 1, did no better, so these questions are scored without
+lead-ins (``HybridRetriever.follows_references``).
 """
 
 from __future__ import annotations
