@@ -127,6 +127,29 @@ def test_bad_file_fails_alone_and_leaves_graph_unchanged(cli_env: dict[str, str]
     assert [d["file_name"] for d in json.loads(out)] == [SAMPLE.name]
 
 
+def test_eval_with_a_baseline_reports_won_and_lost_questions(cli_env: dict[str, str], tmp_path: Path) -> None:
+    questions = tmp_path / "questions.jsonl"
+    question = {"id": "z1", "doc": SAMPLE.name, "question": "When are the penguins fed?", "pages": [1], "type": "local"}
+    questions.write_text(json.dumps(question) + "\n")
+    store = f"falkordb-local://{cli_env['DOCGRAPH_HOME']}?graph={cli_env['DOCGRAPH_GRAPH']}"
+    common = [str(questions), "--docs", str(SAMPLE.parent), "--store", store, "--variant", "hybrid"]
+    code, out, err = run("eval", *common, "--baseline", "dense-region", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert list(report["variants"]) == ["hybrid", "dense-region"]
+    paired = report["paired"]
+    assert paired["baseline"] == "dense-region" and list(paired["variants"]) == ["hybrid"]
+    hybrid_hit = report["variants"]["hybrid"]["recall@1"] == 1.0
+    dense_hit = report["variants"]["dense-region"]["recall@1"] == 1.0
+    at_1 = paired["variants"]["hybrid"]["all"]["recall@1"]
+    assert at_1["wins"] == (["z1"] if hybrid_hit and not dense_hit else [])
+    assert at_1["losses"] == (["z1"] if dense_hit and not hybrid_hit else [])
+    assert list(paired["variants"]["hybrid"]["by_type"]) == ["local"]
+
+    code, out, err = run("eval", *common, "--baseline", "no-such")
+    assert code == 1 and "unknown retriever 'no-such'" in err and "Traceback" not in err + out
+
+
 def test_schema_lists_labels_and_relationships(cli_env: dict[str, str]) -> None:
     code, out, _ = run("schema")
     assert code == 0

@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 from app.evaluation.bench import run_bench
+from app.evaluation.metrics import recall
 from app.evaluation.questions import QuestionsError, load_questions
 from app.evaluation.runner import format_table, run_eval
+from app.exceptions import ConfigError
 from app.stores.falkordb_store import FalkorDBStore
 from models.encoders import DEFAULT_MODEL, TextEncoder, load_encoder
 from tests.conftest import local_settings
@@ -76,6 +78,35 @@ def test_eval_refuses_questions_about_missing_documents(
     path.write_text('{"id": "x", "doc": "not-here.pdf", "question": "q?", "pages": [1], "type": "local"}\n')
     with pytest.raises(QuestionsError, match=r"not-here\.pdf"):
         run_eval(path, TRAIN_DIR, ["hybrid"], falkordb_store, encoder)
+
+
+def test_eval_compares_variants_with_a_baseline_question_by_question(
+    falkordb_store: FalkorDBStore, encoder: TextEncoder, spec_questions: Path, local_home: Path
+) -> None:
+    settings = local_settings(local_home, "unused")
+    report = run_eval(
+        spec_questions, TRAIN_DIR, ["hybrid"], falkordb_store, encoder, settings=settings, baseline="bm25-page"
+    )
+    assert list(report.variants) == ["hybrid", "bm25-page"]  # the baseline is scored too
+    hybrid, page = report.variants["hybrid"].outcomes, report.variants["bm25-page"].outcomes
+    hits_page_1 = {o.question_id for o in page if o.hit(1)}
+    for k in (1, 3, 5):
+        paired = report.paired("hybrid")["all"][k]
+        assert paired.delta == pytest.approx(recall(hybrid).recall[k] - recall(page).recall[k])
+    at_1 = report.paired("hybrid")["all"][1]
+    assert set(at_1.wins) == {o.question_id for o in hybrid if o.hit(1)} - hits_page_1
+    assert set(at_1.losses) == hits_page_1 - {o.question_id for o in hybrid if o.hit(1)}
+    # On this spec the hybrid finds at rank 1 questions whose page the page BM25 ranks lower.
+    assert at_1.wins
+    assert set(report.to_json()["paired"]["variants"]) == {"hybrid"}
+
+
+def test_eval_refuses_an_unknown_baseline_before_ingesting(
+    falkordb_store: FalkorDBStore, encoder: TextEncoder, spec_questions: Path
+) -> None:
+    with pytest.raises(ConfigError, match="unknown retriever 'no-such'"):
+        run_eval(spec_questions, TRAIN_DIR, ["hybrid"], falkordb_store, encoder, baseline="no-such")
+    assert falkordb_store.read("MATCH (d:Document) RETURN count(d) AS n")[0]["n"] == 0
 
 
 def test_bench_report_has_the_agreed_shape(

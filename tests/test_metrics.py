@@ -14,8 +14,9 @@ from app.evaluation.metrics import (
     recall,
     recall_by_type,
 )
+from app.evaluation.paired import compare, compare_by_type, mcnemar_exact
 from app.evaluation.questions import QuestionsError, load_questions
-from app.evaluation.runner import EvalReport, VariantResult
+from app.evaluation.runner import EvalReport, VariantResult, format_table
 from app.retrieval.base import ScoredRegion
 from app.retrieval.fusion import reciprocal_rank_fusion
 from app.retrieval.pages import rank_pages
@@ -77,6 +78,59 @@ def test_eval_report_json_has_the_agreed_schema() -> None:
         },
     }
     json.dumps(data)  # serialisable as is
+
+
+# The same questions ranked by another variant. By hand:
+#   q1 ranked 1,3,... -> miss @1, hit @3      q2 ranked 8,...  -> hit @1
+#   q3 ranked 9,...   -> hit @1               q4 ranked 1..6   -> miss everywhere
+# Against it, OUTCOMES win q1 and lose q2, q3 at @1 (1/2); lose q3 at @3 (0/1); tie at @5 (0/0).
+OTHER = [
+    QuestionOutcome("q1", "table", frozenset({3}), (1, 3, 2, 4, 5)),
+    QuestionOutcome("q2", "table", frozenset({7, 8}), (8, 1, 2, 4, 5)),
+    QuestionOutcome("q3", "local", frozenset({9}), (9, 1, 2, 3, 4)),
+    QuestionOutcome("q4", "local", frozenset({5}), (1, 2, 3, 4, 6)),
+]
+
+
+def test_exact_mcnemar_by_hand() -> None:
+    assert mcnemar_exact(0, 0) == 1.0  # no disagreement: no evidence either way
+    assert mcnemar_exact(5, 0) == mcnemar_exact(0, 5) == pytest.approx(2 / 32)
+    assert mcnemar_exact(6, 1) == pytest.approx(2 * (1 + 7) / 128)
+    assert mcnemar_exact(10, 0) == pytest.approx(2 / 1024)
+    assert mcnemar_exact(1, 2) == 1.0  # the two-sided tail is capped at 1
+
+
+def test_paired_comparison_lists_the_questions_won_and_lost_by_hand() -> None:
+    at_1 = compare(OUTCOMES, OTHER, 1)
+    assert (at_1.wins, at_1.losses, at_1.n) == (("q1",), ("q2", "q3"), 4)
+    assert at_1.delta == pytest.approx(recall(OUTCOMES).recall[1] - recall(OTHER).recall[1]) == -0.25
+    assert compare(OUTCOMES, OTHER, 3).losses == ("q3",) and compare(OUTCOMES, OTHER, 3).wins == ()
+    assert compare(OUTCOMES, OTHER, 5).delta == 0.0 and compare(OUTCOMES, OTHER, 5).p_value == 1.0
+    by_type = compare_by_type(OUTCOMES, OTHER, 1)
+    assert list(by_type) == ["local", "table"]
+    assert (by_type["table"].wins, by_type["table"].losses) == (("q1",), ("q2",))
+    assert (by_type["local"].wins, by_type["local"].losses, by_type["local"].n) == ((), ("q3",), 2)
+    with pytest.raises(ValueError, match="same questions"):
+        compare(OUTCOMES, OTHER[:3], 1)
+
+
+def test_a_report_with_a_baseline_compares_every_other_variant_with_it() -> None:
+    report = EvalReport(
+        n=4,
+        variants={"hybrid": VariantResult("hybrid", list(OUTCOMES)), "other": VariantResult("other", list(OTHER))},
+        baseline="other",
+    )
+    paired = report.to_json()["paired"]
+    assert paired["baseline"] == "other" and list(paired["variants"]) == ["hybrid"]
+    hybrid = paired["variants"]["hybrid"]
+    assert hybrid["all"]["recall@1"] == {"delta": -0.25, "wins": ["q1"], "losses": ["q2", "q3"], "p_value": 1.0}
+    assert hybrid["by_type"]["local"]["recall@3"]["losses"] == ["q3"]
+    assert set(hybrid["by_type"]) == {"local", "table"}
+    table = format_table(report)
+    assert "against other" in table
+    rows = [line for line in table.splitlines() if line.split()[:3] == ["hybrid", "all", "4"]]
+    assert len(rows) == 2 and "-25.0 1/2 p=1.00" in rows[1]  # the recall row, then the paired row
+    assert "paired" not in EvalReport(n=4, variants=report.variants).to_json()
 
 
 def _hit(region_id: str, page: int, score: float) -> ScoredRegion:

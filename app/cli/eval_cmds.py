@@ -42,6 +42,14 @@ def eval_command(
     questions: Annotated[Path, typer.Argument(help="questions.jsonl")],
     docs: Annotated[Path, typer.Option("--docs", help="Folder with the PDFs the questions name.")],
     variant: VariantOption = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline",
+            help="Also compare every variant with this one question by question "
+            "(won/lost questions, exact McNemar p-value); scored even when not a --variant.",
+        ),
+    ] = None,
     json_out: JsonOption = False,
     store: StoreOption = None,
 ) -> None:
@@ -51,11 +59,13 @@ def eval_command(
 
     with eval_store(store) as (graph_store, settings), _progress(json_out) as progress:
         encoder = configured_encoder(settings)
-        report = run_eval(questions, docs, variant, graph_store, encoder, progress=progress, settings=settings)
+        report = run_eval(
+            questions, docs, variant, graph_store, encoder, progress=progress, settings=settings, baseline=baseline
+        )
     if json_out:
         print_json(report.to_json())
     else:
-        console.print(format_table(report), markup=False, highlight=False)
+        console.print(format_table(report), markup=False, highlight=False, soft_wrap=True)  # rows wider than 80
 
 
 @handles_errors

@@ -15,9 +15,10 @@ from typing import Any
 from app.config import Settings, load_settings
 from app.evaluation.corpus_ingest import ProgressFn, ensure_ingested
 from app.evaluation.metrics import CUTOFFS, QuestionOutcome, recall, recall_by_type
+from app.evaluation.paired import PairedComparison, compare, compare_by_type
 from app.evaluation.questions import Question, QuestionsError, load_questions
 from app.retrieval.base import Retriever
-from app.retrieval.registry import EVAL_VARIANTS, make_retrievers
+from app.retrieval.registry import EVAL_VARIANTS, check_names, make_retrievers
 from app.schema import GNN_ABLATION_PROPERTIES
 from app.stores.base import GraphStore
 from models.encoders import TextEncoder
@@ -39,10 +40,34 @@ class VariantResult:
 class EvalReport:
     n: int
     variants: dict[str, VariantResult] = field(default_factory=dict)
+    baseline: str | None = None  # the variant the others are compared with, question by question
 
     def to_json(self) -> dict[str, Any]:
-        """``{"n", "variants": {name: {"recall@1", "recall@3", "recall@5", "by_type": {type: {...}}}}}``."""
-        return {"n": self.n, "variants": {name: v.to_json() for name, v in self.variants.items()}}
+        """``{"n", "variants": {name: {"recall@1", "recall@3", "recall@5", "by_type": {type: {...}}}}}``,
+        with a baseline also ``"paired": {"baseline", "variants": {name: {"all": {"recall@K":
+        comparison}, "by_type": {type: {"recall@K": comparison}}}}}``."""
+        data: dict[str, Any] = {"n": self.n, "variants": {name: v.to_json() for name, v in self.variants.items()}}
+        if self.baseline is not None:
+            data["paired"] = {
+                "baseline": self.baseline,
+                "variants": {name: _paired_json(self.paired(name)) for name in self.compared()},
+            }
+        return data
+
+    def compared(self) -> list[str]:
+        """The variants compared with the baseline (all but the baseline itself)."""
+        return [name for name in self.variants if self.baseline is not None and name != self.baseline]
+
+    def paired(self, variant: str) -> dict[str, dict[int, PairedComparison]]:
+        """``variant`` against the baseline per cutoff, overall (``"all"``) and per question type."""
+        if self.baseline is None:
+            raise ValueError("the report has no baseline to compare with")
+        mine, theirs = self.variants[variant].outcomes, self.variants[self.baseline].outcomes
+        rows: dict[str, dict[int, PairedComparison]] = {"all": {k: compare(mine, theirs, k) for k in CUTOFFS}}
+        for k in CUTOFFS:
+            for kind, comparison in compare_by_type(mine, theirs, k).items():
+                rows.setdefault(kind, {})[k] = comparison
+        return rows
 
     def misses(self, variant: str, k: int = 1) -> list[QuestionOutcome]:
         """The questions ``variant`` did not answer within ``k`` pages (for inspection)."""
@@ -68,18 +93,23 @@ def run_eval(
     encoder: TextEncoder,
     progress: ProgressFn | None = None,
     settings: Settings | None = None,
+    baseline: str | None = None,
 ) -> EvalReport:
-    """Ingest the questions' documents, then score every variant on every question."""
+    """Ingest the questions' documents, then score every variant on every question (``baseline``
+    is scored too when it is not among ``variants``)."""
     settings = settings or load_settings()
+    names = list(dict.fromkeys(variants or EVAL_VARIANTS))
+    if baseline is not None and baseline not in names:
+        names.append(baseline)
+    check_names(names)  # before the slow ingest
     questions = load_questions(questions_path)
     files = list(dict.fromkeys(q.doc for q in questions))
     missing = [name for name in files if not (docs_dir / name).is_file()]
     if missing:
         raise QuestionsError(f"documents named by the questions are not in {docs_dir}: {', '.join(missing)}")
     ingested = ensure_ingested([docs_dir / name for name in files], store, encoder, settings, progress)
-    names = list(variants or EVAL_VARIANTS)
     retrievers = make_retrievers(names, store, encoder, ablation_properties(names, store, settings, progress))
-    report = EvalReport(n=len(questions))
+    report = EvalReport(n=len(questions), baseline=baseline)
     for done, name in enumerate(names):
         if progress:
             progress(f"eval {name}", done, len(names))
@@ -114,4 +144,28 @@ def format_table(report: EvalReport) -> str:
         for kind, summary in rows:
             values = " ".join(f"{100 * summary.recall[k]:6.1f}" for k in CUTOFFS)
             lines.append(f"{name:<16} {kind:<11} {summary.n:>3} {values}")
+    if report.baseline is not None:
+        lines += ["", _paired_header(report.baseline)]
+        for name in report.compared():
+            for kind, by_k in report.paired(name).items():
+                cells = " ".join(_paired_cell(by_k[k]) for k in CUTOFFS)
+                lines.append(f"{name:<16} {kind:<11} {by_k[CUTOFFS[0]].n:>3} {cells}".rstrip())
     return "\n".join(lines)
+
+
+def _paired_header(baseline: str) -> str:
+    legend = f"against {baseline}: recall difference in points, won/lost questions, exact McNemar p"
+    cells = " ".join(f"{'R@' + str(k):>6}{'':<12}" for k in CUTOFFS)
+    return f"{legend}\n{'variant':<16} {'type':<11} {'n':>3} {cells}".rstrip()
+
+
+def _paired_cell(comparison: PairedComparison) -> str:
+    split = f"{len(comparison.wins)}/{len(comparison.losses)} p={comparison.p_value:.2f}"
+    return f"{100 * comparison.delta:+6.1f} {split:<11}"
+
+
+def _paired_json(rows: dict[str, dict[int, PairedComparison]]) -> dict[str, Any]:
+    def cells(by_k: dict[int, PairedComparison]) -> dict[str, Any]:
+        return {f"recall@{k}": comparison.to_json() for k, comparison in by_k.items()}
+
+    return {"all": cells(rows["all"]), "by_type": {kind: cells(by_k) for kind, by_k in rows.items() if kind != "all"}}

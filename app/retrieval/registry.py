@@ -52,12 +52,17 @@ RETRIEVER_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 EVAL_VARIANTS: tuple[str, ...] = ("bm25-page", "dense-region", "bm25-region", "hybrid", "no-gnn", "gnn")
 
 
+def check_names(names: list[str]) -> None:
+    """Raise :class:`ConfigError` for a name that is no retriever variant (before any slow work)."""
+    for name in names:
+        if name not in _FACTORIES:
+            raise ConfigError(f"unknown retriever {name!r}; choose one of: {', '.join(RETRIEVER_NAMES)}")
+
+
 def make_retriever(name: str, store: GraphStore, encoder: TextEncoder, corpus: Corpus | None = None) -> Retriever:
     """A retriever by variant name. Pass one ``corpus`` to several retrievers to share its indexes."""
-    factory = _FACTORIES.get(name)
-    if factory is None:
-        raise ConfigError(f"unknown retriever {name!r}; choose one of: {', '.join(RETRIEVER_NAMES)}")
-    return factory(store, corpus or Corpus(store), QueryVectors(encoder))
+    check_names([name])
+    return _FACTORIES[name](store, corpus or Corpus(store), QueryVectors(encoder))
 
 
 def make_retrievers(
@@ -65,12 +70,11 @@ def make_retrievers(
 ) -> dict[str, Retriever]:
     """Several retrievers sharing one corpus view and one query-vector cache. ``gnn_props`` maps an
     ablation variant to the property ``app.reembed.ensure_variant`` wrote its vectors to."""
+    check_names(names)
     corpus, vectors = Corpus(store), QueryVectors(encoder)
     retrievers: dict[str, Retriever] = {}
     for name in names:
-        factory = _FACTORIES.get(name)
-        if factory is None:
-            raise ConfigError(f"unknown retriever {name!r}; choose one of: {', '.join(RETRIEVER_NAMES)}")
+        factory = _FACTORIES[name]
         if gnn_props and name in gnn_props:
             factory = _hybrid(gnn_props[name])
         retrievers[name] = factory(store, corpus, vectors)
