@@ -123,6 +123,13 @@ def test_every_variant_ranks_within_the_document_best_first(retrievers: dict[str
     assert 1 <= len(pages) <= 5 and len({p.page for p in pages}) == len(pages)
 
 
+def test_an_american_spelling_finds_the_british_text(retrievers: dict[str, Retriever]) -> None:
+    # The toy manual spells "Colours"; "colors" shares no other word with it.
+    hits = retrievers["bm25-region"].retrieve("colors", 2, TOY_DOC)
+    assert hits and all("Colours" in h.text for h in hits), texts(hits)
+    assert retrievers["bm25-page"].rank_pages("Which colors?", 1, TOY_DOC)[0].page == 2
+
+
 def test_search_over_the_whole_corpus_reaches_both_documents(retrievers: dict[str, Retriever]) -> None:
     mime = retrievers["hybrid"].retrieve("glob patterns of MIME types", 3)
     toy = retrievers["hybrid"].retrieve("fit types of bookmarkPage", 3)

@@ -3,13 +3,16 @@
 Technical manuals name things in code: ``canvas.drawImage``, ``asn1_der_decoding2``, ``--no-time-strict``.
 A compound token is kept whole (so an exact name matches strongly) and also split into its parts
 (so "draw image" and "bookmark page" match ``drawImage`` and ``bookmarkPage``). Stop words go; a
-light plural fold makes "tables" match "table".
+light plural fold makes "tables" match "table", and British spellings meet American ones ("colours"
+matches "color", see :mod:`app.retrieval.spelling`).
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+
+from app.retrieval.spelling import american
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[._\-][A-Za-z0-9]+)*")
 _PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+[0-9]*(?![a-z])")
@@ -28,20 +31,17 @@ STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
 
 @lru_cache(maxsize=200_000)
 def fold(word: str) -> str:
-    """Lowercase and fold plurals as Porter's step 1a does ("tables" -> "table", "classes" -> "class").
+    """Lowercase, spell the American way and fold plurals as Porter's step 1a does ("tables" ->
+    "table", "classes" -> "class", "colours" -> "color").
 
     The fold only has to be the same for query and text, not a real stem ("canvas" -> "canva").
     """
-    word = word.lower()
-    if len(word) > 3 and word.endswith("y"):  # Porter's step 1c, so "entry" meets "entries"
-        return word[:-1] + "i"
-    if len(word) <= 3 or not word.endswith("s") or word.endswith(("ss", "us", "is")):
-        return word
-    if word.endswith("sses"):
-        return word[:-2]
-    if word.endswith("ies"):
-        return word[:-2]
-    return word[:-1]
+    word = american(word.lower())
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-2] if word.endswith(("sses", "ies")) else word[:-1]
+    if len(word) > 3 and word.endswith("y"):  # Porter's step 1c after 1a: "entry" meets "entries",
+        word = word[:-1] + "i"  # and "array" meets "arrays"
+    return word
 
 
 def tokenize(text: str) -> list[str]:

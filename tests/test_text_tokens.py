@@ -1,0 +1,68 @@
+"""The lexical tokens that BM25 and full-text queries are built from (``app.retrieval.text``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.retrieval.spelling import american
+from app.retrieval.text import fold, tokenize
+
+
+def test_code_names_are_kept_whole_and_split_into_their_parts() -> None:
+    assert tokenize("canvas.drawImage") == ["canvas.drawimage", "canva", "draw", "image"]
+    assert tokenize("asn1_der_decoding2") == ["asn1_der_decoding2", "asn1", "der", "decoding2"]
+    assert tokenize("What is the default of the threshold?") == ["default", "threshold"]
+
+
+@pytest.mark.parametrize(
+    ("british", "us"),
+    [
+        ("colour", "color"),
+        ("Colours", "colors"),
+        ("coloured", "colored"),
+        ("colourmap", "colormap"),
+        ("neighbourhood", "neighborhood"),
+        ("behaviour", "behavior"),
+        ("initialise", "initialize"),
+        ("customising", "customizing"),
+        ("normalisation", "normalization"),
+        ("recognised", "recognized"),
+        ("centre", "center"),
+        ("grey", "gray"),
+        ("catalogue", "catalog"),
+        ("modelling", "modeling"),
+        ("labelled", "labeled"),
+        ("analyse", "analyze"),
+    ],
+)
+def test_british_and_american_spellings_fold_to_the_same_token(british: str, us: str) -> None:
+    assert fold(british) == fold(us)
+    assert tokenize(british) == tokenize(us)
+
+
+LOOK_ALIKES = [
+    "hour",
+    "four",
+    "contour",
+    "detour",
+    "your",
+    "otherwise",
+    "precise",
+    "noise",
+    "promise",
+    "realism",
+    "raise",
+]
+
+
+@pytest.mark.parametrize("word", LOOK_ALIKES)
+def test_words_that_only_look_british_are_left_alone(word: str) -> None:
+    assert american(word) == word
+
+
+def test_plurals_fold_before_the_final_y() -> None:
+    assert fold("tables") == fold("table") and fold("classes") == "class"
+    assert fold("entries") == fold("entry")
+    assert fold("arrays") == fold("array")  # the plural goes first, then y -> i, as in Porter
+    assert fold("keys") == fold("key") == "key"  # too short to fold
+    assert fold("analysis") == "analysis" and fold("status") == "status"
