@@ -60,11 +60,16 @@ def recall(outcomes: Sequence[QuestionOutcome], cutoffs: Sequence[int] = CUTOFFS
     return RecallSummary(n=n, recall=values)
 
 
-def recall_by_type(outcomes: Sequence[QuestionOutcome], cutoffs: Sequence[int] = CUTOFFS) -> dict[str, RecallSummary]:
+def by_type(outcomes: Sequence[QuestionOutcome]) -> dict[str, list[QuestionOutcome]]:
+    """The outcomes grouped by question type, types in name order."""
     groups: dict[str, list[QuestionOutcome]] = {}
     for outcome in outcomes:
         groups.setdefault(outcome.type, []).append(outcome)
-    return {kind: recall(group, cutoffs) for kind, group in sorted(groups.items())}
+    return dict(sorted(groups.items()))
+
+
+def recall_by_type(outcomes: Sequence[QuestionOutcome], cutoffs: Sequence[int] = CUTOFFS) -> dict[str, RecallSummary]:
+    return {kind: recall(group, cutoffs) for kind, group in by_type(outcomes).items()}
 
 
 def mean_reciprocal_rank(outcomes: Sequence[QuestionOutcome]) -> float:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.evaluation.metrics import QuestionOutcome
+from app.evaluation.metrics import QuestionOutcome, by_type
 
 
 def mcnemar_exact(wins: int, losses: int) -> float:
@@ -66,9 +66,5 @@ def compare_by_type(
     variant: Sequence[QuestionOutcome], baseline: Sequence[QuestionOutcome], k: int
 ) -> dict[str, PairedComparison]:
     """:func:`compare` within each question type, types in name order."""
-    types = sorted({outcome.type for outcome in variant})
-    return {kind: compare(_of_type(variant, kind), _of_type(baseline, kind), k) for kind in types}
-
-
-def _of_type(outcomes: Sequence[QuestionOutcome], kind: str) -> list[QuestionOutcome]:
-    return [outcome for outcome in outcomes if outcome.type == kind]
+    theirs = by_type(baseline)
+    return {kind: compare(mine, theirs.get(kind, []), k) for kind, mine in by_type(variant).items()}
