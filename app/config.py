@@ -59,6 +59,24 @@ class Settings(BaseSettings):
     gnn_checkpoint: Path | None = Field(
         default=None, description="GNN checkpoint for ingest and reembed; unset = the shipped one"
     )
+    similarity_k: int = Field(
+        default=10,
+        ge=0,
+        description="IS_SIMILAR neighbours per region within its document (the GNN's similarity relation; the "
+        "shipped checkpoint was trained with 10)",
+    )
+    similarity_corpus_k: int = Field(
+        default=0,
+        ge=0,
+        description="IS_SIMILAR neighbours per region in the other stored documents, linked both ways at ingest; "
+        "0 = none",
+    )
+    similarity_corpus_min: float = Field(
+        default=0.5,
+        ge=-1,
+        le=1,
+        description="Least cosine for a neighbour in another document (documents on unrelated topics get no links)",
+    )
     model_cache: Path = Field(
         default_factory=default_model_cache, description="Folder for models docgraph derives (ONNX exports)"
     )

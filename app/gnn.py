@@ -196,7 +196,7 @@ def train_gnn(
     if not pdfs:
         raise IngestError(f"no PDF files under {docs_dir}")
     encoder = configured_encoder(settings)
-    batches = training_batches(settings, pdfs, encoder)
+    batches = training_batches(settings, pdfs, encoder, settings.similarity_k)
     gnn = GnnConfig(dim=encoder.dim, hidden=encoder.dim, groups=tuple(groups), encoder=settings.encoder_model)
     config = replace(config or TrainConfig(), epochs=epochs, seed=seed, gnn=gnn)
     docs, counts = [], {"train": 0, "held_out": 0}

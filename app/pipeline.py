@@ -232,7 +232,12 @@ def build_ingest_pipeline(
         build.append(encoder_build(settings))
         gnn = _gnn_stages(settings, notes)
         stages.extend(gnn)
+        build += similarity_build(settings)  # before the GNN part, which with_gnn_build keeps last
         build += [gnn_build(stage.checkpoint) for stage in gnn]
+        if settings.similarity_corpus_k:
+            from app.corpus_similarity import CorpusSimilarityStage
+
+            stages.append(CorpusSimilarityStage(store, settings.similarity_corpus_k, settings.similarity_corpus_min))
     else:
         notes.append("embeddings off (--no-embed): vector search and the GNN will not see these documents")
         build.append("no embeddings")
@@ -252,6 +257,17 @@ def encoder_build(settings: Settings) -> str:
     """The encoder's part of a build: its model, and the runtime unless torch (int8 changes vectors)."""
     runtime = "" if settings.encoder_runtime == "torch" else f" ({settings.encoder_runtime})"
     return f"encoder {settings.encoder_model}{runtime}"
+
+
+def similarity_build(settings: Settings) -> list[str]:
+    """The kNN settings' part of a build, when not the defaults: another ``k`` changes the GNN's input
+    graph, and turning on neighbours in other documents must relink a document re-ingested for it."""
+    from ingest.similarity import DEFAULT_K
+
+    parts = [f"similar k={settings.similarity_k}"] if settings.similarity_k != DEFAULT_K else []
+    if settings.similarity_corpus_k:
+        parts.append(f"similar in corpus k={settings.similarity_corpus_k} min={settings.similarity_corpus_min:g}")
+    return parts
 
 
 def gnn_build(checkpoint_tag: str) -> str:
@@ -285,7 +301,9 @@ def _gnn_stages(settings: Settings, notes: list[str]) -> list[GnnStage]:
     from app.gnn import GnnStage, checkpoint_tag, configured_checkpoint, gnn_for
 
     try:
-        return [GnnStage(gnn_for(settings), checkpoint=checkpoint_tag(configured_checkpoint(settings)))]
+        model = gnn_for(settings)
+        tag = checkpoint_tag(configured_checkpoint(settings))
+        return [GnnStage(model, similarity_k=settings.similarity_k, checkpoint=tag)]
     except (ModelError, FileNotFoundError) as exc:
         notes.append(f"GNN embeddings off: {exc}")
         return []

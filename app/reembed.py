@@ -40,7 +40,7 @@ def reembed(
         edges = _stored_edges(store, document)
         if not any(edge.type == "IS_SIMILAR" for edge in edges):
             batch = GraphBatch(doc_id=document, sha256="", nodes=nodes)
-            fresh = similarity_edges(batch)
+            fresh = similarity_edges(batch, settings.similarity_k)
             _write_similarity(store, fresh)
             edges += fresh
         graph = records_to_tensors(nodes, edges, model.config.groups)

@@ -1,6 +1,7 @@
-// The relationships leaving one document's {label} nodes that the GNN passes messages along.
+// The relationships between one document's nodes, leaving its {label} nodes, that the GNN passes
+// messages along (not the IS_SIMILAR edges to other documents: documents are independent graphs).
 MATCH (a:{label})-[e]->(b)
-WHERE a.doc_id = $doc_id AND type(e) IN $types
+WHERE a.doc_id = $doc_id AND b.doc_id = $doc_id AND type(e) IN $types
 RETURN type(e) AS type, a.{id} AS src,
        CASE WHEN b:Region THEN 'Region' WHEN b:Section THEN 'Section' WHEN b:Page THEN 'Page' ELSE 'Document' END
          AS dst_label,

@@ -27,7 +27,8 @@ _RELATIONS: dict[tuple[str, bool], str] = {
     ("IS_UNDER", True): "in",
     ("ON_PAGE", True): "on page",
 }
-MAX_SIMILAR_SHOWN = 3  # IS_SIMILAR is top-10 per region: the panel names a few, the graph view shows all
+MAX_SIMILAR_SHOWN = 3  # IS_SIMILAR is top-10 per region: the panel names a few of each, the graph view all
+SIMILAR_RELATIONS = ("similar", "similar elsewhere")  # in its own document; in another (similarity_corpus_k)
 # What the evidence panel lists, in this order; reading order and similarity come last.
 EVIDENCE_RELATIONS: tuple[str, ...] = (
     "caption",
@@ -39,6 +40,7 @@ EVIDENCE_RELATIONS: tuple[str, ...] = (
     "previous",
     "next",
     "similar",
+    "similar elsewhere",
 )
 
 
@@ -53,6 +55,7 @@ class Neighbour:
     page: int | None = None
     text: str = ""
     ref_label: str = ""  # REF only: how the text names the target ("Table 2")
+    doc_id: str = ""  # the neighbour's document
 
     @property
     def node_label(self) -> str:
@@ -65,6 +68,8 @@ class Neighbour:
     def summary(self, limit: int = 160) -> str:
         """One line: the relation, what and where the neighbour is, the start of its text."""
         where = f"{self.kind or self.node_label} p.{self.page}" if self.page else self.node_label
+        if self.relation == "similar elsewhere" and self.doc_id:
+            where = f"{self.doc_id} {where}"
         named = f" ({self.ref_label})" if self.ref_label else ""
         text = " ".join(self.text.split())
         text = text if len(text) <= limit else text[: limit - 1] + "…"
@@ -98,14 +103,14 @@ class RegionEvidence:
         # kNN edges run both ways between two similar regions: list each neighbour once, and only a few.
         seen: set[tuple[str, str]] = set()
         kept: list[Neighbour] = []
-        similar = 0
+        similar = dict.fromkeys(SIMILAR_RELATIONS, 0)
         for neighbour in shown:
             if (neighbour.relation, neighbour.key) in seen:
                 continue
             seen.add((neighbour.relation, neighbour.key))
-            if neighbour.relation == "similar":
-                similar += 1
-                if similar > MAX_SIMILAR_SHOWN:
+            if neighbour.relation in similar:
+                similar[neighbour.relation] += 1
+                if similar[neighbour.relation] > MAX_SIMILAR_SHOWN:
                     continue
             kept.append(neighbour)
         return kept
@@ -149,6 +154,7 @@ def neighbour_from_row(row: Row) -> Neighbour:
         page=_page_of(row),
         text=str(row.get("text") or ""),
         ref_label=str(row.get("label") or ""),
+        doc_id=str(row.get("doc_id") or ""),
     )
 
 
@@ -157,6 +163,8 @@ def relation_name(kind: str, outgoing: bool, props: dict[str, Any]) -> str:
     the same paragraph or table on is a continuation, the rest is plain previous/next."""
     if kind == "HAS_NEXT" and props.get("continuation"):
         return "continues on" if outgoing else "continued from"
+    if kind == "IS_SIMILAR" and props.get("cross_document"):
+        return "similar elsewhere"
     return _RELATIONS.get((kind, outgoing), f"{kind.lower()} ({'out' if outgoing else 'in'})")
 
 

@@ -1,0 +1,142 @@
+"""IS_SIMILAR edges across documents: each new region's nearest regions in the other stored documents.
+
+Within a document, kNN edges are computed in memory (:mod:`ingest.similarity`) and feed the GNN.
+Across documents they are optional (``similarity_corpus_k``, 0 = off) and only link: the GNN never
+reads them (documents stay independent graphs, so inference stays per document), but the evidence
+panel, Neo4j Browser's graph expansion and analysts' Cypher can follow a passage to its like in
+another manual. They carry ``cross_document: true``, and only neighbours with a cosine of at least
+``similarity_corpus_min`` are linked.
+
+The neighbours come from the store's vector index, one query per chunk of regions, before the
+write, and go into the document's own write transaction, both ways: the stored region gets the new
+one as a neighbour too, since it cannot have seen it when it was ingested. So a pair of documents
+is linked by the later one's choices (a new region's ``k`` nearest among the documents stored
+then); re-ingesting replaces a document's edges, in both directions, with fresh ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from app.cypher import load
+from app.exceptions import IngestError
+from app.stores.base import GraphStore
+from ingest.similarity import SCORE_DECIMALS, similarity_nodes
+from ingest.types import FURNITURE_KINDS, EdgeRecord, GraphBatch, NodeRecord
+
+if TYPE_CHECKING:
+    from app.pipeline import IngestContext
+
+QUERY_CHUNK = 256  # regions per vector-index query
+# The index cannot filter by document, so more neighbours are fetched than kept: a few for page
+# headers and footers at first, then, for a region whose fetch held too few of other documents (a
+# replaced document's stored version is still indexed, and its copies come first), GROWTH times as
+# many, up to every region the document has stored plus k: past that, the rest must be others'.
+EXTRA = 5
+GROWTH = 4
+# Unlike the in-document graph, which the GNN needs complete, a link to another document should mean
+# something: below about 0.5 MiniLM cosines join passages on unrelated topics.
+DEFAULT_MIN_SCORE = 0.5
+
+Neighbours = list[tuple[float, str]]  # (cosine, region id), best first
+
+
+def corpus_similarity_edges(
+    store: GraphStore, batch: GraphBatch, k: int, min_score: float = DEFAULT_MIN_SCORE
+) -> list[EdgeRecord]:
+    """IS_SIMILAR edges between the batch's body regions and their ``k`` nearest regions of other
+    stored documents with a cosine of at least ``min_score``, in both directions, best first per
+    region. None when ``k`` is 0, or when this very version of the document is stored (the write
+    keeps it as it is, links included)."""
+    if k <= 0 or _stored_versions(store, batch.doc_id) == [batch.version]:
+        return []
+    search = _Search(store, batch.doc_id, k, min_score, cap=_stored_regions(store, batch.doc_id) + k + EXTRA)
+    edges: list[EdgeRecord] = []
+    for chunk in _chunks(similarity_nodes(batch), QUERY_CHUNK):
+        vectors = {node.key: [float(v) for v in node.props["embedding"]] for node in chunk}
+        for source, neighbours in search.nearest(vectors).items():
+            for score, target in neighbours[:k]:
+                edges += _both_ways(source, target, score)
+    return edges
+
+
+@dataclass
+class _Search:
+    store: GraphStore
+    doc_id: str
+    k: int
+    min_score: float
+    cap: int  # the largest fetch needed: every stored region of the document, plus k and a margin
+
+    def nearest(self, vectors: dict[str, list[float]]) -> dict[str, Neighbours]:
+        """Each vector's nearest regions of other documents (at least ``min_score``), as many as
+        ``k`` wherever the index holds that many, fetching more for the vectors that need it."""
+        found: dict[str, Neighbours] = {}
+        pending, size = list(vectors), min(self.k + EXTRA, self.cap)
+        while pending:
+            rows: list[dict[str, object]] = [{"src": key, "vector": vectors[key]} for key in pending]
+            fetched = self._fetch(rows, size)
+            found.update({key: kept for key, (kept, _) in fetched.items()})
+            short = [key for key, (kept, more) in fetched.items() if len(kept) < self.k and more]
+            pending, size = (short, min(size * GROWTH, self.cap)) if size < self.cap else ([], size)
+        return found
+
+    def _fetch(self, rows: list[dict[str, object]], size: int) -> dict[str, tuple[Neighbours, bool]]:
+        """Per source: the kept neighbours, and whether a bigger fetch could add any (the index gave
+        all ``size`` asked for and the last was still good enough)."""
+        query = load("similar_in_other_documents", self.store.dialect)
+        hits: dict[str, list[dict[str, object]]] = {str(row["src"]): [] for row in rows}
+        for row in self.store.read(query, {"rows": rows, "k": size}):
+            hits[str(row["src"])].append(row)
+        result: dict[str, tuple[Neighbours, bool]] = {}
+        for source, found in hits.items():
+            scores = [float(str(row["score"])) for row in found]
+            kept = [
+                (score, str(row["dst"]))
+                for score, row in zip(scores, found, strict=True)
+                if score >= self.min_score and row["doc_id"] != self.doc_id and row["kind"] not in FURNITURE_KINDS
+            ]
+            kept.sort(key=lambda item: (-item[0], item[1]))
+            result[source] = (kept, len(found) >= size and min(scores, default=-1.0) >= self.min_score)
+        return result
+
+
+def _stored_versions(store: GraphStore, doc_id: str) -> list[str]:
+    return [str(row["version"]) for row in store.read(load("document_versions", store.dialect), {"doc_id": doc_id})]
+
+
+def _stored_regions(store: GraphStore, doc_id: str) -> int:
+    rows = store.read(load("count_document_regions", store.dialect), {"doc_id": doc_id})
+    return int(str(rows[0]["regions"])) if rows else 0
+
+
+def _both_ways(source: str, target: str, score: float) -> list[EdgeRecord]:
+    props = {"score": round(score, SCORE_DECIMALS), "cross_document": True}
+    return [
+        EdgeRecord("IS_SIMILAR", "Region", source, "Region", target, props),
+        EdgeRecord("IS_SIMILAR", "Region", target, "Region", source, dict(props)),
+    ]
+
+
+def _chunks(nodes: list[NodeRecord], size: int) -> Iterator[list[NodeRecord]]:
+    for start in range(0, len(nodes), size):
+        yield nodes[start : start + size]
+
+
+@dataclass
+class CorpusSimilarityStage:
+    """Pipeline stage (after ``gnn``, before ``graph_write``): adds the cross-document IS_SIMILAR edges."""
+
+    store: GraphStore
+    k: int
+    min_score: float = DEFAULT_MIN_SCORE
+    name: str = "corpus_similarity"
+
+    def run(self, ctx: IngestContext) -> None:
+        if ctx.batch is None:
+            raise IngestError(f"{ctx.path.name}: the corpus similarity stage needs a built graph")
+        edges = corpus_similarity_edges(self.store, ctx.batch, self.k, self.min_score)
+        ctx.batch.edges += edges
+        ctx.batch.stats["corpus_similarity_edges"] = len(edges)

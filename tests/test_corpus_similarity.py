@@ -1,0 +1,162 @@
+"""IS_SIMILAR edges across documents (``similarity_corpus_k``) and the in-document ``similarity_k``,
+on a real store with real PDFs and the real encoder."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import numpy as np
+
+from app.config import Settings
+from app.corpus_similarity import corpus_similarity_edges
+from app.pipeline import build_ingest_pipeline
+from app.stores.falkordb_store import FalkorDBStore
+from app.ui_support.evidence import region_evidence
+from ingest.types import FURNITURE_KINDS, GraphBatch
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "samples" / "docgraph-sample.pdf"
+SPEC = Path("/work/shared/bench/train/shared-mime-info-spec.pdf")
+
+
+def settings_for(store: FalkorDBStore, home: Path, **values: object) -> Settings:
+    return Settings(home=home, graph=store.graph_name, store="", **values)  # type: ignore[arg-type]
+
+
+def ingest(store: FalkorDBStore, settings: Settings, pdf: Path) -> None:
+    report = build_ingest_pipeline(store, settings).ingest(pdf)
+    assert report.status in ("ingested", "replaced"), report.error
+
+
+def body_vectors(store: FalkorDBStore, doc_id: str) -> dict[str, np.ndarray]:
+    rows = store.read(
+        "MATCH (r:Region) WHERE r.doc_id = $doc AND r.embedding IS NOT NULL AND NOT r.kind IN $furniture "
+        "RETURN r.region_id AS id, r.embedding AS v",
+        {"doc": doc_id, "furniture": sorted(FURNITURE_KINDS)},
+    )
+    vectors = {str(row["id"]): np.asarray(row["v"], dtype=np.float32) for row in rows}
+    return {key: vector / np.linalg.norm(vector) for key, vector in vectors.items()}
+
+
+def cross_edges(store: FalkorDBStore) -> list[dict[str, object]]:
+    return store.read(
+        "MATCH (a:Region)-[e:IS_SIMILAR]->(b:Region) "
+        "RETURN a.region_id AS src, a.doc_id AS src_doc, b.region_id AS dst, b.doc_id AS dst_doc, "
+        "b.kind AS dst_kind, e.score AS score, e.cross_document AS cross"
+    )
+
+
+def test_a_new_document_links_each_region_to_its_nearest_in_the_stored_ones(
+    falkordb_store: FalkorDBStore, local_home: Path
+) -> None:
+    k = 2
+    settings = settings_for(falkordb_store, local_home, similarity_corpus_k=k, similarity_corpus_min=0.0)
+    ingest(falkordb_store, settings, SAMPLE)
+    assert not [e for e in cross_edges(falkordb_store) if e["cross"]]  # alone in the store: nothing to link
+    ingest(falkordb_store, settings, SPEC)
+
+    edges = cross_edges(falkordb_store)
+    across = [e for e in edges if e["src_doc"] != e["dst_doc"]]
+    assert across and all(e["cross"] is True for e in across)
+    assert all(e["cross"] is None for e in edges if e["src_doc"] == e["dst_doc"])
+    assert all(e["dst_kind"] not in FURNITURE_KINDS for e in across)
+    scores = {(str(e["src"]), str(e["dst"])): float(str(e["score"])) for e in across}
+    assert all(scores.get((dst, src)) == score for (src, dst), score in scores.items())  # both ways, one score
+
+    # Each region of the later document: its k best cosines over the earlier one's body regions.
+    earlier, later = (
+        body_vectors(falkordb_store, "docgraph-sample"),
+        body_vectors(falkordb_store, "shared-mime-info-spec"),
+    )
+    keys = list(earlier)
+    matrix = np.stack([earlier[key] for key in keys])
+    for region, vector in later.items():
+        best = np.sort(matrix @ vector)[::-1][:k]
+        found = sorted((s for (src, _), s in scores.items() if src == region), reverse=True)
+        np.testing.assert_allclose(found, best, atol=2e-3)
+
+    # The evidence panel names the other document's neighbours apart from the document's own.
+    region = next(iter(later))
+    elsewhere = [
+        n for n in region_evidence(falkordb_store, region).evidence_neighbours() if n.relation == "similar elsewhere"
+    ]
+    assert elsewhere and {n.doc_id for n in elsewhere} == {"docgraph-sample"}
+    assert "docgraph-sample" in elsewhere[0].summary()
+
+    # Ingested again as it is, the document keeps its links; built another way, it is replaced and
+    # relinked, to the other document only (its stored version is still indexed while it is read).
+    unchanged = build_ingest_pipeline(falkordb_store, settings).ingest(SPEC)
+    assert unchanged.status == "unchanged" and unchanged.stats.get("corpus_similarity_edges") == 0
+    assert len([e for e in cross_edges(falkordb_store) if e["cross"]]) == len(across)
+    ingest(
+        falkordb_store, settings_for(falkordb_store, local_home, similarity_corpus_k=1, similarity_corpus_min=0.0), SPEC
+    )
+    relinked = [e for e in cross_edges(falkordb_store) if e["cross"]]
+    assert all(e["src_doc"] != e["dst_doc"] for e in relinked)
+    assert sorted(str(e["src"]) for e in relinked if e["src_doc"] == "shared-mime-info-spec") == sorted(
+        body_vectors(falkordb_store, "shared-mime-info-spec")
+    )
+
+    # Deleting the earlier document takes its links with it.
+    falkordb_store.delete_document("docgraph-sample")
+    assert not [e for e in cross_edges(falkordb_store) if e["cross"]]
+
+
+def test_links_below_the_least_score_are_left_out(falkordb_store: FalkorDBStore, local_home: Path) -> None:
+    ingest(falkordb_store, settings_for(falkordb_store, local_home), SAMPLE)
+    batch = sample_batch()
+    every = corpus_similarity_edges(falkordb_store, batch, 3, min_score=-1.0)
+    kept = corpus_similarity_edges(falkordb_store, batch, 3, min_score=0.6)
+    assert all(float(edge.props["score"]) >= 0.6 for edge in kept)
+    assert 0 < len(kept) < len(every)
+    assert {(e.src_key, e.dst_key) for e in kept} <= {(e.src_key, e.dst_key) for e in every}
+    assert corpus_similarity_edges(falkordb_store, batch, 0) == []
+
+
+def sample_batch() -> GraphBatch:
+    """The sample's graph under another document id: its regions' nearest stored ones are their twins."""
+    from app.embedding import embed_batch
+    from ingest.graph import build_graph
+    from ingest.native import NativeReader
+    from models.encoders import load_encoder
+
+    batch = build_graph(NativeReader().read(SAMPLE), ingested_at="1970-01-01T00:00:00+00:00")
+    embed_batch(batch, load_encoder("all-MiniLM-L6-v2"))
+    twin = copy.deepcopy(batch)
+    twin.doc_id = "sample-twin"
+    return twin
+
+
+def test_reembed_computes_in_document_edges_beside_links_to_other_documents(
+    falkordb_store: FalkorDBStore, local_home: Path
+) -> None:
+    from app.reembed import reembed
+    from ingest.similarity import similarity_edges
+
+    plain = build_ingest_pipeline(
+        falkordb_store, settings_for(falkordb_store, local_home, gnn_checkpoint=Path("/nonexistent.pt"))
+    )
+    assert plain.ingest(SAMPLE).status == "ingested"  # embedded, but no GNN: no IS_SIMILAR edges
+    ingest(
+        falkordb_store, settings_for(falkordb_store, local_home, similarity_corpus_k=2, similarity_corpus_min=0.0), SPEC
+    )
+    assert any(e["cross"] and e["src_doc"] == "docgraph-sample" for e in cross_edges(falkordb_store))
+
+    reembed(falkordb_store, Settings(encoder_model="all-MiniLM-L6-v2"), doc_id="docgraph-sample")
+    # Without the links to the other document read as its own, the document gets its kNN edges.
+    inside = [e for e in cross_edges(falkordb_store) if e["src_doc"] == e["dst_doc"] == "docgraph-sample"]
+    assert len(inside) == len(similarity_edges(sample_batch()))
+
+
+def test_similarity_k_sets_the_in_document_neighbours(falkordb_store: FalkorDBStore, local_home: Path) -> None:
+    k = 3
+    settings = settings_for(falkordb_store, local_home, similarity_k=k)
+    pipeline = build_ingest_pipeline(falkordb_store, settings)
+    assert f"similar k={k}" in pipeline.build
+    assert pipeline.ingest(SAMPLE).status == "ingested"
+    out: dict[str, int] = {}
+    for edge in cross_edges(falkordb_store):
+        out[str(edge["src"])] = out.get(str(edge["src"]), 0) + 1
+    assert out and max(out.values()) == k
+    assert "similar" not in build_ingest_pipeline(falkordb_store, settings_for(falkordb_store, local_home)).build
