@@ -127,6 +127,30 @@ def test_bad_file_fails_alone_and_leaves_graph_unchanged(cli_env: dict[str, str]
     assert [d["file_name"] for d in json.loads(out)] == [SAMPLE.name]
 
 
+def test_ingest_links_regions_to_their_like_in_other_documents(cli_env: dict[str, str], tmp_path: Path) -> None:
+    copy = tmp_path / "sample-copy.pdf"
+    copy.write_bytes(SAMPLE.read_bytes())
+    code, out, err = run("ingest", str(SAMPLE), "--json")
+    assert code == 0, err
+    assert json.loads(out)[0]["stats"].get("corpus_similarity_edges") is None  # off by default
+    code, out, err = run("ingest", str(copy), "--similar-elsewhere", "2", "--json")
+    assert code == 0, err
+    [report] = json.loads(out)
+    assert report["stats"]["corpus_similarity_edges"] > 0
+    # Each region of the copy is linked first to its twin in the original, at cosine 1.
+    query = (
+        "MATCH (a:Region {doc_id: 'sample-copy'})-[e:IS_SIMILAR {cross_document: true}]->(b:Region) "
+        "WITH a, max(e.score) AS best MATCH (a)-[e:IS_SIMILAR {cross_document: true}]->(b:Region) "
+        "WHERE e.score = best RETURN a.text = b.text AND b.doc_id = 'docgraph-sample' AS twin, best"
+    )
+    code, out, _ = run("cypher", query, "--json")
+    rows = json.loads(out)
+    assert rows and all(row["twin"] and row["best"] > 0.999 for row in rows)
+
+    code, _, err = run("ingest", str(copy), "--similar-elsewhere", "-1")
+    assert code != 0 and "--similar-elsewhere" in err
+
+
 def test_eval_with_a_baseline_reports_won_and_lost_questions(cli_env: dict[str, str], tmp_path: Path) -> None:
     questions = tmp_path / "questions.jsonl"
     question = {"id": "z1", "doc": SAMPLE.name, "question": "When are the penguins fed?", "pages": [1], "type": "local"}

@@ -13,6 +13,7 @@ from app.corpus_similarity import corpus_similarity_edges
 from app.pipeline import build_ingest_pipeline
 from app.stores.falkordb_store import FalkorDBStore
 from app.ui_support.evidence import region_evidence
+from app.ui_support.examples import load_examples
 from ingest.types import FURNITURE_KINDS, GraphBatch
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,6 +84,12 @@ def test_a_new_document_links_each_region_to_its_nearest_in_the_stored_ones(
     ]
     assert elsewhere and {n.doc_id for n in elsewhere} == {"docgraph-sample"}
     assert "docgraph-sample" in elsewhere[0].summary()
+
+    # The analysts' query lists the closest pairs across documents, best first.
+    pairs = falkordb_store.read(next(e for e in load_examples() if e.name == "similar_elsewhere").query)
+    assert pairs and all(row["doc_id"] != row["other_doc"] for row in pairs)
+    assert [row["score"] for row in pairs] == sorted((row["score"] for row in pairs), reverse=True)
+    assert pairs[0]["score"] == max(scores.values())
 
     # Ingested again as it is, the document keeps its links; built another way, it is replaced and
     # relinked, to the other document only (its stored version is still indexed while it is read).

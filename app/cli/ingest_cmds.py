@@ -31,6 +31,15 @@ def ingest_command(
         str | None, typer.Option("--reader", help="PDF reader: native, detector (layout model + OCR), auto, azure.")
     ] = None,
     no_embed: Annotated[bool, typer.Option("--no-embed", help="Skip region embeddings.")] = False,
+    similar_elsewhere: Annotated[
+        int | None,
+        typer.Option(
+            "--similar-elsewhere",
+            min=0,
+            help="Link each region both ways to its K nearest regions of the other stored documents "
+            "(IS_SIMILAR cross_document); default DOCGRAPH_SIMILARITY_CORPUS_K, 0 = none.",
+        ),
+    ] = None,
     describe: Annotated[
         bool, typer.Option("--describe", help="Describe figures/tables with the vision model (DOCGRAPH_VLM_MODEL).")
     ] = False,
@@ -48,6 +57,8 @@ def ingest_command(
     with opened_store(store, schema=True) as (graph_store, settings):
         if describe and not vision_configured(settings):
             raise ConfigError("--describe needs a vision model: set DOCGRAPH_VLM_MODEL and the LLM endpoint")
+        if similar_elsewhere is not None:
+            settings = settings.model_copy(update={"similarity_corpus_k": similar_elsewhere})
         chosen = make_reader(reader or settings.reader, settings)
         pipeline = build_ingest_pipeline(graph_store, settings, reader=chosen, embed=not no_embed)
         for note in pipeline.notes:
