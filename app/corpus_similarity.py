@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from app.cypher import load
 from app.exceptions import IngestError
-from app.stores.base import GraphStore
+from app.stores.base import GraphStore, Row
 from ingest.similarity import SCORE_DECIMALS, similarity_nodes
 from ingest.types import FURNITURE_KINDS, EdgeRecord, GraphBatch, NodeRecord
 
@@ -76,23 +76,25 @@ class _Search:
         found: dict[str, Neighbours] = {}
         pending, size = list(vectors), min(self.k + EXTRA, self.cap)
         while pending:
-            rows: list[dict[str, object]] = [{"src": key, "vector": vectors[key]} for key in pending]
-            fetched = self._fetch(rows, size)
+            fetched = self._fetch({key: vectors[key] for key in pending}, size)
             found.update({key: kept for key, (kept, _) in fetched.items()})
-            short = [key for key, (kept, more) in fetched.items() if len(kept) < self.k and more]
-            pending, size = (short, min(size * GROWTH, self.cap)) if size < self.cap else ([], size)
+            if size >= self.cap:
+                break
+            pending = [key for key, (kept, more) in fetched.items() if len(kept) < self.k and more]
+            size = min(size * GROWTH, self.cap)
         return found
 
-    def _fetch(self, rows: list[dict[str, object]], size: int) -> dict[str, tuple[Neighbours, bool]]:
+    def _fetch(self, vectors: dict[str, list[float]], size: int) -> dict[str, tuple[Neighbours, bool]]:
         """Per source: the kept neighbours, and whether a bigger fetch could add any (the index gave
         all ``size`` asked for and the last was still good enough)."""
         query = load("similar_in_other_documents", self.store.dialect)
-        hits: dict[str, list[dict[str, object]]] = {str(row["src"]): [] for row in rows}
+        rows = [{"src": key, "vector": vector} for key, vector in vectors.items()]
+        hits: dict[str, list[Row]] = {key: [] for key in vectors}
         for row in self.store.read(query, {"rows": rows, "k": size}):
             hits[str(row["src"])].append(row)
         result: dict[str, tuple[Neighbours, bool]] = {}
         for source, found in hits.items():
-            scores = [float(str(row["score"])) for row in found]
+            scores = [float(row["score"]) for row in found]
             kept = [
                 (score, str(row["dst"]))
                 for score, row in zip(scores, found, strict=True)
@@ -109,7 +111,7 @@ def _stored_versions(store: GraphStore, doc_id: str) -> list[str]:
 
 def _stored_regions(store: GraphStore, doc_id: str) -> int:
     rows = store.read(load("count_document_regions", store.dialect), {"doc_id": doc_id})
-    return int(str(rows[0]["regions"])) if rows else 0
+    return int(rows[0]["regions"]) if rows else 0
 
 
 def _both_ways(source: str, target: str, score: float) -> list[EdgeRecord]:

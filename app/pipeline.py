@@ -262,7 +262,7 @@ def encoder_build(settings: Settings) -> str:
 def similarity_build(settings: Settings) -> list[str]:
     """The kNN settings' part of a build, when not the defaults: another ``k`` changes the GNN's input
     graph, and turning on neighbours in other documents must relink a document re-ingested for it."""
-    from ingest.similarity import DEFAULT_K
+    from ingest.similarity import DEFAULT_K  # not at import: it loads numpy, which light commands never need
 
     parts = [f"similar k={settings.similarity_k}"] if settings.similarity_k != DEFAULT_K else []
     if settings.similarity_corpus_k:

@@ -40,7 +40,8 @@ def body_vectors(store: FalkorDBStore, doc_id: str) -> dict[str, np.ndarray]:
     return {key: vector / np.linalg.norm(vector) for key, vector in vectors.items()}
 
 
-def cross_edges(store: FalkorDBStore) -> list[dict[str, object]]:
+def similar_edges(store: FalkorDBStore) -> list[dict[str, object]]:
+    """Every IS_SIMILAR edge, in a document or across two (``cross``)."""
     return store.read(
         "MATCH (a:Region)-[e:IS_SIMILAR]->(b:Region) "
         "RETURN a.region_id AS src, a.doc_id AS src_doc, b.region_id AS dst, b.doc_id AS dst_doc, "
@@ -54,10 +55,10 @@ def test_a_new_document_links_each_region_to_its_nearest_in_the_stored_ones(
     k = 2
     settings = settings_for(falkordb_store, local_home, similarity_corpus_k=k, similarity_corpus_min=0.0)
     ingest(falkordb_store, settings, SAMPLE)
-    assert not [e for e in cross_edges(falkordb_store) if e["cross"]]  # alone in the store: nothing to link
+    assert not [e for e in similar_edges(falkordb_store) if e["cross"]]  # alone in the store: nothing to link
     ingest(falkordb_store, settings, SPEC)
 
-    edges = cross_edges(falkordb_store)
+    edges = similar_edges(falkordb_store)
     across = [e for e in edges if e["src_doc"] != e["dst_doc"]]
     assert across and all(e["cross"] is True for e in across)
     assert all(e["cross"] is None for e in edges if e["src_doc"] == e["dst_doc"])
@@ -95,11 +96,11 @@ def test_a_new_document_links_each_region_to_its_nearest_in_the_stored_ones(
     # relinked, to the other document only (its stored version is still indexed while it is read).
     unchanged = build_ingest_pipeline(falkordb_store, settings).ingest(SPEC)
     assert unchanged.status == "unchanged" and unchanged.stats.get("corpus_similarity_edges") == 0
-    assert len([e for e in cross_edges(falkordb_store) if e["cross"]]) == len(across)
+    assert len([e for e in similar_edges(falkordb_store) if e["cross"]]) == len(across)
     ingest(
         falkordb_store, settings_for(falkordb_store, local_home, similarity_corpus_k=1, similarity_corpus_min=0.0), SPEC
     )
-    relinked = [e for e in cross_edges(falkordb_store) if e["cross"]]
+    relinked = [e for e in similar_edges(falkordb_store) if e["cross"]]
     assert all(e["src_doc"] != e["dst_doc"] for e in relinked)
     assert sorted(str(e["src"]) for e in relinked if e["src_doc"] == "shared-mime-info-spec") == sorted(
         body_vectors(falkordb_store, "shared-mime-info-spec")
@@ -107,7 +108,7 @@ def test_a_new_document_links_each_region_to_its_nearest_in_the_stored_ones(
 
     # Deleting the earlier document takes its links with it.
     falkordb_store.delete_document("docgraph-sample")
-    assert not [e for e in cross_edges(falkordb_store) if e["cross"]]
+    assert not [e for e in similar_edges(falkordb_store) if e["cross"]]
 
 
 def test_links_below_the_least_score_are_left_out(falkordb_store: FalkorDBStore, local_home: Path) -> None:
@@ -148,11 +149,11 @@ def test_reembed_computes_in_document_edges_beside_links_to_other_documents(
     ingest(
         falkordb_store, settings_for(falkordb_store, local_home, similarity_corpus_k=2, similarity_corpus_min=0.0), SPEC
     )
-    assert any(e["cross"] and e["src_doc"] == "docgraph-sample" for e in cross_edges(falkordb_store))
+    assert any(e["cross"] and e["src_doc"] == "docgraph-sample" for e in similar_edges(falkordb_store))
 
     reembed(falkordb_store, Settings(encoder_model="all-MiniLM-L6-v2"), doc_id="docgraph-sample")
     # Without the links to the other document read as its own, the document gets its kNN edges.
-    inside = [e for e in cross_edges(falkordb_store) if e["src_doc"] == e["dst_doc"] == "docgraph-sample"]
+    inside = [e for e in similar_edges(falkordb_store) if e["src_doc"] == e["dst_doc"] == "docgraph-sample"]
     assert len(inside) == len(similarity_edges(sample_batch()))
 
 
@@ -163,7 +164,7 @@ def test_similarity_k_sets_the_in_document_neighbours(falkordb_store: FalkorDBSt
     assert f"similar k={k}" in pipeline.build
     assert pipeline.ingest(SAMPLE).status == "ingested"
     out: dict[str, int] = {}
-    for edge in cross_edges(falkordb_store):
+    for edge in similar_edges(falkordb_store):
         out[str(edge["src"])] = out.get(str(edge["src"]), 0) + 1
     assert out and max(out.values()) == k
     assert "similar" not in build_ingest_pipeline(falkordb_store, settings_for(falkordb_store, local_home)).build
