@@ -11,7 +11,8 @@ The neighbours come from the store's vector index, one query per chunk of region
 write, and go into the document's own write transaction, both ways: the stored region gets the new
 one as a neighbour too, since it cannot have seen it when it was ingested. So a pair of documents
 is linked by the later one's choices (a new region's ``k`` nearest among the documents stored
-then); re-ingesting replaces a document's edges, in both directions, with fresh ones.
+then); re-ingesting replaces a document's edges, in both directions, with fresh ones, and
+``docgraph relink`` (:mod:`app.corpus_relink`) recomputes the whole corpus's, whatever the order.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from app.cypher import load
 from app.exceptions import IngestError
 from app.stores.base import GraphStore, Row
 from ingest.similarity import SCORE_DECIMALS, similarity_nodes
-from ingest.types import FURNITURE_KINDS, EdgeRecord, GraphBatch, NodeRecord
+from ingest.types import FURNITURE_KINDS, EdgeRecord, GraphBatch
 
 if TYPE_CHECKING:
     from app.pipeline import IngestContext
@@ -32,8 +33,9 @@ if TYPE_CHECKING:
 QUERY_CHUNK = 256  # regions per vector-index query
 # The index cannot filter by document, so more neighbours are fetched than kept: a few for page
 # headers and footers at first, then, for a region whose fetch held too few of other documents (a
-# replaced document's stored version is still indexed, and its copies come first), GROWTH times as
-# many, up to every region the document has stored plus k: past that, the rest must be others'.
+# replaced document's stored version is still indexed, and its copies come first; an outlier's
+# nearest may be other documents' running heads), GROWTH times as many, up to every region that can
+# never be linked (the document's own, all page furniture) plus k: past that, the rest can be.
 EXTRA = 5
 GROWTH = 4
 # Unlike the in-document graph, which the GNN needs complete, a link to another document should mean
@@ -52,14 +54,26 @@ def corpus_similarity_edges(
     keeps it as it is, links included)."""
     if k <= 0 or _stored_versions(store, batch.doc_id) == [batch.version]:
         return []
-    search = _Search(store, batch.doc_id, k, min_score, cap=_stored_regions(store, batch.doc_id) + k + EXTRA)
+    vectors = {node.key: [float(v) for v in node.props["embedding"]] for node in similarity_nodes(batch)}
     edges: list[EdgeRecord] = []
-    for chunk in _chunks(similarity_nodes(batch), QUERY_CHUNK):
-        vectors = {node.key: [float(v) for v in node.props["embedding"]] for node in chunk}
-        for source, neighbours in search.nearest(vectors).items():
-            for score, target in neighbours[:k]:
-                edges += _both_ways(source, target, score)
+    for source, neighbours in nearest_in_other_documents(store, batch.doc_id, vectors, k, min_score):
+        for score, target in neighbours:
+            edges += _both_ways(source, target, score)
     return edges
+
+
+def nearest_in_other_documents(
+    store: GraphStore, doc_id: str, vectors: dict[str, list[float]], k: int, min_score: float
+) -> Iterator[tuple[str, Neighbours]]:
+    """Each of a document's region vectors (by region id) with its ``k`` nearest regions of the other
+    stored documents (cosine at least ``min_score``, no page furniture), best first; one index
+    query per chunk of ``QUERY_CHUNK`` regions, in region id order."""
+    search = _Search(store, doc_id, k, min_score, cap=_unlinkable_regions(store, doc_id) + k + EXTRA)
+    keys = sorted(vectors)
+    for start in range(0, len(keys), QUERY_CHUNK):
+        found = search.nearest({key: vectors[key] for key in keys[start : start + QUERY_CHUNK]})
+        for source in sorted(found):
+            yield source, found[source][:k]
 
 
 @dataclass
@@ -68,7 +82,7 @@ class _Search:
     doc_id: str
     k: int
     min_score: float
-    cap: int  # the largest fetch needed: every stored region of the document, plus k and a margin
+    cap: int  # the largest fetch needed: every region that cannot be linked, plus k and a margin
 
     def nearest(self, vectors: dict[str, list[float]]) -> dict[str, Neighbours]:
         """Each vector's nearest regions of other documents (at least ``min_score``), as many as
@@ -109,8 +123,9 @@ def _stored_versions(store: GraphStore, doc_id: str) -> list[str]:
     return [str(row["version"]) for row in store.read(load("document_versions", store.dialect), {"doc_id": doc_id})]
 
 
-def _stored_regions(store: GraphStore, doc_id: str) -> int:
-    rows = store.read(load("count_document_regions", store.dialect), {"doc_id": doc_id})
+def _unlinkable_regions(store: GraphStore, doc_id: str) -> int:
+    params = {"doc_id": doc_id, "furniture": sorted(FURNITURE_KINDS)}
+    rows = store.read(load("count_unlinkable_regions", store.dialect), params)
     return int(rows[0]["regions"]) if rows else 0
 
 
@@ -120,11 +135,6 @@ def _both_ways(source: str, target: str, score: float) -> list[EdgeRecord]:
         EdgeRecord("IS_SIMILAR", "Region", source, "Region", target, props),
         EdgeRecord("IS_SIMILAR", "Region", target, "Region", source, dict(props)),
     ]
-
-
-def _chunks(nodes: list[NodeRecord], size: int) -> Iterator[list[NodeRecord]]:
-    for start in range(0, len(nodes), size):
-        yield nodes[start : start + size]
 
 
 @dataclass

@@ -61,22 +61,32 @@ def normalised_rows(rows: Sequence[Sequence[float]] | NDArray[np.float32]) -> ND
 
 
 def top_k_neighbours(
-    vectors: NDArray[np.float32], k: int, block_rows: int = BLOCK_ROWS
+    vectors: NDArray[np.float32],
+    k: int,
+    block_rows: int = BLOCK_ROWS,
+    groups: NDArray[np.int64] | None = None,
 ) -> list[tuple[int, NDArray[np.int64], NDArray[np.float32]]]:
-    """(row, neighbour rows best first, their cosines) for every row, itself excluded.
+    """(row, neighbour rows best first, their cosines) for every row, itself excluded; with
+    ``groups`` (a group id per row, such as its document), every row of its own group is excluded
+    too, so a row may get fewer than ``k``.
 
     Computed per row, so the result does not depend on ``block_rows``.
     """
     count = vectors.shape[0]
     k = min(k, count - 1)
     result: list[tuple[int, NDArray[np.int64], NDArray[np.float32]]] = []
+    if k <= 0:
+        return result
     for start in range(0, count, block_rows):
         block = vectors[start : start + block_rows] @ vectors.T
         rows = np.arange(block.shape[0])
         block[rows, rows + start] = -np.inf  # never one's own neighbour
+        if groups is not None:
+            block[groups[start : start + block_rows, None] == groups[None, :]] = -np.inf
         candidates = np.argpartition(-block, k - 1, axis=1)[:, :k]
         for offset, columns in enumerate(candidates):
             scores = block[offset, columns]
             order = np.lexsort((columns, -scores))  # best score first, lower row on ties
+            order = order[np.isfinite(scores[order])]
             result.append((start + offset, columns[order].astype(np.int64), scores[order].astype(np.float32)))
     return result

@@ -150,6 +150,21 @@ def test_ingest_links_regions_to_their_like_in_other_documents(cli_env: dict[str
     code, _, err = run("ingest", str(copy), "--similar-elsewhere", "-1")
     assert code != 0 and "--similar-elsewhere" in err
 
+    # Relinked with k = 1, every region of either document keeps only its twin.
+    code, _, err = run("relink")
+    assert code != 0 and "--k" in err  # no k given, none configured: nothing is removed by mistake
+    code, out, err = run("relink", "--k", "1", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["documents"] == 2 and 0 < report["links_after"] < report["links_before"]
+    twins = (
+        "MATCH (a:Region)-[e:IS_SIMILAR {cross_document: true}]->(b:Region) "
+        "RETURN a.text = b.text AS twin, e.score AS s"
+    )
+    code, out, _ = run("cypher", twins, "--json")
+    rows = json.loads(out)
+    assert len(rows) == report["links_after"] and all(row["twin"] and row["s"] > 0.999 for row in rows)
+
 
 def test_eval_with_a_baseline_reports_won_and_lost_questions(cli_env: dict[str, str], tmp_path: Path) -> None:
     questions = tmp_path / "questions.jsonl"

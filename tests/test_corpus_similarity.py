@@ -168,3 +168,52 @@ def test_similarity_k_sets_the_in_document_neighbours(falkordb_store: FalkorDBSt
         out[str(edge["src"])] = out.get(str(edge["src"]), 0) + 1
     assert out and max(out.values()) == k
     assert "similar" not in build_ingest_pipeline(falkordb_store, settings_for(falkordb_store, local_home)).build
+
+
+def test_relink_gives_every_region_its_nearest_in_the_other_documents(
+    falkordb_store: FalkorDBStore, local_home: Path
+) -> None:
+    from app.corpus_relink import relink_corpus
+
+    k = 2
+    ingest(falkordb_store, settings_for(falkordb_store, local_home), SAMPLE)  # stored unlinked
+    ingest(
+        falkordb_store, settings_for(falkordb_store, local_home, similarity_corpus_k=k, similarity_corpus_min=0.0), SPEC
+    )
+    inside = sorted((str(e["src"]), str(e["dst"])) for e in similar_edges(falkordb_store) if not e["cross"])
+    at_ingest = len([e for e in similar_edges(falkordb_store) if e["cross"]])
+
+    report = relink_corpus(falkordb_store, k, min_score=0.0)
+    assert (report.documents, report.links_before) == (2, at_ingest)
+    links = {
+        (str(e["src"]), str(e["dst"])): float(str(e["score"])) for e in similar_edges(falkordb_store) if e["cross"]
+    }
+    assert report.links_after == len(links) > at_ingest  # the earlier document now chose too
+    assert all(links.get((dst, src)) == score for (src, dst), score in links.items())
+
+    # Each region's best links are its k best cosines over the other document, whichever came first,
+    # and every link was chosen by one of its ends (its cosine is within that end's k best).
+    vectors = {doc: body_vectors(falkordb_store, doc) for doc in ("docgraph-sample", "shared-mime-info-spec")}
+    kth_best: dict[str, float] = {}
+    for doc, own in vectors.items():
+        [others] = [v for other, v in vectors.items() if other != doc]
+        matrix = np.stack(list(others.values()))
+        for region, vector in own.items():
+            best = np.sort(matrix @ vector)[::-1][:k]
+            found = sorted((s for (src, _), s in links.items() if src == region), reverse=True)[:k]
+            np.testing.assert_allclose(found, best, atol=2e-3)
+            kth_best[region] = float(best[-1])
+    assert all(score >= min(kth_best[src], kth_best[dst]) - 2e-3 for (src, dst), score in links.items())
+
+    # The kNN edges inside each document are left alone; relinking again changes nothing.
+    assert sorted((str(e["src"]), str(e["dst"])) for e in similar_edges(falkordb_store) if not e["cross"]) == inside
+    again = relink_corpus(falkordb_store, k, min_score=0.0)
+    assert again.links_before == again.links_after == len(links)
+    assert {(str(e["src"]), str(e["dst"])) for e in similar_edges(falkordb_store) if e["cross"]} == set(links)
+
+    # A least score keeps only the links above it; k = 0 removes them all.
+    relink_corpus(falkordb_store, k, min_score=0.6)
+    assert all(float(str(e["score"])) >= 0.6 for e in similar_edges(falkordb_store) if e["cross"])
+    assert relink_corpus(falkordb_store, 0).links_after == 0
+    assert not [e for e in similar_edges(falkordb_store) if e["cross"]]
+    assert len([e for e in similar_edges(falkordb_store) if not e["cross"]]) == len(inside)

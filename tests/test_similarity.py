@@ -83,3 +83,17 @@ def test_block_size_does_not_change_the_result() -> None:
     scores = vectors @ vectors[10]
     scores[10] = -np.inf
     assert whole[10][1].tolist() == np.argsort(-scores)[:5].tolist()
+
+
+def test_groups_keep_each_row_to_the_other_groups() -> None:
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(30, 8)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    groups = np.array([0] * 26 + [1] * 3 + [2], dtype=np.int64)
+    found = top_k_neighbours(vectors, 5, block_rows=7, groups=groups)
+    for row, neighbours, scores in found:
+        others = np.flatnonzero(groups != groups[row])
+        expected = others[np.argsort(-(vectors[others] @ vectors[row]), kind="stable")][:5]
+        assert neighbours.tolist() == expected.tolist()  # fewer than k where the others are fewer
+        np.testing.assert_allclose(scores, vectors[expected] @ vectors[row], atol=1e-6)
+    assert len(found[0][1]) == 4 and len(found[29][1]) == 5

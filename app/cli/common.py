@@ -12,6 +12,7 @@ from typing import Annotated, Any, NoReturn, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
+from rich.progress import Progress, TaskID
 from rich.table import Table
 
 from app.config import Settings, load_settings
@@ -56,6 +57,20 @@ def opened_store(store: str | None, schema: bool = False) -> Iterator[tuple[Grap
         yield graph_store, settings
     finally:
         graph_store.close()
+
+
+@contextmanager
+def stage_progress(quiet: bool) -> Iterator[Callable[[str, int, int], None]]:
+    """A progress callback ``(stage, done, total)`` that shows a bar per stage on stderr."""
+    with Progress(console=err_console, disable=quiet, transient=True) as bar:
+        tasks: dict[str, TaskID] = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total or None)
+            bar.update(tasks[stage], completed=done, total=total or None)
+
+        yield update
 
 
 def handles_errors(func: Callable[P, R]) -> Callable[P, R]:

@@ -8,11 +8,17 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import Progress, TaskID
 
-from app.cli.common import JsonOption, StoreOption, console, err_console, handles_errors, print_json, settings_for
+from app.cli.common import (
+    JsonOption,
+    StoreOption,
+    console,
+    handles_errors,
+    print_json,
+    settings_for,
+    stage_progress,
+)
 from app.config import Settings
-from app.pipeline import ProgressFn
 from app.stores.base import GraphStore
 
 VariantOption = Annotated[
@@ -57,7 +63,7 @@ def eval_command(
     from app.embedding import configured_encoder
     from app.evaluation.runner import format_table, run_eval
 
-    with eval_store(store) as (graph_store, settings), _progress(json_out) as progress:
+    with eval_store(store) as (graph_store, settings), stage_progress(json_out) as progress:
         encoder = configured_encoder(settings)
         report = run_eval(
             questions, docs, variant, graph_store, encoder, progress=progress, settings=settings, baseline=baseline
@@ -82,26 +88,13 @@ def bench_command(
     from app.resources import SAMPLES_DIR
 
     paths = docs or [SAMPLES_DIR / "docgraph-sample.pdf"]
-    with eval_store(store) as (graph_store, settings), _progress(json_out) as progress:
+    with eval_store(store) as (graph_store, settings), stage_progress(json_out) as progress:
         encoder = configured_encoder(settings)
         report = run_bench(paths, graph_store, encoder, variant, queries, progress=progress, settings=settings)
     if json_out:
         print_json(report.to_json())
     else:
         _print_bench(report.to_json())
-
-
-@contextmanager
-def _progress(quiet: bool) -> Iterator[ProgressFn]:
-    with Progress(console=err_console, disable=quiet, transient=True) as bar:
-        tasks: dict[str, TaskID] = {}
-
-        def update(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=total or None)
-            bar.update(tasks[stage], completed=done, total=total or None)
-
-        yield update
 
 
 def _print_bench(report: dict[str, Any]) -> None:

@@ -17,6 +17,7 @@ from app.cli.common import (
     opened_store,
     print_json,
     print_rows,
+    stage_progress,
 )
 from app.config import Settings
 from app.exceptions import ConfigError, DocgraphError
@@ -149,6 +150,45 @@ def delete_command(
         print_json({"doc_id": document["doc_id"], "deleted_nodes": deleted})
     else:
         console.print(f"deleted {document['doc_id']}: {deleted} nodes")
+
+
+@handles_errors
+def relink_command(
+    k: Annotated[
+        int | None,
+        typer.Option(
+            "--k",
+            min=0,
+            help="Neighbours per region in the other documents (default DOCGRAPH_SIMILARITY_CORPUS_K); "
+            "0 removes every link between documents.",
+        ),
+    ] = None,
+    min_score: Annotated[
+        float | None, typer.Option("--min-score", help="Least cosine (default DOCGRAPH_SIMILARITY_CORPUS_MIN).")
+    ] = None,
+    json_out: JsonOption = False,
+    store: StoreOption = None,
+) -> None:
+    """Recompute the IS_SIMILAR links between documents for the whole store, whatever the order of ingest."""
+    from app.corpus_relink import relink_corpus
+
+    with opened_store(store) as (graph_store, settings):
+        neighbours = settings.similarity_corpus_k if k is None else k
+        if neighbours == 0 and k is None:
+            raise ConfigError(
+                "relink needs --k K (0 removes every link between documents) or DOCGRAPH_SIMILARITY_CORPUS_K"
+            )
+        least = settings.similarity_corpus_min if min_score is None else min_score
+        with stage_progress(quiet=json_out) as progress:
+            report = relink_corpus(graph_store, neighbours, least, progress=progress)
+    if json_out:
+        print_json(report.to_json())
+    else:
+        console.print(
+            f"relinked {report.documents} documents ({report.regions} regions, k={report.k}, "
+            f"min {report.min_score}): {report.links_before} -> {report.links_after} links between documents",
+            highlight=False,
+        )
 
 
 @handles_errors

@@ -1,6 +1,7 @@
 // question: Which passages have a close match in another document, and where?
 // Finds links only when documents were ingested with neighbours in other documents
-// (DOCGRAPH_SIMILARITY_CORPUS_K, or `docgraph ingest --similar-elsewhere K`). Each pair once.
+// (DOCGRAPH_SIMILARITY_CORPUS_K, or `docgraph ingest --similar-elsewhere K`) or relinked
+// (`docgraph relink --k K`). Each pair once.
 MATCH (a:Region)-[e:IS_SIMILAR {cross_document: true}]->(b:Region)
 WHERE a.doc_id < b.doc_id
 RETURN a.doc_id AS doc_id, a.page AS page, left(a.text, 80) AS text,
