@@ -14,6 +14,7 @@ from app.cypher import load, render
 from app.exceptions import ModelError
 from app.gnn import GNN_VARIANTS, READ_EDGE_TYPES, checkpoint_tag, configured_checkpoint, gnn_for
 from app.gnn_store import GNN_LABELS, WRITE_CHUNK, record_build, stored_build, write_vectors
+from app.pipeline import ProgressFn
 from app.schema import GNN_PROPERTY
 from app.stores.base import ID_PROPERTY, GraphStore
 from ingest.similarity import similarity_edges
@@ -27,15 +28,19 @@ def reembed(
     checkpoint: Path | None = None,
     doc_id: str | None = None,
     prop: str = GNN_PROPERTY,
+    progress: ProgressFn | None = None,
 ) -> int:
     """Recompute the GNN vectors (``prop``) of stored documents (all, or ``doc_id``); returns nodes updated.
 
     A document stored without IS_SIMILAR edges gets them (computed from the stored embeddings).
+    ``progress`` hears ``("reembed", done, total)`` per document.
     """
     model = gnn_for(settings, checkpoint)
     doc_ids = [doc_id] if doc_id else [str(row["doc_id"]) for row in store.read(load("gnn_documents", store.dialect))]
     updated = 0
-    for document in doc_ids:
+    for done, document in enumerate(doc_ids):
+        if progress:
+            progress("reembed", done, len(doc_ids))
         nodes = _stored_nodes(store, document)
         edges = _stored_edges(store, document)
         if not any(edge.type == "IS_SIMILAR" for edge in edges):
@@ -48,6 +53,8 @@ def reembed(
         updated += write_vectors(store, graph.nodes, vectors, prop)
         if prop == GNN_PROPERTY:
             _record_checkpoint(store, document, checkpoint_tag(checkpoint or configured_checkpoint(settings)))
+    if progress:
+        progress("reembed", len(doc_ids), len(doc_ids))
     return updated
 
 
@@ -59,7 +66,9 @@ def _record_checkpoint(store: GraphStore, doc_id: str, tag: str) -> None:
     record_build(store, doc_id, with_gnn_build(stored_build(store, doc_id), tag))
 
 
-def ensure_variant(store: GraphStore, settings: Settings, name: str, doc_id: str | None = None) -> str:
+def ensure_variant(
+    store: GraphStore, settings: Settings, name: str, doc_id: str | None = None, progress: ProgressFn | None = None
+) -> str:
     """Compute a GNN variant's vectors for stored documents; returns the Region property they are in.
 
     The main ``gnn`` variant is also written at ingest; ablation variants (``no-cross-page``,
@@ -72,7 +81,7 @@ def ensure_variant(store: GraphStore, settings: Settings, name: str, doc_id: str
     model = gnn_for(settings, variant.checkpoint)
     if set(model.config.groups) != set(variant.groups):
         raise ModelError(f"{variant.checkpoint} was trained with relation groups {list(model.config.groups)}")
-    reembed(store, settings, variant.checkpoint, doc_id, variant.prop)
+    reembed(store, settings, variant.checkpoint, doc_id, variant.prop, progress)
     return variant.prop
 
 

@@ -212,7 +212,9 @@ def test_reembed_recomputes_stored_documents(
 
     stored = copy.deepcopy(embedded_batch)  # ingested without the GNN stage: no IS_SIMILAR, no gnn_embedding
     assert falkordb_store.write_document(stored).written
-    updated = reembed(falkordb_store, Settings(encoder_model="all-MiniLM-L6-v2"))
+    heard: list[tuple[str, int, int]] = []
+    updated = reembed(falkordb_store, Settings(encoder_model="all-MiniLM-L6-v2"), progress=lambda *p: heard.append(p))
+    assert heard == [("reembed", 0, 1), ("reembed", 1, 1)]  # one document
 
     expected_batch = copy.deepcopy(embedded_batch)
     apply_gnn(expected_batch, load_gnn().model)

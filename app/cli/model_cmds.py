@@ -7,7 +7,16 @@ from typing import Annotated
 
 import typer
 
-from app.cli.common import JsonOption, StoreOption, console, handles_errors, opened_store, print_json, settings_for
+from app.cli.common import (
+    JsonOption,
+    StoreOption,
+    console,
+    handles_errors,
+    opened_store,
+    print_json,
+    settings_for,
+    stage_progress,
+)
 
 
 @handles_errors
@@ -87,14 +96,14 @@ def reembed_command(
     from app.documents import find_document
     from app.reembed import ensure_variant, reembed
 
-    with opened_store(store, schema=True) as (graph_store, settings):
+    with opened_store(store, schema=True) as (graph_store, settings), stage_progress(json_out) as progress:
         doc_id = str(find_document(graph_store, doc)["doc_id"]) if doc else None
         if variant:
-            prop = ensure_variant(graph_store, settings, variant, doc_id=doc_id)
+            prop = ensure_variant(graph_store, settings, variant, doc_id=doc_id, progress=progress)
             result: dict[str, object] = {"variant": variant, "property": prop, "doc_id": doc_id}
         else:
-            result = {"updated_nodes": reembed(graph_store, settings, checkpoint=checkpoint, doc_id=doc_id)}
-            result["doc_id"] = doc_id
+            updated = reembed(graph_store, settings, checkpoint=checkpoint, doc_id=doc_id, progress=progress)
+            result = {"updated_nodes": updated, "doc_id": doc_id}
     if json_out:
         print_json(result)
     else:
