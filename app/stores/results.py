@@ -34,6 +34,8 @@ class IndexInfo:
 
 def plain_value(value: Any) -> Any:
     """A JSON-friendly copy of a value returned by either driver."""
+    if type(value) is list and all(type(item) is float for item in value):
+        return list(value)  # a vector: thousands of them per read, so not item by item
     if isinstance(value, falkordb.Node):
         return {"id": value.id, "labels": list(value.labels or []), "properties": plain_value(value.properties)}
     if isinstance(value, falkordb.Edge):
