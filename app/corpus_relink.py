@@ -106,6 +106,13 @@ def _body_vectors(
         blocks.append(normalised_rows([row["embedding"] for row in rows]) if rows else np.zeros((0, 0), np.float32))
         if progress:
             progress("reading vectors", index + 1, len(doc_ids))
+    sizes = {doc_ids[index]: block.shape[1] for index, block in enumerate(blocks) if block.size}
+    if len(set(sizes.values())) > 1:
+        found = ", ".join(f"{doc_id} {size}" for doc_id, size in sizes.items())
+        raise ConfigError(
+            f"documents embedded by different encoders cannot be linked ({found} dimensions): "
+            "re-ingest those the configured encoder did not embed"
+        )
     vectors = np.concatenate([b for b in blocks if b.size]) if keys else np.zeros((0, 0), np.float32)
     return keys, np.asarray(documents, dtype=np.int64), vectors
 

@@ -7,9 +7,11 @@ import copy
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from app.config import Settings
 from app.corpus_similarity import corpus_similarity_edges
+from app.exceptions import ConfigError
 from app.pipeline import build_ingest_pipeline
 from app.stores.falkordb_store import FalkorDBStore
 from app.ui_support.evidence import region_evidence
@@ -214,6 +216,15 @@ def test_relink_gives_every_region_its_nearest_in_the_other_documents(
     # A least score keeps only the links above it; k = 0 removes them all.
     relink_corpus(falkordb_store, k, min_score=0.6)
     assert all(float(str(e["score"])) >= 0.6 for e in similar_edges(falkordb_store) if e["cross"])
+    kept = similar_edges(falkordb_store)
+    # Vectors of another encoder cannot be compared: a clear error, and the links stay as they were.
+    falkordb_store.write(
+        "MATCH (r:Region) WHERE r.doc_id = 'docgraph-sample' AND r.embedding IS NOT NULL "
+        "SET r.embedding = vecf32([1.0, 0.0, 0.5])"
+    )
+    with pytest.raises(ConfigError, match="different encoders"):
+        relink_corpus(falkordb_store, k, min_score=0.0)
+    assert similar_edges(falkordb_store) == kept
     assert relink_corpus(falkordb_store, 0).links_after == 0
     assert not [e for e in similar_edges(falkordb_store) if e["cross"]]
     assert len([e for e in similar_edges(falkordb_store) if not e["cross"]]) == len(inside)
