@@ -97,23 +97,24 @@ def _body_vectors(
     """Every body region's id, its document (an index into ``doc_ids``) and its unit input embedding."""
     keys: list[str] = []
     documents: list[int] = []
-    blocks: list[NDArray[np.float32]] = []
+    blocks: dict[str, NDArray[np.float32]] = {}  # per document with embedded regions
     query = load("corpus_region_vectors", store.dialect)
     for index, doc_id in enumerate(doc_ids):
         rows = store.read(query, {"doc_id": doc_id, "furniture": sorted(FURNITURE_KINDS)})
-        keys += [str(row["key"]) for row in rows]
-        documents += [index] * len(rows)
-        blocks.append(normalised_rows([row["embedding"] for row in rows]) if rows else np.zeros((0, 0), np.float32))
+        if rows:
+            keys += [str(row["key"]) for row in rows]
+            documents += [index] * len(rows)
+            blocks[doc_id] = normalised_rows([row["embedding"] for row in rows])
         if progress:
             progress("reading vectors", index + 1, len(doc_ids))
-    sizes = {doc_ids[index]: block.shape[1] for index, block in enumerate(blocks) if block.size}
+    sizes = {doc_id: block.shape[1] for doc_id, block in blocks.items()}
     if len(set(sizes.values())) > 1:
         found = ", ".join(f"{doc_id} {size}" for doc_id, size in sizes.items())
         raise ConfigError(
             f"documents embedded by different encoders cannot be linked ({found} dimensions): "
             "re-ingest those the configured encoder did not embed"
         )
-    vectors = np.concatenate([b for b in blocks if b.size]) if keys else np.zeros((0, 0), np.float32)
+    vectors = np.concatenate(list(blocks.values())) if blocks else np.zeros((0, 0), np.float32)
     return keys, np.asarray(documents, dtype=np.int64), vectors
 
 

@@ -14,7 +14,7 @@ from app.cypher import load, render
 from app.exceptions import ModelError
 from app.gnn import GNN_VARIANTS, READ_EDGE_TYPES, checkpoint_tag, configured_checkpoint, gnn_for
 from app.gnn_store import GNN_LABELS, WRITE_CHUNK, record_build, stored_build, write_vectors
-from app.pipeline import ProgressFn
+from app.pipeline import ProgressFn, with_gnn_build
 from app.schema import GNN_PROPERTY
 from app.stores.base import ID_PROPERTY, GraphStore
 from ingest.similarity import similarity_edges
@@ -61,8 +61,6 @@ def reembed(
 def _record_checkpoint(store: GraphStore, doc_id: str, tag: str) -> None:
     """Name the checkpoint in the document's build, so that the build says what made its GNN vectors
     (and a later ingest with another checkpoint sees the difference: ``refresh_stale_gnn``)."""
-    from app.pipeline import with_gnn_build
-
     record_build(store, doc_id, with_gnn_build(stored_build(store, doc_id), tag))
 
 
