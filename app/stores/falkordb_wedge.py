@@ -1,6 +1,6 @@
 """A start-up fault of FalkorDB 4.16 that docgraph detects and works around.
 
-Now and then (8 of 15,500 starts here) the graph module leaves its global
+Now and then (8 of about 16,000 starts here) the graph module leaves its global
 reader-writer lock with a reader count of -1 when it loads: the server answers PING, but the first
 command that takes that lock for writing, such as the first query on a graph that does not exist
 yet, waits forever in the server's main thread, and from then on the server answers nothing.
