@@ -37,6 +37,8 @@ def reembed(
     """
     model = gnn_for(settings, checkpoint)
     doc_ids = [doc_id] if doc_id else [str(row["doc_id"]) for row in store.read(load("gnn_documents", store.dialect))]
+    # Hashed once: the checkpoint file is the same for every document.
+    tag = checkpoint_tag(checkpoint or configured_checkpoint(settings)) if prop == GNN_PROPERTY else None
     updated = 0
     for done, document in enumerate(doc_ids):
         if progress:
@@ -51,8 +53,8 @@ def reembed(
         graph = records_to_tensors(nodes, edges, model.config.groups)
         vectors = model.embed(graph).numpy()
         updated += write_vectors(store, graph.nodes, vectors, prop)
-        if prop == GNN_PROPERTY:
-            _record_checkpoint(store, document, checkpoint_tag(checkpoint or configured_checkpoint(settings)))
+        if tag is not None:
+            _record_checkpoint(store, document, tag)
     if progress:
         progress("reembed", len(doc_ids), len(doc_ids))
     return updated

@@ -209,8 +209,9 @@ def _is_server_alive(pid: int) -> bool:
     if not proc.is_dir():
         return True  # no procfs (macOS): a live pid is the best evidence there is
     try:
-        stat = (proc / "stat").read_text()  # "pid (name) state ..."
-        name, state = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 1 :].split()[0]
+        stat = (proc / "stat").read_text()  # "pid (name) state ...": the name may hold spaces and parentheses
+        name_end = stat.rindex(")")
+        name, state = stat[stat.index("(") + 1 : name_end], stat[name_end + 1 :].split()[0]
         cmdline = (proc / "cmdline").read_bytes()
     except (OSError, ValueError, IndexError):
         return False
