@@ -7,8 +7,11 @@ STAMP := $(VENV)/.installed
 DEMO_QUESTION ?= When are the penguins fed?
 # Debian packages: tesseract for the OCR reader, chromium for the browser tests.
 SYSDEPS := chromium tesseract-ocr
+# Node.js package: Neo4j's Cypher parser and semantic analysis, for tests/test_neo4j_cypher.py.
+CYPHER_LINTER := tests/neo4j_cypher
+CYPHER_LINTER_STAMP := $(CYPHER_LINTER)/node_modules/.installed
 
-.PHONY: demo test lint typecheck unit setup sysdeps clean-venv
+.PHONY: demo test lint typecheck unit setup sysdeps nodedeps clean-venv
 
 setup: $(STAMP)
 
@@ -22,6 +25,14 @@ $(STAMP): pyproject.toml constraints.txt
 sysdeps:
 	@bash scripts/sysdeps.sh $(SYSDEPS)
 
+nodedeps: $(CYPHER_LINTER_STAMP)
+
+# Without npm the linter is not installed and its tests are skipped, saying why.
+$(CYPHER_LINTER_STAMP): $(CYPHER_LINTER)/package.json $(CYPHER_LINTER)/package-lock.json
+	@if command -v npm >/dev/null; then \
+		npm ci --prefix $(CYPHER_LINTER) --no-audit --no-fund --loglevel=error && touch $@; \
+	else echo "npm not found: the Neo4j Cypher lint tests will be skipped"; fi
+
 demo: setup
 	$(BIN)/docgraph ingest samples/docgraph-sample.pdf
 	$(BIN)/docgraph ask "$(DEMO_QUESTION)"
@@ -34,7 +45,7 @@ lint: setup
 typecheck: setup
 	$(BIN)/mypy
 
-unit: setup sysdeps
+unit: setup sysdeps nodedeps
 	OMP_THREAD_LIMIT=1 $(BIN)/pytest -q
 
 test: lint typecheck unit

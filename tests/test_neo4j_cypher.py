@@ -1,0 +1,158 @@
+"""Every Cypher statement docgraph sends to Neo4j, checked by Neo4j's own parser and semantic analysis.
+
+No Neo4j server runs here, so the Neo4j store's queries would otherwise first meet Neo4j at a
+user's. ``tests/neo4j_cypher/lint.mjs`` runs them through ``@neo4j-cypher/language-support``
+(installed by ``make test`` with ``npm ci``): syntax, semantics (undefined variables, aggregation
+misuse), Neo4j's procedure and function signatures, and the labels, relationship types and property
+keys of ``schema/graph.yaml``. The Neo4j tests proper (``test_neo4j_store.py``) still need a server.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.cypher import identifier, load
+from app.resources import CYPHER_DIR
+from app.schema import (
+    GNN_ABLATION_PROPERTIES,
+    GNN_PROPERTY,
+    kind_label,
+    load_ddl,
+    load_graph_schema,
+)
+from app.stores.base import ID_PROPERTY
+from app.stores.neo4j_store import DIALECT
+
+ROOT = Path(__file__).resolve().parent.parent
+LINTER = ROOT / "tests" / "neo4j_cypher"
+PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
+README_BLOCK = re.compile(r"```cypher\n(.*?)```", re.DOTALL)
+
+pytestmark = [
+    pytest.mark.skipif(
+        shutil.which("node") is None, reason="Node.js is not installed (the Neo4j Cypher linter runs on it)"
+    ),
+    pytest.mark.skipif(
+        not (LINTER / "node_modules" / "@neo4j-cypher" / "language-support").is_dir(),
+        reason="the Neo4j Cypher linter is not installed: `make test` runs `npm ci` in tests/neo4j_cypher",
+    ),
+]
+
+Statement = dict[str, str]
+
+
+def lint(statements: list[Statement]) -> list[dict[str, Any]]:
+    schema = load_graph_schema()
+    payload = {
+        "statements": statements,
+        "labels": [spec.name for spec in schema.labels] + list(schema.kind_labels.labels),
+        "relationshipTypes": sorted({spec.type for spec in schema.relationships}),
+        "propertyKeys": sorted(declared_property_keys()),
+    }
+    done = subprocess.run(
+        ["node", "lint.mjs"], cwd=LINTER, input=json.dumps(payload), capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    found: list[dict[str, Any]] = json.loads(done.stdout)
+    return found
+
+
+def declared_property_keys() -> set[str]:
+    """The properties graph.yaml describes, and those it names as families (the GNN ablations')."""
+    schema = load_graph_schema()
+    keys = {prop.name for spec in schema.labels for prop in spec.properties}
+    keys |= {prop.name for spec in schema.relationships for prop in spec.properties}
+    return keys | set(GNN_ABLATION_PROPERTIES.values())
+
+
+def cypher_statements() -> list[Statement]:
+    """Each named query as the Neo4j store loads it; a template is filled with identifiers of one of
+    its uses (which labels and types a template gets is the writers' business: only its Cypher is
+    checked here, and the identifiers are all the schema's)."""
+    names = {path.stem for path in CYPHER_DIR.glob("*.cypher")} | {
+        path.stem for path in (CYPHER_DIR / DIALECT).glob("*.cypher")
+    }
+    return [{"source": f"cypher/{name}", "query": filled(name)} for name in sorted(names)]
+
+
+def filled(name: str) -> str:
+    text = load(name, DIALECT).replace("{labels}", "Region:" + kind_label("table"))
+    for placeholder, value in TEMPLATE_FILL.items():
+        text = text.replace("{" + placeholder + "}", identifier(value))
+    return text
+
+
+TEMPLATE_FILL = {
+    "label": "Region",
+    "id": ID_PROPERTY["Region"],
+    "property": GNN_PROPERTY,
+    "type": "IS_UNDER",
+    "src_label": "Region",
+    "src_id": ID_PROPERTY["Region"],
+    "dst_label": "Section",
+    "dst_id": ID_PROPERTY["Section"],
+}
+
+
+def schema_statements() -> list[Statement]:
+    return [{"source": f"schema/{DIALECT} #{n}", "query": q} for n, q in enumerate(load_ddl(DIALECT), start=1)]
+
+
+def readme_statements() -> list[Statement]:
+    blocks = README_BLOCK.findall((ROOT / "README.md").read_text(encoding="utf-8"))
+    return [{"source": f"README.md cypher block {n}", "query": block} for n, block in enumerate(blocks, start=1)]
+
+
+def test_every_statement_docgraph_sends_to_neo4j_passes_neo4j_s_own_checks() -> None:
+    statements = cypher_statements() + schema_statements() + readme_statements()
+    assert len(statements) > 60  # every named query, the DDL and the README's examples
+    unfilled = [s["source"] for s in statements if PLACEHOLDER.search(s["query"])]
+    assert unfilled == [], f"templates with a placeholder this test does not fill: {unfilled}"
+    found = lint(statements)
+    assert found == [], "\n".join(f"{d['source']} line {d['line']}: {d['severity']}: {d['message']}" for d in found)
+
+
+def test_the_linter_reports_falkordb_calls_unknown_names_and_bad_syntax() -> None:
+    found = lint(
+        [
+            {"source": "vecf32", "query": "MATCH (r:Region) SET r.embedding = vecf32($vector)"},
+            {
+                "source": "falkordb index",
+                "query": "CALL db.idx.vector.queryNodes('Region', 'embedding', 5, $v) YIELD node RETURN node",
+            },
+            {"source": "label", "query": "MATCH (r:Reigon) RETURN r.text"},
+            {"source": "relationship", "query": "MATCH (r:Region)-[:IS_UNDR]->(s:Section) RETURN s.title"},
+            {"source": "property", "query": "MATCH (r:Region) RETURN r.txet"},
+            {"source": "variable", "query": "MATCH (r:Region) RETURN s"},
+            {"source": "syntax", "query": "MATCH (r:Region) RETURN r LIMT 5"},
+            {
+                "source": "yield",
+                "query": "CALL db.index.vector.queryNodes($i, 5, $v) YIELD node, similarity RETURN node",
+            },
+        ]
+    )
+    by_source = {d["source"]: d for d in found}
+    assert sorted(by_source) == [
+        "falkordb index",
+        "label",
+        "property",
+        "relationship",
+        "syntax",
+        "variable",
+        "vecf32",
+        "yield",
+    ]
+    assert "vecf32" in by_source["vecf32"]["message"]
+    assert "db.idx.vector.queryNodes" in by_source["falkordb index"]["message"]
+    assert "Reigon" in by_source["label"]["message"] and by_source["label"]["severity"] == "warning"
+    assert "IS_UNDR" in by_source["relationship"]["message"]
+    assert "txet" in by_source["property"]["message"]
+    assert "similarity" in by_source["yield"]["message"]
+    assert by_source["variable"]["severity"] == by_source["syntax"]["severity"] == "error"
