@@ -1,10 +1,12 @@
 """Every Cypher statement docgraph sends to Neo4j, checked by Neo4j's own parser and semantic analysis.
 
 No Neo4j server runs here, so the Neo4j store's queries would otherwise first meet Neo4j at a
-user's. ``tests/neo4j_cypher/lint.mjs`` runs them through ``@neo4j-cypher/language-support``
+user's. Each named query as the Neo4j store loads it, the schema DDL, the worked examples
+(text-to-Cypher's few-shot examples), the analyst queries and the README's go through
+``tests/neo4j_cypher/lint.mjs``, which runs them through ``@neo4j-cypher/language-support``
 (installed by ``make test`` with ``npm ci``): syntax, semantics (undefined variables, aggregation
 misuse), Neo4j's procedure and function signatures, and the labels, relationship types and property
-keys of ``schema/graph.yaml``. The Neo4j tests proper (``test_neo4j_store.py``) still need a server.
+keys of ``schema/graph.yaml``. The store tests on Neo4j (``test_store_contract.py`` with ``NEO4J_URI``) still need a server.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from app.schema import (
 )
 from app.stores.base import ID_PROPERTY
 from app.stores.neo4j_store import DIALECT
+from app.ui_support.examples import load_examples
 
 ROOT = Path(__file__).resolve().parent.parent
 LINTER = ROOT / "tests" / "neo4j_cypher"
@@ -105,14 +108,19 @@ def schema_statements() -> list[Statement]:
     return [{"source": f"schema/{DIALECT} #{n}", "query": q} for n, q in enumerate(load_ddl(DIALECT), start=1)]
 
 
+def example_statements() -> list[Statement]:
+    """The worked examples (text-to-Cypher's too) and the analyst queries of ``cypher/``."""
+    return [{"source": f"cypher example {example.name}", "query": example.query} for example in load_examples()]
+
+
 def readme_statements() -> list[Statement]:
     blocks = README_BLOCK.findall((ROOT / "README.md").read_text(encoding="utf-8"))
     return [{"source": f"README.md cypher block {n}", "query": block} for n, block in enumerate(blocks, start=1)]
 
 
 def test_every_statement_docgraph_sends_to_neo4j_passes_neo4j_s_own_checks() -> None:
-    statements = cypher_statements() + schema_statements() + readme_statements()
-    assert len(statements) > 60  # every named query, the DDL and the README's examples
+    statements = cypher_statements() + schema_statements() + example_statements() + readme_statements()
+    assert len(statements) > 80  # every named query, the DDL, the examples and the README's
     unfilled = [s["source"] for s in statements if PLACEHOLDER.search(s["query"])]
     assert unfilled == [], f"templates with a placeholder this test does not fill: {unfilled}"
     found = lint(statements)
