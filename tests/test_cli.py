@@ -185,6 +185,25 @@ def test_eval_with_a_baseline_reports_won_and_lost_questions(cli_env: dict[str, 
     assert at_1["losses"] == (["z1"] if dense_hit and not hybrid_hit else [])
     assert list(paired["variants"]["hybrid"]["by_type"]) == ["local"]
 
+    code, out, err = run("eval", *common, "--misses", "--json")
+    assert code == 0, err
+    misses = json.loads(out)["variants"]["hybrid"]["misses"]
+    assert misses == (
+        []
+        if hybrid_hit
+        else [
+            {
+                "id": "z1",
+                "type": "local",
+                "gold": [1],
+                "ranked": misses[0]["ranked"],
+                "gold_rank": misses[0]["gold_rank"],
+            }
+        ]
+    )
+    code, out, err = run("eval", *common, "--misses")
+    assert code == 0 and "missed at R@1" in out
+
     code, out, err = run("eval", *common, "--baseline", "no-such")
     assert code == 1 and "unknown retriever 'no-such'" in err and "Traceback" not in err + out
 

@@ -14,7 +14,7 @@ import pytest
 from app.evaluation.bench import run_bench
 from app.evaluation.metrics import recall
 from app.evaluation.questions import QuestionsError, load_questions
-from app.evaluation.runner import format_table, run_eval
+from app.evaluation.runner import format_misses, format_table, run_eval
 from app.exceptions import ConfigError
 from app.stores.falkordb_store import FalkorDBStore
 from models.encoders import DEFAULT_MODEL, TextEncoder, load_encoder
@@ -99,6 +99,19 @@ def test_eval_compares_variants_with_a_baseline_question_by_question(
     # On this spec the hybrid finds at rank 1 questions whose page the page BM25 ranks lower.
     assert at_1.wins
     assert set(report.to_json()["paired"]["variants"]) == {"hybrid"}
+    # --misses: the questions a variant did not rank a gold page first for, with what it ranked.
+    assert "misses" not in report.to_json()["variants"]["bm25-page"]
+    misses = report.to_json(misses=True)["variants"]["bm25-page"]["misses"]
+    assert [miss["id"] for miss in misses] == [o.question_id for o in page if not o.hit(1)]
+    for miss, outcome in zip(misses, (o for o in page if not o.hit(1)), strict=True):
+        assert miss["gold"] == sorted(outcome.gold) and miss["ranked"][0] not in outcome.gold
+        assert miss["ranked"] == list(dict.fromkeys(outcome.ranked))[:5]
+        rank = miss["gold_rank"]
+        assert rank != 1
+        if rank is not None and rank <= 5:
+            assert miss["ranked"][rank - 1] in outcome.gold
+    table = format_misses(report)
+    assert all(f" {miss['id']} " in table for miss in misses)
 
 
 def test_eval_refuses_an_unknown_baseline_before_ingesting(

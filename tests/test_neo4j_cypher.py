@@ -6,7 +6,8 @@ user's. Each named query as the Neo4j store loads it, the schema DDL, the worked
 ``tests/neo4j_cypher/lint.mjs``, which runs them through ``@neo4j-cypher/language-support``
 (installed by ``make test`` with ``npm ci``): syntax, semantics (undefined variables, aggregation
 misuse), Neo4j's procedure and function signatures, and the labels, relationship types and property
-keys of ``schema/graph.yaml``. The store tests on Neo4j (``test_store_contract.py`` with ``NEO4J_URI``) still need a server.
+keys of ``schema/graph.yaml``. The store tests on Neo4j (``test_store_contract.py`` with
+``NEO4J_URI``) still need a server.
 """
 
 from __future__ import annotations

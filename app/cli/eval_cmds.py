@@ -56,12 +56,20 @@ def eval_command(
             "(won/lost questions, exact McNemar p-value); scored even when not a --variant.",
         ),
     ] = None,
+    misses: Annotated[
+        bool,
+        typer.Option(
+            "--misses",
+            help="Also list, per variant, the questions whose gold page was not ranked first "
+            "(gold pages, the pages ranked instead, the gold page's rank).",
+        ),
+    ] = False,
     json_out: JsonOption = False,
     store: StoreOption = None,
 ) -> None:
     """Page Recall@1/3/5 per retriever variant and per question type."""
     from app.embedding import configured_encoder
-    from app.evaluation.runner import format_table, run_eval
+    from app.evaluation.runner import format_misses, format_table, run_eval
 
     with eval_store(store) as (graph_store, settings), stage_progress(json_out) as progress:
         encoder = configured_encoder(settings)
@@ -69,9 +77,11 @@ def eval_command(
             questions, docs, variant, graph_store, encoder, progress=progress, settings=settings, baseline=baseline
         )
     if json_out:
-        print_json(report.to_json())
-    else:
-        console.print(format_table(report), markup=False, highlight=False, soft_wrap=True)  # rows wider than 80
+        print_json(report.to_json(misses))
+        return
+    console.print(format_table(report), markup=False, highlight=False, soft_wrap=True)  # rows wider than 80
+    if misses:
+        console.print("\n" + format_misses(report), markup=False, highlight=False, soft_wrap=True)
 
 
 @handles_errors

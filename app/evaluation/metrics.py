@@ -37,10 +37,25 @@ class QuestionOutcome:
 
     def first_hit_rank(self) -> int | None:
         """1-based rank of the first gold page, None when none was ranked."""
-        for rank, page in enumerate(dict.fromkeys(self.ranked), start=1):
+        for rank, page in enumerate(self.distinct_pages(), start=1):
             if page in self.gold:
                 return rank
         return None
+
+    def distinct_pages(self, limit: int | None = None) -> list[int]:
+        """The ranked pages without repeats, best first (the first ``limit``)."""
+        return list(dict.fromkeys(self.ranked))[:limit]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"id", "type", "gold", "ranked", "gold_rank"}``: the pages ranked first (as many as the
+        largest cutoff) and the rank of the first gold page (null when none was ranked)."""
+        return {
+            "id": self.question_id,
+            "type": self.type,
+            "gold": sorted(self.gold),
+            "ranked": self.distinct_pages(max(CUTOFFS)),
+            "gold_rank": self.first_hit_rank(),
+        }
 
 
 @dataclass(slots=True)

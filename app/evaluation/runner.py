@@ -29,10 +29,12 @@ class VariantResult:
     name: str
     outcomes: list[QuestionOutcome] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, misses: bool = False) -> dict[str, Any]:
         overall = recall(self.outcomes).to_json()
         overall.pop("n")
         overall["by_type"] = {kind: s.to_json() for kind, s in recall_by_type(self.outcomes).items()}
+        if misses:
+            overall["misses"] = [outcome.to_json() for outcome in self.outcomes if not outcome.hit(1)]
         return overall
 
 
@@ -42,11 +44,13 @@ class EvalReport:
     variants: dict[str, VariantResult] = field(default_factory=dict)
     baseline: str | None = None  # the variant the others are compared with, question by question
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, misses: bool = False) -> dict[str, Any]:
         """``{"n", "variants": {name: {"recall@1", "recall@3", "recall@5", "by_type": {type: {...}}}}}``,
         with a baseline also ``"paired": {"baseline", "variants": {name: {"all": {"recall@K":
-        comparison}, "by_type": {type: {"recall@K": comparison}}}}}``."""
-        data: dict[str, Any] = {"n": self.n, "variants": {name: v.to_json() for name, v in self.variants.items()}}
+        comparison}, "by_type": {type: {"recall@K": comparison}}}}}``; with ``misses`` each variant
+        also lists the questions it did not rank a gold page first for (``QuestionOutcome.to_json``)."""
+        variants = {name: v.to_json(misses) for name, v in self.variants.items()}
+        data: dict[str, Any] = {"n": self.n, "variants": variants}
         if self.baseline is not None:
             data["paired"] = {
                 "baseline": self.baseline,
@@ -150,6 +154,21 @@ def format_table(report: EvalReport) -> str:
             for kind, by_k in report.paired(name).items():
                 cells = " ".join(_paired_cell(by_k[k]) for k in CUTOFFS)
                 lines.append(f"{name:<16} {kind:<11} {by_k[CUTOFFS[0]].n:>3} {cells}".rstrip())
+    return "\n".join(lines)
+
+
+def format_misses(report: EvalReport) -> str:
+    """Per variant, each question whose gold page was not ranked first: its gold pages, the pages
+    ranked first instead and the rank the first gold page got (``-`` when none was ranked)."""
+    lines = [f"missed at R@1 (gold pages; the first {max(CUTOFFS)} pages ranked; the gold page's rank)"]
+    for name, result in report.variants.items():
+        for outcome in (o for o in result.outcomes if not o.hit(1)):
+            gold = ",".join(str(page) for page in sorted(outcome.gold))
+            ranked = " ".join(str(page) for page in outcome.distinct_pages(max(CUTOFFS)))
+            rank = outcome.first_hit_rank()
+            lines.append(
+                f"{name:<16} {outcome.type:<11} {outcome.question_id:<12} {gold:>9}  {ranked:<24} {rank or '-'}"
+            )
     return "\n".join(lines)
 
 
