@@ -6,13 +6,18 @@ ENV PIP_NO_CACHE_DIR=1 \
     OMP_THREAD_LIMIT=1 \
     HF_HUB_OFFLINE=1
 
+# tesseract: the OCR of scanned pages (the detector reader; see ingest/ocr.py).
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends tesseract-ocr \
+    && rm -rf /var/lib/apt/lists/*
+
 WORKDIR /opt/docgraph
 # Point TORCH_INDEX_URL at PyTorch's CPU wheel index to keep the image small (no CUDA libraries).
 ARG TORCH_INDEX_URL=""
 RUN if [ -n "$TORCH_INDEX_URL" ]; then pip install --index-url "$TORCH_INDEX_URL" torch==2.13.0; \
     else pip install torch==2.13.0; fi
 
-COPY pyproject.toml README.md ./
+COPY pyproject.toml constraints.txt README.md ./
 COPY app ./app
 COPY ingest ./ingest
 COPY models ./models
@@ -20,7 +25,11 @@ COPY ui ./ui
 COPY cypher ./cypher
 COPY schema ./schema
 COPY samples ./samples
-RUN pip install -e .
+# The versions the test suite ran with, as `make` installs them; torch aside, whose pin there names
+# the local CPU build (2.13.0+cpu) that the plain PyPI index does not have.
+RUN grep -v '^torch==' constraints.txt > /tmp/constraints.txt \
+    && pip install -c /tmp/constraints.txt -e . \
+    && rm /tmp/constraints.txt
 # The encoder's ONNX export, made once at build time rather than at every container's first ingest.
 ENV DOCGRAPH_MODEL_CACHE=/opt/docgraph/model-cache
 RUN python -c "from app.config import load_settings; from app.embedding import configured_encoder; configured_encoder(load_settings())"

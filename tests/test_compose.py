@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import yaml
@@ -41,3 +42,31 @@ def test_env_example_names_every_variable_compose_needs() -> None:
     for name in ("NEO4J_PASSWORD", "OPENAI_BASE_URL", "OPENAI_API_KEY", "DOCGRAPH_LLM_MODEL"):
         assert "${" + name in text
         assert f"{name}=" in example
+
+
+def dockerfile_lines() -> list[str]:
+    """The Dockerfile's instructions, continuation lines joined."""
+    text = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+def test_the_image_copies_every_package_and_the_files_the_app_reads() -> None:
+    from app.resources import CYPHER_DIR, SAMPLES_DIR, SCHEMA_DIR
+
+    copied = {line.split()[1] for line in dockerfile_lines() if line.startswith("COPY ")}
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    packages = {pattern.rstrip("*") for pattern in pyproject["tool"]["setuptools"]["packages"]["find"]["include"]}
+    data = {folder.name for folder in (CYPHER_DIR, SCHEMA_DIR, SAMPLES_DIR)}
+    assert packages | data <= copied, f"not copied into the image: {sorted(packages | data - copied)}"
+
+
+def test_the_image_installs_as_make_does() -> None:
+    lines = dockerfile_lines()
+    installs = [line for line in lines if "pip install" in line and "-e ." in line]
+    assert len(installs) == 1 and "constraints" in installs[0], "the package must install under constraints.txt"
+    assert any(line.startswith("COPY ") and "constraints.txt" in line for line in lines)
+    # The run-time Debian packages of the Makefile (chromium is for the browser tests only).
+    makefile = (ROOT / "Makefile").read_text()
+    sysdeps = makefile.split("SYSDEPS := ", 1)[1].split("\n", 1)[0].split()
+    apt = " ".join(line for line in lines if "apt-get install" in line)
+    assert [pkg for pkg in sysdeps if pkg != "chromium" and pkg not in apt] == []
