@@ -161,8 +161,8 @@ def format_misses(report: EvalReport) -> str:
     """Per variant, each question whose gold page was not ranked first: its gold pages, the pages
     ranked first instead and the rank the first gold page got (``-`` when none was ranked)."""
     lines = [f"missed at R@1 (gold pages; the first {max(CUTOFFS)} pages ranked; the gold page's rank)"]
-    for name, result in report.variants.items():
-        for outcome in (o for o in result.outcomes if not o.hit(1)):
+    for name in report.variants:
+        for outcome in report.misses(name):
             gold = ",".join(str(page) for page in sorted(outcome.gold))
             ranked = " ".join(str(page) for page in outcome.distinct_pages(max(CUTOFFS)))
             rank = outcome.first_hit_rank()
