@@ -6,8 +6,9 @@ user's. Each named query as the Neo4j store loads it, the schema DDL, the worked
 ``tests/neo4j_cypher/lint.mjs``, which runs them through ``@neo4j-cypher/language-support``
 (installed by ``make test`` with ``npm ci``): syntax, semantics (undefined variables, aggregation
 misuse), Neo4j's procedure and function signatures, and the labels, relationship types and property
-keys of ``schema/graph.yaml``. The store tests on Neo4j (``test_store_contract.py`` with
-``NEO4J_URI``) still need a server.
+keys of ``schema/graph.yaml``. Each Neo4j version of a query must also take the parameters of
+its FalkorDB version, which the tests run with what the code passes. The store tests on Neo4j
+(``test_store_contract.py`` with ``NEO4J_URI``) still need a server.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 import pytest
 
 from app.cypher import identifier, load
+from app.llm.cypher_guard import code_only
 from app.resources import CYPHER_DIR
 from app.schema import (
     GNN_ABLATION_PROPERTIES,
@@ -36,6 +38,11 @@ from app.ui_support.examples import load_examples
 
 ROOT = Path(__file__).resolve().parent.parent
 LINTER = ROOT / "tests" / "neo4j_cypher"
+PARAMETER = re.compile(r"\$(\w+)")
+# Parameters that only one dialect's version of a query takes (its index by name on Neo4j, by label
+# and property on FalkorDB): the callers pass both (app/retrieval/gnn.py), or each store builds its
+# own (vector_top_k, fulltext_top_k, await_indexes).
+DIALECT_PARAMETERS = frozenset({"index", "label", "property", "timeout"})
 PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
 README_BLOCK = re.compile(r"```cypher\n(.*?)```", re.DOTALL)
 
@@ -165,3 +172,18 @@ def test_the_linter_reports_falkordb_calls_unknown_names_and_bad_syntax() -> Non
     assert "txet" in by_source["property"]["message"]
     assert "similarity" in by_source["yield"]["message"]
     assert by_source["variable"]["severity"] == by_source["syntax"]["severity"] == "error"
+
+
+def parameters(query: str) -> set[str]:
+    return set(PARAMETER.findall(code_only(query)))
+
+
+def test_each_neo4j_query_takes_the_parameters_of_its_falkordb_version() -> None:
+    # The tests run every query's FalkorDB version with the parameters the code passes; a Neo4j
+    # version that asks for another parameter would first fail at a user's.
+    shared = {path.name for path in (*CYPHER_DIR.glob("*.cypher"), *(CYPHER_DIR / "falkordb").glob("*.cypher"))}
+    overrides = [path for path in sorted((CYPHER_DIR / DIALECT).glob("*.cypher")) if path.name in shared]
+    assert len(overrides) > 10
+    for path in overrides:
+        neo4j, falkordb = parameters(load(path.stem, DIALECT)), parameters(load(path.stem, "falkordb"))
+        assert neo4j - DIALECT_PARAMETERS == falkordb - DIALECT_PARAMETERS, path.stem
