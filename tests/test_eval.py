@@ -102,8 +102,9 @@ def test_eval_compares_variants_with_a_baseline_question_by_question(
     # --misses: the questions a variant did not rank a gold page first for, with what it ranked.
     assert "misses" not in report.to_json()["variants"]["bm25-page"]
     misses = report.to_json(misses=True)["variants"]["bm25-page"]["misses"]
-    assert [miss["id"] for miss in misses] == [o.question_id for o in page if not o.hit(1)]
-    for miss, outcome in zip(misses, (o for o in page if not o.hit(1)), strict=True):
+    missed = [o for o in page if not o.hit(1)]
+    assert [miss["id"] for miss in misses] == [o.question_id for o in missed]
+    for miss, outcome in zip(misses, missed, strict=True):
         assert miss["gold"] == sorted(outcome.gold) and miss["ranked"][0] not in outcome.gold
         assert miss["ranked"] == list(dict.fromkeys(outcome.ranked))[:5]
         rank = miss["gold_rank"]

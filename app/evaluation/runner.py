@@ -34,8 +34,12 @@ class VariantResult:
         overall.pop("n")
         overall["by_type"] = {kind: s.to_json() for kind, s in recall_by_type(self.outcomes).items()}
         if misses:
-            overall["misses"] = [outcome.to_json() for outcome in self.outcomes if not outcome.hit(1)]
+            overall["misses"] = [outcome.to_json() for outcome in self.misses()]
         return overall
+
+    def misses(self, k: int = 1) -> list[QuestionOutcome]:
+        """The questions not answered within ``k`` pages."""
+        return [o for o in self.outcomes if not o.hit(k)]
 
 
 @dataclass(slots=True)
@@ -75,7 +79,7 @@ class EvalReport:
 
     def misses(self, variant: str, k: int = 1) -> list[QuestionOutcome]:
         """The questions ``variant`` did not answer within ``k`` pages (for inspection)."""
-        return [o for o in self.variants[variant].outcomes if not o.hit(k)]
+        return self.variants[variant].misses(k)
 
 
 def ask_all(
@@ -162,13 +166,11 @@ def format_misses(report: EvalReport) -> str:
     ranked first instead and the rank the first gold page got (``-`` when none was ranked)."""
     lines = [f"missed at R@1 (gold pages; the first {max(CUTOFFS)} pages ranked; the gold page's rank)"]
     for name in report.variants:
-        for outcome in report.misses(name):
-            gold = ",".join(str(page) for page in sorted(outcome.gold))
-            ranked = " ".join(str(page) for page in outcome.distinct_pages(max(CUTOFFS)))
-            rank = outcome.first_hit_rank()
-            lines.append(
-                f"{name:<16} {outcome.type:<11} {outcome.question_id:<12} {gold:>9}  {ranked:<24} {rank or '-'}"
-            )
+        for miss in (outcome.to_json() for outcome in report.misses(name)):
+            gold = ",".join(str(page) for page in miss["gold"])
+            ranked = " ".join(str(page) for page in miss["ranked"])
+            rank = miss["gold_rank"] or "-"
+            lines.append(f"{name:<16} {miss['type']:<11} {miss['id']:<12} {gold:>9}  {ranked:<24} {rank}")
     return "\n".join(lines)
 
 
