@@ -16,17 +16,27 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.config import Settings
-from app.exceptions import IngestError, ModelError
+from app.exceptions import ConfigError, IngestError, ModelError
 from app.resources import ROOT
 from app.schema import GNN_ABLATION_PROPERTIES, GNN_PROPERTY
 from ingest.similarity import DEFAULT_K, similarity_edges
 from ingest.types import GraphBatch
-from models.gnn import Checkpoint, GnnConfig, RelationalGNN, load_checkpoint, save_checkpoint
+from models.gnn import Checkpoint, RelationalGNN, load_checkpoint, save_checkpoint
 from models.graph_tensors import GROUPS, records_to_tensors
 from models.pseudo_queries import make_queries, split_held_out
-from models.training import EpochLog, TrainConfig, prepare_document, train_model, training_summary
+from models.training import (
+    DocumentData,
+    EpochLog,
+    TrainConfig,
+    compare_by_kind,
+    prepare_document,
+    train_model,
+    training_summary,
+    unseen_document,
+)
 
 if TYPE_CHECKING:
+    from app.embedding import DiskCache
     from app.pipeline import IngestContext
     from models.encoders import TextEncoder
 
@@ -186,30 +196,31 @@ def train_gnn(
     progress: bool | ProgressFn = False,
     groups: Sequence[str] = GROUPS,
     config: TrainConfig | None = None,
+    unseen_dir: Path | None = None,
 ) -> TrainReport:
-    """Train the GNN on the PDFs under ``docs_dir`` and save it to ``out``."""
-    from app.embedding import DiskCache, configured_encoder, encode_cached
-    from app.pipeline import expand_paths
+    """Train the GNN on the PDFs under ``docs_dir`` and save it to ``out``. With ``unseen_dir``, the
+    trained model is also scored on pseudo-queries of those PDFs, which neither training nor early
+    stopping sees: how much of what it learned carries over to new documents. ``config.gnn`` gives the
+    architecture (layers, bases, dropout); its dimensions are the encoder's, its relations ``groups``."""
+    from app.embedding import DiskCache, configured_encoder
 
     started = time.perf_counter()
-    pdfs = expand_paths([docs_dir])
-    if not pdfs:
-        raise IngestError(f"no PDF files under {docs_dir}")
+    pdfs = _pdfs_under(docs_dir)
     encoder = configured_encoder(settings)
-    batches = training_batches(settings, pdfs, encoder, settings.similarity_k)
-    gnn = GnnConfig(dim=encoder.dim, hidden=encoder.dim, groups=tuple(groups), encoder=settings.encoder_model)
-    config = replace(config or TrainConfig(), epochs=epochs, seed=seed, gnn=gnn)
-    docs, counts = [], {"train": 0, "held_out": 0}
     cache = DiskCache(settings.home / "cache")  # queries are deterministic: a rerun encodes nothing
+    batches = training_batches(settings, pdfs, encoder, settings.similarity_k)
+    unseen = _unseen_documents(settings, unseen_dir, batches, encoder, cache, seed, groups) if unseen_dir else None
+    config = config or TrainConfig()
+    gnn = replace(config.gnn, dim=encoder.dim, hidden=encoder.dim, groups=tuple(groups), encoder=settings.encoder_model)
+    config = replace(config, epochs=epochs, seed=seed, gnn=gnn)
+    docs, counts = [], {"train": 0, "held_out": 0}
     for batch in batches:
-        train, held = split_held_out(make_queries(batch, seed), seed=seed)
-        train_vectors = encode_cached([q.text for q in train], encoder, cache)
-        held_vectors = encode_cached([q.text for q in held], encoder, cache)
-        docs.append(prepare_document(batch, train, train_vectors, held, held_vectors, groups))
+        docs.append(_training_document(batch, encoder, cache, seed, groups))
         counts["train"] += docs[-1].train.size
         counts["held_out"] += docs[-1].held_out.size
     with _ProgressBar(progress) as report_progress:
         result = train_model(docs, config, report_progress)
+    extra = {"unseen": _unseen_report(result.model, *unseen)} if unseen else {}
     meta = {
         "documents": [
             {"file": pdf.name, "doc_id": b.doc_id, "sha256": b.sha256} for pdf, b in zip(pdfs, batches, strict=True)
@@ -218,6 +229,7 @@ def train_gnn(
         "seed": seed,
         "train_config": {k: v for k, v in config.__dict__.items() if k != "gnn"},
         **training_summary(result),
+        **extra,
     }
     save_checkpoint(result.model, out, meta)
     load_gnn.cache_clear()
@@ -230,7 +242,58 @@ def train_gnn(
         baseline=result.baseline,
         by_kind=result.by_kind,
         seconds=time.perf_counter() - started,
+        extra=extra,
     )
+
+
+def _pdfs_under(folder: Path) -> list[Path]:
+    from app.pipeline import expand_paths
+
+    pdfs = expand_paths([folder])
+    if not pdfs:
+        raise IngestError(f"no PDF files under {folder}")
+    return pdfs
+
+
+def _training_document(
+    batch: GraphBatch, encoder: TextEncoder, cache: DiskCache, seed: int, groups: Sequence[str]
+) -> DocumentData:
+    from app.embedding import encode_cached
+
+    train, held = split_held_out(make_queries(batch, seed), seed=seed)
+    train_vectors = encode_cached([q.text for q in train], encoder, cache)
+    held_vectors = encode_cached([q.text for q in held], encoder, cache)
+    return prepare_document(batch, train, train_vectors, held, held_vectors, groups)
+
+
+def _unseen_documents(
+    settings: Settings,
+    folder: Path,
+    trained_on: Sequence[GraphBatch],
+    encoder: TextEncoder,
+    cache: DiskCache,
+    seed: int,
+    groups: Sequence[str],
+) -> tuple[list[str], list[DocumentData]]:
+    """The PDFs under ``folder`` as scored-only documents (all their pseudo-queries held out);
+    refuses one that is also a training document, whose score would not be of an unseen document."""
+    from app.embedding import encode_cached
+
+    pdfs = _pdfs_under(folder)
+    batches = training_batches(settings, pdfs, encoder, settings.similarity_k)
+    training = {batch.sha256: batch.doc_id for batch in trained_on}
+    for pdf, batch in zip(pdfs, batches, strict=True):
+        if batch.sha256 in training:
+            raise ConfigError(f"{pdf} is also a training document ({training[batch.sha256]}): it is not unseen")
+    docs = []
+    for batch in batches:
+        queries = make_queries(batch, seed)
+        docs.append(unseen_document(batch, queries, encode_cached([q.text for q in queries], encoder, cache), groups))
+    return [pdf.name for pdf in pdfs], docs
+
+
+def _unseen_report(model: RelationalGNN, names: list[str], docs: list[DocumentData]) -> dict[str, Any]:
+    return {"documents": names, "by_kind": compare_by_kind(model, docs)}
 
 
 class _ProgressBar:

@@ -31,6 +31,7 @@ from models.graph_tensors import GROUPS, GraphTensors, batch_to_tensors
 from models.pseudo_queries import PseudoQuery
 
 ProgressFn = Callable[[str, int, int, dict[str, float]], None]  # (phase, done, total, numbers)
+ALL_KINDS = "all"  # the row of compare_by_kind over every query
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,18 @@ def prepare_document(
     )
 
 
+def unseen_document(
+    batch: GraphBatch, queries: Sequence[PseudoQuery], vectors: np.ndarray, groups: Sequence[str] = GROUPS
+) -> DocumentData:
+    """A document only scored, never trained on: every query is held out."""
+    no_vectors = np.zeros((0, batch_dimension(vectors)), dtype=np.float32)
+    return prepare_document(batch, [], no_vectors, queries, vectors, groups)
+
+
+def batch_dimension(vectors: np.ndarray) -> int:
+    return int(vectors.shape[1]) if vectors.ndim == 2 else 0
+
+
 def query_set(queries: Sequence[PseudoQuery], vectors: np.ndarray, column: dict[str, int]) -> QuerySet:
     """Queries whose targets are all missing from the candidates are dropped."""
     kept: list[int] = []
@@ -155,7 +168,7 @@ def query_set(queries: Sequence[PseudoQuery], vectors: np.ndarray, column: dict[
     positives = torch.full((len(targets), width), -1, dtype=torch.int64)
     for row, columns in enumerate(targets):
         positives[row, : len(columns)] = torch.tensor(columns)
-    dim = vectors.shape[1] if vectors.ndim == 2 else 0
+    dim = batch_dimension(vectors)
     matrix = torch.from_numpy(np.ascontiguousarray(vectors[kept], dtype=np.float32)).reshape(len(kept), dim)
     return QuerySet(matrix, positives, [queries[i].kind for i in kept])
 
@@ -288,7 +301,7 @@ def evaluate(model: RelationalGNN | None, docs: Sequence[DocumentData], config: 
 
 
 def compare_by_kind(model: RelationalGNN, docs: Sequence[DocumentData]) -> dict[str, dict[str, float]]:
-    """Held-out page R@1 per query kind, input embeddings vs GNN embeddings."""
+    """Held-out page R@1 per query kind and over ``all`` queries, input embeddings vs GNN embeddings."""
     tally: dict[str, list[int]] = {}  # kind -> [count, input hits, gnn hits]
     for doc in docs:
         held = doc.held_out
@@ -297,13 +310,14 @@ def compare_by_kind(model: RelationalGNN, docs: Sequence[DocumentData]) -> dict[
         plain = page_hits(held.vectors, doc.graph.x[doc.candidates], held.positives, doc.candidate_pages)
         gnn = page_hits(held.vectors, _outputs(model, doc)[doc.candidates], held.positives, doc.candidate_pages)
         for kind, a, b in zip(held.kinds, plain.tolist(), gnn.tolist(), strict=True):
-            entry = tally.setdefault(kind, [0, 0, 0])
-            entry[0] += 1
-            entry[1] += int(a)
-            entry[2] += int(b)
+            for key in (kind, ALL_KINDS):
+                entry = tally.setdefault(key, [0, 0, 0])
+                entry[0] += 1
+                entry[1] += int(a)
+                entry[2] += int(b)
     return {
         kind: {"queries": n, "input_page_r1": round(a / n, 4), "gnn_page_r1": round(b / n, 4)}
-        for kind, (n, a, b) in sorted(tally.items())
+        for kind, (n, a, b) in sorted(tally.items(), key=lambda item: (item[0] != ALL_KINDS, item[0]))
     }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -9,18 +10,31 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from typer.testing import CliRunner
 
+from app.cli.main import app
+from app.cli.model_cmds import format_unseen
 from app.embedding import embed_batch
 from ingest.graph import build_graph
 from ingest.native import NativeReader
 from ingest.similarity import similarity_edges
 from ingest.types import GraphBatch
 from models.encoders import load_encoder
-from models.gnn import GnnConfig
+from models.gnn import GnnConfig, load_checkpoint
 from models.pseudo_queries import DocumentView, make_queries, split_held_out
-from models.training import DocumentData, TrainConfig, info_nce, prepare_document, train_model
+from models.training import (
+    DocumentData,
+    TrainConfig,
+    compare_by_kind,
+    evaluate,
+    info_nce,
+    prepare_document,
+    train_model,
+    unseen_document,
+)
 
 PDF = Path("/work/shared/bench/train/shared-mime-info-spec.pdf")
+SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "docgraph-sample.pdf"
 
 
 @pytest.fixture(scope="module")
@@ -106,3 +120,55 @@ def test_training_is_deterministic_given_a_seed(document: DocumentData) -> None:
     )
     other = train_model([document], replace(config, seed=12))
     assert [log.train_loss for log in other.history] != [log.train_loss for log in first.history]
+
+
+def queries_by_kind(rows: dict[str, dict[str, float]]) -> float:
+    return sum(row["queries"] for kind, row in rows.items() if kind != "all")
+
+
+def test_an_unseen_document_is_scored_on_all_its_pseudo_queries(
+    embedded_batch: GraphBatch, document: DocumentData
+) -> None:
+    queries = make_queries(embedded_batch, seed=5)
+    vectors = load_encoder("all-MiniLM-L6-v2").encode([q.text for q in queries])
+    unseen = unseen_document(embedded_batch, queries, vectors)
+    assert (unseen.train.size, unseen.held_out.size) == (0, len(queries))
+    config = quick_config(1)
+    model = train_model([document], config).model
+    report = compare_by_kind(model, [unseen])
+    assert next(iter(report)) == "all"
+    assert report["all"]["queries"] == len(queries) == queries_by_kind(report)
+    assert report["all"]["input_page_r1"] == pytest.approx(evaluate(None, [unseen], config)["page_r1"], abs=1e-4)
+    assert report["all"]["gnn_page_r1"] == pytest.approx(evaluate(model, [unseen], config)["page_r1"], abs=1e-4)
+
+
+def folder_of(tmp_path: Path, name: str, pdf: Path) -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / pdf.name).symlink_to(pdf)
+    return folder
+
+
+def test_train_gnn_scores_unseen_documents_and_refuses_a_training_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCGRAPH_HOME", str(tmp_path / "home"))
+    train, other = folder_of(tmp_path, "train", PDF), folder_of(tmp_path, "other", SAMPLE)
+    out = tmp_path / "gnn.pt"
+    command = ["train-gnn", "--docs", str(train), "--epochs", "1", "--out", str(out), "--json"]
+
+    refused = CliRunner().invoke(app, [*command, "--unseen-docs", str(train)])
+    assert refused.exit_code == 1
+    assert refused.stderr.count("\n") == 1 and "is also a training document" in refused.stderr
+    assert not out.exists()
+
+    trained = CliRunner().invoke(app, [*command, "--unseen-docs", str(other)])
+    assert trained.exit_code == 0, trained.stderr
+    unseen = json.loads(trained.stdout)["unseen"]
+    assert unseen["documents"] == [SAMPLE.name]
+    rows = unseen["by_kind"]
+    assert next(iter(rows)) == "all" and rows["all"]["queries"] > 0
+    assert rows["all"]["queries"] == queries_by_kind(rows)
+    assert load_checkpoint(out).meta["unseen"] == unseen
+    lines = format_unseen(unseen).splitlines()
+    assert SAMPLE.name in lines[0] and [line.split()[0] for line in lines[1:]] == list(rows)
