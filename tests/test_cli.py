@@ -187,6 +187,7 @@ def test_eval_with_a_baseline_reports_won_and_lost_questions(cli_env: dict[str, 
 
     code, out, err = run("eval", *common, "--baseline", "dense-region", "--misses", "--json")
     assert code == 0, err
+    assert (report["ingested"], json.loads(out)["ingested"]) == ([SAMPLE.name], [])  # stored as it would be built
     misses = {name: [miss["id"] for miss in v["misses"]] for name, v in json.loads(out)["variants"].items()}
     assert misses == {"hybrid": [] if hybrid_hit else ["z1"], "dense-region": [] if dense_hit else ["z1"]}
     code, out, err = run("eval", *common, "--misses")

@@ -14,7 +14,7 @@ import pytest
 from app.evaluation.bench import run_bench
 from app.evaluation.metrics import recall
 from app.evaluation.questions import QuestionsError, load_questions
-from app.evaluation.runner import format_misses, format_table, run_eval
+from app.evaluation.runner import format_ingested, format_misses, format_table, run_eval
 from app.exceptions import ConfigError
 from app.stores.falkordb_store import FalkorDBStore
 from models.encoders import DEFAULT_MODEL, TextEncoder, load_encoder
@@ -55,7 +55,8 @@ def test_eval_report_has_the_agreed_shape_and_finds_the_pages(
         settings=local_settings(local_home, "unused"),
     )
     data = json.loads(json.dumps(report.to_json()))
-    assert set(data) == {"n", "variants"} and data["n"] == len(questions)
+    assert set(data) == {"n", "ingested", "variants"} and data["n"] == len(questions)
+    assert data["ingested"] == [SPEC] and format_ingested(report).endswith(f"configured ones): {SPEC}")
     assert list(data["variants"]) == VARIANTS
     types = {q.type for q in questions}
     for result in data["variants"].values():

@@ -65,6 +65,7 @@ def test_eval_report_json_has_the_agreed_schema() -> None:
     data = report.to_json()
     assert data == {
         "n": 4,
+        "ingested": [],
         "variants": {
             "hybrid": {
                 "recall@1": 0.25,

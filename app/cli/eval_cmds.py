@@ -69,7 +69,7 @@ def eval_command(
 ) -> None:
     """Page Recall@1/3/5 per retriever variant and per question type."""
     from app.embedding import configured_encoder
-    from app.evaluation.runner import format_misses, format_table, run_eval
+    from app.evaluation.runner import format_ingested, format_misses, format_table, run_eval
 
     with eval_store(store) as (graph_store, settings), stage_progress(json_out) as progress:
         encoder = configured_encoder(settings)
@@ -79,6 +79,8 @@ def eval_command(
     if json_out:
         print_json(report.to_json(misses))
         return
+    if report.ingested:
+        console.print(format_ingested(report) + "\n", markup=False, highlight=False, soft_wrap=True)
     console.print(format_table(report), markup=False, highlight=False, soft_wrap=True)  # rows wider than 80
     if misses:
         console.print("\n" + format_misses(report), markup=False, highlight=False, soft_wrap=True)

@@ -47,14 +47,15 @@ class EvalReport:
     n: int
     variants: dict[str, VariantResult] = field(default_factory=dict)
     baseline: str | None = None  # the variant the others are compared with, question by question
+    ingested: list[str] = field(default_factory=list)  # files (re-)ingested first: not stored as they would be built
 
     def to_json(self, misses: bool = False) -> dict[str, Any]:
-        """``{"n", "variants": {name: {"recall@1", "recall@3", "recall@5", "by_type": {type: {...}}}}}``,
+        """``{"n", "ingested", "variants": {name: {"recall@1", "recall@3", "recall@5", "by_type": {type: {...}}}}}``,
         with a baseline also ``"paired": {"baseline", "variants": {name: {"all": {"recall@K":
         comparison}, "by_type": {type: {"recall@K": comparison}}}}}``; with ``misses`` each variant
         also lists the questions it did not rank a gold page first for (``QuestionOutcome.to_json``)."""
         variants = {name: v.to_json(misses) for name, v in self.variants.items()}
-        data: dict[str, Any] = {"n": self.n, "variants": variants}
+        data: dict[str, Any] = {"n": self.n, "ingested": self.ingested, "variants": variants}
         if self.baseline is not None:
             data["paired"] = {
                 "baseline": self.baseline,
@@ -118,6 +119,7 @@ def run_eval(
     ingested = ensure_ingested([docs_dir / name for name in files], store, encoder, settings, progress)
     retrievers = make_retrievers(names, store, encoder, ablation_properties(names, store, settings, progress))
     report = EvalReport(n=len(questions), baseline=baseline)
+    report.ingested = [name for name in files if name not in ingested.skipped]
     for done, name in enumerate(names):
         if progress:
             progress(f"eval {name}", done, len(names))
@@ -141,6 +143,18 @@ def ablation_properties(
             progress(f"gnn {name}", done, len(wanted))
         props[name] = ensure_variant(store, settings, name)
     return props
+
+
+def format_ingested(report: EvalReport) -> str:
+    """Which documents were ingested before scoring, and why (empty when none were): a stored
+    document built another way (reader, encoder, GNN checkpoint) is rebuilt the configured way, so
+    vectors written by ``docgraph reembed --checkpoint`` alone are replaced."""
+    if not report.ingested:
+        return ""
+    return (
+        f"ingested before scoring ({len(report.ingested)}; not stored, or stored by another reader, encoder "
+        f"or GNN checkpoint than the configured ones): {', '.join(report.ingested)}"
+    )
 
 
 def format_table(report: EvalReport) -> str:
