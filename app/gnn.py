@@ -206,10 +206,11 @@ def train_gnn(
 
     started = time.perf_counter()
     pdfs = _pdfs_under(docs_dir)
+    unseen_pdfs = _unseen_pdfs(unseen_dir, pdfs) if unseen_dir else []  # refused before any reading
     encoder = configured_encoder(settings)
     cache = DiskCache(settings.home / "cache")  # queries are deterministic: a rerun encodes nothing
     batches = training_batches(settings, pdfs, encoder, settings.similarity_k)
-    unseen = _unseen_documents(settings, unseen_dir, batches, encoder, cache, seed, groups) if unseen_dir else None
+    unseen = _unseen_documents(settings, unseen_pdfs, encoder, cache, seed, groups) if unseen_pdfs else None
     config = config or TrainConfig()
     gnn = replace(config.gnn, dim=encoder.dim, hidden=encoder.dim, groups=tuple(groups), encoder=settings.encoder_model)
     config = replace(config, epochs=epochs, seed=seed, gnn=gnn)
@@ -266,27 +267,33 @@ def _training_document(
     return prepare_document(batch, train, train_vectors, held, held_vectors, groups)
 
 
+def _unseen_pdfs(folder: Path, training: Sequence[Path]) -> list[Path]:
+    """The PDFs under ``folder``; refuses one with the content of a training PDF, whose score would
+    not be of an unseen document."""
+    from ingest.pdf_checks import file_sha256
+
+    trained = {file_sha256(pdf): pdf for pdf in training}
+    pdfs = _pdfs_under(folder)
+    for pdf in pdfs:
+        twin = trained.get(file_sha256(pdf))
+        if twin is not None:
+            raise ConfigError(f"{pdf} is also a training document ({twin.name}): it is not unseen")
+    return pdfs
+
+
 def _unseen_documents(
     settings: Settings,
-    folder: Path,
-    trained_on: Sequence[GraphBatch],
+    pdfs: Sequence[Path],
     encoder: TextEncoder,
     cache: DiskCache,
     seed: int,
     groups: Sequence[str],
 ) -> tuple[list[str], list[DocumentData]]:
-    """The PDFs under ``folder`` as scored-only documents (all their pseudo-queries held out);
-    refuses one that is also a training document, whose score would not be of an unseen document."""
+    """The PDFs as scored-only documents: all their pseudo-queries held out."""
     from app.embedding import encode_cached
 
-    pdfs = _pdfs_under(folder)
-    batches = training_batches(settings, pdfs, encoder, settings.similarity_k)
-    training = {batch.sha256: batch.doc_id for batch in trained_on}
-    for pdf, batch in zip(pdfs, batches, strict=True):
-        if batch.sha256 in training:
-            raise ConfigError(f"{pdf} is also a training document ({training[batch.sha256]}): it is not unseen")
     docs = []
-    for batch in batches:
+    for batch in training_batches(settings, pdfs, encoder, settings.similarity_k):
         queries = make_queries(batch, seed)
         docs.append(unseen_document(batch, queries, encode_cached([q.text for q in queries], encoder, cache), groups))
     return [pdf.name for pdf in pdfs], docs

@@ -147,12 +147,7 @@ def unseen_document(
     batch: GraphBatch, queries: Sequence[PseudoQuery], vectors: np.ndarray, groups: Sequence[str] = GROUPS
 ) -> DocumentData:
     """A document only scored, never trained on: every query is held out."""
-    no_vectors = np.zeros((0, batch_dimension(vectors)), dtype=np.float32)
-    return prepare_document(batch, [], no_vectors, queries, vectors, groups)
-
-
-def batch_dimension(vectors: np.ndarray) -> int:
-    return int(vectors.shape[1]) if vectors.ndim == 2 else 0
+    return prepare_document(batch, [], vectors[:0], queries, vectors, groups)
 
 
 def query_set(queries: Sequence[PseudoQuery], vectors: np.ndarray, column: dict[str, int]) -> QuerySet:
@@ -168,7 +163,7 @@ def query_set(queries: Sequence[PseudoQuery], vectors: np.ndarray, column: dict[
     positives = torch.full((len(targets), width), -1, dtype=torch.int64)
     for row, columns in enumerate(targets):
         positives[row, : len(columns)] = torch.tensor(columns)
-    dim = batch_dimension(vectors)
+    dim = vectors.shape[1] if vectors.ndim == 2 else 0
     matrix = torch.from_numpy(np.ascontiguousarray(vectors[kept], dtype=np.float32)).reshape(len(kept), dim)
     return QuerySet(matrix, positives, [queries[i].kind for i in kept])
 

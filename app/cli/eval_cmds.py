@@ -79,8 +79,9 @@ def eval_command(
     if json_out:
         print_json(report.to_json(misses))
         return
-    if report.ingested:
-        console.print(format_ingested(report) + "\n", markup=False, highlight=False, soft_wrap=True)
+    ingested = format_ingested(report)
+    if ingested:
+        console.print(ingested + "\n", markup=False, highlight=False, soft_wrap=True)
     console.print(format_table(report), markup=False, highlight=False, soft_wrap=True)  # rows wider than 80
     if misses:
         console.print("\n" + format_misses(report), markup=False, highlight=False, soft_wrap=True)

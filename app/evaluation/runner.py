@@ -118,8 +118,8 @@ def run_eval(
         raise QuestionsError(f"documents named by the questions are not in {docs_dir}: {', '.join(missing)}")
     ingested = ensure_ingested([docs_dir / name for name in files], store, encoder, settings, progress)
     retrievers = make_retrievers(names, store, encoder, ablation_properties(names, store, settings, progress))
-    report = EvalReport(n=len(questions), baseline=baseline)
-    report.ingested = [name for name in files if name not in ingested.skipped]
+    fresh = [name for name in files if name not in ingested.skipped]
+    report = EvalReport(n=len(questions), baseline=baseline, ingested=fresh)
     for done, name in enumerate(names):
         if progress:
             progress(f"eval {name}", done, len(names))
