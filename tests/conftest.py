@@ -71,3 +71,11 @@ def store(request: pytest.FixtureRequest, local_home: Path) -> Iterator[GraphSto
     ):
         graph_store.delete_document(str(row["doc_id"]))
     graph_store.close()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        help="rewrite tests/data/golden/retrieval.json from this run (see tests/test_golden_retrieval.py)",
+    )
