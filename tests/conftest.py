@@ -11,9 +11,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,8 @@ from app.stores.factory import open_store
 from app.stores.falkordb_store import FalkorDBStore
 
 NEO4J_SKIP_REASON = "NEO4J_URI not set: Neo4j contract skipped"
+TRAIN_DIR = Path("/work/shared/bench/train")
+TRAIN_QUESTIONS = Path(__file__).parent / "data" / "train_questions.jsonl"
 TEST_DOC_PREFIX = "contract-"
 
 
@@ -37,6 +40,14 @@ def local_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 def fresh_graph_name() -> str:
     return f"test_{uuid.uuid4().hex[:12]}"
+
+
+def train_questions_about(documents: Iterable[str], out: Path) -> Path:
+    """Write the hand-written train questions about ``documents`` (file names) to ``out``."""
+    wanted = set(documents)
+    lines = [line for line in TRAIN_QUESTIONS.read_text().splitlines() if line and json.loads(line)["doc"] in wanted]
+    out.write_text("\n".join(lines) + "\n")
+    return out
 
 
 def local_settings(home: Path, graph: str) -> Settings:

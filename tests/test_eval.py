@@ -18,10 +18,8 @@ from app.evaluation.runner import format_ingested, format_misses, format_table, 
 from app.exceptions import ConfigError
 from app.stores.falkordb_store import FalkorDBStore
 from models.encoders import DEFAULT_MODEL, TextEncoder, load_encoder
-from tests.conftest import local_settings
+from tests.conftest import TRAIN_DIR, local_settings, train_questions_about
 
-TRAIN_DIR = Path("/work/shared/bench/train")
-QUESTIONS = Path(__file__).parent / "data" / "train_questions.jsonl"
 SPEC = "shared-mime-info-spec.pdf"
 VARIANTS = ["bm25-page", "dense-region", "bm25-region", "hybrid"]
 
@@ -34,10 +32,7 @@ def encoder() -> TextEncoder:
 @pytest.fixture
 def spec_questions(tmp_path: Path) -> Path:
     """The train questions about the shared-mime-info spec (17 pages)."""
-    lines = [line for line in QUESTIONS.read_text().splitlines() if f'"doc": "{SPEC}"' in line]
-    path = tmp_path / "questions.jsonl"
-    path.write_text("\n".join(lines) + "\n")
-    return path
+    return train_questions_about([SPEC], tmp_path / "questions.jsonl")
 
 
 def test_eval_report_has_the_agreed_shape_and_finds_the_pages(

@@ -24,10 +24,8 @@ from app.evaluation.runner import EvalReport, run_eval
 from app.retrieval.registry import RETRIEVER_NAMES
 from app.stores.factory import open_store
 from models.encoders import DEFAULT_MODEL, load_encoder
-from tests.conftest import fresh_graph_name, local_settings
+from tests.conftest import TRAIN_DIR, TRAIN_QUESTIONS, fresh_graph_name, local_settings, train_questions_about
 
-TRAIN_DIR = Path("/work/shared/bench/train")
-QUESTIONS = Path(__file__).parent / "data" / "train_questions.jsonl"
 GOLDEN = Path(__file__).parent / "data" / "golden" / "retrieval.json"
 DOCUMENTS = ("R-data.pdf", "shared-mime-info-spec.pdf")
 TOLERANCE = 1  # questions per variant and cutoff that may move each way (see the module docstring)
@@ -47,7 +45,7 @@ def golden_of(report: EvalReport) -> dict[str, Any]:
             "ranks": ranks_of(result.outcomes),
         }
     return {
-        "questions": f"tests/data/{QUESTIONS.name}, those about {' and '.join(DOCUMENTS)}",
+        "questions": f"tests/data/{TRAIN_QUESTIONS.name}, those about {' and '.join(DOCUMENTS)}",
         "ranks": f"1-based rank of a question's first gold page among the first {max(CUTOFFS)} pages, null past them",
         "variants": variants,
     }
@@ -63,8 +61,8 @@ def moved(golden: Ranks, now: Ranks, k: int) -> tuple[list[str], list[str]]:
     def within(rank: int | None) -> bool:
         return rank is not None and rank <= k
 
-    lost = sorted(q for q in golden if within(golden[q]) and not within(now.get(q)))
-    gained = sorted(q for q in golden if not within(golden[q]) and within(now.get(q)))
+    lost = sorted(q for q in golden if within(golden[q]) and not within(now[q]))
+    gained = sorted(q for q in golden if not within(golden[q]) and within(now[q]))
     return lost, gained
 
 
@@ -88,9 +86,7 @@ def differences(golden: dict[str, Any], now: dict[str, Any], tolerance: int = TO
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory, local_home: Path) -> EvalReport:
-    lines = [line for line in QUESTIONS.read_text().splitlines() if any(f'"doc": "{d}"' in line for d in DOCUMENTS)]
-    questions = tmp_path_factory.mktemp("golden") / "questions.jsonl"
-    questions.write_text("\n".join(lines) + "\n")
+    questions = train_questions_about(DOCUMENTS, tmp_path_factory.mktemp("golden") / "questions.jsonl")
     settings = local_settings(local_home, fresh_graph_name())
     store = open_store(settings)
     store.apply_schema()
