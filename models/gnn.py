@@ -6,6 +6,12 @@ It computes exactly what ``torch_geometric.nn.RGCNConv(aggr="mean", num_bases=B)
 checks this), rearranged as ``sum_b (sum_r c_rb A_r h) @ V_b``: B matrix products instead of R,
 which is what makes training fit on two CPU cores.
 
+``relation_weights="scalar"`` fixes the single basis and the root to the identity, so ``W_r = c_r I``:
+each relation only learns how much of its neighbours' mean vector to add, in the text encoder's own
+space. It carries more of what it learns over to new documents' pseudo-queries than the default
+``"matrix"`` (the unconstrained basis decomposition), but did not retrieve better on questions
+(models/checkpoints/README.md, "Scalar relation weights"), so the shipped checkpoints are matrices.
+
 The output stays close to the input: ``out = normalize(x + alpha * h_L)`` with a small learnable
 ``alpha``, so an untrained or weakly trained model never strays far from the text encoder's space.
 """
@@ -26,6 +32,7 @@ from app.exceptions import ModelError
 from models.graph_tensors import GROUPS, NUM_KINDS, NUM_RELATIONS, GraphTensors
 
 CHECKPOINT_FORMAT = 1
+RELATION_WEIGHTS = ("scalar", "matrix")
 
 
 @dataclass(frozen=True)
@@ -33,7 +40,8 @@ class GnnConfig:
     dim: int = 384  # the text encoder's dimension: input and output
     hidden: int = 384
     layers: int = 3
-    num_bases: int = 4
+    relation_weights: str = "matrix"  # one of RELATION_WEIGHTS
+    num_bases: int = 4  # "scalar" needs 1 (its identity basis)
     num_relations: int = NUM_RELATIONS
     num_kinds: int = NUM_KINDS
     alpha_init: float = 0.1
@@ -41,11 +49,18 @@ class GnnConfig:
     groups: tuple[str, ...] = GROUPS  # relation groups the model was trained (and must run) with
     encoder: str = "all-MiniLM-L6-v2"
 
+    def __post_init__(self) -> None:
+        if self.relation_weights not in RELATION_WEIGHTS:
+            raise ModelError(f"relation_weights must be one of {RELATION_WEIGHTS}, not {self.relation_weights!r}")
+        if self.relation_weights == "scalar" and (self.hidden != self.dim or self.num_bases != 1):
+            raise ModelError("scalar relation weights use one identity basis: hidden must equal dim, num_bases be 1")
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GnnConfig:
         known = {key: value for key, value in data.items() if key in cls.__dataclass_fields__}
         if "groups" in known:
             known["groups"] = tuple(known["groups"])
+        known.setdefault("relation_weights", "matrix")  # checkpoints from before the option were matrices
         return cls(**known)
 
 
@@ -80,22 +95,33 @@ class RelationalAdjacency:
 
 
 class BasisRelationalConv(nn.Module):
-    """One R-GCN layer; parameters named and shaped as in ``RGCNConv`` (weight, comp, root, bias)."""
+    """One R-GCN layer; parameters named and shaped as in ``RGCNConv`` (weight, comp, root, bias).
 
-    def __init__(self, in_dim: int, out_dim: int, num_relations: int, num_bases: int) -> None:
+    ``scalar``: one basis, it and the root fixed to the identity (not trained), so ``W_r = comp[r] I``.
+    """
+
+    def __init__(self, in_dim: int, out_dim: int, num_relations: int, num_bases: int, scalar: bool = False) -> None:
         super().__init__()
-        self.in_dim, self.out_dim, self.num_bases = in_dim, out_dim, num_bases
-        self.weight = nn.Parameter(torch.empty(num_bases, in_dim, out_dim))
+        if scalar and (num_bases != 1 or in_dim != out_dim):
+            raise ModelError("scalar relation weights need one basis and equal input and output sizes")
+        self.in_dim, self.out_dim, self.num_bases, self.scalar = in_dim, out_dim, num_bases, scalar
+        self.weight = nn.Parameter(torch.empty(num_bases, in_dim, out_dim), requires_grad=not scalar)
         self.comp = nn.Parameter(torch.empty(num_relations, num_bases))
-        self.root = nn.Parameter(torch.empty(in_dim, out_dim))
+        self.root = nn.Parameter(torch.empty(in_dim, out_dim), requires_grad=not scalar)
         self.bias = nn.Parameter(torch.zeros(out_dim))
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        nn.init.zeros_(self.bias)
+        if self.scalar:  # untrained, a layer passes its input through: relations start silent
+            with torch.no_grad():
+                self.weight[0].copy_(torch.eye(self.in_dim))
+                self.root.copy_(torch.eye(self.in_dim))
+            nn.init.zeros_(self.comp)
+            return
         for parameter in (self.weight, self.comp, self.root):
             bound = math.sqrt(6.0 / (parameter.shape[-2] + parameter.shape[-1]))  # glorot, as PyG
             nn.init.uniform_(parameter, -bound, bound)
-        nn.init.zeros_(self.bias)
 
     def forward(self, h: torch.Tensor, adjacency: RelationalAdjacency) -> torch.Tensor:
         # sum_r A_r h W_r = sum_b (sum_r comp[r, b] A_r h) V_b
@@ -111,8 +137,10 @@ class RelationalGNN(nn.Module):
         self.kind = nn.Embedding(config.num_kinds, config.dim)
         nn.init.zeros_(self.kind.weight)  # starts kind-blind; learns a per-kind offset if it helps
         dims = [config.dim] + [config.hidden] * (config.layers - 1) + [config.dim]
+        scalar = config.relation_weights == "scalar"
         self.convs = nn.ModuleList(
-            BasisRelationalConv(a, b, config.num_relations, config.num_bases) for a, b in itertools.pairwise(dims)
+            BasisRelationalConv(a, b, config.num_relations, config.num_bases, scalar)
+            for a, b in itertools.pairwise(dims)
         )
         self.alpha = nn.Parameter(torch.tensor(float(config.alpha_init)))
         self.dropout = nn.Dropout(config.dropout)

@@ -15,6 +15,7 @@ from app.exceptions import ModelError
 from app.stores.base import GraphStore
 from ingest.types import EdgeRecord, GraphBatch, NodeRecord
 from models.gnn import (
+    RELATION_WEIGHTS,
     BasisRelationalConv,
     GnnConfig,
     RelationalAdjacency,
@@ -37,9 +38,16 @@ RELATION_EDGES = [
 ]
 
 
-def small_model(seed: int = 0) -> RelationalGNN:
+def small_model(seed: int = 0, relation_weights: str = "matrix") -> RelationalGNN:
     torch.manual_seed(seed)
-    model = RelationalGNN(GnnConfig(dim=DIM, hidden=DIM, layers=3, num_bases=3, alpha_init=1.0, dropout=0.0))
+    bases = 1 if relation_weights == "scalar" else 3
+    config = GnnConfig(
+        dim=DIM, hidden=DIM, layers=3, relation_weights=relation_weights, num_bases=bases, alpha_init=1.0, dropout=0.0
+    )
+    model = RelationalGNN(config)
+    if relation_weights == "scalar":  # as if trained: every relation speaks, each with its own weight
+        for conv in model.convs:
+            torch.nn.init.uniform_(conv.comp, 0.2, 1.0)
     model.eval()
     return model
 
@@ -64,11 +72,12 @@ def outputs(model: RelationalGNN, batch: GraphBatch, groups: tuple[str, ...] = G
     return {key: vectors[row] for row, (_, key) in enumerate(graph.nodes)}
 
 
+@pytest.mark.parametrize("relation_weights", RELATION_WEIGHTS)
 @pytest.mark.parametrize(("relation", "group", "edge_type", "target_label", "props"), RELATION_EDGES)
 def test_messages_follow_each_relation_and_its_inverse(
-    relation: str, group: str, edge_type: str, target_label: str, props: dict[str, object]
+    relation: str, group: str, edge_type: str, target_label: str, props: dict[str, object], relation_weights: str
 ) -> None:
-    model = small_model()
+    model = small_model(relation_weights=relation_weights)
     before = outputs(model, pair_batch(edge_type, target_label, props, [1.0] * DIM))
     after = outputs(model, pair_batch(edge_type, target_label, props, [-1.0] * DIM))
     assert not torch.allclose(before["b"], after["b"]), f"{relation}: the target did not hear its source"
@@ -76,7 +85,7 @@ def test_messages_follow_each_relation_and_its_inverse(
 
     # The inverse relation: the source hears the target.
     changed_b = pair_batch(edge_type, target_label, props, [1.0] * DIM)
-    changed_b.nodes[1].props["embedding"] = [0.5] * DIM
+    changed_b.nodes[1].props["embedding"] = [0.5, -0.5] * (DIM // 2)
     assert not torch.allclose(before["a"], outputs(model, changed_b)["a"]), f"{relation}: no inverse message"
 
     # With the relation's group masked off, nothing reaches b.
@@ -86,8 +95,9 @@ def test_messages_follow_each_relation_and_its_inverse(
     assert torch.equal(masked_before["b"], masked_after["b"])
 
 
-def test_relations_have_their_own_weights() -> None:
-    model = small_model()
+@pytest.mark.parametrize("relation_weights", RELATION_WEIGHTS)
+def test_relations_have_their_own_weights(relation_weights: str) -> None:
+    model = small_model(relation_weights=relation_weights)
     seen = []
     for _, _, edge_type, target_label, props in RELATION_EDGES:
         if target_label == "Region":
@@ -109,6 +119,37 @@ def test_layer_computes_what_rgcnconv_computes() -> None:
     theirs.load_state_dict(ours.state_dict())
     adjacency = RelationalAdjacency.build(edge_index, edge_type, nodes, NUM_RELATIONS)
     torch.testing.assert_close(ours(x, adjacency), theirs(x, edge_index, edge_type), atol=1e-5, rtol=1e-4)
+
+
+def test_scalar_layer_is_rgcnconv_with_one_identity_basis_that_does_not_train() -> None:
+    torch.manual_seed(4)
+    nodes, edges = 30, 120
+    edge_index = torch.randint(0, nodes, (2, edges))
+    edge_type = torch.randint(0, NUM_RELATIONS, (edges,))
+    x = torch.randn(nodes, 16)
+    ours = BasisRelationalConv(16, 16, NUM_RELATIONS, 1, scalar=True)
+    adjacency = RelationalAdjacency.build(edge_index, edge_type, nodes, NUM_RELATIONS)
+    torch.testing.assert_close(ours(x, adjacency), x)  # untrained: relations silent, the input passes through
+    assert {name for name, p in ours.named_parameters() if p.requires_grad} == {"comp", "bias"}
+    torch.nn.init.normal_(ours.comp)
+    torch.nn.init.normal_(ours.bias)
+    theirs = RGCNConv(16, 16, NUM_RELATIONS, num_bases=1, aggr="mean")
+    theirs.load_state_dict(ours.state_dict())
+    torch.testing.assert_close(ours(x, adjacency), theirs(x, edge_index, edge_type), atol=1e-5, rtol=1e-4)
+    with pytest.raises(ModelError, match="one basis"):
+        BasisRelationalConv(16, 12, NUM_RELATIONS, 1, scalar=True)
+
+
+def test_config_checks_relation_weights_and_reads_old_checkpoints_as_matrices() -> None:
+    with pytest.raises(ModelError, match="relation_weights"):
+        GnnConfig(relation_weights="vector")
+    with pytest.raises(ModelError, match="hidden must equal dim"):
+        GnnConfig(dim=8, hidden=16, relation_weights="scalar", num_bases=1)
+    with pytest.raises(ModelError, match="num_bases be 1"):
+        GnnConfig(dim=8, hidden=8, relation_weights="scalar", num_bases=4)
+    assert GnnConfig().relation_weights == "matrix"
+    old = {"dim": 8, "hidden": 16, "num_bases": 4}  # written before relation_weights existed
+    assert GnnConfig.from_dict(old) == GnnConfig(dim=8, hidden=16, num_bases=4, relation_weights="matrix")
 
 
 def test_output_is_unit_length_and_starts_near_the_input() -> None:
