@@ -16,6 +16,11 @@ written: a failure while reading leaves the graph as it was. Then each document'
 replaced by one query, so a failure while writing leaves each document with either its old links or
 its new ones, which running relink again completes. Links inside a document (the GNN's kNN edges)
 are never touched.
+
+Relink may run while other processes ingest or delete documents. It notes every document's version
+and ingest before it reads and again after it writes; when any differs (a document was stored,
+stored again or deleted in between, so some links may point at regions that are gone or miss a new
+version's), it relinks again, up to ``MAX_PASSES`` times, then says which documents kept changing.
 """
 
 from __future__ import annotations
@@ -28,12 +33,14 @@ from numpy.typing import NDArray
 
 from app.corpus_similarity import DEFAULT_MIN_SCORE
 from app.cypher import load
-from app.exceptions import ConfigError
+from app.exceptions import ConfigError, CorpusChangedError
 from app.pipeline import ProgressFn
 from app.stores.base import GraphStore
 from ingest.similarity import BLOCK_ROWS, SCORE_DECIMALS, normalised_rows, top_k_neighbours
 from ingest.types import FURNITURE_KINDS
 
+# Relinks tried before giving up on a corpus that changes under each of them.
+MAX_PASSES = 3
 # Cells of one block of the cosine matrix (float32): 128 MB, whatever the size of the corpus.
 BLOCK_CELLS = 1 << 25
 # One document's outgoing links, grouped by source region: {source: {target: score}}.
@@ -48,26 +55,55 @@ class RelinkReport:
     regions: int  # body regions that looked for neighbours
     links_before: int  # cross-document IS_SIMILAR edges, each direction counted
     links_after: int
+    passes: int = 1  # more than one when documents changed while relink ran
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)
 
 
 def relink_corpus(
-    store: GraphStore, k: int, min_score: float = DEFAULT_MIN_SCORE, progress: ProgressFn | None = None
+    store: GraphStore,
+    k: int,
+    min_score: float = DEFAULT_MIN_SCORE,
+    progress: ProgressFn | None = None,
+    max_passes: int = MAX_PASSES,
 ) -> RelinkReport:
     """Recompute every cross-document IS_SIMILAR link of the store (see the module docstring)."""
     if k < 0:
         raise ConfigError(f"relink needs k >= 0 (0 removes every link between documents), got {k}")
-    doc_ids = [str(row["doc_id"]) for row in store.read(load("gnn_documents", store.dialect))]
     before = _count_links(store)
+    changed: list[str] = []
+    for done_passes in range(1, max_passes + 1):
+        stamps = _document_stamps(store)
+        regions = _relink_once(store, sorted(stamps), k, min_score, progress)
+        changed = _changed_documents(stamps, _document_stamps(store))
+        if not changed:
+            return RelinkReport(k, min_score, len(stamps), regions, before, _count_links(store), done_passes)
+    raise CorpusChangedError(
+        f"documents were stored or deleted during each of {max_passes} relinks ({', '.join(changed)} the last time): "
+        "run docgraph relink again when they are in"
+    )
+
+
+def _relink_once(store: GraphStore, doc_ids: list[str], k: int, min_score: float, progress: ProgressFn | None) -> int:
+    """One relink of ``doc_ids``; how many regions chose links."""
     outgoing, regions = _choose_links(store, doc_ids, k, min_score, progress)
     query = load("relink_document_similar", store.dialect)
     for done, doc_id in enumerate(doc_ids, start=1):
         store.write(query, {"doc_id": doc_id, "rows": _rows(outgoing.get(doc_id, {}))})
         if progress:
             progress("writing links", done, len(doc_ids))
-    return RelinkReport(k, min_score, len(doc_ids), regions, before, _count_links(store))
+    return regions
+
+
+def _document_stamps(store: GraphStore) -> dict[str, tuple[str, ...]]:
+    """Each stored document's version, build and ingest."""
+    rows = store.read(load("corpus_document_stamps", store.dialect))
+    return {str(row["doc_id"]): (str(row["version"]), str(row["build"]), str(row["ingest_id"])) for row in rows}
+
+
+def _changed_documents(before: dict[str, tuple[str, ...]], after: dict[str, tuple[str, ...]]) -> list[str]:
+    return sorted(doc_id for doc_id in before.keys() | after.keys() if before.get(doc_id) != after.get(doc_id))
 
 
 def _choose_links(

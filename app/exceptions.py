@@ -65,3 +65,8 @@ class Text2CypherError(DocgraphError):
 
 class QuestionsError(DocgraphError):
     """An evaluation questions file is missing or malformed."""
+
+
+class CorpusChangedError(DocgraphError):
+    """Documents were stored or deleted while an operation over the whole corpus ran, every time it
+    was tried; running it again once they are in completes it."""

@@ -6,6 +6,8 @@ store can delete a document by it) and its own id property.
 
 from __future__ import annotations
 
+import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import PurePath
 
@@ -32,9 +34,12 @@ ID_PROPERTY: dict[str, str] = {
 }
 
 
-def build_graph(layout: DocumentLayout, ingested_at: str | None = None, build: str = "") -> GraphBatch:
+def build_graph(
+    layout: DocumentLayout, ingested_at: str | None = None, build: str = "", ingest_id: str | None = None
+) -> GraphBatch:
     """All nodes and edges of one document; ``ingested_at`` (ISO-8601 UTC) defaults to now; ``build``
-    says how the graph is made (see ``GraphBatch.version``)."""
+    says how the graph is made (see ``GraphBatch.version``); ``ingest_id`` defaults to a fresh random
+    id, so that two ingests of the same file can be told apart even within one second."""
     ids = IdScheme.for_layout(layout, build)
     doc_id = ids.doc_id
     placed = place_regions(layout, ids)
@@ -46,7 +51,8 @@ def build_graph(layout: DocumentLayout, ingested_at: str | None = None, build: s
     untexted = _pages_without_text(layout)
 
     batch = GraphBatch(doc_id=doc_id, sha256=layout.sha256.lower(), build=build)
-    batch.nodes.append(_document_node(layout, doc_id, ingested_at or utc_now(), len(untexted), build))
+    stamp = DocumentStamp(ingested_at or utc_now(), ingest_id or uuid.uuid4().hex)
+    batch.nodes.append(_document_node(layout, doc_id, stamp, len(untexted), build))
     batch.nodes += [_page_node(page, doc_id, ids) for page in sorted(layout.pages, key=lambda p: p.number)]
     batch.nodes += _section_nodes(tree, doc_id, ids)
     batch.nodes += [_region_node(pr, doc_id) for pr in placed]
@@ -82,14 +88,23 @@ def _pages_without_text(layout: DocumentLayout) -> set[int]:
     return set(layout.pages_without_text) | {page.number for page in layout.pages if not page.has_text_layer}
 
 
-def _document_node(layout: DocumentLayout, doc_id: str, ingested_at: str, untexted: int, build: str) -> NodeRecord:
+@dataclass(frozen=True, slots=True)
+class DocumentStamp:
+    """When, and by which ingest, a version of a document was made."""
+
+    ingested_at: str
+    ingest_id: str
+
+
+def _document_node(layout: DocumentLayout, doc_id: str, stamp: DocumentStamp, untexted: int, build: str) -> NodeRecord:
     props = {
         "doc_id": doc_id,
         "title": layout.title.strip() or PurePath(layout.file_name).stem,
         "file_name": layout.file_name,
         "sha256": layout.sha256.lower(),
         "page_count": layout.page_count,
-        "ingested_at": ingested_at,
+        "ingested_at": stamp.ingested_at,
+        "ingest_id": stamp.ingest_id,
         "pages_without_text": untexted,
     }
     if build:

@@ -4,6 +4,7 @@ on a real store with real PDFs and the real encoder."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 
 from app.config import Settings
 from app.corpus_similarity import corpus_similarity_edges
-from app.exceptions import ConfigError
+from app.exceptions import ConfigError, CorpusChangedError
 from app.pipeline import build_ingest_pipeline
 from app.stores.falkordb_store import FalkorDBStore
 from app.ui_support.evidence import region_evidence
@@ -228,3 +229,42 @@ def test_relink_gives_every_region_its_nearest_in_the_other_documents(
     assert relink_corpus(falkordb_store, 0).links_after == 0
     assert not [e for e in similar_edges(falkordb_store) if e["cross"]]
     assert len([e for e in similar_edges(falkordb_store) if not e["cross"]]) == len(inside)
+
+
+def test_relink_starts_again_when_a_document_is_stored_while_it_runs(
+    falkordb_store: FalkorDBStore, local_home: Path
+) -> None:
+    from app.corpus_relink import relink_corpus
+
+    settings = settings_for(falkordb_store, local_home)
+    for pdf in (SAMPLE, SPEC):
+        ingest(falkordb_store, settings, pdf)
+
+    def store_sample_again(times: int) -> Callable[[str, int, int], None]:
+        """A progress hook that, after relink wrote the sample's links, deletes the sample and
+        ingests the same file again (same version, same second), ``times`` times."""
+        left = [times]
+
+        def hook(stage: str, done: int, total: int) -> None:
+            if stage == "writing links" and done == 1 and left[0] > 0:
+                left[0] -= 1
+                falkordb_store.delete_document("docgraph-sample")
+                ingest(falkordb_store, settings, SAMPLE)
+
+        return hook
+
+    # Only a pass with nothing stored under it counts: the second one here.
+    report = relink_corpus(falkordb_store, 2, min_score=0.0, progress=store_sample_again(1))
+    assert report.passes == 2 and report.documents == 2
+    links = {(str(e["src"]), str(e["dst"])) for e in similar_edges(falkordb_store) if e["cross"]}
+    assert links and all((dst, src) in links for src, dst in links)
+    again = relink_corpus(falkordb_store, 2, min_score=0.0)
+    assert again.passes == 1 and again.links_before == again.links_after == len(links)
+    assert {(str(e["src"]), str(e["dst"])) for e in similar_edges(falkordb_store) if e["cross"]} == links
+
+    # A single pass with the same interference would have left the sample's own links out (they
+    # went with its deleted regions): relink says so instead of reporting success.
+    with pytest.raises(CorpusChangedError, match=r"during each of 1 relinks \(docgraph-sample"):
+        relink_corpus(falkordb_store, 2, min_score=0.0, progress=store_sample_again(1), max_passes=1)
+    left = [(str(e["src"]), str(e["dst"])) for e in similar_edges(falkordb_store) if e["cross"]]
+    assert left and not [src for src, _ in left if src.startswith("docgraph-sample")]

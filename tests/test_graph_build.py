@@ -172,6 +172,7 @@ def test_document_page_and_region_props() -> None:
     doc.pages_without_text = [2]
     batch = build(doc)
     document = next(n for n in batch.nodes if n.label == "Document")
+    assert len(document.props.pop("ingest_id")) == 32  # a fresh uuid4, see below
     assert document.props == {
         "doc_id": "sample-doc",
         "title": "Sample",
@@ -197,6 +198,13 @@ def test_document_page_and_region_props() -> None:
 def test_ingested_at_defaults_to_utc_now() -> None:
     stamp = build_graph(two_pages()).nodes[0].props["ingested_at"]
     assert stamp.endswith("+00:00") and stamp[:2] == "20"
+
+
+def test_each_build_has_its_own_ingest_id() -> None:
+    # Two ingests of one file in the same second differ only here: relink relies on it.
+    first, second = (build_graph(two_pages(), ingested_at=WHEN).nodes[0].props for _ in range(2))
+    assert first["ingested_at"] == second["ingested_at"] and first["ingest_id"] != second["ingest_id"]
+    assert build_graph(two_pages(), ingest_id="given").nodes[0].props["ingest_id"] == "given"
 
 
 # ---- page and reading-order edges ----------------------------------------------------------

@@ -186,7 +186,8 @@ def relink_command(
     else:
         console.print(
             f"relinked {report.documents} documents ({report.regions} regions, k={report.k}, "
-            f"min {report.min_score}): {report.links_before} -> {report.links_after} links between documents",
+            f"min {report.min_score}): {report.links_before} -> {report.links_after} links between documents"
+            + (f" ({report.passes} passes: documents changed while it ran)" if report.passes > 1 else ""),
             highlight=False,
         )
 
