@@ -33,14 +33,13 @@ from numpy.typing import NDArray
 
 from app.corpus_similarity import DEFAULT_MIN_SCORE
 from app.cypher import load
+from app.document_stamps import MAX_PASSES, changed_documents, document_stamps
 from app.exceptions import ConfigError, CorpusChangedError
 from app.pipeline import ProgressFn
 from app.stores.base import GraphStore
 from ingest.similarity import BLOCK_ROWS, SCORE_DECIMALS, normalised_rows, top_k_neighbours
 from ingest.types import FURNITURE_KINDS
 
-# Relinks tried before giving up on a corpus that changes under each of them.
-MAX_PASSES = 3
 # Cells of one block of the cosine matrix (float32): 128 MB, whatever the size of the corpus.
 BLOCK_CELLS = 1 << 25
 # One document's outgoing links, grouped by source region: {source: {target: score}}.
@@ -74,9 +73,9 @@ def relink_corpus(
     before = _count_links(store)
     changed: list[str] = []
     for done_passes in range(1, max_passes + 1):
-        stamps = _document_stamps(store)
+        stamps = document_stamps(store)
         regions = _relink_once(store, sorted(stamps), k, min_score, progress)
-        changed = _changed_documents(stamps, _document_stamps(store))
+        changed = changed_documents(stamps, document_stamps(store))
         if not changed:
             return RelinkReport(k, min_score, len(stamps), regions, before, _count_links(store), done_passes)
     raise CorpusChangedError(
@@ -94,16 +93,6 @@ def _relink_once(store: GraphStore, doc_ids: list[str], k: int, min_score: float
         if progress:
             progress("writing links", done, len(doc_ids))
     return regions
-
-
-def _document_stamps(store: GraphStore) -> dict[str, tuple[str, ...]]:
-    """Each stored document's version, build and ingest."""
-    rows = store.read(load("corpus_document_stamps", store.dialect))
-    return {str(row["doc_id"]): (str(row["version"]), str(row["build"]), str(row["ingest_id"])) for row in rows}
-
-
-def _changed_documents(before: dict[str, tuple[str, ...]], after: dict[str, tuple[str, ...]]) -> list[str]:
-    return sorted(doc_id for doc_id in before.keys() | after.keys() if before.get(doc_id) != after.get(doc_id))
 
 
 def _choose_links(

@@ -11,14 +11,16 @@ from typing import Any
 
 from app.config import Settings
 from app.cypher import load, render
-from app.exceptions import ModelError
+from app.document_stamps import MAX_PASSES, document_stamps, set_build_if_unchanged
+from app.exceptions import CorpusChangedError, ModelError
 from app.gnn import GNN_VARIANTS, READ_EDGE_TYPES, checkpoint_tag, configured_checkpoint, gnn_for
-from app.gnn_store import GNN_LABELS, WRITE_CHUNK, record_build, stored_build, write_vectors
+from app.gnn_store import GNN_LABELS, WRITE_CHUNK, write_vectors
 from app.pipeline import ProgressFn, with_gnn_build
 from app.schema import GNN_PROPERTY
 from app.stores.base import ID_PROPERTY, GraphStore
 from ingest.similarity import similarity_edges
 from ingest.types import EdgeRecord, GraphBatch, NodeRecord
+from models.gnn import RelationalGNN
 from models.graph_tensors import records_to_tensors
 
 
@@ -43,27 +45,40 @@ def reembed(
     for done, document in enumerate(doc_ids):
         if progress:
             progress("reembed", done, len(doc_ids))
-        nodes = _stored_nodes(store, document)
-        edges = _stored_edges(store, document)
-        if not any(edge.type == "IS_SIMILAR" for edge in edges):
-            batch = GraphBatch(doc_id=document, sha256="", nodes=nodes)
-            fresh = similarity_edges(batch, settings.similarity_k)
-            _write_similarity(store, fresh)
-            edges += fresh
-        graph = records_to_tensors(nodes, edges, model.config.groups)
-        vectors = model.embed(graph).numpy()
-        updated += write_vectors(store, graph.nodes, vectors, prop)
-        if tag is not None:
-            _record_checkpoint(store, document, tag)
+        updated += _reembed_document(store, settings, model, document, prop, tag)
     if progress:
         progress("reembed", len(doc_ids), len(doc_ids))
     return updated
 
 
-def _record_checkpoint(store: GraphStore, doc_id: str, tag: str) -> None:
-    """Name the checkpoint in the document's build, so that the build says what made its GNN vectors
-    (and a later ingest with another checkpoint sees the difference: ``refresh_stale_gnn``)."""
-    record_build(store, doc_id, with_gnn_build(stored_build(store, doc_id), tag))
+def _reembed_document(
+    store: GraphStore, settings: Settings, model: RelationalGNN, doc_id: str, prop: str, tag: str | None
+) -> int:
+    """One document's GNN vectors; nodes updated. Another process may store the document again
+    meanwhile (the vectors written would then be the old graph's): it is read and embedded again
+    until its stamp held still, checked in the same query that names the checkpoint in its build."""
+    for _ in range(MAX_PASSES):
+        stamp = document_stamps(store).get(doc_id)
+        if stamp is None:
+            return 0  # deleted meanwhile (or never stored): nothing to embed
+        nodes = _stored_nodes(store, doc_id)
+        edges = _stored_edges(store, doc_id)
+        if not any(edge.type == "IS_SIMILAR" for edge in edges):
+            batch = GraphBatch(doc_id=doc_id, sha256="", nodes=nodes)
+            fresh = similarity_edges(batch, settings.similarity_k)
+            _write_similarity(store, fresh)
+            edges += fresh
+        graph = records_to_tensors(nodes, edges, model.config.groups)
+        written = write_vectors(store, graph.nodes, model.embed(graph).numpy(), prop)
+        # The build names the checkpoint that made the GNN vectors, so that a later ingest with
+        # another checkpoint sees the difference (``refresh_stale_gnn``); ablations only check.
+        build = with_gnn_build(stamp.build, tag) if tag is not None else stamp.build
+        if set_build_if_unchanged(store, doc_id, stamp, build):
+            return written
+    raise CorpusChangedError(
+        f"{doc_id} was stored again during each of {MAX_PASSES} re-embeddings: "
+        f"run docgraph reembed --doc {doc_id} again"
+    )
 
 
 def ensure_variant(

@@ -51,7 +51,7 @@ def build_graph(
     untexted = _pages_without_text(layout)
 
     batch = GraphBatch(doc_id=doc_id, sha256=layout.sha256.lower(), build=build)
-    stamp = DocumentStamp(ingested_at or utc_now(), ingest_id or uuid.uuid4().hex)
+    stamp = IngestStamp(ingested_at or utc_now(), ingest_id or uuid.uuid4().hex)
     batch.nodes.append(_document_node(layout, doc_id, stamp, len(untexted), build))
     batch.nodes += [_page_node(page, doc_id, ids) for page in sorted(layout.pages, key=lambda p: p.number)]
     batch.nodes += _section_nodes(tree, doc_id, ids)
@@ -89,14 +89,14 @@ def _pages_without_text(layout: DocumentLayout) -> set[int]:
 
 
 @dataclass(frozen=True, slots=True)
-class DocumentStamp:
+class IngestStamp:
     """When, and by which ingest, a version of a document was made."""
 
     ingested_at: str
     ingest_id: str
 
 
-def _document_node(layout: DocumentLayout, doc_id: str, stamp: DocumentStamp, untexted: int, build: str) -> NodeRecord:
+def _document_node(layout: DocumentLayout, doc_id: str, stamp: IngestStamp, untexted: int, build: str) -> NodeRecord:
     props = {
         "doc_id": doc_id,
         "title": layout.title.strip() or PurePath(layout.file_name).stem,

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pytest
 
+from app.document_stamps import changed_documents, document_stamps, set_build_if_unchanged
 from app.evaluation.corpus_ingest import ensure_ingested
 from app.gnn import DEFAULT_CHECKPOINT, GNN_VARIANTS, checkpoint_tag, configured_checkpoint
 from app.pipeline import build_ingest_pipeline, with_gnn_build
@@ -143,3 +146,54 @@ def test_a_build_gets_one_gnn_part() -> None:
         "docgraph 1; encoder m; gnn b.pt 9abcdef0"
     )
     assert with_gnn_build("", "b.pt 9abcdef0") == "gnn b.pt 9abcdef0"
+
+
+def test_reembed_starts_a_document_again_when_it_is_stored_again_meanwhile(
+    falkordb_store: FalkorDBStore, local_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = local_settings(local_home, falkordb_store.graph_name)
+    assert build_ingest_pipeline(falkordb_store, settings).ingest(SAMPLE).status == "ingested"
+    detector = build_ingest_pipeline(falkordb_store, settings, reader=make_reader("detector", settings))
+    other = GNN_VARIANTS["no-sim"].checkpoint
+    write = falkordb_store.write
+    landed: list[str] = []
+
+    def write_after_another_ingest(query: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        # Another process stores the file again, built another way (new version, new region ids),
+        # between reembed's reading of the document and its first GNN vector write.
+        if "gnn_embedding" in query and not landed:
+            monkeypatch.setattr(falkordb_store, "write", write)
+            report = detector.ingest(SAMPLE)
+            landed.append(report.status)
+            monkeypatch.setattr(falkordb_store, "write", write_after_another_ingest)
+        return write(query, params)
+
+    monkeypatch.setattr(falkordb_store, "write", write_after_another_ingest)
+    updated = reembed(falkordb_store, settings, checkpoint=other)
+    assert landed == ["replaced"]
+    # The stored version was embedded (the first pass's vectors went to regions that were gone), and
+    # the build names the checkpoint on the version that has its vectors.
+    [stored] = falkordb_store.read(
+        "MATCH (d:Document) OPTIONAL MATCH (r:Region {doc_id: d.doc_id}) RETURN d.build AS build, count(r) AS regions",
+    )
+    [sections] = falkordb_store.read("MATCH (s:Section) RETURN count(s) AS n")
+    assert updated == stored["regions"] + sections["n"]
+    assert stored["build"] == with_gnn_build(detector.build, checkpoint_tag(other))
+
+
+def test_a_build_is_set_only_on_the_stamp_it_was_read_with(falkordb_store: FalkorDBStore, local_home: Path) -> None:
+    settings = local_settings(local_home, falkordb_store.graph_name)
+    pipeline = build_ingest_pipeline(falkordb_store, settings, embed=False)
+    report = pipeline.ingest(SAMPLE)
+    stamp = document_stamps(falkordb_store)[report.doc_id]
+    assert stamp.build == pipeline.build and len(stamp.ingest_id) == 32
+    # The same file deleted and stored again (same version and build, maybe the same second) is
+    # another ingest: the old stamp no longer sets anything.
+    falkordb_store.delete_document(report.doc_id)
+    assert pipeline.ingest(SAMPLE).status == "ingested"
+    again = document_stamps(falkordb_store)[report.doc_id]
+    assert (again.version, again.build) == (stamp.version, stamp.build) and again != stamp
+    assert changed_documents({report.doc_id: stamp}, {report.doc_id: again}) == [report.doc_id]
+    assert not set_build_if_unchanged(falkordb_store, report.doc_id, stamp, "other")
+    assert set_build_if_unchanged(falkordb_store, report.doc_id, again, "other")
+    assert document_stamps(falkordb_store)[report.doc_id].build == "other"
