@@ -249,6 +249,12 @@ def test_hybrid_fuses_the_gnn_signal_and_gnn_variants_answer(sample_store: Graph
         assert alone and all(h.signals == {"gnn": h.score} and h.doc_id == SAMPLE_DOC for h in alone)
         assert [h.score for h in alone] == sorted((h.score for h in alone), reverse=True)
     assert found["hybrid"].rank_pages(question, 3, SAMPLE_DOC)[0].page == 2
+    # A question about what a passage refers to is answered by following references instead: the
+    # GNN, whose REF messages blend a referring passage with its target, does not count for it.
+    referring = "What is the area of the seal pool enclosure mentioned in the feeding section?"
+    assert isinstance(found["hybrid"], HybridRetriever) and found["hybrid"].follows_references(referring)
+    hits = found["hybrid"].retrieve(referring, 5, SAMPLE_DOC)
+    assert hits and all("gnn" not in h.signals for h in hits) and all("dense" in h.signals for h in hits[:1])
 
 
 def test_hybrid_works_without_gnn_vectors(retrievers: dict[str, Retriever]) -> None:

@@ -29,7 +29,7 @@ weights (see :class:`HybridWeights`) keep ``dense``, ``page`` and ``gnn``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -191,10 +191,13 @@ class HybridRetriever:
     def scored(self, query: str, n: int, doc_id: str | None = None) -> list[ScoredRegion]:
         """The ``n`` best regions by fused score, without graph context."""
         w = self.weights
-        hits = fuse(self.gather(query, doc_id), w)
-        if self.follows_references(query):
-            hits = follow_references(hits, self.corpus.references, w.reference, w.reference_hops)
-        return hits[:n]
+        if not self.follows_references(query):
+            return fuse(self.gather(query, doc_id), w)[:n]
+        # Following references already carries a hit's score along REF edges; the GNN, whose REF
+        # messages make a referring passage resemble what it refers to, would count that relation
+        # twice and lift the referring passage over its target (see ``follows_references``).
+        hits = fuse(self.gather(query, doc_id), replace(w, gnn=0.0))
+        return follow_references(hits, self.corpus.references, w.reference, w.reference_hops)[:n]
 
     def follows_references(self, query: str) -> bool:
         """Whether ``query`` asks about what a passage refers to and references are followed for it.
@@ -202,7 +205,12 @@ class HybridRetriever:
         Such a question is scored without page lead-ins: its words describe the referring passage,
         which must stay among the best hits for its references to be followed. With lead-ins a
         referred page that continues a section could overtake it and go unlifted itself (train
-        reference questions R@1 92.9 without lead-ins, 85.7 with; 100 and 71.4 without the GNN)."""
+        reference questions R@1 92.9 without lead-ins, 85.7 with; 100 and 71.4 without the GNN).
+
+        Nor does the GNN signal count for it. With it, the referring passage or the page before the
+        target overtook the target: train reference questions R@1 92.9 with the shipped GNN against
+        100 without, and 85.7 against 100 with a GNN trained on the dev PDFs; on the dev questions no
+        reference question moves (models/checkpoints/README.md, "The GNN and reference following")."""
         return bool(self.weights.reference) and asks_about_reference(query)
 
     def retrieve(self, query: str, k: int = 10, doc_id: str | None = None) -> list[ScoredRegion]:
