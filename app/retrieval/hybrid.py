@@ -56,7 +56,8 @@ class HybridWeights:
     tests/data/train_questions.jsonl): region dense + page BM25 was best; region BM25 and section
     titles added nothing on top (they stay candidate sources and can be weighted in). ``gnn`` (the
     GNN-enriched region embedding) is weighted like ``dense``; it counts only when a GNN retriever
-    is given. Rechecked on all 125 (40 written later, mostly cross-page, reference and context
+    is given, and not for a question whose references are followed (``follows_references``).
+    Rechecked on all 125 (40 written later, mostly cross-page, reference and context
     questions): ``gnn`` 0.5/1.5/2.0 and ``page`` 0.7/1.3 were no better at R@3. A BM25 over
     passage windows (a region with up to two regions before and one after it in its section, across
     page breaks) added at 0.25 to 1.0 did not lift context questions (R@1 +0.8 and R@3 -0.8 at its
