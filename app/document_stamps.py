@@ -24,9 +24,9 @@ class DocumentStamp:
     ingest_id: str  # the ingest time for documents stored before ingest ids
 
 
-def document_stamps(store: GraphStore) -> dict[str, DocumentStamp]:
-    """Every stored document's stamp, by document id."""
-    rows = store.read(load("corpus_document_stamps", store.dialect))
+def document_stamps(store: GraphStore, doc_id: str | None = None) -> dict[str, DocumentStamp]:
+    """Every stored document's stamp (or only ``doc_id``'s), by document id."""
+    rows = store.read(load("corpus_document_stamps", store.dialect), {"doc_id": doc_id})
     return {
         str(row["doc_id"]): DocumentStamp(str(row["version"]), str(row["build"]), str(row["ingest_id"])) for row in rows
     }

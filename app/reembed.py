@@ -58,7 +58,7 @@ def _reembed_document(
     meanwhile (the vectors written would then be the old graph's): it is read and embedded again
     until its stamp held still, checked in the same query that names the checkpoint in its build."""
     for _ in range(MAX_PASSES):
-        stamp = document_stamps(store).get(doc_id)
+        stamp = document_stamps(store, doc_id).get(doc_id)
         if stamp is None:
             return 0  # deleted meanwhile (or never stored): nothing to embed
         nodes = _stored_nodes(store, doc_id)

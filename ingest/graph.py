@@ -7,7 +7,6 @@ store can delete a document by it) and its own id property.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import PurePath
 
@@ -51,8 +50,8 @@ def build_graph(
     untexted = _pages_without_text(layout)
 
     batch = GraphBatch(doc_id=doc_id, sha256=layout.sha256.lower(), build=build)
-    stamp = IngestStamp(ingested_at or utc_now(), ingest_id or uuid.uuid4().hex)
-    batch.nodes.append(_document_node(layout, doc_id, stamp, len(untexted), build))
+    made_at, made_by = ingested_at or utc_now(), ingest_id or uuid.uuid4().hex
+    batch.nodes.append(_document_node(layout, doc_id, made_at, made_by, len(untexted), build))
     batch.nodes += [_page_node(page, doc_id, ids) for page in sorted(layout.pages, key=lambda p: p.number)]
     batch.nodes += _section_nodes(tree, doc_id, ids)
     batch.nodes += [_region_node(pr, doc_id) for pr in placed]
@@ -88,23 +87,17 @@ def _pages_without_text(layout: DocumentLayout) -> set[int]:
     return set(layout.pages_without_text) | {page.number for page in layout.pages if not page.has_text_layer}
 
 
-@dataclass(frozen=True, slots=True)
-class IngestStamp:
-    """When, and by which ingest, a version of a document was made."""
-
-    ingested_at: str
-    ingest_id: str
-
-
-def _document_node(layout: DocumentLayout, doc_id: str, stamp: IngestStamp, untexted: int, build: str) -> NodeRecord:
+def _document_node(
+    layout: DocumentLayout, doc_id: str, ingested_at: str, ingest_id: str, untexted: int, build: str
+) -> NodeRecord:
     props = {
         "doc_id": doc_id,
         "title": layout.title.strip() or PurePath(layout.file_name).stem,
         "file_name": layout.file_name,
         "sha256": layout.sha256.lower(),
         "page_count": layout.page_count,
-        "ingested_at": stamp.ingested_at,
-        "ingest_id": stamp.ingest_id,
+        "ingested_at": ingested_at,
+        "ingest_id": ingest_id,
         "pages_without_text": untexted,
     }
     if build:

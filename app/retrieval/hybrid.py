@@ -192,13 +192,14 @@ class HybridRetriever:
     def scored(self, query: str, n: int, doc_id: str | None = None) -> list[ScoredRegion]:
         """The ``n`` best regions by fused score, without graph context."""
         w = self.weights
-        if not self.follows_references(query):
-            return fuse(self.gather(query, doc_id), w)[:n]
+        following = self.follows_references(query)
         # Following references already carries a hit's score along REF edges; the GNN, whose REF
         # messages make a referring passage resemble what it refers to, would count that relation
         # twice and lift the referring passage over its target (see ``follows_references``).
-        hits = fuse(self.gather(query, doc_id), replace(w, gnn=0.0))
-        return follow_references(hits, self.corpus.references, w.reference, w.reference_hops)[:n]
+        hits = fuse(self.gather(query, doc_id), replace(w, gnn=0.0) if following else w)
+        if following:
+            hits = follow_references(hits, self.corpus.references, w.reference, w.reference_hops)
+        return hits[:n]
 
     def follows_references(self, query: str) -> bool:
         """Whether ``query`` asks about what a passage refers to and references are followed for it.
