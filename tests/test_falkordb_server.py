@@ -105,6 +105,30 @@ def test_stale_pid_and_socket_files_are_recovered(home: Path) -> None:
     assert falkordb_server.status(home).pid != dead.pid
 
 
+def test_a_home_copied_while_its_server_runs_gets_its_own_server(
+    home: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    settings = Settings(home=home, graph="copied", store="")
+    store = open_store(settings)
+    store.write_document(make_batch("copied-doc", "Original"))
+    store.close()
+    original = falkordb_server.status(home).pid
+    copy = tmp_path_factory.mktemp("copy") / "home"
+    subprocess.run(["cp", "-a", str(home), str(copy)], check=True)  # pid file and all
+    try:
+        reopened = open_store(Settings(home=copy, graph="copied", store=""))
+        try:
+            titles = reopened.read("MATCH (d:Document) RETURN d.title AS title")
+        finally:
+            reopened.close()
+        assert titles == [{"title": "Report Original"}]
+        assert falkordb_server.status(copy).pid not in (None, original)
+        assert falkordb_server.stop(copy) is True
+        assert falkordb_server.status(home).pid == original  # the original's server was left alone
+    finally:
+        falkordb_server.stop(copy)
+
+
 def test_a_crashed_server_restarts_with_its_data(home: Path) -> None:
     settings = Settings(home=home, graph="crash", store="")
     store = open_store(settings)

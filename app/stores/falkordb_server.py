@@ -193,9 +193,22 @@ def _read_pid(paths: ServerPaths) -> int | None:
 
 
 def _live_pid(paths: ServerPaths) -> int | None:
-    """The pid in the pid file if that process is alive and is a redis server, else None."""
+    """The pid in the pid file if that process is alive, is a redis server and serves this home."""
     pid = _read_pid(paths)
-    return pid if pid is not None and _is_server_alive(pid) else None
+    return pid if pid is not None and _is_server_alive(pid) and _serves(pid, paths) else None
+
+
+def _serves(pid: int, paths: ServerPaths) -> bool:
+    """Whether server ``pid`` keeps its data in this home. A home copied while its server ran holds
+    that server's pid file: taken at its word, the copy would wait on a socket nobody listens on,
+    and ``store stop`` there would stop the original's server. The server runs in its ``--dir``."""
+    cwd = Path("/proc") / str(pid) / "cwd"
+    if not cwd.parent.is_dir():
+        return True  # no procfs (macOS): a live redis server is the best evidence there is
+    try:
+        return Path(os.readlink(cwd)) == paths.data_dir
+    except OSError:
+        return False  # gone, or someone else's
 
 
 def _is_server_alive(pid: int) -> bool:
