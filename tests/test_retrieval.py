@@ -8,6 +8,7 @@ both ingested through the real pipeline stages (read or build, graph, embed, wri
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -255,6 +256,10 @@ def test_hybrid_fuses_the_gnn_signal_and_gnn_variants_answer(sample_store: Graph
     assert isinstance(found["hybrid"], HybridRetriever) and found["hybrid"].follows_references(referring)
     hits = found["hybrid"].retrieve(referring, 5, SAMPLE_DOC)
     assert hits and all("gnn" not in h.signals for h in hits) and all("dense" in h.signals for h in hits[:1])
+    # Nor is the GNN asked: a signal whose weight is 0 is not gathered.
+    hybrid = found["hybrid"]
+    assert any(c.raw["gnn"] > 0 for c in hybrid.gather(referring, SAMPLE_DOC))
+    assert all(c.raw["gnn"] == 0 for c in hybrid.gather(referring, SAMPLE_DOC, replace(hybrid.weights, gnn=0.0)))
 
 
 def test_hybrid_works_without_gnn_vectors(retrievers: dict[str, Retriever]) -> None:

@@ -122,9 +122,10 @@ class HybridRetriever:
 
     # ---- gathering ---------------------------------------------------------------------------
 
-    def gather(self, query: str, doc_id: str | None = None) -> list[Candidate]:
-        """Candidate regions with all raw signals (four database round trips at most)."""
-        w = self.weights
+    def gather(self, query: str, doc_id: str | None = None, weights: HybridWeights | None = None) -> list[Candidate]:
+        """Candidate regions with all raw signals (four database round trips at most); ``weights``
+        (default: the retriever's) say which signals to gather: none whose weight is 0."""
+        w = weights or self.weights
         query_vector = self.vectors(query)
         found = self.corpus.documents(doc_id)
         if not found:  # nothing stored: no index to ask (a never-written graph may have none yet)
@@ -149,7 +150,7 @@ class HybridRetriever:
             near = self.corpus.region(region_id)
             if near is not None and near.kind not in FURNITURE and near.doc_id in documents:
                 chosen.setdefault(region_id, near)
-        gnn_cosines = self._gnn_signal(query_vector, chosen, documents, doc_id)
+        gnn_cosines = self._gnn_signal(query_vector, chosen, documents, doc_id, w)
         lifts = self.dense.passage_lifts(query_vector, {r: cosines[r] for r in chosen if r in cosines})
         sections: dict[str, dict[str, float]] = {}
         if w.section:
@@ -175,13 +176,14 @@ class HybridRetriever:
         chosen: dict[str, RegionInfo],
         documents: dict[str, DocumentIndex],
         doc_id: str | None,
+        w: HybridWeights,
     ) -> dict[str, float]:
         """Add the GNN's top regions to ``chosen``; the GNN cosine of every chosen region (none
-        without a GNN retriever, or for regions stored without a GNN embedding)."""
-        if self.gnn is None or not self.weights.gnn:
+        without a GNN retriever or weight, or for regions stored without a GNN embedding)."""
+        if self.gnn is None or not w.gnn:
             return {}
         if self.gnn.searchable(doc_id):
-            ranked = self.gnn.ranked_by_vector(query_vector, self.weights.depth, doc_id, rescore=False)
+            ranked = self.gnn.ranked_by_vector(query_vector, w.depth, doc_id, rescore=False)
             for info, _ in ranked:
                 if info.doc_id in documents:
                     chosen.setdefault(info.region_id, info)
@@ -196,7 +198,9 @@ class HybridRetriever:
         # Following references already carries a hit's score along REF edges; the GNN, whose REF
         # messages make a referring passage resemble what it refers to, would count that relation
         # twice and lift the referring passage over its target (see ``follows_references``).
-        hits = fuse(self.gather(query, doc_id), replace(w, gnn=0.0) if following else w)
+        if following:
+            w = replace(w, gnn=0.0)
+        hits = fuse(self.gather(query, doc_id, w), w)
         if following:
             hits = follow_references(hits, self.corpus.references, w.reference, w.reference_hops)
         return hits[:n]
