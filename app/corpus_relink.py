@@ -72,12 +72,14 @@ def relink_corpus(
         raise ConfigError(f"relink needs k >= 0 (0 removes every link between documents), got {k}")
     before = _count_links(store)
     changed: list[str] = []
+    stamps = document_stamps(store)
     for done_passes in range(1, max_passes + 1):
-        stamps = document_stamps(store)
         regions = _relink_once(store, sorted(stamps), k, min_score, progress)
-        changed = changed_documents(stamps, document_stamps(store))
+        after = document_stamps(store)
+        changed = changed_documents(stamps, after)
         if not changed:
             return RelinkReport(k, min_score, len(stamps), regions, before, _count_links(store), done_passes)
+        stamps = after  # what the next pass relinks, and checks against when it has written
     raise CorpusChangedError(
         f"documents were stored or deleted during each of {max_passes} relinks ({', '.join(changed)} the last time): "
         "run docgraph relink again when they are in"
