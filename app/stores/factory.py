@@ -23,7 +23,7 @@ def open_store(
 
 def _open_falkordb(target: StoreURL, settings: Settings, vector_dimension: int) -> GraphStore:
     from app.stores.falkordb_disk import COMPACT_AFTER_WRITES_BYTES
-    from app.stores.falkordb_store import FalkorDBStore, connect_falkordb
+    from app.stores.falkordb_store import REPLY_GRACE_S, FalkorDBStore, connect_falkordb
 
     socket, compact_aof_bytes = None, None
     if target.kind == "falkordb-local":
@@ -37,6 +37,7 @@ def _open_falkordb(target: StoreURL, settings: Settings, vector_dimension: int) 
         query_timeout_s=settings.query_timeout_s,
         vector_dimension=vector_dimension,
         compact_aof_bytes=compact_aof_bytes,
+        reader=connect_falkordb(target, socket, reply_timeout_s=settings.query_timeout_s + REPLY_GRACE_S),
     )
 
 

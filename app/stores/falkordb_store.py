@@ -3,6 +3,10 @@
 * ``read`` goes through ``GRAPH.RO_QUERY``: FalkorDB itself refuses any query that writes.
 * Timeouts are FalkorDB's ``timeout`` argument (ms). FalkorDB applies it to queries that only read;
   a query that writes runs to completion whatever the timeout.
+* Reads go through a second client whose socket gives up on a reply ``REPLY_GRACE_S`` after the
+  query's limit, so a server that stops answering (stuck, or a network path that died) fails a read
+  with a clear error instead of hanging the caller. Writes have no reply timeout: FalkorDB runs them
+  to completion anyway, and cutting off the client would leave it not knowing whether one happened.
 * Vectors are stored as ``vecf32``; the vector index returns cosine distance, which the queries turn
   into cosine similarity (higher is better).
 * Document writes are one MULTI/EXEC transaction (:mod:`app.stores.falkordb_write`).
@@ -43,17 +47,22 @@ _BUILT = "OPERATIONAL"
 _GHOST_SYMPTOM = "Attempted to access undefined attribute"  # what reading a ghost node answers
 
 
-def connect_falkordb(target: StoreURL, socket: Path | None = None) -> FalkorDB:
-    """A client for an external server (``target``) or the local one (``socket``)."""
+REPLY_GRACE_S = 30.0  # FalkorDB checks a read's limit while it runs, not while it waits for the lock
+
+
+def connect_falkordb(target: StoreURL, socket: Path | None = None, reply_timeout_s: float | None = None) -> FalkorDB:
+    """A client for an external server (``target``) or the local one (``socket``); with
+    ``reply_timeout_s``, a command whose reply takes longer fails with ``redis.TimeoutError``."""
     try:
         if socket is not None:
-            return FalkorDB(unix_socket_path=str(socket))
+            return FalkorDB(unix_socket_path=str(socket), socket_timeout=reply_timeout_s)
         return FalkorDB(
             host=target.host,
             port=target.port,
             username=target.username,
             password=target.password,
             socket_connect_timeout=10,
+            socket_timeout=reply_timeout_s,
         )
     except redis.RedisError as error:
         where = socket or f"{target.host}:{target.port}"
@@ -73,12 +82,18 @@ class FalkorDBStore:
         vector_dimension: int = DEFAULT_VECTOR_DIMENSION,
         chunk_rows: int = DEFAULT_CHUNK_ROWS,
         compact_aof_bytes: int | None = None,
+        reader: FalkorDB | None = None,
     ) -> None:
+        """``reader``: a client for reads whose reply timeout is ``query_timeout_s + REPLY_GRACE_S``
+        (see ``connect_falkordb``). Writes, and reads given a longer limit, go through ``db``, which
+        waits for its reply however long it takes."""
         self.url = url
         self.graph_name = graph
         self.vector_dimension = vector_dimension
         self._db = db
         self._graph = db.select_graph(graph)
+        self._reader = reader
+        self._reader_graph = reader.select_graph(graph) if reader is not None else None
         self._timeout_s = query_timeout_s
         self._writer = DocumentWriter(db.connection, self._graph, chunk_rows)
         self._compact_aof_bytes = compact_aof_bytes  # docgraph's own server: it looks after its AOF
@@ -160,11 +175,17 @@ class FalkorDBStore:
         timeout_ms = max(1, round(limit_s * 1000))
         try:
             if read_only:
-                result = self._graph.ro_query(query, params, timeout=timeout_ms)
+                reader = self._reader_graph if self._reader_graph is not None and limit_s <= self._timeout_s else None
+                result = (reader or self._graph).ro_query(query, params, timeout=timeout_ms)
             else:
                 result = self._graph.query(query, params, timeout=timeout_ms)
         except redis.ResponseError as error:
             raise self._query_error(error, query, params, limit_s) from error
+        except redis.TimeoutError as error:  # only the reader has a reply timeout
+            waited = self._timeout_s + REPLY_GRACE_S
+            raise StoreUnavailableError(
+                f"FalkorDB at {self.url} did not answer a read within {waited:g}s: the server is stuck or out of reach"
+            ) from error
         except redis.RedisError as error:
             raise self._unavailable(error) from error
         return _rows(result)
@@ -252,6 +273,8 @@ class FalkorDBStore:
 
     def close(self) -> None:
         self._db.connection.close()
+        if self._reader is not None:
+            self._reader.connection.close()
 
 
 def _rows(result: QueryResult) -> list[Row]:

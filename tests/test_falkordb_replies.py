@@ -1,0 +1,76 @@
+"""A FalkorDB server that stops answering: reads fail with a clear error, writes wait it out."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.config import Settings
+from app.exceptions import StoreUnavailableError
+from app.stores import falkordb_server, falkordb_store
+from app.stores.base import GraphStore
+from app.stores.factory import open_store
+
+QUERY_LIMIT_S = 0.5
+GRACE_S = 0.5
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Iterator[Path]:
+    yield tmp_path
+    falkordb_server.stop(tmp_path)
+
+
+@pytest.fixture
+def store(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[GraphStore]:
+    monkeypatch.setattr(falkordb_store, "REPLY_GRACE_S", GRACE_S)
+    graph_store = open_store(Settings(home=home, graph="replies", store="", query_timeout_s=QUERY_LIMIT_S))
+    graph_store.write("CREATE (:Probe {n: 1})")
+    yield graph_store
+    graph_store.close()
+
+
+def server_pid(home: Path) -> int:
+    pid = falkordb_server.status(home).pid
+    assert pid is not None
+    return pid
+
+
+def test_a_read_from_a_server_that_stops_answering_fails_with_a_clear_error(home: Path, store: GraphStore) -> None:
+    pid = server_pid(home)
+    os.kill(pid, signal.SIGSTOP)  # the process lives and holds its socket, but answers nothing
+    try:
+        with pytest.raises(StoreUnavailableError, match=r"did not answer a read within 1s: the server is stuck"):
+            store.read("MATCH (p:Probe) RETURN p.n AS n")
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert store.read("MATCH (p:Probe) RETURN p.n AS n") == [{"n": 1}]  # the next read reconnects
+
+
+def test_a_write_waits_for_a_server_that_answers_late(home: Path, store: GraphStore) -> None:
+    pid = server_pid(home)
+    outcome: list[object] = []
+
+    def write() -> None:
+        try:
+            outcome.append(store.write("CREATE (:Probe {n: 2})"))
+        except Exception as error:  # reported below, on the test's thread
+            outcome.append(error)
+
+    os.kill(pid, signal.SIGSTOP)
+    writer = threading.Thread(target=write)
+    try:
+        writer.start()
+        time.sleep(3 * (QUERY_LIMIT_S + GRACE_S))  # well past the reads' reply timeout
+        assert not outcome  # still waiting, not cut off
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    writer.join(30)
+    assert outcome == [[]]
+    assert store.read("MATCH (p:Probe) RETURN p.n AS n ORDER BY n") == [{"n": 1}, {"n": 2}]
