@@ -1,7 +1,9 @@
-"""A FalkorDB server that stops answering: reads fail with a clear error, writes wait it out."""
+"""A FalkorDB server that stops answering: reads fail with a clear error, writes wait it out, a stuck
+local server is named as such and can be stopped."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
@@ -74,3 +76,20 @@ def test_a_write_waits_for_a_server_that_answers_late(home: Path, store: GraphSt
     writer.join(30)
     assert outcome == [[]]
     assert store.read("MATCH (p:Probe) RETURN p.n AS n ORDER BY n") == [{"n": 1}, {"n": 2}]
+
+
+def test_a_stuck_local_server_is_named_as_such_and_can_be_stopped(home: Path, store: GraphStore) -> None:
+    pid = server_pid(home)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        with pytest.raises(StoreUnavailableError, match=rf"FalkorDB \(pid {pid}\) runs but did not answer for 1s"):
+            falkordb_server.ensure_running(home, timeout_s=1)
+        assert falkordb_server.stop(home, timeout_s=1)  # it will not shut down by itself: it is killed
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGCONT)
+    assert falkordb_server.status(home).running is False
+    reopened = open_store(Settings(home=home, graph="replies", store=""))  # a fresh server, the data kept
+    assert reopened.read("MATCH (p:Probe) RETURN p.n AS n") == [{"n": 1}]
+    assert server_pid(home) != pid
+    reopened.close()

