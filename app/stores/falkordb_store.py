@@ -47,7 +47,7 @@ _BUILT = "OPERATIONAL"
 _GHOST_SYMPTOM = "Attempted to access undefined attribute"  # what reading a ghost node answers
 
 
-REPLY_GRACE_S = 30.0  # FalkorDB checks a read's limit while it runs, not while it waits for the lock
+REPLY_GRACE_S = 30.0  # slack past a read's own limit: for the wait before it runs, and its reply
 
 
 def connect_falkordb(target: StoreURL, socket: Path | None = None, reply_timeout_s: float | None = None) -> FalkorDB:
@@ -181,7 +181,9 @@ class FalkorDBStore:
                 result = self._graph.query(query, params, timeout=timeout_ms)
         except redis.ResponseError as error:
             raise self._query_error(error, query, params, limit_s) from error
-        except redis.TimeoutError as error:  # only the reader has a reply timeout
+        except redis.TimeoutError as error:
+            if "reading" not in str(error):  # a connect timeout, not the reader's reply timeout
+                raise self._unavailable(error) from error
             waited = self._timeout_s + REPLY_GRACE_S
             raise StoreUnavailableError(
                 f"FalkorDB at {self.url} did not answer a read within {waited:g}s: the server is stuck or out of reach"
