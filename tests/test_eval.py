@@ -109,6 +109,19 @@ def test_eval_compares_variants_with_a_baseline_question_by_question(
             assert miss["ranked"][rank - 1] in outcome.gold
     table = format_misses(report)
     assert all(f" {miss['id']} " in table for miss in misses)
+    # A missed page's margin: the first page and the best-ranked gold page with their best hits'
+    # weighted signal terms, whose sum is a hybrid page's score.
+    ranked_gold = [m for m in report.to_json(misses=True)["variants"]["hybrid"]["misses"] if "gold_hit" in m]
+    assert ranked_gold  # on this spec the hybrid ranks the page before the gold page first, at least once
+    for miss in ranked_gold:
+        first, gold = miss["first"], miss["gold_hit"]
+        assert first["page"] == miss["ranked"][0] and gold["page"] == miss["ranked"][miss["gold_rank"] - 1]
+        assert gold["score"] <= first["score"]
+        for hit in (first, gold):
+            assert {"dense", "page"} <= set(hit["signals"])
+            assert sum(hit["signals"].values()) == pytest.approx(hit["score"], abs=1e-4)
+    margin = ranked_gold[0]["gold_hit"]["score"] - ranked_gold[0]["first"]["score"]
+    assert f" {ranked_gold[0]['id']} " in table and f"{margin:+.3f} (dense " in table
 
 
 def test_eval_refuses_an_unknown_baseline_before_ingesting(

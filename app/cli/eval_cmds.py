@@ -61,7 +61,8 @@ def eval_command(
         typer.Option(
             "--misses",
             help="Also list, per variant, the questions whose gold page was not ranked first "
-            "(gold pages, the pages ranked instead, the gold page's rank).",
+            "(gold pages, the pages ranked instead, the gold page's rank, and how far it trailed the "
+            "first page in each signal).",
         ),
     ] = False,
     json_out: JsonOption = False,

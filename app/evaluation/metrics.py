@@ -10,6 +10,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.retrieval.base import PageHit
+
 CUTOFFS: tuple[int, ...] = (1, 3, 5)
 
 
@@ -31,6 +33,7 @@ class QuestionOutcome:
     type: str
     gold: frozenset[int]
     ranked: tuple[int, ...]  # pages, best first
+    scored: tuple[PageHit, ...] = ()  # the same pages with their scores and best hits' signal terms
 
     def hit(self, k: int) -> bool:
         return hit_at(self.ranked, self.gold, k)
@@ -46,16 +49,33 @@ class QuestionOutcome:
         """The ranked pages without repeats, best first (the first ``limit``)."""
         return list(dict.fromkeys(self.ranked))[:limit]
 
+    def first_and_gold(self) -> tuple[PageHit, PageHit] | None:
+        """The page ranked first and the best-ranked gold page, when both are among ``scored``."""
+        gold = next((hit for hit in self.scored if hit.page in self.gold), None)
+        return (self.scored[0], gold) if gold is not None else None
+
     def to_json(self) -> dict[str, Any]:
         """``{"id", "type", "gold", "ranked", "gold_rank"}``: the pages ranked first (as many as the
-        largest cutoff) and the rank of the first gold page (null when none was ranked)."""
-        return {
+        largest cutoff) and the rank of the first gold page (null when none was ranked); with
+        ``scored``, also ``first`` and ``gold_hit`` (``{"page", "score", "signals"}``: the page ranked
+        first and the best-ranked gold page, each with its best hit's weighted signal terms)."""
+        data: dict[str, Any] = {
             "id": self.question_id,
             "type": self.type,
             "gold": sorted(self.gold),
             "ranked": self.distinct_pages(max(CUTOFFS)),
             "gold_rank": self.first_hit_rank(),
         }
+        if self.scored:
+            data["first"] = _page_json(self.scored[0])
+            pair = self.first_and_gold()
+            if pair is not None:
+                data["gold_hit"] = _page_json(pair[1])
+        return data
+
+
+def _page_json(hit: PageHit) -> dict[str, Any]:
+    return {"page": hit.page, "score": round(hit.score, 6), "signals": {n: round(v, 6) for n, v in hit.signals}}
 
 
 @dataclass(slots=True)

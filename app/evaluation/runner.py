@@ -90,7 +90,7 @@ def ask_all(
     for question in questions:
         pages = retriever.rank_pages(question.question, depth, doc_ids[question.doc])
         ranked = tuple(p.page for p in pages)
-        outcomes.append(QuestionOutcome(question.id, question.type, question.pages, ranked))
+        outcomes.append(QuestionOutcome(question.id, question.type, question.pages, ranked, tuple(pages)))
     return outcomes
 
 
@@ -177,15 +177,31 @@ def format_table(report: EvalReport) -> str:
 
 def format_misses(report: EvalReport) -> str:
     """Per variant, each question whose gold page was not ranked first: its gold pages, the pages
-    ranked first instead and the rank the first gold page got (``-`` when none was ranked)."""
-    lines = [f"missed at R@1 (gold pages; the first {max(CUTOFFS)} pages ranked; the gold page's rank)"]
+    ranked first instead, the rank the first gold page got (``-`` when none was ranked) and, when
+    it was ranked, by how much it trailed the first page and in which signals (the gold page's best
+    hit's weighted terms minus the first page's: which signal lost it)."""
+    lines = [
+        f"missed at R@1 (gold pages; the first {max(CUTOFFS)} pages ranked; the gold page's rank;"
+        " its score minus the first page's, overall and per signal)"
+    ]
     for name in report.variants:
-        for miss in (outcome.to_json() for outcome in report.misses(name)):
+        for outcome in report.misses(name):
+            miss = outcome.to_json()
             gold = ",".join(str(page) for page in miss["gold"])
             ranked = " ".join(str(page) for page in miss["ranked"])
             rank = miss["gold_rank"] or "-"
-            lines.append(f"{name:<16} {miss['type']:<11} {miss['id']:<12} {gold:>9}  {ranked:<24} {rank}")
+            line = f"{name:<16} {miss['type']:<11} {miss['id']:<12} {gold:>9}  {ranked:<24} {rank:<2}"
+            lines.append(f"{line} {_margins(outcome)}".rstrip())
     return "\n".join(lines)
+
+
+def _margins(outcome: QuestionOutcome) -> str:
+    pair = outcome.first_and_gold()
+    if pair is None:
+        return ""
+    first, gold = (dict(hit.signals) for hit in pair)
+    terms = " ".join(f"{name} {gold.get(name, 0.0) - first.get(name, 0.0):+.3f}" for name in {**first, **gold})
+    return f"{pair[1].score - pair[0].score:+.3f} ({terms})" if terms else f"{pair[1].score - pair[0].score:+.3f}"
 
 
 def _paired_header(baseline: str) -> str:

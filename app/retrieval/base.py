@@ -67,12 +67,14 @@ class ScoredRegion:
 
 @dataclass(frozen=True, slots=True)
 class PageHit:
-    """A page ranked for a query; ``regions`` are the ids of its hits, best first."""
+    """A page ranked for a query; ``regions`` are the ids of its hits, best first, and ``signals``
+    its best hit's (signal, weighted term) pairs (none from a retriever that ranks whole pages)."""
 
     doc_id: str
     page: int
     score: float
     regions: tuple[str, ...] = ()
+    signals: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(slots=True)

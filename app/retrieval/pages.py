@@ -26,7 +26,8 @@ def rank_pages(hits: Sequence[ScoredRegion], k: int, bonus: float = SUM_BONUS) -
         group.sort(key=lambda h: -h.score)
         rest = sum(h.score for h in group[1 : 1 + MAX_BONUS_REGIONS])
         score = group[0].score + bonus * rest
-        ranked.append(PageHit(doc_id, page, score, tuple(h.region_id for h in group)))
+        regions = tuple(h.region_id for h in group)
+        ranked.append(PageHit(doc_id, page, score, regions, tuple(group[0].signals.items())))
     # Ties: the page whose best hit came first in the hit list wins (stable sort on first sight).
     ranked.sort(key=lambda p: -p.score)
     return ranked[:k]
