@@ -27,6 +27,7 @@ def refresh_stale_gnn(store: GraphStore, batch: GraphBatch) -> bool:
     if nodes:
         vectors = np.asarray([node.props[GNN_PROPERTY] for node in nodes], dtype=np.float32)
         write_vectors(store, [(node.label, node.key) for node in nodes], vectors, GNN_PROPERTY)
+        store.refresh_fulltext(GNN_LABELS)
     record_build(store, batch.doc_id, batch.build)
     return True
 
@@ -41,7 +42,8 @@ def record_build(store: GraphStore, doc_id: str, build: str) -> None:
 
 
 def write_vectors(store: GraphStore, refs: list[tuple[str, str]], vectors: np.ndarray, prop: str) -> int:
-    """Write ``vectors[i]`` into ``prop`` of node ``refs[i]`` = (label, id); returns how many landed."""
+    """Write ``vectors[i]`` into ``prop`` of node ``refs[i]`` = (label, id); returns how many landed.
+    The nodes are updated in place: call ``store.refresh_fulltext(GNN_LABELS)`` after the last write."""
     written = 0
     for label in GNN_LABELS:
         rows = [{"key": key, "vector": vectors[i].tolist()} for i, (lab, key) in enumerate(refs) if lab == label]

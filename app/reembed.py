@@ -48,6 +48,12 @@ def reembed(
         updated += _reembed_document(store, settings, model, document, prop, tag)
     if progress:
         progress("reembed", len(doc_ids), len(doc_ids))
+    if updated:  # the vectors were written in place: the full-text scores need a rebuilt index
+        if progress:
+            progress("full-text index", 0, 1)
+        store.refresh_fulltext(GNN_LABELS)
+        if progress:
+            progress("full-text index", 1, 1)
     return updated
 
 

@@ -239,6 +239,15 @@ def load_falkordb_constraints() -> list[list[str]]:
 _COMMENT = re.compile(r"^\s*//.*$", re.MULTILINE)
 
 
+def fulltext_index_ddl(dialect: str, label: str) -> str:
+    """The schema's statement that creates the full-text index of ``label``."""
+    wanted = f"FULLTEXT INDEX FOR (n:{label})"
+    found = [statement for statement in load_ddl(dialect) if wanted in statement]
+    if len(found) != 1:
+        raise SchemaError(f"expected one full-text index on {label} in schema/{dialect}, found {len(found)}")
+    return found[0]
+
+
 def _statements(text: str) -> list[str]:
     body = _COMMENT.sub("", text)
     return [" ".join(part.split()) for part in body.split(";") if part.strip()]

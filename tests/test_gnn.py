@@ -244,6 +244,10 @@ def test_gnn_stage_writes_back_onto_the_right_nodes(embedded_batch: GraphBatch) 
     assert own > 0.95
 
 
+def fulltext_ranking(store: GraphStore, query: str) -> list[tuple[str, float]]:
+    return [(hit.key, round(hit.score, 6)) for hit in store.fulltext_top_k("Region", query, k=20)]
+
+
 def test_reembed_recomputes_stored_documents(
     embedded_batch: GraphBatch, falkordb_store: GraphStore, tmp_path: Path
 ) -> None:
@@ -255,7 +259,7 @@ def test_reembed_recomputes_stored_documents(
     assert falkordb_store.write_document(stored).written
     heard: list[tuple[str, int, int]] = []
     updated = reembed(falkordb_store, Settings(encoder_model="all-MiniLM-L6-v2"), progress=lambda *p: heard.append(p))
-    assert heard == [("reembed", 0, 1), ("reembed", 1, 1)]  # one document
+    assert heard == [("reembed", 0, 1), ("reembed", 1, 1), ("full-text index", 0, 1), ("full-text index", 1, 1)]
 
     expected_batch = copy.deepcopy(embedded_batch)
     apply_gnn(expected_batch, load_gnn().model)
@@ -272,9 +276,14 @@ def test_reembed_recomputes_stored_documents(
     assert all(found[key] is None for key in found if not any(k == key for _, k in expected))
 
     # Another checkpoint replaces the stored vectors (FalkorDB keeps an old vecf32 unless cleared).
+    words = " ".join(str(n.props.get("text", "")) for n in stored.nodes if n.label == "Region").split()
+    query = " ".join(words[40:46])  # a few of the document's own words
+    ranking = fulltext_ranking(falkordb_store, query)
     torch.manual_seed(9)
     other = save_checkpoint(RelationalGNN(GnnConfig(alpha_init=1.0)), tmp_path / "other.pt")
     reembed(falkordb_store, Settings(encoder_model="all-MiniLM-L6-v2"), other, doc_id=stored.doc_id)
+    # Every region was written in place; with the full-text index rebuilt after, it ranks as before.
+    assert len(ranking) == 20 and fulltext_ranking(falkordb_store, query) == ranking
     replaced = {
         str(row["key"]): row["vector"]
         for row in falkordb_store.read(

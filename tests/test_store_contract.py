@@ -289,6 +289,26 @@ def test_fulltext_top_k_survives_punctuation(store: GraphStore) -> None:
     assert store.fulltext_top_k("Region", "?!", k=5) == []
 
 
+def test_fulltext_scores_hold_after_regions_are_updated_in_place(store: GraphStore) -> None:
+    store.write_document(make_batch(doc("ft-a"), "a"))
+    store.write_document(make_batch(doc("ft-b"), "b", texts=[("paragraph", "Revenue fell in the fourth quarter")]))
+
+    def scores() -> dict[str, float]:
+        hits = store.fulltext_top_k("Region", "quarterly revenue quarter", k=10)
+        return {hit.key: hit.score for hit in hits if str(hit.props["doc_id"]).startswith(doc("ft-"))}
+
+    before = eventually(scores, lambda found: len(found) == 4)
+    for step in range(2):  # written twice, as a GNN vector is (cleared, then set)
+        store.write(
+            "MATCH (r:Region) WHERE r.doc_id STARTS WITH $prefix SET r.step = $step",
+            {"prefix": doc("ft-"), "step": step},
+        )
+    store.refresh_fulltext(["Region", "Section"])
+    # Without the refresh FalkorDB ties the best two regions (1.5 each, against 4.0 and 3.0).
+    assert scores() == pytest.approx(before)
+    assert min(before.values()) > 0
+
+
 # ---- queries ----------------------------------------------------------------------------------
 
 

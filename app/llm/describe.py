@@ -87,10 +87,14 @@ def describe_document(
     if targets:
         pdf = locate_pdf(document, settings.home / "files")
         encoder = encoder or _load_encoder(settings)
-        for done, target in enumerate(targets, start=1):
-            _describe_region(store, client, encoder, pdf, target, report)
-            if progress:
-                progress(done, len(targets))
+        try:
+            for done, target in enumerate(targets, start=1):
+                _describe_region(store, client, encoder, pdf, target, report)
+                if progress:
+                    progress(done, len(targets))
+        finally:  # also when the endpoint goes away midway: the regions described so far were updated
+            if report.described:
+                store.refresh_fulltext(["Region"])
     report.seconds = time.perf_counter() - started
     return report
 

@@ -6,6 +6,7 @@ procedures, vector literals) lives in ``cypher/<dialect>/`` and ``schema/<dialec
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -87,5 +88,9 @@ class GraphStore(Protocol):
 
     def wait_for_indexes(self, timeout_s: float = 60.0) -> None:
         """Block until asynchronous index builds have finished."""
+
+    def refresh_fulltext(self, labels: Iterable[str]) -> None:
+        """Bring the full-text indexes of ``labels`` up to date after nodes with those labels were
+        updated in place (a GNN vector, a description); creating and deleting nodes needs nothing."""
 
     def close(self) -> None: ...

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,13 @@ from app.exceptions import (
     StoreError,
     StoreUnavailableError,
 )
-from app.schema import DEFAULT_VECTOR_DIMENSION, FULLTEXT_PROPERTY, load_ddl, load_falkordb_constraints
+from app.schema import (
+    DEFAULT_VECTOR_DIMENSION,
+    FULLTEXT_PROPERTY,
+    fulltext_index_ddl,
+    load_ddl,
+    load_falkordb_constraints,
+)
 from app.stores.base import Dialect, GraphCounts, Row, ScoredNode, WriteResult
 from app.stores.falkordb_disk import snapshot_now, start_compaction
 from app.stores.falkordb_ghosts import ghost_ids, repair_ghosts
@@ -45,6 +52,7 @@ _READ_ONLY_REFUSAL = "is to be executed only on read-only queries"
 _ALREADY_DONE = ("already indexed", "already exists")
 _BUILT = "OPERATIONAL"
 _GHOST_SYMPTOM = "Attempted to access undefined attribute"  # what reading a ghost node answers
+FULLTEXT_REBUILD_TIMEOUT_S = 600.0  # 10,500 regions take about 11 s
 
 
 REPLY_GRACE_S = 30.0  # slack past a read's own limit: for the wait before it runs, and its reply
@@ -133,6 +141,23 @@ class FalkorDBStore:
             if time.monotonic() >= deadline:
                 raise QueryTimeoutError(f"indexes still building after {timeout_s:.0f}s")
             time.sleep(0.05)
+
+    def refresh_fulltext(self, labels: Iterable[str]) -> None:
+        """Rebuild the full-text indexes of ``labels`` (those that have one), then wait for them.
+
+        FalkorDB 4.16 keeps counting a node's old entry in the term statistics of its label's
+        full-text index when the node is updated, whichever property changed, so every in-place
+        write lowers the index's scores until common words weigh nothing: after ``docgraph
+        reembed`` of the sample document a query's best region scored 1.0 and the others 0.0,
+        where they scored 2.7 to 2.0 before. Creating and deleting nodes keeps the statistics
+        right. Meanwhile other clients' full-text queries fail or see part of the index."""
+        indexed = {info.label for info in self.list_indexes() if info.kind == "FULLTEXT"}
+        rebuilt = [label for label in dict.fromkeys(labels) if label in indexed and label in FULLTEXT_PROPERTY]
+        for label in rebuilt:
+            self.write(render("drop_fulltext_index", DIALECT, label=label, property=FULLTEXT_PROPERTY[label]))
+            self.write(fulltext_index_ddl(DIALECT, label))
+        if rebuilt:
+            self.wait_for_indexes(FULLTEXT_REBUILD_TIMEOUT_S)
 
     def list_indexes(self) -> list[IndexInfo]:
         """One entry per indexed (label, property, index type)."""

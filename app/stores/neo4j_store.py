@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import neo4j
@@ -102,6 +103,9 @@ class Neo4jStore:
             if "timed out" in str(error).lower() or "awaiting" in str(error).lower():
                 raise QueryTimeoutError(f"indexes still building after {timeout_s:.0f}s") from error
             raise _mapped(error, timeout_s, self.url) from error
+
+    def refresh_fulltext(self, labels: Iterable[str]) -> None:
+        """Nothing to do: Neo4j's full-text (Lucene) indexes follow updated nodes themselves."""
 
     def list_indexes(self) -> list[IndexInfo]:
         """One entry per indexed (label, property, index type)."""
