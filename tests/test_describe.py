@@ -51,6 +51,15 @@ def test_descriptions_are_stored_and_the_region_reembedded(falkordb_store: Graph
         requests = server.requests
 
     assert report.described == [TABLE, FIGURE] and report.failed == {}
+    # The two regions were written in place, and the full-text index rebuilt after: rebuilding it
+    # again changes no score.
+    scores = [(hit.key, hit.score) for hit in falkordb_store.fulltext_top_k("Region", "penguins fish zoo", k=10)]
+    falkordb_store.refresh_fulltext(["Region"])
+    assert (
+        scores
+        and [(hit.key, hit.score) for hit in falkordb_store.fulltext_top_k("Region", "penguins fish zoo", k=10)]
+        == scores
+    )
     description = stored(falkordb_store, FIGURE, "description")
     assert description == (
         "type: bar chart\n"
