@@ -19,7 +19,6 @@ import fcntl
 import hashlib
 import os
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -36,6 +35,7 @@ from redis.retry import Retry
 from app.exceptions import StoreUnavailableError
 from app.stores import falkordb_wedge
 from app.stores.falkordb_disk import StartupLog, compact_aof
+from app.stores.falkordb_process import is_server_alive, send_shutdown, serves, wait_exit
 
 START_TIMEOUT_S = 300.0  # a large graph takes a while to load; a server that dies is noticed at once
 STOP_TIMEOUT_S = 30.0
@@ -197,42 +197,7 @@ def _read_pid(paths: ServerPaths) -> int | None:
 def _live_pid(paths: ServerPaths) -> int | None:
     """The pid in the pid file if that process is alive, is a redis server and serves this home."""
     pid = _read_pid(paths)
-    return pid if pid is not None and _is_server_alive(pid) and _serves(pid, paths) else None
-
-
-def _serves(pid: int, paths: ServerPaths) -> bool:
-    """Whether server ``pid`` keeps its data in this home. A home copied while its server ran holds
-    that server's pid file: taken at its word, the copy would wait on a socket nobody listens on,
-    and ``store stop`` there would stop the original's server. The server runs in its ``--dir``."""
-    cwd = Path("/proc") / str(pid) / "cwd"
-    if not cwd.parent.is_dir():
-        return True  # no procfs (macOS): a live redis server is the best evidence there is
-    try:
-        return Path(os.readlink(cwd)) == paths.data_dir
-    except OSError:
-        return False  # gone, or someone else's
-
-
-def _is_server_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return False  # someone else's process reusing the pid
-    proc = Path("/proc") / str(pid)
-    if not proc.is_dir():
-        return True  # no procfs (macOS): a live pid is the best evidence there is
-    try:
-        stat = (proc / "stat").read_text()  # "pid (name) state ...": the name may hold spaces and parentheses
-        name_end = stat.rindex(")")
-        name, state = stat[stat.index("(") + 1 : name_end], stat[name_end + 1 :].split()[0]
-        cmdline = (proc / "cmdline").read_bytes()
-    except (OSError, ValueError, IndexError):
-        return False
-    # The name too: just after writing its pid file the server rewrites its command line (its
-    # process title), and a read at that moment can find it blank.
-    return state not in ("Z", "X") and (name == "redis-server" or b"redis-server" in cmdline)
+    return pid if pid is not None and is_server_alive(pid) and serves(pid, paths.data_dir) else None
 
 
 def _clear_stale(paths: ServerPaths) -> None:
@@ -281,13 +246,13 @@ def _wait_ready(paths: ServerPaths, pid: int, timeout_s: float, *, just_spawned:
     """Wait until the server has loaded its data from disk, then until it answers PING."""
     deadline = time.monotonic() + timeout_s
     if not _wait_loaded(paths, pid, deadline, just_spawned=just_spawned):
-        if not _is_server_alive(pid):
+        if not is_server_alive(pid):
             raise _start_failure(paths, f"the server (pid {pid}) exited during start-up")
         raise _start_failure(paths, f"it did not finish loading its data within {timeout_s:.0f}s")
     client = _client(paths)
     last_error = "no answer"
     while time.monotonic() < deadline:
-        if not _is_server_alive(pid):
+        if not is_server_alive(pid):
             raise _start_failure(paths, f"the server (pid {pid}) exited during start-up")
         try:
             if client.ping():
@@ -318,7 +283,7 @@ def _wait_loaded(paths: ServerPaths, pid: int, deadline: float, *, just_spawned:
     log = StartupLog(paths.log_file, pid)
     grace_end = time.monotonic() + (_NO_START_LINE_S if just_spawned else 0.0)
     while time.monotonic() < deadline:
-        if not _is_server_alive(pid):
+        if not is_server_alive(pid):
             return False
         log.poll()
         if log.says_loaded(trust_missing_start=time.monotonic() > grace_end):
@@ -357,38 +322,27 @@ def _shutdown(paths: ServerPaths, pid: int, timeout_s: float) -> None:
     """
     if _wait_loaded(paths, pid, time.monotonic() + timeout_s):  # a command mid-load could crash it
         compact_aof(_client(paths), timeout_s)
-        _send_shutdown(paths)
-    elif not _is_server_alive(pid):  # it went down by itself while loading: nothing left to stop
+        send_shutdown(paths.socket)
+    elif not is_server_alive(pid):  # it went down by itself while loading: nothing left to stop
         return
     if _wait_saved(paths, pid, timeout_s):
-        if not _wait_exit(pid, _EXIT_GRACE_S):
+        if not wait_exit(pid, _EXIT_GRACE_S):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-        if _wait_exit(pid, 5.0):
+        if wait_exit(pid, 5.0):
             return
     for sig in (signal.SIGTERM, signal.SIGKILL):
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, sig)
-        if _wait_exit(pid, 5.0):
+        if wait_exit(pid, 5.0):
             return
     raise StoreUnavailableError(f"FalkorDB (pid {pid}) did not stop; see log {paths.log_file}")
-
-
-def _send_shutdown(paths: ServerPaths) -> None:
-    """Send SHUTDOWN without waiting for an answer (the answer is the connection closing; redis-py
-    spends seconds retrying on it).
-    """
-    with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
-        connection.settimeout(5)
-        connection.connect(str(paths.socket))
-        connection.sendall(b"*1\r\n$8\r\nSHUTDOWN\r\n")
-        connection.recv(1)  # returns when the server closes the connection (or on a refusal)
 
 
 def _kill(paths: ServerPaths, pid: int) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)
-    if not _wait_exit(pid, 10.0):
+    if not wait_exit(pid, 10.0):
         raise StoreUnavailableError(f"FalkorDB (pid {pid}) did not exit on SIGKILL; see log {paths.log_file}")
     _clear_stale(paths)
 
@@ -397,16 +351,7 @@ def _wait_saved(paths: ServerPaths, pid: int, timeout_s: float) -> bool:
     """Wait until the server has removed its pid file (data saved) or exited."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        if not paths.pid_file.exists() or not _is_server_alive(pid):
+        if not paths.pid_file.exists() or not is_server_alive(pid):
             return True
         time.sleep(_POLL_S)
     return False
-
-
-def _wait_exit(pid: int, timeout_s: float) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if not _is_server_alive(pid):
-            return True
-        time.sleep(_POLL_S)
-    return not _is_server_alive(pid)
