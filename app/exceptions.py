@@ -63,6 +63,10 @@ class Text2CypherError(DocgraphError):
     """No valid read-only query could be generated for a question within the allowed tries."""
 
 
+class QuestionError(DocgraphError):
+    """A question that cannot be asked (an empty one)."""
+
+
 class QuestionsError(DocgraphError):
     """An evaluation questions file is missing or malformed."""
 

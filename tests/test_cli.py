@@ -236,6 +236,9 @@ def test_reading_commands_write_no_schema(cli_env: dict[str, str]) -> None:
     code, out, err = run("ask", "When are the penguins fed?", "--json")  # nothing stored: nothing found
     assert code == 0, err
     assert json.loads(out)["evidence"] == [] and json.loads(out)["citations"] == []
+    assert json.loads(out)["answer"].startswith("The store holds no documents yet: ingest PDFs first")
+    code, out, err = run("ask", "  ")
+    assert code == 1 and err.strip() == "error: the question is empty" and out == ""
     code, out, _ = run("cypher", "CALL db.indexes() YIELD label RETURN count(label) AS n", "--json")
     assert json.loads(out) == [{"n": 0}]
     code, _, err = run("ingest", str(SAMPLE), "--no-embed")

@@ -31,6 +31,7 @@ from app.exceptions import (
     ModelError,
     QuerySyntaxError,
     QueryTimeoutError,
+    QuestionError,
     ReadOnlyViolationError,
     StoreError,
     StoreUnavailableError,
@@ -69,6 +70,7 @@ ERROR_STATUS: list[tuple[type[Exception], int, str]] = [
     (BadDocumentError, 422, "bad_document"),
     (IngestError, 422, "ingest_failed"),
     (ConfigError, 400, "bad_request"),
+    (QuestionError, 400, "bad_request"),
     (DocgraphError, 500, "error"),
 ]
 

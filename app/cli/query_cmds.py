@@ -27,9 +27,10 @@ def ask_command(
     from app.documents import find_document
     from app.embedding import configured_encoder
     from app.llm.client import llm_status
-    from app.llm.service import ask
+    from app.llm.service import ask, check_question
     from app.retrieval.registry import make_retriever
 
+    check_question(question)  # before the notes about the LLM and the store
     with opened_store(store) as (graph_store, settings):  # reads only: a read-only account may ask
         doc_id = str(find_document(graph_store, doc)["doc_id"]) if doc else None
         status = llm_status(settings)

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from itertools import zip_longest
 
 from app.config import Settings
-from app.exceptions import LLMUnavailableError, Text2CypherError
+from app.documents import list_documents
+from app.exceptions import LLMUnavailableError, QuestionError, Text2CypherError
 from app.llm.answer import AnswerResult, Extras
 from app.llm.client import NOT_CONFIGURED, LLMClient, StreamCallback, make_client, optional_client
 from app.llm.context import Passage, build_context, passages_from_hits, regions_by_id
@@ -26,7 +27,9 @@ from app.llm.uncertainty import answer_with_rereads, evidence_groups, prune_evid
 from app.retrieval.base import Retriever
 from app.stores.base import GraphStore, Row
 
-__all__ = ["DescribeReport", "ask", "describe_document", "text2cypher"]
+__all__ = ["DescribeReport", "ask", "check_question", "describe_document", "text2cypher"]
+
+NO_DOCUMENTS = "The store holds no documents yet: ingest PDFs first (docgraph ingest FILE.pdf)."
 
 Groups = list[list[Passage]]
 
@@ -46,6 +49,7 @@ def ask(
     ``force_cypher`` answers through text-to-Cypher whatever the router says, and raises when no
     valid query comes out (without it, a failed query falls back to retrieval, noted in the trace).
     """
+    check_question(question)
     started = time.perf_counter()
     result = AnswerResult(question=question)
     client = optional_client(settings)
@@ -67,14 +71,27 @@ def ask(
     if groups is None:
         rounds = 1 + settings.llm_max_rereads if client is not None else 1
         groups, first_round = _retrieve(decision, question, retriever, store, k, rounds, doc_id, result)
-    _answer(result, question, groups, first_round, store, settings, client, extras, stream_callback)
+    if not any(groups) and not list_documents(store):  # say why nothing was found, asking no model
+        result.answer = NO_DOCUMENTS
+        result.note("answer", status="the store holds no documents")
+        if stream_callback is not None:
+            stream_callback(NO_DOCUMENTS)
+    else:
+        _answer(result, question, groups, first_round, store, settings, client, extras, stream_callback)
     result.timings["total"] = time.perf_counter() - started
     return result
 
 
 def text2cypher(question: str, store: GraphStore, settings: Settings, run: bool = False) -> Text2CypherResult:
     """A checked read-only query for ``question`` (and its rows when ``run``); needs an LLM endpoint."""
+    check_question(question)
     return generate_cypher(question, store, settings, make_client(settings), run=run)
+
+
+def check_question(question: str) -> None:
+    """Refuse a question with nothing in it (``QuestionError``)."""
+    if not question.strip():
+        raise QuestionError("the question is empty")
 
 
 def _decide(question: str, client: LLMClient | None, force_cypher: bool, result: AnswerResult) -> RouteDecision:
