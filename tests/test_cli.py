@@ -298,3 +298,15 @@ def test_an_unchanged_reingest_without_embeddings_loads_no_torch(cli_env: dict[s
         out, loaded = run_listing_modules(cli_env, args, ("torch",))
         assert json.loads(out)[0]["status"] == expected
         assert loaded == []
+
+
+def test_training_on_a_missing_or_broken_pdf_is_one_clear_line(cli_env: dict[str, str], tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-folder"
+    code, _, err = run("train-gnn", "--docs", str(missing), "--out", str(tmp_path / "gnn.pt"))
+    assert (code, err) == (1, f"error: {missing}: no such file\n")
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    (folder / "fake.pdf").write_text("not a pdf")
+    code, _, err = run("train-gnn", "--docs", str(folder), "--out", str(tmp_path / "gnn.pt"))
+    assert (code, err) == (1, "error: fake.pdf: not a PDF (no %PDF- header)\n")
+    assert not (tmp_path / "gnn.pt").exists()
