@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.config import Settings
-from app.exceptions import BadDocumentError, ConfigError, IngestError, ModelError
+from app.exceptions import ConfigError, IngestError, ModelError
 from app.resources import ROOT
 from app.schema import GNN_ABLATION_PROPERTIES, GNN_PROPERTY
 from ingest.similarity import DEFAULT_K, similarity_edges
@@ -174,20 +174,14 @@ def training_batches(
 ) -> list[GraphBatch]:
     """Each PDF read, built into a graph, embedded (disk-cached) and given its IS_SIMILAR edges."""
     from app.embedding import embed_batch
-    from app.pipeline import check_exists
+    from app.pipeline import read_pdf
     from app.readers import make_reader
-    from ingest.errors import PdfInputError
     from ingest.graph import build_graph
 
     reader = make_reader(settings.reader, settings)
     batches: list[GraphBatch] = []
     for pdf in pdfs:
-        check_exists(pdf)
-        try:
-            layout = reader.read(pdf)
-        except PdfInputError as exc:  # one line, as ingest reports it, not a traceback
-            raise BadDocumentError(str(exc)) from exc
-        batch = build_graph(layout, ingested_at="1970-01-01T00:00:00+00:00")
+        batch = build_graph(read_pdf(reader, pdf), ingested_at="1970-01-01T00:00:00+00:00")
         embed_batch(batch, encoder, cache_dir=settings.home / "cache")
         batch.edges += similarity_edges(batch, similarity_k)
         batches.append(batch)

@@ -20,7 +20,7 @@ from app.exceptions import BadDocumentError, DocgraphError, IngestError
 from app.stores.base import GraphStore, WriteResult
 from ingest.errors import PdfInputError
 from ingest.graph import build_graph
-from ingest.types import DocumentLayout, GraphBatch, Reader
+from ingest.types import DocumentLayout, GraphBatch, ProgressCallback, Reader
 
 if TYPE_CHECKING:
     from app.gnn import GnnStage
@@ -56,11 +56,7 @@ class ReadStage:
             if ctx.progress:
                 ctx.progress("read", done, total)
 
-        check_exists(ctx.path)
-        try:
-            ctx.layout = self.reader.read(ctx.path, progress=page_done)
-        except PdfInputError as exc:
-            raise BadDocumentError(str(exc)) from exc
+        ctx.layout = read_pdf(self.reader, ctx.path, page_done)
 
 
 @dataclass
@@ -203,6 +199,16 @@ def expand_paths(paths: Iterable[Path]) -> list[Path]:
         else:
             found.append(path)
     return found
+
+
+def read_pdf(reader: Reader, path: Path, progress: ProgressCallback | None = None) -> DocumentLayout:
+    """``path`` read by ``reader``; a missing, unreadable or broken file is a one-line
+    :class:`BadDocumentError`, not a traceback."""
+    check_exists(path)
+    try:
+        return reader.read(path, progress=progress)
+    except PdfInputError as exc:
+        raise BadDocumentError(str(exc)) from exc
 
 
 def check_exists(path: Path) -> None:

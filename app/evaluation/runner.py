@@ -201,7 +201,8 @@ def _margins(outcome: QuestionOutcome) -> str:
         return ""
     first, gold = (dict(hit.signals) for hit in pair)
     terms = " ".join(f"{name} {gold.get(name, 0.0) - first.get(name, 0.0):+.3f}" for name in {**first, **gold})
-    return f"{pair[1].score - pair[0].score:+.3f} ({terms})" if terms else f"{pair[1].score - pair[0].score:+.3f}"
+    margin = f"{pair[1].score - pair[0].score:+.3f}"
+    return f"{margin} ({terms})" if terms else margin
 
 
 def _paired_header(baseline: str) -> str:
