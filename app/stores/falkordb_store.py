@@ -53,8 +53,6 @@ _ALREADY_DONE = ("already indexed", "already exists")
 _BUILT = "OPERATIONAL"
 _GHOST_SYMPTOM = "Attempted to access undefined attribute"  # what reading a ghost node answers
 FULLTEXT_REBUILD_TIMEOUT_S = 600.0  # 10,500 regions take about 11 s
-
-
 REPLY_GRACE_S = 30.0  # slack past a read's own limit: for the wait before it runs, and its reply
 
 
@@ -149,8 +147,10 @@ class FalkorDBStore:
         full-text index when the node is updated, whichever property changed, so every in-place
         write lowers the index's scores until common words weigh nothing: after ``docgraph
         reembed`` of the sample document a query's best region scored 1.0 and the others 0.0,
-        where they scored 2.7 to 2.0 before. Creating and deleting nodes keeps the statistics
-        right. Meanwhile other clients' full-text queries fail or see part of the index."""
+        where they scored 2.7 to 2.0 before. Creating nodes keeps the statistics right, and so did
+        deleting a whole document and ingesting it again; deleting a single node was seen to skew
+        them too, which nothing here repairs. Meanwhile other clients' full-text queries fail or
+        see part of the index."""
         indexed = {info.label for info in self.list_indexes() if info.kind == "FULLTEXT"}
         rebuilt = [label for label in dict.fromkeys(labels) if label in indexed and label in FULLTEXT_PROPERTY]
         for label in rebuilt:
