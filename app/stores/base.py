@@ -91,6 +91,7 @@ class GraphStore(Protocol):
 
     def refresh_fulltext(self, labels: Iterable[str]) -> None:
         """Bring the full-text indexes of ``labels`` up to date after nodes with those labels were
-        updated in place (a GNN vector, a description); writing new documents needs nothing."""
+        updated in place (a GNN vector, a description). ``write_document`` and ``delete_document``
+        keep the indexes right themselves."""
 
     def close(self) -> None: ...

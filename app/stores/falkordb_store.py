@@ -147,10 +147,10 @@ class FalkorDBStore:
         full-text index when the node is updated, whichever property changed, so every in-place
         write lowers the index's scores until common words weigh nothing: after ``docgraph
         reembed`` of the sample document a query's best region scored 1.0 and the others 0.0,
-        where they scored 2.7 to 2.0 before. Creating nodes keeps the statistics right, and so did
-        deleting a whole document and ingesting it again; deleting a single node was seen to skew
-        them too, which nothing here repairs. Meanwhile other clients' full-text queries fail or
-        see part of the index."""
+        where they scored 2.7 to 2.0 before. Creating nodes keeps the statistics right; deleting
+        them does not (after a 40-region document was deleted, every remaining region scored 0), so
+        ``delete_document`` and a ``write_document`` that replaces a stored version call this too.
+        Meanwhile other clients' full-text queries fail or see part of the index."""
         indexed = {info.label for info in self.list_indexes() if info.kind == "FULLTEXT"}
         rebuilt = [label for label in dict.fromkeys(labels) if label in indexed and label in FULLTEXT_PROPERTY]
         for label in rebuilt:
@@ -171,12 +171,17 @@ class FalkorDBStore:
 
     def write_document(self, batch: GraphBatch) -> WriteResult:
         result = self._writer.write(batch)
+        if result.replaced:  # the old version's nodes were deleted: see refresh_fulltext
+            self.refresh_fulltext(FULLTEXT_PROPERTY)
         if result.written and self._compact_aof_bytes is not None:
             start_compaction(self._db.connection, self._compact_aof_bytes)
         return result
 
     def delete_document(self, doc_id: str) -> int:
-        return self._writer.delete(doc_id)
+        deleted = self._writer.delete(doc_id)
+        if deleted:
+            self.refresh_fulltext(FULLTEXT_PROPERTY)
+        return deleted
 
     # ---- queries ---------------------------------------------------------------------------
 
