@@ -291,7 +291,10 @@ class FalkorDBStore:
 
     def repair_ghost_nodes(self) -> dict[str, int]:
         """Clear the ghost nodes; returns how many there were per label."""
-        return repair_ghosts(self)
+        repaired = repair_ghosts(self)
+        if any(repaired.values()):  # placeholder nodes were created and deleted: see refresh_fulltext
+            self.refresh_fulltext(FULLTEXT_PROPERTY)
+        return repaired
 
     def delete_graph(self) -> None:
         """Drop the whole graph (all documents, indexes and constraints)."""
