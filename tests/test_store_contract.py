@@ -335,6 +335,31 @@ def test_fulltext_scores_hold_after_documents_are_deleted_or_replaced(store: Gra
     assert scores() == pytest.approx(beside_one)
 
 
+def test_deferred_fulltext_refresh_rebuilds_once_at_the_end(
+    falkordb_store: FalkorDBStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = falkordb_store
+    store.write_document(make_batch(doc("ftdefer-a"), "a"))
+    alone = store.fulltext_top_k("Region", "quarterly revenue quarter", k=10)
+    drops: list[str] = []
+    write = store.write
+
+    def counting_write(query: str, params: dict[str, Any] | None = None, timeout_s: float | None = None) -> Any:
+        drops.extend(["Region"] if "DROP FULLTEXT INDEX FOR (n:Region)" in query else [])
+        return write(query, params, timeout_s)
+
+    monkeypatch.setattr(store, "write", counting_write)
+    with store.fulltext_refresh_deferred():
+        for version in "bcd":  # written, then replaced twice
+            texts = [("paragraph", f"Revenue fell in quarter {i} of {version}") for i in range(20)]
+            store.write_document(make_batch(doc("ftdefer-b"), version, texts=texts))
+        with store.fulltext_refresh_deferred():
+            store.delete_document(doc("ftdefer-b"))
+        assert drops == []
+    assert drops == ["Region"]
+    assert store.fulltext_top_k("Region", "quarterly revenue quarter", k=10) == alone
+
+
 # ---- queries ----------------------------------------------------------------------------------
 
 

@@ -64,7 +64,7 @@ def ingest_command(
         pipeline = build_ingest_pipeline(graph_store, settings, reader=chosen, embed=not no_embed)
         for note in pipeline.notes:
             err_console.print(f"[dim]note: {note}[/]", highlight=False)
-        with _progress(quiet=json_out) as progress:
+        with _progress(quiet=json_out) as progress, graph_store.fulltext_refresh_deferred():
             for path in files:
                 task = progress.add_task(path.name, total=None)
 

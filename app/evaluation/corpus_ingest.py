@@ -49,21 +49,22 @@ def ensure_ingested(
     outcome = IngestOutcome()
     pipeline = make_pipeline(store, encoder, settings)
     stored = stored_builds(store)
-    for done, path in enumerate(paths):
-        if progress:
-            progress(f"ingest {path.name}", done, len(paths))
-        doc_id = doc_id_for(path.name)
-        outcome.doc_ids[path.name] = doc_id
-        current = (document_version(file_sha256(path), pipeline.build), pipeline.build) if path.is_file() else None
-        if not force and stored.get(doc_id) == current:
-            outcome.skipped.append(path.name)
-            continue
-        if force and doc_id in stored:
-            store.delete_document(doc_id)
-        report = pipeline.ingest(path)
-        if report.status == "failed":
-            raise IngestError(f"{path.name}: {report.error}")
-        outcome.reports.append(report)
+    with store.fulltext_refresh_deferred():
+        for done, path in enumerate(paths):
+            if progress:
+                progress(f"ingest {path.name}", done, len(paths))
+            doc_id = doc_id_for(path.name)
+            outcome.doc_ids[path.name] = doc_id
+            current = (document_version(file_sha256(path), pipeline.build), pipeline.build) if path.is_file() else None
+            if not force and stored.get(doc_id) == current:
+                outcome.skipped.append(path.name)
+                continue
+            if force and doc_id in stored:
+                store.delete_document(doc_id)
+            report = pipeline.ingest(path)
+            if report.status == "failed":
+                raise IngestError(f"{path.name}: {report.error}")
+            outcome.reports.append(report)
     if progress:
         progress("ingest", len(paths), len(paths))
     store.wait_for_indexes()

@@ -7,6 +7,7 @@ procedures, vector literals) lives in ``cypher/<dialect>/`` and ``schema/<dialec
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -93,5 +94,9 @@ class GraphStore(Protocol):
         """Bring the full-text indexes of ``labels`` up to date after nodes with those labels were
         updated in place (a GNN vector, a description). ``write_document`` and ``delete_document``
         keep the indexes right themselves."""
+
+    def fulltext_refresh_deferred(self) -> AbstractContextManager[None]:
+        """A block in which the work of ``refresh_fulltext`` (called by the store or its caller) is
+        done once, at the block's end: for a loop that replaces, deletes or updates many documents."""
 
     def close(self) -> None: ...

@@ -15,7 +15,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +104,8 @@ class FalkorDBStore:
         self._timeout_s = query_timeout_s
         self._writer = DocumentWriter(db.connection, self._graph, chunk_rows)
         self._compact_aof_bytes = compact_aof_bytes  # docgraph's own server: it looks after its AOF
+        self._fulltext_deferred = 0  # depth of fulltext_refresh_deferred blocks
+        self._fulltext_stale: set[str] = set()  # labels to rebuild when the outermost block ends
         self.write(load("create_graph", DIALECT))
 
     # ---- schema ----------------------------------------------------------------------------
@@ -140,6 +143,21 @@ class FalkorDBStore:
                 raise QueryTimeoutError(f"indexes still building after {timeout_s:.0f}s")
             time.sleep(0.05)
 
+    @contextmanager
+    def fulltext_refresh_deferred(self) -> Iterator[None]:
+        """Within the block, full-text rebuilds are put off to one at its end (even if it raises):
+        ingesting many changed documents rebuilds the indexes once, not once per document."""
+        self._fulltext_deferred += 1
+        try:
+            yield
+        finally:
+            self._fulltext_deferred -= 1
+            stale, self._fulltext_stale = self._fulltext_stale, set()
+            if stale and self._fulltext_deferred == 0:
+                self.refresh_fulltext(stale)
+            else:
+                self._fulltext_stale |= stale
+
     def refresh_fulltext(self, labels: Iterable[str]) -> None:
         """Rebuild the full-text indexes of ``labels`` (those that have one), then wait for them.
 
@@ -151,6 +169,9 @@ class FalkorDBStore:
         them does not (after a 40-region document was deleted, every remaining region scored 0), so
         ``delete_document`` and a ``write_document`` that replaces a stored version call this too.
         Meanwhile other clients' full-text queries fail or see part of the index."""
+        if self._fulltext_deferred:
+            self._fulltext_stale.update(labels)
+            return
         indexed = {info.label for info in self.list_indexes() if info.kind == "FULLTEXT"}
         rebuilt = [label for label in dict.fromkeys(labels) if label in indexed and label in FULLTEXT_PROPERTY]
         for label in rebuilt:

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import neo4j
@@ -106,6 +107,9 @@ class Neo4jStore:
 
     def refresh_fulltext(self, labels: Iterable[str]) -> None:
         """Nothing to do: Neo4j's full-text (Lucene) indexes follow updated nodes themselves."""
+
+    def fulltext_refresh_deferred(self) -> AbstractContextManager[None]:
+        return nullcontext()
 
     def list_indexes(self) -> list[IndexInfo]:
         """One entry per indexed (label, property, index type)."""

@@ -52,16 +52,17 @@ def ingest_files(
     """Ingest each file in turn; a failed file is reported and the others still go in."""
     pipeline = build_ingest_pipeline(store, settings)
     reports: list[IngestReport] = []
-    for index, path in enumerate(paths):
+    with store.fulltext_refresh_deferred():
+        for index, path in enumerate(paths):
 
-        def update(stage: str, done: int, total: int, index: int = index, name: str = path.name) -> None:
-            if progress is not None:
-                count = f" {done}/{total}" if total else ""
-                progress(overall_fraction(index, len(paths), stage, done, total), f"{name}: {stage}{count}")
+            def update(stage: str, done: int, total: int, index: int = index, name: str = path.name) -> None:
+                if progress is not None:
+                    count = f" {done}/{total}" if total else ""
+                    progress(overall_fraction(index, len(paths), stage, done, total), f"{name}: {stage}{count}")
 
-        update("read", 0, 0)
-        reports.append(pipeline.ingest(path, progress=update))
-        update("done", 1, 1)
+            update("read", 0, 0)
+            reports.append(pipeline.ingest(path, progress=update))
+            update("done", 1, 1)
     return reports
 
 
