@@ -204,6 +204,8 @@ def train_gnn(
     stopping sees: how much of what it learned carries over to new documents. ``config.gnn`` gives the
     architecture (layers, bases, dropout); its dimensions are the encoder's, its relations ``groups``."""
     from app.embedding import DiskCache, configured_encoder
+    from app.pipeline import docgraph_release
+    from app.resources import source_commit
 
     started = time.perf_counter()
     pdfs = _pdfs_under(docs_dir)
@@ -229,6 +231,7 @@ def train_gnn(
         ],
         "queries": counts,
         "seed": seed,
+        "source": {"docgraph": docgraph_release(), "commit": source_commit()},
         "train_config": {k: v for k, v in config.__dict__.items() if k != "gnn"},
         **training_summary(result),
         **extra,

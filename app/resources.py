@@ -8,3 +8,23 @@ ROOT = Path(__file__).resolve().parent.parent
 CYPHER_DIR = ROOT / "cypher"
 SCHEMA_DIR = ROOT / "schema"
 SAMPLES_DIR = ROOT / "samples"
+
+
+def source_commit() -> str | None:
+    """The git commit of the source tree ("+dirty" when it has uncommitted changes), or None outside
+    a git checkout: recorded with a trained model, since the reader's code shapes its training data."""
+    import subprocess
+
+    try:
+        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
+        if head.returncode != 0:
+            return None
+        status = subprocess.run(
+            ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head.stdout.strip() + ("+dirty" if status.stdout.strip() else "")

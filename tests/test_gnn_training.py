@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -15,6 +16,7 @@ from typer.testing import CliRunner
 from app.cli.main import app
 from app.cli.model_cmds import format_unseen
 from app.embedding import embed_batch
+from app.resources import ROOT
 from ingest.graph import build_graph
 from ingest.native import NativeReader
 from ingest.similarity import similarity_edges
@@ -169,6 +171,10 @@ def test_train_gnn_scores_unseen_documents_and_refuses_a_training_one(
     rows = unseen["by_kind"]
     assert next(iter(rows)) == "all" and rows["all"]["queries"] > 0
     assert rows["all"]["queries"] == queries_by_kind(rows)
-    assert load_checkpoint(out).meta["unseen"] == unseen
+    meta = load_checkpoint(out).meta
+    assert meta["unseen"] == unseen
+    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    commit = meta["source"]["commit"]  # the code that made the training data
+    assert (commit.removesuffix("+dirty") if commit else "") == head
     lines = format_unseen(unseen).splitlines()
     assert SAMPLE.name in lines[0] and [line.split()[0] for line in lines[1:]] == list(rows)
