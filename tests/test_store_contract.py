@@ -427,3 +427,22 @@ def test_concurrent_document_writes_all_land(falkordb_store: FalkorDBStore) -> N
     counts = falkordb_store.counts()
     assert (counts.labels["Document"], counts.labels["Region"]) == (8, 32)
     assert counts.labels.get("DocgraphWrite") is None
+
+
+def test_concurrent_deletes_rebuild_the_fulltext_index_without_tripping_over_each_other(
+    falkordb_store: FalkorDBStore, local_home: Any
+) -> None:
+    names = [doc(f"gone-{i}") for i in range(8)]
+    for name in [doc("kept"), *names]:
+        falkordb_store.write_document(make_batch(name, "a"))
+    others = [open_store(Settings(home=local_home, graph=falkordb_store.graph_name, store="")) for _ in names]
+    try:  # one client each, as separate processes or API requests would be
+        with ThreadPoolExecutor(max_workers=len(names)) as pool:
+            deleted = list(pool.map(lambda pair: pair[0].delete_document(pair[1]), zip(others, names, strict=True)))
+    finally:
+        for other in others:
+            other.close()
+    assert all(count > 0 for count in deleted)
+    hits = falkordb_store.fulltext_top_k("Region", "quarterly revenue", k=10)
+    assert [hit.props["doc_id"] for hit in hits] == [doc("kept")] * 4
+    assert hits[0].key == f"{doc('kept')}@a:p1:r2" and hits[0].score > 0

@@ -51,6 +51,7 @@ from ingest.types import GraphBatch
 DIALECT: Dialect = "falkordb"
 _READ_ONLY_REFUSAL = "is to be executed only on read-only queries"
 _ALREADY_DONE = ("already indexed", "already exists")
+_ALREADY_GONE = ("no such index",)
 _BUILT = "OPERATIONAL"
 _GHOST_SYMPTOM = "Attempted to access undefined attribute"  # what reading a ghost node answers
 FULLTEXT_REBUILD_TIMEOUT_S = 600.0  # 10,500 regions take about 11 s
@@ -117,11 +118,12 @@ class FalkorDBStore:
             command = ("GRAPH.CONSTRAINT", "CREATE", self.graph_name, *arguments)
             self._schema_step(lambda command=command: self._db.execute_command(*command), " ".join(arguments))
 
-    def _schema_step(self, run: Any, what: str) -> None:
+    def _schema_step(self, run: Any, what: str, done: tuple[str, ...] = _ALREADY_DONE) -> None:
+        """Run a schema change; an error saying it is already ``done`` (another client did it) is none."""
         try:
             run()
         except redis.ResponseError as error:
-            if not any(marker in str(error) for marker in _ALREADY_DONE):
+            if not any(marker in str(error) for marker in done):
                 raise SchemaError(f"FalkorDB rejected {what!r}: {error}") from error
         except redis.RedisError as error:
             raise self._unavailable(error) from error
@@ -168,15 +170,18 @@ class FalkorDBStore:
         where they scored 2.7 to 2.0 before. Creating nodes keeps the statistics right; deleting
         them does not (after a 40-region document was deleted, every remaining region scored 0), so
         ``delete_document`` and a ``write_document`` that replaces a stored version call this too.
-        Meanwhile other clients' full-text queries fail or see part of the index."""
+        Meanwhile other clients' full-text queries fail or see part of the index. Two clients may
+        rebuild at once: a drop or a create that the other one already made is not an error."""
         if self._fulltext_deferred:
             self._fulltext_stale.update(labels)
             return
         indexed = {info.label for info in self.list_indexes() if info.kind == "FULLTEXT"}
         rebuilt = [label for label in dict.fromkeys(labels) if label in indexed and label in FULLTEXT_PROPERTY]
         for label in rebuilt:
-            self.write(render("drop_fulltext_index", DIALECT, label=label, property=FULLTEXT_PROPERTY[label]))
-            self.write(fulltext_index_ddl(DIALECT, label))
+            drop = render("drop_fulltext_index", DIALECT, label=label, property=FULLTEXT_PROPERTY[label])
+            create = fulltext_index_ddl(DIALECT, label)
+            for statement, done in ((drop, _ALREADY_GONE), (create, _ALREADY_DONE)):
+                self._schema_step(lambda statement=statement: self._graph.query(statement), statement, done)
         if rebuilt:
             self.wait_for_indexes(FULLTEXT_REBUILD_TIMEOUT_S)
 
