@@ -105,7 +105,9 @@ def shorten(text: str, limit: int) -> str:
 def region_embedding_texts(node: NodeRecord, ctx: BatchContext) -> list[str]:
     """Context line + own text: "Section A > Section B. Table: <caption>. <cells...>"; a region too
     long for the encoder gives one such text per passage (``app.passages``), all under the same
-    context line."""
+    context line. A paragraph split by a page break is embedded as its two parts: each part joined
+    with up to 300 characters of the other was tried, and scored R@1 84.8 on the 125 train
+    questions where the parts alone score 85.6 (with or without the GNN; context 86.2 -> 82.8)."""
     kind = str(node.props.get("kind", ""))
     parts: list[str] = []
     path = ctx.section_path(node.key, SECTION_PATH_DEPTH)
