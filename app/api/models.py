@@ -36,6 +36,8 @@ Variant = Literal[
     "gnn",
     "no-cross-page",
     "no-sim",
+    "no-lead-in",
+    "no-gnn-no-lead-in",
     "dense-region",
     "bm25-region",
     "fulltext-region",

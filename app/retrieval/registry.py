@@ -11,7 +11,7 @@ from app.retrieval.corpus import Corpus
 from app.retrieval.fulltext import BM25RegionRetriever, FulltextRetriever
 from app.retrieval.gnn import GnnRetriever
 from app.retrieval.hits import QueryVectors
-from app.retrieval.hybrid import HybridRetriever
+from app.retrieval.hybrid import HybridRetriever, HybridWeights
 from app.retrieval.sections import SectionRetriever
 from app.retrieval.vector import DenseRetriever
 from app.schema import GNN_ABLATION_PROPERTIES, GNN_PROPERTY
@@ -19,16 +19,17 @@ from app.stores.base import GraphStore
 from models.encoders import TextEncoder
 
 DEFAULT_RETRIEVER = "hybrid"
+NO_LEAD_IN = HybridWeights(page_lead_in=False)
 
 Factory = Callable[[GraphStore, Corpus, QueryVectors], Retriever]
 
 
-def _hybrid(prop: str | None) -> Factory:
+def _hybrid(prop: str | None, weights: HybridWeights | None = None) -> Factory:
     """A hybrid with the GNN signal read from ``prop`` (none without)."""
 
     def make(store: GraphStore, corpus: Corpus, vectors: QueryVectors) -> Retriever:
         gnn = GnnRetriever(store, corpus, vectors, prop=prop) if prop else None
-        return HybridRetriever(store, corpus, vectors, gnn=gnn)
+        return HybridRetriever(store, corpus, vectors, weights=weights, gnn=gnn)
 
     return make
 
@@ -40,6 +41,10 @@ _FACTORIES: dict[str, Factory] = {
     # Hybrids whose GNN signal comes from an ablation's property (app.gnn.GNN_VARIANTS; run
     # ``app.reembed.ensure_variant`` first, or the signal is absent).
     **{name: _hybrid(prop) for name, prop in GNN_ABLATION_PROPERTIES.items()},
+    # The hybrid without the page lead-in, which carries the same cross-page context as the GNN
+    # (models/checkpoints/README.md, "What the GNN adds without the page lead-in").
+    "no-lead-in": _hybrid(GNN_PROPERTY, NO_LEAD_IN),
+    "no-gnn-no-lead-in": _hybrid(None, NO_LEAD_IN),
     "dense-region": lambda store, corpus, vectors: DenseRetriever(store, corpus, vectors),
     "bm25-region": lambda store, corpus, vectors: BM25RegionRetriever(corpus),
     "fulltext-region": lambda store, corpus, vectors: FulltextRetriever(store, corpus),
