@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -105,8 +106,9 @@ class FalkorDBStore:
         self._timeout_s = query_timeout_s
         self._writer = DocumentWriter(db.connection, self._graph, chunk_rows)
         self._compact_aof_bytes = compact_aof_bytes  # docgraph's own server: it looks after its AOF
-        self._fulltext_deferred = 0  # depth of fulltext_refresh_deferred blocks
-        self._fulltext_stale: set[str] = set()  # labels to rebuild when the outermost block ends
+        # per thread (the UI and the API share a store between threads): the depth of
+        # fulltext_refresh_deferred blocks, and the labels to rebuild when the outermost one ends
+        self._deferral = threading.local()
         self.write(load("create_graph", DIALECT))
 
     # ---- schema ----------------------------------------------------------------------------
@@ -147,18 +149,20 @@ class FalkorDBStore:
 
     @contextmanager
     def fulltext_refresh_deferred(self) -> Iterator[None]:
-        """Within the block, full-text rebuilds are put off to one at its end (even if it raises):
-        ingesting many changed documents rebuilds the indexes once, not once per document."""
-        self._fulltext_deferred += 1
+        """Within the block, this thread's full-text rebuilds are put off to one at its end (even if
+        it raises): ingesting many changed documents rebuilds the indexes once, not once per
+        document. Other threads using the store rebuild as usual."""
+        deferral = self._deferral
+        if not getattr(deferral, "depth", 0):
+            deferral.depth, deferral.stale = 0, set()
+        deferral.depth += 1
         try:
             yield
         finally:
-            self._fulltext_deferred -= 1
-            stale, self._fulltext_stale = self._fulltext_stale, set()
-            if stale and self._fulltext_deferred == 0:
+            deferral.depth -= 1
+            if deferral.depth == 0 and deferral.stale:
+                stale, deferral.stale = deferral.stale, set()
                 self.refresh_fulltext(stale)
-            else:
-                self._fulltext_stale |= stale
 
     def refresh_fulltext(self, labels: Iterable[str]) -> None:
         """Rebuild the full-text indexes of ``labels`` (those that have one), then wait for them.
@@ -172,8 +176,8 @@ class FalkorDBStore:
         ``delete_document`` and a ``write_document`` that replaces a stored version call this too.
         Meanwhile other clients' full-text queries fail or see part of the index. Two clients may
         rebuild at once: a drop or a create that the other one already made is not an error."""
-        if self._fulltext_deferred:
-            self._fulltext_stale.update(labels)
+        if getattr(self._deferral, "depth", 0):
+            self._deferral.stale.update(labels)
             return
         indexed = {info.label for info in self.list_indexes() if info.kind == "FULLTEXT"}
         rebuilt = [label for label in dict.fromkeys(labels) if label in indexed and label in FULLTEXT_PROPERTY]
