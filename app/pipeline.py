@@ -20,7 +20,15 @@ from app.exceptions import BadDocumentError, DocgraphError, IngestError
 from app.stores.base import GraphStore, WriteResult
 from ingest.errors import PdfInputError
 from ingest.graph import build_graph
-from ingest.types import DocumentLayout, GraphBatch, ProgressCallback, Reader
+from ingest.types import (
+    BUILD_SEPARATOR,
+    GNN_BUILD_PREFIX,
+    DocumentLayout,
+    GraphBatch,
+    ProgressCallback,
+    Reader,
+    graph_build,
+)
 
 if TYPE_CHECKING:
     from app.gnn import GnnStage
@@ -278,13 +286,12 @@ def similarity_build(settings: Settings) -> list[str]:
 
 def gnn_build(checkpoint_tag: str) -> str:
     """The GNN's part of a build: ``gnn <checkpoint file> <sha256 prefix>``."""
-    return f"gnn {checkpoint_tag}"
+    return f"{GNN_BUILD_PREFIX}{checkpoint_tag}"
 
 
 def with_gnn_build(build: str, checkpoint_tag: str) -> str:
     """``build`` with its GNN part naming ``checkpoint_tag`` (added when it had none)."""
-    parts = [part for part in build.split("; ") if part and not part.startswith("gnn ")]
-    return "; ".join([*parts, gnn_build(checkpoint_tag)])
+    return BUILD_SEPARATOR.join(p for p in (graph_build(build), gnn_build(checkpoint_tag)) if p)
 
 
 def docgraph_release() -> str:

@@ -162,13 +162,26 @@ class EdgeRecord:
     props: dict[str, Any] = field(default_factory=dict)
 
 
+# The part of a build that names the GNN checkpoint. It changes only vectors, which stores rewrite
+# in place (app.gnn_store.refresh_stale_gnn), not the graph, so it is left out of the version.
+GNN_BUILD_PREFIX = "gnn "
+BUILD_SEPARATOR = "; "
+
+
+def graph_build(build: str) -> str:
+    """``build`` without its GNN part: what the graph itself (ids, text, edges) depends on."""
+    return BUILD_SEPARATOR.join(p for p in build.split(BUILD_SEPARATOR) if p and not p.startswith(GNN_BUILD_PREFIX))
+
+
 def document_version(sha256: str, build: str) -> str:
-    """The stored version of a document: its file's sha256 alone when ``build`` is empty, else the
-    sha256 of both (hex either way, so ids can take their version tag from it)."""
+    """The stored version of a document: its file's sha256 alone when ``build`` (without its GNN
+    part) is empty, else the sha256 of both (hex either way, so ids can take their version tag
+    from it). Another GNN checkpoint keeps the version: the GNN vectors are rewritten in place."""
     digest = sha256.strip().lower()
-    if not build:
+    graph = graph_build(build)
+    if not graph:
         return digest
-    return hashlib.sha256(f"{digest}\n{build}".encode()).hexdigest()
+    return hashlib.sha256(f"{digest}\n{graph}".encode()).hexdigest()
 
 
 @dataclass(slots=True)
@@ -176,8 +189,9 @@ class GraphBatch:
     """Everything one document contributes to the graph, written in one transaction.
 
     ``sha256`` is the file's; ``build`` says how the graph was made (reader, encoder, GNN, docgraph
-    release). Together they are the document's ``version``: a store keeps a stored version as it is
-    and replaces any other, so re-ingesting a file with another reader or model rebuilds it.
+    release). Together (the GNN part left out) they are the document's ``version``: a store keeps a
+    stored version as it is and replaces any other, so re-ingesting a file with another reader or
+    encoder rebuilds it; with another GNN checkpoint, only its GNN vectors are rewritten.
     """
 
     doc_id: str

@@ -9,10 +9,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from app.config import Settings
 from app.document_stamps import changed_documents, document_stamps, set_build_if_unchanged
 from app.evaluation.corpus_ingest import ensure_ingested
 from app.gnn import DEFAULT_CHECKPOINT, GNN_VARIANTS, checkpoint_tag, configured_checkpoint
-from app.pipeline import build_ingest_pipeline, with_gnn_build
+from app.pipeline import IngestPipeline, IngestReport, build_ingest_pipeline, with_gnn_build
 from app.readers import make_reader
 from app.reembed import reembed
 from app.resources import ROOT
@@ -101,11 +102,7 @@ def test_a_configured_gnn_checkpoint_is_used_and_named_in_the_build(
 def test_reembed_names_its_checkpoint_and_a_reingest_restores_the_pipeline_s_vectors(
     falkordb_store: FalkorDBStore, local_home: Path
 ) -> None:
-    settings = local_settings(local_home, falkordb_store.graph_name)
-    pipeline = build_ingest_pipeline(falkordb_store, settings)
-    report = pipeline.ingest(SAMPLE)
-    assert report.status == "ingested", report.error
-    ingested = _gnn_vectors(falkordb_store, report.doc_id)
+    settings, pipeline, report, ingested = _sample_ingested(falkordb_store, local_home)
     other = GNN_VARIANTS["no-sim"].checkpoint  # another checkpoint: other vectors
 
     assert reembed(falkordb_store, settings, checkpoint=other) == report.regions + report.sections
@@ -127,6 +124,17 @@ def test_reembed_names_its_checkpoint_and_a_reingest_restores_the_pipeline_s_vec
     [stored] = falkordb_store.read("MATCH (d:Document {doc_id: $doc}) RETURN d.build AS build", {"doc": report.doc_id})
     assert stored["build"] == pipeline.build
     assert pipeline.ingest(SAMPLE).status == "unchanged"
+
+
+def _sample_ingested(
+    store: FalkorDBStore, home: Path
+) -> tuple[Settings, IngestPipeline, IngestReport, dict[str, np.ndarray]]:
+    """The sample ingested by the standard pipeline: settings, pipeline, report, its GNN vectors."""
+    settings = local_settings(home, store.graph_name)
+    pipeline = build_ingest_pipeline(store, settings)
+    report = pipeline.ingest(SAMPLE)
+    assert report.status == "ingested", report.error
+    return settings, pipeline, report, _gnn_vectors(store, report.doc_id)
 
 
 def _gnn_vectors(store: FalkorDBStore, doc_id: str) -> dict[str, np.ndarray]:
@@ -197,3 +205,30 @@ def test_a_build_is_set_only_on_the_stamp_it_was_read_with(falkordb_store: Falko
     assert not set_build_if_unchanged(falkordb_store, report.doc_id, stamp, "other")
     assert set_build_if_unchanged(falkordb_store, report.doc_id, again, "other")
     assert document_stamps(falkordb_store)[report.doc_id].build == "other"
+
+
+def test_another_gnn_checkpoint_rewrites_the_vectors_in_place_and_keeps_the_version(
+    falkordb_store: FalkorDBStore, local_home: Path
+) -> None:
+    settings, shipped, report, ingested = _sample_ingested(falkordb_store, local_home)
+    other = GNN_VARIANTS["no-sim"].checkpoint
+    configured = settings.model_copy(update={"gnn_checkpoint": other})
+    pipeline = build_ingest_pipeline(falkordb_store, configured)
+
+    # Ingested with the other checkpoint: the same graph (ids, version), the other GNN vectors.
+    again = pipeline.ingest(SAMPLE)
+    assert again.status == "refreshed", again.error
+    [stored] = falkordb_store.read(
+        "MATCH (d:Document {doc_id: $doc}) RETURN d.build AS build, d.doc_sha256 AS version", {"doc": report.doc_id}
+    )
+    assert stored == {"build": pipeline.build, "version": document_version(file_sha256(SAMPLE), shipped.build)}
+    refreshed = _gnn_vectors(falkordb_store, report.doc_id)
+    assert refreshed.keys() == ingested.keys()
+    assert max(float(np.abs(refreshed[key] - ingested[key]).max()) for key in ingested) > 0.01
+    assert pipeline.ingest(SAMPLE).status == "unchanged"
+
+    # Back to the shipped checkpoint by reembed, then configured to it: nothing is rebuilt.
+    reembed(falkordb_store, configured, checkpoint=DEFAULT_CHECKPOINT)
+    assert shipped.ingest(SAMPLE).status == "unchanged"
+    outcome = ensure_ingested([SAMPLE], falkordb_store, load_encoder(DEFAULT_MODEL), settings)
+    assert outcome.skipped == [SAMPLE.name]

@@ -147,8 +147,9 @@ def ablation_properties(
 
 def format_ingested(report: EvalReport) -> str:
     """Which documents were ingested before scoring, and why (empty when none were): a stored
-    document built another way (reader, encoder, GNN checkpoint) is rebuilt the configured way, so
-    vectors written by ``docgraph reembed --checkpoint`` alone are replaced."""
+    document built another way (reader, encoder) is rebuilt the configured way, and one whose GNN
+    vectors came from another checkpoint gets the configured one's, so vectors written by
+    ``docgraph reembed --checkpoint`` alone are overwritten."""
     if not report.ingested:
         return ""
     return (
