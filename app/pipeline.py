@@ -27,7 +27,6 @@ from ingest.types import (
     GraphBatch,
     ProgressCallback,
     Reader,
-    graph_build,
 )
 
 if TYPE_CHECKING:
@@ -291,7 +290,8 @@ def gnn_build(checkpoint_tag: str) -> str:
 
 def with_gnn_build(build: str, checkpoint_tag: str) -> str:
     """``build`` with its GNN part naming ``checkpoint_tag`` (added when it had none)."""
-    return BUILD_SEPARATOR.join(p for p in (graph_build(build), gnn_build(checkpoint_tag)) if p)
+    parts = [p for p in build.split(BUILD_SEPARATOR) if p and not p.startswith(GNN_BUILD_PREFIX)]
+    return BUILD_SEPARATOR.join([*parts, gnn_build(checkpoint_tag)])
 
 
 def docgraph_release() -> str:

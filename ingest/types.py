@@ -162,20 +162,22 @@ class EdgeRecord:
     props: dict[str, Any] = field(default_factory=dict)
 
 
-# The part of a build that names the GNN checkpoint. It changes only vectors, which stores rewrite
-# in place (app.gnn_store.refresh_stale_gnn), not the graph, so it is left out of the version.
+# The part of a build that names the GNN checkpoint ("gnn <file> <sha256 prefix>"). Which
+# checkpoint made the GNN vectors is left out of the version: stores rewrite them in place
+# (app.gnn_store.refresh_stale_gnn). Whether the GNN ran stays in: its stage adds IS_SIMILAR edges.
 GNN_BUILD_PREFIX = "gnn "
 BUILD_SEPARATOR = "; "
 
 
 def graph_build(build: str) -> str:
-    """``build`` without its GNN part: what the graph itself (ids, text, edges) depends on."""
-    return BUILD_SEPARATOR.join(p for p in build.split(BUILD_SEPARATOR) if p and not p.startswith(GNN_BUILD_PREFIX))
+    """``build`` with its GNN part naming no checkpoint: what the graph (ids, text, edges) depends on."""
+    parts = (GNN_BUILD_PREFIX.strip() if p.startswith(GNN_BUILD_PREFIX) else p for p in build.split(BUILD_SEPARATOR))
+    return BUILD_SEPARATOR.join(p for p in parts if p)
 
 
 def document_version(sha256: str, build: str) -> str:
-    """The stored version of a document: its file's sha256 alone when ``build`` (without its GNN
-    part) is empty, else the sha256 of both (hex either way, so ids can take their version tag
+    """The stored version of a document: its file's sha256 alone when ``build`` is empty, else the
+    sha256 of both, the GNN checkpoint left out (hex either way, so ids can take their version tag
     from it). Another GNN checkpoint keeps the version: the GNN vectors are rewritten in place."""
     digest = sha256.strip().lower()
     graph = graph_build(build)

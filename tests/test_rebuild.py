@@ -226,6 +226,10 @@ def test_another_gnn_checkpoint_rewrites_the_vectors_in_place_and_keeps_the_vers
     assert refreshed.keys() == ingested.keys()
     assert max(float(np.abs(refreshed[key] - ingested[key]).max()) for key in ingested) > 0.01
     assert pipeline.ingest(SAMPLE).status == "unchanged"
+    # Whether the GNN ran is part of the graph (its stage adds the IS_SIMILAR edges).
+    off = build_ingest_pipeline(falkordb_store, settings.model_copy(update={"gnn_checkpoint": Path("/none.pt")}))
+    assert "gnn " not in off.build
+    assert document_version(file_sha256(SAMPLE), off.build) != document_version(file_sha256(SAMPLE), shipped.build)
 
     # Back to the shipped checkpoint by reembed, then configured to it: nothing is rebuilt.
     reembed(falkordb_store, configured, checkpoint=DEFAULT_CHECKPOINT)
