@@ -191,9 +191,9 @@ class GraphBatch:
     """Everything one document contributes to the graph, written in one transaction.
 
     ``sha256`` is the file's; ``build`` says how the graph was made (reader, encoder, GNN, docgraph
-    release). Together (the GNN checkpoint left out) they are the document's ``version``: a store keeps a
-    stored version as it is and replaces any other, so re-ingesting a file with another reader or
-    encoder rebuilds it; with another GNN checkpoint, only its GNN vectors are rewritten.
+    release). Together (the GNN checkpoint left out) they are the document's ``version``: a store
+    keeps a stored version as it is and replaces any other, so re-ingesting a file with another
+    reader or encoder rebuilds it; with another GNN checkpoint, only its GNN vectors are rewritten.
     """
 
     doc_id: str
