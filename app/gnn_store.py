@@ -18,8 +18,9 @@ WRITE_CHUNK = 500
 
 
 def refresh_stale_gnn(store: GraphStore, batch: GraphBatch) -> bool:
-    """After a no-op write of ``batch`` (its version is stored): when the stored build differs, only
-    ``docgraph reembed`` can have changed it, writing another checkpoint's GNN vectors. Write the
+    """After a no-op write of ``batch`` (its version is stored): when the stored build differs, it
+    differs in the GNN checkpoint alone (the version leaves the checkpoint out): the stored GNN vectors
+    came from another checkpoint, by ``docgraph reembed`` or an ingest configured with it. Write the
     batch's own GNN vectors and build instead; returns whether it did."""
     if stored_build(store, batch.doc_id) == batch.build:
         return False

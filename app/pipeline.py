@@ -43,7 +43,7 @@ class IngestContext:
     layout: DocumentLayout | None = None
     batch: GraphBatch | None = None
     result: WriteResult | None = None
-    refreshed: bool = False  # the stored version's GNN vectors (from a reembed) were replaced by this build's
+    refreshed: bool = False  # the stored version's GNN vectors (another checkpoint's) were replaced by this build's
     timings: dict[str, float] = field(default_factory=dict)
 
 
