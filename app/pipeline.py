@@ -94,11 +94,12 @@ class EmbedStage:
 class WriteStage:
     store: GraphStore
     files_dir: Path | None = None  # where a copy of each PDF is kept for rendering
+    force: bool = False  # rewrite a document stored in the same version (GraphStore.write_document)
     name: str = "graph_write"
 
     def run(self, ctx: IngestContext) -> None:
         assert ctx.batch is not None
-        ctx.result = self.store.write_document(ctx.batch)
+        ctx.result = self.store.write_document(ctx.batch, force=self.force)
         if not ctx.result.written:
             from app.gnn_store import refresh_stale_gnn
 
@@ -226,12 +227,15 @@ def check_exists(path: Path) -> None:
 
 
 def build_ingest_pipeline(
-    store: GraphStore, settings: Settings, reader: Reader | None = None, embed: bool = True
+    store: GraphStore, settings: Settings, reader: Reader | None = None, embed: bool = True, force: bool = False
 ) -> IngestPipeline:
     """The standard pipeline: read, build the graph, embed regions (unless told not to), write.
 
-    Its ``build`` names the reader, the encoder, the GNN checkpoint and the docgraph release, so a
-    file stored as another pipeline built it is rebuilt, not skipped as unchanged."""
+    Its ``build`` names the reader, the encoder, the GNN checkpoint and the docgraph release: a file
+    stored as another pipeline built it is rebuilt (for another checkpoint only, its GNN vectors
+    are rewritten), not skipped as unchanged. ``force``
+    rebuilds a file stored as this pipeline builds it too: what the build does not name (a change
+    to docgraph's code within one release) reaches it only so."""
     from app.readers import make_reader
 
     chosen = reader or make_reader(settings.reader, settings)
@@ -254,7 +258,7 @@ def build_ingest_pipeline(
     else:
         notes.append("embeddings off (--no-embed): vector search and the GNN will not see these documents")
         build.append("no embeddings")
-    stages.append(WriteStage(store, files_dir=settings.home / "files"))
+    stages.append(WriteStage(store, files_dir=settings.home / "files", force=force))
     return IngestPipeline(stages, notes, "; ".join(build))
 
 

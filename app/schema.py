@@ -237,6 +237,7 @@ def load_falkordb_constraints() -> list[list[str]]:
 
 
 _COMMENT = re.compile(r"^\s*//.*$", re.MULTILINE)
+_VECTOR_INDEX = re.compile(r"VECTOR INDEX FOR \(n:(\w+)\) ON \(n\.(\w+)\)")
 
 
 def fulltext_index_ddl(dialect: str, label: str) -> str:
@@ -246,6 +247,16 @@ def fulltext_index_ddl(dialect: str, label: str) -> str:
     if len(found) != 1:
         raise SchemaError(f"expected one full-text index on {label} in schema/{dialect}, found {len(found)}")
     return found[0]
+
+
+def vector_index_ddl(dialect: str, dimension: int) -> list[tuple[str, str, str]]:
+    """(label, property, the statement that creates it) for each vector index of the schema."""
+    found = []
+    for statement in load_ddl(dialect, dimension):
+        match = _VECTOR_INDEX.search(statement)
+        if match:
+            found.append((match[1], match[2], statement))
+    return found
 
 
 def _statements(text: str) -> list[str]:

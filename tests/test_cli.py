@@ -93,6 +93,13 @@ def test_ingest_documents_render_delete(cli_env: dict[str, str], tmp_path: Path)
 
     code, out, _ = run("ingest", str(SAMPLE), "--no-embed", "--json")
     assert json.loads(out)[0]["status"] == "unchanged"
+    code, out, err = run("ingest", str(SAMPLE), "--no-embed", "--force", "--json")  # rebuilt all the same
+    assert code == 0, err
+    [forced] = json.loads(out)
+    assert forced["status"] == "replaced" and forced["doc_id"] == report["doc_id"]
+    code, out, _ = run("cypher", "MATCH (r:Region) RETURN count(r) AS n", "--json")
+    [count] = json.loads(out)
+    assert count["n"] == report["regions"]  # the rewrite left no second copy behind
 
     code, out, _ = run("documents", "--json")
     [doc] = json.loads(out)

@@ -216,6 +216,43 @@ def test_the_same_file_built_another_way_replaces_the_old(store: GraphStore) -> 
     assert (again.written, again.replaced) == (False, False)
 
 
+def _renamed_section(batch: GraphBatch, name: str) -> GraphBatch:
+    """``batch`` with its Section under another id, as a changed reader may give it."""
+    old = next(node.key for node in batch.nodes if node.label == "Section")
+    new = old.rsplit(":", 1)[0] + f":{name}"
+    for node in batch.nodes:
+        node.key = new if node.key == old else node.key
+    for edge in batch.edges:
+        edge.src_key = new if edge.src_key == old else edge.src_key
+        edge.dst_key = new if edge.dst_key == old else edge.dst_key
+    return batch
+
+
+def test_a_forced_write_rewrites_the_stored_version(store: GraphStore) -> None:
+    store.write_document(make_batch(doc("force"), "a"))
+    before = store.counts()
+    # The same file and build (so the same version), read differently by changed code.
+    changed = _renamed_section(make_batch(doc("force"), "a", texts=[TEXTS[0], ("paragraph", "Revenue fell.")]), "s1")
+    assert changed.version == make_batch(doc("force"), "a").version
+    assert store.write_document(changed).written is False  # unforced, the stored version stands
+    result = store.write_document(changed, force=True)
+    assert (result.written, result.replaced) == (True, True)
+
+    nodes = snapshot(store, doc("force"))["nodes"]
+    assert {row["version"] for row in nodes} == {changed.version}
+    assert [row["key"] for row in nodes if "Section" in row["labels"]] == [f"{doc('force')}@a:s1"]
+    assert [row["text"] for row in nodes if "Region" in row["labels"]] == [TEXTS[0][1], "Revenue fell."]
+    assert not [row["key"] for row in nodes if "#replaced" in row["key"]]
+    labels, types = delta(store.counts(), before)
+    assert labels == {"Region": -2, "Table": -1, "Caption": -1}
+    assert types["HAS_NEXT"] == -2 and types["IS_UNDER"] == -2
+    hits = store.vector_top_k("Region", "embedding", unit(1, 2), k=5, doc_id=doc("force"))
+    assert [hit.key for hit in hits] == [f"{doc('force')}@a:p1:r1", f"{doc('force')}@a:p1:r0"]
+    fell = eventually(lambda: store.fulltext_top_k("Region", "fell", k=5), lambda found: len(found) >= 1)
+    assert [hit.key for hit in fell] == [f"{doc('force')}@a:p1:r1"]
+    assert store.write_document(changed).written is False
+
+
 def _missing_endpoint(batch: GraphBatch) -> None:
     batch.edges.append(EdgeRecord("REF", "Region", batch.nodes[-1].key, "Region", "no-such-region"))
 
@@ -239,6 +276,26 @@ def test_a_failed_write_leaves_the_graph_as_it_was(store: GraphStore, breakage: 
     assert [hit.key for hit in hits] == [f"{doc('fail')}@a:p1:r2"]
     everywhere = store.vector_top_k("Region", "embedding", unit(2, 3), k=1)
     assert everywhere[0].key == f"{doc('fail')}@a:p1:r2"
+
+
+@pytest.mark.parametrize("breakage", [_missing_endpoint, _duplicate_id], ids=["missing-endpoint", "duplicate-id"])
+def test_a_failed_forced_write_leaves_the_graph_as_it_was(
+    store: GraphStore, breakage: Callable[[GraphBatch], None]
+) -> None:
+    store.write_document(make_batch(doc("forcefail"), "a"))
+    before = snapshot(store, doc("forcefail"))
+    broken = make_batch(doc("forcefail"), "a", texts=[*TEXTS, ("paragraph", "One more region")])
+    breakage(broken)
+    with pytest.raises(StoreError, match="the graph is unchanged"):
+        store.write_document(broken, force=True)
+    assert snapshot(store, doc("forcefail")) == before
+    # The stored nodes were moved aside and back: the indexes must still find them.
+    hits = store.vector_top_k("Region", "embedding", unit(2, 3), k=1, doc_id=doc("forcefail"))
+    assert [hit.key for hit in hits] == [f"{doc('forcefail')}@a:p1:r2"]
+    everywhere = store.vector_top_k("Region", "embedding", unit(2, 3), k=1)
+    assert everywhere[0].key == f"{doc('forcefail')}@a:p1:r2"
+    found = store.fulltext_top_k("Region", "quarterly revenue by region", k=1, doc_id=doc("forcefail"))
+    assert [hit.key for hit in found] == [f"{doc('forcefail')}@a:p1:r2"]
 
 
 def test_delete_document_removes_its_nodes_only(store: GraphStore) -> None:

@@ -45,6 +45,14 @@ def ingest_command(
     describe: Annotated[
         bool, typer.Option("--describe", help="Describe figures/tables with the vision model (DOCGRAPH_VLM_MODEL).")
     ] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Rebuild files already stored as they would be built now (same file and settings), "
+            "e.g. after updating docgraph from source within one release.",
+        ),
+    ] = False,
     json_out: JsonOption = False,
     store: StoreOption = None,
 ) -> None:
@@ -62,7 +70,7 @@ def ingest_command(
         if similar_elsewhere is not None:
             settings = settings.model_copy(update={"similarity_corpus_k": similar_elsewhere})
         chosen = make_reader(reader or settings.reader, settings)
-        pipeline = build_ingest_pipeline(graph_store, settings, reader=chosen, embed=not no_embed)
+        pipeline = build_ingest_pipeline(graph_store, settings, reader=chosen, embed=not no_embed, force=force)
         for note in pipeline.notes:
             err_console.print(f"[dim]note: {note}[/]", highlight=False)
         with _progress(quiet=json_out) as progress, graph_store.fulltext_refresh_deferred():

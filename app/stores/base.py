@@ -44,7 +44,7 @@ class GraphCounts:
 @dataclass(frozen=True, slots=True)
 class WriteResult:
     written: bool  # False when the same version was already stored (a no-op)
-    replaced: bool  # True when an older version of the document was replaced
+    replaced: bool  # True when a stored version of the document was replaced (an older one, or forced)
     nodes: int
     relationships: int
 
@@ -57,11 +57,13 @@ class GraphStore(Protocol):
     def apply_schema(self) -> None:
         """Create constraints and indexes; safe to call any number of times."""
 
-    def write_document(self, batch: GraphBatch) -> WriteResult:
+    def write_document(self, batch: GraphBatch, force: bool = False) -> WriteResult:
         """Write one document's nodes and relationships in one transaction.
 
-        The same ``sha256`` already stored is a no-op; another version of ``doc_id`` is replaced in
-        the same transaction. On failure the graph is left as it was.
+        The same version already stored is a no-op unless ``force`` (then it is rewritten, as a
+        replacement: a docgraph change that the version does not name reaches stored documents);
+        another version of ``doc_id`` is replaced in the same transaction. On failure the graph is
+        left as it was.
         """
 
     def delete_document(self, doc_id: str) -> int:

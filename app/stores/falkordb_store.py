@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -39,6 +40,7 @@ from app.schema import (
     fulltext_index_ddl,
     load_ddl,
     load_falkordb_constraints,
+    vector_index_ddl,
 )
 from app.stores.base import Dialect, GraphCounts, Row, ScoredNode, WriteResult
 from app.stores.falkordb_disk import snapshot_now, start_compaction
@@ -189,6 +191,22 @@ class FalkorDBStore:
         if rebuilt:
             self.wait_for_indexes(FULLTEXT_REBUILD_TIMEOUT_S)
 
+    def refresh_vector_indexes(self) -> None:
+        """Rebuild the vector indexes, then wait for them.
+
+        FalkorDB 4.16 keeps a node's old vector in each vector index of its label when the node is
+        updated, whichever property changed (FalkorDB#2197, fixed upstream). The orphans shadow live
+        entries, so a search returns fewer than k nodes, and a node whose id was set twice (a failed
+        forced rewrite moves the stored nodes aside and back) is not found at all. Setting the
+        vector again does not repair it; building the index again does (about 1 s per 1,000
+        regions). Vector writes done as ``gnn_write_embeddings`` does (cleared, then set) were not
+        seen to leave orphans."""
+        for label, prop, create in vector_index_ddl(DIALECT, self.vector_dimension):
+            drop = render("drop_vector_index", DIALECT, label=label, property=prop)
+            for statement, done in ((drop, _ALREADY_GONE), (create, _ALREADY_DONE)):
+                self._schema_step(lambda statement=statement: self._graph.query(statement), statement, done)
+        self.wait_for_indexes(FULLTEXT_REBUILD_TIMEOUT_S)
+
     def list_indexes(self) -> list[IndexInfo]:
         """One entry per indexed (label, property, index type)."""
         infos: list[IndexInfo] = []
@@ -199,8 +217,14 @@ class FalkorDBStore:
 
     # ---- documents -------------------------------------------------------------------------
 
-    def write_document(self, batch: GraphBatch) -> WriteResult:
-        result = self._writer.write(batch)
+    def write_document(self, batch: GraphBatch, force: bool = False) -> WriteResult:
+        try:
+            result = self._writer.write(batch, force)
+        except StoreError:
+            if force:  # a failed rewrite may have moved the stored nodes aside and back
+                with contextlib.suppress(StoreError):  # the write's own error is the one to report
+                    self.refresh_vector_indexes()
+            raise
         if result.replaced:  # the old version's nodes were deleted: see refresh_fulltext
             self.refresh_fulltext(FULLTEXT_PROPERTY)
         if result.written and self._compact_aof_bytes is not None:

@@ -13,7 +13,9 @@ outcome, all inside MULTI/EXEC (no reader ever sees a half-written or half-repla
 3. each node and relationship group is created by one query that adds 1 to ``steps`` only if every
    row of the group was created (a failing query is undone by FalkorDB and adds nothing);
 4. if ``steps`` equals the number of groups, the stashed old version is deleted; otherwise the new
-   version's nodes (``doc_sha256`` = the new sha256) are deleted and the old ids are restored;
+   version's nodes (``doc_sha256`` = the new version, ids without the stash suffix) are deleted and
+   the old ids are restored. A forced rewrite of the stored version stashes every stored node of
+   the document (all their ids collide), so the suffix alone tells old from new;
 5. the marker is deleted, returning whether the new version was kept.
 
 Every query that deletes nodes first scans each label of the graph, so that FalkorDB resizes its
@@ -76,9 +78,12 @@ def write_commands(
     stash: tuple[str, ...] = ("Document",),
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
     stored_labels: tuple[str, ...] = (),
+    rewrite: bool = False,
 ) -> list[Command]:
     """Every query of one document write, in order (see the module docstring); ``stash`` names the
     labels whose stored nodes must give up their ids first, ``stored_labels`` the graph's labels.
+    ``rewrite``: the same version is stored and is written again (forced), so the stored nodes
+    are told from the new ones by the stash suffix, not by their version.
     """
     suffix = f"#replaced-{token}"
     scope = {"doc_id": batch.doc_id, "version": batch.version}
@@ -95,7 +100,7 @@ def write_commands(
         "suffix": suffix,
     }
     commands = [Command(load("write_begin", DIALECT), {"token": token})]
-    commands += _per_label("write_stash_old", {**scope, "suffix": suffix}, stash)
+    commands += _per_label("write_stash_old", {**scope, "suffix": suffix, "rewrite": rewrite}, stash)
     commands += steps
     resize = (*stored_labels, *batch_labels(batch))
     commands += _per_label("write_drop_old", guard, resize=resize)
@@ -140,8 +145,8 @@ class DocumentWriter:
         self._graph = graph
         self._chunk_rows = chunk_rows
 
-    def write(self, batch: GraphBatch) -> WriteResult:
-        return self._retrying(lambda: self._try_write(batch), batch.doc_id, "writing", "written")
+    def write(self, batch: GraphBatch, force: bool = False) -> WriteResult:
+        return self._retrying(lambda: self._try_write(batch, force), batch.doc_id, "writing", "written")
 
     def delete(self, doc_id: str) -> int:
         """Delete every node of the document (and its relationships) in one transaction."""
@@ -171,17 +176,21 @@ class DocumentWriter:
         _raise_first_error(replies, f"deleting document {doc_id} failed")
         return sum(int(QueryResult(self._graph, reply).nodes_deleted) for reply in replies)
 
-    def _try_write(self, batch: GraphBatch) -> WriteResult | None:
+    def _try_write(self, batch: GraphBatch, force: bool) -> WriteResult | None:
         """One optimistic attempt; None when a concurrent change to the graph aborted it."""
         with self._connection.pipeline(transaction=True) as pipe:
             try:
                 pipe.watch(self._graph.name)  # type: ignore[no-untyped-call]
                 versions = self._stored_versions(pipe, batch.doc_id)
-                if versions == [batch.version]:
+                same = versions == [batch.version]
+                if same and not force:
                     return WriteResult(written=False, replaced=False, nodes=0, relationships=0)
-                stash = self._taken_labels(pipe, batch)
+                # A forced rewrite moves every stored node aside: a changed reader may give some
+                # label entirely new ids, and its old nodes would then look like the new version's.
+                stash = DOCUMENT_LABELS if same else self._taken_labels(pipe, batch)
                 labels = self._stored_labels(pipe)
-                replies = self._execute(pipe, write_commands(batch, uuid.uuid4().hex, stash, self._chunk_rows, labels))
+                commands = write_commands(batch, uuid.uuid4().hex, stash, self._chunk_rows, labels, rewrite=same)
+                replies = self._execute(pipe, commands)
             except redis.WatchError:
                 return None
         if not self._kept(replies[-1]):

@@ -123,13 +123,13 @@ class Neo4jStore:
 
     # ---- documents -------------------------------------------------------------------------
 
-    def write_document(self, batch: GraphBatch) -> WriteResult:
+    def write_document(self, batch: GraphBatch, force: bool = False) -> WriteResult:
         nodes = node_groups(batch, split_vectors=False)
         edges = edge_groups(batch)
 
         def work(tx: neo4j.ManagedTransaction) -> WriteResult:
             versions = [record["version"] for record in tx.run(load("document_versions", DIALECT), doc_id=batch.doc_id)]
-            if versions == [batch.version]:
+            if versions == [batch.version] and not force:
                 return WriteResult(written=False, replaced=False, nodes=0, relationships=0)
             for label in DOCUMENT_LABELS:
                 tx.run(render("delete_document_nodes", DIALECT, label=label), doc_id=batch.doc_id).consume()
