@@ -265,11 +265,13 @@ HEAVY_MODULES = ("torch", "transformers", "sentence_transformers", "openai", "ne
 RUN_AND_LIST_MODULES = """
 import json, sys
 from app.cli.main import app
+code = 0
 try:
     app(json.loads(sys.argv[1]))
-except SystemExit:
-    pass
+except SystemExit as stop:
+    code = stop.code if isinstance(stop.code, int) else 1
 print(json.dumps(sorted(set(sys.argv[2:]) & set(sys.modules))), file=sys.stderr)
+sys.exit(code)
 """
 
 

@@ -147,6 +147,7 @@ def test_dense_scores_are_exact_cosines_of_stored_vectors_or_passages(
     q = encoder.encode([query])[0]
     for doc_id in (None, SPEC_DOC):  # the vector index, and an exact scan inside one document
         hits = retrievers["dense-region"].retrieve(query, 5, doc_id)
+        assert len(hits) == 5, doc_id
         rows = corpus_store.read(
             "MATCH (r:Region) WHERE r.region_id IN $ids "
             "RETURN r.region_id AS region_id, r.embedding AS embedding, r.passage_embeddings AS passages",

@@ -101,17 +101,17 @@ def test_ask_shows_cited_answer_and_highlighted_page(page: Any, app_url: str, ap
     assert _highlighted_pixels(shown, app_settings, cited_page) > 2000
 
     second = page.get_by_role("button", name=re.compile(r"^\[2\] "))
-    if second.count():
-        second.click()
-        # The evidence heading "**[2]** `tag`": the answer's own inline "**[2]**" marker is there
-        # before the click is handled, so waiting for "[2]" alone read the previous heading's tag.
-        heading = page.locator("[data-testid='stMarkdown']").filter(has_text=re.compile(r"^\[2\] .*#r"))
-        heading.first.wait_for(timeout=30_000)
-        tag = heading.first.locator("code").inner_text()
-        text = _region_text(app_settings, tag)
-        expect(page.locator("[data-testid='stText']").first).to_contain_text(text[:40], timeout=30_000)
-        page.wait_for_timeout(500)  # the image may still be swapping in
-        shoot(page, tmp_path, "ask-second-citation.png")
+    assert second.count() == 1  # the extractive answer quotes several passages
+    second.click()
+    # The evidence heading "**[2]** `tag`": the answer's own inline "**[2]**" marker is there
+    # before the click is handled, so waiting for "[2]" alone read the previous heading's tag.
+    heading = page.locator("[data-testid='stMarkdown']").filter(has_text=re.compile(r"^\[2\] .*#r"))
+    heading.first.wait_for(timeout=30_000)
+    tag = heading.first.locator("code").inner_text()
+    text = _region_text(app_settings, tag)
+    expect(page.locator("[data-testid='stText']").first).to_contain_text(text[:40], timeout=30_000)
+    page.wait_for_timeout(500)  # the image may still be swapping in
+    shoot(page, tmp_path, "ask-second-citation.png")
 
 
 def _region_text(settings: Settings, tag: str) -> str:
