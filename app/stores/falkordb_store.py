@@ -57,7 +57,7 @@ _ALREADY_DONE = ("already indexed", "already exists")
 _ALREADY_GONE = ("no such index",)
 _BUILT = "OPERATIONAL"
 _GHOST_SYMPTOM = "Attempted to access undefined attribute"  # what reading a ghost node answers
-FULLTEXT_REBUILD_TIMEOUT_S = 600.0  # 10,500 regions take about 11 s
+INDEX_REBUILD_TIMEOUT_S = 600.0  # a full-text index of 10,500 regions takes about 11 s
 REPLY_GRACE_S = 30.0  # slack past a read's own limit: for the wait before it runs, and its reply
 
 
@@ -185,11 +185,9 @@ class FalkorDBStore:
         rebuilt = [label for label in dict.fromkeys(labels) if label in indexed and label in FULLTEXT_PROPERTY]
         for label in rebuilt:
             drop = render("drop_fulltext_index", DIALECT, label=label, property=FULLTEXT_PROPERTY[label])
-            create = fulltext_index_ddl(DIALECT, label)
-            for statement, done in ((drop, _ALREADY_GONE), (create, _ALREADY_DONE)):
-                self._schema_step(lambda statement=statement: self._graph.query(statement), statement, done)
+            self._rebuild_index(drop, fulltext_index_ddl(DIALECT, label))
         if rebuilt:
-            self.wait_for_indexes(FULLTEXT_REBUILD_TIMEOUT_S)
+            self.wait_for_indexes(INDEX_REBUILD_TIMEOUT_S)
 
     def refresh_vector_indexes(self) -> None:
         """Rebuild the vector indexes, then wait for them.
@@ -202,10 +200,14 @@ class FalkorDBStore:
         regions). Vector writes done as ``gnn_write_embeddings`` does (cleared, then set) were not
         seen to leave orphans."""
         for label, prop, create in vector_index_ddl(DIALECT, self.vector_dimension):
-            drop = render("drop_vector_index", DIALECT, label=label, property=prop)
-            for statement, done in ((drop, _ALREADY_GONE), (create, _ALREADY_DONE)):
-                self._schema_step(lambda statement=statement: self._graph.query(statement), statement, done)
-        self.wait_for_indexes(FULLTEXT_REBUILD_TIMEOUT_S)
+            self._rebuild_index(render("drop_vector_index", DIALECT, label=label, property=prop), create)
+        self.wait_for_indexes(INDEX_REBUILD_TIMEOUT_S)
+
+    def _rebuild_index(self, drop: str, create: str) -> None:
+        """Drop an index and create it again. Two clients may rebuild at once: a drop or a create
+        that the other one already made is not an error."""
+        for statement, done in ((drop, _ALREADY_GONE), (create, _ALREADY_DONE)):
+            self._schema_step(lambda statement=statement: self._graph.query(statement), statement, done)
 
     def list_indexes(self) -> list[IndexInfo]:
         """One entry per indexed (label, property, index type)."""
