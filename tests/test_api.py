@@ -188,6 +188,25 @@ def test_delete_removes_a_document_and_then_it_is_not_found(client: TestClient, 
     assert_error(client.delete("/documents/zoo-copy"), 404, "not_found")
 
 
+def test_a_stored_file_uploaded_again_is_rebuilt_only_when_forced(client: TestClient, store: GraphStore) -> None:
+    def ingest(**form: str) -> dict[str, Any]:
+        response = upload(client, SAMPLE_PDF.read_bytes(), "zoo again.pdf", embed="false", **form)
+        last = follow_job(client, response.json()["job_id"])[-1]
+        assert last["status"] == "succeeded", last
+        report: dict[str, Any] = last["report"]
+        return report
+
+    try:
+        first = ingest()
+        stored = graph_snapshot(store)
+        again, forced = ingest(), ingest(force="true")
+        assert [r["status"] for r in (first, again, forced)] == ["ingested", "unchanged", "replaced"]
+        assert forced["doc_id"] == first["doc_id"] == "zoo-again" and forced["nodes"] == first["nodes"]
+        assert graph_snapshot(store) == stored
+    finally:
+        client.delete("/documents/zoo-again")
+
+
 def test_unknown_jobs_routes_and_methods_are_json_errors(client: TestClient) -> None:
     assert_error(client.get("/jobs/0123456789abcdef"), 404, "not_found")
     assert_error(client.get("/no/such/route"), 404, "not_found")

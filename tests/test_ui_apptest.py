@@ -159,6 +159,9 @@ def test_documents_page_lists_ingests_a_folder_and_deletes(ui_env: Settings, sto
     assert "broken.pdf: failed" in texts(at.error)
     assert "zoo-copy.pdf → zoo-copy: ingested" in texts(at.success)
     assert sorted(at.dataframe[0].value["doc_id"].tolist()) == [DOC, "zoo-copy"]
+    at.checkbox(key="ingest_force").check().run()  # rebuilds what is stored as it would be built now
+    at.button(key="ingest_folder").click().run()
+    assert "zoo-copy.pdf → zoo-copy: replaced" in texts(at.success)
 
     at.text_input(key="documents_folder").set_value(str(tmp_path / "nowhere")).run()
     at.button(key="ingest_folder").click().run()

@@ -184,6 +184,7 @@ def test_ingest_helpers(sample: tuple[GraphStore, Settings], tmp_path: Path) -> 
     reports = ingest_files(store, settings, [broken, SAMPLE_PDF], progress=lambda f, t: seen.append((f, t)))
     assert [r.status for r in reports] == ["failed", "unchanged"]
     assert seen[-1][0] == 1.0 and any("read" in text for _, text in seen)
+    assert [r.status for r in ingest_files(store, settings, [SAMPLE_PDF], force=True)] == ["replaced"]
 
 
 def test_numbered_answers_and_highlights() -> None:

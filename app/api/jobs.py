@@ -26,7 +26,7 @@ from app.pipeline import IngestContext, IngestPipeline, IngestReport, Stage
 log = logging.getLogger("docgraph.api")
 
 KEPT_JOBS = 500
-PipelineFactory = Callable[[bool], IngestPipeline]  # embed? -> the pipeline to run
+PipelineFactory = Callable[[bool, bool], IngestPipeline]  # (embed?, force?) -> the pipeline to run
 
 
 def _now() -> str:
@@ -39,6 +39,7 @@ class Job:
     file_name: str
     path: Path  # the uploaded file; removed when the job ends (the store keeps its own copy)
     embed: bool = True
+    force: bool = False  # rebuild a file stored as this server would build it
     status: str = "queued"  # queued | running | succeeded | failed
     stage: str = ""  # prepare, then the pipeline's stages: read, graph, embed, graph_write
     stage_index: int = 0
@@ -94,8 +95,8 @@ class JobManager:
         self._lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="docgraph-ingest")
 
-    def submit(self, file_name: str, path: Path, embed: bool = True) -> Job:
-        job = Job(job_id=uuid.uuid4().hex, file_name=file_name, path=path, embed=embed)
+    def submit(self, file_name: str, path: Path, embed: bool = True, force: bool = False) -> Job:
+        job = Job(job_id=uuid.uuid4().hex, file_name=file_name, path=path, embed=embed, force=force)
         with self._lock:
             self._jobs[job.job_id] = job
             while len(self._jobs) > self._kept:
@@ -131,7 +132,7 @@ class JobManager:
 
     def _ingest(self, job: Job) -> IngestReport:
         job.stage = "prepare"  # loading the reader and the encoder; the first job takes a while here
-        pipeline = self._pipeline_for(job.embed)
+        pipeline = self._pipeline_for(job.embed, job.force)
         stages = [ReportingStage(stage, job, i) for i, stage in enumerate(pipeline.stages, start=1)]
         job.stages = len(stages)
 

@@ -83,10 +83,18 @@ def upload_document(
     state: State,
     file: Annotated[UploadFile, File(description="A PDF file")],
     embed: Annotated[bool, Form(description="Embed regions for dense retrieval")] = True,
+    force: Annotated[
+        bool,
+        Form(
+            description="Rebuild the file even if it is stored as this server builds it "
+            "(after an update of docgraph within one release)"
+        ),
+    ] = False,
 ) -> JSONResponse:
     """Upload a PDF and ingest it in the background; poll ``GET /jobs/{job_id}`` for progress.
 
-    A document of the same name replaces the stored one (same content: nothing changes).
+    A document of the same name replaces the stored one (same content built the same way: nothing
+    changes, unless ``force``).
     """
     _check_upload(file, state.max_upload_bytes)
     state.store()  # refuse now (503) rather than fail in the job when the store is down
@@ -97,7 +105,7 @@ def upload_document(
     file.file.seek(0)
     with target.open("wb") as out:
         shutil.copyfileobj(file.file, out)
-    job = state.jobs.submit(name, target, embed=embed)
+    job = state.jobs.submit(name, target, embed=embed, force=force)
     return SafeJSONResponse(
         as_json(JobModel, job.to_json()), status_code=202, headers={"Location": f"/jobs/{job.job_id}"}
     )

@@ -64,8 +64,8 @@ class ApiState:
                 self._retrievers[variant] = make_retriever(variant, store, encoder, corpus=self._corpus)
             return self._retrievers[variant]
 
-    def ingest_pipeline(self, embed: bool) -> IngestPipeline:
-        return build_ingest_pipeline(self.store(), self.settings, embed=embed)
+    def ingest_pipeline(self, embed: bool, force: bool = False) -> IngestPipeline:
+        return build_ingest_pipeline(self.store(), self.settings, embed=embed, force=force)
 
     def close(self) -> None:
         self.jobs.shutdown()

@@ -47,10 +47,15 @@ def overall_fraction(index: int, count: int, stage: str, done: int, total: int) 
 
 
 def ingest_files(
-    store: GraphStore, settings: Settings, paths: Sequence[Path], progress: OverallProgress | None = None
+    store: GraphStore,
+    settings: Settings,
+    paths: Sequence[Path],
+    progress: OverallProgress | None = None,
+    force: bool = False,
 ) -> list[IngestReport]:
-    """Ingest each file in turn; a failed file is reported and the others still go in."""
-    pipeline = build_ingest_pipeline(store, settings)
+    """Ingest each file in turn; a failed file is reported and the others still go in. ``force``
+    rebuilds files stored as they would be built now (see ``build_ingest_pipeline``)."""
+    pipeline = build_ingest_pipeline(store, settings, force=force)
     reports: list[IngestReport] = []
     with store.fulltext_refresh_deferred():
         for index, path in enumerate(paths):

@@ -45,12 +45,18 @@ def _flash_messages() -> None:
 def _ingest_section(graph_store: GraphStore) -> None:
     st.subheader("Add documents")
     upload, folder = st.tabs(["Upload PDFs", "From a folder on the server"])
+    force = st.checkbox(
+        "Rebuild files already stored",
+        key="ingest_force",
+        help="A file stored as it would be built now is skipped as unchanged; tick this to rebuild it "
+        "anyway, e.g. after updating docgraph within one release.",
+    )
     with upload:
         round_key = f"documents_upload-{st.session_state.get(UPLOAD_ROUND, 0)}"  # a new key empties the uploader
         files = st.file_uploader("PDF files", type=["pdf"], accept_multiple_files=True, key=round_key)
         if st.button("Ingest uploaded files", type="primary", disabled=not files, key="ingest_uploads"):
             folder_path = uploads_dir(common.settings())
-            _ingest(graph_store, [save_upload(f.name, f.getvalue(), folder_path) for f in files or []])
+            _ingest(graph_store, [save_upload(f.name, f.getvalue(), folder_path) for f in files or []], force)
     with folder:
         chosen = st.text_input("Folder", placeholder="/data/pdfs", key="documents_folder")
         if st.button("Ingest the folder's PDFs", disabled=not chosen.strip(), key="ingest_folder"):
@@ -60,10 +66,10 @@ def _ingest_section(graph_store: GraphStore) -> None:
                 if not paths:
                     st.warning(f"No PDF in {chosen}.")
             if paths:
-                _ingest(graph_store, paths)
+                _ingest(graph_store, paths, force)
 
 
-def _ingest(graph_store: GraphStore, paths: Sequence[Path]) -> None:
+def _ingest(graph_store: GraphStore, paths: Sequence[Path], force: bool = False) -> None:
     bar = st.progress(0.0, text=f"Ingesting {len(paths)} file(s)…")
     reports: list[IngestReport] = []
 
@@ -71,7 +77,7 @@ def _ingest(graph_store: GraphStore, paths: Sequence[Path]) -> None:
         bar.progress(fraction, text=text)
 
     with common.shown_errors("Ingesting"), st.spinner("Ingesting (the encoder loads on first use)…"):
-        reports = ingest_files(graph_store, common.settings(), paths, progress=show)
+        reports = ingest_files(graph_store, common.settings(), paths, progress=show, force=force)
     bar.empty()
     if not reports:
         return
