@@ -26,9 +26,42 @@ def close(doc: pymupdf.Document) -> None:
 
 
 def load_page(doc: pymupdf.Document, index: int) -> pymupdf.Page:
+    """Page ``index`` (0-based), unrotated (see :func:`settle_rotation`)."""
     handle: Any = doc
     page: pymupdf.Page = handle.load_page(index)
+    settle_rotation(page)
     return page
+
+
+def settle_rotation(page: pymupdf.Page) -> None:
+    """Give a rotated page (``/Rotate``) rotation 0 in the frame its text reads left to right in.
+
+    PyMuPDF gives text in the page's stored frame and renders it turned as shown, so readers, the
+    layout and OCR models (which see renders) and drawn boxes would disagree on a rotated page. The
+    usual one, a landscape table or a scan stored sideways, reads in the frame it is shown in: its
+    content is turned into that frame (``remove_rotation``). A page whose text runs left to right
+    as stored, shown sideways, keeps the stored frame and is rendered so. Either way every
+    coordinate and every render of the page are in one frame, the frame its text reads in. The
+    document is changed in memory only."""
+    handle: Any = page
+    if not handle.rotation:
+        return
+    if _reads_as_stored(page):
+        handle.set_rotation(0)
+    else:
+        handle.remove_rotation()
+
+
+def _reads_as_stored(page: pymupdf.Page) -> bool:
+    """Whether most of the page's text runs left to right in its stored (unrotated) frame."""
+    along = total = 0
+    for block in text_dict(page, flags=0)["blocks"]:
+        for line in block.get("lines", ()):
+            chars = sum(len(span["text"].strip()) for span in line["spans"])
+            dx, dy = line["dir"]
+            total += chars
+            along += chars if dx > abs(dy) else 0
+    return total > 0 and along * 2 > total
 
 
 def mupdf_warnings(reset: bool = True) -> str:
