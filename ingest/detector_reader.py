@@ -95,12 +95,15 @@ class PendingPage:
     text_words: list[Word] = field(default_factory=list)  # text-layer words, for table cells
     box_job: OcrJob | None = None
     rest_job: OcrJob | None = None
+    as_read: bool = False  # a page the detector skipped: the native scan is the page, as it is
 
     def jobs(self) -> list[Future[list[list[OcrWord]]]]:
         return [job.future for job in (self.box_job, self.rest_job) if job is not None]
 
     def finish(self) -> PageScan:
         scan = self.scan
+        if self.as_read:  # its figures and tables are the native reader's, not (no) detections
+            return scan
         ocr_words: list[OcrWord] = []
         if self.box_job is not None:
             words = [w for crop in self.box_job.words() for w in crop]
@@ -180,7 +183,7 @@ class DetectorReader:
         scan = scan_page(page, use_model=False)
         good = has_good_text_layer(page, scan)
         if self.detect_pages == "untexted" and good:
-            return PendingPage(scan, [])
+            return PendingPage(scan, [], as_read=True)
         if not good:  # a scan, or glyphs without usable Unicode: read nothing from the text layer
             scan.lines, scan.tables, scan.figures = [], [], []
         image, detections = self.detect(page)

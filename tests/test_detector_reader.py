@@ -11,6 +11,7 @@ import pytest
 from app.config import Settings
 from app.exceptions import ConfigError
 from app.readers import READER_NAMES, make_reader
+from app.resources import SAMPLES_DIR
 from ingest.auto_reader import AutoReader
 from ingest.detector_reader import DetectorReader, kind_for_label
 from ingest.detector_tables import table_cells
@@ -22,6 +23,7 @@ from ingest.types import FURNITURE_KINDS, BBox, DocumentLayout, PageLayout
 from scripts.make_scanned import make_scanned
 
 DEV = Path("/work/shared/bench/dev")
+SAMPLE_PDF = SAMPLES_DIR / "docgraph-sample.pdf"
 PAGES = [1, 2]  # zoo.pdf: title page, then a page with a running header and a footnote
 
 
@@ -120,16 +122,24 @@ def test_digital_pages_take_text_from_the_text_layer(digital: Path, native: Docu
     assert_orders_valid(layout)
 
 
+def layout_summary(doc: DocumentLayout) -> list[tuple[int, int, str, str, list[float]]]:
+    return [(p.number, r.order, r.kind, r.text, r.bbox.as_list()) for p in doc.pages for r in p.regions]
+
+
 def test_auto_equals_native_on_born_digital_pages(digital: Path, native: DocumentLayout) -> None:
     reader = AutoReader()
     layout = reader.read(digital)
     assert reader._detector is None  # never loaded: no page needed it
-
-    def summary(doc: DocumentLayout) -> list[tuple[int, int, str, str, list[float]]]:
-        return [(p.number, r.order, r.kind, r.text, r.bbox.as_list()) for p in doc.pages for r in p.regions]
-
-    assert summary(layout) == summary(native)
+    assert layout_summary(layout) == layout_summary(native)
     assert layout.title == native.title
+
+
+def test_auto_keeps_the_vector_figures_and_tables_native_finds() -> None:
+    # The sample's figure is drawn with vector paths, and its table is ruled: no detection is
+    # involved, so auto must not replace them with the (absent) detections of a skipped page.
+    native = NativeReader().read(SAMPLE_PDF)
+    assert {"figure", "table"} <= {r.kind for p in native.pages for r in p.regions}
+    assert layout_summary(AutoReader().read(SAMPLE_PDF)) == layout_summary(native)
 
 
 def test_auto_ocrs_only_the_scanned_page_of_a_mixed_pdf(folder: Path, digital: Path, native: DocumentLayout) -> None:
