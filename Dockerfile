@@ -6,7 +6,7 @@ ENV PIP_NO_CACHE_DIR=1 \
     OMP_THREAD_LIMIT=1 \
     HF_HUB_OFFLINE=1
 
-# tesseract: the OCR of scanned pages (the detector reader; see ingest/ocr.py).
+# tesseract: the OCR of scanned pages (the default auto reader and the detector reader; see ingest/ocr.py).
 RUN apt-get update \
     && apt-get install -y --no-install-recommends tesseract-ocr \
     && rm -rf /var/lib/apt/lists/*

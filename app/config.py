@@ -46,7 +46,7 @@ class Settings(BaseSettings):
     neo4j_user: str = Field(default="neo4j", validation_alias=AliasChoices("DOCGRAPH_NEO4J_USER", "NEO4J_USER"))
     neo4j_password: str = Field(default="", validation_alias=AliasChoices("DOCGRAPH_NEO4J_PASSWORD", "NEO4J_PASSWORD"))
     query_timeout_s: float = Field(default=30.0, gt=0, description="Time limit of one query")
-    reader: str = Field(default="native", description="PDF reader: native, detector, auto or azure")
+    reader: str = Field(default="auto", description="PDF reader: auto, native, detector or azure")
     max_pages: int = Field(default=1500, gt=0, description="Longest PDF accepted, in pages")
     encoder_model: str = Field(
         default="all-MiniLM-L6-v2", description="Sentence encoder: a name, or a path to a model folder"

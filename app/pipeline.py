@@ -236,11 +236,11 @@ def build_ingest_pipeline(
     are rewritten), not skipped as unchanged. ``force``
     rebuilds a file stored as this pipeline builds it too: what the build does not name (a change
     to docgraph's code within one release) reaches it only so."""
-    from app.readers import make_reader
+    from app.readers import make_reader, reader_notes
 
     chosen = reader or make_reader(settings.reader, settings)
     stages: list[Stage] = [ReadStage(chosen), GraphStage()]
-    notes: list[str] = []
+    notes: list[str] = reader_notes(chosen)
     build = [f"docgraph {docgraph_release()}", reader_build(chosen, settings)]
     if embed:
         from app.embedding import configured_encoder
@@ -264,10 +264,14 @@ def build_ingest_pipeline(
 
 def reader_build(reader: Reader, settings: Settings) -> str:
     """The reader's part of a build: its name, and for the layout-model readers the model and the
-    OCR languages, which change what they read."""
+    OCR languages, which change what they read (``ocr off`` for ``auto`` without tesseract, so that
+    its scanned documents are read again once it is installed)."""
+    from app.readers import reader_ocr_off
+
     if reader.name not in ("detector", "auto"):
         return f"reader {reader.name}"
-    return f"reader {reader.name} (layout model {settings.detector_model or 'default'}, ocr {settings.ocr_lang})"
+    ocr = "ocr off" if reader_ocr_off(reader) else f"ocr {settings.ocr_lang}"
+    return f"reader {reader.name} (layout model {settings.detector_model or 'default'}, {ocr})"
 
 
 def encoder_build(settings: Settings) -> str:

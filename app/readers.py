@@ -3,7 +3,8 @@
 * ``native``: born-digital PDFs, text layer and fonts (fast, no model).
 * ``detector``: a layout detector (YOLO DocLayNet ONNX) finds the regions on every page; text from
   the text layer inside each box, tesseract OCR where there is none (scans).
-* ``auto``: ``native`` on pages with a good text layer, ``detector`` on the others.
+* ``auto`` (the default): ``native`` on pages with a good text layer, ``detector`` on the others;
+  without tesseract it reads every page as ``native`` does, and says so (:func:`reader_notes`).
 * ``azure``: Azure AI Document Intelligence ``prebuilt-layout`` (needs AZURE_DI_ENDPOINT and AZURE_DI_KEY).
 """
 
@@ -32,13 +33,36 @@ def make_reader(name: str, settings: Settings) -> Reader:
         )
     if choice == "auto":
         from ingest.auto_reader import AutoReader
+        from ingest.ocr import tesseract_available
 
-        return AutoReader(max_pages=settings.max_pages, model_path=_model_path(settings), ocr_lang=settings.ocr_lang)
+        return AutoReader(
+            max_pages=settings.max_pages,
+            model_path=_model_path(settings),
+            ocr_lang=settings.ocr_lang,
+            ocr=tesseract_available(),
+        )
     if choice == "azure":
         from ingest.azure_reader import AzureReader
 
         return AzureReader(settings.azure_di_endpoint, settings.azure_di_key, max_pages=settings.max_pages)
     raise ConfigError(f"unknown reader {name!r}; choose one of: {', '.join(READER_NAMES)}")
+
+
+def reader_ocr_off(reader: Reader) -> bool:
+    """Whether ``reader`` is the ``auto`` reader running without OCR (no tesseract)."""
+    return reader.name == "auto" and getattr(reader, "ocr", True) is False
+
+
+def reader_notes(reader: Reader) -> list[str]:
+    """What the reader leaves out and why, for the user to see once."""
+    if reader_ocr_off(reader):
+        from ingest.ocr import DEBIAN_PACKAGE, TESSERACT
+
+        return [
+            f"OCR off: the `{TESSERACT}` command is not installed, so scanned pages stay empty "
+            f"(apt-get install {DEBIAN_PACKAGE})"
+        ]
+    return []
 
 
 def _model_path(settings: Settings) -> Path | None:

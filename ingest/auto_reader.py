@@ -5,15 +5,22 @@ figures); scanned pages, pages whose glyphs have no usable Unicode and scans wit
 text stamp go through layout detection and OCR. Furniture, reading order and continuations
 are then worked out over the whole document at once, so a scanned page between two digital
 ones still joins the reading chain.
+
+Without OCR (``ocr=False``: tesseract is not installed) every page is read as ``native`` reads it,
+so a mixed PDF still gives its born-digital pages instead of failing on its scanned ones.
 """
 
 from __future__ import annotations
 
+from concurrent.futures import Executor
 from pathlib import Path
 
-from ingest.detector_reader import DetectorReader
+import pymupdf
+
+from ingest.detector_reader import DetectorReader, PendingPage
 from ingest.native import DEFAULT_MAX_PAGES
 from ingest.ocr import DEFAULT_LANG, DEFAULT_OCR_DPI
+from ingest.scan import scan_page
 from models.layout_detector import LayoutDetector
 from models.scan_selection import SelectionParams
 
@@ -32,6 +39,7 @@ class AutoReader(DetectorReader):
         ocr_lang: str = DEFAULT_LANG,
         model_path: Path | None = None,
         ocr_workers: int | None = None,
+        ocr: bool = True,
     ) -> None:
         super().__init__(
             detector=detector,
@@ -43,3 +51,9 @@ class AutoReader(DetectorReader):
             model_path=model_path,
             ocr_workers=ocr_workers,
         )
+        self.ocr = ocr
+
+    def scan(self, page: pymupdf.Page, workdir: Path, pool: Executor) -> PendingPage:
+        if self.ocr:
+            return super().scan(page, workdir, pool)
+        return PendingPage(scan_page(page, use_model=False), [], as_read=True)

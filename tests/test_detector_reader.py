@@ -10,7 +10,8 @@ import pytest
 
 from app.config import Settings
 from app.exceptions import ConfigError
-from app.readers import READER_NAMES, make_reader
+from app.pipeline import reader_build
+from app.readers import READER_NAMES, make_reader, reader_notes
 from app.resources import SAMPLES_DIR
 from ingest.auto_reader import AutoReader
 from ingest.detector_reader import DetectorReader, kind_for_label
@@ -153,9 +154,24 @@ def test_auto_ocrs_only_the_scanned_page_of_a_mixed_pdf(folder: Path, digital: P
     assert [r.text for r in layout.pages[0].regions] == [r.text for r in native.pages[0].regions]
     assert layout.pages[1].has_text_layer
     assert token_recall(body_text(layout.pages[1]), body_text(native.pages[1])) >= 0.9
-    # The native reader leaves that page empty.
+    # The native reader leaves that page empty, and so does auto without OCR, reading as native does.
     alone = NativeReader().read(mixed)
     assert alone.pages_without_text == [2] and not body_text(alone.pages[1]).strip()
+    assert layout_summary(AutoReader(ocr=False).read(mixed)) == layout_summary(alone)
+
+
+def test_auto_without_tesseract_reads_as_native_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = Settings()
+    assert settings.reader == "auto"  # the default
+    with_ocr = make_reader("auto", settings)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no tesseract on it
+    without_ocr = make_reader("auto", settings)
+    assert isinstance(with_ocr, AutoReader) and with_ocr.ocr
+    assert isinstance(without_ocr, AutoReader) and not without_ocr.ocr
+    assert reader_notes(with_ocr) == [] and reader_notes(NativeReader()) == []
+    assert ["apt-get install tesseract-ocr" in note for note in reader_notes(without_ocr)] == [True]
+    assert "ocr eng" in reader_build(with_ocr, settings)
+    assert "ocr off" in reader_build(without_ocr, settings)  # stored scans are read again once it is installed
 
 
 def test_text_layer_quality(folder: Path, digital: Path) -> None:

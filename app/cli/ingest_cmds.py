@@ -24,13 +24,18 @@ from app.config import Settings
 from app.exceptions import ConfigError, DocgraphError
 from app.pipeline import IngestReport, build_ingest_pipeline, expand_paths
 from app.stores.base import GraphStore
+from ingest.types import Reader
 
 
 @handles_errors
 def ingest_command(
     paths: Annotated[list[Path], typer.Argument(help="PDF files or folders of PDFs.")],
     reader: Annotated[
-        str | None, typer.Option("--reader", help="PDF reader: native, detector (layout model + OCR), auto, azure.")
+        str | None,
+        typer.Option(
+            "--reader",
+            help="PDF reader: auto (default: OCR only where the text layer fails), native, detector, azure.",
+        ),
     ] = None,
     no_embed: Annotated[bool, typer.Option("--no-embed", help="Skip region embeddings.")] = False,
     similar_elsewhere: Annotated[
@@ -85,7 +90,7 @@ def ingest_command(
                     _describe(graph_store, settings, report)
                 progress.update(task, description=f"{path.name} [{report.status}]")
                 reports.append(report)
-    _print_reports(reports, json_out)
+    _print_reports(reports, json_out, _untexted_hint(chosen))
     if any(report.status == "failed" for report in reports):
         raise typer.Exit(1)
 
@@ -115,7 +120,21 @@ def _progress(quiet: bool) -> Progress:
     )
 
 
-def _print_reports(reports: list[IngestReport], json_out: bool) -> None:
+def _untexted_hint(reader: Reader) -> str:
+    """What to do about pages that gave no text, given the reader that read them."""
+    from app.readers import reader_ocr_off
+    from ingest.ocr import DEBIAN_PACKAGE
+
+    if reader.name == "native":
+        return "`--reader auto` reads them with OCR"
+    if reader_ocr_off(reader):
+        return f"OCR would read them: apt-get install {DEBIAN_PACKAGE}"
+    if reader.name == "azure":
+        return "the reader found no text on them"
+    return "OCR found no text on them either"
+
+
+def _print_reports(reports: list[IngestReport], json_out: bool, untexted_hint: str) -> None:
     if json_out:
         print_json([report.to_json() for report in reports])
         return
@@ -138,9 +157,7 @@ def _print_reports(reports: list[IngestReport], json_out: bool) -> None:
             err_console.print(f"  descriptions failed: {report.stats['describe_error']}", highlight=False)
         without_text = int(report.stats.get("pages_without_text", 0) or 0)
         if without_text:
-            console.print(
-                f"  {without_text} page(s) have no text layer: the OCR reader (`--reader detector`) handles them"
-            )
+            console.print(f"  {without_text} page(s) have no text: {untexted_hint}", highlight=False)
 
 
 @handles_errors

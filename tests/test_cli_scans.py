@@ -1,0 +1,82 @@
+"""Scanned pages through the default reader, from the command line: OCR'd with tesseract, and
+without it the rest of the PDF still ingests and the user is told how to get the scans read."""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from pathlib import Path
+
+import pymupdf
+import pytest
+from typer.testing import CliRunner
+
+from app.cli.main import app
+from app.resources import SAMPLES_DIR
+from scripts.make_scanned import make_scanned
+
+SAMPLE = SAMPLES_DIR / "docgraph-sample.pdf"
+
+
+@pytest.fixture
+def cli_env(local_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCGRAPH_HOME", str(local_home))
+    monkeypatch.setenv("DOCGRAPH_STORE", "")
+    monkeypatch.setenv("DOCGRAPH_GRAPH", f"cli_{uuid.uuid4().hex[:8]}")
+    monkeypatch.delenv("DOCGRAPH_READER", raising=False)  # the default reader
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, " ".join(result.stdout.split()), " ".join(result.stderr.split())
+
+
+def mixed_sample(folder: Path) -> Path:
+    """The sample PDF with its page 2 replaced by a 200 dpi scan of itself."""
+    scan = make_scanned(SAMPLE, folder / "page2-scan.pdf", dpi=200, pages=[2])
+    mixed = folder / "mixed-sample.pdf"
+    with pymupdf.open(SAMPLE) as doc, pymupdf.open(scan) as scanned:
+        doc.insert_pdf(scanned, start_at=1)
+        doc.delete_page(2)
+        doc.save(mixed)
+    return mixed
+
+
+def page_text(page: int) -> str:
+    code, out, _ = run(
+        "cypher",
+        "MATCH (r:Region {doc_id: 'mixed-sample', page: $page}) RETURN r.text AS text ORDER BY r.order",
+        "--param",
+        f"page={page}",
+        "--json",
+    )
+    assert code == 0
+    return " ".join(row["text"] for row in json.loads(out))
+
+
+def test_scanned_page_is_ocrd_by_default_and_without_tesseract_the_rest_still_ingests(
+    cli_env: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mixed = mixed_sample(tmp_path)
+    with pymupdf.open(mixed) as doc:
+        assert doc.page_count == 3 and not doc[1].get_text().strip()
+
+    path = os.environ["PATH"]
+    (tmp_path / "bin").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))  # no tesseract on it
+    code, out, err = run("ingest", str(mixed), "--no-embed")
+    assert code == 0, err
+    assert "OCR off: the `tesseract` command is not installed" in err
+    assert "1 page(s) have no text: OCR would read them: apt-get install tesseract-ocr" in out
+    assert page_text(2) == ""
+    assert "Harbour Zoo" in page_text(1)
+
+    monkeypatch.setenv("PATH", path)
+    code, out, err = run("ingest", str(mixed), "--no-embed", "--json")
+    assert code == 0, err
+    [report] = json.loads(out)
+    # The build named the missing OCR, so the file is read again now that tesseract is there.
+    assert report["status"] == "replaced" and report["stats"]["pages_without_text"] == 0
+    assert "OCR off" not in err
+    assert "keeper's log records every feeding round" in page_text(2).replace("\u2019", "'")
