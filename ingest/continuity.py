@@ -1,4 +1,5 @@
-"""Paragraphs and tables that run on past a page break get ``continues=True``."""
+"""Paragraphs and tables that run on past a page break, and paragraphs that run on past a column
+break (the foot of one column to the top of the next, in two-column papers), get ``continues=True``."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from ingest.types import FURNITURE_KINDS, PageLayout, Region, RegionKind
 # Regions that float or sit outside the text flow; a page break inside the flow skips them.
 _OUT_OF_FLOW: frozenset[RegionKind] = FURNITURE_KINDS | {"footnote", "figure", "caption"}
 _RUNS_ON = (",", "-", "\u2010", "(", "[", "/", "&")
+COLUMN_WIDTH_TOLERANCE = 0.15  # the two parts of a paragraph split by a column break are set as wide
+COLUMN_GAP_SLACK = 2.0  # points of overlap allowed between two columns' boxes
 
 
 def _flow(page: PageLayout) -> list[Region]:
@@ -46,7 +49,21 @@ def table_continues(last: Region, first: Region) -> bool:
     return not titled or opening == last.cells[0]
 
 
+def column_break(last: Region, first: Region) -> bool:
+    """``first`` opens the next column after ``last`` closed one: it lies wholly to the right of
+    ``last``, starts above its middle, and is as wide (one column's measure)."""
+    a, b = last.bbox, first.bbox
+    wide = max(a.width, b.width)
+    if wide <= 0 or abs(a.width - b.width) > COLUMN_WIDTH_TOLERANCE * wide:
+        return False
+    return b.x0 >= a.x1 - COLUMN_GAP_SLACK and b.y0 < (a.y0 + a.y1) / 2
+
+
 def mark_continuations(pages: Sequence[PageLayout]) -> None:
+    for page in pages:
+        for last, first in pairwise(_flow(page)):
+            if column_break(last, first) and paragraph_continues(last, first):
+                last.continues = True
     for page, following in pairwise(pages):
         if following.number != page.number + 1:
             continue

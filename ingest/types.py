@@ -82,7 +82,7 @@ class Region:
     """One typed layout region of a page.
 
     ``order`` is the region's position in its page's reading order (0-based, furniture included
-    at the end). ``continues`` is set on a paragraph or table that runs on past a page break.
+    at the end). ``continues`` is set on a paragraph or table that runs on past a page (or column) break.
     """
 
     kind: RegionKind
