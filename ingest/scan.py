@@ -8,6 +8,7 @@ import pymupdf
 
 from ingest import pdf_api
 from ingest.figures import find_figures
+from ingest.framed_tables import find_framed_tables
 from ingest.layout_model import ModelBox, model_tables, run_layout_model
 from ingest.lines import TEXT_FLAGS, TextLine, extract_lines
 from ingest.tables import FoundTable, find_ruled_tables
@@ -48,6 +49,7 @@ def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
     else:
         drawings = page.get_drawings()
         scan.tables = find_ruled_tables(page, drawings, words)
+        scan.tables += find_framed_tables(drawings, words, [t.bbox for t in scan.tables])
         scan.figures = find_figures(page, drawings, [t.bbox for t in scan.tables], chars)
     return scan
 

@@ -4,6 +4,7 @@ cut by a page break is."""
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 import pymupdf
@@ -100,7 +101,7 @@ def test_a_paragraph_cut_by_a_column_break_continues_in_the_next_column(layout: 
     feet = [
         (a, b)
         for page in layout.pages
-        for a, b in zip(body(page), body(page)[1:], strict=False)
+        for a, b in pairwise(body(page))
         if column_break(a, b) and not a.text.rstrip().endswith(".")
     ]
     assert len(in_page) == len(feet) >= 1

@@ -1,0 +1,161 @@
+"""Tables framed by horizontal rules only (LaTeX ``booktabs``: a top rule, a rule under the header,
+a bottom rule), the usual table of papers and reports. They have no vertical rulings, so the ruled
+table finder (``ingest.tables``) never sees them, and their rows would be read as one paragraph.
+
+A candidate is the band between two rules of the same width; it is a table when the words inside
+fall into at least two columns (gaps of white running through every line) and most cells are short,
+which two-column prose between a page's header and footer rules is not.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any
+
+from ingest.pdf_api import Word
+from ingest.tables import FoundTable, grid_cells, is_real_table
+from ingest.types import BBox
+
+MIN_RULE_WIDTH = 60.0  # points; shorter horizontal strokes are underlines or glyph parts
+MAX_RULE_THICKNESS = 2.0
+SAME_EXTENT = 4.0  # rules of one table start and end within this many points of each other
+SAME_RULE = 2.5  # rules closer than this are one (a double rule)
+MIN_COLUMN_GAP = 7.0  # white running down every line, at least this wide, separates columns
+MIN_ROWS = 2  # a header and one row
+MAX_ROWS = 80
+MAX_WORDS_PER_CELL = 4.0  # median words in a filled cell line; prose runs to 8 and more
+MIN_MULTI_CELL_SHARE = 0.6  # share of lines with words in two columns or more
+MAX_RULE_TO_TEXT = 24.0  # points between the outer rules and the first and last line of text
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    x0: float
+    x1: float
+    y: float
+
+
+def horizontal_rules(drawings: Sequence[dict[str, Any]]) -> list[Rule]:
+    """Horizontal strokes at least a short column wide: lines, and thin filled rectangles."""
+    rules = []
+    for path in drawings:
+        for item in path.get("items", []):
+            if item[0] == "l":
+                p, q = item[1], item[2]
+                if abs(p.y - q.y) < 1 and abs(p.x - q.x) >= MIN_RULE_WIDTH:
+                    rules.append(Rule(min(p.x, q.x), max(p.x, q.x), (p.y + q.y) / 2))
+            elif item[0] == "re":
+                rect = item[1]
+                if rect.height <= MAX_RULE_THICKNESS and rect.width >= MIN_RULE_WIDTH:
+                    rules.append(Rule(rect.x0, rect.x1, (rect.y0 + rect.y1) / 2))
+    return rules
+
+
+def find_framed_tables(
+    drawings: Sequence[dict[str, Any]], words: Sequence[Word], taken: Sequence[BBox] = ()
+) -> list[FoundTable]:
+    """Tables between horizontal rules of one width, outside the areas ``taken`` (ruled tables)."""
+    found: list[FoundTable] = []
+    for stack in _stacks(horizontal_rules(drawings)):
+        found += _tables_in_stack(stack, words, [*taken])
+    return found
+
+
+def _stacks(rules: list[Rule]) -> list[list[Rule]]:
+    """Rules grouped by horizontal extent, each group top to bottom, double rules merged."""
+    groups: list[list[Rule]] = []
+    for rule in sorted(rules, key=lambda r: (r.x0, r.x1, r.y)):
+        group = next(
+            (g for g in groups if abs(g[0].x0 - rule.x0) <= SAME_EXTENT and abs(g[0].x1 - rule.x1) <= SAME_EXTENT),
+            None,
+        )
+        if group is None:
+            groups.append([rule])
+        else:
+            group.append(rule)
+    stacks = []
+    for group in groups:
+        ordered = sorted(group, key=lambda r: r.y)
+        merged = [ordered[0]]
+        merged += [r for prev, r in pairwise(ordered) if r.y - prev.y > SAME_RULE]
+        if len(merged) >= 2:
+            stacks.append(merged)
+    return stacks
+
+
+def _tables_in_stack(stack: list[Rule], words: Sequence[Word], taken: list[BBox]) -> list[FoundTable]:
+    """From the top rule down: the widest band between two rules that holds a table, then on below it."""
+    found = []
+    i = 0
+    while i < len(stack) - 1:
+        table = None
+        for j in range(len(stack) - 1, i, -1):
+            table = _table_between(stack[i], stack[j], words, taken)
+            if table is not None:
+                found.append(table)
+                taken.append(table.bbox)
+                i = j
+                break
+        if table is None:
+            i += 1
+    return found
+
+
+def _table_between(top: Rule, bottom: Rule, words: Sequence[Word], taken: Sequence[BBox]) -> FoundTable | None:
+    x0, x1 = min(top.x0, bottom.x0), max(top.x1, bottom.x1)
+    area = BBox(x0, top.y, x1, bottom.y)
+    if any(area.intersection_area(t) > 0 for t in taken):
+        return None
+    inside = [w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and top.y < (w[1] + w[3]) / 2 < bottom.y]
+    lines = _lines(inside)
+    if not MIN_ROWS <= len(lines) <= MAX_ROWS:
+        return None
+    if lines[0][0] - top.y > MAX_RULE_TO_TEXT or bottom.y - lines[-1][1] > MAX_RULE_TO_TEXT:
+        return None
+    gaps = _column_gaps(inside, x0, x1)
+    if not gaps or not _reads_as_cells(lines, inside, gaps):
+        return None
+    row_cuts = [(a[1] + b[0]) / 2 - top.y for a, b in pairwise(lines)]
+    cells = grid_cells(area, row_cuts, [g - x0 for g in gaps], inside)
+    return FoundTable(area, cells) if is_real_table(cells) else None
+
+
+def _lines(words: Sequence[Word]) -> list[tuple[float, float]]:
+    """Text lines as (top, bottom): words whose vertical spans overlap by half are on one line."""
+    spans: list[list[float]] = []
+    for w in sorted(words, key=lambda w: (w[1] + w[3]) / 2):
+        top, bottom = w[1], w[3]
+        overlap = min(bottom, spans[-1][1]) - max(top, spans[-1][0]) if spans else 0.0
+        if spans and overlap >= 0.5 * min(bottom - top, spans[-1][1] - spans[-1][0]):
+            spans[-1] = [min(top, spans[-1][0]), max(bottom, spans[-1][1])]
+        else:
+            spans.append([top, bottom])
+    return [(a, b) for a, b in spans]
+
+
+def _column_gaps(words: Sequence[Word], x0: float, x1: float) -> list[float]:
+    """Midpoints of the white columns at least MIN_COLUMN_GAP wide that no word crosses."""
+    covered = sorted((w[0], w[2]) for w in words)
+    gaps = []
+    reach = covered[0][1] if covered else x1
+    for start, end in covered[1:]:
+        if start - reach >= MIN_COLUMN_GAP:
+            gaps.append((reach + start) / 2)
+        reach = max(reach, end)
+    return [g for g in gaps if x0 < g < x1]
+
+
+def _reads_as_cells(lines: list[tuple[float, float]], words: Sequence[Word], gaps: list[float]) -> bool:
+    """Most lines have words in two columns or more, and a cell's line holds few words."""
+    per_cell: dict[tuple[int, int], int] = {}
+    for w in words:
+        cy = (w[1] + w[3]) / 2
+        row = next((k for k, (a, b) in enumerate(lines) if a <= cy <= b), -1)
+        column = sum(1 for g in gaps if g < (w[0] + w[2]) / 2)
+        per_cell[(row, column)] = per_cell.get((row, column), 0) + 1
+    columns_per_line = [sum(1 for (r, _c) in per_cell if r == k) for k in range(len(lines))]
+    multi = sum(1 for n in columns_per_line if n >= 2) / len(lines)
+    return multi >= MIN_MULTI_CELL_SHARE and statistics.median(per_cell.values()) <= MAX_WORDS_PER_CELL

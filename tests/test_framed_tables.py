@@ -1,0 +1,91 @@
+"""Tables framed by horizontal rules only (booktabs), on pages drawn here and on a real manual."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from ingest import pdf_api
+from ingest.framed_tables import find_framed_tables
+from ingest.graph import build_graph
+from ingest.lines import TEXT_FLAGS
+from ingest.native import NativeReader
+from ingest.types import DocumentLayout
+from tests.conftest import TRAIN_DIR
+from tests.test_two_column import COLUMNS, PAPER, typeset
+
+ROWS = [
+    ["Method", "DocVQA", "MMLong", "SlideVQA"],
+    ["BM25", "41.2", "22.5", "30.1"],
+    ["Dense", "55.3", "31.0", "44.8"],
+    ["LOGOS", "63.9", "38.7", "52.6"],
+]
+PROSE = "The results are summarised in Table 2, which lists the accuracy of each method on the three datasets. "
+
+
+def booktabs_page(out: Path) -> Path:
+    """Prose, a caption, a table with a top rule, a rule under its header and a bottom rule, prose."""
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=612, height=792)
+        page.insert_textbox(pymupdf.Rect(72, 72, 540, 200), PROSE * 3, fontsize=10)
+        page.insert_text((72, 230), "Table 2: Accuracy of each method on the three datasets.", fontsize=9)
+        y = 255.0
+        page.draw_line((100, y - 12), (512, y - 12), width=1)
+        for i, row in enumerate(ROWS):
+            for x, cell in zip((110, 230, 330, 430), row, strict=True):
+                page.insert_text((x, y), cell, fontsize=9)
+            if i == 0:
+                page.draw_line((100, y + 4), (512, y + 4), width=0.5)
+            y += 14
+        page.draw_line((100, y - 8), (512, y - 8), width=1)
+        page.insert_textbox(pymupdf.Rect(72, y + 10, 540, y + 120), "LOGOS is best on every dataset. " * 6, fontsize=10)
+        doc.save(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def booktabs(tmp_path_factory: pytest.TempPathFactory) -> DocumentLayout:
+    return NativeReader().read(booktabs_page(tmp_path_factory.mktemp("booktabs") / "booktabs.pdf"))
+
+
+def test_a_booktabs_table_is_a_table_with_its_cells(booktabs: DocumentLayout) -> None:
+    [table] = [r for r in booktabs.pages[0].regions if r.kind == "table"]
+    assert table.cells == ROWS
+    assert "| Dense | 55.3 | 31.0 | 44.8 |" in table.text
+    # Its rows are no longer read into a paragraph.
+    assert not any("55.3" in r.text for r in booktabs.pages[0].regions if r.kind == "paragraph")
+
+
+def test_its_caption_and_the_text_that_cites_it_link_to_it(booktabs: DocumentLayout) -> None:
+    batch = build_graph(booktabs)
+    kinds = {n.key: n.props["kind"] for n in batch.nodes if n.label == "Region"}
+    caption_of = [(kinds[e.src_key], kinds[e.dst_key]) for e in batch.edges if e.type == "CAPTION_OF"]
+    refs = [(kinds[e.src_key], e.props["label"], kinds[e.dst_key]) for e in batch.edges if e.type == "REF"]
+    assert caption_of == [("caption", "table")]
+    assert refs == [("paragraph", "Table 2", "table")]
+
+
+def test_two_column_prose_between_header_and_footer_rules_is_no_table(tmp_path: Path) -> None:
+    paper = typeset(PAPER, tmp_path / "paper.pdf")
+    with pymupdf.open(paper) as doc:
+        for page in doc:
+            left, right = COLUMNS[0].x0, COLUMNS[1].x1
+            page.draw_line((left, 60), (right, 60), width=0.5)  # under a running header
+            page.draw_line((left, 730), (right, 730), width=0.5)  # over a footer
+        doc.save(tmp_path / "ruled-paper.pdf")
+        for page in pymupdf.open(tmp_path / "ruled-paper.pdf"):
+            assert find_framed_tables(page.get_drawings(), pdf_api.words(page, TEXT_FLAGS)) == []
+    layout = NativeReader().read(tmp_path / "ruled-paper.pdf")
+    assert not [r for p in layout.pages for r in p.regions if r.kind == "table"]
+
+
+def test_a_manual_table_framed_by_rules_keeps_its_rows() -> None:
+    # gnuplot's command-line editing table (page 32): outer frame and rules, no column rulings.
+    with pymupdf.open(TRAIN_DIR / "gnuplot.pdf") as doc:
+        page = doc[31]
+        [table] = find_framed_tables(page.get_drawings(), pdf_api.words(page, TEXT_FLAGS))
+    assert ["Character", "Function"] in table.cells
+    assert ["^B", "move back a single character."] in table.cells
+    assert ["^K", "delete from current position to the end of line."] in table.cells
