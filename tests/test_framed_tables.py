@@ -7,13 +7,19 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from app.llm.service import ask
+from app.pipeline import build_ingest_pipeline
+from app.retrieval.registry import make_retriever
+from app.stores.falkordb_store import FalkorDBStore
 from ingest import pdf_api
 from ingest.framed_tables import find_framed_tables
 from ingest.graph import build_graph
 from ingest.lines import TEXT_FLAGS
 from ingest.native import NativeReader
 from ingest.types import DocumentLayout
+from models.encoders import load_encoder
 from tests.conftest import TRAIN_DIR
+from tests.llm_data import no_llm_settings
 from tests.test_two_column import COLUMNS, PAPER, typeset
 
 ROWS = [
@@ -25,7 +31,7 @@ ROWS = [
 PROSE = "The results are summarised in Table 2, which lists the accuracy of each method on the three datasets. "
 
 
-def booktabs_page(out: Path) -> Path:
+def booktabs_page(out: Path, rows: list[list[str]] = ROWS) -> Path:
     """Prose, a caption, a table with a top rule, a rule under its header and a bottom rule, prose."""
     with pymupdf.open() as doc:
         page = doc.new_page(width=612, height=792)
@@ -33,7 +39,7 @@ def booktabs_page(out: Path) -> Path:
         page.insert_text((72, 230), "Table 2: Accuracy of each method on the three datasets.", fontsize=9)
         y = 255.0
         page.draw_line((100, y - 12), (512, y - 12), width=1)
-        for i, row in enumerate(ROWS):
+        for i, row in enumerate(rows):
             for x, cell in zip((110, 230, 330, 430), row, strict=True):
                 page.insert_text((x, y), cell, fontsize=9)
             if i == 0:
@@ -89,3 +95,22 @@ def test_a_manual_table_framed_by_rules_keeps_its_rows() -> None:
     assert ["Character", "Function"] in table.cells
     assert ["^B", "move back a single character."] in table.cells
     assert ["^K", "delete from current position to the end of line."] in table.cells
+
+
+def test_the_extractive_answer_quotes_the_header_and_the_row_asked_about(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    # A long table: the row asked about lies far past the first few hundred characters.
+    rows = [ROWS[0], *([f"Baseline{i:02d}", "10.0", "10.0", "10.0"] for i in range(30)), ROWS[2]]
+    pdf = booktabs_page(tmp_path / "results.pdf", rows)
+    settings = no_llm_settings(tmp_path)
+    report = build_ingest_pipeline(falkordb_store, settings, embed=False).ingest(pdf)
+    assert report.status == "ingested", report.error
+    retriever = make_retriever("bm25-region", falkordb_store, load_encoder())
+
+    result = ask("What accuracy does the Dense method reach on MMLong?", falkordb_store, settings, retriever, k=3)
+
+    assert result.mode == "extractive"
+    first = result.answer.splitlines()[0]
+    assert first.startswith("1. “| Method | DocVQA | MMLong | SlideVQA | … | Dense | 55.3 | 31.0 | 44.8 |”")
+    assert "Baseline" not in first

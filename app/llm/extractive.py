@@ -2,7 +2,8 @@
 
 From each of the best-ranked retrieved regions the sentences that share the most words with the
 question are quoted (a window of up to two sentences), so the reader sees the part that matters
-rather than a whole table or page.
+rather than a whole page. From a table, its header row and the rows that share the most words with
+the question are quoted, so the row that answers is there however far down the table it is.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from app.llm.context import Context, Passage
 MAX_PASSAGES = 3
 MAX_QUOTE_CHARS = 360
 WINDOW_SENTENCES = 2
+TABLE_ROWS_QUOTED = 2
 HEADING_KINDS = frozenset({"title", "section_header", "page_header", "page_footer"})
 NO_EVIDENCE = "No passage of the stored documents matches this question."
 
 _WORD = re.compile(r"[a-z0-9]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_TABLE_RULE = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+$")  # a markdown header separator, | --- | --- |
 _STOPWORDS = frozenset(
     re.findall(
         r"\w+",
@@ -42,10 +45,7 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
     if not chosen:
         return ExtractiveAnswer(NO_EVIDENCE, [], [])
     terms = content_words(question)
-    lines = [
-        f"{i}. “{best_quote(p.text or p.description, terms)}” [{context.tag_of(p)}]"
-        for i, p in enumerate(chosen, start=1)
-    ]
+    lines = [f"{i}. “{quote_passage(p, terms)}” [{context.tag_of(p)}]" for i, p in enumerate(chosen, start=1)]
     return ExtractiveAnswer("\n".join(lines), cite_passages(chosen, context), chosen)
 
 
@@ -62,12 +62,39 @@ def content_words(text: str) -> set[str]:
     return {word for word in _WORD.findall(text.lower()) if word not in _STOPWORDS and len(word) > 1}
 
 
+def quote_passage(passage: Passage, terms: set[str]) -> str:
+    table_rows = markdown_rows(passage.text)
+    if passage.kind == "table" and len(table_rows) > 1:
+        return best_rows_quote(table_rows, terms)
+    return best_quote(passage.text or passage.description, terms)
+
+
+def markdown_rows(text: str) -> list[str]:
+    """The rows of a markdown table (separator rows left out), each as one line."""
+    lines = [line.strip() for line in text.splitlines()]
+    return [line for line in lines if line.startswith("|") and not _TABLE_RULE.match(line)]
+
+
+def best_rows_quote(rows: list[str], terms: set[str]) -> str:
+    """The header row, then the rows sharing the most words with the question, in table order."""
+    header, body = rows[0], rows[1:]
+    ranked = sorted(range(len(body)), key=lambda i: (-len(terms & content_words(body[i])), i))
+    chosen = sorted(i for i in ranked[:TABLE_ROWS_QUOTED] if terms & content_words(body[i])) or [0]
+    parts = [header]
+    for previous, i in zip([-1, *chosen], chosen, strict=False):
+        parts.append(("… " if i > previous + 1 else "") + body[i])
+    return _cut(" ".join(parts))
+
+
 def best_quote(text: str, terms: set[str]) -> str:
     """The window of sentences sharing the most words with the question, cut to a readable length."""
     body = " ".join(text.split())
     sentences = [s for s in _SENTENCE_END.split(body) if s] or [body]
     windows = [" ".join(sentences[i : i + WINDOW_SENTENCES]) for i in range(len(sentences))]
-    best = max(windows, key=lambda window: len(terms & content_words(window)))
-    if len(best) <= MAX_QUOTE_CHARS:
-        return best
-    return best[:MAX_QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
+    return _cut(max(windows, key=lambda window: len(terms & content_words(window))))
+
+
+def _cut(quote: str) -> str:
+    if len(quote) <= MAX_QUOTE_CHARS:
+        return quote
+    return quote[:MAX_QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
