@@ -110,20 +110,26 @@ def _table_between(top: Rule, bottom: Rule, words: Sequence[Word], taken: Sequen
     if any(area.intersection_area(t) > 0 for t in taken):
         return None
     inside = [w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and top.y < (w[1] + w[3]) / 2 < bottom.y]
-    lines = _lines(inside)
-    if not MIN_ROWS <= len(lines) <= MAX_ROWS:
+    lines = word_lines(inside)
+    if not lines or lines[0][0] - top.y > MAX_RULE_TO_TEXT or bottom.y - lines[-1][1] > MAX_RULE_TO_TEXT:
         return None
-    if lines[0][0] - top.y > MAX_RULE_TO_TEXT or bottom.y - lines[-1][1] > MAX_RULE_TO_TEXT:
+    return table_from_words(area, inside)
+
+
+def table_from_words(area: BBox, words: Sequence[Word], min_rows: int = MIN_ROWS) -> FoundTable | None:
+    """The words of ``area`` as a table, when they fall into columns of short cells; else None."""
+    lines = word_lines(words)
+    if not min_rows <= len(lines) <= MAX_ROWS:
         return None
-    gaps = _column_gaps(inside, x0, x1)
-    if not gaps or not _reads_as_cells(lines, inside, gaps):
+    gaps = column_gaps(words, area.x0, area.x1)
+    if not gaps or not reads_as_cells(lines, words, gaps):
         return None
-    row_cuts = [(a[1] + b[0]) / 2 - top.y for a, b in pairwise(lines)]
-    cells = grid_cells(area, row_cuts, [g - x0 for g in gaps], inside)
+    row_cuts = [(a[1] + b[0]) / 2 - area.y0 for a, b in pairwise(lines)]
+    cells = grid_cells(area, row_cuts, [g - area.x0 for g in gaps], words)
     return FoundTable(area, cells) if is_real_table(cells) else None
 
 
-def _lines(words: Sequence[Word]) -> list[tuple[float, float]]:
+def word_lines(words: Sequence[Word]) -> list[tuple[float, float]]:
     """Text lines as (top, bottom): words whose vertical spans overlap by half are on one line."""
     spans: list[list[float]] = []
     for w in sorted(words, key=lambda w: (w[1] + w[3]) / 2):
@@ -136,7 +142,7 @@ def _lines(words: Sequence[Word]) -> list[tuple[float, float]]:
     return [(a, b) for a, b in spans]
 
 
-def _column_gaps(words: Sequence[Word], x0: float, x1: float) -> list[float]:
+def column_gaps(words: Sequence[Word], x0: float, x1: float) -> list[float]:
     """Midpoints of the white columns at least MIN_COLUMN_GAP wide that no word crosses."""
     covered = sorted((w[0], w[2]) for w in words)
     gaps = []
@@ -148,7 +154,7 @@ def _column_gaps(words: Sequence[Word], x0: float, x1: float) -> list[float]:
     return [g for g in gaps if x0 < g < x1]
 
 
-def _reads_as_cells(lines: list[tuple[float, float]], words: Sequence[Word], gaps: list[float]) -> bool:
+def reads_as_cells(lines: list[tuple[float, float]], words: Sequence[Word], gaps: list[float]) -> bool:
     """Most lines have words in two columns or more, and a cell's line holds few words."""
     per_cell: dict[tuple[int, int], int] = {}
     for w in words:

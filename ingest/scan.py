@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import pymupdf
 
 from ingest import pdf_api
+from ingest.captioned_tables import find_captioned_tables
 from ingest.figures import find_figures
 from ingest.framed_tables import find_framed_tables
 from ingest.layout_model import ModelBox, model_tables, run_layout_model
@@ -50,6 +51,7 @@ def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
         drawings = page.get_drawings()
         scan.tables = find_ruled_tables(page, drawings, words)
         scan.tables += find_framed_tables(drawings, words, [t.bbox for t in scan.tables])
+        scan.tables += find_captioned_tables(lines, words, [t.bbox for t in scan.tables])
         scan.figures = find_figures(page, drawings, [t.bbox for t in scan.tables], chars)
     return scan
 

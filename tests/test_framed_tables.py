@@ -1,4 +1,5 @@
-"""Tables framed by horizontal rules only (booktabs), on pages drawn here and on a real manual."""
+"""Tables without a grid of rulings: framed by horizontal rules only (booktabs), or with no rules
+at all next to their caption; on pages drawn here and on a real manual."""
 
 from __future__ import annotations
 
@@ -31,21 +32,29 @@ ROWS = [
 PROSE = "The results are summarised in Table 2, which lists the accuracy of each method on the three datasets. "
 
 
-def booktabs_page(out: Path, rows: list[list[str]] = ROWS) -> Path:
-    """Prose, a caption, a table with a top rule, a rule under its header and a bottom rule, prose."""
+CAPTION = "Table 2: Accuracy of each method on the three datasets."
+
+
+def booktabs_page(out: Path, rows: list[list[str]] = ROWS, rules: bool = True, caption_below: bool = False) -> Path:
+    """Prose, a caption, a table with a top rule, a rule under its header and a bottom rule (or no
+    rules), prose. The caption is set above the table, or below it."""
     with pymupdf.open() as doc:
         page = doc.new_page(width=612, height=792)
         page.insert_textbox(pymupdf.Rect(72, 72, 540, 200), PROSE * 3, fontsize=10)
-        page.insert_text((72, 230), "Table 2: Accuracy of each method on the three datasets.", fontsize=9)
         y = 255.0
-        page.draw_line((100, y - 12), (512, y - 12), width=1)
-        for i, row in enumerate(rows):
+        if not caption_below:
+            page.insert_text((72, y - 25), CAPTION, fontsize=9)
+        lines = [(y - 12, 1.0), (y + 4, 0.5)]
+        for row in rows:
             for x, cell in zip((110, 230, 330, 430), row, strict=True):
                 page.insert_text((x, y), cell, fontsize=9)
-            if i == 0:
-                page.draw_line((100, y + 4), (512, y + 4), width=0.5)
             y += 14
-        page.draw_line((100, y - 8), (512, y - 8), width=1)
+        lines.append((y - 8, 1.0))
+        for rule_y, width in lines if rules else []:
+            page.draw_line((100, rule_y), (512, rule_y), width=width)
+        if caption_below:
+            page.insert_text((72, y + 8), CAPTION, fontsize=9)
+            y += 20
         page.insert_textbox(pymupdf.Rect(72, y + 10, 540, y + 120), "LOGOS is best on every dataset. " * 6, fontsize=10)
         doc.save(out)
     return out
@@ -71,6 +80,39 @@ def test_its_caption_and_the_text_that_cites_it_link_to_it(booktabs: DocumentLay
     refs = [(kinds[e.src_key], e.props["label"], kinds[e.dst_key]) for e in batch.edges if e.type == "REF"]
     assert caption_of == [("caption", "table")]
     assert refs == [("paragraph", "Table 2", "table")]
+
+
+@pytest.mark.parametrize("caption_below", [False, True], ids=["caption-above", "caption-below"])
+def test_a_table_with_no_rules_is_found_next_to_its_caption(tmp_path: Path, caption_below: bool) -> None:
+    layout = NativeReader().read(booktabs_page(tmp_path / "plain.pdf", rules=False, caption_below=caption_below))
+    [table] = [r for r in layout.pages[0].regions if r.kind == "table"]
+    assert table.cells == ROWS
+    batch = build_graph(layout)
+    assert [e.dst_key for e in batch.edges if e.type == "CAPTION_OF"] == [
+        n.key for n in batch.nodes if n.props.get("kind") == "table"
+    ]
+
+
+def test_aligned_text_with_no_rules_and_no_caption_is_left_as_text(tmp_path: Path) -> None:
+    pdf = booktabs_page(tmp_path / "plain.pdf", rules=False)
+    with pymupdf.open(pdf) as doc:
+        page = doc[0]
+        page.add_redact_annot(page.search_for("Table 2:")[0])  # the caption's label goes
+        page.apply_redactions()
+        doc.save(tmp_path / "uncaptioned.pdf")
+    layout = NativeReader().read(tmp_path / "uncaptioned.pdf")
+    assert not [r for r in layout.pages[0].regions if r.kind == "table"]
+    assert any("55.3" in r.text for r in layout.pages[0].regions if r.kind == "paragraph")
+
+
+def test_prose_after_a_table_caption_is_no_table(tmp_path: Path) -> None:
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=612, height=792)
+        page.insert_text((72, 100), CAPTION, fontsize=9)
+        page.insert_textbox(pymupdf.Rect(72, 110, 540, 300), PROSE * 5, fontsize=10)
+        doc.save(tmp_path / "caption-then-prose.pdf")
+    layout = NativeReader().read(tmp_path / "caption-then-prose.pdf")
+    assert not [r for r in layout.pages[0].regions if r.kind == "table"]
 
 
 def test_two_column_prose_between_header_and_footer_rules_is_no_table(tmp_path: Path) -> None:

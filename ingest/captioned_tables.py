@@ -1,0 +1,105 @@
+"""Tables with no rules at all, found through their caption: the text right below a "Table 3: …"
+caption (or right above it, for captions set under their table) that falls into columns of short
+cells. Without a caption to anchor the search, aligned text is left as it is read: prose is too
+often aligned by chance (a short list, a page of index entries) to call every such block a table.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ingest.blocks import CAPTION_RE
+from ingest.framed_tables import table_from_words
+from ingest.lines import TextLine
+from ingest.pdf_api import Word
+from ingest.tables import FoundTable
+from ingest.types import BBox
+
+TABLE_CAPTION_RE = re.compile(r"^\s*(?:Table|TABLE|Tab\.|TAB\.)\s*[A-Z]?\.?\d+(?:[.\-–]\d+)*\s*[:.\-–—]\s*\S")
+MIN_ROWS = 3  # a header and two rows: with no rules to go by, two aligned lines are too little
+MAX_FIRST_GAP = 2.5  # line heights between the caption and the table's first (or last) line
+MAX_ROW_GAP = 1.5  # line heights between two blocks of one table
+MAX_BLOCKS = 24  # blocks tried, nearest the caption first
+
+
+def find_captioned_tables(
+    lines: Sequence[TextLine], words: Sequence[Word], taken: Sequence[BBox] = ()
+) -> list[FoundTable]:
+    """Unruled tables next to table captions, outside the areas ``taken`` (tables found already)."""
+    captions = [line for line in lines if TABLE_CAPTION_RE.match(line.text) and CAPTION_RE.match(line.text)]
+    found: list[FoundTable] = []
+    for caption in captions:
+        # The caption's own words are left out: MuPDF often sets a caption and its table in one block.
+        blocks = _blocks([w for w in words if not _centre_in(w, caption.bbox)])
+        for below in (True, False):
+            table = _largest_table(_stack(caption.bbox, blocks, below), words, [*taken, *(f.bbox for f in found)])
+            if table is not None:
+                found.append(table)
+                break
+    return found
+
+
+def _largest_table(stack: list[BBox], words: Sequence[Word], taken: Sequence[BBox]) -> FoundTable | None:
+    """The table made of the most blocks nearest the caption (a heading or paragraph just past the
+    table's end is not part of it: with it the words no longer fall into columns)."""
+    for count in range(len(stack), 0, -1):
+        area = stack[0]
+        for box in stack[1:count]:
+            area = _union(area, box)
+        if any(area.intersection_area(t) > 0 for t in taken):
+            continue
+        table = table_from_words(area, [w for w in words if _centre_in(w, area)], MIN_ROWS)
+        if table is not None:
+            return table
+    return None
+
+
+def _blocks(words: Sequence[Word]) -> list[BBox]:
+    """The boxes of MuPDF's text blocks, from their words."""
+    boxes: dict[int, list[float]] = {}
+    for w in words:
+        box = boxes.setdefault(int(w[5]), [w[0], w[1], w[2], w[3]])
+        box[:] = [min(box[0], w[0]), min(box[1], w[1]), max(box[2], w[2]), max(box[3], w[3])]
+    return [BBox(*box) for box in boxes.values()]
+
+
+def _stack(caption: BBox, blocks: Sequence[BBox], below: bool) -> list[BBox]:
+    """The blocks stacked against the caption on one side (below or above), nearest first, with no
+    wide gap, each overlapping the caption's or an earlier block's width."""
+    height = max(caption.height, 1.0)
+    stack: list[BBox] = []
+    band: BBox | None = None
+    start = caption.y1 if below else caption.y0
+    edge, gap = start, MAX_FIRST_GAP * height
+    left = list(blocks)
+    while True:
+        reach = band or caption
+        near = [b for b in left if _overlaps_x(b, reach) and _within(b, start, edge, gap, below)]
+        if not near or len(stack) >= MAX_BLOCKS:
+            return stack
+        for box in sorted(near, key=lambda b: b.y0 if below else -b.y1):
+            band = box if band is None else _union(band, box)
+            stack.append(box)
+            left.remove(box)
+        assert band is not None
+        edge, gap = (band.y1 if below else band.y0), MAX_ROW_GAP * height
+
+
+def _within(box: BBox, start: float, edge: float, gap: float, below: bool) -> bool:
+    """Starts between the caption and a gap past the band's far edge, on the caption's side."""
+    if below:
+        return start - 1 <= box.y0 <= edge + gap
+    return edge - gap <= box.y1 <= start + 1
+
+
+def _overlaps_x(a: BBox, b: BBox) -> bool:
+    return min(a.x1, b.x1) - max(a.x0, b.x0) > 0
+
+
+def _union(a: BBox, b: BBox) -> BBox:
+    return BBox(min(a.x0, b.x0), min(a.y0, b.y0), max(a.x1, b.x1), max(a.y1, b.y1))
+
+
+def _centre_in(w: Word, box: BBox) -> bool:
+    return box.x0 <= (w[0] + w[2]) / 2 <= box.x1 and box.y0 <= (w[1] + w[3]) / 2 <= box.y1
