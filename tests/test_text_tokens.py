@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.retrieval.bm25 import BM25Index
 from app.retrieval.spelling import american
 from app.retrieval.text import fold, tokenize
 
@@ -66,3 +67,18 @@ def test_plurals_fold_before_the_final_y() -> None:
     assert fold("arrays") == fold("array")  # the plural goes first, then y -> i, as in Porter
     assert fold("keys") == fold("key") == "key"  # too short to fold
     assert fold("analysis") == "analysis" and fold("status") == "status"
+
+
+def test_letters_beyond_ascii_are_letters_and_accents_fold_away() -> None:
+    # "Größe" was cut into "gr" and "e", and "Poincaré" lost its last letter.
+    assert tokenize("Die Größe der Tabelle") == ["die", "grosse", "der", "tabelle"]
+    assert tokenize("Poincaré map, naïve Bayes") == tokenize("Poincare map, naive Bayes")
+    assert tokenize("α-level") == ["α-level", "α", "level"]
+    assert tokenize("sinh−1 x") == ["sinh", "1", "x"]  # a minus sign still separates
+
+
+def test_bm25_finds_an_accented_word_from_its_plain_spelling() -> None:
+    texts = ["The Poincaré section of the orbit.", "The section of the orbit, drawn again.", "Müller's table."]
+    index = BM25Index(texts)
+    assert [i for i, _ in index.top_k("poincare section", 1)] == [0]
+    assert [i for i, _ in index.top_k("Mueller table Muller", 1)] == [2]

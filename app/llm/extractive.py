@@ -21,7 +21,7 @@ TABLE_ROWS_QUOTED = 2
 HEADING_KINDS = frozenset({"title", "section_header", "page_header", "page_footer"})
 NO_EVIDENCE = "No passage of the stored documents matches this question."
 
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = re.compile(r"[^\W_]+")  # letters and digits of any script
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _TABLE_RULE = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+$")  # a markdown header separator, | --- | --- |
 _STOPWORDS = frozenset(

@@ -4,17 +4,19 @@ Technical manuals name things in code: ``canvas.drawImage``, ``asn1_der_decoding
 A compound token is kept whole (so an exact name matches strongly) and also split into its parts
 (so "draw image" and "bookmark page" match ``drawImage`` and ``bookmarkPage``). Stop words go; a
 light plural fold makes "tables" match "table", and British spellings meet American ones ("colours"
-matches "color", see :mod:`app.retrieval.spelling`).
+matches "color", see :mod:`app.retrieval.spelling`). Letters beyond ASCII are letters ("Größe",
+"Poincaré"), and accents fold away, so "Poincare" finds "Poincaré".
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 from app.retrieval.spelling import american
 
-_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[._\-][A-Za-z0-9]+)*")
+_TOKEN = re.compile(r"[^\W_]+(?:[._\-][^\W_]+)*")  # letters and digits of any script
 _PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+[0-9]*(?![a-z])")
 _SEPARATORS = re.compile(r"[._\-]")
 
@@ -36,12 +38,17 @@ def fold(word: str) -> str:
 
     The fold only has to be the same for query and text, not a real stem ("canvas" -> "canva").
     """
-    word = american(word.lower())
+    word = american(word.lower() if word.isascii() else _strip_accents(word.casefold()))
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         word = word[:-2] if word.endswith(("sses", "ies")) else word[:-1]
     if len(word) > 3 and word.endswith("y"):  # Porter's step 1c after 1a: "entry" meets "entries",
         word = word[:-1] + "i"  # and "array" meets "arrays"
     return word
+
+
+def _strip_accents(word: str) -> str:
+    """ "poincaré" -> "poincare": the letters without their combining marks."""
+    return "".join(ch for ch in unicodedata.normalize("NFKD", word) if not unicodedata.combining(ch))
 
 
 def tokenize(text: str) -> list[str]:
@@ -51,9 +58,9 @@ def tokenize(text: str) -> list[str]:
         parts = [p for p in _SEPARATORS.split(raw) if p]
         sub: list[str] = []
         for part in parts:
-            pieces = _PARTS.findall(part)
+            pieces = _PARTS.findall(part) if part.isascii() else [part]  # camelCase is an ASCII habit
             sub.extend(pieces if len(pieces) > 1 else [part])
-        whole = raw.lower()
+        whole = raw.lower() if raw.isascii() else _strip_accents(raw.casefold())
         if len(sub) > 1:
             tokens.append(whole)
             tokens.extend(fold(s) for s in sub if s.lower() not in STOP_WORDS)
