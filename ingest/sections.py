@@ -38,7 +38,8 @@ _NUMBERED = re.compile(
     r"(\d{1,3}(?:\.\d{1,3})*|[A-Z](?:\.\d{1,3})+)\.?(?=[:\s]|$)"
 )
 _APPENDIX = re.compile(r"^(?:[Aa]ppendix|APPENDIX)\s+([A-Z])\.?(?=[:\s]|$)")
-_LETTERED = re.compile(r"^([A-Z])\.\s+(?=[A-Z])")  # "A. Reference card"
+# "A. Reference card", not an author line "A. Author, B. Author" (a second initial follows)
+_LETTERED = re.compile(r"^([A-Z])\.\s+(?=[A-Z])(?!.*\b[A-Z]\.\s)")
 
 
 @dataclass(frozen=True, slots=True)

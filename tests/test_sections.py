@@ -34,6 +34,9 @@ def parent(batch: GraphBatch, label: str, key: str) -> tuple[str, str]:
         ("A.1 GNU Free Documentation License", "A.1"),
         ("Section 4: Results", "4"),
         ("A. Reference card", "A"),
+        ("B. Proofs of Theorem 2", "B"),
+        ("A. Author, B. Author", ""),  # a paper's author line, not appendix A
+        ("J. Smith and K. Lee", ""),
         ("A Copying Information", ""),
         ("3D graphics", ""),
         ("2019 annual report", ""),
