@@ -80,6 +80,13 @@ def words(page: pymupdf.Page, flags: int, textpage: pymupdf.TextPage | None = No
     return [tuple(w) for w in handle.get_text("words", flags=flags, textpage=textpage)]
 
 
+def text_trace(page: pymupdf.Page) -> list[dict[str, Any]]:
+    """The page's text spans as drawn: font, size, and how (``type`` 3: invisible)."""
+    handle: Any = page
+    spans: list[dict[str, Any]] = handle.get_texttrace()
+    return spans
+
+
 def find_tables(page: pymupdf.Page, **settings: Any) -> Any:
     """``page.find_tables``; returns its TableFinder (or None when PyMuPDF gave up)."""
     handle: Any = page

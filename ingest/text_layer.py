@@ -7,12 +7,15 @@ from collections.abc import Sequence
 
 import pymupdf
 
+from ingest import pdf_api
 from ingest.lines import TextLine
 from ingest.scan import SCAN_IMAGE_SHARE, PageScan
 
 MIN_GOOD_CHARS = 10
 MAX_BAD_CHAR_SHARE = 0.1  # more unmapped glyphs than this: the text layer is garbage
 MIN_CHARS_OVER_SCAN = 200  # a page-sized image under less text than this is a scan with a stamp
+MAX_INVISIBLE_SHARE = 0.8  # more of a scan's text than this drawn invisible: an OCR layer
+INVISIBLE = 3  # a text trace span's type for text drawn in render mode 3 (neither filled nor stroked)
 
 
 def bad_char_share(lines: Sequence[TextLine]) -> float:
@@ -29,11 +32,25 @@ def bad_char_share(lines: Sequence[TextLine]) -> float:
 
 
 def has_good_text_layer(page: pymupdf.Page, scan: PageScan) -> bool:
-    """The page's own text can be trusted: enough of it, mostly real characters, not a stamp on a scan."""
+    """The page's own text can be trusted: enough of it, mostly real characters, not a stamp on a
+    scan, and not the invisible OCR layer of a searchable scan, whose one-size-fits-a-line glyphs
+    (tesseract's GlyphLessFont, flagged monospaced) say nothing of headings, code or paragraphs."""
     chars = sum(line.chars for line in scan.lines)
     if not scan.has_text_layer or chars < MIN_GOOD_CHARS or bad_char_share(scan.lines) > MAX_BAD_CHAR_SHARE:
         return False
-    return chars >= MIN_CHARS_OVER_SCAN or not page_sized_image(page)
+    if not page_sized_image(page):
+        return True
+    return chars >= MIN_CHARS_OVER_SCAN and invisible_share(page) <= MAX_INVISIBLE_SHARE
+
+
+def invisible_share(page: pymupdf.Page) -> float:
+    """Share of the page's characters drawn invisible (render mode 3)."""
+    total = hidden = 0
+    for span in pdf_api.text_trace(page):
+        count = len(span.get("chars", ()))
+        total += count
+        hidden += count if span.get("type") == INVISIBLE else 0
+    return hidden / total if total else 0.0
 
 
 def page_sized_image(page: pymupdf.Page) -> bool:

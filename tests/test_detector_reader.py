@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from pathlib import Path
 
 import pymupdf
@@ -19,7 +21,7 @@ from ingest.detector_tables import table_cells
 from ingest.lines import TextLine
 from ingest.native import NativeReader
 from ingest.scan import scan_page
-from ingest.text_layer import bad_char_share, has_good_text_layer
+from ingest.text_layer import bad_char_share, has_good_text_layer, invisible_share
 from ingest.types import FURNITURE_KINDS, BBox, DocumentLayout, PageLayout
 from scripts.make_scanned import make_scanned
 
@@ -187,6 +189,41 @@ def test_text_layer_quality(folder: Path, digital: Path) -> None:
         assert has_good_text_layer(text_page, scan_page(text_page, use_model=False))
     line = TextLine("abc\ue000\ue001", BBox(0, 0, 10, 10), 10, "f", False, False, 0.0, 0, chars=5)
     assert bad_char_share([line]) == pytest.approx(0.4)
+
+
+def searchable_scan(src: Path, folder: Path) -> Path:
+    """A searchable scan as OCR software makes it: page images under tesseract's invisible text."""
+    images = []
+    with pymupdf.open(src) as doc:
+        for page in doc:
+            image = folder / f"searchable-{page.number}.png"
+            page.get_pixmap(dpi=200, colorspace=pymupdf.csGRAY).save(image)
+            images.append(str(image))
+    (folder / "searchable.txt").write_text("\n".join(images) + "\n")
+    subprocess.run(
+        ["tesseract", str(folder / "searchable.txt"), str(folder / "searchable"), "pdf"],
+        check=True,
+        capture_output=True,
+        env={**os.environ, "OMP_THREAD_LIMIT": "1"},
+    )
+    return folder / "searchable.pdf"
+
+
+def test_a_searchable_scan_is_read_as_a_scan_not_from_its_invisible_ocr_layer(
+    folder: Path, digital: Path, native: DocumentLayout
+) -> None:
+    searchable = searchable_scan(digital, folder)
+    with pymupdf.open(searchable) as doc:
+        for page in doc:
+            assert invisible_share(page) == 1.0
+            assert not has_good_text_layer(page, scan_page(page, use_model=False))
+    # Read from that layer, its one-size-per-line monospaced glyphs made the text look like code.
+    as_text = NativeReader().read(searchable)
+    assert sum(r.kind == "code" for p in as_text.pages for r in p.regions) >= 5
+    layout = AutoReader().read(searchable)
+    assert not [r for p in layout.pages for r in p.regions if r.kind == "code"]
+    for page, text_page in zip(layout.pages, native.pages, strict=True):
+        assert token_recall(body_text(page), body_text(text_page)) >= 0.9
 
 
 def test_kinds_for_doclaynet_labels() -> None:
