@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
+from ingest.lines import TextLine
 from ingest.pdf_api import Word
 from ingest.tables import FoundTable, grid_cells, is_real_table
 from ingest.types import BBox
@@ -29,6 +30,7 @@ MAX_ROWS = 80
 MAX_WORDS_PER_CELL = 4.0  # median words in a filled cell line; prose runs to 8 and more
 MIN_MULTI_CELL_SHARE = 0.6  # share of lines with words in two columns or more
 MAX_RULE_TO_TEXT = 24.0  # points between the outer rules and the first and last line of text
+MAX_CODE_SHARE = 0.8  # a band set in a monospaced font beyond this share is a code listing
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,13 +57,26 @@ def horizontal_rules(drawings: Sequence[dict[str, Any]]) -> list[Rule]:
 
 
 def find_framed_tables(
-    drawings: Sequence[dict[str, Any]], words: Sequence[Word], taken: Sequence[BBox] = ()
+    drawings: Sequence[dict[str, Any]],
+    words: Sequence[Word],
+    taken: Sequence[BBox] = (),
+    lines: Sequence[TextLine] = (),
 ) -> list[FoundTable]:
-    """Tables between horizontal rules of one width, outside the areas ``taken`` (ruled tables)."""
+    """Tables between horizontal rules of one width, outside the areas ``taken`` (ruled tables)
+    and outside code listings framed by rules (``lines`` set mostly in a monospaced font)."""
+    code = [line.bbox for line in lines if line.mono]
+    text = [line.bbox for line in lines if not line.mono]
     found: list[FoundTable] = []
     for stack in _stacks(horizontal_rules(drawings)):
-        found += _tables_in_stack(stack, words, [*taken])
+        found += [t for t in _tables_in_stack(stack, words, [*taken]) if not _mostly(code, text, t.bbox)]
     return found
+
+
+def _mostly(code: Sequence[BBox], text: Sequence[BBox], area: BBox) -> bool:
+    """Whether lines of ``code`` cover more of ``area`` than a listing's share."""
+    inside = [box.area for box in code if area.intersection_area(box) >= 0.5 * box.area]
+    other = [box.area for box in text if area.intersection_area(box) >= 0.5 * box.area]
+    return sum(inside) > MAX_CODE_SHARE * max(sum(inside) + sum(other), 1e-6)
 
 
 def _stacks(rules: list[Rule]) -> list[list[Rule]]:

@@ -15,7 +15,7 @@ from app.stores.falkordb_store import FalkorDBStore
 from ingest import pdf_api
 from ingest.framed_tables import find_framed_tables
 from ingest.graph import build_graph
-from ingest.lines import TEXT_FLAGS
+from ingest.lines import TEXT_FLAGS, extract_lines
 from ingest.native import NativeReader
 from ingest.types import DocumentLayout
 from models.encoders import load_encoder
@@ -156,3 +156,23 @@ def test_the_extractive_answer_quotes_the_header_and_the_row_asked_about(
     first = result.answer.splitlines()[0]
     assert first.startswith("1. “| Method | DocVQA | MMLong | SlideVQA | … | Dense | 55.3 | 31.0 | 44.8 |”")
     assert "Baseline" not in first
+
+
+def test_a_code_listing_between_rules_stays_code(tmp_path: Path) -> None:
+    listing = ["set   xrange  [0:10]", "plot  sin(x)  with lines", "set   yrange  [-1:1]", "show  grid    on"]
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=612, height=792)
+        page.insert_textbox(pymupdf.Rect(72, 72, 540, 150), PROSE * 2, fontsize=10)
+        page.draw_line((72, 170), (540, 170), width=0.5)
+        for i, line in enumerate(listing):
+            page.insert_text((80, 190 + 13 * i), line, fontname="cour", fontsize=10)
+        page.draw_line((72, 190 + 13 * len(listing)), (540, 190 + 13 * len(listing)), width=0.5)
+        doc.save(tmp_path / "listing.pdf")
+        words = pdf_api.words(page, TEXT_FLAGS)
+        drawings = page.get_drawings()
+        # Its aligned columns alone would pass for a table; its monospaced font says code.
+        assert len(find_framed_tables(drawings, words)) == 1
+        assert find_framed_tables(drawings, words, lines=extract_lines(page)) == []
+    layout = NativeReader().read(tmp_path / "listing.pdf")
+    kinds = [r.kind for r in layout.pages[0].regions]
+    assert "table" not in kinds and "code" in kinds
