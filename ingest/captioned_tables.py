@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 
 from ingest.blocks import CAPTION_RE
-from ingest.framed_tables import table_from_words
+from ingest.framed_tables import code_listing, table_from_words
 from ingest.lines import TextLine
 from ingest.pdf_api import Word
 from ingest.tables import FoundTable
@@ -34,7 +34,7 @@ def find_captioned_tables(
         blocks = _blocks([w for w in words if not _centre_in(w, caption.bbox)])
         for below in (True, False):
             table = _largest_table(_stack(caption.bbox, blocks, below), words, [*taken, *(f.bbox for f in found)])
-            if table is not None:
+            if table is not None and not code_listing(lines, table.bbox):
                 found.append(table)
                 break
     return found

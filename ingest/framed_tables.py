@@ -64,19 +64,20 @@ def find_framed_tables(
 ) -> list[FoundTable]:
     """Tables between horizontal rules of one width, outside the areas ``taken`` (ruled tables)
     and outside code listings framed by rules (``lines`` set mostly in a monospaced font)."""
-    code = [line.bbox for line in lines if line.mono]
-    text = [line.bbox for line in lines if not line.mono]
     found: list[FoundTable] = []
     for stack in _stacks(horizontal_rules(drawings)):
-        found += [t for t in _tables_in_stack(stack, words, [*taken]) if not _mostly(code, text, t.bbox)]
+        found += [t for t in _tables_in_stack(stack, words, [*taken]) if not code_listing(lines, t.bbox)]
     return found
 
 
-def _mostly(code: Sequence[BBox], text: Sequence[BBox], area: BBox) -> bool:
-    """Whether lines of ``code`` cover more of ``area`` than a listing's share."""
-    inside = [box.area for box in code if area.intersection_area(box) >= 0.5 * box.area]
-    other = [box.area for box in text if area.intersection_area(box) >= 0.5 * box.area]
-    return sum(inside) > MAX_CODE_SHARE * max(sum(inside) + sum(other), 1e-6)
+def code_listing(lines: Sequence[TextLine], area: BBox) -> bool:
+    """Whether the lines inside ``area`` are set mostly in a monospaced font (by area)."""
+    code = text = 0.0
+    for line in lines:
+        if area.intersection_area(line.bbox) >= 0.5 * line.bbox.area:
+            code += line.bbox.area if line.mono else 0.0
+            text += 0.0 if line.mono else line.bbox.area
+    return code > MAX_CODE_SHARE * max(code + text, 1e-6)
 
 
 def _stacks(rules: list[Rule]) -> list[list[Rule]]:
