@@ -133,6 +133,7 @@ class IngestReport:
     seconds: float = 0.0
     status: str = "ingested"  # ingested | replaced | refreshed | unchanged | failed
     error: str = ""
+    notes: list[str] = field(default_factory=list)  # what the pipeline ran without (OCR, the GNN, …)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -148,6 +149,7 @@ class IngestReport:
             "stats": self.stats,
             "stages": {name: round(seconds, 3) for name, seconds in self.timings.items()},
             "seconds": round(self.seconds, 3),
+            "notes": list(self.notes),
         }
 
 
@@ -166,11 +168,13 @@ class IngestPipeline:
                 stage.run(ctx)
                 ctx.timings[stage.name] = time.perf_counter() - stage_start
         except DocgraphError as exc:
-            return IngestReport(path=path, status="failed", error=str(exc), timings=ctx.timings)
+            return IngestReport(path=path, status="failed", error=str(exc), timings=ctx.timings, notes=self.notes)
         except Exception as exc:
             message = f"{path.name}: {type(exc).__name__}: {exc}"
-            return IngestReport(path=path, status="failed", error=message, timings=ctx.timings)
-        return _report(ctx, time.perf_counter() - started)
+            return IngestReport(path=path, status="failed", error=message, timings=ctx.timings, notes=self.notes)
+        report = _report(ctx, time.perf_counter() - started)
+        report.notes = list(self.notes)
+        return report
 
 
 def _report(ctx: IngestContext, seconds: float) -> IngestReport:

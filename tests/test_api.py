@@ -117,6 +117,7 @@ def test_upload_runs_an_ingest_job_to_completion(client: TestClient, job_states:
     )
     assert report["edges"]["CAPTION_OF"] == 2
     assert set(report["stages"]) == {"read", "graph", "embed", "gnn", "graph_write"}
+    assert report["notes"] == []  # nothing was left out
     assert last["finished_at"] >= last["started_at"] >= last["created_at"]
 
     listed = client.get("/documents").json()
@@ -179,6 +180,8 @@ def test_delete_removes_a_document_and_then_it_is_not_found(client: TestClient, 
     response = upload(client, SAMPLE_PDF.read_bytes(), "zoo copy.pdf", embed="false")
     last = follow_job(client, response.json()["job_id"])[-1]
     assert last["status"] == "succeeded" and last["report"]["doc_id"] == "zoo-copy"
+    # The job says what it ran without.
+    assert [note.split(":")[0] for note in last["report"]["notes"]] == ["embeddings off (--no-embed)"]
     assert "zoo-copy" in [d["doc_id"] for d in client.get("/documents").json()]
 
     deleted = client.delete("/documents/zoo-copy")

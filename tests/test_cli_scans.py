@@ -71,6 +71,10 @@ def test_scanned_page_is_ocrd_by_default_and_without_tesseract_the_rest_still_in
     assert "1 page(s) have no text: OCR would read them: apt-get install tesseract-ocr" in out
     assert page_text(2) == ""
     assert "Harbour Zoo" in page_text(1)
+    code, out, _ = run("ingest", str(mixed), "--no-embed", "--force", "--json")
+    assert code == 0
+    [report] = json.loads(out)
+    assert [n for n in report["notes"] if n.startswith("OCR off")]  # scripts see it too
 
     monkeypatch.setenv("PATH", path)
     code, out, err = run("ingest", str(mixed), "--no-embed", "--json")
@@ -78,5 +82,7 @@ def test_scanned_page_is_ocrd_by_default_and_without_tesseract_the_rest_still_in
     [report] = json.loads(out)
     # The build named the missing OCR, so the file is read again now that tesseract is there.
     assert report["status"] == "replaced" and report["stats"]["pages_without_text"] == 0
-    assert "OCR off" not in err
+    assert "OCR off" not in err and report["notes"] == [
+        "embeddings off (--no-embed): vector search and the GNN will not see these documents"
+    ]
     assert "keeper's log records every feeding round" in page_text(2).replace("\u2019", "'")

@@ -139,6 +139,6 @@ class JobManager:
         def progress(stage: str, done: int, total: int) -> None:
             job.done, job.total = done, total
 
-        report = IngestPipeline(stages, build=pipeline.build).ingest(job.path, progress=progress)
+        report = IngestPipeline(stages, pipeline.notes, pipeline.build).ingest(job.path, progress=progress)
         report.path = Path(job.file_name)  # the client's name for the file, not the server's temp path
         return report

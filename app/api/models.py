@@ -121,6 +121,7 @@ class IngestReportModel(ResponseModel):
     stats: dict[str, Any]
     stages: dict[str, float] = Field(description="Seconds per pipeline stage")
     seconds: float
+    notes: list[str] = Field(default=[], description="What the pipeline ran without and why (OCR, the GNN, …)")
 
 
 class JobModel(ResponseModel):

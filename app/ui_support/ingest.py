@@ -71,6 +71,11 @@ def ingest_files(
     return reports
 
 
+def report_notes(reports: Sequence[IngestReport]) -> list[str]:
+    """What the ingest ran without (OCR, the GNN, …), each once, for the user to see."""
+    return list(dict.fromkeys(note for report in reports for note in report.notes))
+
+
 def report_line(report: IngestReport) -> str:
     if report.status == "failed":
         return f"{report.path.name}: failed: {report.error}"

@@ -11,7 +11,7 @@ import streamlit as st
 from app.documents import list_documents
 from app.pipeline import IngestReport
 from app.stores.base import GraphStore
-from app.ui_support.ingest import folder_pdfs, ingest_files, report_line, save_upload, uploads_dir
+from app.ui_support.ingest import folder_pdfs, ingest_files, report_line, report_notes, save_upload, uploads_dir
 from ui import common
 
 MESSAGES = "documents_messages"  # (level, text) pairs shown once after a rerun
@@ -37,7 +37,12 @@ def render() -> None:
 
 
 def _flash_messages() -> None:
-    shown: dict[str, Callable[..., Any]] = {"success": st.success, "error": st.error, "info": st.info}
+    shown: dict[str, Callable[..., Any]] = {
+        "success": st.success,
+        "error": st.error,
+        "info": st.info,
+        "warning": st.warning,
+    }
     for level, text in st.session_state.pop(MESSAGES, []):
         shown[level](text)
 
@@ -83,7 +88,7 @@ def _ingest(graph_store: GraphStore, paths: Sequence[Path], force: bool = False)
         return
     st.session_state[MESSAGES] = [
         ("error" if report.status == "failed" else "success", report_line(report)) for report in reports
-    ]
+    ] + [("warning", f"Note: {note}") for note in report_notes(reports)]
     st.session_state[UPLOAD_ROUND] = st.session_state.get(UPLOAD_ROUND, 0) + 1
     common.refresh_health()
     st.rerun()
