@@ -31,6 +31,8 @@ MAX_WORDS_PER_CELL = 4.0  # median words in a filled cell line; prose runs to 8 
 MIN_MULTI_CELL_SHARE = 0.6  # share of lines with words in two columns or more
 MAX_RULE_TO_TEXT = 24.0  # points between the outer rules and the first and last line of text
 MAX_CODE_SHARE = 0.8  # a band set in a monospaced font beyond this share is a code listing
+OPEN_ROW_GAP = 1.0  # line heights between rows of a table running on past its last rule
+MIN_OPEN_ROWS = 2  # rows past the last rule, for it to be a table broken by the page
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,9 +67,36 @@ def find_framed_tables(
     """Tables between horizontal rules of one width, outside the areas ``taken`` (ruled tables)
     and outside code listings framed by rules (``lines`` set mostly in a monospaced font)."""
     found: list[FoundTable] = []
-    for stack in _stacks(horizontal_rules(drawings)):
-        found += [t for t in _tables_in_stack(stack, words, [*taken]) if not code_listing(lines, t.bbox)]
+    rules = horizontal_rules(drawings)
+    for stack in _stacks(rules):
+        opened = _with_open_foot(stack, words, rules)
+        tables = _tables_in_stack(opened, words, [*taken], open_foot=len(opened) > len(stack))
+        found += [t for t in tables if not code_listing(lines, t.bbox)]
     return found
+
+
+def _with_open_foot(stack: list[Rule], words: Sequence[Word], rules: Sequence[Rule]) -> list[Rule]:
+    """The stack, with an edge drawn where rows run on past its last rule to the foot of the page:
+    a table broken by a page break (LaTeX longtable) has no bottom rule on its first page. Such a
+    band counts only joined to the band above it (a header between two rules), see
+    :func:`_tables_in_stack`."""
+    x0, x1, last = stack[0].x0, stack[0].x1, stack[-1].y
+    # Rows run on down to the next rule across the column at most: past it lies another table.
+    stop = min((r.y for r in rules if r.y > last + SAME_RULE and r.x0 < x1 and r.x1 > x0), default=float("inf"))
+    lines = word_lines([w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1])
+    below = _run_of_lines([line for line in lines if last < line[0] and line[1] < stop], last)
+    return [*stack, Rule(x0, x1, below + 1.0)] if below is not None else stack
+
+
+def _run_of_lines(lines: Sequence[tuple[float, float]], edge: float) -> float | None:
+    """Where the run of lines starting right below ``edge`` ends (lines as (top, bottom), top
+    down, each within a line height of the one before), or None for fewer than MIN_OPEN_ROWS."""
+    run: list[tuple[float, float]] = []
+    for top, bottom in lines:
+        if top > (run[-1][1] if run else edge) + OPEN_ROW_GAP * (bottom - top):
+            break
+        run.append((top, bottom))
+    return run[-1][1] if len(run) >= MIN_OPEN_ROWS else None
 
 
 def code_listing(lines: Sequence[TextLine], area: BBox) -> bool:
@@ -102,13 +131,19 @@ def _stacks(rules: list[Rule]) -> list[list[Rule]]:
     return stacks
 
 
-def _tables_in_stack(stack: list[Rule], words: Sequence[Word], taken: list[BBox]) -> list[FoundTable]:
-    """From the top rule down: the widest band between two rules that holds a table, then on below it."""
+def _tables_in_stack(
+    stack: list[Rule], words: Sequence[Word], taken: list[BBox], open_foot: bool = False
+) -> list[FoundTable]:
+    """From the top rule down: the widest band between two rules that holds a table, then on below
+    it. With an ``open_foot`` (the last edge is no rule), the rows past the last rule alone are no
+    table: a name block or two under a title page's rule would pass for one."""
     found = []
     i = 0
     while i < len(stack) - 1:
         table = None
         for j in range(len(stack) - 1, i, -1):
+            if open_foot and j == len(stack) - 1 and i == len(stack) - 2:
+                continue
             table = _table_between(stack[i], stack[j], words, taken)
             if table is not None:
                 found.append(table)

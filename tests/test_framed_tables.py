@@ -176,3 +176,38 @@ def test_a_code_listing_between_rules_stays_code(tmp_path: Path) -> None:
     layout = NativeReader().read(tmp_path / "listing.pdf")
     kinds = [r.kind for r in layout.pages[0].regions]
     assert "table" not in kinds and "code" in kinds
+
+
+def longtable(out: Path, rows_per_page: int = 30) -> Path:
+    """A table broken by a page break, as LaTeX's longtable sets it: a top rule, the header and a
+    rule under it on each page, rows running to the foot of the first page, a bottom rule on the last."""
+    with pymupdf.open() as doc:
+        for number in range(2):
+            page = doc.new_page(width=612, height=792)
+            y = 90.0
+            if number == 0:
+                page.insert_text((72, y - 20), CAPTION, fontsize=9)
+            page.draw_line((100, y - 12), (512, y - 12), width=1)
+            for x, cell in zip((110, 230, 330, 430), ROWS[0], strict=True):
+                page.insert_text((x, y), cell, fontsize=9)
+            page.draw_line((100, y + 4), (512, y + 4), width=0.5)
+            for k in range(rows_per_page):
+                y += 14
+                row = [f"Method{number}{k:02d}", f"{k}.1", f"{k}.2", f"{k}.3"]
+                for x, cell in zip((110, 230, 330, 430), row, strict=True):
+                    page.insert_text((x, y), cell, fontsize=9)
+            if number == 1:
+                page.draw_line((100, y + 6), (512, y + 6), width=1)
+        doc.save(out)
+    return out
+
+
+def test_a_table_broken_by_a_page_break_is_read_on_both_pages_and_joined(tmp_path: Path) -> None:
+    layout = NativeReader().read(longtable(tmp_path / "longtable.pdf"))
+    tables = [r for p in layout.pages for r in p.regions if r.kind == "table"]
+    assert [len(t.cells or []) for t in tables] == [31, 31]  # the header and every row, on each page
+    assert tables[0].cells and tables[0].cells[-1] == ["Method029", "29.1", "29.2", "29.3"]
+    batch = build_graph(layout)
+    kinds = {n.key: (n.props["kind"], n.props["page"]) for n in batch.nodes if n.label == "Region"}
+    joined = [(kinds[e.src_key], kinds[e.dst_key]) for e in batch.edges if e.props.get("continuation")]
+    assert joined == [(("table", 1), ("table", 2))]
