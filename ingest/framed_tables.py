@@ -32,6 +32,7 @@ MIN_MULTI_CELL_SHARE = 0.6  # share of lines with words in two columns or more
 MAX_RULE_TO_TEXT = 24.0  # points between the outer rules and the first and last line of text
 MAX_CODE_SHARE = 0.8  # a band set in a monospaced font beyond this share is a code listing
 OPEN_ROW_GAP = 1.0  # line heights between rows of a table running on past its last rule
+MAX_RULES = 200  # more horizontal strokes than this: a drawing, a form or hatching, not booktabs tables
 MIN_OPEN_ROWS = 2  # rows past the last rule, for it to be a table broken by the page
 
 
@@ -68,6 +69,8 @@ def find_framed_tables(
     and outside code listings framed by rules (``lines`` set mostly in a monospaced font)."""
     found: list[FoundTable] = []
     rules = horizontal_rules(drawings)
+    if len(rules) > MAX_RULES:
+        return []
     for stack in _stacks(rules):
         opened = _with_open_foot(stack, words, rules)
         tables = _tables_in_stack(opened, words, [*taken], open_foot=len(opened) > len(stack))

@@ -211,3 +211,22 @@ def test_a_table_broken_by_a_page_break_is_read_on_both_pages_and_joined(tmp_pat
     kinds = {n.key: (n.props["kind"], n.props["page"]) for n in batch.nodes if n.label == "Region"}
     joined = [(kinds[e.src_key], kinds[e.dst_key]) for e in batch.edges if e.props.get("continuation")]
     assert joined == [(("table", 1), ("table", 2))]
+
+
+def test_a_page_of_hatching_is_no_stack_of_tables(tmp_path: Path) -> None:
+    # Hundreds of horizontal strokes (hatching, a form, a technical drawing) over aligned labels:
+    # bands between them would pass for tables by the dozen.
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=612, height=792)
+        shape = page.new_shape()
+        for i in range(400):
+            x, y = 20 + (i * 37) % 300, 20 + (i * 53) % 750
+            shape.draw_line((x, y), (x + 80 + i % 120, y))
+        shape.finish(width=0.3)
+        shape.commit()
+        for i in range(50):
+            page.insert_text((80, 30 + 14 * i), f"Part {i}        bolt {i}        steel", fontsize=8)
+        doc.save(tmp_path / "hatching.pdf")
+    with pymupdf.open(tmp_path / "hatching.pdf") as doc:
+        page = doc[0]
+        assert find_framed_tables(page.get_drawings(), pdf_api.words(page, TEXT_FLAGS)) == []
