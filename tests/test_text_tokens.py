@@ -82,3 +82,12 @@ def test_bm25_finds_an_accented_word_from_its_plain_spelling() -> None:
     index = BM25Index(texts)
     assert [i for i, _ in index.top_k("poincare section", 1)] == [0]
     assert [i for i, _ in index.top_k("Mueller table Muller", 1)] == [2]
+
+
+def test_text_without_spaces_is_cut_into_character_pairs() -> None:
+    assert tokenize("営業時間") == ["営業", "業時", "時間"]
+    assert tokenize("東京 drawImage") == ["東京", "drawimage", "draw", "image"]
+    texts = ["東京都庁の営業時間は午前9時から午後6時までです。", "大阪城の入場料は大人六百円です。", "Opening hours."]
+    index = BM25Index(texts)
+    assert [i for i, _ in index.top_k("都庁の営業時間は?", 1)] == [0]
+    assert [i for i, _ in index.top_k("大阪城 入場料", 1)] == [1]

@@ -5,7 +5,9 @@ A compound token is kept whole (so an exact name matches strongly) and also spli
 (so "draw image" and "bookmark page" match ``drawImage`` and ``bookmarkPage``). Stop words go; a
 light plural fold makes "tables" match "table", and British spellings meet American ones ("colours"
 matches "color", see :mod:`app.retrieval.spelling`). Letters beyond ASCII are letters ("Größe",
-"Poincaré"), and accents fold away, so "Poincare" finds "Poincaré".
+"Poincaré"), and accents fold away, so "Poincare" finds "Poincaré". Chinese, Japanese and Korean
+text, written without spaces, is cut into overlapping character pairs (the usual stand-in for a
+word segmenter), so a question's words match inside a sentence.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from app.retrieval.spelling import american
 _TOKEN = re.compile(r"[^\W_]+(?:[._\-][^\W_]+)*")  # letters and digits of any script
 _PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+[0-9]*(?![a-z])")
 _SEPARATORS = re.compile(r"[._\-]")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 
 _STOP_WORDS_TEXT = """
     a an and are as at be been being but by can could did do does doing for from had has have how i if
@@ -53,6 +56,9 @@ def _strip_accents(word: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     tokens: list[str] = []
+    if not text.isascii() and _CJK.search(text):
+        tokens += [pair for run in _CJK.findall(text) for pair in _character_pairs(run)]
+        text = _CJK.sub(" ", text)
     for match in _TOKEN.finditer(text):
         raw = match.group(0)
         parts = [p for p in _SEPARATORS.split(raw) if p]
@@ -67,3 +73,8 @@ def tokenize(text: str) -> list[str]:
         elif whole not in STOP_WORDS:
             tokens.append(fold(whole))
     return tokens
+
+
+def _character_pairs(run: str) -> list[str]:
+    """ "東京都庁" -> ["東京", "京都", "都庁"]; a lone character stands for itself."""
+    return [run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)]
