@@ -16,6 +16,26 @@ BACKGROUND_PAGE_SHARE = 0.8  # a drawing or image this large on a text page is a
 MAX_CLUSTERED_PATHS = 3000
 MERGE_GAP = 8.0  # figure pieces closer than this belong to one figure
 TEXT_BOX_SHARE = 0.35  # share of a candidate covered by prose lines that makes it a framed text box
+MIN_CHARS_OVER_BACKGROUND = 200  # this much text on a page-sized image is the page's own text,
+MIN_LARGE_TEXT_SIZE = 11.0  # and so is less set this large (a slide, a cover); else a scan's stamp
+
+
+def text_over_background(lines: Sequence[TextLine]) -> bool:
+    """Whether the text on a page-sized image is the page's own (the image is a background), not
+    a stamp on a scan ("Downloaded from …"): plenty of it, or large (a slide's, a cover's)."""
+    chars = sum(line.chars for line in lines)
+    return chars > MIN_CHARS_OVER_BACKGROUND or _median_size(lines) > MIN_LARGE_TEXT_SIZE
+
+
+def _median_size(lines: Sequence[TextLine]) -> float:
+    """The font size of the median character."""
+    sized = sorted((line.size, line.chars) for line in lines if line.chars)
+    half, seen = sum(chars for _, chars in sized) / 2, 0
+    for size, chars in sized:
+        seen += chars
+        if seen >= half:
+            return size
+    return 0.0
 
 
 def _as_bbox(rect: Any) -> BBox:
@@ -85,7 +105,7 @@ def _inside(inner: BBox, outer: BBox, slack: float = 1.0) -> bool:
     )
 
 
-def image_figures(page: pymupdf.Page, text_chars: int) -> list[BBox]:
+def image_figures(page: pymupdf.Page, lines: Sequence[TextLine]) -> list[BBox]:
     page_box = _as_bbox(page.rect)
     page_area = page_box.area
     boxes = []
@@ -96,7 +116,7 @@ def image_figures(page: pymupdf.Page, text_chars: int) -> list[BBox]:
         )
         if not _big_enough(box):
             continue
-        if text_chars > 200 and box.area > BACKGROUND_PAGE_SHARE * page_area:
+        if box.area > BACKGROUND_PAGE_SHARE * page_area and text_over_background(lines):
             continue  # a background picture behind real text
         boxes.append(box)
     return boxes
@@ -142,12 +162,12 @@ def _center_in(inner: BBox, outer: BBox) -> bool:
 
 
 def find_figures(
-    page: pymupdf.Page, drawings: Sequence[dict[str, Any]], tables: Sequence[BBox], text_chars: int
+    page: pymupdf.Page, drawings: Sequence[dict[str, Any]], tables: Sequence[BBox], lines: Sequence[TextLine]
 ) -> list[BBox]:
     """Figure candidates: images and drawing clusters, merged, minus tables.
 
     Framed text boxes are removed later with :func:`is_text_box`, which needs the document's body
     font size.
     """
-    candidates = image_figures(page, text_chars) + drawing_figures(page, drawings, tables)
+    candidates = image_figures(page, lines) + drawing_figures(page, drawings, tables)
     return [box for box in merge_boxes(candidates) if _overlap_share(box, tables) <= 0.5]

@@ -52,7 +52,7 @@ def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
         scan.tables = find_ruled_tables(page, drawings, words)
         scan.tables += find_framed_tables(drawings, words, [t.bbox for t in scan.tables], lines)
         scan.tables += find_captioned_tables(lines, words, [t.bbox for t in scan.tables])
-        scan.figures = find_figures(page, drawings, [t.bbox for t in scan.tables], chars)
+        scan.figures = find_figures(page, drawings, [t.bbox for t in scan.tables], lines)
     return scan
 
 

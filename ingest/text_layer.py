@@ -8,12 +8,12 @@ from collections.abc import Sequence
 import pymupdf
 
 from ingest import pdf_api
+from ingest.figures import text_over_background
 from ingest.lines import TextLine
 from ingest.scan import SCAN_IMAGE_SHARE, PageScan
 
 MIN_GOOD_CHARS = 10
 MAX_BAD_CHAR_SHARE = 0.1  # more unmapped glyphs than this: the text layer is garbage
-MIN_CHARS_OVER_SCAN = 200  # a page-sized image under less text than this is a scan with a stamp
 MAX_INVISIBLE_SHARE = 0.8  # more of a scan's text than this drawn invisible: an OCR layer
 INVISIBLE = 3  # a text trace span's type for text drawn in render mode 3 (neither filled nor stroked)
 
@@ -40,7 +40,9 @@ def has_good_text_layer(page: pymupdf.Page, scan: PageScan) -> bool:
         return False
     if not page_sized_image(page):
         return True
-    return chars >= MIN_CHARS_OVER_SCAN and invisible_share(page) <= MAX_INVISIBLE_SHARE
+    if invisible_share(page) > MAX_INVISIBLE_SHARE:
+        return False
+    return text_over_background(scan.lines)
 
 
 def invisible_share(page: pymupdf.Page) -> float:

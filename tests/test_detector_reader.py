@@ -191,6 +191,26 @@ def test_text_layer_quality(folder: Path, digital: Path) -> None:
     assert bad_char_share([line]) == pytest.approx(0.4)
 
 
+def test_a_slide_on_a_background_picture_is_read_from_its_text(tmp_path: Path) -> None:
+    # Little text on a page-sized image, like a scan with a stamp, but large: a slide's own text.
+    background = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 360, 203), 0)
+    background.set_rect(background.irect, (230, 238, 250))
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=720, height=405)
+        page.insert_image(page.rect, pixmap=background)
+        page.insert_text((50, 80), "Feeding programme", fontsize=30)
+        for k, item in enumerate(["Penguins fed at 10:30 and 15:00", "Seals receive mackerel at 11:00"]):
+            page.insert_text((70, 150 + 40 * k), "\u2022 " + item, fontsize=18)
+        doc.save(tmp_path / "slide.pdf")
+    with pymupdf.open(tmp_path / "slide.pdf") as doc:
+        assert has_good_text_layer(doc[0], scan_page(doc[0], use_model=False))
+    for reader in (NativeReader(), AutoReader()):
+        [page] = reader.read(tmp_path / "slide.pdf").pages
+        kinds = [r.kind for r in sorted(page.regions, key=lambda r: r.order)]
+        assert kinds == ["title", "list"]  # the picture behind them is no figure swallowing them
+        assert any("Seals receive mackerel at 11:00" in r.text for r in page.regions if r.kind == "list")
+
+
 def searchable_scan(src: Path, folder: Path) -> Path:
     """A searchable scan as OCR software makes it: page images under tesseract's invisible text."""
     images = []
