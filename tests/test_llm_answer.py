@@ -12,6 +12,7 @@ from app.exceptions import LLMUnavailableError
 from app.llm.citations import check_citations
 from app.llm.client import NOT_CONFIGURED, llm_status, make_client
 from app.llm.context import build_context, regions_by_id
+from app.llm.extractive import best_quote, content_words
 from app.llm.service import ask
 from app.retrieval.base import Retriever
 from app.retrieval.registry import make_retriever
@@ -130,3 +131,15 @@ def test_an_unreachable_endpoint_is_a_typed_error(tmp_path: Path) -> None:
 def test_no_endpoint_means_no_client(tmp_path: Path) -> None:
     with pytest.raises(LLMUnavailableError, match="OPENAI_BASE_URL"):
         make_client(no_llm_settings(tmp_path))
+
+
+def test_the_extractive_quote_matches_words_as_retrieval_does() -> None:
+    # "penguins" meets "Penguin", as it does in BM25; before, only the exact word counted.
+    text = "The seals get herring. Lions fast on Sundays. Each Penguin is weighed on Monday. The pool is cleaned."
+    assert "Each Penguin is weighed on Monday." in best_quote(
+        text, content_words("What happens to penguins on Mondays?")
+    )
+    # Japanese runs on without spaces: sentences end at "。", words match as character pairs.
+    japanese = "入場料は大人六百円です。駐車場は東門にあります。営業時間は午前9時から午後6時までです。"
+    quote = best_quote(japanese, content_words("営業時間は?"))
+    assert "営業時間は午前9時から" in quote and "入場料" not in quote

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from app.llm.citations import Citation, cite_passages
 from app.llm.context import Context, Passage
+from app.retrieval.text import tokenize
 
 MAX_PASSAGES = 3
 MAX_QUOTE_CHARS = 360
@@ -21,16 +22,8 @@ TABLE_ROWS_QUOTED = 2
 HEADING_KINDS = frozenset({"title", "section_header", "page_header", "page_footer"})
 NO_EVIDENCE = "No passage of the stored documents matches this question."
 
-_WORD = re.compile(r"[^\W_]+")  # letters and digits of any script
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")  # CJK full stops need no space after
 _TABLE_RULE = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+$")  # a markdown header separator, | --- | --- |
-_STOPWORDS = frozenset(
-    re.findall(
-        r"\w+",
-        "a an and are as at be by can do does for from how in is it of on or the this that to was what when "
-        "where which who why with",
-    )
-)
 
 
 @dataclass
@@ -59,7 +52,8 @@ def best_passages(context: Context, limit: int) -> list[Passage]:
 
 
 def content_words(text: str) -> set[str]:
-    return {word for word in _WORD.findall(text.lower()) if word not in _STOPWORDS and len(word) > 1}
+    """The words retrieval matches on (stop words out, plurals and spellings folded, CJK in pairs)."""
+    return {word for word in tokenize(text) if len(word) > 1}
 
 
 def quote_passage(passage: Passage, terms: set[str]) -> str:
