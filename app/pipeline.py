@@ -160,6 +160,11 @@ class IngestPipeline:
         self.build = build  # part of each document's version: another build replaces a stored one
 
     def ingest(self, path: Path, progress: ProgressFn | None = None) -> IngestReport:
+        report = self._run(path, progress)
+        report.notes = list(self.notes)
+        return report
+
+    def _run(self, path: Path, progress: ProgressFn | None) -> IngestReport:
         ctx = IngestContext(path=path, progress=progress, build=self.build)
         started = time.perf_counter()
         try:
@@ -168,13 +173,11 @@ class IngestPipeline:
                 stage.run(ctx)
                 ctx.timings[stage.name] = time.perf_counter() - stage_start
         except DocgraphError as exc:
-            return IngestReport(path=path, status="failed", error=str(exc), timings=ctx.timings, notes=self.notes)
+            return IngestReport(path=path, status="failed", error=str(exc), timings=ctx.timings)
         except Exception as exc:
             message = f"{path.name}: {type(exc).__name__}: {exc}"
-            return IngestReport(path=path, status="failed", error=message, timings=ctx.timings, notes=self.notes)
-        report = _report(ctx, time.perf_counter() - started)
-        report.notes = list(self.notes)
-        return report
+            return IngestReport(path=path, status="failed", error=message, timings=ctx.timings)
+        return _report(ctx, time.perf_counter() - started)
 
 
 def _report(ctx: IngestContext, seconds: float) -> IngestReport:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import accumulate
 
 from ingest.blocks import CAPTION_RE
 from ingest.framed_tables import code_listing, table_from_words
 from ingest.lines import TextLine
 from ingest.pdf_api import Word
-from ingest.tables import FoundTable
+from ingest.tables import FoundTable, centre_in
 from ingest.types import BBox
 
 TABLE_CAPTION_RE = re.compile(r"^\s*(?:Table|TABLE|Tab\.|TAB\.)\s*[A-Z]?\.?\d+(?:[.\-–]\d+)*\s*[:.\-–—]\s*\S")
@@ -31,7 +32,7 @@ def find_captioned_tables(
     found: list[FoundTable] = []
     for caption in captions:
         # The caption's own words are left out: MuPDF often sets a caption and its table in one block.
-        blocks = _blocks([w for w in words if not _centre_in(w, caption.bbox)])
+        blocks = _blocks([w for w in words if not centre_in(w, caption.bbox)])
         for below in (True, False):
             table = _largest_table(_stack(caption.bbox, blocks, below), words, [*taken, *(f.bbox for f in found)])
             if table is not None and not code_listing(lines, table.bbox):
@@ -43,13 +44,10 @@ def find_captioned_tables(
 def _largest_table(stack: list[BBox], words: Sequence[Word], taken: Sequence[BBox]) -> FoundTable | None:
     """The table made of the most blocks nearest the caption (a heading or paragraph just past the
     table's end is not part of it: with it the words no longer fall into columns)."""
-    for count in range(len(stack), 0, -1):
-        area = stack[0]
-        for box in stack[1:count]:
-            area = _union(area, box)
+    for area in reversed(list(accumulate(stack, BBox.union))):  # the areas of the first 1, 2, … blocks
         if any(area.intersection_area(t) > 0 for t in taken):
             continue
-        table = table_from_words(area, [w for w in words if _centre_in(w, area)], MIN_ROWS)
+        table = table_from_words(area, [w for w in words if centre_in(w, area)], MIN_ROWS)
         if table is not None:
             return table
     return None
@@ -79,7 +77,7 @@ def _stack(caption: BBox, blocks: Sequence[BBox], below: bool) -> list[BBox]:
         if not near or len(stack) >= MAX_BLOCKS:
             return stack
         for box in sorted(near, key=lambda b: b.y0 if below else -b.y1):
-            band = box if band is None else _union(band, box)
+            band = box if band is None else band.union(box)
             stack.append(box)
             left.remove(box)
         assert band is not None
@@ -95,11 +93,3 @@ def _within(box: BBox, start: float, edge: float, gap: float, below: bool) -> bo
 
 def _overlaps_x(a: BBox, b: BBox) -> bool:
     return min(a.x1, b.x1) - max(a.x0, b.x0) > 0
-
-
-def _union(a: BBox, b: BBox) -> BBox:
-    return BBox(min(a.x0, b.x0), min(a.y0, b.y0), max(a.x1, b.x1), max(a.y1, b.y1))
-
-
-def _centre_in(w: Word, box: BBox) -> bool:
-    return box.x0 <= (w[0] + w[2]) / 2 <= box.x1 and box.y0 <= (w[1] + w[3]) / 2 <= box.y1

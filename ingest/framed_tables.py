@@ -167,12 +167,15 @@ def _table_between(top: Rule, bottom: Rule, words: Sequence[Word], taken: Sequen
     lines = word_lines(inside)
     if not lines or lines[0][0] - top.y > MAX_RULE_TO_TEXT or bottom.y - lines[-1][1] > MAX_RULE_TO_TEXT:
         return None
-    return table_from_words(area, inside)
+    return table_from_words(area, inside, lines=lines)
 
 
-def table_from_words(area: BBox, words: Sequence[Word], min_rows: int = MIN_ROWS) -> FoundTable | None:
-    """The words of ``area`` as a table, when they fall into columns of short cells; else None."""
-    lines = word_lines(words)
+def table_from_words(
+    area: BBox, words: Sequence[Word], min_rows: int = MIN_ROWS, lines: list[tuple[float, float]] | None = None
+) -> FoundTable | None:
+    """The words of ``area`` as a table, when they fall into columns of short cells; else None.
+    ``lines``: the words' :func:`word_lines`, when the caller has them already."""
+    lines = word_lines(words) if lines is None else lines
     if not min_rows <= len(lines) <= MAX_ROWS:
         return None
     gaps = column_gaps(words, area.x0, area.x1)

@@ -96,9 +96,13 @@ def find_ruled_tables(page: pymupdf.Page, drawings: list[dict[str, Any]], words:
 
 
 def _words_in(rect: Sequence[float], words: Sequence[Word]) -> str:
-    x0, y0, x1, y1 = rect[:4]
-    inside = [w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1]
-    return _cell_text(inside)
+    box = BBox(*rect[:4])
+    return _cell_text([w for w in words if centre_in(w, box)])
+
+
+def centre_in(word: Word, box: BBox) -> bool:
+    """Whether the word's centre lies in ``box`` (edges included)."""
+    return box.x0 <= (word[0] + word[2]) / 2 <= box.x1 and box.y0 <= (word[1] + word[3]) / 2 <= box.y1
 
 
 def is_real_table(cells: list[list[str]]) -> bool:

@@ -72,8 +72,9 @@ def markdown_rows(text: str) -> list[str]:
 def best_rows_quote(rows: list[str], terms: set[str]) -> str:
     """The header row, then the rows sharing the most words with the question, in table order."""
     header, body = rows[0], rows[1:]
-    ranked = sorted(range(len(body)), key=lambda i: (-len(terms & content_words(body[i])), i))
-    chosen = sorted(i for i in ranked[:TABLE_ROWS_QUOTED] if terms & content_words(body[i])) or [0]
+    shared = [len(terms & content_words(row)) for row in body]
+    ranked = sorted(range(len(body)), key=lambda i: (-shared[i], i))
+    chosen = sorted(i for i in ranked[:TABLE_ROWS_QUOTED] if shared[i]) or [0]
     parts = [header]
     for previous, i in zip([-1, *chosen], chosen, strict=False):
         parts.append(("… " if i > previous + 1 else "") + body[i])
