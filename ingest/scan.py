@@ -62,9 +62,14 @@ def _has_text_layer(page: pymupdf.Page, chars: int) -> bool:
         return True
     if chars == 0:
         return False
+    return not page_sized_image(page)  # a few stray characters on top of a page-sized image
+
+
+def page_sized_image(page: pymupdf.Page) -> bool:
+    """Whether an image covers at least SCAN_IMAGE_SHARE of the page (a scan, or a background)."""
     page_area = page.rect.width * page.rect.height
     for info in page.get_image_info():
         x0, y0, x1, y1 = info["bbox"]
         if (x1 - x0) * (y1 - y0) >= SCAN_IMAGE_SHARE * page_area:
-            return False  # a few stray characters on top of a page-sized image
-    return True
+            return True
+    return False

@@ -10,7 +10,7 @@ import pymupdf
 from ingest import pdf_api
 from ingest.figures import text_over_background
 from ingest.lines import TextLine
-from ingest.scan import SCAN_IMAGE_SHARE, PageScan
+from ingest.scan import PageScan, page_sized_image
 
 MIN_GOOD_CHARS = 10
 MAX_BAD_CHAR_SHARE = 0.1  # more unmapped glyphs than this: the text layer is garbage
@@ -53,12 +53,3 @@ def invisible_share(page: pymupdf.Page) -> float:
         total += count
         hidden += count if span.get("type") == INVISIBLE else 0
     return hidden / total if total else 0.0
-
-
-def page_sized_image(page: pymupdf.Page) -> bool:
-    page_area = page.rect.width * page.rect.height
-    for info in page.get_image_info():
-        x0, y0, x1, y1 = info["bbox"]
-        if (x1 - x0) * (y1 - y0) >= SCAN_IMAGE_SHARE * page_area:
-            return True
-    return False
