@@ -46,6 +46,9 @@ _LETTER_SUFFIX = re.compile(r"\s*,\s*([a-z])(?=\s*[,;)])")  # "(2006a, b)"
 _YEAR_LIST_SEP = re.compile(r"\s*,\s*")
 # Entry labels at the start of a region or right after the previous entry's final period.
 _LABEL_HEAD = re.compile(r"(?:^|(?<=\.\s))(?:\[(?P<bracket>[^\]\s]{1,20})\]|(?P<dotted>\d{1,3})\.(?=\s+[A-Z]))\s")
+# A numbered entry after one that ends in a URL or DOI ("...doi.org/10.1145/1188913. 1188915 [2] P. Abril"):
+# anywhere in a bibliography region, but only as the next number of the sequence.
+_BRACKET_NUMBER_HEAD = re.compile(r"(?<![\w\]])\[(?P<bracket>\d{1,3})\]\s")
 _NUMERIC_CITE = re.compile(r"(?<![\w\])])\[(\d{1,3}(?:\s*[,–\-]\s*\d{1,3})*)\]")
 _LABEL_CITE = re.compile(r"\[([A-Za-z][\w\-+.]{1,30})\]")
 _NUMBER_ITEM = re.compile(r"(\d{1,3})(?:\s*[–\-]\s*(\d{1,3}))?")
@@ -182,8 +185,9 @@ def build_bibliography(regions: list[PlacedRegion]) -> Bibliography:
     for pr in regions:
         text = pr.region.text
         bib.regions[pr.key] = text
-        for head in _LABEL_HEAD.finditer(text):
-            label = head.group("bracket") or head.group("dotted")
+        heads = [*_LABEL_HEAD.finditer(text), *_BRACKET_NUMBER_HEAD.finditer(text)]
+        for head in sorted(heads, key=lambda m: m.start()):
+            label = head.group("bracket") or head.groupdict().get("dotted") or ""
             # Numbers count only in sequence: a stray "12." in an entry's body does not start one.
             if label.isdigit() and int(label) == next_number:
                 bib.numbers[next_number] = pr.key

@@ -16,7 +16,7 @@ import pytest
 from ingest.citations import find_citations, is_bibliography_title
 from ingest.graph import build_graph
 from ingest.native import NativeReader
-from ingest.types import GraphBatch, NodeRecord, OutlineEntry
+from ingest.types import GraphBatch, NodeRecord, OutlineEntry, RegionKind
 from tests.test_graph_build import build, edges, key_of, layout, page, region
 
 ZOO = Path("/work/shared/bench/dev/zoo.pdf")
@@ -141,20 +141,17 @@ def test_bibliography_regions_cite_nothing_and_every_pair_is_linked_once() -> No
 NUMERIC = "As shown in [3, 5-7] and again [2]; the interval [0, 1], x[1] and [9] are not citations."
 
 
+def cited_doc(text: str, heading: str, entries: list[str], kind: RegionKind) -> GraphBatch:
+    """One page: a paragraph that cites, then a bibliography heading and its entries."""
+    bibliography = (region(kind, entry, 120 + 20 * i) for i, entry in enumerate(entries))
+    return build(layout(page(1, region("paragraph", text, 40), region("section_header", heading, 100), *bibliography)))
+
+
 def test_numeric_citations_resolve_ranges_and_only_numbers_with_an_entry() -> None:
     entries = ["[1] A. Ant. Ants. J. Insects, 1990.", "[2] B. Bee. Bees. J. Insects, 1991."]
     entries += ["[3] C. Cat. Cats. Pets, 1992. [4] D. Dog. Dogs. Pets, 1993."]
     entries += ["5. E. Eel. Eels. Fish, 1994.", "[6] F. Fox. Foxes. Wild, 1995.", "[7] G. Gnu. Gnus. Wild, 1996."]
-    batch = build(
-        layout(
-            page(
-                1,
-                region("paragraph", NUMERIC, 40),
-                region("section_header", "7 Bibliography", 100),
-                *(region("list", text, 120 + 20 * i) for i, text in enumerate(entries)),
-            )
-        )
-    )
+    batch = cited_doc(NUMERIC, "7 Bibliography", entries, "list")
     assert cites(batch, NUMERIC) == [
         (entries[2], "[3, 5-7]"),
         (entries[3], "[3, 5-7]"),
@@ -163,6 +160,25 @@ def test_numeric_citations_resolve_ranges_and_only_numbers_with_an_entry() -> No
         (entries[1], "[2]"),
     ]
     assert (batch.stats["resolved_citations"], batch.stats["unresolved_citations"]) == (2, 1)  # [9]
+
+
+def test_numbered_entries_after_urls_and_line_breaks_inside_entries() -> None:
+    """ACM style: an entry often ends in a URL or DOI, not a period, and the reader's regions break
+    inside entries, so "[n]" starts an entry anywhere in a region, as the next number only."""
+    entries = [
+        "[1] A. Ant. 2007. Ants. Retrieved 2008 from http://ants.example/index.html [2] B. Bee",
+        "and C. Cow. 2007. Bees and cows. Commun. ACM 50, 1 (2007), 36-44. https://doi.org/10.1145/1188913.",
+        "1188915 [3] D. Dog. 1979. Dogs, see [5]. Master's thesis. [4] E. Eel. 2003. Eels. arXiv:1403.1349",
+        "[5] F. Fox. 2013. Foxes. https://doi.org/10.1/5",
+    ]
+    text = "Journal articles [2], theses [3] and preprints [4, 5]."
+    batch = cited_doc(text, "References", entries, "paragraph")
+    assert cites(batch, text) == [
+        (entries[0], "[2]"),
+        (entries[2], "[3]"),  # [4] is in the same region: one edge per pair
+        (entries[3], "[4, 5]"),
+    ]
+    assert (batch.stats["resolved_citations"], batch.stats["unresolved_citations"]) == (3, 0)
 
 
 def test_a_bibliography_heading_outside_the_outline_starts_a_run_up_to_the_next_heading() -> None:
