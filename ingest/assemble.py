@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from ingest.blocks import Block, lines_in, segment_lines
 from ingest.classify import FontStats, classify_block, near_float, page_context, promote_title
+from ingest.display_math import join_display_math
 from ingest.figures import is_text_box
 from ingest.furniture import FurnitureMarks
 from ingest.lines import TextLine
@@ -66,7 +67,7 @@ def assemble_page(scan: PageScan, stats: FontStats, marks: FurnitureMarks, title
     rest = [line for i, line in enumerate(scan.lines) if i not in work.used]
     blocks = work.blocks + segment_lines(rest)
     _classify(blocks, stats, scan.height, title_allowed, work.floats)
-    blocks = merge_blocks(blocks, stats)
+    blocks = merge_blocks(join_display_math(blocks, stats.body_size), stats)
     figure_drafts, blocks = figures_for_orphan_captions(blocks, work.floats, stats)
     work.drafts.extend(_figure_draft(box, labels) for box, labels in figure_drafts)
     work.drafts.extend(_block_draft(b) for b in blocks)

@@ -17,8 +17,10 @@ BULLET_RE = re.compile(
 BULLET_GLYPH_RE = re.compile(r"^\s*[•◦▪▫‣⁃∙·●○■□►▸➢➤✓✔]")
 CAPTION_RE = re.compile(
     r"^\s*(?:(?:Figure|FIGURE|Table|TABLE|Listing|LISTING|Algorithm|ALGORITHM|Chart|Exhibit|Plate|Scheme)\s+"
-    r"|(?:Fig|FIG|Tab|TAB)\.\s*)(?:[A-Z]\.?)?\d+(?:[.\-–]\d+)*"
+    r"|(?:Fig|FIG|Tab|TAB)\.\s*)(?:(?:[A-Z]\.?)?\d+(?:[.\-–]\d+)*|[IVXL]{1,6}\b)"  # "TABLE II." (REVTeX, IEEE)
 )
+# "A.1 Part One", "2.3 Results": a subsection number opening a bold line right under a bold heading
+_SUBHEADING_START = re.compile(r"^\s*(?:[A-Z]|\d{1,2})(?:\.\d{1,2})+\.?\s+[A-Z]")
 SIZE_STEP = 0.6  # points: a larger font-size change between lines starts a new block
 PARAGRAPH_GAP = 0.8  # of the font size: a larger vertical gap between lines starts a new block
 INDENT_EM = 0.8  # first-line indent (in em) that, after a short line, starts a new paragraph
@@ -151,6 +153,8 @@ def _starts_new_block(current: list[TextLine], line: TextLine) -> bool:
     if abs(line.size - prev.size) > SIZE_STEP or line.mono != prev.mono or line.bold != prev.bold:
         return True
     if BULLET_RE.match(line.text):
+        return True
+    if line.bold and _SUBHEADING_START.match(line.text):  # two headings in one MuPDF block
         return True
     if CAPTION_RE.match(line.text) and ends_sentence(prev.text):  # not "... shown in\nFigure 1."
         return True

@@ -17,7 +17,9 @@ from ingest.pdf_api import Word
 from ingest.tables import FoundTable, centre_in
 from ingest.types import BBox
 
-TABLE_CAPTION_RE = re.compile(r"^\s*(?:Table|TABLE|Tab\.|TAB\.)\s*[A-Z]?\.?\d+(?:[.\-–]\d+)*\s*[:.\-–—]\s*\S")
+TABLE_CAPTION_RE = re.compile(
+    r"^\s*(?:Table|TABLE|Tab\.|TAB\.)\s*(?:[A-Z]?\.?\d+(?:[.\-–]\d+)*|[IVXL]{1,6})\s*[:.\-–—]\s*\S"
+)
 MIN_ROWS = 3  # a header and two rows: with no rules to go by, two aligned lines are too little
 MAX_FIRST_GAP = 2.5  # line heights between the caption and the table's first (or last) line
 MAX_ROW_GAP = 1.5  # line heights between two blocks of one table

@@ -18,8 +18,20 @@ TEXT_FLAGS = pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_PRESERVE_WHITESPACE 
 
 _BOLD_NAME = re.compile(r"bold|black|heavy|demi|semibold|cmbx|cmb\d|[-,]bd?$", re.IGNORECASE)
 _MONO_NAME = re.compile(r"mono|courier|consol|menlo|typewriter|cmtt|cmsltt|sftt|code|inconsolata|\btt", re.IGNORECASE)
-_MATH_NAME = re.compile(r"cmmi|cmsy|cmex|msam|msbm|math|stixgeneral|symbol|eufm|rsfs", re.IGNORECASE)
+_MATH_NAME = re.compile(r"cmmi|cmsy|cmex|msam|msbm|math|stixgeneral|symbol|eufm|rsfs|tx(?:sy|ex|mi|ms)", re.IGNORECASE)
+# Mathematical operators (U+2200-22FF), their supplement (U+2A00-2AFF), miscellaneous math symbols
+# (U+27C0-27EF, U+2980-29FF) and math alphanumerics (U+1D400-1D7FF: the italic x of a formula
+# set in a Unicode math font) are math whatever font carries them.
+_MATH_RANGES = ((0x2200, 0x22FF), (0x2A00, 0x2AFF), (0x27C0, 0x27EF), (0x2980, 0x29FF), (0x1D400, 0x1D7FF))
 _SAME_ROW_MAX_GAP_EM = 4.0  # pieces of one visual line further apart than this are separate items
+
+
+_FIRST_MATH_CHAR = chr(_MATH_RANGES[0][0])
+
+
+def is_math_char(ch: str) -> bool:
+    code = ord(ch)
+    return any(lo <= code <= hi for lo, hi in _MATH_RANGES)
 
 
 @dataclass(slots=True)
@@ -50,7 +62,7 @@ def extract_lines(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) 
         if block.get("type") != 0:
             continue
         block_lines = [ln for ln in (_line_from_dict(raw, block_no) for raw in block["lines"]) if ln]
-        lines.extend(_merge_same_row(_rows_in_order(block_lines)))
+        lines.extend(_merge_same_row(rows_in_order(block_lines)))
     return lines
 
 
@@ -75,6 +87,8 @@ def _line_from_dict(raw: dict[str, Any], block_no: int) -> TextLine | None:
         weights[(round(float(span.get("size", 0.0)), 1), font, bold, mono, math)] += count
         if math:  # dot leaders are often set in a math font; they do not make a formula
             math_chars += sum(1 for ch in span["text"] if not ch.isspace() and ch != ".")
+        elif max(span["text"]) >= _FIRST_MATH_CHAR:  # (most spans have no character that far up)
+            math_chars += sum(1 for ch in span["text"] if is_math_char(ch))
     total = sum(weights.values())
     if total == 0:
         return None
@@ -96,7 +110,7 @@ def _line_from_dict(raw: dict[str, Any], block_no: int) -> TextLine | None:
     )
 
 
-def _rows_in_order(lines: list[TextLine]) -> list[TextLine]:
+def rows_in_order(lines: list[TextLine]) -> list[TextLine]:
     """Horizontal lines top to bottom, pieces of one row left to right (streams may differ)."""
     if any(not ln.horizontal for ln in lines):
         return lines

@@ -127,3 +127,21 @@ def test_side_by_side_blocks_of_one_column_are_not_a_column_break() -> None:
     assert not term.continues and not low.continues
     assert not column_break(term, description) and not column_break(low, lower)
     assert column_break(low, region("goes on here", (318, 72, 558, 300)))
+
+
+def test_an_appendix_heading_and_its_first_subsection_in_one_text_block_are_two_sections(tmp_path: Path) -> None:
+    """Seen in ACM's sample paper: MuPDF puts "A RESEARCH METHODS" and "A.1 Part One" (no gap
+    between them) in one block, which was read as one heading."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=PAGE.width, height=PAGE.height)
+    lines = [("1 Introduction", "tibo", 100), (SENTENCE, "tiro", 120), ("A Research Methods", "tibo", 160)]
+    lines += [("A.1 Part One", "tibo", 174), (SENTENCE, "tiro", 194)]
+    for text, font, y in lines:
+        page.insert_text((54, y), text[:90], fontname=font, fontsize=10 if font == "tiro" else 11)
+    doc.save(tmp_path / "appendix.pdf")
+    batch = build_graph(NativeReader().read(tmp_path / "appendix.pdf"))
+    titles = {node.key: node.props["title"] for node in batch.nodes if node.label == "Section"}
+    under = {
+        titles[e.src_key]: titles.get(e.dst_key) for e in batch.edges if e.type == "IS_UNDER" and e.src_key in titles
+    }
+    assert under["A.1 Part One"] == "A Research Methods"
