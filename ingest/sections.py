@@ -204,8 +204,10 @@ def _with_subheaders(outline: list[SectionSpec], placed: list[PlacedRegion]) -> 
             continue
         while current + 1 < len(outline) and outline[current + 1].anchor <= group[0].place:
             current += 1
+        if current < 0:  # front matter (a paper's author names, a cover): the outline starts later
+            continue
         title = _group_title(group)
-        if current >= 0 and title_similarity(title, outline[current].title) >= HEADER_MATCH:
+        if title_similarity(title, outline[current].title) >= HEADER_MATCH:
             continue  # the entry's own header, left unmatched (e.g. on the page before the entry's)
         subheaders.append((current, group, title))
     return _merge_subheaders(outline, subheaders) if subheaders else outline

@@ -321,3 +321,36 @@ def test_headers_the_outline_does_not_list_become_subsections_of_their_entry() -
     )
     assert parent(batch, "Region", key_of(batch, "tag text")) == ("Section", section_key(batch, "4.1.2 Tag handling"))
     assert parent(batch, "Region", key_of(batch, "index text")) == ("Section", section_key(batch, "5 Index"))
+
+
+def test_headers_before_the_first_outline_entry_are_front_matter_not_sections() -> None:
+    """A paper's author names and a manual's table-of-contents pages, set bold, are read as headers;
+    the outline says where the document's sections start (gnuplot's part I, on its page 21, had
+    123 sections before it made of its contents pages)."""
+    outline = [OutlineEntry(1, "Abstract", 1), OutlineEntry(1, "1 Introduction", 1)]
+    batch = build(
+        layout(
+            page(
+                1,
+                region("title", "The Name of the Title Is Hope", 20, font_size=20),
+                region("section_header", "Ben Trovato", 40, font_size=12),
+                region("paragraph", "Institute for Clarity in Documentation", 60),
+                region("section_header", "Lars Thørväld", 80, font_size=12),
+                region("paragraph", "The Thørväld Group", 100),
+                region("section_header", "ABSTRACT", 120, font_size=12),
+                region("paragraph", "A clear and well-documented LaTeX document.", 140),
+                region("section_header", "CCS CONCEPTS", 160, font_size=12),
+                region("paragraph", "Computer systems organization", 180),
+                region("section_header", "1 INTRODUCTION", 200, font_size=12),
+                region("paragraph", "ACM's consolidated article template.", 220),
+            ),
+            outline=outline,
+        )
+    )
+    assert [n.props["title"] for n in sections(batch)] == ["Abstract", "CCS CONCEPTS", "1 Introduction"]
+    document = next(n.key for n in batch.nodes if n.label == "Document")
+    assert parent(batch, "Region", key_of(batch, "The Thørväld Group")) == ("Document", document)
+    assert parent(batch, "Region", key_of(batch, "Computer systems organization")) == (
+        "Section",
+        section_key(batch, "CCS CONCEPTS"),
+    )
