@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from itertools import accumulate
+from itertools import accumulate, pairwise
 
 from ingest.blocks import CAPTION_RE
 from ingest.framed_tables import code_listing, table_from_words
 from ingest.lines import TextLine
 from ingest.pdf_api import Word
 from ingest.tables import FoundTable, centre_in
+from ingest.text import ends_sentence
 from ingest.types import BBox
 
 TABLE_CAPTION_RE = re.compile(
@@ -24,6 +25,8 @@ MIN_ROWS = 3  # a header and two rows: with no rules to go by, two aligned lines
 MAX_FIRST_GAP = 2.5  # line heights between the caption and the table's first (or last) line
 MAX_ROW_GAP = 1.5  # line heights between two blocks of one table
 MAX_BLOCKS = 24  # blocks tried, nearest the caption first
+MAX_CAPTION_LINES = 12  # lines a caption may run on below its first
+CELL_SPACE_EM = 1.5  # white between two words of a line wider than this: cells, not a caption's words
 
 
 def find_captioned_tables(
@@ -33,14 +36,36 @@ def find_captioned_tables(
     captions = [line for line in lines if TABLE_CAPTION_RE.match(line.text) and CAPTION_RE.match(line.text)]
     found: list[FoundTable] = []
     for caption in captions:
+        box = _caption_box(caption, lines, words)
         # The caption's own words are left out: MuPDF often sets a caption and its table in one block.
-        blocks = _blocks([w for w in words if not centre_in(w, caption.bbox)])
+        blocks = _blocks([w for w in words if not centre_in(w, box)])
         for below in (True, False):
-            table = _largest_table(_stack(caption.bbox, blocks, below), words, [*taken, *(f.bbox for f in found)])
+            table = _largest_table(_stack(box, blocks, below), words, [*taken, *(f.bbox for f in found)])
             if table is not None and not code_listing(lines, table.bbox):
                 found.append(table)
                 break
     return found
+
+
+def _caption_box(first: TextLine, lines: Sequence[TextLine], words: Sequence[Word]) -> BBox:
+    """The caption's lines: its first, then each line right below in the same type that reads as
+    prose (one line across, no white column in it), when the last of them ends a sentence. Else
+    the first line alone ("Table 3: Results" right over the table's rows)."""
+    box, last = first.bbox, first
+    below = [ln for ln in lines if ln.bbox.y0 >= first.bbox.y1 - 1 and _overlaps_x(ln.bbox, first.bbox)]
+    for line in sorted(below, key=lambda ln: ln.bbox.y0)[:MAX_CAPTION_LINES]:
+        if line.bbox.y0 - last.bbox.y1 > 0.6 * line.size or abs(line.size - first.size) > 0.5:
+            break
+        beside = [ln for ln in below if ln is not line and abs(ln.center_y - line.center_y) < 0.4 * line.size]
+        if beside or _widest_space([w for w in words if centre_in(w, line.bbox)]) > CELL_SPACE_EM * line.size:
+            break  # a table's row
+        box, last = box.union(line.bbox), line
+    return box if ends_sentence(last.text) else first.bbox
+
+
+def _widest_space(words: Sequence[Word]) -> float:
+    ordered = sorted(words, key=lambda w: w[0])
+    return max((b[0] - a[2] for a, b in pairwise(ordered)), default=0.0)
 
 
 def _largest_table(stack: list[BBox], words: Sequence[Word], taken: Sequence[BBox]) -> FoundTable | None:

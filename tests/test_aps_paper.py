@@ -92,6 +92,17 @@ def test_tables_numbered_in_roman_numerals_have_captions(paper: DocumentLayout) 
     assert [c for c in captions if c.startswith("TABLE")] == ["TABLE I", "TABLE II", "TABLE III", "TABLE IV"]
 
 
+def test_unruled_tables_under_captions_of_many_lines_are_tables(paper: DocumentLayout) -> None:
+    """TABLE I's caption runs to eight lines (one of them with a wide space after a full stop) over
+    a table with no rules drawn; the table starts below the caption's last line."""
+    (table,) = regions(paper, 4, "table")
+    assert table.cells[:2] == [["Lefta", "Centeredb", "Decimal", "Right"], ["1", "2", "3.001", "4"]]
+    batch = build_graph(paper)
+    texts = {n.key: str(n.props["text"]) for n in batch.nodes if n.label == "Region"}
+    captioned = {texts[e.src_key].split(".")[0] for e in batch.edges if e.type == "CAPTION_OF"}
+    assert captioned >= {"TABLE I", "TABLE II", "TABLE III", "TABLE IV"}
+
+
 @pytest.mark.parametrize(
     ("char", "math"),
     [("𝑥", True), ("∑", True), ("≪", True), ("⟨", True), ("x", False), ("→", False), ("α", False), ("-", False)],
