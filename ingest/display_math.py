@@ -31,6 +31,7 @@ MAX_LINES = 4
 TOUCH_GAP_EM = 0.6  # vertical gap between the pieces of one formula
 SIDE_GAP_EM = 1.5  # horizontal gap between pieces
 ROW_GAP_EM = 3.0  # ... on one row: a fraction beside the left-hand side
+SAME_EDGE = 1.5  # points: two blocks' edges this close are one column edge
 TAG_REACH_EM = 12.0  # an equation number sits at the column's right edge, far from its formula
 # Words that are operators in a formula, not prose ("lim", "sin").
 MATH_WORDS = frozenset(
@@ -103,9 +104,12 @@ class _Geometry:
 
 
 def _geometry(blocks: list[Block], members: set[int], em: float) -> _Geometry:
-    """Edges of the prose blocks of two lines or more: a column's edges, not a short line's end."""
+    """Column edges: where two or more prose blocks of two lines or more start or end (one block's
+    edge may be a formula's, read as prose for its symbol names)."""
     prose = [b.bbox for i, b in enumerate(blocks) if i not in members and b.kind in PROSE_KINDS and len(b.lines) > 1]
-    return _Geometry(em, tuple(sorted({x for box in prose for x in (box.x0, box.x1)})))
+    edges = [(i, x) for i, box in enumerate(prose) for x in (box.x0, box.x1)]
+    shared = {x for i, x in edges if any(j != i and abs(x - y) <= SAME_EDGE for j, y in edges)}
+    return _Geometry(em, tuple(sorted(shared)))
 
 
 def _clusters(members: list[_Member], geometry: _Geometry) -> list[list[_Member]]:

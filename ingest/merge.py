@@ -14,6 +14,7 @@ from ingest.types import BBox, RegionKind
 LABEL_MARGIN = 18.0  # points around a figure within which short non-body lines are its labels
 LABEL_MAX_CHARS = 60
 ORPHAN_REACH = 120.0  # how far above a caption the content of a text-only figure may start
+SAME_ROW_GAP_EM = 1.0  # white between two pieces of one line of prose, at most
 _STYLE_SUFFIX = re.compile(r"(bold|italic|oblique|regular|roman|demi|slant|semibold|medium|light|book)+$", re.I)
 _FIGURE_CAPTION = re.compile(r"^\s*(figure|fig\.)", re.IGNORECASE)
 _FIGURE_CONTENT_KINDS: frozenset[RegionKind] = frozenset({"paragraph", "section_header", "list", "formula", "footnote"})
@@ -87,6 +88,8 @@ def merge_blocks(blocks: list[Block], stats: FontStats) -> list[Block]:
 
 def _joinable(prev: Block, cur: Block) -> bool:
     em = max(prev.size, cur.size, 1.0)
+    if prev.kind == cur.kind == "paragraph" and prev.source == cur.source == "fonts" and _same_row(prev, cur, em):
+        return True
     gap = cur.bbox.y0 - prev.bbox.y1
     if gap < -0.5 * em:
         return False
@@ -110,6 +113,17 @@ def _joinable(prev: Block, cur: Block) -> bool:
         continues = not ends_sentence(prev.raw_text) or starts_lowercase(cur.raw_text)
         return same_style and gap <= 0.5 * em and overlap >= 0.5 * narrow and continues
     return False
+
+
+def _same_row(prev: Block, cur: Block, em: float) -> bool:
+    """``cur`` goes on along the line where ``prev`` stops: MuPDF cuts a line of prose into blocks
+    at an inline subscript or a change of font ("Here A" | "ml 1,39 and B" | "ml 1,39 are the ...")."""
+    last, first = prev.lines[-1], cur.lines[0]
+    overlap = min(last.bbox.y1, first.bbox.y1) - max(last.bbox.y0, first.bbox.y0)
+    gap = first.bbox.x0 - last.bbox.x1
+    # the next piece may start under the end of the last (a subscript set below a superscript)
+    rightwards = first.bbox.x0 > last.bbox.x0 + 0.5 * last.bbox.width
+    return overlap >= 0.5 * min(last.bbox.height, first.bbox.height) and rightwards and gap <= SAME_ROW_GAP_EM * em
 
 
 def figures_for_orphan_captions(

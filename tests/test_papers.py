@@ -118,3 +118,26 @@ def test_math_characters_whatever_the_font(char: str, math: bool) -> None:
 )
 def test_words_of_prose(text: str, words: int) -> None:
     assert prose_words(text) == words
+
+
+ELSEVIER = Path(__file__).parent / "data" / "papers" / "elstest-5p.pdf"
+
+
+@pytest.fixture(scope="module")
+def elsevier() -> DocumentLayout:
+    """elsarticle's test document: formulas in Times (txfonts), not in a math font."""
+    return NativeReader().read(ELSEVIER)
+
+
+def test_a_line_of_prose_cut_at_inline_subscripts_is_one_paragraph(elsevier: DocumentLayout) -> None:
+    """MuPDF cut "Here A^ml_1,39 and B^ml_1,39 are the translational coefficients." into three blocks
+    at the subscripts, side by side on one line."""
+    texts = [r.text for r in regions(elsevier, 2, "paragraph")]
+    assert any(t.startswith("Here Aml 1,39 and Bml 1,39 are the translational coefficients.") for t in texts)
+    assert not any(t in ("Here Aml", "1,39 and Bml") for t in texts)
+
+
+def test_formulas_in_a_text_font_are_formulas(elsevier: DocumentLayout) -> None:
+    first = numbered(elsevier, 2, "(1)")
+    assert first.text.startswith("Ei =")
+    assert "(M1l −iN1l)" in first.text
