@@ -63,16 +63,21 @@ def _role(block: Block) -> Role | None:
     if block.source != "fonts" or block.kind not in ("paragraph", "formula") or len(block.lines) > MAX_LINES:
         return None
     text = block.raw_text
-    chars = sum(1 for ch in text if not ch.isspace())
+    chars = len(text) - sum(map(str.isspace, text))
+    if chars > MAX_SEED_CHARS:  # most blocks: prose
+        return None
     if EQUATION_TAG.fullmatch(text.strip()):
         return "tag"
     words = prose_words(text)
-    operator = any(ch in _ASCII_OPERATORS or is_math_char(ch) for ch in text)
-    if chars <= MAX_SEED_CHARS and words <= 1 and (block.kind == "formula" or operator):
+    if words <= 1 and (block.kind == "formula" or _has_operator(text)):
         return "seed"
     if (chars <= MAX_PIECE_CHARS and words == 0) or chars <= MAX_LABEL_CHARS:
         return "piece"
     return None
+
+
+def _has_operator(text: str) -> bool:
+    return any(ch in _ASCII_OPERATORS for ch in text) or any(map(is_math_char, text))
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -66,6 +67,12 @@ def extract_lines(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) 
     return lines
 
 
+@functools.lru_cache(maxsize=1024)
+def _font_traits(font: str) -> tuple[bool, bool, bool]:
+    """(bold, monospaced, math) as the font's name tells; a document uses a few dozen fonts at most."""
+    return bool(_BOLD_NAME.search(font)), bool(_MONO_NAME.search(font)), bool(_MATH_NAME.search(font))
+
+
 def _line_from_dict(raw: dict[str, Any], block_no: int) -> TextLine | None:
     spans = [s for s in raw.get("spans", []) if s.get("text")]
     direction = raw.get("dir", (1.0, 0.0))
@@ -80,10 +87,10 @@ def _line_from_dict(raw: dict[str, Any], block_no: int) -> TextLine | None:
     for span in spans:
         font = str(span.get("font", ""))
         flags = int(span.get("flags", 0))
-        bold = bool(flags & pymupdf.TEXT_FONT_BOLD) or bool(_BOLD_NAME.search(font))
-        mono = bool(flags & pymupdf.TEXT_FONT_MONOSPACED) or bool(_MONO_NAME.search(font))
-        math = bool(_MATH_NAME.search(font))
-        count = sum(1 for ch in span["text"] if not ch.isspace())
+        bold_name, mono_name, math = _font_traits(font)
+        bold = bool(flags & pymupdf.TEXT_FONT_BOLD) or bold_name
+        mono = bool(flags & pymupdf.TEXT_FONT_MONOSPACED) or mono_name
+        count = len(span["text"]) - sum(map(str.isspace, span["text"]))
         weights[(round(float(span.get("size", 0.0)), 1), font, bold, mono, math)] += count
         if math:  # dot leaders are often set in a math font; they do not make a formula
             math_chars += sum(1 for ch in span["text"] if not ch.isspace() and ch != ".")
