@@ -12,9 +12,9 @@ from ingest.text import ends_sentence, join_code_lines, join_lines
 from ingest.types import BBox, RegionKind
 
 BULLET_RE = re.compile(
-    r"^\s*(?:[•◦▪▫‣⁃∙·●○■□►▸➢➤✓✔\-–—*](?=\s|$)|\(?\d{1,2}[.)](?=\s)|\(?[a-z][.)](?=\s)|\([ivx]{1,4}\)(?=\s))"
+    r"^\s*(?:[•◦▪▫‣⁃∙·●○■□►▸➢➤✓✔❖\-–—*](?=\s|$)|\(?\d{1,2}[.)](?=\s)|\(?[a-z][.)](?=\s)|\([ivx]{1,4}\)(?=\s))"
 )
-BULLET_GLYPH_RE = re.compile(r"^\s*[•◦▪▫‣⁃∙·●○■□►▸➢➤✓✔]")
+BULLET_GLYPH_RE = re.compile(r"^\s*[•◦▪▫‣⁃∙·●○■□►▸➢➤✓✔❖]")
 CAPTION_RE = re.compile(
     r"^\s*(?:(?:Figure|FIGURE|Table|TABLE|Listing|LISTING|Algorithm|ALGORITHM|Chart|Exhibit|Plate|Scheme)\s+"
     r"|(?:Fig|FIG|Tab|TAB)\.\s*)(?:(?:[A-Z]\.?)?\d+(?:[.\-–]\d+)*|[IVXL]{1,6}\b)"  # "TABLE II." (REVTeX, IEEE)

@@ -19,7 +19,10 @@ LIGATURES: dict[str, str] = {
 _DROP_CHARS = {"\u200b": "", "\u200c": "", "\u200d": "", "\ufeff": "", "\u00ad": ""}
 _SPACES = "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000\t"
 _SPACE_CHARS = {c: " " for c in _SPACES}
-_TRANSLATION = str.maketrans({**LIGATURES, **_DROP_CHARS, **_SPACE_CHARS})
+# Bullets of word processors set in the Symbol or Wingdings font without a Unicode mapping: MuPDF
+# gives their private-use code points (U+F000 + the font's code), which read as nothing.
+SYMBOL_FONT_BULLETS = {"\uf0b7": "•", "\uf0a7": "▪", "\uf06e": "■", "\uf076": "❖", "\uf0d8": "➢", "\uf0fc": "✓"}
+_TRANSLATION = str.maketrans({**LIGATURES, **_DROP_CHARS, **_SPACE_CHARS, **SYMBOL_FONT_BULLETS})
 
 # Characters that end a line with a hyphen which may be a hyphenation point.
 _HYPHENS = ("-", "\u2010", "\u2011")

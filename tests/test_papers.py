@@ -1,7 +1,7 @@
 """A real two-column physics paper: displayed equations come out as one formula region each, and
 its tables' captions, numbered in Roman numerals, as captions.
 
-tests/data/papers/apssamp.pdf is REVTeX 4.1's sample paper for the APS journals (TeX Live's
+tests/data/pdfs/apssamp.pdf is REVTeX 4.1's sample paper for the APS journals (TeX Live's
 revtex4-1 documentation, LPPL), as Debian's texlive-publishers-doc ships it. Read by hand: page 3
 sets equations (1) and (2) one above the other in the left column, equation (2.6') in the right
 column at the height of (1), and an eqnarray (4) whose left-hand side, fraction and bracket are
@@ -22,7 +22,7 @@ from ingest.lines import is_math_char
 from ingest.native import NativeReader
 from ingest.types import DocumentLayout, Region
 
-PAPER = Path(__file__).parent / "data" / "papers" / "apssamp.pdf"
+PAPER = Path(__file__).parent / "data" / "pdfs" / "apssamp.pdf"
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +120,7 @@ def test_words_of_prose(text: str, words: int) -> None:
     assert prose_words(text) == words
 
 
-ELSEVIER = Path(__file__).parent / "data" / "papers" / "elstest-5p.pdf"
+ELSEVIER = Path(__file__).parent / "data" / "pdfs" / "elstest-5p.pdf"
 
 
 @pytest.fixture(scope="module")
