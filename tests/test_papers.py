@@ -6,7 +6,7 @@ revtex4-1 documentation, LPPL), as Debian's texlive-publishers-doc ships it. Rea
 sets equations (1) and (2) one above the other in the left column, equation (2.6') in the right
 column at the height of (1), and an eqnarray (4) whose left-hand side, fraction and bracket are
 separate pieces of the text layer; page 4 sets the subequations (6a) and (6b). Before the pieces
-were joined, page 3 alone had 20 regions of at most four characters ("b", "τ", "i<j"). Pages 4
+were joined, page 3 alone had 31 regions of at most four characters ("b", "τ", "i<j"). Pages 4
 and 5 hold TABLE I to TABLE IV, whose captions were read as paragraphs.
 """
 
