@@ -49,7 +49,7 @@ def find_captioned_tables(
 
 def _caption_box(first: TextLine, lines: Sequence[TextLine], words: Sequence[Word]) -> BBox:
     """The caption's lines: its first, then each line right below in the same type that reads as
-    prose (one line across, no white column in it), when the last of them ends a sentence. Else
+    prose (one line across, no cell-wide space in it), when the last of them ends a sentence. Else
     the first line alone ("Table 3: Results" right over the table's rows)."""
     box, last = first.bbox, first
     below = [ln for ln in lines if ln.bbox.y0 >= first.bbox.y1 - 1 and _overlaps_x(ln.bbox, first.bbox)]

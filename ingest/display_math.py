@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import reduce
 from typing import Literal
 
 from ingest.blocks import Block
@@ -125,10 +126,13 @@ def _clusters(members: list[_Member], geometry: _Geometry) -> list[list[_Member]
         merged = [member, *(m for g in joined for m in g)]
         groups = [g for g in groups if not any(g is j for j in joined)] + [merged]
     formulas = [g for g in groups if any(m.role == "seed" for m in g)]
+    boxes = [_union(g) for g in formulas]  # kept up to date as tags join
     for tag in (m for m in members if m.role == "tag"):
-        near = [g for g in formulas if geometry.tags_along(tag.box, _union(g))]
+        near = [i for i, box in enumerate(boxes) if geometry.tags_along(tag.box, box)]
         if near:
-            min(near, key=lambda g: tag.box.x0 - _union(g).x1).append(tag)
+            nearest = min(near, key=lambda i: tag.box.x0 - boxes[i].x1)
+            formulas[nearest].append(tag)
+            boxes[nearest] = boxes[nearest].union(tag.box)
     return [g for g in formulas if len(g) > 1]
 
 
@@ -148,10 +152,7 @@ def _split_at_tags(lines: list[TextLine], em: float) -> list[list[TextLine]]:
 
 
 def _union(group: Sequence[_Member]) -> BBox:
-    box = group[0].box
-    for member in group[1:]:
-        box = box.union(member.box)
-    return box
+    return reduce(BBox.union, (member.box for member in group))
 
 
 def _formula_lines(lines: list[TextLine]) -> list[TextLine]:

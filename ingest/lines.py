@@ -24,10 +24,8 @@ _MATH_NAME = re.compile(r"cmmi|cmsy|cmex|msam|msbm|math|stixgeneral|symbol|eufm|
 # (U+27C0-27EF, U+2980-29FF) and math alphanumerics (U+1D400-1D7FF: the italic x of a formula
 # set in a Unicode math font) are math whatever font carries them.
 _MATH_RANGES = ((0x2200, 0x22FF), (0x2A00, 0x2AFF), (0x27C0, 0x27EF), (0x2980, 0x29FF), (0x1D400, 0x1D7FF))
-_SAME_ROW_MAX_GAP_EM = 4.0  # pieces of one visual line further apart than this are separate items
-
-
 _FIRST_MATH_CHAR = chr(_MATH_RANGES[0][0])
+_SAME_ROW_MAX_GAP_EM = 4.0  # pieces of one visual line further apart than this are separate items
 
 
 def is_math_char(ch: str) -> bool:

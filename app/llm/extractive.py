@@ -57,8 +57,7 @@ def content_words(text: str) -> set[str]:
 
 
 def quote_passage(passage: Passage, terms: set[str]) -> str:
-    table_rows = markdown_rows(passage.text)
-    if passage.kind == "table" and len(table_rows) > 1:
+    if passage.kind == "table" and len(table_rows := markdown_rows(passage.text)) > 1:
         return best_rows_quote(table_rows, terms)
     return best_quote(passage.text or passage.description, terms)
 
