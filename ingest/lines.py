@@ -26,6 +26,9 @@ _MATH_NAME = re.compile(r"cmmi|cmsy|cmex|msam|msbm|math|stixgeneral|symbol|eufm|
 _MATH_RANGES = ((0x2200, 0x22FF), (0x2A00, 0x2AFF), (0x27C0, 0x27EF), (0x2980, 0x29FF), (0x1D400, 0x1D7FF))
 _FIRST_MATH_CHAR = chr(_MATH_RANGES[0][0])
 _SAME_ROW_MAX_GAP_EM = 4.0  # pieces of one visual line further apart than this are separate items
+# Text set at a slant this large is a watermark ("DRAFT", "Not for distribution") across the page;
+# slanted labels of a chart's axis are small.
+WATERMARK_MIN_SIZE = 20.0
 
 
 def is_math_char(ch: str) -> bool:
@@ -75,6 +78,8 @@ def _line_from_dict(raw: dict[str, Any], block_no: int) -> TextLine | None:
     spans = [s for s in raw.get("spans", []) if s.get("text")]
     direction = raw.get("dir", (1.0, 0.0))
     horizontal = abs(direction[1]) < 0.1 and direction[0] > 0
+    if _watermark(direction, spans):
+        return None
     if horizontal:  # content streams may draw a line's pieces out of order (leaders before titles)
         spans.sort(key=lambda s: s["bbox"][0])
     text = normalize_chars("".join(s["text"] for s in spans))
@@ -113,6 +118,11 @@ def _line_from_dict(raw: dict[str, Any], block_no: int) -> TextLine | None:
         horizontal=horizontal,
         chars=total,
     )
+
+
+def _watermark(direction: tuple[float, float], spans: list[dict[str, Any]]) -> bool:
+    slanted = min(abs(direction[0]), abs(direction[1])) >= 0.2
+    return slanted and max((float(s.get("size", 0.0)) for s in spans), default=0.0) >= WATERMARK_MIN_SIZE
 
 
 def rows_in_order(lines: list[TextLine]) -> list[TextLine]:

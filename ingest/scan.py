@@ -11,6 +11,7 @@ from ingest.captioned_tables import find_captioned_tables
 from ingest.figures import find_figures
 from ingest.framed_tables import find_framed_tables
 from ingest.layout_model import ModelBox, model_tables, run_layout_model
+from ingest.line_numbers import drop_line_numbers
 from ingest.lines import TEXT_FLAGS, TextLine, extract_lines
 from ingest.tables import FoundTable, find_ruled_tables
 from ingest.types import BBox
@@ -33,9 +34,8 @@ class PageScan:
 
 def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
     textpage = page.get_textpage(flags=TEXT_FLAGS)
-    lines = extract_lines(page, textpage)
+    lines, words = drop_line_numbers(extract_lines(page, textpage), pdf_api.words(page, TEXT_FLAGS, textpage))
     chars = sum(line.chars for line in lines)
-    words = pdf_api.words(page, TEXT_FLAGS, textpage)
     scan = PageScan(
         number=page.number + 1,
         width=page.rect.width,
