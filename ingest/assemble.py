@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ingest.blocks import Block, lines_in, segment_lines
-from ingest.classify import FontStats, classify_block, near_float, page_context, promote_title
+from ingest.classify import FontStats, classify_block, extend_footnotes, near_float, page_context, promote_title
 from ingest.display_math import join_display_math
 from ingest.figures import is_text_box
 from ingest.furniture import FurnitureMarks
@@ -111,6 +111,7 @@ def _classify(blocks: list[Block], stats: FontStats, height: float, title_allowe
     for block in blocks:
         if block.kind is None:
             block.kind = classify_block(block, stats, ctx, near_float(block.bbox, floats))
+    extend_footnotes(blocks, stats, ctx)
     promote_title(blocks, stats, ctx)
 
 

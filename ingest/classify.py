@@ -24,6 +24,15 @@ HEADER_SIZE_STEP = 1.0  # points above body size that make a short bold line a h
 HEADER_SIZE_RATIO = 1.15  # a short line this much larger than body text is a header even if not bold
 _DOT_LEADER = re.compile(r"(?:\.\s?){4,}\s*\S*\d+\s*$")
 FOOTNOTE_TOP_SHARE = 0.6  # footnotes live below this share of the page height
+# A footnote starts with its mark: "1Text" (a superscript digit), "12 See", "∗Corresponding author";
+# a paper's author footnotes also with "Email addresses:" or "URL:". Three digits are more often a
+# numbered code line ("143 \\def...") than the hundredth footnote of a document.
+# Small text low on a page without one is code, a bibliography set small or a listing's numbers.
+_FOOTNOTE_MARK = re.compile(
+    r"^(?:[*∗†‡§¶⋆]+\s?\S|\(?\d{1,2}\)?\s?(?:[^\W\d_]|[“\"(])|(?:e-?mail(?: address(?:es)?)?|url)\s*:)",
+    re.IGNORECASE,
+)
+FOOTNOTE_GAP_EM = 1.5  # a mark-less block this close under a footnote continues it
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,9 +148,29 @@ def _reads_like_sentence(text: str) -> bool:
 
 
 def _is_footnote(block: Block, stats: FontStats, ctx: PageContext) -> bool:
+    return _in_footnote_zone(block, stats, ctx) and bool(_FOOTNOTE_MARK.match(block.raw_text.strip()))
+
+
+def _in_footnote_zone(block: Block, stats: FontStats, ctx: PageContext) -> bool:
     small = block.size <= stats.body_size - 0.9
     low = block.bbox.y0 >= FOOTNOTE_TOP_SHARE * ctx.height
     return small and low and block.bbox.y0 >= ctx.lowest_body_y - 1.0
+
+
+def extend_footnotes(blocks: list[Block], stats: FontStats, ctx: PageContext) -> None:
+    """A paragraph in the footnote zone right under a footnote continues it (its second paragraph, an
+    address list under "∗Corresponding author")."""
+    zone = sorted((b for b in blocks if _in_footnote_zone(b, stats, ctx)), key=lambda b: b.bbox.y0)
+    for k, block in enumerate(zone):
+        wordy = sum(ch.isalpha() for ch in block.raw_text) >= 2
+        if block.kind == "paragraph" and wordy and any(_continues_footnote(above, block) for above in zone[:k]):
+            block.kind = "footnote"
+
+
+def _continues_footnote(above: Block, below: Block) -> bool:
+    gap = below.bbox.y0 - above.bbox.y1
+    overlap = min(above.bbox.x1, below.bbox.x1) - max(above.bbox.x0, below.bbox.x0)
+    return above.kind == "footnote" and -1.0 <= gap <= FOOTNOTE_GAP_EM * above.size and overlap > 0
 
 
 def near_float(box: BBox, floats: list[BBox], max_gap: float = 60.0) -> bool:

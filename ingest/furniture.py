@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 from ingest.lines import TextLine
 
 BAND_FRACTION = 0.12  # share of the page height at the top and at the bottom that may hold furniture
+# A page number may sit further in when it is the page's first or last line, at the same place on
+# several pages: LaTeX's default on US letter prints it 87 pt above the bottom edge (12.6 %).
+PAGE_NUMBER_BAND_FRACTION = 0.2
 MAX_FURNITURE_CHARS = 160
 MAX_SIZE_RATIO = 1.35  # a line much larger than body text is a title, not a running header
 
@@ -113,7 +116,32 @@ def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list
         for index, band in found:
             if index not in mark and signatures[_signature(band, page.lines[index])] >= min_repeat:
                 _add(mark, index, band)
+    _mark_inner_page_numbers(pages, marks, min_repeat)
     return marks
+
+
+def _mark_inner_page_numbers(pages: Sequence[PageLines], marks: list[FurnitureMarks], min_repeat: int) -> None:
+    """Page numbers just outside the band: a page's last (or first) line, at one place on several pages."""
+    found = [(page, *_inner_page_number(page)) for page in pages]
+    places = Counter(_signature(band, page.lines[index]) for page, index, band in found if index >= 0)
+    for (page, index, band), mark in zip(found, marks, strict=True):
+        if index >= 0 and index not in mark and places[_signature(band, page.lines[index])] >= min_repeat:
+            _add(mark, index, band)
+
+
+def _inner_page_number(page: PageLines) -> tuple[int, str]:
+    """(index, band) of the page's last or first line when it is a page number within the wider band."""
+    flowing = [i for i, line in enumerate(page.lines) if line.horizontal and line.text.strip()]
+    if not flowing:
+        return -1, ""
+    last = max(flowing, key=lambda i: page.lines[i].bbox.y1)
+    first = min(flowing, key=lambda i: page.lines[i].bbox.y0)
+    limit = PAGE_NUMBER_BAND_FRACTION * page.height
+    if is_page_number(page.lines[last].text) and page.lines[last].bbox.y0 >= page.height - limit:
+        return last, "bottom"
+    if is_page_number(page.lines[first].text) and page.lines[first].bbox.y1 <= limit:
+        return first, "top"
+    return -1, ""
 
 
 def _add(mark: FurnitureMarks, index: int, band: str) -> None:

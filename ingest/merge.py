@@ -97,8 +97,10 @@ def _joinable(prev: Block, cur: Block) -> bool:
         return gap <= 1.5 * em and abs(cur.bbox.x0 - prev.bbox.x0) <= 2 * em
     if prev.source != "fonts" or cur.source != "fonts":  # model boxes are kept as the model drew them
         return False
-    if prev.kind == "list" and cur.kind == "paragraph":  # hanging continuation of the last item
-        return gap <= 0.8 * em and cur.bbox.x0 >= prev.bbox.x0 + em
+    if prev.kind == "list" and cur.kind == "paragraph":  # the last item goes on: indented, or mid-sentence
+        mid_sentence = starts_lowercase(cur.raw_text) and not ends_sentence(prev.raw_text)
+        wrapped = mid_sentence and cur.bbox.x0 >= prev.bbox.x0 - em  # not text well left of the item
+        return gap <= 0.8 * em and (cur.bbox.x0 >= prev.bbox.x0 + em or wrapped)
     if prev.kind == "list" and cur.kind == "code" and len(cur.lines) == 1:  # an item's URL or command
         return gap <= 0.5 * em and cur.bbox.x0 >= prev.bbox.x0 + em
     if prev.kind == cur.kind and cur.kind in ("title", "section_header"):  # a heading set on two lines

@@ -141,3 +141,12 @@ def test_formulas_in_a_text_font_are_formulas(elsevier: DocumentLayout) -> None:
     first = numbered(elsevier, 2, "(1)")
     assert first.text.startswith("Ei =")
     assert "(M1l −iN1l)" in first.text
+
+
+def test_an_enumerated_paragraph_wrapping_to_the_margin_is_one_region(paper: DocumentLayout) -> None:
+    """ "a. Note (Fourth-level head is run in) The width-" is indented as a paragraph's first line; its
+    next line, "changing commands only ...", starts at the column's edge, in another text block."""
+    found = [r for r in regions(paper, 1) if r.text.startswith("a. Note (Fourth-level head is run in)")]
+    assert len(found) == 1
+    assert "commands only take effect in two-column formatting." in found[0].text
+    assert not any(r.text.startswith("changing commands only") for r in regions(paper, 1))
