@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from ingest.blocks import Block, lines_in, segment_lines
 from ingest.classify import FontStats, classify_block, extend_footnotes, near_float, page_context, promote_title
 from ingest.display_math import join_display_math
-from ingest.figures import is_text_box
+from ingest.figures import figure_caption_near, is_text_box
 from ingest.furniture import FurnitureMarks
 from ingest.lines import TextLine
 from ingest.merge import absorb_figure_labels, figures_for_orphan_captions, merge_blocks
@@ -99,7 +99,7 @@ def _add_detected_figures(work: _PageWork) -> None:
     lines = work.scan.lines
     for box in work.scan.figures:
         inside = [lines[i] for i in lines_in(box, lines) if i not in work.used]
-        if is_text_box(box, inside, work.stats.body_size):
+        if is_text_box(box, inside, work.stats.body_size, figure_caption_near(box, lines)):
             continue
         grown, labels = absorb_figure_labels(box, lines, work.used, work.stats)
         work.used.update(labels)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +17,11 @@ BACKGROUND_PAGE_SHARE = 0.8  # a drawing or image this large on a text page is a
 MAX_CLUSTERED_PATHS = 3000
 MERGE_GAP = 8.0  # figure pieces closer than this belong to one figure
 TEXT_BOX_SHARE = 0.35  # share of a candidate covered by prose lines that makes it a framed text box
+LISTING_MIN_LINES = 3
+_FIGURE_CAPTION = re.compile(r"^\s*(?:figure|fig\.)\s*\d", re.IGNORECASE)
+LISTING_MIN_LETTERS = 30
+LISTING_HEIGHT_SHARE = 0.5  # share of a candidate's height its text lines cover, for a listing
+LISTING_SIZE_DROP = 3.0  # points: code is often set smaller than the body text
 MIN_CHARS_OVER_BACKGROUND = 200  # this much text on a page-sized image is the page's own text,
 MIN_LARGE_TEXT_SIZE = 11.0  # and so is less set this large (a slide, a cover); else a scan's stamp
 
@@ -145,15 +151,54 @@ def _near(a: BBox, b: BBox, gap: float) -> bool:
     return a.x0 - gap <= b.x1 and b.x0 - gap <= a.x1 and a.y0 - gap <= b.y1 and b.y0 - gap <= a.y1
 
 
-def is_text_box(box: BBox, lines: Sequence[TextLine], body_size: float) -> bool:
-    """True when prose lines fill much of the box: a framed paragraph or listing, not a figure."""
-    prose = [
-        ln
-        for ln in lines
-        if ln.horizontal and len(ln.text.strip()) >= 40 and abs(ln.size - body_size) <= 1.5 and _center_in(ln.bbox, box)
-    ]
+def is_text_box(box: BBox, lines: Sequence[TextLine], body_size: float, captioned: bool = False) -> bool:
+    """True when text fills the box: a framed or shaded paragraph or listing, not a figure.
+
+    ``captioned``: a "Figure n" caption sits at the box, so text in it is what the figure shows (a
+    typesetting manual's sample paragraph), unless prose covers the box densely.
+    """
+    inside = [ln for ln in lines if ln.horizontal and _center_in(ln.bbox, box)]
+    prose = [ln for ln in inside if len(ln.text.strip()) >= 40 and abs(ln.size - body_size) <= 1.5]
     covered = sum(ln.bbox.area for ln in prose)
-    return len(prose) >= 3 and box.area > 0 and covered / box.area >= TEXT_BOX_SHARE
+    if len(prose) >= 3 and box.area > 0 and covered / box.area >= TEXT_BOX_SHARE:
+        return True
+    sized = [ln for ln in inside if body_size - LISTING_SIZE_DROP <= ln.size <= body_size + 1.5]
+    return not captioned and _listing(box, sized)
+
+
+def figure_caption_near(box: BBox, lines: Sequence[TextLine]) -> bool:
+    """Whether the first line below ``box`` or above it, among those overlapping it across, is a
+    "Figure n" caption (however far: a figure's parts may stand between, side by side)."""
+    across = [ln for ln in lines if min(box.x1, ln.bbox.x1) - max(box.x0, ln.bbox.x0) > 0]
+    below = [ln for ln in across if ln.bbox.y0 >= box.y1 - 1.0]
+    above = [ln for ln in across if ln.bbox.y1 <= box.y0 + 1.0]
+    nearest = [min(below, key=lambda ln: ln.bbox.y0)] if below else []
+    nearest += [max(above, key=lambda ln: ln.bbox.y1)] if above else []
+    return any(_FIGURE_CAPTION.match(ln.text) for ln in nearest)
+
+
+def _listing(box: BBox, lines: Sequence[TextLine]) -> bool:
+    """Lines of words in text-sized type that run down most of the box from a few left edges: a
+    listing (code in a shaded box: short lines, so little of the area is covered). A chart's labels
+    and a diagram's boxed words are scattered, or numbers."""
+    worded = [ln for ln in lines if sum(ch.isalpha() for ch in ln.text) >= 2]
+    if len(worded) < LISTING_MIN_LINES or box.height <= 0:
+        return False
+    if sum(ch.isalpha() for ln in worded for ch in ln.text) < LISTING_MIN_LETTERS:
+        return False
+    indents = {round(ln.bbox.x0 / 2.0) for ln in worded}  # code keeps to a few indentation levels
+    return len(indents) <= 0.5 * len(worded) and _height_covered(worded) >= LISTING_HEIGHT_SHARE * box.height
+
+
+def _height_covered(lines: Sequence[TextLine]) -> float:
+    spans = sorted((ln.bbox.y0, ln.bbox.y1) for ln in lines)
+    total, reach = 0.0, -float("inf")
+    for y0, y1 in spans:
+        start = max(y0, reach)
+        if y1 > start:
+            total += y1 - start
+        reach = max(reach, y1)
+    return total
 
 
 def _center_in(inner: BBox, outer: BBox) -> bool:
