@@ -52,7 +52,7 @@ def _caption_box(first: TextLine, lines: Sequence[TextLine], words: Sequence[Wor
     prose (one line across, no cell-wide space in it), when the last of them ends a sentence. Else
     the first line alone ("Table 3: Results" right over the table's rows)."""
     box, last = first.bbox, first
-    below = [ln for ln in lines if ln.bbox.y0 >= first.bbox.y1 - 1 and _overlaps_x(ln.bbox, first.bbox)]
+    below = [ln for ln in lines if ln.bbox.y0 >= first.bbox.y1 - 1 and ln.bbox.x_overlap(first.bbox) > 0]
     for line in sorted(below, key=lambda ln: ln.bbox.y0)[:MAX_CAPTION_LINES]:
         if line.bbox.y0 - last.bbox.y1 > 0.6 * line.size or abs(line.size - first.size) > 0.5:
             break
@@ -100,7 +100,7 @@ def _stack(caption: BBox, blocks: Sequence[BBox], below: bool) -> list[BBox]:
     left = list(blocks)
     while True:
         reach = band or caption
-        near = [b for b in left if _overlaps_x(b, reach) and _within(b, start, edge, gap, below)]
+        near = [b for b in left if b.x_overlap(reach) > 0 and _within(b, start, edge, gap, below)]
         if not near or len(stack) >= MAX_BLOCKS:
             return stack
         for box in sorted(near, key=lambda b: b.y0 if below else -b.y1):
@@ -116,7 +116,3 @@ def _within(box: BBox, start: float, edge: float, gap: float, below: bool) -> bo
     if below:
         return start - 1 <= box.y0 <= edge + gap
     return edge - gap <= box.y1 <= start + 1
-
-
-def _overlaps_x(a: BBox, b: BBox) -> bool:
-    return min(a.x1, b.x1) - max(a.x0, b.x0) > 0

@@ -25,9 +25,9 @@ HEADER_SIZE_RATIO = 1.15  # a short line this much larger than body text is a he
 _DOT_LEADER = re.compile(r"(?:\.\s?){4,}\s*\S*\d+\s*$")
 FOOTNOTE_TOP_SHARE = 0.6  # footnotes live below this share of the page height
 # A footnote starts with its mark: "1Text" (a superscript digit), "12 See", "∗Corresponding author";
-# a paper's author footnotes also with "Email addresses:" or "URL:". Three digits are more often a
+# a paper's author footnotes also with "Email addresses:" or "URL:". Small text low on a page without
+# a mark is code, a bibliography set small or a listing's numbers. Three digits are more often a
 # numbered code line ("143 \\def...") than the hundredth footnote of a document.
-# Small text low on a page without one is code, a bibliography set small or a listing's numbers.
 _FOOTNOTE_MARK = re.compile(
     r"^(?:[*∗†‡§¶⋆]+\s?\S|\(?\d{1,2}\)?\s?(?:[^\W\d_]|[“\"(])|(?:e-?mail(?: address(?:es)?)?|url)\s*:)",
     re.IGNORECASE,
@@ -169,15 +169,14 @@ def extend_footnotes(blocks: list[Block], stats: FontStats, ctx: PageContext) ->
 
 def _continues_footnote(above: Block, below: Block) -> bool:
     gap = below.bbox.y0 - above.bbox.y1
-    overlap = min(above.bbox.x1, below.bbox.x1) - max(above.bbox.x0, below.bbox.x0)
-    return above.kind == "footnote" and -1.0 <= gap <= FOOTNOTE_GAP_EM * above.size and overlap > 0
+    close = -1.0 <= gap <= FOOTNOTE_GAP_EM * above.size
+    return above.kind == "footnote" and close and above.bbox.x_overlap(below.bbox) > 0
 
 
 def near_float(box: BBox, floats: list[BBox], max_gap: float = 60.0) -> bool:
     """True when ``box`` sits just above or below one of ``floats`` and overlaps it horizontally."""
     for other in floats:
-        overlap = min(box.x1, other.x1) - max(box.x0, other.x0)
-        if overlap <= 0:
+        if box.x_overlap(other) <= 0:
             continue
         vertical_gap = max(other.y0 - box.y1, box.y0 - other.y1)
         if vertical_gap <= max_gap:

@@ -197,8 +197,7 @@ def _greedy(pairs: Iterable[_Pair]) -> list[_Pair]:
 def _same_page_distance(caption: PlacedRegion, target: PlacedRegion) -> float:
     c, t = caption.region.bbox, target.region.bbox
     gap = max(0.0, max(c.y0, t.y0) - min(c.y1, t.y1))
-    overlap = min(c.x1, t.x1) - max(c.x0, t.x0)
-    return gap + (0.0 if overlap > 0 else NO_OVERLAP_PENALTY)
+    return gap + (0.0 if c.x_overlap(t) > 0 else NO_OVERLAP_PENALTY)
 
 
 def _only_floats_between(placed: list[PlacedRegion]) -> Callable[[PlacedRegion, PlacedRegion], bool]:
@@ -225,9 +224,7 @@ def _adjacent_page_distance(page_heights: dict[int, float]) -> Callable[[PlacedR
         first, second = (caption, target) if caption.page < target.page else (target, caption)
         height = page_heights.get(first.page, first.region.bbox.y1)
         gap = max(0.0, height - first.region.bbox.y1) + max(0.0, second.region.bbox.y0)
-        c, t = caption.region.bbox, target.region.bbox
-        overlap = min(c.x1, t.x1) - max(c.x0, t.x0)
-        return gap + (0.0 if overlap > 0 else NO_OVERLAP_PENALTY)
+        return gap + (0.0 if caption.region.bbox.x_overlap(target.region.bbox) > 0 else NO_OVERLAP_PENALTY)
 
     return distance
 

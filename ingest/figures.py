@@ -157,7 +157,7 @@ def is_text_box(box: BBox, lines: Sequence[TextLine], body_size: float, captione
     ``captioned``: a "Figure n" caption sits at the box, so text in it is what the figure shows (a
     typesetting manual's sample paragraph), unless prose covers the box densely.
     """
-    inside = [ln for ln in lines if ln.horizontal and _center_in(ln.bbox, box)]
+    inside = [ln for ln in lines if ln.horizontal and ln.bbox.centre_in(box)]
     prose = [ln for ln in inside if len(ln.text.strip()) >= 40 and abs(ln.size - body_size) <= 1.5]
     covered = sum(ln.bbox.area for ln in prose)
     if len(prose) >= 3 and box.area > 0 and covered / box.area >= TEXT_BOX_SHARE:
@@ -169,7 +169,7 @@ def is_text_box(box: BBox, lines: Sequence[TextLine], body_size: float, captione
 def figure_caption_near(box: BBox, lines: Sequence[TextLine]) -> bool:
     """Whether the first line below ``box`` or above it, among those overlapping it across, is a
     "Figure n" caption (however far: a figure's parts may stand between, side by side)."""
-    across = [ln for ln in lines if min(box.x1, ln.bbox.x1) - max(box.x0, ln.bbox.x0) > 0]
+    across = [ln for ln in lines if box.x_overlap(ln.bbox) > 0]
     below = [ln for ln in across if ln.bbox.y0 >= box.y1 - 1.0]
     above = [ln for ln in across if ln.bbox.y1 <= box.y0 + 1.0]
     nearest = [min(below, key=lambda ln: ln.bbox.y0)] if below else []
@@ -199,11 +199,6 @@ def _height_covered(lines: Sequence[TextLine]) -> float:
             total += y1 - start
         reach = max(reach, y1)
     return total
-
-
-def _center_in(inner: BBox, outer: BBox) -> bool:
-    cx, cy = (inner.x0 + inner.x1) / 2, (inner.y0 + inner.y1) / 2
-    return outer.x0 <= cx <= outer.x1 and outer.y0 <= cy <= outer.y1
 
 
 def find_figures(

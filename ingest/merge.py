@@ -30,11 +30,6 @@ def font_family(font: str) -> str:
     return "cm" if re.match(r"^(cm|sfrm|lm)", base) and not base.startswith("lmmono") else base
 
 
-def _center_in(box: BBox, target: BBox) -> bool:
-    cx, cy = (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
-    return target.x0 <= cx <= target.x1 and target.y0 <= cy <= target.y1
-
-
 def _within(a: BBox, b: BBox, gap: float) -> bool:
     return a.x0 - gap <= b.x1 and b.x0 - gap <= a.x1 and a.y0 - gap <= b.y1 and b.y0 - gap <= a.y1
 
@@ -54,7 +49,7 @@ def absorb_figure_labels(
 
     The figure grows with each label it takes, so a label next to another label is found too.
     """
-    labels = [i for i, ln in enumerate(lines) if i not in used and _center_in(ln.bbox, box)]
+    labels = [i for i, ln in enumerate(lines) if i not in used and ln.bbox.centre_in(box)]
     labels = [i for i in labels if not CAPTION_RE.match(lines[i].text.strip())]
     grown = box
     for i in labels:
@@ -110,7 +105,7 @@ def _joinable(prev: Block, cur: Block) -> bool:
         return gap <= 0.5 * em and not ends_sentence(prev.raw_text)
     if prev.kind == cur.kind == "paragraph":
         same_style = prev.font == cur.font and abs(prev.size - cur.size) < 0.3
-        overlap = min(prev.bbox.x1, cur.bbox.x1) - max(prev.bbox.x0, cur.bbox.x0)
+        overlap = prev.bbox.x_overlap(cur.bbox)
         narrow = min(prev.bbox.width, cur.bbox.width)
         continues = not ends_sentence(prev.raw_text) or starts_lowercase(cur.raw_text)
         return same_style and gap <= 0.5 * em and overlap >= 0.5 * narrow and continues

@@ -68,8 +68,17 @@ class BBox:
     def union(self, other: BBox) -> BBox:
         return BBox(min(self.x0, other.x0), min(self.y0, other.y0), max(self.x1, other.x1), max(self.y1, other.y1))
 
+    def centre_in(self, outer: BBox) -> bool:
+        """Whether this box's centre lies in ``outer`` (edges included)."""
+        cx, cy = (self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2
+        return outer.x0 <= cx <= outer.x1 and outer.y0 <= cy <= outer.y1
+
+    def x_overlap(self, other: BBox) -> float:
+        """Width the two boxes share across (negative: the gap between them)."""
+        return min(self.x1, other.x1) - max(self.x0, other.x0)
+
     def intersection_area(self, other: BBox) -> float:
-        w = min(self.x1, other.x1) - max(self.x0, other.x0)
+        w = self.x_overlap(other)
         h = min(self.y1, other.y1) - max(self.y0, other.y0)
         return w * h if w > 0 and h > 0 else 0.0
 
