@@ -104,8 +104,10 @@ def code_rows(lines: Sequence[TextLine]) -> list[tuple[str, int]]:
             rows[-1].append(line)
         else:
             rows.append([line])
-    out = []
-    for row in rows:
+    out: list[tuple[str, int]] = []
+    for before, row in zip([None, *rows], rows, strict=False):
+        if before is not None and _blank_line_between(before[0], row[0]):
+            out.append(("", 0))
         pieces = sorted(row, key=lambda ln: ln.bbox.x0)
         first = pieces[0].text.rstrip()
         leading = len(first) - len(first.lstrip())  # indentation typed as spaces inside the line
@@ -116,6 +118,12 @@ def code_rows(lines: Sequence[TextLine]) -> list[tuple[str, int]]:
             text += " " * max(1, column - len(text)) + piece.text.strip()
         out.append((text, indent))
     return out
+
+
+def _blank_line_between(above: TextLine, below: TextLine) -> bool:
+    """More white between two rows of a listing than its leading: a blank line was typed there."""
+    size = max(above.size, below.size, 1.0)
+    return below.bbox.y0 - above.bbox.y1 > 0.8 * size
 
 
 def split_list_items(lines: Sequence[TextLine]) -> list[list[TextLine]]:

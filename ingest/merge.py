@@ -15,6 +15,7 @@ LABEL_MARGIN = 18.0  # points around a figure within which short non-body lines 
 LABEL_MAX_CHARS = 60
 ORPHAN_REACH = 120.0  # how far above a caption the content of a text-only figure may start
 SAME_ROW_GAP_EM = 1.0  # white between two pieces of one line of prose, at most
+LISTING_GAP_EM = 2.0  # white inside one listing: a blank line or two between its parts, at most
 _STYLE_SUFFIX = re.compile(r"(bold|italic|oblique|regular|roman|demi|slant|semibold|medium|light|book)+$", re.I)
 _FIGURE_CAPTION = re.compile(r"^\s*(figure|fig\.)", re.IGNORECASE)
 _FIGURE_CONTENT_KINDS: frozenset[RegionKind] = frozenset({"paragraph", "section_header", "list", "formula", "footnote"})
@@ -98,6 +99,9 @@ def _joinable(prev: Block, cur: Block) -> bool:
         return gap <= 0.8 * em and (cur.bbox.x0 >= prev.bbox.x0 + em or wrapped)
     if prev.kind == "list" and cur.kind == "code" and len(cur.lines) == 1:  # an item's URL or command
         return gap <= 0.5 * em and cur.bbox.x0 >= prev.bbox.x0 + em
+    if prev.kind == cur.kind == "code":  # one listing that MuPDF cut at a blank line or a wrapped line
+        back_to_margin = cur.bbox.x0 >= prev.bbox.x0 - 2 * em
+        return gap <= LISTING_GAP_EM * em and prev.bbox.x_overlap(cur.bbox) > 0 and back_to_margin
     if prev.kind == cur.kind and cur.kind in ("title", "section_header"):  # a heading set on two lines
         same_style = abs(prev.size - cur.size) < 0.3 and prev.bold == cur.bold
         return same_style and gap <= 0.6 * em and not NUMBERED_HEADING_RE.match(cur.raw_text)

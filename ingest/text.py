@@ -126,13 +126,16 @@ def join_lines(lines: Sequence[str]) -> str:
 
 
 def join_code_lines(lines: Sequence[tuple[str, int]]) -> str:
-    """Keep code line structure: each item is (text, indent in characters)."""
+    """Keep code line structure: each item is (text, indent in characters); blank lines between
+    lines are kept once (a run of them is one), none at the start or end."""
     out: list[str] = []
     for raw, indent in lines:
         line = normalize_chars(raw).rstrip()
         if line.strip():
             out.append(" " * max(0, indent) + line.strip())
-    return "\n".join(out)
+        elif out and out[-1]:
+            out.append("")
+    return "\n".join(out).rstrip("\n")
 
 
 def ends_sentence(text: str) -> bool:

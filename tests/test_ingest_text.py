@@ -87,6 +87,11 @@ def test_join_code_lines_keeps_indentation() -> None:
     assert text == "def f(x):\n    return x"
 
 
+def test_join_code_lines_keeps_one_blank_line_inside_a_listing() -> None:
+    rows = [("", 0), ("import sys", 0), ("", 0), ("", 0), ("def f(x):", 0), ("return x", 4), ("", 0)]
+    assert join_code_lines(rows) == "import sys\n\ndef f(x):\n    return x"
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [("It ends.", True), ('He said "yes."', True), ("A question?", True), ("goes on and", False), ("items:", True)],

@@ -27,6 +27,19 @@ def test_a_framed_listing_is_code_not_a_figure() -> None:
     assert "\\end{document}" in code
 
 
+def test_a_listing_cut_at_its_blank_lines_is_one_code_region() -> None:
+    """MuPDF hands the letter's listing over as eight blocks, cut at each blank line and at one
+    line set apart; they are one example, so one region, blank lines kept."""
+    code = [r for r in NativeReader().read(LETTER).pages[0].regions if r.kind == "code"]
+    letter = [r for r in code if "\\documentclass[english]{TOPletter}" in r.text]
+    assert len(letter) == 1
+    lines = letter[0].text.split("\n")
+    assert lines[0] == "\\documentclass[english]{TOPletter}" and lines[-1] == "\\end{document}"
+    assert lines.count("") == 5  # after the preamble, the names, the details, the subject, the text
+    assert "  \\dipartimentoDi{Comics and Cartoons}" in lines  # indentation kept across the join
+    assert len(code) == 2  # the listing above the section heading stays apart
+
+
 def _line(text: str, x0: float, y0: float, size: float = 9.0) -> TextLine:
     return TextLine(text, BBox(x0, y0, x0 + 6 * len(text), y0 + size), size, "cmtt", False, True, 0.0, 0)
 

@@ -1,0 +1,60 @@
+"""A code listing that MuPDF cut into blocks is joined again (ingest/merge.py), and only then.
+
+Texinfo sets a long function signature on several lines, the later ones indented under its
+arguments (asymptote's manual: ``void draw(picture pic=currentpicture, ...`` on one line,
+``align align=NoAlign, pen p=currentpen, ...`` under it), and MuPDF returns the indented part as a
+block of its own; R vignettes leave a blank line between a command and its output. Each piece was a
+code region, so a signature's arguments were cut from its name.
+"""
+
+from __future__ import annotations
+
+from ingest.blocks import Block
+from ingest.classify import FontStats
+from ingest.lines import TextLine
+from ingest.merge import merge_blocks
+from ingest.types import BBox
+
+SIZE = 9.0
+STATS = FontStats(body_size=10.0, body_font="lmroman10")
+
+
+def _row(text: str, x0: float, y0: float) -> TextLine:
+    box = BBox(x0, y0, x0 + 5.4 * len(text), y0 + SIZE)
+    return TextLine(text, box, SIZE, "lmmono", False, True, 0.0, 0, chars=len(text.replace(" ", "")))
+
+
+def _code(rows: list[str], x0: float, y0: float) -> Block:
+    return Block([_row(text, x0, y0 + 11 * k) for k, text in enumerate(rows)], "code")
+
+
+def _merged(*blocks: Block) -> list[str]:
+    return [b.text_for("code") for b in merge_blocks(list(blocks), STATS)]
+
+
+def test_a_wrapped_signature_is_one_code_region() -> None:
+    name = _code(["void draw(picture pic=currentpicture, path g,"], 90, 100)
+    arguments = _code(["align align=NoAlign,", "pen p=currentpen);"], 144, 113)
+    (signature,) = _merged(name, arguments)
+    assert signature.splitlines()[0] == "void draw(picture pic=currentpicture, path g,"
+    assert signature.splitlines()[1].startswith(" " * 10 + "align")  # indented under the arguments
+
+
+def test_a_command_and_its_output_a_blank_line_apart_are_one_listing() -> None:
+    command = _code(["R> z1[3:7]"], 81, 100)
+    output = _code(["2004-01-19 2004-01-25", "-0.2982353 0.6862577"], 81, 122)  # one blank line
+    assert _merged(command, output) == ["R> z1[3:7]\n\n2004-01-19 2004-01-25\n-0.2982353 0.6862577"]
+
+
+def test_listings_far_apart_or_side_by_side_stay_apart() -> None:
+    first = _code(["x = 1", "y = 2"], 81, 100)
+    far = _code(["z = 3"], 81, 100 + 22 + 3 * SIZE)  # more than two blank lines down
+    beside = _code(["w = 4"], 320, 100)  # the next column, level with it
+    assert len(_merged(first, far)) == 2
+    assert len(_merged(first, beside)) == 2
+
+
+def test_text_left_of_the_listing_is_not_part_of_it() -> None:
+    indented = _code(["    return run()"], 140, 100)
+    margin_note = _code(["main(sys.argv)  # entry"], 60, 113)  # under it, but from two em further left
+    assert len(_merged(indented, margin_note)) == 2
