@@ -25,6 +25,7 @@ SIZE_STEP = 0.6  # points: a larger font-size change between lines starts a new 
 PARAGRAPH_GAP = 0.8  # of the font size: a larger vertical gap between lines starts a new block
 INDENT_EM = 0.8  # first-line indent (in em) that, after a short line, starts a new paragraph
 SHORT_LINE_EM = 2.0  # a line ending this many em before the block's right edge is "short"
+BLANK_LINE_EM = 0.8  # more white than this between two rows of a listing is a blank line
 
 
 @dataclass(slots=True)
@@ -123,7 +124,7 @@ def code_rows(lines: Sequence[TextLine]) -> list[tuple[str, int]]:
 def _blank_line_between(above: TextLine, below: TextLine) -> bool:
     """More white between two rows of a listing than its leading: a blank line was typed there."""
     size = max(above.size, below.size, 1.0)
-    return below.bbox.y0 - above.bbox.y1 > 0.8 * size
+    return below.bbox.y0 - above.bbox.y1 > BLANK_LINE_EM * size
 
 
 def split_list_items(lines: Sequence[TextLine]) -> list[list[TextLine]]:

@@ -11,6 +11,7 @@ from typing import Any
 import pymupdf
 
 from ingest import pdf_api
+from ingest.fixed_pitch import fixed_pitch_fonts
 from ingest.text import normalize_chars
 from ingest.types import BBox
 
@@ -59,11 +60,12 @@ class TextLine:
 def extract_lines(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> list[TextLine]:
     """All non-empty text lines of the page, pieces on one baseline of a block merged."""
     data = pdf_api.text_dict(page, TEXT_FLAGS, textpage)
+    fixed_pitch = fixed_pitch_fonts(page)
     lines: list[TextLine] = []
     for block_no, block in enumerate(data.get("blocks", [])):
         if block.get("type") != 0:
             continue
-        block_lines = [ln for ln in (_line_from_dict(raw, block_no) for raw in block["lines"]) if ln]
+        block_lines = [ln for ln in (_line_from_dict(raw, block_no, fixed_pitch) for raw in block["lines"]) if ln]
         lines.extend(_merge_same_row(rows_in_order(block_lines)))
     return lines
 
@@ -74,7 +76,7 @@ def _font_traits(font: str) -> tuple[bool, bool, bool]:
     return bool(_BOLD_NAME.search(font)), bool(_MONO_NAME.search(font)), bool(_MATH_NAME.search(font))
 
 
-def _line_from_dict(raw: dict[str, Any], block_no: int) -> TextLine | None:
+def _line_from_dict(raw: dict[str, Any], block_no: int, fixed_pitch: frozenset[str]) -> TextLine | None:
     spans = [s for s in raw.get("spans", []) if s.get("text")]
     direction = raw.get("dir", (1.0, 0.0))
     horizontal = abs(direction[1]) < 0.1 and direction[0] > 0
@@ -92,7 +94,7 @@ def _line_from_dict(raw: dict[str, Any], block_no: int) -> TextLine | None:
         flags = int(span.get("flags", 0))
         bold_name, mono_name, math = _font_traits(font)
         bold = bool(flags & pymupdf.TEXT_FONT_BOLD) or bold_name
-        mono = bool(flags & pymupdf.TEXT_FONT_MONOSPACED) or mono_name
+        mono = bool(flags & pymupdf.TEXT_FONT_MONOSPACED) or mono_name or font in fixed_pitch
         count = len(span["text"]) - sum(map(str.isspace, span["text"]))
         weights[(round(float(span.get("size", 0.0)), 1), font, bold, mono, math)] += count
         if math:  # dot leaders are often set in a math font; they do not make a formula

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ingest.blocks import CAPTION_RE, Block
+from ingest.blocks import BLANK_LINE_EM, CAPTION_RE, Block
 from ingest.classify import NUMBERED_HEADING_RE, FontStats, near_float
 from ingest.lines import TextLine
 from ingest.text import ends_sentence, starts_lowercase
@@ -16,6 +16,9 @@ LABEL_MAX_CHARS = 60
 ORPHAN_REACH = 120.0  # how far above a caption the content of a text-only figure may start
 SAME_ROW_GAP_EM = 1.0  # white between two pieces of one line of prose, at most
 LISTING_GAP_EM = 2.0  # white inside one listing: a blank line or two between its parts, at most
+# An interactive session's prompt: "R> ", "> ", "gnuplot> ", "$ ", ">>> ", "In [3]: ", and the
+# continuation prompts "+ " (R) and "... " (Python).
+_PROMPT = re.compile(r"^\s*(?:[A-Za-z]*> |\$ |>>> |\.\.\. |In \[\d*\]: |\+ )")
 _STYLE_SUFFIX = re.compile(r"(bold|italic|oblique|regular|roman|demi|slant|semibold|medium|light|book)+$", re.I)
 _FIGURE_CAPTION = re.compile(r"^\s*(figure|fig\.)", re.IGNORECASE)
 _FIGURE_CONTENT_KINDS: frozenset[RegionKind] = frozenset({"paragraph", "section_header", "list", "formula", "footnote"})
@@ -99,9 +102,10 @@ def _joinable(prev: Block, cur: Block) -> bool:
         return gap <= 0.8 * em and (cur.bbox.x0 >= prev.bbox.x0 + em or wrapped)
     if prev.kind == "list" and cur.kind == "code" and len(cur.lines) == 1:  # an item's URL or command
         return gap <= 0.5 * em and cur.bbox.x0 >= prev.bbox.x0 + em
-    if prev.kind == cur.kind == "code":  # one listing that MuPDF cut at a blank line or a wrapped line
+    if prev.kind == cur.kind == "code":  # one listing cut at a wrapped line, or a command and its output
         back_to_margin = cur.bbox.x0 >= prev.bbox.x0 - 2 * em
-        return gap <= LISTING_GAP_EM * em and prev.bbox.x_overlap(cur.bbox) > 0 and back_to_margin
+        same_part = gap <= BLANK_LINE_EM * em or _output_follows(prev, cur)
+        return gap <= LISTING_GAP_EM * em and prev.bbox.x_overlap(cur.bbox) > 0 and back_to_margin and same_part
     if prev.kind == cur.kind and cur.kind in ("title", "section_header"):  # a heading set on two lines
         same_style = abs(prev.size - cur.size) < 0.3 and prev.bold == cur.bold
         return same_style and gap <= 0.6 * em and not NUMBERED_HEADING_RE.match(cur.raw_text)
@@ -114,6 +118,19 @@ def _joinable(prev: Block, cur: Block) -> bool:
         continues = not ends_sentence(prev.raw_text) or starts_lowercase(cur.raw_text)
         return same_style and gap <= 0.5 * em and overlap >= 0.5 * narrow and continues
     return False
+
+
+def _edge_row(block: Block, last: bool) -> str:
+    """The text of the block's first (or last) row, its pieces left to right."""
+    edge = max if last else min
+    y = edge(line.center_y for line in block.lines)
+    row = [ln for ln in block.lines if abs(ln.center_y - y) < 0.5 * max(ln.size, 1.0)]
+    return " ".join(ln.text.strip() for ln in sorted(row, key=lambda ln: ln.bbox.x0))
+
+
+def _output_follows(prev: Block, cur: Block) -> bool:
+    """``cur`` is what the command ending ``prev`` printed: ``prev`` ends at a prompt, ``cur`` has none."""
+    return bool(_PROMPT.match(_edge_row(prev, last=True))) and not _PROMPT.match(_edge_row(cur, last=False))
 
 
 def _same_row(prev: Block, cur: Block, em: float) -> bool:

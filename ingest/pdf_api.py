@@ -98,3 +98,27 @@ def layout_groups(page: pymupdf.Page) -> list[Any]:
     handle: Any = page
     handle.get_layout(return_raw=True)
     return list(handle.layout_information or [])
+
+
+def simple_font_widths(page: pymupdf.Page) -> list[tuple[str, list[float]]]:
+    """(base font name, glyph widths of its ``/Widths`` array) for each simple font on the page.
+
+    Type0 (CID) fonts keep their widths elsewhere (``/W`` of the descendant font) and are left out,
+    as are fonts whose array cannot be read as numbers.
+    """
+    handle: Any = page
+    doc: Any = page.parent
+    fonts = []
+    for xref, _ext, font_type, base_font, *_rest in handle.get_fonts():
+        if font_type == "Type0":
+            continue
+        kind, value = doc.xref_get_key(xref, "Widths")
+        if kind == "xref":
+            value = doc.xref_object(int(value.split()[0]))
+        elif kind != "array":
+            continue
+        try:
+            fonts.append((str(base_font), [float(v) for v in value.strip().strip("[]").split()]))
+        except ValueError:
+            continue
+    return fonts

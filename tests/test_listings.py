@@ -4,7 +4,9 @@ Texinfo sets a long function signature on several lines, the later ones indented
 arguments (asymptote's manual: ``void draw(picture pic=currentpicture, ...`` on one line,
 ``align align=NoAlign, pen p=currentpen, ...`` under it), and MuPDF returns the indented part as a
 block of its own; R vignettes leave a blank line between a command and its output. Each piece was a
-code region, so a signature's arguments were cut from its name.
+code region, so a signature's arguments were cut from its name. Parts of a listing with a blank line
+between them stay apart (one record layout of a file format each, say), except a session's output
+under the command that printed it.
 """
 
 from __future__ import annotations
@@ -44,6 +46,19 @@ def test_a_command_and_its_output_a_blank_line_apart_are_one_listing() -> None:
     command = _code(["R> z1[3:7]"], 81, 100)
     output = _code(["2004-01-19 2004-01-25", "-0.2982353 0.6862577"], 81, 122)  # one blank line
     assert _merged(command, output) == ["R> z1[3:7]\n\n2004-01-19 2004-01-25\n-0.2982353 0.6862577"]
+
+
+def test_the_next_command_after_an_output_starts_a_region() -> None:
+    command = _code(["> class(m)"], 81, 100)
+    output = _code(['[1] "matrix" "array"'], 81, 122)
+    following = _code(["> str(m)"], 81, 144)
+    assert _merged(command, output, following) == ['> class(m)\n\n[1] "matrix" "array"', "> str(m)"]
+
+
+def test_parts_of_a_listing_a_blank_line_apart_stay_apart() -> None:
+    header = _code(["Header:", "2 CARD16 MAJOR_VERSION", "2 CARD16 MINOR_VERSION"], 120, 100)
+    aliases = _code(["AliasList:", "4 CARD32 N_ALIASES"], 120, 100 + 3 * 11 + 11)  # one blank line
+    assert len(_merged(header, aliases)) == 2
 
 
 def test_listings_far_apart_or_side_by_side_stay_apart() -> None:
