@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from ingest.blocks import Block, lines_in, segment_lines
 from ingest.classify import FontStats, classify_block, extend_footnotes, near_float, page_context, promote_title
+from ingest.definitions import join_definition_lines
 from ingest.display_math import join_display_math
 from ingest.figures import figure_caption_near, is_text_box
 from ingest.furniture import FurnitureMarks
@@ -65,7 +66,7 @@ def assemble_page(scan: PageScan, stats: FontStats, marks: FurnitureMarks, title
     work.drafts = _merge_nested_figures(work.drafts)
 
     rest = [line for i, line in enumerate(scan.lines) if i not in work.used]
-    blocks = work.blocks + segment_lines(rest)
+    blocks = work.blocks + segment_lines(join_definition_lines(rest))
     _classify(blocks, stats, scan.height, title_allowed, work.floats)
     blocks = merge_blocks(join_display_math(blocks, stats.body_size), stats)
     figure_drafts, blocks = figures_for_orphan_captions(blocks, work.floats, stats)
