@@ -13,15 +13,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from functools import reduce
 
 from ingest.lines import TextLine
+from ingest.types import BBox
 
 # "[Function]", "[Macro]", "[Global flag]", "[Data type]", "[Method on Stack]"
 _LABEL = re.compile(r"\[[A-Z][A-Za-z]*(?: [A-Za-z][\w-]*){0,3}\]")
 _LABEL_AT_END = re.compile(r"^(?P<signature>.*\S)\s+(?P<label>" + _LABEL.pattern + r")\s*$")
 MAX_WRAPPED_LINES = 4
 BODY_INDENT_EM = 1.5  # the description under a definition is indented at least this much
+
+
+@dataclass(frozen=True, slots=True)
+class _Definition:
+    signature: str  # the definition line's text, without a label glued to it
+    label: str
+    wrapped: list[int]  # indexes of the signature's wrapped lines
+    members: list[int]  # indexes of every piece taken: the line, its label's piece, its wrapped lines
 
 
 def join_definition_lines(lines: Sequence[TextLine]) -> list[TextLine]:
@@ -35,14 +45,12 @@ def join_definition_lines(lines: Sequence[TextLine]) -> list[TextLine]:
         if definition is None:
             out.append(line)
             continue
-        members, label = definition
-        taken.update(members)
-        out.append(_joined([lines[i] for i in members], label, block=-1 - index))
+        taken.update(definition.members)
+        out.append(_joined(lines, definition, block=-1 - index))
     return out
 
 
-def _definition_at(lines: Sequence[TextLine], index: int, taken: set[int]) -> tuple[list[int], str] | None:
-    """(indexes of the signature's lines and its label's piece, label) when a definition starts here."""
+def _definition_at(lines: Sequence[TextLine], index: int, taken: set[int]) -> _Definition | None:
     line = lines[index]
     if not line.horizontal or _LABEL.fullmatch(line.text.strip()):
         return None
@@ -54,13 +62,13 @@ def _definition_at(lines: Sequence[TextLine], index: int, taken: set[int]) -> tu
         piece = _label_beside(lines, index, taken)
         if piece is None:
             return None
-        label, signature = lines[piece].text.strip(), line.text
+        label, signature = lines[piece].text.strip(), line.text.strip()
         members.append(piece)
     wrapped = _wrapped_lines(lines, index, signature, set(members) | taken)
     members += wrapped
-    if not _description_follows(lines, line, members):
+    if not _description_follows(lines, line, max(members) + 1):
         return None
-    return members, label
+    return _Definition(signature, label, wrapped, members)
 
 
 def _label_beside(lines: Sequence[TextLine], index: int, taken: set[int]) -> int | None:
@@ -97,25 +105,19 @@ def _wrapped_lines(lines: Sequence[TextLine], index: int, signature: str, skip: 
     return wrapped
 
 
-def _description_follows(lines: Sequence[TextLine], first: TextLine, members: list[int]) -> bool:
-    """The next line after the definition is indented under it: the definition's description.
+def _description_follows(lines: Sequence[TextLine], first: TextLine, after: int) -> bool:
+    """The line after the definition's pieces is indented under it: the definition's description.
 
     This keeps prose that merely ends in a bracketed word ("... as shown in [Knuth]") as it is."""
-    after = max(members) + 1
-    rest = [ln for k, ln in enumerate(lines[after:], after) if k not in members]
-    if not rest:
+    if after >= len(lines):
         return False
-    nxt = rest[0]
+    nxt = lines[after]
     return nxt.bbox.y0 >= first.bbox.y1 - 1.0 and nxt.bbox.x0 >= first.bbox.x0 + BODY_INDENT_EM * max(nxt.size, 1.0)
 
 
-def _joined(members: list[TextLine], label: str, block: int) -> TextLine:
-    first = members[0]
-    glued = _LABEL_AT_END.match(first.text)
-    parts = [glued["signature"] if glued else first.text.strip()]
-    parts += [ln.text.strip() for ln in members[1:] if not _LABEL.fullmatch(ln.text.strip())]
-    box = first.bbox
-    for line in members[1:]:
-        box = box.union(line.bbox)
-    text = " ".join(parts) + " " + label
-    return replace(first, text=text, bbox=box, block=block, chars=sum(ln.chars for ln in members))
+def _joined(lines: Sequence[TextLine], definition: _Definition, block: int) -> TextLine:
+    members = [lines[k] for k in definition.members]
+    text = " ".join([definition.signature, *(lines[k].text.strip() for k in definition.wrapped)])
+    box = reduce(BBox.union, (line.bbox for line in members))
+    chars = sum(line.chars for line in members)
+    return replace(members[0], text=f"{text} {definition.label}", bbox=box, block=block, chars=chars)

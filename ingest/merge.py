@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ingest.blocks import BLANK_LINE_EM, CAPTION_RE, Block
+from ingest.blocks import BLANK_LINE_EM, CAPTION_RE, Block, code_rows
 from ingest.classify import NUMBERED_HEADING_RE, FontStats, near_float
 from ingest.lines import TextLine
 from ingest.text import ends_sentence, starts_lowercase
@@ -120,17 +120,9 @@ def _joinable(prev: Block, cur: Block) -> bool:
     return False
 
 
-def _edge_row(block: Block, last: bool) -> str:
-    """The text of the block's first (or last) row, its pieces left to right."""
-    edge = max if last else min
-    y = edge(line.center_y for line in block.lines)
-    row = [ln for ln in block.lines if abs(ln.center_y - y) < 0.5 * max(ln.size, 1.0)]
-    return " ".join(ln.text.strip() for ln in sorted(row, key=lambda ln: ln.bbox.x0))
-
-
 def _output_follows(prev: Block, cur: Block) -> bool:
     """``cur`` is what the command ending ``prev`` printed: ``prev`` ends at a prompt, ``cur`` has none."""
-    return bool(_PROMPT.match(_edge_row(prev, last=True))) and not _PROMPT.match(_edge_row(cur, last=False))
+    return bool(_PROMPT.match(code_rows(prev.lines)[-1][0])) and not _PROMPT.match(code_rows(cur.lines)[0][0])
 
 
 def _same_row(prev: Block, cur: Block, em: float) -> bool:
