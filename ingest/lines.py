@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,6 +13,7 @@ import pymupdf
 
 from ingest import pdf_api
 from ingest.fixed_pitch import fixed_pitch_fonts
+from ingest.rule_underscores import restore_underscores, rules_on_line, short_rules
 from ingest.text import normalize_chars
 from ingest.types import BBox
 
@@ -57,14 +59,22 @@ class TextLine:
         return (self.bbox.y0 + self.bbox.y1) / 2
 
 
-def extract_lines(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> list[TextLine]:
-    """All non-empty text lines of the page, pieces on one baseline of a block merged."""
-    data = pdf_api.text_dict(page, TEXT_FLAGS, textpage)
+def extract_lines(
+    page: pymupdf.Page, textpage: pymupdf.TextPage | None = None, drawings: Sequence[dict[str, Any]] = ()
+) -> list[TextLine]:
+    """All non-empty text lines of the page, pieces on one baseline of a block merged; underscores
+    drawn as rules among ``drawings`` (the page's paths) written back into the text."""
+    rules = short_rules(drawings)
+    # Characters' positions are only needed to place such underscores; "rawdict" costs more.
+    data = pdf_api.text_dict(page, TEXT_FLAGS, textpage, with_chars=bool(rules))
     fixed_pitch = fixed_pitch_fonts(page)
     lines: list[TextLine] = []
     for block_no, block in enumerate(data.get("blocks", [])):
         if block.get("type") != 0:
             continue
+        if rules:
+            for raw in block["lines"]:
+                restore_underscores(raw["spans"], rules_on_line(raw["bbox"], rules))
         block_lines = [ln for ln in (_line_from_dict(raw, block_no, fixed_pitch) for raw in block["lines"]) if ln]
         lines.extend(_merge_same_row(rows_in_order(block_lines)))
     return lines

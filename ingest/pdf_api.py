@@ -69,9 +69,13 @@ def mupdf_warnings(reset: bool = True) -> str:
     return str(tools.mupdf_warnings(reset=reset) or "")
 
 
-def text_dict(page: pymupdf.Page, flags: int, textpage: pymupdf.TextPage | None = None) -> dict[str, Any]:
+def text_dict(
+    page: pymupdf.Page, flags: int, textpage: pymupdf.TextPage | None = None, with_chars: bool = False
+) -> dict[str, Any]:
+    """``get_text("dict")``; with ``with_chars``, "rawdict": each span has its ``chars`` (each with
+    its ``c`` and ``bbox``) instead of its ``text``."""
     handle: Any = page
-    data: dict[str, Any] = handle.get_text("dict", flags=flags, textpage=textpage)
+    data: dict[str, Any] = handle.get_text("rawdict" if with_chars else "dict", flags=flags, textpage=textpage)
     return data
 
 

@@ -34,7 +34,9 @@ class PageScan:
 
 def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
     textpage = page.get_textpage(flags=TEXT_FLAGS)
-    lines, words = drop_line_numbers(extract_lines(page, textpage), pdf_api.words(page, TEXT_FLAGS, textpage))
+    drawings = page.get_drawings()
+    lines = extract_lines(page, textpage, drawings)
+    lines, words = drop_line_numbers(lines, pdf_api.words(page, TEXT_FLAGS, textpage))
     chars = sum(line.chars for line in lines)
     scan = PageScan(
         number=page.number + 1,
@@ -48,7 +50,6 @@ def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
         scan.tables = model_tables(scan.model_boxes)
         scan.figures = [b.bbox for b in scan.model_boxes if b.kind == "figure"]
     else:
-        drawings = page.get_drawings()
         scan.tables = find_ruled_tables(page, drawings, words)
         scan.tables += find_framed_tables(drawings, words, [t.bbox for t in scan.tables], lines)
         scan.tables += find_captioned_tables(lines, words, [t.bbox for t in scan.tables])

@@ -104,6 +104,8 @@ def join_two(left: str, right: str) -> str:
         if left[-2].isalpha() and not keeps_hyphen(before, after):
             return left[:-1] + right
         return left[:-1] + "-" + right  # a real hyphen (or a range like 1-5) split at the line end
+    if left.endswith("_") and len(left) >= 2 and left[-2].isalnum() and right[0].isalnum():
+        return left + right  # a name broken after an underscore (Texinfo breaks IDN2_NFC_ | INPUT)
     return left + " " + right
 
 

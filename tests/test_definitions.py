@@ -78,6 +78,6 @@ def test_prose_ending_in_a_bracketed_word_is_left_alone() -> None:
 def test_the_function_reference_of_a_gnu_manual_has_whole_signatures() -> None:
     page = NativeReader().read(LIBTASN1).pages[10]  # p.11: asn1_parser2tree, asn1_parser2array
     texts = [region.text for region in page.regions]
-    assert "int asn1_parser2tree (const char * file, asn1 node * definitions, char * error_desc) [Function]" in texts
+    assert "int asn1_parser2tree (const char * file, asn1_node * definitions, char * error_desc) [Function]" in texts
     assert not any(text.strip() == "[Function]" for text in texts)
     assert "definitions, char * error_desc)" not in texts

@@ -5,7 +5,7 @@ Facts checked here were found by reading the PDFs (pymupdf text search, rendered
   drawing on page 18; page 47 says "covered in Chapter 11 of this document"; the paragraph ending
   page 84 ("... split itself by column when") continues on page 85 ("too little space ...").
 - libtasn1: page numbers are printed in the running head, 3 less than the physical page; the
-  index line "[asn1 decode simple der], page 22" on page 7 points at physical page 25.
+  index line "[asn1_decode_simple_der], page 22" on page 7 points at physical page 25.
 - zoo: no outline; numbered headers ("2.1. The class zoo"); page 9 says "depicted in Figure 2
   and the single panel plot in Figure 1"; the paragraph cut at the end of page 17 ("na.contiguous
   extracts the longest") is followed by a footnote on page 17 and goes on atop page 18.
@@ -162,7 +162,7 @@ def test_zoo_continuation_runs_past_a_footnote(zoo: GraphBatch) -> None:
 
 
 def test_libtasn1_page_reference_uses_printed_page_numbers(libtasn1: GraphBatch) -> None:
-    index_entry = region_containing(libtasn1, "[asn1 decode simple der], page 22", page=7)
+    index_entry = region_containing(libtasn1, "[asn1_decode_simple_der], page 22", page=7)
     pages = [key for label, key, props in out_edges(libtasn1, "REF", index_entry.key) if props["label"] == "page 22"]
     assert pages == [f"{libtasn1.doc_id}@{libtasn1.sha256[:8]}:p25"]
 

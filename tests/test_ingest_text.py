@@ -82,6 +82,11 @@ def test_join_two_without_hyphen_adds_one_space() -> None:
     assert join_two("dash -", "next") == "dash - next"  # a spaced dash is punctuation, not a break
 
 
+def test_join_two_mends_a_name_broken_after_an_underscore() -> None:
+    assert join_two("imply IDN2_NFC_", "INPUT .") == "imply IDN2_NFC_INPUT ."
+    assert join_two("fill in ___", "here") == "fill in ___ here"  # a blank to fill in is no name
+
+
 def test_join_code_lines_keeps_indentation() -> None:
     text = join_code_lines([("def f(x):", 0), ("return x  ", 4), ("   ", 0)])
     assert text == "def f(x):\n    return x"
