@@ -249,7 +249,7 @@ def assemble_pages(scans: list[PageScan]) -> list[PageLayout]:
     text_lines = [ln for s in scans for ln in s.lines if ln.font != OCR_FONT]
     ocr_stats = font_stats(ocr_lines)
     text_stats = font_stats(text_lines) if text_lines else ocr_stats
-    marks = detect_furniture([PageLines(s.height, s.lines) for s in scans], text_stats.body_size)
+    marks = detect_furniture([PageLines(s.height, s.lines, s.figures) for s in scans], text_stats.body_size)
     first_text_page = next((s.number for s in scans if s.has_text_layer), 0)
     pages = []
     for scan, mark in zip(scans, marks, strict=True):

@@ -14,12 +14,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ingest.lines import TextLine
+from ingest.types import BBox
 
 BAND_FRACTION = 0.12  # share of the page height at the top and at the bottom that may hold furniture
 # A page number may sit further in when it is the page's first or last line, at the same place on
 # several pages: LaTeX's default on US letter prints it 87 pt above the bottom edge (12.6 %).
 PAGE_NUMBER_BAND_FRACTION = 0.2
 MAX_FURNITURE_CHARS = 160
+TICK_LABEL_REACH = 12.0  # points between a figure's drawing and the numbers on its axes, at most
 MAX_SIZE_RATIO = 1.35  # a line much larger than body text is a title, not a running header
 
 _PAGE_NUMBER = re.compile(
@@ -38,6 +40,7 @@ class PageLines:
 
     height: float
     lines: Sequence[TextLine]
+    figures: Sequence[BBox] = ()  # a number at a figure's edge is its tick label, not a page number
 
 
 @dataclass(slots=True)
@@ -84,6 +87,20 @@ def _eligible(line: TextLine, body_size: float) -> bool:
     return not (body_size > 0 and line.size > MAX_SIZE_RATIO * body_size)
 
 
+def _tick_label(line: TextLine, figures: Sequence[BBox]) -> bool:
+    """A number next to a plot that reaches into the band: "100" at the top of its y axis."""
+    if not figures or not is_page_number(line.text):
+        return False
+    box = line.bbox
+    return any(
+        box.x0 - TICK_LABEL_REACH <= f.x1
+        and f.x0 - TICK_LABEL_REACH <= box.x1
+        and box.y0 - TICK_LABEL_REACH <= f.y1
+        and f.y0 - TICK_LABEL_REACH <= box.y1
+        for f in figures
+    )
+
+
 def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list[FurnitureMarks]:
     """Mark header/footer lines on every page (indexes into each page's ``lines``)."""
     min_repeat = 3 if len(pages) >= 5 else 2
@@ -93,7 +110,7 @@ def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list
         found = []
         for index, line in enumerate(page.lines):
             band = _band(line, page.height)
-            if band is not None and _eligible(line, body_size):
+            if band is not None and _eligible(line, body_size) and not _tick_label(line, page.figures):
                 found.append((index, band))
         candidates.append(found)
         keys = {(band, furniture_key(page.lines[i].text)) for i, band in found}
@@ -137,11 +154,16 @@ def _inner_page_number(page: PageLines) -> tuple[int, str]:
     last = max(flowing, key=lambda i: page.lines[i].bbox.y1)
     first = min(flowing, key=lambda i: page.lines[i].bbox.y0)
     limit = PAGE_NUMBER_BAND_FRACTION * page.height
-    if is_page_number(page.lines[last].text) and page.lines[last].bbox.y0 >= page.height - limit:
+    if _page_number_at(page, last) and page.lines[last].bbox.y0 >= page.height - limit:
         return last, "bottom"
-    if is_page_number(page.lines[first].text) and page.lines[first].bbox.y1 <= limit:
+    if _page_number_at(page, first) and page.lines[first].bbox.y1 <= limit:
         return first, "top"
     return -1, ""
+
+
+def _page_number_at(page: PageLines, index: int) -> bool:
+    line = page.lines[index]
+    return is_page_number(line.text) and not _tick_label(line, page.figures)
 
 
 def _add(mark: FurnitureMarks, index: int, band: str) -> None:

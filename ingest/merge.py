@@ -21,6 +21,8 @@ LISTING_GAP_EM = 2.0  # white inside one listing: a blank line or two between it
 _PROMPT = re.compile(r"^\s*(?:[A-Za-z]*> |\$ |>>> |\.\.\. |In \[\d*\]: |\+ )")
 _STYLE_SUFFIX = re.compile(r"(bold|italic|oblique|regular|roman|demi|slant|semibold|medium|light|book)+$", re.I)
 _FIGURE_CAPTION = re.compile(r"^\s*(figure|fig\.)", re.IGNORECASE)
+# A tick value: "40", "-0.5", "1e-3", "25%", and "10−1" (10 with its exponent set as a superscript).
+_TICK_VALUE = re.compile(r"^[-+\u2212\u2013]?(?:\d+(?:[.,]\d+)*|\.\d+)(?:[eE][-+\u2212]?\d+|[-\u2212]\d+)?%?$")
 _FIGURE_CONTENT_KINDS: frozenset[RegionKind] = frozenset({"paragraph", "section_header", "list", "formula", "footnote"})
 
 
@@ -43,7 +45,18 @@ def _is_label(line: TextLine, stats: FontStats) -> bool:
     if len(text) > LABEL_MAX_CHARS or CAPTION_RE.match(text):
         return False
     other_font = font_family(line.font) != font_family(stats.body_font)
-    return not line.horizontal or other_font or line.size < stats.body_size - 0.5
+    small = line.size < stats.body_size - 0.5
+    # A plot typeset with the document (Asymptote, TikZ, pgfplots) labels its axes in the body font:
+    # tick values ("0 20 40 60"), and an axis name or unit of a letter or two ("x", "y", "Hz").
+    tiny = len(text.replace(" ", "")) <= 2 and any(ch.isalnum() for ch in text)  # not a list bullet
+    return not line.horizontal or other_font or small or tiny or _tick_labels(text)
+
+
+def _tick_labels(text: str) -> bool:
+    """Numbers, perhaps with an axis name among them ("60 y 40"): what an axis prints beside it."""
+    tokens = text.split()
+    numbers = sum(1 for token in tokens if _TICK_VALUE.match(token))
+    return numbers > 0 and 2 * numbers >= len(tokens) and all(_TICK_VALUE.match(t) or len(t) <= 2 for t in tokens)
 
 
 def absorb_figure_labels(

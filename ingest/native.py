@@ -91,7 +91,7 @@ def read_document(
 
 def assemble_pages(scans: list[PageScan]) -> list[PageLayout]:
     stats = font_stats(line for scan in scans for line in scan.lines)
-    marks = detect_furniture([PageLines(s.height, s.lines) for s in scans], stats.body_size)
+    marks = detect_furniture([PageLines(s.height, s.lines, s.figures) for s in scans], stats.body_size)
     first_text_page = next((s.number for s in scans if s.has_text_layer), 0)
     pages = []
     for scan, mark in zip(scans, marks, strict=True):
