@@ -18,6 +18,7 @@ from ingest.reading_order import reading_order
 from ingest.scan import PageScan
 from ingest.tables import to_markdown
 from ingest.text import join_lines, shorten
+from ingest.title_page import demote_byline
 from ingest.types import FURNITURE_KINDS, BBox, PageLayout, Region, RegionKind
 
 FIGURE_TEXT_LIMIT = 500  # labels only; a figure is not a text region
@@ -114,6 +115,7 @@ def _classify(blocks: list[Block], stats: FontStats, height: float, title_allowe
             block.kind = classify_block(block, stats, ctx, near_float(block.bbox, floats))
     extend_footnotes(blocks, stats, ctx)
     promote_title(blocks, stats, ctx)
+    demote_byline(blocks)
 
 
 def _block_draft(block: Block) -> Draft:
