@@ -1,7 +1,7 @@
 """Definition lines of reference manuals: a signature, its wrapped lines and its category label.
 
 Texinfo sets each definition (``@deftypefun``, ``@deffn``, ``@deftypevr``) as one line at the
-margin with its category right-aligned on it: ``int asn1_parser2tree (const char * file, asn1 node *``
+margin with its category right-aligned on it: ``int asn1_parser2tree (const char * file, asn1_node *``
 ... ``[Function]``. A signature too long for the line goes on under it, indented, in the same type:
 ``definitions, char * error_desc)``; the description follows, indented less. MuPDF returns the label
 as a piece of its own (or glued to the line's end), and the wrapped part inside the description's

@@ -137,7 +137,7 @@ def merge_boxes(boxes: Sequence[BBox], gap: float = MERGE_GAP) -> list[BBox]:
         out: list[BBox] = []
         for box in merged:
             for k, other in enumerate(out):
-                if _near(box, other, gap):
+                if box.near(other, gap):
                     out[k] = other.union(box)
                     changed = True
                     break
@@ -145,10 +145,6 @@ def merge_boxes(boxes: Sequence[BBox], gap: float = MERGE_GAP) -> list[BBox]:
                 out.append(box)
         merged = out
     return sorted(merged, key=lambda b: (b.y0, b.x0))
-
-
-def _near(a: BBox, b: BBox, gap: float) -> bool:
-    return a.x0 - gap <= b.x1 and b.x0 - gap <= a.x1 and a.y0 - gap <= b.y1 and b.y0 - gap <= a.y1
 
 
 def is_text_box(box: BBox, lines: Sequence[TextLine], body_size: float, captioned: bool = False) -> bool:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
 from ingest.lines import TextLine
 from ingest.pdf_api import Word
+from ingest.strokes import HorizontalStroke as Rule
+from ingest.strokes import horizontal_strokes
 from ingest.tables import FoundTable, grid_cells, is_real_table
 from ingest.types import BBox
 
@@ -36,27 +37,9 @@ MAX_RULES = 200  # more horizontal strokes than this: a drawing, a form or hatch
 MIN_OPEN_ROWS = 2  # rows past the last rule, for it to be a table broken by the page
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
-    x0: float
-    x1: float
-    y: float
-
-
 def horizontal_rules(drawings: Sequence[dict[str, Any]]) -> list[Rule]:
     """Horizontal strokes at least a short column wide: lines, and thin filled rectangles."""
-    rules = []
-    for path in drawings:
-        for item in path.get("items", []):
-            if item[0] == "l":
-                p, q = item[1], item[2]
-                if abs(p.y - q.y) < 1 and abs(p.x - q.x) >= MIN_RULE_WIDTH:
-                    rules.append(Rule(min(p.x, q.x), max(p.x, q.x), (p.y + q.y) / 2))
-            elif item[0] == "re":
-                rect = item[1]
-                if rect.height <= MAX_RULE_THICKNESS and rect.width >= MIN_RULE_WIDTH:
-                    rules.append(Rule(rect.x0, rect.x1, (rect.y0 + rect.y1) / 2))
-    return rules
+    return horizontal_strokes(drawings, max_thickness=MAX_RULE_THICKNESS, max_drift=1.0, min_width=MIN_RULE_WIDTH)
 
 
 def find_framed_tables(

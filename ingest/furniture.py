@@ -89,16 +89,7 @@ def _eligible(line: TextLine, body_size: float) -> bool:
 
 def _tick_label(line: TextLine, figures: Sequence[BBox]) -> bool:
     """A number next to a plot that reaches into the band: "100" at the top of its y axis."""
-    if not figures or not is_page_number(line.text):
-        return False
-    box = line.bbox
-    return any(
-        box.x0 - TICK_LABEL_REACH <= f.x1
-        and f.x0 - TICK_LABEL_REACH <= box.x1
-        and box.y0 - TICK_LABEL_REACH <= f.y1
-        and f.y0 - TICK_LABEL_REACH <= box.y1
-        for f in figures
-    )
+    return is_page_number(line.text) and any(line.bbox.near(f, TICK_LABEL_REACH) for f in figures)
 
 
 def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list[FurnitureMarks]:

@@ -36,10 +36,6 @@ def font_family(font: str) -> str:
     return "cm" if re.match(r"^(cm|sfrm|lm)", base) and not base.startswith("lmmono") else base
 
 
-def _within(a: BBox, b: BBox, gap: float) -> bool:
-    return a.x0 - gap <= b.x1 and b.x0 - gap <= a.x1 and a.y0 - gap <= b.y1 and b.y0 - gap <= a.y1
-
-
 def _is_label(line: TextLine, stats: FontStats) -> bool:
     text = line.text.strip()
     if len(text) > LABEL_MAX_CHARS or CAPTION_RE.match(text):
@@ -54,9 +50,9 @@ def _is_label(line: TextLine, stats: FontStats) -> bool:
 
 def _tick_labels(text: str) -> bool:
     """Numbers, perhaps with an axis name among them ("60 y 40"): what an axis prints beside it."""
-    tokens = text.split()
-    numbers = sum(1 for token in tokens if _TICK_VALUE.match(token))
-    return numbers > 0 and 2 * numbers >= len(tokens) and all(_TICK_VALUE.match(t) or len(t) <= 2 for t in tokens)
+    tokens = [(token, bool(_TICK_VALUE.match(token))) for token in text.split()]
+    numbers = sum(value for _, value in tokens)
+    return numbers > 0 and 2 * numbers >= len(tokens) and all(value or len(t) <= 2 for t, value in tokens)
 
 
 def absorb_figure_labels(
@@ -78,7 +74,7 @@ def absorb_figure_labels(
         for index, line in enumerate(lines):
             if index in used or index in taken or line.mono:
                 continue
-            if _within(line.bbox, grown, LABEL_MARGIN) and _is_label(line, stats):
+            if line.bbox.near(grown, LABEL_MARGIN) and _is_label(line, stats):
                 taken.add(index)
                 labels.append(index)
                 grown = grown.union(line.bbox)

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
+from ingest.strokes import HorizontalStroke, horizontal_strokes
+
 MAX_LENGTH = 12.0  # points: an underscore is at most 0.8 em of text up to 15 pt
 MIN_LENGTH = 1.0
 MAX_THICKNESS = 1.5
@@ -26,33 +28,23 @@ MIN_EM, MAX_EM = 0.15, 0.8  # its length, in ems of the text it sits in
 ABOVE_BASELINE_EM = 0.15  # how far above the baseline it may sit (a minus sits at 0.25 em)
 BELOW_BASELINE_EM = 0.3  # and below (a font's own underscore sits 0.1 to 0.2 em below)
 TOUCHING = 1.5  # points between the ends of two strokes that make one underline
+ROW_DRIFT = 0.5  # points the ends of a stroke of an underline drawn in pieces may differ in height
 GAP_TOLERANCE_EM = 0.1  # how far it may reach into the glyphs either side of a gap
 MAX_SHORT_RULES = 150  # more short strokes than this on a page: a chart or a form, not text
 
 
-@dataclass(frozen=True, slots=True)
-class ShortRule:
-    x0: float
-    x1: float
-    y: float
-
-    @property
-    def center_x(self) -> float:
-        return (self.x0 + self.x1) / 2
-
-
-def short_rules(drawings: Sequence[dict[str, Any]]) -> list[ShortRule]:
+def short_rules(drawings: Sequence[dict[str, Any]]) -> list[HorizontalStroke]:
     """Lone short horizontal strokes and bars: the paths that may be underscores."""
     rules = [rule for path in drawings if (rule := _as_short_rule(path)) is not None]
     if not rules or len(rules) > MAX_SHORT_RULES:
         return []
-    rows: dict[int, list[ShortRule]] = {}
-    for segment in _horizontal_segments(drawings):
+    rows: dict[int, list[HorizontalStroke]] = {}
+    for segment in horizontal_strokes(drawings, max_thickness=MAX_THICKNESS, max_drift=ROW_DRIFT):
         rows.setdefault(round(segment.y), []).append(segment)
     return [rule for rule in rules if not any(_touching(rule, other) for other in _row(rows, rule.y))]
 
 
-def _as_short_rule(path: dict[str, Any]) -> ShortRule | None:
+def _as_short_rule(path: dict[str, Any]) -> HorizontalStroke | None:
     items = path.get("items", [])
     if len(items) != 1 or path.get("dashes") not in (None, "", "[] 0"):
         return None
@@ -69,27 +61,15 @@ def _as_short_rule(path: dict[str, Any]) -> ShortRule | None:
         x0, x1, y = rect.x0, rect.x1, (rect.y0 + rect.y1) / 2
     else:
         return None
-    return ShortRule(x0, x1, y) if MIN_LENGTH <= x1 - x0 <= MAX_LENGTH else None
+    return HorizontalStroke(x0, x1, y) if MIN_LENGTH <= x1 - x0 <= MAX_LENGTH else None
 
 
-def _horizontal_segments(drawings: Sequence[dict[str, Any]]) -> list[ShortRule]:
-    """Every horizontal stroke or thin bar of any length: the pieces an underline may be drawn in."""
-    found = []
-    for path in drawings:
-        for item in path.get("items", []):
-            if item[0] == "l" and abs(item[1].y - item[2].y) <= 0.5:
-                found.append(ShortRule(min(item[1].x, item[2].x), max(item[1].x, item[2].x), item[1].y))
-            elif item[0] == "re" and item[1].height <= MAX_THICKNESS:
-                found.append(ShortRule(item[1].x0, item[1].x1, (item[1].y0 + item[1].y1) / 2))
-    return found
-
-
-def _row(rows: dict[int, list[ShortRule]], y: float) -> list[ShortRule]:
+def _row(rows: dict[int, list[HorizontalStroke]], y: float) -> list[HorizontalStroke]:
     key = round(y)
     return [s for k in (key - 1, key, key + 1) for s in rows.get(k, []) if abs(s.y - y) <= 0.5]
 
 
-def _touching(rule: ShortRule, other: ShortRule) -> bool:
+def _touching(rule: HorizontalStroke, other: HorizontalStroke) -> bool:
     if (other.x0, other.x1) == (rule.x0, rule.x1):
         return False  # itself
     return other.x0 - TOUCHING <= rule.x1 and rule.x0 <= other.x1 + TOUCHING
@@ -104,7 +84,7 @@ class _Glyph:
     space: bool
 
 
-def restore_underscores(spans: list[dict[str, Any]], rules: Sequence[ShortRule]) -> None:
+def restore_underscores(spans: list[dict[str, Any]], rules: Sequence[HorizontalStroke]) -> None:
     """Give each span of one line (``rawdict`` spans) its ``text``, with the underscores among
     ``rules`` written in."""
     glyphs = sorted(
@@ -126,7 +106,7 @@ def restore_underscores(spans: list[dict[str, Any]], rules: Sequence[ShortRule])
         span["text"] = "".join(texts[id(span)])
 
 
-def _underscore_position(glyphs: list[_Glyph], rule: ShortRule) -> tuple[_Glyph, bool] | None:
+def _underscore_position(glyphs: list[_Glyph], rule: HorizontalStroke) -> tuple[_Glyph, bool] | None:
     """(glyph, replace): the space the rule lies in (replace it), or the glyph after whose right
     edge it lies in a gap (write it after); None when the rule is no underscore of this line."""
     for glyph in glyphs:
@@ -139,7 +119,7 @@ def _underscore_position(glyphs: list[_Glyph], rule: ShortRule) -> tuple[_Glyph,
     return None
 
 
-def _on_baseline(span: dict[str, Any], rule: ShortRule) -> bool:
+def _on_baseline(span: dict[str, Any], rule: HorizontalStroke) -> bool:
     size = float(span["size"])
     baseline = float(span["origin"][1])
     length = rule.x1 - rule.x0
@@ -149,7 +129,7 @@ def _on_baseline(span: dict[str, Any], rule: ShortRule) -> bool:
     )
 
 
-def rules_on_line(bbox: Sequence[float], rules: Sequence[ShortRule]) -> list[ShortRule]:
+def rules_on_line(bbox: Sequence[float], rules: Sequence[HorizontalStroke]) -> list[HorizontalStroke]:
     """The rules within a line's box, widened below by a little for underscores under the baseline."""
     x0, y0, x1, y1 = bbox
     depth = 0.3 * (y1 - y0)

@@ -73,6 +73,15 @@ class BBox:
         cx, cy = (self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2
         return outer.x0 <= cx <= outer.x1 and outer.y0 <= cy <= outer.y1
 
+    def near(self, other: BBox, gap: float) -> bool:
+        """Whether the two boxes overlap or lie within ``gap`` of each other on both axes."""
+        return (
+            self.x0 - gap <= other.x1
+            and other.x0 - gap <= self.x1
+            and self.y0 - gap <= other.y1
+            and other.y0 - gap <= self.y1
+        )
+
     def x_overlap(self, other: BBox) -> float:
         """Width the two boxes share across (negative: the gap between them)."""
         return min(self.x1, other.x1) - max(self.x0, other.x0)
