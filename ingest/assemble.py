@@ -19,6 +19,7 @@ from ingest.scan import PageScan
 from ingest.tables import to_markdown
 from ingest.text import join_lines, shorten
 from ingest.title_page import demote_byline
+from ingest.toc_entries import demote_toc_entries
 from ingest.types import FURNITURE_KINDS, BBox, PageLayout, Region, RegionKind
 
 FIGURE_TEXT_LIMIT = 500  # labels only; a figure is not a text region
@@ -116,6 +117,7 @@ def _classify(blocks: list[Block], stats: FontStats, height: float, title_allowe
     extend_footnotes(blocks, stats, ctx)
     promote_title(blocks, stats, ctx)
     demote_byline(blocks)
+    demote_toc_entries(blocks)
 
 
 def _block_draft(block: Block) -> Draft:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ingest.lines import TextLine
+from ingest.toc_entries import entry_numbers
 from ingest.types import BBox
 
 BAND_FRACTION = 0.12  # share of the page height at the top and at the bottom that may hold furniture
@@ -107,14 +108,19 @@ def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list
         keys = {(band, furniture_key(page.lines[i].text)) for i, band in found}
         key_pages.update(keys)
 
+    def repeats(key: tuple[str, str]) -> bool:
+        return len(pages) > 1 and key_pages[key] >= min_repeat
+
+    for page, found in zip(pages, candidates, strict=True):
+        _drop_entry_numbers(page, found, repeats)
+
     marks = [FurnitureMarks() for _ in pages]
     signatures: Counter[tuple[str, int, str, int]] = Counter()
     for page, found, mark in zip(pages, candidates, marks, strict=True):
         page_signatures = set()
         for index, band in found:
             line = page.lines[index]
-            repeated = len(pages) > 1 and key_pages[(band, furniture_key(line.text))] >= min_repeat
-            if repeated or is_page_number(line.text):
+            if repeats((band, furniture_key(line.text))) or is_page_number(line.text):
                 _add(mark, index, band)
                 page_signatures.add(_signature(band, line))
         signatures.update(page_signatures)
@@ -145,11 +151,38 @@ def _inner_page_number(page: PageLines) -> tuple[int, str]:
     last = max(flowing, key=lambda i: page.lines[i].bbox.y1)
     first = min(flowing, key=lambda i: page.lines[i].bbox.y0)
     limit = PAGE_NUMBER_BAND_FRACTION * page.height
-    if _page_number_at(page, last) and page.lines[last].bbox.y0 >= page.height - limit:
+    low = _page_number_at(page, last) and page.lines[last].bbox.y0 >= page.height - limit
+    if low and last not in entry_numbers(page.lines):
         return last, "bottom"
     if _page_number_at(page, first) and page.lines[first].bbox.y1 <= limit:
         return first, "top"
     return -1, ""
+
+
+def _drop_entry_numbers(
+    page: PageLines, found: list[tuple[int, str]], repeats: Callable[[tuple[str, str]], bool]
+) -> None:
+    """Drop from ``found`` the numbers of contents entries that run into the top or bottom band
+    ("Labels      76"). A page number beside a running title stays: the title repeats on other
+    pages ("SMF – GAZETTE   1"), or it heads the page ("Appendix D: Index   103" above the index)."""
+    numbers = {i for i, band in found if is_page_number(page.lines[i].text) and _below_first_row(page, i, band)}
+    if not numbers:
+        return  # (most pages: spare the row search)
+    bands = dict(found)
+    entries = entry_numbers(page.lines)
+    drop = set()
+    for number in numbers & entries.keys():
+        title = entries[number]
+        if title not in bands or not repeats((bands[title], furniture_key(page.lines[title].text))):
+            drop.add(number)
+    found[:] = [(i, band) for i, band in found if i not in drop]
+
+
+def _below_first_row(page: PageLines, index: int, band: str) -> bool:
+    line = page.lines[index]
+    if band == "bottom":
+        return True
+    return any(other.center_y < line.center_y - 0.5 * max(line.size, 1.0) for other in page.lines)
 
 
 def _page_number_at(page: PageLines, index: int) -> bool:
