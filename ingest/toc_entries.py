@@ -23,25 +23,33 @@ from ingest.lines import TextLine
 MIN_ENTRIES = 3
 ENTRY_GAP_EM = 3.0  # white between a title and its page number, at least
 RIGHT_EDGE_TOLERANCE = 2.0  # points: the numbers of one list end at one right edge
-_PAGE_NUMBER = re.compile(r"^\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*$")
-_LEADER_AND_NUMBER = re.compile(r"\S\s*(?:\.\s?){2,}\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*$")
+# A page number alone, arabic or roman ("III": a thesis may number its front matter so)
+_PAGE_NUMBER = re.compile(r"^\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*$", re.IGNORECASE)
+_LEADER_AND_NUMBER = re.compile(r"\S\s*(?:\.\s?){2,}\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*$", re.IGNORECASE)
 
 
 def demote_toc_entries(blocks: Sequence[Block]) -> None:
     """On a contents page, turn the entries called section headers into paragraphs."""
-    entries = [b for b in blocks if _block_ends_entry(b)]
-    edges = [b.bbox.x1 for b in entries]
-    for block in entries:
-        if block.kind == "section_header" and _aligned(block.bbox.x1, edges):
+    edges = [x1 for _, _, x1 in _entry_ends([line for block in blocks for line in block.lines])]
+    for block in blocks:
+        if block.kind == "section_header" and _block_ends_entry(block) and _aligned(block.bbox.x1, edges):
             block.kind = "paragraph"
 
 
 def entry_numbers(lines: Sequence[TextLine]) -> dict[int, int]:
     """The bare numbers in ``lines`` (one page) that end contents entries: index of the number ->
     index of the title on its left."""
+    ends = _entry_ends(lines)
+    edges = [x1 for _, _, x1 in ends]
+    return {i: title for i, title, x1 in ends if i >= 0 and _aligned(x1, edges)}
+
+
+def _entry_ends(lines: Sequence[TextLine]) -> list[tuple[int, int, float]]:
+    """Lines that end like contents entries, aligned or not: (index of a bare number, index of its
+    title; or -1, -1 for a line with leaders) and the right edge."""
     rows = sorted(range(len(lines)), key=lambda i: lines[i].center_y)
     centers = [lines[i].center_y for i in rows]
-    ends: list[tuple[int, int, float]] = []  # (number, title; -1, -1 for a leader line; right edge)
+    ends: list[tuple[int, int, float]] = []
     for i, line in enumerate(lines):
         if not line.horizontal:
             continue
@@ -51,8 +59,7 @@ def entry_numbers(lines: Sequence[TextLine]) -> dict[int, int]:
             title = _title_left_of(lines, i, rows, centers)
             if title >= 0 and _number_after_gap(lines[title], line):
                 ends.append((i, title, line.bbox.x1))
-    edges = [x1 for _, _, x1 in ends]
-    return {i: title for i, title, x1 in ends if i >= 0 and _aligned(x1, edges)}
+    return ends
 
 
 def _aligned(edge: float, edges: Sequence[float]) -> bool:

@@ -94,3 +94,22 @@ def test_a_running_header_above_an_index_keeps_its_page_number(tmp_path: Path) -
     assert [r.text for r in page_layout.regions if r.kind == "page_header"] == ["103"]
     assert "read.csv" in _region(page_layout, "read.csv")[1]
     assert _region(page_layout, "read.csv")[0] == "paragraph"
+
+
+def test_front_matter_entries_numbered_in_capital_roman_are_not_sections(tmp_path: Path) -> None:
+    """A thesis numbers its front matter I, III, VII; its contents list them bold, with leaders."""
+    path = tmp_path / "thesis.pdf"
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((72, 100), "Contents", fontname="tibo", fontsize=16)
+        for k, (title, number) in enumerate(
+            [("Abstract", "III"), ("List of Figures", "VII"), ("List of Tables", "IX")]
+        ):
+            _right_aligned(
+                page, 140 + 22 * k, f"{title} . . . . . . . . . . . . . . . . . . . . . . {number}", "tibo", 10
+            )
+        page.insert_textbox(pymupdf.Rect(72, 240, RIGHT_EDGE, 700), PROSE, fontname="tiro", fontsize=10)
+        doc.save(path)
+    page_layout = NativeReader().read(path).pages[0]
+    assert _region(page_layout, "Abstract")[0] == "paragraph"
+    assert _region(page_layout, "List of Tables")[0] == "paragraph"
