@@ -191,10 +191,4 @@ def _paragraph_break(current: list[TextLine], line: TextLine) -> bool:
 
 def lines_in(box: BBox, lines: Sequence[TextLine]) -> list[int]:
     """Indexes of lines whose centre lies inside ``box``."""
-    found = []
-    for index, line in enumerate(lines):
-        cx = (line.bbox.x0 + line.bbox.x1) / 2
-        cy = (line.bbox.y0 + line.bbox.y1) / 2
-        if box.x0 <= cx <= box.x1 and box.y0 <= cy <= box.y1:
-            found.append(index)
-    return found
+    return [index for index, line in enumerate(lines) if line.bbox.centre_in(box)]

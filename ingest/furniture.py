@@ -167,7 +167,7 @@ def _drop_entry_numbers(
     pages ("SMF – GAZETTE   1"), or it heads the page ("Appendix D: Index   103" above the index)."""
     numbers = {i for i, band in found if is_page_number(page.lines[i].text) and _below_first_row(page, i, band)}
     if not numbers:
-        return  # (most pages: spare the row search)
+        return  # no number in either band: no row search
     bands = dict(found)
     entries = entry_numbers(page.lines)
     drop = set()

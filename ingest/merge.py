@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ingest.blocks import BLANK_LINE_EM, CAPTION_RE, Block, code_rows
+from ingest.blocks import BLANK_LINE_EM, CAPTION_RE, Block, code_rows, lines_in
 from ingest.classify import NUMBERED_HEADING_RE, FontStats, near_float
 from ingest.lines import TextLine
 from ingest.text import ends_sentence, starts_lowercase
@@ -62,7 +62,7 @@ def absorb_figure_labels(
 
     The figure grows with each label it takes, so a label next to another label is found too.
     """
-    labels = [i for i, ln in enumerate(lines) if i not in used and ln.bbox.centre_in(box)]
+    labels = [i for i in lines_in(box, lines) if i not in used]
     labels = [i for i in labels if not CAPTION_RE.match(lines[i].text.strip())]
     grown = box
     for i in labels:
