@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 import pymupdf
@@ -16,6 +17,9 @@ MIN_FIGURE_AREA = 900.0  # square points (30 x 30)
 BACKGROUND_PAGE_SHARE = 0.8  # a drawing or image this large on a text page is a background
 MAX_CLUSTERED_PATHS = 3000
 MERGE_GAP = 8.0  # figure pieces closer than this belong to one figure
+SHADED_BOX_COVER = 0.99  # a shaded box's strips abut; a mosaic plot's tiles leave thin gaps
+SHADED_BOX_COLOURS = 2  # a fill, and perhaps a frame of another colour
+SHADED_BOX_MAX_TILES = 400  # more rectangles than this: a chart, a pattern or a form
 TEXT_BOX_SHARE = 0.35  # share of a candidate covered by prose lines that makes it a framed text box
 LISTING_MIN_LINES = 3
 _FIGURE_CAPTION = re.compile(r"^\s*(?:figure|fig\.)\s*\d", re.IGNORECASE)
@@ -79,7 +83,9 @@ def _big_enough(box: BBox) -> bool:
     return box.width >= MIN_FIGURE_SIDE and box.height >= MIN_FIGURE_SIDE and box.area >= MIN_FIGURE_AREA
 
 
-def drawing_figures(page: pymupdf.Page, drawings: Sequence[dict[str, Any]], tables: Sequence[BBox]) -> list[BBox]:
+def drawing_figures(
+    page: pymupdf.Page, drawings: Sequence[dict[str, Any]], tables: Sequence[BBox], lines: Sequence[TextLine]
+) -> list[BBox]:
     page_area = page.rect.width * page.rect.height
     paths = _visible_paths(drawings, page_area)
     if not paths:
@@ -98,8 +104,46 @@ def drawing_figures(page: pymupdf.Page, drawings: Sequence[dict[str, Any]], tabl
         members = [p for rect, p in rects if _inside(rect, box)]
         if len(members) <= 2 and _only_rectangles(members):
             continue  # a shaded or framed box around text, not a picture
+        if _tiled_box(members, box) and _holds_text(box, lines) and not figure_caption_near(box, lines):
+            continue  # the same, shaded strip by strip; captioned, it shows a sample of text
         boxes.append(box)
     return boxes
+
+
+def _tiled_box(members: Sequence[dict[str, Any]], box: BBox) -> bool:
+    """Rectangles of one or two colours (a fill, perhaps a frame) that tile the whole box, as
+    ``framed`` and ``fancyvrb`` shade a listing: a top band, then the left, middle and right of each
+    line. A bar chart's bars and a mosaic plot's tiles leave gaps; a chart or a pattern has more
+    rectangles or colours."""
+    if not _only_rectangles(members) or len(members) > SHADED_BOX_MAX_TILES:
+        return False
+    if len({_colour_key(path) for path in members}) > SHADED_BOX_COLOURS:
+        return False
+    tiles = [_as_bbox(item[1]) for path in members if path.get("fill") is not None for item in path["items"]]
+    return box.area > 0 and _union_area(tiles) >= SHADED_BOX_COVER * box.area
+
+
+def _holds_text(box: BBox, lines: Sequence[TextLine]) -> bool:
+    return any(line.horizontal and line.bbox.centre_in(box) for line in lines)
+
+
+def _colour_key(path: dict[str, Any]) -> tuple[tuple[float, ...], ...]:
+    return tuple(tuple(round(float(c), 2) for c in path.get(key) or ()) for key in ("fill", "color"))
+
+
+def _union_area(boxes: Sequence[BBox]) -> float:
+    """Area covered by axis-aligned boxes, overlaps counted once: strip by strip across."""
+    xs = sorted({x for b in boxes for x in (b.x0, b.x1)})
+    total = 0.0
+    for x0, x1 in pairwise(xs):
+        mid = (x0 + x1) / 2
+        spans = sorted((b.y0, b.y1) for b in boxes if b.x0 <= mid <= b.x1)
+        covered, reach = 0.0, -float("inf")
+        for y0, y1 in spans:
+            covered += max(0.0, y1 - max(y0, reach))
+            reach = max(reach, y1)
+        total += covered * (x1 - x0)
+    return total
 
 
 def _inside(inner: BBox, outer: BBox, slack: float = 1.0) -> bool:
@@ -205,5 +249,5 @@ def find_figures(
     Framed text boxes are removed later with :func:`is_text_box`, which needs the document's body
     font size.
     """
-    candidates = image_figures(page, lines) + drawing_figures(page, drawings, tables)
+    candidates = image_figures(page, lines) + drawing_figures(page, drawings, tables, lines)
     return [box for box in merge_boxes(candidates) if _overlap_share(box, tables) <= 0.5]

@@ -23,6 +23,8 @@ BAND_FRACTION = 0.12  # share of the page height at the top and at the bottom th
 PAGE_NUMBER_BAND_FRACTION = 0.2
 MAX_FURNITURE_CHARS = 160
 TICK_LABEL_REACH = 12.0  # points between a figure's drawing and the numbers on its axes, at most
+LINE_NUMBER_REACH = 3.5  # font sizes between numbered lines of a listing (a wrapped line between), at most
+LINE_NUMBER_EDGE = 2.0  # points: a listing's line numbers end at one edge
 MAX_SIZE_RATIO = 1.35  # a line much larger than body text is a title, not a running header
 
 _PAGE_NUMBER = re.compile(
@@ -88,9 +90,27 @@ def _eligible(line: TextLine, body_size: float) -> bool:
     return not (body_size > 0 and line.size > MAX_SIZE_RATIO * body_size)
 
 
-def _tick_label(line: TextLine, figures: Sequence[BBox]) -> bool:
-    """A number next to a plot that reaches into the band: "100" at the top of its y axis."""
-    return is_page_number(line.text) and any(line.bbox.near(f, TICK_LABEL_REACH) for f in figures)
+def _numbers_content(line: TextLine, page: PageLines) -> bool:
+    """A number that belongs to the page's content: a tick label ("100" at the top of a plot's y
+    axis, reaching into the band) or the number of a listing's line ("96" beside a code line, with
+    "95" or "97" right above or below it, ending at the same edge)."""
+    if not is_page_number(line.text):
+        return False
+    return any(line.bbox.near(f, TICK_LABEL_REACH) for f in page.figures) or _listing_line_number(line, page.lines)
+
+
+def _listing_line_number(line: TextLine, lines: Sequence[TextLine]) -> bool:
+    text = line.text.strip()
+    if not text.isdigit():
+        return False
+    neighbours = {str(int(text) - 1), str(int(text) + 1)}
+    reach = LINE_NUMBER_REACH * max(line.size, 1.0)
+    return any(
+        other.text.strip() in neighbours
+        and abs(other.bbox.x1 - line.bbox.x1) <= LINE_NUMBER_EDGE
+        and 0 < abs(other.center_y - line.center_y) <= reach
+        for other in lines
+    )
 
 
 def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list[FurnitureMarks]:
@@ -102,7 +122,7 @@ def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list
         found = []
         for index, line in enumerate(page.lines):
             band = _band(line, page.height)
-            if band is not None and _eligible(line, body_size) and not _tick_label(line, page.figures):
+            if band is not None and _eligible(line, body_size) and not _numbers_content(line, page):
                 found.append((index, band))
         candidates.append(found)
         keys = {(band, furniture_key(page.lines[i].text)) for i, band in found}
@@ -187,7 +207,7 @@ def _below_first_row(page: PageLines, index: int, band: str) -> bool:
 
 def _page_number_at(page: PageLines, index: int) -> bool:
     line = page.lines[index]
-    return is_page_number(line.text) and not _tick_label(line, page.figures)
+    return is_page_number(line.text) and not _numbers_content(line, page)
 
 
 def _add(mark: FurnitureMarks, index: int, band: str) -> None:
