@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ingest.edges import DASHES, LABEL_NUMBER, caption_label
 from ingest.ids import IdScheme, PlacedRegion
-from ingest.sections import SectionTree
+from ingest.sections import SectionSpec, SectionTree
 from ingest.types import EdgeRecord, PageLayout
 
 # Kinds of region whose text is searched for references: headings name their own section and
@@ -144,17 +144,39 @@ def build_target_index(
 ) -> TargetIndex:
     index = TargetIndex(page_numbers={page.number for page in pages})
     _index_figures(index, placed, captions)
+    implied = implied_section_numbers(tree.sections)
     for section in tree.sections:
         key = ids.section(section.index)
         if section.number:
             index.sections.setdefault(canonical_number(section.number), key)
         index.section_titles.append((re.findall(r"[a-z0-9]+", section.title.lower()), section.level, key))
+    for section in tree.sections:  # printed numbers first: an implied one never displaces them
+        if section.index in implied:
+            index.sections.setdefault(implied[section.index], ids.section(section.index))
     for pr in placed:
         tag = _EQ_TAG.search(pr.region.text) if pr.region.kind == "formula" else None
         if tag:
             index.equations.setdefault(canonical_number(tag.group(1)), pr.key)
     index.page_offset, index.printed_pages = printed_page_map(pages, placed)
     return index
+
+
+def implied_section_numbers(sections: list[SectionSpec]) -> dict[int, str]:
+    """Numbers LaTeX gives sections whose headings it prints without one (``secnumdepth``: a JSS
+    paper's unnumbered subsubsections are still "Section 5.1.1" in its text): the k-th child of a
+    numbered section is number.k, when none of that section's children prints a number."""
+    numbers = {s.index: canonical_number(s.number) for s in sections if s.number}
+    children: dict[int, list[SectionSpec]] = {}
+    for section in sections:
+        if section.parent is not None:
+            children.setdefault(section.parent, []).append(section)
+    implied: dict[int, str] = {}
+    for section in sections:  # document order: a parent's number is known before its children's
+        kids = children.get(section.index, [])
+        parent_number = numbers.get(section.index) or implied.get(section.index)
+        if parent_number and kids and not any(kid.number for kid in kids):
+            implied.update({kid.index: f"{parent_number}.{k}" for k, kid in enumerate(kids, start=1)})
+    return implied
 
 
 def _index_figures(index: TargetIndex, placed: list[PlacedRegion], captions: dict[str, str]) -> None:

@@ -156,6 +156,45 @@ def test_equation_and_appendix_refs() -> None:
     assert (batch.stats["resolved_refs"], batch.stats["unresolved_refs"]) == (5, 3)
 
 
+def test_unnumbered_subsections_of_a_numbered_section_take_the_numbers_latex_gives_them() -> None:
+    """A JSS paper prints "5.1. Theory" but not the numbers of its subsubsections, which its text
+    still cites as "Section 5.1.2". A section whose children print numbers lends none."""
+    outline = [
+        OutlineEntry(1, "5. Output module", 1),
+        OutlineEntry(2, "5.1. Theory", 1),
+        OutlineEntry(3, "Covariance matrix", 1),
+        OutlineEntry(3, "Profiling", 2),
+        OutlineEntry(1, "6. Tools", 2),
+        OutlineEntry(2, "6.1. Plots", 2),
+        OutlineEntry(2, "Summary", 2),
+    ]
+    batch = build(
+        layout(
+            page(
+                1,
+                region("section_header", "5. Output module", 40),
+                region("section_header", "5.1. Theory", 80),
+                region("paragraph", "Covariance matrix", 120),
+                region("paragraph", "Profiles are described in Section 5.1.2, tools in Section 6.2.", 160),
+            ),
+            page(
+                2,
+                region("paragraph", "Profiling", 40),
+                region("section_header", "6. Tools", 200),
+                region("section_header", "6.1. Plots", 240),
+                region("paragraph", "Summary", 300),
+            ),
+            outline=outline,
+        )
+    )
+    sec = {n.props["title"]: n.key for n in batch.nodes if n.label == "Section"}
+    assert refs(batch, "Profiles are described in Section 5.1.2, tools in Section 6.2.") == [
+        ("Section", sec["Profiling"], "Section 5.1.2")
+    ]
+    profiling = next(n for n in batch.nodes if n.key == sec["Profiling"])
+    assert profiling.props["number"] == ""  # the implied number resolves references; none is printed
+
+
 def test_page_refs_use_printed_page_numbers_from_footers() -> None:
     # Two unnumbered front pages, then printed page 1 on physical page 3.
     pages = [page(1, region("paragraph", "See page 2 and p. 9.", 40)), page(2, region("paragraph", "toc", 40))]
