@@ -19,6 +19,10 @@ from app.retrieval.references import asks_about_reference, follow_references
         "The entries for minor tics refer to set mxtics. What does its frequency argument count?",
         "It keeps only the longest glob pattern, 'as previously discussed'. Which pattern must win?",
         "The overview ends with 'see also Chapter 7'. Which function opens a gzip-compressed file there?",
+        "The notes say mpfr.h may be included twice, pointing to Section 4.1. Which macro gives the I/O prototypes?",
+        "The entry for literal.role says its values are specified in Section 4.12.1. Which one is the default?",
+        "The latex.index.tool entry says to read Section 4.13. Which xindy language does 'de' map to?",
+        "Appendix C has an overview of the methods. According to that table's caption, what is in its last block?",
     ],
 )
 def test_questions_about_what_a_passage_refers_to_are_recognised(question: str) -> None:
@@ -33,6 +37,8 @@ def test_questions_about_what_a_passage_refers_to_are_recognised(question: str) 
         "What is the default size of PostScript output, compared with EPS output?",
         "Which referee approved the release?",
         "Where can someone reading the PDF see the metadata set through setAuthor?",
+        "Which values are given in the list of options for the default position?",
+        "What does the reading of a file given in a specified encoding return?",
     ],
 )
 def test_other_questions_are_not(question: str) -> None:

@@ -29,13 +29,20 @@ from collections.abc import Callable
 from app.retrieval.base import ScoredRegion
 
 # Phrases by which a question says that what it asks about is somewhere a passage points to. "see"
-# counts only as a cross-reference ("see Section 4", "see also"), not as the verb.
+# counts only as a cross-reference ("see Section 4", "see also"), not as the verb. The second group
+# names the target itself ("specified in Section 4.12", "read Chapter 3", "according to that
+# table"): written for questions about four new documents (mpfr, dblatex, lme4, pscl), whose
+# writer said "pointing to" and "specified in", it matches no question of another type in the
+# dev, train or those questions.
+_TARGET = r"(?:section|chapter|appendix|table|figure|page|part)"
 _REFERRAL = re.compile(
     r"\b(?:refers?|referr(?:ed|ing)|points?\s+(?:readers\s+)?to|pointed\s+to|cites?|cited|citing"
     r"|sends?\s+readers|defers?|deferred|see\s+(?:also|section|chapter|page|figure|table|appendix)"
     r"|mentioned\s+in|as\s+previously\s+discussed"
     r"|(?:covered|discussed|described|explained|documented)\s+(?:in|under|later|elsewhere|further)"
-    r"|further\s+on|later\s+(?:section|chapter)|another\s+page|elsewhere)\b",
+    r"|further\s+on|later\s+(?:section|chapter)|another\s+page|elsewhere"
+    rf"|pointing\s+(?:readers\s+)?to|(?:specified|given|listed|defined|detailed|shown)\s+in\s+{_TARGET}"
+    rf"|read\s+{_TARGET}|(?:according\s+to|in)\s+th(?:at|is|ose)\s+{_TARGET})\b",
     re.IGNORECASE,
 )
 
