@@ -104,7 +104,7 @@ def drawing_figures(
         members = [p for rect, p in rects if _inside(rect, box)]
         if len(members) <= 2 and _only_rectangles(members):
             continue  # a shaded or framed box around text, not a picture
-        if _tiled_box(members, box) and _holds_text(box, lines) and not figure_caption_near(box, lines):
+        if _tiled_box(members, box) and _lines_inside(box, lines) and not figure_caption_near(box, lines):
             continue  # the same, shaded strip by strip; captioned, it shows a sample of text
         boxes.append(box)
     return boxes
@@ -123,8 +123,9 @@ def _tiled_box(members: Sequence[dict[str, Any]], box: BBox) -> bool:
     return box.area > 0 and _union_area(tiles) >= SHADED_BOX_COVER * box.area
 
 
-def _holds_text(box: BBox, lines: Sequence[TextLine]) -> bool:
-    return any(line.horizontal and line.bbox.centre_in(box) for line in lines)
+def _lines_inside(box: BBox, lines: Sequence[TextLine]) -> list[TextLine]:
+    """The horizontal lines whose centre lies in ``box``."""
+    return [line for line in lines if line.horizontal and line.bbox.centre_in(box)]
 
 
 def _colour_key(path: dict[str, Any]) -> tuple[tuple[float, ...], ...]:
@@ -137,12 +138,16 @@ def _union_area(boxes: Sequence[BBox]) -> float:
     total = 0.0
     for x0, x1 in pairwise(xs):
         mid = (x0 + x1) / 2
-        spans = sorted((b.y0, b.y1) for b in boxes if b.x0 <= mid <= b.x1)
-        covered, reach = 0.0, -float("inf")
-        for y0, y1 in spans:
-            covered += max(0.0, y1 - max(y0, reach))
-            reach = max(reach, y1)
-        total += covered * (x1 - x0)
+        total += _covered_length([(b.y0, b.y1) for b in boxes if b.x0 <= mid <= b.x1]) * (x1 - x0)
+    return total
+
+
+def _covered_length(spans: Sequence[tuple[float, float]]) -> float:
+    """Length covered by intervals, overlaps counted once."""
+    total, reach = 0.0, -float("inf")
+    for start, end in sorted(spans):
+        total += max(0.0, end - max(start, reach))
+        reach = max(reach, end)
     return total
 
 
@@ -197,7 +202,7 @@ def is_text_box(box: BBox, lines: Sequence[TextLine], body_size: float, captione
     ``captioned``: a "Figure n" caption sits at the box, so text in it is what the figure shows (a
     typesetting manual's sample paragraph), unless prose covers the box densely.
     """
-    inside = [ln for ln in lines if ln.horizontal and ln.bbox.centre_in(box)]
+    inside = _lines_inside(box, lines)
     prose = [ln for ln in inside if len(ln.text.strip()) >= 40 and abs(ln.size - body_size) <= 1.5]
     covered = sum(ln.bbox.area for ln in prose)
     if len(prose) >= 3 and box.area > 0 and covered / box.area >= TEXT_BOX_SHARE:
@@ -227,18 +232,9 @@ def _listing(box: BBox, lines: Sequence[TextLine]) -> bool:
     if sum(ch.isalpha() for ln in worded for ch in ln.text) < LISTING_MIN_LETTERS:
         return False
     indents = {round(ln.bbox.x0 / 2.0) for ln in worded}  # code keeps to a few indentation levels
-    return len(indents) <= 0.5 * len(worded) and _height_covered(worded) >= LISTING_HEIGHT_SHARE * box.height
-
-
-def _height_covered(lines: Sequence[TextLine]) -> float:
-    spans = sorted((ln.bbox.y0, ln.bbox.y1) for ln in lines)
-    total, reach = 0.0, -float("inf")
-    for y0, y1 in spans:
-        start = max(y0, reach)
-        if y1 > start:
-            total += y1 - start
-        reach = max(reach, y1)
-    return total
+    if len(indents) > 0.5 * len(worded):
+        return False
+    return _covered_length([(ln.bbox.y0, ln.bbox.y1) for ln in worded]) >= LISTING_HEIGHT_SHARE * box.height
 
 
 def find_figures(

@@ -150,9 +150,8 @@ def build_target_index(
         if section.number:
             index.sections.setdefault(canonical_number(section.number), key)
         index.section_titles.append((re.findall(r"[a-z0-9]+", section.title.lower()), section.level, key))
-    for section in tree.sections:  # printed numbers first: an implied one never displaces them
-        if section.index in implied:
-            index.sections.setdefault(implied[section.index], ids.section(section.index))
+    for section_index, number in implied.items():  # after the printed numbers, which it never displaces
+        index.sections.setdefault(number, ids.section(section_index))
     for pr in placed:
         tag = _EQ_TAG.search(pr.region.text) if pr.region.kind == "formula" else None
         if tag:

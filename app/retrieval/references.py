@@ -29,8 +29,8 @@ from collections.abc import Callable
 from app.retrieval.base import ScoredRegion
 
 # Phrases by which a question says that what it asks about is somewhere a passage points to. "see"
-# counts only as a cross-reference ("see Section 4", "see also"), not as the verb. The second group
-# names the target itself ("specified in Section 4.12", "read Chapter 3", "according to that
+# counts only as a cross-reference ("see Section 4", "see also"), not as the verb. The last five
+# alternatives name the target itself ("specified in Section 4.12", "read Chapter 3", "according to that
 # table"): written for questions about four new documents (mpfr, dblatex, lme4, pscl), whose
 # writer said "pointing to" and "specified in", it matches no question of another type in the
 # dev, train or those questions.
