@@ -112,6 +112,11 @@ class Settings(BaseSettings):
         default="", description="Layout detector ONNX file for the detector reader; empty = bundled DocLayNet YOLOv8n"
     )
     ocr_lang: str = Field(default="eng", description="Tesseract language(s) for OCR, e.g. eng+deu")
+    picture_ocr: bool = Field(
+        default=True,
+        description="OCR the text inside embedded pictures (a diagram's labels) on pages with a text layer "
+        "(auto and detector readers; needs tesseract)",
+    )
 
     @classmethod
     def settings_customise_sources(

@@ -272,12 +272,14 @@ def build_ingest_pipeline(
 def reader_build(reader: Reader, settings: Settings) -> str:
     """The reader's part of a build: its name, and for the layout-model readers the model and the
     OCR languages, which change what they read (``ocr off`` for ``auto`` without tesseract, so that
-    its scanned documents are read again once it is installed)."""
+    its scanned documents are read again once it is installed), and whether pictures are OCR'd."""
     from app.readers import reader_ocr_off
 
     if reader.name not in ("detector", "auto"):
         return f"reader {reader.name}"
     ocr = "ocr off" if reader_ocr_off(reader) else f"ocr {settings.ocr_lang}"
+    if not reader_ocr_off(reader) and getattr(reader, "image_text", False):
+        ocr += " and pictures"
     return f"reader {reader.name} (layout model {settings.detector_model or 'default'}, {ocr})"
 
 

@@ -29,7 +29,10 @@ def make_reader(name: str, settings: Settings) -> Reader:
         from ingest.detector_reader import DetectorReader
 
         return DetectorReader(
-            max_pages=settings.max_pages, model_path=_model_path(settings), ocr_lang=settings.ocr_lang
+            max_pages=settings.max_pages,
+            model_path=_model_path(settings),
+            ocr_lang=settings.ocr_lang,
+            image_text=settings.picture_ocr,
         )
     if choice == "auto":
         from ingest.auto_reader import AutoReader
@@ -40,6 +43,7 @@ def make_reader(name: str, settings: Settings) -> Reader:
             model_path=_model_path(settings),
             ocr_lang=settings.ocr_lang,
             ocr=tesseract_available(),
+            image_text=settings.picture_ocr,
         )
     if choice == "azure":
         from ingest.azure_reader import AzureReader

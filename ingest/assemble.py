@@ -11,6 +11,7 @@ from ingest.definitions import join_definition_lines
 from ingest.display_math import join_display_math
 from ingest.figures import figure_caption_near, is_text_box
 from ingest.furniture import FurnitureMarks
+from ingest.image_text import text_in
 from ingest.lines import TextLine
 from ingest.merge import absorb_figure_labels, figures_for_orphan_captions, merge_blocks
 from ingest.model_regions import model_blocks
@@ -54,7 +55,8 @@ class _PageWork:
     blocks: list[Block] = field(default_factory=list)
 
     def add_figure(self, box: BBox, labels: Sequence[int]) -> None:
-        self.drafts.append(_figure_draft(box, [self.scan.lines[i] for i in labels]))
+        pictured = text_in(box, self.scan.image_text)
+        self.drafts.append(_figure_draft(box, [self.scan.lines[i] for i in labels], pictured))
         self.floats.append(box)
 
 
@@ -125,8 +127,9 @@ def _block_draft(block: Block) -> Draft:
     return Draft(kind, block.bbox, block.text_for(kind), block.size, block.bold)
 
 
-def _figure_draft(box: BBox, labels: Sequence[TextLine]) -> Draft:
-    text = shorten(join_lines([ln.text for ln in labels]), FIGURE_TEXT_LIMIT)
+def _figure_draft(box: BBox, labels: Sequence[TextLine], pictured: Sequence[str] = ()) -> Draft:
+    """A figure region: its text-layer labels, then the text OCR read in its pictures."""
+    text = shorten(" ".join(t for t in (join_lines([ln.text for ln in labels]), *pictured) if t), FIGURE_TEXT_LIMIT)
     size = max((ln.size for ln in labels), default=0.0)
     return Draft("figure", box, text, size, False)
 

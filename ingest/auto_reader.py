@@ -40,6 +40,7 @@ class AutoReader(DetectorReader):
         model_path: Path | None = None,
         ocr_workers: int | None = None,
         ocr: bool = True,
+        image_text: bool = True,
     ) -> None:
         super().__init__(
             detector=detector,
@@ -50,6 +51,7 @@ class AutoReader(DetectorReader):
             ocr_lang=ocr_lang,
             model_path=model_path,
             ocr_workers=ocr_workers,
+            image_text=image_text,
         )
         self.ocr = ocr
 

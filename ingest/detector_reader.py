@@ -30,6 +30,7 @@ from ingest.classify import font_stats
 from ingest.continuity import mark_continuations
 from ingest.detector_tables import table_cells
 from ingest.furniture import PageLines, detect_furniture
+from ingest.image_text import ImageTextJob, submit_image_text
 from ingest.layout_model import MODEL_KINDS, ModelBox
 from ingest.lines import TEXT_FLAGS, TextLine
 from ingest.native import DEFAULT_MAX_PAGES, read_document
@@ -95,13 +96,17 @@ class PendingPage:
     text_words: list[Word] = field(default_factory=list)  # text-layer words, for table cells
     box_job: OcrJob | None = None
     rest_job: OcrJob | None = None
+    image_job: ImageTextJob | None = None  # the text in the page's pictures (ingest.image_text)
     as_read: bool = False  # a page the detector skipped: the native scan is the page, as it is
 
     def jobs(self) -> list[Future[list[list[OcrWord]]]]:
-        return [job.future for job in (self.box_job, self.rest_job) if job is not None]
+        image_job = self.image_job.job if self.image_job is not None else None
+        return [job.future for job in (self.box_job, self.rest_job, image_job) if job is not None]
 
     def finish(self) -> PageScan:
         scan = self.scan
+        if self.image_job is not None:
+            scan.image_text = self.image_job.texts()
         if self.as_read:  # its figures and tables are the native reader's, not (no) detections
             return scan
         ocr_words: list[OcrWord] = []
@@ -142,6 +147,7 @@ class DetectorReader:
         ocr_lang: str = DEFAULT_LANG,
         model_path: Path | None = None,
         ocr_workers: int | None = None,
+        image_text: bool = True,
     ) -> None:
         ocr_workers = ocr_workers or default_ocr_workers()
         if max_pages < 1 or ocr_workers < 1:
@@ -156,6 +162,7 @@ class DetectorReader:
         self.ocr_dpi = ocr_dpi
         self.ocr_lang = ocr_lang
         self.ocr_workers = ocr_workers
+        self.image_text = image_text  # OCR the pictures of pages that have a text layer
 
     @property
     def detector(self) -> LayoutDetector:
@@ -183,7 +190,9 @@ class DetectorReader:
         scan = scan_page(page, use_model=False)
         good = has_good_text_layer(page, scan)
         if self.detect_pages == "untexted" and good:
-            return PendingPage(scan, [], as_read=True)
+            pending = PendingPage(scan, [], as_read=True)
+            pending.image_job = self._submit_image_text(page, scan, scan.figures, workdir, pool)
+            return pending
         if not good:  # a scan, or glyphs without usable Unicode: read nothing from the text layer
             scan.lines, scan.tables, scan.figures = [], [], []
         image, detections = self.detect(page)
@@ -191,6 +200,8 @@ class DetectorReader:
         pending = PendingPage(scan, boxes)
         if good and any(b.kind == "table" for b in boxes):
             pending.text_words = pdf_api.words(page, TEXT_FLAGS)
+        figures = [b.bbox for b in boxes if b.kind == "figure"]  # a scan's page image is not one of them
+        pending.image_job = self._submit_image_text(page, scan, figures, workdir, pool)
         empty = [b.bbox for b in boxes if b.kind not in NO_OCR_KINDS and not lines_in(b.bbox, scan.lines)]
         if empty:
             pending.box_job = submit_boxes(page, empty, workdir, pool, self.ocr_dpi, self.ocr_lang)
@@ -199,6 +210,13 @@ class DetectorReader:
                 page, [b.bbox for b in boxes], workdir, pool, self.ocr_dpi, self.ocr_lang
             )
         return pending
+
+    def _submit_image_text(
+        self, page: pymupdf.Page, scan: PageScan, figures: Sequence[BBox], workdir: Path, pool: Executor
+    ) -> ImageTextJob | None:
+        if not self.image_text:
+            return None
+        return submit_image_text(page, scan.lines, figures, workdir, pool, self.ocr_dpi, self.ocr_lang)
 
     def detect(self, page: pymupdf.Page) -> tuple[Image.Image, list[Detection]]:
         """The page rendered at the detector's input size, and detections with boxes in PDF points."""

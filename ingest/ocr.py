@@ -174,16 +174,19 @@ def submit_boxes(
     pool: Executor,
     dpi: int = DEFAULT_OCR_DPI,
     lang: str = DEFAULT_LANG,
+    psm: int = BLOCK_PSM,
+    name: str = "box",
 ) -> OcrJob:
-    """Render each box of ``page`` at ``dpi`` into ``folder`` and OCR the crops in ``pool``."""
+    """Render each box of ``page`` at ``dpi`` into ``folder`` and OCR the crops in ``pool``
+    (tesseract page segmentation mode ``psm``; ``name`` keeps the crop files of callers apart)."""
     require_tesseract()
     clips = [crop_clip(page, box) for box in boxes]
     paths = []
     for k, clip in enumerate(clips):
-        path = folder / f"p{page.number + 1}-box{k}.pgm"
+        path = folder / f"p{page.number + 1}-{name}{k}.pgm"
         Image.fromarray(render(page, dpi, clip)).save(path)
         paths.append(path)
-    return OcrJob(clips, dpi, pool.submit(ocr_image_files, paths, lang, BLOCK_PSM, dpi, True))
+    return OcrJob(clips, dpi, pool.submit(ocr_image_files, paths, lang, psm, dpi, True))
 
 
 def submit_remainder(

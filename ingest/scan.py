@@ -10,6 +10,7 @@ from ingest import pdf_api
 from ingest.captioned_tables import find_captioned_tables
 from ingest.figures import find_figures
 from ingest.framed_tables import find_framed_tables
+from ingest.image_text import ImageText
 from ingest.layout_model import ModelBox, model_tables, run_layout_model
 from ingest.line_numbers import drop_line_numbers
 from ingest.lines import TEXT_FLAGS, TextLine, extract_lines
@@ -30,6 +31,7 @@ class PageScan:
     figures: list[BBox] = field(default_factory=list)
     model_boxes: list[ModelBox] | None = None
     has_text_layer: bool = True
+    image_text: list[ImageText] = field(default_factory=list)  # read by OCR in embedded pictures
 
 
 def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
