@@ -361,3 +361,15 @@ def test_the_page_signal_finds_a_table_that_continues_a_section_from_the_page_be
     retriever.weights = HybridWeights()
     assert retriever.weights.page_lead_in
     assert retriever.rank_pages(MAGIC_LIST_QUESTION, 3, SPEC_DOC)[0].page == 12
+
+
+def test_a_question_that_names_a_table_prefers_table_regions(retrievers: dict[str, Retriever]) -> None:
+    question = "In the table of bookmarkPage fit types, which fit type keeps the zoom?"
+    plain = retrievers["no-kind"].retrieve(question, 3, TOY_DOC)
+    assert plain[0].kind == "caption" and "kind" not in plain[0].signals  # the caption says "fit types"
+    first = retrievers["hybrid"].retrieve(question, 3, TOY_DOC)[0]
+    assert first.kind == "table" and first.signals["kind"] == HybridWeights().kind
+    assert first.score == pytest.approx(sum(first.signals.values()))
+    # Without naming the table the bonus goes to no region.
+    hits = retrievers["hybrid"].retrieve("Which fit type of bookmarkPage keeps the zoom?", 3, TOY_DOC)
+    assert not any("kind" in h.signals for h in hits)

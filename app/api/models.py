@@ -38,6 +38,7 @@ Variant = Literal[
     "no-sim",
     "no-lead-in",
     "no-gnn-no-lead-in",
+    "no-kind",
     "dense-region",
     "bm25-region",
     "fulltext-region",

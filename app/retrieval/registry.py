@@ -45,6 +45,8 @@ _FACTORIES: dict[str, Factory] = {
     # (models/checkpoints/README.md, "What the GNN adds without the page lead-in").
     "no-lead-in": _hybrid(GNN_PROPERTY, NO_LEAD_IN),
     "no-gnn-no-lead-in": _hybrid(None, NO_LEAD_IN),
+    # The hybrid without the bonus for regions of the kind a question names (app.retrieval.kinds).
+    "no-kind": _hybrid(GNN_PROPERTY, HybridWeights(kind=0.0)),
     "dense-region": lambda store, corpus, vectors: DenseRetriever(store, corpus, vectors),
     "bm25-region": lambda store, corpus, vectors: BM25RegionRetriever(corpus),
     "fulltext-region": lambda store, corpus, vectors: FulltextRetriever(store, corpus),

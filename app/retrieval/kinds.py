@@ -1,0 +1,30 @@
+"""The region kinds a question names: "In the table of Emaxima mode commands, what does C-c C-u s
+do?" looks for a table, "In the figure illustrating PKCS #11 module usage ..." for a figure.
+
+BookRAG classifies queries to choose how to retrieve; here the class is only the kind of region a
+question places its answer in, said in so many words: "the <up to four words> table", "Table 3",
+"the ... figure / diagram / chart / plot / graph / screenshot / picture / illustration", "Figure 2".
+A word that merely contains the noun (``write.table``, ``sqlTables``), "a table" (any table) and "the
+table of contents" name no kind. The hybrid gives regions of a named kind a fixed bonus
+(:attr:`app.retrieval.hybrid.HybridWeights.kind`).
+"""
+
+from __future__ import annotations
+
+import re
+
+_BEFORE = r"\bthe (?:[\w-]+ ){0,4}"  # "the", then up to four words: "the flat contingency table"
+_LABEL = r" (?:\d|[IVXL]+\b|[A-Z]\.\d)"  # "Table 3", "Table II", "Figure A.1"
+_TABLE = re.compile(rf"(?i:{_BEFORE}tables?\b(?! of contents))|\b[Tt]ables?{_LABEL}")
+_PICTURES = r"(?:figure|diagram|chart|plot|graph|screenshot|picture|illustration)s?\b(?! out)"
+_FIGURE = re.compile(rf"(?i:{_BEFORE}{_PICTURES})|\b(?:[Ff]igs?\.|[Ff]igures?){_LABEL}")
+
+
+def named_kinds(question: str) -> frozenset[str]:
+    """The region kinds ``question`` names as where its answer is (``table``, ``figure``)."""
+    kinds = set()
+    if _TABLE.search(question):
+        kinds.add("table")
+    if _FIGURE.search(question):
+        kinds.add("figure")
+    return frozenset(kinds)
