@@ -78,8 +78,8 @@ def is_caption_text(text: str, near_float: bool) -> bool:
 
 def classify_block(block: Block, stats: FontStats, ctx: PageContext, near_float: bool = False) -> RegionKind:
     text = block.raw_text.strip()
-    if not block.lines[0].horizontal:
-        return "paragraph"
+    if not block.lines[0].horizontal:  # set sideways: "Table 2: ..." beside a sideways table still captions it
+        return "caption" if is_caption_text(text, False) and len(text) < 600 else "paragraph"
     if is_caption_text(text, near_float) and len(text) < 600:
         return "caption"
     if block.list_item and BULLET_GLYPH_RE.match(text):  # a bulleted list of code words is still a list

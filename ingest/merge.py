@@ -160,6 +160,8 @@ def figures_for_orphan_captions(
     for caption in blocks:
         if caption.kind != "caption" or not _FIGURE_CAPTION.match(caption.raw_text):
             continue
+        if not caption.lines[0].horizontal:  # set sideways: "above" it is not where its figure is
+            continue
         if near_float(caption.bbox, floats):
             continue
         members = _content_above(caption, blocks, taken, body_family)
