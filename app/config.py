@@ -114,7 +114,7 @@ class Settings(BaseSettings):
     ocr_lang: str = Field(default="eng", description="Tesseract language(s) for OCR, e.g. eng+deu")
     picture_ocr: bool = Field(
         default=True,
-        description="OCR the text inside embedded pictures (a diagram's labels) on pages with a text layer "
+        description="OCR the words drawn inside embedded pictures (a diagram's labels) into their figure regions "
         "(auto and detector readers; needs tesseract)",
     )
 

@@ -277,9 +277,10 @@ def reader_build(reader: Reader, settings: Settings) -> str:
 
     if reader.name not in ("detector", "auto"):
         return f"reader {reader.name}"
-    ocr = "ocr off" if reader_ocr_off(reader) else f"ocr {settings.ocr_lang}"
-    if not reader_ocr_off(reader) and getattr(reader, "image_text", False):
-        ocr += " and pictures"
+    if reader_ocr_off(reader):
+        ocr = "ocr off"
+    else:
+        ocr = f"ocr {settings.ocr_lang}" + (" and pictures" if getattr(reader, "image_text", False) else "")
     return f"reader {reader.name} (layout model {settings.detector_model or 'default'}, {ocr})"
 
 

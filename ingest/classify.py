@@ -78,10 +78,13 @@ def is_caption_text(text: str, near_float: bool) -> bool:
 
 def classify_block(block: Block, stats: FontStats, ctx: PageContext, near_float: bool = False) -> RegionKind:
     text = block.raw_text.strip()
-    if not block.lines[0].horizontal:  # set sideways: "Table 2: ..." beside a sideways table still captions it
-        return "caption" if is_caption_text(text, False) and len(text) < 600 else "paragraph"
-    if is_caption_text(text, near_float) and len(text) < 600:
+    horizontal = block.lines[0].horizontal
+    # Set sideways, "Table 2: ..." beside a sideways table still captions it; nothing else is read
+    # sideways ("near" a float is judged above and below, so it says nothing of such a block).
+    if is_caption_text(text, near_float and horizontal) and len(text) < 600:
         return "caption"
+    if not horizontal:
+        return "paragraph"
     if block.list_item and BULLET_GLYPH_RE.match(text):  # a bulleted list of code words is still a list
         return "list"
     if block.mono and not (block.size >= stats.body_size + HEADER_SIZE_STEP and _is_header(block, text, stats)):

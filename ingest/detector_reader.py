@@ -75,7 +75,8 @@ EXTRA_KINDS: dict[str, RegionKind] = {
     "table_footnote": "footnote",
 }
 DETECTOR_KINDS: dict[str, RegionKind] = {**MODEL_KINDS, **EXTRA_KINDS}
-NO_OCR_KINDS: frozenset[RegionKind] = frozenset({"figure"})  # text inside pictures is noise
+# A picture's words go to its figure's text (ingest.image_text), not into the page's lines.
+NO_OCR_KINDS: frozenset[RegionKind] = frozenset({"figure"})
 DUPLICATE_LINE_SHARE = 0.5  # an OCR line mostly on top of one already read was read twice
 INK_LEVEL = 128  # grey values below this are ink
 MIN_UNCOVERED_INK = 40  # ink pixels (at detection resolution) outside all boxes worth an OCR pass
@@ -162,7 +163,7 @@ class DetectorReader:
         self.ocr_dpi = ocr_dpi
         self.ocr_lang = ocr_lang
         self.ocr_workers = ocr_workers
-        self.image_text = image_text  # OCR the pictures of pages that have a text layer
+        self.image_text = image_text  # OCR the words drawn in the pictures of figures (ingest.image_text)
 
     @property
     def detector(self) -> LayoutDetector:

@@ -2,10 +2,11 @@
 
 A picture embedded as an image has no text layer, so a figure region made from it holds no words
 and a question about what the diagram shows ("which component does the application go through to
-reach the PKCS #11 providers?") can only match the caption. On pages read from their text layer,
-every embedded image that a figure keeps, and that has no text-layer labels of its own, is read by
-tesseract in sparse-text mode (labels lie scattered over a drawing, not in one block); the words it
-is sure of become the figure's text, after any text-layer labels.
+reach the PKCS #11 providers?") can only match the caption. Every embedded image, as far as it lies
+in a figure the page keeps (on a scanned page: a figure the detector found in the page image), and
+that has no text-layer labels of its own, is read by tesseract in sparse-text mode (labels lie
+scattered over a drawing, not in one block); the words it is sure of become the figure's text,
+after any text-layer labels.
 
 The reader that owns the OCR pool (``auto``, ``detector``) submits the crops while scanning a page
 (:func:`submit_image_text`) and collects the text when the page is finished (:meth:`ImageTextJob.texts`).
@@ -61,17 +62,12 @@ def images_to_read(page: pymupdf.Page, lines: Sequence[TextLine], figures: Seque
     chosen = []
     for image in image_figures(page, lines):
         for figure in figures:
-            part = _intersection(image, figure)
+            part = image.intersection(figure)
             if part is None or part.area < FIGURE_SHARE * min(image.area, figure.area):
                 continue  # a background or a table's picture: no figure was kept there
             if not lines_in(part, lines):  # with text-layer labels, its labels are in the text layer
                 chosen.append(part)
     return chosen
-
-
-def _intersection(a: BBox, b: BBox) -> BBox | None:
-    x0, y0, x1, y1 = max(a.x0, b.x0), max(a.y0, b.y0), min(a.x1, b.x1), min(a.y1, b.y1)
-    return BBox(x0, y0, x1, y1) if x1 > x0 and y1 > y0 else None
 
 
 def submit_image_text(

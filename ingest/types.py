@@ -86,6 +86,12 @@ class BBox:
         """Width the two boxes share across (negative: the gap between them)."""
         return min(self.x1, other.x1) - max(self.x0, other.x0)
 
+    def intersection(self, other: BBox) -> BBox | None:
+        """The box the two share; None when they do not overlap."""
+        x0, y0 = max(self.x0, other.x0), max(self.y0, other.y0)
+        x1, y1 = min(self.x1, other.x1), min(self.y1, other.y1)
+        return BBox(x0, y0, x1, y1) if x1 > x0 and y1 > y0 else None
+
     def intersection_area(self, other: BBox) -> float:
         w = self.x_overlap(other)
         h = min(self.y1, other.y1) - max(self.y0, other.y0)

@@ -9,6 +9,11 @@ from ingest.types import GraphBatch, OutlineEntry
 from tests.test_graph_build import build, edges, key_of, layout, page, region
 
 
+def section_keys(batch: GraphBatch) -> dict[str, str]:
+    """Each section's key by its title."""
+    return {n.props["title"]: n.key for n in batch.nodes if n.label == "Section"}
+
+
 def refs(batch: GraphBatch, source_text: str) -> list[tuple[str, str, str]]:
     src = key_of(batch, source_text)
     return [(e.dst_label, e.dst_key, e.props["label"]) for e in edges(batch, "REF") if e.src_key == src]
@@ -135,7 +140,7 @@ def sections_doc() -> GraphBatch:
 
 def test_section_chapter_and_section_sign_refs_resolve_by_number() -> None:
     batch = sections_doc()
-    sec = {n.props["title"]: n.key for n in batch.nodes if n.label == "Section"}
+    sec = section_keys(batch)
     assert refs(batch, "Read Section 2.3, §2.3 again, then Chapter 2 and Section 7.") == [
         ("Section", sec["2.3 Paths"], "Section 2.3"),
         ("Section", sec["Chapter 2 Drawing"], "Chapter 2"),
@@ -146,7 +151,7 @@ def test_section_chapter_and_section_sign_refs_resolve_by_number() -> None:
 
 def test_equation_and_appendix_refs() -> None:
     batch = sections_doc()
-    sec = {n.props["title"]: n.key for n in batch.nodes if n.label == "Section"}
+    sec = section_keys(batch)
     assert refs(batch, "Using Eq. (3) and Equation 5, see Appendix A and Appendix B.") == [
         ("Region", key_of(batch, "E = m c^2 (3)"), "Equation 3"),
         ("Section", sec["Appendix A Demos"], "Appendix A"),
@@ -187,7 +192,7 @@ def test_unnumbered_subsections_of_a_numbered_section_take_the_numbers_latex_giv
             outline=outline,
         )
     )
-    sec = {n.props["title"]: n.key for n in batch.nodes if n.label == "Section"}
+    sec = section_keys(batch)
     assert refs(batch, "Profiles are described in Section 5.1.2, tools in Section 6.2.") == [
         ("Section", sec["Profiling"], "Section 5.1.2")
     ]

@@ -212,7 +212,7 @@ class HybridRetriever:
         # twice and lift the referring passage over its target (see ``follows_references``).
         if following:
             w = replace(w, gnn=0.0)
-        hits = fuse(self.gather(query, doc_id, w), w, named_kinds(query) if w.kind else frozenset())
+        hits = fuse(self.gather(query, doc_id, w), w, named_kinds(query))
         if following:
             hits = follow_references(hits, self.corpus.references, w.reference, w.reference_hops)
         return hits[:n]
