@@ -27,6 +27,9 @@ from tests.llm_server import ScriptedLLMServer, confident
         ("When are the penguins fed?", "retrieve"),
         ("How many penguins live in the zoo?", "retrieve"),  # a fact, not a count of document parts
         ("What does the lion eat?", "retrieve"),
+        ("Which file does the keeper read the feeding times from?", "retrieve"),  # a file in the text
+        ("Which documents are in the store?", "cypher"),
+        ("How many files are stored?", "cypher"),
         ("Compare the penguin pool with the lion house", "decompose"),
         ("What is the difference between the feeding times of penguins and lions?", "decompose"),
         ("What do penguins eat and how often are they fed?", "decompose"),

@@ -29,6 +29,9 @@ _STRUCTURE_NOUNS = (
     r"(tables?|figures?|images?|diagrams?|sections?|chapters?|subsections?|pages?|documents?|files?|captions?"
     r"|headings?|footnotes?|formulas?|equations?|code (?:blocks?|listings?)|lists?|paragraphs?|regions?)"
 )
+# "Which file does the database read first?" asks what the text says about a file, not which
+# stored documents there are, so "file" is no part noun after "which"/"what".
+_PART_NOUNS = _STRUCTURE_NOUNS.replace("|files?", "")
 _AGGREGATE = re.compile(
     rf"\b(?:how many|number of|count(?: of)?(?: the)?|total (?:number|count) of) "
     rf"(?:[\w-]+ ){{0,2}}{_STRUCTURE_NOUNS}\b",
@@ -36,7 +39,7 @@ _AGGREGATE = re.compile(
 )
 _STRUCTURE_LIST = re.compile(
     rf"\b((?:list|name|enumerate|show)(?: me)?(?: all| every| each)?(?: of)?(?: the)? {_STRUCTURE_NOUNS}"
-    rf"|(?:which|what) {_STRUCTURE_NOUNS} (?:are|is|does|do|appear|exist|contain)"
+    rf"|(?:which|what) {_PART_NOUNS} (?:are|is|does|do|appear|exist|contain)"
     rf"|table of contents|outline of|(?:longest|shortest|largest|biggest|smallest) {_STRUCTURE_NOUNS}"
     rf"|{_STRUCTURE_NOUNS} (?:in|on|of|under) (?:chapter|section|page) [\w.]+)\b",
     re.IGNORECASE,
