@@ -20,6 +20,7 @@ from ingest.edges import (
     section_edges,
 )
 from ingest.ids import IdScheme, PlacedRegion, camel_case, place_regions
+from ingest.link_references import link_reference_edges
 from ingest.references import build_target_index, reference_edges
 from ingest.sections import SectionTree, build_sections
 from ingest.types import DocumentLayout, GraphBatch, NodeRecord, PageLayout
@@ -47,6 +48,7 @@ def build_graph(
     targets = build_target_index(placed, tree, captions, layout.pages, ids)
     references = reference_edges(placed, targets, ids, captions)
     citations = citation_edges(placed, tree)
+    linked = link_reference_edges(placed, layout.links, tree, captions, ids, references.edges + citations.edges)
     untexted = _pages_without_text(layout)
 
     batch = GraphBatch(doc_id=doc_id, sha256=layout.sha256.lower(), build=build)
@@ -63,6 +65,7 @@ def build_graph(
     batch.edges += caption_edges(captions)
     batch.edges += references.edges
     batch.edges += citations.edges
+    batch.edges += linked.edges
 
     batch.stats = {
         "pages": len(layout.pages),
@@ -75,6 +78,7 @@ def build_graph(
         "unresolved_refs": references.unresolved,
         "resolved_citations": citations.resolved,
         "unresolved_citations": citations.unresolved,
+        "link_refs": linked.resolved,
     }
     return batch
 

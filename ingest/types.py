@@ -141,6 +141,18 @@ class OutlineEntry:
     page: int  # 1-based; 0 when the entry points nowhere
 
 
+@dataclass(frozen=True, slots=True)
+class InternalLink:
+    """A link annotation that jumps to a place in the same PDF ("see Configure options", "Table 2")."""
+
+    page: int  # 1-based page the link is on
+    bbox: BBox  # the link's clickable area on that page
+    target_page: int  # 1-based
+    target_x: float | None  # where on the target page it jumps to (top-left origin); None: the page
+    target_y: float | None
+    text: str = ""  # the linked words
+
+
 @dataclass(slots=True)
 class DocumentLayout:
     path: Path
@@ -151,6 +163,7 @@ class DocumentLayout:
     pages: list[PageLayout] = field(default_factory=list)
     outline: list[OutlineEntry] = field(default_factory=list)
     pages_without_text: list[int] = field(default_factory=list)
+    links: list[InternalLink] = field(default_factory=list)
 
 
 class ProgressCallback(Protocol):
