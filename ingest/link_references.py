@@ -68,7 +68,7 @@ def link_reference_edges(
         for link in its_links:
             target = resolver.target(link)
             page = resolver.page_of(target)
-            if page in seen or link.target_page == source.page or _is_entry(source, link):
+            if page in seen or page == source.page or _is_entry(source, link):
                 continue
             seen.add(page)
             result.resolved += 1
