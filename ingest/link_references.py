@@ -19,15 +19,14 @@ from dataclasses import dataclass
 from ingest.ids import IdScheme, PlacedRegion
 from ingest.references import NON_SOURCE_KINDS
 from ingest.sections import SectionTree
-from ingest.types import EdgeRecord, InternalLink
+from ingest.text import PAGE_NUMBER
+from ingest.types import BBox, EdgeRecord, InternalLink
 
 MAX_TARGET_PAGES = 3  # a region linking to more pages is a list of pointers (contents, index)
 ENTRY_SHARE = 0.5  # a link whose words are this much of its region's is an entry, not a reference
 ABOVE, BELOW = 30.0, 40.0  # points: a destination lies a little above or below the heading it names
 X_SLACK = 20.0
 TARGET_KINDS = frozenset({"figure", "table", "formula", "caption"})
-
-_PAGE_NUMBER = re.compile(r"\d{1,4}|[ivxlcdm]{1,7}", re.IGNORECASE)
 
 _LEADERS = re.compile(r"(?:\.\s?){4,}")  # dot leaders: ". . . . 84"
 
@@ -79,10 +78,9 @@ def link_reference_edges(
 
 def _source(regions: list[PlacedRegion], link: InternalLink) -> PlacedRegion | None:
     """The body region the link's middle lies in, when it is one that can make references."""
-    x, y = (link.bbox.x0 + link.bbox.x1) / 2, (link.bbox.y0 + link.bbox.y1) / 2
     for pr in regions:
         box = pr.region.bbox
-        if box.x0 - 1 <= x <= box.x1 + 1 and box.y0 - 1 <= y <= box.y1 + 1:
+        if link.bbox.centre_in(BBox(box.x0 - 1, box.y0 - 1, box.x1 + 1, box.y1 + 1)):
             return None if pr.region.kind in NON_SOURCE_KINDS else pr
     return None
 
@@ -92,7 +90,7 @@ def _is_entry(source: PlacedRegion, link: InternalLink) -> bool:
     link is the page number the region ends with, or the link is most of the region's words."""
     if _LEADERS.search(source.region.text):
         return True
-    if _PAGE_NUMBER.fullmatch(link.text) and source.region.text.rstrip(" .,;)").endswith(link.text):
+    if PAGE_NUMBER.match(link.text) and source.region.text.rstrip(" .,;)").endswith(link.text):
         return True
     own = sum(ch.isalpha() for ch in source.region.text)
     return own > 0 and sum(ch.isalpha() for ch in link.text) >= ENTRY_SHARE * own

@@ -15,7 +15,7 @@ from ingest.continuity import mark_continuations
 from ingest.furniture import PageLines, detect_furniture
 from ingest.layout_model import layout_model_available
 from ingest.pdf_checks import check_page_damage, file_sha256, load_page_checked, open_checked
-from ingest.pdf_links import internal_links
+from ingest.pdf_links import landed_links
 from ingest.scan import PageScan, scan_page
 from ingest.types import DocumentLayout, OutlineEntry, PageLayout, ProgressCallback
 
@@ -74,7 +74,6 @@ def read_document(
     try:
         scans = scan(doc, path.name, progress)
         outline = _outline(doc)
-        links = internal_links(doc)
         metadata_title = (doc.metadata or {}).get("title", "") or ""
     finally:
         pdf_api.close(doc)
@@ -88,7 +87,7 @@ def read_document(
         pages=pages,
         outline=outline,
         pages_without_text=[p.number for p in pages if not p.has_text_layer],
-        links=links,
+        links=landed_links([scan.links for scan in scans], [scan.frame for scan in scans]),
     )
 
 

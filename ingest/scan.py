@@ -14,6 +14,7 @@ from ingest.image_text import ImageText
 from ingest.layout_model import ModelBox, model_tables, run_layout_model
 from ingest.line_numbers import drop_line_numbers
 from ingest.lines import TEXT_FLAGS, TextLine, extract_lines
+from ingest.pdf_links import PageFrame, PageLink, page_frame, page_links
 from ingest.tables import FoundTable, find_ruled_tables
 from ingest.types import BBox
 
@@ -27,18 +28,21 @@ class PageScan:
     width: float
     height: float
     lines: list[TextLine]
+    frame: PageFrame  # where the links of other pages land on this one (ingest.pdf_links)
     tables: list[FoundTable] = field(default_factory=list)
     figures: list[BBox] = field(default_factory=list)
     model_boxes: list[ModelBox] | None = None
     has_text_layer: bool = True
     image_text: list[ImageText] = field(default_factory=list)  # read by OCR in embedded pictures
+    links: list[PageLink] = field(default_factory=list)  # to other places in the document
 
 
 def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
     textpage = page.get_textpage(flags=TEXT_FLAGS)
     drawings = page.get_drawings()
     lines = extract_lines(page, textpage, drawings)
-    lines, words = drop_line_numbers(lines, pdf_api.words(page, TEXT_FLAGS, textpage))
+    page_words = pdf_api.words(page, TEXT_FLAGS, textpage)
+    lines, words = drop_line_numbers(lines, page_words)
     chars = sum(line.chars for line in lines)
     scan = PageScan(
         number=page.number + 1,
@@ -46,6 +50,8 @@ def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
         height=page.rect.height,
         lines=lines,
         has_text_layer=_has_text_layer(page, chars),
+        links=page_links(page, page_words),
+        frame=page_frame(page),
     )
     if use_model:
         scan.model_boxes = run_layout_model(page, words)

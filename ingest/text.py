@@ -5,6 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+# A page number alone, arabic or roman ("III": a thesis may number its front matter so)
+PAGE_NUMBER = re.compile(r"^\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*$", re.IGNORECASE)
+
 LIGATURES: dict[str, str] = {
     "\ufb00": "ff",
     "\ufb01": "fi",

@@ -19,12 +19,11 @@ from collections.abc import Sequence
 
 from ingest.blocks import Block
 from ingest.lines import TextLine
+from ingest.text import PAGE_NUMBER
 
 MIN_ENTRIES = 3
 ENTRY_GAP_EM = 3.0  # white between a title and its page number, at least
 RIGHT_EDGE_TOLERANCE = 2.0  # points: the numbers of one list end at one right edge
-# A page number alone, arabic or roman ("III": a thesis may number its front matter so)
-_PAGE_NUMBER = re.compile(r"^\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*$", re.IGNORECASE)
 _LEADER_AND_NUMBER = re.compile(r"\S\s*(?:\.\s?){2,}\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*$", re.IGNORECASE)
 
 
@@ -55,7 +54,7 @@ def _entry_ends(lines: Sequence[TextLine]) -> list[tuple[int, int, float]]:
             continue
         if _LEADER_AND_NUMBER.search(line.text):
             ends.append((-1, -1, line.bbox.x1))
-        elif _PAGE_NUMBER.match(line.text):
+        elif PAGE_NUMBER.match(line.text):
             title = _title_left_of(lines, i, rows, centers)
             if title >= 0 and _number_after_gap(lines[title], line):
                 ends.append((i, title, line.bbox.x1))
@@ -72,7 +71,7 @@ def _block_ends_entry(block: Block) -> bool:
         return False
     if _LEADER_AND_NUMBER.search(lines[-1].text):
         return True
-    return len(lines) >= 2 and bool(_PAGE_NUMBER.match(lines[-1].text)) and _number_after_gap(lines[-2], lines[-1])
+    return len(lines) >= 2 and bool(PAGE_NUMBER.match(lines[-1].text)) and _number_after_gap(lines[-2], lines[-1])
 
 
 def _title_left_of(lines: Sequence[TextLine], index: int, rows: list[int], centers: list[float]) -> int:
