@@ -25,13 +25,14 @@ Route = Literal["cypher", "retrieve", "decompose"]
 ROUTES: tuple[Route, ...] = ("cypher", "retrieve", "decompose")
 MAX_SUB_QUESTIONS = 4
 
-_STRUCTURE_NOUNS = (
-    r"(tables?|figures?|images?|diagrams?|sections?|chapters?|subsections?|pages?|documents?|files?|captions?"
-    r"|headings?|footnotes?|formulas?|equations?|code (?:blocks?|listings?)|lists?|paragraphs?|regions?)"
+_PARTS = (
+    r"tables?|figures?|images?|diagrams?|sections?|chapters?|subsections?|pages?|documents?|captions?"
+    r"|headings?|footnotes?|formulas?|equations?|code (?:blocks?|listings?)|lists?|paragraphs?|regions?"
 )
 # "Which file does the database read first?" asks what the text says about a file, not which
 # stored documents there are, so "file" is no part noun after "which"/"what".
-_PART_NOUNS = _STRUCTURE_NOUNS.replace("|files?", "")
+_PART_NOUNS = rf"({_PARTS})"
+_STRUCTURE_NOUNS = rf"({_PARTS}|files?)"
 _AGGREGATE = re.compile(
     rf"\b(?:how many|number of|count(?: of)?(?: the)?|total (?:number|count) of) "
     rf"(?:[\w-]+ ){{0,2}}{_STRUCTURE_NOUNS}\b",
