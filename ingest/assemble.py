@@ -15,6 +15,7 @@ from ingest.image_text import text_in
 from ingest.lines import TextLine
 from ingest.merge import absorb_figure_labels, figures_for_orphan_captions, merge_blocks
 from ingest.model_regions import model_blocks
+from ingest.ocr import read_by_ocr
 from ingest.reading_order import reading_order
 from ingest.scan import PageScan
 from ingest.tables import to_markdown
@@ -36,9 +37,10 @@ class Draft:
     font_size: float = 0.0
     bold: bool = False
     cells: list[list[str]] | None = None
+    ocr: bool = False  # some of its text was read by OCR
 
     def to_region(self, order: int) -> Region:
-        return Region(self.kind, self.bbox, self.text, order, self.font_size, self.bold, self.cells)
+        return Region(self.kind, self.bbox, self.text, order, self.font_size, self.bold, self.cells, ocr=self.ocr)
 
 
 @dataclass(slots=True)
@@ -131,7 +133,7 @@ def _figure_draft(box: BBox, labels: Sequence[TextLine], pictured: Sequence[str]
     """A figure region: its text-layer labels, then the text OCR read in its pictures."""
     text = shorten(" ".join(t for t in (join_lines([ln.text for ln in labels]), *pictured) if t), FIGURE_TEXT_LIMIT)
     size = max((ln.size for ln in labels), default=0.0)
-    return Draft("figure", box, text, size, False)
+    return Draft("figure", box, text, size, False, ocr=any(pictured) or any(read_by_ocr(ln) for ln in labels))
 
 
 def _merge_nested_figures(drafts: list[Draft]) -> list[Draft]:
@@ -147,6 +149,7 @@ def _merge_nested_figures(drafts: list[Draft]) -> list[Draft]:
             continue
         host.bbox = host.bbox.union(fig.bbox)
         host.text = shorten(" ".join(t for t in (host.text, fig.text) if t), FIGURE_TEXT_LIMIT)
+        host.ocr = host.ocr or fig.ocr
     return others + kept
 
 
@@ -161,7 +164,19 @@ def _furniture_drafts(lines: Sequence[TextLine], indexes: set[int], kind: Region
     return [Draft(kind, box, text, chosen[0].size, all(ln.bold for ln in chosen))]
 
 
+def _mark_ocr(drafts: Sequence[Draft], lines: Sequence[TextLine]) -> None:
+    """A draft holding the middle of a line tesseract read has OCR text. Marked by place rather than
+    along each way lines become drafts (blocks, model regions, table cells, furniture): every one of
+    them takes the lines inside its box."""
+    read = [line.bbox for line in lines if read_by_ocr(line)]
+    if not read:
+        return
+    for draft in drafts:
+        draft.ocr = draft.ocr or any(box.centre_in(draft.bbox) for box in read)
+
+
 def _page_layout(scan: PageScan, drafts: list[Draft], furniture: list[Draft]) -> PageLayout:
+    _mark_ocr([*drafts, *furniture], scan.lines)
     body = [d for d in drafts if d.kind not in FURNITURE_KINDS and (d.text or d.kind in ("figure", "table", "formula"))]
     order = reading_order([(d.bbox.x0, d.bbox.y0, d.bbox.x1, d.bbox.y1) for d in body])
     regions = [body[i].to_region(n) for n, i in enumerate(order)]

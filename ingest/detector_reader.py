@@ -38,9 +38,9 @@ from ingest.native import assemble_pages as assemble_native
 from ingest.ocr import (
     DEFAULT_LANG,
     DEFAULT_OCR_DPI,
-    OCR_FONT,
     OcrJob,
     OcrWord,
+    read_by_ocr,
     render,
     submit_boxes,
     submit_remainder,
@@ -262,10 +262,10 @@ def assemble_pages(scans: list[PageScan]) -> list[PageLayout]:
     OCR knows only a line's ink height, not its font size, so mixing both in one body-size
     estimate would make every OCR'd line look small (or large) next to real text.
     """
-    ocr_lines = [ln for s in scans for ln in s.lines if ln.font == OCR_FONT]
+    ocr_lines = [ln for s in scans for ln in s.lines if read_by_ocr(ln)]
     if not ocr_lines:
         return assemble_native(scans)
-    text_lines = [ln for s in scans for ln in s.lines if ln.font != OCR_FONT]
+    text_lines = [ln for s in scans for ln in s.lines if not read_by_ocr(ln)]
     ocr_stats = font_stats(ocr_lines)
     text_stats = font_stats(text_lines) if text_lines else ocr_stats
     marks = detect_furniture([PageLines(s.height, s.lines, s.figures) for s in scans], text_stats.body_size)
@@ -279,7 +279,7 @@ def assemble_pages(scans: list[PageScan]) -> list[PageLayout]:
 
 
 def _mostly_ocr(lines: Sequence[TextLine]) -> bool:
-    ocr = sum(ln.chars for ln in lines if ln.font == OCR_FONT)
+    ocr = sum(ln.chars for ln in lines if read_by_ocr(ln))
     return ocr > 0 and 2 * ocr >= sum(ln.chars for ln in lines)
 
 

@@ -153,6 +153,7 @@ def _region_node(pr: PlacedRegion, doc_id: str) -> NodeRecord:
         "order": pr.position,
         "font_size": round(region.font_size, 2),
         "continues": region.continues,
+        "ocr": region.ocr,
         "cells": region.cells,
     }
     return NodeRecord("Region", pr.key, props, (camel_case(region.kind),))

@@ -217,6 +217,11 @@ def _to_page(word: OcrWord, clip: Clip, scale: float) -> OcrWord:
     return OcrWord(word.text, box, word.confidence, word.image, word.block, word.paragraph, word.line)
 
 
+def read_by_ocr(line: TextLine) -> bool:
+    """Whether tesseract read ``line`` (:func:`words_to_lines` names its font ``OCR_FONT``)."""
+    return line.font == OCR_FONT
+
+
 def words_to_lines(words: Sequence[OcrWord], block_base: int = 0) -> list[TextLine]:
     """Tesseract's lines as :class:`TextLine` records, so the native reader's steps apply.
 

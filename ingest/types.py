@@ -107,6 +107,8 @@ class Region:
 
     ``order`` is the region's position in its page's reading order (0-based, furniture included
     at the end). ``continues`` is set on a paragraph or table that runs on past a page (or column) break.
+    ``ocr`` is set when some of its text was read by OCR (a scanned page, or text in a picture), so
+    that readers of the graph can tell text the PDF holds from text tesseract guessed.
     """
 
     kind: RegionKind
@@ -117,6 +119,7 @@ class Region:
     bold: bool = False
     cells: list[list[str]] | None = None
     continues: bool = False
+    ocr: bool = False
 
 
 @dataclass(slots=True)

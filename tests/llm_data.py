@@ -111,6 +111,7 @@ def zoo_batch(source_path: Path = SAMPLE_PDF) -> GraphBatch:
             "order": position,
             "font_size": 10.0,
             "continues": False,
+            "ocr": kind == "table",  # as if the table were on a scan (the LLM is told)
         }
         batch.nodes.append(NodeRecord("Region", key, props, ("".join(p.capitalize() for p in kind.split("_")),)))
         batch.edges.append(EdgeRecord("ON_PAGE", "Region", key, "Page", f"{PREFIX}:p{page}"))

@@ -55,6 +55,20 @@ def page_text(page: int) -> str:
     return " ".join(row["text"] for row in json.loads(out))
 
 
+def ocr_marks() -> dict[int, set[bool]]:
+    """Page -> the ``ocr`` values of its regions that hold text."""
+    code, out, _ = run(
+        "cypher",
+        "MATCH (r:Region {doc_id: 'mixed-sample'}) WHERE r.text <> '' RETURN r.page AS page, r.ocr AS ocr",
+        "--json",
+    )
+    assert code == 0
+    marks: dict[int, set[bool]] = {}
+    for row in json.loads(out):
+        marks.setdefault(row["page"], set()).add(row["ocr"])
+    return marks
+
+
 def test_scanned_page_is_ocrd_by_default_and_without_tesseract_the_rest_still_ingests(
     cli_env: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -71,6 +85,7 @@ def test_scanned_page_is_ocrd_by_default_and_without_tesseract_the_rest_still_in
     assert "1 page(s) have no text: OCR would read them: apt-get install tesseract-ocr" in out
     assert page_text(2) == ""
     assert "Harbour Zoo" in page_text(1)
+    assert ocr_marks() == {1: {False}, 3: {False}}
     code, out, _ = run("ingest", str(mixed), "--no-embed", "--force", "--json")
     assert code == 0
     [report] = json.loads(out)
@@ -86,3 +101,5 @@ def test_scanned_page_is_ocrd_by_default_and_without_tesseract_the_rest_still_in
         "embeddings off (--no-embed): vector search and the GNN will not see these documents"
     ]
     assert "keeper's log records every feeding round" in page_text(2).replace("\u2019", "'")
+    # The graph marks the scanned page's text as read by OCR, and only that page's.
+    assert ocr_marks() == {1: {False}, 2: {True}, 3: {False}}

@@ -109,6 +109,19 @@ def test_citation_groups_are_split_and_each_tag_checked(zoo_store: GraphStore) -
     assert checked.removed == ["zoo p.4 #r1", "see #3"]
 
 
+def test_the_model_and_the_citations_say_which_text_ocr_read(zoo_store: GraphStore) -> None:
+    context = build_context(regions_by_id(zoo_store, [region_id(1, 1), region_id(1, 3)]))
+    rendered = context.render()
+
+    assert "[zoo p.1 #r3] (table, read by OCR, section: Feeding)" in rendered
+    assert "[zoo p.1 #r1] (paragraph, section: Feeding)" in rendered
+    checked = check_citations("Penguins eat fish [zoo p.1 #r3], twice a day [zoo p.1 #r1].", context)
+    assert [(c.to_json()["tag"], c.to_json()["ocr"]) for c in checked.citations] == [
+        ("zoo p.1 #r3", True),
+        ("zoo p.1 #r1", False),
+    ]
+
+
 def test_a_rejected_router_request_falls_back_to_the_rules(zoo_store: GraphStore, tmp_path: Path) -> None:
     with ScriptedLLMServer() as server:
         server.add(Reply(status=400, error="model does not exist"), confident("At 10:00 [zoo p.1 #r1]."))

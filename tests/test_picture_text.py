@@ -50,11 +50,14 @@ def test_the_diagram_s_labels_are_the_figure_s_text(manual: DocumentLayout) -> N
     others = " ".join(r.text for p in manual.pages for r in p.regions if r.kind != "figure")
     assert "Other crypto package" not in others
     assert "PKCS #11 is plugin API allowing applications to access cryptographic operations" in others
+    # The graph says which text tesseract read: the figure's, and no other region's.
+    assert figure.ocr
+    assert not any(r.ocr for p in manual.pages for r in p.regions if r is not figure)
 
 
 def test_without_picture_ocr_the_figure_has_no_text() -> None:
     [figure] = figures(AutoReader(image_text=False).read(DIAGRAM))
-    assert figure.text == ""
+    assert figure.text == "" and not figure.ocr
 
 
 def test_the_build_says_whether_pictures_are_read(tmp_path: Path) -> None:

@@ -152,8 +152,10 @@ def test_every_worked_example_and_llm_query_runs_on_each_store(store: GraphStore
         by_question = {example.question: example.query for example in examples}
         rows = store.read(by_question["How many tables does each document have?"])
         assert rows == [{"doc_id": "zoo", "tables": 1}]
+        rows = store.read(by_question["Which pages were read by OCR (scanned pages, or pictures with text in them)?"])
+        assert rows == [{"doc_id": "zoo", "page": 1, "kinds": ["table"], "regions": 1}]
         passages = regions_by_id(store, [region_id(1, 3), "no-such-region"])
-        assert [(p.region_id, p.section, p.order) for p in passages] == [(region_id(1, 3), "Feeding", 3)]
+        assert [(p.region_id, p.section, p.order, p.ocr) for p in passages] == [(region_id(1, 3), "Feeding", 3, True)]
         neighbours = {p.region_id for p in reading_neighbours(store, [region_id(1, 3)])}
         assert neighbours == {region_id(1, 2), region_id(1, 4)}
     finally:

@@ -206,6 +206,7 @@ class CitationModel(ResponseModel):
     bbox: list[float]
     kind: str
     tag: str
+    ocr: bool  # the region's text was (partly) read by OCR
 
 
 class PassageModel(ResponseModel):
@@ -219,6 +220,7 @@ class PassageModel(ResponseModel):
     via: str
     section: str
     description: str
+    ocr: bool  # the region's text was (partly) read by OCR
 
 
 class TokenUsageModel(ResponseModel):

@@ -78,8 +78,9 @@ def _print_evidence(evidence: list[dict[str, object]]) -> None:
     for index, item in enumerate(evidence, 1):
         text = " ".join(str(item.get("text", "")).split())
         short = text if len(text) <= 240 else text[:239] + "…"
+        kind = f"{item['kind']}, OCR" if item.get("ocr") else item["kind"]
         console.print(
-            f"{index}. [{item['doc_id']} p.{item['page']} #{item['region_id']}] ({item['kind']}) {short}",
+            f"{index}. [{item['doc_id']} p.{item['page']} #{item['region_id']}] ({kind}) {short}",
             markup=False,
             highlight=False,
         )

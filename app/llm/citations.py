@@ -27,10 +27,11 @@ class Citation:
     bbox: tuple[float, ...]
     kind: str
     tag: str
+    ocr: bool = False  # the region's text was (partly) read by OCR
 
     @classmethod
     def of(cls, passage: Passage, tag: str) -> Citation:
-        return cls(passage.region_id, passage.doc_id, passage.page, passage.bbox, passage.kind, tag)
+        return cls(passage.region_id, passage.doc_id, passage.page, passage.bbox, passage.kind, tag, passage.ocr)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -40,6 +41,7 @@ class Citation:
             "bbox": list(self.bbox),
             "kind": self.kind,
             "tag": self.tag,
+            "ocr": self.ocr,
         }
 
 

@@ -33,6 +33,7 @@ class Passage:
     via: str = "retrieved"  # retrieved | a graph relation (caption, ref, continuation, next) | cypher
     section: str = ""
     description: str = ""
+    ocr: bool = False  # some of the text was read by OCR: it may hold misread words
 
     @property
     def reading_key(self) -> tuple[str, int, int]:
@@ -55,6 +56,7 @@ class Passage:
             "via": self.via,
             "section": self.section,
             "description": self.description,
+            "ocr": self.ocr,
         }
 
 
@@ -124,7 +126,10 @@ def _within_budget(items: list[Passage], max_chars: int) -> list[Passage]:
 
 
 def _render_entry(tag: str, item: Passage) -> str:
-    heading = f"[{tag}] ({item.kind}" + (f", section: {item.section}" if item.section else "") + ")"
+    # The model is told which text OCR read, so that it can say a misread-looking word is uncertain
+    # instead of quoting it as the document's.
+    kind = f"{item.kind}, read by OCR" if item.ocr else item.kind
+    heading = f"[{tag}] ({kind}" + (f", section: {item.section}" if item.section else "") + ")"
     text = _shorten(item.text.strip(), MAX_REGION_CHARS)
     parts = [heading, text] if text else [heading]
     if item.description:
@@ -189,4 +194,5 @@ def passage_from_row(row: dict[str, Any], via: str, score: float = 0.0) -> Passa
         via=via,
         section=str(row.get("section") or ""),
         description=str(row.get("description") or ""),
+        ocr=bool(row.get("ocr")),
     )

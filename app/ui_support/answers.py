@@ -16,7 +16,8 @@ class NumberedCitation:
 
     @property
     def button_label(self) -> str:
-        return f"[{self.number}] {self.citation.doc_id} p.{self.citation.page} · {self.citation.kind}"
+        ocr = " (OCR)" if self.citation.ocr else ""
+        return f"[{self.number}] {self.citation.doc_id} p.{self.citation.page} · {self.citation.kind}{ocr}"
 
 
 def numbered_citations(citations: Sequence[Citation]) -> list[NumberedCitation]:

@@ -86,6 +86,7 @@ class RegionEvidence:
     text: str
     bbox: tuple[float, ...]
     description: str = ""
+    ocr: bool = False  # some of the text was read by OCR
     sha256: str = ""
     section_path: list[str] = field(default_factory=list)  # outermost section first
     neighbours: list[Neighbour] = field(default_factory=list)
@@ -131,6 +132,7 @@ def region_evidence(store: GraphStore, region_id: str) -> RegionEvidence:
         text=str(row.get("text") or ""),
         bbox=tuple(float(v) for v in (row.get("bbox") or ())),
         description=str(row.get("description") or ""),
+        ocr=bool(row.get("ocr")),
         sha256=str(row.get("sha256") or ""),
         section_path=[str(s["title"]) for s in sections],
         neighbours=region_neighbours(store, region_id),

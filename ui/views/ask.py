@@ -150,6 +150,8 @@ def _show_region(evidence: RegionEvidence) -> None:
     st.markdown(f"**{evidence.kind}** on page {evidence.page} · section: {evidence.section_path_text}")
     with st.container(border=True):
         st.text(evidence.text)
+    if evidence.ocr:
+        st.caption("Read by OCR: words may be misread.")
     if evidence.description:
         st.caption(f"Visual description: {evidence.description}")
     neighbours = evidence.evidence_neighbours()
