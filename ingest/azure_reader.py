@@ -15,6 +15,7 @@ from ingest import pdf_api
 from ingest.azure_layout import layout_from_analyze_result
 from ingest.native import DEFAULT_MAX_PAGES, _outline
 from ingest.pdf_checks import file_sha256, open_checked
+from ingest.pdf_links import document_links
 from ingest.types import DocumentLayout, ProgressCallback
 
 __all__ = ["MISSING_CREDENTIALS", "AzureReader", "layout_from_analyze_result"]
@@ -54,12 +55,14 @@ class AzureReader:
         doc = open_checked(path, self.max_pages)
         try:
             outline = _outline(doc)
+            links = document_links(doc)  # the service returns none: read from the file, as the others do
             metadata_title = " ".join(((doc.metadata or {}).get("title", "") or "").split())
         finally:
             pdf_api.close(doc)
         result = self.analyze(path)
         layout = layout_from_analyze_result(result, path, sha256=file_sha256(path))
         layout.outline = outline
+        layout.links = links
         if metadata_title:
             layout.title = metadata_title
         if progress is not None:

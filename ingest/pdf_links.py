@@ -4,7 +4,8 @@ Generated manuals link their references whether or not the text says a number: D
 AsciiDoc write "see Configure options", Sphinx the section's title, hyperref "Section 2.3" and
 "(Hyndman 2002)". Each page's links are read in the page's scan (:func:`page_links`, with the words
 the scan already has); once every page is scanned, :func:`landed_links` puts each landing point in
-its target page's frame. ``ingest.link_references`` turns them into REF edges.
+its target page's frame. ``ingest.link_references`` turns them into REF edges. A reader whose
+regions come from elsewhere (``azure``) reads them all at once (:func:`document_links`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pymupdf
 
 from ingest import pdf_api
 from ingest.detector_tables import words_in_box
+from ingest.lines import TEXT_FLAGS
 from ingest.types import BBox, InternalLink
 
 # Link kinds that stay inside the document: an explicit destination, or a named one (resolved by
@@ -61,6 +63,18 @@ def page_links(page: pymupdf.Page, words: Sequence[pdf_api.Word]) -> list[PageLi
             PageLink(box, text, int(link.get("page", -1)), point if isinstance(point, pymupdf.Point) else None, named)
         )
     return links
+
+
+def document_links(doc: pymupdf.Document) -> list[InternalLink]:
+    """Every link of ``doc`` that lands on one of its pages, each page read as the scans read it
+    (unrotated into the frame its text reads in, the frame region boxes are in)."""
+    found: list[list[PageLink]] = []
+    frames: list[PageFrame] = []
+    for index in range(len(doc)):
+        page = pdf_api.load_page(doc, index)
+        found.append(page_links(page, pdf_api.words(page, TEXT_FLAGS)))
+        frames.append(page_frame(page))
+    return landed_links(found, frames)
 
 
 def landed_links(links: Sequence[Sequence[PageLink]], frames: Sequence[PageFrame]) -> list[InternalLink]:

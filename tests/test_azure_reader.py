@@ -15,10 +15,18 @@ import pytest
 from app.exceptions import ConfigError, IngestError
 from ingest.azure_reader import AzureReader, layout_from_analyze_result
 from ingest.graph import build_graph
+from ingest.native import NativeReader
 from ingest.types import DocumentLayout, PageLayout, Region
 
 DATA = Path(__file__).parent / "data" / "azure"
 PDF = Path("/work/shared/bench/dev/libtasn1.pdf")  # has bookmarks, no metadata title
+LINKED = Path(__file__).parent / "data" / "pdfs" / "nut-links.pdf"  # see tests/test_link_references.py
+_ROLES = {
+    "title": "title",
+    "section_header": "sectionHeading",
+    "page_header": "pageHeader",
+    "page_footer": "pageFooter",
+}
 
 
 def load(name: str) -> dict[str, Any]:
@@ -186,3 +194,41 @@ def test_service_errors_become_ingest_errors(service: tuple[str, type[_FakeServi
     handler.status = 401
     with pytest.raises(IngestError, match=r"libtasn1\.pdf: Azure Document Intelligence failed: .*invalid subscription"):
         AzureReader(endpoint, "wrong").read(PDF)
+
+
+def _analyze_result_of(layout: DocumentLayout) -> dict[str, Any]:
+    """What the service would say of a PDF whose regions are ``layout``'s (boxes in inches)."""
+    pages = [
+        {"pageNumber": p.number, "width": p.width / 72, "height": p.height / 72, "unit": "inch"} for p in layout.pages
+    ]
+    paragraphs: list[dict[str, Any]] = []
+    for page in layout.pages:
+        for region in sorted(page.regions, key=lambda r: r.order):
+            x0, y0, x1, y1 = (v / 72 for v in region.bbox.as_list())
+            paragraph = {
+                "content": region.text,
+                "boundingRegions": [{"pageNumber": page.number, "polygon": [x0, y0, x1, y0, x1, y1, x0, y1]}],
+                "spans": [{"offset": 1000 * len(paragraphs), "length": len(region.text)}],
+            }
+            if region.kind in _ROLES:
+                paragraph["role"] = _ROLES[region.kind]
+            paragraphs.append(paragraph)
+    return {
+        "apiVersion": "2024-11-30",
+        "modelId": "prebuilt-layout",
+        "content": "",
+        "pages": pages,
+        "paragraphs": paragraphs,
+    }
+
+
+def test_the_pdf_s_links_become_references_as_with_the_other_readers(service: tuple[str, type[_FakeService]]) -> None:
+    endpoint, handler = service
+    native = NativeReader().read(LINKED)
+    handler.result = _analyze_result_of(native)
+    layout = AzureReader(endpoint, "secret-key").read(LINKED)
+
+    assert layout.links == native.links and len(layout.links) == 3  # the service returns none: read locally
+    refs = [e for e in build_graph(layout).edges if e.type == "REF" and e.props.get("via") == "link"]
+    assert {(e.dst_label, e.props["label"]) for e in refs} == {("Section", "Configure options")}
+    assert len(refs) == 2
