@@ -79,6 +79,8 @@ def build_graph(
         "resolved_citations": citations.resolved,
         "unresolved_citations": citations.unresolved,
         "link_refs": linked.resolved,
+        "ocr_regions": sum(1 for pr in placed if pr.region.ocr),
+        "ocr_pages": len({pr.page for pr in placed if pr.region.ocr}),
     }
     return batch
 

@@ -97,6 +97,7 @@ def test_scanned_page_is_ocrd_by_default_and_without_tesseract_the_rest_still_in
     [report] = json.loads(out)
     # The build named the missing OCR, so the file is read again now that tesseract is there.
     assert report["status"] == "replaced" and report["stats"]["pages_without_text"] == 0
+    assert report["stats"]["ocr_pages"] == 1 and report["stats"]["ocr_regions"] >= 3
     assert "OCR off" not in err and report["notes"] == [
         "embeddings off (--no-embed): vector search and the GNN will not see these documents"
     ]

@@ -155,6 +155,10 @@ def _print_reports(reports: list[IngestReport], json_out: bool, untexted_hint: s
             )
         if "describe_error" in report.stats:
             err_console.print(f"  descriptions failed: {report.stats['describe_error']}", highlight=False)
+        ocr_regions = int(report.stats.get("ocr_regions", 0) or 0)
+        if ocr_regions:
+            pages = int(report.stats.get("ocr_pages", 0) or 0)
+            console.print(f"  {ocr_regions} region(s) on {pages} page(s) read by OCR (Region.ocr)", highlight=False)
         without_text = int(report.stats.get("pages_without_text", 0) or 0)
         if without_text:
             console.print(f"  {without_text} page(s) have no text: {untexted_hint}", highlight=False)
