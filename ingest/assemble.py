@@ -130,7 +130,9 @@ def _block_draft(block: Block) -> Draft:
 
 
 def _figure_draft(box: BBox, labels: Sequence[TextLine], pictured: Sequence[str] = ()) -> Draft:
-    """A figure region: its text-layer labels, then the text OCR read in its pictures."""
+    """A figure region: its text-layer labels, then the text OCR read in its pictures. Its labels'
+    OCR is checked here, not only by place (``_mark_ocr``): a layout-model figure keeps the model's
+    box, which holds its labels by overlap, not necessarily their middles."""
     text = shorten(" ".join(t for t in (join_lines([ln.text for ln in labels]), *pictured) if t), FIGURE_TEXT_LIMIT)
     size = max((ln.size for ln in labels), default=0.0)
     return Draft("figure", box, text, size, False, ocr=any(pictured) or any(read_by_ocr(ln) for ln in labels))
@@ -166,8 +168,8 @@ def _furniture_drafts(lines: Sequence[TextLine], indexes: set[int], kind: Region
 
 def _mark_ocr(drafts: Sequence[Draft], lines: Sequence[TextLine]) -> None:
     """A draft holding the middle of a line tesseract read has OCR text. Marked by place rather than
-    along each way lines become drafts (blocks, model regions, table cells, furniture): every one of
-    them takes the lines inside its box."""
+    along each way lines become drafts (blocks, model regions, table cells, furniture): each of them
+    is the box around its lines (figures also check their labels, see ``_figure_draft``)."""
     read = [line.bbox for line in lines if read_by_ocr(line)]
     if not read:
         return
