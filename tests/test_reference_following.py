@@ -23,6 +23,12 @@ from app.retrieval.references import asks_about_reference, follow_references
         "The entry for literal.role says its values are specified in Section 4.12.1. Which one is the default?",
         "The latex.index.tool entry says to read Section 4.13. Which xindy language does 'de' map to?",
         "Appendix C has an overview of the methods. According to that table's caption, what is in its last block?",
+        "The driver argument's description sends the reader to Appendix C. How many drivers are there?",
+        "auto.arima() is said to implement the algorithm of Section 3. When is a candidate model rejected?",
+        "The parameters are optimized as if minimizing equation (7). What does that equation sum?",
+        "The example says the factors have no effect on the splitting procedure (step 3). Which search does it use?",
+        "The text says to see the Appendix for the internal parameters. What is the default of fdev?",
+        "Pairwise comparisons are illustrated in Subsection 6.1. Which allele length counts as long?",
     ],
 )
 def test_questions_about_what_a_passage_refers_to_are_recognised(question: str) -> None:
@@ -39,6 +45,10 @@ def test_questions_about_what_a_passage_refers_to_are_recognised(question: str) 
         "Where can someone reading the PDF see the metadata set through setAuthor?",
         "Which values are given in the list of options for the default position?",
         "What does the reading of a file given in a specified encoding return?",
+        "In Table 2, which model has the lowest AIC?",
+        "How many steps does the generic partitioning algorithm have?",
+        "Which sections of the appendix list the driver options?",
+        "What does the caption of Figure 3 say about the dashed line?",
     ],
 )
 def test_other_questions_are_not(question: str) -> None:
