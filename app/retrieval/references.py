@@ -55,7 +55,7 @@ _REFERRAL = re.compile(
 # Table 2, ..." names where a table question's answer is, and the kind bonus handles that.
 _LABEL = re.compile(
     r"\b(?i:(?:sub)?sections?|chapters?|appendix|appendices|equations?|steps?)\s+(?:\d+(?:\.\d+)*\b|\(\d+\)|[A-Z]\b)"
-    r"|\b(?i:equation)\s*\(\d+\)"
+    r"|\b(?i:equation)\(\d+\)"  # the spaced "equation (7)" is the first alternative's
 )
 
 ReferencesOf = Callable[[str], frozenset[int]]  # region id -> the pages it refers to
