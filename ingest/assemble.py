@@ -106,7 +106,10 @@ def _add_detected_figures(work: _PageWork) -> None:
     lines = work.scan.lines
     for box in work.scan.figures:
         inside = [lines[i] for i in lines_in(box, lines) if i not in work.used]
-        if is_text_box(box, inside, work.stats.body_size, figure_caption_near(box, lines)):
+        # A chart's labels can read like a listing ("1. Estimate ...", "2. Read off ..."); its marks
+        # say what it is.
+        chart = box in work.scan.charts
+        if not chart and is_text_box(box, inside, work.stats.body_size, figure_caption_near(box, lines)):
             continue
         grown, labels = absorb_figure_labels(box, lines, work.used, work.stats)
         work.used.update(labels)

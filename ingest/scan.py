@@ -15,7 +15,7 @@ from ingest.layout_model import ModelBox, model_tables, run_layout_model
 from ingest.line_numbers import drop_line_numbers
 from ingest.lines import TEXT_FLAGS, TextLine, extract_lines
 from ingest.pdf_links import PageFrame, PageLink, page_frame, page_links
-from ingest.tables import FoundTable, find_ruled_tables
+from ingest.tables import FoundTable, drawn_as_chart, find_ruled_tables
 from ingest.types import BBox
 
 MIN_TEXT_CHARS = 10  # fewer visible characters than this on a page with a large image: a scan
@@ -31,6 +31,7 @@ class PageScan:
     frame: PageFrame  # where the links of other pages land on this one (ingest.pdf_links)
     tables: list[FoundTable] = field(default_factory=list)
     figures: list[BBox] = field(default_factory=list)
+    charts: list[BBox] = field(default_factory=list)  # figures drawn as charts (``ingest.tables.drawn_as_chart``)
     model_boxes: list[ModelBox] | None = None
     has_text_layer: bool = True
     image_text: list[ImageText] = field(default_factory=list)  # read by OCR in embedded pictures
@@ -62,6 +63,7 @@ def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
         scan.tables += find_framed_tables(drawings, words, [t.bbox for t in scan.tables], lines)
         scan.tables += find_captioned_tables(lines, words, [t.bbox for t in scan.tables])
         scan.figures = find_figures(page, drawings, [t.bbox for t in scan.tables], lines)
+        scan.charts = [box for box in scan.figures if drawn_as_chart(drawings, box)]
     return scan
 
 
