@@ -142,13 +142,15 @@ def _figure_draft(box: BBox, labels: Sequence[TextLine], pictured: Sequence[str]
 
 
 def _merge_nested_figures(drafts: list[Draft]) -> list[Draft]:
-    """A figure lying mostly inside a larger one (a sub-plot next to grown labels) joins it."""
+    """A figure overlapping a larger one joins it: a sub-plot next to grown labels, or a panel whose
+    drawings stand apart from the rest of its chart until their labels join them (the leaf panels
+    of a partykit tree, a lattice plot's last column). Two figures of a page never overlap."""
     others = [d for d in drafts if d.kind != "figure"]
     figures = sorted((d for d in drafts if d.kind == "figure"), key=lambda d: -d.bbox.area)
     kept: list[Draft] = []
     for fig in figures:
         area = fig.bbox.area
-        host = next((k for k in kept if area and k.bbox.intersection_area(fig.bbox) >= 0.6 * area), None)
+        host = next((k for k in kept if area and k.bbox.intersection_area(fig.bbox) > 0), None)
         if host is None:
             kept.append(fig)
             continue

@@ -108,3 +108,15 @@ def test_tick_marks_slanted_strokes_or_curves_make_a_chart() -> None:
 def test_a_grid_of_brackets_is_no_table() -> None:
     assert not is_real_table([["", ""], ["(", ")"], ["(", ")"], ["( )", ""]])
     assert is_real_table([["Operator", "Meaning"], ["+", "addition"], ["-", "subtraction"]])
+
+
+def test_a_tree_whose_leaf_panels_stand_apart_is_still_one_figure() -> None:
+    # partykit draws each leaf's second panel in a column of its own, 20 pt from the tree; the tick
+    # labels between them join the two once the figure takes its labels in.
+    layout = NativeReader().read(PDFS / "party-mob-p9.pdf")
+    assert _regions(layout, "table") == []
+    figures = _regions(layout, "figure")
+    assert len(figures) == 1
+    assert figures[0].bbox.x1 > 450  # the leaf panels' column
+    assert "Node 9 (n = 153)" in figures[0].text
+    assert [r.kind for r in layout.pages[0].regions if r.kind not in ("figure", "title", "page_header")] == ["caption"]
