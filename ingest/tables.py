@@ -21,8 +21,8 @@ MAX_CLUSTERED_PATHS = 3000
 MIN_TABLE_HEIGHT = 20.0
 # A chart's marks (``drawn_as_chart``): of the 116 grids the finder took for tables in the benchmark
 # and test PDFs, the 97 real tables have none; 15 of the 19 framed plots (lattice panels, trees
-# with a chart in each leaf) have 10 to 3,581, and the other four (generalsiminf's confidence
-# intervals: 3 to 8) hold no letter or digit in their cells (``is_real_table``).
+# with a chart in each leaf) have 12 to 3,646, and the other four (generalsiminf's confidence
+# intervals: 3 to 8) hold no letter or digit in their cells either (``is_real_table``).
 MIN_CHART_MARKS = 8
 TICK_SIZE = 6.0  # points
 SLANT = 0.5  # points: a stroke moving more than this on both axes is slanted
