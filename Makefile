@@ -16,7 +16,8 @@ CYPHER_LINTER_STAMP := $(CYPHER_LINTER)/node_modules/.installed
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml constraints.txt
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	# A venv whose creation was interrupted has no pip: made again from scratch.
+	test -x $(BIN)/pip || $(PYTHON) -m venv --clear $(VENV)
 	# torch first, pinned: the CPU wheel on disk; anything unpinned would pull the CUDA build.
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
