@@ -16,6 +16,26 @@ def test_code_names_are_kept_whole_and_split_into_their_parts() -> None:
 
 
 @pytest.mark.parametrize(
+    ("hyphenated", "closed"),
+    [("multi-line", "multiline"), ("read-only", "readonly"), ("e-mail", "email"), ("sub-directories", "subdirectory")],
+)
+def test_a_hyphenated_word_also_matches_its_closed_spelling(hyphenated: str, closed: str) -> None:
+    assert tokenize(closed)[0] in tokenize(hyphenated)
+
+
+def test_bm25_finds_the_closed_spelling_from_the_hyphenated_one() -> None:
+    # ReportLab's field flags table: "multiline | for multiline text widget | 1<<12"
+    index = BM25Index(["doNotScroll text fields do not scroll", "multiline for multiline text widget"])
+    assert index.top_k("Which flag makes a multi-line text field?", 1)[0][0] == 1
+
+
+def test_only_two_letter_words_joined_by_a_hyphen_are_closed_up() -> None:
+    assert "xyz" not in tokenize("x-y-z")
+    assert "utf8" not in tokenize("UTF-8")
+    assert tokenize("asn1_der_decoding2") == ["asn1_der_decoding2", "asn1", "der", "decoding2"]
+
+
+@pytest.mark.parametrize(
     ("british", "us"),
     [
         ("colour", "color"),

@@ -2,7 +2,9 @@
 
 Technical manuals name things in code: ``canvas.drawImage``, ``asn1_der_decoding2``, ``--no-time-strict``.
 A compound token is kept whole (so an exact name matches strongly) and also split into its parts
-(so "draw image" and "bookmark page" match ``drawImage`` and ``bookmarkPage``). Stop words go; a
+(so "draw image" and "bookmark page" match ``drawImage`` and ``bookmarkPage``); two words joined by a
+hyphen are also closed up, so "multi-line" meets "multiline" and "read-only" "readonly" (train
+questions R@1 +0.8, x-30; on the 300 blind ones the hybrid +1 question, fx-09). Stop words go; a
 light plural fold makes "tables" match "table", and British spellings meet American ones ("colours"
 matches "color", see :mod:`app.retrieval.spelling`). Letters beyond ASCII are letters ("Größe",
 "Poincaré"), and accents fold away, so "Poincare" finds "Poincaré". Chinese, Japanese and Korean
@@ -70,6 +72,8 @@ def tokenize(text: str) -> list[str]:
         if len(sub) > 1:
             tokens.append(whole)
             tokens.extend(fold(s) for s in sub if s.lower() not in STOP_WORDS)
+            if len(parts) == 2 and "-" in raw and raw.isascii() and all(part.isalpha() for part in parts):
+                tokens.append(fold("".join(parts).lower()))  # "multi-line" also as "multiline"
         elif whole not in STOP_WORDS:
             tokens.append(fold(whole))
     return tokens
