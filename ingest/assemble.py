@@ -69,7 +69,7 @@ def assemble_page(scan: PageScan, stats: FontStats, marks: FurnitureMarks, title
         _add_model_regions(work, title_allowed)
     else:
         _add_detected_figures(work)
-    work.drafts = _merge_nested_figures(work.drafts)
+    work.drafts = _merge_overlapping_figures(work.drafts)
 
     rest = [line for i, line in enumerate(scan.lines) if i not in work.used]
     blocks = work.blocks + segment_lines(join_definition_lines(rest))
@@ -141,7 +141,7 @@ def _figure_draft(box: BBox, labels: Sequence[TextLine], pictured: Sequence[str]
     return Draft("figure", box, text, size, False, ocr=any(pictured) or any(read_by_ocr(ln) for ln in labels))
 
 
-def _merge_nested_figures(drafts: list[Draft]) -> list[Draft]:
+def _merge_overlapping_figures(drafts: list[Draft]) -> list[Draft]:
     """A figure overlapping a larger one joins it: a sub-plot next to grown labels, or a panel whose
     drawings stand apart from the rest of its chart until their labels join them (the leaf panels
     of a partykit tree, a lattice plot's last column). Two figures of a page never overlap."""
@@ -149,8 +149,7 @@ def _merge_nested_figures(drafts: list[Draft]) -> list[Draft]:
     figures = sorted((d for d in drafts if d.kind == "figure"), key=lambda d: -d.bbox.area)
     kept: list[Draft] = []
     for fig in figures:
-        area = fig.bbox.area
-        host = next((k for k in kept if area and k.bbox.intersection_area(fig.bbox) > 0), None)
+        host = next((k for k in kept if k.bbox.intersection_area(fig.bbox) > 0), None)
         if host is None:
             kept.append(fig)
             continue

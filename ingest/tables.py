@@ -115,7 +115,7 @@ def drawn_as_chart(drawings: Sequence[dict[str, Any]], box: BBox) -> bool:
     marks = 0
     for path in drawings:
         rect = path["rect"]
-        if box.x0 <= (rect.x0 + rect.x1) / 2 <= box.x1 and box.y0 <= (rect.y0 + rect.y1) / 2 <= box.y1:
+        if BBox(rect.x0, rect.y0, rect.x1, rect.y1).centre_in(box):
             marks += _chart_marks(path)
             if marks >= MIN_CHART_MARKS:
                 return True
