@@ -33,10 +33,8 @@ from app.evaluation.questions import Question, load_questions
 from app.retrieval.corpus import Corpus
 from app.retrieval.gnn import GnnRetriever
 from app.retrieval.hits import REGIONS_FOR_PAGES, QueryVectors
-from app.retrieval.hybrid import Candidate, HybridRetriever, HybridWeights, fuse
-from app.retrieval.kinds import named_kinds
+from app.retrieval.hybrid import Candidate, HybridRetriever, HybridWeights
 from app.retrieval.pages import rank_pages
-from app.retrieval.references import follow_references
 from app.schema import GNN_PROPERTY
 from app.stores.factory import open_store
 from ingest.ids import doc_id_for
@@ -46,12 +44,10 @@ TYPES = ("all", "context", "cross_page", "reference", "table", "figure", "local"
 
 
 def first_page(
-    corpus: Corpus, candidates: list[Candidate], weights: HybridWeights, question: str, following: bool
+    hybrid: HybridRetriever, candidates: list[Candidate], weights: HybridWeights, question: str, following: bool
 ) -> int | None:
-    """The page the fused candidates rank first, references followed as the hybrid follows them."""
-    hits = fuse(candidates, weights, named_kinds(question))
-    if following:
-        hits = follow_references(hits, corpus.references, weights.reference, weights.reference_hops)
+    """The page the fused candidates rank first, as ``HybridRetriever.rank_pages`` ranks pages."""
+    hits = hybrid.ranked(candidates, question, weights, following)
     pages = rank_pages(hits[:REGIONS_FOR_PAGES], 1, weights.page_bonus)
     return pages[0].page if pages else None
 
@@ -74,32 +70,28 @@ def with_oracle_gnn(candidates: list[Candidate], gold: set[int], perfect: bool) 
 def outcomes(hybrid: HybridRetriever, plain: HybridRetriever, question: Question) -> dict[str, bool]:
     """Whether each fusion ranks a gold page first for ``question``."""
     text, gold, doc_id = question.question, set(question.pages), doc_id_for(question.doc)
-    following = hybrid.follows_references(text)
-    weights = replace(HybridWeights(), page_lead_in=not following)  # as HybridRetriever.gather decides
+    following = hybrid.follows_references(text)  # gather leaves the page lead-in out for these
+    weights = hybrid.weights
     without = replace(weights, gnn=0.0)
     gathered = hybrid.gather(text, doc_id, weights)
-    corpus = hybrid.corpus
     pages = {
-        "no-gnn": first_page(corpus, plain.gather(text, doc_id, without), without, text, following),
-        "hybrid": first_page(corpus, gathered, without if following else weights, text, following),
-        "hybrid-gnn-on-refs": first_page(corpus, gathered, weights, text, following),
-        "gold-max": first_page(corpus, with_oracle_gnn(gathered, gold, False), weights, text, following),
-        "perfect": first_page(corpus, with_oracle_gnn(gathered, gold, True), weights, text, following),
+        "no-gnn": first_page(hybrid, plain.gather(text, doc_id, without), without, text, following),
+        "hybrid": first_page(hybrid, gathered, without if following else weights, text, following),
+        "hybrid-gnn-on-refs": first_page(hybrid, gathered, weights, text, following),
+        "gold-max": first_page(hybrid, with_oracle_gnn(gathered, gold, False), weights, text, following),
+        "perfect": first_page(hybrid, with_oracle_gnn(gathered, gold, True), weights, text, following),
     }
     return {name: page in gold for name, page in pages.items()}
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    counts = {t: sum(1 for r in rows if t in ("all", r["type"])) for t in TYPES}
+    by_type = {t: [r for r in rows if t in ("all", r["type"])] for t in TYPES}
     lines = [
         f"{'R@1':<20}" + "".join(f"{t[:10]:>11}" for t in TYPES),
-        f"{'questions':<20}" + "".join(f"{counts[t]:>11}" for t in TYPES),
+        f"{'questions':<20}" + "".join(f"{len(by_type[t]):>11}" for t in TYPES),
     ]
     for name in FUSIONS:
-        cells = []
-        for t in TYPES:
-            chosen = [r for r in rows if t in ("all", r["type"])]
-            cells.append(f"{100 * sum(r[name] for r in chosen) / len(chosen):>11.1f}" if chosen else f"{'-':>11}")
+        cells = [f"{100 * sum(r[name] for r in c) / len(c):>11.1f}" if c else f"{'-':>11}" for c in by_type.values()]
         lines.append(f"{name:<20}" + "".join(cells))
     return "\n".join(lines)
 

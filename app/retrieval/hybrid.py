@@ -212,10 +212,17 @@ class HybridRetriever:
         # twice and lift the referring passage over its target (see ``follows_references``).
         if following:
             w = replace(w, gnn=0.0)
-        hits = fuse(self.gather(query, doc_id, w), w, named_kinds(query))
+        return self.ranked(self.gather(query, doc_id, w), query, w, following)[:n]
+
+    def ranked(
+        self, candidates: list[Candidate], query: str, weights: HybridWeights, following: bool
+    ) -> list[ScoredRegion]:
+        """Gathered ``candidates`` fused under ``weights``, best first, with references followed when
+        ``following`` (scripts/gnn_headroom.py re-fuses one gathering under several weightings)."""
+        hits = fuse(candidates, weights, named_kinds(query))
         if following:
-            hits = follow_references(hits, self.corpus.references, w.reference, w.reference_hops)
-        return hits[:n]
+            hits = follow_references(hits, self.corpus.references, weights.reference, weights.reference_hops)
+        return hits
 
     def follows_references(self, query: str) -> bool:
         """Whether ``query`` asks about what a passage refers to and references are followed for it.
