@@ -6,7 +6,7 @@ ENV PIP_NO_CACHE_DIR=1 \
     OMP_THREAD_LIMIT=1 \
     HF_HUB_OFFLINE=1
 
-# tesseract: the OCR of scanned pages (the default auto reader and the detector reader; see ingest/ocr.py).
+# tesseract: the OCR of scanned pages (the default auto reader and the detector reader; see ingest/pdf/ocr.py).
 RUN apt-get update \
     && apt-get install -y --no-install-recommends tesseract-ocr \
     && rm -rf /var/lib/apt/lists/*
@@ -18,6 +18,7 @@ RUN if [ -n "$TORCH_INDEX_URL" ]; then pip install --index-url "$TORCH_INDEX_URL
     else pip install torch==2.13.0; fi
 
 COPY pyproject.toml constraints.txt README.md ./
+COPY docgraph ./docgraph
 COPY app ./app
 COPY ingest ./ingest
 COPY models ./models
@@ -28,11 +29,11 @@ COPY samples ./samples
 # The versions the test suite ran with, as `make` installs them; torch aside, whose pin there names
 # the local CPU build (2.13.0+cpu) that the plain PyPI index does not have.
 RUN grep -v '^torch==' constraints.txt > /tmp/constraints.txt \
-    && pip install -c /tmp/constraints.txt -e . \
+    && pip install -c /tmp/constraints.txt . \
     && rm /tmp/constraints.txt
 # The encoder's ONNX export, made once at build time rather than at every container's first ingest.
 ENV DOCGRAPH_MODEL_CACHE=/opt/docgraph/model-cache
-RUN python -c "from app.config import load_settings; from app.embedding import configured_encoder; configured_encoder(load_settings())"
+RUN python -c "from docgraph.app.config import load_settings; from docgraph.app.pipeline.embedding import configured_encoder; configured_encoder(load_settings())"
 
 EXPOSE 8501
 CMD ["docgraph", "ui", "--host", "0.0.0.0", "--port", "8501"]

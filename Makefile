@@ -46,8 +46,8 @@ demo: setup
 	$(BIN)/docgraph stats
 
 lint: setup
-	$(BIN)/ruff check app ingest models ui tests samples
-	$(BIN)/ruff format --check app ingest models ui tests samples
+	$(BIN)/ruff check docgraph/*.py app ingest models ui tests samples scripts
+	$(BIN)/ruff format --check docgraph/*.py app ingest models ui tests samples scripts
 
 typecheck: setup
 	$(BIN)/mypy

@@ -18,18 +18,13 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from app.exceptions import ConfigError
-from models.runtimes import DEFAULT_RUNTIME, EncoderRuntime
+from docgraph.errors import ConfigError
+from docgraph.models.runtimes import DEFAULT_RUNTIME, EncoderRuntime, default_model_cache
 
 
 def default_home() -> Path:
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "docgraph"
-
-
-def default_model_cache() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "docgraph" / "models"
 
 
 class Settings(BaseSettings):

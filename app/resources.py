@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent  # the checkout, or the installed package
+IMPORT_ROOT = Path(__file__).parent.parent.parent  # the folder `docgraph` is imported from
 CYPHER_DIR = ROOT / "cypher"
 SCHEMA_DIR = ROOT / "schema"
 SAMPLES_DIR = ROOT / "samples"
@@ -28,3 +29,13 @@ def source_commit() -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return head.stdout.strip() + ("+dirty" if status.stdout.strip() else "")
+
+
+def docgraph_release() -> str:
+    """The installed docgraph version ("unknown" when run from a source tree that is not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("docgraph")
+    except PackageNotFoundError:
+        return "unknown"

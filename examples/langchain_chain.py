@@ -26,8 +26,8 @@ from langchain_core.prompt_values import PromptValue
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable, RunnableLambda, RunnableParallel, RunnablePassthrough
 
-from app.config import Settings, load_settings
-from app.integrations.langchain import DocgraphRetriever
+from docgraph.app.config import Settings, load_settings
+from docgraph.app.integrations.langchain import DocgraphRetriever
 
 PROMPT = ChatPromptTemplate.from_messages(
     [

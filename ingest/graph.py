@@ -10,8 +10,8 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import PurePath
 
-from ingest.citations import citation_edges
-from ingest.edges import (
+from docgraph.ingest.links.citations import citation_edges
+from docgraph.ingest.links.edges import (
     caption_edges,
     link_captions,
     on_page_edges,
@@ -19,11 +19,12 @@ from ingest.edges import (
     reading_order_edges,
     section_edges,
 )
-from ingest.ids import IdScheme, PlacedRegion, camel_case, place_regions
-from ingest.link_references import link_reference_edges
-from ingest.references import build_target_index, reference_edges
-from ingest.sections import SectionTree, build_sections
-from ingest.types import DocumentLayout, GraphBatch, NodeRecord, PageLayout
+from docgraph.ingest.links.link_references import link_reference_edges
+from docgraph.ingest.links.references import build_target_index, reference_edges
+from docgraph.ingest.structure.ids import IdScheme, PlacedRegion, camel_case, place_regions
+from docgraph.ingest.structure.sections import SectionTree, build_sections
+from docgraph.ingest.types import DocumentLayout, PageLayout
+from docgraph.records import GraphBatch, NodeRecord
 
 # The id property of each label (mirrors app.stores.base.ID_PROPERTY; ingest does not import app.stores).
 ID_PROPERTY: dict[str, str] = {

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import os
 import threading
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
 
-from app.exceptions import ModelError
-from models.runtimes import DEFAULT_RUNTIME, ENCODER_RUNTIMES
+from docgraph.errors import ModelError
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -135,26 +133,6 @@ def resolve_model_path(name_or_path: str) -> str:
             raise ModelError(f"{path} is not a sentence-transformers model folder")
         return str(path.resolve())
     return name_or_path
-
-
-@cache
-def load_encoder(
-    name_or_path: str = DEFAULT_MODEL, runtime: str = DEFAULT_RUNTIME, cache_dir: Path | None = None
-) -> TextEncoder:
-    """Load a sentence encoder once per process; never downloads.
-
-    ``runtime`` "torch" runs the model as sentence-transformers does; "onnx" and "onnx-int8" run an
-    export of it in onnxruntime (``models.onnx_encoder``), made once and kept under ``cache_dir``."""
-    if runtime not in ENCODER_RUNTIMES:
-        raise ModelError(f"unknown encoder runtime {runtime!r}; choose one of {', '.join(ENCODER_RUNTIMES)}")
-    if runtime == "torch":
-        return SentenceTransformerEncoder(name_or_path, load_sentence_transformer(name_or_path))
-    from app.config import default_model_cache
-    from models.onnx_encoder import load_onnx_encoder
-
-    return load_onnx_encoder(
-        name_or_path, quantized=runtime == "onnx-int8", cache_dir=cache_dir or default_model_cache()
-    )
 
 
 def load_sentence_transformer(name_or_path: str) -> SentenceTransformer:

@@ -10,7 +10,7 @@ which is what makes training fit on two CPU cores.
 each relation only learns how much of its neighbours' mean vector to add, in the text encoder's own
 space. It carries more of what it learns over to new documents' pseudo-queries than the default
 ``"matrix"`` (the unconstrained basis decomposition), but did not retrieve better on questions
-(models/checkpoints/README.md, "Scalar relation weights"), so the shipped checkpoints are matrices.
+(docs/experiments/gnn-scalar-relation-weights.md), so the shipped checkpoints are matrices.
 
 The output stays close to the input: ``out = normalize(x + alpha * h_L)`` with a small learnable
 ``alpha``, so an untrained or weakly trained model never strays far from the text encoder's space.
@@ -28,8 +28,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from app.exceptions import ModelError
-from models.graph_tensors import GROUPS, NUM_KINDS, NUM_RELATIONS, GraphTensors
+from docgraph.errors import ModelError
+from docgraph.models.graph_tensors import GROUPS, NUM_KINDS, NUM_RELATIONS, GraphTensors
 
 CHECKPOINT_FORMAT = 1
 RELATION_WEIGHTS = ("scalar", "matrix")

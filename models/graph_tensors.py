@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ingest.types import REGION_KINDS, EdgeRecord, GraphBatch, NodeRecord
+from docgraph.records import REGION_KINDS, EdgeRecord, GraphBatch, NodeRecord
 
 GROUPS: tuple[str, ...] = ("adjacency", "cross_page", "reference", "similarity", "hierarchy")
 

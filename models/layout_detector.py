@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
-from app.exceptions import ModelError
+from docgraph.errors import ModelError
 
 DOCLAYNET_CLASSES: tuple[str, ...] = (
     "Caption",

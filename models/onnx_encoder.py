@@ -31,8 +31,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from app.exceptions import ModelError
-from models.encoders import Vectors, longest_first_batches, threads_for
+from docgraph.errors import ModelError
+from docgraph.models.encoders import (
+    Vectors,
+    load_sentence_transformer,
+    longest_first_batches,
+    resolve_model_path,
+    threads_for,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -121,7 +127,6 @@ class OnnxEncoder:
 
 def load_onnx_encoder(name_or_path: str, quantized: bool, cache_dir: Path) -> OnnxEncoder:
     """The encoder's ONNX export from ``cache_dir``, exporting it first if it is not there."""
-    from models.encoders import resolve_model_path
 
     location = resolve_model_path(name_or_path)
     runtime = "onnx-int8" if quantized else "onnx"
@@ -143,7 +148,6 @@ def export_folder_name(location: str, runtime: str) -> str:
 
 def export_encoder(location: str, folder: Path, quantized: bool) -> None:
     """Export, fuse, optionally quantise and verify the model; then move it into ``folder`` whole."""
-    from models.encoders import load_sentence_transformer
 
     log.info("exporting the encoder to ONNX (%s), once: %s", "int8" if quantized else "fp32", folder)
     model = load_sentence_transformer(location)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ingest.types import FURNITURE_KINDS, GraphBatch, NodeRecord
+from docgraph.records import FURNITURE_KINDS, GraphBatch, NodeRecord
 
 QUERY_KINDS: tuple[str, ...] = ("local", "context", "adjacent", "cross_page", "caption", "reference")
 HEADER_KINDS = frozenset({"section_header", "title"})

@@ -6,7 +6,7 @@ trained from a local checkpoint (or from scratch from an architecture file such 
 ``yolov8n.yaml``; nothing is downloaded), and the best weights are exported to ONNX, ready for
 :class:`models.layout_detector.LayoutDetector` (``--model PATH``). Ultralytics and torchvision
 are imported only here, lazily; where they cannot be imported the functions fail with one
-clear :class:`~app.exceptions.ModelError` saying what to install.
+clear :class:`~docgraph.errors.ModelError` saying what to install.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.exceptions import ModelError
-from models.layout_detector import DOCLAYNET_CLASSES
+from docgraph.errors import ModelError
+from docgraph.models.layout_detector import DOCLAYNET_CLASSES
 
 SPLITS = ("train", "val", "test")
 DEFAULT_ARCHITECTURE = "yolov8n.yaml"  # built from Ultralytics' bundled config: no download

@@ -25,10 +25,10 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from ingest.types import FURNITURE_KINDS, GraphBatch
-from models.gnn import GnnConfig, RelationalAdjacency, RelationalGNN
-from models.graph_tensors import GROUPS, GraphTensors, batch_to_tensors
-from models.pseudo_queries import PseudoQuery
+from docgraph.models.gnn import GnnConfig, RelationalAdjacency, RelationalGNN
+from docgraph.models.graph_tensors import GROUPS, GraphTensors, batch_to_tensors
+from docgraph.models.pseudo_queries import PseudoQuery
+from docgraph.records import FURNITURE_KINDS, GraphBatch
 
 ProgressFn = Callable[[str, int, int, dict[str, float]], None]  # (phase, done, total, numbers)
 ALL_KINDS = "all"  # the row of compare_by_kind over every query

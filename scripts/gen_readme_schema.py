@@ -10,7 +10,7 @@ import re
 import sys
 from pathlib import Path
 
-from app.schema import load_graph_schema
+from docgraph.app.stores.schema import load_graph_schema
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 BLOCK = re.compile(r"(<!-- schema:begin[^>]*-->\n).*?(<!-- schema:end -->)", re.DOTALL)

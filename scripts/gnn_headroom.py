@@ -27,17 +27,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from app.config import load_settings
-from app.embedding import configured_encoder
-from app.evaluation.questions import Question, load_questions
-from app.retrieval.corpus import Corpus
-from app.retrieval.gnn import GnnRetriever
-from app.retrieval.hits import REGIONS_FOR_PAGES, QueryVectors
-from app.retrieval.hybrid import Candidate, HybridRetriever, HybridWeights
-from app.retrieval.pages import rank_pages
-from app.schema import GNN_PROPERTY
-from app.stores.factory import open_store
-from ingest.ids import doc_id_for
+from docgraph.app.config import load_settings
+from docgraph.app.evaluation.questions import Question, load_questions
+from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.retrieval.corpus import Corpus
+from docgraph.app.retrieval.gnn import GnnRetriever
+from docgraph.app.retrieval.hits import REGIONS_FOR_PAGES, QueryVectors
+from docgraph.app.retrieval.hybrid import Candidate, HybridRetriever, HybridWeights
+from docgraph.app.retrieval.pages import rank_pages
+from docgraph.app.stores.factory import open_store
+from docgraph.app.stores.schema import GNN_PROPERTY
+from docgraph.ingest.structure.ids import doc_id_for
 
 FUSIONS = ("no-gnn", "hybrid", "hybrid-gnn-on-refs", "gold-max", "perfect")
 TYPES = ("all", "context", "cross_page", "reference", "table", "figure", "local")

@@ -25,10 +25,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app.config import load_settings
-from app.pipeline import IngestPipeline, build_ingest_pipeline, expand_paths
-from app.stores import falkordb_server
-from app.stores.factory import open_store
+from docgraph.app.config import load_settings
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.stages import IngestPipeline, expand_paths
+from docgraph.app.stores import falkordb_server
+from docgraph.app.stores.factory import open_store
 
 
 def main() -> int:

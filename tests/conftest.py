@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from app.config import Settings
-from app.stores import falkordb_server
-from app.stores.base import GraphStore
-from app.stores.factory import open_store
-from app.stores.falkordb_store import FalkorDBStore
+from docgraph.app.config import Settings
+from docgraph.app.stores import falkordb_server
+from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.factory import open_store
+from docgraph.app.stores.falkordb_store import FalkorDBStore
 
 NEO4J_SKIP_REASON = "NEO4J_URI not set: Neo4j contract skipped"
 TRAIN_DIR = Path("/work/shared/bench/train")

@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from app.config import Settings
-from app.resources import SAMPLES_DIR
-from ingest.types import EdgeRecord, GraphBatch, NodeRecord
+from docgraph.app.config import Settings
+from docgraph.app.resources import SAMPLES_DIR
+from docgraph.records import EdgeRecord, GraphBatch, NodeRecord
 
 DOC_ID = "zoo"
 SHA256 = "ab12cd34" + "0" * 56

@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.api.app import create_app
-from app.api.models import DocumentModel
-from app.config import Settings
-from app.resources import SAMPLES_DIR
-from app.stores.base import GraphStore
-from app.stores.factory import open_store
-from app.stores.falkordb_store import FalkorDBStore
+from docgraph.app.api.app import create_app
+from docgraph.app.api.models import DocumentModel
+from docgraph.app.config import Settings
+from docgraph.app.resources import SAMPLES_DIR
+from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.factory import open_store
+from docgraph.app.stores.falkordb_store import FalkorDBStore
 from tests.conftest import fresh_graph_name
 from tests.llm_server import ScriptedLLMServer
 
@@ -105,9 +105,11 @@ def test_upload_runs_an_ingest_job_to_completion(client: TestClient, job_states:
     first, last = job_states[0], job_states[-1]
     assert first["status"] in ("queued", "running") and first["report"] is None
     assert last["status"] == "succeeded", last
-    assert last["stage"] == "graph_write" and last["stage_index"] == last["stages"] == 5
+    assert last["stage"] == "graph_write" and last["stage_index"] == last["stages"] == 6
     stages_seen = [state["stage"] for state in job_states if state["stage"]]
-    assert stages_seen == sorted(stages_seen, key=["prepare", "read", "graph", "embed", "gnn", "graph_write"].index)
+    assert stages_seen == sorted(
+        stages_seen, key=["prepare", "read", "graph", "embed", "similarity", "gnn", "graph_write"].index
+    )
     report = last["report"]
     assert (report["doc_id"], report["status"], report["pages"], report["file"]) == (
         SAMPLE_DOC,
@@ -116,7 +118,7 @@ def test_upload_runs_an_ingest_job_to_completion(client: TestClient, job_states:
         "docgraph-sample.pdf",
     )
     assert report["edges"]["CAPTION_OF"] == 2
-    assert set(report["stages"]) == {"read", "graph", "embed", "gnn", "graph_write"}
+    assert set(report["stages"]) == {"read", "graph", "embed", "similarity", "gnn", "graph_write"}
     assert report["notes"] == []  # nothing was left out
     assert last["finished_at"] >= last["started_at"] >= last["created_at"]
 

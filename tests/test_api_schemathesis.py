@@ -25,11 +25,11 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from app.api.app import create_app
-from app.config import Settings
-from app.pipeline import build_ingest_pipeline
-from app.resources import SAMPLES_DIR
-from app.stores.falkordb_store import FalkorDBStore
+from docgraph.app.api.app import create_app
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.resources import SAMPLES_DIR
+from docgraph.app.stores.falkordb_store import FalkorDBStore
 from tests.conftest import fresh_graph_name, local_settings
 
 MAX_EXAMPLES = 15  # per operation: eight operations stay well under a minute

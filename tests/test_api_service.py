@@ -10,7 +10,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +18,9 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.api.app import create_app
-from app.api.jobs import Job
-from app.api.models import (
+from docgraph.app.api.app import create_app
+from docgraph.app.api.jobs import Job
+from docgraph.app.api.models import (
     RETRIEVER_VARIANTS,
     AnswerModel,
     CitationModel,
@@ -32,16 +31,17 @@ from app.api.models import (
     PassageModel,
     RegionHitModel,
 )
-from app.config import Settings
-from app.llm.answer import AnswerResult
-from app.llm.citations import Citation
-from app.llm.context import Passage
-from app.llm.text2cypher import Text2CypherResult
-from app.pipeline import IngestReport
-from app.retrieval.base import ContextRegion, ScoredRegion
-from app.retrieval.registry import RETRIEVER_NAMES
+from docgraph.app.config import Settings
+from docgraph.app.llm.answer import AnswerResult
+from docgraph.app.llm.citations import Citation
+from docgraph.app.llm.context import Passage
+from docgraph.app.llm.text2cypher import Text2CypherResult
+from docgraph.app.pipeline.stages import IngestReport
+from docgraph.app.retrieval.base import ContextRegion, ScoredRegion
+from docgraph.app.retrieval.registry import RETRIEVER_NAMES
 from tests.conftest import fresh_graph_name
 from tests.test_api import assert_error
+from tests.ui_helpers import wait_for_json
 
 # ---- failures ------------------------------------------------------------------------------------
 
@@ -74,7 +74,7 @@ def test_the_serve_command_serves_the_api_over_http(local_home: Path) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    serve = "import typer; from app.cli.serve_cmds import serve_command; typer.run(serve_command)"
+    serve = "import typer; from docgraph.app.cli.serve_cmds import serve_command; typer.run(serve_command)"
     env = {**os.environ, "DOCGRAPH_HOME": str(local_home), "DOCGRAPH_GRAPH": fresh_graph_name(), "DOCGRAPH_STORE": ""}
     server = subprocess.Popen(
         [sys.executable, "-c", serve, "--port", str(port)],
@@ -84,7 +84,7 @@ def test_the_serve_command_serves_the_api_over_http(local_home: Path) -> None:
         text=True,
     )
     try:
-        health = _wait_for_health(f"http://127.0.0.1:{port}/health", server)
+        health = wait_for_json(f"http://127.0.0.1:{port}/health", server)
         assert health["status"] == "ok" and health["documents"] == 0
         missing = httpx.get(f"http://127.0.0.1:{port}/jobs/none", timeout=10)
         assert missing.status_code == 404 and missing.json()["error"]["type"] == "not_found"
@@ -92,19 +92,6 @@ def test_the_serve_command_serves_the_api_over_http(local_home: Path) -> None:
         server.terminate()
         output = server.communicate(timeout=30)[0]
     assert f"http://127.0.0.1:{port}" in output
-
-
-def _wait_for_health(url: str, server: subprocess.Popen[str]) -> dict[str, Any]:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise AssertionError(f"the server exited: {server.communicate()[0]}")
-        try:
-            health: dict[str, Any] = httpx.get(url, timeout=10).json()
-            return health
-        except httpx.TransportError:
-            time.sleep(0.2)
-    raise AssertionError("the server did not answer within 120s")
 
 
 # ---- schema --------------------------------------------------------------------------------------

@@ -12,11 +12,11 @@ from typing import Any, ClassVar
 
 import pytest
 
-from app.exceptions import ConfigError, IngestError
-from ingest.azure_reader import AzureReader, layout_from_analyze_result
-from ingest.graph import build_graph
-from ingest.native import NativeReader
-from ingest.types import DocumentLayout, PageLayout, Region
+from docgraph.errors import ConfigError, IngestError
+from docgraph.ingest.graph import build_graph
+from docgraph.ingest.readers.azure import AzureReader, layout_from_analyze_result
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import DocumentLayout, PageLayout, Region
 
 DATA = Path(__file__).parent / "data" / "azure"
 PDF = Path("/work/shared/bench/dev/libtasn1.pdf")  # has bookmarks, no metadata title

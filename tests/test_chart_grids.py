@@ -15,9 +15,9 @@ from typing import Any
 import pymupdf
 import pytest
 
-from ingest.native import NativeReader
-from ingest.tables import MIN_CHART_MARKS, drawn_as_chart, find_ruled_tables, is_real_table
-from ingest.types import BBox, DocumentLayout, Region
+from docgraph.ingest.floats.tables import MIN_CHART_MARKS, drawn_as_chart, find_ruled_tables, is_real_table
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import BBox, DocumentLayout, Region
 
 PDFS = Path(__file__).parent / "data" / "pdfs"
 GRID = BBox(100, 100, 400, 250)

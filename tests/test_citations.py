@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from ingest.citations import find_citations, is_bibliography_title
-from ingest.graph import build_graph
-from ingest.native import NativeReader
-from ingest.types import GraphBatch, NodeRecord, OutlineEntry, RegionKind
+from docgraph.ingest.graph import build_graph
+from docgraph.ingest.links.citations import find_citations, is_bibliography_title
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import OutlineEntry
+from docgraph.records import GraphBatch, NodeRecord, RegionKind
 from tests.test_graph_build import build, edges, key_of, layout, page, region
 
 ZOO = Path("/work/shared/bench/dev/zoo.pdf")

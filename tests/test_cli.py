@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from app.cli.main import app, show_model_notes
+from docgraph.app.cli.main import app, show_model_notes
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "samples" / "docgraph-sample.pdf"
@@ -264,7 +264,7 @@ def test_model_notes_reach_the_current_stderr_once(capsys: pytest.CaptureFixture
 HEAVY_MODULES = ("torch", "transformers", "sentence_transformers", "openai", "neo4j", "pymupdf")
 RUN_AND_LIST_MODULES = """
 import json, sys
-from app.cli.main import app
+from docgraph.app.cli.main import app
 code = 0
 try:
     app(json.loads(sys.argv[1]))
@@ -300,7 +300,7 @@ def test_asking_loads_no_model_library_beyond_onnxruntime(cli_env: dict[str, str
 
 
 def test_an_unchanged_reingest_without_embeddings_loads_no_torch(cli_env: dict[str, str]) -> None:
-    # An unchanged file is a no-op write plus a look at its stored build (app.gnn_store): nothing
+    # An unchanged file is a no-op write plus a look at its stored build (app.pipeline.gnn_store): nothing
     # there needs the GNN's torch.
     args = ["ingest", str(SAMPLE), "--no-embed", "--json"]
     for expected in ("ingested", "unchanged"):

@@ -12,8 +12,8 @@ import pymupdf
 import pytest
 from typer.testing import CliRunner
 
-from app.cli.main import app
-from app.resources import SAMPLES_DIR
+from docgraph.app.cli.main import app
+from docgraph.app.resources import SAMPLES_DIR
 from scripts.make_scanned import make_scanned
 
 SAMPLE = SAMPLES_DIR / "docgraph-sample.pdf"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from app.config import load_settings
-from app.exceptions import ConfigError
+from docgraph.app.config import load_settings
+from docgraph.errors import ConfigError
 
 
 def test_default_store_is_local_falkordb_under_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -10,14 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.config import Settings
-from app.corpus_similarity import corpus_similarity_edges
-from app.exceptions import ConfigError, CorpusChangedError
-from app.pipeline import build_ingest_pipeline
-from app.stores.falkordb_store import FalkorDBStore
-from app.ui_support.evidence import region_evidence
-from app.ui_support.examples import load_examples
-from ingest.types import FURNITURE_KINDS, GraphBatch
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.similarity import corpus_similarity_edges
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.app.ui_support.evidence import region_evidence
+from docgraph.app.ui_support.examples import load_examples
+from docgraph.errors import ConfigError, CorpusChangedError
+from docgraph.records import FURNITURE_KINDS, GraphBatch
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "samples" / "docgraph-sample.pdf"
@@ -127,10 +127,10 @@ def test_links_below_the_least_score_are_left_out(falkordb_store: FalkorDBStore,
 
 def sample_batch() -> GraphBatch:
     """The sample's graph under another document id: its regions' nearest stored ones are their twins."""
-    from app.embedding import embed_batch
-    from ingest.graph import build_graph
-    from ingest.native import NativeReader
-    from models.encoders import load_encoder
+    from docgraph.app.pipeline.embedding import embed_batch
+    from docgraph.ingest.graph import build_graph
+    from docgraph.ingest.readers.native import NativeReader
+    from docgraph.models.encoder_loader import load_encoder
 
     batch = build_graph(NativeReader().read(SAMPLE), ingested_at="1970-01-01T00:00:00+00:00")
     embed_batch(batch, load_encoder("all-MiniLM-L6-v2"))
@@ -142,8 +142,8 @@ def sample_batch() -> GraphBatch:
 def test_reembed_computes_in_document_edges_beside_links_to_other_documents(
     falkordb_store: FalkorDBStore, local_home: Path
 ) -> None:
-    from app.reembed import reembed
-    from ingest.similarity import similarity_edges
+    from docgraph.app.jobs.reembed import reembed
+    from docgraph.ingest.links.similarity import similarity_edges
 
     plain = build_ingest_pipeline(
         falkordb_store, settings_for(falkordb_store, local_home, gnn_checkpoint=Path("/nonexistent.pt"))
@@ -173,10 +173,22 @@ def test_similarity_k_sets_the_in_document_neighbours(falkordb_store: FalkorDBSt
     assert "similar" not in build_ingest_pipeline(falkordb_store, settings_for(falkordb_store, local_home)).build
 
 
+def test_in_document_neighbours_do_not_need_the_gnn(falkordb_store: FalkorDBStore, local_home: Path) -> None:
+    missing = local_home / "no-such-checkpoint.pt"
+    pipeline = build_ingest_pipeline(falkordb_store, settings_for(falkordb_store, local_home, gnn_checkpoint=missing))
+    assert [stage.name for stage in pipeline.stages if stage.name in ("similarity", "gnn")] == ["similarity"]
+    assert any(note.startswith("GNN embeddings off") for note in pipeline.notes)
+    report = pipeline.ingest(SAMPLE)
+    assert report.status == "ingested", report.error
+    inside = [e for e in similar_edges(falkordb_store) if e["src_doc"] == e["dst_doc"] == "docgraph-sample"]
+    assert inside and report.stats["similarity_edges"] == len(inside)
+    assert not falkordb_store.read("MATCH (r:Region) WHERE r.gnn_embedding IS NOT NULL RETURN r LIMIT 1")
+
+
 def test_relink_gives_every_region_its_nearest_in_the_other_documents(
     falkordb_store: FalkorDBStore, local_home: Path
 ) -> None:
-    from app.corpus_relink import relink_corpus
+    from docgraph.app.jobs.relink import relink_corpus
 
     k = 2
     ingest(falkordb_store, settings_for(falkordb_store, local_home), SAMPLE)  # stored unlinked
@@ -234,7 +246,7 @@ def test_relink_gives_every_region_its_nearest_in_the_other_documents(
 def test_relink_starts_again_when_a_document_is_stored_while_it_runs(
     falkordb_store: FalkorDBStore, local_home: Path
 ) -> None:
-    from app.corpus_relink import relink_corpus
+    from docgraph.app.jobs.relink import relink_corpus
 
     settings = settings_for(falkordb_store, local_home)
     for pdf in (SAMPLE, SPEC):

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from ingest.definitions import join_definition_lines
-from ingest.lines import TextLine
-from ingest.native import NativeReader
-from ingest.types import BBox
+from docgraph.ingest.page.definitions import join_definition_lines
+from docgraph.ingest.pdf.lines import TextLine
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import BBox
 
 LIBTASN1 = Path("/work/shared/bench/dev/libtasn1.pdf")
 

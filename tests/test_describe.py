@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from app.embedding import embed_batch
-from app.exceptions import LLMUnavailableError
-from app.llm.service import describe_document
-from app.stores.base import GraphStore
-from models.encoders import load_encoder
+from docgraph.app.llm.service import describe_document
+from docgraph.app.pipeline.embedding import embed_batch
+from docgraph.app.stores.base import GraphStore
+from docgraph.errors import LLMUnavailableError
+from docgraph.models.encoder_loader import load_encoder
 from tests.llm_data import llm_settings, region_id, zoo_batch
 from tests.llm_server import Reply, ScriptedLLMServer
 

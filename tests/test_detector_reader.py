@@ -10,19 +10,20 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from app.config import Settings
-from app.exceptions import ConfigError
-from app.pipeline import reader_build
-from app.readers import READER_NAMES, make_reader, reader_notes
-from app.resources import SAMPLES_DIR
-from ingest.auto_reader import AutoReader
-from ingest.detector_reader import DetectorReader, kind_for_label
-from ingest.detector_tables import table_cells
-from ingest.lines import TextLine
-from ingest.native import NativeReader
-from ingest.scan import scan_page
-from ingest.text_layer import bad_char_share, has_good_text_layer, invisible_share
-from ingest.types import FURNITURE_KINDS, BBox, DocumentLayout, PageLayout
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.build import reader_build
+from docgraph.app.pipeline.readers import READER_NAMES, make_reader, reader_notes
+from docgraph.app.resources import SAMPLES_DIR
+from docgraph.errors import ConfigError
+from docgraph.ingest.floats.detector_tables import table_cells
+from docgraph.ingest.page.scan import scan_page
+from docgraph.ingest.page.text_layer import bad_char_share, has_good_text_layer, invisible_share
+from docgraph.ingest.pdf.lines import TextLine
+from docgraph.ingest.readers.auto import AutoReader
+from docgraph.ingest.readers.detector import DetectorReader, kind_for_label
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import BBox, DocumentLayout, PageLayout
+from docgraph.records import FURNITURE_KINDS
 from scripts.make_scanned import make_scanned
 
 DEV = Path("/work/shared/bench/dev")

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.embedding import (
+from docgraph.app.pipeline.embedding import (
     EMBEDDING_PROPERTY,
     MAX_TEXT_CHARS,
     DiskCache,
@@ -17,10 +17,11 @@ from app.embedding import (
     encode_cached,
     table_rows_as_text,
 )
-from app.exceptions import ModelError
-from ingest.graph import build_graph
-from ingest.types import BBox, DocumentLayout, OutlineEntry, PageLayout, Region
-from models.encoders import DEFAULT_MODEL, TextEncoder, load_encoder
+from docgraph.errors import ModelError
+from docgraph.ingest.graph import build_graph
+from docgraph.ingest.types import BBox, DocumentLayout, OutlineEntry, PageLayout, Region
+from docgraph.models.encoder_loader import load_encoder
+from docgraph.models.encoders import DEFAULT_MODEL, TextEncoder
 
 
 @pytest.fixture(scope="module")

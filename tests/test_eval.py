@@ -11,13 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from app.evaluation.bench import run_bench
-from app.evaluation.metrics import recall
-from app.evaluation.questions import QuestionsError, load_questions
-from app.evaluation.runner import format_ingested, format_misses, format_table, run_eval
-from app.exceptions import ConfigError
-from app.stores.falkordb_store import FalkorDBStore
-from models.encoders import DEFAULT_MODEL, TextEncoder, load_encoder
+from docgraph.app.evaluation.bench import run_bench
+from docgraph.app.evaluation.metrics import recall
+from docgraph.app.evaluation.questions import QuestionsError, load_questions
+from docgraph.app.evaluation.runner import format_ingested, format_misses, format_table, run_eval
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.errors import ConfigError
+from docgraph.models.encoder_loader import load_encoder
+from docgraph.models.encoders import DEFAULT_MODEL, TextEncoder
 from tests.conftest import TRAIN_DIR, local_settings, train_questions_about
 
 SPEC = "shared-mime-info-spec.pdf"

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from app.cli.main import app
-from app.exceptions import StoreError
-from app.stores.falkordb_store import FalkorDBStore
+from docgraph.app.cli.main import app
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.errors import StoreError
 from tests.test_store_contract import make_batch
 
 DOC_ID = "growth-report"

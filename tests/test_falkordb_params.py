@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.stores.falkordb_write import encode_query
-from app.stores.records import _float32_text
+from docgraph.app.stores.falkordb_write import encode_query
+from docgraph.app.stores.records import _float32_text
 
 
 def test_vectors_go_as_float32_precision_floats() -> None:

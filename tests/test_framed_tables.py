@@ -8,17 +8,17 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from app.llm.service import ask
-from app.pipeline import build_ingest_pipeline
-from app.retrieval.registry import make_retriever
-from app.stores.falkordb_store import FalkorDBStore
-from ingest import pdf_api
-from ingest.framed_tables import find_framed_tables
-from ingest.graph import build_graph
-from ingest.lines import TEXT_FLAGS, extract_lines
-from ingest.native import NativeReader
-from ingest.types import DocumentLayout
-from models.encoders import load_encoder
+from docgraph.app.llm.service import ask
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.floats.framed_tables import find_framed_tables
+from docgraph.ingest.graph import build_graph
+from docgraph.ingest.pdf import api as pdf_api
+from docgraph.ingest.pdf.lines import TEXT_FLAGS, extract_lines
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import DocumentLayout
+from docgraph.models.encoder_loader import load_encoder
 from tests.conftest import TRAIN_DIR
 from tests.llm_data import no_llm_settings
 from tests.test_two_column import COLUMNS, PAPER, typeset

@@ -11,10 +11,9 @@ import pytest
 import torch
 from torch_geometric.nn import RGCNConv
 
-from app.exceptions import ModelError
-from app.stores.base import GraphStore
-from ingest.types import EdgeRecord, GraphBatch, NodeRecord
-from models.gnn import (
+from docgraph.app.stores.base import GraphStore
+from docgraph.errors import ModelError
+from docgraph.models.gnn import (
     RELATION_WEIGHTS,
     BasisRelationalConv,
     GnnConfig,
@@ -23,7 +22,8 @@ from models.gnn import (
     load_checkpoint,
     save_checkpoint,
 )
-from models.graph_tensors import GROUPS, NUM_RELATIONS, batch_to_tensors
+from docgraph.models.graph_tensors import GROUPS, NUM_RELATIONS, batch_to_tensors
+from docgraph.records import EdgeRecord, GraphBatch, NodeRecord
 
 DIM = 8
 
@@ -195,10 +195,10 @@ PDF = Path("/work/shared/bench/train/shared-mime-info-spec.pdf")
 
 @pytest.fixture(scope="module")
 def embedded_batch() -> GraphBatch:
-    from app.embedding import embed_batch
-    from ingest.graph import build_graph
-    from ingest.native import NativeReader
-    from models.encoders import load_encoder
+    from docgraph.app.pipeline.embedding import embed_batch
+    from docgraph.ingest.graph import build_graph
+    from docgraph.ingest.readers.native import NativeReader
+    from docgraph.models.encoder_loader import load_encoder
 
     batch = build_graph(NativeReader().read(PDF), ingested_at="1970-01-01T00:00:00+00:00")
     embed_batch(batch, load_encoder("all-MiniLM-L6-v2"))
@@ -210,11 +210,13 @@ def gnn_vectors(batch: GraphBatch) -> dict[tuple[str, str], list[float]]:
 
 
 def test_gnn_stage_writes_back_onto_the_right_nodes(embedded_batch: GraphBatch) -> None:
-    from app.gnn import GnnStage, load_gnn
-    from app.pipeline import IngestContext
+    from docgraph.app.pipeline.gnn import GnnStage, load_gnn
+    from docgraph.app.pipeline.similarity import SimilarityStage
+    from docgraph.app.pipeline.stages import IngestContext
 
     model = load_gnn().model
     batch = copy.deepcopy(embedded_batch)
+    SimilarityStage().run(IngestContext(path=PDF, batch=batch))
     GnnStage(model).run(IngestContext(path=PDF, batch=batch))
 
     embedded = {(n.label, n.key) for n in batch.nodes if n.props.get("embedding")}
@@ -230,6 +232,7 @@ def test_gnn_stage_writes_back_onto_the_right_nodes(embedded_batch: GraphBatch) 
     shuffled = copy.deepcopy(embedded_batch)
     random.Random(4).shuffle(shuffled.nodes)
     random.Random(5).shuffle(shuffled.edges)
+    SimilarityStage().run(IngestContext(path=PDF, batch=shuffled))
     GnnStage(model).run(IngestContext(path=PDF, batch=shuffled))
     again = gnn_vectors(shuffled)
     for ref, vector in vectors.items():
@@ -251,9 +254,10 @@ def fulltext_ranking(store: GraphStore, query: str) -> list[tuple[str, float]]:
 def test_reembed_recomputes_stored_documents(
     embedded_batch: GraphBatch, falkordb_store: GraphStore, tmp_path: Path
 ) -> None:
-    from app.config import Settings
-    from app.gnn import apply_gnn, load_gnn
-    from app.reembed import reembed
+    from docgraph.app.config import Settings
+    from docgraph.app.jobs.reembed import reembed
+    from docgraph.app.pipeline.gnn import apply_gnn, load_gnn
+    from docgraph.app.pipeline.similarity import add_similarity_edges
 
     stored = copy.deepcopy(embedded_batch)  # ingested without the GNN stage: no IS_SIMILAR, no gnn_embedding
     unembedded = [node for node in stored.nodes if node.label == "Region"][-2:]  # as regions without text are
@@ -265,6 +269,7 @@ def test_reembed_recomputes_stored_documents(
     assert heard == [("reembed", 0, 1), ("reembed", 1, 1), ("full-text index", 0, 1), ("full-text index", 1, 1)]
 
     expected_batch = copy.deepcopy(stored)
+    add_similarity_edges(expected_batch)
     apply_gnn(expected_batch, load_gnn().model)
     expected = gnn_vectors(expected_batch)
     assert updated == len(expected)
@@ -300,7 +305,7 @@ def test_reembed_recomputes_stored_documents(
 
 
 def test_shipped_checkpoints_match_their_variants() -> None:
-    from app.gnn import GNN_VARIANTS
+    from docgraph.app.pipeline.gnn import GNN_VARIANTS
 
     for variant in GNN_VARIANTS.values():
         checkpoint = load_checkpoint(variant.checkpoint)

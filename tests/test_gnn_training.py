@@ -13,18 +13,17 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
-from app.cli.main import app
-from app.cli.model_cmds import format_unseen
-from app.embedding import embed_batch
-from app.resources import ROOT
-from ingest.graph import build_graph
-from ingest.native import NativeReader
-from ingest.similarity import similarity_edges
-from ingest.types import GraphBatch
-from models.encoders import load_encoder
-from models.gnn import GnnConfig, load_checkpoint
-from models.pseudo_queries import DocumentView, make_queries, split_held_out
-from models.training import (
+from docgraph.app.cli.main import app
+from docgraph.app.cli.model_cmds import format_unseen
+from docgraph.app.pipeline.embedding import embed_batch
+from docgraph.app.resources import ROOT
+from docgraph.ingest.graph import build_graph
+from docgraph.ingest.links.similarity import similarity_edges
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.models.encoder_loader import load_encoder
+from docgraph.models.gnn import GnnConfig, load_checkpoint
+from docgraph.models.pseudo_queries import DocumentView, make_queries, split_held_out
+from docgraph.models.training import (
     DocumentData,
     TrainConfig,
     compare_by_kind,
@@ -34,6 +33,7 @@ from models.training import (
     train_model,
     unseen_document,
 )
+from docgraph.records import GraphBatch
 
 PDF = Path("/work/shared/bench/train/shared-mime-info-spec.pdf")
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "docgraph-sample.pdf"

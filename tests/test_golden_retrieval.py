@@ -19,11 +19,12 @@ from typing import Any
 
 import pytest
 
-from app.evaluation.metrics import CUTOFFS, QuestionOutcome, recall
-from app.evaluation.runner import EvalReport, run_eval
-from app.retrieval.registry import RETRIEVER_NAMES
-from app.stores.factory import open_store
-from models.encoders import DEFAULT_MODEL, load_encoder
+from docgraph.app.evaluation.metrics import CUTOFFS, QuestionOutcome, recall
+from docgraph.app.evaluation.runner import EvalReport, run_eval
+from docgraph.app.retrieval.registry import RETRIEVER_NAMES
+from docgraph.app.stores.factory import open_store
+from docgraph.models.encoder_loader import load_encoder
+from docgraph.models.encoders import DEFAULT_MODEL
 from tests.conftest import TRAIN_DIR, TRAIN_QUESTIONS, fresh_graph_name, local_settings, train_questions_about
 
 GOLDEN = Path(__file__).parent / "data" / "golden" / "retrieval.json"

@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
-from app.exceptions import IngestError
-from ingest.graph import batch_problems, build_graph
-from ingest.ids import doc_id_for, slugify
-from ingest.types import BBox, DocumentLayout, EdgeRecord, GraphBatch, OutlineEntry, PageLayout, Region
+from docgraph.errors import IngestError
+from docgraph.ingest.graph import batch_problems, build_graph
+from docgraph.ingest.structure.ids import doc_id_for, slugify
+from docgraph.ingest.types import BBox, DocumentLayout, OutlineEntry, PageLayout, Region
+from docgraph.records import EdgeRecord, GraphBatch
 
 SHA_A = "a1b2c3d4" + "0" * 56
 SHA_B = "ffee0011" + "0" * 56

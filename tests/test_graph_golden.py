@@ -18,9 +18,9 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from ingest.graph import build_graph
-from ingest.native import NativeReader
-from ingest.types import GraphBatch, NodeRecord
+from docgraph.ingest.graph import build_graph
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.records import GraphBatch, NodeRecord
 
 DEV = Path("/work/shared/bench/dev")
 WHEN = "2024-01-01T00:00:00+00:00"

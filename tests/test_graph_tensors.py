@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from ingest.types import EdgeRecord, GraphBatch, NodeRecord
-from models.graph_tensors import (
+from docgraph.models.graph_tensors import (
     GROUPS,
     KIND_ID,
     NUM_RELATIONS,
@@ -18,6 +17,7 @@ from models.graph_tensors import (
     group_mask,
     relation_counts,
 )
+from docgraph.records import EdgeRecord, GraphBatch, NodeRecord
 
 
 def node(label: str, key: str, kind: str = "paragraph", vector: list[float] | None = None) -> NodeRecord:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ingest.furniture import furniture_key, is_page_number
-from ingest.tables import to_markdown
-from ingest.text import (
+from docgraph.ingest.floats.tables import to_markdown
+from docgraph.ingest.page.furniture import furniture_key, is_page_number
+from docgraph.ingest.pdf.text import (
     clean_inline,
     ends_sentence,
     join_code_lines,

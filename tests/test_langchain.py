@@ -13,12 +13,12 @@ import pytest
 from langchain_core.documents import Document
 from langchain_core.runnables import RunnableLambda, RunnablePassthrough
 
-from app.config import Settings
-from app.integrations.langchain import DocgraphCypherTool, DocgraphRetriever
-from app.pipeline import build_ingest_pipeline
-from app.resources import SAMPLES_DIR
-from app.stores.falkordb_store import FalkorDBStore
-from models.encoders import load_encoder
+from docgraph.app.config import Settings
+from docgraph.app.integrations.langchain import DocgraphCypherTool, DocgraphRetriever
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.resources import SAMPLES_DIR
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.models.encoder_loader import load_encoder
 from tests.conftest import local_settings
 from tests.llm_server import ScriptedLLMServer
 

@@ -9,8 +9,8 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from app.exceptions import ModelError
-from models.layout_detector import (
+from docgraph.errors import ModelError
+from docgraph.models.layout_detector import (
     DOCLAYNET_CLASSES,
     Detection,
     LayoutDetector,

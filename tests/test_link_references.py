@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from ingest.graph import build_graph
-from ingest.ids import IdScheme, place_regions
-from ingest.link_references import link_reference_edges
-from ingest.native import NativeReader
-from ingest.sections import build_sections
-from ingest.types import BBox, DocumentLayout, GraphBatch, InternalLink, PageLayout, Region
+from docgraph.ingest.graph import build_graph
+from docgraph.ingest.links.link_references import link_reference_edges
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.structure.ids import IdScheme, place_regions
+from docgraph.ingest.structure.sections import build_sections
+from docgraph.ingest.types import BBox, DocumentLayout, InternalLink, PageLayout, Region
+from docgraph.records import GraphBatch
 
 LINKED = Path(__file__).parent / "data" / "pdfs" / "nut-links.pdf"
 

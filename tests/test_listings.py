@@ -1,4 +1,4 @@
-"""A code listing that MuPDF cut into blocks is joined again (ingest/merge.py), and only then.
+"""A code listing that MuPDF cut into blocks is joined again (ingest/page/merge.py), and only then.
 
 Texinfo sets a long function signature on several lines, the later ones indented under its
 arguments (asymptote's manual: ``void draw(picture pic=currentpicture, ...`` on one line,
@@ -11,11 +11,11 @@ under the command that printed it.
 
 from __future__ import annotations
 
-from ingest.blocks import Block
-from ingest.classify import FontStats
-from ingest.lines import TextLine
-from ingest.merge import merge_blocks
-from ingest.types import BBox
+from docgraph.ingest.page.blocks import Block
+from docgraph.ingest.page.classify import FontStats
+from docgraph.ingest.page.merge import merge_blocks
+from docgraph.ingest.pdf.lines import TextLine
+from docgraph.ingest.types import BBox
 
 SIZE = 9.0
 STATS = FontStats(body_size=10.0, body_font="lmroman10")

@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from app.exceptions import LLMUnavailableError
-from app.llm.citations import check_citations
-from app.llm.client import NOT_CONFIGURED, llm_status, make_client
-from app.llm.context import build_context, regions_by_id
-from app.llm.extractive import best_quote, content_words
-from app.llm.service import ask
-from app.retrieval.base import Retriever
-from app.retrieval.registry import make_retriever
-from app.stores.base import GraphStore
-from models.encoders import load_encoder
+from docgraph.app.llm.citations import check_citations
+from docgraph.app.llm.client import NOT_CONFIGURED, llm_status, make_client
+from docgraph.app.llm.context import build_context, regions_by_id
+from docgraph.app.llm.extractive import best_quote, content_words
+from docgraph.app.llm.service import ask
+from docgraph.app.retrieval.base import Retriever
+from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.stores.base import GraphStore
+from docgraph.errors import LLMUnavailableError
+from docgraph.models.encoder_loader import load_encoder
 from tests.llm_data import llm_settings, no_llm_settings, region_id, zoo_batch
 from tests.llm_server import Reply, ScriptedLLMServer, confident
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.retrieval.corpus import RegionInfo
-from app.retrieval.hybrid import Candidate, HybridWeights, fuse
-from app.retrieval.kinds import named_kinds
+from docgraph.app.retrieval.corpus import RegionInfo
+from docgraph.app.retrieval.hybrid import Candidate, HybridWeights, fuse
+from docgraph.app.retrieval.kinds import named_kinds
 
 
 @pytest.mark.parametrize(

@@ -10,10 +10,11 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from ingest.continuity import paragraph_continues, table_continues
-from ingest.errors import PdfInputError
-from ingest.native import NativeReader
-from ingest.types import FURNITURE_KINDS, BBox, DocumentLayout, PageLayout, Region
+from docgraph.errors import BadDocumentError
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.structure.continuity import paragraph_continues, table_continues
+from docgraph.ingest.types import BBox, DocumentLayout, PageLayout, Region
+from docgraph.records import FURNITURE_KINDS
 
 DEV = Path("/work/shared/bench/dev")
 REPORTLAB = DEV / "reportlab-userguide.pdf"
@@ -324,15 +325,15 @@ def test_layout_model_mode_on_real_pages(tmp_path: Path) -> None:
 def test_text_file_named_pdf(tmp_path: Path) -> None:
     path = tmp_path / "notes.pdf"
     path.write_text("just some text, not a PDF\n")
-    with pytest.raises(PdfInputError, match=r"notes\.pdf: not a PDF"):
+    with pytest.raises(BadDocumentError, match=r"notes\.pdf: not a PDF"):
         NativeReader().read(path)
 
 
 def test_missing_and_empty_files(tmp_path: Path) -> None:
-    with pytest.raises(PdfInputError, match=re.escape("missing.pdf: file not found")):
+    with pytest.raises(BadDocumentError, match=re.escape("missing.pdf: file not found")):
         NativeReader().read(tmp_path / "missing.pdf")
     (tmp_path / "empty.pdf").write_bytes(b"")
-    with pytest.raises(PdfInputError, match=re.escape("empty.pdf: file is empty")):
+    with pytest.raises(BadDocumentError, match=re.escape("empty.pdf: file is empty")):
         NativeReader().read(tmp_path / "empty.pdf")
 
 
@@ -341,7 +342,7 @@ def test_truncated_pdf(tmp_path: Path, source: Path, share: float) -> None:
     data = source.read_bytes()
     path = tmp_path / f"cut-{source.name}"
     path.write_bytes(data[: int(len(data) * share)])
-    with pytest.raises(PdfInputError, match=r"cut-.*: corrupt or truncated PDF"):
+    with pytest.raises(BadDocumentError, match=r"cut-.*: corrupt or truncated PDF"):
         NativeReader().read(path)
 
 
@@ -356,7 +357,7 @@ def test_encrypted_pdf(tmp_path: Path) -> None:
     doc.new_page().insert_text((72, 72), "secret")
     path = tmp_path / "locked.pdf"
     doc.save(path, encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="user", owner_pw="owner")
-    with pytest.raises(PdfInputError, match=re.escape("locked.pdf: encrypted PDF needs a password")):
+    with pytest.raises(BadDocumentError, match=re.escape("locked.pdf: encrypted PDF needs a password")):
         NativeReader().read(path)
 
 
@@ -373,11 +374,11 @@ def test_zero_page_pdf(tmp_path: Path) -> None:
     data += b"trailer\n<< /Size 3 /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % xref
     path = tmp_path / "zero.pdf"
     path.write_bytes(data)
-    with pytest.raises(PdfInputError, match=re.escape("zero.pdf: PDF has no pages")):
+    with pytest.raises(BadDocumentError, match=re.escape("zero.pdf: PDF has no pages")):
         NativeReader().read(path)
 
 
 def test_page_limit() -> None:
-    with pytest.raises(PdfInputError, match=re.escape("zoo.pdf: 30 pages exceeds the limit of 29")):
+    with pytest.raises(BadDocumentError, match=re.escape("zoo.pdf: 30 pages exceeds the limit of 29")):
         NativeReader(max_pages=29).read(ZOO)
     assert NativeReader(max_pages=30).read(ZOO).page_count == 30

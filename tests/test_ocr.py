@@ -10,8 +10,8 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from app.exceptions import ModelError
-from ingest.ocr import (
+from docgraph.errors import ModelError
+from docgraph.ingest.pdf.ocr import (
     OcrWord,
     ocr_image_files,
     parse_tsv,
@@ -20,7 +20,7 @@ from ingest.ocr import (
     submit_remainder,
     words_to_lines,
 )
-from ingest.types import BBox
+from docgraph.ingest.types import BBox
 from scripts.make_scanned import make_scanned
 
 DEV = Path("/work/shared/bench/dev")

@@ -8,15 +8,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.config import Settings
-from app.embedding import embedding_texts
-from app.exceptions import ModelError
-from app.pipeline import encoder_build
-from app.readers import make_reader
-from app.resources import SAMPLES_DIR
-from ingest.graph import build_graph
-from models.encoders import DEFAULT_MODEL, TextEncoder, load_encoder, resolve_model_path
-from models.onnx_encoder import INFO_FILE, MODEL_FILE, OnnxEncoder, export_folder_name, load_onnx_encoder
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.build import encoder_build
+from docgraph.app.pipeline.embedding import embedding_texts
+from docgraph.app.pipeline.readers import make_reader
+from docgraph.app.resources import SAMPLES_DIR
+from docgraph.errors import ModelError
+from docgraph.ingest.graph import build_graph
+from docgraph.models.encoder_loader import load_encoder
+from docgraph.models.encoders import DEFAULT_MODEL, TextEncoder, resolve_model_path
+from docgraph.models.onnx_encoder import INFO_FILE, MODEL_FILE, OnnxEncoder, export_folder_name, load_onnx_encoder
 
 QUESTIONS = [
     "When are the penguins fed?",

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from ingest.graph import build_graph
-from ingest.native import NativeReader
-from ingest.types import DocumentLayout, Region
+from docgraph.ingest.graph import build_graph
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import DocumentLayout, Region
 
 PDFS = Path(__file__).parent / "data" / "pdfs"
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.retrieval.base import ScoredRegion
-from app.retrieval.pages import rank_pages
+from docgraph.app.retrieval.base import ScoredRegion
+from docgraph.app.retrieval.pages import rank_pages
 
 DOC = "manual"
 

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from ingest.display_math import prose_words
-from ingest.graph import build_graph
-from ingest.lines import is_math_char
-from ingest.native import NativeReader
-from ingest.types import DocumentLayout, Region
+from docgraph.ingest.graph import build_graph
+from docgraph.ingest.page.display_math import prose_words
+from docgraph.ingest.pdf.lines import is_math_char
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import DocumentLayout, Region
 
 PAPER = Path(__file__).parent / "data" / "pdfs" / "apssamp.pdf"
 

@@ -8,19 +8,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.config import Settings
-from app.embedding import EMBEDDING_PROPERTY, PASSAGES_PROPERTY, embed_batch
-from app.gnn import apply_gnn, gnn_for
-from app.retrieval.corpus import Corpus
-from app.retrieval.hits import QueryVectors
-from app.retrieval.hybrid import HybridRetriever
-from app.retrieval.registry import make_retriever
-from app.retrieval.vector import DenseRetriever
-from app.schema import GNN_PROPERTY
-from app.stores.base import GraphStore
-from ingest.graph import build_graph
-from ingest.types import BBox, DocumentLayout, PageLayout, Region
-from models.encoders import DEFAULT_MODEL, TextEncoder, load_encoder
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.embedding import EMBEDDING_PROPERTY, PASSAGES_PROPERTY, embed_batch
+from docgraph.app.pipeline.gnn import apply_gnn, gnn_for
+from docgraph.app.pipeline.similarity import add_similarity_edges
+from docgraph.app.retrieval.corpus import Corpus
+from docgraph.app.retrieval.hits import QueryVectors
+from docgraph.app.retrieval.hybrid import HybridRetriever
+from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.retrieval.vector import DenseRetriever
+from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.schema import GNN_PROPERTY
+from docgraph.ingest.graph import build_graph
+from docgraph.ingest.types import BBox, DocumentLayout, PageLayout, Region
+from docgraph.models.encoder_loader import load_encoder
+from docgraph.models.encoders import DEFAULT_MODEL, TextEncoder
 
 FILLER = [
     "The penguins are fed twice a day, at ten in the morning and at three in the afternoon.",
@@ -54,6 +56,7 @@ def _layout() -> DocumentLayout:
 def test_long_region_is_scored_by_its_best_passage(store: GraphStore, encoder: TextEncoder) -> None:
     batch = build_graph(_layout(), ingested_at="2024-01-01T00:00:00+00:00")
     embed_batch(batch, encoder)
+    add_similarity_edges(batch)
     apply_gnn(batch, gnn_for(Settings()))
     long_node, short_node = (
         next(n for n in batch.nodes if n.label == "Region" and n.props.get("order") == order) for order in (1, 0)

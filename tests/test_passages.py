@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.passages import split_passages
+from docgraph.app.pipeline.passages import split_passages
 
 
 def test_a_short_text_is_one_passage_and_an_empty_one_none() -> None:

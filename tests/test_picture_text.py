@@ -14,17 +14,17 @@ import pymupdf
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from app.llm.service import ask
-from app.pipeline import build_ingest_pipeline, reader_build
-from app.readers import make_reader
-from app.retrieval.registry import make_retriever
-from app.stores.falkordb_store import FalkorDBStore
-from ingest.auto_reader import AutoReader
-from ingest.image_text import images_to_read
-from ingest.ocr import tesseract_available
-from ingest.scan import scan_page
-from ingest.types import DocumentLayout, Region
-from models.encoders import load_encoder
+from docgraph.app.llm.service import ask
+from docgraph.app.pipeline.build import build_ingest_pipeline, reader_build
+from docgraph.app.pipeline.readers import make_reader
+from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.floats.image_text import images_to_read
+from docgraph.ingest.page.scan import scan_page
+from docgraph.ingest.pdf.ocr import tesseract_available
+from docgraph.ingest.readers.auto import AutoReader
+from docgraph.ingest.types import DocumentLayout, Region
+from docgraph.models.encoder_loader import load_encoder
 from tests.llm_data import no_llm_settings
 
 DIAGRAM = Path(__file__).parent / "data" / "pdfs" / "gnutls-p119.pdf"

@@ -12,8 +12,8 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from ingest.native import NativeReader
-from ingest.types import DocumentLayout
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import DocumentLayout
 
 FONT = "tiro"  # Times: the body font, and the labels' too
 SIZE = 10.0

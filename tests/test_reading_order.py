@@ -7,7 +7,7 @@ import random
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from ingest.reading_order import Box, reading_order
+from docgraph.ingest.page.reading_order import Box, reading_order
 
 LEFT_COLUMN = (72.0, 290.0)
 RIGHT_COLUMN = (310.0, 528.0)

@@ -9,20 +9,22 @@ from typing import Any
 import numpy as np
 import pytest
 
-from app.config import Settings
-from app.document_stamps import changed_documents, document_stamps, set_build_if_unchanged
-from app.evaluation.corpus_ingest import ensure_ingested
-from app.gnn import DEFAULT_CHECKPOINT, GNN_VARIANTS, checkpoint_tag, configured_checkpoint
-from app.pipeline import IngestPipeline, IngestReport, build_ingest_pipeline, with_gnn_build
-from app.readers import make_reader
-from app.reembed import reembed
-from app.resources import ROOT
-from app.retrieval.corpus import Corpus
-from app.stores.falkordb_store import FalkorDBStore
-from ingest.ids import version_tag
-from ingest.pdf_checks import file_sha256
-from ingest.types import document_version
-from models.encoders import DEFAULT_MODEL, load_encoder
+from docgraph.app.config import Settings
+from docgraph.app.evaluation.corpus_ingest import ensure_ingested
+from docgraph.app.jobs.reembed import reembed
+from docgraph.app.jobs.stamps import changed_documents, document_stamps, set_build_if_unchanged
+from docgraph.app.pipeline.build import build_ingest_pipeline, with_gnn_build
+from docgraph.app.pipeline.gnn import DEFAULT_CHECKPOINT, GNN_VARIANTS, checkpoint_tag, configured_checkpoint
+from docgraph.app.pipeline.readers import make_reader
+from docgraph.app.pipeline.stages import IngestPipeline, IngestReport
+from docgraph.app.resources import ROOT
+from docgraph.app.retrieval.corpus import Corpus
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.pdf.checks import file_sha256
+from docgraph.ingest.structure.ids import version_tag
+from docgraph.models.encoder_loader import load_encoder
+from docgraph.models.encoders import DEFAULT_MODEL
+from docgraph.records import document_version
 from tests.conftest import local_settings
 
 SAMPLE = ROOT / "samples" / "docgraph-sample.pdf"

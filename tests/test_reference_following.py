@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.retrieval.base import ScoredRegion
-from app.retrieval.references import asks_about_reference, follow_references
+from docgraph.app.retrieval.base import ScoredRegion
+from docgraph.app.retrieval.references import asks_about_reference, follow_references
 
 
 @pytest.mark.parametrize(

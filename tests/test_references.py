@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ingest.references import find_mentions
-from ingest.types import GraphBatch, OutlineEntry
+from docgraph.ingest.links.references import find_mentions
+from docgraph.ingest.types import OutlineEntry
+from docgraph.records import GraphBatch
 from tests.test_graph_build import build, edges, key_of, layout, page, region
 
 

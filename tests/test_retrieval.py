@@ -14,21 +14,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.config import Settings
-from app.embedding import embed_batch
-from app.evaluation.corpus_ingest import ensure_ingested
-from app.exceptions import ConfigError
-from app.pipeline import build_ingest_pipeline
-from app.resources import ROOT
-from app.retrieval.base import Retriever, ScoredRegion
-from app.retrieval.corpus import Corpus, page_lead_in
-from app.retrieval.hybrid import SIGNALS, HybridRetriever, HybridWeights
-from app.retrieval.registry import RETRIEVER_NAMES, make_retriever, make_retrievers
-from app.stores.base import GraphStore
-from app.stores.factory import open_store
-from ingest.graph import build_graph
-from ingest.types import BBox, DocumentLayout, OutlineEntry, PageLayout, Region
-from models.encoders import DEFAULT_MODEL, TextEncoder, load_encoder
+from docgraph.app.config import Settings
+from docgraph.app.evaluation.corpus_ingest import ensure_ingested
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.embedding import embed_batch
+from docgraph.app.resources import ROOT
+from docgraph.app.retrieval.base import Retriever, ScoredRegion
+from docgraph.app.retrieval.corpus import Corpus, page_lead_in
+from docgraph.app.retrieval.hybrid import SIGNALS, HybridRetriever, HybridWeights
+from docgraph.app.retrieval.registry import RETRIEVER_NAMES, make_retriever, make_retrievers
+from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.factory import open_store
+from docgraph.errors import ConfigError
+from docgraph.ingest.graph import build_graph
+from docgraph.ingest.types import BBox, DocumentLayout, OutlineEntry, PageLayout, Region
+from docgraph.models.encoder_loader import load_encoder
+from docgraph.models.encoders import DEFAULT_MODEL, TextEncoder
 from tests.conftest import fresh_graph_name, local_settings
 
 SPEC = Path("/work/shared/bench/train/shared-mime-info-spec.pdf")

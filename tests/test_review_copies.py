@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from ingest.line_numbers import margin_line_numbers
-from ingest.lines import TextLine
-from ingest.native import NativeReader
-from ingest.types import BBox, Region
+from docgraph.ingest.page.line_numbers import margin_line_numbers
+from docgraph.ingest.pdf.lines import TextLine
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import BBox, Region
 
 DRAFT = Path(__file__).parent / "data" / "pdfs" / "acm-draft-p2.pdf"
 

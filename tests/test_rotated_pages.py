@@ -14,12 +14,12 @@ import numpy as np
 import pymupdf
 import pytest
 
-from app.llm.describe import render_region
-from app.render import render_page
-from app.resources import SAMPLES_DIR
-from ingest.detector_reader import DetectorReader
-from ingest.native import NativeReader
-from ingest.types import PageLayout, Reader
+from docgraph.app.jobs.render import render_page
+from docgraph.app.llm.describe import render_region
+from docgraph.app.resources import SAMPLES_DIR
+from docgraph.ingest.readers.detector import DetectorReader
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import PageLayout, Reader
 
 SAMPLE_PDF = SAMPLES_DIR / "docgraph-sample.pdf"
 TURNED_PAGE = 2

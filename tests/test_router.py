@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from app.llm.client import make_client
-from app.llm.router import classify_by_rules, route_question
-from app.llm.service import ask
-from app.retrieval.registry import make_retriever
-from app.stores.base import GraphStore
-from models.encoders import load_encoder
+from docgraph.app.llm.client import make_client
+from docgraph.app.llm.router import classify_by_rules, route_question
+from docgraph.app.llm.service import ask
+from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.stores.base import GraphStore
+from docgraph.models.encoder_loader import load_encoder
 from tests.llm_data import llm_settings, region_id, zoo_batch
 from tests.llm_server import ScriptedLLMServer, confident
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from ingest.lines import TEXT_FLAGS, extract_lines
-from ingest.native import NativeReader
+from docgraph.ingest.pdf.lines import TEXT_FLAGS, extract_lines
+from docgraph.ingest.readers.native import NativeReader
 
 PDFS = Path(__file__).parent / "data" / "pdfs"
 BASELINE = 100.0

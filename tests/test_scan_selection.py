@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.scan_selection import (
+from docgraph.models.scan_selection import (
     Candidate,
     SelectionParams,
     is_inside,

@@ -6,8 +6,9 @@ from itertools import pairwise
 
 import pytest
 
-from ingest.sections import parse_number, title_similarity
-from ingest.types import GraphBatch, NodeRecord, OutlineEntry
+from docgraph.ingest.structure.sections import parse_number, title_similarity
+from docgraph.ingest.types import OutlineEntry
+from docgraph.records import GraphBatch, NodeRecord
 from tests.test_graph_build import build, edges, key_of, layout, page, region, targets
 
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from ingest.native import NativeReader
-from ingest.scan import scan_page
-from ingest.types import BBox, DocumentLayout, Region
+from docgraph.ingest.page.scan import scan_page
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import BBox, DocumentLayout, Region
 
 LISTINGS = Path(__file__).parent / "data" / "pdfs" / "dblatex-listings.pdf"
 GREY = (0.95, 0.95, 0.95)
@@ -86,7 +86,7 @@ def test_tiles_of_one_colour_with_gaps_between_are_a_figure() -> None:
 def _numbered_listing_document(path: Path) -> Path:
     """Five pages with a page number at the foot; a listing with numbered lines runs from the
     foot of page 3 to the head of page 4: too few numbers on a page to be margin numbering
-    (``ingest.line_numbers``), so they stay lines of the page."""
+    (``ingest.page.line_numbers``), so they stay lines of the page."""
     doc = pymupdf.open()
     number = 40
     for k in range(1, 6):

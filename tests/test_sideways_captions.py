@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from ingest.graph import build_graph
-from ingest.native import NativeReader
-from ingest.types import DocumentLayout
+from docgraph.ingest.graph import build_graph
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import DocumentLayout
 
 SIDEWAYS = Path(__file__).parent / "data" / "pdfs" / "forecast-p4.pdf"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ingest.similarity import similarity_edges, top_k_neighbours
-from ingest.types import EdgeRecord, GraphBatch, NodeRecord
+from docgraph.ingest.links.similarity import similarity_edges, top_k_neighbours
+from docgraph.records import EdgeRecord, GraphBatch, NodeRecord
 
 
 def region(key: str, vector: list[float] | None, kind: str = "paragraph") -> NodeRecord:

@@ -12,19 +12,19 @@ from typing import Any, TypeVar
 
 import pytest
 
-from app.config import Settings
-from app.exceptions import (
+from docgraph.app.config import Settings
+from docgraph.app.stores.base import GraphCounts, GraphStore
+from docgraph.app.stores.factory import open_store
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.app.stores.neo4j_store import Neo4jStore
+from docgraph.errors import (
     QuerySyntaxError,
     QueryTimeoutError,
     ReadOnlyViolationError,
     StoreError,
     StoreUnavailableError,
 )
-from app.stores.base import GraphCounts, GraphStore
-from app.stores.factory import open_store
-from app.stores.falkordb_store import FalkorDBStore
-from app.stores.neo4j_store import Neo4jStore
-from ingest.types import EdgeRecord, GraphBatch, NodeRecord
+from docgraph.records import EdgeRecord, GraphBatch, NodeRecord
 
 DIM = 384
 T = TypeVar("T")

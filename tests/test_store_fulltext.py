@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from app.config import Settings
-from app.stores.base import GraphStore
-from app.stores.factory import open_store
-from app.stores.falkordb_store import FalkorDBStore
+from docgraph.app.config import Settings
+from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.factory import open_store
+from docgraph.app.stores.falkordb_store import FalkorDBStore
 from tests.test_store_contract import doc, eventually, make_batch
 
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from app.config import Settings
-from app.exceptions import ConfigError
-from app.stores.url import parse_store_url
+from docgraph.app.config import Settings
+from docgraph.app.stores.url import parse_store_url
+from docgraph.errors import ConfigError
 
 
 @pytest.fixture

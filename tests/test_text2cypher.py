@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from app.exceptions import LLMUnavailableError, ReadOnlyViolationError, Text2CypherError
-from app.llm.context import reading_neighbours, regions_by_id
-from app.llm.cypher_guard import check_read_only, with_row_limit
-from app.llm.service import ask, text2cypher
-from app.llm.text2cypher import worked_examples
-from app.retrieval.registry import make_retriever
-from app.stores.base import GraphStore
-from models.encoders import load_encoder
+from docgraph.app.llm.context import reading_neighbours, regions_by_id
+from docgraph.app.llm.cypher_guard import check_read_only, with_row_limit
+from docgraph.app.llm.service import ask, text2cypher
+from docgraph.app.llm.text2cypher import worked_examples
+from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.stores.base import GraphStore
+from docgraph.errors import LLMUnavailableError, ReadOnlyViolationError, Text2CypherError
+from docgraph.models.encoder_loader import load_encoder
 from tests.llm_data import llm_settings, no_llm_settings, region_id, zoo_batch
 from tests.llm_server import ScriptedLLMServer, confident
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ingest.figures import figure_caption_near, is_text_box
-from ingest.lines import TextLine
-from ingest.native import NativeReader
-from ingest.types import BBox
+from docgraph.ingest.floats.figures import figure_caption_near, is_text_box
+from docgraph.ingest.pdf.lines import TextLine
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import BBox
 
 LETTER = Path(__file__).parent / "data" / "pdfs" / "topletter-p3.pdf"
 

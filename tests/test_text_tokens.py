@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.retrieval.bm25 import BM25Index
-from app.retrieval.spelling import american
-from app.retrieval.text import fold, tokenize
+from docgraph.app.retrieval.bm25 import BM25Index
+from docgraph.app.retrieval.spelling import american
+from docgraph.app.retrieval.text import fold, tokenize
 
 
 def test_code_names_are_kept_whole_and_split_into_their_parts() -> None:

@@ -12,8 +12,8 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from ingest.native import NativeReader
-from ingest.types import PageLayout
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import PageLayout
 
 PROSE = (
     "This vignette describes how the package represents irregular time series and which methods it "

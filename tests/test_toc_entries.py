@@ -13,9 +13,9 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from ingest.graph import build_graph
-from ingest.native import NativeReader
-from ingest.types import DocumentLayout, PageLayout
+from docgraph.ingest.graph import build_graph
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import DocumentLayout, PageLayout
 
 GLPK_TOC = Path(__file__).parent / "data" / "pdfs" / "glpk-toc.pdf"
 RIGHT_EDGE = 523.0

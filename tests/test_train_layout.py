@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from app.exceptions import ModelError
-from models.layout_detector import DOCLAYNET_CLASSES
-from models.train_layout import coco_to_yolo, prepare_doclaynet, train_layout
+from docgraph.errors import ModelError
+from docgraph.models.layout_detector import DOCLAYNET_CLASSES
+from docgraph.models.train_layout import coco_to_yolo, prepare_doclaynet, train_layout
 
 CATEGORIES = [{"id": k + 1, "name": name} for k, name in enumerate(DOCLAYNET_CLASSES)]
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from ingest.auto_reader import AutoReader
-from ingest.continuity import column_break, mark_continuations
-from ingest.graph import build_graph
-from ingest.native import NativeReader
-from ingest.types import BBox, DocumentLayout, PageLayout, Region
+from docgraph.ingest.graph import build_graph
+from docgraph.ingest.readers.auto import AutoReader
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.structure.continuity import column_break, mark_continuations
+from docgraph.ingest.types import BBox, DocumentLayout, PageLayout, Region
 
 PAGE = pymupdf.Rect(0, 0, 612, 792)
 COLUMNS = (pymupdf.Rect(54, 72, 294, 720), pymupdf.Rect(318, 72, 558, 720))

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app.config import Settings
-from app.stores.base import GraphStore
-from app.stores.factory import open_store
+from docgraph.app.config import Settings
+from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.factory import open_store
 from tests.llm_server import ScriptedLLMServer, confident
 from tests.ui_helpers import FOREIGN_ENV, SAMPLE_PDF, app_environment, free_port, sample_graph
 
@@ -51,7 +51,7 @@ def store(ui_settings: Settings) -> Iterator[GraphStore]:
 
 
 def page(view: str) -> AppTest:
-    return AppTest.from_string(f"from ui.views import {view}\n{view}.render()\n", default_timeout=TIMEOUT)
+    return AppTest.from_string(f"from docgraph.ui.views import {view}\n{view}.render()\n", default_timeout=TIMEOUT)
 
 
 def texts(elements: object) -> str:
@@ -147,7 +147,7 @@ def test_documents_page_lists_ingests_a_folder_and_deletes(ui_env: Settings, sto
     no_failure(at)
     assert "Stored documents (1)" in texts(at.subheader)
     assert at.dataframe[0].value["doc_id"].tolist() == [DOC]
-    assert at.button(key="reembed_button") is not None  # app.gnn offers reembed
+    assert at.button(key="reembed_button") is not None  # app.pipeline.gnn offers reembed
 
     folder = tmp_path / "pdfs"
     folder.mkdir()

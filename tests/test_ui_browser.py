@@ -17,10 +17,10 @@ import pymupdf
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from app.config import Settings
-from app.documents import find_document, page_regions
-from app.render import render_page
-from app.stores.factory import open_store
+from docgraph.app.config import Settings
+from docgraph.app.jobs.documents import find_document, page_regions
+from docgraph.app.jobs.render import render_page
+from docgraph.app.stores.factory import open_store
 from tests.ui_helpers import CHROMIUM, CHROMIUM_FLAGS, SAMPLE_PDF, keep_screenshot, running_app, sample_graph
 
 pytestmark = [

@@ -10,20 +10,20 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from app import cypher
-from app.config import Settings
-from app.exceptions import ConfigError
-from app.llm.answer import AnswerResult
-from app.llm.citations import Citation
-from app.stores.base import GraphStore
-from app.ui_support.answers import numbered_answer, page_highlights, route_summary
-from app.ui_support.evidence import MAX_SIMILAR_SHOWN, RegionNotFoundError, region_evidence
-from app.ui_support.examples import ANALYST_DIR, load_examples
-from app.ui_support.graph_view import graph_from_rows, neighbourhood_view, section_outline, section_tree_view
-from app.ui_support.health import store_health, unavailable_health
-from app.ui_support.ingest import folder_pdfs, ingest_files, overall_fraction, save_upload
-from app.ui_support.page_images import page_image
-from app.ui_support.tables import display_rows, parse_params, rows_to_csv
+from docgraph.app.config import Settings
+from docgraph.app.llm.answer import AnswerResult
+from docgraph.app.llm.citations import Citation
+from docgraph.app.stores import cypher
+from docgraph.app.stores.base import GraphStore
+from docgraph.app.ui_support.answers import numbered_answer, page_highlights, route_summary
+from docgraph.app.ui_support.evidence import MAX_SIMILAR_SHOWN, region_evidence
+from docgraph.app.ui_support.examples import ANALYST_DIR, load_examples
+from docgraph.app.ui_support.graph_view import graph_from_rows, neighbourhood_view, section_outline, section_tree_view
+from docgraph.app.ui_support.health import store_health, unavailable_health
+from docgraph.app.ui_support.ingest import folder_pdfs, ingest_files, overall_fraction, save_upload
+from docgraph.app.ui_support.page_images import page_image
+from docgraph.app.ui_support.tables import display_rows, parse_params, rows_to_csv
+from docgraph.errors import ConfigError, RegionNotFoundError
 from tests.ui_helpers import SAMPLE_PDF, sample_graph
 
 DOC = "docgraph-sample"
@@ -199,8 +199,8 @@ def test_numbered_answers_and_highlights() -> None:
 
 
 def test_ui_command_passes_settings_through_the_environment() -> None:
-    from app.cli.ui_cmds import UI_APP, streamlit_command, ui_environment
-    from app.resources import ROOT
+    from docgraph.app.cli.ui_cmds import UI_APP, streamlit_command, ui_environment
+    from docgraph.app.resources import ROOT
 
     env = ui_environment({"PYTHONPATH": "/elsewhere", "DOCGRAPH_GRAPH": "g"}, "neo4j://db:7687/neo4j")
     assert env["DOCGRAPH_STORE"] == "neo4j://db:7687/neo4j" and env["DOCGRAPH_GRAPH"] == "g"
@@ -213,7 +213,7 @@ def test_ui_command_passes_settings_through_the_environment() -> None:
 
 
 def test_every_kind_of_vector_property_is_left_out_of_listings() -> None:
-    from app.schema import is_vector_property
+    from docgraph.app.stores.schema import is_vector_property
 
     hidden = ["embedding", "gnn_embedding", "passage_embeddings", "gnn_embedding_no_sim"]
     shown = ["text", "kind", "embedding_model", "page"]

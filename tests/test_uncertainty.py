@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from app.llm.client import TokenLogprob
-from app.llm.service import ask
-from app.llm.uncertainty import mean_token_entropy, token_entropy
-from app.retrieval.base import Retriever
-from app.retrieval.registry import make_retriever
-from app.stores.base import GraphStore
-from models.encoders import load_encoder
+from docgraph.app.llm.client import TokenLogprob
+from docgraph.app.llm.service import ask
+from docgraph.app.llm.uncertainty import mean_token_entropy, token_entropy
+from docgraph.app.retrieval.base import Retriever
+from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.stores.base import GraphStore
+from docgraph.models.encoder_loader import load_encoder
 from tests.llm_data import llm_settings, region_id, zoo_batch
 from tests.llm_server import Reply, ScriptedLLMServer, confident, uncertain
 

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ingest.graph import build_graph
-from ingest.native import NativeReader
-from ingest.types import DocumentLayout, GraphBatch, Region
+from docgraph.ingest.graph import build_graph
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import DocumentLayout, Region
+from docgraph.records import GraphBatch
 
 REPORT = Path(__file__).parent / "data" / "pdfs" / "water-report.pdf"
 

@@ -13,12 +13,15 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from app.config import Settings
-from app.pipeline import build_ingest_pipeline
-from app.resources import SAMPLES_DIR
-from app.stores.base import GraphStore
-from app.stores.factory import open_store
+import httpx
+
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.resources import SAMPLES_DIR
+from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.factory import open_store
 from tests.conftest import fresh_graph_name, local_settings
 
 SAMPLE_PDF = SAMPLES_DIR / "docgraph-sample.pdf"
@@ -81,12 +84,12 @@ def free_port() -> int:
 
 def ui_command_line(port: int) -> list[str]:
     """``docgraph ui`` when the CLI has the command, else the same function through Typer."""
-    from app.cli.main import app as cli
+    from docgraph.app.cli.main import app as cli
 
     registered = {command.name for command in cli.registered_commands}
     if "ui" in registered:
-        return [sys.executable, "-m", "app.cli.main", "ui", "--host", "127.0.0.1", "--port", str(port)]
-    runner = "import typer; from app.cli.ui_cmds import ui_command; typer.run(ui_command)"
+        return [sys.executable, "-m", "docgraph.app.cli.main", "ui", "--host", "127.0.0.1", "--port", str(port)]
+    runner = "import typer; from docgraph.app.cli.ui_cmds import ui_command; typer.run(ui_command)"
     return [sys.executable, "-c", runner, "--host", "127.0.0.1", "--port", str(port)]
 
 
@@ -135,3 +138,17 @@ def keep_screenshot(path: Path) -> None:
     """Copy a screenshot to /tmp/ui-shots so people can look at it after the run."""
     SHOTS_COPY_DIR.mkdir(parents=True, exist_ok=True)
     shutil.copy(path, SHOTS_COPY_DIR / path.name)
+
+
+def wait_for_json(url: str, server: subprocess.Popen[Any], timeout_s: float = 120) -> dict[str, Any]:
+    """The JSON ``url`` answers once ``server`` is up; fails if the server exits first."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise AssertionError(f"the server exited with {server.returncode}: {server.communicate()[0] or ''}")
+        try:
+            reply: dict[str, Any] = httpx.get(url, timeout=10).json()
+            return reply
+        except httpx.TransportError:
+            time.sleep(0.2)
+    raise AssertionError(f"{url} did not answer within {timeout_s:.0f}s")

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-# `streamlit run ui/app.py` puts ui/ first on the path, where this file would shadow the `app`
-# package: take ui/ off and put the repository root on instead.
+# `streamlit run ui/app.py` puts ui/ first on the path, where its modules would pass for top-level
+# ones: take it off. A source checkout that is not installed imports `docgraph` from its root.
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != HERE]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+if importlib.util.find_spec("docgraph") is None:
+    sys.path.insert(0, str(HERE.parent))
 
 import streamlit as st  # noqa: E402
 
-from ui import common  # noqa: E402
-from ui.views import ask, cypher_page, documents, graph  # noqa: E402
+from docgraph.ui import common  # noqa: E402
+from docgraph.ui.views import ask, cypher_page, documents, graph  # noqa: E402
 
 # No page or page_icon icons: Streamlit fetches a material-icon favicon from a font CDN (offline here).
 st.set_page_config(page_title="docgraph", layout="wide")

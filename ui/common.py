@@ -8,10 +8,10 @@ from typing import Any
 
 import streamlit as st
 
-from app.config import Settings, load_settings
-from app.exceptions import DocgraphError
-from app.retrieval.base import Retriever
-from app.stores.base import GraphStore
+from docgraph.app.config import Settings, load_settings
+from docgraph.app.retrieval.base import Retriever
+from docgraph.app.stores.base import GraphStore
+from docgraph.errors import DocgraphError
 
 
 def settings() -> Settings:
@@ -21,7 +21,7 @@ def settings() -> Settings:
 
 @st.cache_resource(show_spinner="Connecting to the store…")
 def _open_store(store_url: str, graph: str) -> GraphStore:
-    from app.stores.factory import open_store
+    from docgraph.app.stores.factory import open_store
 
     graph_store = open_store(load_settings(store=store_url, graph=graph))
     graph_store.apply_schema()
@@ -40,14 +40,14 @@ def store() -> GraphStore | None:
 
 @st.cache_resource(show_spinner="Loading the sentence encoder…")
 def encoder(name: str, runtime: str, model_cache: str) -> Any:
-    from app.embedding import configured_encoder
+    from docgraph.app.pipeline.embedding import configured_encoder
 
     return configured_encoder(Settings(encoder_model=name, encoder_runtime=runtime, model_cache=model_cache))
 
 
 @st.cache_resource(show_spinner="Preparing retrieval…")
 def _retriever(name: str, store_url: str, graph: str, encoder_key: tuple[str, str, str]) -> Retriever:
-    from app.retrieval.registry import make_retriever
+    from docgraph.app.retrieval.registry import make_retriever
 
     return make_retriever(name, _open_store(store_url, graph), encoder(*encoder_key))
 
@@ -78,7 +78,7 @@ def shown_errors(action: str) -> Iterator[None]:
 
 @st.cache_data(ttl=30, show_spinner=False)
 def _health(store_url: str, graph: str) -> Any:
-    from app.ui_support.health import store_health, unavailable_health
+    from docgraph.app.ui_support.health import store_health, unavailable_health
 
     config = load_settings(store=store_url, graph=graph)
     try:

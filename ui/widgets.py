@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app.ui_support.graph_view import GraphView
+from docgraph.app.ui_support.graph_view import GraphView
 
 
 def draw_graph(view: GraphView, key: str, height: int = 460, hierarchical: bool = False) -> str | None:

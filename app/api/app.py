@@ -11,11 +11,11 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app.api import routes_documents, routes_query
-from app.api.errors import SafeJSONResponse, UploadLimitMiddleware, install_error_handlers
-from app.api.state import ApiState
-from app.config import Settings, load_settings
-from app.stores.base import GraphStore
+from docgraph.app.api import routes_documents, routes_query
+from docgraph.app.api.errors import SafeJSONResponse, UploadLimitMiddleware, install_error_handlers
+from docgraph.app.api.state import ApiState
+from docgraph.app.config import Settings, load_settings
+from docgraph.app.stores.base import GraphStore
 
 # Room for the multipart framing around an upload of exactly the size limit.
 MULTIPART_SLACK_BYTES = 64 * 1024

@@ -20,12 +20,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.documents import DocumentNotFoundError
-from app.exceptions import (
+from docgraph.errors import (
     BadDocumentError,
     ConfigError,
     DocgraphError,
+    DocumentNotFoundError,
     IngestError,
+    JobNotFoundError,
     LLMRequestError,
     LLMUnavailableError,
     ModelError,
@@ -48,10 +49,6 @@ class ApiError(DocgraphError):
         super().__init__(message)
         self.status = status
         self.kind = kind
-
-
-class JobNotFoundError(DocgraphError):
-    """No ingest job with that id (jobs are kept in memory, for the server's lifetime)."""
 
 
 # (error class, status, type); the first class an error is an instance of decides.

@@ -20,8 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from app.api.errors import JobNotFoundError
-from app.pipeline import IngestContext, IngestPipeline, IngestReport, Stage
+from docgraph.app.pipeline.stages import IngestContext, IngestPipeline, IngestReport, Stage
+from docgraph.errors import JobNotFoundError
 
 log = logging.getLogger("docgraph.api")
 

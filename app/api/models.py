@@ -8,7 +8,7 @@ models and the ``to_json()`` outputs name the same fields. Request models refuse
 
 Only pydantic is imported here, so the CLI can use these models without the API's dependencies::
 
-    from app.api.models import AnswerModel, as_json
+    from docgraph.app.api.models import AnswerModel, as_json
     print_json(as_json(AnswerModel, result.to_json()))
 """
 

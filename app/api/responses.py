@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.api.errors import COMMON_ERRORS
-from app.api.models import ErrorResponse
+from docgraph.app.api.errors import COMMON_ERRORS
+from docgraph.app.api.models import ErrorResponse
 
 DESCRIPTIONS = {
     400: "Bad request (a malformed query, an invalid setting)",

@@ -11,14 +11,15 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from app.api.jobs import JobManager
-from app.config import Settings
-from app.embedding import configured_encoder
-from app.pipeline import IngestPipeline, build_ingest_pipeline
-from app.retrieval.base import Retriever
-from app.retrieval.corpus import Corpus
-from app.stores.base import GraphStore
-from models.encoders import TextEncoder
+from docgraph.app.api.jobs import JobManager
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.pipeline.stages import IngestPipeline
+from docgraph.app.retrieval.base import Retriever
+from docgraph.app.retrieval.corpus import Corpus
+from docgraph.app.stores.base import GraphStore
+from docgraph.models.encoders import TextEncoder
 
 
 class ApiState:
@@ -42,7 +43,7 @@ class ApiState:
     def store(self) -> GraphStore:
         with self._lock:
             if self._store is None:
-                from app.stores.factory import open_store
+                from docgraph.app.stores.factory import open_store
 
                 opened = open_store(self.settings)
                 opened.apply_schema()
@@ -53,7 +54,7 @@ class ApiState:
         return configured_encoder(self.settings)  # cached per process
 
     def retriever(self, variant: str) -> Retriever:
-        from app.retrieval.registry import make_retriever
+        from docgraph.app.retrieval.registry import make_retriever
 
         store = self.store()
         encoder = self.encoder()

@@ -15,9 +15,9 @@ from rich.console import Console
 from rich.progress import Progress, TaskID
 from rich.table import Table
 
-from app.config import Settings, load_settings
-from app.exceptions import DocgraphError
-from app.stores.base import GraphStore
+from docgraph.app.config import Settings, load_settings
+from docgraph.app.stores.base import GraphStore
+from docgraph.errors import DocgraphError
 
 StoreOption = Annotated[
     str | None,
@@ -47,7 +47,7 @@ def opened_store(store: str | None, schema: bool = False) -> Iterator[tuple[Grap
     ``schema``: apply constraints and indexes first, for commands that write. Reading commands leave
     it out, so they work with a read-only database account.
     """
-    from app.stores.factory import open_store
+    from docgraph.app.stores.factory import open_store
 
     settings = settings_for(store)
     graph_store = open_store(settings)

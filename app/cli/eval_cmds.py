@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from app.cli.common import (
+from docgraph.app.cli.common import (
     JsonOption,
     StoreOption,
     console,
@@ -18,8 +18,8 @@ from app.cli.common import (
     settings_for,
     stage_progress,
 )
-from app.config import Settings
-from app.stores.base import GraphStore
+from docgraph.app.config import Settings
+from docgraph.app.stores.base import GraphStore
 
 VariantOption = Annotated[
     list[str] | None,
@@ -32,12 +32,12 @@ def eval_store(store: str | None) -> Iterator[tuple[GraphStore, Settings]]:
     """The store named by --store, else a fresh temporary local one that is removed afterwards."""
     settings = settings_for(store)
     if store:
-        from app.cli.common import opened_store
+        from docgraph.app.cli.common import opened_store
 
         with opened_store(store, schema=True) as opened:
             yield opened
         return
-    from app.stores.temporary import temporary_local_store
+    from docgraph.app.stores.temporary import temporary_local_store
 
     with temporary_local_store(settings) as temporary:
         yield temporary, settings
@@ -69,8 +69,8 @@ def eval_command(
     store: StoreOption = None,
 ) -> None:
     """Page Recall@1/3/5 per retriever variant and per question type."""
-    from app.embedding import configured_encoder
-    from app.evaluation.runner import format_ingested, format_misses, format_table, run_eval
+    from docgraph.app.evaluation.runner import format_ingested, format_misses, format_table, run_eval
+    from docgraph.app.pipeline.embedding import configured_encoder
 
     with eval_store(store) as (graph_store, settings), stage_progress(json_out) as progress:
         encoder = configured_encoder(settings)
@@ -97,9 +97,9 @@ def bench_command(
     store: StoreOption = None,
 ) -> None:
     """Ingest into a fresh store, then time queries per variant (p50/p95)."""
-    from app.embedding import configured_encoder
-    from app.evaluation.bench import run_bench
-    from app.resources import SAMPLES_DIR
+    from docgraph.app.evaluation.bench import run_bench
+    from docgraph.app.pipeline.embedding import configured_encoder
+    from docgraph.app.resources import SAMPLES_DIR
 
     paths = docs or [SAMPLES_DIR / "docgraph-sample.pdf"]
     with eval_store(store) as (graph_store, settings), stage_progress(json_out) as progress:

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from app.cli.common import (
+from docgraph.app.cli.common import (
     JsonOption,
     StoreOption,
     console,
@@ -20,11 +20,12 @@ from app.cli.common import (
     print_rows,
     stage_progress,
 )
-from app.config import Settings
-from app.exceptions import ConfigError, DocgraphError
-from app.pipeline import IngestReport, build_ingest_pipeline, expand_paths
-from app.stores.base import GraphStore
-from ingest.types import Reader
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.stages import IngestReport, expand_paths
+from docgraph.app.stores.base import GraphStore
+from docgraph.errors import ConfigError, DocgraphError
+from docgraph.ingest.types import Reader
 
 
 @handles_errors
@@ -62,8 +63,8 @@ def ingest_command(
     store: StoreOption = None,
 ) -> None:
     """Ingest PDFs into the graph. Failed files leave the graph unchanged; the others still ingest."""
-    from app.llm.client import vision_configured
-    from app.readers import make_reader
+    from docgraph.app.llm.client import vision_configured
+    from docgraph.app.pipeline.readers import make_reader
 
     files = expand_paths(paths)
     if not files:
@@ -97,7 +98,7 @@ def ingest_command(
 
 def _describe(graph_store: GraphStore, settings: Settings, report: IngestReport) -> None:
     """Vision descriptions for the document just ingested; a failure is reported on the document."""
-    from app.llm.service import describe_document
+    from docgraph.app.llm.service import describe_document
 
     try:
         described = describe_document(graph_store, settings, report.doc_id)
@@ -122,8 +123,8 @@ def _progress(quiet: bool) -> Progress:
 
 def _untexted_hint(reader: Reader) -> str:
     """What to do about pages that gave no text, given the reader that read them."""
-    from app.readers import reader_ocr_off
-    from ingest.ocr import DEBIAN_PACKAGE
+    from docgraph.app.pipeline.readers import reader_ocr_off
+    from docgraph.ingest.pdf.ocr import DEBIAN_PACKAGE
 
     if reader.name == "native":
         return "`--reader auto` reads them with OCR"
@@ -171,7 +172,7 @@ def delete_command(
     store: StoreOption = None,
 ) -> None:
     """Delete a document and everything under it."""
-    from app.documents import find_document
+    from docgraph.app.jobs.documents import find_document
 
     with opened_store(store) as (graph_store, _):
         document = find_document(graph_store, doc)
@@ -202,7 +203,7 @@ def relink_command(
     store: StoreOption = None,
 ) -> None:
     """Recompute the IS_SIMILAR links between documents for the whole store, whatever the order of ingest."""
-    from app.corpus_relink import relink_corpus
+    from docgraph.app.jobs.relink import relink_corpus
 
     with opened_store(store) as (graph_store, settings):
         neighbours = settings.similarity_corpus_k if k is None else k
@@ -227,7 +228,7 @@ def relink_command(
 @handles_errors
 def documents_command(json_out: JsonOption = False, store: StoreOption = None) -> None:
     """List the documents in the store."""
-    from app.documents import list_documents
+    from docgraph.app.jobs.documents import list_documents
 
     with opened_store(store) as (graph_store, _):
         rows = list_documents(graph_store)
@@ -247,8 +248,8 @@ def render_command(
     store: StoreOption = None,
 ) -> None:
     """Render a page with its regions' boxes drawn in (colour = kind, label = order:kind)."""
-    from app.documents import find_document, locate_pdf, page_regions
-    from app.render import render_page
+    from docgraph.app.jobs.documents import find_document, locate_pdf, page_regions
+    from docgraph.app.jobs.render import render_page
 
     with opened_store(store) as (graph_store, settings):
         document = find_document(graph_store, doc)

@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from app.cli import eval_cmds, ingest_cmds, model_cmds, query_cmds, serve_cmds, store_cmds, ui_cmds
-from app.cli.common import CliState
+from docgraph.app.cli import eval_cmds, ingest_cmds, model_cmds, query_cmds, serve_cmds, store_cmds, ui_cmds
+from docgraph.app.cli.common import CliState
 
 app = typer.Typer(
     name="docgraph",

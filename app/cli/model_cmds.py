@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from app.cli.common import (
+from docgraph.app.cli.common import (
     JsonOption,
     StoreOption,
     console,
@@ -35,7 +35,7 @@ def train_layout_command(
     json_out: JsonOption = False,
 ) -> None:
     """Fine-tune a YOLO layout detector with Ultralytics (needs torchvision; a GPU is advised), export ONNX."""
-    from models.train_layout import train_layout
+    from docgraph.models.train_layout import train_layout
 
     trained = train_layout(data, out, base=base, epochs=epochs, imgsz=imgsz, batch=batch, device=device)
     result = {"weights": str(trained.weights), "onnx": str(trained.onnx), "class_names": list(trained.class_names)}
@@ -67,9 +67,10 @@ def train_gnn_command(
     store: StoreOption = None,
 ) -> None:
     """Train the R-GCN self-supervised on pseudo-queries from the PDFs; save the checkpoint."""
-    from app.exceptions import ConfigError
-    from app.gnn import DEFAULT_CHECKPOINT, train_gnn
-    from models.graph_tensors import GROUPS
+    from docgraph.app.jobs.train_gnn import train_gnn
+    from docgraph.app.pipeline.gnn import DEFAULT_CHECKPOINT
+    from docgraph.errors import ConfigError
+    from docgraph.models.graph_tensors import GROUPS
 
     unknown = sorted(set(drop or []) - set(GROUPS))
     if unknown:
@@ -109,8 +110,8 @@ def reembed_command(
     store: StoreOption = None,
 ) -> None:
     """Recompute gnn_embedding for stored documents (after `docgraph train-gnn`)."""
-    from app.documents import find_document
-    from app.reembed import ensure_variant, reembed
+    from docgraph.app.jobs.documents import find_document
+    from docgraph.app.jobs.reembed import ensure_variant, reembed
 
     with opened_store(store, schema=True) as (graph_store, settings), stage_progress(json_out) as progress:
         doc_id = str(find_document(graph_store, doc)["doc_id"]) if doc else None

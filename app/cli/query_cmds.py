@@ -6,7 +6,15 @@ from typing import Annotated
 
 import typer
 
-from app.cli.common import JsonOption, StoreOption, console, err_console, handles_errors, opened_store, print_json
+from docgraph.app.cli.common import (
+    JsonOption,
+    StoreOption,
+    console,
+    err_console,
+    handles_errors,
+    opened_store,
+    print_json,
+)
 
 KOption = Annotated[int, typer.Option("--k", help="How many evidence regions to retrieve.")]
 DocOption = Annotated[str | None, typer.Option("--doc", help="Restrict to one document (id or file name).")]
@@ -24,11 +32,11 @@ def ask_command(
     store: StoreOption = None,
 ) -> None:
     """Answer a question with citations to document, page and region (extractive without an LLM)."""
-    from app.documents import find_document
-    from app.embedding import configured_encoder
-    from app.llm.client import llm_status
-    from app.llm.service import ask, check_question
-    from app.retrieval.registry import make_retriever
+    from docgraph.app.jobs.documents import find_document
+    from docgraph.app.llm.client import llm_status
+    from docgraph.app.llm.service import ask, check_question
+    from docgraph.app.pipeline.embedding import configured_encoder
+    from docgraph.app.retrieval.registry import make_retriever
 
     check_question(question)  # before the notes about the LLM and the store
     with opened_store(store) as (graph_store, settings):  # reads only: a read-only account may ask
@@ -94,8 +102,8 @@ def text2cypher_command(
     store: StoreOption = None,
 ) -> None:
     """Show the read-only Cypher query an LLM writes for a question (needs an LLM endpoint)."""
-    from app.cli.common import print_rows
-    from app.llm.service import text2cypher
+    from docgraph.app.cli.common import print_rows
+    from docgraph.app.llm.service import text2cypher
 
     with opened_store(store) as (graph_store, settings):
         result = text2cypher(question, graph_store, settings, run=run)
@@ -115,8 +123,8 @@ def describe_command(
     store: StoreOption = None,
 ) -> None:
     """Describe figures and tables with the vision model (DOCGRAPH_VLM_MODEL) and re-embed them."""
-    from app.documents import list_documents
-    from app.llm.service import describe_document
+    from docgraph.app.jobs.documents import list_documents
+    from docgraph.app.llm.service import describe_document
 
     with opened_store(store, schema=True) as (graph_store, settings):
         targets = [doc] if doc else [str(row["doc_id"]) for row in list_documents(graph_store)]

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from app.cli.common import StoreOption, console, handles_errors, settings_for
+from docgraph.app.cli.common import StoreOption, console, handles_errors, settings_for
 
 
 @handles_errors
@@ -18,7 +18,7 @@ def serve_command(
     """Serve the HTTP API (OpenAPI docs at /docs). Uploads are limited by DOCGRAPH_API_MAX_UPLOAD_MB."""
     import uvicorn
 
-    from app.api.app import create_app
+    from docgraph.app.api.app import create_app
 
     settings = settings_for(store)
     console.print(f"docgraph API on http://{host}:{port} (docs at /docs), store {settings.store_url}", highlight=False)

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from app.cli.common import (
+from docgraph.app.cli.common import (
     JsonOption,
     StoreOption,
     console,
@@ -17,7 +17,7 @@ from app.cli.common import (
     print_rows,
     settings_for,
 )
-from app.exceptions import ConfigError, StoreError
+from docgraph.errors import ConfigError, StoreError
 
 store_app = typer.Typer(
     help="The local FalkorDB server that docgraph runs for you, and a health check of a FalkorDB graph.",
@@ -62,7 +62,7 @@ def parse_params(pairs: list[str]) -> dict[str, Any]:
 @handles_errors
 def stats_command(json_out: JsonOption = False, store: StoreOption = None) -> None:
     """Node counts per label, relationship counts per type, and the documents."""
-    from app.documents import list_documents
+    from docgraph.app.jobs.documents import list_documents
 
     with opened_store(store) as (graph_store, _):
         counts = graph_store.counts()
@@ -82,7 +82,7 @@ def stats_command(json_out: JsonOption = False, store: StoreOption = None) -> No
 @handles_errors
 def schema_command(json_out: JsonOption = False, store: StoreOption = None) -> None:
     """Print the graph schema: labels, properties and relationships."""
-    from app.schema import load_graph_schema
+    from docgraph.app.stores.schema import load_graph_schema
 
     schema = load_graph_schema()
     if json_out:
@@ -95,7 +95,7 @@ def schema_command(json_out: JsonOption = False, store: StoreOption = None) -> N
 @handles_errors
 def store_status(json_out: JsonOption = False, store: StoreOption = None) -> None:
     """Whether the local FalkorDB server runs, its pid, socket and memory."""
-    from app.stores import falkordb_server
+    from docgraph.app.stores import falkordb_server
 
     home = local_home(store)
     status = falkordb_server.status(home)
@@ -110,7 +110,7 @@ def store_status(json_out: JsonOption = False, store: StoreOption = None) -> Non
 @handles_errors
 def store_stop(json_out: JsonOption = False, store: StoreOption = None) -> None:
     """Stop the local FalkorDB server (data stays on disk; it restarts on next use)."""
-    from app.stores import falkordb_server
+    from docgraph.app.stores import falkordb_server
 
     home = local_home(store)
     stopped = falkordb_server.stop(home)
@@ -130,7 +130,7 @@ def store_check(
     store: StoreOption = None,
 ) -> None:
     """Look for ghost nodes, deleted nodes that FalkorDB 4.16 still lists (exit 1 if any); --repair clears them."""
-    from app.stores.falkordb_store import FalkorDBStore
+    from docgraph.app.stores.falkordb_store import FalkorDBStore
 
     with opened_store(store) as (graph_store, _):
         if not isinstance(graph_store, FalkorDBStore):
@@ -153,7 +153,7 @@ def store_check(
 
 
 def local_home(store: str | None) -> Any:
-    from app.stores.url import parse_store_url
+    from docgraph.app.stores.url import parse_store_url
 
     settings = settings_for(store)
     url = parse_store_url(settings.store_url, settings)

@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
-from app.cli.common import StoreOption, console, handles_errors, settings_for
-from app.resources import ROOT
+from docgraph.app.cli.common import StoreOption, console, handles_errors, settings_for
+from docgraph.app.resources import IMPORT_ROOT, ROOT
 
 UI_APP = ROOT / "ui" / "app.py"
 
@@ -58,7 +58,7 @@ def ui_environment(base: Mapping[str, str], store: str | None) -> dict[str, str]
     env = dict(base)
     if store:
         env["DOCGRAPH_STORE"] = store
-    # `streamlit run` puts only ui/ on sys.path; the app imports `ui.*` and `app.*` from the root.
-    env["PYTHONPATH"] = os.pathsep.join(part for part in (str(ROOT), base.get("PYTHONPATH", "")) if part)
+    # `streamlit run` puts only ui/ on sys.path; the app imports `docgraph.*`.
+    env["PYTHONPATH"] = os.pathsep.join(part for part in (str(IMPORT_ROOT), base.get("PYTHONPATH", "")) if part)
     env.setdefault("HF_HUB_OFFLINE", "1")
     return env

@@ -19,17 +19,17 @@ from typing import Any
 
 import numpy as np
 
-from app import cypher
-from app.config import Settings, load_settings
-from app.embedding import clear_memory_cache
-from app.evaluation.corpus_ingest import ProgressFn, ensure_ingested
-from app.evaluation.questions import load_questions
-from app.exceptions import ConfigError
-from app.pipeline import IngestReport, expand_paths
-from app.retrieval.corpus import Corpus
-from app.retrieval.registry import EVAL_VARIANTS, make_retriever
-from app.stores.base import GraphStore
-from models.encoders import TextEncoder
+from docgraph.app.config import Settings, load_settings
+from docgraph.app.evaluation.corpus_ingest import ProgressFn, ensure_ingested
+from docgraph.app.evaluation.questions import load_questions
+from docgraph.app.pipeline.embedding import clear_memory_cache
+from docgraph.app.pipeline.stages import IngestReport, expand_paths
+from docgraph.app.retrieval.corpus import Corpus
+from docgraph.app.retrieval.registry import EVAL_VARIANTS, make_retriever
+from docgraph.app.stores import cypher
+from docgraph.app.stores.base import GraphStore
+from docgraph.errors import ConfigError
+from docgraph.models.encoders import TextEncoder
 
 DEFAULT_QUERIES = 100
 QUERY_K = 10

@@ -6,15 +6,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.config import Settings
-from app.exceptions import IngestError
-from app.pipeline import EmbedStage, IngestPipeline, IngestReport, build_ingest_pipeline
-from app.retrieval.corpus import stored_builds
-from app.stores.base import GraphStore
-from ingest.ids import doc_id_for
-from ingest.pdf_checks import file_sha256
-from ingest.types import document_version
-from models.encoders import TextEncoder
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.stages import EmbedStage, IngestPipeline, IngestReport
+from docgraph.app.retrieval.corpus import stored_builds
+from docgraph.app.stores.base import GraphStore
+from docgraph.errors import IngestError
+from docgraph.ingest.pdf.checks import file_sha256
+from docgraph.ingest.structure.ids import doc_id_for
+from docgraph.models.encoders import TextEncoder
+from docgraph.records import document_version
 
 ProgressFn = Callable[[str, int, int], None]  # (what, done, total)
 

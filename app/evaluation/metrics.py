@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.retrieval.base import PageHit
+from docgraph.app.retrieval.base import PageHit
 
 CUTOFFS: tuple[int, ...] = (1, 3, 5)
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.evaluation.metrics import QuestionOutcome, by_type
+from docgraph.app.evaluation.metrics import QuestionOutcome, by_type
 
 
 def mcnemar_exact(wins: int, losses: int) -> float:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.exceptions import QuestionsError
+from docgraph.errors import QuestionsError
 
 __all__ = ["Question", "QuestionsError", "load_questions", "parse_question"]
 

@@ -12,16 +12,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.config import Settings, load_settings
-from app.evaluation.corpus_ingest import ProgressFn, ensure_ingested
-from app.evaluation.metrics import CUTOFFS, QuestionOutcome, recall, recall_by_type
-from app.evaluation.paired import PairedComparison, compare, compare_by_type
-from app.evaluation.questions import Question, QuestionsError, load_questions
-from app.retrieval.base import Retriever
-from app.retrieval.registry import EVAL_VARIANTS, check_names, make_retrievers
-from app.schema import GNN_ABLATION_PROPERTIES
-from app.stores.base import GraphStore
-from models.encoders import TextEncoder
+from docgraph.app.config import Settings, load_settings
+from docgraph.app.evaluation.corpus_ingest import ProgressFn, ensure_ingested
+from docgraph.app.evaluation.metrics import CUTOFFS, QuestionOutcome, recall, recall_by_type
+from docgraph.app.evaluation.paired import PairedComparison, compare, compare_by_type
+from docgraph.app.evaluation.questions import Question, QuestionsError, load_questions
+from docgraph.app.retrieval.base import Retriever
+from docgraph.app.retrieval.registry import EVAL_VARIANTS, check_names, make_retrievers
+from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.schema import GNN_ABLATION_PROPERTIES
+from docgraph.models.encoders import TextEncoder
 
 
 @dataclass(slots=True)
@@ -134,7 +134,7 @@ def ablation_properties(
 ) -> dict[str, str]:
     """Compute the GNN ablations' vectors (not written at ingest) for the variants that read them;
     variant -> Region property."""
-    from app.reembed import ensure_variant  # torch: only when an ablation is asked for
+    from docgraph.app.jobs.reembed import ensure_variant  # torch: only when an ablation is asked for
 
     wanted = [name for name in names if name in GNN_ABLATION_PROPERTIES]
     props: dict[str, str] = {}

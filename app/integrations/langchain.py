@@ -2,7 +2,7 @@
 
 Install with ``pip install docgraph[langchain]`` (``langchain-core`` only)::
 
-    from app.integrations.langchain import DocgraphRetriever, DocgraphCypherTool
+    from docgraph.app.integrations.langchain import DocgraphRetriever, DocgraphCypherTool
 
     retriever = DocgraphRetriever.from_settings(variant="hybrid", k=6)
     docs = retriever.invoke("When are the penguins fed?")
@@ -28,19 +28,19 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import BaseTool, ToolException
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from app.config import Settings, load_settings
-from app.embedding import configured_encoder
-from app.exceptions import DocgraphError
-from app.integrations.regions import RegionResult, retrieve_regions
-from app.retrieval.base import Retriever
-from app.retrieval.registry import DEFAULT_RETRIEVER, make_retriever
-from app.stores.base import GraphStore
-from models.encoders import TextEncoder
+from docgraph.app.config import Settings, load_settings
+from docgraph.app.integrations.regions import RegionResult, retrieve_regions
+from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.retrieval.base import Retriever
+from docgraph.app.retrieval.registry import DEFAULT_RETRIEVER, make_retriever
+from docgraph.app.stores.base import GraphStore
+from docgraph.errors import DocgraphError
+from docgraph.models.encoders import TextEncoder
 
 
 def open_configured_store(settings: Settings) -> GraphStore:
     """The store ``settings`` name, schema applied (the retriever needs its indexes)."""
-    from app.stores.factory import open_store
+    from docgraph.app.stores.factory import open_store
 
     store = open_store(settings)
     store.apply_schema()
@@ -146,7 +146,7 @@ class DocgraphCypherTool(BaseTool):
         return cls(store=open_configured_store(settings), settings=settings, **fields)
 
     def _run(self, question: str, run_manager: CallbackManagerForToolRun | None = None) -> str:
-        from app.llm.service import text2cypher
+        from docgraph.app.llm.service import text2cypher
 
         try:
             result = text2cypher(question, self.store, self.settings, run=True)

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app import cypher
-from app.retrieval.base import ContextRegion, Retriever, ScoredRegion
-from app.retrieval.expansion import expand
-from app.stores.base import GraphStore
+from docgraph.app.retrieval.base import ContextRegion, Retriever, ScoredRegion
+from docgraph.app.retrieval.expansion import expand
+from docgraph.app.stores import cypher
+from docgraph.app.stores.base import GraphStore
 
 # How a neighbour is introduced in a passage's text, by its relation to the hit.
 RELATION_LABELS = {

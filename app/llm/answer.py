@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.llm.citations import CheckedAnswer, Citation, check_citations
-from app.llm.client import Completion, LLMClient, Message, StreamCallback, TokenUsage
-from app.llm.context import Context, Passage
-from app.llm.prompting import fill, template
-from app.stores.base import Row
+from docgraph.app.llm.citations import CheckedAnswer, Citation, check_citations
+from docgraph.app.llm.client import Completion, LLMClient, Message, StreamCallback, TokenUsage
+from docgraph.app.llm.context import Context, Passage
+from docgraph.app.llm.prompting import fill, template
+from docgraph.app.stores.base import Row
 
 MAX_PROMPT_ROWS = 50
 MAX_ROWS_CHARS = 6000

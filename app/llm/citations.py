@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.llm.context import Context, Passage
+from docgraph.app.llm.context import Context, Passage
 
 # A bracket holding at least one "#": a citation group such as "[a p.3 #r5]" or "[a p.3 #r5; b p.1 #r0]".
 _GROUP = re.compile(r"\s?\[([^\[\]]*#[^\[\]]*)\]")

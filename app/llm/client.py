@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
-from app.config import Settings
-from app.exceptions import LLMRequestError, LLMUnavailableError
+from docgraph.app.config import Settings
+from docgraph.errors import LLMRequestError, LLMUnavailableError
 
 if TYPE_CHECKING:  # the SDK is imported on use: ~1.5 s that a run without an LLM endpoint never needs
     import openai

@@ -12,9 +12,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from app import cypher
-from app.retrieval.base import ScoredRegion
-from app.stores.base import GraphStore
+from docgraph.app.retrieval.base import ScoredRegion
+from docgraph.app.stores import cypher
+from docgraph.app.stores.base import GraphStore
 
 MAX_REGION_CHARS = 1500  # one long table or paragraph must not crowd out the rest
 MAX_CONTEXT_CHARS = 14000

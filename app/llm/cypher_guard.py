@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from app.exceptions import ReadOnlyViolationError
+from docgraph.errors import ReadOnlyViolationError
 
 # Read-only procedures a question about the graph may need; every other CALL is refused.
 ALLOWED_PROCEDURES = frozenset(

@@ -16,15 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app import cypher
-from app.config import Settings
-from app.documents import find_document, locate_pdf
-from app.embedding import MAX_TEXT_CHARS, encode_cached, shorten
-from app.exceptions import LLMRequestError, LLMUnavailableError
-from app.llm.client import NO_VISION_MODEL, LLMClient, TokenUsage, make_client
-from app.llm.prompting import fill
-from app.stores.base import GraphStore, Row
-from models.encoders import TextEncoder
+from docgraph.app.config import Settings
+from docgraph.app.jobs.documents import find_document, locate_pdf
+from docgraph.app.llm.client import NO_VISION_MODEL, LLMClient, TokenUsage, make_client
+from docgraph.app.llm.prompting import fill
+from docgraph.app.pipeline.embedding import MAX_TEXT_CHARS, encode_cached, shorten
+from docgraph.app.stores import cypher
+from docgraph.app.stores.base import GraphStore, Row
+from docgraph.errors import LLMRequestError, LLMUnavailableError
+from docgraph.models.encoders import TextEncoder
 
 RENDER_DPI = 144
 MAX_IMAGE_SIDE_PX = 1600  # larger images only cost tokens; vision models downscale them anyway
@@ -122,7 +122,7 @@ def _describe_region(
 
 def render_region(pdf: Path, page_number: int, bbox: list[float], dpi: int = RENDER_DPI) -> bytes:
     """The region's box (plus a small margin) on page ``page_number`` (1-based) as PNG bytes."""
-    from ingest.pdf_api import close, load_page, open_pdf  # the page in the frame its regions were read in
+    from docgraph.ingest.pdf.api import close, load_page, open_pdf  # the page in the frame its regions were read in
 
     fitz = _pymupdf()
     document = open_pdf(pdf)
@@ -187,6 +187,6 @@ def _json_object(reply: str) -> dict[str, Any] | None:
 
 
 def _load_encoder(settings: Settings) -> TextEncoder:
-    from app.embedding import configured_encoder
+    from docgraph.app.pipeline.embedding import configured_encoder
 
     return configured_encoder(settings)

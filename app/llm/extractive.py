@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from app.llm.citations import Citation, cite_passages
-from app.llm.context import Context, Passage
-from app.retrieval.text import tokenize
+from docgraph.app.llm.citations import Citation, cite_passages
+from docgraph.app.llm.context import Context, Passage
+from docgraph.app.retrieval.text import tokenize
 
 MAX_PASSAGES = 3
 MAX_QUOTE_CHARS = 360

@@ -17,9 +17,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from app.exceptions import LLMRequestError
-from app.llm.client import LLMClient, TokenUsage
-from app.llm.prompting import template
+from docgraph.app.llm.client import LLMClient, TokenUsage
+from docgraph.app.llm.prompting import template
+from docgraph.errors import LLMRequestError
 
 Route = Literal["cypher", "retrieve", "decompose"]
 ROUTES: tuple[Route, ...] = ("cypher", "retrieve", "decompose")

@@ -13,19 +13,19 @@ import time
 from collections.abc import Sequence
 from itertools import zip_longest
 
-from app.config import Settings
-from app.documents import list_documents
-from app.exceptions import LLMUnavailableError, QuestionError, Text2CypherError
-from app.llm.answer import AnswerResult, Extras
-from app.llm.client import NOT_CONFIGURED, LLMClient, StreamCallback, make_client, optional_client
-from app.llm.context import Passage, build_context, passages_from_hits, regions_by_id
-from app.llm.describe import DescribeReport, describe_document
-from app.llm.extractive import extractive_answer
-from app.llm.router import RouteDecision, route_question
-from app.llm.text2cypher import Text2CypherResult, generate_cypher
-from app.llm.uncertainty import answer_with_rereads, evidence_groups, prune_evidence
-from app.retrieval.base import Retriever
-from app.stores.base import GraphStore, Row
+from docgraph.app.config import Settings
+from docgraph.app.jobs.documents import list_documents
+from docgraph.app.llm.answer import AnswerResult, Extras
+from docgraph.app.llm.client import NOT_CONFIGURED, LLMClient, StreamCallback, make_client, optional_client
+from docgraph.app.llm.context import Passage, build_context, passages_from_hits, regions_by_id
+from docgraph.app.llm.describe import DescribeReport, describe_document
+from docgraph.app.llm.extractive import extractive_answer
+from docgraph.app.llm.router import RouteDecision, route_question
+from docgraph.app.llm.text2cypher import Text2CypherResult, generate_cypher
+from docgraph.app.llm.uncertainty import answer_with_rereads, evidence_groups, prune_evidence
+from docgraph.app.retrieval.base import Retriever
+from docgraph.app.stores.base import GraphStore, Row
+from docgraph.errors import LLMUnavailableError, QuestionError, Text2CypherError
 
 __all__ = ["DescribeReport", "ask", "check_question", "describe_document", "text2cypher"]
 

@@ -1,6 +1,6 @@
 """Text-to-Cypher: a question in, a checked read-only query (and its rows) out.
 
-The prompt holds the schema (``schema/graph.yaml`` via :mod:`app.schema`), the live label and
+The prompt holds the schema (``schema/graph.yaml`` via :mod:`app.stores.schema`), the live label and
 relationship counts of the store, the store's dialect notes and the worked examples of
 ``cypher/examples/``. Every generated query is checked before it runs (:mod:`app.llm.cypher_guard`),
 planned by the database (``store.explain``: syntax and unknown names), and run only through
@@ -17,14 +17,14 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from app.config import Settings
-from app.exceptions import QuerySyntaxError, StoreError, StoreUnavailableError, Text2CypherError
-from app.llm.client import LLMClient, Message, TokenUsage
-from app.llm.cypher_guard import check_read_only, clean_query, with_row_limit
-from app.llm.prompting import fill, template
-from app.resources import CYPHER_DIR
-from app.schema import load_graph_schema
-from app.stores.base import GraphStore, Row
+from docgraph.app.config import Settings
+from docgraph.app.llm.client import LLMClient, Message, TokenUsage
+from docgraph.app.llm.cypher_guard import check_read_only, clean_query, with_row_limit
+from docgraph.app.llm.prompting import fill, template
+from docgraph.app.resources import CYPHER_DIR
+from docgraph.app.stores.base import GraphStore, Row
+from docgraph.app.stores.schema import load_graph_schema
+from docgraph.errors import QuerySyntaxError, StoreError, StoreUnavailableError, Text2CypherError
 
 EXAMPLES_DIR = CYPHER_DIR / "examples"
 DATABASE_NAMES = {"falkordb": "FalkorDB", "neo4j": "Neo4j 5"}

@@ -15,12 +15,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from app.config import Settings
-from app.llm.answer import AnswerResult, Extras, generate_answer
-from app.llm.citations import CheckedAnswer
-from app.llm.client import LLMClient, StreamCallback, TokenLogprob
-from app.llm.context import Context, Passage, build_context, reading_neighbours
-from app.stores.base import GraphStore
+from docgraph.app.config import Settings
+from docgraph.app.llm.answer import AnswerResult, Extras, generate_answer
+from docgraph.app.llm.citations import CheckedAnswer
+from docgraph.app.llm.client import LLMClient, StreamCallback, TokenLogprob
+from docgraph.app.llm.context import Context, Passage, build_context, reading_neighbours
+from docgraph.app.stores.base import GraphStore
 
 REREAD_NOTICE = "\n\n[uncertain (mean token entropy {entropy:.2f}): re-reading with more evidence]\n\n"
 

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
-from app.retrieval.text import tokenize
+from docgraph.app.retrieval.text import tokenize
 
 K1 = 1.2
 B = 0.75

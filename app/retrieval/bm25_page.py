@@ -6,9 +6,9 @@ region that best matches the query (or its first body region when none matches).
 
 from __future__ import annotations
 
-from app.retrieval.base import PageHit, ScoredRegion
-from app.retrieval.corpus import Corpus, DocumentIndex, RegionInfo
-from app.retrieval.hits import hit_from
+from docgraph.app.retrieval.base import PageHit, ScoredRegion
+from docgraph.app.retrieval.corpus import Corpus, DocumentIndex, RegionInfo
+from docgraph.app.retrieval.hits import hit_from
 
 
 class BM25PageRetriever:

@@ -17,9 +17,9 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
-from app import cypher
-from app.retrieval.bm25 import BM25Index
-from app.stores.base import GraphStore
+from docgraph.app.retrieval.bm25 import BM25Index
+from docgraph.app.stores import cypher
+from docgraph.app.stores.base import GraphStore
 
 # Kinds that carry no content of their own for lexical search.
 FURNITURE = frozenset({"page_header", "page_footer"})

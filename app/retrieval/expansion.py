@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app import cypher
-from app.retrieval.base import ContextRegion, ScoredRegion
-from app.stores.base import GraphStore
+from docgraph.app.retrieval.base import ContextRegion, ScoredRegion
+from docgraph.app.stores import cypher
+from docgraph.app.stores.base import GraphStore
 
 MAX_CONTEXT_PER_HIT = 6
 

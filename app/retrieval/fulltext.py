@@ -8,11 +8,11 @@ why the in-memory index is the one the hybrid uses.
 
 from __future__ import annotations
 
-from app.retrieval.base import ScoredRegion
-from app.retrieval.corpus import FURNITURE, Corpus, RegionInfo
-from app.retrieval.hits import RegionPageRanking, hit_from
-from app.retrieval.text import tokenize
-from app.stores.base import GraphStore
+from docgraph.app.retrieval.base import ScoredRegion
+from docgraph.app.retrieval.corpus import FURNITURE, Corpus, RegionInfo
+from docgraph.app.retrieval.hits import RegionPageRanking, hit_from
+from docgraph.app.retrieval.text import tokenize
+from docgraph.app.stores.base import GraphStore
 
 Ranked = list[tuple[RegionInfo, float]]
 

@@ -1,12 +1,12 @@
 """GNN retrieval: regions ranked by cosine with ``Region.gnn_embedding``.
 
-``gnn_embedding`` is the region's text embedding enriched by the relational GNN (``app.gnn``) with
+``gnn_embedding`` is the region's text embedding enriched by the relational GNN (``app.pipeline.gnn``) with
 its logical neighbourhood: section titles, the text before it, its continuation across a page break,
 its caption, what refers to it. The query is embedded by the same text encoder, unchanged. It is a
 :class:`app.retrieval.vector.DenseRetriever` over another property: only the queries differ, so a
 hybrid can take the GNN cosine as one more signal.
 
-An ablation's vectors (``app.gnn.GNN_VARIANTS``) live in a property of their own, which has no vector
+An ablation's vectors (``app.pipeline.gnn.GNN_VARIANTS``) live in a property of their own, which has no vector
 index: such a retriever works inside one document (an exact scan), as evaluation asks.
 """
 
@@ -15,13 +15,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from app import cypher
-from app.exceptions import ConfigError
-from app.retrieval.corpus import Corpus
-from app.retrieval.hits import QueryVectors
-from app.retrieval.vector import DenseRetriever, as_list, scores_by_region
-from app.schema import GNN_PROPERTY
-from app.stores.base import GraphStore, Row
+from docgraph.app.retrieval.corpus import Corpus
+from docgraph.app.retrieval.hits import QueryVectors
+from docgraph.app.retrieval.vector import DenseRetriever, as_list, scores_by_region
+from docgraph.app.stores import cypher
+from docgraph.app.stores.base import GraphStore, Row
+from docgraph.app.stores.schema import GNN_PROPERTY
+from docgraph.errors import ConfigError
 
 NEO4J_INDEX = "region_gnn_embedding"  # schema/neo4j/02_indexes.cypher
 

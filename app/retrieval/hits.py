@@ -8,10 +8,10 @@ from collections import OrderedDict
 import numpy as np
 from numpy.typing import NDArray
 
-from app.retrieval.base import PageHit, ScoredRegion
-from app.retrieval.corpus import RegionInfo
-from app.retrieval.pages import rank_pages
-from models.encoders import TextEncoder
+from docgraph.app.retrieval.base import PageHit, ScoredRegion
+from docgraph.app.retrieval.corpus import RegionInfo
+from docgraph.app.retrieval.pages import rank_pages
+from docgraph.models.encoders import TextEncoder
 
 # How many region hits a region-level retriever ranks to find the best pages.
 REGIONS_FOR_PAGES = 100

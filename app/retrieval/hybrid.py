@@ -15,16 +15,14 @@ candidate then has every signal:
 - ``section``: title similarity of the best-matching section enclosing the region (ToC retrieval),
 - ``gnn``: cosine of the query with the region's GNN embedding (``app.retrieval.gnn``); 0 for a
   region without one, so documents ingested without the GNN simply lack this signal. The GNN is
-  fed a long region's mean passage vector, so it inherits that vector's dilution: the region's
-  best-passage lift is added here too (measured: dev R@3 95.0 -> 96.7, train unchanged).
+  fed a long region's mean passage vector, so the region's best-passage lift is added here too.
 
 Each signal is divided by its best value among the candidates, so all lie in [0, 1] whatever their
 scale, and the region score is their weighted sum; ``signals`` records each weighted term. When the
 question asks about something a passage refers to, the pages the best hits refer to then gain a
-share of their score (``reference``, see :mod:`app.retrieval.references`). Plain
-reciprocal-rank fusion was tried first: with k=60 it flattens a clear winner of all signals to a
-tie that the coarse section signal then breaks, so scores, not ranks, are fused. The default
-weights (see :class:`HybridWeights`) keep ``dense``, ``page`` and ``gnn``.
+share of their score (``reference``, see :mod:`app.retrieval.references`). Scores, not ranks, are
+fused (docs/experiments/retrieval-weights.md says why). The default weights keep ``dense``,
+``page`` and ``gnn``.
 """
 
 from __future__ import annotations
@@ -34,59 +32,31 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numpy.typing import NDArray
 
-from app.retrieval.base import PageHit, ScoredRegion
-from app.retrieval.bm25 import top_k_of
-from app.retrieval.bm25_page import BM25PageRetriever, best_pages
-from app.retrieval.corpus import FURNITURE, Corpus, DocumentIndex, RegionInfo
-from app.retrieval.expansion import expand
-from app.retrieval.gnn import GnnRetriever
-from app.retrieval.hits import REGIONS_FOR_PAGES, QueryVectors, hit_from
-from app.retrieval.kinds import named_kinds
-from app.retrieval.pages import rank_pages
-from app.retrieval.references import asks_about_reference, follow_references
-from app.retrieval.sections import region_section_scores, section_scores
-from app.retrieval.vector import MIN_CANDIDATES, OVERFETCH, DenseRetriever
-from app.stores.base import GraphStore
+from docgraph.app.retrieval.base import PageHit, ScoredRegion
+from docgraph.app.retrieval.bm25 import top_k_of
+from docgraph.app.retrieval.bm25_page import BM25PageRetriever, best_pages
+from docgraph.app.retrieval.corpus import FURNITURE, Corpus, DocumentIndex, RegionInfo
+from docgraph.app.retrieval.expansion import expand
+from docgraph.app.retrieval.gnn import GnnRetriever
+from docgraph.app.retrieval.hits import REGIONS_FOR_PAGES, QueryVectors, hit_from
+from docgraph.app.retrieval.kinds import named_kinds
+from docgraph.app.retrieval.pages import rank_pages
+from docgraph.app.retrieval.references import asks_about_reference, follow_references
+from docgraph.app.retrieval.sections import region_section_scores, section_scores
+from docgraph.app.retrieval.vector import MIN_CANDIDATES, OVERFETCH, DenseRetriever
+from docgraph.app.stores.base import GraphStore
 
 SIGNALS = ("dense", "bm25", "page", "section", "gnn")
 
 
 @dataclass(frozen=True, slots=True)
 class HybridWeights:
-    """Signal weights, chosen on hand-written questions about the train documents (the first 80 of
-    tests/data/train_questions.jsonl): region dense + page BM25 was best; region BM25 and section
-    titles added nothing on top (they stay candidate sources and can be weighted in). ``gnn`` (the
-    GNN-enriched region embedding) is weighted like ``dense``; it counts only when a GNN retriever
-    is given, and not for a question whose references are followed (``follows_references``).
-    Rechecked on all 125 (40 written later, mostly cross-page, reference and context
-    questions): ``gnn`` 0.5/1.5/2.0 and ``page`` 0.7/1.3 were no better at R@3. A BM25 over
-    passage windows (a region with up to two regions before and one after it in its section, across
-    page breaks) added at 0.25 to 1.0 did not lift context questions (R@1 +0.8 and R@3 -0.8 at its
-    best, 0.25), so it is not a signal.
+    """Signal weights of the hybrid, chosen on the hand-written train questions.
 
-    ``page_lead_in``: the page signal scores each page with the previous page's part of the sections
-    that go on onto it, except for questions whose references are followed (see
-    :meth:`HybridRetriever.follows_references`). On the 125 train questions R@1/3/5 went
-    78.4/97.6/97.6 -> 84.0/97.6/97.6 (context 75.9 -> 86.2, cross_page 50.0 -> 78.6), and without
-    the GNN 76.8/96.0/97.6 -> 84.8/96.0/97.6. Other uses of the lead-in text scored R@1 79.2 (as a
-    sixth signal beside the plain page BM25, weight 0.5 or 1.0), 81.6 (the better of the two per
-    page) and 76.8 (each page led by the following page's part as well) where the lead-in for every
-    question scored 83.2. Two more lexical signals added nothing on top: BM25 over the text of the
-    region's section (0.25 or 0.5: R@1 83.2 both), and, before the lead-in, BM25 over only the code
-    names in the question (``asn1_get_octet_der``, ``setAuthor``) by region or by page (0.3 to 1.0:
-    R@1 77.6 to 78.4, two questions moved). Nor did a page-level vector signal (the mean of the
-    page's three best region cosines, 0.25 to 1.0): from the GNN vectors R@1 80.8 to 81.6, from the
-    input embeddings 82.4 to 84.0, where the hybrid scores 84.0.
-
-    ``kind``: a region of the kind the question names ("In the table of Emaxima mode commands ...",
-    "the diagram of ...", "Table 3": :func:`app.retrieval.kinds.named_kinds`) gains this much, a
-    sixth of the best possible fused score. 0.5 is the largest bonus that loses no train question
-    (8 of the 125 name a kind; none moves at 0.25 or 0.5, as-08 is lost at 0.75: its "scientific
-    graphs" are listed in prose). Then asked, at 0.5: dev R@1 90.0 -> 91.7 (rl-10 won), the new
-    documents' questions (tests/data/newdocs*_questions.jsonl) 91.7 -> 93.3 and 86.7 -> 90.0, none
-    lost; at 0.75 each of those sets loses one. Without the GNN signal the same bonus wins as many as it
-    loses (train 85.6 -> 84.8, as-08; dev 86.7 both ways, rl-10 won and rl-06 lost; new documents
-    93.3 and 85.0 -> 86.7)."""
+    ``page_lead_in`` scores each page with the previous page's part of the sections that go on onto
+    it, except for questions whose references are followed. ``kind`` is added to a region of the
+    kind the question names ("the table of ...", "Table 3": :func:`app.retrieval.kinds.named_kinds`).
+    How each weight was chosen, and what was tried beside it: docs/experiments/retrieval-weights.md."""
 
     dense: float = 1.0
     bm25: float = 0.0
@@ -227,15 +197,8 @@ class HybridRetriever:
     def follows_references(self, query: str) -> bool:
         """Whether ``query`` asks about what a passage refers to and references are followed for it.
 
-        Such a question is scored without page lead-ins: its words describe the referring passage,
-        which must stay among the best hits for its references to be followed. With lead-ins a
-        referred page that continues a section could overtake it and go unlifted itself (train
-        reference questions R@1 92.9 without lead-ins, 85.7 with; 100 and 71.4 without the GNN).
-
-        Nor does the GNN signal count for it. With it, the referring passage or the page before the
-        target overtook the target: train reference questions R@1 92.9 with the shipped GNN against
-        100 without, and 85.7 against 100 with a GNN trained on the dev PDFs; on the dev questions no
-        reference question moves (models/checkpoints/README.md, "The GNN and reference following")."""
+        Such a question is scored without page lead-ins and without the GNN signal, so that the
+        referring passage stays among the best hits and its target can overtake it."""
         return bool(self.weights.reference) and asks_about_reference(query)
 
     def retrieve(self, query: str, k: int = 10, doc_id: str | None = None) -> list[ScoredRegion]:

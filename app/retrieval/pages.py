@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.retrieval.base import PageHit, ScoredRegion
+from docgraph.app.retrieval.base import PageHit, ScoredRegion
 
 # Weight of the page's other regions' scores. 0 (pure max) measured best for the hybrid, whose
 # region scores already include the whole page's BM25; region-only variants use a little.

@@ -8,17 +8,9 @@ here a rule does it (:func:`asks_about_reference`), and for such a question the 
 hits refer to (their REF edges: "see page 26", "Section 2.1", a figure, a cited bibliography
 entry) gain a share of the referring hit's score.
 
-Chosen on the 125 train questions (tests/data/train_questions.jsonl): following the references of
-the best 1 or 2 hits with weight 0.5 lifts the 14 reference questions' R@1 from 64.3 to 92.9 (hybrid;
-100 without the GNN signal) and changes no other question, since the rule picks exactly those 14.
-Applied to every question instead, the same boost cost other questions as much as it gained (hybrid
-R@1 75.2 -> 75.2 at best). A referenced section lends the gain to every page it covers: its first
-page alone missed "a file mentioned in Section 2.1" on the section's second page. Pages led by
-their lead-ins (``corpus.page_lead_in``) would let a referred page that continues a section outrank
-the referring paragraph before following and push it out of the best two (reference R@1 85.7
-hybrid, 71.4 without the GNN); following the first one or two hits that make references among the
-best three or five, or a weight of 0.75 or 1, did no better, so these questions are scored without
-lead-ins (``HybridRetriever.follows_references``).
+A referenced section lends the gain to every page it covers. Such questions are scored without page
+lead-ins (``HybridRetriever.follows_references``). How the rule, the weight and the number of hits
+followed were chosen: docs/experiments/retrieval-weights.md.
 """
 
 from __future__ import annotations
@@ -26,14 +18,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from app.retrieval.base import ScoredRegion
+from docgraph.app.retrieval.base import ScoredRegion
 
 # Phrases by which a question says that what it asks about is somewhere a passage points to. "see"
 # counts only as a cross-reference ("see Section 4", "see also"), not as the verb. The last five
 # alternatives name the target itself ("specified in Section 4.12", "read Chapter 3", "according to that
-# table"): written for questions about four new documents (mpfr, dblatex, lme4, pscl), whose
-# writer said "pointing to" and "specified in", it matches no question of another type in the
-# dev, train or those questions.
+# table").
 _TARGET = r"(?:section|chapter|appendix|table|figure|page|part)"
 _REFERRAL = re.compile(
     r"\b(?:refers?|referr(?:ed|ing)|points?\s+(?:readers\s+)?to|pointed\s+to|cites?|cited|citing"
@@ -47,11 +37,8 @@ _REFERRAL = re.compile(
 )
 
 # A cross-reference label the question names: "Section 7", "Subsection 6.1", "Appendix C",
-# "equation (7)", "step 3". The phrase list above recognised 24 of the 32 reference
-# questions about the sixteen new documents (models/checkpoints/README.md, "A fourth set of
-# questions"); the writers of the other eight said "sends the reader to Appendix C", "introduced in
-# Section 7", "the algorithm of Section 3" and the like. A question that names such a label asks
-# about what a passage labels that way, whatever verb it uses. Tables and figures are left out: "In
+# "equation (7)", "step 3". A question that names such a label asks about what a passage labels
+# that way, whatever verb it uses. Tables and figures are left out: "In
 # Table 2, ..." names where a table question's answer is, and the kind bonus handles that.
 _LABEL = re.compile(
     r"\b(?i:(?:sub)?sections?|chapters?|appendix|appendices|equations?|steps?)\s+(?:\d+(?:\.\d+)*\b|\(\d+\)|[A-Z]\b)"

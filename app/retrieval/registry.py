@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from app.exceptions import ConfigError
-from app.retrieval.base import Retriever
-from app.retrieval.bm25_page import BM25PageRetriever
-from app.retrieval.corpus import Corpus
-from app.retrieval.fulltext import BM25RegionRetriever, FulltextRetriever
-from app.retrieval.gnn import GnnRetriever
-from app.retrieval.hits import QueryVectors
-from app.retrieval.hybrid import HybridRetriever, HybridWeights
-from app.retrieval.sections import SectionRetriever
-from app.retrieval.vector import DenseRetriever
-from app.schema import GNN_ABLATION_PROPERTIES, GNN_PROPERTY
-from app.stores.base import GraphStore
-from models.encoders import TextEncoder
+from docgraph.app.retrieval.base import Retriever
+from docgraph.app.retrieval.bm25_page import BM25PageRetriever
+from docgraph.app.retrieval.corpus import Corpus
+from docgraph.app.retrieval.fulltext import BM25RegionRetriever, FulltextRetriever
+from docgraph.app.retrieval.gnn import GnnRetriever
+from docgraph.app.retrieval.hits import QueryVectors
+from docgraph.app.retrieval.hybrid import HybridRetriever, HybridWeights
+from docgraph.app.retrieval.sections import SectionRetriever
+from docgraph.app.retrieval.vector import DenseRetriever
+from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.schema import GNN_ABLATION_PROPERTIES, GNN_PROPERTY
+from docgraph.errors import ConfigError
+from docgraph.models.encoders import TextEncoder
 
 DEFAULT_RETRIEVER = "hybrid"
 NO_LEAD_IN = HybridWeights(page_lead_in=False)
@@ -38,11 +38,11 @@ _FACTORIES: dict[str, Factory] = {
     "hybrid": _hybrid(GNN_PROPERTY),
     "no-gnn": _hybrid(None),
     "gnn": lambda store, corpus, vectors: GnnRetriever(store, corpus, vectors),
-    # Hybrids whose GNN signal comes from an ablation's property (app.gnn.GNN_VARIANTS; run
-    # ``app.reembed.ensure_variant`` first, or the signal is absent).
+    # Hybrids whose GNN signal comes from an ablation's property (app.pipeline.gnn.GNN_VARIANTS; run
+    # ``app.jobs.reembed.ensure_variant`` first, or the signal is absent).
     **{name: _hybrid(prop) for name, prop in GNN_ABLATION_PROPERTIES.items()},
     # The hybrid without the page lead-in, which carries the same cross-page context as the GNN
-    # (models/checkpoints/README.md, "What the GNN adds without the page lead-in").
+    # (docs/experiments/gnn-what-the-gnn-adds-without-the-page-lead-in.md).
     "no-lead-in": _hybrid(GNN_PROPERTY, NO_LEAD_IN),
     "no-gnn-no-lead-in": _hybrid(None, NO_LEAD_IN),
     # The hybrid without the bonus for regions of the kind a question names (app.retrieval.kinds).
@@ -76,7 +76,7 @@ def make_retrievers(
     names: list[str], store: GraphStore, encoder: TextEncoder, gnn_props: Mapping[str, str] | None = None
 ) -> dict[str, Retriever]:
     """Several retrievers sharing one corpus view and one query-vector cache. ``gnn_props`` maps an
-    ablation variant to the property ``app.reembed.ensure_variant`` wrote its vectors to."""
+    ablation variant to the property ``app.jobs.reembed.ensure_variant`` wrote its vectors to."""
     check_names(names)
     corpus, vectors = Corpus(store), QueryVectors(encoder)
     retrievers: dict[str, Retriever] = {}

@@ -2,7 +2,7 @@
 favour the regions under them.
 
 Section titles are short and written to say what a section is about, so the query is compared with
-each section's title embedding (``Section.embedding``, see :mod:`app.embedding`), in the
+each section's title embedding (``Section.embedding``, see :mod:`app.pipeline.embedding`), in the
 database. A region takes the score of the best-matching section among its own section and the
 sections enclosing it, the enclosing ones discounted a little because they are less specific.
 """
@@ -12,11 +12,11 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from app import cypher
-from app.retrieval.base import ScoredRegion
-from app.retrieval.corpus import FURNITURE, Corpus, DocumentIndex, RegionInfo
-from app.retrieval.hits import QueryVectors, RegionPageRanking, hit_from
-from app.stores.base import GraphStore
+from docgraph.app.retrieval.base import ScoredRegion
+from docgraph.app.retrieval.corpus import FURNITURE, Corpus, DocumentIndex, RegionInfo
+from docgraph.app.retrieval.hits import QueryVectors, RegionPageRanking, hit_from
+from docgraph.app.stores import cypher
+from docgraph.app.stores.base import GraphStore
 
 ANCESTOR_DISCOUNT = 0.9  # per level up the section tree
 TOP_SECTIONS = 8

@@ -3,8 +3,7 @@
 Technical manuals name things in code: ``canvas.drawImage``, ``asn1_der_decoding2``, ``--no-time-strict``.
 A compound token is kept whole (so an exact name matches strongly) and also split into its parts
 (so "draw image" and "bookmark page" match ``drawImage`` and ``bookmarkPage``); two words joined by a
-hyphen are also closed up, so "multi-line" meets "multiline" and "read-only" "readonly" (train
-questions R@1 +0.8, x-30; on the 300 blind ones the hybrid +1 question, fx-09). Stop words go; a
+hyphen are also closed up, so "multi-line" meets "multiline" and "read-only" "readonly". Stop words go; a
 light plural fold makes "tables" match "table", and British spellings meet American ones ("colours"
 matches "color", see :mod:`app.retrieval.spelling`). Letters beyond ASCII are letters ("Größe",
 "Poincaré"), and accents fold away, so "Poincare" finds "Poincaré". Chinese, Japanese and Korean
@@ -18,7 +17,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from app.retrieval.spelling import american
+from docgraph.app.retrieval.spelling import american
 
 _TOKEN = re.compile(r"[^\W_]+(?:[._\-][^\W_]+)*")  # letters and digits of any script
 _PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+[0-9]*(?![a-z])")

@@ -8,7 +8,7 @@ module's own (``cypher/<dialect>/retrieval_dense_*.cypher``) rather than
 ``GraphStore.vector_top_k``, whose hits carry every node property, the 384-float embedding
 included, which costs ~3 ms a hit to decode on FalkorDB.
 
-A long region's ``embedding`` is the mean of its passages' vectors (``app.embedding``), which
+A long region's ``embedding`` is the mean of its passages' vectors (``app.pipeline.embedding``), which
 dilutes a passage that alone answers; such regions also store their passage vectors, and a
 candidate scores the better of its mean cosine and its best passage's cosine.
 """
@@ -18,11 +18,11 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from app import cypher
-from app.retrieval.base import ScoredRegion
-from app.retrieval.corpus import FURNITURE, Corpus, RegionInfo
-from app.retrieval.hits import QueryVectors, RegionPageRanking, hit_from
-from app.stores.base import GraphStore, Row
+from docgraph.app.retrieval.base import ScoredRegion
+from docgraph.app.retrieval.corpus import FURNITURE, Corpus, RegionInfo
+from docgraph.app.retrieval.hits import QueryVectors, RegionPageRanking, hit_from
+from docgraph.app.stores import cypher
+from docgraph.app.stores.base import GraphStore, Row
 
 # Asked of the index beyond ``n``: page headers and footers found among the hits are dropped.
 OVERFETCH = 1.25

@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from ingest.types import GraphBatch
+from docgraph.records import GraphBatch
 
 Dialect = Literal["falkordb", "neo4j"]
 Row = dict[str, Any]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from app.config import Settings
-from app.schema import DEFAULT_VECTOR_DIMENSION
-from app.stores import falkordb_server
-from app.stores.base import GraphStore
-from app.stores.url import StoreURL, parse_store_url
+from docgraph.app.config import Settings
+from docgraph.app.stores import falkordb_server
+from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.schema import DEFAULT_VECTOR_DIMENSION
+from docgraph.app.stores.url import StoreURL, parse_store_url
 
 
 def open_store(
@@ -22,8 +22,8 @@ def open_store(
 
 
 def _open_falkordb(target: StoreURL, settings: Settings, vector_dimension: int) -> GraphStore:
-    from app.stores.falkordb_disk import COMPACT_AFTER_WRITES_BYTES
-    from app.stores.falkordb_store import REPLY_GRACE_S, FalkorDBStore, connect_falkordb
+    from docgraph.app.stores.falkordb_disk import COMPACT_AFTER_WRITES_BYTES
+    from docgraph.app.stores.falkordb_store import REPLY_GRACE_S, FalkorDBStore, connect_falkordb
 
     socket, compact_aof_bytes = None, None
     if target.kind == "falkordb-local":
@@ -42,6 +42,6 @@ def _open_falkordb(target: StoreURL, settings: Settings, vector_dimension: int) 
 
 
 def _open_neo4j(target: StoreURL, settings: Settings, vector_dimension: int) -> GraphStore:
-    from app.stores.neo4j_store import Neo4jStore
+    from docgraph.app.stores.neo4j_store import Neo4jStore
 
     return Neo4jStore.connect(target, query_timeout_s=settings.query_timeout_s, vector_dimension=vector_dimension)

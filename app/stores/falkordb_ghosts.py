@@ -18,13 +18,13 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING
 
-from app.cypher import load, render
-from app.exceptions import StoreError
-from app.stores.falkordb_write import plain_labels, with_resized_labels
-from app.stores.records import render_nodes
+from docgraph.app.stores.cypher import load, render
+from docgraph.app.stores.falkordb_write import plain_labels, with_resized_labels
+from docgraph.app.stores.records import render_nodes
+from docgraph.errors import StoreError
 
 if TYPE_CHECKING:
-    from app.stores.falkordb_store import FalkorDBStore
+    from docgraph.app.stores.falkordb_store import FalkorDBStore
 
 DIALECT = "falkordb"
 FILLER_CHUNK = 5_000

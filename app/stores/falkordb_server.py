@@ -32,10 +32,10 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from app.exceptions import StoreUnavailableError
-from app.stores import falkordb_wedge
-from app.stores.falkordb_disk import StartupLog, compact_aof
-from app.stores.falkordb_process import is_server_alive, send_shutdown, serves, wait_exit
+from docgraph.app.stores import falkordb_wedge
+from docgraph.app.stores.falkordb_disk import StartupLog, compact_aof
+from docgraph.app.stores.falkordb_process import is_server_alive, send_shutdown, serves, wait_exit
+from docgraph.errors import StoreUnavailableError
 
 START_TIMEOUT_S = 300.0  # a large graph takes a while to load; a server that dies is noticed at once
 STOP_TIMEOUT_S = 30.0

@@ -25,16 +25,14 @@ from typing import Any
 import redis
 from falkordb import FalkorDB, QueryResult
 
-from app.cypher import identifier, load, render
-from app.exceptions import (
-    QuerySyntaxError,
-    QueryTimeoutError,
-    ReadOnlyViolationError,
-    SchemaError,
-    StoreError,
-    StoreUnavailableError,
-)
-from app.schema import (
+from docgraph.app.stores.base import Dialect, GraphCounts, Row, ScoredNode, WriteResult
+from docgraph.app.stores.cypher import identifier, load, render
+from docgraph.app.stores.falkordb_disk import snapshot_now, start_compaction
+from docgraph.app.stores.falkordb_ghosts import ghost_ids, repair_ghosts
+from docgraph.app.stores.falkordb_write import DocumentWriter, encode_query
+from docgraph.app.stores.records import DEFAULT_CHUNK_ROWS
+from docgraph.app.stores.results import IndexInfo, fulltext_terms, graph_counts, plain_value, scored_nodes
+from docgraph.app.stores.schema import (
     DEFAULT_VECTOR_DIMENSION,
     FULLTEXT_PROPERTY,
     fulltext_index_ddl,
@@ -42,14 +40,16 @@ from app.schema import (
     load_falkordb_constraints,
     vector_index_ddl,
 )
-from app.stores.base import Dialect, GraphCounts, Row, ScoredNode, WriteResult
-from app.stores.falkordb_disk import snapshot_now, start_compaction
-from app.stores.falkordb_ghosts import ghost_ids, repair_ghosts
-from app.stores.falkordb_write import DocumentWriter, encode_query
-from app.stores.records import DEFAULT_CHUNK_ROWS
-from app.stores.results import IndexInfo, fulltext_terms, graph_counts, plain_value, scored_nodes
-from app.stores.url import StoreURL
-from ingest.types import GraphBatch
+from docgraph.app.stores.url import StoreURL
+from docgraph.errors import (
+    QuerySyntaxError,
+    QueryTimeoutError,
+    ReadOnlyViolationError,
+    SchemaError,
+    StoreError,
+    StoreUnavailableError,
+)
+from docgraph.records import GraphBatch
 
 DIALECT: Dialect = "falkordb"
 _READ_ONLY_REFUSAL = "is to be executed only on read-only queries"

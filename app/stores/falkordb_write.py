@@ -39,10 +39,9 @@ import redis
 from falkordb import Graph, QueryResult
 from falkordb.helpers import stringify_param_value
 
-from app.cypher import identifier, load, render
-from app.exceptions import StoreError, StoreUnavailableError
-from app.stores.base import ID_PROPERTY, WriteResult
-from app.stores.records import (
+from docgraph.app.stores.base import ID_PROPERTY, WriteResult
+from docgraph.app.stores.cypher import identifier, load, render
+from docgraph.app.stores.records import (
     DEFAULT_CHUNK_ROWS,
     DOCUMENT_LABELS,
     edge_groups,
@@ -50,7 +49,8 @@ from app.stores.records import (
     render_edges,
     render_nodes,
 )
-from ingest.types import GraphBatch
+from docgraph.errors import StoreError, StoreUnavailableError
+from docgraph.records import GraphBatch
 
 DIALECT = "falkordb"
 WATCH_RETRIES = 10

@@ -19,8 +19,13 @@ from typing import Any
 import neo4j
 from neo4j import exceptions as neo4j_errors
 
-from app.cypher import load, render
-from app.exceptions import (
+from docgraph.app.stores.base import Dialect, GraphCounts, Row, ScoredNode, WriteResult
+from docgraph.app.stores.cypher import load, render
+from docgraph.app.stores.records import DOCUMENT_LABELS, edge_groups, node_groups, render_edges, render_nodes
+from docgraph.app.stores.results import IndexInfo, fulltext_terms, graph_counts, plain_value, scored_nodes
+from docgraph.app.stores.schema import DEFAULT_VECTOR_DIMENSION, FULLTEXT_PROPERTY, load_ddl
+from docgraph.app.stores.url import StoreURL
+from docgraph.errors import (
     QuerySyntaxError,
     QueryTimeoutError,
     ReadOnlyViolationError,
@@ -28,12 +33,7 @@ from app.exceptions import (
     StoreError,
     StoreUnavailableError,
 )
-from app.schema import DEFAULT_VECTOR_DIMENSION, FULLTEXT_PROPERTY, load_ddl
-from app.stores.base import Dialect, GraphCounts, Row, ScoredNode, WriteResult
-from app.stores.records import DOCUMENT_LABELS, edge_groups, node_groups, render_edges, render_nodes
-from app.stores.results import IndexInfo, fulltext_terms, graph_counts, plain_value, scored_nodes
-from app.stores.url import StoreURL
-from ingest.types import GraphBatch
+from docgraph.records import GraphBatch
 
 DIALECT: Dialect = "neo4j"
 _SYNTAX_CODES = (

@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from app.cypher import identifier, load, render
-from app.exceptions import StoreError
-from app.schema import VECTOR_PROPERTIES, VERSION_PROPERTY, kind_label
-from app.stores.base import ID_PROPERTY
-from ingest.types import GraphBatch, NodeRecord
+from docgraph.app.stores.base import ID_PROPERTY
+from docgraph.app.stores.cypher import identifier, load, render
+from docgraph.app.stores.schema import VECTOR_PROPERTIES, VERSION_PROPERTY, kind_label
+from docgraph.errors import StoreError
+from docgraph.records import GraphBatch, NodeRecord
 
 DOCUMENT_LABELS: tuple[str, ...] = tuple(ID_PROPERTY)
 DEFAULT_CHUNK_ROWS = 500

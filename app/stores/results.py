@@ -19,9 +19,9 @@ import falkordb
 if TYPE_CHECKING:
     import neo4j.graph
 
-from app.cypher import load
-from app.schema import is_vector_property
-from app.stores.base import ID_PROPERTY, GraphCounts, Row, ScoredNode
+from docgraph.app.stores.base import ID_PROPERTY, GraphCounts, Row, ScoredNode
+from docgraph.app.stores.cypher import load
+from docgraph.app.stores.schema import is_vector_property
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from app.config import Settings
-from app.stores import falkordb_server
-from app.stores.base import GraphStore
-from app.stores.factory import open_store
+from docgraph.app.config import Settings
+from docgraph.app.stores import falkordb_server
+from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.factory import open_store
 
 
 @contextmanager

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from app.config import Settings
-from app.exceptions import ConfigError
+from docgraph.app.config import Settings
+from docgraph.errors import ConfigError
 
 StoreKind = Literal["falkordb-local", "falkordb", "neo4j"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.llm.answer import AnswerResult
-from app.llm.citations import Citation
+from docgraph.app.llm.answer import AnswerResult
+from docgraph.app.llm.citations import Citation
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,14 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app import cypher
-from app.exceptions import DocgraphError
-from app.stores.base import GraphStore, Row
-
-
-class RegionNotFoundError(DocgraphError):
-    """No region with that id (its document was deleted or replaced)."""
-
+from docgraph.app.stores import cypher
+from docgraph.app.stores.base import GraphStore, Row
+from docgraph.errors import RegionNotFoundError
 
 # (relationship type, outgoing from the region) -> what the neighbour is to the region.
 _RELATIONS: dict[tuple[str, bool], str] = {

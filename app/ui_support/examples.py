@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.resources import CYPHER_DIR
+from docgraph.app.resources import CYPHER_DIR
 
 EXAMPLES_DIR = CYPHER_DIR / "examples"  # also text-to-Cypher's worked examples
 ANALYST_DIR = CYPHER_DIR / "analyst"  # the README's queries for analysts (Neo4j Browser and the UI)

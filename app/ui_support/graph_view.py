@@ -10,10 +10,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.render import KIND_COLOURS
-from app.schema import is_vector_property
-from app.stores.base import ID_PROPERTY, Row
-from app.ui_support.evidence import RegionEvidence
+from docgraph.app.jobs.render import KIND_COLOURS
+from docgraph.app.stores.base import ID_PROPERTY, Row
+from docgraph.app.stores.schema import is_vector_property
+from docgraph.app.ui_support.evidence import RegionEvidence
 
 MAX_TITLE_CHARS = 300
 MAX_LABEL_CHARS = 28

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from app import cypher
-from app.config import Settings
-from app.documents import list_documents
-from app.llm.client import llm_configured, llm_status
-from app.stores.base import GraphStore
+from docgraph.app.config import Settings
+from docgraph.app.jobs.documents import list_documents
+from docgraph.app.llm.client import llm_configured, llm_status
+from docgraph.app.stores import cypher
+from docgraph.app.stores.base import GraphStore
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,10 +6,11 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from app.config import Settings
-from app.exceptions import ConfigError
-from app.pipeline import IngestReport, build_ingest_pipeline, expand_paths
-from app.stores.base import GraphStore
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.stages import IngestReport, expand_paths
+from docgraph.app.stores.base import GraphStore
+from docgraph.errors import ConfigError
 
 # Share of one file's progress bar for each pipeline stage; "read" reports pages as it goes.
 STAGE_SHARES: dict[str, tuple[float, float]] = {"read": (0.0, 0.6), "graph": (0.6, 0.65), "embed": (0.65, 0.95)}

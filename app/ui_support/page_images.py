@@ -11,10 +11,10 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from app.config import Settings
-from app.documents import find_document, locate_pdf, page_regions
-from app.render import render_page
-from app.stores.base import GraphStore
+from docgraph.app.config import Settings
+from docgraph.app.jobs.documents import find_document, locate_pdf, page_regions
+from docgraph.app.jobs.render import render_page
+from docgraph.app.stores.base import GraphStore
 
 DEFAULT_DPI = 110
 

@@ -8,10 +8,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from app.exceptions import ConfigError
-from app.schema import is_vector_property
-from app.stores.base import Row
-from app.ui_support.graph_view import is_node, is_path, is_relationship
+from docgraph.app.stores.base import Row
+from docgraph.app.stores.schema import is_vector_property
+from docgraph.app.ui_support.graph_view import is_node, is_path, is_relationship
+from docgraph.errors import ConfigError
 
 MAX_CELL_CHARS = 400
 LONG_VECTOR = 16  # a list of more numbers than this is shown as its length, not its values

@@ -6,16 +6,16 @@ from typing import Any
 
 import streamlit as st
 
-from app.documents import list_documents
-from app.llm.answer import AnswerResult
-from app.llm.client import llm_configured
-from app.retrieval.registry import DEFAULT_RETRIEVER, RETRIEVER_NAMES
-from app.stores.base import GraphStore
-from app.ui_support.answers import numbered_answer, numbered_citations, page_highlights, route_summary
-from app.ui_support.evidence import RegionEvidence, region_evidence
-from app.ui_support.page_images import page_image
-from app.ui_support.tables import display_rows
-from ui import common
+from docgraph.app.jobs.documents import list_documents
+from docgraph.app.llm.answer import AnswerResult
+from docgraph.app.llm.client import llm_configured
+from docgraph.app.retrieval.registry import DEFAULT_RETRIEVER, RETRIEVER_NAMES
+from docgraph.app.stores.base import GraphStore
+from docgraph.app.ui_support.answers import numbered_answer, numbered_citations, page_highlights, route_summary
+from docgraph.app.ui_support.evidence import RegionEvidence, region_evidence
+from docgraph.app.ui_support.page_images import page_image
+from docgraph.app.ui_support.tables import display_rows
+from docgraph.ui import common
 
 HISTORY = "ask_history"  # list[AnswerResult], oldest first
 SELECTED = "ask_selected"  # (answer index, citation index) shown in the evidence panel
@@ -64,7 +64,7 @@ def _options(graph_store: GraphStore) -> dict[str, Any]:
 
 
 def _answer_new(question: str, graph_store: GraphStore, options: dict[str, Any]) -> None:
-    from app.llm.service import ask
+    from docgraph.app.llm.service import ask
 
     with st.chat_message("user"):
         st.markdown(question)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app.ui_support.examples import load_examples
-from app.ui_support.graph_view import graph_from_rows
-from app.ui_support.tables import display_rows, parse_params, rows_to_csv
-from ui import common
-from ui.widgets import draw_graph
+from docgraph.app.ui_support.examples import load_examples
+from docgraph.app.ui_support.graph_view import graph_from_rows
+from docgraph.app.ui_support.tables import display_rows, parse_params, rows_to_csv
+from docgraph.ui import common
+from docgraph.ui.widgets import draw_graph
 
 QUERY = "cypher_query"
 PARAMS = "cypher_params"

@@ -8,11 +8,18 @@ from typing import Any
 
 import streamlit as st
 
-from app.documents import list_documents
-from app.pipeline import IngestReport
-from app.stores.base import GraphStore
-from app.ui_support.ingest import folder_pdfs, ingest_files, report_line, report_notes, save_upload, uploads_dir
-from ui import common
+from docgraph.app.jobs.documents import list_documents
+from docgraph.app.pipeline.stages import IngestReport
+from docgraph.app.stores.base import GraphStore
+from docgraph.app.ui_support.ingest import (
+    folder_pdfs,
+    ingest_files,
+    report_line,
+    report_notes,
+    save_upload,
+    uploads_dir,
+)
+from docgraph.ui import common
 
 MESSAGES = "documents_messages"  # (level, text) pairs shown once after a rerun
 UPLOAD_ROUND = "documents_upload_round"  # bumped after each ingest
@@ -122,10 +129,10 @@ def _manage_section(graph_store: GraphStore, doc_ids: list[str]) -> None:
 
 
 def _reembed_function() -> tuple[Callable[..., int] | None, Path | None]:
-    """``app.reembed.reembed`` and the configured GNN checkpoint (torch loads on first use)."""
+    """``app.jobs.reembed.reembed`` and the configured GNN checkpoint (torch loads on first use)."""
     try:
-        from app.gnn import configured_checkpoint
-        from app.reembed import reembed
+        from docgraph.app.jobs.reembed import reembed
+        from docgraph.app.pipeline.gnn import configured_checkpoint
     except ImportError:  # an install without the GNN's libraries: no button
         return None, None
     return reembed, configured_checkpoint(common.settings())

@@ -6,13 +6,14 @@ from typing import Any
 
 import streamlit as st
 
-from app import cypher
-from app.documents import list_documents
-from app.stores.base import GraphStore
-from app.ui_support.evidence import RegionNotFoundError, region_evidence
-from app.ui_support.graph_view import neighbourhood_view, section_outline, section_tree_view
-from ui import common
-from ui.widgets import draw_graph
+from docgraph.app.jobs.documents import list_documents
+from docgraph.app.stores import cypher
+from docgraph.app.stores.base import GraphStore
+from docgraph.app.ui_support.evidence import region_evidence
+from docgraph.app.ui_support.graph_view import neighbourhood_view, section_outline, section_tree_view
+from docgraph.errors import RegionNotFoundError
+from docgraph.ui import common
+from docgraph.ui.widgets import draw_graph
 
 FOCUS = "graph_focus"  # a region reached by clicking in the neighbourhood graph
 PICKED = "graph_picked"  # the region last picked in the list

@@ -1,0 +1,1 @@
+"""Jobs over stored documents: listing and finding them, rendering pages, reembed, relink, version stamps."""

@@ -1,0 +1,76 @@
+"""docgraph as a Python library: open a store, ingest PDFs, ask questions, get a retriever.
+
+    import docgraph
+
+    with docgraph.open_store() as store:  # the configured store (default: the local FalkorDB)
+        docgraph.ingest(["manual.pdf"], store)
+        print(docgraph.ask("How do I reset it?", store).answer)
+
+These are the calls the CLI makes, with the same settings (``DOCGRAPH_*``, ``docgraph.toml``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from docgraph.app.config import Settings, load_settings
+from docgraph.app.llm.answer import AnswerResult
+from docgraph.app.llm.service import ask as ask_store
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.pipeline.stages import IngestReport, ProgressFn, expand_paths
+from docgraph.app.retrieval.base import Retriever
+from docgraph.app.retrieval.registry import DEFAULT_RETRIEVER, make_retriever
+from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.factory import open_store as open_graph_store
+
+
+@contextmanager
+def open_store(url: str | None = None, settings: Settings | None = None) -> Iterator[GraphStore]:
+    """The store ``url`` names (default: the configured one), schema applied, closed on exit."""
+    settings = settings or load_settings()
+    store = open_graph_store(settings, url)
+    try:
+        store.apply_schema()
+        yield store
+    finally:
+        store.close()
+
+
+def ingest(
+    paths: Sequence[str | Path],
+    store: GraphStore,
+    settings: Settings | None = None,
+    *,
+    embed: bool = True,
+    force: bool = False,
+    progress: ProgressFn | None = None,
+) -> list[IngestReport]:
+    """Ingest PDFs (files or folders) into ``store``; a failed file is reported, the graph unchanged for it."""
+    settings = settings or load_settings()
+    pipeline = build_ingest_pipeline(store, settings, embed=embed, force=force)
+    with store.fulltext_refresh_deferred():
+        reports = [pipeline.ingest(path, progress) for path in expand_paths(Path(p) for p in paths)]
+    return reports
+
+
+def retriever(store: GraphStore, name: str = DEFAULT_RETRIEVER, settings: Settings | None = None) -> Retriever:
+    """The retriever variant ``name`` over ``store`` with the configured encoder."""
+    settings = settings or load_settings()
+    return make_retriever(name, store, configured_encoder(settings))
+
+
+def ask(
+    question: str,
+    store: GraphStore,
+    settings: Settings | None = None,
+    *,
+    k: int = 8,
+    doc_id: str | None = None,
+    variant: str = DEFAULT_RETRIEVER,
+) -> AnswerResult:
+    """A cited answer from the stored documents (extractive when no LLM endpoint is configured)."""
+    settings = settings or load_settings()
+    return ask_store(question, store, settings, retriever(store, variant, settings), k=k, doc_id=doc_id)

@@ -1,0 +1,114 @@
+"""The standard ingest pipeline, stage by stage, and the build string that names how it reads.
+
+    read -> graph -> embed -> similarity -> gnn -> corpus similarity -> write
+
+``embed`` and what follows it run only with embeddings on; ``gnn`` only with a checkpoint that fits
+the encoder; ``corpus similarity`` only when neighbours in other documents are asked for.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.pipeline.readers import make_reader, reader_notes, reader_ocr_off
+from docgraph.app.pipeline.similarity import CorpusSimilarityStage, SimilarityStage
+from docgraph.app.pipeline.stages import EmbedStage, GraphStage, IngestPipeline, ReadStage, Stage, WriteStage
+from docgraph.app.resources import docgraph_release
+from docgraph.app.stores.base import GraphStore
+from docgraph.errors import ModelError
+from docgraph.ingest.types import Reader
+from docgraph.records import BUILD_SEPARATOR, GNN_BUILD_PREFIX
+
+if TYPE_CHECKING:
+    from docgraph.app.pipeline.gnn import GnnStage
+
+
+def build_ingest_pipeline(
+    store: GraphStore, settings: Settings, reader: Reader | None = None, embed: bool = True, force: bool = False
+) -> IngestPipeline:
+    """The standard pipeline: read, build the graph, embed regions (unless told not to), write.
+
+    Its ``build`` names the reader, the encoder, the GNN checkpoint and the docgraph release: a file
+    stored as another pipeline built it is rebuilt (for another checkpoint only, its GNN vectors
+    are rewritten), not skipped as unchanged. ``force``
+    rebuilds a file stored as this pipeline builds it too: what the build does not name (a change
+    to docgraph's code within one release) reaches it only so."""
+    chosen = reader or make_reader(settings.reader, settings)
+    stages: list[Stage] = [ReadStage(chosen), GraphStage()]
+    notes: list[str] = reader_notes(chosen)
+    build = [f"docgraph {docgraph_release()}", reader_build(chosen, settings)]
+    if embed:
+        stages.append(EmbedStage(configured_encoder(settings)))
+        build.append(encoder_build(settings))
+        stages.append(SimilarityStage(settings.similarity_k))
+        gnn = _gnn_stages(settings, notes)
+        stages.extend(gnn)
+        build += similarity_build(settings)  # before the GNN part, which with_gnn_build keeps last
+        build += [gnn_build(stage.checkpoint) for stage in gnn]
+        if settings.similarity_corpus_k:
+            stages.append(CorpusSimilarityStage(store, settings.similarity_corpus_k, settings.similarity_corpus_min))
+    else:
+        notes.append("embeddings off (--no-embed): vector search and the GNN will not see these documents")
+        build.append("no embeddings")
+    stages.append(WriteStage(store, files_dir=settings.home / "files", force=force))
+    return IngestPipeline(stages, notes, "; ".join(build))
+
+
+def reader_build(reader: Reader, settings: Settings) -> str:
+    """The reader's part of a build: its name, and for the layout-model readers the model and the
+    OCR languages, which change what they read (``ocr off`` for ``auto`` without tesseract, so that
+    its scanned documents are read again once it is installed), and whether pictures are OCR'd."""
+    if reader.name not in ("detector", "auto"):
+        return f"reader {reader.name}"
+    if reader_ocr_off(reader):
+        ocr = "ocr off"
+    else:
+        ocr = f"ocr {settings.ocr_lang}" + (" and pictures" if getattr(reader, "image_text", False) else "")
+    return f"reader {reader.name} (layout model {settings.detector_model or 'default'}, {ocr})"
+
+
+def encoder_build(settings: Settings) -> str:
+    """The encoder's part of a build: its model, and the runtime unless torch (int8 changes vectors)."""
+    runtime = "" if settings.encoder_runtime == "torch" else f" ({settings.encoder_runtime})"
+    return f"encoder {settings.encoder_model}{runtime}"
+
+
+def similarity_build(settings: Settings) -> list[str]:
+    """The kNN settings' part of a build, when not the defaults: another ``k`` changes the GNN's input
+    graph, and turning on neighbours in other documents must relink a document re-ingested for it."""
+    from docgraph.ingest.links.similarity import DEFAULT_K  # not at import: it loads numpy
+
+    parts = [f"similar k={settings.similarity_k}"] if settings.similarity_k != DEFAULT_K else []
+    if settings.similarity_corpus_k:
+        parts.append(f"similar in corpus k={settings.similarity_corpus_k} min={settings.similarity_corpus_min:g}")
+    return parts
+
+
+def gnn_build(checkpoint_tag: str) -> str:
+    """The GNN's part of a build: ``gnn <checkpoint file> <sha256 prefix>``."""
+    return f"{GNN_BUILD_PREFIX}{checkpoint_tag}"
+
+
+def with_gnn_build(build: str, checkpoint_tag: str) -> str:
+    """``build`` with its GNN part naming ``checkpoint_tag`` (added when it had none)."""
+    parts = [p for p in build.split(BUILD_SEPARATOR) if p and not p.startswith(GNN_BUILD_PREFIX)]
+    return BUILD_SEPARATOR.join([*parts, gnn_build(checkpoint_tag)])
+
+
+def _gnn_stages(settings: Settings, notes: list[str]) -> list[GnnStage]:
+    """The GNN stage when the shipped (or configured) checkpoint fits the encoder; none otherwise.
+
+    Without a fitting checkpoint regions still get text embeddings; ``docgraph reembed`` adds the GNN
+    vectors after ``docgraph train-gnn``.
+    """
+    from docgraph.app.pipeline.gnn import GnnStage, checkpoint_tag, configured_checkpoint, gnn_for  # loads torch
+
+    try:
+        model = gnn_for(settings)
+        tag = checkpoint_tag(configured_checkpoint(settings))
+        return [GnnStage(model, checkpoint=tag)]
+    except (ModelError, FileNotFoundError) as exc:
+        notes.append(f"GNN embeddings off: {exc}")
+        return []

@@ -1,0 +1,111 @@
+"""The GNN in the pipeline: checkpoints, their variants, and the stage that writes GNN vectors.
+
+:class:`GnnStage` (after ``similarity``, before ``graph_write``) sets ``props["gnn_embedding"]`` on
+every embedded Region and Section node. Training is ``app.jobs.train_gnn``; vectors of stored
+documents are rewritten by ``app.jobs.reembed``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.stages import IngestContext, embedded_batch
+from docgraph.app.resources import ROOT
+from docgraph.app.stores.schema import GNN_ABLATION_PROPERTIES, GNN_PROPERTY
+from docgraph.errors import ModelError
+from docgraph.ingest.pdf.checks import file_sha256
+from docgraph.models.gnn import Checkpoint, RelationalGNN, load_checkpoint
+from docgraph.models.graph_tensors import GROUPS, records_to_tensors
+from docgraph.records import GraphBatch
+
+CHECKPOINT_DIR = ROOT / "models" / "checkpoints"
+DEFAULT_CHECKPOINT = CHECKPOINT_DIR / "rgcn-minilm.pt"
+READ_EDGE_TYPES: tuple[str, ...] = ("HAS_NEXT", "IS_UNDER", "REF", "CAPTION_OF", "IS_SIMILAR")
+
+
+@dataclass(frozen=True, slots=True)
+class GnnVariant:
+    """A GNN for retrieval and ablations: its checkpoint and the Region property its vectors go in."""
+
+    name: str
+    checkpoint: Path
+    prop: str
+    dropped: tuple[str, ...] = ()  # relation groups it is trained and run without
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        return tuple(group for group in GROUPS if group not in self.dropped)
+
+
+GNN_VARIANTS: dict[str, GnnVariant] = {
+    "gnn": GnnVariant("gnn", DEFAULT_CHECKPOINT, GNN_PROPERTY),
+    "no-cross-page": GnnVariant(
+        "no-cross-page",
+        CHECKPOINT_DIR / "rgcn-minilm-no-cross-page.pt",
+        GNN_ABLATION_PROPERTIES["no-cross-page"],
+        ("cross_page",),
+    ),
+    "no-sim": GnnVariant(
+        "no-sim", CHECKPOINT_DIR / "rgcn-minilm-no-sim.pt", GNN_ABLATION_PROPERTIES["no-sim"], ("similarity",)
+    ),
+}
+
+
+# ---- inference ------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=4)
+def load_gnn(path: str = str(DEFAULT_CHECKPOINT)) -> Checkpoint:
+    """A checkpoint, loaded once per process."""
+    return load_checkpoint(Path(path))
+
+
+@lru_cache(maxsize=8)
+def checkpoint_tag(path: Path) -> str:
+    """``<file name> <first 8 hex digits of its sha256>``: names a checkpoint and its exact weights."""
+    return f"{path.name} {file_sha256(path)[:8]}"
+
+
+def configured_checkpoint(settings: Settings) -> Path:
+    """The checkpoint ingest and reembed use: ``gnn_checkpoint`` when set, else the shipped one."""
+    return settings.gnn_checkpoint or DEFAULT_CHECKPOINT
+
+
+def gnn_for(settings: Settings, checkpoint: Path | None = None) -> RelationalGNN:
+    """The GNN for ``settings``' encoder; refuses a checkpoint trained on another encoder's vectors."""
+    model = load_gnn(str(checkpoint or configured_checkpoint(settings))).model
+    trained_on = model.config.encoder.strip().lower()
+    if trained_on != settings.encoder_model.strip().lower():
+        raise ModelError(
+            f"the GNN checkpoint was trained on {model.config.encoder!r} embeddings but the encoder is "
+            f"{settings.encoder_model!r}; train one with `docgraph train-gnn`"
+        )
+    return model
+
+
+def apply_gnn(batch: GraphBatch, model: RelationalGNN) -> int:
+    """Set ``gnn_embedding`` on the batch's embedded Region and Section nodes, over the batch's edges
+    (IS_SIMILAR included: the similarity stage runs first); returns how many nodes got one."""
+    graph = records_to_tensors(batch.nodes, batch.edges, model.config.groups)
+    vectors = model.embed(graph).numpy()
+    nodes = {(node.label, node.key): node for node in batch.nodes}
+    for row, ref in enumerate(graph.nodes):
+        nodes[ref].props[GNN_PROPERTY] = vectors[row].tolist()
+    return len(graph.nodes)
+
+
+@dataclass
+class GnnStage:
+    """Pipeline stage: read -> graph -> embed -> similarity -> **gnn** -> write."""
+
+    model: RelationalGNN
+    checkpoint: str = ""  # which checkpoint the model came from (checkpoint_tag), for the document's build
+    name: str = "gnn"
+
+    def run(self, ctx: IngestContext) -> None:
+        batch = embedded_batch(ctx, "GNN")
+        if batch is not None:
+            apply_gnn(batch, self.model)

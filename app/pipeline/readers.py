@@ -1,0 +1,78 @@
+"""Reader selection: maps a reader name from settings or the CLI to an ``ingest`` reader.
+
+* ``native``: born-digital PDFs, text layer and fonts (fast, no model).
+* ``detector``: a layout detector (YOLO DocLayNet ONNX) finds the regions on every page; text from
+  the text layer inside each box, tesseract OCR where there is none (scans).
+* ``auto`` (the default): ``native`` on pages with a good text layer, ``detector`` on the others;
+  without tesseract it reads every page as ``native`` does, and says so (:func:`reader_notes`).
+* ``azure``: Azure AI Document Intelligence ``prebuilt-layout`` (needs AZURE_DI_ENDPOINT and AZURE_DI_KEY).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docgraph.app.config import Settings
+from docgraph.errors import ConfigError
+from docgraph.ingest.types import Reader
+
+READER_NAMES = ("native", "detector", "auto", "azure")
+
+
+def make_reader(name: str, settings: Settings) -> Reader:
+    choice = name.strip().lower()
+    if choice == "native":
+        from docgraph.ingest.readers.native import NativeReader
+
+        return NativeReader(max_pages=settings.max_pages)
+    if choice == "detector":
+        from docgraph.ingest.readers.detector import DetectorReader
+
+        return DetectorReader(
+            max_pages=settings.max_pages,
+            model_path=_model_path(settings),
+            ocr_lang=settings.ocr_lang,
+            image_text=settings.picture_ocr,
+        )
+    if choice == "auto":
+        from docgraph.ingest.pdf.ocr import tesseract_available
+        from docgraph.ingest.readers.auto import AutoReader
+
+        return AutoReader(
+            max_pages=settings.max_pages,
+            model_path=_model_path(settings),
+            ocr_lang=settings.ocr_lang,
+            ocr=tesseract_available(),
+            image_text=settings.picture_ocr,
+        )
+    if choice == "azure":
+        from docgraph.ingest.readers.azure import AzureReader
+
+        return AzureReader(settings.azure_di_endpoint, settings.azure_di_key, max_pages=settings.max_pages)
+    raise ConfigError(f"unknown reader {name!r}; choose one of: {', '.join(READER_NAMES)}")
+
+
+def reader_ocr_off(reader: Reader) -> bool:
+    """Whether ``reader`` is the ``auto`` reader running without OCR (no tesseract)."""
+    return reader.name == "auto" and getattr(reader, "ocr", True) is False
+
+
+def reader_notes(reader: Reader) -> list[str]:
+    """What the reader leaves out and why, for the user to see once."""
+    if reader_ocr_off(reader):
+        from docgraph.ingest.pdf.ocr import DEBIAN_PACKAGE, TESSERACT
+
+        return [
+            f"OCR off: the `{TESSERACT}` command is not installed, so scanned pages stay empty "
+            f"(apt-get install {DEBIAN_PACKAGE})"
+        ]
+    return []
+
+
+def _model_path(settings: Settings) -> Path | None:
+    if not settings.detector_model:
+        return None
+    path = Path(settings.detector_model).expanduser()
+    if not path.is_file():
+        raise ConfigError(f"DOCGRAPH_DETECTOR_MODEL: no ONNX file at {path}")
+    return path

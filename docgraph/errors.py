@@ -1,0 +1,97 @@
+"""Every error docgraph raises on purpose, in one tree under :class:`DocgraphError`.
+
+It sits at the bottom of the package so that every layer (``ingest``, ``models``, ``app``, ``ui``)
+raises from the same tree. The CLI prints ``str(error)`` as one line; the API maps classes to
+HTTP statuses (``app/api/errors.py``).
+"""
+
+from __future__ import annotations
+
+
+class DocgraphError(Exception):
+    """Base of all docgraph errors."""
+
+
+class ConfigError(DocgraphError):
+    """A setting or store URL is invalid."""
+
+
+class StoreError(DocgraphError):
+    """The graph store failed."""
+
+
+class StoreUnavailableError(StoreError):
+    """The graph store cannot be reached or started."""
+
+
+class QuerySyntaxError(StoreError):
+    """The database rejected a query as malformed."""
+
+
+class ReadOnlyViolationError(StoreError):
+    """A write was attempted through the read-only path."""
+
+
+class QueryTimeoutError(StoreError):
+    """A query ran past its time limit."""
+
+
+class SchemaError(StoreError):
+    """Applying constraints or indexes failed."""
+
+
+class NotFoundError(DocgraphError):
+    """Something asked for by name or id does not exist."""
+
+
+class CypherNotFoundError(NotFoundError):
+    """A named Cypher file does not exist."""
+
+
+class DocumentNotFoundError(NotFoundError):
+    """No document with that id or file name."""
+
+
+class RegionNotFoundError(NotFoundError):
+    """No region with that id (its document was deleted or replaced)."""
+
+
+class JobNotFoundError(NotFoundError):
+    """No ingest job with that id (jobs are kept in memory, for the server's lifetime)."""
+
+
+class IngestError(DocgraphError):
+    """A document could not be ingested; the graph is unchanged for it."""
+
+
+class BadDocumentError(IngestError):
+    """The input is not a readable PDF (not a PDF, encrypted, corrupt, empty, too long)."""
+
+
+class ModelError(DocgraphError):
+    """A model could not be loaded or run."""
+
+
+class LLMUnavailableError(DocgraphError):
+    """No LLM endpoint is configured or it cannot be reached."""
+
+
+class LLMRequestError(DocgraphError):
+    """The LLM endpoint rejected a request or sent back a reply that cannot be used."""
+
+
+class Text2CypherError(DocgraphError):
+    """No valid read-only query could be generated for a question within the allowed tries."""
+
+
+class QuestionError(DocgraphError):
+    """A question that cannot be asked (an empty one)."""
+
+
+class QuestionsError(DocgraphError):
+    """An evaluation questions file is missing or malformed."""
+
+
+class CorpusChangedError(DocgraphError):
+    """Documents were stored or deleted while an operation over the whole corpus ran, every time it
+    was tried; running it again once they are in completes it."""

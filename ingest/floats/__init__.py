@@ -1,0 +1,1 @@
+"""Floats: tables (ruled, framed, captioned, detected), figures, captions and text inside pictures."""

@@ -1,0 +1,1 @@
+"""Links between regions: explicit references, citations, PDF links, similarity and the structural edges."""

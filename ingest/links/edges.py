@@ -1,0 +1,234 @@
+"""Structural edges: pages, reading order, section tree, captions."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from itertools import pairwise
+
+from docgraph.ingest.structure.ids import IdScheme, PlacedRegion
+from docgraph.ingest.structure.sections import SectionTree
+from docgraph.ingest.types import PageLayout
+from docgraph.records import EdgeRecord
+
+CAPTION_TARGET_KINDS = frozenset({"figure", "table"})
+# Regions that float outside the text flow; a paragraph cut by a page break runs on past them.
+FLOATING_KINDS = frozenset({"footnote", "figure", "caption"})
+FLOATS_AROUND_CAPTIONS = FLOATING_KINDS | {"table"}
+# Added to the distance of a caption/target pair with no horizontal overlap: such a pair is only
+# taken when nothing overlapping is left on the page.
+NO_OVERLAP_PENALTY = 10_000.0
+
+DASHES = "\u2010\u2011\u2012\u2013\u2014-"
+_SEP = rf"[.{DASHES}]"
+# A figure/table number: "3", "2-1", "3.2", "3a", "A.1", or roman "IV".
+LABEL_NUMBER = rf"(?:(?:[A-Z]{_SEP})?\d{{1,3}}(?:{_SEP}\d{{1,3}})*[a-z]?\b|[IVXL]{{1,6}}\b)"
+_CAPTION_LABEL = re.compile(
+    rf"^\s*(?:(?P<figure>Figure|FIGURE|Fig\.|FIG\.)|(?P<table>Table|TABLE|Tab\.|TAB\.))\s*(?P<number>{LABEL_NUMBER})"
+)
+
+
+def page_edges(doc_id: str, ids: IdScheme, pages: list[PageLayout]) -> list[EdgeRecord]:
+    """(:Document)-[:HAS_PAGE]->(:Page) for every page and (:Page)-[:HAS_NEXT]->(:Page) in order."""
+    numbers = sorted(page.number for page in pages)
+    edges = [EdgeRecord("HAS_PAGE", "Document", doc_id, "Page", ids.page(n)) for n in numbers]
+    edges += [EdgeRecord("HAS_NEXT", "Page", ids.page(a), "Page", ids.page(b)) for a, b in pairwise(numbers)]
+    return edges
+
+
+def on_page_edges(ids: IdScheme, placed: list[PlacedRegion]) -> list[EdgeRecord]:
+    return [EdgeRecord("ON_PAGE", "Region", pr.key, "Page", ids.page(pr.page)) for pr in placed]
+
+
+def reading_order_edges(placed: list[PlacedRegion]) -> list[EdgeRecord]:
+    """(:Region)-[:HAS_NEXT]->(:Region) along the body regions of the whole document.
+
+    ``cross_page`` marks the link from a page's last body region to the next page's first. A region
+    the reader marked ``continues`` gets ``continuation`` on its link to the region continuing it.
+    """
+    body = document_flow([pr for pr in placed if pr.is_body])
+    edges: list[EdgeRecord] = []
+    for current, following in pairwise(body):
+        props: dict[str, object] = {"cross_page": current.page != following.page}
+        if current.region.continues and following.region.kind not in FLOATING_KINDS:
+            props["continuation"] = True
+        edges.append(EdgeRecord("HAS_NEXT", "Region", current.key, "Region", following.key, props))
+    return edges
+
+
+def document_flow(body: list[PlacedRegion]) -> list[PlacedRegion]:
+    """Body regions in document reading order, a split paragraph or table read through its break.
+
+    The reader judges continuations on the text flow, skipping floats: a footnote after the cut
+    paragraph, or a figure atop the next page, may sit between the two parts in page order. Such
+    floats are read right after the continuing part, so the two parts stay adjacent in the chain.
+    """
+    flow = list(body)
+    for i in range(len(flow)):
+        if not flow[i].region.continues:
+            continue
+        j = next((k for k in range(i + 1, len(flow)) if flow[k].region.kind not in FLOATING_KINDS), None)
+        if j is not None and j > i + 1 and flow[j].page > flow[i].page:
+            flow[i + 1 : j + 1] = [flow[j], *flow[i + 1 : j]]
+    return flow
+
+
+def section_edges(doc_id: str, ids: IdScheme, tree: SectionTree, placed: list[PlacedRegion]) -> list[EdgeRecord]:
+    """IS_UNDER for regions and sections (parent section or document), HAS_NEXT between sections."""
+    edges: list[EdgeRecord] = []
+    for pr in placed:
+        owner = tree.owner.get(pr.key)
+        if owner is None:
+            edges.append(EdgeRecord("IS_UNDER", "Region", pr.key, "Document", doc_id))
+        else:
+            edges.append(EdgeRecord("IS_UNDER", "Region", pr.key, "Section", ids.section(owner)))
+    for section in tree.sections:
+        key = ids.section(section.index)
+        if section.parent is None:
+            edges.append(EdgeRecord("IS_UNDER", "Section", key, "Document", doc_id))
+        else:
+            edges.append(EdgeRecord("IS_UNDER", "Section", key, "Section", ids.section(section.parent)))
+    for a, b in pairwise(tree.sections):
+        edges.append(EdgeRecord("HAS_NEXT", "Section", ids.section(a.index), "Section", ids.section(b.index)))
+    return edges
+
+
+# ---- captions ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CaptionLabel:
+    kind: str  # figure | table
+    number: str  # as written
+    end: int  # where the label ends in the text
+    bare: bool  # nothing but the label: "Figure 1." is more likely a reference the reader split off
+
+
+def caption_label(text: str) -> CaptionLabel | None:
+    """The "Figure 3" / "Table 2-1" label a caption starts with, if any."""
+    match = _CAPTION_LABEL.match(text)
+    if not match:
+        return None
+    kind = "figure" if match.group("figure") else "table"
+    bare = not text[match.end() :].strip(f" .:;{DASHES}")
+    return CaptionLabel(kind, match.group("number"), match.end(), bare)
+
+
+def caption_kind(text: str) -> str | None:
+    """ "figure" for a "Figure N"/"Fig. N" caption, "table" for "Table N", else None."""
+    label = caption_label(text)
+    return label.kind if label else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Pair:
+    distance: float
+    caption: PlacedRegion
+    target: PlacedRegion
+
+
+Rule = Callable[[PlacedRegion, PlacedRegion], bool]
+Distance = Callable[[PlacedRegion, PlacedRegion], float]
+
+
+def link_captions(placed: list[PlacedRegion], page_heights: dict[int, float]) -> dict[str, str]:
+    """Caption region_id -> the figure/table region_id it captions, one caption per target.
+
+    Tried in tiers, each matched greedily nearest first: the preferred kind on the same page, the
+    preferred kind on an adjacent page, then the other kind on the same page. A caption that names
+    no kind prefers nothing. Vertical gap is the distance; horizontal overlap is required unless
+    nothing overlapping is left. Captions that are a bare label ("Figure 1.") come last and only
+    on their own page.
+    """
+    captions = [pr for pr in placed if pr.region.kind == "caption"]
+    targets = [pr for pr in placed if pr.region.kind in CAPTION_TARGET_KINDS]
+    bare = {c.key for c in captions if (label := caption_label(c.region.text)) and label.bare}
+    links: dict[str, str] = {}
+    taken: set[str] = set()
+
+    def wanted(caption: PlacedRegion, target: PlacedRegion) -> bool:
+        kind = caption_kind(caption.region.text)
+        return kind is None or kind == target.region.kind
+
+    def described(rule: Rule) -> Rule:
+        return lambda c, t: c.key not in bare and rule(c, t)
+
+    def same_page(c: PlacedRegion, t: PlacedRegion) -> bool:
+        return c.page == t.page and wanted(c, t)
+
+    only_floats_between = _only_floats_between(placed)
+
+    def adjacent_page(c: PlacedRegion, t: PlacedRegion) -> bool:
+        return abs(c.page - t.page) == 1 and wanted(c, t) and only_floats_between(c, t)
+
+    def same_page_other(c: PlacedRegion, t: PlacedRegion) -> bool:
+        return c.page == t.page and not wanted(c, t)
+
+    across = _adjacent_page_distance(page_heights)
+    tiers: list[tuple[Rule, Distance]] = [
+        (described(same_page), _same_page_distance),
+        (described(adjacent_page), across),
+        (described(same_page_other), _same_page_distance),
+        (same_page, _same_page_distance),
+        (same_page_other, _same_page_distance),
+    ]
+    for allowed, distance in tiers:
+        open_captions = [c for c in captions if c.key not in links]
+        open_targets = [t for t in targets if t.key not in taken]
+        pairs = (_Pair(distance(c, t), c, t) for c in open_captions for t in open_targets if allowed(c, t))
+        for pair in _greedy(pairs):
+            links[pair.caption.key] = pair.target.key
+            taken.add(pair.target.key)
+    return links
+
+
+def _greedy(pairs: Iterable[_Pair]) -> list[_Pair]:
+    chosen: list[_Pair] = []
+    used: set[str] = set()
+    ordered = sorted(pairs, key=lambda p: (p.distance, p.caption.page, p.caption.position, p.target.position))
+    for pair in ordered:
+        if pair.caption.key in used or pair.target.key in used:
+            continue
+        used.update((pair.caption.key, pair.target.key))
+        chosen.append(pair)
+    return chosen
+
+
+def _same_page_distance(caption: PlacedRegion, target: PlacedRegion) -> float:
+    c, t = caption.region.bbox, target.region.bbox
+    gap = max(0.0, max(c.y0, t.y0) - min(c.y1, t.y1))
+    return gap + (0.0 if c.x_overlap(t) > 0 else NO_OVERLAP_PENALTY)
+
+
+def _only_floats_between(placed: list[PlacedRegion]) -> Callable[[PlacedRegion, PlacedRegion], bool]:
+    """Whether nothing but floats (figures, tables, captions, footnotes) separates two body regions
+    in reading order: a caption and its figure split by a page break, not merely on adjacent pages.
+    """
+    body = [pr for pr in placed if pr.is_body]
+    index = {pr.key: i for i, pr in enumerate(body)}
+    solid_before = [0]
+    for pr in body:
+        solid_before.append(solid_before[-1] + (pr.region.kind not in FLOATS_AROUND_CAPTIONS))
+
+    def between(a: PlacedRegion, b: PlacedRegion) -> bool:
+        lo, hi = sorted((index[a.key], index[b.key]))
+        return solid_before[hi] - solid_before[lo + 1] == 0
+
+    return between
+
+
+def _adjacent_page_distance(page_heights: dict[int, float]) -> Callable[[PlacedRegion, PlacedRegion], float]:
+    """Distance across the page break: to the bottom of the earlier page plus from the top of the later."""
+
+    def distance(caption: PlacedRegion, target: PlacedRegion) -> float:
+        first, second = (caption, target) if caption.page < target.page else (target, caption)
+        height = page_heights.get(first.page, first.region.bbox.y1)
+        gap = max(0.0, height - first.region.bbox.y1) + max(0.0, second.region.bbox.y0)
+        return gap + (0.0 if caption.region.bbox.x_overlap(target.region.bbox) > 0 else NO_OVERLAP_PENALTY)
+
+    return distance
+
+
+def caption_edges(links: dict[str, str]) -> list[EdgeRecord]:
+    return [EdgeRecord("CAPTION_OF", "Region", caption, "Region", target) for caption, target in links.items()]

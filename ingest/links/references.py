@@ -1,0 +1,283 @@
+"""Explicit cross-references in region text ("see Figure 3", "Section 2.1", "page 12") -> REF edges.
+
+References are resolved in the document's own numbering only: figure/table numbers from captions,
+section numbers from the section tree, equation numbers from formula regions, printed page numbers
+from page headers/footers. A reference that does not resolve is counted, never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from docgraph.ingest.links.edges import DASHES, LABEL_NUMBER, caption_label
+from docgraph.ingest.structure.ids import IdScheme, PlacedRegion
+from docgraph.ingest.structure.sections import SectionSpec, SectionTree
+from docgraph.ingest.types import PageLayout
+from docgraph.records import EdgeRecord
+
+# Kinds of region whose text is searched for references: headings name their own section and
+# figure text is drawing content, so neither is a source.
+NON_SOURCE_KINDS = frozenset({"section_header", "title", "figure", "page_header", "page_footer"})
+MAX_LABEL_PARAGRAPH_CHARS = 400
+PAGE_OFFSET_MIN_PAGES = 2
+PAGE_OFFSET_MIN_SHARE = 0.3
+
+_FIG_NUM = LABEL_NUMBER
+_SEC_NUM = r"(?:\d{1,3}(?:\.\d{1,3})*|[A-Z](?:\.\d{1,3})+)\b"
+_CHAP_NUM = r"(?:\d{1,3}|[IVXL]{1,6})\b"
+_APP_NUM = r"(?:[A-Z]|\d{1,2})(?:\.\d{1,3})*\b"
+_EQ_NUM = r"\(?\d{1,3}(?:\.\d{1,3})*[a-z]?\)?(?!\w)"
+_PAGE_NUM = r"\d{1,4}\b(?!\.\d|\s*(?:<<|>>|[<>=*/+^%]))"  # not "page\n1<<3" in a flags table
+_LIST_SEP = r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+)"
+
+# kind -> (keyword pattern, number pattern, name used in the REF label)
+_PATTERNS: dict[str, tuple[str, str, str]] = {
+    "figure": (r"\b(?:Figures?|FIGURES?|figures?)\s+|\b(?:Figs?\.|FIGS?\.|figs?\.)\s*", _FIG_NUM, "Figure"),
+    "table": (r"\b(?:Tables?|TABLES?|tables?)\s+|\b(?:Tabs?\.)\s*", _FIG_NUM, "Table"),
+    "section": (r"\b(?:Sections?|SECTIONS?|sections?)\s+|\b(?:Sects?\.|Secs?\.)\s*|§§?\s*", _SEC_NUM, "Section"),
+    "chapter": (r"\b(?:Chapters?|CHAPTERS?|chapters?)\s+|\b(?:Chap\.|Ch\.)\s*", _CHAP_NUM, "Chapter"),
+    "appendix": (r"\b(?:Appendix|APPENDIX|appendix|Appendices|appendices)\s+", _APP_NUM, "Appendix"),
+    "equation": (r"\b(?:Equations?|equations?)\s+|\b(?:Eqs?\.|eqs?\.|Eqn\.|eqn\.)\s*", _EQ_NUM, "Equation"),
+    "page": (r"\b(?:Pages?|pages?)\s+|\bpp?\.\s+", _PAGE_NUM, "page"),
+}
+_MENTION_RES = {
+    kind: (re.compile(rf"(?P<kw>{kw})(?P<nums>{num}(?:{_LIST_SEP}{num})*)"), re.compile(num))
+    for kind, (kw, num, _) in _PATTERNS.items()
+}
+_PLURAL = re.compile(r"(?:s|§§|pp\.)\s*$", re.IGNORECASE)
+_LABEL_END = re.compile(rf"\s*(?::|\.|[{DASHES}]\s)")
+_EQ_TAG = re.compile(r"\((\d{1,3}(?:\.\d{1,3})*[a-z]?)\)\s*$")
+_INT = re.compile(r"(?<![\w.,/:])\d{1,4}(?![\w/:]|[.,]\d)")
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    kind: str  # figure | table | section | chapter | appendix | equation | page
+    number: str  # as written, brackets stripped
+    start: int
+
+    @property
+    def label(self) -> str:
+        return f"{_PATTERNS[self.kind][2]} {self.number}"
+
+    @property
+    def canonical(self) -> str:
+        return canonical_number(self.number)
+
+
+def canonical_number(number: str) -> str:
+    """ "2–1", "2-1" and "2.1" are written variants of one number."""
+    return re.sub(rf"[{DASHES}]", ".", number.strip("() ")).lower()
+
+
+def find_mentions(text: str) -> list[Mention]:
+    """Every explicit reference in ``text``, in order; plural keywords take a list of numbers."""
+    mentions: list[Mention] = []
+    for kind, (mention_re, number_re) in _MENTION_RES.items():
+        for match in mention_re.finditer(text):
+            nums = match.group("nums")
+            found = list(number_re.finditer(nums))
+            if not _PLURAL.search(match.group("kw")):
+                found = found[:1]
+            for number in found:
+                mentions.append(Mention(kind, number.group(0).strip("()"), match.start("nums") + number.start()))
+    return sorted(mentions, key=lambda m: m.start)
+
+
+# ---- targets -------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class TargetIndex:
+    """Where each number of the document's own numbering points: (label, key) of the target node."""
+
+    figures: dict[tuple[str, str], str] = field(default_factory=dict)  # (figure|table, number) -> region
+    sections: dict[str, str] = field(default_factory=dict)  # number -> section
+    section_titles: list[tuple[list[str], int, str]] = field(default_factory=list)  # (tokens, level, key)
+    equations: dict[str, str] = field(default_factory=dict)  # number -> formula region
+    printed_pages: dict[int, int] = field(default_factory=dict)  # printed number -> physical page
+    page_offset: int | None = None  # printed - physical, when page numbers were found
+    page_numbers: set[int] = field(default_factory=set)
+
+    def resolve(self, mention: Mention, ids: IdScheme) -> tuple[str, str] | None:
+        number = mention.canonical
+        if mention.kind in ("figure", "table"):
+            key = self.figures.get((mention.kind, number))
+            return ("Region", key) if key else None
+        if mention.kind == "equation":
+            key = self.equations.get(number)
+            return ("Region", key) if key else None
+        if mention.kind == "page":
+            page = self._physical_page(int(number))
+            return ("Page", ids.page(page)) if page else None
+        key = self.sections.get(number) or self._section_by_title(mention.kind, mention.number)
+        return ("Section", key) if key else None
+
+    def _section_by_title(self, kind: str, number: str) -> str | None:
+        if kind == "section":
+            return None
+        wanted = [kind, number.lower()]
+        for tokens, _, key in self.section_titles:
+            if tokens[:2] == wanted:
+                return key
+        if kind == "appendix" and re.fullmatch(r"[A-Z]", number):
+            # Appendices titled just "A Copying Information" (the letter is their number).
+            for tokens, level, key in self.section_titles:
+                if level == 1 and tokens[:1] == [number.lower()] and len(tokens) > 1:
+                    return key
+        return None
+
+    def _physical_page(self, printed: int) -> int | None:
+        if printed in self.printed_pages:
+            return self.printed_pages[printed]
+        physical = printed - self.page_offset if self.page_offset is not None else printed
+        return physical if physical in self.page_numbers else None
+
+
+def build_target_index(
+    placed: list[PlacedRegion],
+    tree: SectionTree,
+    captions: dict[str, str],
+    pages: list[PageLayout],
+    ids: IdScheme,
+) -> TargetIndex:
+    index = TargetIndex(page_numbers={page.number for page in pages})
+    _index_figures(index, placed, captions)
+    implied = implied_section_numbers(tree.sections)
+    for section in tree.sections:
+        key = ids.section(section.index)
+        if section.number:
+            index.sections.setdefault(canonical_number(section.number), key)
+        index.section_titles.append((re.findall(r"[a-z0-9]+", section.title.lower()), section.level, key))
+    for section_index, number in implied.items():  # after the printed numbers, which it never displaces
+        index.sections.setdefault(number, ids.section(section_index))
+    for pr in placed:
+        tag = _EQ_TAG.search(pr.region.text) if pr.region.kind == "formula" else None
+        if tag:
+            index.equations.setdefault(canonical_number(tag.group(1)), pr.key)
+    index.page_offset, index.printed_pages = printed_page_map(pages, placed)
+    return index
+
+
+def implied_section_numbers(sections: list[SectionSpec]) -> dict[int, str]:
+    """Numbers LaTeX gives sections whose headings it prints without one (``secnumdepth``: a JSS
+    paper's unnumbered subsubsections are still "Section 5.1.1" in its text): the k-th child of a
+    numbered section is number.k, when none of that section's children prints a number."""
+    numbers = {s.index: canonical_number(s.number) for s in sections if s.number}
+    children: dict[int, list[SectionSpec]] = {}
+    for section in sections:
+        if section.parent is not None:
+            children.setdefault(section.parent, []).append(section)
+    implied: dict[int, str] = {}
+    for section in sections:  # document order: a parent's number is known before its children's
+        kids = children.get(section.index, [])
+        parent_number = numbers.get(section.index) or implied.get(section.index)
+        if parent_number and kids and not any(kid.number for kid in kids):
+            implied.update({kid.index: f"{parent_number}.{k}" for k, kid in enumerate(kids, start=1)})
+    return implied
+
+
+def _index_figures(index: TargetIndex, placed: list[PlacedRegion], captions: dict[str, str]) -> None:
+    """Figure/table numbers from captions (pointing at the captioned region), else from regions that
+    start with their own label: a figure/table region, a short paragraph "Figure 3: ...", and last a
+    caption that is nothing but a label.
+    """
+    tiers: list[list[tuple[str, str, str]]] = [[], [], [], []]
+    for pr in placed:
+        text = pr.region.text
+        label = caption_label(text)
+        if not label or not pr.is_body:
+            continue
+        entry = (label.kind, canonical_number(label.number), pr.key)
+        if pr.region.kind == "caption":
+            entry = (*entry[:2], captions.get(pr.key, pr.key))
+            tiers[3 if label.bare else 0].append(entry)
+        elif pr.region.kind in ("figure", "table"):
+            tiers[1].append(entry)
+        elif len(text) <= MAX_LABEL_PARAGRAPH_CHARS and _LABEL_END.match(text, label.end):
+            tiers[2].append(entry)
+    for tier in tiers:
+        for kind, number, key in tier:
+            index.figures.setdefault((kind, number), key)
+
+
+def printed_page_map(pages: list[PageLayout], placed: list[PlacedRegion]) -> tuple[int | None, dict[int, int]]:
+    """Printed page number -> physical page, from numbers in page headers and footers.
+
+    The offset (printed - physical) seen on the most pages is trusted when it is seen on enough of
+    them; chapter numbers and years in running heads then do not fit it and are ignored.
+    """
+    furniture: dict[int, list[str]] = {page.number: [page.header_text, page.footer_text] for page in pages}
+    for pr in placed:
+        if not pr.is_body:
+            furniture.setdefault(pr.page, []).append(pr.region.text)
+    candidates = {
+        number: {int(m.group(0)) for text in texts for m in _INT.finditer(text)} for number, texts in furniture.items()
+    }
+    offsets = Counter(n - number for number, found in candidates.items() for n in found)
+    with_numbers = sum(1 for found in candidates.values() if found)
+    if not offsets:
+        return None, {}
+    offset, seen = offsets.most_common(1)[0]
+    if seen < max(PAGE_OFFSET_MIN_PAGES, PAGE_OFFSET_MIN_SHARE * with_numbers):
+        return None, {}
+    numbers = sorted(page.number for page in pages)
+    return offset, {number + offset: number for number in numbers if number + offset >= 1}
+
+
+# ---- edges ---------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class ReferenceResult:
+    edges: list[EdgeRecord]
+    resolved: int
+    unresolved: int
+    unresolved_labels: Counter[str]
+
+
+def reference_edges(
+    placed: list[PlacedRegion], index: TargetIndex, ids: IdScheme, captions: dict[str, str]
+) -> ReferenceResult:
+    """REF edges from every source region; each distinct mention in a region counts once."""
+    result = ReferenceResult([], 0, 0, Counter())
+    for pr in placed:
+        if pr.region.kind in NON_SOURCE_KINDS or not pr.region.text:
+            continue
+        skip_until, seen = _own_label(pr, captions)
+        targets: set[tuple[str, str]] = set()
+        for mention in find_mentions(pr.region.text):
+            if mention.start < skip_until or (mention.kind, mention.canonical) in seen:
+                continue
+            seen.add((mention.kind, mention.canonical))
+            target = index.resolve(mention, ids)
+            if target is None:
+                result.unresolved += 1
+                result.unresolved_labels[mention.label] += 1
+                continue
+            if _is_self(pr, target, ids):
+                continue
+            result.resolved += 1
+            if target not in targets:
+                targets.add(target)
+                props = {"label": mention.label, "kind": mention.kind}
+                result.edges.append(EdgeRecord("REF", "Region", pr.key, target[0], target[1], props))
+    return result
+
+
+def _own_label(pr: PlacedRegion, captions: dict[str, str]) -> tuple[int, set[tuple[str, str]]]:
+    """Where a caption's own "Figure 3" label ends, and that label as already seen (not a reference).
+
+    A bare "Figure 1." caption that captions nothing is a reference the reader split off a sentence.
+    """
+    label = caption_label(pr.region.text) if pr.region.kind == "caption" else None
+    if label is None or (label.bare and pr.key not in captions):
+        return 0, set()
+    return label.end, {(label.kind, canonical_number(label.number))}
+
+
+def _is_self(source: PlacedRegion, target: tuple[str, str], ids: IdScheme) -> bool:
+    """A region never references itself, nor the page it sits on (that is a stray page number)."""
+    return target == ("Region", source.key) or target == ("Page", ids.page(source.page))

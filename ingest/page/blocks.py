@@ -1,0 +1,187 @@
+"""Group text lines into candidate regions (blocks) before they are typed."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from docgraph.ingest.floats.captions import CAPTION_RE
+from docgraph.ingest.pdf.lines import TextLine
+from docgraph.ingest.pdf.text import ends_sentence, join_code_lines, join_lines
+from docgraph.ingest.types import BBox
+from docgraph.records import RegionKind
+
+BULLET_RE = re.compile(
+    r"^\s*(?:[•◦▪▫‣⁃∙·●○■□►▸➢➤✓✔❖\-–—*](?=\s|$)|\(?\d{1,2}[.)](?=\s)|\(?[a-z][.)](?=\s)|\([ivx]{1,4}\)(?=\s))"
+)
+BULLET_GLYPH_RE = re.compile(r"^\s*[•◦▪▫‣⁃∙·●○■□►▸➢➤✓✔❖]")
+# "A.1 Part One", "2.3 Results": a subsection number opening a bold line right under a bold heading
+_SUBHEADING_START = re.compile(r"^\s*(?:[A-Z]|\d{1,2})(?:\.\d{1,2})+\.?\s+[A-Z]")
+SIZE_STEP = 0.6  # points: a larger font-size change between lines starts a new block
+PARAGRAPH_GAP = 0.8  # of the font size: a larger vertical gap between lines starts a new block
+INDENT_EM = 0.8  # first-line indent (in em) that, after a short line, starts a new paragraph
+SHORT_LINE_EM = 2.0  # a line ending this many em before the block's right edge is "short"
+BLANK_LINE_EM = 0.8  # more white than this between two rows of a listing is a blank line
+
+
+@dataclass(slots=True)
+class Block:
+    """A run of lines that will become one region."""
+
+    lines: list[TextLine]
+    kind: RegionKind | None = None
+    list_item: bool = False  # starts with a bullet or enumerator
+    source: str = "fonts"  # "fonts" (segmented here) or "model" (a layout-model box)
+
+    @property
+    def bbox(self) -> BBox:
+        box = self.lines[0].bbox
+        for line in self.lines[1:]:
+            box = box.union(line.bbox)
+        return box
+
+    @property
+    def chars(self) -> int:
+        return sum(line.chars for line in self.lines)
+
+    def _weighted(self, attr: str) -> float:
+        total = self.chars or 1
+        return sum(float(getattr(line, attr)) * line.chars for line in self.lines) / total
+
+    @property
+    def size(self) -> float:
+        counts: Counter[float] = Counter()
+        for line in self.lines:
+            counts[line.size] += line.chars
+        return counts.most_common(1)[0][0] if counts else 0.0
+
+    @property
+    def font(self) -> str:
+        counts: Counter[str] = Counter()
+        for line in self.lines:
+            counts[line.font] += line.chars
+        return counts.most_common(1)[0][0] if counts else ""
+
+    @property
+    def bold(self) -> bool:
+        return self._weighted("bold") >= 0.8
+
+    @property
+    def mono(self) -> bool:
+        return self._weighted("mono") >= 0.8
+
+    @property
+    def math(self) -> float:
+        return self._weighted("math")
+
+    @property
+    def raw_text(self) -> str:
+        return " ".join(line.text.strip() for line in self.lines)
+
+    def text_for(self, kind: RegionKind) -> str:
+        if kind == "code":
+            return join_code_lines(code_rows(self.lines))
+        if kind == "table":
+            return "\n".join(join_lines([ln.text]) for ln in self.lines)
+        if kind == "list":
+            return "\n".join(join_lines([ln.text for ln in item]) for item in split_list_items(self.lines))
+        return join_lines([line.text for line in self.lines])
+
+
+def code_rows(lines: Sequence[TextLine]) -> list[tuple[str, int]]:
+    """Rebuild monospace text rows: pieces on one baseline joined, columns kept by x position."""
+    if not lines:
+        return []
+    left = min(line.bbox.x0 for line in lines)
+    widths = sorted(ln.bbox.width / len(ln.text) for ln in lines if ln.horizontal and len(ln.text.strip()) >= 3)
+    char_width = widths[len(widths) // 2] if widths else max(lines[0].size * 0.6, 1.0)
+    rows: list[list[TextLine]] = []
+    for line in sorted(lines, key=lambda ln: (ln.center_y, ln.bbox.x0)):
+        if rows and abs(line.center_y - rows[-1][0].center_y) < 0.5 * max(line.size, 1.0):
+            rows[-1].append(line)
+        else:
+            rows.append([line])
+    out: list[tuple[str, int]] = []
+    for before, row in zip([None, *rows], rows, strict=False):
+        if before is not None and _blank_line_between(before[0], row[0]):
+            out.append(("", 0))
+        pieces = sorted(row, key=lambda ln: ln.bbox.x0)
+        first = pieces[0].text.rstrip()
+        leading = len(first) - len(first.lstrip())  # indentation typed as spaces inside the line
+        indent = round((pieces[0].bbox.x0 - left) / char_width) + leading
+        text = first.strip()
+        for piece in pieces[1:]:
+            column = round((piece.bbox.x0 - left) / char_width) - indent
+            text += " " * max(1, column - len(text)) + piece.text.strip()
+        out.append((text, indent))
+    return out
+
+
+def _blank_line_between(above: TextLine, below: TextLine) -> bool:
+    """More white between two rows of a listing than its leading: a blank line was typed there."""
+    size = max(above.size, below.size, 1.0)
+    return below.bbox.y0 - above.bbox.y1 > BLANK_LINE_EM * size
+
+
+def split_list_items(lines: Sequence[TextLine]) -> list[list[TextLine]]:
+    items: list[list[TextLine]] = []
+    for line in lines:
+        if not items or BULLET_RE.match(line.text):
+            items.append([line])
+        else:
+            items[-1].append(line)
+    return items
+
+
+def segment_lines(lines: Sequence[TextLine]) -> list[Block]:
+    """Split the page's lines into blocks: by MuPDF block, then at style changes and breaks."""
+    blocks: list[Block] = []
+    current: list[TextLine] = []
+    for line in lines:
+        if current and _starts_new_block(current, line):
+            blocks.append(_make_block(current))
+            current = []
+        current.append(line)
+    if current:
+        blocks.append(_make_block(current))
+    return blocks
+
+
+def _make_block(lines: list[TextLine]) -> Block:
+    return Block(lines=lines, list_item=bool(BULLET_RE.match(lines[0].text)))
+
+
+def _starts_new_block(current: list[TextLine], line: TextLine) -> bool:
+    prev = current[-1]
+    if line.block != prev.block or line.horizontal != prev.horizontal:
+        return True
+    if abs(line.size - prev.size) > SIZE_STEP or line.mono != prev.mono or line.bold != prev.bold:
+        return True
+    if BULLET_RE.match(line.text):
+        return True
+    if line.bold and _SUBHEADING_START.match(line.text):  # two headings in one MuPDF block
+        return True
+    if CAPTION_RE.match(line.text) and ends_sentence(prev.text):  # not "... shown in\nFigure 1."
+        return True
+    gap = line.bbox.y0 - prev.bbox.y1
+    if gap > PARAGRAPH_GAP * max(line.size, prev.size):
+        return True
+    if line.bbox.y0 < prev.bbox.y0 - 0.5 * prev.size:  # jumps back up: another column or a side note
+        return True
+    if BULLET_RE.match(current[0].text) and line.bbox.x0 < current[0].bbox.x0 - 0.5 * line.size:
+        return True  # text left of the bullet: the list item has ended
+    return not line.mono and _paragraph_break(current, line)
+
+
+def _paragraph_break(current: list[TextLine], line: TextLine) -> bool:
+    """A short line followed by an indented line: a new paragraph inside one MuPDF block."""
+    if len(current) < 2:
+        return False
+    left = min(ln.bbox.x0 for ln in current)
+    right = max(ln.bbox.x1 for ln in current)
+    em = max(line.size, 1.0)
+    prev_short = current[-1].bbox.x1 < right - SHORT_LINE_EM * em
+    indented = line.bbox.x0 > left + INDENT_EM * em
+    return prev_short and indented and abs(current[-1].bbox.x0 - left) < 0.5 * em

@@ -1,0 +1,188 @@
+"""Region kinds from font statistics alone (the ``fonts`` mode, and the fallback of ``layout``)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from docgraph.ingest.floats.captions import CAPTION_DELIMITER_RE, CAPTION_RE
+from docgraph.ingest.page.blocks import BULLET_GLYPH_RE, Block
+from docgraph.ingest.pdf.lines import TextLine
+from docgraph.ingest.pdf.text import ends_sentence
+from docgraph.ingest.types import BBox
+from docgraph.records import RegionKind
+
+NUMBERED_HEADING_RE = re.compile(
+    r"^\s*(?:(?:chapter|part|section|appendix)\s+[\dA-Z]+\b|\d+(?:\.\d+)*\.?\s+\S|[A-Z](?:\.\d+)+\.?\s+\S)",
+    re.IGNORECASE,
+)
+HEADER_MAX_CHARS = 160
+HEADER_MAX_LINES = 3
+TITLE_SIZE_RATIO = 1.4  # title: at least this much larger than body text
+HEADER_SIZE_STEP = 1.0  # points above body size that make a short bold line a header
+HEADER_SIZE_RATIO = 1.15  # a short line this much larger than body text is a header even if not bold
+_DOT_LEADER = re.compile(r"(?:\.\s?){4,}\s*\S*\d+\s*$")
+FOOTNOTE_TOP_SHARE = 0.6  # footnotes live below this share of the page height
+# A footnote starts with its mark: "1Text" (a superscript digit), "12 See", "∗Corresponding author";
+# a paper's author footnotes also with "Email addresses:" or "URL:". Small text low on a page without
+# a mark is code, a bibliography set small or a listing's numbers. Three digits are more often a
+# numbered code line ("143 \\def...") than the hundredth footnote of a document.
+_FOOTNOTE_MARK = re.compile(
+    r"^(?:[*∗†‡§¶⋆]+\s?\S|\(?\d{1,2}\)?\s?(?:[^\W\d_]|[“\"(])|(?:e-?mail(?: address(?:es)?)?|url)\s*:)",
+    re.IGNORECASE,
+)
+FOOTNOTE_GAP_EM = 1.5  # a mark-less block this close under a footnote continues it
+
+
+@dataclass(frozen=True, slots=True)
+class FontStats:
+    body_size: float
+    body_font: str
+
+
+def font_stats(lines: Iterable[TextLine]) -> FontStats:
+    """Body size and font: the most common (by characters) among non-monospace lines."""
+    sizes: Counter[float] = Counter()
+    fonts: Counter[str] = Counter()
+    any_sizes: Counter[float] = Counter()
+    for line in lines:
+        any_sizes[round(line.size * 2) / 2] += line.chars
+        if not line.mono:
+            sizes[round(line.size * 2) / 2] += line.chars
+            fonts[line.font] += line.chars
+    counts = sizes or any_sizes
+    body = counts.most_common(1)[0][0] if counts else 10.0
+    font = fonts.most_common(1)[0][0] if fonts else ""
+    return FontStats(body_size=body, body_font=font)
+
+
+@dataclass(frozen=True, slots=True)
+class PageContext:
+    height: float
+    title_allowed: bool  # first page with text, no title found yet
+    largest_size: float  # largest font size among the page's body blocks
+    lowest_body_y: float  # bottom of the lowest body-size block on the page
+
+
+def page_context(blocks: list[Block], stats: FontStats, height: float, title_allowed: bool) -> PageContext:
+    largest = max((b.size for b in blocks if b.lines[0].horizontal), default=0.0)
+    body = [b.bbox.y1 for b in blocks if abs(b.size - stats.body_size) <= 0.6 and not b.mono]
+    return PageContext(height, title_allowed, largest, max(body, default=0.0))
+
+
+def is_caption_text(text: str, near_float: bool) -> bool:
+    """ "Figure 3: ..." is a caption anywhere; "Figure 3 shows ..." only right next to a figure or table."""
+    return bool(CAPTION_DELIMITER_RE.match(text)) or (near_float and bool(CAPTION_RE.match(text)))
+
+
+def classify_block(block: Block, stats: FontStats, ctx: PageContext, near_float: bool = False) -> RegionKind:
+    text = block.raw_text.strip()
+    horizontal = block.lines[0].horizontal
+    # Set sideways, "Table 2: ..." beside a sideways table still captions it; nothing else is read
+    # sideways ("near" a float is judged above and below, so it says nothing of such a block).
+    if is_caption_text(text, near_float and horizontal) and len(text) < 600:
+        return "caption"
+    if not horizontal:
+        return "paragraph"
+    if block.list_item and BULLET_GLYPH_RE.match(text):  # a bulleted list of code words is still a list
+        return "list"
+    if block.mono and not (block.size >= stats.body_size + HEADER_SIZE_STEP and _is_header(block, text, stats)):
+        return "code"
+    if block.math >= 0.5 and len(text) < 400:
+        return "formula"
+    if _is_title(block, stats, ctx):
+        return "title"
+    if _is_header(block, text, stats):
+        return "section_header"
+    if _is_footnote(block, stats, ctx):
+        return "footnote"
+    if block.list_item:
+        return "list"
+    return "paragraph"
+
+
+def _is_title(block: Block, stats: FontStats, ctx: PageContext) -> bool:
+    return (
+        ctx.title_allowed
+        and block.size >= TITLE_SIZE_RATIO * stats.body_size
+        and block.size >= ctx.largest_size - 0.1
+        and block.bbox.y0 < 0.5 * ctx.height
+        and len(block.lines) <= 4
+        and any(ch.isalpha() for ch in block.raw_text)
+    )
+
+
+def promote_title(blocks: list[Block], stats: FontStats, ctx: PageContext) -> None:
+    """On the first page, a heading that looks like the document title becomes the title.
+
+    The layout model often calls the title a section header; font statistics decide here.
+    """
+    if not ctx.title_allowed or any(b.kind == "title" for b in blocks):
+        return
+    headers = [b for b in blocks if b.kind == "section_header" and _is_title(b, stats, ctx)]
+    if headers:
+        min(headers, key=lambda b: b.bbox.y0).kind = "title"
+
+
+def _is_header(block: Block, text: str, stats: FontStats) -> bool:
+    if len(block.lines) > HEADER_MAX_LINES or len(text) > HEADER_MAX_CHARS or len(text) < 2:
+        return False
+    if sum(ch.isalpha() for ch in text) < 2:
+        return False
+    if _DOT_LEADER.search(text):  # a table-of-contents entry
+        return False
+    numbered = bool(NUMBERED_HEADING_RE.match(text))
+    much_larger = block.size >= HEADER_SIZE_RATIO * stats.body_size
+    larger = block.size >= stats.body_size + HEADER_SIZE_STEP
+    if much_larger or (larger and block.bold):
+        return not text.endswith(",") and (numbered or not _reads_like_sentence(text))
+    if block.bold and block.size >= stats.body_size - 1.0:  # bold at body size: stricter, bold runs are common
+        if numbered:
+            return True
+        heading_like = text[0].isupper() or text[0].isdigit()
+        return len(block.lines) <= 2 and heading_like and not text.endswith((":", ".", ",", ";"))
+    return False
+
+
+def _reads_like_sentence(text: str) -> bool:
+    """Prose, not a heading: long-ish text that ends like a sentence."""
+    return len(text.split()) > 6 and ends_sentence(text)
+
+
+def _is_footnote(block: Block, stats: FontStats, ctx: PageContext) -> bool:
+    return _in_footnote_zone(block, stats, ctx) and bool(_FOOTNOTE_MARK.match(block.raw_text.strip()))
+
+
+def _in_footnote_zone(block: Block, stats: FontStats, ctx: PageContext) -> bool:
+    small = block.size <= stats.body_size - 0.9
+    low = block.bbox.y0 >= FOOTNOTE_TOP_SHARE * ctx.height
+    return small and low and block.bbox.y0 >= ctx.lowest_body_y - 1.0
+
+
+def extend_footnotes(blocks: list[Block], stats: FontStats, ctx: PageContext) -> None:
+    """A paragraph in the footnote zone right under a footnote continues it (its second paragraph, an
+    address list under "∗Corresponding author")."""
+    zone = sorted((b for b in blocks if _in_footnote_zone(b, stats, ctx)), key=lambda b: b.bbox.y0)
+    for k, block in enumerate(zone):
+        wordy = sum(ch.isalpha() for ch in block.raw_text) >= 2
+        if block.kind == "paragraph" and wordy and any(_continues_footnote(above, block) for above in zone[:k]):
+            block.kind = "footnote"
+
+
+def _continues_footnote(above: Block, below: Block) -> bool:
+    gap = below.bbox.y0 - above.bbox.y1
+    close = -1.0 <= gap <= FOOTNOTE_GAP_EM * above.size
+    return above.kind == "footnote" and close and above.bbox.x_overlap(below.bbox) > 0
+
+
+def near_float(box: BBox, floats: list[BBox], max_gap: float = 60.0) -> bool:
+    """True when ``box`` sits just above or below one of ``floats`` and overlaps it horizontally."""
+    for other in floats:
+        if box.x_overlap(other) <= 0:
+            continue
+        vertical_gap = max(other.y0 - box.y1, box.y0 - other.y1)
+        if vertical_gap <= max_gap:
+            return True
+    return False

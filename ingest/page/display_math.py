@@ -1,0 +1,185 @@
+"""Displayed equations put back together.
+
+A text layer sets one displayed formula as many small pieces: a fraction's numerator and
+denominator, a sum's limits, a bracket, the equation number at the column's edge. The block
+segmenter makes each piece a block of its own, so a physics paper's page came out as dozens of
+one-symbol "paragraphs" ("∞", "i=0", "(3)"). Pieces that touch one another and carry math are
+joined here into one formula region, its equation number last, where references look for it.
+
+Only blocks the font rules typed (paragraph or formula) take part; prose never does: a block
+with more than one word of running text is not a piece of a formula.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import reduce
+from typing import Literal
+
+from docgraph.ingest.page.blocks import Block
+from docgraph.ingest.pdf.lines import TextLine, is_math_char, rows_in_order
+from docgraph.ingest.types import BBox
+
+Role = Literal["seed", "piece", "tag"]
+PROSE_KINDS = frozenset({"paragraph", "list"})
+
+MAX_SEED_CHARS = 80  # non-space characters: a longer block with math in it is prose with inline math
+MAX_PIECE_CHARS = 40  # a limit, an index, a bracket, a fraction's numerator: no word of prose
+MAX_LABEL_CHARS = 4  # a subscript word ("perm", "eff") is a piece too
+MAX_LINES = 4
+TOUCH_GAP_EM = 0.6  # vertical gap between the pieces of one formula
+SIDE_GAP_EM = 1.5  # horizontal gap between pieces
+ROW_GAP_EM = 3.0  # ... on one row: a fraction beside the left-hand side
+SAME_EDGE = 1.5  # points: two blocks' edges this close are one column edge
+TAG_REACH_EM = 12.0  # an equation number sits at the column's right edge, far from its formula
+# Words that are operators in a formula, not prose ("lim", "sin").
+MATH_WORDS = frozenset(
+    {"lim", "sin", "cos", "tan", "cot", "sec", "csc", "log", "exp", "max", "min", "sup", "inf", "det"}
+    | {"arg", "dim", "ker", "mod", "deg", "gcd", "sinh", "cosh", "tanh", "arcsin", "arccos", "arctan"}
+    | {"diag", "sgn", "erf", "var", "cov", "const"}
+)
+_PROSE_WORD = re.compile(r"[A-Za-z][a-z]{2,}")
+_TRIM = ".,;:()[]{}"
+_ASCII_OPERATORS = frozenset("=+<>^")
+EQUATION_TAG = re.compile(r"\(\s*[A-Z]?\d{1,3}(?:\.\d{1,3})*[a-z]?\s*\)")
+
+
+@dataclass(slots=True)
+class _Member:
+    index: int  # position in the page's block list
+    block: Block
+    role: Role
+    box: BBox
+
+
+def prose_words(text: str) -> int:
+    """Words of running text in ``text``: three or more letters, lowercase after the first."""
+    cores = (token.strip(_TRIM) for token in text.split())
+    return sum(1 for core in cores if _PROSE_WORD.fullmatch(core) and core.lower() not in MATH_WORDS)
+
+
+def _role(block: Block) -> Role | None:
+    if block.source != "fonts" or block.kind not in ("paragraph", "formula") or len(block.lines) > MAX_LINES:
+        return None
+    text = block.raw_text
+    chars = len(text) - sum(map(str.isspace, text))
+    if chars > MAX_SEED_CHARS:  # most blocks: prose
+        return None
+    if EQUATION_TAG.fullmatch(text.strip()):
+        return "tag"
+    words = prose_words(text)
+    if words <= 1 and (block.kind == "formula" or _has_operator(text)):
+        return "seed"
+    if (chars <= MAX_PIECE_CHARS and words == 0) or chars <= MAX_LABEL_CHARS:
+        return "piece"
+    return None
+
+
+def _has_operator(text: str) -> bool:
+    return any(ch in _ASCII_OPERATORS for ch in text) or any(map(is_math_char, text))
+
+
+@dataclass(frozen=True, slots=True)
+class _Geometry:
+    em: float
+    column_edges: tuple[float, ...]  # left and right edges of the page's prose blocks
+
+    def touch(self, a: BBox, b: BBox) -> bool:
+        vertical_gap = max(a.y0, b.y0) - min(a.y1, b.y1)
+        horizontal_gap = max(a.x0, b.x0) - min(a.x1, b.x1)
+        same_row = -vertical_gap >= 0.3 * min(a.height, b.height)
+        reach = (ROW_GAP_EM if same_row else SIDE_GAP_EM) * self.em
+        return vertical_gap <= TOUCH_GAP_EM * self.em and horizontal_gap <= reach and not self.across_columns(a, b)
+
+    def tags_along(self, tag: BBox, formula: BBox) -> bool:
+        """An equation number on the formula's row, to its right, within reach, in its column."""
+        overlap = min(tag.y1, formula.y1) - max(tag.y0, formula.y0)
+        gap = tag.x0 - formula.x1
+        in_reach = -self.em <= gap <= TAG_REACH_EM * self.em
+        return overlap >= 0.5 * tag.height and in_reach and not self.across_columns(formula, tag)
+
+    def across_columns(self, a: BBox, b: BBox) -> bool:
+        """A column of prose starts or ends between the two boxes: two columns' formulas side by
+        side are two formulas, however close the gutter."""
+        left, right = (a, b) if a.x1 <= b.x0 else (b, a)
+        if left.x1 > right.x0:
+            return False
+        return any(left.x1 - self.em <= edge <= right.x0 + self.em for edge in self.column_edges)
+
+
+def _geometry(blocks: list[Block], members: set[int], em: float) -> _Geometry:
+    """Column edges: where two or more prose blocks of two lines or more start or end (one block's
+    edge may be a formula's, read as prose for its symbol names)."""
+    prose = [b.bbox for i, b in enumerate(blocks) if i not in members and b.kind in PROSE_KINDS and len(b.lines) > 1]
+    edges = [(i, x) for i, box in enumerate(prose) for x in (box.x0, box.x1)]
+    shared = {x for i, x in edges if any(j != i and abs(x - y) <= SAME_EDGE for j, y in edges)}
+    return _Geometry(em, tuple(sorted(shared)))
+
+
+def _clusters(members: list[_Member], geometry: _Geometry) -> list[list[_Member]]:
+    """Seeds and pieces that touch, transitively; then each tag joins the formula on its row."""
+    groups: list[list[_Member]] = []
+    for member in (m for m in members if m.role != "tag"):
+        joined = [g for g in groups if any(geometry.touch(member.box, other.box) for other in g)]
+        merged = [member, *(m for g in joined for m in g)]
+        groups = [g for g in groups if not any(g is j for j in joined)] + [merged]
+    formulas = [g for g in groups if any(m.role == "seed" for m in g)]
+    boxes = [_union(g) for g in formulas]  # kept up to date as tags join
+    for tag in (m for m in members if m.role == "tag"):
+        near = [i for i, box in enumerate(boxes) if geometry.tags_along(tag.box, box)]
+        if near:
+            nearest = min(near, key=lambda i: tag.box.x0 - boxes[i].x1)
+            formulas[nearest].append(tag)
+            boxes[nearest] = boxes[nearest].union(tag.box)
+    return [g for g in formulas if len(g) > 1]
+
+
+def _split_at_tags(lines: list[TextLine], em: float) -> list[list[TextLine]]:
+    """Equations stacked close together (an ``align``) are one formula each: every line goes with
+    the numbered row nearest to it."""
+    rows: list[float] = []
+    for y in sorted(line.center_y for line in lines if _ends_in_tag(line.text)):
+        if not rows or y - rows[-1] > 0.5 * em:
+            rows.append(y)
+    if len(rows) < 2:
+        return [lines]
+    parts: list[list[TextLine]] = [[] for _ in rows]
+    for line in lines:
+        parts[min(range(len(rows)), key=lambda i: abs(rows[i] - line.center_y))].append(line)
+    return [part for part in parts if part]
+
+
+def _union(group: Sequence[_Member]) -> BBox:
+    return reduce(BBox.union, (member.box for member in group))
+
+
+def _formula_lines(lines: list[TextLine]) -> list[TextLine]:
+    """Rows top to bottom, left to right within a row; the equation number last."""
+    rows = rows_in_order(lines)
+    tagged = [line for line in rows if _ends_in_tag(line.text)]
+    return [line for line in rows if line not in tagged] + tagged
+
+
+def _ends_in_tag(text: str) -> bool:
+    tags = list(EQUATION_TAG.finditer(text))
+    return bool(tags) and not text[tags[-1].end() :].strip(" ,.")
+
+
+def join_display_math(blocks: list[Block], em: float) -> list[Block]:
+    """The page's blocks with each displayed formula's pieces joined into one formula block, at
+    the place of its first piece."""
+    members = [_Member(i, b, role, b.bbox) for i, b in enumerate(blocks) if (role := _role(b)) is not None]
+    geometry = _geometry(blocks, {m.index for m in members}, em)
+    clusters = _clusters(members, geometry)
+    if not clusters:
+        return blocks
+    joined: dict[int, list[Block]] = {}
+    taken: set[int] = set()
+    for group in clusters:
+        lines = [line for member in group for line in member.block.lines]
+        formulas = [Block(_formula_lines(part), "formula", source="fonts") for part in _split_at_tags(lines, em)]
+        joined[min(m.index for m in group)] = formulas
+        taken.update(m.index for m in group)
+    return [out for i, block in enumerate(blocks) for out in joined.get(i, [] if i in taken else [block])]

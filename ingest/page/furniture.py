@@ -1,0 +1,214 @@
+"""Running headers, footers and page numbers, recognised across the pages of a document.
+
+A line is furniture when it sits in the top or bottom band of its page and either is a page
+number ("12", "Page 12", "- xii -", "3 of 40") or its text, digits and roman numerals replaced,
+repeats in the same band on several pages. Lines that share position and font with such a line
+elsewhere are furniture too, so a chapter's running title printed on only one page is caught.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from docgraph.ingest.page.toc_entries import entry_numbers
+from docgraph.ingest.pdf.lines import TextLine
+from docgraph.ingest.types import BBox
+
+BAND_FRACTION = 0.12  # share of the page height at the top and at the bottom that may hold furniture
+# A page number may sit further in when it is the page's first or last line, at the same place on
+# several pages: LaTeX's default on US letter prints it 87 pt above the bottom edge (12.6 %).
+PAGE_NUMBER_BAND_FRACTION = 0.2
+MAX_FURNITURE_CHARS = 160
+TICK_LABEL_REACH = 12.0  # points between a figure's drawing and the numbers on its axes, at most
+LINE_NUMBER_REACH = 3.5  # font sizes between numbered lines of a listing (a wrapped line between), at most
+LINE_NUMBER_EDGE = 2.0  # points: a listing's line numbers end at one edge
+MAX_SIZE_RATIO = 1.35  # a line much larger than body text is a title, not a running header
+
+_PAGE_NUMBER = re.compile(
+    r"^[\s\-–—|.]*(?:page|p\.|seite|pag\.?)?\s*(?:\d{1,5}|[ivxlcdm]{1,7})"
+    r"(?:\s*(?:of|/|von|de)\s*\d{1,5})?[\s\-–—|.]*$",
+    re.IGNORECASE,
+)
+_ROMAN_TOKEN = re.compile(r"\b[ivxlcdm]{1,7}\b", re.IGNORECASE)
+_DIGITS = re.compile(r"\d+")
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass(slots=True)
+class PageLines:
+    """What furniture detection needs to know about one page."""
+
+    height: float
+    lines: Sequence[TextLine]
+    figures: Sequence[BBox] = ()  # a number at a figure's edge is its tick label, not a page number
+
+
+@dataclass(slots=True)
+class FurnitureMarks:
+    """Indexes into the page's line list."""
+
+    header: set[int] = field(default_factory=set)
+    footer: set[int] = field(default_factory=set)
+
+    def __contains__(self, index: object) -> bool:
+        return index in self.header or index in self.footer
+
+
+def is_page_number(text: str) -> bool:
+    stripped = text.strip()
+    return bool(stripped) and bool(_PAGE_NUMBER.match(stripped))
+
+
+def furniture_key(text: str) -> str:
+    """Text with numbers and roman numerals replaced, lower-cased, whitespace collapsed."""
+    key = _DIGITS.sub("#", text.lower())
+    key = _ROMAN_TOKEN.sub("#", key)
+    return _SPACES.sub(" ", key).strip()
+
+
+def _band(line: TextLine, height: float) -> str | None:
+    if not line.horizontal:
+        return None
+    if line.bbox.y1 <= height * BAND_FRACTION:
+        return "top"
+    if line.bbox.y0 >= height * (1.0 - BAND_FRACTION):
+        return "bottom"
+    return None
+
+
+def _signature(band: str, line: TextLine) -> tuple[str, int, str, int]:
+    return (band, round(line.bbox.y0 / 3), line.font, round(line.size))
+
+
+def _eligible(line: TextLine, body_size: float) -> bool:
+    text = line.text.strip()
+    if not text or len(text) > MAX_FURNITURE_CHARS:
+        return False
+    return not (body_size > 0 and line.size > MAX_SIZE_RATIO * body_size)
+
+
+def _numbers_content(line: TextLine, page: PageLines) -> bool:
+    """A number that belongs to the page's content: a tick label ("100" at the top of a plot's y
+    axis, reaching into the band) or the number of a listing's line ("96" beside a code line, with
+    "95" or "97" right above or below it, ending at the same edge)."""
+    if not is_page_number(line.text):
+        return False
+    return any(line.bbox.near(f, TICK_LABEL_REACH) for f in page.figures) or _listing_line_number(line, page.lines)
+
+
+def _listing_line_number(line: TextLine, lines: Sequence[TextLine]) -> bool:
+    text = line.text.strip()
+    if not text.isdigit():
+        return False
+    neighbours = {str(int(text) - 1), str(int(text) + 1)}
+    reach = LINE_NUMBER_REACH * max(line.size, 1.0)
+    return any(
+        other.text.strip() in neighbours
+        and abs(other.bbox.x1 - line.bbox.x1) <= LINE_NUMBER_EDGE
+        and 0 < abs(other.center_y - line.center_y) <= reach
+        for other in lines
+    )
+
+
+def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list[FurnitureMarks]:
+    """Mark header/footer lines on every page (indexes into each page's ``lines``)."""
+    min_repeat = 3 if len(pages) >= 5 else 2
+    candidates: list[list[tuple[int, str]]] = []  # per page: (line index, band)
+    key_pages: Counter[tuple[str, str]] = Counter()
+    for page in pages:
+        found = []
+        for index, line in enumerate(page.lines):
+            band = _band(line, page.height)
+            if band is not None and _eligible(line, body_size) and not _numbers_content(line, page):
+                found.append((index, band))
+        candidates.append(found)
+        keys = {(band, furniture_key(page.lines[i].text)) for i, band in found}
+        key_pages.update(keys)
+
+    def repeats(key: tuple[str, str]) -> bool:
+        return len(pages) > 1 and key_pages[key] >= min_repeat
+
+    for page, found in zip(pages, candidates, strict=True):
+        _drop_entry_numbers(page, found, repeats)
+
+    marks = [FurnitureMarks() for _ in pages]
+    signatures: Counter[tuple[str, int, str, int]] = Counter()
+    for page, found, mark in zip(pages, candidates, marks, strict=True):
+        page_signatures = set()
+        for index, band in found:
+            line = page.lines[index]
+            if repeats((band, furniture_key(line.text))) or is_page_number(line.text):
+                _add(mark, index, band)
+                page_signatures.add(_signature(band, line))
+        signatures.update(page_signatures)
+
+    # Second pass: same place, same font as furniture seen on several pages.
+    for page, found, mark in zip(pages, candidates, marks, strict=True):
+        for index, band in found:
+            if index not in mark and signatures[_signature(band, page.lines[index])] >= min_repeat:
+                _add(mark, index, band)
+    _mark_inner_page_numbers(pages, marks, min_repeat)
+    return marks
+
+
+def _mark_inner_page_numbers(pages: Sequence[PageLines], marks: list[FurnitureMarks], min_repeat: int) -> None:
+    """Page numbers just outside the band: a page's last (or first) line, at one place on several pages."""
+    found = [(page, *_inner_page_number(page)) for page in pages]
+    places = Counter(_signature(band, page.lines[index]) for page, index, band in found if index >= 0)
+    for (page, index, band), mark in zip(found, marks, strict=True):
+        if index >= 0 and index not in mark and places[_signature(band, page.lines[index])] >= min_repeat:
+            _add(mark, index, band)
+
+
+def _inner_page_number(page: PageLines) -> tuple[int, str]:
+    """(index, band) of the page's last or first line when it is a page number within the wider band."""
+    flowing = [i for i, line in enumerate(page.lines) if line.horizontal and line.text.strip()]
+    if not flowing:
+        return -1, ""
+    last = max(flowing, key=lambda i: page.lines[i].bbox.y1)
+    first = min(flowing, key=lambda i: page.lines[i].bbox.y0)
+    limit = PAGE_NUMBER_BAND_FRACTION * page.height
+    low = _page_number_at(page, last) and page.lines[last].bbox.y0 >= page.height - limit
+    if low and last not in entry_numbers(page.lines):
+        return last, "bottom"
+    if _page_number_at(page, first) and page.lines[first].bbox.y1 <= limit:
+        return first, "top"
+    return -1, ""
+
+
+def _drop_entry_numbers(
+    page: PageLines, found: list[tuple[int, str]], repeats: Callable[[tuple[str, str]], bool]
+) -> None:
+    """Drop from ``found`` the numbers of contents entries that run into the top or bottom band
+    ("Labels      76"). A page number beside a running title stays: the title repeats on other
+    pages ("SMF – GAZETTE   1"), or it heads the page ("Appendix D: Index   103" above the index)."""
+    numbers = {i for i, band in found if is_page_number(page.lines[i].text) and _below_first_row(page, i, band)}
+    if not numbers:
+        return  # no number in either band: no row search
+    bands = dict(found)
+    entries = entry_numbers(page.lines)
+    drop = set()
+    for number in numbers & entries.keys():
+        title = entries[number]
+        if title not in bands or not repeats((bands[title], furniture_key(page.lines[title].text))):
+            drop.add(number)
+    found[:] = [(i, band) for i, band in found if i not in drop]
+
+
+def _below_first_row(page: PageLines, index: int, band: str) -> bool:
+    line = page.lines[index]
+    if band == "bottom":
+        return True
+    return any(other.center_y < line.center_y - 0.5 * max(line.size, 1.0) for other in page.lines)
+
+
+def _page_number_at(page: PageLines, index: int) -> bool:
+    line = page.lines[index]
+    return is_page_number(line.text) and not _numbers_content(line, page)
+
+
+def _add(mark: FurnitureMarks, index: int, band: str) -> None:
+    (mark.header if band == "top" else mark.footer).add(index)

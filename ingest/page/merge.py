@@ -1,0 +1,195 @@
+"""Block-level repairs after classification: split paragraphs, lists, figure labels, text figures."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from docgraph.ingest.floats.captions import CAPTION_RE
+from docgraph.ingest.page.blocks import BLANK_LINE_EM, Block, code_rows
+from docgraph.ingest.pdf.lines import lines_in
+from docgraph.ingest.page.classify import NUMBERED_HEADING_RE, FontStats, near_float
+from docgraph.ingest.pdf.lines import TextLine
+from docgraph.ingest.pdf.text import ends_sentence, starts_lowercase
+from docgraph.ingest.types import BBox
+from docgraph.records import RegionKind
+
+LABEL_MARGIN = 18.0  # points around a figure within which short non-body lines are its labels
+LABEL_MAX_CHARS = 60
+ORPHAN_REACH = 120.0  # how far above a caption the content of a text-only figure may start
+SAME_ROW_GAP_EM = 1.0  # white between two pieces of one line of prose, at most
+LISTING_GAP_EM = 2.0  # white inside one listing: a blank line or two between its parts, at most
+# An interactive session's prompt: "R> ", "> ", "gnuplot> ", "$ ", ">>> ", "In [3]: ", and the
+# continuation prompts "+ " (R) and "... " (Python).
+_PROMPT = re.compile(r"^\s*(?:[A-Za-z]*> |\$ |>>> |\.\.\. |In \[\d*\]: |\+ )")
+_STYLE_SUFFIX = re.compile(r"(bold|italic|oblique|regular|roman|demi|slant|semibold|medium|light|book)+$", re.I)
+_FIGURE_CAPTION = re.compile(r"^\s*(figure|fig\.)", re.IGNORECASE)
+# A tick value: "40", "-0.5", "1e-3", "25%", and "10−1" (10 with its exponent set as a superscript).
+_TICK_VALUE = re.compile(r"^[-+\u2212\u2013]?(?:\d+(?:[.,]\d+)*|\.\d+)(?:[eE][-+\u2212]?\d+|[-\u2212]\d+)?%?$")
+_FIGURE_CONTENT_KINDS: frozenset[RegionKind] = frozenset({"paragraph", "section_header", "list", "formula", "footnote"})
+
+
+def font_family(font: str) -> str:
+    """ "ABCDEF+LMRomanDemi10-Regular" -> "lmroman"; "Times-Bold" -> "times"; CM fonts -> "cm"."""
+    name = font.split("+")[-1]
+    base = re.split(r"[-,_ ]", name)[0]
+    base = re.sub(r"\d+$", "", base)
+    base = _STYLE_SUFFIX.sub("", base) or base
+    base = base.lower()
+    return "cm" if re.match(r"^(cm|sfrm|lm)", base) and not base.startswith("lmmono") else base
+
+
+def _is_label(line: TextLine, stats: FontStats) -> bool:
+    text = line.text.strip()
+    if len(text) > LABEL_MAX_CHARS or CAPTION_RE.match(text):
+        return False
+    other_font = font_family(line.font) != font_family(stats.body_font)
+    small = line.size < stats.body_size - 0.5
+    # A plot typeset with the document (Asymptote, TikZ, pgfplots) labels its axes in the body font:
+    # tick values ("0 20 40 60"), and an axis name or unit of a letter or two ("x", "y", "Hz").
+    tiny = len(text.replace(" ", "")) <= 2 and any(ch.isalnum() for ch in text)  # not a list bullet
+    return not line.horizontal or other_font or small or tiny or _tick_labels(text)
+
+
+def _tick_labels(text: str) -> bool:
+    """Numbers, perhaps with an axis name among them ("60 y 40"): what an axis prints beside it."""
+    tokens = [(token, bool(_TICK_VALUE.match(token))) for token in text.split()]
+    numbers = sum(value for _, value in tokens)
+    return numbers > 0 and 2 * numbers >= len(tokens) and all(value or len(t) <= 2 for t, value in tokens)
+
+
+def absorb_figure_labels(
+    box: BBox, lines: Sequence[TextLine], used: set[int], stats: FontStats
+) -> tuple[BBox, list[int]]:
+    """Lines inside the figure, plus short label-like lines near it (axis titles, plot titles).
+
+    The figure grows with each label it takes, so a label next to another label is found too.
+    """
+    labels = [i for i in lines_in(box, lines) if i not in used]
+    labels = [i for i in labels if not CAPTION_RE.match(lines[i].text.strip())]
+    grown = box
+    for i in labels:
+        grown = grown.union(lines[i].bbox)
+    taken = set(labels)
+    changed = True
+    while changed:
+        changed = False
+        for index, line in enumerate(lines):
+            if index in used or index in taken or line.mono:
+                continue
+            if line.bbox.near(grown, LABEL_MARGIN) and _is_label(line, stats):
+                taken.add(index)
+                labels.append(index)
+                grown = grown.union(line.bbox)
+                changed = True
+    return grown, sorted(labels)
+
+
+def merge_blocks(blocks: list[Block], stats: FontStats) -> list[Block]:
+    """Join list items into lists and paragraphs that MuPDF split into several blocks."""
+    merged: list[Block] = []
+    for block in blocks:
+        prev = merged[-1] if merged else None
+        if prev is not None and _joinable(prev, block):
+            merged[-1] = Block(prev.lines + block.lines, prev.kind, prev.list_item, source=prev.source)
+        else:
+            merged.append(block)
+    return merged
+
+
+def _joinable(prev: Block, cur: Block) -> bool:
+    em = max(prev.size, cur.size, 1.0)
+    if prev.kind == cur.kind == "paragraph" and prev.source == cur.source == "fonts" and _same_row(prev, cur, em):
+        return True
+    gap = cur.bbox.y0 - prev.bbox.y1
+    if gap < -0.5 * em:
+        return False
+    if prev.kind == "list" and cur.kind == "list":  # items of one list, from either source
+        return gap <= 1.5 * em and abs(cur.bbox.x0 - prev.bbox.x0) <= 2 * em
+    if prev.source != "fonts" or cur.source != "fonts":  # model boxes are kept as the model drew them
+        return False
+    if prev.kind == "list" and cur.kind == "paragraph":  # the last item goes on: indented, or mid-sentence
+        mid_sentence = starts_lowercase(cur.raw_text) and not ends_sentence(prev.raw_text)
+        wrapped = mid_sentence and cur.bbox.x0 >= prev.bbox.x0 - em  # not text well left of the item
+        return gap <= 0.8 * em and (cur.bbox.x0 >= prev.bbox.x0 + em or wrapped)
+    if prev.kind == "list" and cur.kind == "code" and len(cur.lines) == 1:  # an item's URL or command
+        return gap <= 0.5 * em and cur.bbox.x0 >= prev.bbox.x0 + em
+    if prev.kind == cur.kind == "code":  # one listing cut at a wrapped line, or a command and its output
+        back_to_margin = cur.bbox.x0 >= prev.bbox.x0 - 2 * em
+        same_part = gap <= BLANK_LINE_EM * em or _output_follows(prev, cur)
+        return gap <= LISTING_GAP_EM * em and prev.bbox.x_overlap(cur.bbox) > 0 and back_to_margin and same_part
+    if prev.kind == cur.kind and cur.kind in ("title", "section_header"):  # a heading set on two lines
+        same_style = abs(prev.size - cur.size) < 0.3 and prev.bold == cur.bold
+        return same_style and gap <= 0.6 * em and not NUMBERED_HEADING_RE.match(cur.raw_text)
+    if prev.kind == "paragraph" and cur.kind == "code" and len(cur.lines) == 1:  # inline code on its own line
+        return gap <= 0.5 * em and not ends_sentence(prev.raw_text)
+    if prev.kind == cur.kind == "paragraph":
+        same_style = prev.font == cur.font and abs(prev.size - cur.size) < 0.3
+        overlap = prev.bbox.x_overlap(cur.bbox)
+        narrow = min(prev.bbox.width, cur.bbox.width)
+        continues = not ends_sentence(prev.raw_text) or starts_lowercase(cur.raw_text)
+        return same_style and gap <= 0.5 * em and overlap >= 0.5 * narrow and continues
+    return False
+
+
+def _output_follows(prev: Block, cur: Block) -> bool:
+    """``cur`` is what the command ending ``prev`` printed: ``prev`` ends at a prompt, ``cur`` has none."""
+    return bool(_PROMPT.match(code_rows(prev.lines)[-1][0])) and not _PROMPT.match(code_rows(cur.lines)[0][0])
+
+
+def _same_row(prev: Block, cur: Block, em: float) -> bool:
+    """``cur`` goes on along the line where ``prev`` stops: MuPDF cuts a line of prose into blocks
+    at an inline subscript or a change of font ("Here A" | "ml 1,39 and B" | "ml 1,39 are the ...")."""
+    last, first = prev.lines[-1], cur.lines[0]
+    overlap = min(last.bbox.y1, first.bbox.y1) - max(last.bbox.y0, first.bbox.y0)
+    gap = first.bbox.x0 - last.bbox.x1
+    # the next piece may start under the end of the last (a subscript set below a superscript)
+    rightwards = first.bbox.x0 > last.bbox.x0 + 0.5 * last.bbox.width
+    return overlap >= 0.5 * min(last.bbox.height, first.bbox.height) and rightwards and gap <= SAME_ROW_GAP_EM * em
+
+
+def figures_for_orphan_captions(
+    blocks: list[Block], floats: list[BBox], stats: FontStats
+) -> tuple[list[tuple[BBox, list[TextLine]]], list[Block]]:
+    """A "Figure N" caption with no figure next to it captions the text drawn just above it.
+
+    Documents that show typeset output as figures (font samples, styled paragraphs) have no
+    image or drawing to detect; the blocks directly above the caption set in a font family other
+    than the body's are that figure's content.
+    """
+    body_family = font_family(stats.body_font)
+    taken: set[int] = set()
+    figures: list[tuple[BBox, list[TextLine]]] = []
+    for caption in blocks:
+        if caption.kind != "caption" or not _FIGURE_CAPTION.match(caption.raw_text):
+            continue
+        if not caption.lines[0].horizontal:  # set sideways: "above" it is not where its figure is
+            continue
+        if near_float(caption.bbox, floats):
+            continue
+        members = _content_above(caption, blocks, taken, body_family)
+        if not members:
+            continue
+        taken.update(id(b) for b in members)
+        box = members[0].bbox
+        for member in members[1:]:
+            box = box.union(member.bbox)
+        labels = [line for member in sorted(members, key=lambda b: b.bbox.y0) for line in member.lines]
+        figures.append((box, labels))
+        floats.append(box)
+    return figures, [b for b in blocks if id(b) not in taken]
+
+
+def _content_above(caption: Block, blocks: list[Block], taken: set[int], body_family: str) -> list[Block]:
+    above = [b for b in blocks if b is not caption and id(b) not in taken and b.bbox.y1 <= caption.bbox.y0 + 2]
+    above.sort(key=lambda b: -b.bbox.y1)
+    members: list[Block] = []
+    top = caption.bbox.y0
+    for block in above:
+        if top - block.bbox.y1 > ORPHAN_REACH:
+            break
+        if block.kind not in _FIGURE_CONTENT_KINDS or font_family(block.font) == body_family:
+            break
+        members.append(block)
+        top = min(top, block.bbox.y0)
+    return members

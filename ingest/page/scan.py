@@ -1,0 +1,86 @@
+"""First pass over a page: everything later steps need, extracted once (the expensive part)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pymupdf
+
+from docgraph.ingest.floats.captioned_tables import find_captioned_tables
+from docgraph.ingest.floats.figures import find_figures
+from docgraph.ingest.floats.framed_tables import find_framed_tables
+from docgraph.ingest.floats.image_text import ImageText
+from docgraph.ingest.floats.layout_model import ModelBox, model_tables, run_layout_model
+from docgraph.ingest.floats.tables import FoundTable, drawn_as_chart, find_ruled_tables
+from docgraph.ingest.links.pdf_links import PageFrame, PageLink, page_frame, page_links
+from docgraph.ingest.page.line_numbers import drop_line_numbers
+from docgraph.ingest.pdf import api as pdf_api
+from docgraph.ingest.pdf.lines import TEXT_FLAGS, TextLine, extract_lines
+from docgraph.ingest.types import BBox
+
+MIN_TEXT_CHARS = 10  # fewer visible characters than this on a page with a large image: a scan
+SCAN_IMAGE_SHARE = 0.5
+
+
+@dataclass(slots=True)
+class PageScan:
+    number: int  # 1-based
+    width: float
+    height: float
+    lines: list[TextLine]
+    frame: PageFrame  # where the links of other pages land on this one (ingest.links.pdf_links)
+    tables: list[FoundTable] = field(default_factory=list)
+    figures: list[BBox] = field(default_factory=list)
+    charts: list[BBox] = field(default_factory=list)  # figures drawn as charts (``tables.drawn_as_chart``)
+    model_boxes: list[ModelBox] | None = None
+    has_text_layer: bool = True
+    image_text: list[ImageText] = field(default_factory=list)  # read by OCR in embedded pictures
+    links: list[PageLink] = field(default_factory=list)  # to other places in the document
+
+
+def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
+    textpage = page.get_textpage(flags=TEXT_FLAGS)
+    drawings = page.get_drawings()
+    lines = extract_lines(page, textpage, drawings)
+    page_words = pdf_api.words(page, TEXT_FLAGS, textpage)
+    lines, words = drop_line_numbers(lines, page_words)
+    chars = sum(line.chars for line in lines)
+    scan = PageScan(
+        number=page.number + 1,
+        width=page.rect.width,
+        height=page.rect.height,
+        lines=lines,
+        has_text_layer=_has_text_layer(page, chars),
+        links=page_links(page, page_words),
+        frame=page_frame(page),
+    )
+    if use_model:
+        scan.model_boxes = run_layout_model(page, words)
+        scan.tables = model_tables(scan.model_boxes)
+        scan.figures = [b.bbox for b in scan.model_boxes if b.kind == "figure"]
+    else:
+        scan.tables = find_ruled_tables(page, drawings, words)
+        scan.tables += find_framed_tables(drawings, words, [t.bbox for t in scan.tables], lines)
+        scan.tables += find_captioned_tables(lines, words, [t.bbox for t in scan.tables])
+        scan.figures = find_figures(page, drawings, [t.bbox for t in scan.tables], lines)
+        scan.charts = [box for box in scan.figures if drawn_as_chart(drawings, box)]
+    return scan
+
+
+def _has_text_layer(page: pymupdf.Page, chars: int) -> bool:
+    """No text layer: (almost) no extractable characters, e.g. a scanned or blank page."""
+    if chars >= MIN_TEXT_CHARS:
+        return True
+    if chars == 0:
+        return False
+    return not page_sized_image(page)  # a few stray characters on top of a page-sized image
+
+
+def page_sized_image(page: pymupdf.Page) -> bool:
+    """Whether an image covers at least SCAN_IMAGE_SHARE of the page (a scan, or a background)."""
+    page_area = page.rect.width * page.rect.height
+    for info in page.get_image_info():
+        x0, y0, x1, y1 = info["bbox"]
+        if (x1 - x0) * (y1 - y0) >= SCAN_IMAGE_SHARE * page_area:
+            return True
+    return False

@@ -1,0 +1,199 @@
+"""Text lines with font statistics, extracted from ``page.get_text("dict")``."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pymupdf
+
+from docgraph.ingest.pdf import api as pdf_api
+from docgraph.ingest.pdf.fixed_pitch import fixed_pitch_fonts
+from docgraph.ingest.pdf.rule_underscores import restore_underscores, rules_on_line, short_rules
+from docgraph.ingest.pdf.text import normalize_chars
+from docgraph.ingest.types import BBox
+
+# Ligatures are normalised by ingest.pdf.text (tested there), so MuPDF is asked to keep them as is.
+TEXT_FLAGS = pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
+
+_BOLD_NAME = re.compile(r"bold|black|heavy|demi|semibold|cmbx|cmb\d|[-,]bd?$", re.IGNORECASE)
+_MONO_NAME = re.compile(r"mono|courier|consol|menlo|typewriter|cmtt|cmsltt|sftt|code|inconsolata|\btt", re.IGNORECASE)
+_MATH_NAME = re.compile(r"cmmi|cmsy|cmex|msam|msbm|math|stixgeneral|symbol|eufm|rsfs|tx(?:sy|ex|mi|ms)", re.IGNORECASE)
+# Mathematical operators (U+2200-22FF), their supplement (U+2A00-2AFF), miscellaneous math symbols
+# (U+27C0-27EF, U+2980-29FF) and math alphanumerics (U+1D400-1D7FF: the italic x of a formula
+# set in a Unicode math font) are math whatever font carries them.
+_MATH_RANGES = ((0x2200, 0x22FF), (0x2A00, 0x2AFF), (0x27C0, 0x27EF), (0x2980, 0x29FF), (0x1D400, 0x1D7FF))
+_FIRST_MATH_CHAR = chr(_MATH_RANGES[0][0])
+_SAME_ROW_MAX_GAP_EM = 4.0  # pieces of one visual line further apart than this are separate items
+# Text set at a slant this large is a watermark ("DRAFT", "Not for distribution") across the page;
+# slanted labels of a chart's axis are small.
+WATERMARK_MIN_SIZE = 20.0
+
+
+def is_math_char(ch: str) -> bool:
+    code = ord(ch)
+    return any(lo <= code <= hi for lo, hi in _MATH_RANGES)
+
+
+@dataclass(slots=True)
+class TextLine:
+    """One visual line: text plus the dominant font properties of its characters."""
+
+    text: str
+    bbox: BBox
+    size: float
+    font: str
+    bold: bool
+    mono: bool
+    math: float  # share of characters set in math fonts
+    block: int  # index of the MuPDF block it came from
+    horizontal: bool = True
+    chars: int = 0  # non-space characters
+
+    @property
+    def center_y(self) -> float:
+        return (self.bbox.y0 + self.bbox.y1) / 2
+
+
+def extract_lines(
+    page: pymupdf.Page, textpage: pymupdf.TextPage | None = None, drawings: Sequence[dict[str, Any]] = ()
+) -> list[TextLine]:
+    """All non-empty text lines of the page, pieces on one baseline of a block merged; underscores
+    drawn as rules among ``drawings`` (the page's paths) written back into the text."""
+    rules = short_rules(drawings)
+    # Characters' positions are only needed to place such underscores; "rawdict" costs more.
+    data = pdf_api.text_dict(page, TEXT_FLAGS, textpage, with_chars=bool(rules))
+    fixed_pitch = fixed_pitch_fonts(page)
+    lines: list[TextLine] = []
+    for block_no, block in enumerate(data.get("blocks", [])):
+        if block.get("type") != 0:
+            continue
+        if rules:
+            for raw in block["lines"]:
+                restore_underscores(raw["spans"], rules_on_line(raw["bbox"], rules))
+        block_lines = [ln for ln in (_line_from_dict(raw, block_no, fixed_pitch) for raw in block["lines"]) if ln]
+        lines.extend(_merge_same_row(rows_in_order(block_lines)))
+    return lines
+
+
+@functools.lru_cache(maxsize=1024)
+def _font_traits(font: str) -> tuple[bool, bool, bool]:
+    """(bold, monospaced, math) as the font's name tells; a document uses a few dozen fonts at most."""
+    return bool(_BOLD_NAME.search(font)), bool(_MONO_NAME.search(font)), bool(_MATH_NAME.search(font))
+
+
+def _line_from_dict(raw: dict[str, Any], block_no: int, fixed_pitch: frozenset[str]) -> TextLine | None:
+    spans = [s for s in raw.get("spans", []) if s.get("text")]
+    direction = raw.get("dir", (1.0, 0.0))
+    horizontal = abs(direction[1]) < 0.1 and direction[0] > 0
+    if _watermark(direction, spans):
+        return None
+    if horizontal:  # content streams may draw a line's pieces out of order (leaders before titles)
+        spans.sort(key=lambda s: s["bbox"][0])
+    text = normalize_chars("".join(s["text"] for s in spans))
+    if not text.strip():
+        return None
+    weights: Counter[tuple[float, str, bool, bool, bool]] = Counter()
+    math_chars = 0
+    for span in spans:
+        font = str(span.get("font", ""))
+        flags = int(span.get("flags", 0))
+        bold_name, mono_name, math = _font_traits(font)
+        bold = bool(flags & pymupdf.TEXT_FONT_BOLD) or bold_name
+        mono = bool(flags & pymupdf.TEXT_FONT_MONOSPACED) or mono_name or font in fixed_pitch
+        count = len(span["text"]) - sum(map(str.isspace, span["text"]))
+        weights[(round(float(span.get("size", 0.0)), 1), font, bold, mono, math)] += count
+        if math:  # dot leaders are often set in a math font; they do not make a formula
+            math_chars += sum(1 for ch in span["text"] if not ch.isspace() and ch != ".")
+        elif max(span["text"]) >= _FIRST_MATH_CHAR:  # (most spans have no character that far up)
+            math_chars += sum(1 for ch in span["text"] if is_math_char(ch))
+    total = sum(weights.values())
+    if total == 0:
+        return None
+    dominant = weights.most_common(1)[0][0]
+    bold_chars = sum(n for key, n in weights.items() if key[2])
+    mono_chars = sum(n for key, n in weights.items() if key[3])
+    x0, y0, x1, y1 = raw["bbox"]
+    return TextLine(
+        text=text,
+        bbox=BBox(x0, y0, x1, y1),
+        size=dominant[0],
+        font=dominant[1],
+        bold=bold_chars >= 0.8 * total,
+        mono=mono_chars >= 0.8 * total,
+        math=math_chars / total,
+        block=block_no,
+        horizontal=horizontal,
+        chars=total,
+    )
+
+
+def _watermark(direction: tuple[float, float], spans: list[dict[str, Any]]) -> bool:
+    slanted = min(abs(direction[0]), abs(direction[1])) >= 0.2
+    return slanted and max((float(s.get("size", 0.0)) for s in spans), default=0.0) >= WATERMARK_MIN_SIZE
+
+
+def rows_in_order(lines: list[TextLine]) -> list[TextLine]:
+    """Horizontal lines top to bottom, pieces of one row left to right (streams may differ)."""
+    if any(not ln.horizontal for ln in lines):
+        return lines
+    rows: list[list[TextLine]] = []
+    for line in sorted(lines, key=lambda ln: ln.center_y):
+        if rows and abs(line.center_y - rows[-1][-1].center_y) < 0.4 * max(line.size, 1.0):
+            rows[-1].append(line)
+        else:
+            rows.append([line])
+    return [line for row in rows for line in sorted(row, key=lambda ln: ln.bbox.x0)]
+
+
+def _merge_same_row(lines: list[TextLine]) -> list[TextLine]:
+    """Join consecutive pieces that sit on the same baseline (a bullet and its text, split spans)."""
+    merged: list[TextLine] = []
+    for line in lines:
+        prev = merged[-1] if merged else None
+        if prev is not None and _same_row(prev, line):
+            merged[-1] = _join(prev, line)
+        else:
+            merged.append(line)
+    return merged
+
+
+def _same_row(a: TextLine, b: TextLine) -> bool:
+    if not (a.horizontal and b.horizontal):
+        return False
+    overlap = min(a.bbox.y1, b.bbox.y1) - max(a.bbox.y0, b.bbox.y0)
+    height = min(a.bbox.height, b.bbox.height)
+    gap = max(a.bbox.x0, b.bbox.x0) - min(a.bbox.x1, b.bbox.x1)  # either order: streams need not go left to right
+    return height > 0 and overlap >= 0.6 * height and -1.0 <= gap <= _SAME_ROW_MAX_GAP_EM * max(a.size, 1.0)
+
+
+def _join(first: TextLine, second: TextLine) -> TextLine:
+    a, b = (first, second) if first.bbox.x0 <= second.bbox.x0 else (second, first)
+    total = a.chars + b.chars
+    main = a if a.chars >= b.chars else b
+    sep = "" if a.text.endswith(" ") or b.text.startswith(" ") else " "
+    return TextLine(
+        text=a.text + sep + b.text,
+        bbox=a.bbox.union(b.bbox),
+        size=main.size,
+        font=main.font,
+        bold=(a.bold and b.bold) or (main.bold and min(a.chars, b.chars) <= 2),
+        mono=(a.mono and b.mono) or (main.mono and min(a.chars, b.chars) <= 2),
+        math=(a.math * a.chars + b.math * b.chars) / total if total else 0.0,
+        block=first.block,
+        horizontal=True,
+        chars=total,
+    )
+
+
+def page_char_count(lines: list[TextLine]) -> int:
+    return sum(line.chars for line in lines)
+
+
+def lines_in(box: BBox, lines: Sequence[TextLine]) -> list[int]:
+    """Indexes of lines whose centre lies inside ``box``."""
+    return [index for index, line in enumerate(lines) if line.bbox.centre_in(box)]

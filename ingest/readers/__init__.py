@@ -1,0 +1,1 @@
+"""Readers (PDF -> DocumentLayout): native, auto, detector and azure."""

@@ -1,0 +1,1 @@
+"""Document structure: the section tree, continuations across page and column breaks, node ids."""

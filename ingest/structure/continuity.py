@@ -1,0 +1,76 @@
+"""Paragraphs and tables that run on past a page break, and paragraphs that run on past a column
+break (the foot of one column to the top of the next, in two-column papers), get ``continues=True``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import pairwise
+
+from docgraph.ingest.pdf.text import ends_sentence, starts_lowercase
+from docgraph.ingest.types import PageLayout, Region
+from docgraph.records import FURNITURE_KINDS, RegionKind
+
+# Regions that float or sit outside the text flow; a page break inside the flow skips them.
+_OUT_OF_FLOW: frozenset[RegionKind] = FURNITURE_KINDS | {"footnote", "figure", "caption"}
+_RUNS_ON = (",", "-", "\u2010", "(", "[", "/", "&")
+COLUMN_WIDTH_TOLERANCE = 0.15  # the two parts of a paragraph split by a column break are set as wide
+COLUMN_GAP_SLACK = 2.0  # points of overlap allowed between two columns' boxes
+
+
+def _flow(page: PageLayout) -> list[Region]:
+    return [r for r in sorted(page.regions, key=lambda r: r.order) if r.kind not in _OUT_OF_FLOW]
+
+
+def paragraph_continues(last: Region, first: Region) -> bool:
+    """The paragraph ending page k goes on in the paragraph starting page k+1.
+
+    It must not end like a sentence, and the next page must start mid-sentence: with a
+    lowercase word, or right after a comma, hyphen or open bracket.
+    """
+    if last.kind != "paragraph" or first.kind != "paragraph" or not last.text or not first.text:
+        return False
+    if ends_sentence(last.text):
+        return False
+    return starts_lowercase(first.text) or last.text.rstrip().endswith(_RUNS_ON)
+
+
+def table_continues(last: Region, first: Region) -> bool:
+    """A table ends page k and a table with the same number of columns starts page k+1.
+
+    A next-page table that opens with a title row (one filled cell across several columns)
+    different from the previous table's first row is a new table, not a continuation.
+    """
+    if last.kind != "table" or first.kind != "table" or not last.cells or not first.cells:
+        return False
+    columns = max(len(r) for r in last.cells)
+    if columns != max(len(r) for r in first.cells):
+        return False
+    opening = first.cells[0]
+    titled = columns > 1 and sum(1 for cell in opening if cell) == 1
+    return not titled or opening == last.cells[0]
+
+
+def column_break(last: Region, first: Region) -> bool:
+    """``first`` opens the next column after ``last`` closed one: it lies wholly to the right of
+    ``last``, starts above its middle, and is as wide (one column's measure)."""
+    a, b = last.bbox, first.bbox
+    wide = max(a.width, b.width)
+    if wide <= 0 or abs(a.width - b.width) > COLUMN_WIDTH_TOLERANCE * wide:
+        return False
+    return b.x0 >= a.x1 - COLUMN_GAP_SLACK and b.y0 < (a.y0 + a.y1) / 2
+
+
+def mark_continuations(pages: Sequence[PageLayout]) -> None:
+    for page in pages:
+        for last, first in pairwise(_flow(page)):
+            if column_break(last, first) and paragraph_continues(last, first):
+                last.continues = True
+    for page, following in pairwise(pages):
+        if following.number != page.number + 1:
+            continue
+        flow, next_flow = _flow(page), _flow(following)
+        if not flow or not next_flow:
+            continue
+        last, first = flow[-1], next_flow[0]
+        if paragraph_continues(last, first) or table_continues(last, first):
+            last.continues = True

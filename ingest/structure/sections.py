@@ -1,0 +1,391 @@
+"""The section tree of a document and which section each region hangs under.
+
+Sections come from the PDF outline when there is one (one section per entry, anchored at the
+matching header region on the entry's page; section-header regions the outline does not list become
+subsections of the entry they fall under), otherwise from the section-header and title regions
+(level from numbering, else from font size). A body region hangs under the last section that starts
+at or before it in reading order; page furniture and regions before the first section hang under
+the document.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+import unicodedata
+from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
+from typing import Literal
+
+from docgraph.ingest.structure.ids import PlacedRegion
+from docgraph.ingest.types import DocumentLayout, OutlineEntry
+
+HEADER_KINDS = frozenset({"section_header", "title"})
+MAX_HEADER_CHARS = 300
+MAX_FONT_LEVELS = 6
+# A header-kind region is accepted at a looser similarity than a region of another kind.
+HEADER_MATCH = 0.75
+OTHER_MATCH = 0.9
+FONT_TOLERANCE = 0.5
+
+Anchor = tuple[int, float]  # (page, position in the page's reading order); -0.5 = top of the page
+TOP_OF_PAGE = -0.5
+Subheader = tuple[int, list[PlacedRegion], str]  # (outline entry it falls under or -1, header group, title)
+
+_NUMBERED = re.compile(
+    r"^(?:(?:[Cc]hapter|CHAPTER|[Ss]ection|SECTION)\s+)?"
+    r"(\d{1,3}(?:\.\d{1,3})*|[A-Z](?:\.\d{1,3})+)\.?(?=[:\s]|$)"
+)
+_APPENDIX = re.compile(r"^(?:[Aa]ppendix|APPENDIX)\s+([A-Z])\.?(?=[:\s]|$)")
+# "A. Reference card", not an author line "A. Author, B. Author" (a second initial follows)
+_LETTERED = re.compile(r"^([A-Z])\.\s+(?=[A-Z])(?!.*\b[A-Z]\.\s)")
+
+
+@dataclass(frozen=True, slots=True)
+class SectionSpec:
+    index: int  # position in document order
+    title: str
+    level: int  # 1 = top level
+    number: str  # "2.3.1", "A", or ""
+    page_start: int
+    parent: int | None  # index of the enclosing section; None = the document
+    anchor: Anchor
+    header_key: str | None  # region_id of the header region it starts at, if one was found
+
+
+@dataclass(slots=True)
+class SectionTree:
+    sections: list[SectionSpec]
+    owner: dict[str, int]  # region_id -> index of the section it hangs under; absent = the document
+    source: Literal["outline", "headers", "none"]
+
+
+def parse_number(title: str) -> str:
+    """Section number written at the start of a title: "2.3.1 Foo" -> "2.3.1", "Appendix B" -> "B"."""
+    text = title.strip()
+    match = _NUMBERED.match(text) or _APPENDIX.match(text) or _LETTERED.match(text)
+    return match.group(1) if match else ""
+
+
+def level_of_number(number: str) -> int:
+    return number.count(".") + 1
+
+
+def normalise_title(text: str) -> str:
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return "".join(ch for ch in folded if ch.isalnum())
+
+
+def strip_number(title: str) -> str:
+    text = title.strip()
+    match = _NUMBERED.match(text) or _APPENDIX.match(text) or _LETTERED.match(text)
+    return text[match.end() :].lstrip(" :.") if match else text
+
+
+def title_similarity(a: str, b: str) -> float:
+    """1.0 for the same title up to case, spacing, punctuation and leading numbering; else a ratio
+    (0.0 for pairs too different to reach ``HEADER_MATCH``)."""
+    return max(_similarity(a, b), _similarity(strip_number(a), strip_number(b)))
+
+
+def _similarity(a: str, b: str) -> float:
+    na, nb = normalise_title(a), normalise_title(b)
+    if not na or not nb:
+        return 0.0
+    if na == nb:
+        return 1.0
+    short, long = sorted((na, nb), key=len)
+    if short in long and len(short) / len(long) >= 0.5:
+        return 0.9
+    matcher = SequenceMatcher(None, na, nb, autojunk=False)
+    # Cheap upper bounds first: pairs that cannot reach a match threshold are not worth a full ratio.
+    if matcher.real_quick_ratio() < HEADER_MATCH or matcher.quick_ratio() < HEADER_MATCH:
+        return 0.0
+    return matcher.ratio()
+
+
+def build_sections(layout: DocumentLayout, placed: list[PlacedRegion]) -> SectionTree:
+    if layout.outline:
+        sections = _with_subheaders(_from_outline(layout.outline, placed), placed)
+        source: Literal["outline", "headers", "none"] = "outline"
+    else:
+        sections = _from_headers(placed)
+        source = "headers" if sections else "none"
+    return SectionTree(sections, _assign_owners(placed, sections), source)
+
+
+# ---- from the outline ----------------------------------------------------------------------
+
+
+def _from_outline(outline: list[OutlineEntry], placed: list[PlacedRegion]) -> list[SectionSpec]:
+    body_by_page: dict[int, list[PlacedRegion]] = {}
+    for pr in placed:
+        if pr.is_body:
+            body_by_page.setdefault(pr.page, []).append(pr)
+    last_page = max((pr.page for pr in placed), default=0)
+    levels = [max(1, entry.level) for entry in outline]
+    parents = _parents(levels)
+    previous: Anchor = (1, TOP_OF_PAGE - 0.5)
+    taken: set[str] = set()
+    sections: list[SectionSpec] = []
+    for index, entry in enumerate(outline):
+        header: PlacedRegion | None = None
+        if 1 <= entry.page <= max(last_page, 1):
+            header = _match_header(entry.title, body_by_page.get(entry.page, []), previous, taken)
+            anchor: Anchor = header.place if header else (entry.page, TOP_OF_PAGE)
+        else:  # the entry points nowhere: it starts where the previous one did
+            anchor = previous
+        if anchor <= previous:
+            # Out of order or on the page of the previous section without its own header: start it
+            # just after the previous start, so the previous section keeps at least its header.
+            header, anchor = None, _just_after(previous)
+        if header:
+            taken.add(header.key)
+        number = parse_number(entry.title) or (parse_number(header.region.text) if header else "")
+        sections.append(
+            SectionSpec(
+                index=index,
+                title=entry.title.strip(),
+                level=levels[index],
+                number=number,
+                page_start=max(anchor[0], 1),
+                parent=parents[index],
+                anchor=anchor,
+                header_key=header.key if header else None,
+            )
+        )
+        previous = anchor
+    return sections
+
+
+def _just_after(anchor: Anchor) -> Anchor:
+    page, position = anchor
+    return (page, position + (math.floor(position) + 1 - position) / 2)
+
+
+def _match_header(title: str, page_regions: list[PlacedRegion], after: Anchor, taken: set[str]) -> PlacedRegion | None:
+    """The region on the entry's page that best matches the title, after ``after``.
+
+    A header split over two consecutive header regions ("Chapter 1" / "Introduction") is matched
+    as their concatenation and anchored at the first of them.
+    """
+    candidates = [
+        pr
+        for pr in page_regions
+        if pr.place > after and pr.key not in taken and 0 < len(pr.region.text.strip()) <= MAX_HEADER_CHARS
+    ]
+    best: tuple[float, PlacedRegion] | None = None
+    for i, pr in enumerate(candidates):
+        is_header = pr.region.kind in HEADER_KINDS
+        threshold = HEADER_MATCH if is_header else OTHER_MATCH
+        score = title_similarity(title, pr.region.text)
+        if is_header and i + 1 < len(candidates) and candidates[i + 1].region.kind in HEADER_KINDS:
+            joined = f"{pr.region.text} {candidates[i + 1].region.text}"
+            score = max(score, title_similarity(title, joined))
+        if score >= threshold and (best is None or score > best[0]):
+            best = (score, pr)
+    return best[1] if best else None
+
+
+def _with_subheaders(outline: list[SectionSpec], placed: list[PlacedRegion]) -> list[SectionSpec]:
+    """The outline's sections with the section-header regions it does not list added as children of
+    the entry they fall under.
+
+    Outlines often stop a level above the headings the pages show (a reference manual's function
+    entries, a guide's unnumbered topics); without them a region would hang under a chapter-sized
+    section and its context line would name the chapter, not the topic it is about.
+    """
+    subheaders: list[Subheader] = []
+    taken = {section.header_key for section in outline if section.header_key}
+    current = -1
+    for group in _header_groups(placed):
+        if group[0].region.kind != "section_header" or any(pr.key in taken for pr in group):
+            continue
+        while current + 1 < len(outline) and outline[current + 1].anchor <= group[0].place:
+            current += 1
+        if current < 0:  # front matter (a paper's author names, a cover): the outline starts later
+            continue
+        title = _group_title(group)
+        if title_similarity(title, outline[current].title) >= HEADER_MATCH:
+            continue  # the entry's own header, left unmatched (e.g. on the page before the entry's)
+        subheaders.append((current, group, title))
+    return _merge_subheaders(outline, subheaders) if subheaders else outline
+
+
+def _merge_subheaders(outline: list[SectionSpec], subheaders: list[Subheader]) -> list[SectionSpec]:
+    order = sorted(
+        [(section.anchor, 0, i) for i, section in enumerate(outline)]
+        + [(group[0].place, 1, i) for i, (_, group, _) in enumerate(subheaders)]
+    )
+    new_index = {(kind, i): n for n, (_, kind, i) in enumerate(order)}
+    merged: list[SectionSpec] = []
+    for _, kind, i in order:
+        if kind == 0:
+            section = outline[i]
+            parent = None if section.parent is None else new_index[(0, section.parent)]
+            merged.append(replace(section, index=len(merged), parent=parent))
+            continue
+        owner_index, group, title = subheaders[i]
+        owner = outline[owner_index] if owner_index >= 0 else None
+        number = parse_number(title)
+        # Keep a number only when it extends the owner's ("2.8.1" under "2.8"): a numbered list
+        # item taken for a header must not claim the number of a real section.
+        if not (owner and owner.number and number.startswith(owner.number + ".")):
+            number = ""
+        merged.append(
+            SectionSpec(
+                index=len(merged),
+                title=title,
+                level=owner.level + 1 if owner else 1,
+                number=number,
+                page_start=group[0].page,
+                parent=new_index[(0, owner_index)] if owner else None,
+                anchor=group[0].place,
+                header_key=group[0].key,
+            )
+        )
+    return merged
+
+
+# ---- from header regions -------------------------------------------------------------------
+
+
+def _from_headers(placed: list[PlacedRegion]) -> list[SectionSpec]:
+    groups = _header_groups(placed)
+    headers = [group[0] for group in groups]
+    numbers = [parse_number(pr.region.text) if pr.region.kind == "section_header" else "" for pr in headers]
+    levels = _header_levels(headers, numbers)
+    parents = _parents(levels)
+    return [
+        SectionSpec(
+            index=index,
+            title=_group_title(group),
+            level=levels[index],
+            number=numbers[index],
+            page_start=group[0].page,
+            parent=parents[index],
+            anchor=group[0].place,
+            header_key=group[0].key,
+        )
+        for index, group in enumerate(groups)
+    ]
+
+
+def _header_groups(placed: list[PlacedRegion]) -> list[list[PlacedRegion]]:
+    """Header regions, those that are one heading wrapped over two regions grouped together."""
+    groups: list[list[PlacedRegion]] = []
+    for pr in placed:
+        if pr.region.kind not in HEADER_KINDS or not pr.region.text.strip():
+            continue
+        if groups and _wraps_onto(groups[-1][-1], pr):
+            groups[-1].append(pr)
+        else:
+            groups.append([pr])
+    return groups
+
+
+def _group_title(group: list[PlacedRegion]) -> str:
+    return " ".join(" ".join(pr.region.text for pr in group).split())
+
+
+def _wraps_onto(first: PlacedRegion, second: PlacedRegion) -> bool:
+    """``second`` is the next line of the heading ``first``: right after it in reading order, same
+    kind and size, unnumbered, and closer below it than a line height.
+    """
+    a, b = first.region, second.region
+    line_height = a.font_size if a.font_size > 0 else 12.0
+    return (
+        second.page == first.page
+        and second.position == first.position + 1
+        and a.kind == b.kind
+        and abs(a.font_size - b.font_size) <= FONT_TOLERANCE
+        and not parse_number(b.text)
+        and 0 <= b.bbox.y0 - a.bbox.y1 < line_height
+    )
+
+
+def _header_levels(headers: list[PlacedRegion], numbers: list[str]) -> list[int]:
+    """Level from numbering depth; unnumbered headers take the level their font size suggests.
+
+    Font sizes of numbered headers calibrate the levels when there are any; otherwise distinct
+    sizes are ranked, biggest first. A title region is always top level.
+    """
+    typical = _typical_sizes(headers, numbers)
+    ranked = _ranked_sizes(headers)
+    levels: list[int] = []
+    for pr, number in zip(headers, numbers, strict=True):
+        size = pr.region.font_size
+        if pr.region.kind == "title":
+            level = 1
+        elif number:
+            level = level_of_number(number)
+        elif size <= 0:
+            level = levels[-1] if levels else 1
+        elif typical:
+            level = _closest_level(size, typical)
+        else:
+            level = _rank_of(size, ranked)
+        levels.append(level)
+    return levels
+
+
+def _typical_sizes(headers: list[PlacedRegion], numbers: list[str]) -> dict[int, float]:
+    by_level: dict[int, list[float]] = {}
+    for pr, number in zip(headers, numbers, strict=True):
+        if number and pr.region.font_size > 0:
+            by_level.setdefault(level_of_number(number), []).append(pr.region.font_size)
+    return {level: statistics.median(sizes) for level, sizes in sorted(by_level.items())}
+
+
+def _closest_level(size: float, typical: dict[int, float]) -> int:
+    if size > max(typical.values()) + FONT_TOLERANCE:
+        return 1
+    return min(typical, key=lambda level: (abs(typical[level] - size), level))
+
+
+def _ranked_sizes(headers: list[PlacedRegion]) -> list[float]:
+    """Distinct section-header font sizes, biggest first, sizes within the tolerance merged."""
+    sizes = sorted(
+        {pr.region.font_size for pr in headers if pr.region.kind == "section_header" and pr.region.font_size > 0},
+        reverse=True,
+    )
+    ranked: list[float] = []
+    for size in sizes:
+        if not ranked or ranked[-1] - size > FONT_TOLERANCE:
+            ranked.append(size)
+    return ranked
+
+
+def _rank_of(size: float, ranked: list[float]) -> int:
+    for rank, bucket in enumerate(ranked, start=1):
+        if size >= bucket - FONT_TOLERANCE:
+            return min(rank, MAX_FONT_LEVELS)
+    return min(len(ranked), MAX_FONT_LEVELS)
+
+
+# ---- tree and ownership --------------------------------------------------------------------
+
+
+def _parents(levels: list[int]) -> list[int | None]:
+    """Parent of each section: the nearest preceding section of a lower level."""
+    parents: list[int | None] = []
+    stack: list[int] = []
+    for index, level in enumerate(levels):
+        while stack and levels[stack[-1]] >= level:
+            stack.pop()
+        parents.append(stack[-1] if stack else None)
+        stack.append(index)
+    return parents
+
+
+def _assign_owners(placed: list[PlacedRegion], sections: list[SectionSpec]) -> dict[str, int]:
+    """Each body region -> the last section (deepest on ties) starting at or before it."""
+    owner: dict[str, int] = {}
+    current = -1
+    for pr in placed:
+        while current + 1 < len(sections) and sections[current + 1].anchor <= pr.place:
+            current += 1
+        if current >= 0 and pr.is_body:
+            owner[pr.key] = current
+    return owner
