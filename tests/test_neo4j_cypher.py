@@ -22,19 +22,19 @@ from typing import Any
 
 import pytest
 
-from app.cypher import load, render
-from app.llm.cypher_guard import code_only
-from app.resources import CYPHER_DIR
-from app.schema import (
+from docgraph.app.llm.cypher_guard import code_only
+from docgraph.app.resources import CYPHER_DIR
+from docgraph.app.stores.base import ID_PROPERTY
+from docgraph.app.stores.cypher import load, render
+from docgraph.app.stores.neo4j_store import DIALECT
+from docgraph.app.stores.schema import (
     GNN_ABLATION_PROPERTIES,
     GNN_PROPERTY,
     kind_label,
     load_ddl,
     load_graph_schema,
 )
-from app.stores.base import ID_PROPERTY
-from app.stores.neo4j_store import DIALECT
-from app.ui_support.examples import load_examples
+from docgraph.app.ui_support.examples import load_examples
 
 ROOT = Path(__file__).resolve().parent.parent
 LINTER = ROOT / "tests" / "neo4j_cypher"
@@ -120,8 +120,13 @@ def example_statements() -> list[Statement]:
 
 
 def readme_statements() -> list[Statement]:
-    blocks = README_BLOCK.findall((ROOT / "README.md").read_text(encoding="utf-8"))
-    return [{"source": f"README.md cypher block {n}", "query": block} for n, block in enumerate(blocks, start=1)]
+    """The ``cypher`` blocks of README.md and docs/."""
+    statements: list[Statement] = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        blocks = README_BLOCK.findall(page.read_text(encoding="utf-8"))
+        name = page.relative_to(ROOT)
+        statements += [{"source": f"{name} cypher block {n}", "query": q} for n, q in enumerate(blocks, start=1)]
+    return statements
 
 
 def test_every_statement_docgraph_sends_to_neo4j_passes_neo4j_s_own_checks() -> None:

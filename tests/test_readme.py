@@ -1,4 +1,5 @@
-"""README.md stays true to the project: schema tables from graph.yaml, the two set-up commands."""
+"""README.md and docs/ stay true to the project: schema tables from graph.yaml, the two set-up
+commands, links that lead somewhere, a front door of about 200 lines."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_schema_tables_are_generated_from_graph_yaml() -> None:
     done = subprocess.run(
-        [sys.executable, "scripts/gen_readme_schema.py", "--check"], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "scripts/gen_schema_doc.py", "--check"], cwd=ROOT, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
 
@@ -24,3 +25,28 @@ def test_readme_names_exactly_the_two_setup_commands() -> None:
     assert commands == ["demo", "test"]
     ci = (ROOT / ".ci" / "run").read_text()
     assert "make test" in ci
+
+
+def test_readme_is_a_front_door() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 200
+    for heading in (
+        "## Set-up on a fresh machine",
+        "## With an LLM server",
+        "## Neo4j with Docker compose",
+        "## The graph",
+        "## Configuration",
+        "## Map of the code",
+    ):
+        assert heading in readme
+
+
+def test_links_in_readme_and_docs_lead_to_files() -> None:
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    broken = [
+        f"{page.relative_to(ROOT)} -> {target}"
+        for page in pages
+        for target in re.findall(r"\]\(([^)#:]+?)(?:#[^)]*)?\)", page.read_text())
+        if not (page.parent / target).exists()
+    ]
+    assert broken == []
