@@ -27,6 +27,14 @@ RegionKind = Literal[
 
 REGION_KINDS: tuple[RegionKind, ...] = get_args(RegionKind)
 
+# The id property of each node label: a node is written and found by it.
+ID_PROPERTY: dict[str, str] = {
+    "Document": "doc_id",
+    "Page": "page_id",
+    "Section": "section_id",
+    "Region": "region_id",
+}
+
 # Kinds that are furniture, not content: kept as regions but out of the reading chain.
 FURNITURE_KINDS: frozenset[RegionKind] = frozenset({"page_header", "page_footer"})
 

@@ -26,14 +26,6 @@ from docgraph.ingest.structure.sections import SectionTree, build_sections
 from docgraph.ingest.types import DocumentLayout, PageLayout
 from docgraph.records import GraphBatch, NodeRecord
 
-# The id property of each label (mirrors app.stores.base.ID_PROPERTY; ingest does not import app.stores).
-ID_PROPERTY: dict[str, str] = {
-    "Document": "doc_id",
-    "Page": "page_id",
-    "Section": "section_id",
-    "Region": "region_id",
-}
-
 
 def build_graph(
     layout: DocumentLayout, ingested_at: str | None = None, build: str = "", ingest_id: str | None = None
@@ -160,25 +152,3 @@ def _region_node(pr: PlacedRegion, doc_id: str) -> NodeRecord:
         "cells": region.cells,
     }
     return NodeRecord("Region", pr.key, props, (camel_case(region.kind),))
-
-
-def batch_problems(batch: GraphBatch) -> list[str]:
-    """Broken invariants of a batch: nodes without ``doc_id``/their id property, duplicate keys,
-    edges whose endpoints are not among the nodes. Empty when the batch is sound.
-    """
-    problems: list[str] = []
-    keys: set[tuple[str, str]] = set()
-    for node in batch.nodes:
-        id_prop = ID_PROPERTY.get(node.label)
-        if id_prop is None or node.props.get(id_prop) != node.key:
-            problems.append(f"{node.label} {node.key}: id property missing or different")
-        if node.props.get("doc_id") != batch.doc_id:
-            problems.append(f"{node.label} {node.key}: doc_id missing or different")
-        if (node.label, node.key) in keys:
-            problems.append(f"{node.label} {node.key}: duplicate")
-        keys.add((node.label, node.key))
-    for edge in batch.edges:
-        for label, key in ((edge.src_label, edge.src_key), (edge.dst_label, edge.dst_key)):
-            if (label, key) not in keys:
-                problems.append(f"{edge.type} edge endpoint {label} {key} is not a node")
-    return problems

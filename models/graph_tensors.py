@@ -17,7 +17,7 @@ depend on which groups were on.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -144,21 +144,6 @@ def records_to_tensors(
         doc_index=torch.full((len(kept),), doc, dtype=torch.int64),
         nodes=refs,
         index=index,
-    )
-
-
-def concat(graphs: Sequence[GraphTensors]) -> GraphTensors:
-    """Disjoint union: node ids shifted, ``doc_index`` numbered by position in ``graphs``."""
-    offsets = np.cumsum([0] + [g.num_nodes for g in graphs])
-    nodes: list[NodeRef] = [ref for g in graphs for ref in g.nodes]
-    return GraphTensors(
-        x=torch.cat([g.x for g in graphs]),
-        edge_index=torch.cat([g.edge_index + int(offsets[i]) for i, g in enumerate(graphs)], dim=1),
-        edge_type=torch.cat([g.edge_type for g in graphs]),
-        node_kind=torch.cat([g.node_kind for g in graphs]),
-        doc_index=torch.cat([torch.full((g.num_nodes,), i, dtype=torch.int64) for i, g in enumerate(graphs)]),
-        nodes=nodes,
-        index={ref: position for position, ref in enumerate(nodes)},
     )
 
 

@@ -1,17 +1,16 @@
 """Sentence encoders run by onnxruntime: the same model, exported once from its own weights.
 
 Encoding is most of ingest time on a small CPU. An ONNX export of the model with onnxruntime's
-transformer fusions (attention, skip layer norm, bias GELU) gives the same vectors ~13% faster; with
-int8 dense layers (dynamic quantisation, one scale per output channel) ~1.6x faster, with vectors
-close to the originals (all-MiniLM-L6-v2 on the 3,381 region texts of the dev PDFs, against torch:
-cosine mean 0.993, lowest 0.977).
+transformer fusions (attention, skip layer norm, bias GELU) gives the same vectors faster; int8
+dense layers (dynamic quantisation, one scale per output channel) faster still, with vectors close
+to the originals (docs/experiments/encoder-runtimes.md has the numbers).
 
 The export is made the first time a runtime is asked for, checked against the torch model on probe
 texts, and kept in a cache folder named by a fingerprint of the model's files, the export settings
 and the libraries that made it: nothing is downloaded, and a changed model or library re-exports.
 
-At run time only onnxruntime and the ``tokenizers`` library are loaded, not torch or transformers:
-`docgraph ask` on the sample takes ~1.5 s, against ~16 s with the torch runtime.
+At run time only onnxruntime and the ``tokenizers`` library are loaded, not torch or transformers,
+so a command that only encodes a question starts quickly.
 """
 
 from __future__ import annotations

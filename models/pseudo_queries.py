@@ -27,7 +27,6 @@ import numpy as np
 
 from docgraph.records import FURNITURE_KINDS, GraphBatch, NodeRecord
 
-QUERY_KINDS: tuple[str, ...] = ("local", "context", "adjacent", "cross_page", "caption", "reference")
 HEADER_KINDS = frozenset({"section_header", "title"})
 MIN_WORDS = 4  # a region with fewer words gives no phrase worth asking about
 MAX_SOURCE_WORDS = 200  # phrases come from the start of long regions (what the encoder sees)

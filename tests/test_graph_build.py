@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from docgraph.errors import IngestError
-from docgraph.ingest.graph import batch_problems, build_graph
+from docgraph.ingest.graph import build_graph
 from docgraph.ingest.structure.ids import doc_id_for, slugify
 from docgraph.ingest.types import BBox, DocumentLayout, OutlineEntry, PageLayout, Region
-from docgraph.records import EdgeRecord, GraphBatch
+from docgraph.records import ID_PROPERTY, EdgeRecord, GraphBatch
 
 SHA_A = "a1b2c3d4" + "0" * 56
 SHA_B = "ffee0011" + "0" * 56
@@ -22,6 +22,28 @@ WHEN = "2024-01-01T00:00:00+00:00"
 
 
 # ---- builders ------------------------------------------------------------------------------
+
+
+def batch_problems(batch: GraphBatch) -> list[str]:
+    """Broken invariants of a batch: nodes without ``doc_id``/their id property, duplicate keys,
+    edges whose endpoints are not among the nodes. Empty when the batch is sound.
+    """
+    problems: list[str] = []
+    keys: set[tuple[str, str]] = set()
+    for node in batch.nodes:
+        id_prop = ID_PROPERTY.get(node.label)
+        if id_prop is None or node.props.get(id_prop) != node.key:
+            problems.append(f"{node.label} {node.key}: id property missing or different")
+        if node.props.get("doc_id") != batch.doc_id:
+            problems.append(f"{node.label} {node.key}: doc_id missing or different")
+        if (node.label, node.key) in keys:
+            problems.append(f"{node.label} {node.key}: duplicate")
+        keys.add((node.label, node.key))
+    for edge in batch.edges:
+        for label, key in ((edge.src_label, edge.src_key), (edge.dst_label, edge.dst_key)):
+            if (label, key) not in keys:
+                problems.append(f"{edge.type} edge endpoint {label} {key} is not a node")
+    return problems
 
 
 def region(

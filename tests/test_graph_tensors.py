@@ -13,7 +13,6 @@ from docgraph.models.graph_tensors import (
     RELATIONS,
     SECTION_KIND,
     batch_to_tensors,
-    concat,
     group_mask,
     relation_counts,
 )
@@ -125,20 +124,3 @@ def test_relation_mask_drops_whole_groups() -> None:
     ]
     with pytest.raises(ValueError, match="unknown relation groups"):
         group_mask(["hierarchy", "nonsense"])
-
-
-def test_concat_shifts_node_ids_and_numbers_documents() -> None:
-    one = batch_to_tensors(sample_batch())
-    other = sample_batch()
-    for record in other.nodes:
-        record.key = "x" + record.key
-    for edge in other.edges:
-        edge.src_key, edge.dst_key = "x" + edge.src_key, "x" + edge.dst_key
-    two = batch_to_tensors(other)
-    union = concat([one, two])
-    assert union.num_nodes == one.num_nodes + two.num_nodes
-    assert union.doc_index.tolist() == [0] * one.num_nodes + [1] * two.num_nodes
-    assert edge_set(union.edge_index, union.edge_type, union.nodes) == edge_set(
-        one.edge_index, one.edge_type, one.nodes
-    ) | edge_set(two.edge_index, two.edge_type, two.nodes)
-    assert union.index[("Region", "xr1")] == one.num_nodes + two.index[("Region", "xr1")]

@@ -14,7 +14,6 @@ from docgraph.ingest.pdf.text import (
     join_two,
     keeps_hyphen,
     normalize_chars,
-    normalize_whitespace,
     shorten,
     starts_lowercase,
 )
@@ -32,10 +31,6 @@ from docgraph.ingest.pdf.text import (
 )
 def test_normalize_chars_expands_ligatures_and_odd_spaces(raw: str, expected: str) -> None:
     assert normalize_chars(raw) == expected
-
-
-def test_normalize_whitespace_collapses_runs_and_drops_blank_lines() -> None:
-    assert normalize_whitespace("  Figure   1:  Example \n\n   of  a plot ") == "Figure 1: Example\nof a plot"
 
 
 def test_clean_inline_makes_one_line() -> None:

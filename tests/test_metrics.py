@@ -10,7 +10,6 @@ import pytest
 from docgraph.app.evaluation.metrics import (
     QuestionOutcome,
     hit_at,
-    mean_reciprocal_rank,
     recall,
     recall_by_type,
 )
@@ -46,11 +45,6 @@ def test_recall_by_type_matches_hand_computed_values() -> None:
     assert set(by_type) == {"table", "local"}
     assert by_type["table"].n == 2 and by_type["table"].recall == {1: 0.5, 3: 1.0, 5: 1.0}
     assert by_type["local"].n == 2 and by_type["local"].recall == {1: 0.0, 3: 0.0, 5: 0.5}
-
-
-def test_mean_reciprocal_rank_by_hand() -> None:
-    # 1/1 + 1/3 + 1/5 + 0, over 4 questions.
-    assert mean_reciprocal_rank(OUTCOMES) == pytest.approx((1 + 1 / 3 + 1 / 5) / 4)
 
 
 def test_repeated_pages_count_once_towards_k() -> None:

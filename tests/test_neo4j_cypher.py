@@ -24,7 +24,6 @@ import pytest
 
 from docgraph.app.llm.cypher_guard import code_only
 from docgraph.app.resources import CYPHER_DIR
-from docgraph.app.stores.base import ID_PROPERTY
 from docgraph.app.stores.cypher import load, render
 from docgraph.app.stores.neo4j_store import DIALECT
 from docgraph.app.stores.schema import (
@@ -35,6 +34,7 @@ from docgraph.app.stores.schema import (
     load_graph_schema,
 )
 from docgraph.app.ui_support.examples import load_examples
+from docgraph.records import ID_PROPERTY
 
 ROOT = Path(__file__).resolve().parent.parent
 LINTER = ROOT / "tests" / "neo4j_cypher"

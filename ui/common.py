@@ -9,8 +9,12 @@ from typing import Any
 import streamlit as st
 
 from docgraph.app.config import Settings, load_settings
+from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.base import Retriever
+from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.factory import open_store
+from docgraph.app.ui_support.health import store_health, unavailable_health
 from docgraph.errors import DocgraphError
 
 
@@ -21,8 +25,6 @@ def settings() -> Settings:
 
 @st.cache_resource(show_spinner="Connecting to the store…")
 def _open_store(store_url: str, graph: str) -> GraphStore:
-    from docgraph.app.stores.factory import open_store
-
     graph_store = open_store(load_settings(store=store_url, graph=graph))
     graph_store.apply_schema()
     return graph_store
@@ -40,15 +42,11 @@ def store() -> GraphStore | None:
 
 @st.cache_resource(show_spinner="Loading the sentence encoder…")
 def encoder(name: str, runtime: str, model_cache: str) -> Any:
-    from docgraph.app.pipeline.embedding import configured_encoder
-
     return configured_encoder(Settings(encoder_model=name, encoder_runtime=runtime, model_cache=model_cache))
 
 
 @st.cache_resource(show_spinner="Preparing retrieval…")
 def _retriever(name: str, store_url: str, graph: str, encoder_key: tuple[str, str, str]) -> Retriever:
-    from docgraph.app.retrieval.registry import make_retriever
-
     return make_retriever(name, _open_store(store_url, graph), encoder(*encoder_key))
 
 
@@ -78,8 +76,6 @@ def shown_errors(action: str) -> Iterator[None]:
 
 @st.cache_data(ttl=30, show_spinner=False)
 def _health(store_url: str, graph: str) -> Any:
-    from docgraph.app.ui_support.health import store_health, unavailable_health
-
     config = load_settings(store=store_url, graph=graph)
     try:
         graph_store = _open_store(store_url, graph)

@@ -16,6 +16,9 @@ from docgraph.app.api.models import DeleteResultModel, DocumentModel, HealthMode
 from docgraph.app.api.responses import documented
 from docgraph.app.api.state import ApiState
 from docgraph.app.config import Settings
+from docgraph.app.jobs.documents import find_document, list_documents
+from docgraph.app.llm.client import llm_configured
+from docgraph.app.stores.url import parse_store_url
 from docgraph.errors import DocgraphError
 
 router = APIRouter()
@@ -41,9 +44,6 @@ State = Annotated[ApiState, Depends(api_state)]
 )
 def health(state: State) -> JSONResponse:
     """Whether the store answers, how many documents it holds, and whether an LLM is configured."""
-    from docgraph.app.jobs.documents import list_documents
-    from docgraph.app.llm.client import llm_configured
-
     settings = state.settings
     body: dict[str, Any] = {
         "status": "ok",
@@ -67,8 +67,6 @@ def health(state: State) -> JSONResponse:
 @router.get("/documents", response_model=list[DocumentModel], responses=documented(), tags=["documents"])
 def documents(state: State) -> list[dict[str, Any]]:
     """Every stored document with its page, section and region counts."""
-    from docgraph.app.jobs.documents import list_documents
-
     return [as_json(DocumentModel, row) for row in list_documents(state.store())]
 
 
@@ -114,8 +112,6 @@ def upload_document(
 @router.delete("/documents/{doc_id}", response_model=DeleteResultModel, responses=documented(404), tags=["documents"])
 def delete_document(doc_id: str, state: State) -> dict[str, Any]:
     """Delete a document (by id or file name) and everything under it."""
-    from docgraph.app.jobs.documents import find_document
-
     store = state.store()
     document = find_document(store, doc_id)
     deleted = store.delete_document(str(document["doc_id"]))
@@ -130,8 +126,6 @@ def job_status(job_id: str, state: State) -> dict[str, Any]:
 
 def redacted_store_url(settings: Settings) -> str:
     """The configured store URL without its password (the store may not be open yet)."""
-    from docgraph.app.stores.url import parse_store_url
-
     try:
         return parse_store_url(settings.store_url, settings).redacted()
     except DocgraphError:

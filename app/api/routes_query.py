@@ -20,6 +20,9 @@ from docgraph.app.api.models import (
 from docgraph.app.api.responses import documented
 from docgraph.app.api.routes_documents import State
 from docgraph.app.config import Settings
+from docgraph.app.integrations.regions import retrieve_regions
+from docgraph.app.llm.cypher_guard import check_read_only, clean_query, with_row_limit
+from docgraph.app.llm.service import ask, text2cypher
 from docgraph.app.stores.base import GraphStore
 from docgraph.errors import StoreError
 
@@ -29,8 +32,6 @@ router = APIRouter()
 @router.post("/retrieve", response_model=RetrieveResponse, responses=documented(), tags=["query"])
 def retrieve(body: RetrieveRequest, state: State) -> dict[str, Any]:
     """The best regions for a query, each with its section path and graph context."""
-    from docgraph.app.integrations.regions import retrieve_regions
-
     store = state.store()
     results = retrieve_regions(store, state.retriever(body.variant), body.query, body.k, body.doc_id)
     payload = {
@@ -45,8 +46,6 @@ def retrieve(body: RetrieveRequest, state: State) -> dict[str, Any]:
 @router.post("/ask", response_model=AnswerModel, responses=documented(422, 502), tags=["query"])
 def ask_question(body: AskRequest, state: State) -> dict[str, Any]:
     """A cited answer from the stored documents (extractive when no LLM endpoint is configured)."""
-    from docgraph.app.llm.service import ask
-
     store = state.store()
     result = ask(
         body.question,
@@ -69,8 +68,6 @@ def cypher(body: CypherRequest, state: State) -> dict[str, Any]:
     """
     store = state.store()
     if body.question is not None and body.question.strip():
-        from docgraph.app.llm.service import text2cypher
-
         return as_json(CypherResultModel, text2cypher(body.question, store, state.settings, run=body.run).to_json())
     assert body.query is not None  # the request model insists on one of the two
     return as_json(CypherResultModel, run_read_only(store, state.settings, body.query, body.params, body.run))
@@ -80,8 +77,6 @@ def run_read_only(
     store: GraphStore, settings: Settings, query: str, params: dict[str, Any], run: bool
 ) -> dict[str, Any]:
     """A query the caller wrote, checked and run like a generated one (without the model)."""
-    from docgraph.app.llm.cypher_guard import check_read_only, clean_query, with_row_limit
-
     cleaned = clean_query(query)
     check_read_only(cleaned)
     limit = settings.text2cypher_row_limit

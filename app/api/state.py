@@ -18,7 +18,9 @@ from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.pipeline.stages import IngestPipeline
 from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.corpus import Corpus
+from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.factory import open_store
 from docgraph.models.encoders import TextEncoder
 
 
@@ -43,8 +45,6 @@ class ApiState:
     def store(self) -> GraphStore:
         with self._lock:
             if self._store is None:
-                from docgraph.app.stores.factory import open_store
-
                 opened = open_store(self.settings)
                 opened.apply_schema()
                 self._store = opened
@@ -54,8 +54,6 @@ class ApiState:
         return configured_encoder(self.settings)  # cached per process
 
     def retriever(self, variant: str) -> Retriever:
-        from docgraph.app.retrieval.registry import make_retriever
-
         store = self.store()
         encoder = self.encoder()
         with self._lock:

@@ -17,6 +17,7 @@ from rich.table import Table
 
 from docgraph.app.config import Settings, load_settings
 from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.factory import open_store
 from docgraph.errors import DocgraphError
 
 StoreOption = Annotated[
@@ -47,8 +48,6 @@ def opened_store(store: str | None, schema: bool = False) -> Iterator[tuple[Grap
     ``schema``: apply constraints and indexes first, for commands that write. Reading commands leave
     it out, so they work with a read-only database account.
     """
-    from docgraph.app.stores.factory import open_store
-
     settings = settings_for(store)
     graph_store = open_store(settings)
     try:

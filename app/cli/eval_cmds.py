@@ -14,12 +14,16 @@ from docgraph.app.cli.common import (
     StoreOption,
     console,
     handles_errors,
+    opened_store,
     print_json,
     settings_for,
     stage_progress,
 )
 from docgraph.app.config import Settings
+from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.temporary import temporary_local_store
 
 VariantOption = Annotated[
     list[str] | None,
@@ -32,12 +36,9 @@ def eval_store(store: str | None) -> Iterator[tuple[GraphStore, Settings]]:
     """The store named by --store, else a fresh temporary local one that is removed afterwards."""
     settings = settings_for(store)
     if store:
-        from docgraph.app.cli.common import opened_store
-
         with opened_store(store, schema=True) as opened:
             yield opened
         return
-    from docgraph.app.stores.temporary import temporary_local_store
 
     with temporary_local_store(settings) as temporary:
         yield temporary, settings
@@ -70,7 +71,6 @@ def eval_command(
 ) -> None:
     """Page Recall@1/3/5 per retriever variant and per question type."""
     from docgraph.app.evaluation.runner import format_ingested, format_misses, format_table, run_eval
-    from docgraph.app.pipeline.embedding import configured_encoder
 
     with eval_store(store) as (graph_store, settings), stage_progress(json_out) as progress:
         encoder = configured_encoder(settings)
@@ -98,8 +98,6 @@ def bench_command(
 ) -> None:
     """Ingest into a fresh store, then time queries per variant (p50/p95)."""
     from docgraph.app.evaluation.bench import run_bench
-    from docgraph.app.pipeline.embedding import configured_encoder
-    from docgraph.app.resources import SAMPLES_DIR
 
     paths = docs or [SAMPLES_DIR / "docgraph-sample.pdf"]
     with eval_store(store) as (graph_store, settings), stage_progress(json_out) as progress:

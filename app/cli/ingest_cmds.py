@@ -21,7 +21,12 @@ from docgraph.app.cli.common import (
     stage_progress,
 )
 from docgraph.app.config import Settings
+from docgraph.app.jobs.documents import find_document, list_documents, locate_pdf, page_regions
+from docgraph.app.jobs.relink import relink_corpus
+from docgraph.app.llm.client import vision_configured
+from docgraph.app.llm.service import describe_document
 from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.readers import make_reader, reader_ocr_off
 from docgraph.app.pipeline.stages import IngestReport, expand_paths
 from docgraph.app.stores.base import GraphStore
 from docgraph.errors import ConfigError, DocgraphError
@@ -63,9 +68,6 @@ def ingest_command(
     store: StoreOption = None,
 ) -> None:
     """Ingest PDFs into the graph. Failed files leave the graph unchanged; the others still ingest."""
-    from docgraph.app.llm.client import vision_configured
-    from docgraph.app.pipeline.readers import make_reader
-
     files = expand_paths(paths)
     if not files:
         raise typer.BadParameter("no PDF found in the given paths")
@@ -98,8 +100,6 @@ def ingest_command(
 
 def _describe(graph_store: GraphStore, settings: Settings, report: IngestReport) -> None:
     """Vision descriptions for the document just ingested; a failure is reported on the document."""
-    from docgraph.app.llm.service import describe_document
-
     try:
         described = describe_document(graph_store, settings, report.doc_id)
     except DocgraphError as exc:
@@ -123,7 +123,6 @@ def _progress(quiet: bool) -> Progress:
 
 def _untexted_hint(reader: Reader) -> str:
     """What to do about pages that gave no text, given the reader that read them."""
-    from docgraph.app.pipeline.readers import reader_ocr_off
     from docgraph.ingest.pdf.ocr import DEBIAN_PACKAGE
 
     if reader.name == "native":
@@ -172,8 +171,6 @@ def delete_command(
     store: StoreOption = None,
 ) -> None:
     """Delete a document and everything under it."""
-    from docgraph.app.jobs.documents import find_document
-
     with opened_store(store) as (graph_store, _):
         document = find_document(graph_store, doc)
         # on FalkorDB the delete rebuilds the full-text indexes: seconds per 10,000 regions
@@ -203,8 +200,6 @@ def relink_command(
     store: StoreOption = None,
 ) -> None:
     """Recompute the IS_SIMILAR links between documents for the whole store, whatever the order of ingest."""
-    from docgraph.app.jobs.relink import relink_corpus
-
     with opened_store(store) as (graph_store, settings):
         neighbours = settings.similarity_corpus_k if k is None else k
         if neighbours == 0 and k is None:
@@ -228,8 +223,6 @@ def relink_command(
 @handles_errors
 def documents_command(json_out: JsonOption = False, store: StoreOption = None) -> None:
     """List the documents in the store."""
-    from docgraph.app.jobs.documents import list_documents
-
     with opened_store(store) as (graph_store, _):
         rows = list_documents(graph_store)
     if json_out:
@@ -248,7 +241,6 @@ def render_command(
     store: StoreOption = None,
 ) -> None:
     """Render a page with its regions' boxes drawn in (colour = kind, label = order:kind)."""
-    from docgraph.app.jobs.documents import find_document, locate_pdf, page_regions
     from docgraph.app.jobs.render import render_page
 
     with opened_store(store) as (graph_store, settings):

@@ -17,6 +17,8 @@ from docgraph.app.cli.common import (
     settings_for,
     stage_progress,
 )
+from docgraph.app.jobs.documents import find_document
+from docgraph.errors import ConfigError
 
 
 @handles_errors
@@ -69,7 +71,6 @@ def train_gnn_command(
     """Train the R-GCN self-supervised on pseudo-queries from the PDFs; save the checkpoint."""
     from docgraph.app.jobs.train_gnn import train_gnn
     from docgraph.app.pipeline.gnn import DEFAULT_CHECKPOINT
-    from docgraph.errors import ConfigError
     from docgraph.models.graph_tensors import GROUPS
 
     unknown = sorted(set(drop or []) - set(GROUPS))
@@ -110,7 +111,6 @@ def reembed_command(
     store: StoreOption = None,
 ) -> None:
     """Recompute gnn_embedding for stored documents (after `docgraph train-gnn`)."""
-    from docgraph.app.jobs.documents import find_document
     from docgraph.app.jobs.reembed import ensure_variant, reembed
 
     with opened_store(store, schema=True) as (graph_store, settings), stage_progress(json_out) as progress:

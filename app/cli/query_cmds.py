@@ -14,7 +14,13 @@ from docgraph.app.cli.common import (
     handles_errors,
     opened_store,
     print_json,
+    print_rows,
 )
+from docgraph.app.jobs.documents import find_document, list_documents
+from docgraph.app.llm.client import llm_status
+from docgraph.app.llm.service import ask, check_question, describe_document, text2cypher
+from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.retrieval.registry import make_retriever
 
 KOption = Annotated[int, typer.Option("--k", help="How many evidence regions to retrieve.")]
 DocOption = Annotated[str | None, typer.Option("--doc", help="Restrict to one document (id or file name).")]
@@ -32,12 +38,6 @@ def ask_command(
     store: StoreOption = None,
 ) -> None:
     """Answer a question with citations to document, page and region (extractive without an LLM)."""
-    from docgraph.app.jobs.documents import find_document
-    from docgraph.app.llm.client import llm_status
-    from docgraph.app.llm.service import ask, check_question
-    from docgraph.app.pipeline.embedding import configured_encoder
-    from docgraph.app.retrieval.registry import make_retriever
-
     check_question(question)  # before the notes about the LLM and the store
     with opened_store(store) as (graph_store, settings):  # reads only: a read-only account may ask
         doc_id = str(find_document(graph_store, doc)["doc_id"]) if doc else None
@@ -102,9 +102,6 @@ def text2cypher_command(
     store: StoreOption = None,
 ) -> None:
     """Show the read-only Cypher query an LLM writes for a question (needs an LLM endpoint)."""
-    from docgraph.app.cli.common import print_rows
-    from docgraph.app.llm.service import text2cypher
-
     with opened_store(store) as (graph_store, settings):
         result = text2cypher(question, graph_store, settings, run=run)
     if json_out:
@@ -123,9 +120,6 @@ def describe_command(
     store: StoreOption = None,
 ) -> None:
     """Describe figures and tables with the vision model (DOCGRAPH_VLM_MODEL) and re-embed them."""
-    from docgraph.app.jobs.documents import list_documents
-    from docgraph.app.llm.service import describe_document
-
     with opened_store(store, schema=True) as (graph_store, settings):
         targets = [doc] if doc else [str(row["doc_id"]) for row in list_documents(graph_store)]
         reports = [describe_document(graph_store, settings, target, redo=redo) for target in targets]

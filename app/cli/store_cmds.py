@@ -17,6 +17,10 @@ from docgraph.app.cli.common import (
     print_rows,
     settings_for,
 )
+from docgraph.app.jobs.documents import list_documents
+from docgraph.app.stores import falkordb_server
+from docgraph.app.stores.schema import load_graph_schema
+from docgraph.app.stores.url import parse_store_url
 from docgraph.errors import ConfigError, StoreError
 
 store_app = typer.Typer(
@@ -62,8 +66,6 @@ def parse_params(pairs: list[str]) -> dict[str, Any]:
 @handles_errors
 def stats_command(json_out: JsonOption = False, store: StoreOption = None) -> None:
     """Node counts per label, relationship counts per type, and the documents."""
-    from docgraph.app.jobs.documents import list_documents
-
     with opened_store(store) as (graph_store, _):
         counts = graph_store.counts()
         documents = list_documents(graph_store)
@@ -82,8 +84,6 @@ def stats_command(json_out: JsonOption = False, store: StoreOption = None) -> No
 @handles_errors
 def schema_command(json_out: JsonOption = False, store: StoreOption = None) -> None:
     """Print the graph schema: labels, properties and relationships."""
-    from docgraph.app.stores.schema import load_graph_schema
-
     schema = load_graph_schema()
     if json_out:
         print_json(schema.to_dict())
@@ -95,8 +95,6 @@ def schema_command(json_out: JsonOption = False, store: StoreOption = None) -> N
 @handles_errors
 def store_status(json_out: JsonOption = False, store: StoreOption = None) -> None:
     """Whether the local FalkorDB server runs, its pid, socket and memory."""
-    from docgraph.app.stores import falkordb_server
-
     home = local_home(store)
     status = falkordb_server.status(home)
     if json_out:
@@ -110,8 +108,6 @@ def store_status(json_out: JsonOption = False, store: StoreOption = None) -> Non
 @handles_errors
 def store_stop(json_out: JsonOption = False, store: StoreOption = None) -> None:
     """Stop the local FalkorDB server (data stays on disk; it restarts on next use)."""
-    from docgraph.app.stores import falkordb_server
-
     home = local_home(store)
     stopped = falkordb_server.stop(home)
     if json_out:
@@ -153,8 +149,6 @@ def store_check(
 
 
 def local_home(store: str | None) -> Any:
-    from docgraph.app.stores.url import parse_store_url
-
     settings = settings_for(store)
     url = parse_store_url(settings.store_url, settings)
     if url.kind != "falkordb-local":

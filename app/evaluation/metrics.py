@@ -105,13 +105,3 @@ def by_type(outcomes: Sequence[QuestionOutcome]) -> dict[str, list[QuestionOutco
 
 def recall_by_type(outcomes: Sequence[QuestionOutcome], cutoffs: Sequence[int] = CUTOFFS) -> dict[str, RecallSummary]:
     return {kind: recall(group, cutoffs) for kind, group in by_type(outcomes).items()}
-
-
-def mean_reciprocal_rank(outcomes: Sequence[QuestionOutcome]) -> float:
-    if not outcomes:
-        return 0.0
-    total = 0.0
-    for outcome in outcomes:
-        rank = outcome.first_hit_rank()
-        total += 1.0 / rank if rank else 0.0
-    return total / len(outcomes)

@@ -30,18 +30,18 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from docgraph.app.config import Settings, load_settings
 from docgraph.app.integrations.regions import RegionResult, retrieve_regions
+from docgraph.app.llm.service import text2cypher
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.registry import DEFAULT_RETRIEVER, make_retriever
 from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.factory import open_store
 from docgraph.errors import DocgraphError
 from docgraph.models.encoders import TextEncoder
 
 
 def open_configured_store(settings: Settings) -> GraphStore:
     """The store ``settings`` name, schema applied (the retriever needs its indexes)."""
-    from docgraph.app.stores.factory import open_store
-
     store = open_store(settings)
     store.apply_schema()
     return store
@@ -146,8 +146,6 @@ class DocgraphCypherTool(BaseTool):
         return cls(store=open_configured_store(settings), settings=settings, **fields)
 
     def _run(self, question: str, run_manager: CallbackManagerForToolRun | None = None) -> str:
-        from docgraph.app.llm.service import text2cypher
-
         try:
             result = text2cypher(question, self.store, self.settings, run=True)
         except DocgraphError as error:

@@ -15,14 +15,14 @@ from docgraph.app.pipeline.build import with_gnn_build
 from docgraph.app.pipeline.gnn import GNN_VARIANTS, READ_EDGE_TYPES, checkpoint_tag, configured_checkpoint, gnn_for
 from docgraph.app.pipeline.gnn_store import GNN_LABELS, WRITE_CHUNK, write_vectors
 from docgraph.app.pipeline.stages import ProgressFn
-from docgraph.app.stores.base import ID_PROPERTY, GraphStore
+from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.cypher import load, render
 from docgraph.app.stores.schema import GNN_PROPERTY
 from docgraph.errors import CorpusChangedError, ModelError
 from docgraph.ingest.links.similarity import similarity_edges
 from docgraph.models.gnn import RelationalGNN
 from docgraph.models.graph_tensors import records_to_tensors
-from docgraph.records import EdgeRecord, GraphBatch, NodeRecord
+from docgraph.records import ID_PROPERTY, EdgeRecord, GraphBatch, NodeRecord
 
 
 def reembed(

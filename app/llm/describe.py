@@ -20,7 +20,7 @@ from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import find_document, locate_pdf
 from docgraph.app.llm.client import NO_VISION_MODEL, LLMClient, TokenUsage, make_client
 from docgraph.app.llm.prompting import fill
-from docgraph.app.pipeline.embedding import MAX_TEXT_CHARS, encode_cached, shorten
+from docgraph.app.pipeline.embedding import MAX_TEXT_CHARS, configured_encoder, encode_cached, shorten
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, Row
 from docgraph.errors import LLMRequestError, LLMUnavailableError
@@ -187,6 +187,4 @@ def _json_object(reply: str) -> dict[str, Any] | None:
 
 
 def _load_encoder(settings: Settings) -> TextEncoder:
-    from docgraph.app.pipeline.embedding import configured_encoder
-
     return configured_encoder(settings)

@@ -18,6 +18,7 @@ from docgraph.app.pipeline.stages import EmbedStage, GraphStage, IngestPipeline,
 from docgraph.app.resources import docgraph_release
 from docgraph.app.stores.base import GraphStore
 from docgraph.errors import ModelError
+from docgraph.ingest.links.similarity import DEFAULT_K
 from docgraph.ingest.types import Reader
 from docgraph.records import BUILD_SEPARATOR, GNN_BUILD_PREFIX
 
@@ -78,8 +79,6 @@ def encoder_build(settings: Settings) -> str:
 def similarity_build(settings: Settings) -> list[str]:
     """The kNN settings' part of a build, when not the defaults: another ``k`` changes the GNN's input
     graph, and turning on neighbours in other documents must relink a document re-ingested for it."""
-    from docgraph.ingest.links.similarity import DEFAULT_K  # not at import: it loads numpy
-
     parts = [f"similar k={settings.similarity_k}"] if settings.similarity_k != DEFAULT_K else []
     if settings.similarity_corpus_k:
         parts.append(f"similar in corpus k={settings.similarity_corpus_k} min={settings.similarity_corpus_min:g}")

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from docgraph.app.stores.base import ID_PROPERTY, GraphStore
+from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.cypher import load, render
 from docgraph.app.stores.schema import GNN_PROPERTY
-from docgraph.records import GraphBatch
+from docgraph.records import ID_PROPERTY, GraphBatch
 
 GNN_LABELS: tuple[str, ...] = ("Region", "Section")
 WRITE_CHUNK = 500

@@ -77,26 +77,6 @@ class PageHit:
     signals: tuple[tuple[str, float], ...] = ()
 
 
-@dataclass(slots=True)
-class Evidence:
-    """Everything one retrieval produced: region hits (with context) and the pages they rank."""
-
-    query: str
-    doc_id: str | None
-    retriever: str
-    regions: list[ScoredRegion]
-    pages: list[PageHit]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "query": self.query,
-            "doc_id": self.doc_id,
-            "retriever": self.retriever,
-            "regions": [r.to_json() for r in self.regions],
-            "pages": [{"doc_id": p.doc_id, "page": p.page, "score": round(p.score, 6)} for p in self.pages],
-        }
-
-
 @runtime_checkable
 class Retriever(Protocol):
     name: str

@@ -16,14 +16,6 @@ from docgraph.records import GraphBatch
 Dialect = Literal["falkordb", "neo4j"]
 Row = dict[str, Any]
 
-# The id property of each node label; every node is addressed by label + this key.
-ID_PROPERTY: dict[str, str] = {
-    "Document": "doc_id",
-    "Page": "page_id",
-    "Section": "section_id",
-    "Region": "region_id",
-}
-
 
 @dataclass(frozen=True, slots=True)
 class ScoredNode:

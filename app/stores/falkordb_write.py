@@ -39,7 +39,7 @@ import redis
 from falkordb import Graph, QueryResult
 from falkordb.helpers import stringify_param_value
 
-from docgraph.app.stores.base import ID_PROPERTY, WriteResult
+from docgraph.app.stores.base import WriteResult
 from docgraph.app.stores.cypher import identifier, load, render
 from docgraph.app.stores.records import (
     DEFAULT_CHUNK_ROWS,
@@ -50,7 +50,7 @@ from docgraph.app.stores.records import (
     render_nodes,
 )
 from docgraph.errors import StoreError, StoreUnavailableError
-from docgraph.records import GraphBatch
+from docgraph.records import ID_PROPERTY, GraphBatch
 
 DIALECT = "falkordb"
 WATCH_RETRIES = 10

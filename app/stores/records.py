@@ -16,11 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from docgraph.app.stores.base import ID_PROPERTY
 from docgraph.app.stores.cypher import identifier, load, render
 from docgraph.app.stores.schema import VECTOR_PROPERTIES, VERSION_PROPERTY, kind_label
 from docgraph.errors import StoreError
-from docgraph.records import GraphBatch, NodeRecord
+from docgraph.records import ID_PROPERTY, GraphBatch, NodeRecord
 
 DOCUMENT_LABELS: tuple[str, ...] = tuple(ID_PROPERTY)
 DEFAULT_CHUNK_ROWS = 500

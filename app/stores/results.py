@@ -19,9 +19,10 @@ import falkordb
 if TYPE_CHECKING:
     import neo4j.graph
 
-from docgraph.app.stores.base import ID_PROPERTY, GraphCounts, Row, ScoredNode
+from docgraph.app.stores.base import GraphCounts, Row, ScoredNode
 from docgraph.app.stores.cypher import load
 from docgraph.app.stores.schema import is_vector_property
+from docgraph.records import ID_PROPERTY
 
 
 @dataclass(frozen=True, slots=True)

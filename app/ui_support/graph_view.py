@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docgraph.app.jobs.render import KIND_COLOURS
-from docgraph.app.stores.base import ID_PROPERTY, Row
+from docgraph.app.stores.base import Row
 from docgraph.app.stores.schema import is_vector_property
 from docgraph.app.ui_support.evidence import RegionEvidence
+from docgraph.records import ID_PROPERTY
 
 MAX_TITLE_CHARS = 300
 MAX_LABEL_CHARS = 28

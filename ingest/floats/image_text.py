@@ -22,8 +22,7 @@ from pathlib import Path
 import pymupdf
 
 from docgraph.ingest.floats.figures import image_figures
-from docgraph.ingest.pdf.lines import lines_in
-from docgraph.ingest.pdf.lines import TextLine
+from docgraph.ingest.pdf.lines import TextLine, lines_in
 from docgraph.ingest.pdf.ocr import DEFAULT_LANG, DEFAULT_OCR_DPI, OcrJob, OcrWord, submit_boxes
 from docgraph.ingest.types import BBox
 

@@ -34,10 +34,6 @@ class FoundTable:
     bbox: BBox
     cells: list[list[str]]
 
-    @property
-    def column_count(self) -> int:
-        return max((len(row) for row in self.cells), default=0)
-
 
 def _edges(drawings: Sequence[dict[str, Any]]) -> tuple[int, int]:
     """Count horizontal and vertical stroke-like items (lines, thin rectangles, rectangle sides)."""

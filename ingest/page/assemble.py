@@ -9,7 +9,6 @@ from docgraph.ingest.floats.figures import figure_caption_near, is_text_box
 from docgraph.ingest.floats.image_text import text_in
 from docgraph.ingest.floats.tables import to_markdown
 from docgraph.ingest.page.blocks import Block, segment_lines
-from docgraph.ingest.pdf.lines import lines_in
 from docgraph.ingest.page.classify import (
     FontStats,
     classify_block,
@@ -27,7 +26,7 @@ from docgraph.ingest.page.reading_order import reading_order
 from docgraph.ingest.page.scan import PageScan
 from docgraph.ingest.page.title_page import demote_byline
 from docgraph.ingest.page.toc_entries import demote_toc_entries
-from docgraph.ingest.pdf.lines import TextLine
+from docgraph.ingest.pdf.lines import TextLine, lines_in
 from docgraph.ingest.pdf.ocr import read_by_ocr
 from docgraph.ingest.pdf.text import join_lines, shorten
 from docgraph.ingest.types import BBox, PageLayout, Region

@@ -7,9 +7,8 @@ from collections.abc import Sequence
 
 from docgraph.ingest.floats.captions import CAPTION_RE
 from docgraph.ingest.page.blocks import BLANK_LINE_EM, Block, code_rows
-from docgraph.ingest.pdf.lines import lines_in
 from docgraph.ingest.page.classify import NUMBERED_HEADING_RE, FontStats, near_float
-from docgraph.ingest.pdf.lines import TextLine
+from docgraph.ingest.pdf.lines import TextLine, lines_in
 from docgraph.ingest.pdf.text import ends_sentence, starts_lowercase
 from docgraph.ingest.types import BBox
 from docgraph.records import RegionKind

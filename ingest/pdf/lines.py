@@ -190,10 +190,6 @@ def _join(first: TextLine, second: TextLine) -> TextLine:
     )
 
 
-def page_char_count(lines: list[TextLine]) -> int:
-    return sum(line.chars for line in lines)
-
-
 def lines_in(box: BBox, lines: Sequence[TextLine]) -> list[int]:
     """Indexes of lines whose centre lies inside ``box``."""
     return [index for index, line in enumerate(lines) if line.bbox.centre_in(box)]

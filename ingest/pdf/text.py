@@ -51,12 +51,6 @@ def normalize_chars(text: str) -> str:
     return text.translate(_TRANSLATION)
 
 
-def normalize_whitespace(text: str) -> str:
-    """Collapse runs of spaces and strip; newlines are kept (callers decide what they mean)."""
-    lines = (_SPACE_RUN.sub(" ", line).strip() for line in text.split("\n"))
-    return "\n".join(line for line in lines if line)
-
-
 def clean_inline(text: str) -> str:
     """Normalise one piece of running text to a single line."""
     return _SPACE_RUN.sub(" ", normalize_chars(text).replace("\n", " ")).strip()

@@ -28,14 +28,14 @@ from docgraph.ingest.floats.image_text import ImageTextJob, submit_image_text
 from docgraph.ingest.floats.layout_model import MODEL_KINDS, ModelBox
 from docgraph.ingest.floats.tables import FoundTable
 from docgraph.ingest.page.assemble import assemble_page
-from docgraph.ingest.pdf.lines import lines_in
 from docgraph.ingest.page.classify import font_stats
 from docgraph.ingest.page.furniture import PageLines, detect_furniture
 from docgraph.ingest.page.scan import PageScan, scan_page
+from docgraph.ingest.page.text_layer import has_good_text_layer
 from docgraph.ingest.pdf import api as pdf_api
 from docgraph.ingest.pdf.api import Word
 from docgraph.ingest.pdf.checks import check_page_damage, load_page_checked
-from docgraph.ingest.pdf.lines import TEXT_FLAGS, TextLine
+from docgraph.ingest.pdf.lines import TEXT_FLAGS, TextLine, lines_in
 from docgraph.ingest.pdf.ocr import (
     DEFAULT_LANG,
     DEFAULT_OCR_DPI,
@@ -48,7 +48,6 @@ from docgraph.ingest.pdf.ocr import (
     words_as_tuples,
     words_to_lines,
 )
-from docgraph.ingest.page.text_layer import has_good_text_layer
 from docgraph.ingest.readers.native import DEFAULT_MAX_PAGES, read_document
 from docgraph.ingest.readers.native import assemble_pages as assemble_native
 from docgraph.ingest.structure.continuity import mark_continuations

@@ -9,6 +9,7 @@ import streamlit as st
 from docgraph.app.jobs.documents import list_documents
 from docgraph.app.llm.answer import AnswerResult
 from docgraph.app.llm.client import llm_configured
+from docgraph.app.llm.service import ask
 from docgraph.app.retrieval.registry import DEFAULT_RETRIEVER, RETRIEVER_NAMES
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.ui_support.answers import numbered_answer, numbered_citations, page_highlights, route_summary
@@ -64,8 +65,6 @@ def _options(graph_store: GraphStore) -> dict[str, Any]:
 
 
 def _answer_new(question: str, graph_store: GraphStore, options: dict[str, Any]) -> None:
-    from docgraph.app.llm.service import ask
-
     with st.chat_message("user"):
         st.markdown(question)
     with st.chat_message("assistant"):
