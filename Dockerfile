@@ -32,8 +32,11 @@ RUN grep -v '^torch==' constraints.txt > /tmp/constraints.txt \
     && pip install -c /tmp/constraints.txt . \
     && rm /tmp/constraints.txt
 # The encoder's ONNX export, made once at build time rather than at every container's first ingest.
-ENV DOCGRAPH_MODEL_CACHE=/opt/docgraph/model-cache
+ENV DOCGRAPH_MODEL_CACHE=/opt/docgraph/model-cache \
+    DOCGRAPH_HOME=/data/docgraph
 RUN python -c "from docgraph.app.config import load_settings; from docgraph.app.pipeline.embedding import configured_encoder; configured_encoder(load_settings())"
 
 EXPOSE 8501
-CMD ["docgraph", "ui", "--host", "0.0.0.0", "--port", "8501"]
+# The UI listens beyond loopback, so it needs keys: the first start makes a writer key and keeps it in
+# the data volume (`docker compose exec app cat /data/docgraph/first-writer-key`); sign in with it.
+CMD ["sh", "-c", "docgraph keys create --role writer --name first --if-none --out \"$DOCGRAPH_HOME/first-writer-key\" && exec docgraph ui --host 0.0.0.0 --port 8501"]

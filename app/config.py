@@ -41,6 +41,15 @@ class Settings(BaseSettings):
     neo4j_user: str = Field(default="neo4j", validation_alias=AliasChoices("DOCGRAPH_NEO4J_USER", "NEO4J_USER"))
     neo4j_password: str = Field(default="", validation_alias=AliasChoices("DOCGRAPH_NEO4J_PASSWORD", "NEO4J_PASSWORD"))
     query_timeout_s: float = Field(default=30.0, gt=0, description="Time limit of one query")
+    user_query_timeout_s: float = Field(
+        default=10.0, gt=0, description="Time limit of a query a person or a model wrote (/cypher, text-to-Cypher)"
+    )
+    user_query_slots: int = Field(
+        default=1,
+        ge=1,
+        description="How many such queries the API runs at once; the rest wait a little, then get 429, so that "
+        "heavy queries cannot take every database worker from retrieval",
+    )
     reader: str = Field(default="auto", description="PDF reader: auto, native, detector or azure")
     max_pages: int = Field(default=1500, gt=0, description="Longest PDF accepted, in pages")
     encoder_model: str = Field(
@@ -78,6 +87,10 @@ class Settings(BaseSettings):
     llm_base_url: str = Field(default="", validation_alias=AliasChoices("DOCGRAPH_LLM_BASE_URL", "OPENAI_BASE_URL"))
     llm_api_key: str = Field(default="", validation_alias=AliasChoices("DOCGRAPH_LLM_API_KEY", "OPENAI_API_KEY"))
     llm_model: str = Field(default="gpt-4o-mini", description="Chat model name at the endpoint")
+    llm_timeout_s: float = Field(
+        default=60.0, gt=0, description="Time limit of one LLM call; a call that runs past it is tried once more"
+    )
+    llm_max_tokens: int = Field(default=1024, gt=0, description="Most tokens a reply may have when a call sets none")
     vlm_model: str = Field(default="", description="Vision model name; empty disables descriptions")
     llm_entropy_threshold: float = Field(
         default=0.6,
@@ -99,6 +112,18 @@ class Settings(BaseSettings):
         default="",
         validation_alias=AliasChoices("DOCGRAPH_AZURE_DI_KEY", "AZURE_DI_KEY"),
         description="Azure AI Document Intelligence key (the azure reader)",
+    )
+    allowed_hosts: str = Field(
+        default="",
+        validation_alias=AliasChoices("DOCGRAPH_ALLOWED_HOSTS", "allowed_hosts"),
+        description="Comma-separated Host names the servers answer to besides loopback and the address they "
+        "listen on (a name a proxy or DNS gives them)",
+    )
+    ingest_roots: str = Field(
+        default="",
+        validation_alias=AliasChoices("DOCGRAPH_INGEST_ROOTS", "ingest_roots"),
+        description="Folders (separated by ':' or ',') below which the web UI may ingest a folder on the "
+        "server; empty = none",
     )
     api_max_upload_mb: float = Field(
         default=100.0, gt=0, description="Largest PDF the HTTP API accepts for upload, in MiB"

@@ -24,6 +24,10 @@ class StoreUnavailableError(StoreError):
     """The graph store cannot be reached or started."""
 
 
+class StoreBusyError(StoreError):
+    """Other writers kept changing the graph for as long as a write may wait; trying again later works."""
+
+
 class QuerySyntaxError(StoreError):
     """The database rejected a query as malformed."""
 
@@ -74,6 +78,10 @@ class ModelError(DocgraphError):
 
 class LLMUnavailableError(DocgraphError):
     """No LLM endpoint is configured or it cannot be reached."""
+
+
+class LLMTimeoutError(LLMUnavailableError):
+    """The LLM endpoint did not answer in time (tried twice)."""
 
 
 class LLMRequestError(DocgraphError):

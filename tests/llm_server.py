@@ -30,6 +30,8 @@ class Reply:
     logprobs: list[tuple[float, TopLogprobs]] | None = None  # per token: (chosen logprob, top alternatives)
     status: int = 200
     error: str = ""
+    raw: bytes | None = None  # sent as the whole body instead of a completion (a broken endpoint)
+    delay_s: float = 0.0  # wait this long before answering (a hung endpoint)
 
     def token_list(self) -> list[str]:
         if self.tokens is not None:
@@ -123,7 +125,14 @@ def _handler_for(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
                 self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
                 return
             reply = server._next(body)
-            if reply.status != 200:
+            time.sleep(reply.delay_s)
+            if reply.raw is not None:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(reply.raw)))
+                self.end_headers()
+                self.wfile.write(reply.raw)
+            elif reply.status != 200:
                 self._send_json(reply.status, {"error": {"message": reply.error, "type": "invalid_request_error"}})
             elif body.get("stream"):
                 self._send_stream(reply, body)

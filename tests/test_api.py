@@ -19,14 +19,17 @@ from fastapi.testclient import TestClient
 from docgraph.app.api.app import create_app
 from docgraph.app.api.models import DocumentModel
 from docgraph.app.config import Settings
+from docgraph.app.pipeline.stages import kept_copies_dir
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import open_store
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.structure.ids import file_sha256
 from tests.conftest import fresh_graph_name
-from tests.llm_server import ScriptedLLMServer
+from tests.llm_server import Reply, ScriptedLLMServer
 
 SAMPLE_PDF = SAMPLES_DIR / "docgraph-sample.pdf"
+PDFS = Path(__file__).parent / "data" / "pdfs"
 SAMPLE_DOC = "docgraph-sample"
 UPLOAD_LIMIT_MB = 0.5  # the sample is ~130 KiB
 JOB_TIMEOUT_S = 300
@@ -65,7 +68,7 @@ def settings(local_home: Path) -> Settings:
 
 @pytest.fixture(scope="module")
 def client(settings: Settings) -> Iterator[TestClient]:
-    with TestClient(create_app(settings)) as test_client:
+    with TestClient(create_app(settings), base_url="http://localhost") as test_client:
         yield test_client
     store = open_store(settings)
     assert isinstance(store, FalkorDBStore)
@@ -137,7 +140,9 @@ def test_health_reports_the_store_and_its_documents(client: TestClient, job_stat
     assert health.status_code == 200
     body = health.json()
     assert (body["status"], body["dialect"], body["documents"], body["llm"]) == ("ok", "falkordb", 1, False)
-    assert body["store"].startswith("falkordb-local://")
+    settings: Settings = client.app.state.docgraph.settings  # type: ignore[attr-defined]
+    assert body["store"] == f"falkordb-local (graph {settings.graph})"
+    assert str(settings.home) not in health.text  # no server paths
 
 
 def test_uploads_that_are_not_pdfs_are_refused(client: TestClient) -> None:
@@ -175,6 +180,8 @@ def test_a_broken_pdf_fails_in_its_job_and_leaves_the_graph_alone(client: TestCl
     assert last["status"] == "failed"
     assert last["error"] and last["report"]["status"] == "failed"
     assert "Traceback" not in json.dumps(last)
+    settings: Settings = client.app.state.docgraph.settings  # type: ignore[attr-defined]
+    assert str(settings.home) not in json.dumps(last)  # the server's upload path stays on the server
     assert graph_snapshot(store) == before
 
 
@@ -191,6 +198,29 @@ def test_delete_removes_a_document_and_then_it_is_not_found(client: TestClient, 
     assert deleted.json() == {"doc_id": "zoo-copy", "deleted_nodes": sum(last["report"]["nodes"].values())}
     assert [d["doc_id"] for d in client.get("/documents").json()] == [SAMPLE_DOC]
     assert_error(client.delete("/documents/zoo-copy"), 404, "not_found")
+
+
+def test_a_name_alone_never_replaces_a_stored_document(client: TestClient, store: GraphStore) -> None:
+    settings: Settings = client.app.state.docgraph.settings  # type: ignore[attr-defined]
+    kept = kept_copies_dir(settings.home, store)
+    first, second = (PDFS / "xts-p6.pdf").read_bytes(), (PDFS / "glpk-toc.pdf").read_bytes()
+    try:
+        ingested = follow_job(client, upload(client, first, "mine.pdf", embed="false").json()["job_id"])[-1]
+        assert ingested["status"] == "succeeded", ingested
+        before = graph_snapshot(store)
+        for name in ("mine.pdf", "..\\..\\..\\etc\\mine.pdf", "../../mine.pdf"):
+            assert_error(upload(client, second, name, embed="false"), 409, "conflict")
+        assert_error(upload(client, second, SAMPLE_PDF.name, embed="false"), 409, "conflict")
+        assert graph_snapshot(store) == before
+        assert not any((settings.home / "uploads").glob("*/*.pdf"))  # refused uploads are not kept
+        replaced = follow_job(
+            client, upload(client, second, "mine.pdf", embed="false", replace="true").json()["job_id"]
+        )
+        assert replaced[-1]["status"] == "succeeded" and replaced[-1]["report"]["status"] == "replaced"
+    finally:
+        client.delete("/documents/mine")
+    # The deleted document's kept copies are gone; the sample's stays, shared with "zoo copy".
+    assert sorted(p.name for p in kept.glob("*.pdf")) == [f"{file_sha256(SAMPLE_PDF)}.pdf"]
 
 
 def test_a_stored_file_uploaded_again_is_rebuilt_only_when_forced(client: TestClient, store: GraphStore) -> None:
@@ -330,7 +360,7 @@ def test_text_to_cypher_and_llm_answers_through_an_llm_endpoint(
         llm = settings.model_copy(
             update={"llm_base_url": server.base_url, "llm_api_key": "test-key", "llm_model": "test-model"}
         )
-        with TestClient(create_app(llm, store=store)) as llm_client:
+        with TestClient(create_app(llm, store=store), base_url="http://localhost") as llm_client:
             server.add("```cypher\nMATCH (r:Region {kind: 'table'}) RETURN count(r) AS tables\n```")
             counted = llm_client.post("/cypher", json={"question": "How many tables are there?"})
             write = "```cypher\nMATCH (r:Region) DETACH DELETE r\n```"
@@ -346,3 +376,35 @@ def test_text_to_cypher_and_llm_answers_through_an_llm_endpoint(
     assert answered.status_code == 200, answered.text
     assert answered.json()["mode"] == "llm" and "10:30" in answered.json()["answer"]
     assert client.get("/health").json()["documents"] == 1  # nothing was deleted
+
+
+def test_a_broken_or_hung_llm_endpoint_is_a_502_or_an_extractive_answer(
+    client: TestClient, store: GraphStore, settings: Settings
+) -> None:
+    question = {"question": "When are the penguins fed?", "k": 3}
+    with ScriptedLLMServer() as server:
+        llm = settings.model_copy(
+            update={"llm_base_url": server.base_url, "llm_api_key": "k", "llm_model": "m", "llm_timeout_s": 1.0}
+        )
+        with TestClient(create_app(llm, store=store), base_url="http://localhost") as llm_client:
+            server.add(Reply(raw=b"<html>502 Bad Gateway</html>"), Reply(raw=b'{"choices": 7}'))
+            garbage = llm_client.post("/ask", json=question)
+            assert_error(garbage, 502, "llm_error")
+            assert "not a chat completion" in garbage.json()["error"]["message"]
+
+            server.requests.clear()
+            server.add(*[Reply(ROUTE_RETRIEVE, delay_s=3.0)] * 2)
+            started = time.monotonic()
+            hung = llm_client.post("/ask", json=question)
+            waited = time.monotonic() - started
+
+            server.requests.clear()
+            server.add(ROUTE_RETRIEVE, "The penguins are fed at 10:30 and 15:00.")
+            assert llm_client.post("/ask", json=question).status_code == 200
+    assert hung.status_code == 200, hung.text
+    answer = hung.json()
+    assert answer["mode"] == "extractive" and "10:30" in answer["answer"]
+    assert any("did not answer within 1s" in str(step) and "extractive" in str(step) for step in answer["trace"])
+    assert waited < 30  # one retry of a one-second limit, not minutes
+    # Every call bounds its reply: the router's own limit, the answer's the configured one.
+    assert [body.get("max_tokens") for body in server.requests] == [300, llm.llm_max_tokens]

@@ -37,13 +37,17 @@ MAX_EXAMPLES = 15  # per operation: eight operations stay well under a minute
 
 # The schema does not depend on the store: read it from an app that never opens one. The requests
 # go to the app of the fixture below, over a real store (``case.call(app=...)``).
-schema = schemathesis.openapi.from_asgi("/openapi.json", create_app(Settings(home=Path(tempfile.gettempdir()))))
+# The in-process client sends `Host: testserver`, which the apps are told to answer to.
+IN_PROCESS_HOST = "testserver"
+schema = schemathesis.openapi.from_asgi(
+    "/openapi.json", create_app(Settings(home=Path(tempfile.gettempdir()), allowed_hosts=IN_PROCESS_HOST))
+)
 
 
 @pytest.fixture(scope="module")
 def api_app(local_home: Path) -> Iterator[FastAPI]:
     api_settings = local_settings(local_home, fresh_graph_name()).model_copy(
-        update={"api_max_upload_mb": 0.25, "llm_base_url": "", "llm_api_key": ""}
+        update={"api_max_upload_mb": 0.25, "llm_base_url": "", "llm_api_key": "", "allowed_hosts": IN_PROCESS_HOST}
     )
     app = create_app(api_settings)
     store = app.state.docgraph.store()

@@ -48,7 +48,7 @@ from tests.ui_helpers import wait_for_json
 
 def test_an_unreachable_store_is_503(local_home: Path) -> None:
     settings = Settings(home=local_home, store="falkordb://127.0.0.1:1", graph="nowhere")
-    with TestClient(create_app(settings)) as unreachable:
+    with TestClient(create_app(settings), base_url="http://localhost") as unreachable:
         health = unreachable.get("/health")
         assert health.status_code == 503
         assert health.json()["status"] == "unavailable" and health.json()["documents"] is None
@@ -64,7 +64,7 @@ def test_unexpected_errors_are_a_json_500_without_details(tmp_path: Path) -> Non
         raise RuntimeError("secret internals at /srv/docgraph/app.py line 12")
 
     app.add_api_route("/explode", explode)
-    with TestClient(app) as failing:
+    with TestClient(app, base_url="http://localhost") as failing:
         response = failing.get("/explode")
     assert_error(response, 500, "internal_error")
     assert "secret" not in response.text and "/srv" not in response.text
@@ -98,7 +98,9 @@ def test_the_serve_command_serves_the_api_over_http(local_home: Path) -> None:
 
 
 def test_the_openapi_schema_names_every_route(tmp_path: Path) -> None:
-    with TestClient(create_app(Settings(home=tmp_path))) as client:  # the schema needs no store
+    with TestClient(
+        create_app(Settings(home=tmp_path)), base_url="http://localhost"
+    ) as client:  # the schema needs no store
         schema = client.get("/openapi.json").json()
     routes = {(path, method) for path, item in schema["paths"].items() for method in item}
     assert routes == {

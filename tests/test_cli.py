@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from docgraph.app.cli.main import app, show_model_notes
+from tests.llm_server import Reply, ScriptedLLMServer
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "samples" / "docgraph-sample.pdf"
@@ -319,3 +320,35 @@ def test_training_on_a_missing_or_broken_pdf_is_one_clear_line(cli_env: dict[str
     code, _, err = run("train-gnn", "--docs", str(folder), "--out", str(tmp_path / "gnn.pt"))
     assert (code, err) == (1, "error: fake.pdf: not a PDF (no %PDF- header)\n")
     assert not (tmp_path / "gnn.pt").exists()
+
+
+def test_model_output_reaches_the_terminal_without_control_characters(cli_env: dict[str, str]) -> None:
+    assert run("ingest", str(SAMPLE), "--no-embed")[0] == 0
+    hostile = (
+        "\x1b]0;owned\x07\x1b]8;;http://evil.example/\x1b\\The penguins\x1b]8;;\x1b\\ are fed at "
+        "\x1b[31m10:30\x1b[0m and 15:00.\x9b2J [docgraph-sample p.1 #r7]"
+    )
+    route = json.dumps({"route": "retrieve", "reason": "one fact", "sub_questions": []})
+    with ScriptedLLMServer() as server:
+        server.add(route, Reply(hostile, tokens=[hostile[:30], hostile[30:70], hostile[70:]]))
+        env = {**os.environ, **cli_env, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "k"}
+        env["DOCGRAPH_LLM_MODEL"] = "scripted"
+        done = subprocess.run(
+            [str(DOCGRAPH), "ask", "When are the penguins fed?", "--retriever", "bm25-region"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    assert done.returncode == 0, done.stderr
+    assert "The penguins are fed at 10:30 and 15:00." in done.stdout  # streamed, then kept
+    controls = [c for c in done.stdout + done.stderr if (ord(c) < 32 and c not in "\n\t") or 0x7F <= ord(c) < 0xA0]
+    assert controls == []
+
+
+def test_pdf_library_messages_stay_off_stdout() -> None:
+    # MuPDF's messages (a damaged file's "repairing", a missing font) must not break `--json` output.
+    code = "import docgraph.ingest.pdf.api, pymupdf; pymupdf.message('MuPDF warning: repairing')"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout == ""
+    assert "MuPDF warning: repairing" in done.stderr

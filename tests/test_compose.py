@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml
+
+from docgraph.app.auth.exposure import check_exposure
+from docgraph.app.auth.keys import KeyStore
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -68,3 +75,20 @@ def test_the_image_installs_as_make_does() -> None:
     sysdeps = makefile.split("SYSDEPS := ", 1)[1].split("\n", 1)[0].split()
     apt = " ".join(line for line in lines if "apt-get install" in line)
     assert [pkg for pkg in sysdeps if pkg != "chromium" and pkg not in apt] == []
+
+
+def test_the_image_makes_its_first_key_once_and_keeps_it_private(tmp_path: Path) -> None:
+    cmd = json.loads(next(line for line in dockerfile_lines() if line.startswith("CMD ")).removeprefix("CMD "))
+    first_key = cmd[-1].split(" && exec ")[0]  # the part before the UI starts
+    assert "docgraph ui --host 0.0.0.0" in cmd[-1]
+    docgraph_bin = Path(sys.executable).with_name("docgraph")
+    env = {**os.environ, "DOCGRAPH_HOME": str(tmp_path), "PATH": f"{docgraph_bin.parent}:{os.environ['PATH']}"}
+    for _ in range(2):  # a restart keeps the first key
+        done = subprocess.run(["sh", "-c", first_key], env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+    key_file = tmp_path / "first-writer-key"
+    assert oct(key_file.stat().st_mode & 0o777) == "0o600"
+    key = KeyStore(tmp_path).verify(key_file.read_text().strip())
+    assert key is not None and key.role == "writer"
+    assert len(KeyStore(tmp_path).records()) == 1
+    check_exposure("0.0.0.0", KeyStore(tmp_path))  # so the UI may listen on every address

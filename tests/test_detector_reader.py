@@ -292,3 +292,30 @@ def test_readers_are_registered(monkeypatch: pytest.MonkeyPatch) -> None:
     assert make_reader("azure", Settings(azure_di_endpoint="https://x.example", azure_di_key="k")).name == "azure"
     with pytest.raises(ConfigError, match="choose one of"):
         make_reader("ocr", settings)
+
+
+class NoDetector:
+    """A layout detector that must not be asked: blank pages have nothing to detect or OCR."""
+
+    input_size = (640, 640)
+
+    def detect(self, image: object) -> list[object]:
+        raise AssertionError("a blank page went to the layout detector")
+
+
+def test_blank_pages_skip_detection_and_ocr(tmp_path: Path, digital: Path) -> None:
+    blank = tmp_path / "blank.pdf"
+    with pymupdf.open() as doc:
+        for _ in range(40):
+            doc.new_page()
+        doc.save(blank, garbage=4, deflate=True)
+    layout = AutoReader(detector=NoDetector()).read(blank)  # type: ignore[arg-type]
+    assert len(layout.pages) == 40 and not any(page.regions for page in layout.pages)
+    assert layout.pages_without_text == list(range(1, 41))
+    # A blank page among text pages changes nothing else either.
+    mixed = tmp_path / "mixed.pdf"
+    with pymupdf.open(digital) as doc:
+        doc.new_page(1)
+        doc.save(mixed)
+    read = AutoReader(detector=NoDetector()).read(mixed)  # type: ignore[arg-type]
+    assert not read.pages[1].regions and [p.number for p in read.pages if p.regions] == [1, 3]

@@ -20,8 +20,7 @@ from docgraph.app.pipeline.stages import IngestPipeline, IngestReport
 from docgraph.app.resources import ROOT
 from docgraph.app.retrieval.corpus import Corpus
 from docgraph.app.stores.falkordb_store import FalkorDBStore
-from docgraph.ingest.pdf.checks import file_sha256
-from docgraph.ingest.structure.ids import version_tag
+from docgraph.ingest.structure.ids import file_sha256, version_tag
 from docgraph.models.encoder_loader import load_encoder
 from docgraph.models.encoders import DEFAULT_MODEL
 from docgraph.records import document_version

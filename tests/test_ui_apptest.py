@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from docgraph.app.auth.keys import KeyStore
 from docgraph.app.config import Settings
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import open_store
@@ -142,9 +143,14 @@ def test_ask_with_an_llm_shows_the_route_and_generated_cypher(
     assert at.image[0].proto.imgs[0].caption == f"{DOC}, page {table['page']}: cited regions filled"
 
 
-def test_documents_page_lists_ingests_a_folder_and_deletes(ui_env: Settings, store: GraphStore, tmp_path: Path) -> None:
+def test_documents_page_lists_ingests_a_folder_and_deletes(
+    ui_env: Settings, store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     at = page("documents").run()
     no_failure(at)
+    assert "Ingesting a folder on the server is off" in texts(at.info)  # no DOCGRAPH_INGEST_ROOTS
+    monkeypatch.setenv("DOCGRAPH_INGEST_ROOTS", str(tmp_path / "pdfs"))
+    at = page("documents").run()
     assert "Stored documents (1)" in texts(at.subheader)
     assert at.dataframe[0].value["doc_id"].tolist() == [DOC]
     assert at.button(key="reembed_button") is not None  # app.pipeline.gnn offers reembed
@@ -163,9 +169,18 @@ def test_documents_page_lists_ingests_a_folder_and_deletes(ui_env: Settings, sto
     at.button(key="ingest_folder").click().run()
     assert "zoo-copy.pdf → zoo-copy: replaced" in texts(at.success)
 
-    at.text_input(key="documents_folder").set_value(str(tmp_path / "nowhere")).run()
+    (folder / "nowhere").write_bytes(b"")
+    at.text_input(key="documents_folder").set_value(str(folder / "nowhere")).run()
     at.button(key="ingest_folder").click().run()
     assert "Reading the folder failed" in texts(at.error) and "is not a folder" in texts(at.error)
+    (tmp_path / "elsewhere").mkdir()
+    shutil.copy(SAMPLE_PDF, tmp_path / "elsewhere" / "secret.pdf")
+    (folder / "link").symlink_to(tmp_path / "elsewhere")  # a link out of the root leads nowhere
+    for outside in (tmp_path / "elsewhere", folder / ".." / "elsewhere", folder / "link", Path("~")):
+        at.text_input(key="documents_folder").set_value(str(outside)).run()
+        at.button(key="ingest_folder").click().run()
+        assert "is not below an ingest root" in texts(at.error), outside
+    assert "secret" not in [str(d) for d in store.read("MATCH (d:Document) RETURN d.doc_id AS d")]
 
     at.selectbox(key="delete_doc").set_value("zoo-copy").run()
     assert at.button(key="delete_button").disabled
@@ -226,3 +241,47 @@ def test_graph_page_shows_section_tree_and_neighbourhood(ui_env: Settings) -> No
     no_failure(at)
     assert "**paragraph** on page 1 · 2 Feeding schedule › 2.1 Special diets" in texts(at.markdown)
     assert "red panda Mei" in texts(at.caption)
+
+
+def test_with_keys_the_app_asks_for_one_and_shows_writer_actions_to_writers_only(
+    ui_env: Settings, store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Keys in a data home of this test's own; the store stays the module's.
+    monkeypatch.setenv("DOCGRAPH_STORE", f"falkordb-local://{ui_env.home}?graph={ui_env.graph}")
+    monkeypatch.setenv("DOCGRAPH_HOME", str(tmp_path))
+    keys = KeyStore(tmp_path)
+    _, reader = keys.create("reader", "alice")
+    writer_record, writer = keys.create("writer", "bob")
+
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
+    no_failure(at)
+    assert [t.value for t in at.title] == ["Sign in"]  # nothing else before a key
+    assert "store connected" not in texts(at.sidebar.markdown)
+    at.text_input(key="signin_input").set_value(reader + "x")
+    at.button[0].click().run()
+    assert "not valid" in texts(at.error) and [t.value for t in at.title] == ["Sign in"]
+
+    at.text_input(key="signin_input").set_value(reader)
+    at.button[0].click().run()
+    no_failure(at)
+    assert at.title[0].value == "Ask" and "Signed in: reader key" in texts(at.sidebar.caption)
+
+    documents = page("documents")
+    documents.session_state["signin_key"] = reader
+    documents.run()
+    no_failure(documents)
+    assert "Stored documents (1)" in texts(documents.subheader)
+    assert "Add documents" not in texts(documents.subheader)  # no upload, folder, delete or reembed
+    assert "needs a writer's key" in texts(documents.caption)
+    with pytest.raises(KeyError):
+        documents.button(key="delete_button")
+
+    documents = page("documents")
+    documents.session_state["signin_key"] = writer
+    documents.run()
+    no_failure(documents)
+    assert "Add documents" in texts(documents.subheader) and documents.button(key="delete_button") is not None
+
+    keys.revoke(writer_record.key_id)  # a revoked key signs its session out at the next run
+    documents.run()
+    assert "Sign in" in [t.value for t in documents.title] and "Add documents" not in texts(documents.subheader)

@@ -15,7 +15,13 @@ from docgraph.app.llm.answer import AnswerResult
 from docgraph.app.llm.citations import Citation
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore
-from docgraph.app.ui_support.answers import numbered_answer, page_highlights, route_summary
+from docgraph.app.ui_support.answers import (
+    numbered_answer,
+    page_highlights,
+    route_summary,
+    safe_markdown,
+    streamed_answer,
+)
 from docgraph.app.ui_support.evidence import MAX_SIMILAR_SHOWN, region_evidence
 from docgraph.app.ui_support.examples import ANALYST_DIR, load_examples
 from docgraph.app.ui_support.graph_view import graph_from_rows, neighbourhood_view, section_outline, section_tree_view
@@ -173,7 +179,11 @@ def test_ingest_helpers(sample: tuple[GraphStore, Settings], tmp_path: Path) -> 
     saved = save_upload("../../etc/My Report (final).PDF", b"%PDF-1.4", tmp_path / "uploads")
     assert saved == tmp_path / "uploads" / "My_Report_final.pdf" and saved.read_bytes() == b"%PDF-1.4"
     with pytest.raises(ConfigError, match="not a folder"):
-        folder_pdfs(str(tmp_path / "missing"))
+        folder_pdfs(str(tmp_path / "missing"), [tmp_path])
+    with pytest.raises(ConfigError, match="is off"):
+        folder_pdfs(str(tmp_path), [])
+    with pytest.raises(ConfigError, match="not below an ingest root"):
+        folder_pdfs(str(tmp_path), [tmp_path / "uploads"])
 
     steps = [overall_fraction(i, 2, stage, done, 4) for i in (0, 1) for stage in ("read", "embed") for done in (0, 4)]
     assert steps == sorted(steps) and steps[-1] <= 1.0 and overall_fraction(1, 2, "done", 1, 1) == 1.0
@@ -218,3 +228,12 @@ def test_every_kind_of_vector_property_is_left_out_of_listings() -> None:
     hidden = ["embedding", "gnn_embedding", "passage_embeddings", "gnn_embedding_no_sim"]
     shown = ["text", "kind", "embedding_model", "page"]
     assert [name for name in hidden + shown if is_vector_property(name)] == hidden
+
+
+def test_model_markdown_fetches_no_images_and_streaming_shows_no_citation_tags() -> None:
+    hostile = 'Fed ![pixel](http://evil.example/t.png "t") at ![logo][r] 10:30 [see](http://docs.example).'
+    assert safe_markdown(hostile) == "Fed pixel at logo 10:30 [see](http://docs.example)."
+    pieces = ["At 10:30 [docgraph-sample p.1 #r7", "] and 15:00 [invented p.9 #r1; docgraph-sample p.2", " #r3]."]
+    shown = [streamed_answer(pieces[: n + 1]) for n in range(len(pieces))]
+    assert shown == ["At 10:30", "At 10:30 and 15:00", "At 10:30 and 15:00."]
+    assert all("#r" not in text and "invented" not in text for text in shown)

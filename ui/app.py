@@ -15,11 +15,12 @@ if importlib.util.find_spec("docgraph") is None:
 
 import streamlit as st  # noqa: E402
 
-from docgraph.ui import common  # noqa: E402
+from docgraph.ui import common, signin  # noqa: E402
 from docgraph.ui.views import ask, cypher_page, documents, graph  # noqa: E402
 
 # No page or page_icon icons: Streamlit fetches a material-icon favicon from a font CDN (offline here).
 st.set_page_config(page_title="docgraph", layout="wide")
+signin.signed_in_role()  # once any API key exists, nothing shows before a valid one is given
 navigation = st.navigation(
     [
         st.Page(ask.render, title="Ask", default=True),

@@ -12,8 +12,10 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from docgraph.app.api import routes_documents, routes_query
+from docgraph.app.api.access import AccessGuard, allowed_hosts
 from docgraph.app.api.errors import SafeJSONResponse, UploadLimitMiddleware, install_error_handlers
 from docgraph.app.api.state import ApiState
+from docgraph.app.auth.keys import KeyStore
 from docgraph.app.config import Settings, load_settings
 from docgraph.app.stores.base import GraphStore
 
@@ -22,8 +24,9 @@ MULTIPART_SLACK_BYTES = 64 * 1024
 UPLOAD_PATH = "/documents"
 
 
-def create_app(settings: Settings | None = None, store: GraphStore | None = None) -> FastAPI:
-    """The API over the store ``settings`` name (or over ``store``, which the caller then closes)."""
+def create_app(settings: Settings | None = None, store: GraphStore | None = None, listen_host: str = "") -> FastAPI:
+    """The API over the store ``settings`` name (or over ``store``, which the caller then closes),
+    answering to loopback, ``listen_host`` and the configured host names."""
     state = ApiState(settings or load_settings(), store)
 
     @asynccontextmanager
@@ -50,4 +53,6 @@ def create_app(settings: Settings | None = None, store: GraphStore | None = None
         limit_bytes=state.max_upload_bytes,
         slack_bytes=MULTIPART_SLACK_BYTES,
     )
+    hosts = allowed_hosts(state.settings.allowed_hosts.split(","), listen_host)
+    app.add_middleware(AccessGuard, keys=KeyStore(state.settings.home), hosts=hosts)  # outermost: runs first
     return app

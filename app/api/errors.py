@@ -34,6 +34,7 @@ from docgraph.errors import (
     QueryTimeoutError,
     QuestionError,
     ReadOnlyViolationError,
+    StoreBusyError,
     StoreError,
     StoreUnavailableError,
     Text2CypherError,
@@ -59,6 +60,7 @@ ERROR_STATUS: list[tuple[type[Exception], int, str]] = [
     (QuerySyntaxError, 400, "query_syntax"),
     (QueryTimeoutError, 504, "query_timeout"),
     (StoreUnavailableError, 503, "store_unavailable"),
+    (StoreBusyError, 503, "store_busy"),
     (StoreError, 500, "store_error"),
     (Text2CypherError, 422, "no_valid_query"),
     (LLMUnavailableError, 503, "llm_unavailable"),
@@ -72,7 +74,7 @@ ERROR_STATUS: list[tuple[type[Exception], int, str]] = [
 ]
 
 # Statuses every route may answer, for the OpenAPI schema.
-COMMON_ERRORS = (400, 422, 500, 503)
+COMMON_ERRORS = (400, 401, 422, 500, 503)
 INTERNAL_MESSAGE = "internal server error (the server log has the details)"
 
 

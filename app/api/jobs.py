@@ -127,6 +127,9 @@ class JobManager:
             job.status = "failed" if report.status == "failed" else "succeeded"
             job.error = report.error
         finally:
+            job.error = without_upload_path(job.error, job)
+            if job.report is not None:
+                job.report["error"] = without_upload_path(str(job.report.get("error", "")), job)
             job.finished_at = _now()
             shutil.rmtree(job.path.parent, ignore_errors=True)
 
@@ -142,3 +145,8 @@ class JobManager:
         report = IngestPipeline(stages, pipeline.notes, pipeline.build).ingest(job.path, progress=progress)
         report.path = Path(job.file_name)  # the client's name for the file, not the server's temp path
         return report
+
+
+def without_upload_path(text: str, job: Job) -> str:
+    """``text`` with the server's upload path of the job's file replaced by the client's file name."""
+    return text.replace(str(job.path), job.file_name).replace(str(job.path.parent), "<upload>")

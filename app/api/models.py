@@ -85,7 +85,7 @@ class ErrorResponse(ResponseModel):
 class HealthModel(ResponseModel):
     status: Literal["ok", "unavailable"]
     version: str
-    store: str = Field(description="Store URL, credentials removed")
+    store: str = Field(description="The store's kind and graph (no path, host or credentials)")
     dialect: str = Field(description="falkordb or neo4j; empty when the store cannot be reached")
     documents: int | None = Field(description="Documents stored; null when the store cannot be reached")
     llm: bool = Field(description="Whether an LLM endpoint is configured (else answers are extractive)")

@@ -16,8 +16,10 @@ from docgraph.app.api.models import DeleteResultModel, DocumentModel, HealthMode
 from docgraph.app.api.responses import documented
 from docgraph.app.api.state import ApiState
 from docgraph.app.config import Settings
-from docgraph.app.jobs.documents import find_document, list_documents
+from docgraph.app.jobs.documents import clashing_document, list_documents
+from docgraph.app.jobs.documents import delete_document as delete_document_and_copy
 from docgraph.app.llm.client import llm_configured
+from docgraph.app.pipeline.stages import kept_copies_dir
 from docgraph.app.stores.url import parse_store_url
 from docgraph.errors import DocgraphError
 
@@ -48,7 +50,7 @@ def health(state: State) -> JSONResponse:
     body: dict[str, Any] = {
         "status": "ok",
         "version": package_version(),
-        "store": redacted_store_url(settings),
+        "store": public_store_name(settings),
         "dialect": "",
         "documents": None,
         "llm": llm_configured(settings),
@@ -56,10 +58,10 @@ def health(state: State) -> JSONResponse:
     }
     try:
         store = state.store()
-        body["store"], body["dialect"] = store.url, store.dialect
+        body["dialect"] = store.dialect
         body["documents"] = len(list_documents(store))
     except DocgraphError as error:
-        body["status"], body["error"] = "unavailable", str(error)
+        body["status"], body["error"] = "unavailable", str(error).replace(str(settings.home), "<data home>")
         return SafeJSONResponse(as_json(HealthModel, body), status_code=503)
     return SafeJSONResponse(as_json(HealthModel, body))
 
@@ -74,7 +76,7 @@ def documents(state: State) -> list[dict[str, Any]]:
     "/documents",
     status_code=202,
     response_model=JobModel,
-    responses=documented(413, 415),
+    responses=documented(403, 409, 413, 415),
     tags=["documents"],
 )
 def upload_document(
@@ -88,14 +90,18 @@ def upload_document(
             "(after an update of docgraph within one release)"
         ),
     ] = False,
+    replace: Annotated[
+        bool,
+        Form(description="Replace a different document stored under the same name (without it: 409)"),
+    ] = False,
 ) -> JSONResponse:
     """Upload a PDF and ingest it in the background; poll ``GET /jobs/{job_id}`` for progress.
 
-    A document of the same name replaces the stored one (same content built the same way: nothing
-    changes, unless ``force``).
+    The same file again changes nothing (unless ``force``). A different file under the name of a
+    stored document is refused with 409 unless ``replace`` is set: a name alone never replaces one.
     """
     _check_upload(file, state.max_upload_bytes)
-    state.store()  # refuse now (503) rather than fail in the job when the store is down
+    store = state.store()  # refuse now (503) rather than fail in the job when the store is down
     name = safe_file_name(file.filename)
     job_dir = state.uploads_dir / uuid.uuid4().hex
     job_dir.mkdir(parents=True, exist_ok=True)
@@ -103,19 +109,24 @@ def upload_document(
     file.file.seek(0)
     with target.open("wb") as out:
         shutil.copyfileobj(file.file, out)
+    clash = None if replace else clashing_document(store, name, target)
+    if clash is not None:
+        shutil.rmtree(job_dir, ignore_errors=True)
+        raise ApiError(409, "conflict", f"a different document is stored as {clash!r}: send replace=true to replace it")
     job = state.jobs.submit(name, target, embed=embed, force=force)
     return SafeJSONResponse(
         as_json(JobModel, job.to_json()), status_code=202, headers={"Location": f"/jobs/{job.job_id}"}
     )
 
 
-@router.delete("/documents/{doc_id}", response_model=DeleteResultModel, responses=documented(404), tags=["documents"])
+@router.delete(
+    "/documents/{doc_id}", response_model=DeleteResultModel, responses=documented(403, 404), tags=["documents"]
+)
 def delete_document(doc_id: str, state: State) -> dict[str, Any]:
     """Delete a document (by id or file name) and everything under it."""
     store = state.store()
-    document = find_document(store, doc_id)
-    deleted = store.delete_document(str(document["doc_id"]))
-    return as_json(DeleteResultModel, {"doc_id": document["doc_id"], "deleted_nodes": deleted})
+    deleted_id, deleted = delete_document_and_copy(store, doc_id, kept_copies_dir(state.settings.home, store))
+    return as_json(DeleteResultModel, {"doc_id": deleted_id, "deleted_nodes": deleted})
 
 
 @router.get("/jobs/{job_id}", response_model=JobModel, responses=documented(404), tags=["documents"])
@@ -124,10 +135,10 @@ def job_status(job_id: str, state: State) -> dict[str, Any]:
     return as_json(JobModel, state.jobs.get(job_id).to_json())
 
 
-def redacted_store_url(settings: Settings) -> str:
-    """The configured store URL without its password (the store may not be open yet)."""
+def public_store_name(settings: Settings) -> str:
+    """The configured store's kind and graph: no path, host or password (the store may not be open yet)."""
     try:
-        return parse_store_url(settings.store_url, settings).redacted()
+        return parse_store_url(settings.store_url, settings).public()
     except DocgraphError:
         return "(invalid store URL)"
 

@@ -59,7 +59,7 @@ def ask_question(body: AskRequest, state: State) -> dict[str, Any]:
     return as_json(AnswerModel, result.to_json())
 
 
-@router.post("/cypher", response_model=CypherResultModel, responses=documented(403, 502, 504), tags=["query"])
+@router.post("/cypher", response_model=CypherResultModel, responses=documented(403, 429, 502, 504), tags=["query"])
 def cypher(body: CypherRequest, state: State) -> dict[str, Any]:
     """Run a read-only Cypher query, or turn a question into one (needs an LLM) and run it.
 
@@ -67,10 +67,12 @@ def cypher(body: CypherRequest, state: State) -> dict[str, Any]:
     file access and procedures beyond the schema ones; rows are cut at ``text2cypher_row_limit``.
     """
     store = state.store()
-    if body.question is not None and body.question.strip():
-        return as_json(CypherResultModel, text2cypher(body.question, store, state.settings, run=body.run).to_json())
-    assert body.query is not None  # the request model insists on one of the two
-    return as_json(CypherResultModel, run_read_only(store, state.settings, body.query, body.params, body.run))
+    with state.user_query_slot():
+        if body.question is not None and body.question.strip():
+            result = text2cypher(body.question, store, state.settings, run=body.run).to_json()
+            return as_json(CypherResultModel, result)
+        assert body.query is not None  # the request model insists on one of the two
+        return as_json(CypherResultModel, run_read_only(store, state.settings, body.query, body.params, body.run))
 
 
 def run_read_only(
@@ -85,7 +87,7 @@ def run_read_only(
     rows: list[dict[str, Any]] = []
     try:
         if run:
-            rows = store.read(limited, params)
+            rows = store.read(limited, params, timeout_s=settings.user_query_timeout_s)
         else:
             store.explain(limited, params)
     except StoreError as error:

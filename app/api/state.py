@@ -9,8 +9,11 @@ and reloads only documents whose stored version changed.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+from docgraph.app.api.errors import ApiError
 from docgraph.app.api.jobs import JobManager
 from docgraph.app.config import Settings
 from docgraph.app.pipeline.build import build_ingest_pipeline
@@ -23,6 +26,8 @@ from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import open_store
 from docgraph.models.encoders import TextEncoder
 
+QUERY_SLOT_WAIT_S = 2.0  # how long a written query waits for a slot before 429
+
 
 class ApiState:
     def __init__(self, settings: Settings, store: GraphStore | None = None) -> None:
@@ -33,6 +38,7 @@ class ApiState:
         self._corpus: Corpus | None = None
         self._retrievers: dict[str, Retriever] = {}
         self.jobs = JobManager(self.ingest_pipeline)
+        self._query_slots = threading.BoundedSemaphore(settings.user_query_slots)
 
     @property
     def uploads_dir(self) -> Path:
@@ -62,6 +68,18 @@ class ApiState:
             if variant not in self._retrievers:
                 self._retrievers[variant] = make_retriever(variant, store, encoder, corpus=self._corpus)
             return self._retrievers[variant]
+
+    @contextmanager
+    def user_query_slot(self) -> Iterator[None]:
+        """One of the few slots for queries people or models wrote; 429 when none frees up soon."""
+        if not self._query_slots.acquire(timeout=QUERY_SLOT_WAIT_S):
+            raise ApiError(
+                429, "busy", f"{self.settings.user_query_slots} written queries are running already: try again shortly"
+            )
+        try:
+            yield
+        finally:
+            self._query_slots.release()
 
     def ingest_pipeline(self, embed: bool, force: bool = False) -> IngestPipeline:
         return build_ingest_pipeline(self.store(), self.settings, embed=embed, force=force)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -135,4 +136,54 @@ def _cell(value: Any, limit: int = 160) -> str:
         text = json.dumps(value, default=_json_default, ensure_ascii=False)
     else:
         text = str(value)
+    text = terminal_text(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# Terminal escape sequences (OSC: titles, hyperlinks; CSI: colours, cursor moves; DCS and the like),
+# then any other C0 or C1 control character but newline and tab: text from a model or a PDF must
+# not drive the reader's terminal.
+_ESCAPES = re.compile(
+    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC ... BEL or ST
+    r"|(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"  # CSI
+    r"|\x1b[P^_X][^\x1b]*(?:\x1b\\)?"  # DCS, PM, APC, SOS ... ST
+    r"|\x1b[ -/]*[0-~]?"  # any other escape
+)
+_CONTROL = {code: None for code in [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)] if chr(code) not in "\n\t"}
+
+
+def terminal_text(text: str) -> str:
+    """``text`` safe to print to a terminal: escape sequences and other control characters removed
+    (newlines and tabs kept)."""
+    return _ESCAPES.sub("", text).translate(_CONTROL)
+
+
+_COMPLETE_ESCAPE = re.compile(
+    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC, terminated
+    r"|(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"  # CSI with its final byte
+    r"|\x1b[P^_X][^\x1b]*\x1b\\"  # DCS, PM, APC, SOS, terminated
+    r"|\x1b[ -/]*[0-OQ-WYZ\\`-~]"  # any other escape with its final byte
+)
+_LONGEST_HELD = 512  # an escape sequence unfinished after this many characters is not one
+
+
+class TerminalStream:
+    """Streamed text made safe piece by piece: an escape sequence cut between two pieces is held
+    back until it is complete, then dropped whole."""
+
+    def __init__(self) -> None:
+        self.pending = ""
+
+    def feed(self, piece: str) -> str:
+        text = self.pending + piece
+        start = max(text.rfind("\x1b"), text.rfind("\x9b"))
+        tail = text[start:] if start >= 0 else ""
+        if tail and len(tail) < _LONGEST_HELD and not _COMPLETE_ESCAPE.match(tail):
+            self.pending, text = tail, text[:start]
+        else:
+            self.pending = ""
+        return terminal_text(text)
+
+    def close(self) -> str:
+        rest, self.pending = self.pending, ""
+        return terminal_text(rest)

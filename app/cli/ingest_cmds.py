@@ -21,13 +21,19 @@ from docgraph.app.cli.common import (
     stage_progress,
 )
 from docgraph.app.config import Settings
-from docgraph.app.jobs.documents import find_document, list_documents, locate_pdf, page_regions
+from docgraph.app.jobs.documents import (
+    delete_document,
+    find_document,
+    list_documents,
+    locate_pdf,
+    page_regions,
+)
 from docgraph.app.jobs.relink import relink_corpus
 from docgraph.app.llm.client import vision_configured
 from docgraph.app.llm.service import describe_document
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.readers import make_reader, reader_ocr_off
-from docgraph.app.pipeline.stages import IngestReport, expand_paths
+from docgraph.app.pipeline.stages import IngestReport, expand_paths, kept_copies_dir
 from docgraph.app.stores.base import GraphStore
 from docgraph.errors import ConfigError, DocgraphError
 from docgraph.ingest.types import Reader
@@ -171,15 +177,17 @@ def delete_command(
     store: StoreOption = None,
 ) -> None:
     """Delete a document and everything under it."""
-    with opened_store(store) as (graph_store, _):
+    with opened_store(store) as (graph_store, settings):
         document = find_document(graph_store, doc)
         # on FalkorDB the delete rebuilds the full-text indexes: seconds per 10,000 regions
         with nullcontext() if json_out else err_console.status(f"deleting {document['doc_id']}"):
-            deleted = graph_store.delete_document(str(document["doc_id"]))
+            doc_id, deleted = delete_document(
+                graph_store, str(document["doc_id"]), kept_copies_dir(settings.home, graph_store)
+            )
     if json_out:
-        print_json({"doc_id": document["doc_id"], "deleted_nodes": deleted})
+        print_json({"doc_id": doc_id, "deleted_nodes": deleted})
     else:
-        console.print(f"deleted {document['doc_id']}: {deleted} nodes")
+        console.print(f"deleted {doc_id}: {deleted} nodes")
 
 
 @handles_errors
@@ -246,7 +254,7 @@ def render_command(
     with opened_store(store) as (graph_store, settings):
         document = find_document(graph_store, doc)
         regions = page_regions(graph_store, str(document["doc_id"]), page)
-        pdf = locate_pdf(document, settings.home / "files")
+        pdf = locate_pdf(document, kept_copies_dir(settings.home, graph_store))
     render_page(pdf, page, regions, out, dpi=dpi)
     if json_out:
         print_json({"doc_id": document["doc_id"], "page": page, "regions": len(regions), "out": str(out)})

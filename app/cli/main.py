@@ -8,7 +8,16 @@ from typing import Annotated
 
 import typer
 
-from docgraph.app.cli import eval_cmds, ingest_cmds, model_cmds, query_cmds, serve_cmds, store_cmds, ui_cmds
+from docgraph.app.cli import (
+    eval_cmds,
+    ingest_cmds,
+    key_cmds,
+    model_cmds,
+    query_cmds,
+    serve_cmds,
+    store_cmds,
+    ui_cmds,
+)
 from docgraph.app.cli.common import CliState
 
 app = typer.Typer(
@@ -59,6 +68,7 @@ app.command("describe")(query_cmds.describe_command)
 app.command("eval")(eval_cmds.eval_command)
 app.command("bench")(eval_cmds.bench_command)
 app.command("serve")(serve_cmds.serve_command)
+app.add_typer(key_cmds.keys_app, name="keys")
 app.command("ui")(ui_cmds.ui_command)
 app.command("train-layout")(model_cmds.train_layout_command)
 app.command("train-gnn")(model_cmds.train_gnn_command)

@@ -9,12 +9,14 @@ import typer
 from docgraph.app.cli.common import (
     JsonOption,
     StoreOption,
+    TerminalStream,
     console,
     err_console,
     handles_errors,
     opened_store,
     print_json,
     print_rows,
+    terminal_text,
 )
 from docgraph.app.jobs.documents import find_document, list_documents
 from docgraph.app.llm.client import llm_status
@@ -46,10 +48,11 @@ def ask_command(
             err_console.print(f"[dim]{status}[/]", highlight=False)
         chosen = make_retriever(retriever, graph_store, configured_encoder(settings))
         streamed: list[str] = []
+        safe = TerminalStream()
 
         def stream(piece: str) -> None:
             streamed.append(piece)
-            console.print(piece, end="", markup=False, highlight=False, soft_wrap=True)
+            console.print(safe.feed(piece), end="", markup=False, highlight=False, soft_wrap=True)
 
         result = ask(
             question,
@@ -65,9 +68,9 @@ def ask_command(
         print_json(result.to_json())
         return
     if streamed:
-        console.print()
+        console.print(safe.close(), markup=False, highlight=False)
     else:
-        console.print(result.answer, markup=False, highlight=False)
+        console.print(terminal_text(result.answer), markup=False, highlight=False)
     _print_trace(result.route, result.cypher, result.mode)
     _print_evidence([p.to_json() for p in result.evidence])
 
@@ -76,7 +79,7 @@ def _print_trace(route: str, cypher: str | None, mode: str) -> None:
     console.print(f"\n[dim]route: {route} · answer: {mode}[/]")
     if cypher:
         console.print("[dim]cypher:[/]")
-        console.print(cypher, markup=False, highlight=False)
+        console.print(terminal_text(cypher), markup=False, highlight=False)
 
 
 def _print_evidence(evidence: list[dict[str, object]]) -> None:
@@ -84,7 +87,7 @@ def _print_evidence(evidence: list[dict[str, object]]) -> None:
         return
     console.print("[bold]evidence[/]")
     for index, item in enumerate(evidence, 1):
-        text = " ".join(str(item.get("text", "")).split())
+        text = terminal_text(" ".join(str(item.get("text", "")).split()))
         short = text if len(text) <= 240 else text[:239] + "…"
         kind = f"{item['kind']}, OCR" if item.get("ocr") else item["kind"]
         console.print(
@@ -107,7 +110,7 @@ def text2cypher_command(
     if json_out:
         print_json(result.to_json())
         return
-    console.print(result.cypher, markup=False, highlight=False)
+    console.print(terminal_text(result.cypher), markup=False, highlight=False)
     if run:
         print_rows(result.rows or [])
 
@@ -130,4 +133,4 @@ def describe_command(
         line = f"{report.doc_id}: {len(report.described)} described, {len(report.failed)} failed, {report.seconds:.1f}s"
         console.print(line, highlight=False)
         for region_id, why in report.failed.items():
-            err_console.print(f"  {region_id}: {why}", highlight=False, markup=False)
+            err_console.print(f"  {region_id}: {terminal_text(why)}", highlight=False, markup=False)

@@ -6,6 +6,8 @@ from typing import Annotated
 
 import typer
 
+from docgraph.app.auth.exposure import check_exposure
+from docgraph.app.auth.keys import KeyStore
 from docgraph.app.cli.common import StoreOption, console, handles_errors, settings_for
 
 
@@ -21,5 +23,6 @@ def serve_command(
     from docgraph.app.api.app import create_app
 
     settings = settings_for(store)
+    check_exposure(host, KeyStore(settings.home))
     console.print(f"docgraph API on http://{host}:{port} (docs at /docs), store {settings.store_url}", highlight=False)
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    uvicorn.run(create_app(settings, listen_host=host), host=host, port=port, log_level="info")

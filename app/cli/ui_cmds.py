@@ -9,6 +9,8 @@ from typing import Annotated
 
 import typer
 
+from docgraph.app.auth.exposure import check_exposure
+from docgraph.app.auth.keys import KeyStore
 from docgraph.app.cli.common import StoreOption, console, handles_errors, settings_for
 from docgraph.app.resources import IMPORT_ROOT, ROOT
 
@@ -23,6 +25,7 @@ def ui_command(
 ) -> None:
     """Start the web UI (Streamlit): ask, browse documents, run Cypher, explore the graph."""
     settings = settings_for(store)  # a bad setting fails here, in one line, not inside the app
+    check_exposure(host, KeyStore(settings.home))
     console.print(f"docgraph UI on http://{host}:{port} (store {settings.store_url})", highlight=False)
     sys.stdout.flush()
     command = streamlit_command(host, port)

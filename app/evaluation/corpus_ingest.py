@@ -12,8 +12,7 @@ from docgraph.app.pipeline.stages import EmbedStage, IngestPipeline, IngestRepor
 from docgraph.app.retrieval.corpus import stored_builds
 from docgraph.app.stores.base import GraphStore
 from docgraph.errors import IngestError
-from docgraph.ingest.pdf.checks import file_sha256
-from docgraph.ingest.structure.ids import doc_id_for
+from docgraph.ingest.structure.ids import doc_id_for, file_sha256
 from docgraph.models.encoders import TextEncoder
 from docgraph.records import document_version
 

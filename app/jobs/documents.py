@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from docgraph.app.pipeline.stages import drop_unused_copy
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, Row
 from docgraph.errors import DocumentNotFoundError
+from docgraph.ingest.structure.ids import doc_id_for, file_sha256
 
 
 def list_documents(store: GraphStore) -> list[Row]:
@@ -26,13 +28,36 @@ def page_regions(store: GraphStore, doc_id: str, page: int) -> list[Row]:
 
 
 def locate_pdf(document: dict[str, Any], files_dir: Path) -> Path:
-    """The kept copy under the data home, else the path it was ingested from."""
-    kept = files_dir / f"{document['sha256']}.pdf"
-    if kept.is_file():
-        return kept
+    """The kept copy under the data home (in the store's folder, or where copies were kept before
+    there were such folders), else the path it was ingested from."""
+    for kept in (files_dir / f"{document['sha256']}.pdf", files_dir.parent / f"{document['sha256']}.pdf"):
+        if kept.is_file():
+            return kept
     source = Path(str(document.get("source_path") or ""))
     if source.is_file():
         return source
     raise DocumentNotFoundError(
         f"the PDF of {document['doc_id']!r} is neither under {files_dir} nor at {source}: ingest it again"
     )
+
+
+def delete_document(store: GraphStore, doc: str, files_dir: Path) -> tuple[str, int]:
+    """Delete a document (by id or file name) and its kept PDF copy, unless another stored document
+    has the same content; returns its id and how many nodes went."""
+    document = find_document(store, doc)
+    doc_id, sha256 = str(document["doc_id"]), str(document.get("sha256") or "")
+    deleted = store.delete_document(doc_id)
+    if sha256:
+        drop_unused_copy(store, files_dir, sha256)
+    return doc_id, deleted
+
+
+def clashing_document(store: GraphStore, file_name: str, path: Path) -> str | None:
+    """The id of a stored document that ``path`` (to be ingested as ``file_name``) would replace
+    though its content differs; None when nothing or the same file is stored under that name."""
+    doc_id = doc_id_for(file_name)
+    try:
+        stored = find_document(store, doc_id)
+    except DocumentNotFoundError:
+        return None
+    return doc_id if str(stored.get("sha256") or "") != file_sha256(path) else None

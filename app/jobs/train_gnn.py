@@ -19,7 +19,7 @@ from docgraph.app.resources import docgraph_release, source_commit
 from docgraph.errors import ConfigError, IngestError
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.links.similarity import DEFAULT_K
-from docgraph.ingest.pdf.checks import file_sha256
+from docgraph.ingest.structure.ids import file_sha256
 from docgraph.models.encoders import TextEncoder
 from docgraph.models.gnn import RelationalGNN, save_checkpoint
 from docgraph.models.graph_tensors import GROUPS

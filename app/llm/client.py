@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from docgraph.app.config import Settings
-from docgraph.errors import LLMRequestError, LLMUnavailableError
+from docgraph.errors import LLMRequestError, LLMTimeoutError, LLMUnavailableError
 
 if TYPE_CHECKING:  # the SDK is imported on use: ~1.5 s that a run without an LLM endpoint never needs
     import openai
@@ -23,7 +23,9 @@ NOT_CONFIGURED = (
     "no LLM endpoint configured (set OPENAI_BASE_URL, OPENAI_API_KEY and DOCGRAPH_LLM_MODEL): answers are extractive"
 )
 NO_VISION_MODEL = "no vision model configured (set DOCGRAPH_VLM_MODEL, and the LLM endpoint)"
-REQUEST_TIMEOUT_S = 120.0  # one completion; generous because local models can be slow
+REQUEST_TIMEOUT_S = 60.0  # one completion (settings.llm_timeout_s); tried once more on a time-out
+MAX_TOKENS = 1024  # settings.llm_max_tokens: a reply's bound when a call names none
+MAX_REPLY_CHARS = 64_000  # a reply is cut here whatever the endpoint does with max_tokens
 TOP_LOGPROBS = 5
 
 StreamCallback = Callable[[str], None]
@@ -98,7 +100,14 @@ def llm_status(settings: Settings) -> str:
 def make_client(settings: Settings) -> LLMClient:
     if not llm_configured(settings):
         raise LLMUnavailableError(NOT_CONFIGURED)
-    return LLMClient(settings.llm_base_url, settings.llm_api_key, settings.llm_model, settings.vlm_model)
+    return LLMClient(
+        settings.llm_base_url,
+        settings.llm_api_key,
+        settings.llm_model,
+        settings.vlm_model,
+        timeout_s=settings.llm_timeout_s,
+        max_tokens=settings.llm_max_tokens,
+    )
 
 
 def optional_client(settings: Settings) -> LLMClient | None:
@@ -113,6 +122,7 @@ class LLMClient:
     model: str
     vlm_model: str = ""
     timeout_s: float = REQUEST_TIMEOUT_S
+    max_tokens: int = MAX_TOKENS
     # Set once an endpoint has refused log-probabilities, so later calls stop asking for them.
     logprobs_refused: bool = False
     _sdk: openai.OpenAI | None = field(default=None, repr=False)
@@ -169,8 +179,7 @@ class LLMClient:
         model: str,
     ) -> Completion:
         options: dict[str, Any] = {"model": model, "messages": messages, "temperature": 0.0}
-        if max_tokens is not None:
-            options["max_tokens"] = max_tokens
+        options["max_tokens"] = max_tokens if max_tokens is not None else self.max_tokens
         if logprobs:
             options.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
         import openai
@@ -184,12 +193,18 @@ class LLMClient:
                     **options, stream=True, stream_options={"include_usage": True}
                 )
                 completion = _from_chunks(cast(Iterable[Any], chunks), stream)
+        except openai.APITimeoutError as exc:
+            raise LLMTimeoutError(
+                f"the LLM endpoint {self.base_url} did not answer within {self.timeout_s:g}s (tried twice)"
+            ) from exc
         except openai.APIConnectionError as exc:
             raise LLMUnavailableError(f"the LLM endpoint {self.base_url} cannot be reached: {exc}") from exc
         except openai.BadRequestError:
             raise
         except openai.APIStatusError as exc:
             raise LLMRequestError(f"the LLM endpoint answered HTTP {exc.status_code}: {_error_text(exc)}") from exc
+        except (openai.APIError, ValueError, AttributeError, TypeError) as exc:  # a reply that is not a completion
+            raise LLMRequestError(f"the LLM endpoint sent back something that is not a chat completion: {exc}") from exc
         completion.seconds = time.perf_counter() - started
         return completion
 
@@ -209,7 +224,7 @@ def _from_response(response: Any) -> Completion:
     choice = response.choices[0]
     usage = response.usage
     return Completion(
-        text=choice.message.content or "",
+        text=(choice.message.content or "")[:MAX_REPLY_CHARS],
         logprobs=_token_logprobs(choice.logprobs),
         prompt_tokens=usage.prompt_tokens if usage else None,
         completion_tokens=usage.completion_tokens if usage else None,
@@ -218,6 +233,7 @@ def _from_response(response: Any) -> Completion:
 
 def _from_chunks(chunks: Iterable[Any], stream: StreamCallback) -> Completion:
     parts: list[str] = []
+    size = 0
     logprobs: list[TokenLogprob] | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
@@ -229,8 +245,13 @@ def _from_chunks(chunks: Iterable[Any], stream: StreamCallback) -> Completion:
         choice = chunk.choices[0]
         text = choice.delta.content if choice.delta else None
         if text:
-            parts.append(text)
-            stream(text)
+            kept = text[: MAX_REPLY_CHARS - size]
+            parts.append(kept)
+            size += len(kept)
+            stream(kept)
+            if size >= MAX_REPLY_CHARS:
+                getattr(chunks, "close", lambda: None)()  # long enough: stop the request
+                break
         chunk_logprobs = _token_logprobs(choice.logprobs)
         if chunk_logprobs is not None:
             logprobs = (logprobs or []) + chunk_logprobs

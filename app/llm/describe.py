@@ -21,6 +21,7 @@ from docgraph.app.jobs.documents import find_document, locate_pdf
 from docgraph.app.llm.client import NO_VISION_MODEL, LLMClient, TokenUsage, make_client
 from docgraph.app.llm.prompting import fill
 from docgraph.app.pipeline.embedding import MAX_TEXT_CHARS, configured_encoder, encode_cached, shorten
+from docgraph.app.pipeline.stages import kept_copies_dir
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, Row
 from docgraph.errors import LLMRequestError, LLMUnavailableError
@@ -85,7 +86,7 @@ def describe_document(
     report = DescribeReport(doc_id=str(document["doc_id"]))
     targets = store.read(cypher.load("describe_targets", store.dialect), {"doc_id": report.doc_id, "redo": redo})
     if targets:
-        pdf = locate_pdf(document, settings.home / "files")
+        pdf = locate_pdf(document, kept_copies_dir(settings.home, store))
         encoder = encoder or _load_encoder(settings)
         try:
             for done, target in enumerate(targets, start=1):

@@ -25,7 +25,7 @@ from docgraph.app.llm.text2cypher import Text2CypherResult, generate_cypher
 from docgraph.app.llm.uncertainty import answer_with_rereads, evidence_groups, prune_evidence
 from docgraph.app.retrieval.base import Retriever
 from docgraph.app.stores.base import GraphStore, Row
-from docgraph.errors import LLMUnavailableError, QuestionError, Text2CypherError
+from docgraph.errors import LLMTimeoutError, LLMUnavailableError, QuestionError, Text2CypherError
 
 __all__ = ["DescribeReport", "ask", "check_question", "describe_document", "text2cypher"]
 
@@ -57,7 +57,14 @@ def ask(
         if force_cypher:
             raise LLMUnavailableError(NOT_CONFIGURED)
         result.note("llm", status=NOT_CONFIGURED)
-    decision = _decide(question, client, force_cypher, result)
+    try:
+        decision = _decide(question, client, force_cypher, result)
+    except LLMTimeoutError as error:
+        if force_cypher:
+            raise
+        _without_llm(result, error)
+        client = None
+        decision = _decide(question, client, force_cypher, result)
     extras = Extras(sub_questions=decision.sub_questions)
     groups: Groups | None = None
     first_round = k
@@ -77,7 +84,11 @@ def ask(
         if stream_callback is not None:
             stream_callback(NO_DOCUMENTS)
     else:
-        _answer(result, question, groups, first_round, store, settings, client, extras, stream_callback)
+        try:
+            _answer(result, question, groups, first_round, store, settings, client, extras, stream_callback)
+        except LLMTimeoutError as error:
+            _without_llm(result, error)
+            _answer(result, question, groups, first_round, store, settings, None, extras, stream_callback)
     result.timings["total"] = time.perf_counter() - started
     return result
 
@@ -92,6 +103,12 @@ def check_question(question: str) -> None:
     """Refuse a question with nothing in it (``QuestionError``)."""
     if not question.strip():
         raise QuestionError("the question is empty")
+
+
+def _without_llm(result: AnswerResult, error: LLMTimeoutError) -> None:
+    """Give up on a hung endpoint for the rest of this answer: it is extractive, and says why."""
+    result.mode = "extractive"
+    result.note("llm", status=f"{error}: the answer is extractive")
 
 
 def _decide(question: str, client: LLMClient | None, force_cypher: bool, result: AnswerResult) -> RouteDecision:

@@ -26,6 +26,8 @@ from docgraph.app.stores.base import GraphStore, Row
 from docgraph.app.stores.schema import load_graph_schema
 from docgraph.errors import QuerySyntaxError, StoreError, StoreUnavailableError, Text2CypherError
 
+MAX_ECHOED_CHARS = 4000  # of a refused reply, sent back with the database's error for another try
+
 EXAMPLES_DIR = CYPHER_DIR / "examples"
 DATABASE_NAMES = {"falkordb": "FalkorDB", "neo4j": "Neo4j 5"}
 _CODE_BLOCK = re.compile(r"```[ \t]*(?:cypher|sql|neo4j)?[ \t]*\n?(.*?)```", re.DOTALL | re.IGNORECASE)
@@ -137,7 +139,7 @@ def _generate(
         except StoreError as error:
             result.attempts.append(CypherAttempt(query, str(error)))
             messages += [
-                {"role": "assistant", "content": completion.text},
+                {"role": "assistant", "content": completion.text[:MAX_ECHOED_CHARS]},
                 {"role": "user", "content": fill("text2cypher_retry", error=str(error))},
             ]
             continue
@@ -167,7 +169,7 @@ def _check_and_run(query: str, store: GraphStore, settings: Settings, run: bool,
     if not run:
         return
     query_started = time.perf_counter()
-    rows = store.read(limited, timeout_s=settings.query_timeout_s)
+    rows = store.read(limited, timeout_s=settings.user_query_timeout_s)
     result.timings["query"] = time.perf_counter() - query_started
     result.ran = True
     result.truncated = len(rows) > settings.text2cypher_row_limit

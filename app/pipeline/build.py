@@ -14,7 +14,15 @@ from docgraph.app.config import Settings
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.pipeline.readers import make_reader, reader_notes, reader_ocr_off
 from docgraph.app.pipeline.similarity import CorpusSimilarityStage, SimilarityStage
-from docgraph.app.pipeline.stages import EmbedStage, GraphStage, IngestPipeline, ReadStage, Stage, WriteStage
+from docgraph.app.pipeline.stages import (
+    EmbedStage,
+    GraphStage,
+    IngestPipeline,
+    ReadStage,
+    Stage,
+    WriteStage,
+    kept_copies_dir,
+)
 from docgraph.app.resources import docgraph_release
 from docgraph.app.stores.base import GraphStore
 from docgraph.errors import ModelError
@@ -53,7 +61,7 @@ def build_ingest_pipeline(
     else:
         notes.append("embeddings off (--no-embed): vector search and the GNN will not see these documents")
         build.append("no embeddings")
-    stages.append(WriteStage(store, files_dir=settings.home / "files", force=force))
+    stages.append(WriteStage(store, files_dir=kept_copies_dir(settings.home, store), force=force))
     return IngestPipeline(stages, notes, "; ".join(build))
 
 

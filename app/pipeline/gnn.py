@@ -16,7 +16,7 @@ from docgraph.app.pipeline.stages import IngestContext, embedded_batch
 from docgraph.app.resources import ROOT
 from docgraph.app.stores.schema import GNN_ABLATION_PROPERTIES, GNN_PROPERTY
 from docgraph.errors import ModelError
-from docgraph.ingest.pdf.checks import file_sha256
+from docgraph.ingest.structure.ids import file_sha256
 from docgraph.models.gnn import Checkpoint, RelationalGNN, load_checkpoint
 from docgraph.models.graph_tensors import GROUPS, records_to_tensors
 from docgraph.records import GraphBatch

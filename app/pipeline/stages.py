@@ -7,6 +7,7 @@ anything is written, so a bad file never touches the graph. ``build.py`` puts th
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -17,6 +18,7 @@ from typing import Any, Protocol
 
 from docgraph.app.pipeline.embedding import embed_batch
 from docgraph.app.pipeline.gnn_store import refresh_stale_gnn
+from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, WriteResult
 from docgraph.errors import BadDocumentError, DocgraphError, IngestError
 from docgraph.ingest.graph import build_graph
@@ -88,11 +90,14 @@ class WriteStage:
 
     def run(self, ctx: IngestContext) -> None:
         assert ctx.batch is not None
+        previous = stored_sha256(self.store, ctx.batch.doc_id) if self.files_dir is not None else None
         ctx.result = self.store.write_document(ctx.batch, force=self.force)
         if not ctx.result.written:
             ctx.refreshed = refresh_stale_gnn(self.store, ctx.batch)
         if self.files_dir is not None:
             keep_copy(ctx.path, self.files_dir, ctx.batch.sha256)
+            if previous and previous != ctx.batch.sha256:  # another file replaced: its copy may go
+                drop_unused_copy(self.store, self.files_dir, previous)
 
 
 def embedded_batch(ctx: IngestContext, stage: str) -> GraphBatch | None:
@@ -103,6 +108,24 @@ def embedded_batch(ctx: IngestContext, stage: str) -> GraphBatch | None:
     if not any(node.props.get("embedding") for node in ctx.batch.nodes if node.label == "Region"):
         return None
     return ctx.batch
+
+
+def kept_copies_dir(home: Path, store: GraphStore) -> Path:
+    """Where the PDFs of ``store``'s documents are kept under the data home: one folder per store,
+    so that deleting a document of one graph never takes a file another graph renders from."""
+    return home / "files" / hashlib.sha256(store.url.encode()).hexdigest()[:12]
+
+
+def stored_sha256(store: GraphStore, doc_id: str) -> str | None:
+    rows = store.read(cypher.load("document_sha256", store.dialect), {"doc_id": doc_id})
+    return str(rows[0]["sha256"]) if rows and rows[0]["sha256"] else None
+
+
+def drop_unused_copy(store: GraphStore, files_dir: Path, sha256: str) -> None:
+    """Remove the kept copy of ``sha256`` unless a stored document still has that content."""
+    rows = store.read(cypher.load("count_documents_with_sha256", store.dialect), {"sha256": sha256})
+    if not rows or not int(rows[0]["documents"] or 0):
+        (files_dir / f"{sha256}.pdf").unlink(missing_ok=True)
 
 
 def keep_copy(path: Path, files_dir: Path, sha256: str) -> Path:

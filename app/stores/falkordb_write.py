@@ -28,6 +28,7 @@ writer of the same graph makes it retry rather than interleave.
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
 import uuid
@@ -49,11 +50,13 @@ from docgraph.app.stores.records import (
     render_edges,
     render_nodes,
 )
-from docgraph.errors import StoreError, StoreUnavailableError
+from docgraph.errors import StoreBusyError, StoreError, StoreUnavailableError
 from docgraph.records import ID_PROPERTY, GraphBatch
 
 DIALECT = "falkordb"
-WATCH_RETRIES = 10
+WATCH_RETRIES = 10  # tries at the least, however long they take
+CONFLICT_BUDGET_S = 120.0  # and more while other writers keep the graph busy, up to this long
+MAX_BACKOFF_S = 1.0
 _EMPTY_GRAPH = "empty key"
 T = TypeVar("T")
 
@@ -153,16 +156,20 @@ class DocumentWriter:
         return self._retrying(lambda: self._try_delete(doc_id), doc_id, "deleting", "deleted")
 
     def _retrying(self, attempt: Callable[[], T | None], doc_id: str, doing: str, done: str) -> T:
-        """Run an optimistic ``attempt`` until no concurrent change to the graph aborts it."""
+        """Run an optimistic ``attempt`` until no concurrent change to the graph aborts it: another
+        writer got in first, so wait (longer each time, with jitter) for it to finish."""
+        deadline = time.monotonic() + CONFLICT_BUDGET_S
         try:
-            for _ in range(WATCH_RETRIES):
+            for tries in itertools.count():
                 outcome = attempt()
                 if outcome is not None:
                     return outcome
-                time.sleep(random.uniform(0.0, 0.05))  # another writer got in first; let it finish
+                if tries + 1 >= WATCH_RETRIES and time.monotonic() >= deadline:
+                    break
+                time.sleep(random.uniform(0.0, min(MAX_BACKOFF_S, 0.05 * 2**tries)))
         except redis.ConnectionError as error:
             raise StoreUnavailableError(f"FalkorDB connection lost while {doing} {doc_id}: {error}") from error
-        raise StoreError(f"document {doc_id} kept changing while it was {done}; try again")
+        raise StoreBusyError(f"document {doc_id} kept changing while it was {done}; try again")
 
     def _try_delete(self, doc_id: str) -> int | None:
         """One optimistic attempt (the label list is read under WATCH); None when it was aborted."""

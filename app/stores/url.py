@@ -43,6 +43,10 @@ class StoreURL:
         """``scheme://host:port`` without credentials or path (what the Neo4j driver takes)."""
         return f"{self.scheme}://{_bracketed(self.host)}:{self.port}"
 
+    def public(self) -> str:
+        """The store as shown to API clients: its kind and graph, no path, host or credentials."""
+        return f"{self.kind} (graph {self.graph})"
+
     def redacted(self) -> str:
         """The URL as shown to people: the password is never printed."""
         if self.kind == "falkordb-local":

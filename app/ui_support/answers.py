@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docgraph.app.llm.answer import AnswerResult
 from docgraph.app.llm.citations import Citation
+
+# ![alt](url), ![alt](url "title"), ![alt][ref] and ![alt]: an image the browser would fetch.
+_IMAGE = re.compile(r"!\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])?")
+# A group of citation tags, "[zoo p.3 #r7]" or "[zoo p.3 #r7; zoo p.4 #r2]".
+_CITATION_GROUP = re.compile(r"\s?\[[^\[\]]*#[^\[\]]*\]")
+_OPEN_BRACKET = re.compile(r"\s?\[[^\[\]]*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,11 +32,24 @@ def numbered_citations(citations: Sequence[Citation]) -> list[NumberedCitation]:
 
 
 def numbered_answer(result: AnswerResult) -> str:
-    """The answer with each ``[tag]`` replaced by its citation number, e.g. ``[2]``."""
-    text = result.answer
+    """The answer as safe Markdown, each ``[tag]`` replaced by its citation number, e.g. ``[2]``."""
+    text = safe_markdown(result.answer)
     for numbered in numbered_citations(result.citations):
         text = text.replace(f"[{numbered.citation.tag}]", f" **[{numbered.number}]**")
     return text.replace("  **[", " **[").strip()
+
+
+def streamed_answer(pieces: Sequence[str]) -> str:
+    """The answer as it streams in, safe Markdown without citation tags: the final answer numbers
+    the citations it keeps, and a tag it drops must never have been shown."""
+    text = _CITATION_GROUP.sub("", "".join(pieces))
+    return safe_markdown(_OPEN_BRACKET.sub("", text))  # a tag still streaming in
+
+
+def safe_markdown(text: str) -> str:
+    """Model text to render as Markdown: images become their alt text, so that the reader's browser
+    fetches nothing the model names (Streamlit already escapes raw HTML)."""
+    return _IMAGE.sub(lambda match: match.group(1), text)
 
 
 def page_highlights(citations: Sequence[Citation], doc_id: str, page: int) -> set[str]:

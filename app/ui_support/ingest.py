@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from docgraph.app.config import Settings
+from docgraph.app.jobs.documents import clashing_document
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.stages import IngestReport, expand_paths
 from docgraph.app.stores.base import GraphStore
@@ -32,12 +34,27 @@ def save_upload(name: str, data: bytes, folder: Path) -> Path:
     return target
 
 
-def folder_pdfs(folder: str) -> list[Path]:
-    """The PDFs inside ``folder`` (recursively, sorted)."""
-    path = Path(folder).expanduser()
+def ingest_roots(settings: Settings) -> list[Path]:
+    """The folders below which a folder on the server may be ingested (``DOCGRAPH_INGEST_ROOTS``)."""
+    parts = settings.ingest_roots.replace(",", os.pathsep).split(os.pathsep)
+    return [Path(part).expanduser().resolve() for part in parts if part.strip()]
+
+
+def folder_pdfs(folder: str, roots: Sequence[Path]) -> list[Path]:
+    """The PDFs inside ``folder`` (recursively, sorted), which must lie below one of ``roots``;
+    links are followed before the check, so none leads out of them."""
+    if not roots:
+        raise ConfigError("ingesting a folder on the server is off: set DOCGRAPH_INGEST_ROOTS to allow folders")
+    path = Path(folder).expanduser().resolve()
+    if not _below(path, roots):
+        raise ConfigError(f"{folder!r} is not below an ingest root ({', '.join(str(r) for r in roots)})")
     if not path.is_dir():
         raise ConfigError(f"{folder!r} is not a folder")
-    return expand_paths([path])
+    return [pdf for pdf in expand_paths([path]) if _below(pdf.resolve(), roots)]
+
+
+def _below(path: Path, roots: Sequence[Path]) -> bool:
+    return any(path == root or path.is_relative_to(root) for root in roots)
 
 
 def overall_fraction(index: int, count: int, stage: str, done: int, total: int) -> float:
@@ -53,9 +70,11 @@ def ingest_files(
     paths: Sequence[Path],
     progress: OverallProgress | None = None,
     force: bool = False,
+    replace: bool = False,
 ) -> list[IngestReport]:
     """Ingest each file in turn; a failed file is reported and the others still go in. ``force``
-    rebuilds files stored as they would be built now (see ``build_ingest_pipeline``)."""
+    rebuilds files stored as they would be built now (see ``build_ingest_pipeline``); without
+    ``replace``, a file whose name is that of a different stored document is refused."""
     pipeline = build_ingest_pipeline(store, settings, force=force)
     reports: list[IngestReport] = []
     with store.fulltext_refresh_deferred():
@@ -67,6 +86,11 @@ def ingest_files(
                     progress(overall_fraction(index, len(paths), stage, done, total), f"{name}: {stage}{count}")
 
             update("read", 0, 0)
+            clash = None if replace or not path.is_file() else clashing_document(store, path.name, path)
+            if clash is not None:
+                message = f"{path.name}: a different document is stored as {clash!r} (tick Replace to replace it)"
+                reports.append(IngestReport(path=path, status="failed", error=message))
+                continue
             reports.append(pipeline.ingest(path, progress=update))
             update("done", 1, 1)
     return reports

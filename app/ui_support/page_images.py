@@ -14,6 +14,7 @@ from pathlib import Path
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import find_document, locate_pdf, page_regions
 from docgraph.app.jobs.render import render_page
+from docgraph.app.pipeline.stages import kept_copies_dir
 from docgraph.app.stores.base import GraphStore
 
 DEFAULT_DPI = 110
@@ -44,7 +45,7 @@ def page_image(
     if target.is_file():
         return target
     regions = page_regions(store, str(document["doc_id"]), page)
-    pdf = locate_pdf(document, settings.home / "files")
+    pdf = locate_pdf(document, kept_copies_dir(settings.home, store))
     # Render beside the target and rename: two sessions rendering the same page never see half a file.
     partial = target.with_name(f"{target.stem}.{os.getpid()}.part.png")
     render_page(pdf, page, regions, partial, dpi=dpi, highlight=marked)

@@ -6,6 +6,7 @@ calls go through ``Any`` here once, with the return types the readers rely on.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,11 @@ import pymupdf
 from docgraph.ingest.types import BBox
 
 Word = tuple[float, float, float, float, str, int, int, int]  # page.get_text("words") item
+
+# PyMuPDF prints MuPDF's messages to stdout, where they would break `--json` output: they go to
+# Python logging instead (stderr, warnings and up), and stdout stays the command's own.
+_set_messages: Any = pymupdf.set_messages
+_set_messages(pylogging=True, pylogging_name="pymupdf", pylogging_level=logging.WARNING)
 
 
 def open_pdf(path: Path) -> pymupdf.Document:
@@ -129,6 +135,14 @@ def simple_font_widths(page: pymupdf.Page) -> list[tuple[str, list[float]]]:
         except ValueError:
             continue
     return fonts
+
+
+def is_blank(page: pymupdf.Page) -> bool:
+    """Nothing is drawn on the page: no text, no image, no vector drawing (an empty content stream)."""
+    untyped: Any = page
+    if untyped.get_text("text").strip() or untyped.get_images(full=False):
+        return False
+    return not untyped.get_cdrawings()
 
 
 def words_in_box(box: BBox, words: Sequence[Word]) -> list[Word]:

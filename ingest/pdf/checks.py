@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import Path
 
@@ -20,14 +19,6 @@ _DAMAGE_WARNINGS = re.compile(
     r"object is not a stream|syntax error|page tree load failed|non-page object in page tree",
     re.IGNORECASE,
 )
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def open_checked(path: Path, max_pages: int) -> pymupdf.Document:

@@ -13,9 +13,10 @@ from typing import Any
 from docgraph.errors import ConfigError, IngestError
 from docgraph.ingest.links.pdf_links import document_links
 from docgraph.ingest.pdf import api as pdf_api
-from docgraph.ingest.pdf.checks import file_sha256, open_checked
+from docgraph.ingest.pdf.checks import open_checked
 from docgraph.ingest.readers.azure_layout import layout_from_analyze_result
 from docgraph.ingest.readers.native import DEFAULT_MAX_PAGES, _outline
+from docgraph.ingest.structure.ids import file_sha256
 from docgraph.ingest.types import DocumentLayout, ProgressCallback
 
 __all__ = ["MISSING_CREDENTIALS", "AzureReader", "layout_from_analyze_result"]

@@ -190,6 +190,8 @@ class DetectorReader:
         """One page's first pass: the native scan, plus detected regions and OCR jobs where needed."""
         scan = scan_page(page, use_model=False)
         good = has_good_text_layer(page, scan)
+        if not good and pdf_api.is_blank(page):  # nothing to detect or OCR: a blank page costs nothing
+            return PendingPage(scan, [], as_read=True)
         if self.detect_pages == "untexted" and good:
             pending = PendingPage(scan, [], as_read=True)
             pending.image_job = self._submit_image_text(page, scan, scan.figures, workdir, pool)

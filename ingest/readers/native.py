@@ -15,8 +15,9 @@ from docgraph.ingest.page.classify import font_stats
 from docgraph.ingest.page.furniture import PageLines, detect_furniture
 from docgraph.ingest.page.scan import PageScan, scan_page
 from docgraph.ingest.pdf import api as pdf_api
-from docgraph.ingest.pdf.checks import check_page_damage, file_sha256, load_page_checked, open_checked
+from docgraph.ingest.pdf.checks import check_page_damage, load_page_checked, open_checked
 from docgraph.ingest.structure.continuity import mark_continuations
+from docgraph.ingest.structure.ids import file_sha256
 from docgraph.ingest.types import DocumentLayout, OutlineEntry, PageLayout, ProgressCallback
 
 Mode = Literal["layout", "fonts"]

@@ -9,10 +9,11 @@ replaces the old version).
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass
-from pathlib import PurePath
+from pathlib import Path, PurePath
 
 from docgraph.errors import IngestError
 from docgraph.ingest.types import DocumentLayout, Region
@@ -102,3 +103,12 @@ def place_regions(layout: DocumentLayout, ids: IdScheme) -> list[PlacedRegion]:
         for position, (_, region) in enumerate(ranked):
             placed.append(PlacedRegion(region, page.number, position, ids.region(page.number, position)))
     return placed
+
+
+def file_sha256(path: Path) -> str:
+    """The hex sha256 of a file's bytes: the content half of a document's version."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()

@@ -12,7 +12,13 @@ from docgraph.app.llm.client import llm_configured
 from docgraph.app.llm.service import ask
 from docgraph.app.retrieval.registry import DEFAULT_RETRIEVER, RETRIEVER_NAMES
 from docgraph.app.stores.base import GraphStore
-from docgraph.app.ui_support.answers import numbered_answer, numbered_citations, page_highlights, route_summary
+from docgraph.app.ui_support.answers import (
+    numbered_answer,
+    numbered_citations,
+    page_highlights,
+    route_summary,
+    streamed_answer,
+)
 from docgraph.app.ui_support.evidence import RegionEvidence, region_evidence
 from docgraph.app.ui_support.page_images import page_image
 from docgraph.app.ui_support.tables import display_rows
@@ -73,7 +79,7 @@ def _answer_new(question: str, graph_store: GraphStore, options: dict[str, Any])
 
         def show_chunk(text: str) -> None:
             streamed.append(text)
-            placeholder.markdown("".join(streamed) + " ▌")
+            placeholder.markdown(streamed_answer(streamed) + " ▌")
 
         result: AnswerResult | None = None
         with common.shown_errors("Answering"), st.spinner("Searching the graph and answering…"):

@@ -40,7 +40,9 @@ def render() -> None:
         with common.shown_errors("The query"):
             params = parse_params(st.session_state[PARAMS])
             with st.spinner("Running the query…"):
-                st.session_state[ROWS] = graph_store.read(st.session_state[QUERY], params)
+                st.session_state[ROWS] = graph_store.read(
+                    st.session_state[QUERY], params, timeout_s=common.settings().user_query_timeout_s
+                )
     rows = st.session_state.get(ROWS)
     if rows is None:
         return

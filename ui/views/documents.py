@@ -8,18 +8,19 @@ from typing import Any
 
 import streamlit as st
 
-from docgraph.app.jobs.documents import list_documents
-from docgraph.app.pipeline.stages import IngestReport
+from docgraph.app.jobs.documents import delete_document, list_documents
+from docgraph.app.pipeline.stages import IngestReport, kept_copies_dir
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.ui_support.ingest import (
     folder_pdfs,
     ingest_files,
+    ingest_roots,
     report_line,
     report_notes,
     save_upload,
     uploads_dir,
 )
-from docgraph.ui import common
+from docgraph.ui import common, signin
 
 MESSAGES = "documents_messages"  # (level, text) pairs shown once after a rerun
 UPLOAD_ROUND = "documents_upload_round"  # bumped after each ingest
@@ -31,16 +32,21 @@ def render() -> None:
     if graph_store is None:
         return
     _flash_messages()
-    _ingest_section(graph_store)
+    writer = signin.may_write()
+    if writer:
+        _ingest_section(graph_store)
     rows: list[dict[str, Any]] = []
     with common.shown_errors("Listing the documents"):
         rows = list_documents(graph_store)
     st.subheader(f"Stored documents ({len(rows)})")
     if rows:
         st.dataframe(rows, hide_index=True, key="documents_table")
-        _manage_section(graph_store, [str(row["doc_id"]) for row in rows])
+        if writer:
+            _manage_section(graph_store, [str(row["doc_id"]) for row in rows])
     else:
-        st.info("No documents yet: upload PDFs above.")
+        st.info("No documents yet: upload PDFs above." if writer else "No documents yet.")
+    if not writer:
+        st.caption("Adding, deleting and re-embedding documents needs a writer's key.")
 
 
 def _flash_messages() -> None:
@@ -63,25 +69,36 @@ def _ingest_section(graph_store: GraphStore) -> None:
         help="A file stored as it would be built now is skipped as unchanged; tick this to rebuild it "
         "anyway, e.g. after updating docgraph within one release.",
     )
+    replace = st.checkbox(
+        "Replace documents stored under the same name",
+        key="ingest_replace",
+        help="A different file named like a stored document is refused unless this is ticked.",
+    )
     with upload:
         round_key = f"documents_upload-{st.session_state.get(UPLOAD_ROUND, 0)}"  # a new key empties the uploader
         files = st.file_uploader("PDF files", type=["pdf"], accept_multiple_files=True, key=round_key)
         if st.button("Ingest uploaded files", type="primary", disabled=not files, key="ingest_uploads"):
             folder_path = uploads_dir(common.settings())
-            _ingest(graph_store, [save_upload(f.name, f.getvalue(), folder_path) for f in files or []], force)
+            saved = [save_upload(f.name, f.getvalue(), folder_path) for f in files or []]
+            _ingest(graph_store, saved, force, replace)
     with folder:
-        chosen = st.text_input("Folder", placeholder="/data/pdfs", key="documents_folder")
+        roots = ingest_roots(common.settings())
+        if not roots:
+            st.info("Ingesting a folder on the server is off. Set DOCGRAPH_INGEST_ROOTS to the folders it may read.")
+            return
+        st.caption("Folders below: " + ", ".join(f"`{root}`" for root in roots))
+        chosen = st.text_input("Folder", placeholder=str(roots[0]), key="documents_folder")
         if st.button("Ingest the folder's PDFs", disabled=not chosen.strip(), key="ingest_folder"):
             paths: list[Path] = []
             with common.shown_errors("Reading the folder"):
-                paths = folder_pdfs(chosen.strip())
+                paths = folder_pdfs(chosen.strip(), roots)
                 if not paths:
                     st.warning(f"No PDF in {chosen}.")
             if paths:
-                _ingest(graph_store, paths, force)
+                _ingest(graph_store, paths, force, replace)
 
 
-def _ingest(graph_store: GraphStore, paths: Sequence[Path], force: bool = False) -> None:
+def _ingest(graph_store: GraphStore, paths: Sequence[Path], force: bool = False, replace: bool = False) -> None:
     bar = st.progress(0.0, text=f"Ingesting {len(paths)} file(s)…")
     reports: list[IngestReport] = []
 
@@ -89,7 +106,7 @@ def _ingest(graph_store: GraphStore, paths: Sequence[Path], force: bool = False)
         bar.progress(fraction, text=text)
 
     with common.shown_errors("Ingesting"), st.spinner("Ingesting (the encoder loads on first use)…"):
-        reports = ingest_files(graph_store, common.settings(), paths, progress=show, force=force)
+        reports = ingest_files(graph_store, common.settings(), paths, progress=show, force=force, replace=replace)
     bar.empty()
     if not reports:
         return
@@ -109,7 +126,8 @@ def _manage_section(graph_store: GraphStore, doc_ids: list[str]) -> None:
         sure = st.checkbox("Yes, delete it and everything under it", key="delete_sure")
         if st.button("Delete", disabled=not sure, key="delete_button"):
             with common.shown_errors("Deleting"), st.spinner(f"Deleting {doc_id}…"):
-                deleted = graph_store.delete_document(str(doc_id))
+                files_dir = kept_copies_dir(common.settings().home, graph_store)
+                _, deleted = delete_document(graph_store, str(doc_id), files_dir)
                 st.session_state[MESSAGES] = [("success", f"Deleted {doc_id}: {deleted} nodes.")]
                 common.refresh_health()
                 st.rerun()

@@ -1,0 +1,89 @@
+"""Who may reach the API: the Host allow-list, the Origin check and API keys with roles.
+
+Checked before routing, for every request: a Host header not on the allow-list is refused (so a
+DNS-rebinding page cannot reach a server on this machine); a state-changing request (POST, PUT,
+PATCH, DELETE) from a browser page of a foreign origin is refused; and once any key is active,
+every request needs ``Authorization: Bearer KEY`` of a role that may make it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from docgraph.app.api.errors import error_response
+from docgraph.app.auth.keys import KeyStore, Role
+
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+# (method, path prefix) of the routes that change what is stored: a writer's. Everything else
+# (list, health, retrieve, ask, read-only Cypher, job progress, the docs) is a reader's.
+WRITER_ROUTES: tuple[tuple[str, str], ...] = (("POST", "/documents"), ("DELETE", "/documents/"))
+
+
+def allowed_hosts(configured: Iterable[str], listen_host: str = "") -> frozenset[str]:
+    """The Host names the API answers to: loopback, the address it listens on, and the configured
+    ones (``DOCGRAPH_ALLOWED_HOSTS``, for a name a reverse proxy or DNS gives it)."""
+    hosts = {*LOOPBACK_HOSTS, *(host.strip().lower() for host in configured if host.strip())}
+    if listen_host and listen_host not in ("0.0.0.0", "::"):
+        hosts.add(listen_host.lower())
+    return frozenset(hosts)
+
+
+def required_role(method: str, path: str) -> Role:
+    writes = any(method == m and (path == p or (p.endswith("/") and path.startswith(p))) for m, p in WRITER_ROUTES)
+    return "writer" if writes else "reader"
+
+
+def host_name(value: str) -> str:
+    """``host[:port]`` or ``[v6]:port`` -> the bare, lower-case host."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        return value[1 : value.find("]")] if "]" in value else value
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+class AccessGuard:
+    """ASGI middleware applying the three checks above; refusals are the API's JSON errors."""
+
+    def __init__(self, app: ASGIApp, keys: KeyStore, hosts: frozenset[str]) -> None:
+        self.app = app
+        self.keys = keys
+        self.hosts = hosts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refusal = self.refusal(scope)
+        if refusal is None:
+            await self.app(scope, receive, send)
+            return
+        status, kind, message = refusal
+        headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+        response = error_response(status, kind, message)
+        if headers:
+            response.headers.update(headers)
+        await response(scope, receive, send)
+
+    def refusal(self, scope: Scope) -> tuple[int, str, str] | None:
+        headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
+        host = host_name(headers.get("host", ""))
+        if host not in self.hosts:
+            return 400, "bad_host", f"host {host!r} is not served here (DOCGRAPH_ALLOWED_HOSTS names the allowed ones)"
+        method, path = str(scope["method"]), str(scope["path"])
+        origin = headers.get("origin")
+        if method in UNSAFE_METHODS and origin is not None and host_name(urlsplit(origin).netloc) not in self.hosts:
+            return 403, "forbidden_origin", f"requests from {origin!r} may not change anything here"
+        if not self.keys.any_active():
+            return None
+        scheme, _, secret = headers.get("authorization", "").partition(" ")
+        key = self.keys.verify(secret.strip()) if scheme.lower() == "bearer" else None
+        if key is None:
+            return 401, "unauthorized", "an API key is needed: send `Authorization: Bearer KEY` (docgraph keys create)"
+        role = required_role(method, path)
+        if not key.allows(role):
+            return 403, "forbidden", f"this needs a {role} key; key {key.key_id} is a {key.role}'s"
+        return None

@@ -1,0 +1,137 @@
+"""API keys: ``docgraph keys create|list|revoke``, kept hashed in ``<home>/keys.json``.
+
+A key reads ``dgk_<id>_<secret>``: the id finds its record, and only the SHA-256 of the whole key is
+stored (a key is 32 random bytes, so a fast hash is enough; nothing guessable is kept). A reader may
+ask, retrieve, run read-only Cypher and list; a writer may also upload, delete, reembed and relink.
+Once any key is active, every request to a server needs one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import re
+import secrets
+import threading
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal, get_args
+
+from docgraph.errors import ConfigError, NotFoundError
+
+Role = Literal["reader", "writer"]
+ROLES: tuple[Role, ...] = get_args(Role)
+PREFIX = "dgk"
+_KEY = re.compile(rf"^{PREFIX}_([0-9a-f]{{8}})_[A-Za-z0-9_-]{{43}}$")
+KEYS_FILE = "keys.json"
+
+
+@dataclass(frozen=True, slots=True)
+class ApiKey:
+    """The stored record of a key: never the key itself."""
+
+    key_id: str
+    role: Role
+    name: str
+    created_at: str
+    sha256: str
+    revoked_at: str = ""
+
+    @property
+    def active(self) -> bool:
+        return not self.revoked_at
+
+    def allows(self, role: Role) -> bool:
+        """Whether this key may act as ``role`` (a writer may do what a reader may)."""
+        return self.active and (self.role == "writer" or role == "reader")
+
+    def to_json(self) -> dict[str, str | bool]:
+        """The record as ``keys list --json`` shows it (the hash left out)."""
+        shown: dict[str, str | bool] = {k: v for k, v in asdict(self).items() if k != "sha256"}
+        shown["active"] = self.active
+        return shown
+
+
+class KeyStore:
+    """The keys of one data home. Reads are cached by the file's modification time, so a revocation
+    made by another process takes effect at the next request."""
+
+    def __init__(self, home: Path) -> None:
+        self.path = home / KEYS_FILE
+        self._lock = threading.Lock()
+        self._cached: tuple[float, list[ApiKey]] | None = None
+
+    def records(self) -> list[ApiKey]:
+        try:
+            mtime = self.path.stat().st_mtime_ns
+        except FileNotFoundError:
+            return []
+        with self._lock:
+            if self._cached is None or self._cached[0] != mtime:
+                self._cached = (mtime, self._read())
+            return list(self._cached[1])
+
+    def any_active(self) -> bool:
+        return any(key.active for key in self.records())
+
+    def create(self, role: str, name: str = "") -> tuple[ApiKey, str]:
+        """A new key of ``role``: its record, and the key itself (shown once, never stored)."""
+        if role not in ROLES:
+            raise ConfigError(f"unknown role {role!r}; choose one of {', '.join(ROLES)}")
+        with self._lock:
+            keys = self._read()
+            taken = {key.key_id for key in keys}
+            key_id = secrets.token_hex(4)
+            while key_id in taken:
+                key_id = secrets.token_hex(4)
+            secret = f"{PREFIX}_{key_id}_{secrets.token_urlsafe(32)}"
+            created = datetime.now(UTC).isoformat(timespec="seconds")
+            record = ApiKey(key_id, role, name, created, _digest(secret))
+            self._write([*keys, record])
+        return record, secret
+
+    def revoke(self, key_id: str) -> ApiKey:
+        with self._lock:
+            keys = self._read()
+            found = next((key for key in keys if key.key_id == key_id), None)
+            if found is None:
+                raise NotFoundError(f"no key {key_id!r} (see `docgraph keys list`)")
+            revoked = ApiKey(**{**asdict(found), "revoked_at": datetime.now(UTC).isoformat(timespec="seconds")})
+            self._write([revoked if key.key_id == key_id else key for key in keys])
+        return revoked
+
+    def verify(self, secret: str) -> ApiKey | None:
+        """The active key ``secret`` is, or None (malformed, unknown, revoked or wrong)."""
+        match = _KEY.match(secret)
+        if match is None:
+            return None
+        record = next((key for key in self.records() if key.key_id == match.group(1)), None)
+        if record is None or not record.active or not hmac.compare_digest(record.sha256, _digest(secret)):
+            return None
+        return record
+
+    def _read(self) -> list[ApiKey]:
+        try:
+            raw = json.loads(self.path.read_text(encoding="utf-8"))
+            return [ApiKey(**item) for item in raw["keys"]]
+        except FileNotFoundError:
+            return []
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ConfigError(f"{self.path} cannot be read as a docgraph key file: {exc}") from exc
+
+    def _write(self, keys: list[ApiKey]) -> None:
+        """Atomically, readable by the owner only."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump({"keys": [asdict(key) for key in keys]}, out, indent=2)
+        tmp.replace(self.path)
+        self._cached = None
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()

@@ -1,0 +1,54 @@
+"""Signing in to the web app with an API key, once any key exists (``docgraph keys create``).
+
+The key is checked again on every run of the page, so a revoked key signs its session out at the
+next click. Without any key the app is open, as the command refuses to listen beyond loopback then.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from docgraph.app.auth.keys import ApiKey, KeyStore, Role
+from docgraph.ui import common
+
+SESSION_KEY = "signin_key"
+
+
+def signed_in_role() -> Role | None:
+    """The role of this session, asking for a key when keys are in use; stops the page until one
+    is given. None when no key exists (the app is open)."""
+    keys = KeyStore(common.settings().home)
+    if not keys.any_active():
+        return None
+    key = keys.verify(st.session_state.get(SESSION_KEY, ""))
+    if key is None:
+        _sign_in_form(keys)
+        st.stop()
+    assert key is not None
+    _signed_in_as(key)
+    return key.role
+
+
+def may_write() -> bool:
+    """Whether this session may change what is stored (a writer's key, or no keys at all)."""
+    return signed_in_role() in (None, "writer")
+
+
+def _sign_in_form(keys: KeyStore) -> None:
+    st.title("Sign in")
+    with st.form("signin_form"):
+        given = st.text_input("API key", type="password", key="signin_input", help="From `docgraph keys create`.")
+        if st.form_submit_button("Sign in", type="primary"):
+            if keys.verify(given.strip()) is None:
+                st.error("That key is not valid (or has been revoked).")
+            else:
+                st.session_state[SESSION_KEY] = given.strip()
+                st.rerun()
+
+
+def _signed_in_as(key: ApiKey) -> None:
+    with st.sidebar:
+        st.caption(f"Signed in: {key.role} key {key.key_id}" + (f" ({key.name})" if key.name else ""))
+        if st.button("Sign out", key="signout_button"):
+            st.session_state.pop(SESSION_KEY, None)
+            st.rerun()
