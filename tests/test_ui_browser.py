@@ -17,6 +17,7 @@ import pymupdf
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
+from docgraph.app.auth.keys import KeyStore
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import find_document, page_regions
 from docgraph.app.jobs.render import render_page
@@ -177,3 +178,34 @@ def test_documents_upload_and_graph_page(page: Any, app_url: str, tmp_path: Path
     page.frame_locator("iframe[title*='agraph']").first.locator("canvas").first.wait_for(timeout=60_000)
     page.wait_for_timeout(2500)
     shoot(page, tmp_path, "graph.png")
+
+
+def test_with_keys_the_browser_signs_in_and_a_reader_sees_no_writer_actions(
+    app_settings: Settings, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"  # keys of this test's own; the store is the module's
+    keys = KeyStore(home)
+    _, reader = keys.create("reader", "alice")
+    store_url = f"falkordb-local://{app_settings.home}?graph={app_settings.graph}"
+    log = tmp_path / "app.log"
+    extra = {"DOCGRAPH_STORE": store_url}
+    with running_app(home, app_settings.graph, log, extra_env=extra) as url, sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(url + "/documents")  # a sub-page: nothing of it shows before a key
+        page.get_by_text("Sign in").first.wait_for(timeout=60_000)
+        assert page.get_by_text(re.compile("Stored documents")).count() == 0
+        box = page.locator("input[type=password]")
+        box.fill(reader + "x")
+        page.get_by_role("button", name="Sign in").click()
+        page.get_by_text("That key is not valid").wait_for(timeout=30_000)
+        box.fill(reader)
+        page.get_by_role("button", name="Sign in").click()
+        page.get_by_text(re.compile(r"Signed in: reader key")).wait_for(timeout=60_000)
+        page.get_by_role("link", name="Documents").click()
+        page.get_by_text(re.compile(r"Stored documents \(\d+\)")).wait_for(timeout=60_000)
+        page.get_by_text("needs a writer's key").wait_for(timeout=30_000)
+        assert page.get_by_role("button", name="Ingest uploaded files").count() == 0
+        assert page.get_by_role("button", name="Delete").count() == 0
+        shoot(page, tmp_path, "signed-in-reader.png")
+        browser.close()

@@ -94,13 +94,15 @@ def ui_command_line(port: int) -> list[str]:
 
 
 @contextmanager
-def running_app(home: Path, graph: str, log: Path, timeout_s: float = 90.0) -> Iterator[str]:
+def running_app(
+    home: Path, graph: str, log: Path, timeout_s: float = 90.0, extra_env: dict[str, str] | None = None
+) -> Iterator[str]:
     """Start the app on a free port of 127.0.0.1; yields its URL; stops it (and only it) afterwards."""
     port = free_port()
     with log.open("wb") as out:
         process = subprocess.Popen(
             ui_command_line(port),
-            env=app_environment(home, graph),
+            env=app_environment(home, graph, extra_env),
             cwd=Path(__file__).resolve().parent.parent,
             stdout=out,
             stderr=subprocess.STDOUT,

@@ -31,7 +31,14 @@ def signed_in_role() -> Role | None:
 
 def may_write() -> bool:
     """Whether this session may change what is stored (a writer's key, or no keys at all)."""
-    return signed_in_role() in (None, "writer")
+    keys = KeyStore(common.settings().home)
+    if not keys.any_active():
+        return True
+    key = keys.verify(st.session_state.get(SESSION_KEY, ""))
+    if key is None:  # revoked since the page started: sign in again
+        _sign_in_form(keys)
+        st.stop()
+    return key is not None and key.allows("writer")
 
 
 def _sign_in_form(keys: KeyStore) -> None:

@@ -12,6 +12,7 @@ from docgraph.app.cli import (
     eval_cmds,
     ingest_cmds,
     key_cmds,
+    mcp_cmds,
     model_cmds,
     query_cmds,
     serve_cmds,
@@ -69,6 +70,7 @@ app.command("eval")(eval_cmds.eval_command)
 app.command("bench")(eval_cmds.bench_command)
 app.command("serve")(serve_cmds.serve_command)
 app.add_typer(key_cmds.keys_app, name="keys")
+app.command("mcp")(mcp_cmds.mcp_command)
 app.command("ui")(ui_cmds.ui_command)
 app.command("train-layout")(model_cmds.train_layout_command)
 app.command("train-gnn")(model_cmds.train_gnn_command)

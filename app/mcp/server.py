@@ -1,0 +1,141 @@
+"""``docgraph mcp``: retrieve, ask, read-only Cypher, the schema and the document list as MCP tools.
+
+Over stdio for a local agent, or streamable HTTP for agents elsewhere; every tool only reads, so a
+reader's key is enough. Over HTTP the API's checks apply (Host allow-list, Origin, Bearer keys);
+over stdio, once any key exists, ``DOCGRAPH_API_KEY`` must hold a valid one.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from starlette.types import ASGIApp
+
+from docgraph.app.api.access import AccessGuard, allowed_hosts
+from docgraph.app.auth.keys import KeyStore
+from docgraph.app.config import Settings
+from docgraph.app.integrations.regions import retrieve_regions
+from docgraph.app.jobs.documents import find_document, list_documents
+from docgraph.app.llm.cypher_guard import check_read_only, clean_query, with_row_limit
+from docgraph.app.llm.service import ask as ask_store
+from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.retrieval.corpus import Corpus
+from docgraph.app.retrieval.registry import DEFAULT_RETRIEVER, make_retriever
+from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.factory import open_store
+from docgraph.app.stores.schema import load_graph_schema
+from docgraph.errors import ConfigError, DocgraphError
+
+P = ParamSpec("P")
+R = TypeVar("R")
+KEY_VARIABLE = "DOCGRAPH_API_KEY"
+INSTRUCTIONS = (
+    "docgraph holds PDFs as a property graph of Document, Page, Section and Region nodes. Use "
+    "`retrieve` for the passages about a question, `ask` for a cited answer, `schema` before writing "
+    "Cypher, and `cypher` for structural questions (read-only). Cite document, page and region."
+)
+
+
+class McpState:
+    """The store and retrievers the tools share, opened on first use."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._lock = threading.Lock()
+        self._store: GraphStore | None = None
+        self._corpus: Corpus | None = None
+
+    def store(self) -> GraphStore:
+        with self._lock:
+            if self._store is None:
+                self._store = open_store(self.settings)
+                self._store.apply_schema()
+            return self._store
+
+    def retriever(self, variant: str) -> Any:
+        store = self.store()
+        with self._lock:
+            self._corpus = self._corpus or Corpus(store)
+            return make_retriever(variant, store, configured_encoder(self.settings), corpus=self._corpus)
+
+
+def build_server(settings: Settings) -> MCPServer[Any]:
+    state = McpState(settings)
+    server: MCPServer[Any] = MCPServer(name="docgraph", instructions=INSTRUCTIONS)
+
+    @server.tool()
+    @as_tool_errors
+    def retrieve(query: str, k: int = 8, doc_id: str | None = None, variant: str = DEFAULT_RETRIEVER) -> dict[str, Any]:
+        """The best regions of the stored documents for a query, each with its document, page, section
+        path and graph context (caption, continuation, what it refers to)."""
+        store = state.store()
+        doc = str(find_document(store, doc_id)["doc_id"]) if doc_id else None
+        regions = retrieve_regions(store, state.retriever(variant), query, k, doc)
+        return {"query": query, "regions": [region.to_json() for region in regions]}
+
+    @server.tool()
+    @as_tool_errors
+    def ask(question: str, k: int = 8, doc_id: str | None = None) -> dict[str, Any]:
+        """A cited answer from the stored documents (extractive when no LLM endpoint is configured)."""
+        store = state.store()
+        doc = str(find_document(store, doc_id)["doc_id"]) if doc_id else None
+        result = ask_store(question, store, settings, state.retriever(DEFAULT_RETRIEVER), k=k, doc_id=doc)
+        return result.to_json()
+
+    @server.tool()
+    @as_tool_errors
+    def cypher(query: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Run a read-only Cypher query (see `schema`); writes are refused by the database."""
+        checked = clean_query(query)
+        check_read_only(checked)
+        limit = settings.text2cypher_row_limit
+        rows = state.store().read(with_row_limit(checked, limit), params or {}, timeout_s=settings.user_query_timeout_s)
+        return {"cypher": checked, "rows": rows[:limit], "truncated": len(rows) > limit}
+
+    @server.tool()
+    @as_tool_errors
+    def schema() -> str:
+        """The graph's labels, properties and relationships, with what each means."""
+        return load_graph_schema().to_text()
+
+    @server.tool()
+    @as_tool_errors
+    def documents() -> list[dict[str, Any]]:
+        """Every stored document with its page, section and region counts."""
+        return list_documents(state.store())
+
+    return server
+
+
+def as_tool_errors(func: Callable[P, R]) -> Callable[P, R]:
+    """docgraph's own errors reach the agent as the tool's one-line error (a refused write, an
+    unknown document); anything else stays a crash whose text stays on the server."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except DocgraphError as error:
+            raise ToolError(str(error)) from error
+
+    return wrapper
+
+
+def http_app(settings: Settings, host: str) -> ASGIApp:
+    """The streamable-HTTP server at ``/mcp``, behind the API's Host, Origin and key checks."""
+    app = build_server(settings).streamable_http_app(host=host)
+    hosts = allowed_hosts(settings.allowed_hosts.split(","), host)
+    return AccessGuard(app, KeyStore(settings.home), hosts)
+
+
+def check_stdio_key(settings: Settings) -> None:
+    """Over stdio, once any key exists, the process must be given one."""
+    keys = KeyStore(settings.home)
+    if keys.any_active() and keys.verify(os.environ.get(KEY_VARIABLE, "")) is None:
+        raise ConfigError(f"API keys are in use: set {KEY_VARIABLE} to a valid key for the MCP server")

@@ -1,0 +1,137 @@
+"""The MCP server through the official SDK's client: over stdio, and over streamable HTTP behind keys."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import httpx2
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from docgraph.app.auth.keys import KeyStore
+from tests.conftest import fresh_graph_name
+from tests.ui_helpers import free_port
+
+SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "docgraph-sample.pdf"
+DOCGRAPH = Path(sys.executable).with_name("docgraph")
+TOOLS = {"retrieve", "ask", "cypher", "schema", "documents"}
+
+
+@pytest.fixture(scope="module")
+def env(local_home: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """A data home of the module's own (its keys), the store a fresh graph holding the sample."""
+    home = tmp_path_factory.mktemp("mcp-home")
+    values = {
+        **os.environ,
+        "DOCGRAPH_HOME": str(home),
+        "DOCGRAPH_STORE": f"falkordb-local://{local_home}?graph={fresh_graph_name()}",
+        "OMP_THREAD_LIMIT": "1",
+    }
+    done = subprocess.run([str(DOCGRAPH), "ingest", str(SAMPLE)], env=values, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return values
+
+
+async def use_tools(session: ClientSession) -> dict[str, Any]:
+    await session.initialize()
+    seen: dict[str, Any] = {"tools": {tool.name for tool in (await session.list_tools()).tools}}
+    for name, arguments in (
+        ("documents", {}),
+        ("retrieve", {"query": "When are the penguins fed?", "k": 3}),
+        ("cypher", {"query": "MATCH (t:Table) RETURN count(t) AS tables"}),
+        ("cypher", {"query": "MATCH (d:Document) DETACH DELETE d"}),
+        ("schema", {}),
+    ):
+        result = await session.call_tool(name, arguments)
+        seen.setdefault(name, []).append((result.is_error, "".join(getattr(c, "text", "") for c in result.content)))
+    return seen
+
+
+def check_tools(seen: dict[str, Any]) -> None:
+    assert seen["tools"] == TOOLS
+    ((error, documents),) = seen["documents"]
+    assert not error and json.loads(documents)["doc_id"] == "docgraph-sample"
+    ((error, retrieved),) = seen["retrieve"]
+    assert not error and "10:30" in retrieved and "docgraph-sample" in retrieved
+    (read_error, read), (write_error, refused) = seen["cypher"]
+    assert not read_error and json.loads(read)["rows"] == [{"tables": 1}]
+    assert write_error and "not allowed" in refused  # the one-line reason reaches the agent
+    ((error, schema),) = seen["schema"]
+    assert not error and "Region" in schema and "HAS_NEXT" in schema
+
+
+def over_stdio(env: dict[str, str]) -> dict[str, Any]:
+    async def run() -> dict[str, Any]:
+        params = StdioServerParameters(command=str(DOCGRAPH), args=["mcp"], env=env)
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            return await use_tools(session)
+
+    return anyio.run(run)
+
+
+def test_the_tools_over_stdio_read_and_never_write(env: dict[str, str]) -> None:
+    check_tools(over_stdio(env))
+    done = subprocess.run([str(DOCGRAPH), "documents", "--json"], env=env, capture_output=True, text=True)
+    assert [d["doc_id"] for d in json.loads(done.stdout)] == ["docgraph-sample"]  # nothing was deleted
+
+
+@pytest.fixture
+def http_server(env: dict[str, str]) -> Iterator[str]:
+    port = free_port()
+    server = subprocess.Popen(
+        [str(DOCGRAPH), "mcp", "--transport", "http", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        for _ in range(600):
+            try:
+                httpx.get(url, timeout=2)
+                break
+            except httpx.TransportError:
+                anyio.run(anyio.sleep, 0.2)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_over_http_the_same_keys_guard_every_request(env: dict[str, str], http_server: str) -> None:
+    keys = KeyStore(Path(env["DOCGRAPH_HOME"]))
+    record, secret = keys.create("reader", "agent")
+    try:
+        initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+        refused = httpx.post(http_server, json=initialize, headers={"Accept": "application/json, text/event-stream"})
+        assert refused.status_code == 401
+        rebinding = httpx.post(http_server, json=initialize, headers={"Host": "evil.example"})
+        assert rebinding.status_code == 400
+
+        async def run() -> dict[str, Any]:
+            client = httpx2.AsyncClient(headers={"Authorization": f"Bearer {secret}"}, timeout=120)
+            async with (
+                client,
+                streamable_http_client(http_server, http_client=client) as (read, write, *_),
+                ClientSession(read, write) as session,
+            ):
+                return await use_tools(session)
+
+        check_tools(anyio.run(run))
+        # Over stdio too, once a key exists the process must be given one.
+        unkeyed = subprocess.run(
+            [str(DOCGRAPH), "mcp"], env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL
+        )
+        assert unkeyed.returncode == 1 and "DOCGRAPH_API_KEY" in unkeyed.stderr
+        check_tools(over_stdio({**env, "DOCGRAPH_API_KEY": secret}))
+    finally:
+        keys.revoke(record.key_id)
