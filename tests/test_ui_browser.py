@@ -209,3 +209,18 @@ def test_with_keys_the_browser_signs_in_and_a_reader_sees_no_writer_actions(
         assert page.get_by_role("button", name="Delete").count() == 0
         shoot(page, tmp_path, "signed-in-reader.png")
         browser.close()
+
+
+def test_a_page_that_reaches_the_app_under_a_foreign_name_gets_nothing(app_url: str) -> None:
+    # DNS rebinding: evil.example resolves to this machine; the browser sends `Host: evil.example`.
+    port = urlsplit(app_url).port
+    rules = "--host-resolver-rules=MAP evil.example 127.0.0.1"
+    with sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=[*CHROMIUM_FLAGS, rules])
+        page = browser.new_page()
+        page.goto(f"http://evil.example:{port}/")
+        page.get_by_text("This server does not answer to 'evil.example'").wait_for(timeout=60_000)
+        assert page.get_by_text("Stored documents").count() == 0 and page.get_by_text("Health").count() == 0
+        page.goto(f"http://localhost:{port}/")  # its own name still works
+        page.get_by_text("Ask anything about the stored documents").wait_for(timeout=60_000)
+        browser.close()

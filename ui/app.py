@@ -20,6 +20,7 @@ from docgraph.ui.views import ask, cypher_page, documents, graph  # noqa: E402
 
 # No page or page_icon icons: Streamlit fetches a material-icon favicon from a font CDN (offline here).
 st.set_page_config(page_title="docgraph", layout="wide")
+signin.check_host()  # a foreign Host (DNS rebinding) gets nothing
 signin.signed_in_role()  # once any API key exists, nothing shows before a valid one is given
 navigation = st.navigation(
     [

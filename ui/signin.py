@@ -8,10 +8,26 @@ from __future__ import annotations
 
 import streamlit as st
 
+from docgraph.app.api.access import allowed_hosts, host_name
 from docgraph.app.auth.keys import ApiKey, KeyStore, Role
 from docgraph.ui import common
 
 SESSION_KEY = "signin_key"
+
+
+def check_host() -> None:
+    """Serve only the Host names the API would (loopback, the listen address, DOCGRAPH_ALLOWED_HOSTS):
+    a DNS-rebinding page that reaches this server under its own name gets nothing. A session with
+    no Host header (an in-process test run) has no browser to protect."""
+    given = st.context.headers.get("Host")
+    if given is None:
+        return
+    hosts = allowed_hosts(common.settings().allowed_hosts.split(","), str(st.get_option("server.address") or ""))
+    if host_name(given) not in hosts:
+        st.error(
+            f"This server does not answer to {host_name(given)!r} (DOCGRAPH_ALLOWED_HOSTS names the allowed hosts)."
+        )
+        st.stop()
 
 
 def signed_in_role() -> Role | None:
