@@ -151,7 +151,7 @@ def test_roles_hosts_and_key_format_by_hand(tmp_path: Path) -> None:
     assert required_role("DELETE", "/documents/zoo") == "writer"
     assert required_role("POST", "/ask") == required_role("GET", "/documents") == "reader"
     assert host_name("LocalHost:8000") == "localhost" and host_name("[::1]:80") == "::1"
-    assert allowed_hosts(["docs.example.org", " "], "0.0.0.0") == {"localhost", "127.0.0.1", "::1", "docs.example.org"}
+    assert allowed_hosts("docs.example.org, ", "0.0.0.0") == {"localhost", "127.0.0.1", "::1", "docs.example.org"}
     keys = KeyStore(tmp_path)
     record, secret = keys.create("writer", "ci")
     assert keys.verify(secret) == record and keys.verify(secret + "x") is None and keys.verify("Bearer") is None

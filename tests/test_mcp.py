@@ -19,7 +19,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from docgraph.app.auth.keys import KeyStore
 from tests.conftest import fresh_graph_name
-from tests.ui_helpers import free_port
+from tests.ui_helpers import free_port, wait_for_json
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "docgraph-sample.pdf"
 DOCGRAPH = Path(sys.executable).with_name("docgraph")
@@ -95,12 +95,7 @@ def http_server(env: dict[str, str]) -> Iterator[str]:
     )
     url = f"http://127.0.0.1:{port}/mcp"
     try:
-        for _ in range(600):
-            try:
-                httpx.get(url, timeout=2)
-                break
-            except httpx.TransportError:
-                anyio.run(anyio.sleep, 0.2)
+        wait_for_json(url, server)  # a JSON-RPC error (no session) once it listens
         yield url
     finally:
         server.terminate()

@@ -22,7 +22,7 @@ def check_host() -> None:
     given = st.context.headers.get("Host")
     if given is None:
         return
-    hosts = allowed_hosts(common.settings().allowed_hosts.split(","), str(st.get_option("server.address") or ""))
+    hosts = allowed_hosts(common.settings().allowed_hosts, str(st.get_option("server.address") or ""))
     if host_name(given) not in hosts:
         st.error(
             f"This server does not answer to {host_name(given)!r} (DOCGRAPH_ALLOWED_HOSTS names the allowed hosts)."
@@ -32,7 +32,23 @@ def check_host() -> None:
 
 def signed_in_role() -> Role | None:
     """The role of this session, asking for a key when keys are in use; stops the page until one
-    is given. None when no key exists (the app is open)."""
+    is given. None when no key exists (the app is open). Draws who is signed in, once per run."""
+    key = _session_key()
+    if key is None:
+        return None
+    _signed_in_as(key)
+    return key.role
+
+
+def may_write() -> bool:
+    """Whether this session may change what is stored (a writer's key, or no keys at all)."""
+    key = _session_key()
+    return key is None or key.allows("writer")
+
+
+def _session_key() -> ApiKey | None:
+    """This session's valid key; None when no key exists. Without a valid one (never given, or
+    revoked since) the sign-in form is shown and the page stops."""
     keys = KeyStore(common.settings().home)
     if not keys.any_active():
         return None
@@ -40,21 +56,7 @@ def signed_in_role() -> Role | None:
     if key is None:
         _sign_in_form(keys)
         st.stop()
-    assert key is not None
-    _signed_in_as(key)
-    return key.role
-
-
-def may_write() -> bool:
-    """Whether this session may change what is stored (a writer's key, or no keys at all)."""
-    keys = KeyStore(common.settings().home)
-    if not keys.any_active():
-        return True
-    key = keys.verify(st.session_state.get(SESSION_KEY, ""))
-    if key is None:  # revoked since the page started: sign in again
-        _sign_in_form(keys)
-        st.stop()
-    return key is not None and key.allows("writer")
+    return key
 
 
 def _sign_in_form(keys: KeyStore) -> None:

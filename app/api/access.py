@@ -8,7 +8,6 @@ every request needs ``Authorization: Bearer KEY`` of a role that may make it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -23,10 +22,10 @@ UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 WRITER_ROUTES: tuple[tuple[str, str], ...] = (("POST", "/documents"), ("DELETE", "/documents/"))
 
 
-def allowed_hosts(configured: Iterable[str], listen_host: str = "") -> frozenset[str]:
-    """The Host names the API answers to: loopback, the address it listens on, and the configured
-    ones (``DOCGRAPH_ALLOWED_HOSTS``, for a name a reverse proxy or DNS gives it)."""
-    hosts = {*LOOPBACK_HOSTS, *(host.strip().lower() for host in configured if host.strip())}
+def allowed_hosts(configured: str, listen_host: str = "") -> frozenset[str]:
+    """The Host names a server answers to: loopback, the address it listens on, and the configured
+    ones (``DOCGRAPH_ALLOWED_HOSTS``, comma-separated: a name a reverse proxy or DNS gives it)."""
+    hosts = {*LOOPBACK_HOSTS, *(host.strip().lower() for host in configured.split(",") if host.strip())}
     if listen_host and listen_host not in ("0.0.0.0", "::"):
         hosts.add(listen_host.lower())
     return frozenset(hosts)

@@ -17,6 +17,7 @@ from docgraph.app.api.errors import SafeJSONResponse, UploadLimitMiddleware, ins
 from docgraph.app.api.state import ApiState
 from docgraph.app.auth.keys import KeyStore
 from docgraph.app.config import Settings, load_settings
+from docgraph.app.resources import docgraph_release
 from docgraph.app.stores.base import GraphStore
 
 # Room for the multipart framing around an upload of exactly the size limit.
@@ -39,7 +40,7 @@ def create_app(settings: Settings | None = None, store: GraphStore | None = None
         summary="Layout-aware document-graph RAG over HTTP",
         description="Upload PDFs, retrieve regions with their graph context, ask cited questions, "
         "and query the document graph read-only.",
-        version=routes_documents.package_version(),
+        version=docgraph_release(),
         default_response_class=SafeJSONResponse,
         lifespan=lifespan,
     )
@@ -53,6 +54,6 @@ def create_app(settings: Settings | None = None, store: GraphStore | None = None
         limit_bytes=state.max_upload_bytes,
         slack_bytes=MULTIPART_SLACK_BYTES,
     )
-    hosts = allowed_hosts(state.settings.allowed_hosts.split(","), listen_host)
+    hosts = allowed_hosts(state.settings.allowed_hosts, listen_host)
     app.add_middleware(AccessGuard, keys=KeyStore(state.settings.home), hosts=hosts)  # outermost: runs first
     return app

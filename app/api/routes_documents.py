@@ -20,6 +20,7 @@ from docgraph.app.jobs.documents import clashing_document, list_documents
 from docgraph.app.jobs.documents import delete_document as delete_document_and_copy
 from docgraph.app.llm.client import llm_configured
 from docgraph.app.pipeline.stages import kept_copies_dir
+from docgraph.app.resources import docgraph_release
 from docgraph.app.stores.url import parse_store_url
 from docgraph.errors import DocgraphError
 
@@ -49,7 +50,7 @@ def health(state: State) -> JSONResponse:
     settings = state.settings
     body: dict[str, Any] = {
         "status": "ok",
-        "version": package_version(),
+        "version": docgraph_release(),
         "store": public_store_name(settings),
         "dialect": "",
         "documents": None,
@@ -141,15 +142,6 @@ def public_store_name(settings: Settings) -> str:
         return parse_store_url(settings.store_url, settings).public()
     except DocgraphError:
         return "(invalid store URL)"
-
-
-def package_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("docgraph")
-    except PackageNotFoundError:
-        return "unknown"
 
 
 def _check_upload(file: UploadFile, max_bytes: int) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from fastapi import APIRouter
@@ -21,8 +20,8 @@ from docgraph.app.api.responses import documented
 from docgraph.app.api.routes_documents import State
 from docgraph.app.config import Settings
 from docgraph.app.integrations.regions import retrieve_regions
-from docgraph.app.llm.cypher_guard import check_read_only, clean_query, with_row_limit
 from docgraph.app.llm.service import ask, text2cypher
+from docgraph.app.llm.text2cypher import run_written_query
 from docgraph.app.stores.base import GraphStore
 from docgraph.errors import StoreError
 
@@ -79,28 +78,9 @@ def run_read_only(
     store: GraphStore, settings: Settings, query: str, params: dict[str, Any], run: bool
 ) -> dict[str, Any]:
     """A query the caller wrote, checked and run like a generated one (without the model)."""
-    cleaned = clean_query(query)
-    check_read_only(cleaned)
-    limit = settings.text2cypher_row_limit
-    limited = with_row_limit(cleaned, limit)
-    started = time.perf_counter()
-    rows: list[dict[str, Any]] = []
     try:
-        if run:
-            rows = store.read(limited, params, timeout_s=settings.user_query_timeout_s)
-        else:
-            store.explain(limited, params)
+        return run_written_query(query, store, settings, params, run).to_json()
     except StoreError as error:
         if type(error) is StoreError:  # the database refused this query: the caller's problem
             raise ApiError(400, "query_failed", str(error)) from error
         raise
-    return {
-        "question": "",
-        "cypher": limited,
-        "ran": run,
-        "rows": rows[:limit],
-        "truncated": len(rows) > limit,
-        "attempts": [],
-        "tokens": {"prompt": 0, "completion": 0, "calls": 0, "unreported": 0},
-        "timings": {"query": round(time.perf_counter() - started, 3)},
-    }

@@ -123,14 +123,18 @@ class KeyStore:
             raise ConfigError(f"{self.path} cannot be read as a docgraph key file: {exc}") from exc
 
     def _write(self, keys: list[ApiKey]) -> None:
-        """Atomically, readable by the owner only."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump({"keys": [asdict(key) for key in keys]}, out, indent=2)
-        tmp.replace(self.path)
+        write_private(self.path, json.dumps({"keys": [asdict(key) for key in keys]}, indent=2))
         self._cached = None
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically, readable by its owner only (keys, and key files)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+    tmp.replace(path)
 
 
 def _digest(secret: str) -> str:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from docgraph.app.auth.keys import ROLES, KeyStore
+from docgraph.app.auth.keys import ROLES, KeyStore, write_private
 from docgraph.app.cli.common import JsonOption, console, handles_errors, print_json, print_rows
 from docgraph.app.config import load_settings
 
@@ -79,11 +78,3 @@ def revoke_command(
         print_json(revoked.to_json())
     else:
         console.print(f"revoked {revoked.role} key {revoked.key_id}", highlight=False)
-
-
-def write_private(path: Path, text: str) -> None:
-    """Write ``text`` to ``path``, readable by its owner only."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)

@@ -159,6 +159,23 @@ def extract_query(reply: str) -> str:
     return clean_query(block.group(1) if block else reply)
 
 
+def run_written_query(
+    query: str, store: GraphStore, settings: Settings, params: dict[str, Any] | None = None, run: bool = True
+) -> Text2CypherResult:
+    """A query a person wrote, checked and run as a generated one is: read-only, with the row limit
+    and the written-query time budget (``run=False`` only has the database check it)."""
+    cleaned = clean_query(query)
+    check_read_only(cleaned)
+    result = Text2CypherResult(question="", cypher=with_row_limit(cleaned, settings.text2cypher_row_limit))
+    if run:
+        _read_rows(result, store, settings, params or {})
+    else:
+        started = time.perf_counter()
+        store.explain(result.cypher, params or {})
+        result.timings["query"] = time.perf_counter() - started
+    return result
+
+
 def _check_and_run(query: str, store: GraphStore, settings: Settings, run: bool, result: Text2CypherResult) -> None:
     if not query:
         raise QuerySyntaxError("the reply held no query")
@@ -166,11 +183,15 @@ def _check_and_run(query: str, store: GraphStore, settings: Settings, run: bool,
     limited = with_row_limit(query, settings.text2cypher_row_limit)
     store.explain(limited)
     result.cypher = limited
-    if not run:
-        return
-    query_started = time.perf_counter()
-    rows = store.read(limited, timeout_s=settings.user_query_timeout_s)
-    result.timings["query"] = time.perf_counter() - query_started
+    if run:
+        _read_rows(result, store, settings, {})
+
+
+def _read_rows(result: Text2CypherResult, store: GraphStore, settings: Settings, params: dict[str, Any]) -> None:
+    """Run ``result.cypher`` read-only within the written-query budget; keep at most the row limit."""
+    started = time.perf_counter()
+    rows = store.read(result.cypher, params, timeout_s=settings.user_query_timeout_s)
+    result.timings["query"] = time.perf_counter() - started
     result.ran = True
     result.truncated = len(rows) > settings.text2cypher_row_limit
     result.rows = rows[: settings.text2cypher_row_limit]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import os
-import threading
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
@@ -22,13 +21,10 @@ from docgraph.app.auth.keys import KeyStore
 from docgraph.app.config import Settings
 from docgraph.app.integrations.regions import retrieve_regions
 from docgraph.app.jobs.documents import find_document, list_documents
-from docgraph.app.llm.cypher_guard import check_read_only, clean_query, with_row_limit
 from docgraph.app.llm.service import ask as ask_store
-from docgraph.app.pipeline.embedding import configured_encoder
-from docgraph.app.retrieval.corpus import Corpus
-from docgraph.app.retrieval.registry import DEFAULT_RETRIEVER, make_retriever
-from docgraph.app.stores.base import GraphStore
-from docgraph.app.stores.factory import open_store
+from docgraph.app.llm.text2cypher import run_written_query
+from docgraph.app.retrieval.registry import DEFAULT_RETRIEVER
+from docgraph.app.serving import ServingState
 from docgraph.app.stores.schema import load_graph_schema
 from docgraph.errors import ConfigError, DocgraphError
 
@@ -42,31 +38,8 @@ INSTRUCTIONS = (
 )
 
 
-class McpState:
-    """The store and retrievers the tools share, opened on first use."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self._lock = threading.Lock()
-        self._store: GraphStore | None = None
-        self._corpus: Corpus | None = None
-
-    def store(self) -> GraphStore:
-        with self._lock:
-            if self._store is None:
-                self._store = open_store(self.settings)
-                self._store.apply_schema()
-            return self._store
-
-    def retriever(self, variant: str) -> Any:
-        store = self.store()
-        with self._lock:
-            self._corpus = self._corpus or Corpus(store)
-            return make_retriever(variant, store, configured_encoder(self.settings), corpus=self._corpus)
-
-
 def build_server(settings: Settings) -> MCPServer[Any]:
-    state = McpState(settings)
+    state = ServingState(settings)
     server: MCPServer[Any] = MCPServer(name="docgraph", instructions=INSTRUCTIONS)
 
     @server.tool()
@@ -92,11 +65,8 @@ def build_server(settings: Settings) -> MCPServer[Any]:
     @as_tool_errors
     def cypher(query: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run a read-only Cypher query (see `schema`); writes are refused by the database."""
-        checked = clean_query(query)
-        check_read_only(checked)
-        limit = settings.text2cypher_row_limit
-        rows = state.store().read(with_row_limit(checked, limit), params or {}, timeout_s=settings.user_query_timeout_s)
-        return {"cypher": checked, "rows": rows[:limit], "truncated": len(rows) > limit}
+        result = run_written_query(query, state.store(), settings, params)
+        return {"cypher": result.cypher, "rows": result.rows, "truncated": result.truncated}
 
     @server.tool()
     @as_tool_errors
@@ -130,7 +100,7 @@ def as_tool_errors(func: Callable[P, R]) -> Callable[P, R]:
 def http_app(settings: Settings, host: str) -> ASGIApp:
     """The streamable-HTTP server at ``/mcp``, behind the API's Host, Origin and key checks."""
     app = build_server(settings).streamable_http_app(host=host)
-    hosts = allowed_hosts(settings.allowed_hosts.split(","), host)
+    hosts = allowed_hosts(settings.allowed_hosts, host)
     return AccessGuard(app, KeyStore(settings.home), hosts)
 
 

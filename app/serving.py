@@ -1,0 +1,57 @@
+"""What a long-running server (the HTTP API, the MCP server) shares across its requests.
+
+The store is opened on first use (not at start-up), so a server starts and answers even while the
+database is down; the encoder loads on the first request that needs it. Retrievers are built once
+per variant over one shared corpus view, which keeps its indexes between requests and reloads only
+documents whose stored version changed.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.retrieval.base import Retriever
+from docgraph.app.retrieval.corpus import Corpus
+from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.factory import open_store
+from docgraph.models.encoders import TextEncoder
+
+
+class ServingState:
+    def __init__(self, settings: Settings, store: GraphStore | None = None) -> None:
+        self.settings = settings
+        self._store = store
+        self._owns_store = store is None  # a store handed in is closed by whoever opened it
+        self._lock = threading.Lock()
+        self._corpus: Corpus | None = None
+        self._retrievers: dict[str, Retriever] = {}
+
+    def store(self) -> GraphStore:
+        with self._lock:
+            if self._store is None:
+                opened = open_store(self.settings)
+                opened.apply_schema()
+                self._store = opened
+            return self._store
+
+    def encoder(self) -> TextEncoder:
+        return configured_encoder(self.settings)  # cached per process
+
+    def retriever(self, variant: str) -> Retriever:
+        store = self.store()
+        encoder = self.encoder()
+        with self._lock:
+            if self._corpus is None:
+                self._corpus = Corpus(store)
+            if variant not in self._retrievers:
+                self._retrievers[variant] = make_retriever(variant, store, encoder, corpus=self._corpus)
+            return self._retrievers[variant]
+
+    def close(self) -> None:
+        with self._lock:
+            if self._owns_store and self._store is not None:
+                self._store.close()
+                self._store = None
