@@ -3,9 +3,10 @@
     import docgraph
 
     with docgraph.open_store() as store:  # the configured store (default: the local FalkorDB)
-        docgraph.ingest(["manual.pdf"], store)
+        docgraph.ingest_pdfs(["manual.pdf"], store)
         print(docgraph.ask("How do I reset it?", store).answer)
 
+The ingest call is ``ingest_pdfs``: ``docgraph.ingest`` is the reading stage's package.
 These are the calls the CLI makes, with the same settings (``DOCGRAPH_*``, ``docgraph.toml``).
 """
 
@@ -39,7 +40,7 @@ def open_store(url: str | None = None, settings: Settings | None = None) -> Iter
         store.close()
 
 
-def ingest(
+def ingest_pdfs(
     paths: Sequence[str | Path],
     store: GraphStore,
     settings: Settings | None = None,
@@ -70,7 +71,12 @@ def ask(
     k: int = 8,
     doc_id: str | None = None,
     variant: str = DEFAULT_RETRIEVER,
+    using: Retriever | None = None,
 ) -> AnswerResult:
-    """A cited answer from the stored documents (extractive when no LLM endpoint is configured)."""
+    """A cited answer from the stored documents (extractive when no LLM endpoint is configured).
+
+    A retriever indexes the stored documents when it is made: for many questions, make one with
+    :func:`retriever` and pass it as ``using``."""
     settings = settings or load_settings()
-    return ask_store(question, store, settings, retriever(store, variant, settings), k=k, doc_id=doc_id)
+    chosen = using or retriever(store, variant, settings)
+    return ask_store(question, store, settings, chosen, k=k, doc_id=doc_id)

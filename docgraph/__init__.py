@@ -10,7 +10,7 @@ The public API is loaded on first use, so that ``import docgraph`` stays cheap::
     import docgraph
 
     with docgraph.open_store() as store:
-        docgraph.ingest(["manual.pdf"], store)
+        docgraph.ingest_pdfs(["manual.pdf"], store)
         print(docgraph.ask("How do I reset it?", store).answer)
 """
 
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from docgraph.app.config import Settings, load_settings
     from docgraph.app.integrations.langchain import DocgraphCypherTool, DocgraphRetriever
-    from docgraph.app.library import ask, ingest, open_store, retriever
+    from docgraph.app.library import ask, ingest_pdfs, open_store, retriever
     from docgraph.app.llm.answer import AnswerResult
     from docgraph.app.pipeline.stages import IngestReport
     from docgraph.errors import DocgraphError
@@ -32,7 +32,7 @@ _EXPORTS = {
     "Settings": "docgraph.app.config",
     "load_settings": "docgraph.app.config",
     "open_store": "docgraph.app.library",
-    "ingest": "docgraph.app.library",
+    "ingest_pdfs": "docgraph.app.library",
     "ask": "docgraph.app.library",
     "retriever": "docgraph.app.library",
     "AnswerResult": "docgraph.app.llm.answer",
@@ -50,7 +50,7 @@ __all__ = [
     "IngestReport",
     "Settings",
     "ask",
-    "ingest",
+    "ingest_pdfs",
     "load_settings",
     "open_store",
     "retriever",

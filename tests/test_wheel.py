@@ -96,18 +96,20 @@ def test_the_wheel_installs_one_import_root_with_its_data(installed: Installed) 
     assert (installed.site / "docgraph" / "__init__.py").is_file()
     assert [name for name in TOP_LEVEL_NAMES if (installed.site / name).exists()] == []
     probe = (
-        "import json, docgraph; from docgraph.app import resources; "
+        "import json, docgraph, docgraph.ingest.graph, docgraph.models.gnn; from docgraph.app import resources; "
         "print(json.dumps({'package': docgraph.__file__, 'cypher': str(resources.CYPHER_DIR), "
         "'queries': len(list(resources.CYPHER_DIR.rglob('*.cypher'))), 'api': sorted(docgraph.__all__), "
-        "'ask': callable(docgraph.ask), 'retriever': docgraph.DocgraphRetriever.__name__}))"
+        "'ask': callable(docgraph.ask), 'retriever': docgraph.DocgraphRetriever.__name__, "
+        "'shadowed': [n for n in docgraph.__all__ if not callable(getattr(docgraph, n))]}))"
     )
     done = installed.run("python", "-c", probe)
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     assert Path(found["package"]).is_relative_to(installed.site)
     assert Path(found["cypher"]).is_relative_to(installed.site) and found["queries"] > 40
-    assert {"ingest", "ask", "retriever", "open_store", "DocgraphRetriever"} <= set(found["api"])
+    assert {"ingest_pdfs", "ask", "retriever", "open_store", "DocgraphRetriever"} <= set(found["api"])
     assert found["ask"] and found["retriever"] == "DocgraphRetriever"
+    assert found["shadowed"] == []  # no public name is hidden by a subpackage of the same name
 
 
 def test_the_installed_command_ingests_and_answers(installed: Installed) -> None:
