@@ -51,7 +51,20 @@ class Settings(BaseSettings):
         "heavy queries cannot take every database worker from retrieval",
     )
     reader: str = Field(default="auto", description="PDF reader: auto, native, detector or azure")
-    max_pages: int = Field(default=1500, gt=0, description="Longest PDF accepted, in pages")
+    max_pages: int = Field(
+        default=20_000, gt=0, description="Longest PDF accepted, in pages (a guard against runaway files)"
+    )
+    ingest_workers: int = Field(
+        default=0,
+        ge=0,
+        description="Worker processes that read and embed documents at ingest; 0 = one per two cores. Each gets "
+        "its share of the cores for its threads",
+    )
+    ray_address: str = Field(
+        default="",
+        description="Ingest on a Ray cluster: auto (the cluster this machine belongs to), HOST:PORT or "
+        "ray://HOST:PORT; empty = this machine's worker processes",
+    )
     encoder_model: str = Field(
         default="all-MiniLM-L6-v2", description="Sentence encoder: a name, or a path to a model folder"
     )

@@ -19,7 +19,6 @@ from pathlib import Path
 from docgraph.app.config import Settings, load_settings
 from docgraph.app.llm.answer import AnswerResult
 from docgraph.app.llm.service import ask as ask_store
-from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.pipeline.stages import IngestReport, ProgressFn, expand_paths
 from docgraph.app.retrieval.base import Retriever
@@ -48,13 +47,26 @@ def ingest_pdfs(
     embed: bool = True,
     force: bool = False,
     progress: ProgressFn | None = None,
+    workers: int | None = None,
 ) -> list[IngestReport]:
-    """Ingest PDFs (files or folders) into ``store``; a failed file is reported, the graph unchanged for it."""
+    """Ingest PDFs (files or folders) into ``store``; a failed file is reported, the graph unchanged for it.
+
+    ``workers`` as ``docgraph ingest --workers`` (default: the setting); worker processes are
+    started with ``spawn``, so a script that calls this needs the ``if __name__ == "__main__":`` guard."""
+    from docgraph.app.pipeline.build import build_ingest_pipeline  # the readers load PyMuPDF; asking does not
+    from docgraph.app.pipeline.execution.factory import configured_workers, ingest_executor, useful_workers
+
     settings = settings or load_settings()
-    pipeline = build_ingest_pipeline(store, settings, embed=embed, force=force)
-    with store.fulltext_refresh_deferred():
-        reports = [pipeline.ingest(path, progress) for path in expand_paths(Path(p) for p in paths)]
-    return reports
+    files = expand_paths(Path(p) for p in paths)
+    count = useful_workers(files, configured_workers(settings, workers), settings.max_pages)
+    tasks = ingest_executor(settings, settings.reader, count)
+    try:
+        pipeline = build_ingest_pipeline(store, settings, embed=embed, force=force, tasks=tasks)
+        with store.fulltext_refresh_deferred():
+            return pipeline.ingest_many(files, (lambda _: progress) if progress else None)
+    finally:
+        if tasks is not None:
+            tasks.close()
 
 
 def retriever(store: GraphStore, name: str = DEFAULT_RETRIEVER, settings: Settings | None = None) -> Retriever:

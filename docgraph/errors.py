@@ -61,7 +61,7 @@ class RegionNotFoundError(NotFoundError):
 
 
 class JobNotFoundError(NotFoundError):
-    """No ingest job with that id (jobs are kept in memory, for the server's lifetime)."""
+    """No ingest job with that id (the newest 500 are kept, across restarts of the server)."""
 
 
 class IngestError(DocgraphError):
@@ -70,6 +70,11 @@ class IngestError(DocgraphError):
 
 class BadDocumentError(IngestError):
     """The input is not a readable PDF (not a PDF, encrypted, corrupt, empty, too long)."""
+
+
+class WorkerLostError(IngestError):
+    """An ingest worker (a process here or on a Ray cluster) died while it ran a task: the document
+    it worked on is not written, the others go on."""
 
 
 class ModelError(DocgraphError):

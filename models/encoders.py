@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from docgraph.errors import ModelError
+from docgraph.models.runtimes import process_threads
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -48,15 +49,11 @@ class TextEncoder(Protocol):
 
 
 def batch_threads() -> int:
-    """Threads for batch encoding: ``DOCGRAPH_ENCODER_THREADS`` or the cores we may use, at most 4."""
+    """Threads for batch encoding: ``DOCGRAPH_ENCODER_THREADS`` or this process's share of the cores."""
     configured = os.environ.get("DOCGRAPH_ENCODER_THREADS", "")
     if configured.isdigit() and int(configured) > 0:
         return int(configured)
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(4, cores))
+    return process_threads()
 
 
 def batches_by_token_count(tokenizer: Any, texts: list[str], limit: int, batch_size: int) -> list[list[int]]:

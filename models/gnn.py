@@ -31,6 +31,10 @@ from torch.nn import functional as F
 from docgraph.errors import ModelError
 from docgraph.models.graph_tensors import GROUPS, NUM_KINDS, NUM_RELATIONS, GraphTensors
 
+# Inference on a larger graph runs each layer over windows of this many target nodes (memory: one
+# window's per-relation neighbour means, not the whole document's).
+WINDOW_NODES = 4096
+
 CHECKPOINT_FORMAT = 1
 RELATION_WEIGHTS = ("scalar", "matrix")
 
@@ -66,32 +70,63 @@ class GnnConfig:
 
 @dataclass(slots=True)
 class RelationalAdjacency:
-    """Mean-normalised adjacency of every relation, stacked: row ``r * N + i`` of ``matrix``
-    averages the relation-``r`` neighbours of node ``i``. Built once per graph, shared by all layers.
+    """Mean-normalised adjacency of every relation, stacked: row ``r * rows + i`` of ``matrix``
+    averages the relation-``r`` neighbours of node ``first + i``. Built once per graph (or per
+    window of target nodes, see :meth:`windows`), shared by all layers.
     """
 
-    matrix: torch.Tensor  # sparse (R * N, N), constant
+    matrix: torch.Tensor  # sparse (R * rows, N), constant
     num_nodes: int
     num_relations: int
+    first: int = 0  # the first target node
+    rows: int = -1  # how many target nodes (-1: all of them)
+
+    def __post_init__(self) -> None:
+        if self.rows < 0:
+            self.rows = self.num_nodes
 
     @classmethod
-    def build(cls, edge_index: torch.Tensor, edge_type: torch.Tensor, num_nodes: int, num_relations: int) -> Self:
+    def build(
+        cls,
+        edge_index: torch.Tensor,
+        edge_type: torch.Tensor,
+        num_nodes: int,
+        num_relations: int,
+        window: tuple[int, int] | None = None,
+    ) -> Self:
         src, dst = edge_index[0], edge_index[1]
-        rows = edge_type * num_nodes + dst
-        degree = torch.bincount(rows, minlength=num_relations * num_nodes).to(torch.float32)
-        values = 1.0 / degree[rows] if rows.numel() else torch.zeros(0)
-        shape = (num_relations * num_nodes, num_nodes)
+        degree = torch.bincount(edge_type * num_nodes + dst, minlength=num_relations * num_nodes).to(torch.float32)
+        first, stop = window or (0, num_nodes)
+        if window is not None:
+            inside = (dst >= first) & (dst < stop)
+            src, dst, edge_type = src[inside], dst[inside], edge_type[inside]
+        rows = edge_type * (stop - first) + (dst - first)
+        values = 1.0 / degree[edge_type * num_nodes + dst] if rows.numel() else torch.zeros(0)
+        shape = (num_relations * (stop - first), num_nodes)
         matrix = torch.sparse_coo_tensor(torch.stack([rows, src]), values, shape, check_invariants=False)
-        return cls(matrix.coalesce(), num_nodes, num_relations)
+        return cls(matrix.coalesce(), num_nodes, num_relations, first, stop - first)
 
     @classmethod
     def of(cls, graph: GraphTensors, num_relations: int = NUM_RELATIONS) -> RelationalAdjacency:
         return cls.build(graph.edge_index, graph.edge_type, graph.num_nodes, num_relations)
 
+    @classmethod
+    def windows(cls, graph: GraphTensors, num_relations: int, size: int) -> list[RelationalAdjacency]:
+        """The adjacency cut into windows of ``size`` target nodes: a layer's memory then grows with
+        the window, not with the document (each node's sums are the same as in the whole)."""
+        n, step = graph.num_nodes, max(1, size)
+        return [
+            cls.build(graph.edge_index, graph.edge_type, n, num_relations, (first, min(first + step, n)))
+            for first in range(0, n, step)
+        ]
+
     def aggregate(self, h: torch.Tensor) -> torch.Tensor:
-        """(R, N * D): per relation, each node's neighbour mean (zero where it has none), flattened."""
+        """(R, rows * D): per relation, each target node's neighbour mean (zero where it has none), flattened."""
         product: torch.Tensor = torch.sparse.mm(self.matrix, h)
         return product.view(self.num_relations, -1)
+
+
+Adjacency = RelationalAdjacency | list[RelationalAdjacency]
 
 
 class BasisRelationalConv(nn.Module):
@@ -123,11 +158,14 @@ class BasisRelationalConv(nn.Module):
             bound = math.sqrt(6.0 / (parameter.shape[-2] + parameter.shape[-1]))  # glorot, as PyG
             nn.init.uniform_(parameter, -bound, bound)
 
-    def forward(self, h: torch.Tensor, adjacency: RelationalAdjacency) -> torch.Tensor:
+    def forward(self, h: torch.Tensor, adjacency: Adjacency) -> torch.Tensor:
+        if isinstance(adjacency, list):  # target nodes window by window
+            return torch.cat([self.forward(h, window) for window in adjacency])
         # sum_r A_r h W_r = sum_b (sum_r comp[r, b] A_r h) V_b
-        mixed = (self.comp.t() @ adjacency.aggregate(h)).view(self.num_bases, h.shape[0], self.in_dim)
+        mixed = (self.comp.t() @ adjacency.aggregate(h)).view(self.num_bases, adjacency.rows, self.in_dim)
         messages = torch.bmm(mixed, self.weight).sum(dim=0)
-        return messages + h @ self.root + self.bias
+        targets = h if adjacency.rows == h.shape[0] else h[adjacency.first : adjacency.first + adjacency.rows]
+        return messages + targets @ self.root + self.bias
 
 
 class RelationalGNN(nn.Module):
@@ -145,7 +183,7 @@ class RelationalGNN(nn.Module):
         self.alpha = nn.Parameter(torch.tensor(float(config.alpha_init)))
         self.dropout = nn.Dropout(config.dropout)
 
-    def forward(self, x: torch.Tensor, adjacency: RelationalAdjacency, node_kind: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, adjacency: Adjacency, node_kind: torch.Tensor) -> torch.Tensor:
         h = x + self.kind(node_kind)
         last = len(self.convs) - 1
         for depth, conv in enumerate(self.convs):
@@ -164,10 +202,14 @@ class RelationalGNN(nn.Module):
         if graph.x.shape[1] != self.config.dim:
             raise ModelError(f"GNN expects {self.config.dim}-d embeddings, the graph has {graph.x.shape[1]}-d")
         self.eval()
+        relations = self.config.num_relations
+        adjacency: Adjacency = (
+            RelationalAdjacency.of(graph, relations)
+            if graph.num_nodes <= WINDOW_NODES
+            else RelationalAdjacency.windows(graph, relations, WINDOW_NODES)
+        )
         with torch.no_grad():
-            vectors: torch.Tensor = self(
-                graph.x, RelationalAdjacency.of(graph, self.config.num_relations), graph.node_kind
-            )
+            vectors: torch.Tensor = self(graph.x, adjacency, graph.node_kind)
         return vectors
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ast
 import importlib.resources
-import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ import numpy.typing as npt
 from PIL import Image
 
 from docgraph.errors import ModelError
+from docgraph.models.runtimes import process_threads
 
 DOCLAYNET_CLASSES: tuple[str, ...] = (
     "Caption",
@@ -253,7 +253,7 @@ def _open_session(path: Path, threads: int | None) -> Any:
 
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    options.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
+    options.intra_op_num_threads = threads or process_threads()
     options.inter_op_num_threads = 1
     try:
         return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])

@@ -45,7 +45,7 @@ def main() -> int:
     base = build_ingest_pipeline(store, settings)
     paths = expand_paths(args.folders)
     for round_number in range(args.rounds):
-        pipeline = IngestPipeline(base.stages, build=f"{base.build}; soak {round_number}")
+        pipeline = IngestPipeline(base.stages, build=f"{base.build}; soak {round_number}", tasks=base.tasks)
         for path in paths:
             report = pipeline.ingest(path)
             store._db.execute_command("BGSAVE", "SCHEDULE")  # type: ignore[attr-defined]  # a save child to race

@@ -128,8 +128,8 @@ def test_embed_batch_sets_a_vector_on_every_region_and_section(encoder: TextEnco
     for node in batch.nodes:
         if node.label in ("Region", "Section"):
             vector = node.props[EMBEDDING_PROPERTY]
-            assert isinstance(vector, list) and len(vector) == 384
-            assert all(isinstance(x, float) for x in vector)
+            assert isinstance(vector, np.ndarray) and vector.dtype == np.float32 and vector.shape == (384,)
+            assert np.linalg.norm(vector) == pytest.approx(1.0, abs=1e-5)
         else:
             assert EMBEDDING_PROPERTY not in node.props
     assert (tmp_path / "embeddings.sqlite").is_file()

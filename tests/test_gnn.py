@@ -219,7 +219,7 @@ def test_gnn_stage_writes_back_onto_the_right_nodes(embedded_batch: GraphBatch) 
     SimilarityStage().run(IngestContext(path=PDF, batch=batch))
     GnnStage(model).run(IngestContext(path=PDF, batch=batch))
 
-    embedded = {(n.label, n.key) for n in batch.nodes if n.props.get("embedding")}
+    embedded = {(n.label, n.key) for n in batch.nodes if n.props.get("embedding") is not None}
     vectors = gnn_vectors(batch)
     assert set(vectors) == embedded
     assert {label for label, _ in vectors} == {"Region", "Section"}

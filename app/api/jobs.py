@@ -1,15 +1,17 @@
 """Ingest jobs: an uploaded PDF goes through the ingest pipeline in a background thread.
 
-One worker thread runs the jobs in order of arrival: ingestion is CPU-bound (layout, embeddings)
-and writes one document per transaction, so running two at once would only slow both. Each job
-records which pipeline stage runs and how far it got, for ``GET /jobs/{id}``. Jobs live in memory
-for the server's lifetime (the newest :data:`KEPT_JOBS`); the graph is the durable record.
+One thread runs the jobs in order of arrival, each through the configured executor (a long file's
+pages are read and embedded by the worker processes, or on a Ray cluster); the document is written
+in one transaction. Each job records which pipeline stage runs and how far it got, for
+``GET /jobs/{id}``. The newest :data:`KEPT_JOBS` are kept on disk (:mod:`app.api.job_store`): a
+restarted server still answers for them, and runs again the ones it had not finished.
 """
 
 from __future__ import annotations
 
 import logging
 import shutil
+import sqlite3
 import threading
 import uuid
 from collections import OrderedDict
@@ -20,13 +22,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from docgraph.app.api.job_store import JobStore
 from docgraph.app.pipeline.stages import IngestContext, IngestPipeline, IngestReport, Stage
 from docgraph.errors import JobNotFoundError
 
 log = logging.getLogger("docgraph.api")
 
 KEPT_JOBS = 500
-PipelineFactory = Callable[[bool, bool], IngestPipeline]  # (embed?, force?) -> the pipeline to run
+PipelineFactory = Callable[[bool, bool, Path], IngestPipeline]  # (embed?, force?, file) -> the pipeline to run
+UNFINISHED = ("queued", "running")
 
 
 def _now() -> str:
@@ -69,6 +73,15 @@ class Job:
             "report": self.report,
         }
 
+    def record(self) -> dict[str, Any]:
+        """What is kept on disk: the JSON above, and what it takes to run the job again."""
+        return {**self.to_json(), "path": str(self.path), "embed": self.embed, "force": self.force}
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Job:
+        fields = {name: record[name] for name in cls.__dataclass_fields__ if name in record and name != "path"}
+        return cls(path=Path(record["path"]), **fields)
+
 
 @dataclass
 class ReportingStage:
@@ -77,39 +90,75 @@ class ReportingStage:
     inner: Stage
     job: Job
     index: int
+    saved: Callable[[Job], None]  # keeps the job's record
     name: str = field(init=False)
+    uses_store: bool = field(init=False)
 
     def __post_init__(self) -> None:
         self.name = self.inner.name  # the report's stage timings keep the real names
+        self.uses_store = bool(getattr(self.inner, "uses_store", False))
 
     def run(self, ctx: IngestContext) -> None:
         self.job.stage, self.job.stage_index, self.job.done, self.job.total = self.inner.name, self.index, 0, 0
+        self.saved(self.job)
         self.inner.run(ctx)
 
 
 class JobManager:
-    def __init__(self, pipeline_for: PipelineFactory, kept: int = KEPT_JOBS) -> None:
+    def __init__(self, pipeline_for: PipelineFactory, store: JobStore | None = None, kept: int = KEPT_JOBS) -> None:
         self._pipeline_for = pipeline_for
         self._kept = kept
+        self._store = store
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="docgraph-ingest")
+        if store is not None:
+            self._resume(store)
 
     def submit(self, file_name: str, path: Path, embed: bool = True, force: bool = False) -> Job:
         job = Job(job_id=uuid.uuid4().hex, file_name=file_name, path=path, embed=embed, force=force)
-        with self._lock:
-            self._jobs[job.job_id] = job
-            while len(self._jobs) > self._kept:
-                self._jobs.popitem(last=False)
-        self._executor.submit(self._run, job)
+        self._queue(job)
         return job
 
     def get(self, job_id: str) -> Job:
         with self._lock:
             job = self._jobs.get(job_id)
         if job is None:
-            raise JobNotFoundError(f"no job {job_id!r} (jobs are kept while the server runs)")
+            raise JobNotFoundError(f"no job {job_id!r} (the newest {self._kept} jobs are kept)")
         return job
+
+    def _queue(self, job: Job) -> None:
+        with self._lock:
+            self._jobs[job.job_id] = job
+            while len(self._jobs) > self._kept:
+                self._jobs.popitem(last=False)
+        self._save(job)
+        self._executor.submit(self._run, job)
+
+    def _resume(self, store: JobStore) -> None:
+        """The jobs a stopped server left: finished ones as they were, unfinished ones run again."""
+        for record in store.load():
+            job = Job.from_record(record)
+            if job.status not in UNFINISHED:
+                with self._lock:
+                    self._jobs[job.job_id] = job
+            elif job.path.is_file():
+                job.status, job.stage, job.started_at = "queued", "", None
+                log.info("ingest job %s (%s) runs again after a restart", job.job_id, job.file_name)
+                self._queue(job)
+            else:
+                job.status, job.finished_at = "failed", _now()
+                job.error = "the server stopped before this job finished, and its upload is gone: send the file again"
+                with self._lock:
+                    self._jobs[job.job_id] = job
+                self._save(job)
+
+    def _save(self, job: Job) -> None:
+        if self._store is not None:
+            try:
+                self._store.save(job.job_id, job.created_at, job.record())
+            except sqlite3.Error:  # the job goes on; only its record after a restart is at stake
+                log.exception("could not save ingest job %s", job.job_id)
 
     def shutdown(self) -> None:
         """Stop taking jobs; a job already running finishes (the store write is one transaction)."""
@@ -117,6 +166,7 @@ class JobManager:
 
     def _run(self, job: Job) -> None:
         job.status, job.started_at = "running", _now()
+        self._save(job)
         try:
             report = self._ingest(job)
         except Exception as error:  # the pipeline reports its own failures; this is anything else
@@ -131,18 +181,19 @@ class JobManager:
             if job.report is not None:
                 job.report["error"] = without_upload_path(str(job.report.get("error", "")), job)
             job.finished_at = _now()
+            self._save(job)
             shutil.rmtree(job.path.parent, ignore_errors=True)
 
     def _ingest(self, job: Job) -> IngestReport:
         job.stage = "prepare"  # loading the reader and the encoder; the first job takes a while here
-        pipeline = self._pipeline_for(job.embed, job.force)
-        stages = [ReportingStage(stage, job, i) for i, stage in enumerate(pipeline.stages, start=1)]
+        pipeline = self._pipeline_for(job.embed, job.force, job.path)
+        stages = [ReportingStage(stage, job, i, self._save) for i, stage in enumerate(pipeline.stages, start=1)]
         job.stages = len(stages)
 
         def progress(stage: str, done: int, total: int) -> None:
             job.done, job.total = done, total
 
-        report = IngestPipeline(stages, pipeline.notes, pipeline.build).ingest(job.path, progress=progress)
+        report = IngestPipeline(stages, pipeline.notes, pipeline.build, tasks=pipeline.tasks).ingest(job.path, progress)
         report.path = Path(job.file_name)  # the client's name for the file, not the server's temp path
         return report
 

@@ -3,15 +3,19 @@ upload limits and the slots for written queries."""
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from docgraph.app.api.errors import ApiError
-from docgraph.app.api.jobs import JobManager
+from docgraph.app.api.job_store import JobStore
+from docgraph.app.api.jobs import KEPT_JOBS, JobManager
 from docgraph.app.config import Settings
 from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.execution.base import TaskExecutor
+from docgraph.app.pipeline.execution.factory import configured_workers, ingest_executor, useful_workers
 from docgraph.app.pipeline.stages import IngestPipeline
 from docgraph.app.serving import ServingState
 from docgraph.app.stores.base import GraphStore
@@ -19,11 +23,20 @@ from docgraph.app.stores.base import GraphStore
 QUERY_SLOT_WAIT_S = 2.0  # how long a written query waits for a slot before 429
 
 
+def jobs_file(settings: Settings) -> Path:
+    """Where the ingest jobs of the configured store and graph are kept: a server on another graph
+    must not run them again into its own."""
+    name = hashlib.sha256(f"{settings.store}\n{settings.graph}".encode()).hexdigest()[:12]
+    return settings.home / "jobs" / f"{name}.sqlite"
+
+
 class ApiState(ServingState):
     def __init__(self, settings: Settings, store: GraphStore | None = None) -> None:
         super().__init__(settings, store)
-        self.jobs = JobManager(self.ingest_pipeline)
+        self._ingest_tasks: TaskExecutor | None = None
+        self._tasks_lock = threading.Lock()
         self._query_slots = threading.BoundedSemaphore(settings.user_query_slots)
+        self.jobs = JobManager(self.ingest_pipeline, JobStore(jobs_file(settings), KEPT_JOBS))
 
     @property
     def uploads_dir(self) -> Path:
@@ -45,9 +58,24 @@ class ApiState(ServingState):
         finally:
             self._query_slots.release()
 
-    def ingest_pipeline(self, embed: bool, force: bool = False) -> IngestPipeline:
-        return build_ingest_pipeline(self.store(), self.settings, embed=embed, force=force)
+    def ingest_pipeline(self, embed: bool, force: bool = False, path: Path | None = None) -> IngestPipeline:
+        """The pipeline for one upload: through the shared workers (started on first need) when the file
+        has pages enough for more than one, or when a Ray cluster is configured; in this process else."""
+        workers = configured_workers(self.settings)
+        if path is not None and not self.settings.ray_address:
+            workers = useful_workers([path], workers, self.settings.max_pages)
+        tasks = self._tasks() if workers > 1 or self.settings.ray_address else None
+        return build_ingest_pipeline(self.store(), self.settings, embed=embed, force=force, tasks=tasks)
+
+    def _tasks(self) -> TaskExecutor | None:
+        with self._tasks_lock:
+            if self._ingest_tasks is None:
+                self._ingest_tasks = ingest_executor(self.settings, self.settings.reader)
+            return self._ingest_tasks
 
     def close(self) -> None:
         self.jobs.shutdown()
+        with self._tasks_lock:
+            if self._ingest_tasks is not None:
+                self._ingest_tasks.close()
         super().close()

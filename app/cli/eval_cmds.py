@@ -13,6 +13,7 @@ from docgraph.app.cli.common import (
     JsonOption,
     StoreOption,
     console,
+    err_console,
     handles_errors,
     opened_store,
     print_json,
@@ -21,9 +22,11 @@ from docgraph.app.cli.common import (
 )
 from docgraph.app.config import Settings
 from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.pipeline.stages import expand_paths
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.temporary import temporary_local_store
+from docgraph.errors import ConfigError
 
 VariantOption = Annotated[
     list[str] | None,
@@ -93,13 +96,25 @@ def bench_command(
     docs: Annotated[list[Path] | None, typer.Option("--docs", help="PDFs or folders (default: the sample).")] = None,
     variant: VariantOption = None,
     queries: Annotated[int, typer.Option("--queries", help="Queries timed per variant.")] = 100,
+    workers: Annotated[
+        str | None,
+        typer.Option(
+            "--workers",
+            help="Time ingest alone with each of these worker counts (e.g. 1,2,4), each into a fresh store: "
+            "pages/s, speed-up, efficiency, peak memory.",
+        ),
+    ] = None,
     json_out: JsonOption = False,
     store: StoreOption = None,
 ) -> None:
-    """Ingest into a fresh store, then time queries per variant (p50/p95)."""
+    """Ingest into a fresh store, then time queries per variant (p50/p95); or, with --workers, ingest alone
+    with each worker count."""
     from docgraph.app.evaluation.bench import run_bench
 
     paths = docs or [SAMPLES_DIR / "docgraph-sample.pdf"]
+    if workers is not None:
+        _bench_workers(paths, worker_counts(workers), json_out)
+        return
     with eval_store(store) as (graph_store, settings), stage_progress(json_out) as progress:
         encoder = configured_encoder(settings)
         report = run_bench(paths, graph_store, encoder, variant, queries, progress=progress, settings=settings)
@@ -107,6 +122,31 @@ def bench_command(
         print_json(report.to_json())
     else:
         _print_bench(report.to_json())
+
+
+def worker_counts(text: str) -> list[int]:
+    try:
+        counts = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1:
+        raise typer.BadParameter(f"--workers takes counts of at least 1, such as 1,2,4 (not {text!r})")
+    return counts
+
+
+def _bench_workers(paths: list[Path], counts: list[int], json_out: bool) -> None:
+    from docgraph.app.evaluation.scaling import format_scaling, run_scaling
+
+    files = expand_paths(paths)
+    if not files:
+        raise ConfigError("no PDF found in the given paths")
+    settings = settings_for(None)
+    note = None if json_out else (lambda text: err_console.print(f"[dim]{text}[/]", highlight=False))
+    report = run_scaling(files, settings, counts, note).to_json()
+    if json_out:
+        print_json(report)
+        return
+    console.print(format_scaling(report), markup=False, highlight=False, soft_wrap=True)
 
 
 def _print_bench(report: dict[str, Any]) -> None:

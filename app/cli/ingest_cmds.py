@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from docgraph.app.cli.common import (
     JsonOption,
@@ -31,9 +31,15 @@ from docgraph.app.jobs.documents import (
 from docgraph.app.jobs.relink import relink_corpus
 from docgraph.app.llm.client import vision_configured
 from docgraph.app.llm.service import describe_document
-from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.readers import make_reader, reader_ocr_off
-from docgraph.app.pipeline.stages import IngestReport, expand_paths, kept_copies_dir
+from docgraph.app.pipeline.stages import (
+    OUTCOMES,
+    IngestPipeline,
+    IngestReport,
+    ProgressFn,
+    expand_paths,
+    kept_copies_dir,
+)
 from docgraph.app.stores.base import GraphStore
 from docgraph.errors import ConfigError, DocgraphError
 from docgraph.ingest.types import Reader
@@ -70,38 +76,82 @@ def ingest_command(
             "e.g. after updating docgraph from source within one release.",
         ),
     ] = False,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            min=0,
+            help="Worker processes that read and embed (several documents, and the pages of a long one, at "
+            "once); default DOCGRAPH_INGEST_WORKERS, 0 = one per two cores. Writes stay one document at a time.",
+        ),
+    ] = None,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            help="Run the workers on a Ray cluster: auto, HOST:PORT or ray://HOST:PORT (needs docgraph[ray]); "
+            "this machine still writes to the store.",
+        ),
+    ] = None,
     json_out: JsonOption = False,
     store: StoreOption = None,
 ) -> None:
     """Ingest PDFs into the graph. Failed files leave the graph unchanged; the others still ingest."""
+    from docgraph.app.pipeline.build import build_ingest_pipeline  # the readers load PyMuPDF
+    from docgraph.app.pipeline.execution.factory import configured_workers, ingest_executor, useful_workers
+
     files = expand_paths(paths)
     if not files:
         raise typer.BadParameter("no PDF found in the given paths")
-    reports: list[IngestReport] = []
     with opened_store(store, schema=True) as (graph_store, settings):
         if describe and not vision_configured(settings):
             raise ConfigError("--describe needs a vision model: set DOCGRAPH_VLM_MODEL and the LLM endpoint")
         if similar_elsewhere is not None:
             settings = settings.model_copy(update={"similarity_corpus_k": similar_elsewhere})
-        chosen = make_reader(reader or settings.reader, settings)
-        pipeline = build_ingest_pipeline(graph_store, settings, reader=chosen, embed=not no_embed, force=force)
-        for note in pipeline.notes:
-            err_console.print(f"[dim]note: {note}[/]", highlight=False)
-        with _progress(quiet=json_out) as progress, graph_store.fulltext_refresh_deferred():
-            for path in files:
-                task = progress.add_task(path.name, total=None)
-
-                def update(stage: str, done: int, total: int, task: TaskID = task, name: str = path.name) -> None:
-                    progress.update(task, completed=done, total=total, description=f"{name} [{stage}]")
-
-                report = pipeline.ingest(path, progress=update)
-                if describe and report.status != "failed":
+        reader_name = reader or settings.reader
+        chosen = make_reader(reader_name, settings)
+        count = useful_workers(files, configured_workers(settings, workers), settings.max_pages)
+        tasks = ingest_executor(settings, reader_name, count, ray)
+        try:
+            pipeline = build_ingest_pipeline(
+                graph_store, settings, reader=chosen, embed=not no_embed, force=force, tasks=tasks
+            )
+            reports = _ingest_all(pipeline, files, graph_store, quiet=json_out)
+        finally:
+            if tasks is not None:
+                tasks.close()
+        if describe:
+            for report in reports:
+                if report.status != "failed":
                     _describe(graph_store, settings, report)
-                progress.update(task, description=f"{path.name} [{report.status}]")
-                reports.append(report)
     _print_reports(reports, json_out, _untexted_hint(chosen))
     if any(report.status == "failed" for report in reports):
         raise typer.Exit(1)
+
+
+def _ingest_all(
+    pipeline: IngestPipeline, files: list[Path], graph_store: GraphStore, quiet: bool
+) -> list[IngestReport]:
+    """Every file through ``pipeline``, a progress line per document (several at once with workers)."""
+    for note in pipeline.notes:
+        err_console.print(f"[dim]note: {note}[/]", highlight=False)
+    if pipeline.tasks.workers > 1:
+        err_console.print(f"[dim]{pipeline.tasks.workers} workers[/]", highlight=False)
+    with _progress(quiet=quiet) as progress, graph_store.fulltext_refresh_deferred():
+        overall = progress.add_task("documents", total=len(files))
+
+        def row(path: Path) -> ProgressFn:
+            task = progress.add_task(path.name, total=None)
+
+            def update(stage: str, done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total, description=f"{path.name} [{stage}]")
+                if stage in OUTCOMES:
+                    progress.advance(overall)
+
+            return update
+
+        reports = pipeline.ingest_many(files, row)
+    return reports
 
 
 def _describe(graph_store: GraphStore, settings: Settings, report: IngestReport) -> None:

@@ -2,32 +2,40 @@
 
     read -> graph -> embed -> similarity -> gnn -> corpus similarity -> write
 
+The first five run on the pipeline's executor (this process, worker processes or a Ray cluster:
+:mod:`app.pipeline.execution`), the last two in this process.
+
 ``embed`` and what follows it run only with embeddings on; ``gnn`` only with a checkpoint that fits
 the encoder; ``corpus similarity`` only when neighbours in other documents are asked for.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from docgraph.app.config import Settings
 from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.pipeline.execution.base import InlineExecutor, TaskExecutor
 from docgraph.app.pipeline.readers import make_reader, reader_notes, reader_ocr_off
+from docgraph.app.pipeline.reading import ReadStage
 from docgraph.app.pipeline.similarity import CorpusSimilarityStage, SimilarityStage
 from docgraph.app.pipeline.stages import (
     EmbedStage,
     GraphStage,
     IngestPipeline,
-    ReadStage,
     Stage,
+    WorkerStage,
     WriteStage,
     kept_copies_dir,
 )
+from docgraph.app.pipeline.worker import IngestWorker, WorkerSpec
 from docgraph.app.resources import docgraph_release
 from docgraph.app.stores.base import GraphStore
 from docgraph.errors import ModelError
 from docgraph.ingest.links.similarity import DEFAULT_K
 from docgraph.ingest.types import Reader
+from docgraph.models.encoders import TextEncoder
 from docgraph.records import BUILD_SEPARATOR, GNN_BUILD_PREFIX
 
 if TYPE_CHECKING:
@@ -35,9 +43,18 @@ if TYPE_CHECKING:
 
 
 def build_ingest_pipeline(
-    store: GraphStore, settings: Settings, reader: Reader | None = None, embed: bool = True, force: bool = False
+    store: GraphStore,
+    settings: Settings,
+    reader: Reader | None = None,
+    embed: bool = True,
+    force: bool = False,
+    tasks: TaskExecutor | None = None,
 ) -> IngestPipeline:
     """The standard pipeline: read, build the graph, embed regions (unless told not to), write.
+
+    ``tasks``: the executor whose workers (built by :func:`build_ingest_worker` from the same
+    settings and reader) do the store-free work; by default this process does it, one document
+    at a time.
 
     Its ``build`` names the reader, the encoder, the GNN checkpoint and the docgraph release: a file
     stored as another pipeline built it is rebuilt (for another checkpoint only, its GNN vectors
@@ -48,21 +65,45 @@ def build_ingest_pipeline(
     stages: list[Stage] = [ReadStage(chosen), GraphStage()]
     notes: list[str] = reader_notes(chosen)
     build = [f"docgraph {docgraph_release()}", reader_build(chosen, settings)]
+    worker = IngestWorker(chosen)
     if embed:
-        stages.append(EmbedStage(configured_encoder(settings)))
+        if tasks is None:  # this process encodes; workers elsewhere load their own encoder
+            worker.encoder_factory = _loaded(configured_encoder(settings))
+        stages.append(EmbedStage(worker.encoder if tasks is None else None))
         build.append(encoder_build(settings))
-        stages.append(SimilarityStage(settings.similarity_k))
-        gnn = _gnn_stages(settings, notes)
-        stages.extend(gnn)
+        worker.stages = in_document_stages(settings, notes)
+        stages += [WorkerStage(stage.name) for stage in worker.stages]
         build += similarity_build(settings)  # before the GNN part, which with_gnn_build keeps last
-        build += [gnn_build(stage.checkpoint) for stage in gnn]
+        build += [
+            gnn_build(tag) for stage in worker.stages if isinstance(tag := getattr(stage, "checkpoint", None), str)
+        ]
         if settings.similarity_corpus_k:
             stages.append(CorpusSimilarityStage(store, settings.similarity_corpus_k, settings.similarity_corpus_min))
     else:
         notes.append("embeddings off (--no-embed): vector search and the GNN will not see these documents")
         build.append("no embeddings")
     stages.append(WriteStage(store, files_dir=kept_copies_dir(settings.home, store), force=force))
-    return IngestPipeline(stages, notes, "; ".join(build))
+    return IngestPipeline(stages, notes, "; ".join(build), tasks=tasks or InlineExecutor(worker))
+
+
+def build_ingest_worker(spec: WorkerSpec) -> IngestWorker:
+    """The worker a worker process (or Ray worker) runs: the pipeline's reader, encoder and
+    in-document stages, built from the same settings (the encoder on first use)."""
+    settings = spec.settings
+    return IngestWorker(
+        make_reader(spec.reader, settings),
+        encoder_factory=lambda: configured_encoder(settings),
+        stages=in_document_stages(settings, []),
+    )
+
+
+def in_document_stages(settings: Settings, notes: list[str]) -> list[Stage]:
+    """The stages after ``embed`` that need only the document: similarity, then the GNN."""
+    return [SimilarityStage(settings.similarity_k), *_gnn_stages(settings, notes)]
+
+
+def _loaded(encoder: TextEncoder) -> Callable[[], TextEncoder]:
+    return lambda: encoder
 
 
 def reader_build(reader: Reader, settings: Settings) -> str:

@@ -93,7 +93,7 @@ def apply_gnn(batch: GraphBatch, model: RelationalGNN) -> int:
     vectors = model.embed(graph).numpy()
     nodes = {(node.label, node.key): node for node in batch.nodes}
     for row, ref in enumerate(graph.nodes):
-        nodes[ref].props[GNN_PROPERTY] = vectors[row].tolist()
+        nodes[ref].props[GNN_PROPERTY] = vectors[row]
     return len(graph.nodes)
 
 

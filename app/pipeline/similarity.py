@@ -18,7 +18,7 @@ then); re-ingesting replaces a document's edges, in both directions, with fresh 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from docgraph.app.pipeline.stages import IngestContext, embedded_batch
@@ -52,7 +52,7 @@ def corpus_similarity_edges(
     keeps it as it is, links included)."""
     if k <= 0 or _stored_versions(store, batch.doc_id) == [batch.version]:
         return []
-    vectors = {node.key: [float(v) for v in node.props["embedding"]] for node in similarity_nodes(batch)}
+    vectors = {node.key: node.props["embedding"] for node in similarity_nodes(batch)}
     edges: list[EdgeRecord] = []
     for source, neighbours in nearest_in_other_documents(store, batch.doc_id, vectors, k, min_score):
         for score, target in neighbours:
@@ -61,7 +61,7 @@ def corpus_similarity_edges(
 
 
 def nearest_in_other_documents(
-    store: GraphStore, doc_id: str, vectors: dict[str, list[float]], k: int, min_score: float
+    store: GraphStore, doc_id: str, vectors: Mapping[str, Sequence[float]], k: int, min_score: float
 ) -> Iterator[tuple[str, Neighbours]]:
     """Each of a document's region vectors (by region id) with its ``k`` nearest regions of the other
     stored documents (cosine at least ``min_score``, no page furniture), best first; one index
@@ -69,7 +69,7 @@ def nearest_in_other_documents(
     search = _Search(store, doc_id, k, min_score, cap=_unlinkable_regions(store, doc_id) + k + EXTRA)
     keys = sorted(vectors)
     for start in range(0, len(keys), QUERY_CHUNK):
-        found = search.nearest({key: vectors[key] for key in keys[start : start + QUERY_CHUNK]})
+        found = search.nearest({key: [float(v) for v in vectors[key]] for key in keys[start : start + QUERY_CHUNK]})
         for source in sorted(found):
             yield source, found[source][:k]
 
@@ -163,6 +163,7 @@ class CorpusSimilarityStage:
     k: int
     min_score: float = DEFAULT_MIN_SCORE
     name: str = "corpus_similarity"
+    uses_store = True  # run by one document at a time (IngestPipeline)
 
     def run(self, ctx: IngestContext) -> None:
         if ctx.batch is None:

@@ -3,29 +3,40 @@
 The stages defined here are the ones every pipeline has: read (PDF -> regions), graph (regions ->
 node and edge records), embed, and write (one transaction). Parsing and embedding finish before
 anything is written, so a bad file never touches the graph. ``build.py`` puts the list together.
+
+The store-free work goes through the pipeline's executor (:mod:`app.pipeline.execution`): page
+windows are read, texts encoded and the in-document stages run on its workers, several documents
+at a time; the stages that use the store run in this process, one document at a time.
 """
 
 from __future__ import annotations
 
 import hashlib
 import shutil
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from docgraph.app.pipeline.embedding import embed_batch
+from docgraph.app.pipeline.execution.base import SourceFile, TaskExecutor
+from docgraph.app.pipeline.execution.spread_encoder import SpreadEncoder
 from docgraph.app.pipeline.gnn_store import refresh_stale_gnn
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, WriteResult
-from docgraph.errors import BadDocumentError, DocgraphError, IngestError
-from docgraph.ingest.graph import build_graph
+from docgraph.errors import BadDocumentError, DocgraphError, IngestError, WorkerLostError
 from docgraph.ingest.types import DocumentLayout, ProgressCallback, Reader
 from docgraph.records import GraphBatch
 
-ProgressFn = Callable[[str, int, int], None]  # (stage, done, total)
+if TYPE_CHECKING:  # the scanners load PyMuPDF, which asking a question does without
+    from docgraph.ingest.page.scan import PageScan
+
+ProgressFn = Callable[[str, int, int], None]  # (stage, done, total); at the end (status, 1, 1)
+OUTCOMES = frozenset({"ingested", "replaced", "refreshed", "unchanged", "failed"})  # IngestReport.status
 
 
 @dataclass
@@ -33,11 +44,19 @@ class IngestContext:
     path: Path
     progress: ProgressFn | None = None
     build: str = ""  # how the pipeline builds graphs (see GraphBatch.version)
-    layout: DocumentLayout | None = None
+    tasks: TaskExecutor | None = None  # where the store-free work runs
+    source: SourceFile | None = None  # the file as the executor's workers read it
+    scans: list[PageScan] | None = None  # every page's scan, before assembly (paged readers)
+    layout: DocumentLayout | None = None  # a whole document's layout (readers that are not paged)
     batch: GraphBatch | None = None
     result: WriteResult | None = None
     refreshed: bool = False  # the stored version's GNN vectors (another checkpoint's) were replaced by this build's
     timings: dict[str, float] = field(default_factory=dict)
+
+    def run(self, method: str, *args: Any) -> Future[Any]:
+        if self.tasks is None or self.source is None:
+            raise IngestError(f"{self.path.name}: this stage runs inside a pipeline (no executor given)")
+        return self.tasks.submit(method, *args)
 
 
 class Stage(Protocol):
@@ -47,43 +66,48 @@ class Stage(Protocol):
 
 
 @dataclass
-class ReadStage:
-    reader: Reader
-    name: str = "read"
-
-    def run(self, ctx: IngestContext) -> None:
-        def page_done(done: int, total: int) -> None:
-            if ctx.progress:
-                ctx.progress("read", done, total)
-
-        ctx.layout = read_pdf(self.reader, ctx.path, page_done)
-
-
-@dataclass
 class GraphStage:
+    """Assembly (over the whole document) and graph records, in one task on a worker."""
+
     name: str = "graph"
 
     def run(self, ctx: IngestContext) -> None:
-        assert ctx.layout is not None
         ingested_at = datetime.now(UTC).isoformat(timespec="seconds")
-        ctx.batch = build_graph(ctx.layout, ingested_at=ingested_at, build=ctx.build)
+        read = ctx.scans if ctx.scans is not None else ctx.layout
+        if read is None:
+            raise IngestError(f"{ctx.path.name}: the graph stage needs a read document")
+        ctx.batch = ctx.run("build_graph", ctx.source, read, ctx.build, ingested_at).result()
+        ctx.scans = ctx.layout = None  # what the batch holds now; the rest may go
         document = next(n for n in ctx.batch.nodes if n.label == "Document")
         document.props["source_path"] = str(ctx.path.resolve())
 
 
 @dataclass
 class EmbedStage:
-    encoder: Any  # models.encoders.TextEncoder; typed loosely to keep torch out of import time
+    """Region and section embeddings; with several workers, their texts are encoded in chunks there."""
+
+    encoder: Any = None  # models.encoders.TextEncoder, or None: the executor's workers encode
     name: str = "embed"
 
     def run(self, ctx: IngestContext) -> None:
-        assert ctx.batch is not None
-        embed_batch(ctx.batch, self.encoder)
+        assert ctx.batch is not None and ctx.tasks is not None
+        embed_batch(ctx.batch, self.encoder or SpreadEncoder.of(ctx.tasks))
+
+
+@dataclass
+class WorkerStage:
+    """An in-document stage (similarity, GNN) run on a worker by name; the batch comes back."""
+
+    name: str
+
+    def run(self, ctx: IngestContext) -> None:
+        ctx.batch = ctx.run("run_stage", self.name, ctx.path, ctx.batch).result()
 
 
 @dataclass
 class WriteStage:
     store: GraphStore
+    uses_store = True  # run by one document at a time (IngestPipeline)
     files_dir: Path | None = None  # where a copy of each PDF is kept for rendering
     force: bool = False  # rewrite a document stored in the same version (GraphStore.write_document)
     name: str = "graph_write"
@@ -105,9 +129,13 @@ def embedded_batch(ctx: IngestContext, stage: str) -> GraphBatch | None:
     document: nothing to link or enrich)."""
     if ctx.batch is None:
         raise IngestError(f"{ctx.path.name}: the {stage} stage needs a built graph")
-    if not any(node.props.get("embedding") for node in ctx.batch.nodes if node.label == "Region"):
+    if not any(_has_vector(node.props.get("embedding")) for node in ctx.batch.nodes if node.label == "Region"):
         return None
     return ctx.batch
+
+
+def _has_vector(value: Any) -> bool:
+    return value is not None and len(value) > 0
 
 
 def kept_copies_dir(home: Path, store: GraphStore) -> Path:
@@ -174,24 +202,54 @@ class IngestReport:
 
 
 class IngestPipeline:
-    def __init__(self, stages: Sequence[Stage], notes: Sequence[str] = (), build: str = "") -> None:
+    """The stages, and the executor their store-free work runs on (``tasks``)."""
+
+    def __init__(self, stages: Sequence[Stage], notes: Sequence[str] = (), build: str = "", *, tasks: TaskExecutor):
         self.stages = list(stages)
         self.notes = list(notes)  # what is switched off and why, for the user to see once
         self.build = build  # part of each document's version: another build replaces a stored one
+        self.tasks = tasks
+        self._store_lock = threading.Lock()  # one document at a time in the stages that use the store
 
     def ingest(self, path: Path, progress: ProgressFn | None = None) -> IngestReport:
+        """One file through the stages; ``progress`` hears each stage, then the outcome (its status, 1, 1)."""
         report = self._run(path, progress)
         report.notes = list(self.notes)
+        if progress:
+            progress(report.status, 1, 1)
         return report
 
+    def ingest_many(
+        self, paths: Sequence[Path], progress: Callable[[Path], ProgressFn | None] | None = None
+    ) -> list[IngestReport]:
+        """Every file, in order of ``paths``: one after another with one worker; with more, as many
+        documents at once as there are workers, and one more, the largest files first."""
+
+        def one(path: Path) -> IngestReport:
+            return self.ingest(path, progress(path) if progress else None)
+
+        if self.tasks.workers <= 1 or len(paths) <= 1:
+            return [one(path) for path in paths]
+        order = sorted(range(len(paths)), key=lambda i: -_file_size(paths[i]))
+        with ThreadPoolExecutor(self.tasks.workers + 1, thread_name_prefix="docgraph-document") as documents:
+            futures = {i: documents.submit(one, paths[i]) for i in order}
+            return [futures[i].result() for i in range(len(paths))]
+
     def _run(self, path: Path, progress: ProgressFn | None) -> IngestReport:
-        ctx = IngestContext(path=path, progress=progress, build=self.build)
+        ctx = IngestContext(path=path, progress=progress, build=self.build, tasks=self.tasks)
         started = time.perf_counter()
         try:
+            ctx.source = self.tasks.source(path) if path.is_file() else SourceFile(path)
             for stage in self.stages:
                 stage_start = time.perf_counter()
-                stage.run(ctx)
+                if getattr(stage, "uses_store", False):
+                    with self._store_lock:
+                        stage.run(ctx)
+                else:
+                    stage.run(ctx)
                 ctx.timings[stage.name] = time.perf_counter() - stage_start
+        except WorkerLostError as exc:  # says which task, not which file
+            return IngestReport(path=path, status="failed", error=f"{path.name}: {exc}", timings=ctx.timings)
         except DocgraphError as exc:
             return IngestReport(path=path, status="failed", error=str(exc), timings=ctx.timings)
         except Exception as exc:
@@ -223,6 +281,13 @@ def _report(ctx: IngestContext, seconds: float) -> IngestReport:
         seconds=seconds,
         status=status,
     )
+
+
+def _file_size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def expand_paths(paths: Iterable[Path]) -> list[Path]:

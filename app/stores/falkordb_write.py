@@ -32,7 +32,7 @@ import itertools
 import random
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -45,6 +45,7 @@ from docgraph.app.stores.cypher import identifier, load, render
 from docgraph.app.stores.records import (
     DEFAULT_CHUNK_ROWS,
     DOCUMENT_LABELS,
+    count_chunks,
     edge_groups,
     node_groups,
     render_edges,
@@ -82,35 +83,34 @@ def write_commands(
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
     stored_labels: tuple[str, ...] = (),
     rewrite: bool = False,
-) -> list[Command]:
+) -> Iterator[Command]:
     """Every query of one document write, in order (see the module docstring); ``stash`` names the
     labels whose stored nodes must give up their ids first, ``stored_labels`` the graph's labels.
     ``rewrite``: the same version is stored and is written again (forced), so the stored nodes
-    are told from the new ones by the stash suffix, not by their version.
+    are told from the new ones by the stash suffix, not by their version. The node and edge
+    queries are made one at a time, as they are sent.
     """
     suffix = f"#replaced-{token}"
     scope = {"doc_id": batch.doc_id, "version": batch.version}
-    steps: list[Command] = []
-    for group in node_groups(batch, split_vectors=True, chunk_rows=chunk_rows):
-        steps.append(Command(render_nodes("write_nodes", DIALECT, group.labels), {"rows": group.rows, "token": token}))
-    for edges in edge_groups(batch, chunk_rows):
-        steps.append(Command(render_edges("write_edges", DIALECT, edges), {"rows": edges.rows, "token": token}))
+    steps = count_chunks(batch, chunk_rows)
     guard = {
         "doc_ids": [batch.doc_id, batch.doc_id + suffix],
         "version": batch.version,
         "token": token,
-        "steps": len(steps),
+        "steps": steps,
         "suffix": suffix,
     }
-    commands = [Command(load("write_begin", DIALECT), {"token": token})]
-    commands += _per_label("write_stash_old", {**scope, "suffix": suffix, "rewrite": rewrite}, stash)
-    commands += steps
+    yield Command(load("write_begin", DIALECT), {"token": token})
+    yield from _per_label("write_stash_old", {**scope, "suffix": suffix, "rewrite": rewrite}, stash)
+    for group in node_groups(batch, split_vectors=True, chunk_rows=chunk_rows):
+        yield Command(render_nodes("write_nodes", DIALECT, group.labels), {"rows": group.rows, "token": token})
+    for edges in edge_groups(batch, chunk_rows):
+        yield Command(render_edges("write_edges", DIALECT, edges), {"rows": edges.rows, "token": token})
     resize = (*stored_labels, *batch_labels(batch))
-    commands += _per_label("write_drop_old", guard, resize=resize)
-    commands += _per_label("write_drop_new", {**guard, **scope}, resize=resize)
-    commands += _per_label("write_restore_old", guard, stash)
-    commands.append(Command(load("write_end", DIALECT), {"token": token, "steps": len(steps)}))
-    return commands
+    yield from _per_label("write_drop_old", guard, resize=resize)
+    yield from _per_label("write_drop_new", {**guard, **scope}, resize=resize)
+    yield from _per_label("write_restore_old", guard, stash)
+    yield Command(load("write_end", DIALECT), {"token": token, "steps": steps})
 
 
 def batch_labels(batch: GraphBatch) -> tuple[str, ...]:
@@ -207,12 +207,29 @@ class DocumentWriter:
             written=True, replaced=bool(versions), nodes=len(batch.nodes), relationships=len(batch.edges)
         )
 
-    def _execute(self, pipe: Any, commands: list[Command]) -> list[Any]:
-        """Run ``commands`` as one MULTI/EXEC on the watched ``pipe``; a reply per command."""
-        pipe.multi()
-        for command in commands:
-            self._queue(pipe, command)
-        replies: list[Any] = pipe.execute(raise_on_error=False)
+    def _execute(self, pipe: Any, commands: Iterable[Command]) -> list[Any]:
+        """Run ``commands`` as one MULTI/EXEC on the watched ``pipe``; a reply per command.
+
+        Each command is sent (and queued by the server) before the next is made, so the client
+        holds one query's text at a time, not the whole document's. Raises WatchError when a
+        concurrent change to the graph aborted the transaction."""
+        connection = pipe.connection
+        connection.send_command("MULTI")
+        connection.read_response()
+        try:
+            for command in commands:
+                connection.send_command(
+                    "GRAPH.QUERY", self._graph.name, encode_query(command.query, command.params), "--compact"
+                )
+                connection.read_response()  # QUEUED; a refused command raises ResponseError
+        except BaseException:
+            connection.send_command("DISCARD")
+            connection.read_response()
+            raise
+        connection.send_command("EXEC")
+        replies: list[Any] | None = connection.read_response()
+        if replies is None:
+            raise redis.WatchError("the graph changed during the write")
         return replies
 
     def _stored_versions(self, pipe: Any, doc_id: str) -> list[str]:
@@ -248,9 +265,6 @@ class DocumentWriter:
             raise StoreError(f"cannot read the stored document: {error}") from error
         rows: list[list[Any]] = QueryResult(self._graph, reply).result_set
         return rows
-
-    def _queue(self, pipe: Any, command: Command) -> None:
-        pipe.execute_command("GRAPH.QUERY", self._graph.name, encode_query(command.query, command.params), "--compact")
 
     def _kept(self, end_reply: Any) -> bool:
         if isinstance(end_reply, Exception):

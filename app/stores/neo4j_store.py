@@ -124,18 +124,15 @@ class Neo4jStore:
     # ---- documents -------------------------------------------------------------------------
 
     def write_document(self, batch: GraphBatch, force: bool = False) -> WriteResult:
-        nodes = node_groups(batch, split_vectors=False)
-        edges = edge_groups(batch)
-
-        def work(tx: neo4j.ManagedTransaction) -> WriteResult:
+        def work(tx: neo4j.ManagedTransaction) -> WriteResult:  # run again on a retry: rows are made afresh
             versions = [record["version"] for record in tx.run(load("document_versions", DIALECT), doc_id=batch.doc_id)]
             if versions == [batch.version] and not force:
                 return WriteResult(written=False, replaced=False, nodes=0, relationships=0)
             for label in DOCUMENT_LABELS:
                 tx.run(render("delete_document_nodes", DIALECT, label=label), doc_id=batch.doc_id).consume()
-            for group in nodes:
+            for group in node_groups(batch, split_vectors=False):
                 tx.run(render_nodes("write_nodes", DIALECT, group.labels), rows=group.rows).consume()
-            for edge_group in edges:
+            for edge_group in edge_groups(batch):
                 record = tx.run(render_edges("write_edges", DIALECT, edge_group), rows=edge_group.rows).single()
                 if record is None or record["created"] != len(edge_group.rows):
                     # Raising inside the transaction function rolls the whole write back.

@@ -19,7 +19,7 @@ import numpy as np
 from docgraph.app.stores.cypher import identifier, load, render
 from docgraph.app.stores.schema import VECTOR_PROPERTIES, VERSION_PROPERTY, kind_label
 from docgraph.errors import StoreError
-from docgraph.records import ID_PROPERTY, GraphBatch, NodeRecord
+from docgraph.records import ID_PROPERTY, EdgeRecord, GraphBatch, NodeRecord
 
 DOCUMENT_LABELS: tuple[str, ...] = tuple(ID_PROPERTY)
 DEFAULT_CHUNK_ROWS = 500
@@ -43,20 +43,38 @@ class EdgeGroup:
     rows: list[dict[str, Any]] = field(default_factory=list)
 
 
-def node_groups(batch: GraphBatch, split_vectors: bool, chunk_rows: int = DEFAULT_CHUNK_ROWS) -> list[NodeGroup]:
-    """Rows ``{"props": {...}}`` per label set; with ``split_vectors`` the embeddings move out of
-    ``props`` into ``row[<vector property>]`` (FalkorDB wraps them in ``vecf32``, stored as float32).
+def node_groups(batch: GraphBatch, split_vectors: bool, chunk_rows: int = DEFAULT_CHUNK_ROWS) -> Iterator[NodeGroup]:
+    """Rows ``{"props": {...}}`` per label set, ``chunk_rows`` at a time; with ``split_vectors`` the
+    embeddings move out of ``props`` into ``row[<vector property>]`` (FalkorDB wraps them in
+    ``vecf32``, stored as float32). A chunk's rows are made when it is reached, so a writer that
+    sends each chunk before taking the next holds one chunk's rows, whatever the document's size.
     """
-    groups: dict[tuple[str, ...], NodeGroup] = {}
+    for labels, nodes in _nodes_by_labels(batch).items():
+        for start in range(0, len(nodes), chunk_rows):
+            chunk = nodes[start : start + chunk_rows]
+            yield NodeGroup(labels, [_node_row(node, batch, split_vectors) for node in chunk])
+
+
+def count_chunks(batch: GraphBatch, chunk_rows: int = DEFAULT_CHUNK_ROWS) -> int:
+    """How many groups :func:`node_groups` and :func:`edge_groups` yield together."""
+    sizes = [len(nodes) for nodes in _nodes_by_labels(batch).values()]
+    sizes += [len(edges) for edges in _edges_by_key(batch).values()]
+    return sum(-(-size // chunk_rows) for size in sizes)
+
+
+def _nodes_by_labels(batch: GraphBatch) -> dict[tuple[str, ...], list[NodeRecord]]:
+    groups: dict[tuple[str, ...], list[NodeRecord]] = {}
     for node in batch.nodes:
-        labels = node_labels(node)
-        props = node_properties(node, batch)
-        row: dict[str, Any] = {"props": props}
-        if split_vectors:
-            for name in VECTOR_PROPERTIES:
-                row[name] = _float32_text(props.pop(name, None))
-        groups.setdefault(labels, NodeGroup(labels)).rows.append(row)
-    return [chunk for group in groups.values() for chunk in _chunked_nodes(group, chunk_rows)]
+        groups.setdefault(node_labels(node), []).append(node)
+    return groups
+
+
+def _node_row(node: NodeRecord, batch: GraphBatch, split_vectors: bool) -> dict[str, Any]:
+    if not split_vectors:
+        return {"props": node_properties(node, batch)}
+    vectors = {name: node.props.get(name) for name in VECTOR_PROPERTIES}
+    props = node_properties(node, batch, skipped=VECTOR_PROPERTIES)
+    return {"props": props, **{name: _float32_text(vector) for name, vector in vectors.items()}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,22 +93,30 @@ class VectorLiteral:
 
 
 def _float32_text(vector: Any) -> Any:
-    if not isinstance(vector, list):
+    if not isinstance(vector, list | tuple | np.ndarray):
         return vector
     values = tuple(np.asarray(vector, dtype=np.float32).tolist())  # round once, to what vecf32 keeps
     return VectorLiteral("[" + ",".join(["%#.9g"] * len(values)) % values + "]")
 
 
-def edge_groups(batch: GraphBatch, chunk_rows: int = DEFAULT_CHUNK_ROWS) -> list[EdgeGroup]:
-    """Rows ``{"src", "dst", "props"}`` per (type, source label, target label)."""
-    groups: dict[tuple[str, str, str], EdgeGroup] = {}
+def edge_groups(batch: GraphBatch, chunk_rows: int = DEFAULT_CHUNK_ROWS) -> Iterator[EdgeGroup]:
+    """Rows ``{"src", "dst", "props"}`` per (type, source label, target label), ``chunk_rows`` at a time."""
+    for key, edges in _edges_by_key(batch).items():
+        for start in range(0, len(edges), chunk_rows):
+            rows = [
+                {"src": edge.src_key, "dst": edge.dst_key, "props": storable_properties(edge.props)}
+                for edge in edges[start : start + chunk_rows]
+            ]
+            yield EdgeGroup(*key, rows)
+
+
+def _edges_by_key(batch: GraphBatch) -> dict[tuple[str, str, str], list[EdgeRecord]]:
+    groups: dict[tuple[str, str, str], list[EdgeRecord]] = {}
     for edge in batch.edges:
         for label in (edge.src_label, edge.dst_label):
             _require_known_label(label)
-        key = (identifier(edge.type), edge.src_label, edge.dst_label)
-        row = {"src": edge.src_key, "dst": edge.dst_key, "props": storable_properties(edge.props)}
-        groups.setdefault(key, EdgeGroup(*key)).rows.append(row)
-    return [chunk for group in groups.values() for chunk in _chunked_edges(group, chunk_rows)]
+        groups.setdefault((identifier(edge.type), edge.src_label, edge.dst_label), []).append(edge)
+    return groups
 
 
 def node_labels(node: NodeRecord) -> tuple[str, ...]:
@@ -106,9 +132,9 @@ def node_labels(node: NodeRecord) -> tuple[str, ...]:
     return unique
 
 
-def node_properties(node: NodeRecord, batch: GraphBatch) -> dict[str, Any]:
-    """Storable properties, with the id property, ``doc_id`` and the version always set."""
-    props = storable_properties(node.props)
+def node_properties(node: NodeRecord, batch: GraphBatch, skipped: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Storable properties (but ``skipped``), with the id property, ``doc_id`` and the version always set."""
+    props = storable_properties({name: value for name, value in node.props.items() if name not in skipped})
     id_property = ID_PROPERTY[node.label]
     if props.setdefault(id_property, node.key) != node.key:
         raise StoreError(f"{node.label} {node.key}: property {id_property} is {props[id_property]!r}")
@@ -156,16 +182,6 @@ def _storable_list(items: list[Any]) -> Any:
 def _require_known_label(label: str) -> None:
     if label not in ID_PROPERTY:
         raise StoreError(f"unknown node label {label!r}; a batch holds {', '.join(DOCUMENT_LABELS)}")
-
-
-def _chunked_nodes(group: NodeGroup, size: int) -> Iterator[NodeGroup]:
-    for start in range(0, len(group.rows), size):
-        yield NodeGroup(group.labels, group.rows[start : start + size])
-
-
-def _chunked_edges(group: EdgeGroup, size: int) -> Iterator[EdgeGroup]:
-    for start in range(0, len(group.rows), size):
-        yield EdgeGroup(group.type, group.src_label, group.dst_label, group.rows[start : start + size])
 
 
 # ---- templates -------------------------------------------------------------------------------

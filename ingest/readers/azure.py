@@ -15,7 +15,8 @@ from docgraph.ingest.links.pdf_links import document_links
 from docgraph.ingest.pdf import api as pdf_api
 from docgraph.ingest.pdf.checks import open_checked
 from docgraph.ingest.readers.azure_layout import layout_from_analyze_result
-from docgraph.ingest.readers.native import DEFAULT_MAX_PAGES, _outline
+from docgraph.ingest.readers.native import DEFAULT_MAX_PAGES
+from docgraph.ingest.readers.paged import document_outline
 from docgraph.ingest.structure.ids import file_sha256
 from docgraph.ingest.types import DocumentLayout, ProgressCallback
 
@@ -55,7 +56,7 @@ class AzureReader:
         path = Path(path)
         doc = open_checked(path, self.max_pages)
         try:
-            outline = _outline(doc)
+            outline = document_outline(doc)
             links = document_links(doc)  # the service returns none: read from the file, as the others do
             metadata_title = " ".join(((doc.metadata or {}).get("title", "") or "").split())
         finally:

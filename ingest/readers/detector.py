@@ -11,7 +11,6 @@ PyMuPDF layout model's boxes do. OCR runs in a worker thread while the next page
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
@@ -34,7 +33,7 @@ from docgraph.ingest.page.scan import PageScan, scan_page
 from docgraph.ingest.page.text_layer import has_good_text_layer
 from docgraph.ingest.pdf import api as pdf_api
 from docgraph.ingest.pdf.api import Word
-from docgraph.ingest.pdf.checks import check_page_damage, load_page_checked
+from docgraph.ingest.pdf.checks import load_page_checked
 from docgraph.ingest.pdf.lines import TEXT_FLAGS, TextLine, lines_in
 from docgraph.ingest.pdf.ocr import (
     DEFAULT_LANG,
@@ -48,11 +47,13 @@ from docgraph.ingest.pdf.ocr import (
     words_as_tuples,
     words_to_lines,
 )
-from docgraph.ingest.readers.native import DEFAULT_MAX_PAGES, read_document
+from docgraph.ingest.readers.native import DEFAULT_MAX_PAGES
 from docgraph.ingest.readers.native import assemble_pages as assemble_native
+from docgraph.ingest.readers.paged import PageWindow, read_in_windows, scan_pages
 from docgraph.ingest.structure.continuity import mark_continuations
 from docgraph.ingest.types import BBox, DocumentLayout, PageLayout, ProgressCallback
 from docgraph.models.layout_detector import Detection, LayoutDetector
+from docgraph.models.runtimes import process_threads
 from docgraph.models.scan_selection import SelectionParams, select
 from docgraph.records import RegionKind
 
@@ -172,19 +173,23 @@ class DetectorReader:
         return self._detector
 
     def read(self, path: Path, progress: ProgressCallback | None = None) -> DocumentLayout:
-        return read_document(Path(path), self.max_pages, self._scan_all, assemble_pages, progress)
+        return read_in_windows(self, Path(path), progress)
 
-    def _scan_all(self, doc: pymupdf.Document, name: str, progress: ProgressCallback | None) -> list[PageScan]:
+    def scan_window(self, path: Path, window: PageWindow, progress: ProgressCallback | None = None) -> list[PageScan]:
+        """The window's pages; OCR runs in threads while the next page is detected."""
         with tempfile.TemporaryDirectory(prefix="docgraph-ocr-") as tmp, ThreadPoolExecutor(self.ocr_workers) as pool:
             pending: list[PendingPage] = []
-            for index in range(doc.page_count):
-                page = load_page_checked(doc, index, name)
-                pending.append(self.scan(page, Path(tmp), pool))
-                check_page_damage(doc, index + 1, name)
+
+            def scan_one(doc: pymupdf.Document, index: int, name: str) -> PageScan:
+                pending.append(self.scan(load_page_checked(doc, index, name), Path(tmp), pool))
                 _bound_backlog(pending, self.ocr_workers + 1)
-                if progress is not None:
-                    progress(index + 1, doc.page_count)
+                return pending[-1].scan
+
+            scan_pages(Path(path), self.max_pages, window, scan_one, progress)
             return [p.finish() for p in pending]
+
+    def assemble(self, scans: list[PageScan]) -> list[PageLayout]:
+        return assemble_pages(scans)
 
     def scan(self, page: pymupdf.Page, workdir: Path, pool: Executor) -> PendingPage:
         """One page's first pass: the native scan, plus detected regions and OCR jobs where needed."""
@@ -246,7 +251,7 @@ class DetectorReader:
 
 def default_ocr_workers() -> int:
     """One tesseract per core (at most 4): OCR, not detection, bounds the speed on scans."""
-    return max(1, min(4, os.cpu_count() or 1))
+    return process_threads()
 
 
 def _bound_backlog(pending: Sequence[PendingPage], limit: int) -> None:

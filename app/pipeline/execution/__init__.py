@@ -1,0 +1,1 @@
+"""Where ingest work runs: in this process, in worker processes, or on a Ray cluster."""

@@ -1,0 +1,54 @@
+"""The executor an ingest uses: this process, local worker processes, or a Ray cluster."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.execution.base import TaskExecutor, machine_cores
+from docgraph.app.pipeline.execution.processes import ProcessPool
+from docgraph.app.pipeline.worker import WorkerSpec
+from docgraph.errors import ConfigError, DocgraphError
+from docgraph.ingest.readers.paged import DEFAULT_WINDOW_PAGES, page_count
+
+
+def ingest_executor(
+    settings: Settings, reader: str, workers: int | None = None, ray_address: str | None = None
+) -> TaskExecutor | None:
+    """Workers for an ingest with ``reader``; None: this process does the work (one worker)."""
+    address = settings.ray_address if ray_address is None else ray_address
+    if address:
+        from docgraph.app.pipeline.execution.ray_cluster import RayExecutor  # imports Ray
+
+        return RayExecutor(WorkerSpec(settings, reader), address)
+    count = configured_workers(settings, workers)
+    return ProcessPool(WorkerSpec(settings, reader), count) if count > 1 else None
+
+
+def configured_workers(settings: Settings, workers: int | None = None) -> int:
+    """``workers``, else the setting; 0 is one worker per two cores (see :func:`default_workers`)."""
+    count = settings.ingest_workers if workers is None else workers
+    if count < 0:
+        raise ConfigError("--workers must be at least 1 (0: one per two cores)")
+    return count or default_workers()
+
+
+def default_workers(cores: int | None = None) -> int:
+    """One worker per two cores: one process's encoder uses two threads as well as two processes use
+    one each, at a third of the memory, so on two cores a single worker is the faster and leaner
+    choice; above that, more workers read pages and documents in parallel."""
+    return max(1, (cores or machine_cores()) // 2)
+
+
+def useful_workers(paths: Sequence[Path], workers: int, max_pages: int) -> int:
+    """No more workers than there are page windows to read: a lone short file is read here."""
+    windows = 0
+    for path in paths:
+        try:
+            windows += -(-page_count(path, max_pages) // DEFAULT_WINDOW_PAGES)
+        except DocgraphError:  # the pipeline reports a broken file; it counts as one window here
+            windows += 1
+        if windows >= workers:
+            return workers
+    return max(1, min(workers, windows))

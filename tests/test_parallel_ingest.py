@@ -1,0 +1,179 @@
+"""Ingest with worker processes: the same graph as one process, page windows, a worker that dies."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.execution.processes import ProcessPool
+from docgraph.app.pipeline.reading import ReadStage
+from docgraph.app.pipeline.stages import IngestPipeline
+from docgraph.app.pipeline.worker import WorkerSpec
+from docgraph.app.resources import SAMPLES_DIR
+from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.factory import open_store
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.readers.paged import read_in_windows
+from docgraph.models import gnn as gnn_module
+from docgraph.models.gnn import load_checkpoint
+from docgraph.models.graph_tensors import NUM_RELATIONS, GraphTensors
+from tests.conftest import fresh_graph_name, local_settings
+
+PDFS = Path(__file__).parent / "data" / "pdfs"
+FILES = [PDFS / "water-report.pdf", PDFS / "apssamp.pdf", PDFS / "glpk-toc.pdf", SAMPLES_DIR / "docgraph-sample.pdf"]
+VECTORS = ("embedding", "gnn_embedding", "passage_embeddings")
+VARYING = ("ingested_at", "ingest_id")  # the time of the write, and a fresh id for each
+KEY = "coalesce(n.region_id, n.page_id, n.section_id, n.doc_id)"
+
+
+@pytest.fixture
+def second_store(local_home: Path) -> Iterator[FalkorDBStore]:
+    graph_store = open_store(local_settings(local_home, fresh_graph_name()))
+    assert isinstance(graph_store, FalkorDBStore)
+    graph_store.apply_schema()
+    yield graph_store
+    graph_store.delete_graph()
+    graph_store.close()
+
+
+@pytest.fixture
+def pool(local_home: Path) -> Iterator[ProcessPool]:
+    settings = local_settings(local_home, "unused")
+    workers = ProcessPool(WorkerSpec(settings, settings.reader), workers=2)
+    yield workers
+    workers.close()
+
+
+def windowed(pipeline: IngestPipeline, pages: int) -> IngestPipeline:
+    """The pipeline reading ``pages`` pages per task, so that short test files span several windows."""
+    for stage in pipeline.stages:
+        if isinstance(stage, ReadStage):
+            stage.window_pages = pages
+    return pipeline
+
+
+def stored_graph(store: GraphStore) -> tuple[dict[str, dict[str, Any]], dict[tuple[str, str, str], dict[str, Any]]]:
+    """Every node by id (its labels and properties) and every relationship by (type, source, target)."""
+    nodes = {}
+    for row in store.read(f"MATCH (n) RETURN {KEY} AS key, labels(n) AS labels, n AS node"):
+        props = {k: v for k, v in row["node"]["properties"].items() if k not in VARYING}
+        nodes[str(row["key"])] = {"labels": sorted(row["labels"]), **props}
+    edges = {}
+    query = (
+        f"MATCH (n)-[r]->(m) RETURN type(r) AS type, {KEY} AS src, "
+        "coalesce(m.region_id, m.page_id, m.section_id, m.doc_id) AS dst, r AS rel"
+    )
+    for row in store.read(query):
+        edges[(str(row["type"]), str(row["src"]), str(row["dst"]))] = dict(row["rel"]["properties"])
+    return nodes, edges
+
+
+def assert_same_graph(one: GraphStore, other: GraphStore) -> None:
+    nodes, edges = stored_graph(one)
+    other_nodes, other_edges = stored_graph(other)
+    assert nodes.keys() == other_nodes.keys()
+    for key, node in nodes.items():
+        twin = other_nodes[key]
+        assert {k: v for k, v in node.items() if k not in VECTORS} == {
+            k: v for k, v in twin.items() if k not in VECTORS
+        }, key
+        for name in VECTORS:  # encoded in other batches, on other threads: equal to float32 noise
+            assert (node.get(name) is None) == (twin.get(name) is None), (key, name)
+            if node.get(name) is not None:
+                np.testing.assert_allclose(node[name], twin[name], atol=1e-5)
+    assert edges.keys() == other_edges.keys()
+    for key, props in edges.items():
+        assert props.keys() == other_edges[key].keys()
+        for name, value in props.items():
+            assert value == pytest.approx(other_edges[key][name], abs=1e-4), (key, name)
+
+
+def test_workers_build_the_same_graph_as_one_process(
+    falkordb_store: FalkorDBStore, second_store: FalkorDBStore, pool: ProcessPool, local_home: Path
+) -> None:
+    settings = local_settings(local_home, "unused")
+    serial = build_ingest_pipeline(falkordb_store, settings).ingest_many(FILES)
+    parallel = windowed(build_ingest_pipeline(second_store, settings, tasks=pool), pages=2).ingest_many(FILES)
+
+    assert [r.status for r in serial] == ["ingested"] * len(FILES)
+    assert [r.status for r in parallel] == ["ingested"] * len(FILES)
+    assert [r.path for r in parallel] == FILES  # reports in the order asked, whatever finished first
+    assert [(r.doc_id, r.nodes, r.edges) for r in parallel] == [(r.doc_id, r.nodes, r.edges) for r in serial]
+    assert_same_graph(falkordb_store, second_store)
+    assert sum(stats.tasks for stats in pool.stats()) > len(FILES)  # windows and chunks, not whole files
+    assert all(stats.tasks > 0 for stats in pool.stats())  # both workers took some
+
+
+def test_a_killed_worker_fails_only_its_document_and_the_store_stays_whole(
+    falkordb_store: FalkorDBStore, pool: ProcessPool, local_home: Path
+) -> None:
+    settings = local_settings(local_home, "unused")
+    pipeline = windowed(build_ingest_pipeline(falkordb_store, settings, tasks=pool), pages=1)
+    killed: list[int] = []
+
+    def kill_a_busy_worker() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not killed:
+            busy = pool.pids(busy=True)
+            if busy and sum(stats.tasks for stats in pool.stats()) >= 2:  # models loaded, documents under way
+                os.kill(busy[0], signal.SIGKILL)
+                killed.append(busy[0])
+            time.sleep(0.02)
+
+    killer = threading.Thread(target=kill_a_busy_worker)
+    killer.start()
+    reports = pipeline.ingest_many(FILES)
+    killer.join()
+
+    assert killed
+    failed = [r for r in reports if r.status == "failed"]
+    landed = [r for r in reports if r.status == "ingested"]
+    assert failed, "the document whose task ran on the killed worker fails"
+    assert all("worker process died (killed by signal 9)" in r.error for r in failed)
+    assert all(r.error.startswith(r.path.name) for r in failed)
+    assert landed, "the other documents still land"
+    stored = {row["doc_id"] for row in falkordb_store.read("MATCH (d:Document) RETURN d.doc_id AS doc_id")}
+    assert stored == {r.doc_id for r in landed}
+    # every node in the store belongs to a landed document, and each landed document is whole
+    rows = falkordb_store.read("MATCH (n) RETURN n.doc_id AS doc_id, count(n) AS nodes")
+    assert {row["doc_id"]: row["nodes"] for row in rows} == {r.doc_id: sum(r.nodes.values()) for r in landed}
+    assert killed[0] not in pool.pids()
+    again = pipeline.ingest_many([r.path for r in failed])  # a fresh worker took the dead one's place
+    assert [r.status for r in again] == ["ingested"] * len(failed)
+
+
+def test_page_windows_read_the_same_document_as_one_window() -> None:
+    reader = NativeReader()
+    whole = read_in_windows(reader, PDFS / "water-report.pdf", size=10_000)
+    windows = read_in_windows(reader, PDFS / "water-report.pdf", size=2)
+    assert whole.page_count == 9
+    assert windows == whole
+
+
+def test_the_gnn_over_node_windows_gives_the_whole_graph_s_vectors(monkeypatch: pytest.MonkeyPatch) -> None:
+    model = load_checkpoint(Path(gnn_module.__file__).parent / "checkpoints" / "rgcn-minilm.pt").model
+    generator = torch.Generator().manual_seed(3)
+    n, e = 300, 2000
+    graph = GraphTensors(
+        x=torch.nn.functional.normalize(torch.randn(n, model.config.dim, generator=generator), dim=1),
+        edge_index=torch.randint(0, n, (2, e), generator=generator),
+        edge_type=torch.randint(0, NUM_RELATIONS, (e,), generator=generator),
+        node_kind=torch.randint(0, 3, (n,), generator=generator),
+        doc_index=torch.zeros(n, dtype=torch.int64),
+        nodes=[],
+        index={},
+    )
+    whole = model.embed(graph)
+    monkeypatch.setattr(gnn_module, "WINDOW_NODES", 64)
+    assert torch.equal(model.embed(graph), whole)

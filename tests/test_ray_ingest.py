@@ -1,0 +1,96 @@
+"""Ingest on a real local Ray cluster (``ray start --head``, two CPUs: two worker processes at once)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.execution.ray_cluster import RayExecutor
+from docgraph.app.pipeline.worker import WorkerSpec
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from tests.conftest import local_settings
+from tests.test_parallel_ingest import FILES, assert_same_graph, second_store, windowed
+
+# Ray reads these when it is imported: this process, the cluster's driver, keeps to the loopback
+# address it is given and authenticates with the cluster's token.
+RAY_FOLDER = Path(tempfile.mkdtemp(prefix="rt", dir="/tmp"))  # Ray's socket paths must stay short
+TOKEN = RAY_FOLDER / "auth_token"
+TOKEN.write_text(secrets.token_hex(32))
+TOKEN.chmod(0o600)
+RAY_ENV = {
+    "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+    "RAY_AUTH_MODE": "token",
+    "RAY_AUTH_TOKEN_PATH": str(TOKEN),
+}
+os.environ.update(RAY_ENV)
+pytest.importorskip("ray")
+
+__all__ = ["second_store"]  # the fixture, shared with test_parallel_ingest
+RAY = Path(sys.executable).parent / "ray"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def ray_address() -> Iterator[str]:
+    """A one-node cluster on 127.0.0.1 with token authentication, stopped afterwards."""
+    folder = RAY_FOLDER
+    port = free_port()
+    start = [str(RAY), "start", "--head", "--node-ip-address=127.0.0.1", f"--port={port}", "--num-cpus=2"]
+    start += [f"--object-store-memory={512 * 2**20}", "--include-dashboard=false", "--disable-usage-stats"]
+    start += [f"--temp-dir={folder}"]
+    env = {**os.environ, **RAY_ENV, "DOCGRAPH_THREADS": "1"}
+    subprocess.run(start, check=True, capture_output=True, timeout=120, env=env)
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        subprocess.run([str(RAY), "stop", "--force"], capture_output=True, timeout=120)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_ray_cluster_builds_the_same_graph_as_this_process(
+    ray_address: str, falkordb_store: FalkorDBStore, second_store: FalkorDBStore, local_home: Path
+) -> None:
+    settings = local_settings(local_home, "unused")
+    local = build_ingest_pipeline(falkordb_store, settings).ingest_many(FILES)
+    tasks = RayExecutor(WorkerSpec(settings, settings.reader), ray_address)
+    try:
+        assert tasks.workers == 2
+        on_ray = windowed(build_ingest_pipeline(second_store, settings, tasks=tasks), pages=2).ingest_many(FILES)
+        stats = tasks.stats()
+    finally:
+        tasks.close()
+
+    assert [r.status for r in on_ray] == ["ingested"] * len(FILES), [r.error for r in on_ray]
+    assert [(r.doc_id, r.nodes, r.edges) for r in on_ray] == [(r.doc_id, r.nodes, r.edges) for r in local]
+    assert_same_graph(falkordb_store, second_store)
+    assert len(stats) == 2  # both of the cluster's worker processes took tasks
+    assert all(worker.tasks > 0 and worker.peak_rss_mb > 0 for worker in stats)
+
+
+def test_a_bad_file_fails_alone_on_ray(ray_address: str, falkordb_store: FalkorDBStore, local_home: Path) -> None:
+    broken = local_home / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.7\nnot really a PDF")
+    settings = local_settings(local_home, "unused")
+    tasks = RayExecutor(WorkerSpec(settings, settings.reader), ray_address)
+    try:
+        reports = build_ingest_pipeline(falkordb_store, settings, tasks=tasks).ingest_many([broken, FILES[-1]])
+    finally:
+        tasks.close()
+    assert [r.status for r in reports] == ["failed", "ingested"]
+    assert reports[0].error.startswith("broken.pdf: ")
+    assert "Traceback" not in reports[0].error
