@@ -54,12 +54,11 @@ def ingest_pdfs(
     ``workers`` as ``docgraph ingest --workers`` (default: the setting); worker processes are
     started with ``spawn``, so a script that calls this needs the ``if __name__ == "__main__":`` guard."""
     from docgraph.app.pipeline.build import build_ingest_pipeline  # the readers load PyMuPDF; asking does not
-    from docgraph.app.pipeline.execution.factory import configured_workers, ingest_executor, useful_workers
+    from docgraph.app.pipeline.execution.factory import ingest_executor
 
     settings = settings or load_settings()
     files = expand_paths(Path(p) for p in paths)
-    count = useful_workers(files, configured_workers(settings, workers), settings.max_pages)
-    tasks = ingest_executor(settings, settings.reader, count)
+    tasks = ingest_executor(settings, settings.reader, workers, files=files)
     try:
         pipeline = build_ingest_pipeline(store, settings, embed=embed, force=force, tasks=tasks)
         with store.fulltext_refresh_deferred():

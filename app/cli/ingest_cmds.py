@@ -98,7 +98,7 @@ def ingest_command(
 ) -> None:
     """Ingest PDFs into the graph. Failed files leave the graph unchanged; the others still ingest."""
     from docgraph.app.pipeline.build import build_ingest_pipeline  # the readers load PyMuPDF
-    from docgraph.app.pipeline.execution.factory import configured_workers, ingest_executor, useful_workers
+    from docgraph.app.pipeline.execution.factory import ingest_executor
 
     files = expand_paths(paths)
     if not files:
@@ -110,8 +110,7 @@ def ingest_command(
             settings = settings.model_copy(update={"similarity_corpus_k": similar_elsewhere})
         reader_name = reader or settings.reader
         chosen = make_reader(reader_name, settings)
-        count = useful_workers(files, configured_workers(settings, workers), settings.max_pages)
-        tasks = ingest_executor(settings, reader_name, count, ray)
+        tasks = ingest_executor(settings, reader_name, workers, ray, files=files)
         try:
             pipeline = build_ingest_pipeline(
                 graph_store, settings, reader=chosen, embed=not no_embed, force=force, tasks=tasks

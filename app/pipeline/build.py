@@ -11,7 +11,6 @@ the encoder; ``corpus similarity`` only when neighbours in other documents are a
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from docgraph.app.config import Settings
@@ -35,7 +34,6 @@ from docgraph.app.stores.base import GraphStore
 from docgraph.errors import ModelError
 from docgraph.ingest.links.similarity import DEFAULT_K
 from docgraph.ingest.types import Reader
-from docgraph.models.encoders import TextEncoder
 from docgraph.records import BUILD_SEPARATOR, GNN_BUILD_PREFIX
 
 if TYPE_CHECKING:
@@ -67,16 +65,17 @@ def build_ingest_pipeline(
     build = [f"docgraph {docgraph_release()}", reader_build(chosen, settings)]
     worker = IngestWorker(chosen)
     if embed:
-        if tasks is None:  # this process encodes; workers elsewhere load their own encoder
-            worker.encoder_factory = _loaded(configured_encoder(settings))
-        stages.append(EmbedStage(worker.encoder if tasks is None else None))
+        # this process encodes, or the executor's workers do with encoders of their own
+        encoder = configured_encoder(settings) if tasks is None else None
+        if encoder is not None:
+            worker.encoder_factory = lambda: encoder
+        stages.append(EmbedStage(encoder))
         build.append(encoder_build(settings))
-        worker.stages = in_document_stages(settings, notes)
+        gnn = _gnn_stages(settings, notes)
+        worker.stages = [SimilarityStage(settings.similarity_k), *gnn]
         stages += [WorkerStage(stage.name) for stage in worker.stages]
         build += similarity_build(settings)  # before the GNN part, which with_gnn_build keeps last
-        build += [
-            gnn_build(tag) for stage in worker.stages if isinstance(tag := getattr(stage, "checkpoint", None), str)
-        ]
+        build += [gnn_build(stage.checkpoint) for stage in gnn]
         if settings.similarity_corpus_k:
             stages.append(CorpusSimilarityStage(store, settings.similarity_corpus_k, settings.similarity_corpus_min))
     else:
@@ -93,17 +92,8 @@ def build_ingest_worker(spec: WorkerSpec) -> IngestWorker:
     return IngestWorker(
         make_reader(spec.reader, settings),
         encoder_factory=lambda: configured_encoder(settings),
-        stages=in_document_stages(settings, []),
+        stages=[SimilarityStage(settings.similarity_k), *_gnn_stages(settings, [])],
     )
-
-
-def in_document_stages(settings: Settings, notes: list[str]) -> list[Stage]:
-    """The stages after ``embed`` that need only the document: similarity, then the GNN."""
-    return [SimilarityStage(settings.similarity_k), *_gnn_stages(settings, notes)]
-
-
-def _loaded(encoder: TextEncoder) -> Callable[[], TextEncoder]:
-    return lambda: encoder
 
 
 def reader_build(reader: Reader, settings: Settings) -> str:

@@ -29,24 +29,24 @@ class ReadStage:
         total = page_count(ctx.path, self.reader.max_pages)
         windows = page_windows(total, self.window_pages)
         scans: list[PageScan] = []
-        for _, part in _windows_read(ctx, windows):
+        for part in _windows_read(ctx, windows):
             scans += part
             if ctx.progress:
                 ctx.progress("read", len(scans), total)
         ctx.scans = sorted(scans, key=lambda scan: scan.number)
 
 
-def _windows_read(ctx: IngestContext, windows: list[PageWindow]) -> Iterable[tuple[PageWindow, list[PageScan]]]:
-    """Each window with its scans, as they finish; the first failure cancels the windows not started."""
+def _windows_read(ctx: IngestContext, windows: list[PageWindow]) -> Iterable[list[PageScan]]:
+    """Each window's scans, as they finish; the first failure cancels the windows not started."""
     assert ctx.tasks is not None
     if ctx.tasks.workers <= 1:  # one at a time, so that progress moves as they finish
         for window in windows:
-            yield window, ctx.run("scan_window", ctx.source, window).result()
+            yield ctx.run("scan_window", ctx.source, window).result()
         return
-    futures = {ctx.run("scan_window", ctx.source, window): window for window in windows}
+    futures = [ctx.run("scan_window", ctx.source, window) for window in windows]
     try:
         for future in as_completed(futures):
-            yield futures[future], future.result()
+            yield future.result()
     finally:
         for future in futures:
             future.cancel()

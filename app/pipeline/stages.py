@@ -91,7 +91,9 @@ class EmbedStage:
 
     def run(self, ctx: IngestContext) -> None:
         assert ctx.batch is not None and ctx.tasks is not None
-        embed_batch(ctx.batch, self.encoder or SpreadEncoder.of(ctx.tasks))
+        if self.encoder is None:  # the workers' encoder: its name and size asked once, not per document
+            self.encoder = SpreadEncoder.of(ctx.tasks)
+        embed_batch(ctx.batch, self.encoder)
 
 
 @dataclass

@@ -45,7 +45,6 @@ from docgraph.app.stores.cypher import identifier, load, render
 from docgraph.app.stores.records import (
     DEFAULT_CHUNK_ROWS,
     DOCUMENT_LABELS,
-    count_chunks,
     edge_groups,
     node_groups,
     render_edges,
@@ -92,7 +91,15 @@ def write_commands(
     """
     suffix = f"#replaced-{token}"
     scope = {"doc_id": batch.doc_id, "version": batch.version}
-    steps = count_chunks(batch, chunk_rows)
+    yield Command(load("write_begin", DIALECT), {"token": token})
+    yield from _per_label("write_stash_old", {**scope, "suffix": suffix, "rewrite": rewrite}, stash)
+    steps = 0  # the node and edge groups, counted as they go: only the commands after them need it
+    for group in node_groups(batch, split_vectors=True, chunk_rows=chunk_rows):
+        steps += 1
+        yield Command(render_nodes("write_nodes", DIALECT, group.labels), {"rows": group.rows, "token": token})
+    for edges in edge_groups(batch, chunk_rows):
+        steps += 1
+        yield Command(render_edges("write_edges", DIALECT, edges), {"rows": edges.rows, "token": token})
     guard = {
         "doc_ids": [batch.doc_id, batch.doc_id + suffix],
         "version": batch.version,
@@ -100,12 +107,6 @@ def write_commands(
         "steps": steps,
         "suffix": suffix,
     }
-    yield Command(load("write_begin", DIALECT), {"token": token})
-    yield from _per_label("write_stash_old", {**scope, "suffix": suffix, "rewrite": rewrite}, stash)
-    for group in node_groups(batch, split_vectors=True, chunk_rows=chunk_rows):
-        yield Command(render_nodes("write_nodes", DIALECT, group.labels), {"rows": group.rows, "token": token})
-    for edges in edge_groups(batch, chunk_rows):
-        yield Command(render_edges("write_edges", DIALECT, edges), {"rows": edges.rows, "token": token})
     resize = (*stored_labels, *batch_labels(batch))
     yield from _per_label("write_drop_old", guard, resize=resize)
     yield from _per_label("write_drop_new", {**guard, **scope}, resize=resize)

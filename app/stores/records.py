@@ -55,13 +55,6 @@ def node_groups(batch: GraphBatch, split_vectors: bool, chunk_rows: int = DEFAUL
             yield NodeGroup(labels, [_node_row(node, batch, split_vectors) for node in chunk])
 
 
-def count_chunks(batch: GraphBatch, chunk_rows: int = DEFAULT_CHUNK_ROWS) -> int:
-    """How many groups :func:`node_groups` and :func:`edge_groups` yield together."""
-    sizes = [len(nodes) for nodes in _nodes_by_labels(batch).values()]
-    sizes += [len(edges) for edges in _edges_by_key(batch).values()]
-    return sum(-(-size // chunk_rows) for size in sizes)
-
-
 def _nodes_by_labels(batch: GraphBatch) -> dict[tuple[str, ...], list[NodeRecord]]:
     groups: dict[tuple[str, ...], list[NodeRecord]] = {}
     for node in batch.nodes:

@@ -14,15 +14,22 @@ from docgraph.ingest.readers.paged import DEFAULT_WINDOW_PAGES, page_count
 
 
 def ingest_executor(
-    settings: Settings, reader: str, workers: int | None = None, ray_address: str | None = None
+    settings: Settings,
+    reader: str,
+    workers: int | None = None,
+    ray_address: str | None = None,
+    files: Sequence[Path] | None = None,
 ) -> TaskExecutor | None:
-    """Workers for an ingest with ``reader``; None: this process does the work (one worker)."""
+    """Workers for an ingest with ``reader`` (for ``files``: no more than they have page windows);
+    None: this process does the work (one worker)."""
     address = settings.ray_address if ray_address is None else ray_address
     if address:
         from docgraph.app.pipeline.execution.ray_cluster import RayExecutor  # imports Ray
 
         return RayExecutor(WorkerSpec(settings, reader), address)
     count = configured_workers(settings, workers)
+    if files is not None:
+        count = useful_workers(files, count, settings.max_pages)
     return ProcessPool(WorkerSpec(settings, reader), count) if count > 1 else None
 
 
