@@ -159,8 +159,11 @@ class BasisRelationalConv(nn.Module):
             nn.init.uniform_(parameter, -bound, bound)
 
     def forward(self, h: torch.Tensor, adjacency: Adjacency) -> torch.Tensor:
-        if isinstance(adjacency, list):  # target nodes window by window
-            return torch.cat([self.forward(h, window) for window in adjacency])
+        if isinstance(adjacency, list):  # target nodes window by window, into one output
+            out = h.new_empty((h.shape[0], self.out_dim))
+            for window in adjacency:
+                out[window.first : window.first + window.rows] = self.forward(h, window)
+            return out
         # sum_r A_r h W_r = sum_b (sum_r comp[r, b] A_r h) V_b
         mixed = (self.comp.t() @ adjacency.aggregate(h)).view(self.num_bases, adjacency.rows, self.in_dim)
         messages = torch.bmm(mixed, self.weight).sum(dim=0)
@@ -203,14 +206,30 @@ class RelationalGNN(nn.Module):
             raise ModelError(f"GNN expects {self.config.dim}-d embeddings, the graph has {graph.x.shape[1]}-d")
         self.eval()
         relations = self.config.num_relations
-        adjacency: Adjacency = (
-            RelationalAdjacency.of(graph, relations)
-            if graph.num_nodes <= WINDOW_NODES
-            else RelationalAdjacency.windows(graph, relations, WINDOW_NODES)
-        )
         with torch.no_grad():
-            vectors: torch.Tensor = self(graph.x, adjacency, graph.node_kind)
-        return vectors
+            if graph.num_nodes <= WINDOW_NODES:
+                vectors: torch.Tensor = self(graph.x, RelationalAdjacency.of(graph, relations), graph.node_kind)
+                return vectors
+            return self._embed_in_windows(graph, RelationalAdjacency.windows(graph, relations, WINDOW_NODES))
+
+    def _embed_in_windows(self, graph: GraphTensors, windows: list[RelationalAdjacency]) -> torch.Tensor:
+        """``forward`` for a long document, in place where it can be: the same values (``torch.equal``),
+        with a few (N, dim) tensors alive at a time instead of one per step."""
+        x = graph.x
+        h: torch.Tensor = x + self.kind(graph.node_kind)
+        last = len(self.convs) - 1
+        for depth, conv in enumerate(self.convs):
+            message: torch.Tensor = conv(h, windows)
+            if depth == last:
+                h = message
+            elif message.shape == h.shape:
+                h.add_(self.dropout(F.gelu(message)))  # the residual between layers
+            else:
+                h = self.dropout(F.gelu(message))
+            del message
+        h.mul_(self.alpha).add_(x)  # x + alpha * h
+        h.div_(torch.linalg.vector_norm(h, dim=1, keepdim=True).clamp_min(1e-12))  # F.normalize, in place
+        return h
 
 
 @dataclass

@@ -17,6 +17,7 @@ depend on which groups were on.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -123,9 +124,7 @@ def records_to_tensors(
     dim = len(kept[0].props["embedding"]) if kept else 0
     x = torch.from_numpy(np.asarray([node.props["embedding"] for node in kept], dtype=np.float32).reshape(-1, dim))
     mask = group_mask(groups)
-    sources: list[int] = []
-    targets: list[int] = []
-    types: list[int] = []
+    sources, targets, types = array("q"), array("q"), array("q")  # 8 bytes an edge end, not a Python int
     for edge in edges:
         name = relation_of(edge)
         src = index.get((edge.src_label, edge.src_key))
@@ -133,18 +132,22 @@ def records_to_tensors(
         if name is None or src is None or dst is None or not mask[RELATION_ID[name]]:
             continue
         forward = RELATION_ID[name]
-        sources += [src, dst]
-        targets += [dst, src]
-        types += [forward, forward + 1]  # the inverse always follows its forward relation
+        sources.extend((src, dst))
+        targets.extend((dst, src))
+        types.extend((forward, forward + 1))  # the inverse always follows its forward relation
     return GraphTensors(
         x=x,
-        edge_index=torch.tensor([sources, targets], dtype=torch.int64).reshape(2, -1),
-        edge_type=torch.tensor(types, dtype=torch.int64),
+        edge_index=torch.stack([_int64(sources), _int64(targets)]),
+        edge_type=_int64(types),
         node_kind=torch.tensor([kind_id(node) for node in kept], dtype=torch.int64),
         doc_index=torch.full((len(kept),), doc, dtype=torch.int64),
         nodes=refs,
         index=index,
     )
+
+
+def _int64(values: array[int]) -> torch.Tensor:
+    return torch.from_numpy(np.frombuffer(values, dtype=np.int64).copy())
 
 
 def relation_counts(graph: GraphTensors) -> dict[str, int]:

@@ -32,6 +32,7 @@ from numpy.typing import NDArray
 
 from docgraph.errors import ModelError
 from docgraph.models.encoders import (
+    LENGTH_CHUNK,
     Vectors,
     load_sentence_transformer,
     longest_first_batches,
@@ -89,9 +90,14 @@ class OnnxEncoder:
         if not texts:
             return out
         session = self._session(threads_for(texts))
-        encodings = self._tokenizer.encode_batch(texts)
-        for rows in longest_first_batches([len(encoding.ids) for encoding in encodings], batch_size):
-            out[rows] = session.run(None, self._feed([encodings[i] for i in rows]))[0]
+        lengths = [  # a chunk's encodings at a time, not a document's
+            len(encoding.ids)
+            for start in range(0, len(texts), LENGTH_CHUNK)
+            for encoding in self._tokenizer.encode_batch(texts[start : start + LENGTH_CHUNK])
+        ]
+        for rows in longest_first_batches(lengths, batch_size):
+            encodings = self._tokenizer.encode_batch([texts[i] for i in rows])
+            out[rows] = session.run(None, self._feed(encodings))[0]
         out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
         return out
 

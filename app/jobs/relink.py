@@ -37,11 +37,9 @@ from docgraph.app.pipeline.stages import ProgressFn
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.cypher import load
 from docgraph.errors import ConfigError, CorpusChangedError
-from docgraph.ingest.links.similarity import BLOCK_ROWS, SCORE_DECIMALS, normalised_rows, top_k_neighbours
+from docgraph.ingest.links.similarity import SCORE_DECIMALS, normalised_rows, rows_per_block, top_k_neighbours
 from docgraph.records import FURNITURE_KINDS
 
-# Cells of one block of the cosine matrix (float32): 128 MB, whatever the size of the corpus.
-BLOCK_CELLS = 1 << 25
 # One document's outgoing links, grouped by source region: {source: {target: score}}.
 Links = dict[str, dict[str, float]]
 
@@ -106,8 +104,7 @@ def _choose_links(
     outgoing: dict[str, Links] = defaultdict(lambda: defaultdict(dict))
     if not keys:
         return outgoing, 0
-    block_rows = max(1, min(BLOCK_ROWS, BLOCK_CELLS // len(keys)))
-    for row, columns, scores in top_k_neighbours(vectors, k, block_rows, groups=documents):
+    for row, columns, scores in top_k_neighbours(vectors, k, rows_per_block(len(keys)), groups=documents):
         source = keys[row]
         for column, score in zip(columns, scores, strict=True):
             if score < min_score:

@@ -16,10 +16,13 @@ from docgraph.records import FURNITURE_KINDS, EdgeRecord, GraphBatch, NodeRecord
 
 DEFAULT_K = 10
 BLOCK_ROWS = 512
+# Cells of one block of the cosine matrix: 16 MB of float32, and as much again for the ranking's
+# temporaries, whatever the number of regions (a block of 512 rows grew with the document).
+BLOCK_CELLS = 1 << 22
 SCORE_DECIMALS = 4
 
 
-def similarity_edges(batch: GraphBatch, k: int = DEFAULT_K, block_rows: int = BLOCK_ROWS) -> list[EdgeRecord]:
+def similarity_edges(batch: GraphBatch, k: int = DEFAULT_K, block_rows: int | None = None) -> list[EdgeRecord]:
     """Each embedded body Region's ``k`` most cosine-similar other Regions of the same document.
 
     Page headers and footers are left out: they repeat on every page and would only link to each
@@ -30,7 +33,8 @@ def similarity_edges(batch: GraphBatch, k: int = DEFAULT_K, block_rows: int = BL
         return []
     vectors = normalised_rows([node.props["embedding"] for node in nodes])
     edges: list[EdgeRecord] = []
-    for row, neighbours, scores in top_k_neighbours(vectors, k, block_rows):
+    rows = block_rows or rows_per_block(len(nodes))
+    for row, neighbours, scores in top_k_neighbours(vectors, k, rows):
         source = nodes[row].key
         for column, score in zip(neighbours, scores, strict=True):
             props = {"score": round(float(score), SCORE_DECIMALS)}
@@ -50,6 +54,11 @@ def similarity_nodes(batch: GraphBatch) -> list[NodeRecord]:
         and len(node.props["embedding"]) > 0
     ]
     return sorted(nodes, key=lambda node: node.key)
+
+
+def rows_per_block(count: int) -> int:
+    """Rows of the cosine matrix computed at once for ``count`` vectors: at most BLOCK_CELLS cells."""
+    return max(1, min(BLOCK_ROWS, BLOCK_CELLS // max(1, count)))
 
 
 def normalised_rows(rows: Sequence[Sequence[float]] | NDArray[np.float32]) -> NDArray[np.float32]:
