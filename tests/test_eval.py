@@ -7,14 +7,23 @@ so nothing here looks at the dev questions' documents.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from docgraph.app.evaluation.bench import run_bench
-from docgraph.app.evaluation.metrics import recall
+from docgraph.app.evaluation.metrics import SCOPES, recall
 from docgraph.app.evaluation.questions import QuestionsError, load_questions
-from docgraph.app.evaluation.runner import format_ingested, format_misses, format_table, run_eval
+from docgraph.app.evaluation.runner import (
+    distractor_files,
+    format_ingested,
+    format_misses,
+    format_scopes,
+    format_table,
+    run_eval,
+    run_eval_scopes,
+)
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.errors import ConfigError
 from docgraph.models.encoder_loader import load_encoder
@@ -51,7 +60,8 @@ def test_eval_report_has_the_agreed_shape_and_finds_the_pages(
         settings=local_settings(local_home, "unused"),
     )
     data = json.loads(json.dumps(report.to_json()))
-    assert set(data) == {"n", "ingested", "variants"} and data["n"] == len(questions)
+    assert set(data) == {"n", "scope", "documents", "ingested", "variants"} and data["n"] == len(questions)
+    assert data["scope"] == "document" and data["documents"] == 1
     assert data["ingested"] == [SPEC] and format_ingested(report).endswith(f"configured ones): {SPEC}")
     assert list(data["variants"]) == VARIANTS
     types = {q.type for q in questions}
@@ -103,7 +113,7 @@ def test_eval_compares_variants_with_a_baseline_question_by_question(
     assert [miss["id"] for miss in misses] == [o.question_id for o in missed]
     for miss, outcome in zip(misses, missed, strict=True):
         assert miss["gold"] == sorted(outcome.gold) and miss["ranked"][0] not in outcome.gold
-        assert miss["ranked"] == list(dict.fromkeys(outcome.ranked))[:5]
+        assert miss["ranked"] == [page for _, page in dict.fromkeys(outcome.ranked)][:5]
         rank = miss["gold_rank"]
         assert rank != 1
         if rank is not None and rank <= 5:
@@ -123,6 +133,54 @@ def test_eval_compares_variants_with_a_baseline_question_by_question(
             assert sum(hit["signals"].values()) == pytest.approx(hit["score"], abs=1e-4)
     margin = ranked_gold[0]["gold_hit"]["score"] - ranked_gold[0]["first"]["score"]
     assert f" {ranked_gold[0]['id']} " in table and f"{margin:+.3f} (dense " in table
+
+
+def test_corpus_scope_asks_the_whole_store_and_needs_the_right_document(
+    falkordb_store: FalkorDBStore, encoder: TextEncoder, spec_questions: Path, local_home: Path, tmp_path: Path
+) -> None:
+    # A distractor with the spec's very text under another name: inside its own document a question
+    # never sees it; asked of the whole store, the copy's pages rank beside the spec's and are misses.
+    distractors = tmp_path / "distractors"
+    distractors.mkdir()
+    shutil.copyfile(TRAIN_DIR / SPEC, distractors / "spec-copy.pdf")
+    shutil.copyfile(TRAIN_DIR / SPEC, distractors / SPEC)  # a question's own document: not a distractor
+    settings = local_settings(local_home, "unused")
+    reports = run_eval_scopes(
+        spec_questions, TRAIN_DIR, ["hybrid"], falkordb_store, encoder, None, settings, None, SCOPES, [distractors]
+    )
+    document, corpus = reports["document"], reports["corpus"]
+    assert document.documents == corpus.documents == 2 and sorted(corpus.ingested) == sorted([SPEC, "spec-copy.pdf"])
+    inside = document.variants["hybrid"].outcomes
+    across = corpus.variants["hybrid"].outcomes
+    assert all(doc == "shared-mime-info-spec" for o in inside for doc, _ in o.ranked)
+    copies = [o for o in across if any(doc == "spec-copy" for doc, _ in o.ranked)]
+    assert len(copies) == len(across)  # the copy's equal pages rank among every question's five
+    for outcome in across:  # a copy's page is never a hit, even where its number is a gold page's
+        if outcome.distinct_pages(1)[0][0] == "spec-copy":
+            assert not outcome.hit(1)
+    assert recall(across).recall[1] <= recall(inside).recall[1]
+    data = corpus.to_json(misses=True)
+    assert data["scope"] == "corpus" and 0.0 <= data["variants"]["hybrid"]["document@1"] <= 1.0
+    assert any(
+        isinstance(p, str) and p.startswith("spec-copy p.")
+        for m in data["variants"]["hybrid"]["misses"]
+        for p in m["ranked"]
+    )
+    side_by_side = format_scopes(reports)
+    assert "document R@1/3/5" in side_by_side and "corpus R@1/3/5" in side_by_side and "2 documents" in side_by_side
+
+
+def test_a_distractor_named_like_a_questioned_document_is_refused_unless_it_is_that_document(tmp_path: Path) -> None:
+    same, other = tmp_path / "same", tmp_path / "other"
+    same.mkdir()
+    other.mkdir()
+    shutil.copyfile(TRAIN_DIR / SPEC, same / SPEC)
+    shutil.copyfile(TRAIN_DIR / "R-data.pdf", other / SPEC)
+    assert distractor_files([same], [TRAIN_DIR / SPEC]) == []
+    with pytest.raises(QuestionsError, match="one document id"):
+        distractor_files([other], [TRAIN_DIR / SPEC])
+    with pytest.raises(QuestionsError, match="no such distractor"):
+        distractor_files([tmp_path / "missing"], [TRAIN_DIR / SPEC])
 
 
 def test_eval_refuses_an_unknown_baseline_before_ingesting(
@@ -145,15 +203,20 @@ def test_bench_report_has_the_agreed_shape(
         settings=local_settings(local_home, "unused"),
     )
     data = json.loads(json.dumps(report.to_json()))
-    assert set(data) == {"ingest", "query", "peak_rss_mb"}
+    assert set(data) == {"ingest", "stored_pages", "query", "query_in_document", "peak_rss_mb"}
+    assert data["stored_pages"] == 17
     ingest = data["ingest"]
     assert set(ingest) == {"pages", "seconds", "pages_per_second", "stages"}
     assert ingest["pages"] == 17 and ingest["seconds"] > 0
     assert ingest["pages_per_second"] == pytest.approx(17 / ingest["seconds"], rel=0.01)
     assert set(ingest["stages"]) == {"read", "graph_write", "embed"}
     assert all(value > 0 for value in ingest["stages"].values())
-    assert set(data["query"]) == {"bm25-page", "hybrid"}
-    for timing in data["query"].values():
-        assert set(timing) == {"n", "p50_ms", "p95_ms"}
-        assert timing["n"] == 12 and 0 < timing["p50_ms"] <= timing["p95_ms"]
+    for scope in ("query", "query_in_document"):
+        assert set(data[scope]) == {"bm25-page", "hybrid"}
+        for timing in data[scope].values():
+            assert set(timing) == {"n", "p50_ms", "p95_ms"}
+            assert timing["n"] == 12 and 0 < timing["p50_ms"] <= timing["p95_ms"]
+    # The store as it is, without ingesting: the same store, no ingest timing.
+    again = run_bench([TRAIN_DIR / SPEC], falkordb_store, encoder, ["hybrid"], 5, ingest=False).to_json()
+    assert again["ingest"] is None and again["stored_pages"] == 17 and again["query"]["hybrid"]["n"] == 5
     assert isinstance(data["peak_rss_mb"], int) and data["peak_rss_mb"] > 100  # torch + MiniLM alone

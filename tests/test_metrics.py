@@ -19,6 +19,12 @@ from docgraph.app.evaluation.runner import EvalReport, VariantResult, format_tab
 from docgraph.app.retrieval.base import ScoredRegion
 from docgraph.app.retrieval.pages import rank_pages
 
+
+def outcome(question: str, kind: str, gold: set[int], pages: tuple[int, ...], doc: str = "doc") -> QuestionOutcome:
+    """A question about ``doc`` whose ranked pages are all in ``doc``."""
+    return QuestionOutcome(question, kind, doc, frozenset(gold), tuple((doc, page) for page in pages))
+
+
 # Four questions, ranked pages best first. By hand:
 #   q1 gold {3}:    ranked 3,...       -> hit @1, @3, @5
 #   q2 gold {7, 8}: ranked 1,2,8,...   -> miss @1, hit @3, @5
@@ -27,10 +33,10 @@ from docgraph.app.retrieval.pages import rank_pages
 # Recall@1 = 1/4, Recall@3 = 2/4, Recall@5 = 3/4.
 # By type: table (q1, q2) -> @1 1/2, @3 2/2, @5 2/2; local (q3, q4) -> @1 0, @3 0, @5 1/2.
 OUTCOMES = [
-    QuestionOutcome("q1", "table", frozenset({3}), (3, 1, 2, 4, 5)),
-    QuestionOutcome("q2", "table", frozenset({7, 8}), (1, 2, 8, 4, 5)),
-    QuestionOutcome("q3", "local", frozenset({9}), (1, 2, 3, 4, 9)),
-    QuestionOutcome("q4", "local", frozenset({5}), (1, 2, 3, 4, 6)),
+    outcome("q1", "table", {3}, (3, 1, 2, 4, 5)),
+    outcome("q2", "table", {7, 8}, (1, 2, 8, 4, 5)),
+    outcome("q3", "local", {9}, (1, 2, 3, 4, 9)),
+    outcome("q4", "local", {5}, (1, 2, 3, 4, 6)),
 ]
 
 
@@ -53,11 +59,21 @@ def test_repeated_pages_count_once_towards_k() -> None:
     assert not hit_at([1, 2, 4], {4}, 2)
 
 
+def test_a_page_of_another_document_is_a_miss_whatever_its_number() -> None:
+    # Asked of the whole store: gold page 3 of "a"; page 3 of "b" ranked first is a miss at 1.
+    asked = QuestionOutcome("q", "local", "a", frozenset({3}), (("b", 3), ("a", 3), ("b", 1)))
+    assert not asked.hit(1) and asked.hit(3) and asked.first_hit_rank() == 2
+    assert not asked.right_document(1) and asked.right_document(2)
+    assert asked.to_json()["ranked"] == ["b p.3", 3, "b p.1"]
+
+
 def test_eval_report_json_has_the_agreed_schema() -> None:
     report = EvalReport(n=4, variants={"hybrid": VariantResult("hybrid", list(OUTCOMES))})
     data = report.to_json()
     assert data == {
         "n": 4,
+        "scope": "document",
+        "documents": 0,
         "ingested": [],
         "variants": {
             "hybrid": {
@@ -79,10 +95,10 @@ def test_eval_report_json_has_the_agreed_schema() -> None:
 #   q3 ranked 9,...   -> hit @1               q4 ranked 1..6   -> miss everywhere
 # Against it, OUTCOMES win q1 and lose q2, q3 at @1 (1/2); lose q3 at @3 (0/1); tie at @5 (0/0).
 OTHER = [
-    QuestionOutcome("q1", "table", frozenset({3}), (1, 3, 2, 4, 5)),
-    QuestionOutcome("q2", "table", frozenset({7, 8}), (8, 1, 2, 4, 5)),
-    QuestionOutcome("q3", "local", frozenset({9}), (9, 1, 2, 3, 4)),
-    QuestionOutcome("q4", "local", frozenset({5}), (1, 2, 3, 4, 6)),
+    outcome("q1", "table", {3}, (1, 3, 2, 4, 5)),
+    outcome("q2", "table", {7, 8}, (8, 1, 2, 4, 5)),
+    outcome("q3", "local", {9}, (9, 1, 2, 3, 4)),
+    outcome("q4", "local", {5}, (1, 2, 3, 4, 6)),
 ]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -21,12 +21,16 @@ from docgraph.app.cli.common import (
     stage_progress,
 )
 from docgraph.app.config import Settings
+from docgraph.app.evaluation.metrics import SCOPES
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.pipeline.stages import expand_paths
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.temporary import temporary_local_store
 from docgraph.errors import ConfigError
+
+if TYPE_CHECKING:
+    from docgraph.app.evaluation.runner import EvalReport
 
 VariantOption = Annotated[
     list[str] | None,
@@ -69,26 +73,59 @@ def eval_command(
             "first page in each signal).",
         ),
     ] = False,
+    scope: Annotated[
+        str,
+        typer.Option(
+            "--scope",
+            help="document: each question asked inside its own document; corpus: of the whole store "
+            "(a hit needs the right document and page); both: side by side.",
+        ),
+    ] = "document",
+    distractors: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--distractors",
+            help="More PDFs (files or folders, repeatable) ingested into the evaluation store beside "
+            "the questions' documents, for --scope corpus.",
+        ),
+    ] = None,
     json_out: JsonOption = False,
     store: StoreOption = None,
 ) -> None:
-    """Page Recall@1/3/5 per retriever variant and per question type."""
-    from docgraph.app.evaluation.runner import format_ingested, format_misses, format_table, run_eval
+    """Page Recall@1/3/5 per retriever variant and per question type, per document or across the store."""
+    from docgraph.app.evaluation.runner import run_eval_scopes
 
+    scopes = list(SCOPES) if scope == "both" else [scope]
+    if not set(scopes) <= set(SCOPES):
+        raise ConfigError(f"--scope {scope!r}: choose document, corpus or both")
     with eval_store(store) as (graph_store, settings), stage_progress(json_out) as progress:
         encoder = configured_encoder(settings)
-        report = run_eval(
-            questions, docs, variant, graph_store, encoder, progress=progress, settings=settings, baseline=baseline
+        reports = run_eval_scopes(
+            questions, docs, variant, graph_store, encoder, progress, settings, baseline, scopes, distractors or ()
         )
     if json_out:
-        print_json(report.to_json(misses))
+        data = {name: report.to_json(misses) for name, report in reports.items()}
+        print_json(data[scopes[0]] if len(scopes) == 1 else {"scopes": data})
         return
-    ingested = format_ingested(report)
+    _print_reports(reports, misses)
+
+
+def _print_reports(reports: dict[str, EvalReport], misses: bool) -> None:
+    from docgraph.app.evaluation.runner import format_ingested, format_misses, format_scopes, format_table
+
+    def show(text: str) -> None:
+        console.print(text, markup=False, highlight=False, soft_wrap=True)  # rows wider than 80
+
+    first = next(iter(reports.values()))
+    ingested = format_ingested(first)
     if ingested:
-        console.print(ingested + "\n", markup=False, highlight=False, soft_wrap=True)
-    console.print(format_table(report), markup=False, highlight=False, soft_wrap=True)  # rows wider than 80
-    if misses:
-        console.print("\n" + format_misses(report), markup=False, highlight=False, soft_wrap=True)
+        show(ingested + "\n")
+    if len(reports) > 1:
+        show(format_scopes(reports) + "\n")
+    for report in reports.values():
+        show(format_table(report) + "\n")
+        if misses:
+            show(format_misses(report) + "\n")
 
 
 @handles_errors
@@ -104,11 +141,19 @@ def bench_command(
             "pages/s, speed-up, efficiency, peak memory.",
         ),
     ] = None,
+    no_ingest: Annotated[
+        bool,
+        typer.Option(
+            "--no-ingest",
+            help="Time queries on the --store as it is, without ingesting --docs (their questions.jsonl "
+            "still gives queries).",
+        ),
+    ] = False,
     json_out: JsonOption = False,
     store: StoreOption = None,
 ) -> None:
-    """Ingest into a fresh store, then time queries per variant (p50/p95); or, with --workers, ingest alone
-    with each worker count."""
+    """Ingest into a fresh store, then time queries per variant (p50/p95), asked of the whole store and
+    inside one document; or, with --workers, ingest alone with each worker count."""
     from docgraph.app.evaluation.bench import run_bench
 
     paths = docs or [SAMPLES_DIR / "docgraph-sample.pdf"]
@@ -117,7 +162,9 @@ def bench_command(
         return
     with eval_store(store) as (graph_store, settings), stage_progress(json_out) as progress:
         encoder = configured_encoder(settings)
-        report = run_bench(paths, graph_store, encoder, variant, queries, progress=progress, settings=settings)
+        if no_ingest and not store:
+            raise ConfigError("--no-ingest times a store as it is: name it with --store")
+        report = run_bench(paths, graph_store, encoder, variant, queries, progress, settings, ingest=not no_ingest)
     if json_out:
         print_json(report.to_json())
     else:
@@ -151,9 +198,13 @@ def _bench_workers(paths: list[Path], counts: list[int], json_out: bool) -> None
 
 def _print_bench(report: dict[str, Any]) -> None:
     ingest = report["ingest"]
-    stages = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in ingest["stages"].items())
-    speed = f"{ingest['pages_per_second']:.1f} pages/s"
-    console.print(f"ingest: {ingest['pages']} pages in {ingest['seconds']:.1f}s = {speed} ({stages})")
-    for name, timing in report["query"].items():
-        console.print(f"query {name}: n={timing['n']} p50={timing['p50_ms']:.1f} ms p95={timing['p95_ms']:.1f} ms")
+    if ingest is not None:
+        stages = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in ingest["stages"].items())
+        speed = f"{ingest['pages_per_second']:.1f} pages/s"
+        console.print(f"ingest: {ingest['pages']} pages in {ingest['seconds']:.1f}s = {speed} ({stages})")
+    console.print(f"queries on a store of {report['stored_pages']} pages:")
+    for scope, key in (("whole store", "query"), ("one document", "query_in_document")):
+        for name, timing in report[key].items():
+            cells = f"n={timing['n']} p50={timing['p50_ms']:.1f} ms p95={timing['p95_ms']:.1f} ms"
+            console.print(f"  {name} ({scope}): {cells}")
     console.print(f"peak RSS: {report['peak_rss_mb']} MB")

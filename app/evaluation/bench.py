@@ -1,10 +1,11 @@
 """``docgraph bench``: ingestion throughput and query latency on a folder of PDFs.
 
 The documents are (re-)ingested through the real pipeline with an empty embedding cache and timed
-per stage; then each retriever variant answers the same queries over the whole corpus (as ``ask``
-does, graph context included) after one warm-up query, and the latency percentiles are reported.
-Queries are the questions of any ``questions.jsonl`` found with the documents, topped up with
-sentences drawn (with a fixed seed) from the stored paragraphs.
+per stage (or, without ingest, the store is timed as it is); then each retriever variant answers
+the same queries over the whole store and inside each query's own document (as ``ask`` and
+``ask --doc`` do, graph context included) after one warm-up query, and the latency percentiles are
+reported. Queries are the questions of any ``questions.jsonl`` found with the documents, topped
+up with sentences drawn (with a fixed seed) from the stored paragraphs.
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ from docgraph.app.evaluation.corpus_ingest import ProgressFn, ensure_ingested
 from docgraph.app.evaluation.questions import load_questions
 from docgraph.app.pipeline.embedding import clear_memory_cache
 from docgraph.app.pipeline.stages import IngestReport, expand_paths
+from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.corpus import Corpus
 from docgraph.app.retrieval.registry import EVAL_VARIANTS, make_retriever
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore
 from docgraph.errors import ConfigError
+from docgraph.ingest.structure.ids import doc_id_for
 from docgraph.models.encoders import TextEncoder
 
 DEFAULT_QUERIES = 100
@@ -76,16 +79,26 @@ class QueryTiming:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class BenchQuery:
+    text: str
+    doc_id: str  # the document it is about, for the in-document timing
+
+
 @dataclass(slots=True)
 class BenchReport:
-    ingest: IngestTiming
-    query: dict[str, QueryTiming]
+    ingest: IngestTiming | None  # None: the store was timed as it was
+    query: dict[str, QueryTiming]  # variant -> latency asked of the whole store
+    query_in_document: dict[str, QueryTiming]  # variant -> latency asked inside the query's document
     peak_rss_mb: int
+    stored_pages: int = 0  # pages in the store the queries ran on
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "ingest": self.ingest.to_json(),
+            "ingest": self.ingest.to_json() if self.ingest is not None else None,
+            "stored_pages": self.stored_pages,
             "query": {name: timing.to_json() for name, timing in self.query.items()},
+            "query_in_document": {name: timing.to_json() for name, timing in self.query_in_document.items()},
             "peak_rss_mb": self.peak_rss_mb,
         }
 
@@ -95,25 +108,25 @@ def peak_rss_mb() -> int:
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
-def bench_queries(paths: Sequence[Path], store: GraphStore, n: int) -> list[str]:
+def bench_queries(paths: Sequence[Path], store: GraphStore, n: int) -> list[BenchQuery]:
     """Up to ``n`` queries: questions found beside the documents, then paragraph-sentence queries."""
-    queries: list[str] = []
+    queries: list[BenchQuery] = []
     folders = dict.fromkeys(p if p.is_dir() else p.parent for p in paths)
     for folder in folders:
         questions_file = folder / "questions.jsonl"
         if questions_file.is_file():
-            queries += [q.question for q in load_questions(questions_file)]
+            queries += [BenchQuery(q.question, doc_id_for(q.doc)) for q in load_questions(questions_file)]
     if len(queries) < n:
         queries += pseudo_queries(store, n - len(queries))
     return queries[:n]
 
 
-def pseudo_queries(store: GraphStore, n: int) -> list[str]:
+def pseudo_queries(store: GraphStore, n: int) -> list[BenchQuery]:
     rows = store.read(cypher.load("bench_paragraph_texts", store.dialect))
-    texts = [str(row["text"]) for row in rows if len(str(row["text"] or "").split()) >= PSEUDO_QUERY_WORDS]
+    rows = [row for row in rows if len(str(row["text"] or "").split()) >= PSEUDO_QUERY_WORDS]
     rng = random.Random(SEED)
-    picked = rng.sample(texts, min(n, len(texts)))
-    return [" ".join(text.split()[:PSEUDO_QUERY_WORDS]) for text in picked]
+    picked = rng.sample(rows, min(n, len(rows)))
+    return [BenchQuery(" ".join(str(row["text"]).split()[:PSEUDO_QUERY_WORDS]), str(row["doc_id"])) for row in picked]
 
 
 def run_bench(
@@ -124,31 +137,51 @@ def run_bench(
     n_queries: int = DEFAULT_QUERIES,
     progress: ProgressFn | None = None,
     settings: Settings | None = None,
+    ingest: bool = True,
 ) -> BenchReport:
-    """Re-ingest the PDFs under ``paths`` (files or folders), then time ``n_queries`` per variant."""
+    """Re-ingest the PDFs under ``paths`` (files or folders; not when ``ingest`` is off), then time
+    ``n_queries`` per variant, asked of the whole store and inside each query's document."""
     settings = settings or load_settings()
     files = expand_paths(paths)
-    if not files:
-        raise ConfigError("no PDF found in the given paths")
-    clear_memory_cache()  # time real encoding, not a cache left over from earlier in this process
-    outcome = ensure_ingested(files, store, encoder, settings, progress, force=True)
-    timing = IngestTiming()
-    for report in outcome.reports:
-        timing.add(report)
+    timing: IngestTiming | None = None
+    if ingest:
+        if not files:
+            raise ConfigError("no PDF found in the given paths")
+        timing = _timed_ingest(files, store, encoder, settings, progress)
     queries = bench_queries(paths, store, n_queries)
+    if not queries:
+        raise ConfigError("the store holds no paragraph to draw queries from, and no questions.jsonl was found")
     names = list(variants or EVAL_VARIANTS)
     corpus = Corpus(store)  # shared indexes, but each variant encodes its own queries
     retrievers = {name: make_retriever(name, store, encoder, corpus) for name in names}
-    latencies: dict[str, QueryTiming] = {}
+    across: dict[str, QueryTiming] = {}
+    inside: dict[str, QueryTiming] = {}
     for done, name in enumerate(names):
         if progress:
             progress(f"query {name}", done, len(names))
         retriever = retrievers[name]
         retriever.retrieve("warm up the indexes", QUERY_K)
-        timing_of_variant = QueryTiming()
-        for query in queries:
-            started = time.perf_counter()
-            retriever.retrieve(query, QUERY_K)
-            timing_of_variant.milliseconds.append(1000 * (time.perf_counter() - started))
-        latencies[name] = timing_of_variant
-    return BenchReport(ingest=timing, query=latencies, peak_rss_mb=peak_rss_mb())
+        across[name] = _timed(retriever, queries, in_document=False)
+        inside[name] = _timed(retriever, queries, in_document=True)
+    pages = sum(len(document.page_numbers) for document in corpus.documents())
+    return BenchReport(timing, across, inside, peak_rss_mb(), pages)
+
+
+def _timed_ingest(
+    files: list[Path], store: GraphStore, encoder: TextEncoder, settings: Settings, progress: ProgressFn | None
+) -> IngestTiming:
+    clear_memory_cache()  # time real encoding, not a cache left over from earlier in this process
+    outcome = ensure_ingested(files, store, encoder, settings, progress, force=True)
+    timing = IngestTiming()
+    for report in outcome.reports:
+        timing.add(report)
+    return timing
+
+
+def _timed(retriever: Retriever, queries: list[BenchQuery], in_document: bool) -> QueryTiming:
+    timing = QueryTiming()
+    for query in queries:
+        started = time.perf_counter()
+        retriever.retrieve(query.text, QUERY_K, query.doc_id if in_document else None)
+        timing.milliseconds.append(1000 * (time.perf_counter() - started))
+    return timing

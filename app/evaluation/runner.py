@@ -14,13 +14,15 @@ from typing import Any
 
 from docgraph.app.config import Settings, load_settings
 from docgraph.app.evaluation.corpus_ingest import ProgressFn, ensure_ingested
-from docgraph.app.evaluation.metrics import CUTOFFS, QuestionOutcome, recall, recall_by_type
+from docgraph.app.evaluation.metrics import CUTOFFS, SCOPES, QuestionOutcome, recall, recall_by_type
 from docgraph.app.evaluation.paired import PairedComparison, compare, compare_by_type
 from docgraph.app.evaluation.questions import Question, QuestionsError, load_questions
+from docgraph.app.pipeline.stages import expand_paths
 from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.registry import EVAL_VARIANTS, check_names, make_retrievers
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.schema import GNN_ABLATION_PROPERTIES
+from docgraph.ingest.structure.ids import doc_id_for, file_sha256
 from docgraph.models.encoders import TextEncoder
 
 
@@ -48,6 +50,8 @@ class EvalReport:
     variants: dict[str, VariantResult] = field(default_factory=dict)
     baseline: str | None = None  # the variant the others are compared with, question by question
     ingested: list[str] = field(default_factory=list)  # files (re-)ingested first: not stored as they would be built
+    scope: str = "document"  # each question asked inside its own document, or of the whole store ("corpus")
+    documents: int = 0  # documents in the evaluation store: the questions' and the distractors
 
     def to_json(self, misses: bool = False) -> dict[str, Any]:
         """``{"n", "ingested", "variants": {name: {"recall@1", "recall@3", "recall@5", "by_type": {type: {...}}}}}``,
@@ -55,7 +59,16 @@ class EvalReport:
         comparison}, "by_type": {type: {"recall@K": comparison}}}}}``; with ``misses`` each variant
         also lists the questions it did not rank a gold page first for (``QuestionOutcome.to_json``)."""
         variants = {name: v.to_json(misses) for name, v in self.variants.items()}
-        data: dict[str, Any] = {"n": self.n, "ingested": self.ingested, "variants": variants}
+        if self.scope == "corpus":  # how often the first page was at least in the right document
+            for name, result in self.variants.items():
+                variants[name]["document@1"] = round(document_recall(result.outcomes), 4)
+        data: dict[str, Any] = {
+            "n": self.n,
+            "scope": self.scope,
+            "documents": self.documents,
+            "ingested": self.ingested,
+            "variants": variants,
+        }
         if self.baseline is not None:
             data["paired"] = {
                 "baseline": self.baseline,
@@ -84,13 +97,18 @@ class EvalReport:
 
 
 def ask_all(
-    retriever: Retriever, questions: Sequence[Question], doc_ids: dict[str, str], depth: int = max(CUTOFFS)
+    retriever: Retriever,
+    questions: Sequence[Question],
+    doc_ids: dict[str, str],
+    scope: str = "document",
+    depth: int = max(CUTOFFS),
 ) -> list[QuestionOutcome]:
     outcomes: list[QuestionOutcome] = []
     for question in questions:
-        pages = retriever.rank_pages(question.question, depth, doc_ids[question.doc])
-        ranked = tuple(p.page for p in pages)
-        outcomes.append(QuestionOutcome(question.id, question.type, question.pages, ranked, tuple(pages)))
+        doc_id = doc_ids[question.doc]
+        pages = retriever.rank_pages(question.question, depth, doc_id if scope == "document" else None)
+        ranked = tuple((p.doc_id, p.page) for p in pages)
+        outcomes.append(QuestionOutcome(question.id, question.type, doc_id, question.pages, ranked, tuple(pages)))
     return outcomes
 
 
@@ -103,30 +121,78 @@ def run_eval(
     progress: ProgressFn | None = None,
     settings: Settings | None = None,
     baseline: str | None = None,
+    scope: str = "document",
+    distractors: Sequence[Path] = (),
 ) -> EvalReport:
-    """Ingest the questions' documents, then score every variant on every question (``baseline``
-    is scored too when it is not among ``variants``)."""
+    """Ingest the questions' documents (and ``distractors``), then score every variant on every
+    question in ``scope`` (``baseline`` is scored too when it is not among ``variants``)."""
+    reports = run_eval_scopes(
+        questions_path, docs_dir, variants, store, encoder, progress, settings, baseline, [scope], distractors
+    )
+    return reports[scope]
+
+
+def run_eval_scopes(
+    questions_path: Path,
+    docs_dir: Path,
+    variants: Sequence[str] | None,
+    store: GraphStore,
+    encoder: TextEncoder,
+    progress: ProgressFn | None = None,
+    settings: Settings | None = None,
+    baseline: str | None = None,
+    scopes: Sequence[str] = ("document",),
+    distractors: Sequence[Path] = (),
+) -> dict[str, EvalReport]:
+    """:func:`run_eval` for each of ``scopes``, on one store: scope -> report. ``distractors`` (PDFs or
+    folders) are ingested beside the questions' documents; nobody asks about them."""
     settings = settings or load_settings()
     names = list(dict.fromkeys(variants or EVAL_VARIANTS))
     if baseline is not None and baseline not in names:
         names.append(baseline)
     check_names(names)  # before the slow ingest
+    unknown = [scope for scope in scopes if scope not in SCOPES]
+    if unknown:
+        raise QuestionsError(f"unknown scope {unknown[0]!r}: choose from {', '.join(SCOPES)}")
     questions = load_questions(questions_path)
     files = list(dict.fromkeys(q.doc for q in questions))
     missing = [name for name in files if not (docs_dir / name).is_file()]
     if missing:
         raise QuestionsError(f"documents named by the questions are not in {docs_dir}: {', '.join(missing)}")
-    ingested = ensure_ingested([docs_dir / name for name in files], store, encoder, settings, progress)
+    extra = distractor_files(distractors, [docs_dir / name for name in files])
+    paths = [docs_dir / name for name in files] + extra
+    ingested = ensure_ingested(paths, store, encoder, settings, progress)
     retrievers = make_retrievers(names, store, encoder, ablation_properties(names, store, settings, progress))
-    fresh = [name for name in files if name not in ingested.skipped]
-    report = EvalReport(n=len(questions), baseline=baseline, ingested=fresh)
-    for done, name in enumerate(names):
-        if progress:
-            progress(f"eval {name}", done, len(names))
-        report.variants[name] = VariantResult(name, ask_all(retrievers[name], questions, ingested.doc_ids))
+    fresh = [path.name for path in paths if path.name not in ingested.skipped]
+    reports: dict[str, EvalReport] = {}
+    for scope in scopes:
+        report = EvalReport(n=len(questions), baseline=baseline, ingested=fresh, scope=scope, documents=len(paths))
+        for done, name in enumerate(names):
+            if progress:
+                progress(f"eval {name} ({scope})", done, len(names))
+            report.variants[name] = VariantResult(name, ask_all(retrievers[name], questions, ingested.doc_ids, scope))
+        reports[scope] = report
     if progress:
         progress("eval", len(names), len(names))
-    return report
+    return reports
+
+
+def distractor_files(distractors: Sequence[Path], questioned: Sequence[Path]) -> list[Path]:
+    """The PDFs of ``distractors`` (files or folders). A file named like one the questions are about
+    (the same document id) is that document and is left out; with other content it is refused."""
+    for path in distractors:
+        if not path.exists():
+            raise QuestionsError(f"{path}: no such distractor file or folder")
+    taken = {doc_id_for(path.name): path for path in questioned}
+    found: list[Path] = []
+    for path in expand_paths(distractors):
+        same = taken.get(doc_id_for(path.name))
+        if same is None:
+            taken[doc_id_for(path.name)] = path
+            found.append(path)
+        elif file_sha256(same) != file_sha256(path):
+            raise QuestionsError(f"{path}: another file is named like {same} (one document id); rename one of them")
+    return found
 
 
 def ablation_properties(
@@ -158,9 +224,32 @@ def format_ingested(report: EvalReport) -> str:
     )
 
 
+def document_recall(outcomes: Sequence[QuestionOutcome]) -> float:
+    """The share of questions whose first page is in the question's document."""
+    return sum(o.right_document() for o in outcomes) / len(outcomes) if outcomes else 0.0
+
+
+def format_scopes(reports: dict[str, EvalReport]) -> str:
+    """Both scopes side by side: per variant, page recall inside each question's document and
+    across the whole store (and how often the first page was in the right document)."""
+    scopes = list(reports)
+    first = reports[scopes[0]]
+    head = f"{'variant':<16} " + " ".join(f"{scope + ' R@1/3/5':>22}" for scope in scopes)
+    lines = [f"{first.n} questions, {first.documents} documents in the store", head + f" {'doc@1':>7}"]
+    for name in first.variants:
+        cells = []
+        for scope in scopes:
+            summary = recall(reports[scope].variants[name].outcomes)
+            cells.append(f"{' / '.join(f'{100 * summary.recall[k]:.1f}' for k in CUTOFFS):>22}")
+        doc_share = document_recall(reports[scopes[-1]].variants[name].outcomes)
+        lines.append(f"{name:<16} " + " ".join(cells) + f" {100 * doc_share:7.1f}")
+    return "\n".join(lines)
+
+
 def format_table(report: EvalReport) -> str:
     """A plain-text table: one row per variant and per (variant, type), recall in percent."""
-    lines = [f"{'variant':<16} {'type':<11} {'n':>3} " + " ".join(f"{'R@' + str(k):>6}" for k in CUTOFFS)]
+    lines = [f"scope: {report.scope} ({report.documents} documents in the store)"]
+    lines.append(f"{'variant':<16} {'type':<11} {'n':>3} " + " ".join(f"{'R@' + str(k):>6}" for k in CUTOFFS))
     for name, result in report.variants.items():
         rows = [("all", recall(result.outcomes))]
         rows += list(recall_by_type(result.outcomes).items())
