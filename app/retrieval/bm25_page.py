@@ -7,6 +7,7 @@ region that best matches the query (or its first body region when none matches).
 from __future__ import annotations
 
 from docgraph.app.retrieval.base import PageHit, ScoredRegion
+from docgraph.app.retrieval.bm25 import scores_across, top_k_of
 from docgraph.app.retrieval.corpus import Corpus, DocumentIndex, RegionInfo
 from docgraph.app.retrieval.hits import hit_from
 
@@ -34,14 +35,16 @@ class BM25PageRetriever:
 
 
 def best_pages(
-    documents: list[DocumentIndex], query: str, n: int, lead_in: bool = False
+    documents: list[DocumentIndex], query: str, n: int, lead_in: bool = False, one_scale: bool = True
 ) -> list[tuple[DocumentIndex, int, float]]:
-    """(document, page number, BM25 score) of the ``n`` best pages of ``documents``, best first;
-    with ``lead_in``, each page is scored with its lead-in (``corpus.page_lead_in``)."""
+    """(document, page number, BM25 score) of the ``n`` best pages of ``documents``, best first, on
+    one scale across them unless not ``one_scale`` (``bm25.scores_across``); with ``lead_in``, each
+    page is scored with its lead-in (``corpus.page_lead_in``)."""
     ranked: list[tuple[DocumentIndex, int, float]] = []
+    indexes = {d.doc_id: d.lead_in_page_bm25 if lead_in else d.page_bm25 for d in documents}
+    scores = scores_across(indexes, query, one_scale)
     for document in documents:
-        index = document.lead_in_page_bm25 if lead_in else document.page_bm25
-        for row, score in index.top_k(query, n):
+        for row, score in top_k_of(scores[document.doc_id], n):
             ranked.append((document, document.page_numbers[row], score))
     ranked.sort(key=lambda item: -item[2])
     return ranked[:n]

@@ -1,7 +1,8 @@
 """Lexical region retrieval, two ways.
 
-``bm25-region``: Okapi BM25 over region text in memory (per document statistics, technical-name
-aware tokens, see :mod:`app.retrieval.text`). ``fulltext-region``: the store's own full-text index
+``bm25-region``: Okapi BM25 over region text in memory (per document statistics, one scale across
+documents: ``bm25.scores_across``; technical-name aware tokens, see :mod:`app.retrieval.text`).
+``fulltext-region``: the store's own full-text index
 (RediSearch in FalkorDB, Lucene in Neo4j); its scoring and tokenising differ per database, which is
 why the in-memory index is the one the hybrid uses.
 """
@@ -9,6 +10,7 @@ why the in-memory index is the one the hybrid uses.
 from __future__ import annotations
 
 from docgraph.app.retrieval.base import ScoredRegion
+from docgraph.app.retrieval.bm25 import scores_across, top_k_of
 from docgraph.app.retrieval.corpus import FURNITURE, Corpus, RegionInfo
 from docgraph.app.retrieval.hits import RegionPageRanking, hit_from
 from docgraph.app.retrieval.text import tokenize
@@ -25,8 +27,10 @@ class BM25RegionRetriever(RegionPageRanking):
 
     def ranked(self, query: str, n: int, doc_id: str | None = None) -> Ranked:
         ranked: Ranked = []
-        for document in self.corpus.documents(doc_id):
-            for row, score in document.region_bm25.top_k(query, n):
+        documents = self.corpus.documents(doc_id)
+        scores = scores_across({document.doc_id: document.region_bm25 for document in documents}, query)
+        for document in documents:
+            for row, score in top_k_of(scores[document.doc_id], n):
                 ranked.append((document.regions[row], score))
         ranked.sort(key=lambda pair: -pair[1])
         return ranked[:n]

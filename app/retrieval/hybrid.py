@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from docgraph.app.retrieval.base import PageHit, ScoredRegion
-from docgraph.app.retrieval.bm25 import top_k_of
+from docgraph.app.retrieval.bm25 import scores_across, top_k_of
 from docgraph.app.retrieval.bm25_page import BM25PageRetriever, best_pages
 from docgraph.app.retrieval.corpus import FURNITURE, Corpus, DocumentIndex, RegionInfo
 from docgraph.app.retrieval.expansion import expand
@@ -70,6 +70,9 @@ class HybridWeights:
     reference: float = 0.5  # share of a referring hit's score its targets gain (reference questions)
     reference_hops: int = 2  # how many of the best hits have their references followed
     kind: float = 0.5  # added to a region of the kind the question names (``app.retrieval.kinds``)
+    one_scale: bool = True  # lexical scores of several documents on one scale (``bm25.scores_across``)
+    document: float = 0.0  # added, scaled by its document's share of the best evidence (see ``fuse``)
+    document_regions: int = 5  # the best candidates of each document that make its evidence
 
     def of(self, signal: str) -> float:
         return float(getattr(self, signal))
@@ -114,12 +117,12 @@ class HybridRetriever:
             return []
         documents = {d.doc_id: d for d in found}
         lexical: dict[str, RegionInfo] = {}
-        bm25_scores = {name: doc.region_bm25.scores(query) for name, doc in documents.items()}
+        bm25_scores = scores_across({name: doc.region_bm25 for name, doc in documents.items()}, query, w.one_scale)
         for info in _lexical_top(documents, bm25_scores, w.depth):
             lexical.setdefault(info.region_id, info)
         page_scores: dict[tuple[str, int], float] = {}
         lead_in = w.page_lead_in and not self.follows_references(query)
-        for document, page, score in best_pages(found, query, w.pages, lead_in=lead_in):
+        for document, page, score in best_pages(found, query, w.pages, lead_in, w.one_scale):
             page_scores[(document.doc_id, page)] = score
             best = _best_on_page(document, page, bm25_scores[document.doc_id])
             if best is not None:
@@ -215,7 +218,8 @@ def fuse(
     candidates: list[Candidate], weights: HybridWeights, kinds: frozenset[str] = frozenset()
 ) -> list[ScoredRegion]:
     """Weighted sum of max-normalised signals, best first; a region of one of ``kinds`` (the kinds the
-    question names) gains ``weights.kind``."""
+    question names) gains ``weights.kind``, and across documents one of a document that holds much
+    of the best evidence gains up to ``weights.document`` (:func:`document_terms`)."""
     best = {s: max((c.raw[s] for c in candidates), default=0.0) for s in SIGNALS}
     hits: list[ScoredRegion] = []
     for candidate in candidates:
@@ -223,8 +227,27 @@ def fuse(
         if candidate.info.kind in kinds and weights.kind:
             terms["kind"] = weights.kind
         hits.append(hit_from(candidate.info, sum(terms.values()), terms))
+    if weights.document:
+        for hit, term in zip(hits, document_terms(hits, weights.document, weights.document_regions), strict=True):
+            if term:
+                hit.signals["document"] = term
+                hit.score += term
     hits.sort(key=lambda h: -h.score)
     return hits
+
+
+def document_terms(hits: list[ScoredRegion], weight: float, regions: int) -> list[float]:
+    """Per hit, ``weight`` x its document's evidence / the best document's: a document's evidence is
+    the sum of its ``regions`` best hits' scores, so a document that explains a topic over several
+    passages leads one that mentions it once. All zero when the hits are of one document."""
+    by_document: dict[str, list[float]] = {}
+    for hit in hits:
+        by_document.setdefault(hit.doc_id, []).append(hit.score)
+    if len(by_document) < 2:
+        return [0.0] * len(hits)
+    evidence = {doc: sum(sorted(scores, reverse=True)[:regions]) for doc, scores in by_document.items()}
+    top = max(evidence.values())
+    return [weight * evidence[hit.doc_id] / top if top > 0 else 0.0 for hit in hits]
 
 
 def _lexical_top(
