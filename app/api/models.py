@@ -39,6 +39,7 @@ Variant = Literal[
     "no-lead-in",
     "no-gnn-no-lead-in",
     "no-kind",
+    "per-document-bm25",
     "dense-region",
     "bm25-region",
     "fulltext-region",
