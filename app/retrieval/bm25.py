@@ -48,6 +48,7 @@ class BM25Index:
                 rows.append(row)
                 cols.append(self.vocabulary.setdefault(term, len(self.vocabulary)))
                 counts.append(float(count))
+        self.total_length = float(self.lengths.sum())
         shape = (self.size, max(1, len(self.vocabulary)))
         row_index, col_index = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
         self.document_frequency = np.bincount(col_index, minlength=shape[1]).astype(np.int64)
@@ -114,7 +115,7 @@ def shared_statistics(indexes: Sequence[BM25Index], query: str) -> SharedStatist
         if term not in idf:
             held = sum(index.frequency(term) for index in indexes)
             idf[term] = float(np.log1p((total - held + 0.5) / (held + 0.5)))
-    tokens = sum(float(index.lengths.sum()) for index in indexes)
+    tokens = sum(index.total_length for index in indexes)
     return SharedStatistics(idf, tokens / total if total else 0.0)
 
 
