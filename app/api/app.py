@@ -1,7 +1,7 @@
 """The FastAPI application: ``create_app(settings)`` wires state, routes, limits and error handling.
 
 Run it with ``docgraph serve`` (uvicorn), or mount ``create_app()`` in an ASGI server of your own.
-The OpenAPI schema is at ``/openapi.json``, interactive docs at ``/docs``.
+The OpenAPI schema is at ``/openapi.json``, interactive docs at ``/docs`` and ``/redoc`` (offline).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from fastapi import FastAPI
 
 from docgraph.app.api import routes_documents, routes_query
 from docgraph.app.api.access import AccessGuard, allowed_hosts
+from docgraph.app.api.docs_pages import install_docs
 from docgraph.app.api.errors import SafeJSONResponse, UploadLimitMiddleware, install_error_handlers
 from docgraph.app.api.state import ApiState
 from docgraph.app.auth.keys import KeyStore
@@ -43,10 +44,13 @@ def create_app(settings: Settings | None = None, store: GraphStore | None = None
         version=docgraph_release(),
         default_response_class=SafeJSONResponse,
         lifespan=lifespan,
+        docs_url=None,  # served by install_docs, from installed assets instead of a CDN
+        redoc_url=None,
     )
     app.state.docgraph = state
     app.include_router(routes_documents.router)
     app.include_router(routes_query.router)
+    install_docs(app)
     install_error_handlers(app)
     app.add_middleware(
         UploadLimitMiddleware,
