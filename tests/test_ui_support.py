@@ -24,7 +24,7 @@ from docgraph.app.ui_support.answers import (
 )
 from docgraph.app.ui_support.evidence import MAX_SIMILAR_SHOWN, region_evidence
 from docgraph.app.ui_support.examples import ANALYST_DIR, load_examples
-from docgraph.app.ui_support.graph_view import graph_from_rows, neighbourhood_view, section_outline, section_tree_view
+from docgraph.app.ui_support.graph_view import graph_from_rows, neighbourhood_view, section_tree
 from docgraph.app.ui_support.health import store_health, unavailable_health
 from docgraph.app.ui_support.ingest import folder_pdfs, ingest_files, overall_fraction, save_upload
 from docgraph.app.ui_support.page_images import page_image
@@ -83,16 +83,14 @@ def test_neighbourhood_and_section_tree_views(sample: tuple[GraphStore, Settings
     table_id = region_with(store, "Penguin beach")
     view = neighbourhood_view(region_evidence(store, table_id))
     caption = next(node for node in view.nodes.values() if node.group == "caption")
-    assert any(e.source == caption.id and e.target == table_id and e.label == "CAPTION_OF" for e in view.edges)
+    assert any(e.source == caption.id and e.target == table_id and e.label == "caption" for e in view.edges)
     assert {"Section", "Page"} <= {node.group for node in view.nodes.values()}
 
     sections = store.read(cypher.load("ui_section_tree", store.dialect), {"doc_id": DOC})
-    tree = section_tree_view(DOC, sections)
-    assert len(tree.nodes) == len(sections) + 1
-    diets = next(s for s in sections if s["title"] == "2.1 Special diets")
-    assert any(e.target == diets["section_id"] and e.source == diets["parent_id"] for e in tree.edges)
-    outline = section_outline(sections)
-    assert outline[3].startswith("    - 2.1 Special diets (p.1")
+    tree = section_tree(sections)
+    top = ["1 Introduction", "2 Feeding schedule", "3 Enclosures", "4 Visitor safety"]
+    assert [branch.title for branch in tree] == top
+    assert [child.summary for child in tree[1].children] == ["2.1 Special diets (p.1, 3 regions)"]
 
 
 def test_query_results_become_graph_table_and_csv(sample: tuple[GraphStore, Settings]) -> None:
