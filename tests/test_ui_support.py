@@ -13,23 +13,40 @@ import pytest
 from docgraph.app.config import Settings
 from docgraph.app.llm.answer import AnswerResult
 from docgraph.app.llm.citations import Citation
+from docgraph.app.pipeline.stages import IngestReport
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.app.stores.query_errors import query_problem
 from docgraph.app.ui_support.answers import (
     numbered_answer,
     page_highlights,
     route_summary,
     safe_markdown,
     streamed_answer,
+    trace_lines,
 )
-from docgraph.app.ui_support.evidence import MAX_SIMILAR_SHOWN, region_evidence
-from docgraph.app.ui_support.examples import ANALYST_DIR, load_examples
-from docgraph.app.ui_support.graph_view import graph_from_rows, neighbourhood_view, section_outline, section_tree_view
+from docgraph.app.ui_support.evidence import MAX_SIMILAR_SHOWN, SIMILAR_RELATIONS, region_evidence
+from docgraph.app.ui_support.examples import ANALYST_DIR, example_questions, load_examples
+from docgraph.app.ui_support.graph_view import (
+    MAX_SIMILAR_DRAWN,
+    graph_from_rows,
+    legend,
+    neighbourhood_view,
+    section_tree,
+)
 from docgraph.app.ui_support.health import store_health, unavailable_health
-from docgraph.app.ui_support.ingest import folder_pdfs, ingest_files, overall_fraction, save_upload
+from docgraph.app.ui_support.ingest import (
+    folder_pdfs,
+    ingest_files,
+    overall_fraction,
+    progress_label,
+    report_line,
+    save_upload,
+)
 from docgraph.app.ui_support.page_images import page_image
 from docgraph.app.ui_support.tables import display_rows, parse_params, rows_to_csv
-from docgraph.errors import ConfigError, RegionNotFoundError
+from docgraph.errors import ConfigError, QuerySyntaxError, RegionNotFoundError
 from tests.ui_helpers import SAMPLE_PDF, sample_graph
 
 DOC = "docgraph-sample"
@@ -83,16 +100,14 @@ def test_neighbourhood_and_section_tree_views(sample: tuple[GraphStore, Settings
     table_id = region_with(store, "Penguin beach")
     view = neighbourhood_view(region_evidence(store, table_id))
     caption = next(node for node in view.nodes.values() if node.group == "caption")
-    assert any(e.source == caption.id and e.target == table_id and e.label == "CAPTION_OF" for e in view.edges)
+    assert any(e.source == caption.id and e.target == table_id and e.label == "caption" for e in view.edges)
     assert {"Section", "Page"} <= {node.group for node in view.nodes.values()}
 
     sections = store.read(cypher.load("ui_section_tree", store.dialect), {"doc_id": DOC})
-    tree = section_tree_view(DOC, sections)
-    assert len(tree.nodes) == len(sections) + 1
-    diets = next(s for s in sections if s["title"] == "2.1 Special diets")
-    assert any(e.target == diets["section_id"] and e.source == diets["parent_id"] for e in tree.edges)
-    outline = section_outline(sections)
-    assert outline[3].startswith("    - 2.1 Special diets (p.1")
+    tree = section_tree(sections)
+    top = ["1 Introduction", "2 Feeding schedule", "3 Enclosures", "4 Visitor safety"]
+    assert [branch.title for branch in tree] == top
+    assert [child.summary for child in tree[1].children] == ["2.1 Special diets (p.1, 3 regions)"]
 
 
 def test_query_results_become_graph_table_and_csv(sample: tuple[GraphStore, Settings]) -> None:
@@ -237,3 +252,73 @@ def test_model_markdown_fetches_no_images_and_streaming_shows_no_citation_tags()
     shown = [streamed_answer(pieces[: n + 1]) for n in range(len(pieces))]
     assert shown == ["At 10:30", "At 10:30 and 15:00", "At 10:30 and 15:00."]
     assert all("#r" not in text and "invented" not in text for text in shown)
+
+
+def syntax_error(store: GraphStore, query: str) -> str:
+    with pytest.raises(QuerySyntaxError) as raised:
+        store.read(query, {})
+    return str(raised.value)
+
+
+def test_falkordb_syntax_errors_become_one_line_with_the_position(falkordb_store: FalkorDBStore) -> None:
+    query = "MATCH (n RETURN n"
+    problem = query_problem(syntax_error(falkordb_store, query))
+    assert problem.summary.startswith("Syntax error at line 1, column 10: Invalid input 'R': expected")
+    assert "errCtx" not in problem.summary and "\n" not in problem.summary
+    assert problem.pointer(query) == "MATCH (n RETURN n\n         ^"
+
+    second_line = "MATCH (n)\nRETRUN n"
+    problem = query_problem(syntax_error(falkordb_store, second_line))
+    assert (problem.line, problem.column) == (2, 4) and problem.pointer(second_line) == "RETRUN n\n   ^"
+
+    unbound = query_problem(syntax_error(falkordb_store, "MATCH (n) RETURN m"))
+    assert unbound.summary == "'m' not defined" and unbound.pointer("MATCH (n) RETURN m") == ""
+
+
+def test_neo4j_syntax_errors_read_the_same() -> None:
+    # The text str() gives for the neo4j driver's CypherSyntaxError (code, message, position, caret).
+    text = (
+        "{code: Neo.ClientError.Statement.SyntaxError} {message: Invalid input 'RETRUN': expected 'FOREACH' "
+        "or 'RETURN' (line 2, column 1 (offset: 10))\n\"RETRUN n\"\n ^}"
+    )
+    problem = query_problem(text)
+    assert problem.summary == "Syntax error at line 2, column 1: Invalid input 'RETRUN': expected 'FOREACH' or 'RETURN'"
+
+
+def test_neighbourhood_nodes_name_document_kind_and_page_and_similar_ones_are_not_repeated(
+    sample: tuple[GraphStore, Settings],
+) -> None:
+    store, _ = sample
+    title = store.read("MATCH (r:Region {doc_id: $doc, kind: 'title'}) RETURN r.region_id AS id", {"doc": DOC})[0]
+    evidence = region_evidence(store, str(title["id"]))
+    view = neighbourhood_view(evidence)
+    assert view.nodes[evidence.region_id].label == f"{DOC}\ntitle p.1"
+    regions = [node for node in view.nodes.values() if node.group not in {"Section", "Page", "Document"}]
+    assert all(node.label.startswith(f"{DOC}\n") and " p." in node.label for node in regions)
+    others = {n.key for n in evidence.neighbours if n.relation not in SIMILAR_RELATIONS}
+    similar = [e for e in view.edges if e.label in SIMILAR_RELATIONS]
+    assert 0 < len(similar) <= MAX_SIMILAR_DRAWN and not {e.target for e in similar} & others
+    assert {n.key for n in evidence.neighbours if n.relation == "similar"} & others  # there was one to skip
+    listed = [n.key for n in evidence.evidence_neighbours()]
+    assert len(listed) == len(set(listed))  # the evidence panel too names each region once
+    assert ("#e67300", "Section") not in legend(view) and {"title", "paragraph"} <= {g for _, g in legend(view)}
+
+
+def test_example_questions_come_from_the_stored_sections(sample: tuple[GraphStore, Settings]) -> None:
+    store, _ = sample
+    questions = example_questions(store)
+    assert len(questions) == 3 and all(q.startswith(f"What does {DOC} say about “") for q in questions)
+    assert questions[0] == "What does docgraph-sample say about “Special diets”?"  # the fullest of several words
+
+
+def test_trace_progress_and_failures_read_as_sentences(tmp_path: Path) -> None:
+    result = AnswerResult("q")
+    result.note("route", route="retrieve", by="rules", reason="a question", sub_questions=[])
+    result.note("retrieve", query="When?", retriever="hybrid", hits=[f"d@1:p1:r{i}" for i in range(7)])
+    lines = trace_lines(result.trace)
+    assert lines[0] == "**route** — route: retrieve; by: rules; reason: a question"
+    assert lines[1].endswith("hits: 7 (`d@1:p1:r0`, `d@1:p1:r1`, `d@1:p1:r2`, `d@1:p1:r3`, `d@1:p1:r4` and 2 more)")
+    assert progress_label("a.pdf", "read", 12, 30) == "a.pdf: read 12/30 pages"
+    assert progress_label("a.pdf", "graph_write", 0, 0) == "a.pdf: graph_write"
+    failed = IngestReport(path=tmp_path / "a.pdf", status="failed", error="a.pdf: ValueError: bad")
+    assert report_line(failed) == "a.pdf: failed: ValueError: bad"

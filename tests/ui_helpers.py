@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -14,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -154,3 +156,38 @@ def wait_for_json(url: str, server: subprocess.Popen[Any], timeout_s: float = 12
         except httpx.TransportError:
             time.sleep(0.2)
     raise AssertionError(f"{url} did not answer within {timeout_s:.0f}s")
+
+
+def shoot(page: Any, folder: Path, name: str) -> Path:
+    """A screenshot of ``page`` in ``folder``, kept in /tmp/ui-shots too."""
+    path = folder / name
+    page.screenshot(path=str(path))
+    keep_screenshot(path)
+    return path
+
+
+@contextmanager
+def app_on(settings: Settings, tmp_path_factory: Any) -> Iterator[str]:
+    """The app on the settings' graph, its log in a fresh temporary folder; yields its URL."""
+    with running_app(settings.home, settings.graph, tmp_path_factory.mktemp("ui-app") / "app.log") as url:
+        yield url
+
+
+# Streamlit's own frontend, opened on a page's URL (/graph), first looks for its server one level
+# down (/graph/_stcore/health and /graph/_stcore/host-config: getPossibleBaseUris in its bundle)
+# and only then at /: those two 404s come from Streamlit's connection logic, not from this app.
+STREAMLIT_BASE_PROBE = re.compile(r"^/[a-z]+/_stcore/(health|host-config)$")
+
+
+def collect_console_errors(target: Any) -> list[str]:
+    """Console errors and uncaught page errors of ``target`` (a page or a browser context), as
+    they happen; the list is filled in place for the caller to assert empty at the end."""
+    problems: list[str] = []
+
+    def on_console(message: Any) -> None:
+        if message.type == "error" and not STREAMLIT_BASE_PROBE.match(urlsplit(message.location["url"]).path):
+            problems.append(f"console: {message.text} ({message.location['url']})")
+
+    target.on("console", on_console)
+    target.on("weberror" if hasattr(target, "pages") else "pageerror", lambda error: problems.append(str(error)))
+    return problems

@@ -25,6 +25,17 @@ KIND_COLOURS: dict[str, tuple[float, float, float]] = {
     "page_header": (0.6, 0.6, 0.6),
     "page_footer": (0.6, 0.6, 0.6),
 }
+# The one region a reader picked (a clicked citation): a highlighter yellow under a thick dark-amber
+# frame, unlike any kind's colour, so it stands apart from the other highlighted regions.
+CHOSEN_FILL: tuple[float, float, float] = (1.0, 0.86, 0.0)
+CHOSEN_FRAME: tuple[float, float, float] = (0.75, 0.38, 0.0)
+HIGHLIGHT_OPACITY = 0.18
+CHOSEN_OPACITY = 0.45
+
+
+def rgb_hex(colour: tuple[float, float, float]) -> str:
+    """A drawing colour (0..1 channels) as ``#rrggbb`` for the browser."""
+    return "#" + "".join(f"{round(channel * 255):02x}" for channel in colour)
 
 
 def render_page(
@@ -34,10 +45,12 @@ def render_page(
     out: Path,
     dpi: int = 110,
     highlight: set[str] | None = None,
+    chosen: str | None = None,
 ) -> Path:
     """Draw each region's bbox and ``order:kind`` label on page ``page_number`` (1-based); save a PNG.
 
-    Regions in ``highlight`` (region ids) are filled so cited evidence stands out.
+    Regions in ``highlight`` (region ids) are filled pale in their kind's colour so cited evidence
+    stands out; the ``chosen`` region (a clicked citation) is filled yellow in a thick frame.
     """
     doc = open_pdf(pdf)
     try:
@@ -45,7 +58,7 @@ def render_page(
             raise DocgraphError(f"page {page_number} is out of range: the document has {doc.page_count} pages")
         page = load_page(doc, page_number - 1)
         for region in regions:
-            _draw_region(page, region, highlight or set())
+            _draw_region(page, region, highlight or set(), chosen)
         out.parent.mkdir(parents=True, exist_ok=True)
         pixmap: Any = page.get_pixmap(dpi=dpi)
         pixmap.save(out)
@@ -54,12 +67,15 @@ def render_page(
     return out
 
 
-def _draw_region(page: pymupdf.Page, region: dict[str, Any], highlight: set[str]) -> None:
+def _draw_region(page: pymupdf.Page, region: dict[str, Any], highlight: set[str], chosen: str | None) -> None:
     x0, y0, x1, y1 = (float(v) for v in region["bbox"])
     colour = KIND_COLOURS.get(str(region["kind"]), (0.0, 0.0, 0.0))
     make_rect: Any = pymupdf.Rect
     rect = make_rect(x0, y0, x1, y1)
-    filled = region.get("region_id") in highlight
-    page.draw_rect(rect, color=colour, fill=colour if filled else None, fill_opacity=0.18, width=1.0)
+    if chosen is not None and region.get("region_id") == chosen:
+        page.draw_rect(rect, color=CHOSEN_FRAME, fill=CHOSEN_FILL, fill_opacity=CHOSEN_OPACITY, width=3.0)
+    else:
+        filled = region.get("region_id") in highlight
+        page.draw_rect(rect, color=colour, fill=colour if filled else None, fill_opacity=HIGHLIGHT_OPACITY, width=1.0)
     label = f"{region.get('order', '')}:{region['kind']}"
     page.insert_text((x0 + 1, max(y0 - 1.5, 6)), label, fontsize=6, color=colour)

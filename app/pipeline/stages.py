@@ -214,7 +214,8 @@ class IngestPipeline:
         self._store_lock = threading.Lock()  # one document at a time in the stages that use the store
 
     def ingest(self, path: Path, progress: ProgressFn | None = None) -> IngestReport:
-        """One file through the stages; ``progress`` hears each stage, then the outcome (its status, 1, 1)."""
+        """One file through the stages; ``progress`` hears each stage start (name, 0, 0) and what it
+        reports as it goes, then the outcome (its status, 1, 1)."""
         report = self._run(path, progress)
         report.notes = list(self.notes)
         if progress:
@@ -244,6 +245,8 @@ class IngestPipeline:
             ctx.source = self.tasks.source(path) if path.is_file() else SourceFile(path)
             for stage in self.stages:
                 stage_start = time.perf_counter()
+                if progress:
+                    progress(stage.name, 0, 0)  # each stage is named as it starts; some report more
                 if getattr(stage, "uses_store", False):
                     with self._store_lock:
                         stage.run(ctx)

@@ -1,10 +1,11 @@
-"""Answers for display: citation tags turned into numbered markers, and what each citation shows."""
+"""Answers for display: citation tags turned into numbered markers, what each citation shows, the trace."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from docgraph.app.llm.answer import AnswerResult
 from docgraph.app.llm.citations import Citation
@@ -14,6 +15,8 @@ _IMAGE = re.compile(r"!\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])?")
 # A group of citation tags, "[zoo p.3 #r7]" or "[zoo p.3 #r7; zoo p.4 #r2]".
 _CITATION_GROUP = re.compile(r"\s?\[[^\[\]]*#[^\[\]]*\]")
 _OPEN_BRACKET = re.compile(r"\s?\[[^\[\]]*$")
+TRACE_ITEMS = 5  # list items a trace line names before "and N more"
+TRACE_CHARS = 200  # longest text a trace line quotes
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,3 +69,27 @@ def route_summary(result: AnswerResult) -> str:
     if total is not None:
         parts.append(f"{total:.1f}s")
     return " · ".join(parts)
+
+
+def trace_lines(trace: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The answer's trace as Markdown lines, one step each: what was done and with what, with
+    every value written out (long lists shortened) rather than folded away as JSON."""
+    return [_trace_line(step) for step in trace]
+
+
+def _trace_line(step: Mapping[str, Any]) -> str:
+    details = [
+        f"{key.replace('_', ' ')}: {_trace_value(value)}" for key, value in step.items() if key != "step" and value
+    ]
+    return f"**{str(step.get('step', '?')).replace('_', ' ')}** — " + ("; ".join(details) or "done")
+
+
+def _trace_value(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return ", ".join(f"{key} {_trace_value(item)}" for key, item in value.items())
+    if isinstance(value, list | tuple):
+        shown = ", ".join(f"`{item}`" for item in value[:TRACE_ITEMS])
+        more = f" and {len(value) - TRACE_ITEMS} more" if len(value) > TRACE_ITEMS else ""
+        return f"{len(value)} ({shown}{more})"
+    text = safe_markdown(" ".join(str(value).split()))
+    return text if len(text) <= TRACE_CHARS else text[: TRACE_CHARS - 1] + "…"

@@ -91,17 +91,21 @@ class RegionEvidence:
         return " › ".join(self.section_path) if self.section_path else "(before the first section)"
 
     def evidence_neighbours(self) -> list[Neighbour]:
-        """Caption, references, continuation, reading order and similar regions, in that order."""
+        """Caption, references, continuation, reading order and similar regions, in that order,
+        each region once."""
         rank = {relation: i for i, relation in enumerate(EVIDENCE_RELATIONS)}
         shown = sorted(
             (n for n in self.neighbours if n.relation in rank), key=lambda n: (rank[n.relation], n.page or 0, n.key)
         )
-        # kNN edges run both ways between two similar regions: list each neighbour once, and only a few.
+        # kNN edges run both ways between two similar regions: list each neighbour once, and only a
+        # few; a region already listed in another way (next, caption, …) is not repeated as similar.
         seen: set[tuple[str, str]] = set()
         kept: list[Neighbour] = []
         similar = dict.fromkeys(SIMILAR_RELATIONS, 0)
         for neighbour in shown:
-            if (neighbour.relation, neighbour.key) in seen:
+            if (neighbour.relation, neighbour.key) in seen or (
+                neighbour.relation in similar and any(k.key == neighbour.key for k in kept)
+            ):
                 continue
             seen.add((neighbour.relation, neighbour.key))
             if neighbour.relation in similar:

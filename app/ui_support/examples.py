@@ -1,15 +1,21 @@
-"""The worked example queries of ``cypher/examples/``, each with the question in its header."""
+"""Examples: the worked queries of ``cypher/examples/`` (question in the header), and questions a
+new reader could ask, made from what is stored."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from docgraph.app.jobs.documents import list_documents
 from docgraph.app.resources import CYPHER_DIR
+from docgraph.app.stores import cypher
+from docgraph.app.stores.base import GraphStore
 
 EXAMPLES_DIR = CYPHER_DIR / "examples"  # also text-to-Cypher's worked examples
 ANALYST_DIR = CYPHER_DIR / "analyst"  # the README's queries for analysts (Neo4j Browser and the UI)
 _QUESTION = "// question:"
+_NUMBERING = re.compile(r"^(?:[A-Z]\.|\d+(?:\.\d+)*\.?)\s+")  # "2.1. ", "3 ", "A. "
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,3 +37,32 @@ def _example(path: Path) -> CypherExample:
     question = next((line[len(_QUESTION) :].strip() for line in lines if line.startswith(_QUESTION)), "")
     body = "\n".join(line for line in lines if not line.startswith(_QUESTION)).strip()
     return CypherExample(path.stem, question or path.stem.replace("_", " "), body)
+
+
+def example_questions(store: GraphStore, count: int = 3) -> list[str]:
+    """Questions a new reader could ask about what is stored, made from the stored section titles
+    (the fullest sections, documents taking turns), else from the document titles."""
+    rows = store.read(cypher.load("ui_example_sections", store.dialect), {"limit": count * 10})
+    titled = [(str(row["doc_id"]), _bare_title(str(row["title"] or ""))) for row in rows]
+    # Several words say more than one ("Introduction"); a title of one character says nothing.
+    titled = sorted((pair for pair in titled if len(pair[1]) > 2), key=lambda pair: len(pair[1].split()) < 2)
+    questions = [f"What does {doc_id} say about “{title}”?" for doc_id, title in _taking_turns(titled)]
+    if not questions:
+        documents = list_documents(store)
+        questions = [f"What is {d['doc_id']} about?" for d in documents]
+    return list(dict.fromkeys(questions))[:count]
+
+
+def _bare_title(title: str) -> str:
+    """A section title without its number ("2.1. Feeding" -> "Feeding") or trailing colon."""
+    return _NUMBERING.sub("", " ".join(title.split())).rstrip(":").strip()
+
+
+def _taking_turns(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``(doc_id, title)`` pairs reordered so that each document's first comes before any second."""
+    rank: dict[str, int] = {}
+    keyed = []
+    for position, (doc_id, title) in enumerate(pairs):
+        rank[doc_id] = rank.get(doc_id, -1) + 1
+        keyed.append((rank[doc_id], position, doc_id, title))
+    return [(doc_id, title) for _, _, doc_id, title in sorted(keyed)]

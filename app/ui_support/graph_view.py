@@ -1,4 +1,4 @@
-"""Graphs to draw: query results, a region's neighbourhood and a document's section tree.
+"""Graphs to draw: query results, a region's neighbourhood (with a legend) and a section tree.
 
 A :class:`GraphView` is plain data (node ids, display labels, groups for colours, edge labels);
 the UI hands it to the graph component.
@@ -10,14 +10,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from docgraph.app.jobs.render import KIND_COLOURS
+from docgraph.app.jobs.render import KIND_COLOURS, rgb_hex
 from docgraph.app.stores.base import Row
 from docgraph.app.stores.schema import is_vector_property
-from docgraph.app.ui_support.evidence import RegionEvidence
+from docgraph.app.ui_support.evidence import SIMILAR_RELATIONS, Neighbour, RegionEvidence
 from docgraph.records import ID_PROPERTY
 
 MAX_TITLE_CHARS = 300
 MAX_LABEL_CHARS = 28
+MAX_SIMILAR_DRAWN = 6  # of a region's top-10 similar ones (both ways): more would bury the other links
 
 LABEL_COLOURS: dict[str, str] = {
     "Document": "#444444",
@@ -71,8 +72,7 @@ class GraphView:
 def group_colour(group: str) -> str:
     if group in LABEL_COLOURS:
         return LABEL_COLOURS[group]
-    red, green, blue = KIND_COLOURS.get(group, (0.2, 0.4, 0.8))
-    return f"#{round(red * 255):02x}{round(green * 255):02x}{round(blue * 255):02x}"
+    return rgb_hex(KIND_COLOURS.get(group, (0.2, 0.4, 0.8)))
 
 
 # ---- query results ---------------------------------------------------------------------------
@@ -118,12 +118,13 @@ def node_of(entity: dict[str, Any]) -> ViewNode:
     props = {k: v for k, v in dict(entity.get("properties") or {}).items() if not is_vector_property(k)}
     main = next((label for label in ("Region", "Section", "Page", "Document") if label in labels), "")
     group = str(props.get("kind") or main or (labels[0] if labels else "?"))
-    return ViewNode(str(entity["id"]), _short(_node_caption(main, props, labels)), _hover(labels, props), group)
+    caption = _node_caption(main, props, labels)
+    return ViewNode(str(entity["id"]), caption if main == "Region" else _short(caption), _hover(labels, props), group)
 
 
 def _node_caption(main: str, props: dict[str, Any], labels: list[str]) -> str:
     if main == "Region":
-        return f"{props.get('kind', 'region')} p.{props.get('page', '?')}"
+        return _place(str(props.get("doc_id") or ""), str(props.get("kind") or "region"), props.get("page"))
     if main == "Section":
         return str(props.get("title") or props.get("number") or "section")
     if main == "Page":
@@ -140,58 +141,99 @@ def _hover(labels: Iterable[str], props: dict[str, Any]) -> str:
     return _clip("\n".join(part for part in (head, key, text) if part), MAX_TITLE_CHARS)
 
 
-# ---- neighbourhood and section tree ----------------------------------------------------------
+# ---- neighbourhood and legend -----------------------------------------------------------------
 
 
 def neighbourhood_view(evidence: RegionEvidence) -> GraphView:
-    """The region in the middle, every neighbour around it, edges in their stored direction."""
+    """The region in the middle, every neighbour around it, edges in their stored direction and
+    named by what the neighbour is to the region. Each node says its document, kind and page. A
+    region that is already a neighbour in another way (next, caption, …) is not drawn again as
+    a similar one, a region similar both ways gets one edge, and a few similar ones are drawn."""
     view = GraphView()
     centre = evidence.region_id
     view.add_node(
         ViewNode(
-            centre, _short(f"{evidence.kind} p.{evidence.page}"), _clip(evidence.text, MAX_TITLE_CHARS), evidence.kind
+            centre,
+            _place(evidence.doc_id, evidence.kind, evidence.page),
+            _clip(evidence.text, MAX_TITLE_CHARS),
+            evidence.kind,
         )
     )
+    linked: set[str] = {n.key for n in evidence.neighbours if n.relation not in SIMILAR_RELATIONS}
+    similar_drawn = 0
     for neighbour in evidence.neighbours:
-        label = neighbour.node_label
-        if label == "Region":
-            caption, group = f"{neighbour.kind} p.{neighbour.page}", neighbour.kind
-        elif label == "Page":
-            caption, group = f"page {neighbour.page}", label
-        else:
-            caption, group = neighbour.text or neighbour.key, label
-        view.add_node(ViewNode(neighbour.key, _short(caption), _clip(neighbour.text, MAX_TITLE_CHARS), group))
-        edge_label = f"{neighbour.type} {neighbour.ref_label}".strip()
-        source, target = (centre, neighbour.key) if neighbour.outgoing else (neighbour.key, centre)
+        similar = neighbour.relation in SIMILAR_RELATIONS
+        if similar and (neighbour.key in linked or neighbour.key in view.nodes or similar_drawn >= MAX_SIMILAR_DRAWN):
+            continue
+        similar_drawn += similar
+        view.add_node(_neighbour_node(neighbour))
+        edge_label = f"{neighbour.relation} {neighbour.ref_label}".strip()
+        source, target = (centre, neighbour.key) if neighbour.outgoing or similar else (neighbour.key, centre)
         view.add_edge(ViewEdge(source, target, edge_label))
     return view
 
 
-def section_tree_view(doc_id: str, sections: Sequence[Row]) -> GraphView:
-    """The document at the root, each section under its parent (rows of ``ui_section_tree``).
-
-    Edges point from parent to child (the stored IS_UNDER points the other way) for a top-down tree.
-    """
-    view = GraphView()
-    view.add_node(ViewNode(doc_id, _short(doc_id), doc_id, "Document"))
-    for section in sections:
-        section_id = str(section["section_id"])
-        title = str(section.get("title") or section_id)
-        hover = f"{title}\npage {section.get('page_start')}, {section.get('regions', 0)} regions"
-        view.add_node(ViewNode(section_id, _short(title), hover, "Section"))
-    for section in sections:  # drawn parent -> child, so a top-down layout reads as a tree
-        parent = section.get("parent_id") or doc_id
-        view.add_edge(ViewEdge(str(parent), str(section["section_id"]), ""))
-    return view
+def _neighbour_node(neighbour: Neighbour) -> ViewNode:
+    label = neighbour.node_label
+    hover = _clip(neighbour.text, MAX_TITLE_CHARS)
+    if label == "Region":
+        return ViewNode(neighbour.key, _place(neighbour.doc_id, neighbour.kind, neighbour.page), hover, neighbour.kind)
+    if label == "Page":
+        return ViewNode(neighbour.key, _place(neighbour.doc_id, "page", neighbour.page), hover, label)
+    caption = (
+        f"{neighbour.doc_id}\n{_short(neighbour.text or neighbour.key)}"
+        if label == "Section"
+        else _short(neighbour.text or neighbour.key)
+    )
+    return ViewNode(neighbour.key, caption, hover, label)
 
 
-def section_outline(sections: Sequence[Row]) -> list[str]:
-    """The section tree as indented lines, in document order."""
-    return [
-        f"{'    ' * (max(int(s.get('level') or 1), 1) - 1)}- {s.get('title')} "
-        f"(p.{s.get('page_start')}, {s.get('regions', 0)} regions)"
+def _place(doc_id: str, kind: str, page: int | None) -> str:
+    """A node's label: its document on one line, its kind and page on the next."""
+    where = f"{kind} p.{page}" if page is not None else kind
+    return f"{_short(doc_id)}\n{_short(where)}" if doc_id else _short(where)
+
+
+def legend(view: GraphView) -> list[tuple[str, str]]:
+    """``(colour, group)`` for each group drawn in ``view``, in the order first drawn."""
+    groups = dict.fromkeys(node.group for node in view.nodes.values())
+    return [(group_colour(group), group.replace("_", " ")) for group in groups]
+
+
+# ---- section tree --------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class SectionBranch:
+    """A section with the sections under it, for a collapsible tree."""
+
+    section_id: str
+    title: str
+    page: int | None
+    regions: int
+    children: list[SectionBranch] = field(default_factory=list)
+
+    @property
+    def summary(self) -> str:
+        return f"{self.title} (p.{self.page}, {self.regions} regions)"
+
+
+def section_tree(sections: Sequence[Row]) -> list[SectionBranch]:
+    """The top sections, each holding its subsections, in document order (rows of ``ui_section_tree``)."""
+    branches = {
+        str(s["section_id"]): SectionBranch(
+            str(s["section_id"]),
+            " ".join(str(s.get("title") or s["section_id"]).split()),
+            int(s["page_start"]) if s.get("page_start") is not None else None,
+            int(s.get("regions") or 0),
+        )
         for s in sections
-    ]
+    }
+    roots: list[SectionBranch] = []
+    for section in sections:
+        branch, parent = branches[str(section["section_id"])], branches.get(str(section.get("parent_id") or ""))
+        (parent.children if parent is not None else roots).append(branch)
+    return roots
 
 
 def _short(text: str) -> str:

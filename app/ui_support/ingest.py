@@ -15,7 +15,16 @@ from docgraph.app.stores.base import GraphStore
 from docgraph.errors import ConfigError
 
 # Share of one file's progress bar for each pipeline stage; "read" reports pages as it goes.
-STAGE_SHARES: dict[str, tuple[float, float]] = {"read": (0.0, 0.6), "graph": (0.6, 0.65), "embed": (0.65, 0.95)}
+STAGE_SHARES: dict[str, tuple[float, float]] = {
+    "read": (0.0, 0.6),
+    "graph": (0.6, 0.65),
+    "embed": (0.65, 0.85),
+    "similarity": (0.85, 0.88),
+    "corpus_similarity": (0.88, 0.9),
+    "gnn": (0.9, 0.93),
+    "graph_write": (0.93, 1.0),
+}
+STAGE_UNITS = {"read": "pages"}  # what a stage that reports its progress counts
 _UNSAFE = re.compile(r"[^\w.-]+")
 
 OverallProgress = Callable[[float, str], None]  # (fraction 0..1, what is happening)
@@ -59,9 +68,17 @@ def _below(path: Path, roots: Sequence[Path]) -> bool:
 
 def overall_fraction(index: int, count: int, stage: str, done: int, total: int) -> float:
     """Progress over all files, file ``index`` of ``count`` being at ``done``/``total`` of ``stage``."""
-    start, end = STAGE_SHARES.get(stage, (0.95, 1.0))
-    within = start + (end - start) * (done / total if total > 0 else 1.0)
+    start, end = STAGE_SHARES.get(stage, (1.0, 1.0))  # an outcome ("ingested", "failed") ends the file
+    within = start + (end - start) * (done / total if total > 0 else 0.0)
     return min(1.0, (index + within) / max(count, 1))
+
+
+def progress_label(name: str, stage: str, done: int, total: int) -> str:
+    """What the bar says: the file, the stage and, where it counts, how far (``read 12/30 pages``)."""
+    if not total or stage not in STAGE_SHARES:
+        return f"{name}: {stage}"
+    unit = STAGE_UNITS.get(stage, "")
+    return f"{name}: {stage} {done}/{total} {unit}".rstrip()
 
 
 def ingest_files(
@@ -82,8 +99,10 @@ def ingest_files(
 
             def update(stage: str, done: int, total: int, index: int = index, name: str = path.name) -> None:
                 if progress is not None:
-                    count = f" {done}/{total}" if total else ""
-                    progress(overall_fraction(index, len(paths), stage, done, total), f"{name}: {stage}{count}")
+                    progress(
+                        overall_fraction(index, len(paths), stage, done, total),
+                        progress_label(name, stage, done, total),
+                    )
 
             update("read", 0, 0)
             clash = None if replace or not path.is_file() else clashing_document(store, path.name, path)
@@ -102,8 +121,8 @@ def report_notes(reports: Sequence[IngestReport]) -> list[str]:
 
 
 def report_line(report: IngestReport) -> str:
-    if report.status == "failed":
-        return f"{report.path.name}: failed: {report.error}"
+    if report.status == "failed":  # errors often name the file already: name it once
+        return f"{report.path.name}: failed: {report.error.removeprefix(report.path.name + ': ')}"
     return (
         f"{report.path.name} → {report.doc_id}: {report.status}, {report.pages} pages, "
         f"{report.regions} regions, {report.sections} sections ({report.seconds:.1f}s)"

@@ -1,7 +1,7 @@
 """Page images with region boxes, rendered once and kept on disk under ``<home>/cache/pages``.
 
 A rendering depends only on the stored document version (sha256), the page, the resolution and the
-set of highlighted regions, so those make its file name and a cached file is never stale.
+set of highlighted regions and the chosen one, so those make its file name and a cached file is never stale.
 """
 
 from __future__ import annotations
@@ -24,8 +24,10 @@ def page_cache_dir(settings: Settings) -> Path:
     return settings.home / "cache" / "pages"
 
 
-def cache_path(cache_dir: Path, sha256: str, page: int, highlight: Iterable[str], dpi: int = DEFAULT_DPI) -> Path:
-    marked = "\n".join(sorted(set(highlight)))
+def cache_path(
+    cache_dir: Path, sha256: str, page: int, highlight: Iterable[str], dpi: int = DEFAULT_DPI, chosen: str | None = None
+) -> Path:
+    marked = "\n".join(sorted(set(highlight))) + (f"\nchosen:{chosen}" if chosen else "")
     digest = hashlib.sha256(marked.encode("utf-8")).hexdigest()[:12] if marked else "plain"
     return cache_dir / f"{sha256[:16]}-p{page}-{dpi}dpi-{digest}.png"
 
@@ -37,17 +39,19 @@ def page_image(
     page: int,
     highlight: Iterable[str] = (),
     dpi: int = DEFAULT_DPI,
+    chosen: str | None = None,
 ) -> Path:
-    """The PNG of ``page`` of ``doc_id`` with its regions boxed and ``highlight`` (region ids) filled."""
+    """The PNG of ``page`` of ``doc_id`` with its regions boxed, ``highlight`` (region ids) filled
+    and the ``chosen`` region (the clicked citation) drawn apart from them."""
     marked = set(highlight)
     document = find_document(store, doc_id)
-    target = cache_path(page_cache_dir(settings), str(document["sha256"]), page, marked, dpi)
+    target = cache_path(page_cache_dir(settings), str(document["sha256"]), page, marked, dpi, chosen)
     if target.is_file():
         return target
     regions = page_regions(store, str(document["doc_id"]), page)
     pdf = locate_pdf(document, kept_copies_dir(settings.home, store))
     # Render beside the target and rename: two sessions rendering the same page never see half a file.
     partial = target.with_name(f"{target.stem}.{os.getpid()}.part.png")
-    render_page(pdf, page, regions, partial, dpi=dpi, highlight=marked)
+    render_page(pdf, page, regions, partial, dpi=dpi, highlight=marked, chosen=chosen)
     partial.replace(target)
     return target

@@ -15,14 +15,14 @@ from docgraph.app.stores.base import GraphStore
 from docgraph.app.ui_support.answers import (
     numbered_answer,
     numbered_citations,
-    page_highlights,
     route_summary,
     streamed_answer,
+    trace_lines,
 )
-from docgraph.app.ui_support.evidence import RegionEvidence, region_evidence
-from docgraph.app.ui_support.page_images import page_image
+from docgraph.app.ui_support.examples import example_questions
 from docgraph.app.ui_support.tables import display_rows
 from docgraph.ui import common
+from docgraph.ui.views.evidence_panel import show_evidence
 
 HISTORY = "ask_history"  # list[AnswerResult], oldest first
 SELECTED = "ask_selected"  # (answer index, citation index) shown in the evidence panel
@@ -40,13 +40,26 @@ def render() -> None:
     chat, evidence = st.columns([1, 1], gap="large")
     with chat:
         if not st.session_state[HISTORY] and not question:
-            st.info("Ask anything about the stored documents, e.g. *When are the penguins fed?*")
+            question = _examples(graph_store) or question
         for index, result in enumerate(st.session_state[HISTORY]):
             _show_answer(index, result)
         if question:
             _answer_new(question, graph_store, options)
     with evidence:
-        _show_evidence(graph_store)
+        show_evidence(graph_store, st.session_state[HISTORY], st.session_state.get(SELECTED))
+
+
+def _examples(graph_store: GraphStore) -> str | None:
+    """Example questions made from what is stored, each a button that asks it; the one clicked."""
+    questions: list[str] = []
+    with common.shown_errors("Suggesting questions"):
+        questions = example_questions(graph_store)
+    if not questions:
+        st.info("No documents are stored yet: add some on the Documents page, then ask about them.")
+        return None
+    st.info("Ask anything about the stored documents, for example:")
+    clicked = [question for n, question in enumerate(questions) if st.button(question, key=f"example-{n}")]
+    return clicked[0] if clicked else None
 
 
 def _options(graph_store: GraphStore) -> dict[str, Any]:
@@ -129,39 +142,5 @@ def _show_answer(index: int, result: AnswerResult) -> None:
                 st.code(result.cypher, language="cypher")
                 if result.rows:
                     st.dataframe(display_rows(result.rows), hide_index=True)
-        with st.expander("Trace"):
-            st.json(result.to_json()["trace"], expanded=False)
-
-
-def _show_evidence(graph_store: GraphStore) -> None:
-    st.subheader("Evidence")
-    selected = st.session_state.get(SELECTED)
-    history: list[AnswerResult] = st.session_state[HISTORY]
-    if not selected or selected[0] >= len(history) or selected[1] >= len(history[selected[0]].citations):
-        st.caption("Click a citation to see the page and the region it points at.")
-        return
-    result = history[selected[0]]
-    citation = result.citations[selected[1]]
-    st.markdown(f"**[{selected[1] + 1}]** `{citation.tag}`")
-    with common.shown_errors("Rendering the page"), st.spinner("Rendering the page…"):
-        highlight = page_highlights(result.citations, citation.doc_id, citation.page)
-        image = page_image(graph_store, common.settings(), citation.doc_id, citation.page, highlight)
-        st.image(str(image), caption=f"{citation.doc_id}, page {citation.page}: cited regions filled", width="stretch")
-    with common.shown_errors("Reading the region"):
-        _show_region(region_evidence(graph_store, citation.region_id))
-
-
-def _show_region(evidence: RegionEvidence) -> None:
-    st.markdown(f"**{evidence.kind}** on page {evidence.page} · section: {evidence.section_path_text}")
-    with st.container(border=True):
-        st.text(evidence.text)
-    if evidence.ocr:
-        st.caption("Read by OCR: words may be misread.")
-    if evidence.description:
-        st.caption(f"Visual description: {evidence.description}")
-    neighbours = evidence.evidence_neighbours()
-    if not neighbours:
-        st.caption("No graph neighbours.")
-        return
-    st.markdown("**Graph neighbours**")
-    st.markdown("\n".join(f"- {neighbour.summary()}" for neighbour in neighbours))
+        with st.expander("Trace: how the answer was made"):
+            st.markdown("\n".join(f"{n}. {line}" for n, line in enumerate(trace_lines(result.trace), start=1)))

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from docgraph.app.stores.base import GraphStore, Row
+from docgraph.app.stores.query_errors import query_problem
 from docgraph.app.ui_support.examples import load_examples
-from docgraph.app.ui_support.graph_view import graph_from_rows
+from docgraph.app.ui_support.graph_view import graph_from_rows, legend
 from docgraph.app.ui_support.tables import display_rows, parse_params, rows_to_csv
+from docgraph.errors import QuerySyntaxError
 from docgraph.ui import common
-from docgraph.ui.widgets import draw_graph
+from docgraph.ui.widgets import colour_legend, draw_graph
 
 QUERY = "cypher_query"
 PARAMS = "cypher_params"
@@ -37,13 +40,27 @@ def render() -> None:
     st.text_area("Parameters (JSON object)", key=PARAMS, height=80, help='e.g. {"doc": "report", "page": 3}')
     if st.button("Run", type="primary", key="cypher_run"):
         st.session_state[ROWS] = None
-        with common.shown_errors("The query"):
-            params = parse_params(st.session_state[PARAMS])
-            with st.spinner("Running the query…"):
-                st.session_state[ROWS] = graph_store.read(
-                    st.session_state[QUERY], params, timeout_s=common.settings().user_query_timeout_s
-                )
-    rows = st.session_state.get(ROWS)
+        _run_query(graph_store, st.session_state[QUERY])
+    _show_rows(st.session_state.get(ROWS))
+
+
+def _run_query(graph_store: GraphStore, query: str) -> None:
+    """Run ``query``; a syntax error is one line naming its position, with a caret under it."""
+    with common.shown_errors("The query"):
+        params = parse_params(st.session_state[PARAMS])
+        with st.spinner("Running the query…"):
+            try:
+                rows = graph_store.read(query, params, timeout_s=common.settings().user_query_timeout_s)
+            except QuerySyntaxError as error:
+                problem = query_problem(str(error))
+                st.error(f"The query failed: {problem.summary}")
+                if problem.pointer(query):
+                    st.code(problem.pointer(query), language=None)
+                return
+        st.session_state[ROWS] = rows
+
+
+def _show_rows(rows: list[Row] | None) -> None:
     if rows is None:
         return
     st.caption(f"{len(rows)} row(s)")
@@ -55,4 +72,5 @@ def render() -> None:
     view = graph_from_rows(rows)
     if not view.empty:
         st.subheader(f"Graph ({len(view.nodes)} nodes, {len(view.edges)} relationships)")
-        draw_graph(view, key="cypher_graph")
+        draw_graph(view)
+        colour_legend([(colour, colour, group) for colour, group in legend(view)], key="cypher")

@@ -24,6 +24,16 @@ from docgraph.ui import common, signin
 
 MESSAGES = "documents_messages"  # (level, text) pairs shown once after a rerun
 UPLOAD_ROUND = "documents_upload_round"  # bumped after each ingest
+# Widths that fit the page at 1400 px: a long title is cut (hover shows it) rather than the last column.
+DOCUMENT_COLUMNS: dict[str, Any] = {
+    "doc_id": st.column_config.TextColumn("Document", width=170),
+    "title": st.column_config.TextColumn("Title", width=240),
+    "file_name": st.column_config.TextColumn("File", width=170),
+    "pages": st.column_config.NumberColumn("Pages", width=60),
+    "sections": st.column_config.NumberColumn("Sections", width=75),
+    "regions": st.column_config.NumberColumn("Regions", width=70),
+    "ingested_at": st.column_config.TextColumn("Ingested (UTC)", width=135),
+}
 
 
 def render() -> None:
@@ -40,13 +50,18 @@ def render() -> None:
         rows = list_documents(graph_store)
     st.subheader(f"Stored documents ({len(rows)})")
     if rows:
-        st.dataframe(rows, hide_index=True, key="documents_table")
+        st.dataframe(_table_rows(rows), hide_index=True, key="documents_table", column_config=DOCUMENT_COLUMNS)
         if writer:
             _manage_section(graph_store, [str(row["doc_id"]) for row in rows])
     else:
         st.info("No documents yet: upload PDFs above." if writer else "No documents yet.")
     if not writer:
         st.caption("Adding, deleting and re-embedding documents needs a writer's key.")
+
+
+def _table_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The listing with the ingest time to the minute ("2026-11-27 08:24"), which fits its column."""
+    return [row | {"ingested_at": str(row.get("ingested_at") or "")[:16].replace("T", " ")} for row in rows]
 
 
 def _flash_messages() -> None:

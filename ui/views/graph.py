@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+from collections.abc import Sequence
 from typing import Any
 
 import streamlit as st
@@ -10,13 +12,20 @@ from docgraph.app.jobs.documents import list_documents
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.ui_support.evidence import region_evidence
-from docgraph.app.ui_support.graph_view import neighbourhood_view, section_outline, section_tree_view
+from docgraph.app.ui_support.graph_view import SectionBranch, legend, neighbourhood_view, section_tree
 from docgraph.errors import RegionNotFoundError
 from docgraph.ui import common
-from docgraph.ui.widgets import draw_graph
+from docgraph.ui.widgets import colour_legend, draw_graph
 
 FOCUS = "graph_focus"  # a region reached by clicking in the neighbourhood graph
 PICKED = "graph_picked"  # the region last picked in the list
+TREE_STYLE = """<style>
+.docgraph-tree details, .docgraph-tree .leaf { margin: 0.15rem 0 0.15rem 1.1rem; }
+.docgraph-tree > details, .docgraph-tree > .leaf { margin-left: 0; }
+.docgraph-tree summary { cursor: pointer; }
+.docgraph-tree .leaf::before { content: "•"; margin-right: 0.45rem; color: #e67300; }
+.docgraph-tree .pages { color: #6b6f76; font-size: 0.85em; }
+</style>"""
 
 
 def render() -> None:
@@ -38,10 +47,25 @@ def render() -> None:
     tree, neighbourhood = st.columns([2, 3], gap="large")
     with tree:
         st.subheader("Section tree")
-        st.markdown("\n".join(section_outline(sections)) or "_(no sections)_")
-        draw_graph(section_tree_view(str(doc_id), sections), key=f"tree-{doc_id}", height=380, hierarchical=True)
+        st.caption("Click a section to open or close the sections under it.")
+        st.html(TREE_STYLE + section_tree_html(section_tree(sections)))
     with neighbourhood:
         _neighbourhood(graph_store, str(doc_id), sections)
+
+
+def section_tree_html(branches: Sequence[SectionBranch]) -> str:
+    """The sections as nested ``<details>``: top sections open, deeper ones closed."""
+    if not branches:
+        return "<p><em>(no sections)</em></p>"
+    return '<div class="docgraph-tree">' + "".join(_branch_html(branch, open_=True) for branch in branches) + "</div>"
+
+
+def _branch_html(branch: SectionBranch, open_: bool) -> str:
+    title = f'{html.escape(branch.title)} <span class="pages">p.{branch.page} · {branch.regions} regions</span>'
+    if not branch.children:
+        return f'<div class="leaf">{title}</div>'
+    inner = "".join(_branch_html(child, open_=False) for child in branch.children)
+    return f"<details{' open' if open_ else ''}><summary>{title}</summary>{inner}</details>"
 
 
 def _neighbourhood(graph_store: GraphStore, doc_id: str, sections: list[dict[str, Any]]) -> None:
@@ -62,10 +86,12 @@ def _neighbourhood(graph_store: GraphStore, doc_id: str, sections: list[dict[str
         st.rerun()
     with common.shown_errors("Reading the neighbourhood"):
         evidence = region_evidence(graph_store, str(focus))
-        st.markdown(f"**{evidence.kind}** on page {evidence.page} · {evidence.section_path_text}")
+        st.markdown(f"**{evidence.kind}** on page {evidence.page} of {evidence.doc_id} · {evidence.section_path_text}")
         st.caption(" ".join(evidence.text.split())[:300])
-        clicked = draw_graph(neighbourhood_view(evidence), key=f"neighbourhood-{focus}", height=420)
-        st.caption("Click a region in the graph to move to it.")
+        view = neighbourhood_view(evidence)
+        clicked = draw_graph(view, height=460)
+        colour_legend([(colour, colour, group) for colour, group in legend(view)], key="neighbourhood")
+        st.caption("Each node names its document, kind and page. Click a region in the graph to move to it.")
         if clicked and clicked != focus and _is_region(graph_store, clicked):
             st.session_state[FOCUS] = clicked
             st.rerun()
