@@ -112,6 +112,11 @@ class Settings(BaseSettings):
         "and the evidence is re-read",
     )
     llm_max_rereads: int = Field(default=2, ge=0, description="Most re-reads with more evidence per question")
+    abstain: bool = Field(
+        default=True,
+        description="Say that the documents do not seem to answer a question whose best evidence is below the bar "
+        "(app.retrieval.relevance), listing the nearest passages instead of an answer",
+    )
     text2cypher_max_tries: int = Field(
         default=3, ge=1, description="Tries to get a valid read-only query, the database's error fed back each time"
     )

@@ -248,6 +248,8 @@ class AnswerModel(ResponseModel):
     timings: dict[str, float]
     entropy: float | None
     rereads: int
+    abstained: bool = Field(description="The documents do not seem to answer it: the nearest passages are listed")
+    relevance: dict[str, float] | None = Field(description="The evidence measures the abstention was decided on")
     trace: list[dict[str, Any]]
 
 

@@ -38,6 +38,8 @@ class AnswerResult:
     trace: list[dict[str, Any]] = field(default_factory=list)  # routing, retrieval, rereads, fallbacks
     entropy: float | None = None  # mean token entropy of the final answer, when the endpoint gave logprobs
     rereads: int = 0
+    abstained: bool = False  # the evidence was below the bar: the answer says so and lists the nearest passages
+    relevance: dict[str, float] | None = None  # the evidence measures (app.retrieval.relevance.Evidence)
 
     def note(self, step: str, **details: Any) -> None:
         self.trace.append({"step": step, **details})
@@ -58,6 +60,8 @@ class AnswerResult:
             "timings": {name: round(seconds, 3) for name, seconds in self.timings.items()},
             "entropy": None if self.entropy is None else round(self.entropy, 4),
             "rereads": self.rereads,
+            "abstained": self.abstained,
+            "relevance": self.relevance,
             "trace": self.trace,
         }
 

@@ -23,13 +23,15 @@ from docgraph.app.llm.extractive import extractive_answer
 from docgraph.app.llm.router import RouteDecision, route_question
 from docgraph.app.llm.text2cypher import Text2CypherResult, generate_cypher
 from docgraph.app.llm.uncertainty import answer_with_rereads, evidence_groups, prune_evidence
-from docgraph.app.retrieval.base import Retriever
+from docgraph.app.retrieval.base import Retriever, ScoredRegion
+from docgraph.app.retrieval.relevance import AbstentionBar, Evidence, dense_part, measure
 from docgraph.app.stores.base import GraphStore, Row
 from docgraph.errors import LLMTimeoutError, LLMUnavailableError, QuestionError, Text2CypherError
 
 __all__ = ["DescribeReport", "ask", "check_question", "describe_document", "text2cypher"]
 
 NO_DOCUMENTS = "The store holds no documents yet: ingest PDFs first (docgraph ingest FILE.pdf)."
+NOT_ANSWERED = "The stored documents do not seem to answer this question. The nearest passages:"
 
 Groups = list[list[Passage]]
 
@@ -78,7 +80,13 @@ def ask(
     if groups is None:
         rounds = 1 + settings.llm_max_rereads if client is not None else 1
         groups, first_round = _retrieve(decision, question, retriever, store, k, rounds, doc_id, result)
-    if not any(groups) and not list_documents(store):  # say why nothing was found, asking no model
+        result.abstained = settings.abstain and result.relevance is not None and _below_bar(result)
+    if result.abstained:
+        _answer(result, question, groups, first_round, store, settings, None, extras, None)
+        result.answer = f"{NOT_ANSWERED}\n\n{result.answer}" if result.answer else NOT_ANSWERED
+        if stream_callback is not None:
+            stream_callback(result.answer)
+    elif not any(groups) and not list_documents(store):  # say why nothing was found, asking no model
         result.answer = NO_DOCUMENTS
         result.note("answer", status="the store holds no documents")
         if stream_callback is not None:
@@ -178,8 +186,28 @@ def _retrieve(
         hits = retriever.retrieve(query, k=per_query * rounds, doc_id=doc_id)
         rankings.append(evidence_groups(passages_from_hits(store, hits)))
         result.note("retrieve", query=query, retriever=retriever.name, hits=[h.region_id for h in hits])
+        if query is queries[0]:
+            _measure(result, question, hits, retriever, doc_id)
     result.timings["retrieve"] = time.perf_counter() - started
     return _interleave(rankings), per_query * len(queries)
+
+
+def _measure(
+    result: AnswerResult, question: str, hits: list[ScoredRegion], retriever: Retriever, doc_id: str | None
+) -> None:
+    """How well the first hits match the question (``app.retrieval.relevance``); retrievers without
+    embeddings are not measured, and never abstain."""
+    dense = dense_part(retriever)
+    if dense is not None and hits:
+        result.relevance = measure(question, hits, dense, doc_id).to_json()
+
+
+def _below_bar(result: AnswerResult) -> bool:
+    bar = AbstentionBar()
+    assert result.relevance is not None
+    below = not bar.cleared_by(Evidence(**result.relevance))
+    result.note("relevance", **result.relevance, abstain=below)
+    return below
 
 
 def _answer(

@@ -1,0 +1,92 @@
+"""Whether the best hits answer a question at all: the evidence ``ask`` abstains without.
+
+A retriever always returns its best regions, however poor. Three measures say whether they are
+about the question: ``similarity``, the best cosine of the question with the stored embeddings of
+the first hits (how close in meaning); ``coverage``, the share of the question's content words
+(``app.retrieval.text.tokenize``) found in their text and context (how much of what it names is
+there); and ``known``, the share of those words that occur anywhere in the searched documents
+(gibberish has none, yet a short string of it can sit close to some region in embedding space). A
+question clears the bar with enough coverage, or with enough similarity from words the documents
+know. The bar was chosen on the train questions against written nonsense and out-of-domain
+questions (docs/experiments/abstention.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from docgraph.app.retrieval.base import ScoredRegion
+from docgraph.app.retrieval.text import tokenize
+from docgraph.app.retrieval.vector import DenseRetriever
+
+HITS_READ = 5  # the first hits the measures read
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    similarity: float  # best cosine of the question with a first hit's stored embedding
+    coverage: float  # share of the question's content words in the first hits
+    known: float  # share of the question's content words anywhere in the searched documents
+
+    def to_json(self) -> dict[str, float]:
+        return {name: round(getattr(self, name), 4) for name in ("similarity", "coverage", "known")}
+
+
+@dataclass(frozen=True, slots=True)
+class AbstentionBar:
+    """The least evidence an answer needs: ``coverage`` this high, or ``similarity`` this high from a
+    question of which at least ``known`` of the words occur in the documents."""
+
+    similarity: float = 0.52
+    coverage: float = 0.7
+    known: float = 0.8
+
+    def cleared_by(self, evidence: Evidence) -> bool:
+        if evidence.coverage >= self.coverage:
+            return True
+        return evidence.similarity >= self.similarity and evidence.known >= self.known
+
+
+def dense_part(retriever: Any) -> DenseRetriever | None:
+    """The dense retriever a retriever scores with (its own ``dense``, or itself); None for one
+    without embeddings (``bm25-page``...), whose hits cannot be measured this way."""
+    if isinstance(retriever, DenseRetriever):
+        return retriever
+    dense = getattr(retriever, "dense", None)
+    return dense if isinstance(dense, DenseRetriever) else None
+
+
+def measure(question: str, hits: Sequence[ScoredRegion], dense: DenseRetriever, doc_id: str | None = None) -> Evidence:
+    """The measures over the first :data:`HITS_READ` of ``hits`` (none: no evidence at all), the
+    words looked up in ``doc_id`` or in every document."""
+    first = list(hits[:HITS_READ])
+    if not first:
+        return Evidence(0.0, 0.0, 0.0)
+    cosines = dense.exact_cosines(dense.vectors(question), [hit.region_id for hit in first])
+    return Evidence(max(cosines.values(), default=0.0), coverage(question, first), known(question, dense, doc_id))
+
+
+def known(question: str, dense: DenseRetriever, doc_id: str | None) -> float:
+    """The share of the question's distinct content words that some searched document holds."""
+    wanted = set(tokenize(question))
+    if not wanted:
+        return 0.0
+    documents = dense.corpus.documents(doc_id)
+    found = {word for word in wanted if any(word in d.region_bm25.vocabulary for d in documents)}
+    return len(found) / len(wanted)
+
+
+def coverage(question: str, hits: Sequence[ScoredRegion]) -> float:
+    """The share of the question's distinct content words that occur in the hits or their context
+    (0 for a question without any: it names nothing the documents could hold)."""
+    wanted = set(tokenize(question))
+    if not wanted:
+        return 0.0
+    found: set[str] = set()
+    for hit in hits:
+        found.update(tokenize(hit.text))
+        for neighbour in hit.context:
+            found.update(tokenize(neighbour.text))
+    return len(wanted & found) / len(wanted)

@@ -1,0 +1,110 @@
+"""Abstention: a question the stored documents do not answer is told so, with the nearest passages,
+on a real store holding the sample PDF (real MiniLM vectors), through ``ask``, the CLI and the API."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from docgraph.app.cli.main import app
+from docgraph.app.config import Settings
+from docgraph.app.llm.service import NOT_ANSWERED, ask
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.resources import ROOT
+from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.retrieval.relevance import AbstentionBar, Evidence, coverage
+from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.factory import open_store
+from docgraph.models.encoder_loader import load_encoder
+from tests.conftest import fresh_graph_name
+from tests.llm_data import llm_settings, no_llm_settings
+from tests.llm_server import ScriptedLLMServer, confident
+from tests.test_api_access import running_api
+
+SAMPLE = ROOT / "samples" / "docgraph-sample.pdf"
+NONSENSE = "xqzv blorft wibble"
+REAL = "When are the penguins fed?"
+ROUTE_RETRIEVE = json.dumps({"route": "retrieve", "reason": "one fact", "sub_questions": []})
+
+
+def test_the_bar_needs_coverage_or_similarity_from_known_words() -> None:
+    bar = AbstentionBar(similarity=0.5, coverage=0.7, known=0.8)
+    assert bar.cleared_by(Evidence(similarity=0.1, coverage=0.7, known=0.0))
+    assert bar.cleared_by(Evidence(similarity=0.5, coverage=0.0, known=0.8))
+    assert not bar.cleared_by(Evidence(similarity=0.9, coverage=0.2, known=0.5))  # gibberish near some region
+    assert not bar.cleared_by(Evidence(similarity=0.49, coverage=0.69, known=1.0))
+    assert coverage("?? !! ~~", []) == 0.0  # names nothing: nothing can be found for it
+
+
+@pytest.fixture(scope="module")
+def store_url(local_home: Path) -> Iterator[str]:
+    graph = fresh_graph_name()
+    store = open_store(Settings(home=local_home, graph=graph, store=""))
+    store.apply_schema()
+    report = build_ingest_pipeline(store, Settings(home=local_home, graph=graph, store="")).ingest(SAMPLE)
+    assert report.status == "ingested", report.error
+    store.wait_for_indexes()
+    yield f"falkordb-local://{local_home}?graph={graph}"
+    store.delete_graph()  # type: ignore[attr-defined]
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def store(store_url: str, local_home: Path) -> Iterator[GraphStore]:
+    opened = open_store(Settings(home=local_home, store=store_url))
+    yield opened
+    opened.close()
+
+
+def test_nonsense_is_not_answered_and_the_nearest_passages_are_listed(store: GraphStore, tmp_path: Path) -> None:
+    retriever = make_retriever("hybrid", store, load_encoder())
+    result = ask(NONSENSE, store, no_llm_settings(tmp_path), retriever)
+    assert result.abstained and result.answer.startswith(NOT_ANSWERED)
+    assert result.citations and result.relevance is not None
+    assert result.relevance["coverage"] == 0.0 and result.relevance["known"] == 0.0
+    assert any(step["step"] == "relevance" and step["abstain"] for step in result.trace)
+    answered = ask(REAL, store, no_llm_settings(tmp_path), retriever)
+    assert not answered.abstained and not answered.answer.startswith(NOT_ANSWERED)
+    assert answered.relevance is not None and answered.relevance["coverage"] == 1.0
+    kept = ask(NONSENSE, store, no_llm_settings(tmp_path, abstain=False), retriever)
+    assert not kept.abstained and not kept.answer.startswith(NOT_ANSWERED) and kept.relevance is not None
+
+
+def test_an_abstained_question_asks_the_model_nothing_more(store: GraphStore, tmp_path: Path) -> None:
+    retriever = make_retriever("hybrid", store, load_encoder())
+    streamed: list[str] = []
+    with ScriptedLLMServer() as server:
+        server.add(ROUTE_RETRIEVE, confident("Penguins fly at dawn [docgraph-sample p.1 #r1]."))
+        result = ask(
+            NONSENSE, store, llm_settings(server.base_url, tmp_path), retriever, stream_callback=streamed.append
+        )
+        requests = len(server.requests)
+    assert requests == 1  # the router's; no answer was generated from unrelated passages
+    assert result.abstained and result.mode == "extractive" and "".join(streamed) == result.answer
+
+
+def test_ask_json_and_the_api_carry_abstained(store_url: str, local_home: Path, tmp_path: Path) -> None:
+    env = {"DOCGRAPH_HOME": str(tmp_path / "home"), "DOCGRAPH_STORE": store_url, "DOCGRAPH_LLM_BASE_URL": ""}
+    done = CliRunner().invoke(app, ["ask", NONSENSE, "--json"], env=env)
+    assert done.exit_code == 0, done.output
+    answer = json.loads(done.stdout)
+    assert (
+        answer["abstained"] is True
+        and answer["citations"]
+        and set(answer["relevance"])
+        == {
+            "similarity",
+            "coverage",
+            "known",
+        }
+    )
+    with running_api(local_home, tmp_path / "api-home", DOCGRAPH_STORE=store_url, DOCGRAPH_LLM_BASE_URL="") as url:
+        for question, abstained in ((NONSENSE, True), (REAL, False)):
+            reply = httpx.post(f"{url}/ask", json={"question": question}, timeout=120)
+            assert reply.status_code == 200, reply.text
+            assert reply.json()["abstained"] is abstained
