@@ -40,6 +40,7 @@ Variant = Literal[
     "no-gnn-no-lead-in",
     "no-kind",
     "per-document-bm25",
+    "hybrid-rerank",
     "dense-region",
     "bm25-region",
     "fulltext-region",

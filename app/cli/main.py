@@ -74,6 +74,7 @@ app.command("mcp")(mcp_cmds.mcp_command)
 app.command("ui")(ui_cmds.ui_command)
 app.command("train-layout")(model_cmds.train_layout_command)
 app.command("train-gnn")(model_cmds.train_gnn_command)
+app.command("train-reranker")(model_cmds.train_reranker_command)
 app.command("reembed")(model_cmds.reembed_command)
 
 

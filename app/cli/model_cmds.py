@@ -1,4 +1,4 @@
-"""Commands that train or re-run models: train-layout (and, with the GNN, train-gnn and reembed)."""
+"""Commands that train or re-run models: train-layout, train-gnn, reembed and train-reranker."""
 
 from __future__ import annotations
 
@@ -98,6 +98,45 @@ def train_gnn_command(
         console.print(format_unseen(report.extra["unseen"]), highlight=False, soft_wrap=True)
     if out is not None and out.resolve() != DEFAULT_CHECKPOINT.resolve():
         console.print(f"to use it: DOCGRAPH_GNN_CHECKPOINT={out} docgraph reembed", highlight=False)
+
+
+@handles_errors
+def train_reranker_command(
+    docs: Annotated[Path, typer.Option("--docs", help="Folder of training PDFs (no labels needed).")] = Path(
+        "../shared/bench/train"
+    ),
+    epochs: Annotated[int, typer.Option("--epochs", help="Epochs; the best held-out epoch is kept.")] = 2,
+    queries: Annotated[int, typer.Option("--queries", help="Training pseudo-queries per document.")] = 250,
+    out: Annotated[Path | None, typer.Option("--out", help="Checkpoint file (default: the shipped one).")] = None,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    json_out: JsonOption = False,
+) -> None:
+    """Train the cross-encoder reranker (hybrid-rerank) on pseudo-queries and hard negatives from the PDFs."""
+    from docgraph.app.jobs.train_reranker import MiningConfig, train_reranker
+    from docgraph.app.retrieval.rerank import DEFAULT_RERANKER
+    from docgraph.models.reranker_training import RerankTrainConfig
+
+    if epochs < 1 or queries < 1:
+        raise ConfigError("--epochs and --queries must be at least 1")
+    settings = settings_for(None)  # the PDFs go into a throw-away store, never the configured one
+    with stage_progress(json_out) as progress:
+        report = train_reranker(
+            settings,
+            docs,
+            out=out or DEFAULT_RERANKER,
+            train_config=RerankTrainConfig(epochs=epochs, seed=seed),
+            mining=MiningConfig(train_queries=queries),
+            progress=progress,
+        )
+    if json_out:
+        print_json(report.to_json())
+        return
+    summary = report.to_json()
+    console.print(f"groups: {summary['groups']}; held-out answer first / MRR", highlight=False)
+    console.print(f"  hybrid order  {summary['baseline']}\n  untrained     {summary['untrained']}", highlight=False)
+    for epoch in summary["history"]:
+        console.print(f"  epoch {epoch['epoch']}       {epoch['held_out']}  loss {epoch['loss']}", highlight=False)
+    console.print(f"best epoch {report.training.best_epoch}; saved {report.checkpoint} ({report.seconds:.0f}s)")
 
 
 @handles_errors

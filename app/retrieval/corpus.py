@@ -276,6 +276,15 @@ class Corpus:
                 return other.regions[row]
         return None
 
+    def section_titles(self, region_id: str) -> list[str]:
+        """Titles of a loaded region's enclosing sections, outermost first (none when it has none)."""
+        document = self._loaded(region_id)
+        row = document.region_row.get(region_id) if document else None
+        if document is None or row is None or document.regions[row].section_id is None:
+            return []
+        chain = document.ancestors(str(document.regions[row].section_id))
+        return [document.sections[section].title for section in reversed(chain)]
+
     def _loaded(self, region_id: str) -> DocumentIndex | None:
         """The loaded document a region id names, if it is loaded."""
         return self._documents.get(_doc_id_of(region_id))

@@ -11,6 +11,7 @@ from docgraph.app.retrieval.fulltext import BM25RegionRetriever, FulltextRetriev
 from docgraph.app.retrieval.gnn import GnnRetriever
 from docgraph.app.retrieval.hits import QueryVectors
 from docgraph.app.retrieval.hybrid import HybridRetriever, HybridWeights
+from docgraph.app.retrieval.rerank import RerankingRetriever
 from docgraph.app.retrieval.sections import SectionRetriever
 from docgraph.app.retrieval.vector import DenseRetriever
 from docgraph.app.stores.base import GraphStore
@@ -34,6 +35,12 @@ def _hybrid(prop: str | None, weights: HybridWeights | None = None) -> Factory:
     return make
 
 
+def _reranked(store: GraphStore, corpus: Corpus, vectors: QueryVectors) -> Retriever:
+    """The hybrid with its best hits reranked by the cross-encoder (``app.retrieval.rerank``)."""
+    gnn = GnnRetriever(store, corpus, vectors, prop=GNN_PROPERTY)
+    return RerankingRetriever(HybridRetriever(store, corpus, vectors, gnn=gnn))
+
+
 _FACTORIES: dict[str, Factory] = {
     "hybrid": _hybrid(GNN_PROPERTY),
     "no-gnn": _hybrid(None),
@@ -49,6 +56,7 @@ _FACTORIES: dict[str, Factory] = {
     "no-kind": _hybrid(GNN_PROPERTY, HybridWeights(kind=0.0)),
     # The hybrid scoring each document's lexical signals with that document's own statistics.
     "per-document-bm25": _hybrid(GNN_PROPERTY, HybridWeights(one_scale=False)),
+    "hybrid-rerank": _reranked,
     "dense-region": lambda store, corpus, vectors: DenseRetriever(store, corpus, vectors),
     "bm25-region": lambda store, corpus, vectors: BM25RegionRetriever(corpus),
     "fulltext-region": lambda store, corpus, vectors: FulltextRetriever(store, corpus),
