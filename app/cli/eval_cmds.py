@@ -89,6 +89,14 @@ def eval_command(
             "the questions' documents, for --scope corpus.",
         ),
     ] = None,
+    answers: Annotated[
+        bool,
+        typer.Option(
+            "--answers",
+            help="Also run the whole ask path per question: evidence recall, context recall at 100/200/400 "
+            "words, context words before the gold page, answer accuracy and F1, citation precision.",
+        ),
+    ] = False,
     json_out: JsonOption = False,
     store: StoreOption = None,
 ) -> None:
@@ -101,7 +109,17 @@ def eval_command(
     with eval_store(store) as (graph_store, settings), stage_progress(json_out) as progress:
         encoder = configured_encoder(settings)
         reports = run_eval_scopes(
-            questions, docs, variant, graph_store, encoder, progress, settings, baseline, scopes, distractors or ()
+            questions,
+            docs,
+            variant,
+            graph_store,
+            encoder,
+            progress,
+            settings,
+            baseline,
+            scopes,
+            distractors or (),
+            answers,
         )
     if json_out:
         data = {name: report.to_json(misses) for name, report in reports.items()}
@@ -111,7 +129,13 @@ def eval_command(
 
 
 def _print_reports(reports: dict[str, EvalReport], misses: bool) -> None:
-    from docgraph.app.evaluation.runner import format_ingested, format_misses, format_scopes, format_table
+    from docgraph.app.evaluation.runner import (
+        format_answers,
+        format_ingested,
+        format_misses,
+        format_scopes,
+        format_table,
+    )
 
     def show(text: str) -> None:
         console.print(text, markup=False, highlight=False, soft_wrap=True)  # rows wider than 80
@@ -124,6 +148,8 @@ def _print_reports(reports: dict[str, EvalReport], misses: bool) -> None:
         show(format_scopes(reports) + "\n")
     for report in reports.values():
         show(format_table(report) + "\n")
+        if report.answers:
+            show(format_answers(report) + "\n")
         if misses:
             show(format_misses(report) + "\n")
 

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from docgraph.app.config import Settings, load_settings
+from docgraph.app.evaluation.answers import WORD_CUTOFFS, AnswerOutcome, ask_for_answers
+from docgraph.app.evaluation.answers import summary as answer_summary
 from docgraph.app.evaluation.corpus_ingest import ProgressFn, ensure_ingested
 from docgraph.app.evaluation.metrics import CUTOFFS, SCOPES, QuestionOutcome, recall, recall_by_type
 from docgraph.app.evaluation.paired import PairedComparison, compare, compare_by_type
@@ -52,6 +54,7 @@ class EvalReport:
     ingested: list[str] = field(default_factory=list)  # files (re-)ingested first: not stored as they would be built
     scope: str = "document"  # each question asked inside its own document, or of the whole store ("corpus")
     documents: int = 0  # documents in the evaluation store: the questions' and the distractors
+    answers: dict[str, list[AnswerOutcome]] = field(default_factory=dict)  # variant -> ask outcomes (--answers)
 
     def to_json(self, misses: bool = False) -> dict[str, Any]:
         """``{"n", "ingested", "variants": {name: {"recall@1", "recall@3", "recall@5", "by_type": {type: {...}}}}}``,
@@ -69,6 +72,8 @@ class EvalReport:
             "ingested": self.ingested,
             "variants": variants,
         }
+        if self.answers:
+            data["answers"] = {name: answer_summary(outcomes) for name, outcomes in self.answers.items()}
         if self.baseline is not None:
             data["paired"] = {
                 "baseline": self.baseline,
@@ -143,9 +148,11 @@ def run_eval_scopes(
     baseline: str | None = None,
     scopes: Sequence[str] = ("document",),
     distractors: Sequence[Path] = (),
+    answers: bool = False,
 ) -> dict[str, EvalReport]:
     """:func:`run_eval` for each of ``scopes``, on one store: scope -> report. ``distractors`` (PDFs or
-    folders) are ingested beside the questions' documents; nobody asks about them."""
+    folders) are ingested beside the questions' documents; nobody asks about them. ``answers`` also
+    runs the whole ask path per question (:mod:`app.evaluation.answers`)."""
     settings = settings or load_settings()
     names = list(dict.fromkeys(variants or EVAL_VARIANTS))
     if baseline is not None and baseline not in names:
@@ -171,6 +178,10 @@ def run_eval_scopes(
             if progress:
                 progress(f"eval {name} ({scope})", done, len(names))
             report.variants[name] = VariantResult(name, ask_all(retrievers[name], questions, ingested.doc_ids, scope))
+            if answers:
+                report.answers[name] = ask_for_answers(
+                    retrievers[name], questions, ingested.doc_ids, store, settings, scope
+                )
         reports[scope] = report
     if progress:
         progress("eval", len(names), len(names))
@@ -263,6 +274,24 @@ def format_table(report: EvalReport) -> str:
                 cells = " ".join(_paired_cell(by_k[k]) for k in CUTOFFS)
                 lines.append(f"{name:<16} {kind:<11} {by_k[CUTOFFS[0]].n:>3} {cells}".rstrip())
     return "\n".join(lines)
+
+
+def format_answers(report: EvalReport) -> str:
+    """One row per variant: what the ask path handed the generator and what it answered."""
+    recall_columns = [f"context_recall@{w}" for w in WORD_CUTOFFS]
+    columns = ["evidence_recall", *recall_columns, "answer_contains_gold", "answer_f1", "citation_precision"]
+    header = f"answers ({report.scope})  " + "  ".join(columns) + "  context_words_before_gold  abstained"
+    lines = [header]
+    for name, outcomes in report.answers.items():
+        row = answer_summary(outcomes)
+        cells = [_percent(row[column]) for column in columns]
+        before = "-" if row["context_words_before_gold"] is None else str(row["context_words_before_gold"])
+        lines.append(f"{name:<18} " + "  ".join(cells) + f"  {before}  {_percent(row['abstained'])}")
+    return "\n".join(lines)
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:5.1f}"
 
 
 def format_misses(report: EvalReport) -> str:

@@ -39,6 +39,7 @@ class AnswerResult:
     entropy: float | None = None  # mean token entropy of the final answer, when the endpoint gave logprobs
     rereads: int = 0
     abstained: bool = False  # the evidence was below the bar: the answer says so and lists the nearest passages
+    context: Context | None = None  # what the answer was made from (the last round's), for evaluation
     relevance: dict[str, float] | None = None  # the evidence measures (app.retrieval.relevance.Evidence)
 
     def note(self, step: str, **details: Any) -> None:

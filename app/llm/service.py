@@ -187,19 +187,17 @@ def _retrieve(
         rankings.append(evidence_groups(passages_from_hits(store, hits)))
         result.note("retrieve", query=query, retriever=retriever.name, hits=[h.region_id for h in hits])
         if query is queries[0]:
-            _measure(result, question, hits, retriever, doc_id)
+            _measure(result, question, hits, retriever)
     result.timings["retrieve"] = time.perf_counter() - started
     return _interleave(rankings), per_query * len(queries)
 
 
-def _measure(
-    result: AnswerResult, question: str, hits: list[ScoredRegion], retriever: Retriever, doc_id: str | None
-) -> None:
+def _measure(result: AnswerResult, question: str, hits: list[ScoredRegion], retriever: Retriever) -> None:
     """How well the first hits match the question (``app.retrieval.relevance``); retrievers without
     embeddings are not measured, and never abstain."""
     dense = dense_part(retriever)
     if dense is not None and hits:
-        result.relevance = measure(question, hits, dense, doc_id).to_json()
+        result.relevance = measure(question, hits, dense).to_json()
 
 
 def _below_bar(result: AnswerResult) -> bool:
@@ -226,6 +224,7 @@ def _answer(
         context = build_context(p for group in groups[:first_round] for p in group)
         extractive = extractive_answer(question, context)
         result.answer, result.citations, result.evidence = extractive.text, extractive.citations, extractive.passages
+        result.context = context
         if stream is not None:
             stream(extractive.text)
     else:
@@ -234,6 +233,7 @@ def _answer(
             result, question, groups, first_round, store, client, settings, extras, stream
         )
         result.answer, result.citations = checked.text, checked.citations
+        result.context = context
         result.removed_citations = checked.removed
         result.evidence = prune_evidence(context, checked)
         if checked.removed:

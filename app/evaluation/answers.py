@@ -1,0 +1,156 @@
+"""``docgraph eval --answers``: the whole ``ask`` path per question, measured on what the generator
+is handed and on what comes back.
+
+Per variant and scope:
+
+- ``evidence_recall``: a gold page among the answer's citations;
+- ``context_recall@W``: the gold answer string in the first W words of the context the answer was
+  made from (the cost of noise: how much the generator must read before the answer is there);
+- ``context_words_before_gold``: median words of context before the first passage on a gold page;
+- ``answer_contains_gold`` and ``answer_f1``: the normalised gold answer inside the answer, and
+  token F1 against it (meaningful with an LLM; an extractive answer is quotes);
+- ``citation_precision``: the share of citations on gold pages; ``abstained``: how often ask said
+  the documents do not answer.
+
+Questions without a gold ``answer`` count only for the page-based measures.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from docgraph.app.config import Settings
+from docgraph.app.evaluation.questions import Question
+from docgraph.app.llm.answer import AnswerResult
+from docgraph.app.llm.service import ask
+from docgraph.app.retrieval.base import Retriever
+from docgraph.app.stores.base import GraphStore
+
+WORD_CUTOFFS = (100, 200, 400)
+ASK_K = 8  # hits per question, as ``docgraph ask`` asks
+_NOT_WORD = re.compile(r"[^0-9a-z]+")
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerOutcome:
+    id: str
+    type: str
+    gold_answer: str
+    cited_gold: int  # citations on a gold page
+    cited: int
+    gold_at_word: int | None  # where the gold answer starts in the context, in words (None: absent)
+    words_before_gold_page: int | None  # context words before the first gold-page passage
+    answer: str
+    abstained: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "type": self.type,
+            "cited": self.cited,
+            "cited_gold": self.cited_gold,
+            "gold_at_word": self.gold_at_word,
+            "words_before_gold_page": self.words_before_gold_page,
+            "abstained": self.abstained,
+            "answer": self.answer,
+        }
+
+
+def normalised(text: str) -> str:
+    """Lower case, every run of non-alphanumerics one space: how answers are compared."""
+    return _NOT_WORD.sub(" ", text.lower()).strip()
+
+
+def token_f1(answer: str, gold: str) -> float:
+    predicted, expected = normalised(answer).split(), normalised(gold).split()
+    common = sum((Counter(predicted) & Counter(expected)).values())
+    if not predicted or not expected or not common:
+        return 0.0
+    precision, recall = common / len(predicted), common / len(expected)
+    return 2 * precision * recall / (precision + recall)
+
+
+def outcome_of(question: Question, doc_id: str, result: AnswerResult) -> AnswerOutcome:
+    gold_pages = {(doc_id, page) for page in question.pages}
+    passages = result.context.passages if result.context is not None else []
+    words: list[str] = []
+    before_gold: int | None = None
+    for passage in passages:
+        if before_gold is None and (passage.doc_id, passage.page) in gold_pages:
+            before_gold = len(words)
+        words += normalised(passage.text).split()
+    return AnswerOutcome(
+        id=question.id,
+        type=question.type,
+        gold_answer=question.answer,
+        cited_gold=sum((c.doc_id, c.page) in gold_pages for c in result.citations),
+        cited=len(result.citations),
+        gold_at_word=_position(words, normalised(question.answer).split()),
+        words_before_gold_page=before_gold,
+        answer=result.answer,
+        abstained=result.abstained,
+    )
+
+
+def _position(words: list[str], gold: list[str]) -> int | None:
+    """The word index where ``gold`` (a word sequence) starts in ``words``."""
+    if not gold:
+        return None
+    for start in range(len(words) - len(gold) + 1):
+        if words[start : start + len(gold)] == gold:
+            return start
+    return None
+
+
+def ask_for_answers(
+    retriever: Retriever,
+    questions: Sequence[Question],
+    doc_ids: dict[str, str],
+    store: GraphStore,
+    settings: Settings,
+    scope: str,
+) -> list[AnswerOutcome]:
+    outcomes = []
+    for question in questions:
+        doc_id = doc_ids[question.doc]
+        result = ask(
+            question.question, store, settings, retriever, k=ASK_K, doc_id=doc_id if scope == "document" else None
+        )
+        outcomes.append(outcome_of(question, doc_id, result))
+    return outcomes
+
+
+def summary(outcomes: Sequence[AnswerOutcome]) -> dict[str, Any]:
+    """The measures of the module docstring over ``outcomes`` (rates as fractions)."""
+    with_gold = [o for o in outcomes if o.gold_answer.strip()]
+    row: dict[str, Any] = {"n": len(outcomes), "with_gold_answer": len(with_gold)}
+    row["evidence_recall"] = _rate(o.cited_gold > 0 for o in outcomes)
+    for cutoff in WORD_CUTOFFS:
+        row[f"context_recall@{cutoff}"] = _rate(
+            o.gold_at_word is not None and o.gold_at_word < cutoff for o in with_gold
+        )
+    before = [o.words_before_gold_page for o in outcomes if o.words_before_gold_page is not None]
+    row["context_words_before_gold"] = statistics.median(before) if before else None
+    row["gold_page_in_context"] = _rate(o.words_before_gold_page is not None for o in outcomes)
+    row["answer_contains_gold"] = _rate(normalised(o.gold_answer) in normalised(o.answer) for o in with_gold)
+    row["answer_f1"] = (
+        round(statistics.fmean(token_f1(o.answer, o.gold_answer) for o in with_gold), 4) if with_gold else None
+    )
+    cited = sum(o.cited for o in outcomes)
+    row["citation_precision"] = round(sum(o.cited_gold for o in outcomes) / cited, 4) if cited else None
+    row["abstained"] = _rate(o.abstained for o in outcomes)
+    return row
+
+
+def _gold_within(outcome: AnswerOutcome, words: int) -> bool:
+    return outcome.gold_at_word is not None and outcome.gold_at_word < words
+
+
+def _rate(flags: Any) -> float | None:
+    values = [bool(flag) for flag in flags]
+    return round(sum(values) / len(values), 4) if values else None

@@ -1,0 +1,74 @@
+"""``docgraph eval --answers``: the answer measures, and the whole ask path per question on the sample
+PDF in a real store (extractive answers: no LLM endpoint)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from docgraph.app.cli.main import app
+from docgraph.app.evaluation.answers import AnswerOutcome, normalised, summary, token_f1
+from docgraph.app.resources import ROOT
+
+SAMPLE = ROOT / "samples" / "docgraph-sample.pdf"
+QUESTIONS = [
+    {"id": "s1", "doc": SAMPLE.name, "question": "When are the penguins fed?", "pages": [1], "answer": "10:30"},
+    {"id": "s2", "doc": SAMPLE.name, "question": "How large is the seal pool?", "pages": [2], "answer": "1,150"},
+    {"id": "s3", "doc": SAMPLE.name, "question": "Which extension reaches the duty manager?", "pages": [2]},
+]
+
+
+def outcome(**changes: object) -> AnswerOutcome:
+    values: dict[str, object] = {
+        "id": "q",
+        "type": "local",
+        "gold_answer": "10:30",
+        "cited_gold": 1,
+        "cited": 2,
+        "gold_at_word": 150,
+        "words_before_gold_page": 40,
+        "answer": "At 10:30 and 15:00.",
+        "abstained": False,
+    }
+    values.update(changes)
+    return AnswerOutcome(**values)  # type: ignore[arg-type]
+
+
+def test_answers_are_compared_on_normalised_words() -> None:
+    assert normalised("At 10:30, Daily!") == "at 10 30 daily"
+    assert token_f1("twice a day at 10:30", "10:30") == 2 * (2 / 6) * 1 / (2 / 6 + 1)
+    assert token_f1("", "10:30") == 0.0 and token_f1("at noon", "10:30") == 0.0
+
+
+def test_summary_names_each_measure_and_counts_only_questions_with_a_gold_answer() -> None:
+    rows = [outcome(), outcome(gold_at_word=None, cited_gold=0, words_before_gold_page=None), outcome(gold_answer="")]
+    row = summary(rows)
+    assert row["n"] == 3 and row["with_gold_answer"] == 2
+    assert row["context_recall@100"] == 0.0 and row["context_recall@200"] == 0.5 and row["context_recall@400"] == 0.5
+    assert row["evidence_recall"] == round(2 / 3, 4) and row["citation_precision"] == round(2 / 6, 4)
+    assert row["context_words_before_gold"] == 40 and row["answer_contains_gold"] == 1.0
+
+
+def test_eval_answers_runs_the_ask_path_on_a_real_store(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / SAMPLE.name).write_bytes(SAMPLE.read_bytes())
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS))
+    args = ["eval", str(questions), "--docs", str(docs), "--variant", "hybrid", "--variant", "bm25-page"]
+    env = {"DOCGRAPH_HOME": str(tmp_path / "home"), "DOCGRAPH_LLM_BASE_URL": ""}
+    done = CliRunner().invoke(app, [*args, "--answers", "--scope", "both", "--json"], env=env)
+    assert done.exit_code == 0, done.output
+    scopes = json.loads(done.stdout)["scopes"]
+    for scope in ("document", "corpus"):
+        answers = scopes[scope]["answers"]
+        assert set(answers) == {"hybrid", "bm25-page"}
+        hybrid = answers["hybrid"]
+        assert hybrid["n"] == 3 and hybrid["with_gold_answer"] == 2
+        # The penguin and seal-pool answers are on their pages and in the first words read.
+        assert hybrid["evidence_recall"] >= 2 / 3 and hybrid["context_recall@400"] == 1.0
+        assert hybrid["gold_page_in_context"] == 1.0 and hybrid["abstained"] == 0.0
+    plain = CliRunner().invoke(app, [*args, "--answers"], env=env)
+    assert plain.exit_code == 0 and "context_recall@200" in plain.stdout and "answers (document)" in plain.stdout
