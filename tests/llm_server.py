@@ -30,7 +30,8 @@ class Reply:
     logprobs: list[tuple[float, TopLogprobs]] | None = None  # per token: (chosen logprob, top alternatives)
     status: int = 200
     error: str = ""
-    raw: bytes | None = None  # sent as the whole body instead of a completion (a broken endpoint)
+    raw: bytes | None = None  # sent as the whole body instead of a completion (a broken endpoint; b"" as
+    # llama.cpp answers a streamed request whose prompt overflows its context: HTTP 200, nothing in it)
     delay_s: float = 0.0  # wait this long before answering (a hung endpoint)
 
     def token_list(self) -> list[str]:
@@ -128,7 +129,7 @@ def _handler_for(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
             time.sleep(reply.delay_s)
             if reply.raw is not None:
                 self.send_response(200)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", "text/event-stream" if body.get("stream") else "application/json")
                 self.send_header("Content-Length", str(len(reply.raw)))
                 self.end_headers()
                 self.wfile.write(reply.raw)

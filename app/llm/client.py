@@ -152,12 +152,18 @@ class LLMClient:
         want_logprobs = logprobs and not self.logprobs_refused
         try:
             return self._complete(messages, stream, want_logprobs, max_tokens, model or self.model)
-        except openai.BadRequestError as exc:
+        except (openai.BadRequestError, LLMRequestError) as exc:
             if not want_logprobs:
-                raise LLMRequestError(f"the LLM endpoint rejected the request: {_error_text(exc)}") from exc
-            # Some OpenAI-compatible servers do not offer log-probabilities: ask once more without.
+                raise _request_error(exc) from exc
+            # Some OpenAI-compatible servers refuse log-probabilities (llama.cpp started with
+            # --logits_all False answers HTTP 500): ask once more without. Only when that succeeds
+            # were the log-probabilities the problem; otherwise the first error is the answer.
+            try:
+                completion = self._complete(messages, stream, False, max_tokens, model or self.model)
+            except (openai.BadRequestError, LLMRequestError):
+                raise _request_error(exc) from exc
             self.logprobs_refused = True
-            return self.chat(messages, stream=stream, logprobs=False, max_tokens=max_tokens, model=model)
+            return completion
 
     def describe_image(self, prompt: str, png: bytes, max_tokens: int = 700) -> Completion:
         """Ask the vision model about one PNG image."""
@@ -209,6 +215,14 @@ class LLMClient:
         return completion
 
 
+def _request_error(exc: Exception) -> LLMRequestError:
+    import openai
+
+    if isinstance(exc, openai.BadRequestError):
+        return LLMRequestError(f"the LLM endpoint rejected the request: {_error_text(exc)}")
+    return exc if isinstance(exc, LLMRequestError) else LLMRequestError(str(exc))
+
+
 def _error_text(exc: openai.APIStatusError) -> str:
     body = exc.body
     if isinstance(body, dict):
@@ -237,7 +251,9 @@ def _from_chunks(chunks: Iterable[Any], stream: StreamCallback) -> Completion:
     logprobs: list[TokenLogprob] | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    received = 0
     for chunk in chunks:
+        received += 1
         if chunk.usage is not None:
             prompt_tokens, completion_tokens = chunk.usage.prompt_tokens, chunk.usage.completion_tokens
         if not chunk.choices:
@@ -255,6 +271,8 @@ def _from_chunks(chunks: Iterable[Any], stream: StreamCallback) -> Completion:
         chunk_logprobs = _token_logprobs(choice.logprobs)
         if chunk_logprobs is not None:
             logprobs = (logprobs or []) + chunk_logprobs
+    if not received:  # llama.cpp ends a stream this way when the prompt overflows its context
+        raise LLMRequestError("the LLM endpoint ended the stream without sending a completion")
     return Completion("".join(parts), logprobs, prompt_tokens, completion_tokens)
 
 

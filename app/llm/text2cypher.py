@@ -30,7 +30,11 @@ MAX_ECHOED_CHARS = 4000  # of a refused reply, sent back with the database's err
 
 EXAMPLES_DIR = CYPHER_DIR / "examples"
 DATABASE_NAMES = {"falkordb": "FalkorDB", "neo4j": "Neo4j 5"}
-_CODE_BLOCK = re.compile(r"```[ \t]*(?:cypher|sql|neo4j)?[ \t]*\n?(.*?)```", re.DOTALL | re.IGNORECASE)
+# A fenced block: its info string is dropped, a known tag even on the query's own line, any other
+# word ("c", "text", "plaintext" from small models) when a line break follows it.
+_CODE_BLOCK = re.compile(
+    r"```[ \t]*(?:(?:cypher|opencypher|sql|neo4j)\b[ \t]*\n?|[^\s`]*[ \t]*\n)?(.*?)```", re.DOTALL | re.IGNORECASE
+)
 
 
 @dataclass(frozen=True, slots=True)

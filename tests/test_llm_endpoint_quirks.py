@@ -1,0 +1,84 @@
+"""What llama.cpp's OpenAI-compatible server does that OpenAI does not, replayed by the scripted
+server (real HTTP through the openai SDK): HTTP 500 for log-probabilities it was started without,
+HTTP 200 with an empty body when a streamed prompt overflows its context, and queries fenced with
+whatever tag a small model picks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from docgraph.app.llm.client import make_client
+from docgraph.app.llm.service import ask, text2cypher
+from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.stores.base import GraphStore
+from docgraph.errors import LLMRequestError
+from docgraph.models.encoder_loader import load_encoder
+from tests.llm_data import llm_settings, zoo_batch
+from tests.llm_server import Reply, ScriptedLLMServer
+
+QUESTION = "When are the penguins fed?"
+ROUTE_RETRIEVE = json.dumps({"route": "retrieve", "reason": "one fact", "sub_questions": []})
+HELLO = [{"role": "user", "content": "hello"}]
+
+
+@pytest.fixture
+def zoo_store(falkordb_store: GraphStore) -> GraphStore:
+    falkordb_store.write_document(zoo_batch())
+    return falkordb_store
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_an_http_500_for_logprobs_is_asked_again_without_them(
+    zoo_store: GraphStore, tmp_path: Path, streamed: bool
+) -> None:
+    chunks: list[str] = []
+    retriever = make_retriever("bm25-region", zoo_store, load_encoder())
+    refusal = Reply(status=500, error="logits_all is off")
+    with ScriptedLLMServer() as server:  # the SDK tries a 500 twice before docgraph sees it
+        server.add(ROUTE_RETRIEVE, refusal, refusal, Reply("At 10:00 [zoo p.1 #r1]."))
+        result = ask(
+            QUESTION,
+            zoo_store,
+            llm_settings(server.base_url, tmp_path),
+            retriever,
+            k=1,
+            stream_callback=chunks.append if streamed else None,
+        )
+        refused, again, plain = server.requests[1:]
+    assert refused["logprobs"] is True and again["logprobs"] is True and "logprobs" not in plain
+    assert result.answer == "At 10:00 [zoo p.1 #r1]." and result.entropy is None
+    assert not streamed or "".join(chunks) == result.answer
+
+
+def test_an_error_that_is_not_about_logprobs_keeps_them_and_is_reported(tmp_path: Path) -> None:
+    with ScriptedLLMServer() as server:
+        client = make_client(llm_settings(server.base_url, tmp_path))
+        server.add(Reply(status=400, error="the prompt is too long"), Reply(status=400, error="the prompt is too long"))
+        with pytest.raises(LLMRequestError, match="the prompt is too long"):
+            client.chat(HELLO, logprobs=True)
+        server.add(Reply("hi"))
+        client.chat(HELLO, logprobs=True)
+        assert [("logprobs" in body) for body in server.requests] == [True, False, True]
+    assert not client.logprobs_refused  # the next call still asks for them
+
+
+def test_a_stream_that_ends_without_a_completion_is_an_error(tmp_path: Path) -> None:
+    chunks: list[str] = []
+    with ScriptedLLMServer() as server:
+        client = make_client(llm_settings(server.base_url, tmp_path))
+        server.add(Reply(raw=b""))
+        with pytest.raises(LLMRequestError, match="ended the stream without sending a completion"):
+            client.chat(HELLO, stream=chunks.append)
+    assert chunks == []
+
+
+@pytest.mark.parametrize("tag", ["c", "text", "plaintext", "Cypher", ""])
+def test_a_query_fenced_with_any_tag_is_read_without_it(zoo_store: GraphStore, tmp_path: Path, tag: str) -> None:
+    with ScriptedLLMServer() as server:
+        server.add(f"```{tag}\nMATCH (t:Table) RETURN count(t) AS tables\n```")
+        result = text2cypher("How many tables are there?", zoo_store, llm_settings(server.base_url, tmp_path), run=True)
+    assert result.cypher.startswith("MATCH (t:Table)") and len(result.attempts) == 1
+    assert result.rows == [{"tables": 1}]
