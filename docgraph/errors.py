@@ -7,6 +7,8 @@ HTTP statuses (``app/api/errors.py``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class DocgraphError(Exception):
     """Base of all docgraph errors."""
@@ -94,7 +96,12 @@ class LLMRequestError(DocgraphError):
 
 
 class Text2CypherError(DocgraphError):
-    """No valid read-only query could be generated for a question within the allowed tries."""
+    """No valid read-only query could be generated for a question within the allowed tries;
+    ``attempts`` holds each try (``{"query", "error"}``) so that callers can show them."""
+
+    def __init__(self, message: str, attempts: Sequence[dict[str, str]] = ()) -> None:
+        super().__init__(message)
+        self.attempts = list(attempts)
 
 
 class QuestionError(DocgraphError):

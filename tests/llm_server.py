@@ -55,6 +55,13 @@ def uncertain(content: str) -> Reply:
     return reply
 
 
+def hesitant(content: str) -> Reply:
+    """A reply whose every token was a likely choice among five: entropy ~0.9 nats, between the two."""
+    reply = Reply(content)
+    reply.logprobs = [_distribution([0.7, 0.1, 0.1, 0.05, 0.05]) for _ in reply.token_list()]
+    return reply
+
+
 def _distribution(probabilities: list[float]) -> tuple[float, TopLogprobs]:
     top = [(f"alt{i}", math.log(p)) for i, p in enumerate(probabilities)]
     return top[0][1], top

@@ -9,7 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from docgraph.app.cli.main import app
 from docgraph.app.llm.client import make_client
 from docgraph.app.llm.service import ask, text2cypher
 from docgraph.app.retrieval.registry import make_retriever
@@ -82,3 +84,24 @@ def test_a_query_fenced_with_any_tag_is_read_without_it(zoo_store: GraphStore, t
         result = text2cypher("How many tables are there?", zoo_store, llm_settings(server.base_url, tmp_path), run=True)
     assert result.cypher.startswith("MATCH (t:Table)") and len(result.attempts) == 1
     assert result.rows == [{"tables": 1}]
+
+
+def test_a_failed_text2cypher_json_prints_its_attempts(zoo_store: GraphStore, local_home: Path, tmp_path: Path) -> None:
+    graph = zoo_store.graph_name  # type: ignore[attr-defined]
+    with ScriptedLLMServer() as server:
+        server.add("```c\nMATCH (t:Tabel RETURN t\n```", "MATCH (t:Tabel RETURN t")
+        env = {
+            "DOCGRAPH_HOME": str(tmp_path / "home"),
+            "DOCGRAPH_STORE": f"falkordb-local://{local_home}?graph={graph}",
+            "DOCGRAPH_LLM_BASE_URL": server.base_url,
+            "OPENAI_BASE_URL": server.base_url,
+            "OPENAI_API_KEY": "test-key",
+            "DOCGRAPH_LLM_MODEL": "test-model",
+            "DOCGRAPH_TEXT2CYPHER_MAX_TRIES": "2",
+        }
+        done = CliRunner().invoke(app, ["text2cypher", "How many tables?", "--json"], env=env)
+    assert done.exit_code == 1
+    printed = json.loads(done.stdout)
+    assert printed["question"] == "How many tables?" and "no valid read-only query after 2 tries" in printed["error"]
+    assert [attempt["query"] for attempt in printed["attempts"]] == ["MATCH (t:Tabel RETURN t"] * 2
+    assert all(attempt["error"] for attempt in printed["attempts"])

@@ -16,7 +16,7 @@ from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
 from docgraph.models.encoder_loader import load_encoder
 from tests.llm_data import llm_settings, region_id, zoo_batch
-from tests.llm_server import Reply, ScriptedLLMServer, confident, uncertain
+from tests.llm_server import Reply, ScriptedLLMServer, confident, hesitant, uncertain
 
 QUESTION = "When are the penguins fed?"
 ROUTE_RETRIEVE = json.dumps({"route": "retrieve", "reason": "one fact", "sub_questions": []})
@@ -94,6 +94,25 @@ def test_rereads_stop_at_the_limit(zoo_store: GraphStore, retriever: Retriever, 
     assert result.rereads == 1
     assert [s["outcome"] for s in result.trace if s["step"] == "generate"] == ["reread", "reread limit"]
     assert result.answer == "Perhaps at ten [zoo p.1 #r1]."
+
+
+def test_the_most_certain_round_is_kept_not_the_last(
+    zoo_store: GraphStore, retriever: Retriever, tmp_path: Path
+) -> None:
+    chunks: list[str] = []
+    with ScriptedLLMServer() as server:
+        server.add(ROUTE_RETRIEVE, hesitant("At 10:00 [zoo p.1 #r1]."), uncertain("Lions eat at noon [zoo p.1 #r1]."))
+        settings = llm_settings(server.base_url, tmp_path, llm_max_rereads=1, llm_entropy_threshold=0.6)
+        result = ask(QUESTION, zoo_store, settings, retriever, k=1, stream_callback=chunks.append)
+
+    assert result.rereads == 1 and result.answer == "At 10:00 [zoo p.1 #r1]."
+    rounds = [step for step in result.trace if step["step"] == "generate"]
+    assert 0.6 < rounds[0]["entropy"] < rounds[1]["entropy"]
+    assert result.entropy == pytest.approx(rounds[0]["entropy"], abs=1e-4)
+    assert [step["round"] for step in result.trace if step["step"] == "kept"] == [0]
+    streamed = "".join(chunks)  # the stream showed both rounds, then says which one stands
+    assert streamed.index("Lions eat at noon") < streamed.rindex("round 1 was the most certain")
+    assert streamed.endswith("At 10:00 [zoo p.1 #r1].")
 
 
 def test_without_logprobs_the_first_answer_stands(zoo_store: GraphStore, retriever: Retriever, tmp_path: Path) -> None:

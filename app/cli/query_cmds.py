@@ -23,6 +23,7 @@ from docgraph.app.llm.client import llm_status
 from docgraph.app.llm.service import ask, check_question, describe_document, text2cypher
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.registry import make_retriever
+from docgraph.errors import Text2CypherError
 
 KOption = Annotated[int, typer.Option("--k", help="How many evidence regions to retrieve.")]
 DocOption = Annotated[str | None, typer.Option("--doc", help="Restrict to one document (id or file name).")]
@@ -106,7 +107,12 @@ def text2cypher_command(
 ) -> None:
     """Show the read-only Cypher query an LLM writes for a question (needs an LLM endpoint)."""
     with opened_store(store) as (graph_store, settings):
-        result = text2cypher(question, graph_store, settings, run=run)
+        try:
+            result = text2cypher(question, graph_store, settings, run=run)
+        except Text2CypherError as error:
+            if json_out:  # what was tried, on stdout; the one-line error still goes to stderr
+                print_json({"question": question, "error": str(error), "attempts": error.attempts})
+            raise
     if json_out:
         print_json(result.to_json())
         return

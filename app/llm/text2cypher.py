@@ -153,7 +153,8 @@ def _generate(
     last = result.attempts[-1]
     raise Text2CypherError(
         f"no valid read-only query after {len(result.attempts)} tries; the last, {_one_line(last.query)!r}, "
-        f"failed with: {last.error}"
+        f"failed with: {last.error}",
+        [attempt.to_json() for attempt in result.attempts],
     )
 
 

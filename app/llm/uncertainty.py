@@ -23,6 +23,7 @@ from docgraph.app.llm.context import Context, Passage, build_context, reading_ne
 from docgraph.app.stores.base import GraphStore
 
 REREAD_NOTICE = "\n\n[uncertain (mean token entropy {entropy:.2f}): re-reading with more evidence]\n\n"
+KEPT_NOTICE = "\n\n[the answer of round {round} was the most certain (mean token entropy {entropy:.2f}); kept:]\n\n"
 
 
 def token_entropy(entry: TokenLogprob) -> float:
@@ -68,9 +69,11 @@ def answer_with_rereads(
     extras: Extras = Extras(),
     stream: StreamCallback | None = None,
 ) -> tuple[CheckedAnswer, Context]:
-    """Answer from the first ``k`` groups; while uncertain, add evidence and answer again."""
+    """Answer from the first ``k`` groups; while uncertain, add evidence and answer again. The most
+    certain round's answer is kept (a later round read more, which can also lead a model astray)."""
     used = [p for group in groups[:k] for p in group]
     next_group = k
+    rounds: list[tuple[float, CheckedAnswer, Context]] = []
     while True:
         context = build_context(used)
         completion, checked = generate_answer(question, context, client, extras=extras, stream=stream, logprobs=True)
@@ -84,12 +87,28 @@ def answer_with_rereads(
             added, next_group = _more_evidence(used, groups, next_group, k, store)
             stop = None if added else "no more evidence"
         result.note("generate", **step, outcome=stop or "reread", added=len(added))
+        if entropy is not None:
+            rounds.append((entropy, checked, context))
         if stop is not None:
-            return checked, context
+            return _most_certain(result, rounds, stream) if len(rounds) > 1 else (checked, context)
         if stream is not None and entropy is not None:
             stream(REREAD_NOTICE.format(entropy=entropy))
         used += added
         result.rereads += 1
+
+
+def _most_certain(
+    result: AnswerResult, rounds: list[tuple[float, CheckedAnswer, Context]], stream: StreamCallback | None
+) -> tuple[CheckedAnswer, Context]:
+    """The round with the lowest entropy (the latest of equals: it read more); told to the stream
+    when it is not the last, whose answer the stream showed."""
+    best = min(range(len(rounds)), key=lambda i: (rounds[i][0], -i))
+    entropy, checked, context = rounds[best]
+    result.entropy = entropy
+    result.note("kept", round=best, entropy=_rounded(entropy))
+    if stream is not None and best != len(rounds) - 1:
+        stream(KEPT_NOTICE.format(round=best + 1, entropy=entropy) + checked.text)
+    return checked, context
 
 
 def prune_evidence(context: Context, checked: CheckedAnswer) -> list[Passage]:
