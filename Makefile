@@ -11,7 +11,10 @@ SYSDEPS := chromium tesseract-ocr
 CYPHER_LINTER := tests/neo4j_cypher
 CYPHER_LINTER_STAMP := $(CYPHER_LINTER)/node_modules/.installed
 
-.PHONY: demo test lint typecheck unit setup sysdeps nodedeps clean-venv
+# A real model server for the LLM tests (scripts/llm_server.sh says how it is built).
+LLM_SERVER_STAMP := $(VENV)/.llm-server-installed
+
+.PHONY: demo test lint typecheck unit setup sysdeps nodedeps llmserver clean-venv
 
 setup: $(STAMP)
 
@@ -52,7 +55,13 @@ lint: setup
 typecheck: setup
 	$(BIN)/mypy
 
-unit: setup sysdeps nodedeps
+llmserver: $(LLM_SERVER_STAMP)
+
+$(LLM_SERVER_STAMP): scripts/llm_server.sh $(STAMP)
+	bash scripts/llm_server.sh $(BIN)
+	touch $@
+
+unit: setup sysdeps nodedeps llmserver
 	OMP_THREAD_LIMIT=1 $(BIN)/pytest -q
 
 test: lint typecheck unit

@@ -27,6 +27,7 @@ REQUEST_TIMEOUT_S = 60.0  # one completion (settings.llm_timeout_s); tried once 
 MAX_TOKENS = 1024  # settings.llm_max_tokens: a reply's bound when a call names none
 MAX_REPLY_CHARS = 64_000  # a reply is cut here whatever the endpoint does with max_tokens
 TOP_LOGPROBS = 5
+LOCAL_PREFIX = "local:"  # DOCGRAPH_LLM_MODEL=local:/path/model.gguf runs the file in this process
 
 StreamCallback = Callable[[str], None]
 Message = dict[str, Any]
@@ -81,6 +82,9 @@ class TokenUsage:
 
 
 def llm_configured(settings: Settings) -> bool:
+    """An endpoint (URL, key and model), or a ``local:`` model file run in this process."""
+    if settings.llm_model.startswith(LOCAL_PREFIX):
+        return True
     return bool(settings.llm_base_url and settings.llm_api_key and settings.llm_model)
 
 
@@ -94,13 +98,20 @@ def llm_status(settings: Settings) -> str:
     if not llm_configured(settings):
         return NOT_CONFIGURED
     vision = f", vision model {settings.vlm_model}" if settings.vlm_model else ", no vision model"
+    if settings.llm_model.startswith(LOCAL_PREFIX):
+        return f"LLM {settings.llm_model} (in this process){vision}"
     return f"LLM {settings.llm_model} at {settings.llm_base_url}{vision}"
 
 
 def make_client(settings: Settings) -> LLMClient:
     if not llm_configured(settings):
         raise LLMUnavailableError(NOT_CONFIGURED)
-    return LLMClient(
+    kind = LLMClient
+    if settings.llm_model.startswith(LOCAL_PREFIX):
+        from docgraph.app.llm.local_model import LocalModelClient
+
+        kind = LocalModelClient
+    return kind(
         settings.llm_base_url,
         settings.llm_api_key,
         settings.llm_model,
@@ -193,12 +204,12 @@ class LLMClient:
         started = time.perf_counter()
         try:
             if stream is None:
-                completion = _from_response(self.sdk.chat.completions.create(**options))
+                completion = from_response(self.sdk.chat.completions.create(**options))
             else:
                 chunks = self.sdk.chat.completions.create(
                     **options, stream=True, stream_options={"include_usage": True}
                 )
-                completion = _from_chunks(cast(Iterable[Any], chunks), stream)
+                completion = from_chunks(cast(Iterable[Any], chunks), stream)
         except openai.APITimeoutError as exc:
             raise LLMTimeoutError(
                 f"the LLM endpoint {self.base_url} did not answer within {self.timeout_s:g}s (tried twice)"
@@ -232,20 +243,20 @@ def _error_text(exc: openai.APIStatusError) -> str:
     return str(exc)
 
 
-def _from_response(response: Any) -> Completion:
+def from_response(response: Any) -> Completion:
     if not response.choices:
         raise LLMRequestError("the LLM endpoint sent back no choices")
     choice = response.choices[0]
-    usage = response.usage
+    usage = getattr(response, "usage", None)
     return Completion(
         text=(choice.message.content or "")[:MAX_REPLY_CHARS],
-        logprobs=_token_logprobs(choice.logprobs),
+        logprobs=_token_logprobs(getattr(choice, "logprobs", None)),
         prompt_tokens=usage.prompt_tokens if usage else None,
         completion_tokens=usage.completion_tokens if usage else None,
     )
 
 
-def _from_chunks(chunks: Iterable[Any], stream: StreamCallback) -> Completion:
+def from_chunks(chunks: Iterable[Any], stream: StreamCallback) -> Completion:
     parts: list[str] = []
     size = 0
     logprobs: list[TokenLogprob] | None = None
@@ -254,12 +265,14 @@ def _from_chunks(chunks: Iterable[Any], stream: StreamCallback) -> Completion:
     received = 0
     for chunk in chunks:
         received += 1
-        if chunk.usage is not None:
-            prompt_tokens, completion_tokens = chunk.usage.prompt_tokens, chunk.usage.completion_tokens
-        if not chunk.choices:
+        usage = getattr(chunk, "usage", None)
+        if usage is not None:
+            prompt_tokens, completion_tokens = usage.prompt_tokens, usage.completion_tokens
+        if not getattr(chunk, "choices", None):
             continue
         choice = chunk.choices[0]
-        text = choice.delta.content if choice.delta else None
+        delta = getattr(choice, "delta", None)
+        text = getattr(delta, "content", None) if delta is not None else None
         if text:
             kept = text[: MAX_REPLY_CHARS - size]
             parts.append(kept)
@@ -268,11 +281,14 @@ def _from_chunks(chunks: Iterable[Any], stream: StreamCallback) -> Completion:
             if size >= MAX_REPLY_CHARS:
                 getattr(chunks, "close", lambda: None)()  # long enough: stop the request
                 break
-        chunk_logprobs = _token_logprobs(choice.logprobs)
+        chunk_logprobs = _token_logprobs(getattr(choice, "logprobs", None))
         if chunk_logprobs is not None:
             logprobs = (logprobs or []) + chunk_logprobs
     if not received:  # llama.cpp ends a stream this way when the prompt overflows its context
-        raise LLMRequestError("the LLM endpoint ended the stream without sending a completion")
+        raise LLMRequestError(
+            "the LLM endpoint ended the stream without sending a completion "
+            "(llama.cpp does so when the prompt is longer than the model's context)"
+        )
     return Completion("".join(parts), logprobs, prompt_tokens, completion_tokens)
 
 

@@ -1,0 +1,126 @@
+"""The generating half of docgraph against a real model server: llama.cpp's OpenAI-compatible
+server with SmolLM2-135M-Instruct (tests/llama_server.py), the sample PDF in a real store, the CLI
+as a user runs it. Replies are kept short (48 tokens); what the 135M model says is not the point,
+the integration is: streaming, model ids that are paths, missing usage chunks, log-probabilities
+into the uncertainty loop, a server without them, context overflow, time-outs, text-to-Cypher's
+repair loop with the database's real errors."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from docgraph.app.cli.main import app
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.resources import ROOT
+from docgraph.app.stores.factory import open_store
+from tests.conftest import fresh_graph_name
+from tests.llama_server import llama_server, missing_reason, smollm2_model
+
+pytestmark = [pytest.mark.skipif(missing_reason() is not None, reason=str(missing_reason())), pytest.mark.timeout(900)]
+
+SAMPLE = ROOT / "samples" / "docgraph-sample.pdf"
+QUESTION = "When are the penguins fed?"
+MAX_TOKENS = "48"
+
+
+@pytest.fixture(scope="module")
+def store_url(local_home: Path) -> Iterator[str]:
+    graph = fresh_graph_name()
+    settings = Settings(home=local_home, graph=graph, store="")
+    store = open_store(settings)
+    store.apply_schema()
+    report = build_ingest_pipeline(store, settings).ingest(SAMPLE)
+    assert report.status == "ingested", report.error
+    yield f"falkordb-local://{local_home}?graph={graph}"
+    store.delete_graph()  # type: ignore[attr-defined]
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with llama_server() as url:
+        yield url
+
+
+def run(url: str, store_url: str, home: Path, *args: str, **settings: str) -> tuple[int, str]:
+    """Exit code and standard output of ``docgraph ARGS`` against the server at ``url``."""
+    env = {
+        "DOCGRAPH_HOME": str(home),
+        "DOCGRAPH_STORE": store_url,
+        "DOCGRAPH_LLM_BASE_URL": url,
+        "DOCGRAPH_LLM_API_KEY": "none",
+        "DOCGRAPH_LLM_MODEL": str(smollm2_model()),  # llama.cpp's model ids are file paths
+        "DOCGRAPH_LLM_MAX_TOKENS": MAX_TOKENS,
+        **settings,
+    }
+    done = CliRunner().invoke(app, list(args), env=env)
+    return done.exit_code, done.stdout if done.exit_code == 0 or "--json" in args else done.output
+
+
+def test_ask_streams_an_answer_and_feeds_logprobs_to_the_loop(server: str, store_url: str, tmp_path: Path) -> None:
+    code, streamed = run(server, store_url, tmp_path, "ask", QUESTION)
+    assert code == 0 and streamed.strip(), streamed
+    code, output = run(server, store_url, tmp_path, "ask", QUESTION, "--json")
+    assert code == 0, output
+    answer = json.loads(output)
+    assert answer["mode"] == "llm" and answer["answer"].strip() and not answer["abstained"]
+    rounds = [step for step in answer["trace"] if step["step"] == "generate"]
+    assert rounds and all(isinstance(step["entropy"], float) for step in rounds)  # logprobs came back
+    assert answer["entropy"] == min(step["entropy"] for step in rounds)  # the most certain round stands
+    tokens = answer["tokens"]  # the router's call and one per round, each bounded by max_tokens
+    assert tokens["calls"] == len(rounds) + 1 and 0 < tokens["completion"] <= int(MAX_TOKENS) * tokens["calls"]
+
+
+def test_a_server_without_logits_still_answers(store_url: str, tmp_path: Path) -> None:
+    with llama_server("--logits_all", "False") as url:
+        code, output = run(url, store_url, tmp_path, "ask", QUESTION, "--json")
+        streamed_code, streamed = run(url, store_url, tmp_path, "ask", QUESTION)
+    assert code == 0, output
+    answer = json.loads(output)
+    assert answer["mode"] == "llm" and answer["answer"].strip() and answer["entropy"] is None
+    assert streamed_code == 0 and streamed.strip(), streamed
+
+
+def test_a_prompt_longer_than_the_context_is_one_clear_error(store_url: str, tmp_path: Path) -> None:
+    with llama_server(context=256) as url:
+        code, output = run(url, store_url, tmp_path, "ask", QUESTION)
+    assert code == 1, output
+    assert output.strip().splitlines()[-1].startswith("error: the LLM endpoint ended the stream without sending")
+
+
+def test_a_time_out_falls_back_to_an_extractive_answer(server: str, store_url: str, tmp_path: Path) -> None:
+    code, output = run(server, store_url, tmp_path, "ask", QUESTION, "--json", DOCGRAPH_LLM_TIMEOUT_S="0.01")
+    assert code == 0, output
+    answer = json.loads(output)
+    assert answer["mode"] == "extractive" and answer["answer"].strip()
+    assert any("did not answer within" in str(step.get("status", "")) for step in answer["trace"])
+
+
+def test_text2cypher_repairs_with_the_databases_errors(server: str, store_url: str, tmp_path: Path) -> None:
+    code, output = run(server, store_url, tmp_path, "text2cypher", "How many pages are stored?", "--run", "--json")
+    result = json.loads(output)
+    attempts = result["attempts"]
+    assert attempts and all(attempt["query"] for attempt in attempts)
+    if code == 0:  # an accepted query ran; every refused one carries the database's own error
+        assert result["rows"] is not None and all(a["error"] for a in attempts[:-1])
+    else:
+        assert code == 1 and all(attempt["error"] for attempt in attempts)
+
+
+def test_a_local_gguf_model_answers_in_process(store_url: str, tmp_path: Path) -> None:
+    local = {"DOCGRAPH_LLM_MODEL": f"local:{smollm2_model()}", "DOCGRAPH_LLM_BASE_URL": "", "DOCGRAPH_LLM_API_KEY": ""}
+    code, output = run("", store_url, tmp_path, "ask", QUESTION, "--json", **local)
+    assert code == 0, output
+    answer = json.loads(output)
+    assert answer["mode"] == "llm" and answer["answer"].strip() and isinstance(answer["entropy"], float)
+    code, streamed = run("", store_url, tmp_path, "ask", QUESTION, **local)
+    assert code == 0 and streamed.strip(), streamed
+    missing = {**local, "DOCGRAPH_LLM_MODEL": f"local:{tmp_path / 'none.gguf'}"}
+    code, output = run("", store_url, tmp_path, "ask", QUESTION, **missing)
+    assert code == 1 and output.strip().splitlines()[-1].endswith("none.gguf does not exist")
