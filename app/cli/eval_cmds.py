@@ -234,3 +234,37 @@ def _print_bench(report: dict[str, Any]) -> None:
             cells = f"n={timing['n']} p50={timing['p50_ms']:.1f} ms p95={timing['p95_ms']:.1f} ms"
             console.print(f"  {name} ({scope}): {cells}")
     console.print(f"peak RSS: {report['peak_rss_mb']} MB")
+
+
+@handles_errors
+def eval_cypher_command(
+    questions: Annotated[Path, typer.Argument(help="Questions with gold queries (JSON lines).")],
+    docs: Annotated[
+        Path | None, typer.Option("--docs", help="PDFs (a file or folder) ingested first, unless stored already.")
+    ] = None,
+    json_out: JsonOption = False,
+    store: StoreOption = None,
+) -> None:
+    """Text-to-Cypher execution accuracy, first-try validity, tries and tokens (needs an LLM endpoint)."""
+    from docgraph.app.evaluation.corpus_ingest import ensure_ingested
+    from docgraph.app.evaluation.cypher_bench import cypher_summary, load_cypher_questions, run_cypher_bench
+    from docgraph.app.llm.client import make_client
+
+    loaded = load_cypher_questions(questions)
+    with eval_store(store) as (graph_store, settings), stage_progress(json_out) as progress:
+        client = make_client(settings)  # no endpoint: refused before any ingest
+        if docs is not None:
+            ensure_ingested(expand_paths([docs]), graph_store, configured_encoder(settings), settings, progress)
+        outcomes = run_cypher_bench(loaded, graph_store, settings, client, progress)
+    summary = cypher_summary(outcomes)
+    if json_out:
+        print_json({"model": settings.llm_model, "summary": summary, "questions": [o.to_json() for o in outcomes]})
+        return
+    console.print(f"text-to-Cypher with {settings.llm_model}", highlight=False, markup=False)
+    console.print("type            n  execution  first-try valid  valid  tries  tokens", highlight=False)
+    for name, row in summary.items():
+        console.print(
+            f"{name:<12} {row['n']:>4} {100 * row['execution_accuracy']:9.1f} {100 * row['first_try_valid']:16.1f}"
+            f" {100 * row['valid']:6.1f} {row['mean_tries']:6.2f} {row['tokens']:7}",
+            highlight=False,
+        )

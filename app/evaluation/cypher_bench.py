@@ -1,0 +1,168 @@
+"""``docgraph eval-cypher``: text-to-Cypher measured on structural questions with gold queries.
+
+Each line of the questions file is ``{"id", "question", "gold", "type", "ordered"}``; the gold
+query's rows are the reference. The configured model writes a query per question through the same
+repair loop as ``docgraph text2cypher`` (the database's errors fed back); it is right when its rows
+hold the same values as the gold rows (column names aside; as a multiset, or in order when
+``ordered``). Reported: execution accuracy, how often the first query was valid, tries used, and
+tokens, overall and per question type.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from docgraph.app.config import Settings
+from docgraph.app.llm.client import LLMClient, TokenUsage
+from docgraph.app.llm.text2cypher import generate_cypher
+from docgraph.app.stores.base import GraphStore, Row
+from docgraph.errors import DocgraphError, QuestionsError, Text2CypherError
+
+ProgressFn = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class CypherQuestion:
+    id: str
+    question: str
+    gold: str
+    type: str = "other"
+    ordered: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CypherOutcome:
+    id: str
+    type: str
+    correct: bool
+    first_try_valid: bool
+    tries: int
+    valid: bool  # some query passed every check and ran
+    tokens: int
+    query: str
+    error: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "type": self.type,
+            "correct": self.correct,
+            "first_try_valid": self.first_try_valid,
+            "tries": self.tries,
+            "valid": self.valid,
+            "tokens": self.tokens,
+            "query": self.query,
+            "error": self.error,
+        }
+
+
+def load_cypher_questions(path: Path) -> list[CypherQuestion]:
+    if not path.is_file():
+        raise QuestionsError(f"questions file not found: {path}")
+    questions = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            questions.append(
+                CypherQuestion(
+                    id=str(record["id"]),
+                    question=str(record["question"]),
+                    gold=str(record["gold"]),
+                    type=str(record.get("type") or "other"),
+                    ordered=bool(record.get("ordered", False)),
+                )
+            )
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise QuestionsError(f"{path}:{number}: not a text-to-Cypher question ({exc})") from exc
+    if not questions:
+        raise QuestionsError(f"{path} holds no questions")
+    return questions
+
+
+def same_rows(found: Sequence[Row], gold: Sequence[Row], ordered: bool) -> bool:
+    """Whether two results hold the same values, column names aside."""
+    mine, theirs = [_values(row) for row in found], [_values(row) for row in gold]
+    return mine == theirs if ordered else Counter(mine) == Counter(theirs)
+
+
+def _values(row: Row) -> tuple[Any, ...]:
+    return tuple(_comparable(value) for value in row.values())
+
+
+def _comparable(value: Any) -> Any:
+    if isinstance(value, float):
+        return round(value, 6) if not value.is_integer() else int(value)
+    if isinstance(value, list):
+        return tuple(_comparable(item) for item in value)
+    return value
+
+
+def ask_question(question: CypherQuestion, store: GraphStore, settings: Settings, client: LLMClient) -> CypherOutcome:
+    gold = store.read(question.gold)
+    usage = TokenUsage()
+    try:
+        result = generate_cypher(question.question, store, settings, client, run=True, usage=usage)
+    except Text2CypherError as error:
+        first = bool(error.attempts) and not error.attempts[0]["error"]
+        tries = len(error.attempts)
+        last = error.attempts[-1]["query"] if error.attempts else ""
+        return CypherOutcome(question.id, question.type, False, first, tries, False, _tokens(usage), last, str(error))
+    return CypherOutcome(
+        id=question.id,
+        type=question.type,
+        correct=same_rows(result.rows, gold, question.ordered) and not result.truncated,
+        first_try_valid=not result.attempts[0].error,
+        tries=len(result.attempts),
+        valid=True,
+        tokens=_tokens(usage),
+        query=result.cypher,
+    )
+
+
+def run_cypher_bench(
+    questions: Sequence[CypherQuestion],
+    store: GraphStore,
+    settings: Settings,
+    client: LLMClient,
+    progress: ProgressFn | None = None,
+) -> list[CypherOutcome]:
+    outcomes = []
+    for done, question in enumerate(questions, 1):
+        try:
+            outcomes.append(ask_question(question, store, settings, client))
+        except DocgraphError as error:  # the gold query itself failed: the file is wrong, say which line
+            raise QuestionsError(f"{question.id}: the gold query does not run: {error}") from error
+        if progress:
+            progress("eval-cypher", done, len(questions))
+    return outcomes
+
+
+def cypher_summary(outcomes: Sequence[CypherOutcome]) -> dict[str, Any]:
+    """Overall and per type: execution accuracy, first-try validity, valid at all, tries, tokens."""
+    groups: dict[str, list[CypherOutcome]] = {"all": list(outcomes)}
+    for outcome in outcomes:
+        groups.setdefault(outcome.type, []).append(outcome)
+    return {name: _row(group) for name, group in groups.items()}
+
+
+def _row(group: Sequence[CypherOutcome]) -> dict[str, Any]:
+    return {
+        "n": len(group),
+        "execution_accuracy": round(sum(o.correct for o in group) / len(group), 4),
+        "first_try_valid": round(sum(o.first_try_valid for o in group) / len(group), 4),
+        "valid": round(sum(o.valid for o in group) / len(group), 4),
+        "mean_tries": round(statistics.fmean(o.tries for o in group), 2),
+        "tokens": sum(o.tokens for o in group),
+    }
+
+
+def _tokens(usage: TokenUsage) -> int:
+    return usage.prompt + usage.completion

@@ -1,0 +1,85 @@
+"""``docgraph eval-cypher``: rows compared with the gold query's, the repair loop's tries and tokens
+counted, on a real store (the sample PDF) with the scripted model server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from docgraph.app.cli.main import app
+from docgraph.app.evaluation.cypher_bench import load_cypher_questions, same_rows
+from docgraph.app.resources import ROOT
+from tests.llm_server import ScriptedLLMServer
+
+SAMPLE = ROOT / "samples" / "docgraph-sample.pdf"
+QUESTIONS = [
+    {
+        "id": "s-01",
+        "question": "How many pages does the zoo manual have?",
+        "gold": "MATCH (p:Page {doc_id: 'docgraph-sample'}) RETURN count(p) AS pages",
+        "type": "count",
+    },
+    {
+        "id": "s-02",
+        "question": "List the section titles of the zoo manual in order.",
+        "gold": "MATCH (s:Section {doc_id: 'docgraph-sample'}) RETURN s.title ORDER BY s.title",
+        "type": "list",
+        "ordered": True,
+    },
+]
+
+
+def test_rows_are_compared_by_value_and_order_only_when_asked() -> None:
+    assert same_rows([{"a": 1, "b": "x"}], [{"n": 1.0, "t": "x"}], ordered=False)
+    assert same_rows([{"a": 2}, {"a": 1}], [{"b": 1}, {"b": 2}], ordered=False)
+    assert not same_rows([{"a": 2}, {"a": 1}], [{"b": 1}, {"b": 2}], ordered=True)
+    assert not same_rows([{"a": 1}], [{"a": 1}, {"a": 1}], ordered=False)
+
+
+def test_the_shipped_benchmark_file_loads() -> None:
+    questions = load_cypher_questions(ROOT / "tests" / "data" / "cypher_questions.jsonl")
+    assert len(questions) >= 40 and len({q.id for q in questions}) == len(questions)
+    assert {"count", "list", "section", "caption", "reference", "continuation", "page"} <= {q.type for q in questions}
+
+
+def test_eval_cypher_scores_the_models_queries_against_the_gold_rows(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / SAMPLE.name).write_bytes(SAMPLE.read_bytes())
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS))
+    with ScriptedLLMServer() as server:
+        server.add(
+            "```c\nMATCH (p:Page {doc_id: 'docgraph-sample'}) RETURN count(p)\n```",  # right, first try
+            "MATCH (s:Section {doc_id: 'docgraph-sample'} RETURN s.title",  # a syntax error, fed back
+            "MATCH (s:Section {doc_id: 'docgraph-sample'}) RETURN s.title ORDER BY s.title DESC",  # wrong order
+        )
+        env = {
+            "DOCGRAPH_HOME": str(tmp_path / "home"),
+            "DOCGRAPH_LLM_BASE_URL": server.base_url,
+            "DOCGRAPH_LLM_API_KEY": "test-key",
+            "DOCGRAPH_LLM_MODEL": "test-model",
+        }
+        done = CliRunner().invoke(app, ["eval-cypher", str(questions), "--docs", str(docs), "--json"], env=env)
+        repair_prompt = server.prompts()[2]
+    assert done.exit_code == 0, done.output
+    report = json.loads(done.stdout)
+    outcomes = {q["id"]: q for q in report["questions"]}
+    assert outcomes["s-01"]["correct"] and outcomes["s-01"]["first_try_valid"] and outcomes["s-01"]["tries"] == 1
+    assert (
+        not outcomes["s-02"]["correct"] and not outcomes["s-02"]["first_try_valid"] and outcomes["s-02"]["tries"] == 2
+    )
+    assert "Invalid input" in repair_prompt or "errMsg" in repair_prompt or "line" in repair_prompt
+    overall = report["summary"]["all"]
+    assert overall["n"] == 2 and overall["execution_accuracy"] == 0.5 and overall["first_try_valid"] == 0.5
+    assert report["summary"]["count"]["execution_accuracy"] == 1.0 and overall["tokens"] > 0
+
+
+def test_eval_cypher_needs_an_endpoint(tmp_path: Path) -> None:
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text(json.dumps(QUESTIONS[0]) + "\n")
+    env = {"DOCGRAPH_HOME": str(tmp_path / "home"), "DOCGRAPH_LLM_BASE_URL": "", "DOCGRAPH_LLM_API_KEY": ""}
+    done = CliRunner().invoke(app, ["eval-cypher", str(questions)], env=env)
+    assert done.exit_code == 1 and "LLM" in done.output
