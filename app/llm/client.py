@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from docgraph.app.config import Settings
+from docgraph.app.llm.local_model import LOCAL_PREFIX, local_completion, local_model_path, local_stream
 from docgraph.errors import LLMRequestError, LLMTimeoutError, LLMUnavailableError
 
 if TYPE_CHECKING:  # the SDK is imported on use: ~1.5 s that a run without an LLM endpoint never needs
@@ -27,7 +28,6 @@ REQUEST_TIMEOUT_S = 60.0  # one completion (settings.llm_timeout_s); tried once 
 MAX_TOKENS = 1024  # settings.llm_max_tokens: a reply's bound when a call names none
 MAX_REPLY_CHARS = 64_000  # a reply is cut here whatever the endpoint does with max_tokens
 TOP_LOGPROBS = 5
-LOCAL_PREFIX = "local:"  # DOCGRAPH_LLM_MODEL=local:/path/model.gguf runs the file in this process
 
 StreamCallback = Callable[[str], None]
 Message = dict[str, Any]
@@ -106,11 +106,7 @@ def llm_status(settings: Settings) -> str:
 def make_client(settings: Settings) -> LLMClient:
     if not llm_configured(settings):
         raise LLMUnavailableError(NOT_CONFIGURED)
-    kind = LLMClient
-    if settings.llm_model.startswith(LOCAL_PREFIX):
-        from docgraph.app.llm.local_model import LocalModelClient
-
-        kind = LocalModelClient
+    kind = LocalModelClient if settings.llm_model.startswith(LOCAL_PREFIX) else LLMClient
     return kind(
         settings.llm_base_url,
         settings.llm_api_key,
@@ -224,6 +220,33 @@ class LLMClient:
             raise LLMRequestError(f"the LLM endpoint sent back something that is not a chat completion: {exc}") from exc
         completion.seconds = time.perf_counter() - started
         return completion
+
+
+@dataclass
+class LocalModelClient(LLMClient):
+    """An :class:`LLMClient` whose completions come from a ``local:`` GGUF file in this process."""
+
+    def _complete(
+        self,
+        messages: list[Message],
+        stream: StreamCallback | None,
+        logprobs: bool,
+        max_tokens: int | None,
+        model: str,
+    ) -> Completion:
+        path = local_model_path(model)
+        if path is None:
+            raise LLMUnavailableError(f"{model!r} is not a local: model")
+        options: dict[str, Any] = {"messages": messages, "temperature": 0.0}
+        options["max_tokens"] = max_tokens if max_tokens is not None else self.max_tokens
+        if logprobs:
+            options.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
+        try:
+            if stream is None:
+                return from_response(local_completion(path, options))
+            return from_chunks(local_stream(path, options), stream)
+        except ValueError as exc:  # e.g. a prompt longer than the context
+            raise LLMRequestError(f"the local model refused the request: {exc}") from exc
 
 
 def _request_error(exc: Exception) -> LLMRequestError:

@@ -1,34 +1,25 @@
 """A GGUF chat model run in this process by llama.cpp: ``DOCGRAPH_LLM_MODEL=local:/path/model.gguf``
 (``pip install 'docgraph[local-llm]'``), for a user who has a model file and no server.
 
-It answers through the same client interface as an endpoint (streaming, log-probabilities, token
-counts), so the CLI, the API and the UI use it unchanged. The chat template is the one the GGUF
-file carries; the model is loaded once per process, with every token's logits kept so that the
-uncertainty loop gets log-probabilities. No time-out applies: nothing runs elsewhere to hang.
+Its completions come back shaped as the openai SDK's, so ``app.llm.client.LocalModelClient`` reads
+them as it reads an endpoint's (streaming, log-probabilities, token counts) and the CLI, the API
+and the UI use it unchanged. The chat template is the one the GGUF file carries; the model is
+loaded once per process, with every token's logits kept so that the uncertainty loop gets
+log-probabilities. No time-out applies: nothing runs elsewhere to hang.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from docgraph.app.llm.client import (
-    LOCAL_PREFIX,
-    TOP_LOGPROBS,
-    Completion,
-    LLMClient,
-    Message,
-    StreamCallback,
-    from_chunks,
-    from_response,
-)
-from docgraph.errors import LLMRequestError, LLMUnavailableError
+from docgraph.errors import LLMUnavailableError
 from docgraph.models.runtimes import process_threads
 
+LOCAL_PREFIX = "local:"
 CONTEXT_TOKENS = 4096  # the prompt and the reply together; a longer prompt is refused
 
 
@@ -52,44 +43,21 @@ def load_local_model(path: Path, context: int = CONTEXT_TOKENS) -> Any:
         raise LLMUnavailableError(f"llama.cpp cannot load {path}: {exc}") from exc
 
 
-@dataclass
-class LocalModelClient(LLMClient):
-    """An :class:`LLMClient` whose completions come from the local model, not over HTTP."""
-
-    def _complete(
-        self,
-        messages: list[Message],
-        stream: StreamCallback | None,
-        logprobs: bool,
-        max_tokens: int | None,
-        model: str,
-    ) -> Completion:
-        path = local_model_path(model)
-        if path is None:
-            raise LLMUnavailableError(f"{model!r} is not a local: model")
-        llama = load_local_model(path)
-        options: dict[str, Any] = {
-            "messages": messages,
-            "temperature": 0.0,
-            "max_tokens": max_tokens if max_tokens is not None else self.max_tokens,
-        }
-        if logprobs:
-            options.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
-        try:
-            if stream is None:
-                return from_response(_namespace(llama.create_chat_completion(**options)))
-            chunks: Iterable[Any] = (
-                _namespace(chunk) for chunk in llama.create_chat_completion(**options, stream=True)
-            )
-            return from_chunks(chunks, stream)
-        except ValueError as exc:  # e.g. a prompt longer than the context
-            raise LLMRequestError(f"the local model refused the request: {exc}") from exc
+def local_completion(path: Path, options: dict[str, Any]) -> Any:
+    """One chat completion (``options`` as for the openai SDK, without ``model``)."""
+    return as_objects(load_local_model(path).create_chat_completion(**options))
 
 
-def _namespace(value: Any) -> Any:
+def local_stream(path: Path, options: dict[str, Any]) -> Iterator[Any]:
+    """A streamed chat completion, chunk by chunk."""
+    for chunk in load_local_model(path).create_chat_completion(**options, stream=True):
+        yield as_objects(chunk)
+
+
+def as_objects(value: Any) -> Any:
     """llama.cpp's OpenAI-shaped dicts as objects, as the openai SDK returns them."""
     if isinstance(value, dict):
-        return SimpleNamespace(**{key: _namespace(item) for key, item in value.items()})
+        return SimpleNamespace(**{key: as_objects(item) for key, item in value.items()})
     if isinstance(value, list):
-        return [_namespace(item) for item in value]
+        return [as_objects(item) for item in value]
     return value
