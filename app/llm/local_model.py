@@ -10,8 +10,9 @@ log-probabilities. No time-out applies: nothing runs elsewhere to hang.
 
 from __future__ import annotations
 
+import atexit
+import threading
 from collections.abc import Iterator
-from functools import cache
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -28,9 +29,19 @@ def local_model_path(model: str) -> Path | None:
     return Path(model[len(LOCAL_PREFIX) :]).expanduser() if model.startswith(LOCAL_PREFIX) else None
 
 
-@cache
+_LOADED: dict[tuple[Path, int], Any] = {}
+_LOADING = threading.Lock()
+
+
 def load_local_model(path: Path, context: int = CONTEXT_TOKENS) -> Any:
     """The model at ``path`` in llama.cpp, loaded once per process."""
+    with _LOADING:
+        if (path, context) not in _LOADED:
+            _LOADED[(path, context)] = _load(path, context)
+        return _LOADED[(path, context)]
+
+
+def _load(path: Path, context: int) -> Any:
     try:
         from llama_cpp import Llama
     except ImportError as exc:
@@ -41,6 +52,15 @@ def load_local_model(path: Path, context: int = CONTEXT_TOKENS) -> Any:
         return Llama(model_path=str(path), n_ctx=context, logits_all=True, n_threads=process_threads(), verbose=False)
     except ValueError as exc:  # llama.cpp's way of saying the file is no model it can load
         raise LLMUnavailableError(f"llama.cpp cannot load {path}: {exc}") from exc
+
+
+@atexit.register
+def _close_loaded() -> None:
+    """Close the models while Python still runs: llama.cpp's own destructor, left to the interpreter's
+    shutdown, fails on the modules already torn down."""
+    for model in _LOADED.values():
+        model.close()
+    _LOADED.clear()
 
 
 def local_completion(path: Path, options: dict[str, Any]) -> Any:
