@@ -183,6 +183,14 @@ class LLMClient:
         ]
         return self.chat([{"role": "user", "content": content}], max_tokens=max_tokens, model=self.vlm_model)
 
+    def _options(self, messages: list[Message], logprobs: bool, max_tokens: int | None) -> dict[str, Any]:
+        """A chat request's settings, the model aside: temperature 0, a bounded reply, log-probabilities."""
+        options: dict[str, Any] = {"messages": messages, "temperature": 0.0}
+        options["max_tokens"] = max_tokens if max_tokens is not None else self.max_tokens
+        if logprobs:
+            options.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
+        return options
+
     def _complete(
         self,
         messages: list[Message],
@@ -191,10 +199,7 @@ class LLMClient:
         max_tokens: int | None,
         model: str,
     ) -> Completion:
-        options: dict[str, Any] = {"model": model, "messages": messages, "temperature": 0.0}
-        options["max_tokens"] = max_tokens if max_tokens is not None else self.max_tokens
-        if logprobs:
-            options.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
+        options = {"model": model, **self._options(messages, logprobs, max_tokens)}
         import openai
 
         started = time.perf_counter()
@@ -237,10 +242,7 @@ class LocalModelClient(LLMClient):
         path = local_model_path(model)
         if path is None:
             raise LLMUnavailableError(f"{model!r} is not a local: model")
-        options: dict[str, Any] = {"messages": messages, "temperature": 0.0}
-        options["max_tokens"] = max_tokens if max_tokens is not None else self.max_tokens
-        if logprobs:
-            options.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
+        options = self._options(messages, logprobs, max_tokens)
         try:
             if stream is None:
                 return from_response(local_completion(path, options))
