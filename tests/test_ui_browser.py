@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 import pymupdf
 import pytest
@@ -31,6 +31,7 @@ from tests.ui_helpers import (
     running_app,
     sample_graph,
     shoot,
+    shown_image_bytes,
 )
 
 pytestmark = [
@@ -100,7 +101,7 @@ def test_ask_shows_cited_answer_and_highlighted_page(page: Any, app_url: str, ap
     page.get_by_text("Graph neighbours").wait_for(timeout=30_000)  # the evidence panel is complete
     shoot(page, tmp_path, "ask-answer.png")
 
-    shown = page.request.get(urljoin(page.url, image.get_attribute("src"))).body()
+    shown = shown_image_bytes(image)
     cited_page = int(re.search(r"page (\d+)", caption).group(1))  # type: ignore[union-attr]
     assert _highlighted_pixels(shown, app_settings, cited_page) > 2000
 

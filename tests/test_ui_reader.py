@@ -11,7 +11,6 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin
 
 import pymupdf
 import pytest
@@ -31,6 +30,7 @@ from tests.ui_helpers import (
     ingest_sample,
     sample_graph,
     shoot,
+    shown_image_bytes,
 )
 
 pytestmark = [
@@ -104,7 +104,7 @@ def shown_image(page: Any) -> bytes:
     image = page.locator(".st-key-evidence_panel [data-testid='stImage'] img").first
     image.wait_for(timeout=60_000)
     page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
-    return bytes(page.request.get(urljoin(page.url, image.get_attribute("src"))).body())
+    return shown_image_bytes(image)
 
 
 def test_the_evidence_stays_in_view_beside_the_chat_after_several_answers(page: Any, app_url: str, tmp_path: Path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 import shutil
@@ -191,3 +192,12 @@ def collect_console_errors(target: Any) -> list[str]:
     target.on("console", on_console)
     target.on("weberror" if hasattr(target, "pages") else "pageerror", lambda error: problems.append(str(error)))
     return problems
+
+
+def shown_image_bytes(image: Any) -> bytes:
+    """The bytes of the ``<img>`` ``image`` shows. The page images travel inside the page as
+    ``data:`` URIs (a URL that Streamlit serves would be dropped on the next run, a 404 if the
+    browser still loads it); this fails if one does not."""
+    source = str(image.get_attribute("src"))
+    assert source.startswith("data:image/png;base64,"), source[:80]
+    return base64.b64decode(source.split(",", 1)[1])

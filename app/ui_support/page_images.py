@@ -6,6 +6,7 @@ set of highlighted regions and the chosen one, so those make its file name and a
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import os
 from collections.abc import Iterable
@@ -55,3 +56,11 @@ def page_image(
     render_page(pdf, page, regions, partial, dpi=dpi, highlight=marked, chosen=chosen)
     partial.replace(target)
     return target
+
+
+def page_data_uri(image: Path) -> str:
+    """``image`` (a PNG) as a ``data:`` URI, so it travels inside the page.
+
+    Streamlit keeps an image it serves by URL only until the next run ends; a browser still loading
+    the last run's page then gets a 404 and a broken image."""
+    return "data:image/png;base64," + base64.b64encode(image.read_bytes()).decode("ascii")

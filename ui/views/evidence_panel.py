@@ -12,7 +12,7 @@ from docgraph.app.llm.answer import AnswerResult
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.ui_support.answers import page_highlights
 from docgraph.app.ui_support.evidence import RegionEvidence, region_evidence
-from docgraph.app.ui_support.page_images import page_image
+from docgraph.app.ui_support.page_images import page_data_uri, page_image
 from docgraph.ui import common
 from docgraph.ui.widgets import colour_legend
 
@@ -58,7 +58,7 @@ def _show_page(graph_store: GraphStore, result: AnswerResult, index: int) -> Non
     highlight = page_highlights(result.citations, citation.doc_id, citation.page)
     chosen = citation.region_id
     image = page_image(graph_store, common.settings(), citation.doc_id, citation.page, highlight, chosen=chosen)
-    st.image(str(image), caption=f"{citation.doc_id}, page {citation.page}", width="stretch")
+    st.image(page_data_uri(image), caption=f"{citation.doc_id}, page {citation.page}", width="stretch")
     others = len(highlight - {chosen})
     colour_legend(
         [
