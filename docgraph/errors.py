@@ -88,7 +88,12 @@ class LLMUnavailableError(DocgraphError):
 
 
 class LLMTimeoutError(LLMUnavailableError):
-    """The LLM endpoint did not answer in time (tried twice)."""
+    """The LLM endpoint did not answer in time (tried twice), or did not finish its reply in time;
+    ``partial`` is what had come of the reply then."""
+
+    def __init__(self, message: str, partial: str = "") -> None:
+        super().__init__(message)
+        self.partial = partial
 
 
 class LLMRequestError(DocgraphError):

@@ -44,8 +44,9 @@ def missing_reason() -> str | None:
 
 
 @contextmanager
-def llama_server(*options: str, context: int = 4096) -> Iterator[str]:
-    """The server with the model loaded, on a free port; yields its base URL (``.../v1``)."""
+def llama_server(*options: str, context: int = 4096, log_path: Path | None = None) -> Iterator[str]:
+    """The server with the model loaded, on a free port; yields its base URL (``.../v1``). Its log
+    goes to ``log_path`` when given (a test may read what the server did)."""
     model = smollm2_model()
     assert model is not None, missing_reason()
     port = free_port()
@@ -53,7 +54,7 @@ def llama_server(*options: str, context: int = 4096) -> Iterator[str]:
     command += ["--port", str(port), "--n_ctx", str(context), "--n_threads", "2", *options]
     url = f"http://127.0.0.1:{port}/v1"
     # Its log goes to a file: llama.cpp writes much while loading, and a full pipe would stall it.
-    with tempfile.TemporaryFile(mode="w+") as log:
+    with log_path.open("w+") if log_path else tempfile.TemporaryFile(mode="w+") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, text=True)
         try:
             _wait_until_serving(url, process, log)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -33,6 +34,7 @@ class Reply:
     raw: bytes | None = None  # sent as the whole body instead of a completion (a broken endpoint; b"" as
     # llama.cpp answers a streamed request whose prompt overflows its context: HTTP 200, nothing in it)
     delay_s: float = 0.0  # wait this long before answering (a hung endpoint)
+    content_type: str | None = None  # of a raw reply; by default what the request asked for
 
     def token_list(self) -> list[str]:
         if self.tokens is not None:
@@ -73,7 +75,7 @@ class ScriptedLLMServer:
 
     replies: list[Reply] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
-    _server: ThreadingHTTPServer | None = None
+    _server: _QuietServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -91,7 +93,7 @@ class ScriptedLLMServer:
 
     def __enter__(self) -> ScriptedLLMServer:
         handler = _handler_for(self)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server = _QuietServer(("127.0.0.1", 0), handler)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
 
@@ -106,6 +108,14 @@ class ScriptedLLMServer:
             if not self.replies:
                 return Reply(status=500, error="the test script has no reply left for this request")
             return self.replies.pop(0)
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """Says nothing when a client hangs up mid-reply (a client that gave up waiting does so)."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 def _message_text(body: dict[str, Any]) -> str:
@@ -136,7 +146,8 @@ def _handler_for(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
             time.sleep(reply.delay_s)
             if reply.raw is not None:
                 self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream" if body.get("stream") else "application/json")
+                asked = "text/event-stream" if body.get("stream") else "application/json"
+                self.send_header("Content-Type", reply.content_type or asked)
                 self.send_header("Content-Length", str(len(reply.raw)))
                 self.end_headers()
                 self.wfile.write(reply.raw)

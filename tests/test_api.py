@@ -387,7 +387,8 @@ def test_a_broken_or_hung_llm_endpoint_is_a_502_or_an_extractive_answer(
             update={"llm_base_url": server.base_url, "llm_api_key": "k", "llm_model": "m", "llm_timeout_s": 1.0}
         )
         with TestClient(create_app(llm, store=store), base_url="http://localhost") as llm_client:
-            server.add(Reply(raw=b"<html>502 Bad Gateway</html>"), Reply(raw=b'{"choices": 7}'))
+            html = Reply(raw=b"<html>502 Bad Gateway</html>", content_type="text/html")
+            server.add(html, Reply(raw=b'data: {"choices": 7}\n\n'))
             garbage = llm_client.post("/ask", json=question)
             assert_error(garbage, 502, "llm_error")
             assert "not a chat completion" in garbage.json()["error"]["message"]

@@ -24,6 +24,7 @@ from tests.llm_server import Reply, ScriptedLLMServer
 QUESTION = "When are the penguins fed?"
 ROUTE_RETRIEVE = json.dumps({"route": "retrieve", "reason": "one fact", "sub_questions": []})
 HELLO = [{"role": "user", "content": "hello"}]
+TIME_OUT_1S = {"DOCGRAPH_LLM_TIMEOUT_S": "1"}
 
 
 @pytest.fixture
@@ -100,8 +101,12 @@ def test_a_failed_text2cypher_json_prints_its_attempts(zoo_store: GraphStore, lo
             "DOCGRAPH_TEXT2CYPHER_MAX_TRIES": "2",
         }
         done = CliRunner().invoke(app, ["text2cypher", "How many tables?", "--json"], env=env)
+        server.add(*[Reply("MATCH (t:Table) RETURN count(t)", delay_s=3.0)] * 2)  # a hung endpoint
+        hung = CliRunner().invoke(app, ["text2cypher", "How many tables?", "--json"], env=env | TIME_OUT_1S)
     assert done.exit_code == 1
     printed = json.loads(done.stdout)
     assert printed["question"] == "How many tables?" and "no valid read-only query after 2 tries" in printed["error"]
     assert [attempt["query"] for attempt in printed["attempts"]] == ["MATCH (t:Tabel RETURN t"] * 2
     assert all(attempt["error"] for attempt in printed["attempts"])
+    assert hung.exit_code == 1  # a time-out is an error in JSON too, not an empty standard output
+    assert json.loads(hung.stdout)["error"].endswith("did not answer within 1s (tried twice)")

@@ -8,17 +8,21 @@ repair loop with the database's real errors."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from docgraph.app.cli.main import app
 from docgraph.app.config import Settings
+from docgraph.app.llm.client import LLMClient, Message
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.resources import ROOT
 from docgraph.app.stores.factory import open_store
+from docgraph.errors import LLMTimeoutError
 from tests.conftest import fresh_graph_name
 from tests.llama_server import llama_server, missing_reason, smollm2_model
 
@@ -27,6 +31,8 @@ pytestmark = [pytest.mark.skipif(missing_reason() is not None, reason=str(missin
 SAMPLE = ROOT / "samples" / "docgraph-sample.pdf"
 QUESTION = "When are the penguins fed?"
 MAX_TOKENS = "48"
+SMOLLM2_END_TOKENS = (0, 2)  # <|endoftext|>, <|im_end|>
+ENDLESS_TOKENS = 1500
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +109,10 @@ def test_a_time_out_falls_back_to_an_extractive_answer(server: str, store_url: s
 
 
 def test_text2cypher_repairs_with_the_databases_errors(server: str, store_url: str, tmp_path: Path) -> None:
-    code, output = run(server, store_url, tmp_path, "text2cypher", "How many pages are stored?", "--run", "--json")
+    question = "How many pages are stored?"  # each try sends a ~3,100-token prompt: a time-out for 2 busy cores
+    code, output = run(
+        server, store_url, tmp_path, "text2cypher", question, "--run", "--json", DOCGRAPH_LLM_TIMEOUT_S="600"
+    )
     result = json.loads(output)
     attempts = result["attempts"]
     assert attempts and all(attempt["query"] for attempt in attempts)
@@ -124,3 +133,26 @@ def test_a_local_gguf_model_answers_in_process(store_url: str, tmp_path: Path) -
     missing = {**local, "DOCGRAPH_LLM_MODEL": f"local:{tmp_path / 'none.gguf'}"}
     code, output = run("", store_url, tmp_path, "ask", QUESTION, **missing)
     assert code == 1 and output.strip().splitlines()[-1].endswith("none.gguf does not exist")
+
+
+class EndlessClient(LLMClient):
+    """A client whose model never ends its reply by itself (its end tokens are banned): a looping model."""
+
+    def _options(self, messages: list[Message], logprobs: bool, max_tokens: int | None) -> dict[str, Any]:
+        options = super()._options(messages, logprobs, max_tokens)
+        return {**options, "logit_bias": {str(token): -100 for token in SMOLLM2_END_TOKENS}}
+
+
+def test_a_reply_abandoned_at_its_time_out_stops_on_the_server(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    with llama_server(log_path=log) as url:
+        client = EndlessClient(base_url=url, api_key="none", model=str(smollm2_model()), timeout_s=2.0)
+        with pytest.raises(LLMTimeoutError) as abandoned:
+            client.chat([{"role": "user", "content": "Count from 1 to 5000."}], max_tokens=ENDLESS_TOKENS)
+        assert "did not finish its reply within 2s" in str(abandoned.value) and abandoned.value.partial.strip()
+        answered = client.chat([{"role": "user", "content": "Say hi."}], max_tokens=4)
+        assert answered.text
+    # llama.cpp logs "eval time = ... / N runs" for each completion it finished: the abandoned one
+    # was not finished (it ran on, to ENDLESS_TOKENS, when the client gave up without closing).
+    runs = [int(found) for found in re.findall(r"eval time = .*? / +(\d+) runs", log.read_text())]
+    assert runs and max(runs) < ENDLESS_TOKENS // 2, runs

@@ -23,7 +23,7 @@ from docgraph.app.llm.client import llm_status
 from docgraph.app.llm.service import ask, check_question, describe_document, text2cypher
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.registry import make_retriever
-from docgraph.errors import Text2CypherError
+from docgraph.errors import LLMRequestError, LLMUnavailableError, Text2CypherError
 
 KOption = Annotated[int, typer.Option("--k", help="How many evidence regions to retrieve.")]
 DocOption = Annotated[str | None, typer.Option("--doc", help="Restrict to one document (id or file name).")]
@@ -109,9 +109,10 @@ def text2cypher_command(
     with opened_store(store) as (graph_store, settings):
         try:
             result = text2cypher(question, graph_store, settings, run=run)
-        except Text2CypherError as error:
+        except (Text2CypherError, LLMUnavailableError, LLMRequestError) as error:
             if json_out:  # what was tried, on stdout; the one-line error still goes to stderr
-                print_json({"question": question, "error": str(error), "attempts": error.attempts})
+                attempts = error.attempts if isinstance(error, Text2CypherError) else []
+                print_json({"question": question, "error": str(error), "attempts": attempts})
             raise
     if json_out:
         print_json(result.to_json())

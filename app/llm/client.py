@@ -56,15 +56,15 @@ class TokenUsage:
     prompt: int = 0
     completion: int = 0
     calls: int = 0
-    unreported: int = 0  # calls whose endpoint did not say how many tokens they used
+    unreported: int = 0  # calls whose endpoint did not say how many tokens they used (their prompt's
+    # tokens are missing from ``prompt``; their reply's were counted from the stream, see from_chunks)
 
     def add(self, completion: Completion) -> None:
         self.calls += 1
         if completion.prompt_tokens is None or completion.completion_tokens is None:
             self.unreported += 1
-            return
-        self.prompt += completion.prompt_tokens
-        self.completion += completion.completion_tokens
+        self.prompt += completion.prompt_tokens or 0
+        self.completion += completion.completion_tokens or 0
 
     def merge(self, other: TokenUsage) -> None:
         self.prompt += other.prompt
@@ -200,20 +200,26 @@ class LLMClient:
         model: str,
     ) -> Completion:
         options = {"model": model, **self._options(messages, logprobs, max_tokens)}
+        import httpx
         import openai
 
         started = time.perf_counter()
+        # Always streamed, also for a caller that wants the whole reply: closing the stream is what
+        # makes a server (llama.cpp's among them) stop generating a reply nobody waits for any more.
+        # A caller without a stream gets the time-out as a bound on the whole reply.
+        deadline = started + self.timeout_s if stream is None else None
         try:
-            if stream is None:
-                completion = from_response(self.sdk.chat.completions.create(**options))
-            else:
-                chunks = self.sdk.chat.completions.create(
-                    **options, stream=True, stream_options={"include_usage": True}
-                )
-                completion = from_chunks(cast(Iterable[Any], chunks), stream)
-        except openai.APITimeoutError as exc:
+            chunks = self.sdk.chat.completions.create(**options, stream=True, stream_options={"include_usage": True})
+            completion = from_chunks(cast(Iterable[Any], chunks), stream or _unheard, deadline)
+        except (openai.APITimeoutError, httpx.TimeoutException) as exc:
             raise LLMTimeoutError(
                 f"the LLM endpoint {self.base_url} did not answer within {self.timeout_s:g}s (tried twice)"
+            ) from exc
+        except DeadlineError as exc:
+            raise LLMTimeoutError(
+                f"the LLM endpoint {self.base_url} did not finish its reply within {self.timeout_s:g}s "
+                f"(stopped after {len(exc.partial)} characters)",
+                partial=exc.partial,
             ) from exc
         except openai.APIConnectionError as exc:
             raise LLMUnavailableError(f"the LLM endpoint {self.base_url} cannot be reached: {exc}") from exc
@@ -281,7 +287,21 @@ def from_response(response: Any) -> Completion:
     )
 
 
-def from_chunks(chunks: Iterable[Any], stream: StreamCallback) -> Completion:
+class DeadlineError(Exception):
+    """A reply still coming at its deadline; ``partial`` is what had come."""
+
+    def __init__(self, partial: str) -> None:
+        super().__init__(partial)
+        self.partial = partial
+
+
+def _unheard(text: str) -> None:
+    """The stream callback of a caller that wants only the whole reply."""
+
+
+def from_chunks(chunks: Iterable[Any], stream: StreamCallback, deadline: float | None = None) -> Completion:
+    """The completion a stream of chunks makes; the stream is closed (the request stopped) when the
+    reply grows past ``MAX_REPLY_CHARS`` or is still coming at ``deadline`` (``time.perf_counter``)."""
     parts: list[str] = []
     size = 0
     logprobs: list[TokenLogprob] | None = None
@@ -290,6 +310,9 @@ def from_chunks(chunks: Iterable[Any], stream: StreamCallback) -> Completion:
     received = 0
     for chunk in chunks:
         received += 1
+        if deadline is not None and time.perf_counter() > deadline:
+            getattr(chunks, "close", lambda: None)()
+            raise DeadlineError("".join(parts))
         usage = getattr(chunk, "usage", None)
         if usage is not None:
             prompt_tokens, completion_tokens = usage.prompt_tokens, usage.completion_tokens
@@ -309,12 +332,23 @@ def from_chunks(chunks: Iterable[Any], stream: StreamCallback) -> Completion:
         chunk_logprobs = _token_logprobs(getattr(choice, "logprobs", None))
         if chunk_logprobs is not None:
             logprobs = (logprobs or []) + chunk_logprobs
-    if not received:  # llama.cpp ends a stream this way when the prompt overflows its context
-        raise LLMRequestError(
-            "the LLM endpoint ended the stream without sending a completion "
-            "(llama.cpp does so when the prompt is longer than the model's context)"
-        )
+    if not received:
+        raise _empty_stream_error(chunks)
+    if completion_tokens is None:  # no usage chunk (llama.cpp sends none): one token per text chunk
+        completion_tokens = len(logprobs) if logprobs else len(parts)
     return Completion("".join(parts), logprobs, prompt_tokens, completion_tokens)
+
+
+def _empty_stream_error(chunks: Iterable[Any]) -> LLMRequestError:
+    """Why a stream held no chunk: the reply was no event stream, or (llama.cpp's way of refusing a
+    prompt longer than the model's context) an empty one."""
+    kind = str(getattr(getattr(chunks, "response", None), "headers", {}).get("content-type", ""))
+    if kind and not kind.startswith("text/event-stream"):
+        return LLMRequestError(f"the LLM endpoint sent back something that is not a chat completion ({kind})")
+    return LLMRequestError(
+        "the LLM endpoint ended the stream without sending a completion "
+        "(llama.cpp does so when the prompt is longer than the model's context)"
+    )
 
 
 def _token_logprobs(logprobs: Any) -> list[TokenLogprob] | None:

@@ -116,7 +116,8 @@ def check_question(question: str) -> None:
 def _without_llm(result: AnswerResult, error: LLMTimeoutError) -> None:
     """Give up on a hung endpoint for the rest of this answer: it is extractive, and says why."""
     result.mode = "extractive"
-    result.note("llm", status=f"{error}: the answer is extractive")
+    details = {"partial_reply": error.partial} if error.partial else {}  # what the endpoint had sent, kept
+    result.note("llm", status=f"{error}: the answer is extractive", **details)
 
 
 def _decide(question: str, client: LLMClient | None, force_cypher: bool, result: AnswerResult) -> RouteDecision:
