@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -107,6 +108,16 @@ def test_citation_groups_are_split_and_each_tag_checked(zoo_store: GraphStore) -
     assert checked.text == "Both are fed daily [zoo p.1 #r1][zoo p.1 #r2]. Lions fast [zoo p.1 #r2]."
     assert [c.region_id for c in checked.citations] == [region_id(1, 1), region_id(1, 2)]
     assert checked.removed == ["zoo p.4 #r1", "see #3"]
+
+
+def test_the_context_puts_the_best_hit_first_with_its_graph_context_in_reading_order(zoo_store: GraphStore) -> None:
+    """Hit by hit in rank order (the best evidence is read first), each hit's graph context beside it
+    in reading order (the table a p.2 passage refers to before it), not the whole set by page."""
+    best, referred, second = regions_by_id(zoo_store, [region_id(2, 3), region_id(1, 3), region_id(1, 1)])
+    context = build_context([best, replace(referred, via="ref"), second])
+
+    assert context.region_ids() == [region_id(1, 3), region_id(2, 3), region_id(1, 1)]
+    assert context.render().index("[zoo p.2 #r3]") < context.render().index("[zoo p.1 #r1]")
 
 
 def test_the_model_and_the_citations_say_which_text_ocr_read(zoo_store: GraphStore) -> None:

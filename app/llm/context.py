@@ -1,7 +1,8 @@
 """The evidence an answer may use, rendered as a compact, tagged context block.
 
 Each region becomes one entry tagged ``[doc p.N #rK]`` (document id, page, the region's place on the
-page), ordered by document and reading order so the model reads passages in their natural sequence.
+page). The best-ranked evidence comes first (what a model reads first, it uses most), each hit
+followed by its graph context, in reading order within it.
 The tags are the only citations an answer may make: :meth:`Context.resolve` maps a tag back to its
 region, and anything that does not resolve is an invented citation.
 """
@@ -62,7 +63,7 @@ class Passage:
 
 @dataclass
 class Context:
-    passages: list[Passage]  # document, page, reading order
+    passages: list[Passage]  # hit by hit in rank order, reading order within each hit's group
     tags: dict[str, Passage]  # tag text (without brackets) -> region
     tag_for: dict[str, str]  # region id -> tag text
 
@@ -86,10 +87,11 @@ def tag_text(doc_id: str, page: int, ref: str) -> str:
 
 
 def build_context(items: Iterable[Passage], max_chars: int = MAX_CONTEXT_CHARS) -> Context:
-    """Deduplicate, keep the best-ranked regions that fit ``max_chars``, order them for reading, tag them."""
+    """Deduplicate, keep the best-ranked regions that fit ``max_chars``, order them (see
+    :func:`_in_rank_groups`), tag them."""
     unique = _deduplicate(items)
     kept = _within_budget(unique, max_chars)
-    kept.sort(key=lambda item: item.reading_key)
+    kept = _in_rank_groups(unique, {item.region_id for item in kept})
     tags: dict[str, Passage] = {}
     for item in kept:
         tag = tag_text(item.doc_id, item.page, item.ref)
@@ -97,6 +99,19 @@ def build_context(items: Iterable[Passage], max_chars: int = MAX_CONTEXT_CHARS) 
             tag = tag_text(item.doc_id, item.page, item.region_id)
         tags[tag] = item
     return Context(kept, tags, {item.region_id: tag for tag, item in tags.items()})
+
+
+def _in_rank_groups(ranked: list[Passage], kept: set[str]) -> list[Passage]:
+    """The ``kept`` passages hit by hit in rank order, each hit with the graph context it brought
+    (the passages after it in ``ranked``), a group in reading order: the best evidence comes first
+    and a heading still precedes its body, a page's foot its continuation."""
+    groups: list[list[Passage]] = []
+    for item in ranked:
+        if item.via == "retrieved" or not groups:
+            groups.append([])
+        if item.region_id in kept:
+            groups[-1].append(item)
+    return [item for group in groups for item in sorted(group, key=lambda passage: passage.reading_key)]
 
 
 def _deduplicate(items: Iterable[Passage]) -> list[Passage]:
