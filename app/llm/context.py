@@ -102,16 +102,24 @@ def build_context(items: Iterable[Passage], max_chars: int = MAX_CONTEXT_CHARS) 
 
 
 def _in_rank_groups(ranked: list[Passage], kept: set[str]) -> list[Passage]:
-    """The ``kept`` passages hit by hit in rank order, each hit with the graph context it brought
-    (the passages after it in ``ranked``), a group in reading order: the best evidence comes first
-    and a heading still precedes its body, a page's foot its continuation."""
+    """The ``kept`` passages group by group (:func:`evidence_groups`) in rank order, each group in
+    reading order: the best evidence comes first and a heading still precedes its body, a page's
+    foot its continuation."""
+    ordered: list[Passage] = []
+    for group in evidence_groups(ranked):
+        ordered += sorted((item for item in group if item.region_id in kept), key=lambda item: item.reading_key)
+    return ordered
+
+
+def evidence_groups(ranked: Sequence[Passage]) -> list[list[Passage]]:
+    """Split a ranked passage list into groups: a retrieved region followed by its graph context."""
     groups: list[list[Passage]] = []
-    for item in ranked:
-        if item.via == "retrieved" or not groups:
-            groups.append([])
-        if item.region_id in kept:
-            groups[-1].append(item)
-    return [item for group in groups for item in sorted(group, key=lambda passage: passage.reading_key)]
+    for passage in ranked:
+        if passage.via == "retrieved" or not groups:
+            groups.append([passage])
+        else:
+            groups[-1].append(passage)
+    return groups
 
 
 def _deduplicate(items: Iterable[Passage]) -> list[Passage]:

@@ -17,12 +17,12 @@ from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import list_documents
 from docgraph.app.llm.answer import AnswerResult, Extras
 from docgraph.app.llm.client import NOT_CONFIGURED, LLMClient, StreamCallback, make_client, optional_client
-from docgraph.app.llm.context import Passage, build_context, passages_from_hits, regions_by_id
+from docgraph.app.llm.context import Passage, build_context, evidence_groups, passages_from_hits, regions_by_id
 from docgraph.app.llm.describe import DescribeReport, describe_document
 from docgraph.app.llm.extractive import extractive_answer
 from docgraph.app.llm.router import RouteDecision, route_question
 from docgraph.app.llm.text2cypher import Text2CypherResult, generate_cypher
-from docgraph.app.llm.uncertainty import answer_with_rereads, evidence_groups, prune_evidence
+from docgraph.app.llm.uncertainty import answer_with_rereads, prune_evidence
 from docgraph.app.retrieval.base import Retriever, ScoredRegion
 from docgraph.app.retrieval.relevance import AbstentionBar, Evidence, dense_part, measure
 from docgraph.app.stores.base import GraphStore, Row

@@ -47,17 +47,6 @@ def mean_token_entropy(logprobs: Sequence[TokenLogprob] | None) -> float | None:
     return sum(token_entropy(entry) for entry in logprobs) / len(logprobs)
 
 
-def evidence_groups(ranked: Sequence[Passage]) -> list[list[Passage]]:
-    """Split a ranked passage list into groups: a retrieved region followed by its graph context."""
-    groups: list[list[Passage]] = []
-    for passage in ranked:
-        if passage.via == "retrieved" or not groups:
-            groups.append([passage])
-        else:
-            groups[-1].append(passage)
-    return groups
-
-
 def answer_with_rereads(
     result: AnswerResult,
     question: str,
