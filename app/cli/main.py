@@ -76,6 +76,7 @@ app.command("ui")(ui_cmds.ui_command)
 app.command("train-layout")(model_cmds.train_layout_command)
 app.command("train-gnn")(model_cmds.train_gnn_command)
 app.command("train-reranker")(model_cmds.train_reranker_command)
+app.command("calibrate-uncertainty")(model_cmds.calibrate_uncertainty_command)
 app.command("reembed")(model_cmds.reembed_command)
 
 

@@ -1,4 +1,5 @@
-"""Commands that train or re-run models: train-layout, train-gnn, reembed and train-reranker."""
+"""Commands that train, calibrate or re-run models: train-layout, train-gnn, reembed, train-reranker and
+calibrate-uncertainty."""
 
 from __future__ import annotations
 
@@ -176,3 +177,34 @@ def format_unseen(unseen: dict[str, Any]) -> str:
             f"  ({gain:+.1f})"
         )
     return "\n".join(lines)
+
+
+@handles_errors
+def calibrate_uncertainty_command(
+    questions: Annotated[Path, typer.Argument(help="JSON lines with a question (and a doc to ask it of).")],
+    share: Annotated[float, typer.Option("--share", help="Share of the model's answers to re-read.")] = 0.25,
+    retriever: Annotated[str, typer.Option("--retriever", help="Retriever variant (see `docgraph eval`).")] = "hybrid",
+    json_out: JsonOption = False,
+    store: StoreOption = None,
+) -> None:
+    """Set the configured model's entropy threshold for re-reading, from its answers to QUESTIONS."""
+    from docgraph.app.jobs.calibrate_uncertainty import calibrate_uncertainty, load_calibration_questions
+    from docgraph.app.llm.client import make_client
+    from docgraph.app.pipeline.embedding import configured_encoder
+    from docgraph.app.retrieval.registry import make_retriever
+
+    loaded = load_calibration_questions(questions)
+    with opened_store(store) as (graph_store, settings), stage_progress(json_out) as progress:
+        make_client(settings)  # no endpoint: refused before any question is asked
+        chosen = make_retriever(retriever, graph_store, configured_encoder(settings))
+        calibration = calibrate_uncertainty(loaded, graph_store, settings, chosen, share, progress)
+    if json_out:
+        print_json(calibration.to_json())
+        return
+    summary = calibration.to_json()
+    console.print(
+        f"{summary['model']}: re-read above {summary['threshold']} nats (median {summary['median_entropy']}, "
+        f"{summary['answers_with_entropy']} of {summary['asked']} answers); saved in {summary['path']}",
+        highlight=False,
+        markup=False,
+    )

@@ -1,7 +1,8 @@
 """Uncertainty-guided generation: re-read with more evidence while the model is unsure.
 
 When the endpoint returns token log-probabilities, the mean token entropy of an answer measures how
-sure the model was. Above ``settings.llm_entropy_threshold`` the answer is treated as uncertain and
+sure the model was. Above the model's threshold (app.llm.calibration: the setting, else the model's
+calibrated one, else 0.6 nats) the answer is treated as uncertain and
 the question is asked again with more evidence: the next-ranked retrieved regions (with their graph
 context) and the reading-order neighbours of the regions already used, up to
 ``settings.llm_max_rereads`` times. Without log-probabilities the first answer stands.
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 
 from docgraph.app.config import Settings
 from docgraph.app.llm.answer import AnswerResult, Extras, generate_answer
+from docgraph.app.llm.calibration import EntropyThreshold, entropy_threshold
 from docgraph.app.llm.citations import CheckedAnswer
 from docgraph.app.llm.client import LLMClient, StreamCallback, TokenLogprob
 from docgraph.app.llm.context import Context, Passage, build_context, reading_neighbours
@@ -63,6 +65,8 @@ def answer_with_rereads(
     used = [p for group in groups[:k] for p in group]
     next_group = k
     rounds: list[tuple[float, CheckedAnswer, Context]] = []
+    threshold = entropy_threshold(settings)
+    result.note("uncertainty", threshold=threshold.value, threshold_from=threshold.source)
     while True:
         context = build_context(used)
         completion, checked = generate_answer(question, context, client, extras=extras, stream=stream, logprobs=True)
@@ -70,7 +74,7 @@ def answer_with_rereads(
         entropy = mean_token_entropy(completion.logprobs)
         result.entropy = entropy
         step = {"round": result.rereads, "passages": len(context.passages), "entropy": _rounded(entropy)}
-        stop = _stop_reason(entropy, result.rereads, settings)
+        stop = _stop_reason(entropy, result.rereads, threshold, settings.llm_max_rereads)
         added: list[Passage] = []
         if stop is None:
             added, next_group = _more_evidence(used, groups, next_group, k, store)
@@ -106,12 +110,12 @@ def prune_evidence(context: Context, checked: CheckedAnswer) -> list[Passage]:
     return [p for p in context.passages if p.region_id in cited] or list(context.passages)
 
 
-def _stop_reason(entropy: float | None, rereads: int, settings: Settings) -> str | None:
+def _stop_reason(entropy: float | None, rereads: int, threshold: EntropyThreshold, max_rereads: int) -> str | None:
     if entropy is None:
         return "no logprobs from the endpoint"
-    if entropy <= settings.llm_entropy_threshold:
+    if entropy <= threshold.value:
         return "confident"
-    if rereads >= settings.llm_max_rereads:
+    if rereads >= max_rereads:
         return "reread limit"
     return None
 

@@ -1,0 +1,112 @@
+"""``docgraph calibrate-uncertainty``: set the configured model's entropy threshold from its own answers.
+
+Each question is asked once (no re-reads); the threshold is the entropy that ``share`` of the first
+answers exceed, so the uncertainty loop re-reads the model's least certain answers whatever the
+scale of its entropies (see app.llm.calibration).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from docgraph.app.config import Settings
+from docgraph.app.jobs.documents import find_document
+from docgraph.app.llm.calibration import save_threshold
+from docgraph.app.llm.service import ask
+from docgraph.app.retrieval.base import Retriever
+from docgraph.app.stores.base import GraphStore
+from docgraph.errors import ConfigError, LLMRequestError, QuestionsError
+
+DEFAULT_SHARE = 0.25  # re-read the model's least certain quarter of answers
+MIN_ANSWERS = 5  # fewer first-round entropies than this make no threshold
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrationQuestion:
+    question: str
+    doc: str | None = None  # asked of this document only (file name or id), as a reader of one manual asks
+
+
+@dataclass
+class Calibration:
+    model: str
+    threshold: float
+    share: float
+    entropies: list[float]
+    asked: int
+    path: Path
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "threshold": round(self.threshold, 4),
+            "share": self.share,
+            "asked": self.asked,
+            "answers_with_entropy": len(self.entropies),
+            "median_entropy": round(statistics.median(self.entropies), 4),
+            "path": str(self.path),
+        }
+
+
+def load_calibration_questions(path: Path) -> list[CalibrationQuestion]:
+    """JSON lines with a ``question`` and optionally a ``doc`` (the eval question files qualify)."""
+    if not path.is_file():
+        raise QuestionsError(f"{path}: no such questions file")
+    questions: list[CalibrationQuestion] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            text = record["question"]
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise QuestionsError(f"{path.name}:{number}: not a JSON object with a question ({exc})") from exc
+        questions.append(CalibrationQuestion(str(text), str(record["doc"]) if record.get("doc") else None))
+    return questions
+
+
+def calibrate_uncertainty(
+    questions: Sequence[CalibrationQuestion],
+    store: GraphStore,
+    settings: Settings,
+    retriever: Retriever,
+    share: float = DEFAULT_SHARE,
+    progress: Progress | None = None,
+) -> Calibration:
+    """Ask each question once (first round only), set and save the model's threshold."""
+    if not 0 < share < 1:
+        raise ConfigError(f"--share must lie between 0 and 1, not {share:g}")
+    first_round = settings.model_copy(update={"llm_max_rereads": 0})
+    doc_ids = {item.doc: str(find_document(store, item.doc)["doc_id"]) for item in questions if item.doc}
+    entropies: list[float] = []
+    for done, item in enumerate(questions, start=1):
+        result = ask(item.question, store, first_round, retriever, doc_id=doc_ids.get(item.doc or ""))
+        if result.entropy is not None:
+            entropies.append(result.entropy)
+        if progress is not None:
+            progress("calibrate", done, len(questions))
+    if len(entropies) < MIN_ANSWERS:
+        raise LLMRequestError(
+            f"only {len(entropies)} of {len(questions)} answers came with log-probabilities "
+            f"(at least {MIN_ANSWERS} are needed) to calibrate {settings.llm_model}"
+        )
+    threshold = upper_quantile(entropies, share)
+    record = {"threshold": round(threshold, 4), "share": share, "answers": len(entropies), "asked": len(questions)}
+    path = save_threshold(settings.home, settings.llm_model, record)
+    return Calibration(settings.llm_model, threshold, share, entropies, len(questions), path)
+
+
+def upper_quantile(values: Sequence[float], share: float) -> float:
+    """The value that ``share`` of ``values`` exceed (linear interpolation between neighbours)."""
+    ordered = sorted(values)
+    position = (1 - share) * (len(ordered) - 1)
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
