@@ -1,8 +1,9 @@
 """End to end in headless Chromium: the app on a real store with the sample PDF ingested.
 
 Asks a question and follows its citation to the highlighted page image, runs a Cypher query with a
-graph result, uploads a PDF on the Documents page and opens the Graph page. Screenshots go to the
-test's tmp dir and are copied to /tmp/ui-shots.
+graph result, uploads a PDF on the Documents page and opens the Graph page; opens each page by its
+own URL (under a base URL path too) without one failed request. Screenshots go to the test's tmp
+dir and are copied to /tmp/ui-shots.
 """
 
 from __future__ import annotations
@@ -228,3 +229,49 @@ def test_a_page_that_reaches_the_app_under_a_foreign_name_gets_nothing(app_url: 
         page.goto(f"http://localhost:{port}/")  # its own name still works
         page.get_by_text("Ask anything about the stored documents").wait_for(timeout=60_000)
         browser.close()
+
+
+# What each page shows once its first run is over, and so once the frontend has found its server.
+PAGE_TEXTS = {"/graph": "Section tree", "/documents": "Stored documents (", "/cypher": "Query (read-only"}
+
+
+def _opened_by_its_url(page: Any, url: str, shown: str) -> list[str]:
+    """Open ``url`` in ``page`` as a typed or bookmarked address; once ``shown`` is on it, the paths
+    of the requests the frontend made to find its server (``…/_stcore/…``). A failed request fails."""
+    failed: list[str] = []
+    found: list[str] = []
+    page.on("requestfailed", lambda request: failed.append(f"{request.url}: {request.failure}"))
+    page.on("request", lambda request: found.append(urlsplit(request.url).path) if "/_stcore/" in request.url else 0)
+    page.goto(url)
+    page.get_by_text(shown).first.wait_for(timeout=60_000)
+    page.wait_for_timeout(1000)  # a late probe would still be seen
+    assert not failed, failed
+    return found
+
+
+def test_a_page_opened_by_its_url_finds_the_server_at_once(page: Any, app_url: str):
+    # Streamlit's frontend looked for its server under the page's path first (/graph/_stcore/health,
+    # a 404 and a console error); the page shell now names the base URL. The fixture asserts no
+    # console error and no HTTP error; here no request may fail, and none look under the page.
+    for path, shown in PAGE_TEXTS.items():
+        fresh = page.context.new_page()  # nothing left over from the page before
+        probes = _opened_by_its_url(fresh, app_url + path, shown)
+        fresh.close()
+        assert "/_stcore/health" in probes, probes
+        assert all(probe.startswith("/_stcore/") for probe in probes), (path, probes)
+
+
+def test_under_a_base_url_path_a_page_opened_by_its_url_finds_the_server_at_once(
+    page: Any, app_settings: Settings, tmp_path: Path
+):
+    log = tmp_path / "app.log"
+    with running_app(app_settings.home, app_settings.graph, log, base_path="/docgraph") as url:
+        assert urlsplit(url).path == "/docgraph"
+        probes = _opened_by_its_url(page, url + "/graph", PAGE_TEXTS["/graph"])
+        page.locator(".docgraph-tree summary").filter(has_text="2 Feeding schedule").wait_for(timeout=30_000)
+        assert "/docgraph/_stcore/health" in probes and all(p.startswith("/docgraph/_stcore/") for p in probes), probes
+        page.get_by_role("link", name="Cypher").click()  # the pages' links keep the base path
+        page.get_by_text(PAGE_TEXTS["/cypher"]).first.wait_for(timeout=60_000)
+        assert urlsplit(page.url).path == "/docgraph/cypher"
+        shoot(page, tmp_path, "base-url-path-cypher.png")
+        page.close()  # before the app stops: a page left open would log its reconnection attempts

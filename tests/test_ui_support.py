@@ -224,7 +224,9 @@ def test_numbered_answers_and_highlights() -> None:
 
 
 def test_ui_command_passes_settings_through_the_environment() -> None:
-    from docgraph.app.cli.ui_cmds import UI_APP, streamlit_command, ui_environment
+    from streamlit.web.server.app_discovery import discover_asgi_app
+
+    from docgraph.app.cli.ui_cmds import UI_SERVER, streamlit_command, ui_environment
     from docgraph.app.resources import ROOT
 
     env = ui_environment({"PYTHONPATH": "/elsewhere", "DOCGRAPH_GRAPH": "g"}, "neo4j://db:7687/neo4j")
@@ -232,7 +234,8 @@ def test_ui_command_passes_settings_through_the_environment() -> None:
     assert env["PYTHONPATH"].split(":") == [str(ROOT), "/elsewhere"]
     assert "DOCGRAPH_STORE" not in ui_environment({}, None)
     command = streamlit_command("0.0.0.0", 8501)
-    assert command[1:5] == ["-m", "streamlit", "run", str(UI_APP)] and UI_APP.is_file()
+    assert command[1:5] == ["-m", "streamlit", "run", str(UI_SERVER)] and UI_SERVER.is_file()
+    assert discover_asgi_app(UI_SERVER).import_string == "asgi:app"  # `streamlit run` serves it as an ASGI app
     assert command[command.index("--server.address") + 1] == "0.0.0.0"
     assert command[command.index("--browser.gatherUsageStats") + 1] == "false"
 

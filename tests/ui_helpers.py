@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import os
-import re
 import shutil
 import signal
 import socket
@@ -16,7 +15,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 
@@ -98,10 +96,19 @@ def ui_command_line(port: int) -> list[str]:
 
 @contextmanager
 def running_app(
-    home: Path, graph: str, log: Path, timeout_s: float = 90.0, extra_env: dict[str, str] | None = None
+    home: Path,
+    graph: str,
+    log: Path,
+    timeout_s: float = 90.0,
+    extra_env: dict[str, str] | None = None,
+    base_path: str = "",
 ) -> Iterator[str]:
-    """Start the app on a free port of 127.0.0.1; yields its URL; stops it (and only it) afterwards."""
+    """Start the app on a free port of 127.0.0.1, under ``base_path`` (Streamlit's
+    ``server.baseUrlPath``, e.g. ``/docgraph``) if given; yields its URL; stops it (and only it)
+    afterwards."""
     port = free_port()
+    if base_path:
+        extra_env = {**(extra_env or {}), "STREAMLIT_SERVER_BASE_URL_PATH": base_path.strip("/")}
     with log.open("wb") as out:
         process = subprocess.Popen(
             ui_command_line(port),
@@ -111,7 +118,7 @@ def running_app(
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: the Streamlit child stops with it
         )
-        url = f"http://127.0.0.1:{port}"
+        url = f"http://127.0.0.1:{port}{base_path.rstrip('/')}"
         try:
             wait_healthy(url, process, log, timeout_s)
             yield url
@@ -174,22 +181,22 @@ def app_on(settings: Settings, tmp_path_factory: Any) -> Iterator[str]:
         yield url
 
 
-# Streamlit's own frontend, opened on a page's URL (/graph), first looks for its server one level
-# down (/graph/_stcore/health and /graph/_stcore/host-config: getPossibleBaseUris in its bundle)
-# and only then at /: those two 404s come from Streamlit's connection logic, not from this app.
-STREAMLIT_BASE_PROBE = re.compile(r"^/[a-z]+/_stcore/(health|host-config)$")
-
-
 def collect_console_errors(target: Any) -> list[str]:
-    """Console errors and uncaught page errors of ``target`` (a page or a browser context), as
-    they happen; the list is filled in place for the caller to assert empty at the end."""
+    """Console errors, uncaught page errors and HTTP errors (status 400 or more) of ``target`` (a
+    page or a browser context), as they happen; the list is filled in place for the caller to
+    assert empty at the end."""
     problems: list[str] = []
 
     def on_console(message: Any) -> None:
-        if message.type == "error" and not STREAMLIT_BASE_PROBE.match(urlsplit(message.location["url"]).path):
+        if message.type == "error":
             problems.append(f"console: {message.text} ({message.location['url']})")
 
+    def on_response(response: Any) -> None:
+        if response.status >= 400:
+            problems.append(f"HTTP {response.status}: {response.url}")
+
     target.on("console", on_console)
+    target.on("response", on_response)
     target.on("weberror" if hasattr(target, "pages") else "pageerror", lambda error: problems.append(str(error)))
     return problems
 

@@ -1,4 +1,5 @@
-"""The docgraph web UI: ``docgraph ui`` (or ``streamlit run ui/app.py``) on the configured store."""
+"""The docgraph web UI's pages on the configured store. ``docgraph ui`` serves them through
+``ui/asgi.py``; ``streamlit run ui/app.py`` runs them too, without the page shell's base URL."""
 
 from __future__ import annotations
 

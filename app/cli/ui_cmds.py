@@ -14,7 +14,8 @@ from docgraph.app.auth.keys import KeyStore
 from docgraph.app.cli.common import StoreOption, console, handles_errors, settings_for
 from docgraph.app.resources import IMPORT_ROOT, ROOT
 
-UI_APP = ROOT / "ui" / "app.py"
+UI_APP = ROOT / "ui" / "app.py"  # the pages
+UI_SERVER = ROOT / "ui" / "asgi.py"  # the pages as an ASGI app whose page shell names its base URL
 
 
 @handles_errors
@@ -40,7 +41,7 @@ def streamlit_command(host: str, port: int) -> list[str]:
         "-m",
         "streamlit",
         "run",
-        str(UI_APP),
+        str(UI_SERVER),
         "--server.address",
         host,
         "--server.port",
