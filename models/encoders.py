@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -36,6 +37,8 @@ _PACKAGED_NAMES = frozenset({"all-minilm-l6-v2", "sentence-transformers/all-mini
 _SMALL_BATCH = 8
 
 Vectors = NDArray[np.float32]
+# Told the rows (indices into the texts) whose vectors are ready, batch by batch: progress reports.
+RowsDone = Callable[[list[int]], None]
 
 
 @runtime_checkable
@@ -43,8 +46,9 @@ class TextEncoder(Protocol):
     name: str
     dim: int
 
-    def encode(self, texts: list[str], batch_size: int = 32) -> Vectors:
-        """One L2-normalised float32 row per text, in order."""
+    def encode(self, texts: list[str], batch_size: int = 32, progress: RowsDone | None = None) -> Vectors:
+        """One L2-normalised float32 row per text, in order; ``progress`` hears each batch's rows
+        once they are encoded (it never changes how the texts are batched)."""
         ...
 
 
@@ -98,7 +102,7 @@ class SentenceTransformerEncoder:
         self.dim = int(dim)
         self._lock = threading.Lock()  # torch's thread count is process-wide
 
-    def encode(self, texts: list[str], batch_size: int = 32) -> Vectors:
+    def encode(self, texts: list[str], batch_size: int = 32, progress: RowsDone | None = None) -> Vectors:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         import torch
@@ -114,6 +118,8 @@ class SentenceTransformerEncoder:
                 embeddings = self._model(features)["sentence_embedding"]
                 embeddings = torch.nn.functional.normalize(embeddings.float(), p=2, dim=1)
                 out[rows] = embeddings.cpu().numpy()
+                if progress is not None:
+                    progress(rows)
         return out
 
     def _preprocess(self, texts: list[str]) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 from docgraph.errors import ModelError
 from docgraph.models.encoders import (
     LENGTH_CHUNK,
+    RowsDone,
     Vectors,
     load_sentence_transformer,
     longest_first_batches,
@@ -85,7 +86,7 @@ class OnnxEncoder:
         self._sessions: dict[int, Any] = {}
         self._lock = threading.Lock()  # guards session creation; running a session is thread-safe
 
-    def encode(self, texts: list[str], batch_size: int = 32) -> Vectors:
+    def encode(self, texts: list[str], batch_size: int = 32, progress: RowsDone | None = None) -> Vectors:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
@@ -98,6 +99,8 @@ class OnnxEncoder:
         for rows in longest_first_batches(lengths, batch_size):
             encodings = self._tokenizer.encode_batch([texts[i] for i in rows])
             out[rows] = session.run(None, self._feed(encodings))[0]
+            if progress is not None:
+                progress(rows)
         out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
         return out
 

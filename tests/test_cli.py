@@ -352,3 +352,12 @@ def test_pdf_library_messages_stay_off_stdout() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout == ""
     assert "MuPDF warning: repairing" in done.stderr
+
+
+def test_the_progress_line_names_the_stage_its_counts_belong_to() -> None:
+    from rich.text import Text
+
+    from docgraph.app.cli.ingest_cmds import stage_description
+
+    # rich read "[embed]" as markup and dropped it: the line showed "manual.pdf 120/300" alone.
+    assert Text.from_markup(stage_description("manual[2].pdf", "embed")).plain == "manual[2].pdf [embed]"

@@ -21,7 +21,7 @@ from docgraph.errors import ModelError
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.types import BBox, DocumentLayout, OutlineEntry, PageLayout, Region
 from docgraph.models.encoder_loader import load_encoder
-from docgraph.models.encoders import DEFAULT_MODEL, TextEncoder
+from docgraph.models.encoders import DEFAULT_MODEL, RowsDone, TextEncoder
 
 
 @pytest.fixture(scope="module")
@@ -144,9 +144,9 @@ class _CountingEncoder:
         self.dim = inner.dim
         self.encoded = 0
 
-    def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
+    def encode(self, texts: list[str], batch_size: int = 64, progress: RowsDone | None = None) -> np.ndarray:
         self.encoded += len(texts)
-        return self.inner.encode(texts, batch_size)
+        return self.inner.encode(texts, batch_size, progress)
 
 
 def test_cache_encodes_each_distinct_text_once_and_survives_on_disk(encoder: TextEncoder, tmp_path: Path) -> None:
@@ -157,6 +157,32 @@ def test_cache_encodes_each_distinct_text_once_and_survives_on_disk(encoder: Tex
     again = encode_cached(texts, counting, DiskCache(tmp_path), MemoryCache())  # fresh memory, same disk
     assert counting.encoded == 2
     assert np.allclose(first, again) and np.allclose(first[0], first[2])
+
+
+def test_the_cache_reports_every_row_once_the_cached_ones_first(encoder: TextEncoder) -> None:
+    memory = MemoryCache()
+    encode_cached(["gamma"], encoder, memory=memory)
+    texts = [f"text number {n}" for n in range(40)] + ["gamma", "text number 3"]  # encoded in two batches
+    reports: list[list[int]] = []
+    vectors = encode_cached(texts, encoder, memory=memory, progress=reports.append)
+    assert reports[0] == [40] and len(reports) == 3  # the cached row, then one report per encoder batch
+    assert sorted(row for report in reports for row in report) == list(range(42))  # "text number 3" twice
+    assert np.array_equal(vectors, encode_cached(texts, encoder, memory=MemoryCache()))
+
+
+def test_the_workers_encoder_reports_each_chunk(encoder: TextEncoder, monkeypatch: pytest.MonkeyPatch) -> None:
+    from docgraph.app.pipeline.execution import spread_encoder
+    from docgraph.app.pipeline.execution.base import InlineExecutor
+    from docgraph.app.pipeline.worker import IngestWorker
+
+    monkeypatch.setattr(spread_encoder, "CHUNK_TEXTS", 2)
+    spread = spread_encoder.SpreadEncoder.of(InlineExecutor(IngestWorker(None, lambda: encoder)))  # type: ignore[arg-type]
+    reports: list[list[int]] = []
+    texts = ["a short one", "a longer text than the others", "mid length text", "x", "y"]
+    vectors = spread.encode(texts, progress=reports.append)
+    assert [len(report) for report in reports] == [2, 2, 1]  # a report per chunk of two texts
+    assert sorted(row for report in reports for row in report) == list(range(5))
+    assert np.allclose(vectors, encoder.encode(texts), atol=1e-5)
 
 
 def test_a_table_is_embedded_row_by_row_with_its_column_names() -> None:

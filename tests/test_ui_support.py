@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -209,6 +210,8 @@ def test_ingest_helpers(sample: tuple[GraphStore, Settings], tmp_path: Path) -> 
     reports = ingest_files(store, settings, [broken, SAMPLE_PDF], progress=lambda f, t: seen.append((f, t)))
     assert [r.status for r in reports] == ["failed", "unchanged"]
     assert seen[-1][0] == 1.0 and any("read" in text for _, text in seen)
+    embedded = [text for _, text in seen if re.fullmatch(r"docgraph-sample\.pdf: embed \d+/\d+ regions", text)]
+    assert embedded and embedded[-1].endswith(" 26/26 regions"), seen  # the embed stage counts its regions
     assert [r.status for r in ingest_files(store, settings, [SAMPLE_PDF], force=True)] == ["replaced"]
 
 
@@ -322,6 +325,7 @@ def test_trace_progress_and_failures_read_as_sentences(tmp_path: Path) -> None:
     assert lines[0] == "**route** — route: retrieve; by: rules; reason: a question"
     assert lines[1].endswith("hits: 7 (`d@1:p1:r0`, `d@1:p1:r1`, `d@1:p1:r2`, `d@1:p1:r3`, `d@1:p1:r4` and 2 more)")
     assert progress_label("a.pdf", "read", 12, 30) == "a.pdf: read 12/30 pages"
+    assert progress_label("a.pdf", "embed", 120, 300) == "a.pdf: embed 120/300 regions"
     assert progress_label("a.pdf", "graph_write", 0, 0) == "a.pdf: graph_write"
     failed = IngestReport(path=tmp_path / "a.pdf", status="failed", error="a.pdf: ValueError: bad")
     assert report_line(failed) == "a.pdf: failed: ValueError: bad"

@@ -136,7 +136,7 @@ class JobModel(ResponseModel):
     stage: str = Field(description="What runs now: prepare, then the stages read, graph, embed, graph_write")
     stage_index: int = Field(description="1-based position of that stage; 0 before the first")
     stages: int = Field(description="How many stages the job runs")
-    done: int = Field(description="Units of the current stage done (pages, for read)")
+    done: int = Field(description="Units of the current stage done (pages for read, regions for embed)")
     total: int = Field(description="Units of the current stage in all; 0 when the stage does not count")
     created_at: str
     started_at: str | None = None

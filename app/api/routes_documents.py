@@ -132,7 +132,8 @@ def delete_document(doc_id: str, state: State) -> dict[str, Any]:
 
 @router.get("/jobs/{job_id}", response_model=JobModel, responses=documented(404), tags=["documents"])
 def job_status(job_id: str, state: State) -> dict[str, Any]:
-    """Progress of an ingest job: its stage, pages read so far, and the ingest report when done."""
+    """Progress of an ingest job: its stage, how far it is (pages read, regions embedded), and the ingest
+    report when done."""
     return as_json(JobModel, state.jobs.get(job_id).to_json())
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from docgraph.app.cli.common import (
@@ -143,7 +144,7 @@ def _ingest_all(
             task = progress.add_task(path.name, total=None)
 
             def update(stage: str, done: int, total: int) -> None:
-                progress.update(task, completed=done, total=total, description=f"{path.name} [{stage}]")
+                progress.update(task, completed=done, total=total, description=stage_description(path.name, stage))
                 if stage in OUTCOMES:
                     progress.advance(overall)
 
@@ -151,6 +152,12 @@ def _ingest_all(
 
         reports = pipeline.ingest_many(files, row)
     return reports
+
+
+def stage_description(name: str, stage: str) -> str:
+    """A document's progress line, ``manual.pdf [embed]``, its counts beside it (pages read, regions
+    embedded); escaped, since rich would take ``[embed]`` for markup and show nothing of it."""
+    return escape(f"{name} [{stage}]")
 
 
 def _describe(graph_store: GraphStore, settings: Settings, report: IngestReport) -> None:

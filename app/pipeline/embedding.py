@@ -14,7 +14,7 @@ import hashlib
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,7 +23,7 @@ import numpy as np
 from docgraph.app.pipeline.passages import MAX_PASSAGES, PASSAGE_CHARS, split_passages
 from docgraph.app.stores.schema import PASSAGES_PROPERTY
 from docgraph.models.encoder_loader import load_encoder
-from docgraph.models.encoders import TextEncoder, Vectors
+from docgraph.models.encoders import RowsDone, TextEncoder, Vectors
 from docgraph.records import GraphBatch, NodeRecord
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ MAX_PARTNER_CHARS = 200
 TABLE_PASSAGE_MIN_CHARS = 160  # a table's passages: a few rows each (see table_passage_chars)
 SECTION_PATH_DEPTH = 1  # the nearest title says where a region is
 ENCODE_BATCH = 32  # batches are grouped by token count (models.encoders), so padding stays small
+RegionsDone = Callable[[int, int], None]  # (regions with all their vectors, regions in all)
 
 # Kinds whose name is worth saying: a question may ask for "the table" or "the figure".
 _NAMED_KINDS = {
@@ -257,20 +258,26 @@ def clear_memory_cache() -> None:
 
 
 def encode_cached(
-    texts: list[str], encoder: TextEncoder, disk: DiskCache | None = None, memory: MemoryCache = _MEMORY
+    texts: list[str],
+    encoder: TextEncoder,
+    disk: DiskCache | None = None,
+    memory: MemoryCache = _MEMORY,
+    progress: RowsDone | None = None,
 ) -> Vectors:
-    """Encode ``texts`` (rows in order), encoding each distinct uncached text once."""
+    """Encode ``texts`` (rows in order), encoding each distinct uncached text once. ``progress``
+    hears the rows whose vectors are ready: the cached ones at once, then each encoder batch's."""
     keys = [text_key(encoder.name, text) for text in texts]
-    found = memory.get_many(keys)
-    missing = [k for k in dict.fromkeys(keys) if k not in found]
-    if missing and disk is not None:
-        from_disk = disk.get_many(missing)
-        memory.put_many(from_disk)
-        found.update(from_disk)
-        missing = [k for k in missing if k not in found]
+    rows_of: dict[str, list[int]] = {}
+    for row, key in enumerate(keys):
+        rows_of.setdefault(key, []).append(row)
+    found = _cached(list(rows_of), disk, memory)
+    if progress is not None:
+        progress([row for key in found for row in rows_of[key]])
+    missing = [key for key in rows_of if key not in found]
     if missing:
         text_of = dict(zip(keys, texts, strict=True))
-        vectors = encoder.encode([text_of[k] for k in missing], batch_size=ENCODE_BATCH)
+        encoded = None if progress is None else _rows_of_missing(progress, rows_of, missing)
+        vectors = encoder.encode([text_of[k] for k in missing], batch_size=ENCODE_BATCH, progress=encoded)
         fresh = {k: vectors[i] for i, k in enumerate(missing)}
         memory.put_many(fresh)
         if disk is not None:
@@ -281,12 +288,31 @@ def encode_cached(
     return np.stack([found[k] for k in keys]).astype(np.float32, copy=False)
 
 
-def embed_batch(batch: GraphBatch, encoder: TextEncoder, cache_dir: Path | None = None) -> None:
+def _cached(keys: list[str], disk: DiskCache | None, memory: MemoryCache) -> dict[str, np.ndarray]:
+    """The vectors of ``keys`` in memory, then on disk (kept in memory from then on)."""
+    found = memory.get_many(keys)
+    missing = [k for k in keys if k not in found]
+    if missing and disk is not None:
+        from_disk = disk.get_many(missing)
+        memory.put_many(from_disk)
+        found.update(from_disk)
+    return found
+
+
+def _rows_of_missing(progress: RowsDone, rows_of: dict[str, list[int]], missing: list[str]) -> RowsDone:
+    """The encoder's rows (of the ``missing`` texts) as the rows of ``texts`` they fill."""
+    return lambda done: progress([row for index in done for row in rows_of[missing[index]]])
+
+
+def embed_batch(
+    batch: GraphBatch, encoder: TextEncoder, cache_dir: Path | None = None, progress: RegionsDone | None = None
+) -> None:
     """Set ``props["embedding"]`` (a float32 vector) on every Region and Section node, in place,
     and ``props["passage_embeddings"]`` on regions embedded as several passages.
 
     ``cache_dir`` (e.g. ``settings.home / "cache"``) adds a disk cache, so re-ingesting a changed
-    file only encodes the regions whose text changed.
+    file only encodes the regions whose text changed. ``progress`` hears how many regions have
+    all their vectors, of how many, as the encoder's batches finish (the batches stay as they are).
     """
     texts = embedding_texts(batch)
     if not texts:
@@ -294,7 +320,8 @@ def embed_batch(batch: GraphBatch, encoder: TextEncoder, cache_dir: Path | None 
     disk = DiskCache(cache_dir) if cache_dir is not None else None
     keys = list(texts)
     flat = [text for key in keys for text in texts[key]]
-    vectors = encode_cached(flat, encoder, disk)
+    counter = None if progress is None else _region_counter(keys, [len(texts[key]) for key in keys], progress)
+    vectors = encode_cached(flat, encoder, disk, progress=counter)
     nodes = {(n.label, n.key): n for n in batch.nodes}
     start = 0
     for key in keys:
@@ -304,6 +331,25 @@ def embed_batch(batch: GraphBatch, encoder: TextEncoder, cache_dir: Path | None 
         if len(rows) > 1:
             # rounded as stored (a list property, written as text); an array holds them in an eighth of a list's memory
             nodes[key].props[PASSAGES_PROPERTY] = np.round(rows.ravel().astype(np.float64), 5)
+
+
+def _region_counter(keys: list[tuple[str, str]], sizes: list[int], progress: RegionsDone) -> RowsDone:
+    """Rows of the nodes' texts (``sizes[i]`` rows for ``keys[i]``, in order) as they are ready ->
+    ``progress(regions whose every text is ready, regions)``."""
+    owner = [index for index, size in enumerate(sizes) for _ in range(size)]
+    left = list(sizes)
+    total = sum(1 for label, _ in keys if label == "Region")
+    done = 0
+
+    def rows_done(rows: list[int]) -> None:
+        nonlocal done
+        for row in rows:
+            left[owner[row]] -= 1
+            if left[owner[row]] == 0 and keys[owner[row]][0] == "Region":
+                done += 1
+        progress(done, total)
+
+    return rows_done
 
 
 def _mean_direction(rows: Vectors) -> Vectors:

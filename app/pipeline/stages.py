@@ -93,7 +93,9 @@ class EmbedStage:
         assert ctx.batch is not None and ctx.tasks is not None
         if self.encoder is None:  # the workers' encoder: its name and size asked once, not per document
             self.encoder = SpreadEncoder.of(ctx.tasks)
-        embed_batch(ctx.batch, self.encoder)
+        progress = ctx.progress
+        counted = None if progress is None else lambda done, total: progress(self.name, done, total)
+        embed_batch(ctx.batch, self.encoder, progress=counted)  # "embed 120/300" regions, batch by batch
 
 
 @dataclass

@@ -14,7 +14,7 @@ from docgraph.app.pipeline.stages import IngestReport, expand_paths
 from docgraph.app.stores.base import GraphStore
 from docgraph.errors import ConfigError
 
-# Share of one file's progress bar for each pipeline stage; "read" reports pages as it goes.
+# Share of one file's progress bar for each pipeline stage; "read" and "embed" report counts as they go.
 STAGE_SHARES: dict[str, tuple[float, float]] = {
     "read": (0.0, 0.6),
     "graph": (0.6, 0.65),
@@ -24,7 +24,7 @@ STAGE_SHARES: dict[str, tuple[float, float]] = {
     "gnn": (0.9, 0.93),
     "graph_write": (0.93, 1.0),
 }
-STAGE_UNITS = {"read": "pages"}  # what a stage that reports its progress counts
+STAGE_UNITS = {"read": "pages", "embed": "regions"}  # what a stage that reports its progress counts
 _UNSAFE = re.compile(r"[^\w.-]+")
 
 OverallProgress = Callable[[float, str], None]  # (fraction 0..1, what is happening)
@@ -74,7 +74,8 @@ def overall_fraction(index: int, count: int, stage: str, done: int, total: int) 
 
 
 def progress_label(name: str, stage: str, done: int, total: int) -> str:
-    """What the bar says: the file, the stage and, where it counts, how far (``read 12/30 pages``)."""
+    """What the bar says: the file, the stage and, where it counts, how far (``read 12/30 pages``,
+    ``embed 120/300 regions``)."""
     if not total or stage not in STAGE_SHARES:
         return f"{name}: {stage}"
     unit = STAGE_UNITS.get(stage, "")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from docgraph.app.pipeline.execution.base import TaskExecutor
-from docgraph.models.encoders import Vectors
+from docgraph.models.encoders import RowsDone, Vectors
 
 CHUNK_TEXTS = 256  # texts per task: enough to batch well, small enough to share a long document
 
@@ -25,7 +25,8 @@ class SpreadEncoder:
         name, dim = tasks.submit("encoder_info").result()
         return cls(tasks, str(name), int(dim))
 
-    def encode(self, texts: list[str], batch_size: int = 32) -> Vectors:
+    def encode(self, texts: list[str], batch_size: int = 32, progress: RowsDone | None = None) -> Vectors:
+        """The texts in chunks, a task each; ``progress`` hears a chunk's rows as its task returns."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         # Longest first, so that each chunk holds texts of like length and its batches pad little.
@@ -36,6 +37,8 @@ class SpreadEncoder:
         try:
             for chunk, future in zip(chunks, futures, strict=True):
                 out[chunk] = future.result()
+                if progress is not None:
+                    progress(chunk)
         finally:
             for future in futures:
                 future.cancel()
