@@ -52,7 +52,13 @@ def chat_model(settings: Settings) -> Runnable[PromptValue, str]:
         from langchain_openai import ChatOpenAI
     except ImportError:
         return RunnableLambda(lambda prompt: openai_completion(settings, prompt))
-    model = ChatOpenAI(model=settings.llm_model, base_url=settings.llm_base_url, api_key=settings.llm_api_key)
+    model = ChatOpenAI(
+        model=settings.llm_model,
+        base_url=settings.llm_base_url,
+        api_key=settings.llm_api_key,
+        max_tokens=settings.llm_max_tokens,  # a bounded reply, as docgraph's own calls have
+        timeout=settings.llm_timeout_s,
+    )
     chain: Runnable[PromptValue, str] = model | StrOutputParser()
     return chain
 
@@ -60,9 +66,13 @@ def chat_model(settings: Settings) -> Runnable[PromptValue, str]:
 def openai_completion(settings: Settings, prompt: PromptValue) -> str:
     import openai
 
-    client = openai.OpenAI(base_url=settings.llm_base_url, api_key=settings.llm_api_key or "none")
+    client = openai.OpenAI(
+        base_url=settings.llm_base_url, api_key=settings.llm_api_key or "none", timeout=settings.llm_timeout_s
+    )
     messages: Any = convert_to_openai_messages(prompt.to_messages())
-    reply = client.chat.completions.create(model=settings.llm_model, messages=messages)
+    reply = client.chat.completions.create(
+        model=settings.llm_model, messages=messages, max_tokens=settings.llm_max_tokens
+    )
     return reply.choices[0].message.content or ""
 
 

@@ -81,5 +81,7 @@ def test_eval_cypher_needs_an_endpoint(tmp_path: Path) -> None:
     questions = tmp_path / "questions.jsonl"
     questions.write_text(json.dumps(QUESTIONS[0]) + "\n")
     env = {"DOCGRAPH_HOME": str(tmp_path / "home"), "DOCGRAPH_LLM_BASE_URL": "", "DOCGRAPH_LLM_API_KEY": ""}
-    done = CliRunner().invoke(app, ["eval-cypher", str(questions)], env=env)
+    done = CliRunner().invoke(app, ["eval-cypher", str(questions), "--docs", str(tmp_path)], env=env)
     assert done.exit_code == 1 and "LLM" in done.output
+    storeless = CliRunner().invoke(app, ["eval-cypher", str(questions)], env=env)
+    assert storeless.exit_code == 1 and "needs --docs" in storeless.output  # not a run on an empty store

@@ -37,7 +37,7 @@ from docgraph.app.evaluation.cypher_bench import same_rows
 from docgraph.app.integrations.langchain import DocgraphCypherTool
 from docgraph.app.llm.client import Completion, LLMClient, Message, TokenUsage
 from docgraph.app.llm.cypher_guard import check_read_only
-from docgraph.app.llm.router import ROUTES, classify_by_rules, parse_decision, route_question
+from docgraph.app.llm.router import ROUTER_MAX_TOKENS, ROUTES, classify_by_rules, parse_decision, route_question
 from docgraph.app.llm.service import NOT_ANSWERED, ask
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.resources import ROOT
@@ -62,7 +62,6 @@ NONSENSE = "xqzv blorft wibble"
 STRUCTURAL = "How many tables are there?"
 OVERFLOW = "9 " * 1999 + "?"  # ~2,000 tokens: with text-to-Cypher's prompt, past the 4,096-token context
 MAX_TOKENS = 48
-ROUTER_MAX_TOKENS = 300  # the router's own bound on its reply (app/llm/router.py)
 MAX_TRIES = 2
 ROW_LIMIT = 5
 EVAL_QUESTIONS = ("cy-15", "cy-21")  # about the zoo document: a count and a caption listing
@@ -238,28 +237,29 @@ def test_the_langchain_example_chain_answers_with_sources(
     spec.loader.exec_module(example)
     env = {"DOCGRAPH_HOME": str(base.home), "DOCGRAPH_GRAPH": base.graph, "DOCGRAPH_STORE": ""}
     env |= {"OPENAI_BASE_URL": server, "OPENAI_API_KEY": "none", "DOCGRAPH_LLM_MODEL": str(smollm2_model())}
+    env |= {"DOCGRAPH_LLM_MAX_TOKENS": str(MAX_TOKENS)}
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     sent: list[dict[str, Any]] = []
-    monkeypatch.setattr(Completions, "create", bounded_create(Completions.create, sent))
+    monkeypatch.setattr(Completions, "create", recorded_create(Completions.create, sent))
     monkeypatch.setattr(sys, "argv", ["langchain_chain.py", QUESTION, "--k", "3"])
     example.main()
     answer, _, sources = capsys.readouterr().out.partition("\nSources:\n")
     assert answer.strip() and len(sent) == 1 and not sent[0].get("stream")  # one whole, non-streamed reply
+    assert sent[0]["max_tokens"] == MAX_TOKENS  # the example bounds its reply by DOCGRAPH_LLM_MAX_TOKENS
     assert "Question: When are the penguins fed?" in str(sent[0]["messages"][-1]["content"])
     lines = sources.splitlines()
     assert 1 <= len(lines) <= 3 and all(re.match(r"  (docgraph-sample|zoo) p\.\d+ \w+ \(", ln) for ln in lines)
 
 
-def bounded_create(create: Any, sent: list[dict[str, Any]]) -> Any:
-    """The SDK's ``create``, recording each request and bounding its reply (the example sets no
-    max_tokens: llama.cpp would let a looping 135M model run to the end of its context)."""
+def recorded_create(create: Any, sent: list[dict[str, Any]]) -> Any:
+    """The SDK's ``create``, recording each request it is asked to send."""
 
-    def create_bounded(self: Completions, **options: Any) -> Any:
+    def create_recorded(self: Completions, **options: Any) -> Any:
         sent.append(options)
-        return create(self, **{"max_tokens": MAX_TOKENS, **options})
+        return create(self, **options)
 
-    return create_bounded
+    return create_recorded
 
 
 def test_the_ask_page_shows_the_models_answer_and_its_route(
@@ -269,6 +269,7 @@ def test_the_ask_page_shows_the_models_answer_and_its_route(
         monkeypatch.delenv(name, raising=False)
     env = {"DOCGRAPH_HOME": str(base.home), "DOCGRAPH_GRAPH": base.graph, "DOCGRAPH_LLM_MAX_REREADS": "0"}
     env |= {"OPENAI_BASE_URL": server, "OPENAI_API_KEY": "none", "DOCGRAPH_LLM_MODEL": str(smollm2_model())}
+    env |= {"DOCGRAPH_LLM_MAX_TOKENS": str(MAX_TOKENS)}
     env |= {"DOCGRAPH_LLM_MAX_TOKENS": str(MAX_TOKENS), "DOCGRAPH_LLM_TIMEOUT_S": "300"}
     for name, value in env.items():
         monkeypatch.setenv(name, value)

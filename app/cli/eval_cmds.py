@@ -251,6 +251,8 @@ def eval_cypher_command(
     from docgraph.app.llm.client import make_client
 
     loaded = load_cypher_questions(questions)
+    if docs is None and store is None:  # the temporary store would be empty: every gold row would be missed
+        raise ConfigError("eval-cypher needs --docs (ingested into a temporary store) or --store (a stored corpus)")
     with eval_store(store) as (graph_store, settings), stage_progress(json_out) as progress:
         client = make_client(settings)  # no endpoint: refused before any ingest
         if docs is not None:

@@ -24,6 +24,7 @@ from docgraph.errors import LLMRequestError
 Route = Literal["cypher", "retrieve", "decompose"]
 ROUTES: tuple[Route, ...] = ("cypher", "retrieve", "decompose")
 MAX_SUB_QUESTIONS = 4
+ROUTER_MAX_TOKENS = 300  # a decision is a short JSON object; its sub-questions need the rest
 
 _PARTS = (
     r"tables?|figures?|images?|diagrams?|sections?|chapters?|subsections?|pages?|documents?|captions?"
@@ -81,7 +82,7 @@ def route_question(question: str, client: LLMClient | None, usage: TokenUsage | 
     try:
         reply = client.chat(
             [{"role": "system", "content": template("router")}, {"role": "user", "content": question}],
-            max_tokens=300,
+            max_tokens=ROUTER_MAX_TOKENS,
         )
         if usage is not None:
             usage.add(reply)
