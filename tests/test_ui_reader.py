@@ -275,8 +275,10 @@ def test_ingest_names_its_stages_the_table_shows_every_column_and_a_failure_name
     assert failure.inner_text().count("broken-manual.pdf") == 1, failure.inner_text()
     labels = page.evaluate("() => window.progressLabels")
     shown = [label.removeprefix("third-manual.pdf: ") for label in labels if label.startswith("third-manual.pdf: ")]
-    assert any(re.fullmatch(r"read \d+/3 pages", label) for label in shown), labels  # the counting stages count
-    assert any(re.fullmatch(r"embed \d+/26 regions", label) for label in shown), labels
+    # The bar shows a stage's counts: those of a quick stage (reading 3 pages) may be replaced before
+    # they are sent or drawn, which is why either counting stage will do (tests/test_ui_support.py
+    # checks the labels of both).
+    assert any(re.fullmatch(r"read \d+/3 pages|embed \d+/26 regions", label) for label in shown), labels
     sent = b"".join(frames)
     named = [re.search(rb"third-manual\.pdf: %s(?!\w)" % stage.encode(), sent) for stage in PIPELINE_STAGES]
     assert all(named), dict(zip(PIPELINE_STAGES, named, strict=True))  # each stage named as it runs, in order
