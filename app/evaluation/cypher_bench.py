@@ -10,7 +10,6 @@ tokens, overall and per question type.
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from docgraph.app.config import Settings
+from docgraph.app.evaluation.questions import json_records
 from docgraph.app.llm.client import LLMClient, TokenUsage
 from docgraph.app.llm.text2cypher import generate_cypher
 from docgraph.app.stores.base import GraphStore, Row
@@ -63,14 +63,9 @@ class CypherOutcome:
 
 
 def load_cypher_questions(path: Path) -> list[CypherQuestion]:
-    if not path.is_file():
-        raise QuestionsError(f"questions file not found: {path}")
     questions = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
+    for where, record in json_records(path):
         try:
-            record = json.loads(line)
             questions.append(
                 CypherQuestion(
                     id=str(record["id"]),
@@ -80,8 +75,8 @@ def load_cypher_questions(path: Path) -> list[CypherQuestion]:
                     ordered=bool(record.get("ordered", False)),
                 )
             )
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise QuestionsError(f"{path}:{number}: not a text-to-Cypher question ({exc})") from exc
+        except (KeyError, TypeError) as exc:
+            raise QuestionsError(f"{where}: not a text-to-Cypher question ({exc})") from exc
     if not questions:
         raise QuestionsError(f"{path} holds no questions")
     return questions

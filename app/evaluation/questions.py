@@ -8,13 +8,14 @@ evidence; retrieving any one of them is a hit.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from docgraph.errors import QuestionsError
 
-__all__ = ["Question", "QuestionsError", "load_questions", "parse_question"]
+__all__ = ["Question", "QuestionsError", "json_records", "load_questions", "parse_question"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,12 +48,10 @@ def parse_question(record: dict[str, Any], where: str) -> Question:
     return question
 
 
-def load_questions(path: Path) -> list[Question]:
-    """All questions of a JSON-lines file, in file order; blank lines are skipped."""
+def json_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each non-blank line of a JSON-lines file as (``file:line``, its object), in file order."""
     if not path.is_file():
         raise QuestionsError(f"{path}: no such questions file")
-    questions: list[Question] = []
-    seen: set[str] = set()
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
@@ -63,6 +62,14 @@ def load_questions(path: Path) -> list[Question]:
             raise QuestionsError(f"{where}: invalid JSON ({exc.msg})") from exc
         if not isinstance(record, dict):
             raise QuestionsError(f"{where}: expected a JSON object")
+        yield where, record
+
+
+def load_questions(path: Path) -> list[Question]:
+    """All questions of a JSON-lines file, in file order; blank lines are skipped."""
+    questions: list[Question] = []
+    seen: set[str] = set()
+    for where, record in json_records(path):
         question = parse_question(record, where)
         if question.id in seen:
             raise QuestionsError(f"{where}: duplicate question id {question.id!r}")

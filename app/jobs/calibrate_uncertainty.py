@@ -7,7 +7,6 @@ scale of its entropies (see app.llm.calibration).
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from docgraph.app.config import Settings
+from docgraph.app.evaluation.questions import json_records
 from docgraph.app.jobs.documents import find_document
 from docgraph.app.llm.calibration import save_threshold
 from docgraph.app.llm.service import ask
@@ -57,18 +57,12 @@ class Calibration:
 
 def load_calibration_questions(path: Path) -> list[CalibrationQuestion]:
     """JSON lines with a ``question`` and optionally a ``doc`` (the eval question files qualify)."""
-    if not path.is_file():
-        raise QuestionsError(f"{path}: no such questions file")
     questions: list[CalibrationQuestion] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            text = record["question"]
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise QuestionsError(f"{path.name}:{number}: not a JSON object with a question ({exc})") from exc
-        questions.append(CalibrationQuestion(str(text), str(record["doc"]) if record.get("doc") else None))
+    for where, record in json_records(path):
+        if "question" not in record:
+            raise QuestionsError(f"{where}: not a JSON object with a question")
+        doc = str(record["doc"]) if record.get("doc") else None
+        questions.append(CalibrationQuestion(str(record["question"]), doc))
     return questions
 
 
