@@ -300,16 +300,22 @@ def test_api_ask_answers_from_the_model(api: TestClient) -> None:
 # ---- text-to-Cypher: /cypher, the LangChain tool, eval-cypher, a forced /ask (one after another) --
 
 
-def test_api_cypher_runs_the_models_query_or_says_why_not(api: TestClient, store: GraphStore) -> None:
+def post_through_cypher(api: TestClient, store: GraphStore, path: str, body: dict[str, Any]) -> Any:
+    """POST a request answered by text-to-Cypher; the graph stays as it was. Its JSON, or None when
+    the model wrote no valid query in MAX_TRIES tries (a 422 that says so)."""
     before = graph_counts(store)
-    reply = api.post("/cypher", json={"question": STRUCTURAL})
+    reply = api.post(path, json=body)
     assert graph_counts(store) == before
-    if reply.status_code != 200:
-        assert (
-            f"no valid read-only query after {MAX_TRIES} tries" in assert_error(reply, 422, "no_valid_query")["message"]
-        )
+    if reply.status_code == 200:
+        return reply.json()
+    assert f"no valid read-only query after {MAX_TRIES} tries" in assert_error(reply, 422, "no_valid_query")["message"]
+    return None
+
+
+def test_api_cypher_runs_the_models_query_or_says_why_not(api: TestClient, store: GraphStore) -> None:
+    result = post_through_cypher(api, store, "/cypher", {"question": STRUCTURAL})
+    if result is None:
         return
-    result = reply.json()
     assert result["question"] == STRUCTURAL and result["ran"] is True
     attempts = result["attempts"]
     assert 1 <= len(attempts) <= MAX_TRIES and attempts[-1]["error"] == "" and all(a["error"] for a in attempts[:-1])
@@ -348,7 +354,7 @@ def test_eval_cypher_scores_the_models_queries(base: Settings, server: str, stor
     }
     env |= {"DOCGRAPH_LLM_MAX_TOKENS": str(MAX_TOKENS), "DOCGRAPH_LLM_TIMEOUT_S": "300"}
     env |= {"DOCGRAPH_TEXT2CYPHER_MAX_TRIES": str(MAX_TRIES), "DOCGRAPH_TEXT2CYPHER_ROW_LIMIT": str(ROW_LIMIT)}
-    store_url = f"falkordb-local://{base.home}?graph={base.graph}"  # without --store: a fresh, empty one
+    store_url = f"falkordb-local://{base.home}?graph={base.graph}"  # the store the other tests ask
     done = CliRunner().invoke(app, ["eval-cypher", str(questions), "--store", store_url, "--json"], env=env)
     assert done.exit_code == 0, done.output
     report = json.loads(done.stdout)
@@ -375,15 +381,9 @@ def check_outcome(outcome: dict[str, Any], question: dict[str, Any], store: Grap
 
 
 def test_api_ask_forced_through_cypher(api: TestClient, store: GraphStore) -> None:
-    before = graph_counts(store)
-    reply = api.post("/ask", json={"question": STRUCTURAL, "force_cypher": True})
-    assert graph_counts(store) == before
-    if reply.status_code != 200:
-        assert (
-            f"no valid read-only query after {MAX_TRIES} tries" in assert_error(reply, 422, "no_valid_query")["message"]
-        )
+    answer = post_through_cypher(api, store, "/ask", {"question": STRUCTURAL, "force_cypher": True})
+    if answer is None:
         return
-    answer = reply.json()
     assert answer["route"] == "cypher" and answer["mode"] == "llm" and answer["cypher"]
     assert steps(answer["trace"], "route")[0]["by"] == "forced" and not steps(answer["trace"], "retrieve")
     check_rows(answer["cypher"], answer["rows"], store)
