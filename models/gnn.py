@@ -33,7 +33,7 @@ from docgraph.models.graph_tensors import GROUPS, NUM_KINDS, NUM_RELATIONS, Grap
 
 # Inference on a larger graph runs each layer over windows of this many target nodes (memory: one
 # window's per-relation neighbour means, not the whole document's).
-WINDOW_NODES = 4096
+WINDOW_NODES = 1024
 
 CHECKPOINT_FORMAT = 1
 RELATION_WEIGHTS = ("scalar", "matrix")
@@ -95,11 +95,26 @@ class RelationalAdjacency:
         window: tuple[int, int] | None = None,
     ) -> Self:
         src, dst = edge_index[0], edge_index[1]
-        degree = torch.bincount(edge_type * num_nodes + dst, minlength=num_relations * num_nodes).to(torch.float32)
+        degree = _relation_degrees(edge_type, dst, num_nodes, num_relations)
         first, stop = window or (0, num_nodes)
         if window is not None:
             inside = (dst >= first) & (dst < stop)
             src, dst, edge_type = src[inside], dst[inside], edge_type[inside]
+        return cls._of_edges(src, dst, edge_type, degree, num_nodes, num_relations, (first, stop))
+
+    @classmethod
+    def _of_edges(
+        cls,
+        src: torch.Tensor,
+        dst: torch.Tensor,
+        edge_type: torch.Tensor,
+        degree: torch.Tensor,
+        num_nodes: int,
+        num_relations: int,
+        window: tuple[int, int],
+    ) -> Self:
+        """The adjacency of the edges into ``window`` (all of them given), normalised by ``degree``."""
+        first, stop = window
         rows = edge_type * (stop - first) + (dst - first)
         values = 1.0 / degree[edge_type * num_nodes + dst] if rows.numel() else torch.zeros(0)
         shape = (num_relations * (stop - first), num_nodes)
@@ -113,17 +128,36 @@ class RelationalAdjacency:
     @classmethod
     def windows(cls, graph: GraphTensors, num_relations: int, size: int) -> list[RelationalAdjacency]:
         """The adjacency cut into windows of ``size`` target nodes: a layer's memory then grows with
-        the window, not with the document (each node's sums are the same as in the whole)."""
+        the window, not with the document (each node's sums are the same as in the whole). The
+        edges are sorted by target once, so each window takes its slice of them."""
         n, step = graph.num_nodes, max(1, size)
+        degree = _relation_degrees(graph.edge_type, graph.edge_index[1], n, num_relations)
+        order = torch.argsort(graph.edge_index[1], stable=True)
+        src, dst, kind = graph.edge_index[0][order], graph.edge_index[1][order], graph.edge_type[order]
+        firsts = list(range(0, n, step))
+        bounds = torch.searchsorted(dst, torch.tensor([*firsts, n], dtype=dst.dtype)).tolist()
         return [
-            cls.build(graph.edge_index, graph.edge_type, n, num_relations, (first, min(first + step, n)))
-            for first in range(0, n, step)
+            cls._of_edges(
+                src[bounds[i] : bounds[i + 1]],
+                dst[bounds[i] : bounds[i + 1]],
+                kind[bounds[i] : bounds[i + 1]],
+                degree,
+                n,
+                num_relations,
+                (first, min(first + step, n)),
+            )
+            for i, first in enumerate(firsts)
         ]
 
     def aggregate(self, h: torch.Tensor) -> torch.Tensor:
         """(R, rows * D): per relation, each target node's neighbour mean (zero where it has none), flattened."""
         product: torch.Tensor = torch.sparse.mm(self.matrix, h)
         return product.view(self.num_relations, -1)
+
+
+def _relation_degrees(edge_type: torch.Tensor, dst: torch.Tensor, num_nodes: int, num_relations: int) -> torch.Tensor:
+    """(R * N,) float32: how many relation-``r`` edges each node receives, at ``r * N + node``."""
+    return torch.bincount(edge_type * num_nodes + dst, minlength=num_relations * num_nodes).to(torch.float32)
 
 
 Adjacency = RelationalAdjacency | list[RelationalAdjacency]
@@ -213,22 +247,29 @@ class RelationalGNN(nn.Module):
             return self._embed_in_windows(graph, RelationalAdjacency.windows(graph, relations, WINDOW_NODES))
 
     def _embed_in_windows(self, graph: GraphTensors, windows: list[RelationalAdjacency]) -> torch.Tensor:
-        """``forward`` for a long document, in place where it can be: the same values (``torch.equal``),
-        with a few (N, dim) tensors alive at a time instead of one per step."""
+        """``forward`` for a long document, in place and a window of rows at a time where it can be:
+        the same values (``torch.equal``), with the input, one layer's input and its output the only
+        (N, dim) tensors alive."""
         x = graph.x
-        h: torch.Tensor = x + self.kind(graph.node_kind)
+        spans = [slice(window.first, window.first + window.rows) for window in windows]
+        h: torch.Tensor = x.clone()
+        for rows in spans:
+            h[rows] += self.kind(graph.node_kind[rows])
         last = len(self.convs) - 1
         for depth, conv in enumerate(self.convs):
             message: torch.Tensor = conv(h, windows)
             if depth == last:
                 h = message
             elif message.shape == h.shape:
-                h.add_(self.dropout(F.gelu(message)))  # the residual between layers
+                for rows in spans:  # the residual between layers
+                    h[rows] += self.dropout(F.gelu(message[rows]))
             else:
-                h = self.dropout(F.gelu(message))
+                for rows in spans:
+                    message[rows] = self.dropout(F.gelu(message[rows]))
+                h = message
             del message
-        h.mul_(self.alpha).add_(x)  # x + alpha * h
-        h.div_(torch.linalg.vector_norm(h, dim=1, keepdim=True).clamp_min(1e-12))  # F.normalize, in place
+        for rows in spans:  # x + alpha * h, then F.normalize
+            h[rows] = F.normalize(h[rows].mul_(self.alpha).add_(x[rows]), dim=1)
         return h
 
 

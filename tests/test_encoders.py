@@ -159,6 +159,20 @@ def test_cache_encodes_each_distinct_text_once_and_survives_on_disk(encoder: Tex
     assert np.allclose(first, again) and np.allclose(first[0], first[2])
 
 
+def test_the_memory_cache_keeps_the_newest_vectors_up_to_its_capacity(encoder: TextEncoder) -> None:
+    counting, memory = _CountingEncoder(encoder), MemoryCache(capacity=2)
+    first = np.concatenate([encode_cached([text], counting, memory=memory) for text in ("one alpha", "two beta")])
+    again = encode_cached(["one alpha", "two beta", "three gamma"], counting, memory=memory)
+    assert counting.encoded == 3 and np.array_equal(again[:2], first)  # two came from memory
+    encode_cached(["two beta", "three gamma"], counting, memory=memory)
+    assert counting.encoded == 3
+    encode_cached(["one alpha"], counting, memory=memory)
+    assert counting.encoded == 4  # the oldest was let go
+    encode_cached(["four", "five", "six"], counting, memory=memory)  # more than it holds: not kept
+    encode_cached(["one alpha", "three gamma"], counting, memory=memory)
+    assert counting.encoded == 7
+
+
 def test_the_cache_reports_every_row_once_the_cached_ones_first(encoder: TextEncoder) -> None:
     memory = MemoryCache()
     encode_cached(["gamma"], encoder, memory=memory)

@@ -189,10 +189,15 @@ def text_key(encoder_name: str, text: str) -> str:
     return hashlib.blake2b(f"{encoder_name}\x00{text}".encode(), digest_size=16).hexdigest()
 
 
+# Vectors the process keeps for re-ingest: about 50 MB. Ingest reads no more than this of it for a
+# document of any length (texts repeated within a document are encoded once per call anyway).
+MEMORY_CACHE_VECTORS = 32_768
+
+
 class MemoryCache:
     """Least-recently-used vectors by text key; bounded so a long session cannot grow without end."""
 
-    def __init__(self, capacity: int = 200_000) -> None:
+    def __init__(self, capacity: int = MEMORY_CACHE_VECTORS) -> None:
         self.capacity = capacity
         self._items: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
@@ -212,8 +217,13 @@ class MemoryCache:
             self._items.clear()
 
     def put_many(self, items: dict[str, np.ndarray]) -> None:
+        """Keep copies (a row view would keep the whole array it was cut from alive); a set larger
+        than the cache is not kept at all: its own later rows would push out its first ones, and
+        asked again in the same order, it would find none of them."""
+        if len(items) > self.capacity:
+            return
         with self._lock:
-            self._items.update(items)
+            self._items.update((key, np.array(vector, dtype=np.float32)) for key, vector in items.items())
             while len(self._items) > self.capacity:
                 self._items.popitem(last=False)
 

@@ -26,6 +26,7 @@ from docgraph.app.pipeline.embedding import embed_batch
 from docgraph.app.pipeline.execution.base import SourceFile, TaskExecutor
 from docgraph.app.pipeline.execution.spread_encoder import SpreadEncoder
 from docgraph.app.pipeline.gnn_store import refresh_stale_gnn
+from docgraph.app.pipeline.memory import release_free_memory
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, WriteResult
 from docgraph.errors import BadDocumentError, DocgraphError, IngestError, WorkerLostError
@@ -254,6 +255,7 @@ class IngestPipeline:
                         stage.run(ctx)
                 else:
                     stage.run(ctx)
+                release_free_memory()  # what the stage freed, before the next one allocates anew
                 ctx.timings[stage.name] = time.perf_counter() - stage_start
         except WorkerLostError as exc:  # says which task, not which file
             return IngestReport(path=path, status="failed", error=f"{path.name}: {exc}", timings=ctx.timings)

@@ -33,11 +33,16 @@ def similarity_edges(batch: GraphBatch, k: int = DEFAULT_K, block_rows: int | No
         return []
     vectors = normalised_rows([node.props["embedding"] for node in nodes])
     edges: list[EdgeRecord] = []
+    # Edges of equal (rounded) score share one props dict: a long document has ten edges a region
+    # and a few thousand distinct scores, and a dict each was most of an edge's memory. Nothing
+    # changes an edge's props in place.
+    shared: dict[float, dict[str, float]] = {}
     rows = block_rows or rows_per_block(len(nodes))
     for row, neighbours, scores in top_k_neighbours(vectors, k, rows):
         source = nodes[row].key
         for column, score in zip(neighbours, scores, strict=True):
-            props = {"score": round(float(score), SCORE_DECIMALS)}
+            rounded = round(float(score), SCORE_DECIMALS)
+            props = shared.setdefault(rounded, {"score": rounded})
             edges.append(EdgeRecord("IS_SIMILAR", "Region", source, "Region", nodes[int(column)].key, props))
     return edges
 
