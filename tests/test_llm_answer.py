@@ -143,6 +143,20 @@ def test_a_rejected_router_request_falls_back_to_the_rules(zoo_store: GraphStore
     assert result.answer == "At 10:00 [zoo p.1 #r1]."
 
 
+def test_an_endpoint_hung_while_writing_cypher_leaves_an_extractive_answer(
+    zoo_store: GraphStore, tmp_path: Path
+) -> None:
+    route_cypher = json.dumps({"route": "cypher", "reason": "a count", "sub_questions": []})
+    with ScriptedLLMServer() as server:
+        server.add(route_cypher, *[Reply("MATCH (r:Region) RETURN count(r)", delay_s=3.0)] * 2)
+        settings = llm_settings(server.base_url, tmp_path, llm_timeout_s=1.0)
+        result = ask(QUESTION, zoo_store, settings, retriever_for(zoo_store), k=3)
+
+    assert result.route == "retrieve" and result.mode == "extractive"
+    assert "Penguins are fed twice a day" in result.answer and result.citations
+    assert any(step["step"] == "llm" and "extractive" in str(step["status"]) for step in result.trace)
+
+
 def test_an_unreachable_endpoint_is_a_typed_error(tmp_path: Path) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -71,7 +71,13 @@ def ask(
     groups: Groups | None = None
     first_round = k
     if decision.route == "cypher" and client is not None:
-        cypher_result = _run_cypher(question, doc_id, store, settings, client, force_cypher, result)
+        try:
+            cypher_result = _run_cypher(question, doc_id, store, settings, client, force_cypher, result)
+        except LLMTimeoutError as error:  # a hung endpoint: retrieval answers, extractively
+            if force_cypher:
+                raise
+            _without_llm(result, error)
+            client, cypher_result, result.route = None, None, "retrieve"
         if cypher_result is not None:
             extras = Extras(
                 cypher=cypher_result.cypher, rows=cypher_result.rows, rows_truncated=cypher_result.truncated
