@@ -7,6 +7,7 @@ figure regions can be rendered.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -140,3 +141,14 @@ def llm_settings(base_url: str, home: Path, **overrides: Any) -> Settings:
 
 def no_llm_settings(home: Path, **overrides: Any) -> Settings:
     return Settings(home=home, llm_base_url="", llm_api_key="", **overrides)
+
+
+def sample_eval_inputs(folder: Path, questions: list[dict[str, Any]]) -> tuple[Path, Path]:
+    """A docs folder holding the sample PDF and a JSON-lines file of ``questions`` about it, for the
+    eval commands."""
+    docs = folder / "docs"
+    docs.mkdir()
+    (docs / SAMPLE_PDF.name).write_bytes(SAMPLE_PDF.read_bytes())
+    path = folder / "questions.jsonl"
+    path.write_text("".join(json.dumps(question) + "\n" for question in questions))
+    return docs, path

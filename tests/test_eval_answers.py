@@ -11,6 +11,8 @@ from typer.testing import CliRunner
 from docgraph.app.cli.main import app
 from docgraph.app.evaluation.answers import AnswerOutcome, normalised, summary, token_f1
 from docgraph.app.resources import ROOT
+from tests.llm_data import sample_eval_inputs
+from tests.llm_server import Reply, ScriptedLLMServer, confident
 
 SAMPLE = ROOT / "samples" / "docgraph-sample.pdf"
 QUESTIONS = [
@@ -52,11 +54,7 @@ def test_summary_names_each_measure_and_counts_only_questions_with_a_gold_answer
 
 
 def test_eval_answers_runs_the_ask_path_on_a_real_store(tmp_path: Path) -> None:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / SAMPLE.name).write_bytes(SAMPLE.read_bytes())
-    questions = tmp_path / "questions.jsonl"
-    questions.write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS))
+    docs, questions = sample_eval_inputs(tmp_path, QUESTIONS)
     args = ["eval", str(questions), "--docs", str(docs), "--variant", "hybrid", "--variant", "bm25-page"]
     env = {"DOCGRAPH_HOME": str(tmp_path / "home"), "DOCGRAPH_LLM_BASE_URL": ""}
     done = CliRunner().invoke(app, [*args, "--answers", "--scope", "both", "--json"], env=env)
@@ -72,3 +70,18 @@ def test_eval_answers_runs_the_ask_path_on_a_real_store(tmp_path: Path) -> None:
         assert hybrid["gold_page_in_context"] == 1.0 and hybrid["abstained"] == 0.0
     plain = CliRunner().invoke(app, [*args, "--answers"], env=env)
     assert plain.exit_code == 0 and "context_recall@200" in plain.stdout and "answers (document)" in plain.stdout
+
+
+def test_a_question_the_endpoint_fails_is_counted_and_the_run_goes_on(tmp_path: Path) -> None:
+    docs, questions = sample_eval_inputs(tmp_path, QUESTIONS)
+    route = json.dumps({"route": "retrieve", "reason": "one fact", "sub_questions": []})
+    broken = Reply(raw=b"<html>502 Bad Gateway</html>", content_type="text/html")
+    with ScriptedLLMServer() as server:
+        server.add(route, confident("At 10:30."), route, broken, route, confident("Extension 2."))
+        env = {"DOCGRAPH_HOME": str(tmp_path / "home"), "DOCGRAPH_LLM_BASE_URL": server.base_url}
+        args = ["eval", str(questions), "--docs", str(docs), "--variant", "bm25-page", "--answers", "--json"]
+        done = CliRunner().invoke(app, args, env={**env, "DOCGRAPH_LLM_API_KEY": "k", "DOCGRAPH_LLM_MODEL": "m"})
+    assert done.exit_code == 0, done.output
+    answers = json.loads(done.stdout)["answers"]["bm25-page"]
+    assert answers["n"] == 3 and answers["errors"] == 1
+    assert answers["answer_contains_gold"] == 0.5  # the penguin answer holds its gold; the failed one counts as a miss

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from docgraph.app.cli.main import app
 from docgraph.app.evaluation.cypher_bench import load_cypher_questions, same_rows
 from docgraph.app.resources import ROOT
+from tests.llm_data import sample_eval_inputs
 from tests.llm_server import ScriptedLLMServer
 
 SAMPLE = ROOT / "samples" / "docgraph-sample.pdf"
@@ -45,11 +46,7 @@ def test_the_shipped_benchmark_file_loads() -> None:
 
 
 def test_eval_cypher_scores_the_models_queries_against_the_gold_rows(tmp_path: Path) -> None:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / SAMPLE.name).write_bytes(SAMPLE.read_bytes())
-    questions = tmp_path / "questions.jsonl"
-    questions.write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS))
+    docs, questions = sample_eval_inputs(tmp_path, QUESTIONS)
     with ScriptedLLMServer() as server:
         server.add(
             "```c\nMATCH (p:Page {doc_id: 'docgraph-sample'}) RETURN count(p)\n```",  # right, first try

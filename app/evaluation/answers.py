@@ -10,7 +10,8 @@ Per variant and scope:
 - ``answer_contains_gold`` and ``answer_f1``: the normalised gold answer inside the answer, and
   token F1 against it (meaningful with an LLM; an extractive answer is quotes);
 - ``citation_precision``: the share of citations on gold pages; ``abstained``: how often ask said
-  the documents do not answer.
+  the documents do not answer; ``errors``: questions whose answer failed at the LLM endpoint (a
+  rejected request): they count as misses, and the run goes on.
 
 Questions without a gold ``answer`` count only for the page-based measures.
 """
@@ -30,6 +31,7 @@ from docgraph.app.llm.answer import AnswerResult
 from docgraph.app.llm.service import ask
 from docgraph.app.retrieval.base import Retriever
 from docgraph.app.stores.base import GraphStore
+from docgraph.errors import LLMRequestError
 
 WORD_CUTOFFS = (100, 200, 400)
 ASK_K = 8  # hits per question, as ``docgraph ask`` asks
@@ -47,6 +49,7 @@ class AnswerOutcome:
     words_before_gold_page: int | None  # context words before the first gold-page passage
     answer: str
     abstained: bool
+    error: str = ""  # why the endpoint gave no answer (the other fields are then empty)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -58,6 +61,7 @@ class AnswerOutcome:
             "words_before_gold_page": self.words_before_gold_page,
             "abstained": self.abstained,
             "answer": self.answer,
+            **({"error": self.error} if self.error else {}),
         }
 
 
@@ -118,11 +122,19 @@ def ask_for_answers(
     outcomes = []
     for question in questions:
         doc_id = doc_ids[question.doc]
-        result = ask(
-            question.question, store, settings, retriever, k=ASK_K, doc_id=doc_id if scope == "document" else None
-        )
+        try:
+            result = ask(
+                question.question, store, settings, retriever, k=ASK_K, doc_id=doc_id if scope == "document" else None
+            )
+        except LLMRequestError as error:  # one question's rejected request, not the end of the run
+            outcomes.append(_failed(question, str(error)))
+            continue
         outcomes.append(outcome_of(question, doc_id, result))
     return outcomes
+
+
+def _failed(question: Question, error: str) -> AnswerOutcome:
+    return AnswerOutcome(question.id, question.type, question.answer, 0, 0, None, None, "", False, error)
 
 
 def summary(outcomes: Sequence[AnswerOutcome]) -> dict[str, Any]:
@@ -144,6 +156,7 @@ def summary(outcomes: Sequence[AnswerOutcome]) -> dict[str, Any]:
     cited = sum(o.cited for o in outcomes)
     row["citation_precision"] = round(sum(o.cited_gold for o in outcomes) / cited, 4) if cited else None
     row["abstained"] = _rate(o.abstained for o in outcomes)
+    row["errors"] = sum(1 for o in outcomes if o.error)
     return row
 
 

@@ -280,13 +280,13 @@ def format_answers(report: EvalReport) -> str:
     """One row per variant: what the ask path handed the generator and what it answered."""
     recall_columns = [f"context_recall@{w}" for w in WORD_CUTOFFS]
     columns = ["evidence_recall", *recall_columns, "answer_contains_gold", "answer_f1", "citation_precision"]
-    header = f"answers ({report.scope})  " + "  ".join(columns) + "  context_words_before_gold  abstained"
+    header = f"answers ({report.scope})  " + "  ".join(columns) + "  context_words_before_gold  abstained  errors"
     lines = [header]
     for name, outcomes in report.answers.items():
         row = answer_summary(outcomes)
         cells = [_percent(row[column]) for column in columns]
         before = "-" if row["context_words_before_gold"] is None else str(row["context_words_before_gold"])
-        lines.append(f"{name:<18} " + "  ".join(cells) + f"  {before}  {_percent(row['abstained'])}")
+        lines.append(f"{name:<18} " + "  ".join(cells) + f"  {before}  {_percent(row['abstained'])}  {row['errors']}")
     return "\n".join(lines)
 
 
