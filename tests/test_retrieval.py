@@ -374,3 +374,21 @@ def test_a_question_that_names_a_table_prefers_table_regions(retrievers: dict[st
     # Without naming the table the bonus goes to no region.
     hits = retrievers["hybrid"].retrieve("Which fit type of bookmarkPage keeps the zoom?", 3, TOY_DOC)
     assert not any("kind" in h.signals for h in hits)
+
+
+def test_known_words_load_no_other_document_once_all_are_found(
+    corpus_store: GraphStore, encoder: TextEncoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from docgraph.app.retrieval import corpus as corpus_module
+    from docgraph.app.retrieval.relevance import dense_part, known
+
+    dense = dense_part(make_retriever("hybrid", corpus_store, encoder))
+    assert dense is not None
+    first, second = sorted(dense.corpus.versions())
+    loads: list[str] = []
+    load = corpus_module.load_document
+    monkeypatch.setattr(corpus_module, "load_document", lambda *args: loads.append(args[1]) or load(*args))
+    (index,) = dense.corpus.documents(first)  # as a question asked inside the first document loads it
+    word = next(term for term in index.region_bm25.vocabulary if term.isalpha() and len(term) > 3)
+    assert known(word, dense) == 1.0 and loads == [first]  # found in the loaded document: no other loaded
+    assert known(f"{word} xqzvblorft", dense) == 0.5 and loads == [first, second]  # looked for in every one

@@ -11,6 +11,7 @@ version changes, so a query costs one small version check.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -231,21 +232,37 @@ class Corpus:
 
     def documents(self, doc_id: str | None = None) -> list[DocumentIndex]:
         """The current index of ``doc_id`` (or of every document), reloading what changed."""
-        versions = self.versions()
+        versions = self._versions_now()
         wanted = [doc_id] if doc_id is not None else sorted(versions)
-        found: list[DocumentIndex] = []
+        return [document for name in wanted for document in self._current(name, versions)]
+
+    def loaded_first(self) -> Iterator[DocumentIndex]:
+        """Every current document: those already loaded first, then the others, each loaded only
+        when it is reached (a caller that stops early loads no more)."""
+        versions = self._versions_now()
+        with self._lock:
+            loaded = sorted(name for name, index in self._documents.items() if index.version == versions.get(name))
+        for name in [*loaded, *sorted(set(versions) - set(loaded))]:
+            yield from self._current(name, versions)
+
+    def _versions_now(self) -> dict[str, str]:
+        """The stored versions, the indexes of documents no longer stored let go."""
+        versions = self.versions()
         with self._lock:
             for stale in set(self._documents) - set(versions):
                 del self._documents[stale]
-            for name in wanted:
-                if name not in versions:
-                    continue
-                current = self._documents.get(name)
-                if current is None or current.version != versions[name]:
-                    current = load_document(self.store, name, versions[name])
-                    self._documents[name] = current
-                found.append(current)
-        return found
+        return versions
+
+    def _current(self, name: str, versions: dict[str, str]) -> list[DocumentIndex]:
+        """``name``'s index as stored now (loaded or reloaded); none when it is not stored."""
+        with self._lock:
+            if name not in versions:
+                return []
+            current = self._documents.get(name)
+            if current is None or current.version != versions[name]:
+                current = load_document(self.store, name, versions[name])
+                self._documents[name] = current
+            return [current]
 
     def passages(self, region_id: str, dim: int) -> NDArray[np.float32] | None:
         """The passage vectors (passages x ``dim``) of a long region; None for other regions. Its

@@ -70,13 +70,18 @@ def measure(question: str, hits: Sequence[ScoredRegion], dense: DenseRetriever) 
 
 
 def known(question: str, dense: DenseRetriever) -> float:
-    """The share of the question's distinct content words that some searched document holds."""
+    """The share of the question's distinct content words that some stored document holds. The
+    documents already loaded are looked in first, and no other is loaded once every word is
+    found: a question asked inside one document rarely needs the rest of the store."""
     wanted = set(tokenize(question))
     if not wanted:
         return 0.0
-    documents = dense.corpus.documents()
-    found = {word for word in wanted if any(word in d.region_bm25.vocabulary for d in documents)}
-    return len(found) / len(wanted)
+    missing = set(wanted)
+    for document in dense.corpus.loaded_first():
+        missing = {word for word in missing if word not in document.region_bm25.vocabulary}
+        if not missing:
+            break
+    return (len(wanted) - len(missing)) / len(wanted)
 
 
 def coverage(question: str, hits: Sequence[ScoredRegion]) -> float:
