@@ -16,7 +16,6 @@ from docgraph.app.config import Settings
 from docgraph.app.pipeline.embedding import ENCODE_BATCH
 from docgraph.app.pipeline.execution.base import SourceFile
 from docgraph.app.pipeline.execution.sources import local_path
-from docgraph.app.pipeline.memory import release_free_memory
 from docgraph.app.pipeline.stages import IngestContext, Stage, read_pdf
 from docgraph.errors import IngestError
 from docgraph.ingest.graph import build_graph
@@ -61,10 +60,7 @@ class IngestWorker:
     ) -> GraphBatch:
         """The document's graph, from the scans of all its pages (or a reader's whole layout)."""
         layout = layout_from_scans(local_path(source), self._paged(), read) if isinstance(read, list) else read
-        batch = build_graph(layout, ingested_at=ingested_at, build=build)
-        del layout  # the assembly's temporaries go back to the system before embedding
-        release_free_memory()
-        return batch
+        return build_graph(layout, ingested_at=ingested_at, build=build)
 
     def encoder_info(self) -> tuple[str, int]:
         return self.encoder.name, self.encoder.dim
@@ -76,7 +72,6 @@ class IngestWorker:
         """Run the in-document stage ``name`` on ``batch`` (a copy, when it came from another process)."""
         ctx = IngestContext(path=path, batch=batch)
         self.stage(name).run(ctx)
-        release_free_memory()
         return batch
 
     def stage(self, name: str) -> Stage:

@@ -234,7 +234,7 @@ class Corpus:
         """The current index of ``doc_id`` (or of every document), reloading what changed."""
         versions = self._versions_now()
         wanted = [doc_id] if doc_id is not None else sorted(versions)
-        return [document for name in wanted for document in self._current(name, versions)]
+        return [document for name in wanted if (document := self._current(name, versions)) is not None]
 
     def loaded_first(self) -> Iterator[DocumentIndex]:
         """Every current document: those already loaded first, then the others, each loaded only
@@ -243,7 +243,9 @@ class Corpus:
         with self._lock:
             loaded = sorted(name for name, index in self._documents.items() if index.version == versions.get(name))
         for name in [*loaded, *sorted(set(versions) - set(loaded))]:
-            yield from self._current(name, versions)
+            document = self._current(name, versions)
+            if document is not None:
+                yield document
 
     def _versions_now(self) -> dict[str, str]:
         """The stored versions, the indexes of documents no longer stored let go."""
@@ -253,16 +255,16 @@ class Corpus:
                 del self._documents[stale]
         return versions
 
-    def _current(self, name: str, versions: dict[str, str]) -> list[DocumentIndex]:
-        """``name``'s index as stored now (loaded or reloaded); none when it is not stored."""
+    def _current(self, name: str, versions: dict[str, str]) -> DocumentIndex | None:
+        """``name``'s index as stored now (loaded or reloaded); None when it is not stored."""
         with self._lock:
             if name not in versions:
-                return []
+                return None
             current = self._documents.get(name)
             if current is None or current.version != versions[name]:
                 current = load_document(self.store, name, versions[name])
                 self._documents[name] = current
-            return [current]
+            return current
 
     def passages(self, region_id: str, dim: int) -> NDArray[np.float32] | None:
         """The passage vectors (passages x ``dim``) of a long region; None for other regions. Its

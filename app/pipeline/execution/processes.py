@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from docgraph.app.pipeline.execution.base import SourceFile, WorkerStats, peak_rss_mb, threads_per_worker
+from docgraph.app.pipeline.memory import release_free_memory
 from docgraph.app.pipeline.worker import WorkerSpec
 from docgraph.errors import DocgraphError, IngestError, WorkerLostError
 
@@ -190,6 +191,7 @@ def serve_tasks(connection: Connection, spec: WorkerSpec, threads: int) -> None:
             reply: tuple[str, Any] = ("ok", getattr(worker, method)(*args))
         except Exception as error:
             reply = ("error", portable(error))
+        release_free_memory()  # what the task freed, before the next one allocates anew
         try:
             connection.send((*reply, peak_rss_mb()))
         except (pickle.PicklingError, TypeError, AttributeError) as error:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from docgraph.app.pipeline.execution.base import SourceFile, WorkerStats, peak_rss_mb
+from docgraph.app.pipeline.memory import release_free_memory
 from docgraph.app.pipeline.worker import IngestWorker, WorkerSpec
 from docgraph.errors import ConfigError, IngestError, WorkerLostError
 
@@ -34,7 +35,10 @@ def run_ray_task(token: str, spec: WorkerSpec, method: str, args: tuple[Any, ...
         _WORKERS.clear()  # one executor at a time: an earlier one's models may go
         worker = _WORKERS[token] = build_ingest_worker(spec)
     resolved = tuple(_with_bytes(arg) for arg in args)
-    return getattr(worker, method)(*resolved), os.getpid(), peak_rss_mb()
+    try:
+        return getattr(worker, method)(*resolved), os.getpid(), peak_rss_mb()
+    finally:
+        release_free_memory()  # what the task freed, before the next one allocates anew
 
 
 def _with_bytes(arg: Any) -> Any:
