@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Self, cast
 
 import torch
 from torch import nn
@@ -30,6 +31,7 @@ from torch.nn import functional as F
 
 from docgraph.errors import ModelError
 from docgraph.models.graph_tensors import GROUPS, NUM_KINDS, NUM_RELATIONS, GraphTensors
+from docgraph.models.spill import SpillFolder
 
 # Inference on a larger graph runs each layer over windows of this many target nodes (memory: one
 # window's per-relation neighbour means, not the whole document's).
@@ -126,28 +128,14 @@ class RelationalAdjacency:
         return cls.build(graph.edge_index, graph.edge_type, graph.num_nodes, num_relations)
 
     @classmethod
-    def windows(cls, graph: GraphTensors, num_relations: int, size: int) -> list[RelationalAdjacency]:
+    def windows(cls, graph: GraphTensors, num_relations: int, size: int) -> AdjacencyWindows:
         """The adjacency cut into windows of ``size`` target nodes: a layer's memory then grows with
-        the window, not with the document (each node's sums are the same as in the whole). The
-        edges are sorted by target once, so each window takes its slice of them."""
-        n, step = graph.num_nodes, max(1, size)
+        the window, not with the document (each node's sums are the same as in the whole)."""
+        n = graph.num_nodes
         degree = _relation_degrees(graph.edge_type, graph.edge_index[1], n, num_relations)
         order = torch.argsort(graph.edge_index[1], stable=True)
         src, dst, kind = graph.edge_index[0][order], graph.edge_index[1][order], graph.edge_type[order]
-        firsts = list(range(0, n, step))
-        bounds = torch.searchsorted(dst, torch.tensor([*firsts, n], dtype=dst.dtype)).tolist()
-        return [
-            cls._of_edges(
-                src[bounds[i] : bounds[i + 1]],
-                dst[bounds[i] : bounds[i + 1]],
-                kind[bounds[i] : bounds[i + 1]],
-                degree,
-                n,
-                num_relations,
-                (first, min(first + step, n)),
-            )
-            for i, first in enumerate(firsts)
-        ]
+        return AdjacencyWindows(src, dst, kind, degree, n, num_relations, max(1, size))
 
     def aggregate(self, h: torch.Tensor) -> torch.Tensor:
         """(R, rows * D): per relation, each target node's neighbour mean (zero where it has none), flattened."""
@@ -160,7 +148,42 @@ def _relation_degrees(edge_type: torch.Tensor, dst: torch.Tensor, num_nodes: int
     return torch.bincount(edge_type * num_nodes + dst, minlength=num_relations * num_nodes).to(torch.float32)
 
 
-Adjacency = RelationalAdjacency | list[RelationalAdjacency]
+@dataclass(slots=True)
+class AdjacencyWindows:
+    """A graph's adjacency by windows of ``size`` target nodes. The edges are sorted by target, and
+    each window's matrix is made from its slice of them when the window is reached, then let go:
+    the edges are kept once, not again as every window's matrix."""
+
+    src: torch.Tensor  # (E,) int64, sorted by target
+    dst: torch.Tensor
+    kind: torch.Tensor
+    degree: torch.Tensor  # see _relation_degrees
+    num_nodes: int
+    num_relations: int
+    size: int
+    bounds: list[int] = field(default_factory=list)  # window i's edges: bounds[i]:bounds[i + 1]
+
+    def __post_init__(self) -> None:
+        cuts = torch.tensor([*range(0, self.num_nodes, self.size), self.num_nodes], dtype=self.dst.dtype)
+        self.bounds = torch.searchsorted(self.dst, cuts).tolist()
+
+    @property
+    def spans(self) -> list[slice]:
+        """Each window's target nodes."""
+        return [slice(first, min(first + self.size, self.num_nodes)) for first in range(0, self.num_nodes, self.size)]
+
+    def __iter__(self) -> Iterator[RelationalAdjacency]:
+        for i, rows in enumerate(self.spans):
+            edges = slice(self.bounds[i], self.bounds[i + 1])
+            yield RelationalAdjacency._of_edges(
+                self.src[edges],
+                self.dst[edges],
+                self.kind[edges],
+                self.degree,
+                self.num_nodes,
+                self.num_relations,
+                (rows.start, rows.stop),
+            )
 
 
 class BasisRelationalConv(nn.Module):
@@ -192,12 +215,7 @@ class BasisRelationalConv(nn.Module):
             bound = math.sqrt(6.0 / (parameter.shape[-2] + parameter.shape[-1]))  # glorot, as PyG
             nn.init.uniform_(parameter, -bound, bound)
 
-    def forward(self, h: torch.Tensor, adjacency: Adjacency) -> torch.Tensor:
-        if isinstance(adjacency, list):  # target nodes window by window, into one output
-            out = h.new_empty((h.shape[0], self.out_dim))
-            for window in adjacency:
-                out[window.first : window.first + window.rows] = self.forward(h, window)
-            return out
+    def forward(self, h: torch.Tensor, adjacency: RelationalAdjacency) -> torch.Tensor:
         # sum_r A_r h W_r = sum_b (sum_r comp[r, b] A_r h) V_b
         mixed = (self.comp.t() @ adjacency.aggregate(h)).view(self.num_bases, adjacency.rows, self.in_dim)
         messages = torch.bmm(mixed, self.weight).sum(dim=0)
@@ -220,7 +238,7 @@ class RelationalGNN(nn.Module):
         self.alpha = nn.Parameter(torch.tensor(float(config.alpha_init)))
         self.dropout = nn.Dropout(config.dropout)
 
-    def forward(self, x: torch.Tensor, adjacency: Adjacency, node_kind: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, adjacency: RelationalAdjacency, node_kind: torch.Tensor) -> torch.Tensor:
         h = x + self.kind(node_kind)
         last = len(self.convs) - 1
         for depth, conv in enumerate(self.convs):
@@ -232,8 +250,9 @@ class RelationalGNN(nn.Module):
                 h = h + message if message.shape == h.shape else message  # residual between layers
         return F.normalize(x + self.alpha * h, dim=1)
 
-    def embed(self, graph: GraphTensors) -> torch.Tensor:
-        """Inference on one graph: (N, dim) L2-normalised GNN embeddings."""
+    def embed(self, graph: GraphTensors, spill: SpillFolder | None = None) -> torch.Tensor:
+        """Inference on one graph: (N, dim) L2-normalised GNN embeddings. A graph of more than one
+        window works in files of ``spill`` when given (its result too), not in memory."""
         if graph.num_nodes == 0:
             return torch.zeros((0, self.config.dim))
         if graph.x.shape[1] != self.config.dim:
@@ -244,33 +263,62 @@ class RelationalGNN(nn.Module):
             if graph.num_nodes <= WINDOW_NODES:
                 vectors: torch.Tensor = self(graph.x, RelationalAdjacency.of(graph, relations), graph.node_kind)
                 return vectors
-            return self._embed_in_windows(graph, RelationalAdjacency.windows(graph, relations, WINDOW_NODES))
+            windows = RelationalAdjacency.windows(graph, relations, WINDOW_NODES)
+            return _WindowedInference(self, windows, spill).run(graph)
 
-    def _embed_in_windows(self, graph: GraphTensors, windows: list[RelationalAdjacency]) -> torch.Tensor:
-        """``forward`` for a long document, in place and a window of rows at a time where it can be:
-        the same values (``torch.equal``), with the input, one layer's input and its output the only
-        (N, dim) tensors alive."""
-        x = graph.x
-        spans = [slice(window.first, window.first + window.rows) for window in windows]
-        h: torch.Tensor = x.clone()
-        for rows in spans:
-            h[rows] += self.kind(graph.node_kind[rows])
-        last = len(self.convs) - 1
-        for depth, conv in enumerate(self.convs):
-            message: torch.Tensor = conv(h, windows)
+
+@dataclass
+class _WindowedInference:
+    """``forward`` for a long document, in place and a window of rows at a time where it can be:
+    the same values (``torch.equal``), with the input, one layer's input and its output the only
+    (N, dim) tensors alive, in files when ``spill`` is given (their pages let go window by window)."""
+
+    model: RelationalGNN
+    windows: AdjacencyWindows
+    spill: SpillFolder | None = None
+
+    def run(self, graph: GraphTensors) -> torch.Tensor:
+        model, x = self.model, graph.x
+        spans = self.windows.spans
+        h = self._empty(x.shape[0], x.shape[1])
+        for rows in self._each(spans):
+            h[rows] = x[rows] + model.kind(graph.node_kind[rows])
+        last = len(model.convs) - 1
+        for depth, conv in enumerate(model.convs):
+            message = self._layer(cast(BasisRelationalConv, conv), h)
             if depth == last:
                 h = message
             elif message.shape == h.shape:
-                for rows in spans:  # the residual between layers
-                    h[rows] += self.dropout(F.gelu(message[rows]))
+                for rows in self._each(spans):  # the residual between layers
+                    h[rows] += model.dropout(F.gelu(message[rows]))
             else:
-                for rows in spans:
-                    message[rows] = self.dropout(F.gelu(message[rows]))
+                for rows in self._each(spans):
+                    message[rows] = model.dropout(F.gelu(message[rows]))
                 h = message
             del message
-        for rows in spans:  # x + alpha * h, then F.normalize
-            h[rows] = F.normalize(h[rows].mul_(self.alpha).add_(x[rows]), dim=1)
+        for rows in self._each(spans):  # x + alpha * h, then F.normalize
+            h[rows] = F.normalize(h[rows].mul_(model.alpha).add_(x[rows]), dim=1)
         return h
+
+    def _layer(self, conv: BasisRelationalConv, h: torch.Tensor) -> torch.Tensor:
+        out = self._empty(h.shape[0], conv.out_dim)
+        for window in self.windows:
+            out[window.first : window.first + window.rows] = conv(h, window)
+            self._release()
+        return out
+
+    def _each(self, spans: list[slice]) -> Iterator[slice]:
+        """``spans`` one by one, the pages of the files they touched let go after each."""
+        for rows in spans:
+            yield rows
+            self._release()
+
+    def _empty(self, rows: int, cols: int) -> torch.Tensor:
+        return torch.empty((rows, cols)) if self.spill is None else self.spill.empty(rows, cols)
+
+    def _release(self) -> None:
+        if self.spill is not None:
+            self.spill.release()
 
 
 @dataclass

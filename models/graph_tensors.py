@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from docgraph.models.spill import SpillFolder
 from docgraph.records import REGION_KINDS, EdgeRecord, GraphBatch, NodeRecord
 
 GROUPS: tuple[str, ...] = ("adjacency", "cross_page", "reference", "similarity", "hierarchy")
@@ -115,14 +116,18 @@ def batch_to_tensors(batch: GraphBatch, groups: Iterable[str] = GROUPS) -> Graph
 
 
 def records_to_tensors(
-    nodes: Iterable[NodeRecord], edges: Iterable[EdgeRecord], groups: Iterable[str] = GROUPS, doc: int = 0
+    nodes: Iterable[NodeRecord],
+    edges: Iterable[EdgeRecord],
+    groups: Iterable[str] = GROUPS,
+    doc: int = 0,
+    spill: SpillFolder | None = None,
 ) -> GraphTensors:
-    """Tensors from node and edge records; edges to nodes outside the GNN's node set are dropped."""
+    """Tensors from node and edge records; edges to nodes outside the GNN's node set are dropped.
+    The input embeddings go in a file of ``spill`` when given."""
     kept = gnn_nodes(nodes)
     refs: list[NodeRef] = [(node.label, node.key) for node in kept]
     index = {ref: position for position, ref in enumerate(refs)}
-    dim = len(kept[0].props["embedding"]) if kept else 0
-    x = torch.from_numpy(np.asarray([node.props["embedding"] for node in kept], dtype=np.float32).reshape(-1, dim))
+    x = _embeddings(kept, spill)
     mask = group_mask(groups)
     sources, targets, types = array("q"), array("q"), array("q")  # 8 bytes an edge end, not a Python int
     for edge in edges:
@@ -144,6 +149,18 @@ def records_to_tensors(
         nodes=refs,
         index=index,
     )
+
+
+def _embeddings(kept: list[NodeRecord], spill: SpillFolder | None) -> torch.Tensor:
+    """(N, D) float32: the nodes' input embeddings, row by row."""
+    dim = len(kept[0].props["embedding"]) if kept else 0
+    x = torch.empty((len(kept), dim)) if spill is None else spill.empty(len(kept), dim)
+    rows = x.numpy()
+    for row, node in enumerate(kept):
+        rows[row] = node.props["embedding"]
+    if spill is not None:
+        spill.release()
+    return x
 
 
 def _int64(values: array[int]) -> torch.Tensor:

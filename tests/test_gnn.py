@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import os
 import random
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from docgraph.models.gnn import (
     save_checkpoint,
 )
 from docgraph.models.graph_tensors import GROUPS, NUM_RELATIONS, batch_to_tensors
+from docgraph.models.spill import SpillFolder, release_spilled_pages
 from docgraph.records import EdgeRecord, GraphBatch, NodeRecord
 
 DIM = 8
@@ -249,6 +251,73 @@ def test_gnn_stage_writes_back_onto_the_right_nodes(embedded_batch: GraphBatch) 
 
 def fulltext_ranking(store: GraphStore, query: str) -> list[tuple[str, float]]:
     return [(hit.key, round(hit.score, 6)) for hit in store.fulltext_top_k("Region", query, k=20)]
+
+
+def spill_mappings() -> list[str]:
+    return [line for line in Path("/proc/self/maps").read_text().splitlines() if "docgraph-spill-" in line]
+
+
+def test_a_long_document_s_gnn_vectors_live_in_files_that_go_with_them(
+    embedded_batch: GraphBatch, falkordb_store: GraphStore, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from docgraph.app.pipeline import gnn as gnn_stage
+    from docgraph.app.pipeline.similarity import add_similarity_edges
+
+    model = gnn_stage.load_gnn().model
+    in_memory, spilled = copy.deepcopy(embedded_batch), copy.deepcopy(embedded_batch)
+    add_similarity_edges(in_memory)
+    add_similarity_edges(spilled)
+    monkeypatch.setattr("docgraph.models.gnn.WINDOW_NODES", 16)
+    monkeypatch.setattr(gnn_stage, "WINDOW_NODES", 16)
+    assert gnn_stage.apply_gnn(in_memory, model) == gnn_stage.apply_gnn(spilled, model, tmp_path / "spill") > 16
+
+    assert same_gnn_vectors(spilled, in_memory)
+    assert [line.endswith("(deleted)") for line in spill_mappings()] == [True]  # one file: the vectors
+    assert not list((tmp_path / "spill").iterdir())  # unlinked as soon as made
+
+    assert falkordb_store.write_document(spilled).written  # the writer reads them from the file
+    rows = falkordb_store.read("MATCH (r:Region) RETURN r.region_id AS key, r.gnn_embedding AS vector")
+    stored = {str(row["key"]): row["vector"] for row in rows}
+    expected = {node.key: node.props.get("gnn_embedding") for node in in_memory.nodes if node.label == "Region"}
+    assert stored.keys() == expected.keys()
+    for key, vector in expected.items():
+        assert (vector is None) == (stored[key] is None)
+        assert vector is None or np.array_equal(np.asarray(stored[key], dtype=np.float32), vector)
+    del spilled
+    assert spill_mappings() == []
+
+
+def same_gnn_vectors(batch: GraphBatch, expected: GraphBatch) -> bool:
+    vectors = {(node.label, node.key): node.props.get("gnn_embedding") for node in batch.nodes}
+    wanted = {(node.label, node.key): node.props.get("gnn_embedding") for node in expected.nodes}
+    if vectors.keys() != wanted.keys():
+        return False
+    return all(
+        (found is None and wanted[ref] is None) or np.array_equal(found, wanted[ref]) for ref, found in vectors.items()
+    )
+
+
+def resident_mb() -> float:
+    return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def test_spilled_arrays_leave_resident_memory_and_keep_their_values(tmp_path: Path) -> None:
+    spill = SpillFolder(tmp_path)
+    array = spill.empty(32_768, 512)  # 64 MB
+    before = resident_mb()
+    array.copy_(torch.arange(512, dtype=torch.float32).expand(32_768, 512))
+    written = resident_mb()
+    spill.release()
+    released = resident_mb()
+    assert written - before > 48
+    assert written - released > 48
+    array.add_(1.0)  # the pages back in; every folder's let go at once
+    assert resident_mb() - released > 48
+    release_spilled_pages()
+    assert written - resident_mb() > 48
+    array.sub_(1.0)
+    assert torch.equal(array[-1], torch.arange(512, dtype=torch.float32))  # read back from the file
+    assert float(array.sum()) == 32_768 * sum(range(512))
 
 
 def test_reembed_recomputes_stored_documents(

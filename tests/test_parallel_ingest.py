@@ -28,6 +28,7 @@ from docgraph.ingest.readers.paged import read_in_windows
 from docgraph.models import gnn as gnn_module
 from docgraph.models.gnn import load_checkpoint
 from docgraph.models.graph_tensors import NUM_RELATIONS, GraphTensors
+from docgraph.models.spill import SpillFolder
 from tests.conftest import fresh_graph_name, local_settings
 
 PDFS = Path(__file__).parent / "data" / "pdfs"
@@ -161,7 +162,9 @@ def test_page_windows_read_the_same_document_as_one_window() -> None:
     assert windows == whole
 
 
-def test_the_gnn_over_node_windows_gives_the_whole_graph_s_vectors(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_gnn_over_node_windows_gives_the_whole_graph_s_vectors(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     model = load_checkpoint(Path(gnn_module.__file__).parent / "checkpoints" / "rgcn-minilm.pt").model
     generator = torch.Generator().manual_seed(3)
     n, e = 300, 2000
@@ -177,3 +180,4 @@ def test_the_gnn_over_node_windows_gives_the_whole_graph_s_vectors(monkeypatch: 
     whole = model.embed(graph)
     monkeypatch.setattr(gnn_module, "WINDOW_NODES", 64)
     assert torch.equal(model.embed(graph), whole)
+    assert torch.equal(model.embed(graph, SpillFolder(tmp_path)), whole)

@@ -12,7 +12,15 @@ from typing import Any
 from docgraph.app.config import Settings
 from docgraph.app.jobs.stamps import MAX_PASSES, document_stamps, set_build_if_unchanged
 from docgraph.app.pipeline.build import with_gnn_build
-from docgraph.app.pipeline.gnn import GNN_VARIANTS, READ_EDGE_TYPES, checkpoint_tag, configured_checkpoint, gnn_for
+from docgraph.app.pipeline.gnn import (
+    GNN_VARIANTS,
+    READ_EDGE_TYPES,
+    SPILL_FOLDER,
+    checkpoint_tag,
+    configured_checkpoint,
+    gnn_for,
+    working_files,
+)
 from docgraph.app.pipeline.gnn_store import GNN_LABELS, WRITE_CHUNK, write_vectors
 from docgraph.app.pipeline.stages import ProgressFn
 from docgraph.app.stores.base import GraphStore
@@ -21,7 +29,7 @@ from docgraph.app.stores.schema import GNN_PROPERTY
 from docgraph.errors import CorpusChangedError, ModelError
 from docgraph.ingest.links.similarity import similarity_edges
 from docgraph.models.gnn import RelationalGNN
-from docgraph.models.graph_tensors import records_to_tensors
+from docgraph.models.graph_tensors import gnn_nodes, records_to_tensors
 from docgraph.records import ID_PROPERTY, EdgeRecord, GraphBatch, NodeRecord
 
 
@@ -75,8 +83,9 @@ def _reembed_document(
             fresh = similarity_edges(batch, settings.similarity_k)
             _write_similarity(store, fresh)
             edges += fresh
-        graph = records_to_tensors(nodes, edges, model.config.groups)
-        written = write_vectors(store, graph.nodes, model.embed(graph).numpy(), prop)
+        spill = working_files(settings.home / SPILL_FOLDER, len(gnn_nodes(nodes)))
+        graph = records_to_tensors(nodes, edges, model.config.groups, spill=spill)
+        written = write_vectors(store, graph.nodes, model.embed(graph, spill).numpy(), prop)
         # The build names the checkpoint that made the GNN vectors, so that a later ingest with
         # another checkpoint sees the difference (``refresh_stale_gnn``); ablations only check.
         build = with_gnn_build(stamp.build, tag) if tag is not None else stamp.build

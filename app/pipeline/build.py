@@ -141,12 +141,13 @@ def _gnn_stages(settings: Settings, notes: list[str]) -> list[GnnStage]:
     Without a fitting checkpoint regions still get text embeddings; ``docgraph reembed`` adds the GNN
     vectors after ``docgraph train-gnn``.
     """
-    from docgraph.app.pipeline.gnn import GnnStage, checkpoint_tag, configured_checkpoint, gnn_for  # loads torch
+    # loads torch
+    from docgraph.app.pipeline.gnn import SPILL_FOLDER, GnnStage, checkpoint_tag, configured_checkpoint, gnn_for
 
     try:
         model = gnn_for(settings)
         tag = checkpoint_tag(configured_checkpoint(settings))
-        return [GnnStage(model, checkpoint=tag)]
+        return [GnnStage(model, checkpoint=tag, spill_dir=settings.home / SPILL_FOLDER)]
     except (ModelError, FileNotFoundError) as exc:
         notes.append(f"GNN embeddings off: {exc}")
         return []

@@ -17,12 +17,14 @@ from docgraph.app.resources import ROOT
 from docgraph.app.stores.schema import GNN_ABLATION_PROPERTIES, GNN_PROPERTY
 from docgraph.errors import ModelError
 from docgraph.ingest.structure.ids import file_sha256
-from docgraph.models.gnn import Checkpoint, RelationalGNN, load_checkpoint
-from docgraph.models.graph_tensors import GROUPS, records_to_tensors
+from docgraph.models.gnn import WINDOW_NODES, Checkpoint, RelationalGNN, load_checkpoint
+from docgraph.models.graph_tensors import GROUPS, gnn_nodes, records_to_tensors
+from docgraph.models.spill import SpillFolder
 from docgraph.records import GraphBatch
 
 CHECKPOINT_DIR = ROOT / "models" / "checkpoints"
 DEFAULT_CHECKPOINT = CHECKPOINT_DIR / "rgcn-minilm.pt"
+SPILL_FOLDER = "spill"  # under the data home: a long document's GNN arrays during ingest
 READ_EDGE_TYPES: tuple[str, ...] = ("HAS_NEXT", "IS_UNDER", "REF", "CAPTION_OF", "IS_SIMILAR")
 
 
@@ -86,15 +88,27 @@ def gnn_for(settings: Settings, checkpoint: Path | None = None) -> RelationalGNN
     return model
 
 
-def apply_gnn(batch: GraphBatch, model: RelationalGNN) -> int:
+def working_files(spill_dir: Path | None, nodes: int) -> SpillFolder | None:
+    """Where the GNN's arrays for a graph of ``nodes`` nodes go: files under ``spill_dir`` when the
+    graph is longer than one window (None: in memory)."""
+    return SpillFolder(spill_dir) if spill_dir is not None and nodes > WINDOW_NODES else None
+
+
+def apply_gnn(batch: GraphBatch, model: RelationalGNN, spill_dir: Path | None = None) -> int:
     """Set ``gnn_embedding`` on the batch's embedded Region and Section nodes, over the batch's edges
-    (IS_SIMILAR included: the similarity stage runs first); returns how many nodes got one."""
-    graph = records_to_tensors(batch.nodes, batch.edges, model.config.groups)
-    vectors = model.embed(graph).numpy()
+    (IS_SIMILAR included: the similarity stage runs first); returns how many nodes got one. A graph
+    larger than one window works in files under ``spill_dir`` when given, and its vectors stay there."""
+    spill = working_files(spill_dir, len(gnn_nodes(batch.nodes)))
+    graph = records_to_tensors(batch.nodes, batch.edges, model.config.groups, spill=spill)
+    vectors = model.embed(graph, spill).numpy()
+    refs = graph.nodes
+    del graph  # its input embeddings (and their file) go
     nodes = {(node.label, node.key): node for node in batch.nodes}
-    for row, ref in enumerate(graph.nodes):
+    for row, ref in enumerate(refs):
         nodes[ref].props[GNN_PROPERTY] = vectors[row]
-    return len(graph.nodes)
+    if spill is not None:
+        spill.release()
+    return len(refs)
 
 
 @dataclass
@@ -103,9 +117,10 @@ class GnnStage:
 
     model: RelationalGNN
     checkpoint: str = ""  # which checkpoint the model came from (checkpoint_tag), for the document's build
+    spill_dir: Path | None = None  # where a long document's GNN arrays are kept (on disk, not in memory)
     name: str = "gnn"
 
     def run(self, ctx: IngestContext) -> None:
         batch = embedded_batch(ctx, "GNN")
         if batch is not None:
-            apply_gnn(batch, self.model)
+            apply_gnn(batch, self.model, self.spill_dir)

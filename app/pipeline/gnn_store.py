@@ -47,9 +47,10 @@ def write_vectors(store: GraphStore, refs: list[tuple[str, str]], vectors: np.nd
     The nodes are updated in place: call ``store.refresh_fulltext(GNN_LABELS)`` after the last write."""
     written = 0
     for label in GNN_LABELS:
-        rows = [{"key": key, "vector": vectors[i].tolist()} for i, (lab, key) in enumerate(refs) if lab == label]
+        positions = [i for i, (lab, _) in enumerate(refs) if lab == label]
         query = render("gnn_write_embeddings", store.dialect, label=label, id=ID_PROPERTY[label], property=prop)
-        for start in range(0, len(rows), WRITE_CHUNK):
-            result = store.write(query, {"rows": rows[start : start + WRITE_CHUNK]})
+        for start in range(0, len(positions), WRITE_CHUNK):  # a chunk's vectors as lists at a time, not all
+            chunk = positions[start : start + WRITE_CHUNK]
+            result = store.write(query, {"rows": [{"key": refs[i][1], "vector": vectors[i].tolist()} for i in chunk]})
             written += int(result[0]["written"]) if result else 0
     return written

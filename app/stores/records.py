@@ -19,6 +19,7 @@ import numpy as np
 from docgraph.app.stores.cypher import identifier, load, render
 from docgraph.app.stores.schema import VECTOR_PROPERTIES, VERSION_PROPERTY, kind_label
 from docgraph.errors import StoreError
+from docgraph.models.spill import release_spilled_pages
 from docgraph.records import ID_PROPERTY, EdgeRecord, GraphBatch, NodeRecord
 
 DOCUMENT_LABELS: tuple[str, ...] = tuple(ID_PROPERTY)
@@ -47,12 +48,14 @@ def node_groups(batch: GraphBatch, split_vectors: bool, chunk_rows: int = DEFAUL
     """Rows ``{"props": {...}}`` per label set, ``chunk_rows`` at a time; with ``split_vectors`` the
     embeddings move out of ``props`` into ``row[<vector property>]`` (FalkorDB wraps them in
     ``vecf32``, stored as float32). A chunk's rows are made when it is reached, so a writer that
-    sends each chunk before taking the next holds one chunk's rows, whatever the document's size.
+    sends each chunk before taking the next holds one chunk's rows, whatever the document's size
+    (vectors kept in files, see :mod:`models.spill`, included).
     """
     for labels, nodes in _nodes_by_labels(batch).items():
         for start in range(0, len(nodes), chunk_rows):
             chunk = nodes[start : start + chunk_rows]
             yield NodeGroup(labels, [_node_row(node, batch, split_vectors) for node in chunk])
+            release_spilled_pages()  # a long document's vectors read so far, back to their files
 
 
 def _nodes_by_labels(batch: GraphBatch) -> dict[tuple[str, ...], list[NodeRecord]]:
