@@ -48,10 +48,13 @@ class SpillFolder:
             raise ModelError(f"cannot make a working file in {self.folder}: {exc}") from exc
         try:
             os.unlink(name)
-            os.ftruncate(descriptor, size)
+            if hasattr(os, "posix_fallocate"):  # a full disk is an error here, not a SIGBUS later
+                os.posix_fallocate(descriptor, 0, size)
+            else:
+                os.ftruncate(descriptor, size)
             mapped = mmap.mmap(descriptor, size)
         except OSError as exc:
-            raise ModelError(f"cannot map a working file of {size} bytes in {self.folder}: {exc}") from exc
+            raise ModelError(f"cannot make a working file of {size:,} bytes in {self.folder}: {exc}") from exc
         finally:
             os.close(descriptor)
         self._maps.append(weakref.ref(mapped))

@@ -301,6 +301,12 @@ def resident_mb() -> float:
     return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
+def test_a_spill_folder_that_cannot_be_made_is_a_model_error(tmp_path: Path) -> None:
+    (tmp_path / "home").write_text("a file, not a folder")
+    with pytest.raises(ModelError, match="cannot make a working file in"):
+        SpillFolder(tmp_path / "home" / "spill").empty(2048, 384)
+
+
 def test_spilled_arrays_leave_resident_memory_and_keep_their_values(tmp_path: Path) -> None:
     spill = SpillFolder(tmp_path)
     array = spill.empty(32_768, 512)  # 64 MB
