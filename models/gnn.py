@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Self, cast
+from typing import Any, Self, TypeVar, cast
 
 import torch
 from torch import nn
@@ -267,6 +267,9 @@ class RelationalGNN(nn.Module):
             return _WindowedInference(self, windows, spill).run(graph)
 
 
+Step = TypeVar("Step")
+
+
 @dataclass
 class _WindowedInference:
     """``forward`` for a long document, in place and a window of rows at a time where it can be:
@@ -302,15 +305,15 @@ class _WindowedInference:
 
     def _layer(self, conv: BasisRelationalConv, h: torch.Tensor) -> torch.Tensor:
         out = self._empty(h.shape[0], conv.out_dim)
-        for window in self.windows:
+        for window in self._each(self.windows):
             out[window.first : window.first + window.rows] = conv(h, window)
-            self._release()
         return out
 
-    def _each(self, spans: list[slice]) -> Iterator[slice]:
-        """``spans`` one by one, the pages of the files they touched let go after each."""
-        for rows in spans:
-            yield rows
+    def _each(self, steps: Iterable[Step]) -> Iterator[Step]:
+        """``steps`` (row spans or windows) one by one, the pages of the files they touched let go
+        after each."""
+        for step in steps:
+            yield step
             self._release()
 
     def _empty(self, rows: int, cols: int) -> torch.Tensor:

@@ -26,13 +26,12 @@ if TYPE_CHECKING:  # stores call release_spilled_pages, and asking a question do
 
 
 _LIVE_LOCK = threading.Lock()
-_LIVE: list[weakref.ref[mmap.mmap]] = []  # every folder's files still mapped, for release_spilled_pages
+_LIVE: list[weakref.ref[mmap.mmap]] = []  # every folder's files still mapped
 
 
 class SpillFolder:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self._maps: list[weakref.ref[mmap.mmap]] = []
 
     def empty(self, rows: int, cols: int) -> torch.Tensor:
         """An uninitialised (rows, cols) float32 tensor in a file of this folder (zeros, in fact)."""
@@ -57,7 +56,6 @@ class SpillFolder:
             raise ModelError(f"cannot make a working file of {size:,} bytes in {self.folder}: {exc}") from exc
         finally:
             os.close(descriptor)
-        self._maps.append(weakref.ref(mapped))
         with _LIVE_LOCK:
             _LIVE.append(weakref.ref(mapped))
         return torch.from_numpy(np.frombuffer(mapped, dtype=np.float32).reshape(rows, cols))
@@ -69,20 +67,17 @@ class SpillFolder:
         return copy
 
     def release(self) -> None:
-        """Drop the mapped pages from this process's resident memory; their data stays in the files."""
-        self._maps = _released(self._maps)
+        """Drop the mapped pages from this process's resident memory; their data stays in the files.
+        (Every folder's: one document is ingested at a time in a process, and a page let go early
+        only costs reading it again.)"""
+        release_spilled_pages()
 
 
 def release_spilled_pages() -> None:
-    """:meth:`SpillFolder.release` for every folder's files still in use (a writer reading a long
-    document's vectors calls it between chunks)."""
+    """Drop the pages of every spill file still mapped from the resident memory (a writer reading a
+    long document's vectors calls it between chunks)."""
     with _LIVE_LOCK:
-        _LIVE[:] = _released(_LIVE)
-
-
-def _released(maps: list[weakref.ref[mmap.mmap]]) -> list[weakref.ref[mmap.mmap]]:
-    """Drop the resident pages of ``maps``; returns those still mapped."""
-    alive = [mapped for ref in maps if (mapped := ref()) is not None and not mapped.closed]
-    for mapped in alive:
-        mapped.madvise(mmap.MADV_DONTNEED)
-    return [weakref.ref(mapped) for mapped in alive]
+        alive = [mapped for ref in _LIVE if (mapped := ref()) is not None and not mapped.closed]
+        for mapped in alive:
+            mapped.madvise(mmap.MADV_DONTNEED)
+        _LIVE[:] = [weakref.ref(mapped) for mapped in alive]

@@ -15,9 +15,9 @@ from docgraph.app.pipeline.build import with_gnn_build
 from docgraph.app.pipeline.gnn import (
     GNN_VARIANTS,
     READ_EDGE_TYPES,
-    SPILL_FOLDER,
     checkpoint_tag,
     configured_checkpoint,
+    configured_spill_dir,
     gnn_for,
     working_files,
 )
@@ -83,7 +83,7 @@ def _reembed_document(
             fresh = similarity_edges(batch, settings.similarity_k)
             _write_similarity(store, fresh)
             edges += fresh
-        spill = working_files(settings.home / SPILL_FOLDER, len(gnn_nodes(nodes)))
+        spill = working_files(configured_spill_dir(settings), len(gnn_nodes(nodes)))
         graph = records_to_tensors(nodes, edges, model.config.groups, spill=spill)
         written = write_vectors(store, graph.nodes, model.embed(graph, spill).numpy(), prop)
         # The build names the checkpoint that made the GNN vectors, so that a later ingest with

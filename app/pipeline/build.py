@@ -141,13 +141,12 @@ def _gnn_stages(settings: Settings, notes: list[str]) -> list[GnnStage]:
     Without a fitting checkpoint regions still get text embeddings; ``docgraph reembed`` adds the GNN
     vectors after ``docgraph train-gnn``.
     """
-    # loads torch
-    from docgraph.app.pipeline.gnn import SPILL_FOLDER, GnnStage, checkpoint_tag, configured_checkpoint, gnn_for
+    from docgraph.app.pipeline import gnn  # loads torch
 
     try:
-        model = gnn_for(settings)
-        tag = checkpoint_tag(configured_checkpoint(settings))
-        return [GnnStage(model, checkpoint=tag, spill_dir=settings.home / SPILL_FOLDER)]
+        model = gnn.gnn_for(settings)
+        tag = gnn.checkpoint_tag(gnn.configured_checkpoint(settings))
+        return [gnn.GnnStage(model, checkpoint=tag, spill_dir=gnn.configured_spill_dir(settings))]
     except (ModelError, FileNotFoundError) as exc:
         notes.append(f"GNN embeddings off: {exc}")
         return []

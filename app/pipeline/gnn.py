@@ -88,6 +88,11 @@ def gnn_for(settings: Settings, checkpoint: Path | None = None) -> RelationalGNN
     return model
 
 
+def configured_spill_dir(settings: Settings) -> Path:
+    """Where ingest and reembed keep a long document's GNN arrays: under the data home."""
+    return settings.home / SPILL_FOLDER
+
+
 def working_files(spill_dir: Path | None, nodes: int) -> SpillFolder | None:
     """Where the GNN's arrays for a graph of ``nodes`` nodes go: files under ``spill_dir`` when the
     graph is longer than one window (None: in memory)."""
