@@ -112,6 +112,11 @@ class Settings(BaseSettings):
         "and the evidence is re-read",
     )
     llm_max_rereads: int = Field(default=2, ge=0, description="Most re-reads with more evidence per question")
+    context_focus: bool = Field(
+        default=True,
+        description="Show the generator each long passage cut to its sentences (table rows, code lines) that share "
+        "the question's words best; the regions stay whole in the store and in citations",
+    )
     abstain: bool = Field(
         default=True,
         description="Say that the documents do not seem to answer a question whose best evidence is below the bar "

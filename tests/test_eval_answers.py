@@ -57,7 +57,7 @@ def test_eval_answers_runs_the_ask_path_on_a_real_store(tmp_path: Path) -> None:
     docs, questions = sample_eval_inputs(tmp_path, QUESTIONS)
     args = ["eval", str(questions), "--docs", str(docs), "--variant", "hybrid", "--variant", "bm25-page"]
     env = {"DOCGRAPH_HOME": str(tmp_path / "home"), "DOCGRAPH_LLM_BASE_URL": ""}
-    done = CliRunner().invoke(app, [*args, "--answers", "--scope", "both", "--json"], env=env)
+    done = CliRunner().invoke(app, [*args, "--answers", "--scope", "both", "--misses", "--json"], env=env)
     assert done.exit_code == 0, done.output
     scopes = json.loads(done.stdout)["scopes"]
     for scope in ("document", "corpus"):
@@ -68,6 +68,9 @@ def test_eval_answers_runs_the_ask_path_on_a_real_store(tmp_path: Path) -> None:
         # The penguin and seal-pool answers are on their pages and in the first words read.
         assert hybrid["evidence_recall"] >= 2 / 3 and hybrid["context_recall@400"] == 1.0
         assert hybrid["gold_page_in_context"] == 1.0 and hybrid["abstained"] == 0.0
+        # --misses: the questions whose gold answer was not within the first 200 words.
+        missed = {m["id"] for m in hybrid["misses"]}
+        assert len(missed) == round((1 - hybrid["context_recall@200"]) * hybrid["with_gold_answer"])
     plain = CliRunner().invoke(app, [*args, "--answers"], env=env)
     assert plain.exit_code == 0 and "context_recall@200" in plain.stdout and "answers (document)" in plain.stdout
 

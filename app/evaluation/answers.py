@@ -87,7 +87,7 @@ def outcome_of(question: Question, doc_id: str, result: AnswerResult) -> AnswerO
     for passage in passages:
         if before_gold is None and (passage.doc_id, passage.page) in gold_pages:
             before_gold = len(words)
-        words += normalised(passage.text).split()
+        words += normalised(passage.shown).split()
     return AnswerOutcome(
         id=question.id,
         type=question.type,
@@ -158,6 +158,11 @@ def summary(outcomes: Sequence[AnswerOutcome]) -> dict[str, Any]:
     row["abstained"] = _rate(o.abstained for o in outcomes)
     row["errors"] = sum(1 for o in outcomes if o.error)
     return row
+
+
+def answer_misses(outcomes: Sequence[AnswerOutcome], words: int = 200) -> list[AnswerOutcome]:
+    """The questions with a gold answer whose context did not hold it within ``words`` words."""
+    return [o for o in outcomes if o.gold_answer.strip() and not _gold_within(o, words)]
 
 
 def _gold_within(outcome: AnswerOutcome, words: int) -> bool:

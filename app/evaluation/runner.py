@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from docgraph.app.config import Settings, load_settings
-from docgraph.app.evaluation.answers import WORD_CUTOFFS, AnswerOutcome, ask_for_answers
+from docgraph.app.evaluation.answers import WORD_CUTOFFS, AnswerOutcome, answer_misses, ask_for_answers
 from docgraph.app.evaluation.answers import summary as answer_summary
 from docgraph.app.evaluation.corpus_ingest import ProgressFn, ensure_ingested
 from docgraph.app.evaluation.metrics import CUTOFFS, SCOPES, QuestionOutcome, recall, recall_by_type
@@ -74,6 +74,9 @@ class EvalReport:
         }
         if self.answers:
             data["answers"] = {name: answer_summary(outcomes) for name, outcomes in self.answers.items()}
+            if misses:  # the questions whose gold answer the context did not hold within 200 words
+                for name, outcomes in self.answers.items():
+                    data["answers"][name]["misses"] = [o.to_json() for o in answer_misses(outcomes)]
         if self.baseline is not None:
             data["paired"] = {
                 "baseline": self.baseline,

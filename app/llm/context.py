@@ -35,6 +35,12 @@ class Passage:
     section: str = ""
     description: str = ""
     ocr: bool = False  # some of the text was read by OCR: it may hold misread words
+    excerpt: str = ""  # what the prompt shows of a long region, cut to the question (app.llm.focus)
+
+    @property
+    def shown(self) -> str:
+        """The text the generator reads: the excerpt when the region was cut, else the whole text."""
+        return self.excerpt or self.text
 
     @property
     def reading_key(self) -> tuple[str, int, int]:
@@ -153,7 +159,7 @@ def _render_entry(tag: str, item: Passage) -> str:
     # instead of quoting it as the document's.
     kind = f"{item.kind}, read by OCR" if item.ocr else item.kind
     heading = f"[{tag}] ({kind}" + (f", section: {item.section}" if item.section else "") + ")"
-    text = _shorten(item.text.strip(), MAX_REGION_CHARS)
+    text = _shorten(item.shown.strip(), MAX_REGION_CHARS)
     parts = [heading, text] if text else [heading]
     if item.description:
         parts.append(f"Visual description: {item.description.strip()}")

@@ -20,6 +20,7 @@ from docgraph.app.llm.client import NOT_CONFIGURED, LLMClient, StreamCallback, m
 from docgraph.app.llm.context import Passage, build_context, evidence_groups, passages_from_hits, regions_by_id
 from docgraph.app.llm.describe import DescribeReport, describe_document
 from docgraph.app.llm.extractive import extractive_answer
+from docgraph.app.llm.focus import focus_passages
 from docgraph.app.llm.router import RouteDecision, route_question
 from docgraph.app.llm.text2cypher import Text2CypherResult, generate_cypher
 from docgraph.app.llm.uncertainty import answer_with_rereads, prune_evidence
@@ -207,6 +208,10 @@ def _measure(result: AnswerResult, question: str, hits: list[ScoredRegion], retr
         result.relevance = measure(question, hits, dense).to_json()
 
 
+def _first(groups: Groups, count: int) -> list[Passage]:
+    return [passage for group in groups[:count] for passage in group]
+
+
 def _below_bar(result: AnswerResult) -> bool:
     bar = AbstentionBar()
     assert result.relevance is not None
@@ -228,7 +233,7 @@ def _answer(
 ) -> None:
     started = time.perf_counter()
     if client is None:
-        context = build_context(p for group in groups[:first_round] for p in group)
+        context = build_context(focus_passages(_first(groups, first_round), question, settings.context_focus))
         extractive = extractive_answer(question, context)
         result.answer, result.citations, result.evidence = extractive.text, extractive.citations, extractive.passages
         result.context = context

@@ -22,6 +22,7 @@ from docgraph.app.llm.calibration import EntropyThreshold, entropy_threshold
 from docgraph.app.llm.citations import CheckedAnswer
 from docgraph.app.llm.client import LLMClient, StreamCallback, TokenLogprob
 from docgraph.app.llm.context import Context, Passage, build_context, reading_neighbours
+from docgraph.app.llm.focus import focus_passages
 from docgraph.app.stores.base import GraphStore
 
 REREAD_NOTICE = "\n\n[uncertain (mean token entropy {entropy:.2f}): re-reading with more evidence]\n\n"
@@ -68,7 +69,7 @@ def answer_with_rereads(
     threshold = entropy_threshold(settings)
     result.note("uncertainty", threshold=threshold.value, threshold_from=threshold.source)
     while True:
-        context = build_context(used)
+        context = build_context(focus_passages(used, question, settings.context_focus))
         completion, checked = generate_answer(question, context, client, extras=extras, stream=stream, logprobs=True)
         result.tokens.add(completion)
         entropy = mean_token_entropy(completion.logprobs)
