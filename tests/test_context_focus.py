@@ -113,6 +113,8 @@ def test_ask_shows_the_model_the_excerpt_and_cites_the_whole_region(falkordb_sto
     assert FEEDING in prompt and FILLER[0] not in prompt and ELISION in prompt
     assert [c.region_id for c in result.citations] == [region_id(1, 1)]
     assert result.evidence[0].text == LONG_TEXT  # what the user is shown as evidence is the region
+    shown = result.to_json()["evidence"][0]  # and --json and the API say what the model read of it
+    assert shown["text"] == LONG_TEXT and shown["excerpt"] == f"{ELISION} {FEEDING} {ELISION}"
 
 
 @pytest.mark.skipif(missing_reason() is not None, reason=str(missing_reason()))

@@ -223,6 +223,7 @@ class PassageModel(ResponseModel):
     section: str
     description: str
     ocr: bool  # the region's text was (partly) read by OCR
+    excerpt: str  # what the generator was shown of a long region, cut to the question ("": the whole text)
 
 
 class TokenUsageModel(ResponseModel):

@@ -64,6 +64,7 @@ class Passage:
             "section": self.section,
             "description": self.description,
             "ocr": self.ocr,
+            "excerpt": self.excerpt,
         }
 
 
