@@ -73,10 +73,7 @@ class EvalReport:
             "variants": variants,
         }
         if self.answers:
-            data["answers"] = {name: answer_summary(outcomes) for name, outcomes in self.answers.items()}
-            if misses:  # the questions whose gold answer the context did not hold within 200 words
-                for name, outcomes in self.answers.items():
-                    data["answers"][name]["misses"] = [o.to_json() for o in answer_misses(outcomes)]
+            data["answers"] = {name: _answers_json(outcomes, misses) for name, outcomes in self.answers.items()}
         if self.baseline is not None:
             data["paired"] = {
                 "baseline": self.baseline,
@@ -277,6 +274,15 @@ def format_table(report: EvalReport) -> str:
                 cells = " ".join(_paired_cell(by_k[k]) for k in CUTOFFS)
                 lines.append(f"{name:<16} {kind:<11} {by_k[CUTOFFS[0]].n:>3} {cells}".rstrip())
     return "\n".join(lines)
+
+
+def _answers_json(outcomes: Sequence[AnswerOutcome], misses: bool) -> dict[str, Any]:
+    """The measures over ``outcomes``; with ``misses``, also the questions whose gold answer the
+    context did not hold within 200 words."""
+    row = answer_summary(outcomes)
+    if misses:
+        row["misses"] = [o.to_json() for o in answer_misses(outcomes)]
+    return row
 
 
 def format_answers(report: EvalReport) -> str:

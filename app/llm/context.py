@@ -129,6 +129,11 @@ def evidence_groups(ranked: Sequence[Passage]) -> list[list[Passage]]:
     return groups
 
 
+def first_groups(groups: Sequence[Sequence[Passage]], count: int) -> list[Passage]:
+    """The passages of the first ``count`` evidence groups, in order: what one answer round reads."""
+    return [passage for group in groups[:count] for passage in group]
+
+
 def _deduplicate(items: Iterable[Passage]) -> list[Passage]:
     """One entry per region: the first seen (best-ranked) with the highest score of its copies."""
     first: dict[str, Passage] = {}

@@ -1,9 +1,10 @@
 """Each passage cut to what bears on the question, before the generator reads it.
 
-A long region is split into units (sentences; lines of a table, code or list) and only the units
-that share a content word with the question are kept, the rest elided with "…". What a generator
-must read before the evidence is noise (LOGOS's cost of noise): a 300-word paragraph ahead of the
-hit that answers leaves the answer past any small reading budget. Short passages are read whole; a
+A long region is split into units (sentences; lines of a table, code or list) and only the few
+units that share the question's words best are kept, a word counting for less the more units of
+the context hold it; the rest is elided with "…". What a generator must read before the evidence
+is noise (LOGOS's cost of noise): a 300-word paragraph ahead of the hit that answers leaves the
+answer past any small reading budget. Short passages are read whole; a
 long one that shares no word with the question keeps its lead, so its place still reads, unless
 the retriever ranked it itself (it matched by meaning, and the whole region is the evidence).
 The region stays whole in the store, in citations and in the evidence shown; only the prompt is cut.

@@ -17,7 +17,14 @@ from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import list_documents
 from docgraph.app.llm.answer import AnswerResult, Extras
 from docgraph.app.llm.client import NOT_CONFIGURED, LLMClient, StreamCallback, make_client, optional_client
-from docgraph.app.llm.context import Passage, build_context, evidence_groups, passages_from_hits, regions_by_id
+from docgraph.app.llm.context import (
+    Passage,
+    build_context,
+    evidence_groups,
+    first_groups,
+    passages_from_hits,
+    regions_by_id,
+)
 from docgraph.app.llm.describe import DescribeReport, describe_document
 from docgraph.app.llm.extractive import extractive_answer
 from docgraph.app.llm.focus import focus_passages
@@ -208,10 +215,6 @@ def _measure(result: AnswerResult, question: str, hits: list[ScoredRegion], retr
         result.relevance = measure(question, hits, dense).to_json()
 
 
-def _first(groups: Groups, count: int) -> list[Passage]:
-    return [passage for group in groups[:count] for passage in group]
-
-
 def _below_bar(result: AnswerResult) -> bool:
     bar = AbstentionBar()
     assert result.relevance is not None
@@ -233,7 +236,7 @@ def _answer(
 ) -> None:
     started = time.perf_counter()
     if client is None:
-        context = build_context(focus_passages(_first(groups, first_round), question, settings.context_focus))
+        context = build_context(focus_passages(first_groups(groups, first_round), question, settings.context_focus))
         extractive = extractive_answer(question, context)
         result.answer, result.citations, result.evidence = extractive.text, extractive.citations, extractive.passages
         result.context = context

@@ -21,7 +21,7 @@ from docgraph.app.llm.answer import AnswerResult, Extras, generate_answer
 from docgraph.app.llm.calibration import EntropyThreshold, entropy_threshold
 from docgraph.app.llm.citations import CheckedAnswer
 from docgraph.app.llm.client import LLMClient, StreamCallback, TokenLogprob
-from docgraph.app.llm.context import Context, Passage, build_context, reading_neighbours
+from docgraph.app.llm.context import Context, Passage, build_context, first_groups, reading_neighbours
 from docgraph.app.llm.focus import focus_passages
 from docgraph.app.stores.base import GraphStore
 
@@ -63,7 +63,7 @@ def answer_with_rereads(
 ) -> tuple[CheckedAnswer, Context]:
     """Answer from the first ``k`` groups; while uncertain, add evidence and answer again. The most
     certain round's answer is kept (a later round read more, which can also lead a model astray)."""
-    used = [p for group in groups[:k] for p in group]
+    used = first_groups(groups, k)
     next_group = k
     rounds: list[tuple[float, CheckedAnswer, Context]] = []
     threshold = entropy_threshold(settings)
