@@ -80,6 +80,11 @@ WRITE_ATTEMPTS = [
     "MATCH (r:Region) WITH r LIMIT 1 CREATE (r)-[:REF]->(r) RETURN 1",
     "SHOW USERS",
     "USE system MATCH (n) RETURN n",
+    # Procedures and functions that read files or run Cypher from a string, their names quoted or spaced
+    "CALL `apoc`.`load`.`json`('file:///etc/passwd') YIELD value RETURN value",
+    "CALL apoc . load . json('file:///etc/passwd') YIELD value RETURN value",
+    "RETURN apoc.cypher.runFirstColumnSingle('LOAD CSV FROM \"file:///etc/passwd\" AS l RETURN l', {}) AS x",
+    "RETURN `apoc`.`cypher`.`runFirstColumnSingle`('MATCH (n) RETURN n', {}) AS x",
 ]
 
 
@@ -116,6 +121,9 @@ def test_the_read_path_of_the_database_refuses_writes_too(zoo_store: GraphStore,
         "MATCH (r:Region) // create nothing\nRETURN r.set AS value, r.create AS other",
         "CALL db.labels() YIELD label RETURN label",
         "MATCH (r:Region) WHERE r.kind = 'table' RETURN r.`merge` AS m",
+        "CALL `db`.`labels`() YIELD label RETURN label",
+        "MATCH (r:Region) WHERE r.text CONTAINS 'apoc.load.json(' RETURN r.`apoc.cypher.run` AS x",
+        "MATCH (r:Region) RETURN apoc.text.join(collect(r.text), ' ') AS joined",
     ],
 )
 def test_reads_that_mention_write_words_pass_the_guard(query: str) -> None:

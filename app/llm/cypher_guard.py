@@ -2,9 +2,9 @@
 
 The database is the real lock: generated queries only ever run through ``store.read`` (FalkorDB's
 ``GRAPH.RO_QUERY``, Neo4j's read access mode), which refuses writes. This module adds what the read
-path does not cover — ``LOAD CSV`` reads files of the database server, procedures can reach beyond
-the graph — and turns a write into a clear message for the model before any round trip. It also
-applies the row limit.
+path does not cover — ``LOAD CSV`` reads files of the database server, procedures and some APOC
+functions reach beyond the graph (files, URLs, Cypher in a string) — and turns a write into a clear
+message for the model before any round trip. It also applies the row limit.
 """
 
 from __future__ import annotations
@@ -28,7 +28,11 @@ _FORBIDDEN = re.compile(
     r"|GRANT|REVOKE|DENY|ALTER|RENAME|START\s+DATABASE|STOP\s+DATABASE|TERMINATE|SHOW|USE)\b",
     re.IGNORECASE,
 )
+# APOC functions that only compute on values; any other apoc.* function (apoc.cypher.*, apoc.load.*,
+# apoc.util.*, …) can run Cypher from a string or read files and URLs, so it is refused.
+ALLOWED_APOC_FUNCTIONS = ("agg", "coll", "convert", "date", "map", "math", "number", "temporal", "text")
 _CALL = re.compile(r"(?<![.\w$])CALL\s*(\{|[A-Za-z_][\w.]*)", re.IGNORECASE)
+_FUNCTION = re.compile(r"(?<![.\w$])(apoc(?:\.\w+)+)\s*\(", re.IGNORECASE)
 _STRING_OR_COMMENT = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`|//[^\n]*|/\*.*?\*/", re.DOTALL)
 _TRAILING_LIMIT = re.compile(r"\bLIMIT\s+(\d+|\$\w+)\s*$", re.IGNORECASE)
 _RETURN = re.compile(r"(?<![.\w$])RETURN\b", re.IGNORECASE)
@@ -40,19 +44,38 @@ def code_only(query: str) -> str:
     return _STRING_OR_COMMENT.sub(lambda m: " " * len(m.group(0)), query)
 
 
+def names_unquoted(query: str) -> str:
+    """The query with strings and comments blanked but quoted names spelled out, and no spaces around
+    the dots of a dotted name: what a procedure or function is really called (`apoc`.`load`.`json`
+    and apoc . load . json are apoc.load.json)."""
+
+    def spelled(match: re.Match[str]) -> str:
+        text = match.group(0)
+        if text.startswith("`"):
+            return re.sub(r"[^\w.]", "_", text[1:-1])
+        return " " * len(text)
+
+    return re.sub(r"\s*\.\s*", ".", _STRING_OR_COMMENT.sub(spelled, query))
+
+
 def check_read_only(query: str) -> None:
     """Raise :class:`ReadOnlyViolationError` for anything but a plain read of the graph."""
-    code = code_only(query)
-    clause = _FORBIDDEN.search(code)
+    clause = _FORBIDDEN.search(code_only(query))
     if clause:
         name = " ".join(clause.group(1).upper().split())
         raise ReadOnlyViolationError(f"{name} is not allowed: generated queries may only read the graph")
-    for call in _CALL.finditer(code):
+    names = names_unquoted(query)
+    for call in _CALL.finditer(names):
         target = call.group(1)
         if target != "{" and target.lower() not in ALLOWED_PROCEDURES:
             raise ReadOnlyViolationError(
                 f"CALL {target} is not allowed: only {', '.join(sorted(ALLOWED_PROCEDURES))} may be called"
             )
+    for function in _FUNCTION.finditer(names):
+        name = function.group(1)
+        if name.split(".")[1].lower() not in ALLOWED_APOC_FUNCTIONS:
+            allowed = ",".join(ALLOWED_APOC_FUNCTIONS)
+            raise ReadOnlyViolationError(f"{name} is not allowed: of APOC only apoc.{{{allowed}}} functions may run")
 
 
 def clean_query(text: str) -> str:
