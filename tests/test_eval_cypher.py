@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from docgraph.app.cli.main import app
 from docgraph.app.evaluation.cypher_bench import load_cypher_questions, same_rows
 from docgraph.app.resources import ROOT
 from tests.llm_data import sample_eval_inputs
-from tests.llm_server import ScriptedLLMServer
+from tests.llm_server import Reply, ScriptedLLMServer
 
 SAMPLE = ROOT / "samples" / "docgraph-sample.pdf"
 QUESTIONS = [
@@ -30,6 +30,17 @@ QUESTIONS = [
         "ordered": True,
     },
 ]
+
+
+def eval_cypher(questions: Path, docs: Path, server: ScriptedLLMServer, tmp_path: Path) -> Result:
+    """``docgraph eval-cypher QUESTIONS --docs DOCS --json`` with ``server`` as the model."""
+    env = {
+        "DOCGRAPH_HOME": str(tmp_path / "home"),
+        "DOCGRAPH_LLM_BASE_URL": server.base_url,
+        "DOCGRAPH_LLM_API_KEY": "test-key",
+        "DOCGRAPH_LLM_MODEL": "test-model",
+    }
+    return CliRunner().invoke(app, ["eval-cypher", str(questions), "--docs", str(docs), "--json"], env=env)
 
 
 def test_rows_are_compared_by_value_and_order_only_when_asked() -> None:
@@ -53,13 +64,7 @@ def test_eval_cypher_scores_the_models_queries_against_the_gold_rows(tmp_path: P
             "MATCH (s:Section {doc_id: 'docgraph-sample'} RETURN s.title",  # a syntax error, fed back
             "MATCH (s:Section {doc_id: 'docgraph-sample'}) RETURN s.title ORDER BY s.title DESC",  # wrong order
         )
-        env = {
-            "DOCGRAPH_HOME": str(tmp_path / "home"),
-            "DOCGRAPH_LLM_BASE_URL": server.base_url,
-            "DOCGRAPH_LLM_API_KEY": "test-key",
-            "DOCGRAPH_LLM_MODEL": "test-model",
-        }
-        done = CliRunner().invoke(app, ["eval-cypher", str(questions), "--docs", str(docs), "--json"], env=env)
+        done = eval_cypher(questions, docs, server, tmp_path)
         repair_prompt = server.prompts()[2]
     assert done.exit_code == 0, done.output
     report = json.loads(done.stdout)
@@ -72,6 +77,25 @@ def test_eval_cypher_scores_the_models_queries_against_the_gold_rows(tmp_path: P
     overall = report["summary"]["all"]
     assert overall["n"] == 2 and overall["execution_accuracy"] == 0.5 and overall["first_try_valid"] == 0.5
     assert report["summary"]["count"]["execution_accuracy"] == 1.0 and overall["tokens"] > 0
+
+
+def test_a_refused_request_fails_its_question_and_whole_nodes_compare_by_value(tmp_path: Path) -> None:
+    """A request the server refuses is that question's failure, not a broken gold query ending the
+    run; rows that hold whole nodes (maps) are compared by their properties."""
+    node_question = {
+        "id": "s-03",
+        "question": "Show the zoo manual's Document node.",
+        "gold": "MATCH (d:Document {doc_id: 'docgraph-sample'}) RETURN d",
+        "type": "list",
+    }
+    docs, questions = sample_eval_inputs(tmp_path, [QUESTIONS[0], node_question])
+    with ScriptedLLMServer() as server:
+        server.add(Reply(status=400, error="the prompt is too long"), "MATCH (d:Document) RETURN d AS document")
+        done = eval_cypher(questions, docs, server, tmp_path)
+    assert done.exit_code == 0, done.output
+    outcomes = {q["id"]: q for q in json.loads(done.stdout)["questions"]}
+    assert not outcomes["s-01"]["correct"] and "the prompt is too long" in outcomes["s-01"]["error"]
+    assert outcomes["s-03"]["correct"] and outcomes["s-03"]["valid"]
 
 
 def test_eval_cypher_needs_an_endpoint(tmp_path: Path) -> None:

@@ -22,7 +22,15 @@ from docgraph.app.evaluation.questions import json_records
 from docgraph.app.llm.client import LLMClient, TokenUsage
 from docgraph.app.llm.text2cypher import generate_cypher
 from docgraph.app.stores.base import GraphStore, Row
-from docgraph.errors import DocgraphError, QuestionsError, Text2CypherError
+from docgraph.errors import (
+    LLMRequestError,
+    LLMTimeoutError,
+    QuerySyntaxError,
+    QueryTimeoutError,
+    QuestionsError,
+    ReadOnlyViolationError,
+    Text2CypherError,
+)
 
 ProgressFn = Callable[[str, int, int], None]
 
@@ -93,15 +101,21 @@ def _values(row: Row) -> tuple[Any, ...]:
 
 
 def _comparable(value: Any) -> Any:
+    """``value`` hashable and comparable: floats rounded, lists as tuples, maps (and the nodes and
+    relationships a query returns whole, read as maps) as their items sorted by key."""
     if isinstance(value, float):
         return round(value, 6) if not value.is_integer() else int(value)
     if isinstance(value, list):
         return tuple(_comparable(item) for item in value)
+    if isinstance(value, dict):
+        return tuple((str(key), _comparable(item)) for key, item in sorted(value.items(), key=lambda kv: str(kv[0])))
     return value
 
 
 def ask_question(question: CypherQuestion, store: GraphStore, settings: Settings, client: LLMClient) -> CypherOutcome:
-    gold = store.read(question.gold)
+    """One question: the model's query against the gold rows. A request the model's server refused
+    or did not answer in time is this question's failure; an unreachable server or store ends the run."""
+    gold = gold_rows(question, store)
     usage = TokenUsage()
     try:
         result = generate_cypher(question.question, store, settings, client, run=True, usage=usage)
@@ -110,6 +124,8 @@ def ask_question(question: CypherQuestion, store: GraphStore, settings: Settings
         tries = len(error.attempts)
         last = error.attempts[-1]["query"] if error.attempts else ""
         return CypherOutcome(question.id, question.type, False, first, tries, False, _tokens(usage), last, str(error))
+    except (LLMRequestError, LLMTimeoutError) as error:
+        return CypherOutcome(question.id, question.type, False, False, 1, False, _tokens(usage), "", str(error))
     return CypherOutcome(
         id=question.id,
         type=question.type,
@@ -122,6 +138,14 @@ def ask_question(question: CypherQuestion, store: GraphStore, settings: Settings
     )
 
 
+def gold_rows(question: CypherQuestion, store: GraphStore) -> list[Row]:
+    """The gold query's rows; a gold query the store refuses means the file is wrong: says which line."""
+    try:
+        return store.read(question.gold)
+    except (QuerySyntaxError, ReadOnlyViolationError, QueryTimeoutError) as error:
+        raise QuestionsError(f"{question.id}: the gold query does not run: {error}") from error
+
+
 def run_cypher_bench(
     questions: Sequence[CypherQuestion],
     store: GraphStore,
@@ -131,10 +155,7 @@ def run_cypher_bench(
 ) -> list[CypherOutcome]:
     outcomes = []
     for done, question in enumerate(questions, 1):
-        try:
-            outcomes.append(ask_question(question, store, settings, client))
-        except DocgraphError as error:  # the gold query itself failed: the file is wrong, say which line
-            raise QuestionsError(f"{question.id}: the gold query does not run: {error}") from error
+        outcomes.append(ask_question(question, store, settings, client))
         if progress:
             progress("eval-cypher", done, len(questions))
     return outcomes
