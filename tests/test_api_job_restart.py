@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,8 @@ import httpx
 
 from docgraph.app.api.job_store import JobStore
 from docgraph.app.api.jobs import JobManager
+from docgraph.app.api.state import ApiState, jobs_key
+from docgraph.app.config import Settings
 from docgraph.app.pipeline.stages import IngestPipeline
 from tests.conftest import fresh_graph_name
 from tests.ui_helpers import wait_for_json
@@ -96,3 +99,63 @@ def test_a_job_whose_upload_is_gone_fails_with_a_reason_after_a_restart(tmp_path
     assert gone.status == "failed" and "upload is gone" in gone.error
     assert done.status == "succeeded"
     assert [r["status"] for r in JobStore(tmp_path / "jobs.sqlite", kept=10).load()] == ["succeeded", "failed"]
+
+
+def test_a_second_server_on_the_same_jobs_is_refused_until_the_first_lets_go(tmp_path: Path) -> None:
+    """Another process claiming the jobs would run the first server's unfinished ones again beside it."""
+    path = tmp_path / "jobs" / "store.sqlite"
+    claim = (
+        "import sys; from pathlib import Path; from docgraph.app.api.job_store import JobStore; "
+        "from docgraph.errors import DocgraphError\n"
+        "try:\n    JobStore(Path(sys.argv[1]), kept=10).claim()\n"
+        "except DocgraphError as error:\n    sys.exit(str(error))"
+    )
+    first = JobStore(path, kept=10)
+    first.claim()
+    refused = subprocess.run([sys.executable, "-c", claim, str(path)], capture_output=True, text=True, timeout=60)
+    first.release()
+    allowed = subprocess.run([sys.executable, "-c", claim, str(path)], capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 1 and "another docgraph server runs the ingest jobs" in refused.stderr
+    assert allowed.returncode == 0, allowed.stderr
+
+
+def test_unfinished_jobs_are_never_evicted_and_leftover_uploads_are_swept(tmp_path: Path) -> None:
+    store = JobStore(tmp_path / "jobs.sqlite", kept=2)
+    uploads = tmp_path / "uploads"
+    records = [("a", "succeeded"), ("b", "succeeded"), ("c", "running"), ("d", "queued"), ("e", "failed")]
+    for day, (job_id, status) in enumerate(records, start=10):
+        (uploads / job_id).mkdir(parents=True)
+        (uploads / job_id / "x.pdf").write_bytes(b"%PDF-1.4")
+        record = {"job_id": job_id, "file_name": "x.pdf", "status": status, "path": str(uploads / job_id / "x.pdf")}
+        store.save(job_id, f"2026-11-{day}T00:00:00+00:00", record)
+    assert [r["job_id"] for r in store.load()] == ["c", "d", "e"]  # finished beyond the newest two go
+
+    never_started = threading.Event()
+
+    def held(embed: bool, force: bool, path: Path) -> IngestPipeline:
+        never_started.wait(30)
+        raise AssertionError("the test ends before any job runs")
+
+    manager = JobManager(held, store, kept=1)
+    try:
+        # c and d run again, in order; both stay listed although only one job is to be kept
+        assert {manager.get("c").status, manager.get("d").status} <= {"queued", "running"}
+        assert manager.unfinished_uploads() == {uploads / "c", uploads / "d"}
+    finally:
+        never_started.set()
+        manager.shutdown()
+
+
+def test_a_starting_server_sweeps_only_its_own_leftover_uploads(tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path, graph=fresh_graph_name(), store="")
+    other = Settings(home=tmp_path, graph=fresh_graph_name(), store="")
+    mine, theirs = tmp_path / "uploads" / jobs_key(settings), tmp_path / "uploads" / jobs_key(other)
+    leftover, in_flight = mine / "leftover", theirs / "in-flight"
+    for folder in (leftover, in_flight):
+        folder.mkdir(parents=True)
+        (folder / "x.pdf").write_bytes(b"%PDF-1.4")
+    state = ApiState(settings)
+    state.close()
+    assert state.uploads_dir == mine
+    assert not leftover.exists()  # no job of this store will run it
+    assert (in_flight / "x.pdf").is_file()  # another graph's server's: not this one's to take

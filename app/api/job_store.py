@@ -8,11 +8,14 @@ nothing), and fails with a clear error if it is not.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+
+from docgraph.errors import ConfigError
 
 
 class JobStore:
@@ -21,11 +24,33 @@ class JobStore:
         self.path = path
         self._kept = kept
         self._lock = threading.Lock()
+        self._claim: IO[str] | None = None
         with self._connect() as db:
             db.execute(
                 "CREATE TABLE IF NOT EXISTS jobs "
                 "(job_id TEXT PRIMARY KEY, created_at TEXT NOT NULL, record TEXT NOT NULL)"
             )
+
+    def claim(self) -> None:
+        """Hold these jobs for this process until :meth:`release`: a second server on the same data
+        home and store would run the first one's unfinished jobs again, beside it."""
+        if self._claim is not None:
+            return
+        handle = self.path.with_suffix(".lock").open("a")
+        try:
+            fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as error:
+            handle.close()
+            raise ConfigError(
+                f"another docgraph server runs the ingest jobs of this store from {self.path.parent.parent}: "
+                "stop it, or start this one with another DOCGRAPH_HOME"
+            ) from error
+        self._claim = handle
+
+    def release(self) -> None:
+        if self._claim is not None:
+            self._claim.close()
+            self._claim = None
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=30)
@@ -36,9 +61,9 @@ class JobStore:
             db.execute(
                 "INSERT OR REPLACE INTO jobs (job_id, created_at, record) VALUES (?, ?, ?)", (job_id, created_at, text)
             )
-            db.execute(
-                "DELETE FROM jobs WHERE job_id NOT IN "
-                "(SELECT job_id FROM jobs ORDER BY created_at DESC, rowid DESC LIMIT ?)",
+            db.execute(  # the newest finished ones are kept; an unfinished one always
+                "DELETE FROM jobs WHERE json_extract(record, '$.status') NOT IN ('queued', 'running') "
+                "AND job_id NOT IN (SELECT job_id FROM jobs ORDER BY created_at DESC, rowid DESC LIMIT ?)",
                 (self._kept,),
             )
 

@@ -30,6 +30,7 @@ log = logging.getLogger("docgraph.api")
 
 KEPT_JOBS = 500
 PipelineFactory = Callable[[bool, bool, Path], IngestPipeline]  # (embed?, force?, file) -> the pipeline to run
+ClashCheck = Callable[[str, Path], str | None]  # (name, file) -> a different stored document it would replace
 UNFINISHED = ("queued", "running")
 
 
@@ -44,6 +45,7 @@ class Job:
     path: Path  # the uploaded file; removed when the job ends (the store keeps its own copy)
     embed: bool = True
     force: bool = False  # rebuild a file stored as this server would build it
+    replace: bool = False  # replace a different document stored under the same name
     status: str = "queued"  # queued | running | succeeded | failed
     stage: str = ""  # prepare, then the pipeline's stages: read, graph, embed, graph_write
     stage_index: int = 0
@@ -75,7 +77,8 @@ class Job:
 
     def record(self) -> dict[str, Any]:
         """What is kept on disk: the JSON above, and what it takes to run the job again."""
-        return {**self.to_json(), "path": str(self.path), "embed": self.embed, "force": self.force}
+        rerun = {"path": str(self.path), "embed": self.embed, "force": self.force, "replace": self.replace}
+        return {**self.to_json(), **rerun}
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Job:
@@ -105,18 +108,26 @@ class ReportingStage:
 
 
 class JobManager:
-    def __init__(self, pipeline_for: PipelineFactory, store: JobStore | None = None, kept: int = KEPT_JOBS) -> None:
+    def __init__(
+        self,
+        pipeline_for: PipelineFactory,
+        store: JobStore | None = None,
+        kept: int = KEPT_JOBS,
+        clash_of: ClashCheck | None = None,
+    ) -> None:
         self._pipeline_for = pipeline_for
+        self._clash_of = clash_of  # checked again as a job starts: an upload queued before may have landed
         self._kept = kept
         self._store = store
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="docgraph-ingest")
         if store is not None:
+            store.claim()
             self._resume(store)
 
-    def submit(self, file_name: str, path: Path, embed: bool = True, force: bool = False) -> Job:
-        job = Job(job_id=uuid.uuid4().hex, file_name=file_name, path=path, embed=embed, force=force)
+    def submit(self, file_name: str, path: Path, embed: bool = True, force: bool = False, replace: bool = False) -> Job:
+        job = Job(job_id=uuid.uuid4().hex, file_name=file_name, path=path, embed=embed, force=force, replace=replace)
         self._queue(job)
         return job
 
@@ -130,8 +141,9 @@ class JobManager:
     def _queue(self, job: Job) -> None:
         with self._lock:
             self._jobs[job.job_id] = job
-            while len(self._jobs) > self._kept:
-                self._jobs.popitem(last=False)
+            finished = [key for key, kept in self._jobs.items() if kept.status not in UNFINISHED]
+            for key in finished[: max(0, len(self._jobs) - self._kept)]:  # the oldest finished ones go
+                del self._jobs[key]
         self._save(job)
         self._executor.submit(self._run, job)
 
@@ -160,9 +172,17 @@ class JobManager:
             except sqlite3.Error:  # the job goes on; only its record after a restart is at stake
                 log.exception("could not save ingest job %s", job.job_id)
 
+    def unfinished_uploads(self) -> set[Path]:
+        """The upload folders of the jobs still to run: every other one under the uploads folder is a
+        leftover."""
+        with self._lock:
+            return {job.path.parent for job in self._jobs.values() if job.status in UNFINISHED}
+
     def shutdown(self) -> None:
         """Stop taking jobs; a job already running finishes (the store write is one transaction)."""
         self._executor.shutdown(wait=True, cancel_futures=True)
+        if self._store is not None:
+            self._store.release()
 
     def _run(self, job: Job) -> None:
         job.status, job.started_at = "running", _now()
@@ -185,6 +205,10 @@ class JobManager:
             shutil.rmtree(job.path.parent, ignore_errors=True)
 
     def _ingest(self, job: Job) -> IngestReport:
+        clash = None if job.replace or self._clash_of is None else self._clash_of(job.file_name, job.path)
+        if clash is not None:  # another upload under this name landed while this one waited
+            error = f"a different document is stored as {clash!r}: send the file again with replace=true to replace it"
+            return IngestReport(path=Path(job.file_name), status="failed", error=error)
         job.stage = "prepare"  # loading the reader and the encoder; the first job takes a while here
         pipeline = self._pipeline_for(job.embed, job.force, job.path)
         stages = [ReportingStage(stage, job, i, self._save) for i, stage in enumerate(pipeline.stages, start=1)]

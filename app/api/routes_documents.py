@@ -106,15 +106,20 @@ def upload_document(
     name = safe_file_name(file.filename)
     job_dir = state.uploads_dir / uuid.uuid4().hex
     job_dir.mkdir(parents=True, exist_ok=True)
-    target = job_dir / name
-    file.file.seek(0)
-    with target.open("wb") as out:
-        shutil.copyfileobj(file.file, out)
-    clash = None if replace else clashing_document(store, name, target)
-    if clash is not None:
+    try:  # the upload's folder is the job's from here on; until the job is queued, it goes on any failure
+        target = job_dir / name
+        file.file.seek(0)
+        with target.open("wb") as out:
+            shutil.copyfileobj(file.file, out)
+        clash = None if replace else clashing_document(store, name, target)
+        if clash is not None:
+            raise ApiError(
+                409, "conflict", f"a different document is stored as {clash!r}: send replace=true to replace it"
+            )
+        job = state.jobs.submit(name, target, embed=embed, force=force, replace=replace)
+    except BaseException:
         shutil.rmtree(job_dir, ignore_errors=True)
-        raise ApiError(409, "conflict", f"a different document is stored as {clash!r}: send replace=true to replace it")
-    job = state.jobs.submit(name, target, embed=embed, force=force)
+        raise
     return SafeJSONResponse(
         as_json(JobModel, job.to_json()), status_code=202, headers={"Location": f"/jobs/{job.job_id}"}
     )

@@ -4,6 +4,7 @@ upload limits and the slots for written queries."""
 from __future__ import annotations
 
 import hashlib
+import shutil
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,6 +14,7 @@ from docgraph.app.api.errors import ApiError
 from docgraph.app.api.job_store import JobStore
 from docgraph.app.api.jobs import KEPT_JOBS, JobManager
 from docgraph.app.config import Settings
+from docgraph.app.jobs.documents import clashing_document
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.execution.base import TaskExecutor
 from docgraph.app.pipeline.execution.factory import configured_workers, ingest_executor, useful_workers
@@ -23,11 +25,14 @@ from docgraph.app.stores.base import GraphStore
 QUERY_SLOT_WAIT_S = 2.0  # how long a written query waits for a slot before 429
 
 
+def jobs_key(settings: Settings) -> str:
+    """Names the ingest jobs of the configured store and graph: a server on another graph must not
+    run them again into its own, nor sweep their uploads."""
+    return hashlib.sha256(f"{settings.store}\n{settings.graph}".encode()).hexdigest()[:12]
+
+
 def jobs_file(settings: Settings) -> Path:
-    """Where the ingest jobs of the configured store and graph are kept: a server on another graph
-    must not run them again into its own."""
-    name = hashlib.sha256(f"{settings.store}\n{settings.graph}".encode()).hexdigest()[:12]
-    return settings.home / "jobs" / f"{name}.sqlite"
+    return settings.home / "jobs" / f"{jobs_key(settings)}.sqlite"
 
 
 class ApiState(ServingState):
@@ -36,11 +41,26 @@ class ApiState(ServingState):
         self._ingest_tasks: TaskExecutor | None = None
         self._tasks_lock = threading.Lock()
         self._query_slots = threading.BoundedSemaphore(settings.user_query_slots)
-        self.jobs = JobManager(self.ingest_pipeline, JobStore(jobs_file(settings), KEPT_JOBS))
+        self.jobs = JobManager(
+            self.ingest_pipeline,
+            JobStore(jobs_file(settings), KEPT_JOBS),
+            clash_of=lambda name, path: clashing_document(self.store(), name, path),
+        )
+        self._sweep_uploads()
 
     @property
     def uploads_dir(self) -> Path:
-        return self.settings.home / "uploads"
+        return self.settings.home / "uploads" / jobs_key(self.settings)
+
+    def _sweep_uploads(self) -> None:
+        """Remove upload folders no job will run (left by a request that failed midway, or by jobs
+        evicted long ago): this server holds the jobs, so nothing else is using them."""
+        if not self.uploads_dir.is_dir():
+            return
+        wanted = self.jobs.unfinished_uploads()
+        for folder in self.uploads_dir.iterdir():
+            if folder.is_dir() and folder not in wanted:
+                shutil.rmtree(folder, ignore_errors=True)
 
     @property
     def max_upload_bytes(self) -> int:
