@@ -7,6 +7,7 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import pytest
 import torch
 
 from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.execution.base import InlineExecutor
 from docgraph.app.pipeline.execution.processes import ProcessPool
 from docgraph.app.pipeline.reading import ReadStage
 from docgraph.app.pipeline.stages import IngestPipeline
@@ -23,6 +25,7 @@ from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import open_store
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.errors import IngestError
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.readers.paged import read_in_windows
 from docgraph.models import gnn as gnn_module
@@ -101,7 +104,11 @@ def assert_same_graph(one: GraphStore, other: GraphStore) -> None:
 
 
 def test_workers_build_the_same_graph_as_one_process(
-    falkordb_store: FalkorDBStore, second_store: FalkorDBStore, pool: ProcessPool, local_home: Path
+    falkordb_store: FalkorDBStore,
+    second_store: FalkorDBStore,
+    pool: ProcessPool,
+    local_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     settings = local_settings(local_home, "unused")
     serial = build_ingest_pipeline(falkordb_store, settings).ingest_many(FILES)
@@ -114,6 +121,17 @@ def test_workers_build_the_same_graph_as_one_process(
     assert_same_graph(falkordb_store, second_store)
     assert sum(stats.tasks for stats in pool.stats()) > len(FILES)  # windows and chunks, not whole files
     assert all(stats.tasks > 0 for stats in pool.stats())  # both workers took some
+
+    # Rebuilt (each write replaces a stored version), the documents' threads are in the caller's
+    # deferred block: the full-text indexes are rebuilt once at its end, not once per document.
+    rebuilds: list[int] = []  # a rebuild starts by listing the indexes
+    list_indexes = second_store.list_indexes
+    monkeypatch.setattr(second_store, "list_indexes", lambda: rebuilds.append(1) or list_indexes())
+    forced = build_ingest_pipeline(second_store, settings, force=True, tasks=pool)
+    with second_store.fulltext_refresh_deferred():
+        again = forced.ingest_many(FILES[:2])
+        assert [r.status for r in again] == ["replaced"] * 2 and rebuilds == []
+    assert rebuilds == [1]
 
 
 def test_a_killed_worker_fails_only_its_document_and_the_store_stays_whole(
@@ -181,3 +199,44 @@ def test_the_gnn_over_node_windows_gives_the_whole_graph_s_vectors(
     monkeypatch.setattr(gnn_module, "WINDOW_NODES", 64)
     assert torch.equal(model.embed(graph), whole)
     assert torch.equal(model.embed(graph, SpillFolder(tmp_path)), whole)
+
+
+def test_an_interrupted_ingest_of_many_files_starts_no_more_documents(tmp_path: Path) -> None:
+    """Ctrl-C while documents are under way: those started finish, none of the queued ones starts."""
+    paths = [tmp_path / f"manual-{i}.pdf" for i in range(8)]
+    for path in paths:
+        path.write_bytes(b"%PDF-1.4 same size")  # equal sizes: taken in the order given
+    started: list[Path] = []
+    busy_until_interrupted = threading.Event()
+
+    def progress(path: Path) -> None:
+        started.append(path)
+        if path == paths[0]:
+            raise KeyboardInterrupt
+        busy_until_interrupted.wait(30)
+
+    pipeline = IngestPipeline([], tasks=InlineExecutor(worker=None, workers=2))  # three documents at once
+    timer = threading.Timer(1.0, busy_until_interrupted.set)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        pipeline.ingest_many(paths, progress)
+    timer.cancel()
+    assert sorted(started) == paths[:4]  # the first three, and the one that took the interrupted one's place
+
+
+def test_an_answer_lost_on_its_way_back_fails_its_task_and_a_fresh_worker_follows(
+    pool: ProcessPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Taking in a worker's answer can fail here (no memory for a long document's batch): the task
+    fails at once instead of waiting for ever, and the next task gets a fresh worker process."""
+
+    def out_of_memory(self: Connection) -> Any:
+        raise MemoryError("no room for the answer")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Connection, "recv", out_of_memory)
+        lost = pool.submit("encoder_info")
+        with pytest.raises(IngestError, match="the worker's answer was lost: MemoryError"):
+            lost.result(timeout=120)
+    name, dim = pool.submit("encoder_info").result(timeout=300)
+    assert name and dim == 384

@@ -11,10 +11,12 @@ at a time; the stages that use the store run in this process, one document at a 
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import shutil
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -118,15 +120,30 @@ class WriteStage:
     name: str = "graph_write"
 
     def run(self, ctx: IngestContext) -> None:
+        """The copy is kept before the write (a full disk fails the ingest, not a stored document
+        without its PDF), and goes again if the write fails and nothing else uses it."""
         assert ctx.batch is not None
-        previous = stored_sha256(self.store, ctx.batch.doc_id) if self.files_dir is not None else None
+        if self.files_dir is None:
+            self._write(ctx)
+            return
+        previous = stored_sha256(self.store, ctx.batch.doc_id)
+        copy = self.files_dir / f"{ctx.batch.sha256}.pdf"
+        had_copy = copy.exists()
+        keep_copy(ctx.path, self.files_dir, ctx.batch.sha256)
+        try:
+            self._write(ctx)
+        except BaseException:
+            if not had_copy:
+                drop_unused_copy(self.store, self.files_dir, ctx.batch.sha256)
+            raise
+        if previous and previous != ctx.batch.sha256:  # another file replaced: its copy may go
+            drop_unused_copy(self.store, self.files_dir, previous)
+
+    def _write(self, ctx: IngestContext) -> None:
+        assert ctx.batch is not None
         ctx.result = self.store.write_document(ctx.batch, force=self.force)
         if not ctx.result.written:
             ctx.refreshed = refresh_stale_gnn(self.store, ctx.batch)
-        if self.files_dir is not None:
-            keep_copy(ctx.path, self.files_dir, ctx.batch.sha256)
-            if previous and previous != ctx.batch.sha256:  # another file replaced: its copy may go
-                drop_unused_copy(self.store, self.files_dir, previous)
 
 
 def embedded_batch(ctx: IngestContext, stage: str) -> GraphBatch | None:
@@ -166,9 +183,12 @@ def keep_copy(path: Path, files_dir: Path, sha256: str) -> Path:
     target = files_dir / f"{sha256}.pdf"
     if not target.exists():
         files_dir.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_suffix(".part")
-        shutil.copyfile(path, tmp)
-        tmp.replace(target)
+        tmp = target.with_suffix(f".{uuid.uuid4().hex}.part")  # its own: another process may copy the same file
+        try:
+            shutil.copyfile(path, tmp)
+            tmp.replace(target)
+        finally:
+            tmp.unlink(missing_ok=True)
     return target
 
 
@@ -237,9 +257,12 @@ class IngestPipeline:
         if self.tasks.workers <= 1 or len(paths) <= 1:
             return [one(path) for path in paths]
         order = sorted(range(len(paths)), key=lambda i: -_file_size(paths[i]))
-        with ThreadPoolExecutor(self.tasks.workers + 1, thread_name_prefix="docgraph-document") as documents:
-            futures = {i: documents.submit(one, paths[i]) for i in order}
+        documents = ThreadPoolExecutor(self.tasks.workers + 1, thread_name_prefix="docgraph-document")
+        try:  # each in a copy of this context: a block the caller opened (fulltext_refresh_deferred) covers it
+            futures = {i: documents.submit(contextvars.copy_context().run, one, paths[i]) for i in order}
             return [futures[i].result() for i in range(len(paths))]
+        finally:  # interrupted (Ctrl-C), the documents not started are dropped; those started finish
+            documents.shutdown(wait=True, cancel_futures=True)
 
     def _run(self, path: Path, progress: ProgressFn | None) -> IngestReport:
         ctx = IngestContext(path=path, progress=progress, build=self.build, tasks=self.tasks)

@@ -15,10 +15,10 @@
 from __future__ import annotations
 
 import contextlib
-import threading
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -108,9 +108,9 @@ class FalkorDBStore:
         self._timeout_s = query_timeout_s
         self._writer = DocumentWriter(db.connection, self._graph, chunk_rows)
         self._compact_aof_bytes = compact_aof_bytes  # docgraph's own server: it looks after its AOF
-        # per thread (the UI and the API share a store between threads): the depth of
-        # fulltext_refresh_deferred blocks, and the labels to rebuild when the outermost one ends
-        self._deferral = threading.local()
+        # the labels to rebuild when the outermost fulltext_refresh_deferred block ends: per context,
+        # so the threads of the UI and the API sharing a store are not deferred by another's block
+        self._deferral: ContextVar[set[str] | None] = ContextVar(f"fulltext_deferral_{id(self)}", default=None)
         self.write(load("create_graph", DIALECT))
 
     # ---- schema ----------------------------------------------------------------------------
@@ -151,19 +151,21 @@ class FalkorDBStore:
 
     @contextmanager
     def fulltext_refresh_deferred(self) -> Iterator[None]:
-        """Within the block, this thread's full-text rebuilds are put off to one at its end (even if
-        it raises): ingesting many changed documents rebuilds the indexes once, not once per
-        document. Other threads using the store rebuild as usual."""
-        deferral = self._deferral
-        if not getattr(deferral, "depth", 0):
-            deferral.depth, deferral.stale = 0, set()
-        deferral.depth += 1
+        """Within the block, full-text rebuilds are put off to one at its end (even if it raises):
+        ingesting many changed documents rebuilds the indexes once, not once per document. The
+        block covers this thread and the work it hands to threads in a copy of its context
+        (``contextvars.copy_context``, as ``IngestPipeline.ingest_many`` does); other threads using
+        the store rebuild as usual."""
+        if self._deferral.get() is not None:  # inside an outer block: that one rebuilds
+            yield
+            return
+        stale: set[str] = set()
+        token = self._deferral.set(stale)
         try:
             yield
         finally:
-            deferral.depth -= 1
-            if deferral.depth == 0 and deferral.stale:
-                stale, deferral.stale = deferral.stale, set()
+            self._deferral.reset(token)
+            if stale:
                 self.refresh_fulltext(stale)
 
     def refresh_fulltext(self, labels: Iterable[str]) -> None:
@@ -178,8 +180,9 @@ class FalkorDBStore:
         ``delete_document`` and a ``write_document`` that replaces a stored version call this too.
         Meanwhile other clients' full-text queries fail or see part of the index. Two clients may
         rebuild at once: a drop or a create that the other one already made is not an error."""
-        if getattr(self._deferral, "depth", 0):
-            self._deferral.stale.update(labels)
+        deferred = self._deferral.get()
+        if deferred is not None:
+            deferred.update(labels)
             return
         indexed = {info.label for info in self.list_indexes() if info.kind == "FULLTEXT"}
         rebuilt = [label for label in dict.fromkeys(labels) if label in indexed and label in FULLTEXT_PROPERTY]

@@ -121,6 +121,10 @@ class _Slot:
         except (pickle.PicklingError, TypeError, AttributeError) as error:
             task.future.set_exception(IngestError(f"{task.method}: cannot send the task to a worker: {error}"))
             return
+        except Exception as error:  # e.g. no memory to take the answer in: the rest of it may be in the pipe
+            self._discard()
+            task.future.set_exception(IngestError(f"{task.method}: the worker's answer was lost: {error!r}"))
+            return
         finally:
             self.busy = False
         self._tasks += 1
@@ -152,6 +156,17 @@ class _Slot:
             code = process.exitcode
         how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
         return WorkerLostError(f"an ingest worker process died ({how}) while it ran {task.method}")
+
+    def _discard(self) -> None:
+        """Kill the worker process: the next task starts a fresh one."""
+        with self._lock:
+            process, connection = self._process, self._connection
+            self._process = self._connection = None
+        if process is not None:
+            process.kill()
+            process.join()
+        if connection is not None:
+            connection.close()
 
     def _stop(self) -> None:
         with self._lock:
