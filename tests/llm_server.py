@@ -34,6 +34,8 @@ class Reply:
     raw: bytes | None = None  # sent as the whole body instead of a completion (a broken endpoint; b"" as
     # llama.cpp answers a streamed request whose prompt overflows its context: HTTP 200, nothing in it)
     delay_s: float = 0.0  # wait this long before answering (a hung endpoint)
+    stall_after: int | None = None  # streamed, stop for stall_s after this many chunks (hung mid-reply)
+    stall_s: float = 0.0
     content_type: str | None = None  # of a raw reply; by default what the request asked for
 
     def token_list(self) -> list[str]:
@@ -171,7 +173,9 @@ def _handler_for(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Connection", "close")
             self.end_headers()
-            for chunk in _stream_chunks(reply, body):
+            for sent, chunk in enumerate(_stream_chunks(reply, body)):
+                if sent == reply.stall_after:
+                    time.sleep(reply.stall_s)
                 self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                 self.wfile.flush()
             self.wfile.write(b"data: [DONE]\n\n")

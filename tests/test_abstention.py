@@ -27,6 +27,7 @@ from tests.llm_server import ScriptedLLMServer, confident
 from tests.test_api_access import running_api
 
 SAMPLE = ROOT / "samples" / "docgraph-sample.pdf"
+WATER_REPORT = ROOT / "tests" / "data" / "pdfs" / "water-report.pdf"
 NONSENSE = "xqzv blorft wibble"
 REAL = "When are the penguins fed?"
 ROUTE_RETRIEVE = json.dumps({"route": "retrieve", "reason": "one fact", "sub_questions": []})
@@ -108,3 +109,39 @@ def test_ask_json_and_the_api_carry_abstained(store_url: str, local_home: Path, 
             reply = httpx.post(f"{url}/ask", json={"question": question}, timeout=120)
             assert reply.status_code == 200, reply.text
             assert reply.json()["abstained"] is abstained
+
+
+def test_a_decomposed_question_is_measured_on_every_sub_question_s_hits(
+    falkordb_store: GraphStore, local_home: Path, tmp_path: Path
+) -> None:
+    """Two questions about two documents: the first sub-question's hits hold a third of the words
+    asked; both sub-questions' hits, which the answer reads, hold them all."""
+    settings = Settings(home=local_home, graph=falkordb_store.graph_name, store="")
+    pipeline = build_ingest_pipeline(falkordb_store, settings)
+    for pdf in (SAMPLE, WATER_REPORT):
+        assert pipeline.ingest(pdf).status == "ingested"
+    falkordb_store.wait_for_indexes()
+    subs = ["When are the penguins fed?", "Which districts have shallow groundwater wells?"]
+    route = json.dumps({"route": "decompose", "reason": "two questions", "sub_questions": subs})
+    with ScriptedLLMServer() as server:
+        server.add(route, confident("The penguins are fed at 10:30 and at 15:00."))
+        result = ask(
+            "When are the penguins fed, and which districts have shallow groundwater wells?",
+            falkordb_store,
+            llm_settings(server.base_url, tmp_path),
+            make_retriever("hybrid", falkordb_store, load_encoder()),
+        )
+    assert result.route == "decompose" and result.relevance is not None
+    assert result.relevance["coverage"] == 1.0 and not result.abstained
+
+
+def test_a_question_with_no_hits_at_all_is_not_answered(store: GraphStore, tmp_path: Path) -> None:
+    """Asked about a document that is not stored, nothing is retrieved: no model is asked to answer."""
+    with ScriptedLLMServer() as server:
+        server.add(ROUTE_RETRIEVE, confident("Penguins fly at dawn."))
+        settings = llm_settings(server.base_url, tmp_path)
+        result = ask(REAL, store, settings, make_retriever("hybrid", store, load_encoder()), doc_id="no-such-doc")
+        requests = len(server.requests)
+    assert result.abstained and result.answer.startswith(NOT_ANSWERED) and not result.citations
+    assert requests == 1  # the router's
+    assert result.relevance is not None and result.relevance["similarity"] == result.relevance["coverage"] == 0.0

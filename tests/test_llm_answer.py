@@ -6,6 +6,7 @@ import json
 import socket
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,8 @@ from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
 from docgraph.errors import LLMUnavailableError
 from docgraph.models.encoder_loader import load_encoder
-from tests.llm_data import llm_settings, no_llm_settings, region_id, zoo_batch
+from docgraph.records import EdgeRecord, GraphBatch, NodeRecord
+from tests.llm_data import PREFIX, llm_settings, no_llm_settings, region_id, zoo_batch
 from tests.llm_server import Reply, ScriptedLLMServer, confident
 
 QUESTION = "When are the penguins fed?"
@@ -181,3 +183,37 @@ def test_the_extractive_quote_matches_words_as_retrieval_does() -> None:
     japanese = "入場料は大人六百円です。駐車場は東門にあります。営業時間は午前9時から午後6時までです。"
     quote = best_quote(japanese, content_words("営業時間は?"))
     assert "営業時間は午前9時から" in quote and "入場料" not in quote
+
+
+def renamed(batch: GraphBatch, doc_id: str) -> GraphBatch:
+    """``batch`` as another document: every id and doc_id under ``doc_id``'s name."""
+
+    def moved(value: Any) -> Any:
+        if value == batch.doc_id:
+            return doc_id
+        return value.replace(PREFIX, f"{doc_id}@ab12cd34") if isinstance(value, str) else value
+
+    nodes = [NodeRecord(n.label, moved(n.key), {k: moved(v) for k, v in n.props.items()}) for n in batch.nodes]
+    edges = [
+        EdgeRecord(e.type, e.src_label, moved(e.src_key), e.dst_label, moved(e.dst_key), dict(e.props))
+        for e in batch.edges
+    ]
+    return GraphBatch(doc_id=doc_id, sha256="ef56" + batch.sha256[4:], nodes=nodes, edges=edges)
+
+
+def test_the_cypher_route_keeps_its_evidence_to_the_document_asked_about(zoo_store: GraphStore, tmp_path: Path) -> None:
+    """The model was asked to keep to one document; its query named regions of both."""
+    zoo_store.write_document(renamed(zoo_batch(), "zoo2"))
+    route_cypher = json.dumps({"route": "cypher", "reason": "a list", "sub_questions": []})
+    every_paragraph = "MATCH (r:Region) WHERE r.kind = 'paragraph' RETURN r.region_id AS region_id"
+    with ScriptedLLMServer() as server:
+        server.add(route_cypher, every_paragraph, confident("Penguins are fed twice a day."))
+        result = ask(
+            "List the paragraphs",
+            zoo_store,
+            llm_settings(server.base_url, tmp_path),
+            retriever_for(zoo_store),
+            doc_id="zoo2",
+        )
+    assert result.route == "cypher" and {row["region_id"].split("@")[0] for row in result.rows} == {"zoo", "zoo2"}
+    assert result.evidence and {p.doc_id for p in result.evidence} == {"zoo2"}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from docgraph.app.llm.client import make_client
-from docgraph.app.llm.router import classify_by_rules, route_question
+from docgraph.app.llm.router import classify_by_rules, parse_decision, route_question
 from docgraph.app.llm.service import ask
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
@@ -46,6 +46,13 @@ def test_rules_route_by_question_shape(question: str, route: str) -> None:
 def test_rules_split_a_comparison_into_its_two_sides() -> None:
     decision = classify_by_rules("What is the difference between the feeding times of penguins and lions?")
     assert decision.sub_questions == ["the feeding times of penguins", "the feeding times of lions"]
+
+
+def test_sub_questions_given_as_one_string_are_not_read_letter_by_letter() -> None:
+    reply = json.dumps({"route": "decompose", "reason": "two", "sub_questions": "penguins and lions"})
+    decision = parse_decision(reply, "What is the difference between the feeding times of penguins and lions?")
+    assert decision is not None and decision.route == "decompose"
+    assert decision.sub_questions == ["the feeding times of penguins", "the feeding times of lions"]  # the rules'
 
 
 def test_the_llm_classifier_decides_when_its_reply_is_valid(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -148,3 +149,37 @@ def test_streamed_rereads_are_announced(zoo_store: GraphStore, retriever: Retrie
     assert streamed.startswith("Maybe noon [zoo p.1 #r1].")
     assert "re-reading with more evidence" in streamed
     assert streamed.endswith("At 10:00 [zoo p.1 #r1].")
+
+
+def test_a_reread_cut_short_keeps_the_round_answered_and_the_stream_says_so(
+    zoo_store: GraphStore, retriever: Retriever, tmp_path: Path
+) -> None:
+    chunks: list[str] = []
+    cut_short = replace(uncertain("Lions eat at noon [zoo p.1 #r1]."), stall_after=3, stall_s=3.0)
+    with ScriptedLLMServer() as server:
+        server.add(ROUTE_RETRIEVE, hesitant("At 10:00 [zoo p.1 #r1]."), cut_short)
+        settings = llm_settings(
+            server.base_url, tmp_path, llm_max_rereads=1, llm_entropy_threshold=0.6, llm_timeout_s=1.0
+        )
+        result = ask(QUESTION, zoo_store, settings, retriever, k=1, stream_callback=chunks.append)
+
+    assert result.mode == "llm" and result.answer == "At 10:00 [zoo p.1 #r1]." and result.citations
+    streamed = "".join(chunks)
+    assert "Lions" in streamed and streamed.rindex("Lions") < streamed.index("the answer of round 1 is kept")
+    assert streamed.endswith("At 10:00 [zoo p.1 #r1].")
+
+
+def test_an_answer_cut_short_mid_stream_is_marked_before_the_quotes_that_replace_it(
+    zoo_store: GraphStore, retriever: Retriever, tmp_path: Path
+) -> None:
+    chunks: list[str] = []
+    with ScriptedLLMServer() as server:
+        server.add(ROUTE_RETRIEVE, Reply("Penguins are fed at ten [zoo p.1 #r1].", stall_after=3, stall_s=3.0))
+        settings = llm_settings(server.base_url, tmp_path, llm_timeout_s=1.0)
+        result = ask(QUESTION, zoo_store, settings, retriever, k=1, stream_callback=chunks.append)
+
+    assert result.mode == "extractive" and "Penguins are fed twice a day" in result.answer
+    streamed = "".join(chunks)
+    partial, rest = streamed.split("the answer below quotes the documents instead]")
+    assert partial.startswith("Penguins") and "twice a day" not in partial
+    assert rest.strip() == result.answer

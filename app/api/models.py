@@ -29,6 +29,8 @@ from pydantic import (
     model_validator,
 )
 
+from docgraph.app.llm.service import ASK_K
+
 # The retriever variants of app.retrieval.registry, spelled out so the OpenAPI schema lists them.
 Variant = Literal[
     "hybrid",
@@ -195,7 +197,7 @@ class RetrieveResponse(ResponseModel):
 
 class AskRequest(RequestModel):
     question: QueryText
-    k: KField = 8
+    k: KField = ASK_K
     variant: VariantField = "hybrid"
     doc_id: DocIdField = None
     force_cypher: bool = Field(default=False, description="Answer through text-to-Cypher (needs an LLM)")

@@ -20,7 +20,7 @@ from docgraph.app.cli.common import (
 )
 from docgraph.app.jobs.documents import find_document, list_documents
 from docgraph.app.llm.client import llm_status
-from docgraph.app.llm.service import ask, check_question, describe_document, text2cypher
+from docgraph.app.llm.service import ASK_K, ask, check_question, describe_document, text2cypher
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.errors import LLMRequestError, LLMUnavailableError, Text2CypherError
@@ -34,7 +34,7 @@ RetrieverOption = Annotated[str, typer.Option("--retriever", help="Retriever var
 def ask_command(
     question: Annotated[str, typer.Argument(help="The question.")],
     doc: DocOption = None,
-    k: KOption = 5,
+    k: KOption = ASK_K,
     retriever: RetrieverOption = "hybrid",
     cypher_route: Annotated[bool, typer.Option("--cypher", help="Answer through text-to-Cypher.")] = False,
     json_out: JsonOption = False,

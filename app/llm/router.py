@@ -110,7 +110,9 @@ def parse_decision(reply: str, question: str) -> RouteDecision | None:
     route = raw.get("route") if isinstance(raw, dict) else None
     if route not in ROUTES:
         return None
-    subs = [str(q).strip() for q in raw.get("sub_questions") or [] if str(q).strip()][:MAX_SUB_QUESTIONS]
+    listed = raw.get("sub_questions")
+    listed = listed if isinstance(listed, list) else []  # a lone string is not a list of questions
+    subs = [str(q).strip() for q in listed if str(q).strip()][:MAX_SUB_QUESTIONS]
     if route == "decompose" and len(subs) < 2:
         subs = split_question(question)
     return RouteDecision(route, "llm", str(raw.get("reason") or ""), subs if route == "decompose" else [])

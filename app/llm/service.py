@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from itertools import zip_longest
+from typing import TypeVar
 
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import list_documents
@@ -38,10 +39,12 @@ from docgraph.errors import LLMTimeoutError, LLMUnavailableError, QuestionError,
 
 __all__ = ["DescribeReport", "ask", "check_question", "describe_document", "text2cypher"]
 
+T = TypeVar("T")
 NO_DOCUMENTS = "The store holds no documents yet: ingest PDFs first (docgraph ingest FILE.pdf)."
 NOT_ANSWERED = "The stored documents do not seem to answer this question. The nearest passages:"
 
 Groups = list[list[Passage]]
+ASK_K = 8  # evidence regions an answer is made from unless asked otherwise: CLI, API, UI and eval alike
 
 
 def ask(
@@ -49,7 +52,7 @@ def ask(
     store: GraphStore,
     settings: Settings,
     retriever: Retriever,
-    k: int = 8,
+    k: int = ASK_K,
     doc_id: str | None = None,
     force_cypher: bool = False,
     stream_callback: StreamCallback | None = None,
@@ -76,6 +79,7 @@ def ask(
         client = None
         decision = _decide(question, client, force_cypher, result)
     extras = Extras(sub_questions=decision.sub_questions)
+    heard = _Heard(stream_callback) if stream_callback is not None else None
     groups: Groups | None = None
     first_round = k
     if decision.route == "cypher" and client is not None:
@@ -90,7 +94,9 @@ def ask(
             extras = Extras(
                 cypher=cypher_result.cypher, rows=cypher_result.rows, rows_truncated=cypher_result.truncated
             )
-            groups = evidence_groups(regions_by_id(store, _row_region_ids(cypher_result.rows), via="cypher"))
+            named = regions_by_id(store, _row_region_ids(cypher_result.rows), via="cypher")
+            # the prompt asked the model to keep to the document; the evidence cited is held to it
+            groups = evidence_groups([p for p in named if doc_id is None or p.doc_id == doc_id])
     if groups is None:
         rounds = 1 + settings.llm_max_rereads if client is not None else 1
         groups, first_round = _retrieve(decision, question, retriever, store, k, rounds, doc_id, result)
@@ -107,10 +113,12 @@ def ask(
             stream_callback(NO_DOCUMENTS)
     else:
         try:
-            _answer(result, question, groups, first_round, store, settings, client, extras, stream_callback)
+            _answer(result, question, groups, first_round, store, settings, client, extras, heard)
         except LLMTimeoutError as error:
             _without_llm(result, error)
-            _answer(result, question, groups, first_round, store, settings, None, extras, stream_callback)
+            if heard is not None and heard.anything:  # part of a reply was shown: say it ends there
+                heard(f"\n\n[{error}: the answer below quotes the documents instead]\n\n")
+            _answer(result, question, groups, first_round, store, settings, None, extras, heard)
     result.timings["total"] = time.perf_counter() - started
     return result
 
@@ -132,6 +140,17 @@ def _without_llm(result: AnswerResult, error: LLMTimeoutError) -> None:
     result.mode = "extractive"
     details = {"partial_reply": error.partial} if error.partial else {}  # what the endpoint had sent, kept
     result.note("llm", status=f"{error}: the answer is extractive", **details)
+
+
+class _Heard:
+    """A stream callback that remembers whether any text went through it."""
+
+    def __init__(self, stream: StreamCallback) -> None:
+        self.stream, self.anything = stream, False
+
+    def __call__(self, text: str) -> None:
+        self.anything = self.anything or bool(text)
+        self.stream(text)
 
 
 def _decide(question: str, client: LLMClient | None, force_cypher: bool, result: AnswerResult) -> RouteDecision:
@@ -197,21 +216,23 @@ def _retrieve(
     queries = decision.sub_questions if decision.route == "decompose" and decision.sub_questions else [question]
     per_query = max(2, k // len(queries)) if len(queries) > 1 else k
     rankings: list[Groups] = []
+    found: list[list[ScoredRegion]] = []
     for query in queries:
         hits = retriever.retrieve(query, k=per_query * rounds, doc_id=doc_id)
         rankings.append(evidence_groups(passages_from_hits(store, hits)))
+        found.append(hits)
         result.note("retrieve", query=query, retriever=retriever.name, hits=[h.region_id for h in hits])
-        if query is queries[0]:
-            _measure(result, question, hits, retriever)
+    _measure(result, question, _interleave(found), retriever)  # every sub-question's first hits, as read
     result.timings["retrieve"] = time.perf_counter() - started
     return _interleave(rankings), per_query * len(queries)
 
 
 def _measure(result: AnswerResult, question: str, hits: list[ScoredRegion], retriever: Retriever) -> None:
-    """How well the first hits match the question (``app.retrieval.relevance``); retrievers without
-    embeddings are not measured, and never abstain."""
+    """How well the first hits match the question (``app.retrieval.relevance``; no hits at all, as in
+    a document that holds nothing of it, measure nothing); retrievers without embeddings are not
+    measured, and never abstain."""
     dense = dense_part(retriever)
-    if dense is not None and hits:
+    if dense is not None:
         result.relevance = measure(question, hits, dense).to_json()
 
 
@@ -256,10 +277,11 @@ def _answer(
     result.timings["generate"] = time.perf_counter() - started
 
 
-def _interleave(rankings: Sequence[Groups]) -> Groups:
-    merged: Groups = []
-    for round_groups in zip_longest(*rankings):
-        merged += [group for group in round_groups if group is not None]
+def _interleave(rankings: Sequence[Sequence[T]]) -> list[T]:
+    """The rankings' first items, then their second ones, and so on."""
+    merged: list[T] = []
+    for round_items in zip_longest(*rankings):
+        merged += [item for item in round_items if item is not None]
     return merged
 
 

@@ -24,9 +24,11 @@ from docgraph.app.llm.client import LLMClient, StreamCallback, TokenLogprob
 from docgraph.app.llm.context import Context, Passage, build_context, first_groups, reading_neighbours
 from docgraph.app.llm.focus import focus_passages
 from docgraph.app.stores.base import GraphStore
+from docgraph.errors import LLMTimeoutError
 
 REREAD_NOTICE = "\n\n[uncertain (mean token entropy {entropy:.2f}): re-reading with more evidence]\n\n"
 KEPT_NOTICE = "\n\n[the answer of round {round} was the most certain (mean token entropy {entropy:.2f}); kept:]\n\n"
+CUT_NOTICE = "\n\n[{error}; the answer of round {round} is kept:]\n\n"
 
 
 def token_entropy(entry: TokenLogprob) -> float:
@@ -70,7 +72,14 @@ def answer_with_rereads(
     result.note("uncertainty", threshold=threshold.value, threshold_from=threshold.source)
     while True:
         context = build_context(focus_passages(used, question, settings.context_focus))
-        completion, checked = generate_answer(question, context, client, extras=extras, stream=stream, logprobs=True)
+        try:
+            completion, checked = generate_answer(
+                question, context, client, extras=extras, stream=stream, logprobs=True
+            )
+        except LLMTimeoutError as error:  # a reread cut short: the rounds answered still stand
+            if not rounds:
+                raise
+            return _kept_after_timeout(result, rounds, error, stream)
         result.tokens.add(completion)
         entropy = mean_token_entropy(completion.logprobs)
         result.entropy = entropy
@@ -102,6 +111,23 @@ def _most_certain(
     result.note("kept", round=best, entropy=_rounded(entropy))
     if stream is not None and best != len(rounds) - 1:
         stream(KEPT_NOTICE.format(round=best + 1, entropy=entropy) + checked.text)
+    return checked, context
+
+
+def _kept_after_timeout(
+    result: AnswerResult,
+    rounds: list[tuple[float, CheckedAnswer, Context]],
+    error: LLMTimeoutError,
+    stream: StreamCallback | None,
+) -> tuple[CheckedAnswer, Context]:
+    """The most certain of the rounds answered before the endpoint stopped; the stream, which showed
+    part of the round cut short, is told and shown the kept answer whole."""
+    best = min(range(len(rounds)), key=lambda i: (rounds[i][0], -i))
+    entropy, checked, context = rounds[best]
+    result.entropy = entropy
+    result.note("kept", round=best, entropy=_rounded(entropy), reason=str(error))
+    if stream is not None:
+        stream(CUT_NOTICE.format(error=error, round=best + 1) + checked.text)
     return checked, context
 
 

@@ -9,7 +9,7 @@ import streamlit as st
 from docgraph.app.jobs.documents import list_documents
 from docgraph.app.llm.answer import AnswerResult
 from docgraph.app.llm.client import llm_configured
-from docgraph.app.llm.service import ask
+from docgraph.app.llm.service import ASK_K, ask
 from docgraph.app.retrieval.registry import DEFAULT_RETRIEVER, RETRIEVER_NAMES
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.ui_support.answers import (
@@ -67,7 +67,7 @@ def _options(graph_store: GraphStore) -> dict[str, Any]:
     with st.expander("Options", expanded=False):
         left, middle, right = st.columns(3)
         retriever = left.selectbox("Retriever", RETRIEVER_NAMES, index=RETRIEVER_NAMES.index(DEFAULT_RETRIEVER))
-        k = middle.slider("Passages", min_value=2, max_value=20, value=8)
+        k = middle.slider("Passages", min_value=2, max_value=20, value=ASK_K)
         documents = [ALL_DOCUMENTS]
         with common.shown_errors("Listing the documents"):
             documents += [str(row["doc_id"]) for row in list_documents(graph_store)]
