@@ -95,13 +95,20 @@ def relation_of(edge: EdgeRecord) -> str | None:
     return {"REF": "ref", "CAPTION_OF": "caption_of", "IS_SIMILAR": "similar"}.get(edge.type)
 
 
+def is_gnn_node(node: NodeRecord) -> bool:
+    """Whether the GNN works on ``node``: a Region or Section that has an embedding."""
+    vector = node.props.get("embedding")
+    return node.label in GNN_LABELS and vector is not None and len(vector) > 0
+
+
 def gnn_nodes(nodes: Iterable[NodeRecord]) -> list[NodeRecord]:
-    """The nodes the GNN works on: Regions and Sections that have an embedding."""
-    return [
-        node
-        for node in nodes
-        if node.label in GNN_LABELS and node.props.get("embedding") is not None and len(node.props["embedding"]) > 0
-    ]
+    """The nodes the GNN works on, in their order."""
+    return [node for node in nodes if is_gnn_node(node)]
+
+
+def gnn_node_count(nodes: Iterable[NodeRecord]) -> int:
+    """How many of ``nodes`` the GNN works on, without listing them."""
+    return sum(1 for node in nodes if is_gnn_node(node))
 
 
 def kind_id(node: NodeRecord) -> int:

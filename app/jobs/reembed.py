@@ -29,7 +29,7 @@ from docgraph.app.stores.schema import GNN_PROPERTY
 from docgraph.errors import CorpusChangedError, ModelError
 from docgraph.ingest.links.similarity import similarity_edges
 from docgraph.models.gnn import RelationalGNN
-from docgraph.models.graph_tensors import gnn_nodes, records_to_tensors
+from docgraph.models.graph_tensors import gnn_node_count, records_to_tensors
 from docgraph.records import ID_PROPERTY, EdgeRecord, GraphBatch, NodeRecord
 
 
@@ -83,7 +83,7 @@ def _reembed_document(
             fresh = similarity_edges(batch, settings.similarity_k)
             _write_similarity(store, fresh)
             edges += fresh
-        spill = working_files(configured_spill_dir(settings), len(gnn_nodes(nodes)))
+        spill = working_files(configured_spill_dir(settings), gnn_node_count(nodes))
         graph = records_to_tensors(nodes, edges, model.config.groups, spill=spill)
         written = write_vectors(store, graph.nodes, model.embed(graph, spill).numpy(), prop)
         # The build names the checkpoint that made the GNN vectors, so that a later ingest with

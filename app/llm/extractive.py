@@ -8,11 +8,11 @@ the question are quoted, so the row that answers is there however far down the t
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from docgraph.app.llm.citations import Citation, cite_passages
 from docgraph.app.llm.context import Context, Passage
+from docgraph.app.llm.text_units import is_table_rule, sentences
 from docgraph.app.retrieval.text import tokenize
 
 MAX_PASSAGES = 3
@@ -21,9 +21,6 @@ WINDOW_SENTENCES = 2
 TABLE_ROWS_QUOTED = 2
 HEADING_KINDS = frozenset({"title", "section_header", "page_header", "page_footer"})
 NO_EVIDENCE = "No passage of the stored documents matches this question."
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")  # CJK full stops need no space after
-_TABLE_RULE = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+$")  # a markdown header separator, | --- | --- |
 
 
 @dataclass
@@ -65,7 +62,7 @@ def quote_passage(passage: Passage, terms: set[str]) -> str:
 def markdown_rows(text: str) -> list[str]:
     """The rows of a markdown table (separator rows left out), each as one line."""
     lines = [line.strip() for line in text.splitlines()]
-    return [line for line in lines if line.startswith("|") and not _TABLE_RULE.match(line)]
+    return [line for line in lines if line.startswith("|") and not is_table_rule(line)]
 
 
 def best_rows_quote(rows: list[str], terms: set[str]) -> str:
@@ -82,9 +79,8 @@ def best_rows_quote(rows: list[str], terms: set[str]) -> str:
 
 def best_quote(text: str, terms: set[str]) -> str:
     """The window of sentences sharing the most words with the question, cut to a readable length."""
-    body = " ".join(text.split())
-    sentences = [s for s in _SENTENCE_END.split(body) if s] or [body]
-    windows = [" ".join(sentences[i : i + WINDOW_SENTENCES]) for i in range(len(sentences))]
+    units = sentences(text) or [" ".join(text.split())]
+    windows = [" ".join(units[i : i + WINDOW_SENTENCES]) for i in range(len(units))]
     return _cut(max(windows, key=lambda window: len(terms & content_words(window))))
 
 

@@ -13,11 +13,11 @@ The region stays whole in the store, in citations and in the evidence shown; onl
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from docgraph.app.llm.context import Passage
+from docgraph.app.llm.text_units import is_table_rule, sentences
 from docgraph.app.retrieval.text import tokenize
 
 FOCUS_MIN_WORDS = 40  # a passage of at most this many words is read whole
@@ -25,8 +25,6 @@ KEPT_UNITS = 4  # what a long passage keeps: its units that match the question b
 LEAD_WORDS = 12  # what a passage without a matching unit keeps of its start
 ELISION = "…"
 LINE_KINDS = frozenset({"table", "code", "list", "formula"})  # read line by line, not sentence by sentence
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 
 
 def focus_passages(passages: Iterable[Passage], question: str, enabled: bool = True) -> list[Passage]:
@@ -50,7 +48,7 @@ class _Units:
     @classmethod
     def of(cls, passage: Passage) -> _Units:
         by_lines = passage.kind in LINE_KINDS or passage.text.count("\n") >= 3
-        texts = _lines(passage.text) if by_lines else _sentences(passage.text)
+        texts = _lines(passage.text) if by_lines else sentences(passage.text)
         return cls(texts, [frozenset(tokenize(text)) for text in texts], by_lines)
 
 
@@ -76,17 +74,13 @@ def _focused(passage: Passage, units: _Units, weights: dict[str, float]) -> Pass
     return replace(passage, excerpt=_joined(units.texts, sorted(kept), "\n" if units.by_lines else " "))
 
 
-def _sentences(text: str) -> list[str]:
-    return [unit for unit in _SENTENCE_END.split(" ".join(text.split())) if unit]
-
-
 def _lines(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.strip()]
 
 
 def _is_header(unit: str, index: int, by_lines: bool) -> bool:
     """A table's first line and its rule under it: kept so that the rows kept still read as columns."""
-    return by_lines and ((index == 0 and unit.lstrip().startswith("|")) or bool(_TABLE_RULE.match(unit)))
+    return by_lines and ((index == 0 and unit.lstrip().startswith("|")) or is_table_rule(unit))
 
 
 def _joined(units: Sequence[str], kept: Sequence[int], separator: str) -> str:

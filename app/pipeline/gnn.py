@@ -18,7 +18,7 @@ from docgraph.app.stores.schema import GNN_ABLATION_PROPERTIES, GNN_PROPERTY
 from docgraph.errors import ModelError
 from docgraph.ingest.structure.ids import file_sha256
 from docgraph.models.gnn import WINDOW_NODES, Checkpoint, RelationalGNN, load_checkpoint
-from docgraph.models.graph_tensors import GROUPS, gnn_nodes, records_to_tensors
+from docgraph.models.graph_tensors import GROUPS, gnn_node_count, records_to_tensors
 from docgraph.models.spill import SpillFolder
 from docgraph.records import GraphBatch
 
@@ -103,7 +103,7 @@ def apply_gnn(batch: GraphBatch, model: RelationalGNN, spill_dir: Path | None = 
     """Set ``gnn_embedding`` on the batch's embedded Region and Section nodes, over the batch's edges
     (IS_SIMILAR included: the similarity stage runs first); returns how many nodes got one. A graph
     larger than one window works in files under ``spill_dir`` when given, and its vectors stay there."""
-    spill = working_files(spill_dir, len(gnn_nodes(batch.nodes)))
+    spill = working_files(spill_dir, gnn_node_count(batch.nodes))
     graph = records_to_tensors(batch.nodes, batch.edges, model.config.groups, spill=spill)
     vectors = model.embed(graph, spill).numpy()
     refs = graph.nodes
