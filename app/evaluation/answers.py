@@ -28,13 +28,12 @@ from typing import Any
 from docgraph.app.config import Settings
 from docgraph.app.evaluation.questions import Question
 from docgraph.app.llm.answer import AnswerResult
-from docgraph.app.llm.service import ask
+from docgraph.app.llm.service import ASK_K, ask
 from docgraph.app.retrieval.base import Retriever
 from docgraph.app.stores.base import GraphStore
 from docgraph.errors import LLMRequestError
 
 WORD_CUTOFFS = (100, 200, 400)
-ASK_K = 8  # hits per question, as ``docgraph ask`` asks
 _NOT_WORD = re.compile(r"[^0-9a-z]+")
 
 
@@ -143,9 +142,7 @@ def summary(outcomes: Sequence[AnswerOutcome]) -> dict[str, Any]:
     row: dict[str, Any] = {"n": len(outcomes), "with_gold_answer": len(with_gold)}
     row["evidence_recall"] = _rate(o.cited_gold > 0 for o in outcomes)
     for cutoff in WORD_CUTOFFS:
-        row[f"context_recall@{cutoff}"] = _rate(
-            o.gold_at_word is not None and o.gold_at_word < cutoff for o in with_gold
-        )
+        row[f"context_recall@{cutoff}"] = _rate(_gold_within(o, cutoff) for o in with_gold)
     before = [o.words_before_gold_page for o in outcomes if o.words_before_gold_page is not None]
     row["context_words_before_gold"] = statistics.median(before) if before else None
     row["gold_page_in_context"] = _rate(o.words_before_gold_page is not None for o in outcomes)
@@ -166,7 +163,10 @@ def answer_misses(outcomes: Sequence[AnswerOutcome], words: int = 200) -> list[A
 
 
 def _gold_within(outcome: AnswerOutcome, words: int) -> bool:
-    return outcome.gold_at_word is not None and outcome.gold_at_word < words
+    """Whether the whole gold answer, its last word too, lies within the context's first ``words``."""
+    if outcome.gold_at_word is None:
+        return False
+    return outcome.gold_at_word + len(normalised(outcome.gold_answer).split()) <= words
 
 
 def _rate(flags: Any) -> float | None:
