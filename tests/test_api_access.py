@@ -122,6 +122,13 @@ def test_once_a_key_exists_every_request_needs_one_of_the_right_role(server: tup
     assert httpx.get(f"{url}/documents", headers=as_reader).status_code == 401  # at once, in the running server
     assert httpx.get(f"{url}/documents", headers=as_writer).status_code == 200
 
+    # The last key revoked (it leaked, say): the server locks rather than opening to everyone
+    writer_id = next(k["key_id"] for k in listed if k["role"] == "writer")
+    assert docgraph(home, "keys", "revoke", writer_id).returncode == 0
+    for headers in ({}, as_writer):
+        locked = httpx.get(f"{url}/documents", headers=headers)
+        assert locked.status_code == 401 and "every API key is revoked" in locked.json()["error"]["message"]
+
 
 def test_keys_cli_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     bad_role = docgraph(tmp_path, "keys", "create", "--role", "admin")
@@ -129,6 +136,16 @@ def test_keys_cli_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     assert len(bad_role.stderr.strip().splitlines()) == 1
     unknown = docgraph(tmp_path, "keys", "revoke", "deadbeef")
     assert unknown.returncode == 1 and "no key 'deadbeef'" in unknown.stderr
+    # A key file that cannot be written (a folder is in the way): no key is kept that nobody holds
+    (tmp_path / "secrets").mkdir()
+    unwritable = docgraph(tmp_path, "keys", "create", "--role", "writer", "--out", str(tmp_path / "secrets"), "--json")
+    assert unwritable.returncode == 1 and "no key was made" in unwritable.stderr and unwritable.stdout == ""
+    assert KeyStore(tmp_path).records() == [] and list((tmp_path / "secrets").iterdir()) == []
+    # --json is JSON on every path
+    made = docgraph(tmp_path, "keys", "create", "--role", "writer", "--out", str(tmp_path / "key"), "--json")
+    assert json.loads(made.stdout)["out"] == str(tmp_path / "key") and "key" not in json.loads(made.stdout)
+    again = docgraph(tmp_path, "keys", "create", "--role", "writer", "--if-none", "--json")
+    assert json.loads(again.stdout) == {"created": False, "reason": "a key is already active"}
 
 
 def test_serving_beyond_loopback_needs_a_key(tmp_path: Path) -> None:

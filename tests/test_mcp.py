@@ -35,6 +35,7 @@ def env(local_home: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str,
         "DOCGRAPH_HOME": str(home),
         "DOCGRAPH_STORE": f"falkordb-local://{local_home}?graph={fresh_graph_name()}",
         "OMP_THREAD_LIMIT": "1",
+        "DOCGRAPH_ALLOWED_HOSTS": "mcp.example",  # the name a proxy in front of it serves
     }
     done = subprocess.run([str(DOCGRAPH), "ingest", str(SAMPLE)], env=values, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
@@ -111,6 +112,9 @@ def test_over_http_the_same_keys_guard_every_request(env: dict[str, str], http_s
         assert refused.status_code == 401
         rebinding = httpx.post(http_server, json=initialize, headers={"Host": "evil.example"})
         assert rebinding.status_code == 400
+        accept = {"Accept": "application/json, text/event-stream", "Authorization": f"Bearer {secret}"}
+        proxied = httpx.post(http_server, json=initialize, headers={**accept, "Host": "mcp.example"})
+        assert proxied.status_code == 200, proxied.text  # an allowed name gets in (the SDK said 421)
 
         async def run() -> dict[str, Any]:
             client = httpx2.AsyncClient(headers={"Authorization": f"Bearer {secret}"}, timeout=120)

@@ -76,11 +76,13 @@ class AccessGuard:
         origin = headers.get("origin")
         if method in UNSAFE_METHODS and origin is not None and host_name(urlsplit(origin).netloc) not in self.hosts:
             return 403, "forbidden_origin", f"requests from {origin!r} may not change anything here"
-        if not self.keys.any_active():
+        if not self.keys.in_use():
             return None
         scheme, _, secret = headers.get("authorization", "").partition(" ")
         key = self.keys.verify(secret.strip()) if scheme.lower() == "bearer" else None
         if key is None:
+            if not self.keys.any_active():
+                return 401, "unauthorized", "every API key is revoked: make one with `docgraph keys create`"
             return 401, "unauthorized", "an API key is needed: send `Authorization: Bearer KEY` (docgraph keys create)"
         role = required_role(method, path)
         if not key.allows(role):

@@ -77,6 +77,11 @@ class KeyStore:
     def any_active(self) -> bool:
         return any(key.active for key in self.records())
 
+    def in_use(self) -> bool:
+        """Whether keys guard the servers: once one was made, whether or not any is still active, so
+        that revoking the last key locks the servers rather than opening them to everyone."""
+        return bool(self.records())
+
     def create(self, role: str, name: str = "") -> tuple[ApiKey, str]:
         """A new key of ``role``: its record, and the key itself (shown once, never stored)."""
         if role not in ROLES:
@@ -92,6 +97,11 @@ class KeyStore:
             record = ApiKey(key_id, role, name, created, _digest(secret))
             self._write([*keys, record])
         return record, secret
+
+    def discard(self, key_id: str) -> None:
+        """Forget a key as if it had never been made (a key whose file could not be written)."""
+        with self._lock:
+            self._write([key for key in self._read() if key.key_id != key_id])
 
     def revoke(self, key_id: str) -> ApiKey:
         with self._lock:
@@ -131,10 +141,13 @@ def write_private(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` atomically, readable by its owner only (keys, and key files)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(text)
-    tmp.replace(path)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)  # a key never stays behind in a stray file
 
 
 def _digest(secret: str) -> str:

@@ -10,6 +10,7 @@ import typer
 from docgraph.app.auth.keys import ROLES, KeyStore, write_private
 from docgraph.app.cli.common import JsonOption, console, handles_errors, print_json, print_rows
 from docgraph.app.config import load_settings
+from docgraph.errors import ConfigError
 
 keys_app = typer.Typer(
     help="API keys for the HTTP API, the web UI and the MCP server: once one exists, every request "
@@ -38,12 +39,22 @@ def create_command(
     """Make a key. It is shown once, as the last line; only its hash is kept."""
     keys = key_store()
     if if_none and keys.any_active():
-        console.print("a key is already active: none made", highlight=False)
+        if json_out:
+            print_json({"created": False, "reason": "a key is already active"})
+        else:
+            console.print("a key is already active: none made", highlight=False)
         return
     record, secret = keys.create(role, name)
     if out is not None:
-        write_private(out, secret + "\n")
-        console.print(f"created {record.role} key {record.key_id}; the key is in {out}", highlight=False)
+        try:
+            write_private(out, secret + "\n")
+        except OSError as error:  # nobody would hold the key: it is not kept
+            keys.discard(record.key_id)
+            raise ConfigError(f"cannot write the key to {out}: {error.strerror or error}; no key was made") from error
+        if json_out:
+            print_json({**record.to_json(), "out": str(out)})
+        else:
+            console.print(f"created {record.role} key {record.key_id}; the key is in {out}", highlight=False)
         return
     if json_out:
         print_json({**record.to_json(), "key": secret})

@@ -14,6 +14,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp
 
 from docgraph.app.api.access import AccessGuard, allowed_hosts
@@ -99,7 +100,10 @@ def as_tool_errors(func: Callable[P, R]) -> Callable[P, R]:
 
 def http_app(settings: Settings, host: str) -> ASGIApp:
     """The streamable-HTTP server at ``/mcp``, behind the API's Host, Origin and key checks."""
-    app = build_server(settings).streamable_http_app(host=host)
+    # The guard checks Host and Origin against DOCGRAPH_ALLOWED_HOSTS; the SDK's own check, which
+    # knows only loopback names, would refuse a proxy's name the guard allows.
+    unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    app = build_server(settings).streamable_http_app(host=host, transport_security=unchecked)
     hosts = allowed_hosts(settings.allowed_hosts, host)
     return AccessGuard(app, KeyStore(settings.home), hosts)
 
@@ -107,5 +111,5 @@ def http_app(settings: Settings, host: str) -> ASGIApp:
 def check_stdio_key(settings: Settings) -> None:
     """Over stdio, once any key exists, the process must be given one."""
     keys = KeyStore(settings.home)
-    if keys.any_active() and keys.verify(os.environ.get(KEY_VARIABLE, "")) is None:
+    if keys.in_use() and keys.verify(os.environ.get(KEY_VARIABLE, "")) is None:
         raise ConfigError(f"API keys are in use: set {KEY_VARIABLE} to a valid key for the MCP server")
