@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,6 +13,8 @@ import pytest
 from docgraph.app.config import Settings
 from docgraph.app.stores.url import parse_store_url
 from docgraph.errors import ConfigError
+
+DOCGRAPH = str(Path(sys.executable).parent / "docgraph")
 
 
 @pytest.fixture
@@ -69,3 +75,33 @@ def test_bad_urls_say_what_is_wrong(settings: Settings, url: str, message: str) 
     with pytest.raises(ConfigError, match=message) as caught:
         parse_store_url(url, settings)
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "neo4j://neo4j:ab/cd@db:7687",  # a "/" in the password: urlsplit reads "ab" as the port
+        "falkordb://:s3cr3t@host:abc",
+        "bolt://neo4j:s3cr3t@db/a/b",
+        "neo4j://neo4j:ab/cd@db:7687?x=1&y",
+    ],
+)
+def test_errors_about_a_store_url_never_show_its_password(settings: Settings, url: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_store_url(url, settings)
+    password = url.split("://")[1].rsplit("@", 1)[0].split(":", 1)[1]
+    assert password not in str(caught.value) and ":***@" in str(caught.value)
+
+
+def test_serve_names_the_store_without_its_password(tmp_path: Path) -> None:
+    """The line the server prints at start (and docker logs keep) masks the password; the port is
+    taken, so the server stops right after it."""
+    env = {**os.environ, "DOCGRAPH_HOME": str(tmp_path), "DOCGRAPH_STORE": "neo4j://neo4j:ab/cd@db:7687"}
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        done = subprocess.run(
+            [DOCGRAPH, "serve", "--port", port], env=env, capture_output=True, text=True, timeout=120, check=False
+        )
+    assert "neo4j://neo4j:***@db:7687" in done.stdout and "ab/cd" not in done.stdout + done.stderr

@@ -14,6 +14,7 @@ from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import open_store
+from docgraph.app.stores.url import masked_url
 from docgraph.app.ui_support.health import store_health, unavailable_health
 from docgraph.errors import DocgraphError
 
@@ -36,7 +37,7 @@ def store() -> GraphStore | None:
     try:
         return _open_store(config.store_url, config.graph)
     except Exception as exc:
-        st.error(f"The store {config.store_url} cannot be opened: {message(exc)}")
+        st.error(f"The store {masked_url(config.store_url)} cannot be opened: {message(exc)}")
         return None
 
 

@@ -9,6 +9,7 @@ import typer
 from docgraph.app.auth.exposure import check_exposure
 from docgraph.app.auth.keys import KeyStore
 from docgraph.app.cli.common import StoreOption, console, handles_errors, settings_for
+from docgraph.app.stores.url import masked_url
 
 
 @handles_errors
@@ -24,5 +25,6 @@ def serve_command(
 
     settings = settings_for(store)
     check_exposure(host, KeyStore(settings.home))
-    console.print(f"docgraph API on http://{host}:{port} (docs at /docs), store {settings.store_url}", highlight=False)
+    where = f"http://{host}:{port} (docs at /docs), store {masked_url(settings.store_url)}"
+    console.print(f"docgraph API on {where}", highlight=False)
     uvicorn.run(create_app(settings, listen_host=host), host=host, port=port, log_level="info")

@@ -152,5 +152,5 @@ def local_home(store: str | None) -> Any:
     settings = settings_for(store)
     url = parse_store_url(settings.store_url, settings)
     if url.kind != "falkordb-local":
-        raise ConfigError(f"`docgraph store` manages the local FalkorDB server; the store is {settings.store_url}")
+        raise ConfigError(f"`docgraph store` manages the local FalkorDB server; the store is {url.redacted()}")
     return url.path

@@ -13,6 +13,7 @@ from docgraph.app.auth.exposure import check_exposure
 from docgraph.app.auth.keys import KeyStore
 from docgraph.app.cli.common import StoreOption, console, handles_errors, settings_for
 from docgraph.app.resources import IMPORT_ROOT, ROOT
+from docgraph.app.stores.url import masked_url
 
 UI_APP = ROOT / "ui" / "app.py"  # the pages
 UI_SERVER = ROOT / "ui" / "asgi.py"  # the pages as an ASGI app whose page shell names its base URL
@@ -27,7 +28,7 @@ def ui_command(
     """Start the web UI (Streamlit): ask, browse documents, run Cypher, explore the graph."""
     settings = settings_for(store)  # a bad setting fails here, in one line, not inside the app
     check_exposure(host, KeyStore(settings.home))
-    console.print(f"docgraph UI on http://{host}:{port} (store {settings.store_url})", highlight=False)
+    console.print(f"docgraph UI on http://{host}:{port} (store {masked_url(settings.store_url)})", highlight=False)
     sys.stdout.flush()
     command = streamlit_command(host, port)
     # Become the Streamlit server rather than wait on it: signals (Ctrl-C, `docker stop`) reach it

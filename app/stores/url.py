@@ -55,12 +55,23 @@ class StoreURL:
         return f"{self.scheme}://{user}{_bracketed(self.host)}:{self.port}/{self.graph}"
 
 
+def masked_url(url: str) -> str:
+    """``url`` as it may be shown or logged: ``scheme://user:***@host``, the password never printed
+    (also for a URL too malformed to parse, as an error message shows it)."""
+    scheme, sep, rest = url.strip().partition("://")
+    if not sep or "@" not in rest:
+        return url.strip()
+    credentials, host = rest.rsplit("@", 1)
+    user, has_password, _ = credentials.partition(":")
+    return f"{scheme}://{user}:***@{host}" if has_password else f"{scheme}://{user}@{host}"
+
+
 def parse_store_url(url: str, settings: Settings) -> StoreURL:
     """Parse a store URL; raises ConfigError with one line saying what is wrong."""
     text = url.strip()
     scheme, sep, rest = text.partition("://")
     if not sep:
-        raise ConfigError(f"store URL {url!r} has no scheme; expected {_expected()}")
+        raise ConfigError(f"store URL {masked_url(url)!r} has no scheme; expected {_expected()}")
     scheme = scheme.lower()
     if scheme == LOCAL_SCHEME:
         return _parse_local(url, rest, settings)
@@ -68,7 +79,7 @@ def parse_store_url(url: str, settings: Settings) -> StoreURL:
         return _parse_remote(url, "falkordb", settings)
     if scheme in NEO4J_SCHEMES:
         return _parse_remote(url, "neo4j", settings)
-    raise ConfigError(f"unknown store URL scheme {scheme!r} in {url!r}; expected {_expected()}")
+    raise ConfigError(f"unknown store URL scheme {scheme!r} in {masked_url(url)!r}; expected {_expected()}")
 
 
 def _expected() -> str:
@@ -78,7 +89,7 @@ def _expected() -> str:
 def _parse_local(url: str, rest: str, settings: Settings) -> StoreURL:
     raw_path, _, query = rest.partition("?")
     if not raw_path.strip():
-        raise ConfigError(f"store URL {url!r} names no data directory: use falkordb-local://PATH")
+        raise ConfigError(f"store URL {masked_url(url)!r} names no data directory: use falkordb-local://PATH")
     graph = _graph_from_query(url, query) or settings.graph
     path = Path(unquote(raw_path)).expanduser()
     return StoreURL(kind="falkordb-local", scheme=LOCAL_SCHEME, graph=graph, path=path.resolve())
@@ -90,10 +101,11 @@ def _graph_from_query(url: str, query: str) -> str | None:
     values = parse_qs(query, keep_blank_values=True)
     unknown = set(values) - {"graph"}
     if unknown:
-        raise ConfigError(f"store URL {url!r} has unknown option(s) {', '.join(sorted(unknown))}; only graph=")
+        named = ", ".join(sorted(unknown))
+        raise ConfigError(f"store URL {masked_url(url)!r} has unknown option(s) {named}; only graph=")
     graph = values.get("graph", [""])[-1].strip()
     if not graph:
-        raise ConfigError(f"store URL {url!r} has an empty graph= option")
+        raise ConfigError(f"store URL {masked_url(url)!r} has an empty graph= option")
     return graph
 
 
@@ -102,14 +114,14 @@ def _parse_remote(url: str, kind: Literal["falkordb", "neo4j"], settings: Settin
     try:
         port = parts.port
     except ValueError as error:
-        raise ConfigError(f"store URL {url!r} has an invalid port: {error}") from error
+        raise ConfigError(f"store URL {masked_url(url)!r} has an invalid port: {error}") from error
     if not parts.hostname:
-        raise ConfigError(f"store URL {url!r} names no host")
+        raise ConfigError(f"store URL {masked_url(url)!r} names no host")
     if parts.query and kind == "falkordb":
-        raise ConfigError(f"store URL {url!r}: falkordb:// takes no options")
+        raise ConfigError(f"store URL {masked_url(url)!r}: falkordb:// takes no options")
     graph = unquote(parts.path.strip("/")) or settings.graph
     if "/" in graph:
-        raise ConfigError(f"store URL {url!r}: the path must be a single graph/database name")
+        raise ConfigError(f"store URL {masked_url(url)!r}: the path must be a single graph/database name")
     username = unquote(parts.username) if parts.username else None
     password = unquote(parts.password) if parts.password is not None else None
     if kind == "neo4j":

@@ -9,6 +9,7 @@ from docgraph.app.jobs.documents import list_documents
 from docgraph.app.llm.client import llm_configured, llm_status
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.url import masked_url
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +64,7 @@ def unavailable_health(settings: Settings, error: Exception) -> Health:
     kind = url.split("://", 1)[0] if "://" in url else url
     return Health(
         kind,
-        _redact(url),
+        masked_url(url),
         ok=False,
         error=_reason(error),
         llm_configured=llm_configured(settings),
@@ -74,13 +75,3 @@ def unavailable_health(settings: Settings, error: Exception) -> Health:
 def _reason(error: Exception) -> str:
     text = str(error) or type(error).__name__
     return text if len(text) <= 300 else text[:299] + "…"
-
-
-def _redact(url: str) -> str:
-    """``scheme://user:secret@host`` -> ``scheme://user:***@host``."""
-    scheme, sep, rest = url.partition("://")
-    if not sep or "@" not in rest:
-        return url
-    credentials, host = rest.rsplit("@", 1)
-    user = credentials.split(":", 1)[0]
-    return f"{scheme}://{user}:***@{host}"
