@@ -135,6 +135,20 @@ def test_bad_file_fails_alone_and_leaves_graph_unchanged(cli_env: dict[str, str]
     assert [d["file_name"] for d in json.loads(out)] == [SAMPLE.name]
 
 
+def test_files_that_would_share_one_document_id_are_refused_before_any_is_ingested(
+    cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, second = tmp_path / "a" / "Zoo Manual.pdf", tmp_path / "b" / "zoo-manual.pdf"
+    first.write_bytes(SAMPLE.read_bytes())
+    second.write_bytes((ROOT / "tests" / "data" / "pdfs" / "water-report.pdf").read_bytes())
+    code, out, err = run("ingest", str(tmp_path), "--no-embed", "--json")
+    assert code == 1 and "would all be stored as 'zoo-manual'" in err and len(err.strip().splitlines()) == 1
+    code, out, _ = run("documents", "--json")
+    assert json.loads(out) == []  # nothing was written, not one of them replacing the other
+
+
 def test_ingest_links_regions_to_their_like_in_other_documents(cli_env: dict[str, str], tmp_path: Path) -> None:
     copy = tmp_path / "sample-copy.pdf"
     copy.write_bytes(SAMPLE.read_bytes())

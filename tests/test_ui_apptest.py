@@ -184,11 +184,13 @@ def test_documents_page_lists_ingests_a_folder_and_deletes(
 
     at.selectbox(key="delete_doc").set_value("zoo-copy").run()
     assert at.button(key="delete_button").disabled
-    at.checkbox(key="delete_sure").check().run()
+    at.checkbox(key="delete_sure-0").check().run()
     at.button(key="delete_button").click().run()
     no_failure(at)
     assert "Deleted zoo-copy" in texts(at.success)
     assert at.dataframe[0].value["doc_id"].tolist() == [DOC]
+    # the next document is selected now: the box is unticked again, so one more click deletes nothing
+    assert not at.checkbox(key="delete_sure-1").value and at.button(key="delete_button").disabled
     assert store.read("MATCH (n {doc_id: 'zoo-copy'}) RETURN count(n) AS n")[0]["n"] == 0
 
 

@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import markdown_it
 import pymupdf
 import pytest
 
@@ -20,6 +21,7 @@ from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.app.stores.query_errors import query_problem
 from docgraph.app.ui_support.answers import (
+    markdown_text,
     numbered_answer,
     page_highlights,
     route_summary,
@@ -193,7 +195,10 @@ def test_health_of_a_live_and_an_unreachable_store(sample: tuple[GraphStore, Set
 def test_ingest_helpers(sample: tuple[GraphStore, Settings], tmp_path: Path) -> None:
     store, settings = sample
     saved = save_upload("../../etc/My Report (final).PDF", b"%PDF-1.4", tmp_path / "uploads")
-    assert saved == tmp_path / "uploads" / "My_Report_final.pdf" and saved.read_bytes() == b"%PDF-1.4"
+    again = save_upload("My_Report final.pdf", b"%PDF-1.7", tmp_path / "uploads")  # the same safe name
+    assert saved.name == again.name == "My_Report_final.pdf" and saved != again
+    assert saved.parent.parent == again.parent.parent == tmp_path / "uploads"
+    assert (saved.read_bytes(), again.read_bytes()) == (b"%PDF-1.4", b"%PDF-1.7")  # neither overwrote the other
     with pytest.raises(ConfigError, match="not a folder"):
         folder_pdfs(str(tmp_path / "missing"), [tmp_path])
     with pytest.raises(ConfigError, match="is off"):
@@ -213,6 +218,17 @@ def test_ingest_helpers(sample: tuple[GraphStore, Settings], tmp_path: Path) -> 
     embedded = [text for _, text in seen if re.fullmatch(r"docgraph-sample\.pdf: embed \d+/\d+ regions", text)]
     assert embedded and embedded[-1].endswith(" 26/26 regions"), seen  # the embed stage counts its regions
     assert [r.status for r in ingest_files(store, settings, [SAMPLE_PDF], force=True)] == ["replaced"]
+
+    # Two files that would be stored under one id, and one whose name gives no id: refused alone
+    same_id = tmp_path / "batch" / "Docgraph Sample.pdf"
+    same_id.parent.mkdir()
+    same_id.write_bytes(SAMPLE_PDF.read_bytes())
+    nameless = tmp_path / "batch" / "отчёт.pdf"
+    nameless.write_bytes(SAMPLE_PDF.read_bytes())
+    batch = ingest_files(store, settings, [SAMPLE_PDF, same_id, nameless])
+    assert [r.status for r in batch] == ["unchanged", "failed", "failed"]
+    assert "docgraph-sample.pdf in this batch is stored as 'docgraph-sample' too" in batch[1].error
+    assert "cannot derive a document id" in batch[2].error
 
 
 def test_numbered_answers_and_highlights() -> None:
@@ -249,6 +265,18 @@ def test_every_kind_of_vector_property_is_left_out_of_listings() -> None:
     hidden = ["embedding", "gnn_embedding", "passage_embeddings", "gnn_embedding_no_sim"]
     shown = ["text", "kind", "embedding_model", "page"]
     assert [name for name in hidden + shown if is_vector_property(name)] == hidden
+
+
+def test_text_from_pdfs_renders_as_written() -> None:
+    """A heading, caption or question shown in Markdown: no image fetched, no link, no formula."""
+    rendered = markdown_it.MarkdownIt("commonmark").render
+    heading = markdown_text("Costs ![x](http://evil.example/p.png) of $5 to $10, see [here](http://a.example)")
+    assert "<img" not in rendered(heading) and "<a " not in rendered(heading)
+    assert "\\$5" in heading and "\\$10" in heading  # Streamlit reads an unescaped pair as LaTeX
+    for text in ("# Not a heading", "1. not a list", "- not a list", "> not a quote", "*not* _emphasis_"):
+        html = rendered(markdown_text(text))
+        assert html.startswith("<p>") and html.count("<") == 2 and "ot" in html, (text, html)  # one plain paragraph
+    assert markdown_text("docgraph-sample p.3  is  here") == "docgraph-sample p.3 is here"
 
 
 def test_model_markdown_fetches_no_images_and_streaming_shows_no_citation_tags() -> None:

@@ -8,8 +8,24 @@ from typing import Any
 from docgraph.app.pipeline.stages import drop_unused_copy
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, Row
-from docgraph.errors import DocumentNotFoundError
+from docgraph.errors import ConfigError, DocgraphError, DocumentNotFoundError
 from docgraph.ingest.structure.ids import doc_id_for, file_sha256
+
+
+def check_distinct_ids(paths: list[Path]) -> None:
+    """Refuse files that would be stored under one document id (``Report A.pdf`` and
+    ``report-a.pdf``): ingested together, the later would silently replace the earlier. A name that
+    gives no id at all is left for the ingest to report."""
+    by_id: dict[str, list[Path]] = {}
+    for path in paths:
+        try:
+            by_id.setdefault(doc_id_for(path.name), []).append(path)
+        except DocgraphError:
+            continue
+    for doc_id, same in by_id.items():
+        if len({p.resolve() for p in same}) > 1:
+            names = " and ".join(str(p) for p in same[:3])
+            raise ConfigError(f"{names} would all be stored as {doc_id!r}, one replacing the other: rename them")
 
 
 def list_documents(store: GraphStore) -> list[Row]:

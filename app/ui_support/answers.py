@@ -12,6 +12,8 @@ from docgraph.app.llm.citations import Citation
 
 # ![alt](url), ![alt](url "title"), ![alt][ref] and ![alt]: an image the browser would fetch.
 _IMAGE = re.compile(r"!\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])?")
+_MARKDOWN_SIGN = re.compile(r"[\\`*_{}\[\]()!|$<>~]")  # inline: links, images, emphasis, code, LaTeX
+_BLOCK_START = re.compile(r"^(\d*)([#>+.)-])")  # a heading, quote or list item when it starts the text
 # A group of citation tags, "[zoo p.3 #r7]" or "[zoo p.3 #r7; zoo p.4 #r2]".
 _CITATION_GROUP = re.compile(r"\s?\[[^\[\]]*#[^\[\]]*\]")
 _OPEN_BRACKET = re.compile(r"\s?\[[^\[\]]*$")
@@ -53,6 +55,14 @@ def safe_markdown(text: str) -> str:
     """Model text to render as Markdown: images become their alt text, so that the reader's browser
     fetches nothing the model names (Streamlit already escapes raw HTML)."""
     return _IMAGE.sub(lambda match: match.group(1), text)
+
+
+def markdown_text(text: str) -> str:
+    """Text from a PDF or a person shown inside Markdown as it is written: every Markdown and LaTeX
+    sign escaped, so a heading holding ``![x](http://…)`` fetches nothing and "$5 … $10" is not
+    set as a formula."""
+    escaped = _MARKDOWN_SIGN.sub(r"\\\g<0>", " ".join(text.split()))
+    return _BLOCK_START.sub(r"\1\\\2", escaped)
 
 
 def page_highlights(citations: Sequence[Citation], doc_id: str, page: int) -> set[str]:

@@ -7,6 +7,7 @@ from typing import Any
 
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, Row
+from docgraph.app.ui_support.answers import markdown_text
 from docgraph.errors import RegionNotFoundError
 
 # (relationship type, outgoing from the region) -> what the neighbour is to the region.
@@ -68,7 +69,7 @@ class Neighbour:
         named = f" ({self.ref_label})" if self.ref_label else ""
         text = " ".join(self.text.split())
         text = text if len(text) <= limit else text[: limit - 1] + "…"
-        return f"*{self.relation}*{named}: {where} — {text}"
+        return f"*{self.relation}*{markdown_text(named)}: {markdown_text(where)} — {markdown_text(text)}"
 
 
 @dataclass(slots=True)

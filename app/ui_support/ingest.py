@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -12,7 +13,8 @@ from docgraph.app.jobs.documents import clashing_document
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.stages import IngestReport, expand_paths
 from docgraph.app.stores.base import GraphStore
-from docgraph.errors import ConfigError
+from docgraph.errors import ConfigError, DocgraphError
+from docgraph.ingest.structure.ids import doc_id_for
 
 # Share of one file's progress bar for each pipeline stage; "read" and "embed" report counts as they go.
 STAGE_SHARES: dict[str, tuple[float, float]] = {
@@ -35,11 +37,15 @@ def uploads_dir(settings: Settings) -> Path:
 
 
 def save_upload(name: str, data: bytes, folder: Path) -> Path:
-    """Write an uploaded file under ``folder`` with a safe name (no directories, ``.pdf`` suffix)."""
+    """Write an uploaded file with a safe name (no directories, ``.pdf`` suffix) in a folder of its
+    own under ``folder``: two uploads of one name, in a batch or in two sessions, never overwrite
+    each other (nor a stored document's file)."""
     stem = _UNSAFE.sub("_", Path(name).stem).strip("._") or "upload"
-    target = folder / f"{stem}.pdf"
-    folder.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(data)
+    target = folder / uuid.uuid4().hex / f"{stem}.pdf"
+    target.parent.mkdir(parents=True)
+    partial = target.with_suffix(".part")
+    partial.write_bytes(data)
+    partial.replace(target)
     return target
 
 
@@ -95,6 +101,7 @@ def ingest_files(
     ``replace``, a file whose name is that of a different stored document is refused."""
     pipeline = build_ingest_pipeline(store, settings, force=force)
     reports: list[IngestReport] = []
+    claimed: dict[str, Path] = {}  # document id -> the file of this batch stored under it
     with store.fulltext_refresh_deferred():
         for index, path in enumerate(paths):
 
@@ -106,14 +113,28 @@ def ingest_files(
                     )
 
             update("read", 0, 0)
-            clash = None if replace or not path.is_file() else clashing_document(store, path.name, path)
-            if clash is not None:
-                message = f"{path.name}: a different document is stored as {clash!r} (tick Replace to replace it)"
-                reports.append(IngestReport(path=path, status="failed", error=message))
+            refusal = _refusal(store, path, replace, claimed)
+            if refusal is not None:
+                reports.append(IngestReport(path=path, status="failed", error=f"{path.name}: {refusal}"))
                 continue
             reports.append(pipeline.ingest(path, progress=update))
             update("done", 1, 1)
     return reports
+
+
+def _refusal(store: GraphStore, path: Path, replace: bool, claimed: dict[str, Path]) -> str | None:
+    """Why ``path`` is not ingested (None: it is): another file of the batch takes its document id,
+    or, without ``replace``, a different stored document has it. A file the checks cannot read is
+    refused alone; the batch goes on."""
+    try:
+        doc_id = doc_id_for(path.name)
+        other = claimed.setdefault(doc_id, path)
+        if other != path:
+            return f"{other.name} in this batch is stored as {doc_id!r} too: rename one"
+        clash = None if replace or not path.is_file() else clashing_document(store, path.name, path)
+    except (DocgraphError, OSError) as error:
+        return str(error)
+    return None if clash is None else f"a different document is stored as {clash!r} (tick Replace to replace it)"
 
 
 def report_notes(reports: Sequence[IngestReport]) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import os
+import uuid
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -51,10 +51,14 @@ def page_image(
         return target
     regions = page_regions(store, str(document["doc_id"]), page)
     pdf = locate_pdf(document, kept_copies_dir(settings.home, store))
-    # Render beside the target and rename: two sessions rendering the same page never see half a file.
-    partial = target.with_name(f"{target.stem}.{os.getpid()}.part.png")
-    render_page(pdf, page, regions, partial, dpi=dpi, highlight=marked, chosen=chosen)
-    partial.replace(target)
+    # Render beside the target and rename: two sessions (threads of one process) rendering the same
+    # page each write a file of their own, and never see half a file.
+    partial = target.with_name(f"{target.stem}.{uuid.uuid4().hex}.part.png")
+    try:
+        render_page(pdf, page, regions, partial, dpi=dpi, highlight=marked, chosen=chosen)
+        partial.replace(target)
+    finally:
+        partial.unlink(missing_ok=True)
     return target
 
 

@@ -13,6 +13,7 @@ from docgraph.app.llm.service import ASK_K, ask
 from docgraph.app.retrieval.registry import DEFAULT_RETRIEVER, RETRIEVER_NAMES
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.ui_support.answers import (
+    markdown_text,
     numbered_answer,
     numbered_citations,
     route_summary,
@@ -58,7 +59,7 @@ def _examples(graph_store: GraphStore) -> str | None:
         st.info("No documents are stored yet: add some on the Documents page, then ask about them.")
         return None
     st.info("Ask anything about the stored documents, for example:")
-    clicked = [question for n, question in enumerate(questions) if st.button(question, key=f"example-{n}")]
+    clicked = [q for n, q in enumerate(questions) if st.button(markdown_text(q), key=f"example-{n}")]
     return clicked[0] if clicked else None
 
 
@@ -85,7 +86,7 @@ def _options(graph_store: GraphStore) -> dict[str, Any]:
 
 def _answer_new(question: str, graph_store: GraphStore, options: dict[str, Any]) -> None:
     with st.chat_message("user"):
-        st.markdown(question)
+        st.markdown(markdown_text(question))
     with st.chat_message("assistant"):
         placeholder = st.empty()
         streamed: list[str] = []
@@ -120,7 +121,7 @@ def _select(answer: int, citation: int) -> None:
 
 def _show_answer(index: int, result: AnswerResult) -> None:
     with st.chat_message("user"):
-        st.markdown(result.question)
+        st.markdown(markdown_text(result.question))
     with st.chat_message("assistant"):
         st.markdown(numbered_answer(result) or "_(no answer)_")
         if not result.citations and not result.evidence:

@@ -24,6 +24,7 @@ from docgraph.ui import common, signin
 
 MESSAGES = "documents_messages"  # (level, text) pairs shown once after a rerun
 UPLOAD_ROUND = "documents_upload_round"  # bumped after each ingest
+DELETE_ROUND = "documents_delete_round"  # bumped after each delete
 # Widths that fit the page at 1400 px: a long title is cut (hover shows it) rather than the last column.
 DOCUMENT_COLUMNS: dict[str, Any] = {
     "doc_id": st.column_config.TextColumn("Document", width=170),
@@ -138,12 +139,15 @@ def _manage_section(graph_store: GraphStore, doc_ids: list[str]) -> None:
     with delete:
         st.markdown("**Delete a document**")
         doc_id = st.selectbox("Document", doc_ids, key="delete_doc")
-        sure = st.checkbox("Yes, delete it and everything under it", key="delete_sure")
+        # keyed by a count of deletes: after one, the box starts unticked for whatever document is next
+        deletes = st.session_state.get(DELETE_ROUND, 0)
+        sure = st.checkbox("Yes, delete it and everything under it", key=f"delete_sure-{deletes}")
         if st.button("Delete", disabled=not sure, key="delete_button"):
             with common.shown_errors("Deleting"), st.spinner(f"Deleting {doc_id}…"):
                 files_dir = kept_copies_dir(common.settings().home, graph_store)
                 _, deleted = delete_document(graph_store, str(doc_id), files_dir)
                 st.session_state[MESSAGES] = [("success", f"Deleted {doc_id}: {deleted} nodes.")]
+                st.session_state[DELETE_ROUND] = deletes + 1
                 common.refresh_health()
                 st.rerun()
     reembed_fn, checkpoint = _reembed_function()

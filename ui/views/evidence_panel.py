@@ -10,7 +10,7 @@ import streamlit as st
 from docgraph.app.jobs.render import CHOSEN_FILL, CHOSEN_FRAME, rgb_hex
 from docgraph.app.llm.answer import AnswerResult
 from docgraph.app.stores.base import GraphStore
-from docgraph.app.ui_support.answers import page_highlights
+from docgraph.app.ui_support.answers import markdown_text, page_highlights
 from docgraph.app.ui_support.evidence import RegionEvidence, region_evidence
 from docgraph.app.ui_support.page_images import page_data_uri, page_image
 from docgraph.ui import common
@@ -71,13 +71,13 @@ def _show_page(graph_store: GraphStore, result: AnswerResult, index: int) -> Non
 
 
 def _show_region_text(evidence: RegionEvidence) -> None:
-    st.markdown(f"**{evidence.kind}** on page {evidence.page} · section: {evidence.section_path_text}")
+    st.markdown(f"**{evidence.kind}** on page {evidence.page} · section: {markdown_text(evidence.section_path_text)}")
     with st.container(border=True, height=REGION_TEXT_PX, key="evidence_region_text"):
         st.text(evidence.text)
     if evidence.ocr:
         st.caption("Read by OCR: words may be misread.")
     if evidence.description:
-        st.caption(f"Visual description: {evidence.description}")
+        st.caption(f"Visual description: {markdown_text(evidence.description)}")
 
 
 def _show_neighbours(evidence: RegionEvidence) -> None:

@@ -11,6 +11,7 @@ import streamlit as st
 from docgraph.app.jobs.documents import list_documents
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore
+from docgraph.app.ui_support.answers import markdown_text
 from docgraph.app.ui_support.evidence import region_evidence
 from docgraph.app.ui_support.graph_view import SectionBranch, legend, neighbourhood_view, section_tree
 from docgraph.errors import RegionNotFoundError
@@ -86,8 +87,9 @@ def _neighbourhood(graph_store: GraphStore, doc_id: str, sections: list[dict[str
         st.rerun()
     with common.shown_errors("Reading the neighbourhood"):
         evidence = region_evidence(graph_store, str(focus))
-        st.markdown(f"**{evidence.kind}** on page {evidence.page} of {evidence.doc_id} · {evidence.section_path_text}")
-        st.caption(" ".join(evidence.text.split())[:300])
+        where = markdown_text(f"{evidence.doc_id} · {evidence.section_path_text}")
+        st.markdown(f"**{evidence.kind}** on page {evidence.page} of {where}")
+        st.caption(markdown_text(evidence.text[:300]))
         view = neighbourhood_view(evidence)
         clicked = draw_graph(view, height=460)
         colour_legend([(colour, colour, group) for colour, group in legend(view)], key="neighbourhood")
