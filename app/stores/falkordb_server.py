@@ -19,6 +19,7 @@ import fcntl
 import hashlib
 import os
 import signal
+import stat
 import subprocess
 import tempfile
 import time
@@ -171,11 +172,23 @@ def _has_loaded(paths: ServerPaths, pid: int) -> bool:
     return log.says_loaded(trust_missing_start=True)
 
 
+def _check_private(folder: Path) -> None:
+    """The socket's folder must be this user's alone: in a shared temp folder another user could have
+    made it first and put a listener of theirs where the socket goes."""
+    info = folder.lstat()
+    if stat.S_ISLNK(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise StoreUnavailableError(
+            f"{folder} (where the local store's socket goes) is not this user's private folder: remove it"
+        )
+
+
 @contextlib.contextmanager
 def _locked(paths: ServerPaths) -> Iterator[None]:
     try:
         paths.data_dir.mkdir(parents=True, exist_ok=True)
         paths.socket.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if paths.socket.parent != paths.data_dir:  # the short path in the shared temp folder
+            _check_private(paths.socket.parent)
         handle = paths.lock_file.open("a+")
     except OSError as error:
         raise StoreUnavailableError(f"cannot use data directory {paths.data_dir}: {error}") from error
