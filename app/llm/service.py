@@ -101,16 +101,16 @@ def ask(
         rounds = 1 + settings.llm_max_rereads if client is not None else 1
         groups, first_round = _retrieve(decision, question, retriever, store, k, rounds, doc_id, result)
         result.abstained = settings.abstain and result.relevance is not None and _below_bar(result)
-    if result.abstained:
-        _answer(result, question, groups, first_round, store, settings, None, extras, None)
-        result.answer = f"{NOT_ANSWERED}\n\n{result.answer}" if result.answer else NOT_ANSWERED
-        if stream_callback is not None:
-            stream_callback(result.answer)
-    elif not any(groups) and not list_documents(store):  # say why nothing was found, asking no model
+    if not any(groups) and not list_documents(store):  # say why nothing was found, asking no model
         result.answer = NO_DOCUMENTS
         result.note("answer", status="the store holds no documents")
         if stream_callback is not None:
             stream_callback(NO_DOCUMENTS)
+    elif result.abstained:
+        _answer(result, question, groups, first_round, store, settings, None, extras, None)
+        result.answer = f"{NOT_ANSWERED}\n\n{result.answer}" if result.answer else NOT_ANSWERED
+        if stream_callback is not None:
+            stream_callback(result.answer)
     else:
         try:
             _answer(result, question, groups, first_round, store, settings, client, extras, heard)
