@@ -12,9 +12,13 @@ import pytest
 
 from docgraph.errors import ModelError
 from docgraph.ingest.pdf.ocr import (
+    DEFAULT_OCR_DPI,
+    MAX_OCR_PIXELS,
     OcrWord,
+    capped_dpi,
     ocr_image_files,
     parse_tsv,
+    render,
     require_tesseract,
     submit_boxes,
     submit_remainder,
@@ -124,3 +128,13 @@ def test_tesseract_failure_is_a_model_error(tmp_path: Path) -> None:
     broken.write_bytes(b"\x89PNG not really")
     with pytest.raises(ModelError, match="tesseract"):
         ocr_image_files([broken, broken])
+
+
+def test_a_huge_scanned_page_is_rendered_for_ocr_within_the_pixel_cap() -> None:
+    """A 200-inch poster at 250 dpi would be 2.5 GB of pixels; it is read at a lower dpi instead."""
+    assert capped_dpi(612, 792, DEFAULT_OCR_DPI) == DEFAULT_OCR_DPI  # a letter page as it was
+    document = pymupdf.open()
+    poster = document.new_page(width=14_400, height=14_400)  # PDF's largest page
+    dpi = capped_dpi(poster.rect.width, poster.rect.height, DEFAULT_OCR_DPI)
+    pixels = render(poster, dpi)
+    assert dpi < DEFAULT_OCR_DPI and pixels.size <= MAX_OCR_PIXELS

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import shutil
 import subprocess
@@ -34,6 +35,7 @@ from docgraph.ingest.types import BBox
 TESSERACT = "tesseract"
 DEBIAN_PACKAGE = "tesseract-ocr"
 DEFAULT_OCR_DPI = 250  # measured on scans: same word recall as 300 dpi, ~20% less OCR time
+MAX_OCR_PIXELS = 60_000_000  # a page is rendered for OCR at no more pixels than this (A0 at 200 dpi)
 DEFAULT_LANG = "eng"
 BLOCK_PSM = 6  # a region crop is one uniform block of text
 PAGE_PSM = 3  # a page (or what is left of it) needs tesseract's own layout analysis
@@ -180,6 +182,7 @@ def submit_boxes(
     """Render each box of ``page`` at ``dpi`` into ``folder`` and OCR the crops in ``pool``
     (tesseract page segmentation mode ``psm``; ``name`` keeps the crop files of callers apart)."""
     require_tesseract()
+    dpi = capped_dpi(page.rect.width, page.rect.height, dpi)
     clips = [crop_clip(page, box) for box in boxes]
     paths = []
     for k, clip in enumerate(clips):
@@ -199,6 +202,7 @@ def submit_remainder(
 ) -> OcrJob:
     """OCR the whole page with the ``covered`` boxes painted white: text no region box holds."""
     require_tesseract()
+    dpi = capped_dpi(page.rect.width, page.rect.height, dpi)
     pixels = render(page, dpi)
     zoom = dpi / 72.0
     for box in covered:
@@ -209,6 +213,15 @@ def submit_remainder(
     height, width = pixels.shape
     full = (page.rect.x0, page.rect.y0, page.rect.x0 + width / zoom, page.rect.y0 + height / zoom)
     return OcrJob([full], dpi, pool.submit(ocr_image_files, [path], lang, PAGE_PSM, dpi, True))
+
+
+def capped_dpi(width_pt: float, height_pt: float, dpi: int) -> int:
+    """``dpi``, or less for a page so large that it would render past :data:`MAX_OCR_PIXELS` (a
+    200-inch scanned poster at 250 dpi is 2.5 GB of grey pixels, before its copy and its file)."""
+    pixels = (width_pt * dpi / 72.0) * (height_pt * dpi / 72.0)
+    if pixels <= MAX_OCR_PIXELS:
+        return dpi
+    return max(1, int(dpi * math.sqrt(MAX_OCR_PIXELS / pixels)))
 
 
 def _to_page(word: OcrWord, clip: Clip, scale: float) -> OcrWord:
