@@ -8,8 +8,6 @@ OpenAI-compatible server of :mod:`tests.llm_server`.
 from __future__ import annotations
 
 import json
-import shutil
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,11 +17,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from docgraph.app.api.app import create_app
-from docgraph.app.api.jobs import JobManager
 from docgraph.app.api.models import DocumentModel
 from docgraph.app.config import Settings
-from docgraph.app.jobs.documents import clashing_document, find_document
-from docgraph.app.pipeline.stages import IngestPipeline, kept_copies_dir
+from docgraph.app.pipeline.stages import kept_copies_dir
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import open_store
@@ -226,38 +222,6 @@ def test_a_name_alone_never_replaces_a_stored_document(client: TestClient, store
         client.delete("/documents/mine")
     # The deleted document's kept copies are gone; the sample's stays, shared with "zoo copy".
     assert sorted(p.name for p in kept.glob("*.pdf")) == [f"{file_sha256(SAMPLE_PDF)}.pdf"]
-
-
-def test_an_upload_queued_under_a_name_taken_meanwhile_fails_when_its_turn_comes(
-    client: TestClient, store: GraphStore, tmp_path: Path
-) -> None:
-    """Both uploads passed the check on arrival (nothing was stored as "queued.pdf"); the second,
-    another file, must not replace the first when its turn comes, since it was sent without replace."""
-    state = client.app.state.docgraph  # type: ignore[attr-defined]
-    both_queued = threading.Event()
-
-    def pipeline_after_both_queued(embed: bool, force: bool, path: Path) -> IngestPipeline:
-        both_queued.wait(30)
-        pipeline: IngestPipeline = state.ingest_pipeline(embed, force, path)
-        return pipeline
-
-    files = []
-    for folder, source in (("first", "xts-p6.pdf"), ("second", "glpk-toc.pdf")):
-        (tmp_path / folder).mkdir()
-        files.append(shutil.copy(PDFS / source, tmp_path / folder / "queued.pdf"))
-    manager = JobManager(pipeline_after_both_queued, clash_of=lambda name, path: clashing_document(store, name, path))
-    try:
-        first, second = (manager.submit("queued.pdf", Path(path), embed=False) for path in files)
-        both_queued.set()
-        deadline = time.monotonic() + JOB_TIMEOUT_S
-        while second.status in ("queued", "running") and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert first.status == "succeeded", first.error
-        assert second.status == "failed" and "a different document is stored as 'queued'" in second.error
-        assert find_document(store, "queued")["sha256"] == file_sha256(PDFS / "xts-p6.pdf")
-    finally:
-        manager.shutdown()
-        client.delete("/documents/queued")
 
 
 def test_a_stored_file_uploaded_again_is_rebuilt_only_when_forced(client: TestClient, store: GraphStore) -> None:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +20,16 @@ from docgraph.app.api.job_store import JobStore
 from docgraph.app.api.jobs import JobManager
 from docgraph.app.api.state import ApiState, jobs_key
 from docgraph.app.config import Settings
+from docgraph.app.jobs.documents import clashing_document, find_document
+from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.stages import IngestPipeline
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.structure.ids import file_sha256
 from tests.conftest import fresh_graph_name
 from tests.ui_helpers import wait_for_json
 
-PDF = Path(__file__).parent / "data" / "pdfs" / "water-report.pdf"
+PDFS = Path(__file__).parent / "data" / "pdfs"
+PDF = PDFS / "water-report.pdf"
 SERVE = "import typer; from docgraph.app.cli.serve_cmds import serve_command; typer.run(serve_command)"
 
 
@@ -159,3 +166,34 @@ def test_a_starting_server_sweeps_only_its_own_leftover_uploads(tmp_path: Path) 
     assert state.uploads_dir == mine
     assert not leftover.exists()  # no job of this store will run it
     assert (in_flight / "x.pdf").is_file()  # another graph's server's: not this one's to take
+
+
+def test_an_upload_queued_under_a_name_taken_meanwhile_fails_when_its_turn_comes(
+    falkordb_store: FalkorDBStore, local_home: Path, tmp_path: Path
+) -> None:
+    """Both uploads passed the check on arrival (nothing was stored as "queued.pdf"); the second,
+    another file, must not replace the first when its turn comes, since it was sent without replace."""
+    settings = Settings(home=local_home, graph=falkordb_store.graph_name, store="")
+    both_queued = threading.Event()
+
+    def pipeline_after_both_queued(embed: bool, force: bool, path: Path) -> IngestPipeline:
+        both_queued.wait(30)
+        return build_ingest_pipeline(falkordb_store, settings, embed=embed, force=force)
+
+    files = []
+    for folder, source in (("first", "xts-p6.pdf"), ("second", "glpk-toc.pdf")):
+        (tmp_path / folder).mkdir()
+        files.append(shutil.copy(PDFS / source, tmp_path / folder / "queued.pdf"))
+    clash_of = partial(clashing_document, falkordb_store)
+    manager = JobManager(pipeline_after_both_queued, clash_of=clash_of)
+    try:
+        first, second = (manager.submit("queued.pdf", Path(path), embed=False) for path in files)
+        both_queued.set()
+        deadline = time.monotonic() + 300
+        while second.status in ("queued", "running") and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        manager.shutdown()
+    assert first.status == "succeeded", first.error
+    assert second.status == "failed" and "a different document is stored as 'queued'" in second.error
+    assert find_document(falkordb_store, "queued")["sha256"] == file_sha256(PDFS / "xts-p6.pdf")
