@@ -114,7 +114,7 @@ def test_once_a_key_exists_every_request_needs_one_of_the_right_role(server: tup
     listed = json.loads(docgraph(home, "keys", "list", "--json").stdout)
     assert {(k["role"], k["active"]) for k in listed} == {("reader", True), ("writer", True)}
     stored = (home / "keys.json").read_text()
-    assert reader not in stored and writer not in stored and reader.split("_")[2] not in stored
+    assert reader not in stored and writer not in stored and reader.split("_", 2)[2] not in stored
     assert oct((home / "keys.json").stat().st_mode & 0o777) == "0o600"
 
     reader_id = next(k["key_id"] for k in listed if k["role"] == "reader")
