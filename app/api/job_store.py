@@ -1,4 +1,6 @@
-"""Ingest jobs on disk (``<home>/jobs.sqlite``), so that they outlive the server process.
+"""Ingest jobs on disk (``<home>/jobs/<store key>.sqlite``), so that they outlive the server process.
+
+One server at a time holds a store's jobs (:meth:`JobStore.claim`, a lock beside the file).
 
 A job is saved when it is queued, when it starts, when its stage changes and when it ends. On
 start the server reads them back: a job that was queued or running when the server stopped runs

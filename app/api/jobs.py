@@ -3,8 +3,9 @@
 One thread runs the jobs in order of arrival, each through the configured executor (a long file's
 pages are read and embedded by the worker processes, or on a Ray cluster); the document is written
 in one transaction. Each job records which pipeline stage runs and how far it got, for
-``GET /jobs/{id}``. The newest :data:`KEPT_JOBS` are kept on disk (:mod:`app.api.job_store`): a
-restarted server still answers for them, and runs again the ones it had not finished.
+``GET /jobs/{id}``. Every unfinished job and the newest :data:`KEPT_JOBS` finished ones are kept on
+disk (:mod:`app.api.job_store`): a restarted server still answers for them, and runs again the ones
+it had not finished. A job checks its file's name against the store again as it starts.
 """
 
 from __future__ import annotations
