@@ -127,13 +127,11 @@ class WriteStage:
             self._write(ctx)
             return
         previous = stored_sha256(self.store, ctx.batch.doc_id)
-        copy = self.files_dir / f"{ctx.batch.sha256}.pdf"
-        had_copy = copy.exists()
-        keep_copy(ctx.path, self.files_dir, ctx.batch.sha256)
+        made = keep_copy(ctx.path, self.files_dir, ctx.batch.sha256)
         try:
             self._write(ctx)
         except BaseException:
-            if not had_copy:
+            if made:
                 drop_unused_copy(self.store, self.files_dir, ctx.batch.sha256)
             raise
         if previous and previous != ctx.batch.sha256:  # another file replaced: its copy may go
@@ -178,18 +176,20 @@ def drop_unused_copy(store: GraphStore, files_dir: Path, sha256: str) -> None:
         (files_dir / f"{sha256}.pdf").unlink(missing_ok=True)
 
 
-def keep_copy(path: Path, files_dir: Path, sha256: str) -> Path:
-    """Keep the PDF under the data home by content hash, so pages render after the file moves."""
+def keep_copy(path: Path, files_dir: Path, sha256: str) -> bool:
+    """Keep the PDF under the data home by content hash, so pages render after the file moves;
+    True when the copy was made now (False: one was kept already)."""
     target = files_dir / f"{sha256}.pdf"
-    if not target.exists():
-        files_dir.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_suffix(f".{uuid.uuid4().hex}.part")  # its own: another process may copy the same file
-        try:
-            shutil.copyfile(path, tmp)
-            tmp.replace(target)
-        finally:
-            tmp.unlink(missing_ok=True)
-    return target
+    if target.exists():
+        return False
+    files_dir.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(f".{uuid.uuid4().hex}.part")  # its own: another process may copy the same file
+    try:
+        shutil.copyfile(path, tmp)
+        tmp.replace(target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return True
 
 
 @dataclass
