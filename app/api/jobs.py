@@ -208,8 +208,7 @@ class JobManager:
     def _ingest(self, job: Job) -> IngestReport:
         clash = None if job.replace or self._clash_of is None else self._clash_of(job.file_name, job.path)
         if clash is not None:  # another upload under this name landed while this one waited
-            error = f"a different document is stored as {clash!r}: send the file again with replace=true to replace it"
-            return IngestReport(path=Path(job.file_name), status="failed", error=error)
+            return IngestReport(path=Path(job.file_name), status="failed", error=clash_refusal(clash))
         job.stage = "prepare"  # loading the reader and the encoder; the first job takes a while here
         pipeline = self._pipeline_for(job.embed, job.force, job.path)
         stages = [ReportingStage(stage, job, i, self._save) for i, stage in enumerate(pipeline.stages, start=1)]
@@ -221,6 +220,11 @@ class JobManager:
         report = IngestPipeline(stages, pipeline.notes, pipeline.build, tasks=pipeline.tasks).ingest(job.path, progress)
         report.path = Path(job.file_name)  # the client's name for the file, not the server's temp path
         return report
+
+
+def clash_refusal(doc_id: str) -> str:
+    """Why an upload without replace=true is refused, on arrival (409) or as its job starts."""
+    return f"a different document is stored as {doc_id!r}: send the file again with replace=true to replace it"
 
 
 def without_upload_path(text: str, job: Job) -> str:

@@ -12,6 +12,7 @@ from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from starlette.responses import JSONResponse
 
 from docgraph.app.api.errors import ApiError, SafeJSONResponse
+from docgraph.app.api.jobs import clash_refusal
 from docgraph.app.api.models import DeleteResultModel, DocumentModel, HealthModel, JobModel, as_json
 from docgraph.app.api.responses import documented
 from docgraph.app.api.state import ApiState
@@ -113,9 +114,7 @@ def upload_document(
             shutil.copyfileobj(file.file, out)
         clash = None if replace else clashing_document(store, name, target)
         if clash is not None:
-            raise ApiError(
-                409, "conflict", f"a different document is stored as {clash!r}: send replace=true to replace it"
-            )
+            raise ApiError(409, "conflict", clash_refusal(clash))
         job = state.jobs.submit(name, target, embed=embed, force=force, replace=replace)
     except BaseException:
         shutil.rmtree(job_dir, ignore_errors=True)
