@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 import uuid
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -29,6 +31,7 @@ NEO4J_SKIP_REASON = "NEO4J_URI not set: Neo4j contract skipped"
 TRAIN_DIR = Path("/work/shared/bench/train")
 TRAIN_QUESTIONS = Path(__file__).parent / "data" / "train_questions.jsonl"
 TEST_DOC_PREFIX = "contract-"
+GUARD_HOME = pytest.StashKey[Path]()
 
 
 @pytest.fixture(scope="session")
@@ -82,6 +85,26 @@ def store(request: pytest.FixtureRequest, local_home: Path) -> Iterator[GraphSto
     ):
         graph_store.delete_document(str(row["doc_id"]))
     graph_store.close()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Point the default data home (DOCGRAPH_HOME, and XDG_DATA_HOME beneath it) at a folder of the
+    run's own, for this process and every one it starts: a test that opens the default store
+    never reaches, nor leaves a server in, the user's ~/.local/share/docgraph."""
+    guard = Path(tempfile.mkdtemp(prefix="docgraph-tests-"))
+    config.stash[GUARD_HOME] = guard
+    os.environ["DOCGRAPH_HOME"] = str(guard / "home")
+    os.environ["XDG_DATA_HOME"] = str(guard / "data")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    guard = config.stash.get(GUARD_HOME, None)
+    if guard is None:
+        return
+    for home in (guard / "home", guard / "data" / "docgraph"):
+        if home.exists():
+            falkordb_server.stop(home)
+    shutil.rmtree(guard, ignore_errors=True)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from docgraph.app.config import load_settings
+from docgraph.app.config import default_home, load_settings
 from docgraph.errors import ConfigError
 
 
@@ -51,3 +53,25 @@ def test_a_bad_setting_is_one_config_error_line(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.delenv("DOCGRAPH_ENCODER_RUNTIME")
     (tmp_path / "docgraph.toml").unlink()
     assert load_settings().encoder_runtime == "onnx"
+
+
+def test_the_suite_keeps_off_the_users_data_home() -> None:
+    """conftest points both the data home and its XDG fallback at the run's own folder, for this
+    process and those it starts: a test that forgets its home must not reach the user's store."""
+    users = Path.home() / ".local" / "share" / "docgraph"
+    homes = [load_settings().home, default_home()]
+    started = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from docgraph.app.config import default_home, load_settings; "
+            "print(load_settings().home); print(default_home())",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    homes += [Path(line) for line in started.stdout.split()]
+    assert len(homes) == 4
+    for home in homes:
+        assert not home.is_relative_to(users) and not home.is_relative_to(Path.home()), home
