@@ -8,10 +8,10 @@ import pytest
 
 from docgraph.app.config import Settings
 from docgraph.app.pipeline.build import build_ingest_pipeline
-from docgraph.app.pipeline.stages import kept_copies_dir
+from docgraph.app.pipeline.stages import keep_copy, kept_copies_dir
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.falkordb_store import FalkorDBStore
-from docgraph.errors import StoreError
+from docgraph.errors import BadDocumentError, StoreError
 from docgraph.ingest.structure.ids import file_sha256
 
 SAMPLE = SAMPLES_DIR / "docgraph-sample.pdf"
@@ -46,3 +46,34 @@ def test_a_failed_write_keeps_no_copy_and_a_failed_copy_writes_nothing(
     landed = pipeline.ingest(SAMPLE)
     assert landed.status == "ingested" and stored_documents(falkordb_store) == ["docgraph-sample"]
     assert [p.name for p in files.iterdir()] == [f"{file_sha256(SAMPLE)}.pdf"]  # no part file left
+
+
+def test_a_file_rewritten_while_it_is_read_is_not_written(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """Its pages may come from two versions, and the kept copy from a third: the ingest fails with
+    one line, the store and the kept copies stay as they were, and a second ingest reads it whole."""
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    files = kept_copies_dir(settings.home, falkordb_store)
+    pipeline = build_ingest_pipeline(falkordb_store, settings, embed=False)
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(SAMPLE.read_bytes())
+
+    def rewrite_before_the_write(stage: str, done: int, total: int) -> None:
+        if stage == "graph_write":  # named as it starts, after every page was read
+            pdf.write_bytes(SAMPLE.read_bytes() + b"\n% saved again by another program\n")
+
+    changed = pipeline.ingest(pdf, rewrite_before_the_write)
+    assert changed.status == "failed" and "changed while it was read" in changed.error
+    assert stored_documents(falkordb_store) == [] and not files.exists()
+
+    again = pipeline.ingest(pdf)
+    assert again.status == "ingested" and stored_documents(falkordb_store) == ["report"]
+    assert [p.name for p in files.iterdir()] == [f"{file_sha256(pdf)}.pdf"]
+    assert file_sha256(pdf) != file_sha256(SAMPLE)
+
+
+def test_a_copy_of_other_content_is_not_kept(tmp_path: Path) -> None:
+    with pytest.raises(BadDocumentError, match="changed while it was read"):
+        keep_copy(SAMPLE, tmp_path / "files", "0" * 64)
+    assert list((tmp_path / "files").iterdir()) == []
+    assert keep_copy(SAMPLE, tmp_path / "files", file_sha256(SAMPLE))
+    assert (tmp_path / "files" / f"{file_sha256(SAMPLE)}.pdf").read_bytes() == SAMPLE.read_bytes()

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextvars
 import hashlib
-import shutil
 import threading
 import time
 import uuid
@@ -38,6 +37,7 @@ from docgraph.records import GraphBatch
 if TYPE_CHECKING:  # the scanners load PyMuPDF, which asking a question does without
     from docgraph.ingest.page.scan import PageScan
 
+FileState = tuple[int, int, int]  # size, modification time (ns), inode
 ProgressFn = Callable[[str, int, int], None]  # (stage, done, total); at the end (status, 1, 1)
 OUTCOMES = frozenset({"ingested", "replaced", "refreshed", "unchanged", "failed"})  # IngestReport.status
 
@@ -54,6 +54,7 @@ class IngestContext:
     batch: GraphBatch | None = None
     result: WriteResult | None = None
     refreshed: bool = False  # the stored version's GNN vectors (another checkpoint's) were replaced by this build's
+    file_state: FileState | None = None  # the file as the ingest began, to tell whether it changed since
     timings: dict[str, float] = field(default_factory=dict)
 
     def run(self, method: str, *args: Any) -> Future[Any]:
@@ -123,6 +124,7 @@ class WriteStage:
         """The copy is kept before the write (a full disk fails the ingest, not a stored document
         without its PDF), and goes again if the write fails and nothing else uses it."""
         assert ctx.batch is not None
+        check_unchanged(ctx)
         if self.files_dir is None:
             self._write(ctx)
             return
@@ -178,18 +180,48 @@ def drop_unused_copy(store: GraphStore, files_dir: Path, sha256: str) -> None:
 
 def keep_copy(path: Path, files_dir: Path, sha256: str) -> bool:
     """Keep the PDF under the data home by content hash, so pages render after the file moves;
-    True when the copy was made now (False: one was kept already)."""
+    True when the copy was made now (False: one was kept already). A copy whose content is not
+    ``sha256`` (the file was rewritten since it was read) is refused, and nothing is kept."""
     target = files_dir / f"{sha256}.pdf"
     if target.exists():
         return False
     files_dir.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(f".{uuid.uuid4().hex}.part")  # its own: another process may copy the same file
     try:
-        shutil.copyfile(path, tmp)
+        if _hashed_copy(path, tmp) != sha256:
+            raise BadDocumentError(changed_message(path))
         tmp.replace(target)
     finally:
         tmp.unlink(missing_ok=True)
     return True
+
+
+def _hashed_copy(source: Path, target: Path) -> str:
+    digest = hashlib.sha256()
+    with source.open("rb") as reading, target.open("wb") as writing:
+        while block := reading.read(1 << 20):
+            digest.update(block)
+            writing.write(block)
+    return digest.hexdigest()
+
+
+def file_state(path: Path) -> FileState | None:
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_size, found.st_mtime_ns, found.st_ino
+
+
+def check_unchanged(ctx: IngestContext) -> None:
+    """Refuse to write a graph read from a file that was rewritten (or replaced) while it was read:
+    its pages may come from two versions. Nothing is written; ingesting it again reads it whole."""
+    if ctx.file_state is not None and file_state(ctx.path) != ctx.file_state:
+        raise BadDocumentError(changed_message(ctx.path))
+
+
+def changed_message(path: Path) -> str:
+    return f"{path.name}: the file changed while it was read; nothing was written, ingest it again"
 
 
 @dataclass
@@ -268,6 +300,7 @@ class IngestPipeline:
         ctx = IngestContext(path=path, progress=progress, build=self.build, tasks=self.tasks)
         started = time.perf_counter()
         try:
+            ctx.file_state = file_state(path) if path.is_file() else None
             ctx.source = self.tasks.source(path) if path.is_file() else SourceFile(path)
             for stage in self.stages:
                 stage_start = time.perf_counter()
