@@ -19,13 +19,16 @@ def temporary_local_store(settings: Settings) -> Iterator[GraphStore]:
     """A fresh FalkorDB under a new temporary home, stopped and removed afterwards.
 
     Socket paths are limited to ~100 bytes, so the home lives directly under the system temp folder.
+    A store that fails to open (or to take the schema) leaves no server and no folder behind.
     """
     home = Path(tempfile.mkdtemp(prefix="docgraph-"))
-    store = open_store(settings, url=f"falkordb-local://{home}")
+    store: GraphStore | None = None
     try:
+        store = open_store(settings, url=f"falkordb-local://{home}")
         store.apply_schema()
         yield store
     finally:
-        store.close()
+        if store is not None:
+            store.close()
         falkordb_server.stop(home)
         shutil.rmtree(home, ignore_errors=True)
