@@ -224,6 +224,8 @@ def test_schema_lists_labels_and_relationships(cli_env: dict[str, str]) -> None:
     assert code == 0
     for name in ("Document", "Page", "Section", "Region", "HAS_NEXT", "IS_UNDER", "REF", "CAPTION_OF"):
         assert name in out
+    code, out, err = run("schema", "--store", "bolt://elsewhere:7687")  # one schema for every store: refused
+    assert code != 0 and "--store" in err + out
 
 
 def test_subprocess_cypher_and_store_status(cli_env: dict[str, str]) -> None:

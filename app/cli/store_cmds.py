@@ -82,8 +82,8 @@ def stats_command(json_out: JsonOption = False, store: StoreOption = None) -> No
 
 
 @handles_errors
-def schema_command(json_out: JsonOption = False, store: StoreOption = None) -> None:
-    """Print the graph schema: labels, properties and relationships."""
+def schema_command(json_out: JsonOption = False) -> None:
+    """Print the graph schema docgraph writes to every store: labels, properties and relationships."""
     schema = load_graph_schema()
     if json_out:
         print_json(schema.to_dict())
