@@ -106,3 +106,22 @@ def test_eval_cypher_needs_an_endpoint(tmp_path: Path) -> None:
     assert done.exit_code == 1 and "LLM" in done.output
     storeless = CliRunner().invoke(app, ["eval-cypher", str(questions)], env=env)
     assert storeless.exit_code == 1 and "needs --docs" in storeless.output  # not a run on an empty store
+
+
+def test_a_gold_answer_of_more_rows_than_the_row_limit_can_be_matched(tmp_path: Path) -> None:
+    """The written-query row limit (200) would cut the model's rows short of a longer gold answer:
+    the eval reads as many rows as the gold query holds, and one row more is still a wrong answer."""
+    long_answer = {
+        "id": "s-04",
+        "question": "Count to 250.",
+        "gold": "UNWIND range(1, 250) AS n RETURN n",
+        "type": "list",
+    }
+    too_long = {**long_answer, "id": "s-05"}
+    docs, questions = sample_eval_inputs(tmp_path, [long_answer, too_long])
+    with ScriptedLLMServer() as server:
+        server.add("UNWIND range(1, 250) AS n RETURN n", "UNWIND range(1, 251) AS n RETURN n")
+        done = eval_cypher(questions, docs, server, tmp_path)
+    assert done.exit_code == 0, done.output
+    outcomes = {q["id"]: q for q in json.loads(done.stdout)["questions"]}
+    assert outcomes["s-04"]["correct"] and not outcomes["s-05"]["correct"]

@@ -113,9 +113,12 @@ def _comparable(value: Any) -> Any:
 
 
 def ask_question(question: CypherQuestion, store: GraphStore, settings: Settings, client: LLMClient) -> CypherOutcome:
-    """One question: the model's query against the gold rows. A request the model's server refused
-    or did not answer in time is this question's failure; an unreachable server or store ends the run."""
+    """One question: the model's query against the gold rows, read up to as many rows as the gold
+    query holds. A request the model's server refused or did not answer in time is this question's
+    failure; an unreachable server or store ends the run."""
     gold = gold_rows(question, store)
+    if len(gold) > settings.text2cypher_row_limit:  # rows cut at the limit could never match the gold
+        settings = settings.model_copy(update={"text2cypher_row_limit": len(gold)})
     usage = TokenUsage()
     try:
         result = generate_cypher(question.question, store, settings, client, run=True, usage=usage)
