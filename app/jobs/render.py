@@ -9,7 +9,7 @@ from typing import Any
 import pymupdf
 
 from docgraph.errors import DocgraphError
-from docgraph.ingest.pdf.api import close, load_page, open_pdf
+from docgraph.ingest.pdf.api import MUPDF_LOCK, close, load_page, open_pdf
 
 KIND_COLOURS: dict[str, tuple[float, float, float]] = {
     "title": (0.8, 0.0, 0.0),
@@ -52,18 +52,19 @@ def render_page(
     Regions in ``highlight`` (region ids) are filled pale in their kind's colour so cited evidence
     stands out; the ``chosen`` region (a clicked citation) is filled yellow in a thick frame.
     """
-    doc = open_pdf(pdf)
-    try:
-        if not 1 <= page_number <= doc.page_count:
-            raise DocgraphError(f"page {page_number} is out of range: the document has {doc.page_count} pages")
-        page = load_page(doc, page_number - 1)
-        for region in regions:
-            _draw_region(page, region, highlight or set(), chosen)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        pixmap: Any = page.get_pixmap(dpi=dpi)
-        pixmap.save(out)
-    finally:
-        close(doc)
+    with MUPDF_LOCK:
+        doc = open_pdf(pdf)
+        try:
+            if not 1 <= page_number <= doc.page_count:
+                raise DocgraphError(f"page {page_number} is out of range: the document has {doc.page_count} pages")
+            page = load_page(doc, page_number - 1)
+            for region in regions:
+                _draw_region(page, region, highlight or set(), chosen)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            pixmap: Any = page.get_pixmap(dpi=dpi)
+            pixmap.save(out)
+        finally:
+            close(doc)
     return out
 
 

@@ -123,21 +123,22 @@ def _describe_region(
 
 def render_region(pdf: Path, page_number: int, bbox: list[float], dpi: int = RENDER_DPI) -> bytes:
     """The region's box (plus a small margin) on page ``page_number`` (1-based) as PNG bytes."""
-    from docgraph.ingest.pdf.api import close, load_page, open_pdf  # the page in the frame its regions were read in
+    from docgraph.ingest.pdf.api import MUPDF_LOCK, close, load_page, open_pdf  # the frame the regions were read in
 
     fitz = _pymupdf()
-    document = open_pdf(pdf)
-    try:
-        page: Any = load_page(document, page_number - 1)
-        x0, y0, x1, y1 = bbox
-        clip = fitz.Rect(x0 - MARGIN_PT, y0 - MARGIN_PT, x1 + MARGIN_PT, y1 + MARGIN_PT) & page.rect
-        longest_pt = max(clip.width, clip.height, 1.0)
-        dpi = min(dpi, int(MAX_IMAGE_SIDE_PX * 72 / longest_pt))
-        pixmap = page.get_pixmap(clip=clip, dpi=max(dpi, 36))
-        png: bytes = pixmap.tobytes("png")
-        return png
-    finally:
-        close(document)
+    with MUPDF_LOCK:
+        document = open_pdf(pdf)
+        try:
+            page: Any = load_page(document, page_number - 1)
+            x0, y0, x1, y1 = bbox
+            clip = fitz.Rect(x0 - MARGIN_PT, y0 - MARGIN_PT, x1 + MARGIN_PT, y1 + MARGIN_PT) & page.rect
+            longest_pt = max(clip.width, clip.height, 1.0)
+            dpi = min(dpi, int(MAX_IMAGE_SIDE_PX * 72 / longest_pt))
+            pixmap = page.get_pixmap(clip=clip, dpi=max(dpi, 36))
+            png: bytes = pixmap.tobytes("png")
+            return png
+        finally:
+            close(document)
 
 
 def describe_prompt(target: Row) -> str:

@@ -7,6 +7,7 @@ calls go through ``Any`` here once, with the return types the readers rely on.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,12 @@ Word = tuple[float, float, float, float, str, int, int, int]  # page.get_text("w
 # Python logging instead (stderr, warnings and up), and stdout stays the command's own.
 _set_messages: Any = pymupdf.set_messages
 _set_messages(pylogging=True, pylogging_name="pymupdf", pylogging_level=logging.WARNING)
+
+
+# MuPDF's state (its context, its warnings buffer) is one per process and not safe to use from two
+# threads at once, and a process may run several: the UI's sessions, the documents of one ingest.
+# Every open, read, render and close of a PDF holds this lock; scans hold it a page at a time.
+MUPDF_LOCK = threading.RLock()
 
 
 def open_pdf(path: Path) -> pymupdf.Document:

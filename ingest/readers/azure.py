@@ -54,13 +54,14 @@ class AzureReader:
 
     def read(self, path: Path, progress: ProgressCallback | None = None) -> DocumentLayout:
         path = Path(path)
-        doc = open_checked(path, self.max_pages)
-        try:
-            outline = document_outline(doc)
-            links = document_links(doc)  # the service returns none: read from the file, as the others do
-            metadata_title = " ".join(((doc.metadata or {}).get("title", "") or "").split())
-        finally:
-            pdf_api.close(doc)
+        with pdf_api.MUPDF_LOCK:
+            doc = open_checked(path, self.max_pages)
+            try:
+                outline = document_outline(doc)
+                links = document_links(doc)  # the service returns none: read from the file, as the others do
+                metadata_title = " ".join(((doc.metadata or {}).get("title", "") or "").split())
+            finally:
+                pdf_api.close(doc)
         result = self.analyze(path)
         layout = layout_from_analyze_result(result, path, sha256=file_sha256(path))
         layout.outline = outline

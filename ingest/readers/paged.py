@@ -56,27 +56,33 @@ PageScanner = Callable[[pymupdf.Document, int, str], PageScan]
 def scan_pages(
     path: Path, max_pages: int, window: PageWindow, scan: PageScanner, progress: ProgressCallback | None = None
 ) -> list[PageScan]:
-    """Open ``path`` (checked as a whole) and scan the window's pages with ``scan(doc, index, name)``."""
-    doc = open_checked(path, max_pages)
+    """Open ``path`` (checked as a whole) and scan the window's pages with ``scan(doc, index, name)``,
+    holding MuPDF's lock a page at a time (other threads' renders go in between)."""
+    with pdf_api.MUPDF_LOCK:
+        doc = open_checked(path, max_pages)
     try:
         scans = []
         for done, index in enumerate(range(window.first, min(window.stop, doc.page_count)), start=1):
-            scans.append(scan(doc, index, path.name))
-            check_page_damage(doc, index + 1, path.name)
+            with pdf_api.MUPDF_LOCK:
+                pdf_api.mupdf_warnings(reset=True)  # this page's warnings alone
+                scans.append(scan(doc, index, path.name))
+                check_page_damage(doc, index + 1, path.name)
             if progress is not None:
                 progress(done, len(window))
         return scans
     finally:
-        pdf_api.close(doc)
+        with pdf_api.MUPDF_LOCK:
+            pdf_api.close(doc)
 
 
 def page_count(path: Path, max_pages: int) -> int:
     """How many pages ``path`` has; a missing, broken or too long file is a BadDocumentError."""
-    doc = open_checked(path, max_pages)
-    try:
-        return int(doc.page_count)
-    finally:
-        pdf_api.close(doc)
+    with pdf_api.MUPDF_LOCK:
+        doc = open_checked(path, max_pages)
+        try:
+            return int(doc.page_count)
+        finally:
+            pdf_api.close(doc)
 
 
 def page_windows(pages: int, size: int = DEFAULT_WINDOW_PAGES) -> list[PageWindow]:
@@ -109,12 +115,13 @@ def _shifted(progress: ProgressCallback | None, before: int, whole: int) -> Prog
 
 def layout_from_scans(path: Path, reader: PagedReader, scans: Sequence[PageScan]) -> DocumentLayout:
     """The document read from the scans of all its pages (in page order)."""
-    doc = open_checked(path, reader.max_pages)
-    try:
-        outline = document_outline(doc)
-        metadata_title = (doc.metadata or {}).get("title", "") or ""
-    finally:
-        pdf_api.close(doc)
+    with pdf_api.MUPDF_LOCK:
+        doc = open_checked(path, reader.max_pages)
+        try:
+            outline = document_outline(doc)
+            metadata_title = (doc.metadata or {}).get("title", "") or ""
+        finally:
+            pdf_api.close(doc)
     ordered = sorted(scans, key=lambda scan: scan.number)
     pages = reader.assemble(ordered)
     return DocumentLayout(
