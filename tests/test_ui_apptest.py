@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,6 +58,16 @@ def page(view: str) -> AppTest:
 
 def texts(elements: object) -> str:
     return "\n".join(str(getattr(element, "value", "")) for element in elements)  # type: ignore[attr-defined]
+
+
+def ingest_ended(at: AppTest) -> AppTest:
+    """Show the page again until the background ingest it started has reported (at most TIMEOUT s)."""
+    for _ in range(TIMEOUT):
+        if at.success or at.error:
+            return at
+        time.sleep(1)
+        at.run()
+    raise AssertionError("the ingest did not end")
 
 
 def no_failure(at: AppTest) -> None:
@@ -161,12 +172,15 @@ def test_documents_page_lists_ingests_a_folder_and_deletes(
     (folder / "broken.pdf").write_bytes(b"this is not a PDF")
     at.text_input(key="documents_folder").set_value(str(folder)).run()
     at.button(key="ingest_folder").click().run()
-    assert not at.exception
+    assert not at.exception and "The ingest goes on if you leave this page" in texts(at.caption)
+    assert "Ingesting 2 file(s)" in at.get("progress")[0].proto.text
+    assert at.button(key="ingest_folder").disabled  # one batch at a time
+    ingest_ended(at)
     assert "broken.pdf: failed" in texts(at.error)
     assert "zoo-copy.pdf → zoo-copy: ingested" in texts(at.success)
     assert sorted(at.dataframe[0].value["doc_id"].tolist()) == [DOC, "zoo-copy"]
     at.checkbox(key="ingest_force").check().run()  # rebuilds what is stored as it would be built now
-    at.button(key="ingest_folder").click().run()
+    ingest_ended(at.button(key="ingest_folder").click().run())
     assert "zoo-copy.pdf → zoo-copy: replaced" in texts(at.success)
 
     (folder / "nowhere").write_bytes(b"")

@@ -173,6 +173,10 @@ def test_documents_upload_and_graph_page(page: Any, app_url: str, tmp_path: Path
     upload.write_bytes(SAMPLE_PDF.read_bytes())
     page.locator("input[type='file']").set_input_files(str(upload))
     page.get_by_role("button", name="Ingest uploaded files").click()
+    page.get_by_text("The ingest goes on if you leave this page").wait_for(timeout=60_000)
+    page.get_by_role("link", name="Cypher").click()  # away mid-ingest, and back: the batch went on
+    page.get_by_label("Query (read-only: the database refuses writes)").wait_for(timeout=60_000)
+    page.get_by_role("link", name="Documents").click()
     page.get_by_text(re.compile(r"harbour-zoo-copy\.pdf → harbour-zoo-copy: ingested")).wait_for(timeout=LONG_S)
     page.get_by_text("Stored documents (2)").wait_for(timeout=30_000)
     shoot(page, tmp_path, "documents.png")

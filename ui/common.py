@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -16,6 +17,7 @@ from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import open_store
 from docgraph.app.stores.url import masked_url
 from docgraph.app.ui_support.health import store_health, unavailable_health
+from docgraph.app.ui_support.ingest_runs import IngestRuns
 from docgraph.errors import DocgraphError
 
 
@@ -29,6 +31,17 @@ def _open_store(store_url: str, graph: str) -> GraphStore:
     graph_store = open_store(load_settings(store=store_url, graph=graph))
     graph_store.apply_schema()
     return graph_store
+
+
+@st.cache_resource(show_spinner=False)
+def ingest_runs() -> IngestRuns:
+    """The UI's background ingests, one registry for every session of this server."""
+    return IngestRuns()
+
+
+def session_id() -> str:
+    """This browser session's own id (kept while the user moves between pages)."""
+    return str(st.session_state.setdefault("docgraph_session_id", uuid.uuid4().hex))
 
 
 def store() -> GraphStore | None:

@@ -1,4 +1,4 @@
-"""Documents: upload or pick PDFs, ingest them with progress, list, delete, re-embed."""
+"""Documents: upload or pick PDFs, ingest them in the background with progress, list, delete, re-embed."""
 
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ from docgraph.app.jobs.documents import delete_document, list_documents
 from docgraph.app.pipeline.stages import IngestReport, kept_copies_dir
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.ui_support.ingest import (
+    OverallProgress,
     folder_pdfs,
     ingest_files,
     ingest_roots,
-    report_line,
-    report_notes,
     save_upload,
     uploads_dir,
 )
+from docgraph.app.ui_support.ingest_runs import run_messages
 from docgraph.ui import common, signin
 
 MESSAGES = "documents_messages"  # (level, text) pairs shown once after a rerun
@@ -42,6 +42,7 @@ def render() -> None:
     graph_store = common.store()
     if graph_store is None:
         return
+    _collect_ended_ingests()
     _flash_messages()
     writer = signin.may_write()
     if writer:
@@ -76,8 +77,36 @@ def _flash_messages() -> None:
         shown[level](text)
 
 
+def _collect_ended_ingests() -> None:
+    """The reports of this session's background ingests that have ended, as messages."""
+    ended = common.ingest_runs().collect(common.session_id())
+    if not ended:
+        return
+    st.session_state[MESSAGES] = st.session_state.get(MESSAGES, []) + [m for run in ended for m in run_messages(run)]
+    st.session_state[UPLOAD_ROUND] = st.session_state.get(UPLOAD_ROUND, 0) + 1
+    common.refresh_health()
+
+
+@st.fragment(run_every=1.0)
+def _ingest_progress(run_id: str) -> None:
+    """The running batch's bar, redrawn each second; once it has ended, the whole page again."""
+    run = common.ingest_runs().running(common.session_id())
+    if run is None or run.run_id != run_id:
+        st.rerun()
+        return
+    st.progress(run.fraction, text=f"Ingesting {len(run.files)} file(s): {run.text}")
+    st.caption("The ingest goes on if you leave this page; its results show here when it ends.")
+
+
 def _ingest_section(graph_store: GraphStore) -> None:
     st.subheader("Add documents")
+    runs = common.ingest_runs()
+    mine = runs.running(common.session_id())
+    if mine is not None:
+        _ingest_progress(mine.run_id)
+    for other in runs.others_running(common.session_id()):
+        st.caption(f"Another session is ingesting: {other.text}")
+    busy = mine is not None
     upload, folder = st.tabs(["Upload PDFs", "From a folder on the server"])
     force = st.checkbox(
         "Rebuild files already stored",
@@ -93,10 +122,10 @@ def _ingest_section(graph_store: GraphStore) -> None:
     with upload:
         round_key = f"documents_upload-{st.session_state.get(UPLOAD_ROUND, 0)}"  # a new key empties the uploader
         files = st.file_uploader("PDF files", type=["pdf"], accept_multiple_files=True, key=round_key)
-        if st.button("Ingest uploaded files", type="primary", disabled=not files, key="ingest_uploads"):
+        if st.button("Ingest uploaded files", type="primary", disabled=busy or not files, key="ingest_uploads"):
             folder_path = uploads_dir(common.settings())
             saved = [save_upload(f.name, f.getvalue(), folder_path) for f in files or []]
-            _ingest(graph_store, saved, force, replace)
+            _ingest(graph_store, saved, force, replace, uploads=[path.parent for path in saved])
     with folder:
         roots = ingest_roots(common.settings())
         if not roots:
@@ -104,7 +133,7 @@ def _ingest_section(graph_store: GraphStore) -> None:
             return
         st.caption("Folders below: " + ", ".join(f"`{root}`" for root in roots))
         chosen = st.text_input("Folder", placeholder=str(roots[0]), key="documents_folder")
-        if st.button("Ingest the folder's PDFs", disabled=not chosen.strip(), key="ingest_folder"):
+        if st.button("Ingest the folder's PDFs", disabled=busy or not chosen.strip(), key="ingest_folder"):
             paths: list[Path] = []
             with common.shown_errors("Reading the folder"):
                 paths = folder_pdfs(chosen.strip(), roots)
@@ -114,24 +143,23 @@ def _ingest_section(graph_store: GraphStore) -> None:
                 _ingest(graph_store, paths, force, replace)
 
 
-def _ingest(graph_store: GraphStore, paths: Sequence[Path], force: bool = False, replace: bool = False) -> None:
-    bar = st.progress(0.0, text=f"Ingesting {len(paths)} file(s)…")
-    reports: list[IngestReport] = []
+def _ingest(
+    graph_store: GraphStore,
+    paths: Sequence[Path],
+    force: bool = False,
+    replace: bool = False,
+    uploads: Sequence[Path] = (),
+) -> None:
+    """Start the batch on a thread of its own (``uploads``, the folders of uploaded files, go when
+    it ends) and show the page again with its progress bar."""
+    settings = common.settings()
 
-    def show(fraction: float, text: str) -> None:
-        bar.progress(fraction, text=text)
+    def work(progress: OverallProgress) -> list[IngestReport]:
+        return ingest_files(graph_store, settings, paths, progress=progress, force=force, replace=replace)
 
-    with common.shown_errors("Ingesting"), st.spinner("Ingesting (the encoder loads on first use)…"):
-        reports = ingest_files(graph_store, common.settings(), paths, progress=show, force=force, replace=replace)
-    bar.empty()
-    if not reports:
-        return
-    st.session_state[MESSAGES] = [
-        ("error" if report.status == "failed" else "success", report_line(report)) for report in reports
-    ] + [("warning", f"Note: {note}") for note in report_notes(reports)]
-    st.session_state[UPLOAD_ROUND] = st.session_state.get(UPLOAD_ROUND, 0) + 1
-    common.refresh_health()
-    st.rerun()
+    with common.shown_errors("Ingesting"):
+        common.ingest_runs().start(common.session_id(), paths, work, uploads=uploads)
+        st.rerun()
 
 
 def _manage_section(graph_store: GraphStore, doc_ids: list[str]) -> None:

@@ -1,0 +1,74 @@
+"""The UI's background ingests (app.ui_support.ingest_runs) on a real store with the sample PDF:
+a batch goes on by itself, one per session at a time, its uploads go when it ends, and its reports
+are given to the session that started it, once."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.stages import IngestReport
+from docgraph.app.resources import SAMPLES_DIR
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.app.ui_support.ingest import OverallProgress, ingest_files, save_upload
+from docgraph.app.ui_support.ingest_runs import IngestRun, IngestRuns, run_messages
+from docgraph.errors import ConfigError, StoreError
+
+SAMPLE = SAMPLES_DIR / "docgraph-sample.pdf"
+
+
+def ended(runs: IngestRuns, owner: str) -> list[IngestRun]:
+    for _ in range(600):  # at most a minute
+        done = runs.collect(owner)
+        if done:
+            return done
+        time.sleep(0.1)
+    raise AssertionError("the batch did not end")
+
+
+def test_a_batch_runs_on_its_own_and_reports_to_its_session(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    upload = save_upload("zoo guide.pdf", SAMPLE.read_bytes(), tmp_path / "uploads")
+    gate = threading.Event()
+    seen: list[str] = []
+
+    def work(progress: OverallProgress) -> list[IngestReport]:
+        gate.wait(60)
+
+        def heard(fraction: float, text: str) -> None:
+            seen.append(text)
+            progress(fraction, text)
+
+        return ingest_files(falkordb_store, settings, [upload], progress=heard)
+
+    runs = IngestRuns()
+    run = runs.start("alice", [upload], work, uploads=[upload.parent])
+    assert runs.running("alice") is run and runs.others_running("bob") == [run] and runs.others_running("alice") == []
+    second = save_upload("other.pdf", SAMPLE.read_bytes(), tmp_path / "uploads")
+    with pytest.raises(ConfigError, match="still running"):
+        runs.start("alice", [second], work, uploads=[second.parent])
+    assert not second.parent.exists()  # a refused batch leaves no upload behind
+    gate.set()
+
+    (done,) = ended(runs, "alice")
+    assert done is run and runs.collect("alice") == [] and runs.running("alice") is None
+    assert [report.status for report in run.reports] == ["ingested"] and any("read" in text for text in seen)
+    level, line = run_messages(run)[0]
+    assert level == "success" and line.startswith("zoo_guide.pdf → zoo-guide: ingested")
+    assert not upload.parent.exists()  # the store keeps its own copy
+    rows = falkordb_store.read("MATCH (d:Document) RETURN d.doc_id AS doc_id")
+    assert [row["doc_id"] for row in rows] == ["zoo-guide"]
+
+
+def test_a_batch_that_fails_as_a_whole_says_why(tmp_path: Path) -> None:
+    def store_gone(progress: OverallProgress) -> list[IngestReport]:
+        raise StoreError("FalkorDB connection lost")
+
+    runs = IngestRuns()
+    runs.start("alice", [tmp_path / "a.pdf"], store_gone)
+    (run,) = ended(runs, "alice")
+    assert run_messages(run) == [("error", "Ingesting a.pdf failed: FalkorDB connection lost")]
