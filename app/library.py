@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from docgraph.app.config import Settings, load_settings
+from docgraph.app.jobs.documents import find_document
 from docgraph.app.llm.answer import AnswerResult
 from docgraph.app.llm.service import ask as ask_store
 from docgraph.app.pipeline.embedding import configured_encoder
@@ -87,7 +88,9 @@ def ask(
     """A cited answer from the stored documents (extractive when no LLM endpoint is configured).
 
     A retriever indexes the stored documents when it is made: for many questions, make one with
-    :func:`retriever` and pass it as ``using``."""
+    :func:`retriever` and pass it as ``using``. ``doc_id`` may name the document by its file name
+    too, as the CLI's ``--doc`` does; an unknown one is a ``DocumentNotFoundError``."""
     settings = settings or load_settings()
+    doc = str(find_document(store, doc_id)["doc_id"]) if doc_id else None
     chosen = using or retriever(store, variant, settings)
-    return ask_store(question, store, settings, chosen, k=k, doc_id=doc_id)
+    return ask_store(question, store, settings, chosen, k=k, doc_id=doc)

@@ -110,7 +110,7 @@ class Text2CypherError(DocgraphError):
 
 
 class QuestionError(DocgraphError):
-    """A question that cannot be asked (an empty one)."""
+    """A question that cannot be asked (an empty one, or one asking for fewer than one region)."""
 
 
 class QuestionsError(DocgraphError):

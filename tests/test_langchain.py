@@ -18,6 +18,7 @@ from docgraph.app.integrations.langchain import DocgraphCypherTool, DocgraphRetr
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.errors import DocumentNotFoundError
 from docgraph.models.encoder_loader import load_encoder
 from tests.conftest import local_settings
 from tests.llm_server import ScriptedLLMServer
@@ -83,7 +84,10 @@ def test_variant_k_and_document_are_configurable(retriever: DocgraphRetriever) -
     for doc in found:
         assert doc.metadata["context"] == [] and not doc.page_content.startswith("Section:")
 
-    assert retriever.model_copy(update={"doc_id": "another-document"}).invoke("seal pool") == []
+    by_file = retriever.model_copy(update={"doc_id": "docgraph-sample.pdf"}).invoke("seal pool")  # as --doc takes it
+    assert by_file and {doc.metadata["doc_id"] for doc in by_file} == {"docgraph-sample"}
+    with pytest.raises(DocumentNotFoundError, match="no document 'another-document'"):  # a typo is not "no hits"
+        retriever.model_copy(update={"doc_id": "another-document"}).invoke("seal pool")
 
 
 def test_the_retriever_composes_in_a_chain(retriever: DocgraphRetriever) -> None:

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from docgraph.app.config import Settings, load_settings
 from docgraph.app.integrations.regions import RegionResult, retrieve_regions
+from docgraph.app.jobs.documents import find_document
 from docgraph.app.llm.service import text2cypher
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.base import Retriever
@@ -76,9 +77,11 @@ class DocgraphRetriever(BaseRetriever):
         self.store.close()
 
     def regions(self, query: str) -> list[RegionResult]:
-        """The hits behind :meth:`invoke`, as docgraph objects."""
+        """The hits behind :meth:`invoke`, as docgraph objects (``doc_id`` may be a file name; an
+        unknown document is a ``DocumentNotFoundError``)."""
+        doc = str(find_document(self.store, self.doc_id)["doc_id"]) if self.doc_id else None
         return retrieve_regions(
-            self.store, self._variant_retriever(), query, self.k, self.doc_id, with_context=self.with_context
+            self.store, self._variant_retriever(), query, self.k, doc, with_context=self.with_context
         )
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:

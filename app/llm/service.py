@@ -32,7 +32,7 @@ from docgraph.app.llm.focus import focus_passages
 from docgraph.app.llm.router import RouteDecision, route_question
 from docgraph.app.llm.text2cypher import Text2CypherResult, generate_cypher
 from docgraph.app.llm.uncertainty import answer_with_rereads, prune_evidence
-from docgraph.app.retrieval.base import Retriever, ScoredRegion
+from docgraph.app.retrieval.base import Retriever, ScoredRegion, check_k
 from docgraph.app.retrieval.relevance import AbstentionBar, Evidence, dense_part, measure
 from docgraph.app.stores.base import GraphStore, Row
 from docgraph.errors import LLMTimeoutError, LLMUnavailableError, QuestionError, Text2CypherError
@@ -63,6 +63,7 @@ def ask(
     valid query comes out (without it, a failed query falls back to retrieval, noted in the trace).
     """
     check_question(question)
+    check_k(k)
     started = time.perf_counter()
     result = AnswerResult(question=question)
     client = optional_client(settings)

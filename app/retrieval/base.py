@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from docgraph.errors import QuestionError
+
 
 @dataclass(frozen=True, slots=True)
 class ContextRegion:
@@ -88,3 +90,10 @@ class Retriever(Protocol):
     def rank_pages(self, query: str, k: int = 5, doc_id: str | None = None) -> list[PageHit]:
         """The ``k`` best pages, best first."""
         ...
+
+
+def check_k(k: int) -> None:
+    """Refuse to read fewer than one region (``QuestionError``): ``hits[:k]`` with a negative ``k``
+    would give nearly every candidate instead."""
+    if k < 1:
+        raise QuestionError(f"k is the number of regions to read: at least 1, not {k}")

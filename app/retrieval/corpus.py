@@ -54,7 +54,7 @@ class SectionInfo:
 @dataclass
 class DocumentIndex:
     doc_id: str
-    version: str  # the stored document version (GraphBatch.version)
+    version: str  # the stored document version (GraphBatch.version) and its count of descriptions
     regions: list[RegionInfo]
     page_numbers: list[int]
     page_texts: list[str]
@@ -207,11 +207,6 @@ def _references(store: GraphStore, document: DocumentIndex) -> dict[str, frozens
     return {region_id: frozenset(found) for region_id, found in pages.items() if found}
 
 
-def stored_versions(store: GraphStore) -> dict[str, str]:
-    """doc_id -> stored version (``GraphBatch.version``: the file and how its graph was built)."""
-    return {doc_id: version for doc_id, (version, _) in stored_builds(store).items()}
-
-
 def stored_builds(store: GraphStore) -> dict[str, tuple[str, str]]:
     """doc_id -> (stored version, Document.build). The build differs from the one the version was
     made from after ``docgraph reembed`` wrote another checkpoint's GNN vectors."""
@@ -228,7 +223,10 @@ class Corpus:
         self._lock = threading.Lock()
 
     def versions(self) -> dict[str, str]:
-        return stored_versions(self.store)
+        """doc_id -> what its index was loaded from: the stored version, and how many figure
+        descriptions were written to it since (they change the regions' text, not the version)."""
+        rows = self.store.read(cypher.load("retrieval_documents", self.store.dialect))
+        return {str(row["doc_id"]): f"{row['version'] or ''}+{int(row['described'] or 0)}" for row in rows}
 
     def documents(self, doc_id: str | None = None) -> list[DocumentIndex]:
         """The current index of ``doc_id`` (or of every document), reloading what changed."""
@@ -256,15 +254,21 @@ class Corpus:
         return versions
 
     def _current(self, name: str, versions: dict[str, str]) -> DocumentIndex | None:
-        """``name``'s index as stored now (loaded or reloaded); None when it is not stored."""
+        """``name``'s index as stored now (loaded or reloaded); None when it is not stored. It loads
+        outside the lock: a long document's load does not hold up questions about the others."""
+        if name not in versions:
+            return None
         with self._lock:
-            if name not in versions:
-                return None
             current = self._documents.get(name)
-            if current is None or current.version != versions[name]:
-                current = load_document(self.store, name, versions[name])
-                self._documents[name] = current
+        if current is not None and current.version == versions[name]:
             return current
+        loaded = load_document(self.store, name, versions[name])
+        with self._lock:
+            current = self._documents.get(name)
+            if current is not None and current.version == versions[name]:
+                return current  # another thread loaded it meanwhile
+            self._documents[name] = loaded
+        return loaded
 
     def passages(self, region_id: str, dim: int) -> NDArray[np.float32] | None:
         """The passage vectors (passages x ``dim``) of a long region; None for other regions. Its
@@ -289,7 +293,9 @@ class Corpus:
         row = document.region_row.get(region_id) if document else None
         if document is not None and row is not None:
             return document.regions[row]
-        for other in self._documents.values():
+        with self._lock:  # another thread may be loading a document into the table
+            others = list(self._documents.values())
+        for other in others:
             row = other.region_row.get(region_id)
             if row is not None:
                 return other.regions[row]

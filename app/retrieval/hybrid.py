@@ -133,7 +133,7 @@ class HybridRetriever:
         dense_ranked = sorted(cosines.items(), key=lambda item: -item[1])
         for region_id, _ in dense_ranked:
             near = self.corpus.region(region_id)
-            if near is not None and near.kind not in FURNITURE and near.doc_id in documents:
+            if near is not None and near.kind not in FURNITURE and _in_snapshot(near, documents):
                 chosen.setdefault(region_id, near)
         gnn_cosines = self._gnn_signal(query_vector, chosen, documents, doc_id, w)
         lifts = self.dense.passage_lifts(query_vector, {r: cosines[r] for r in chosen if r in cosines})
@@ -170,7 +170,7 @@ class HybridRetriever:
         if self.gnn.searchable(doc_id):
             ranked = self.gnn.ranked_by_vector(query_vector, w.depth, doc_id, rescore=False)
             for info, _ in ranked:
-                if info.doc_id in documents:
+                if _in_snapshot(info, documents):
                     chosen.setdefault(info.region_id, info)
         return self.gnn.exact_cosines(query_vector, list(chosen))
 
@@ -271,3 +271,10 @@ def _best_on_page(document: DocumentIndex, page: int, scores: NDArray[np.float32
         return None
     best = max(rows, key=lambda row: (float(scores[row]), -row))
     return document.regions[best]
+
+
+def _in_snapshot(info: RegionInfo, documents: dict[str, DocumentIndex]) -> bool:
+    """Whether ``info`` is a region of the document versions this gathering began with: a document
+    replaced meanwhile (another thread reloaded it) keeps its id but not its regions."""
+    document = documents.get(info.doc_id)
+    return document is not None and info.region_id in document.region_row

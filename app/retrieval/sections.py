@@ -73,7 +73,8 @@ class SectionRetriever(RegionPageRanking):
         ranked: Ranked = []
         for document in documents:
             inherited = region_section_scores(document, scores.get(document.doc_id, {}))
-            best = sorted(inherited.items(), key=lambda item: -item[1])[:TOP_SECTIONS]
+            matched = [(section_id, score) for section_id, score in inherited.items() if score > 0]
+            best = sorted(matched, key=lambda item: -item[1])[:TOP_SECTIONS]  # no title like it: none
             for section_id, score in best:
                 for row in document.section_members.get(section_id, []):
                     region = document.regions[row]
