@@ -111,3 +111,18 @@ def test_text_without_spaces_is_cut_into_character_pairs() -> None:
     index = BM25Index(texts)
     assert [i for i, _ in index.top_k("都庁の営業時間は?", 1)] == [0]
     assert [i for i, _ in index.top_k("大阪城 入場料", 1)] == [1]
+
+
+def test_a_vowel_sign_or_virama_stays_inside_its_word() -> None:
+    """Indic vowel signs are combining marks, not letters: a word must not break at each of them."""
+    assert tokenize("हिन्दी भाषा") == ["हिनदी", "भाषा"]  # two words; the virama folds away
+    texts = ["पेंगुइन को सुबह खाना मिलता है।", "शेर को शाम को खाना मिलता है।", "Opening hours."]
+    assert [i for i, _ in BM25Index(texts).top_k("पेंगुइन", 1)] == [0]
+    assert BM25Index(texts).scores("पेंगुइन")[1] == 0.0  # no shared consonants counted as matches
+
+
+def test_thai_lao_khmer_and_myanmar_are_cut_into_character_pairs_too() -> None:
+    texts = ["นกเพนกวินได้รับอาหารเวลาสิบโมงครึ่ง", "สิงโตนอนหลับทั้งวัน", "Opening hours."]
+    index = BM25Index(texts)
+    assert index.scores("อาหาร")[0] > 0 and [i for i, _ in index.top_k("นกเพนกวิน อาหาร", 1)] == [0]
+    assert tokenize("ភាសាខ្មែរ")[:2] == ["ភា", "ាស"] and tokenize("မြန်မာ")[0] == "မြ"

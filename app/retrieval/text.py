@@ -19,10 +19,29 @@ from functools import lru_cache
 
 from docgraph.app.retrieval.spelling import american
 
-_TOKEN = re.compile(r"[^\W_]+(?:[._\-][^\W_]+)*")  # letters and digits of any script
+
+def _mark_ranges() -> str:
+    """The combining marks of the Basic Multilingual Plane, as the body of a character class: the
+    vowel signs and viramas of Indic and South-East Asian scripts sit inside words, not between."""
+    marks = [code for code in range(0x10000) if unicodedata.category(chr(code)).startswith("M")]
+    ranges: list[tuple[int, int]] = []
+    for code in marks:
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1] = (ranges[-1][0], code)
+        else:
+            ranges.append((code, code))
+    return "".join(re.escape(chr(a)) + (f"-{re.escape(chr(b))}" if b > a else "") for a, b in ranges)
+
+
+_LETTER = rf"(?:[^\W_]|[{_mark_ranges()}])"  # a letter or digit of any script, or a mark within a word
+_TOKEN = re.compile(rf"{_LETTER}+(?:[._\-]{_LETTER}+)*")
 _PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+[0-9]*(?![a-z])")
 _SEPARATORS = re.compile(r"[._\-]")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+# Scripts written without spaces between words (CJK, Hangul, Thai, Lao, Myanmar, Khmer): indexed as
+# overlapping character pairs instead of words.
+_UNSPACED = re.compile(
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]+"
+)
 
 _STOP_WORDS_TEXT = """
     a an and are as at be been being but by can could did do does doing for from had has have how i if
@@ -57,9 +76,9 @@ def _strip_accents(word: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     tokens: list[str] = []
-    if not text.isascii() and _CJK.search(text):
-        tokens += [pair for run in _CJK.findall(text) for pair in _character_pairs(run)]
-        text = _CJK.sub(" ", text)
+    if not text.isascii() and _UNSPACED.search(text):
+        tokens += [pair for run in _UNSPACED.findall(text) for pair in _character_pairs(run)]
+        text = _UNSPACED.sub(" ", text)
     for match in _TOKEN.finditer(text):
         raw = match.group(0)
         parts = [p for p in _SEPARATORS.split(raw) if p]
