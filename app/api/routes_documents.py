@@ -29,7 +29,7 @@ router = APIRouter()
 
 PDF_MAGIC = b"%PDF-"
 MAGIC_WINDOW = 1024  # readers accept the header anywhere in the first KiB, as Acrobat does
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+_UNSAFE_NAME = re.compile(r"[^\w.-]+")  # letters of any script stay: the document id is made from them
 
 
 def api_state(request: Request) -> ApiState:

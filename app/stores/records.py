@@ -151,6 +151,8 @@ def storable_properties(props: dict[str, Any]) -> dict[str, Any]:
 
 def storable_value(value: Any) -> Any:
     """A value both databases can store as a property (see the module docstring)."""
+    if isinstance(value, str):  # FalkorDB's query text ends at a NUL; no text needs one
+        return value.replace("\x00", "") if "\x00" in value else value
     if hasattr(value, "tolist"):  # numpy arrays and scalars
         value = value.tolist()
     if isinstance(value, float) and not math.isfinite(value):
@@ -166,6 +168,8 @@ def _storable_list(items: list[Any]) -> Any:
     kinds = set(map(type, items))  # one C-speed pass: vectors are most of a batch's values
     if kinds == {float}:
         return items
+    if kinds == {str}:
+        return [storable_value(item) for item in items]
     if type(None) in kinds or any(issubclass(kind, list | tuple | dict) for kind in kinds):
         return json.dumps(items, ensure_ascii=False)
     if kinds <= {int, float} and float in kinds:

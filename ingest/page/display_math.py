@@ -120,12 +120,7 @@ def _geometry(blocks: list[Block], members: set[int], em: float) -> _Geometry:
 
 def _clusters(members: list[_Member], geometry: _Geometry) -> list[list[_Member]]:
     """Seeds and pieces that touch, transitively; then each tag joins the formula on its row."""
-    groups: list[list[_Member]] = []
-    for member in (m for m in members if m.role != "tag"):
-        joined = [g for g in groups if any(geometry.touch(member.box, other.box) for other in g)]
-        merged = [member, *(m for g in joined for m in g)]
-        groups = [g for g in groups if not any(g is j for j in joined)] + [merged]
-    formulas = [g for g in groups if any(m.role == "seed" for m in g)]
+    formulas = [g for g in _touching_groups(members, geometry) if any(m.role == "seed" for m in g)]
     boxes = [_union(g) for g in formulas]  # kept up to date as tags join
     for tag in (m for m in members if m.role == "tag"):
         near = [i for i, box in enumerate(boxes) if geometry.tags_along(tag.box, box)]
@@ -134,6 +129,37 @@ def _clusters(members: list[_Member], geometry: _Geometry) -> list[list[_Member]
             formulas[nearest].append(tag)
             boxes[nearest] = boxes[nearest].union(tag.box)
     return [g for g in formulas if len(g) > 1]
+
+
+def _touching_groups(members: list[_Member], geometry: _Geometry) -> list[list[_Member]]:
+    """The non-tag members in groups that touch transitively: each member, in page order, merges
+    the groups it touches into a new last group, itself first. Earlier members are found through a
+    grid of cells as wide as the farthest reach, so a page of thousands of tiny spans (a map, a
+    scatter plot) is not every member against every group."""
+    cell = max(ROW_GAP_EM, SIDE_GAP_EM, TOUCH_GAP_EM) * max(geometry.em, 1.0)
+    grid: dict[tuple[int, int], list[int]] = {}  # cell -> positions of the members placed in it
+    placed: list[_Member] = []
+    group_of: list[int] = []  # position -> the number of its group (the position that made it)
+    groups: dict[int, list[int]] = {}  # number -> positions; insertion order is the groups' order
+    for member in (m for m in members if m.role != "tag"):
+        position = len(placed)
+        near = {i for key in _cells(member.box, cell, reach=1) for i in grid.get(key, ())}
+        joined = sorted({group_of[i] for i in near if geometry.touch(member.box, placed[i].box)})
+        groups[position] = [position, *(i for number in joined for i in groups.pop(number))]
+        placed.append(member)
+        group_of.append(position)
+        for i in groups[position]:
+            group_of[i] = position
+        for key in _cells(member.box, cell, reach=0):
+            grid.setdefault(key, []).append(position)
+    return [[placed[i] for i in group] for group in groups.values()]
+
+
+def _cells(box: BBox, cell: float, reach: int) -> list[tuple[int, int]]:
+    """The grid cells ``box`` covers, and ``reach`` cells more on every side."""
+    xs = range(int(box.x0 // cell) - reach, int(box.x1 // cell) + reach + 1)
+    ys = range(int(box.y0 // cell) - reach, int(box.y1 // cell) + reach + 1)
+    return [(x, y) for x in xs for y in ys]
 
 
 def _split_at_tags(lines: list[TextLine], em: float) -> list[list[TextLine]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
 # A page number alone, arabic or roman ("III": a thesis may number its front matter so)
@@ -49,6 +50,13 @@ _COMPOUND_SUFFIXES = frozenset(
 def normalize_chars(text: str) -> str:
     """Expand ligatures, drop invisible characters, turn exotic spaces into plain spaces."""
     return text.translate(_TRANSLATION)
+
+
+def clean_title(text: str) -> str:
+    """A title from the PDF's metadata or outline on one line, without control characters: some
+    writers end a UTF-16 title with its NUL terminator, which no store can take in a query."""
+    visible = "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in normalize_chars(text))
+    return " ".join(visible.split())
 
 
 def clean_inline(text: str) -> str:

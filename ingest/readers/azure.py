@@ -14,6 +14,7 @@ from docgraph.errors import ConfigError, IngestError
 from docgraph.ingest.links.pdf_links import document_links
 from docgraph.ingest.pdf import api as pdf_api
 from docgraph.ingest.pdf.checks import open_checked
+from docgraph.ingest.pdf.text import clean_title
 from docgraph.ingest.readers.azure_layout import layout_from_analyze_result
 from docgraph.ingest.readers.native import DEFAULT_MAX_PAGES
 from docgraph.ingest.readers.paged import document_outline
@@ -59,7 +60,7 @@ class AzureReader:
             try:
                 outline = document_outline(doc)
                 links = document_links(doc)  # the service returns none: read from the file, as the others do
-                metadata_title = " ".join(((doc.metadata or {}).get("title", "") or "").split())
+                metadata_title = clean_title((doc.metadata or {}).get("title", "") or "")
             finally:
                 pdf_api.close(doc)
         result = self.analyze(path)

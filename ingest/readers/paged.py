@@ -20,6 +20,7 @@ from docgraph.ingest.links.pdf_links import landed_links
 from docgraph.ingest.page.scan import PageScan
 from docgraph.ingest.pdf import api as pdf_api
 from docgraph.ingest.pdf.checks import check_page_damage, open_checked
+from docgraph.ingest.pdf.text import clean_title
 from docgraph.ingest.structure.ids import file_sha256
 from docgraph.ingest.types import DocumentLayout, OutlineEntry, PageLayout, ProgressCallback, Reader
 
@@ -140,13 +141,13 @@ def layout_from_scans(path: Path, reader: PagedReader, scans: Sequence[PageScan]
 def document_outline(doc: pymupdf.Document) -> list[OutlineEntry]:
     entries = []
     for item in doc.get_toc(simple=True):
-        level, title, page = int(item[0]), " ".join(str(item[1]).split()), int(item[2])
+        level, title, page = int(item[0]), clean_title(str(item[1])), int(item[2])
         entries.append(OutlineEntry(level=level, title=title, page=max(page, 0)))
     return entries
 
 
 def _title(metadata_title: str, pages: list[PageLayout], path: Path) -> str:
-    title = " ".join(metadata_title.split())
+    title = clean_title(metadata_title)
     if title:
         return title
     for page in pages:

@@ -20,6 +20,7 @@ from docgraph.ingest.types import DocumentLayout, Region
 from docgraph.records import FURNITURE_KINDS, document_version
 
 VERSION_TAG_LENGTH = 8
+STEM_TAG_LENGTH = 6  # hex digits of a stem's hash, in the ids of names the slug cannot spell
 _HEX = re.compile(r"^[0-9a-f]+$")
 
 
@@ -30,11 +31,23 @@ def slugify(text: str) -> str:
 
 
 def doc_id_for(file_name: str) -> str:
-    """``doc_id`` of a file: the slug of its stem, so a changed file with the same name replaces the old."""
-    slug = slugify(PurePath(file_name).stem)
+    """``doc_id`` of a file: the slug of its stem, so a changed file with the same name replaces the old.
+
+    A name with letters the slug cannot spell (日本語, Straße) gets a short hash of the whole stem
+    after its slug, so that "報告書1" and "議事録1" are not both stored as "1"."""
+    stem = PurePath(file_name).stem
+    slug = slugify(stem)
+    if any(_unspellable(ch) for ch in stem):
+        tag = hashlib.sha256(unicodedata.normalize("NFC", stem).encode("utf-8")).hexdigest()[:STEM_TAG_LENGTH]
+        slug = f"{slug}-{tag}" if slug else tag
     if not slug:
         raise IngestError(f"cannot derive a document id from file name {file_name!r}")
     return slug
+
+
+def _unspellable(ch: str) -> bool:
+    """A letter or digit that folding to ASCII drops (not an accent that folds away from its letter)."""
+    return ch.isalnum() and not ch.isascii() and not unicodedata.normalize("NFKD", ch).encode("ascii", "ignore")
 
 
 def version_tag(sha256: str) -> str:

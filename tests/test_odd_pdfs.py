@@ -1,0 +1,95 @@
+"""PDFs and file names real users bring that broke the ingest: titles ending in a NUL, names in
+scripts the id's slug cannot spell, and pages of thousands of tiny spans (each on a real store or
+against the code it replaced)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pymupdf
+
+from docgraph.app.api.routes_documents import safe_file_name
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.page import display_math
+from docgraph.ingest.structure.ids import doc_id_for
+from docgraph.ingest.types import BBox
+
+
+def two_page_pdf(path: Path) -> Path:
+    doc = pymupdf.open()
+    for number, heading in enumerate(["Feeding", "Cleaning"], 1):
+        page = doc.new_page()
+        page.insert_text((72, 72), f"{number} {heading}", fontsize=16)
+        page.insert_text((72, 110), f"The penguins are fed at 10:30, says page {number}.", fontsize=10)
+    doc.set_metadata({"title": "Report"})
+    doc.set_toc([[1, "Feeding", 1], [1, "Cleaning", 2]])
+    doc.save(path)
+    return path
+
+
+def test_titles_ending_in_a_nul_are_stored_without_it(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """Some writers end a UTF-16 title with its terminator: PyMuPDF gives 'Report\\x00', which
+    FalkorDB's query text cannot hold; the whole document failed at the write."""
+    pdf = two_page_pdf(tmp_path / "plain.pdf")
+    doc = pymupdf.open(pdf)
+    _, info = doc.xref_get_key(-1, "Info")
+    doc.xref_set_key(int(info.split()[0]), "Title", "<FEFF005200650070006F007200740000>")  # "Report\0"
+    doc.xref_set_key(doc.get_outline_xrefs()[0], "Title", "<FEFF00460065006500640069006E00670000>")
+    doc.save(tmp_path / "report.pdf")
+    assert pymupdf.open(tmp_path / "report.pdf").metadata["title"] == "Report\x00"
+
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    report = build_ingest_pipeline(falkordb_store, settings, embed=False).ingest(tmp_path / "report.pdf")
+    assert report.status == "ingested", report.error
+    rows = falkordb_store.read("MATCH (d:Document) RETURN d.title AS title")
+    assert rows == [{"title": "Report"}]
+    sections = falkordb_store.read("MATCH (s:Section) RETURN s.title AS title ORDER BY s.order")
+    assert [row["title"] for row in sections][:2] == ["Feeding", "Cleaning"]
+
+
+def test_names_the_slug_cannot_spell_get_ids_of_their_own(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """'報告書1.pdf' and '議事録1.pdf' were both stored as '1' (the second replaced the first) and
+    '日本語.pdf' could not be ingested at all; names the slug spells keep their ids."""
+    assert doc_id_for("Café menu.pdf") == "cafe-menu" and doc_id_for("report_v2.PDF") == "report-v2"
+    ids = {name: doc_id_for(name) for name in ("報告書1.pdf", "議事録1.pdf", "日本語.pdf", "Straße.pdf", "Strae.pdf")}
+    assert len(set(ids.values())) == len(ids) and all(i.isascii() for i in ids.values())
+    assert ids["報告書1.pdf"].startswith("1-") and ids["Straße.pdf"].startswith("strae-")
+    assert safe_file_name("日本語.pdf") == "日本語.pdf" and safe_file_name("../x y.pdf") == "x-y.pdf"  # API uploads
+
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    pipeline = build_ingest_pipeline(falkordb_store, settings, embed=False)
+    for name in ("報告書1.pdf", "議事録1.pdf", "日本語.pdf"):
+        assert pipeline.ingest(two_page_pdf(tmp_path / name)).status == "ingested"
+    rows = falkordb_store.read("MATCH (d:Document) RETURN d.doc_id AS doc_id, d.file_name AS name")
+    stored = {row["name"]: row["doc_id"] for row in rows}
+    assert stored == {name: ids[name] for name in ("報告書1.pdf", "議事録1.pdf", "日本語.pdf")}
+
+
+def touching_groups_one_by_one(
+    members: list[display_math._Member], geometry: display_math._Geometry
+) -> list[list[int]]:
+    """The grouping as it was first written: each member against every member of every group."""
+    groups: list[list[display_math._Member]] = []
+    for member in (m for m in members if m.role != "tag"):
+        joined = [g for g in groups if any(geometry.touch(member.box, other.box) for other in g)]
+        groups = [g for g in groups if not any(g is j for j in joined)] + [[member, *(m for g in joined for m in g)]]
+    return [[m.index for m in g] for g in groups]
+
+
+def test_formula_pieces_are_grouped_as_before_through_the_grid() -> None:
+    """A page of 10,000 tiny spans took a minute in the one-by-one grouping; the grid must give the
+    same groups, in the same order, on pages of any layout."""
+    rng = random.Random(7)
+    for _ in range(200):
+        members = []
+        for index in range(rng.randint(1, 60)):
+            x0, y0, width, height = rng.uniform(0, 300), rng.uniform(0, 300), rng.uniform(1, 80), rng.uniform(2, 15)
+            role = rng.choice(["seed", "piece", "piece", "tag"])
+            members.append(display_math._Member(index, None, role, BBox(x0, y0, x0 + width, y0 + height)))  # type: ignore[arg-type]
+        edges = tuple(sorted(rng.uniform(0, 300) for _ in range(rng.randint(0, 3))))
+        geometry = display_math._Geometry(rng.choice([5.0, 10.0, 12.0]), edges)
+        grouped = [[m.index for m in g] for g in display_math._touching_groups(members, geometry)]
+        assert grouped == touching_groups_one_by_one(members, geometry)
