@@ -13,6 +13,8 @@ from docgraph.app.config import Settings
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import open_store
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.errors import StoreError
+from docgraph.records import EdgeRecord
 from tests.test_store_contract import doc, eventually, make_batch
 
 
@@ -76,6 +78,27 @@ def test_fulltext_scores_hold_after_documents_are_deleted_or_replaced(store: Gra
     write_other("d", 40)
     write_other("e", 1)  # replaces version d
     assert scores() == pytest.approx(beside_one)
+
+
+def test_fulltext_scores_hold_after_failed_writes(store: GraphStore) -> None:
+    """A write that fails on a missing relationship endpoint makes its nodes and deletes them again
+    (FalkorDB), which leaves the full-text statistics counting them: after three such failures every
+    other document's regions scored 0.0 until the next rebuild."""
+    store.write_document(make_batch(doc("ftfail-a"), "a"))
+
+    def scores() -> dict[str, float]:
+        hits = store.fulltext_top_k("Region", "quarterly revenue quarter", k=10, doc_id=doc("ftfail-a"))
+        return {hit.key: hit.score for hit in hits}
+
+    alone = eventually(scores, lambda found: len(found) == 4)
+    texts = [("paragraph", f"Revenue fell in quarter {i}, see the quarterly report") for i in range(40)]
+    for version in "bcd":
+        broken = make_batch(doc("ftfail-b"), version, texts=texts)
+        broken.edges.append(EdgeRecord("REF", "Region", broken.nodes[-1].key, "Region", "no-such-region"))
+        with pytest.raises(StoreError):
+            store.write_document(broken)
+    assert store.fulltext_top_k("Region", "fell", k=5, doc_id=doc("ftfail-b")) == []  # nothing written
+    assert scores() == pytest.approx(alone) and min(alone.values()) > 0
 
 
 def test_deferred_fulltext_refresh_rebuilds_once_at_the_end(

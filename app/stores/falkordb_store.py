@@ -225,9 +225,11 @@ class FalkorDBStore:
     def write_document(self, batch: GraphBatch, force: bool = False) -> WriteResult:
         try:
             result = self._writer.write(batch, force)
-        except StoreError:
+        except StoreError:  # the write's own error is the one to report, not a rebuild's
+            with contextlib.suppress(StoreError):  # its nodes were made and deleted again: see refresh_fulltext
+                self.refresh_fulltext(FULLTEXT_PROPERTY)
             if force:  # a failed rewrite may have moved the stored nodes aside and back
-                with contextlib.suppress(StoreError):  # the write's own error is the one to report
+                with contextlib.suppress(StoreError):
                     self.refresh_vector_indexes()
             raise
         if result.replaced:  # the old version's nodes were deleted: see refresh_fulltext
