@@ -1,8 +1,15 @@
-"""A worker's copy of a PDF it received as bytes: written once per process, by content."""
+"""A worker's copy of a PDF it received as bytes: written once per process, by content.
+
+The copies of one process live in a temp folder named with its pid; the folder goes when the
+process exits, and a worker that makes its first copy removes the folders of processes that died
+without that (a Ray worker is killed, not stopped).
+"""
 
 from __future__ import annotations
 
+import atexit
 import hashlib
+import os
 import shutil
 import tempfile
 import threading
@@ -12,9 +19,11 @@ from pathlib import Path
 from docgraph.app.pipeline.execution.base import SourceFile
 
 KEPT_FILES = 8  # the documents a worker may be reading at once, and a margin
+FOLDER_PREFIX = "docgraph-sources-"  # then the pid, a dash and mkdtemp's random part
 
 _lock = threading.Lock()
 _copies: OrderedDict[str, Path] = OrderedDict()
+_folder: Path | None = None
 
 
 def local_path(source: SourceFile) -> Path:
@@ -28,11 +37,47 @@ def local_path(source: SourceFile) -> Path:
         if digest in _copies and _copies[digest].exists():
             _copies.move_to_end(digest)
             return _copies[digest]
-        folder = Path(tempfile.mkdtemp(prefix="docgraph-source-"))
-        target = folder / source.path.name
+        target = _process_folder() / digest[:16] / source.path.name
+        target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
         _copies[digest] = target
         while len(_copies) > KEPT_FILES:
             _, old = _copies.popitem(last=False)
             shutil.rmtree(old.parent, ignore_errors=True)
         return target
+
+
+def _process_folder() -> Path:
+    """This process's folder of copies, made on first use (called under ``_lock``)."""
+    global _folder
+    if _folder is None:
+        base = Path(tempfile.gettempdir())
+        remove_orphaned_folders(base)
+        _folder = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-", dir=base))
+        atexit.register(shutil.rmtree, _folder, True)
+    return _folder
+
+
+def remove_orphaned_folders(base: Path) -> list[Path]:
+    """Remove this user's folders of copies whose process no longer runs; returns them."""
+    removed = []
+    for folder in base.glob(f"{FOLDER_PREFIX}*"):
+        pid = folder.name.removeprefix(FOLDER_PREFIX).split("-", 1)[0]
+        try:
+            owned = folder.is_dir() and folder.stat().st_uid == os.getuid()
+        except OSError:
+            continue
+        if owned and pid.isdigit() and not _running(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process of that pid: running
+        return True
+    return True
