@@ -93,3 +93,27 @@ def test_formula_pieces_are_grouped_as_before_through_the_grid() -> None:
         geometry = display_math._Geometry(rng.choice([5.0, 10.0, 12.0]), edges)
         grouped = [[m.index for m in g] for g in display_math._touching_groups(members, geometry)]
         assert grouped == touching_groups_one_by_one(members, geometry)
+
+
+def test_an_outline_out_of_page_order_gives_way_to_the_headers(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """Bookmarks added as "Part 3", "Part 1", "Part 2" put every section on page 3 and hung pages
+    1 and 2 under the document; the headers on the pages give the sections instead."""
+    doc = pymupdf.open()
+    for number in (1, 2, 3):
+        page = doc.new_page()
+        page.insert_text((72, 72), f"Part {number}", fontsize=18)
+        page.insert_text((72, 110), f"The enclosure of part {number} is cleaned on day {number}.", fontsize=10)
+    doc.set_toc([[1, "Part 3", 3], [1, "Part 1", 1], [1, "Part 2", 2]])
+    doc.save(tmp_path / "parts.pdf")
+
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    assert (
+        build_ingest_pipeline(falkordb_store, settings, embed=False).ingest(tmp_path / "parts.pdf").status == "ingested"
+    )
+    sections = falkordb_store.read("MATCH (s:Section) RETURN s.title AS title, s.page_start AS page ORDER BY s.order")
+    assert [(row["title"], row["page"]) for row in sections] == [("Part 1", 1), ("Part 2", 2), ("Part 3", 3)]
+    under = falkordb_store.read(
+        "MATCH (r:Region)-[:IS_UNDER]->(s:Section) WHERE r.text CONTAINS 'cleaned' "
+        "RETURN r.page AS page, s.title AS title"
+    )
+    assert sorted((row["page"], row["title"]) for row in under) == [(1, "Part 1"), (2, "Part 2"), (3, "Part 3")]

@@ -10,6 +10,7 @@ the document.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import statistics
@@ -106,7 +107,8 @@ def _similarity(a: str, b: str) -> float:
 
 
 def build_sections(layout: DocumentLayout, placed: list[PlacedRegion]) -> SectionTree:
-    if layout.outline:
+    """Sections from the PDF's outline when it has one in page order, else from the headers."""
+    if layout.outline and in_page_order(layout.outline, layout.page_count):
         sections = _with_subheaders(_from_outline(layout.outline, placed), placed)
         source: Literal["outline", "headers", "none"] = "outline"
     else:
@@ -116,6 +118,13 @@ def build_sections(layout: DocumentLayout, placed: list[PlacedRegion]) -> Sectio
 
 
 # ---- from the outline ----------------------------------------------------------------------
+
+
+def in_page_order(outline: list[OutlineEntry], pages: int) -> bool:
+    """Whether the entries that point at a page never go back: bookmarks added in any order ("Part
+    3", "Part 1", "Part 2") cannot be read as a tree of consecutive sections."""
+    targets = [entry.page for entry in outline if 1 <= entry.page <= pages]
+    return all(a <= b for a, b in itertools.pairwise(targets))
 
 
 def _from_outline(outline: list[OutlineEntry], placed: list[PlacedRegion]) -> list[SectionSpec]:
