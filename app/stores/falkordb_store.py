@@ -30,7 +30,7 @@ from docgraph.app.stores.cypher import identifier, load, render
 from docgraph.app.stores.falkordb_disk import snapshot_now, start_compaction
 from docgraph.app.stores.falkordb_ghosts import ghost_ids, repair_ghosts
 from docgraph.app.stores.falkordb_write import DocumentWriter, encode_query
-from docgraph.app.stores.records import DEFAULT_CHUNK_ROWS
+from docgraph.app.stores.records import DEFAULT_CHUNK_ROWS, check_vector_sizes
 from docgraph.app.stores.results import IndexInfo, fulltext_terms, graph_counts, plain_value, scored_nodes
 from docgraph.app.stores.schema import (
     DEFAULT_VECTOR_DIMENSION,
@@ -223,6 +223,7 @@ class FalkorDBStore:
     # ---- documents -------------------------------------------------------------------------
 
     def write_document(self, batch: GraphBatch, force: bool = False) -> WriteResult:
+        check_vector_sizes(batch, self.vector_dimension)
         try:
             result = self._writer.write(batch, force)
         except StoreError:  # the write's own error is the one to report, not a rebuild's

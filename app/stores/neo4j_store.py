@@ -21,7 +21,14 @@ from neo4j import exceptions as neo4j_errors
 
 from docgraph.app.stores.base import Dialect, GraphCounts, Row, ScoredNode, WriteResult
 from docgraph.app.stores.cypher import load, render
-from docgraph.app.stores.records import DOCUMENT_LABELS, edge_groups, node_groups, render_edges, render_nodes
+from docgraph.app.stores.records import (
+    DOCUMENT_LABELS,
+    check_vector_sizes,
+    edge_groups,
+    node_groups,
+    render_edges,
+    render_nodes,
+)
 from docgraph.app.stores.results import IndexInfo, fulltext_terms, graph_counts, plain_value, scored_nodes
 from docgraph.app.stores.schema import DEFAULT_VECTOR_DIMENSION, FULLTEXT_PROPERTY, load_ddl
 from docgraph.app.stores.url import StoreURL
@@ -124,6 +131,8 @@ class Neo4jStore:
     # ---- documents -------------------------------------------------------------------------
 
     def write_document(self, batch: GraphBatch, force: bool = False) -> WriteResult:
+        check_vector_sizes(batch, self.vector_dimension)
+
         def work(tx: neo4j.ManagedTransaction) -> WriteResult:  # run again on a retry: rows are made afresh
             versions = [record["version"] for record in tx.run(load("document_versions", DIALECT), doc_id=batch.doc_id)]
             if versions == [batch.version] and not force:

@@ -179,6 +179,20 @@ def _storable_list(items: list[Any]) -> Any:
     return items
 
 
+def check_vector_sizes(batch: GraphBatch, dimension: int) -> None:
+    """Refuse a batch whose vectors do not fit the store's vector indexes (another encoder than the
+    one the store was set up for): written, they would fail every vector search (FalkorDB) or be
+    left out of the index without a word (Neo4j)."""
+    for node in batch.nodes:
+        for name in VECTOR_PROPERTIES:
+            vector = node.props.get(name)
+            if vector is not None and len(vector) and len(vector) != dimension:
+                raise StoreError(
+                    f"{batch.doc_id}: its {name} vectors have {len(vector)} numbers, this store's vector indexes "
+                    f"{dimension}: use the encoder the store was made with, or another graph (DOCGRAPH_GRAPH)"
+                )
+
+
 def _require_known_label(label: str) -> None:
     if label not in ID_PROPERTY:
         raise StoreError(f"unknown node label {label!r}; a batch holds {', '.join(DOCUMENT_LABELS)}")
