@@ -278,7 +278,8 @@ class FalkorDBStore:
                 raise self._unavailable(error) from error
             waited = self._timeout_s + REPLY_GRACE_S
             raise StoreUnavailableError(
-                f"FalkorDB at {self.url} did not answer a read within {waited:g}s: the server is stuck or out of reach"
+                f"FalkorDB at {self.url} did not answer a read within {waited:g}s: it is busy with a long write "
+                "(a large document's takes minutes, and holds every reader meanwhile), stuck, or out of reach"
             ) from error
         except redis.RedisError as error:
             raise self._unavailable(error) from error
