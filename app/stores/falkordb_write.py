@@ -178,7 +178,9 @@ class DocumentWriter:
             try:
                 pipe.watch(self._graph.name)  # type: ignore[no-untyped-call]
                 labels = self._stored_labels(pipe)
-                replies = self._execute(pipe, _per_label("delete_document_nodes", {"doc_id": doc_id}, resize=labels))
+                # The Document last: if a label's delete fails, the document is still there to delete again.
+                order = tuple(reversed(DOCUMENT_LABELS))
+                replies = self._execute(pipe, _per_label("delete_document_nodes", {"doc_id": doc_id}, order, labels))
             except redis.WatchError:
                 return None
         _raise_first_error(replies, f"deleting document {doc_id} failed")
@@ -204,6 +206,12 @@ class DocumentWriter:
         if not self._kept(replies[-1]):
             problem = _first_error(replies) or "a relationship endpoint is not in the graph"
             raise StoreError(f"writing document {batch.doc_id} failed, the graph is unchanged: {problem}")
+        late = _first_error(replies)
+        if late is not None:  # a step after the nodes were written (MULTI/EXEC does not roll back)
+            raise StoreError(
+                f"writing document {batch.doc_id} went wrong after its nodes were written ({late}): the "
+                "store may hold parts of two versions; ingest the file again with --force"
+            )
         return WriteResult(
             written=True, replaced=bool(versions), nodes=len(batch.nodes), relationships=len(batch.edges)
         )
