@@ -19,6 +19,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from docgraph.errors import ModelError
 from docgraph.models.cross_encoder import CrossEncoder, FrozenStates
 from docgraph.models.runtimes import process_threads
 
@@ -94,7 +95,11 @@ def train_cross_encoder(
     config: RerankTrainConfig,
     progress: ProgressFn | None = None,
 ) -> RerankTrainResult:
-    """Train ``model`` in place; it ends with the weights of the best held-out epoch."""
+    """Train ``model`` in place; it ends with the weights of the best held-out epoch. Refused
+    (``ModelError``) without held-out groups, or when no epoch beat the untrained model: the
+    caller would save a random scoring head."""
+    if not held or not train:
+        raise ModelError("no training or no held-out question groups came out of these documents: give more PDFs")
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
     optimizer = torch.optim.AdamW(
@@ -130,6 +135,10 @@ def train_cross_encoder(
         )
         if held_out["mrr"] > best:
             best, best_state, result.best_epoch = held_out["mrr"], copy.deepcopy(model.state_dict()), epoch
+    if result.best_epoch == 0:
+        raise ModelError(
+            f"no epoch beat the untrained reranker's held-out MRR ({result.untrained['mrr']:.3f}): nothing was saved"
+        )
     model.load_state_dict(best_state)
     model.eval()
     return result

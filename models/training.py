@@ -25,6 +25,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
+from docgraph.errors import ModelError
 from docgraph.models.gnn import GnnConfig, RelationalAdjacency, RelationalGNN
 from docgraph.models.graph_tensors import GROUPS, GraphTensors, batch_to_tensors
 from docgraph.models.pseudo_queries import PseudoQuery
@@ -220,6 +221,9 @@ def page_hits(
 
 
 def train_model(docs: Sequence[DocumentData], config: TrainConfig, progress: ProgressFn | None = None) -> TrainResult:
+    """The model of the epoch with the best held-out loss. Refused (``ModelError``) when there is
+    nothing to train on or to choose by, or no epoch scored: the caller would save untrained weights."""
+    check_trainable(docs, config.epochs)
     seed_everything(config.seed)
     model = RelationalGNN(config.gnn)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
@@ -240,9 +244,23 @@ def train_model(docs: Sequence[DocumentData], config: TrainConfig, progress: Pro
             stale += 1
             if stale >= config.patience:
                 break
+    if best_epoch == 0:
+        raise ModelError("no epoch gave a held-out loss to keep (it was not a number): nothing was saved")
     model.load_state_dict(best_state)
     model.eval()
     return TrainResult(model, history, best_epoch, baseline, compare_by_kind(model, docs))
+
+
+def check_trainable(docs: Sequence[DocumentData], epochs: int) -> None:
+    if epochs < 1:
+        raise ModelError(f"epochs must be at least 1, not {epochs}")
+    if not sum(doc.train.size for doc in docs):
+        raise ModelError("no training queries came out of these documents: give more (or longer) PDFs")
+    if not sum(doc.held_out.size for doc in docs):
+        raise ModelError(
+            "no held-out queries came out of these documents (about one query in ten is held out to choose "
+            "the epoch by): give more (or longer) PDFs"
+        )
 
 
 def run_epoch(

@@ -17,6 +17,7 @@ from docgraph.app.cli.main import app
 from docgraph.app.cli.model_cmds import format_unseen
 from docgraph.app.pipeline.embedding import embed_batch
 from docgraph.app.resources import ROOT
+from docgraph.errors import ModelError
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.links.similarity import similarity_edges
 from docgraph.ingest.readers.native import NativeReader
@@ -100,6 +101,16 @@ def test_info_nce_prefers_the_target() -> None:
 
 def quick_config(epochs: int) -> TrainConfig:
     return TrainConfig(epochs=epochs, batch_queries=64, patience=epochs, seed=11, gnn=GnnConfig(num_bases=2))
+
+
+def test_training_with_nothing_to_choose_an_epoch_by_saves_nothing(document: DocumentData) -> None:
+    """Without held-out queries (a short document: one in ten is held out) every epoch's held-out
+    loss was NaN, no epoch was kept, and the untrained weights were saved over the checkpoint."""
+    no_held_out = replace(document, held_out=document.train.subset(torch.arange(0)))
+    with pytest.raises(ModelError, match="no held-out queries"):
+        train_model([no_held_out], quick_config(2))
+    with pytest.raises(ModelError, match="epochs must be at least 1"):
+        train_model([document], quick_config(0))
 
 
 def test_training_reduces_the_loss(document: DocumentData) -> None:

@@ -73,7 +73,8 @@ def test_train_reranker_trains_on_a_real_pdf_and_saves_a_checkpoint_it_can_load(
     report = json.loads(result.stdout)
     assert report["documents"] == [SAMPLE.name] and report["groups"]["train"] > 0 and report["groups"]["held_out"] > 0
     assert [epoch["epoch"] for epoch in report["history"]] == [1]
-    assert 0 <= report["baseline"]["first"] <= 100 and report["best_epoch"] in (0, 1)
+    assert 0 <= report["baseline"]["first"] <= 100
+    assert report["best_epoch"] == 1  # an epoch beat the untrained head (else nothing is saved)
     assert load_cross_encoder(out).score("penguins", ["Penguins are fed twice a day."]).shape == (1,)
 
 
