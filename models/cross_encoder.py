@@ -151,7 +151,12 @@ def save_cross_encoder(model: CrossEncoder, path: Path, meta: dict[str, Any]) ->
         if _is_trained(name, model.split)
     }
     path.parent.mkdir(parents=True, exist_ok=True)
-    torch.save({"config": asdict(model.config), "weights": trained, "meta": meta}, path)
+    partial = path.with_name(f"{path.name}.{os.getpid()}.part")  # a crash mid-save leaves the old file whole
+    try:
+        torch.save({"config": asdict(model.config), "weights": trained, "meta": meta}, partial)
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def load_cross_encoder(path: Path) -> CrossEncoder:
@@ -166,8 +171,13 @@ def load_cross_encoder(path: Path) -> CrossEncoder:
         if missing:
             raise ModelError(f"{path}: the checkpoint lacks {len(missing)} trained tensors ({missing[0]} ...)")
         model.load_state_dict(weights, strict=False)
-    except (KeyError, TypeError, RuntimeError) as exc:
-        raise ModelError(f"{path} is not a docgraph reranker checkpoint: {exc}") from exc
+    except ModelError:
+        raise
+    except Exception as exc:  # an empty file (EOFError), a Git LFS pointer (UnpicklingError), wrong tensors, ...
+        lines = str(exc).strip().splitlines()
+        raise ModelError(
+            f"{path} is not a docgraph reranker checkpoint: {lines[0] if lines else type(exc).__name__}"
+        ) from exc
     return model.eval()
 
 

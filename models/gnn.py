@@ -349,10 +349,16 @@ def load_checkpoint(path: Path) -> Checkpoint:
         config = GnnConfig.from_dict(payload["config"])
         model = RelationalGNN(config)
         model.load_state_dict({name: t.float() for name, t in payload["state"].items()})
-    except (KeyError, RuntimeError, TypeError, ValueError) as exc:
-        raise ModelError(f"{path} is not a docgraph GNN checkpoint: {exc}") from exc
+    except Exception as exc:  # an empty file (EOFError), a Git LFS pointer (UnpicklingError), wrong tensors, ...
+        raise ModelError(f"{path} is not a docgraph GNN checkpoint: {_first_line(exc)}") from exc
     model.eval()
     return Checkpoint(model, dict(payload.get("meta", {})))
+
+
+def _first_line(error: Exception) -> str:
+    """An error's first line (torch's unpickling errors go on for a paragraph), or its type."""
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__
 
 
 def _plain(config: dict[str, Any]) -> dict[str, Any]:

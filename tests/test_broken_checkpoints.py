@@ -1,0 +1,68 @@
+"""Checkpoint files that are not what they claim (empty, a Git LFS pointer from a clone without
+LFS, cut short by a crash): one-line refusals, an ingest that goes on without the GNN, and a
+reranker save that never leaves half a file where the old one was."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.resources import SAMPLES_DIR
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.errors import ModelError
+from docgraph.models import cross_encoder
+from docgraph.models.cross_encoder import CrossEncoder, CrossEncoderConfig, load_cross_encoder, save_cross_encoder
+from docgraph.models.gnn import load_checkpoint
+
+LFS_POINTER = b"version https://git-lfs.github.com/spec/v1\noid sha256:4d7a\nsize 1210000\n"
+
+
+def broken_files(folder: Path) -> list[Path]:
+    (folder / "empty.pt").write_bytes(b"")
+    (folder / "pointer.pt").write_bytes(LFS_POINTER)
+    return [folder / "empty.pt", folder / "pointer.pt"]
+
+
+def test_an_unreadable_checkpoint_is_a_one_line_model_error(tmp_path: Path) -> None:
+    for path in broken_files(tmp_path):
+        with pytest.raises(ModelError, match="is not a docgraph GNN checkpoint") as gnn:
+            load_checkpoint(path)
+        with pytest.raises(ModelError, match="is not a docgraph reranker checkpoint") as reranker:
+            load_cross_encoder(path)
+        for error in (gnn, reranker):
+            assert "\n" not in str(error.value) and "weights_only=False" not in str(error.value)
+
+
+def test_an_ingest_goes_on_without_the_gnn_when_its_checkpoint_is_unreadable(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    (empty, _) = broken_files(tmp_path)
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="", gnn_checkpoint=empty)
+    pipeline = build_ingest_pipeline(falkordb_store, settings)
+    assert any(note.startswith("GNN embeddings off") for note in pipeline.notes)
+    assert pipeline.ingest(SAMPLES_DIR / "docgraph-sample.pdf").status == "ingested"
+
+
+def test_a_reranker_save_that_fails_leaves_the_old_checkpoint_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = CrossEncoder(CrossEncoderConfig())
+    path = tmp_path / "reranker.pt"
+    save_cross_encoder(model, path, {"round": 1})
+    before = path.read_bytes()
+
+    def crash_mid_save(payload: object, target: Path) -> None:
+        Path(target).write_bytes(b"PK\x03\x04 half a zip")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cross_encoder.torch, "save", crash_mid_save)
+    with pytest.raises(KeyboardInterrupt):
+        save_cross_encoder(model, path, {"round": 2})
+    monkeypatch.undo()
+    assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["reranker.pt"]
+    assert load_cross_encoder(path).score("penguins", ["Penguins are fed twice a day."]).shape == (1,)
+    assert torch.load(path, weights_only=True)["meta"] == {"round": 1}
