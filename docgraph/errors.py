@@ -117,6 +117,10 @@ class QuestionsError(DocgraphError):
     """An evaluation questions file is missing or malformed."""
 
 
+class ReembedError(DocgraphError):
+    """``docgraph reembed`` could not re-embed some documents (the others were)."""
+
+
 class CorpusChangedError(DocgraphError):
     """Documents were stored or deleted while an operation over the whole corpus ran, every time it
     was tried; running it again once they are in completes it."""

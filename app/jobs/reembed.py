@@ -26,7 +26,7 @@ from docgraph.app.pipeline.stages import ProgressFn
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.cypher import load, render
 from docgraph.app.stores.schema import GNN_PROPERTY
-from docgraph.errors import CorpusChangedError, ModelError
+from docgraph.errors import CorpusChangedError, DocgraphError, ModelError, ReembedError
 from docgraph.ingest.links.similarity import similarity_edges
 from docgraph.models.gnn import RelationalGNN
 from docgraph.models.graph_tensors import gnn_node_count, records_to_tensors
@@ -44,25 +44,33 @@ def reembed(
     """Recompute the GNN vectors (``prop``) of stored documents (all, or ``doc_id``); returns nodes updated.
 
     A document stored without IS_SIMILAR edges gets them (computed from the stored embeddings).
-    ``progress`` hears ``("reembed", done, total)`` per document.
+    ``progress`` hears ``("reembed", done, total)`` per document. A document that fails (stored
+    again all the while, a store error) does not stop the others: they are re-embedded, the index
+    rebuilt, and then a ``ReembedError`` names each failed one.
     """
     model = gnn_for(settings, checkpoint)
     doc_ids = [doc_id] if doc_id else [str(row["doc_id"]) for row in store.read(load("gnn_documents", store.dialect))]
     # Hashed once: the checkpoint file is the same for every document.
     tag = checkpoint_tag(checkpoint or configured_checkpoint(settings)) if prop == GNN_PROPERTY else None
-    updated = 0
+    updated, failed = 0, {}
     for done, document in enumerate(doc_ids):
         if progress:
             progress("reembed", done, len(doc_ids))
-        updated += _reembed_document(store, settings, model, document, prop, tag)
+        try:
+            updated += _reembed_document(store, settings, model, document, prop, tag)
+        except DocgraphError as error:  # it may have written some vectors: the index is rebuilt below
+            failed[document] = str(error)
     if progress:
         progress("reembed", len(doc_ids), len(doc_ids))
-    if updated:  # the vectors were written in place: the full-text scores need a rebuilt index
+    if updated or failed:  # the vectors were written in place: the full-text scores need a rebuilt index
         if progress:
             progress("full-text index", 0, 1)
         store.refresh_fulltext(GNN_LABELS)
         if progress:
             progress("full-text index", 1, 1)
+    if failed:
+        listed = "; ".join(f"{name}: {why}" for name, why in failed.items())
+        raise ReembedError(f"re-embedded {updated} nodes, but {len(failed)} document(s) failed: {listed}")
     return updated
 
 
