@@ -347,12 +347,25 @@ def load_checkpoint(path: Path) -> Checkpoint:
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
         config = GnnConfig.from_dict(payload["config"])
+        _check_graph_layout(config, path)
         model = RelationalGNN(config)
         model.load_state_dict({name: t.float() for name, t in payload["state"].items()})
+    except ModelError:
+        raise
     except Exception as exc:  # an empty file (EOFError), a Git LFS pointer (UnpicklingError), wrong tensors, ...
         raise ModelError(f"{path} is not a docgraph GNN checkpoint: {_first_line(exc)}") from exc
     model.eval()
     return Checkpoint(model, dict(payload.get("meta", {})))
+
+
+def _check_graph_layout(config: GnnConfig, path: Path) -> None:
+    """A checkpoint trained on another number of relation types or region kinds would index past
+    its weights inside the GNN stage: refused before it is used."""
+    if (config.num_relations, config.num_kinds) != (NUM_RELATIONS, NUM_KINDS):
+        raise ModelError(
+            f"{path} was trained on {config.num_relations} relation types and {config.num_kinds} region kinds, "
+            f"this docgraph has {NUM_RELATIONS} and {NUM_KINDS}: train one with `docgraph train-gnn`"
+        )
 
 
 def _first_line(error: Exception) -> str:

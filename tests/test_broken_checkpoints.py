@@ -16,7 +16,7 @@ from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.errors import ModelError
 from docgraph.models import cross_encoder
 from docgraph.models.cross_encoder import CrossEncoder, CrossEncoderConfig, load_cross_encoder, save_cross_encoder
-from docgraph.models.gnn import load_checkpoint
+from docgraph.models.gnn import GnnConfig, RelationalGNN, load_checkpoint, save_checkpoint
 
 LFS_POINTER = b"version https://git-lfs.github.com/spec/v1\noid sha256:4d7a\nsize 1210000\n"
 
@@ -66,3 +66,11 @@ def test_a_reranker_save_that_fails_leaves_the_old_checkpoint_whole(
     assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["reranker.pt"]
     assert load_cross_encoder(path).score("penguins", ["Penguins are fed twice a day."]).shape == (1,)
     assert torch.load(path, weights_only=True)["meta"] == {"round": 1}
+
+
+def test_a_checkpoint_of_another_graph_layout_is_refused(tmp_path: Path) -> None:
+    """Trained on fewer relation types it loaded, then failed inside the ingest's GNN stage
+    ("addmm: index out of row bound")."""
+    path = save_checkpoint(RelationalGNN(GnnConfig(num_relations=10)), tmp_path / "old.pt", {})
+    with pytest.raises(ModelError, match=r"trained on 10 relation types .* `docgraph train-gnn`"):
+        load_checkpoint(path)
