@@ -226,7 +226,10 @@ class Corpus:
         """doc_id -> what its index was loaded from: the stored version, and how many figure
         descriptions were written to it since (they change the regions' text, not the version)."""
         rows = self.store.read(cypher.load("retrieval_documents", self.store.dialect))
-        return {str(row["doc_id"]): f"{row['version'] or ''}+{int(row['described'] or 0)}" for row in rows}
+        return {
+            str(row["doc_id"]): _with_descriptions(str(row["version"] or ""), int(row["described"] or 0))
+            for row in rows
+        }
 
     def documents(self, doc_id: str | None = None) -> list[DocumentIndex]:
         """The current index of ``doc_id`` (or of every document), reloading what changed."""
@@ -313,6 +316,11 @@ class Corpus:
     def _loaded(self, region_id: str) -> DocumentIndex | None:
         """The loaded document a region id names, if it is loaded."""
         return self._documents.get(_doc_id_of(region_id))
+
+
+def _with_descriptions(version: str, described: int) -> str:
+    """The stored version, with the count of descriptions written since when there are any."""
+    return f"{version}+{described}" if described else version
 
 
 def _doc_id_of(region_id: str) -> str:
