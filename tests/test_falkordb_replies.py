@@ -48,7 +48,8 @@ def test_a_read_from_a_server_that_stops_answering_fails_with_a_clear_error(home
     pid = server_pid(home)
     os.kill(pid, signal.SIGSTOP)  # the process lives and holds its socket, but answers nothing
     try:
-        with pytest.raises(StoreUnavailableError, match=r"did not answer a read within 1s: it is busy with a long write .*, stuck, or out of reach"):
+        expected = r"did not answer a read within 1s: it is busy with a long write .*, stuck, or out of reach"
+        with pytest.raises(StoreUnavailableError, match=expected):
             store.read("MATCH (p:Probe) RETURN p.n AS n")
     finally:
         os.kill(pid, signal.SIGCONT)
