@@ -11,7 +11,7 @@ from typing import Any
 
 from docgraph.app.config import Settings
 from docgraph.app.pipeline.embedding import DiskCache, configured_encoder, embed_batch, encode_cached
-from docgraph.app.pipeline.gnn import DEFAULT_CHECKPOINT, load_gnn
+from docgraph.app.pipeline.gnn import DEFAULT_CHECKPOINT
 from docgraph.app.pipeline.readers import make_reader
 from docgraph.app.pipeline.similarity import add_similarity_edges
 from docgraph.app.pipeline.stages import expand_paths, read_pdf
@@ -123,8 +123,7 @@ def train_gnn(
         **training_summary(result),
         **extra,
     }
-    save_checkpoint(result.model, out, meta)
-    load_gnn.cache_clear()
+    save_checkpoint(result.model, out, meta)  # load_gnn and checkpoint_tag see the new file by its mtime and size
     return TrainReport(
         checkpoint=out,
         documents=[pdf.name for pdf in pdfs],
