@@ -22,6 +22,7 @@ import torch
 from torch import nn
 
 from docgraph.errors import ModelError
+from docgraph.models.checkpoint_files import save_atomically, unreadable
 from docgraph.models.encoders import DEFAULT_MODEL, resolve_model_path
 from docgraph.models.runtimes import process_threads
 
@@ -150,13 +151,7 @@ def save_cross_encoder(model: CrossEncoder, path: Path, meta: dict[str, Any]) ->
         for name, tensor in model.state_dict().items()
         if _is_trained(name, model.split)
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f"{path.name}.{os.getpid()}.part")  # a crash mid-save leaves the old file whole
-    try:
-        torch.save({"config": asdict(model.config), "weights": trained, "meta": meta}, partial)
-        partial.replace(path)
-    finally:
-        partial.unlink(missing_ok=True)
+    save_atomically({"config": asdict(model.config), "weights": trained, "meta": meta}, path)
 
 
 def load_cross_encoder(path: Path) -> CrossEncoder:
@@ -174,10 +169,7 @@ def load_cross_encoder(path: Path) -> CrossEncoder:
     except ModelError:
         raise
     except Exception as exc:  # an empty file (EOFError), a Git LFS pointer (UnpicklingError), wrong tensors, ...
-        lines = str(exc).strip().splitlines()
-        raise ModelError(
-            f"{path} is not a docgraph reranker checkpoint: {lines[0] if lines else type(exc).__name__}"
-        ) from exc
+        raise unreadable(path, "reranker", exc) from exc
     return model.eval()
 
 

@@ -30,6 +30,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from docgraph.errors import ModelError
+from docgraph.models.checkpoint_files import save_atomically, unreadable
 from docgraph.models.graph_tensors import GROUPS, NUM_KINDS, NUM_RELATIONS, GraphTensors
 from docgraph.models.spill import SpillFolder
 
@@ -334,11 +335,7 @@ def save_checkpoint(model: RelationalGNN, path: Path, meta: dict[str, Any] | Non
     """Config + weights (float16 by default: half the size, far below the model's noise) + meta."""
     state = {name: (t.detach().half() if half else t.detach().clone()) for name, t in model.state_dict().items()}
     payload = {"format": CHECKPOINT_FORMAT, "config": _plain(asdict(model.config)), "state": state, "meta": meta or {}}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".part")
-    torch.save(payload, tmp)
-    tmp.replace(path)
-    return path
+    return save_atomically(payload, path)
 
 
 def load_checkpoint(path: Path) -> Checkpoint:
@@ -353,7 +350,7 @@ def load_checkpoint(path: Path) -> Checkpoint:
     except ModelError:
         raise
     except Exception as exc:  # an empty file (EOFError), a Git LFS pointer (UnpicklingError), wrong tensors, ...
-        raise ModelError(f"{path} is not a docgraph GNN checkpoint: {_first_line(exc)}") from exc
+        raise unreadable(path, "GNN", exc) from exc
     model.eval()
     return Checkpoint(model, dict(payload.get("meta", {})))
 
@@ -366,12 +363,6 @@ def _check_graph_layout(config: GnnConfig, path: Path) -> None:
             f"{path} was trained on {config.num_relations} relation types and {config.num_kinds} region kinds, "
             f"this docgraph has {NUM_RELATIONS} and {NUM_KINDS}: train one with `docgraph train-gnn`"
         )
-
-
-def _first_line(error: Exception) -> str:
-    """An error's first line (torch's unpickling errors go on for a paragraph), or its type."""
-    lines = str(error).strip().splitlines()
-    return lines[0] if lines else type(error).__name__
 
 
 def _plain(config: dict[str, Any]) -> dict[str, Any]:
