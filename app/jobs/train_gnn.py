@@ -123,7 +123,7 @@ def train_gnn(
         **training_summary(result),
         **extra,
     }
-    save_checkpoint(result.model, out, meta)  # load_gnn and checkpoint_tag see the new file by its mtime and size
+    save_checkpoint(result.model, out, meta)  # load_gnn and checkpoint_tag see it is new (file_state)
     return TrainReport(
         checkpoint=out,
         documents=[pdf.name for pdf in pdfs],

@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from docgraph.app.config import Settings
-from docgraph.app.pipeline.stages import IngestContext, embedded_batch
+from docgraph.app.pipeline.stages import FileState, IngestContext, embedded_batch, file_state
 from docgraph.app.resources import ROOT
 from docgraph.app.stores.schema import GNN_ABLATION_PROPERTIES, GNN_PROPERTY
 from docgraph.errors import ModelError
@@ -62,31 +62,22 @@ GNN_VARIANTS: dict[str, GnnVariant] = {
 def load_gnn(path: str = str(DEFAULT_CHECKPOINT)) -> Checkpoint:
     """A checkpoint, loaded once per process, and again once its file changed (`docgraph train-gnn`
     in another process writes a new one under the same name while a server runs)."""
-    return _load_gnn(path, file_key(Path(path)))
+    return _load_gnn(path, file_state(Path(path)))
 
 
 @lru_cache(maxsize=4)
-def _load_gnn(path: str, key: tuple[int, int] | None) -> Checkpoint:
+def _load_gnn(path: str, state: FileState | None) -> Checkpoint:
     return load_checkpoint(Path(path))
-
-
-def file_key(path: Path) -> tuple[int, int] | None:
-    """What tells one content of a file from the next without reading it: mtime (ns) and size."""
-    try:
-        found = path.stat()
-    except OSError:
-        return None
-    return found.st_mtime_ns, found.st_size
 
 
 def checkpoint_tag(path: Path) -> str:
     """``<file name> <first 8 hex digits of its sha256>``: names a checkpoint and its exact weights
     (hashed again once the file changed)."""
-    return _checkpoint_tag(path, file_key(path))
+    return _checkpoint_tag(path, file_state(path))
 
 
 @lru_cache(maxsize=8)
-def _checkpoint_tag(path: Path, key: tuple[int, int] | None) -> str:
+def _checkpoint_tag(path: Path, state: FileState | None) -> str:
     return f"{path.name} {file_sha256(path)[:8]}"
 
 

@@ -206,6 +206,7 @@ def _hashed_copy(source: Path, target: Path) -> str:
 
 
 def file_state(path: Path) -> FileState | None:
+    """What tells one content of a file from the next without reading it (None: no such file)."""
     try:
         found = path.stat()
     except OSError:
