@@ -33,8 +33,15 @@ def _mark_ranges() -> str:
     return "".join(re.escape(chr(a)) + (f"-{re.escape(chr(b))}" if b > a else "") for a, b in ranges)
 
 
-_LETTER = rf"(?:[^\W_]|[{_mark_ranges()}])"  # a letter or digit of any script, or a mark within a word
-_TOKEN = re.compile(rf"{_LETTER}+(?:[._\-]{_LETTER}+)*")
+@lru_cache(maxsize=1)
+def _token_pattern() -> re.Pattern[str]:
+    """Words of any script, a mark within a word kept in it; made on the first text that is not
+    ASCII (listing the marks takes about 30 ms, which a process reading only ASCII need not pay)."""
+    letter = rf"(?:[^\W_]|[{_mark_ranges()}])"
+    return re.compile(rf"{letter}+(?:[._\-]{letter}+)*")
+
+
+_ASCII_TOKEN = re.compile(r"[^\W_]+(?:[._\-][^\W_]+)*")  # the same words where no text has a mark
 _PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+[0-9]*(?![a-z])")
 _SEPARATORS = re.compile(r"[._\-]")
 # Scripts written without spaces between words (CJK, Hangul, Thai, Lao, Myanmar, Khmer): indexed as
@@ -79,7 +86,7 @@ def tokenize(text: str) -> list[str]:
     if not text.isascii() and _UNSPACED.search(text):
         tokens += [pair for run in _UNSPACED.findall(text) for pair in _character_pairs(run)]
         text = _UNSPACED.sub(" ", text)
-    for match in _TOKEN.finditer(text):
+    for match in (_ASCII_TOKEN if text.isascii() else _token_pattern()).finditer(text):
         raw = match.group(0)
         parts = [p for p in _SEPARATORS.split(raw) if p]
         sub: list[str] = []
