@@ -8,6 +8,7 @@ already in the local Hugging Face cache.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from collections.abc import Callable
@@ -143,6 +144,33 @@ def resolve_model_path(name_or_path: str) -> str:
             raise ModelError(f"{path} is not a sentence-transformers model folder")
         return str(path.resolve())
     return name_or_path
+
+
+def model_files_fingerprint(name_or_path: str) -> str:
+    """For a model read from a folder: 12 hex digits of its files' names, sizes and modification
+    times, so a model retrained in place is told apart from the one before. Empty for the packaged
+    model and hub names, whose files do not change under the same name."""
+    if name_or_path.strip().lower() in _PACKAGED_NAMES:
+        return ""
+    folder = Path(name_or_path).expanduser()
+    if not folder.is_dir():
+        return ""
+    digest = hashlib.sha256()
+    for stamp in file_stamps(folder):
+        digest.update(stamp.encode("utf-8") + b"\0")
+    return digest.hexdigest()[:12]
+
+
+def file_stamps(folder: Path) -> list[str]:
+    """``relative path:size:mtime_ns`` of every file under ``folder``, in name order."""
+    if not folder.is_dir():
+        return []
+    stamps = []
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            stat = path.stat()
+            stamps.append(f"{path.relative_to(folder)}:{stat.st_size}:{stat.st_mtime_ns}")
+    return stamps
 
 
 def load_sentence_transformer(name_or_path: str) -> SentenceTransformer:

@@ -35,6 +35,7 @@ from docgraph.models.encoders import (
     LENGTH_CHUNK,
     RowsDone,
     Vectors,
+    file_stamps,
     load_sentence_transformer,
     longest_first_batches,
     resolve_model_path,
@@ -133,25 +134,57 @@ class OnnxEncoder:
             return self._sessions[threads]
 
 
-def load_onnx_encoder(name_or_path: str, quantized: bool, cache_dir: Path) -> OnnxEncoder:
-    """The encoder's ONNX export from ``cache_dir``, exporting it first if it is not there."""
+def load_onnx_encoder(name_or_path: str, quantized: bool, cache_dir: Path, label: str = "") -> OnnxEncoder:
+    """The encoder's ONNX export from ``cache_dir``, exporting it first if it is not there; named
+    ``label`` (default: ``name_or_path``) and the runtime."""
 
     location = resolve_model_path(name_or_path)
     runtime = "onnx-int8" if quantized else "onnx"
     folder = cache_dir / export_folder_name(location, runtime)
     if not (folder / INFO_FILE).is_file():
         export_encoder(location, folder, quantized)
-    return OnnxEncoder(f"{name_or_path} ({runtime})", folder)
+    return OnnxEncoder(f"{label or name_or_path} ({runtime})", folder)
 
 
 def export_folder_name(location: str, runtime: str) -> str:
     """``<model>-<runtime>-<fingerprint>``: the fingerprint covers the model files (name, size,
     modification time), the runtime, the export format and the versions of the exporting libraries."""
     digest = hashlib.sha256()
-    for part in (str(EXPORT_FORMAT), runtime, location, *_library_versions(), *_file_stamps(Path(location))):
+    for part in (str(EXPORT_FORMAT), runtime, location, *_library_versions(), *file_stamps(Path(location))):
         digest.update(part.encode("utf-8") + b"\0")
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(location).name or location).strip("-")[:60] or "model"
-    return f"{slug}-{runtime}-{digest.hexdigest()[:16]}"
+    return f"{_slug(location)}-{runtime}-{digest.hexdigest()[:16]}"
+
+
+def _slug(location: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", Path(location).name or location).strip("-")[:60] or "model"
+
+
+def remove_older_exports(folder: Path, location: str, runtime: str) -> list[Path]:
+    """Remove the other exports of the same model folder and runtime beside ``folder`` (made before
+    its files or the libraries changed; each is the size of the model). Exports whose info names
+    another location are kept; older ones that name none go when their folder name matches."""
+    pattern = re.compile(re.escape(f"{_slug(location)}-{runtime}-") + "[0-9a-f]{16}")
+    removed: list[Path] = []
+    try:
+        siblings = list(folder.parent.iterdir())
+    except OSError:
+        return removed
+    for other in siblings:
+        if other == folder or not pattern.fullmatch(other.name) or not other.is_dir():
+            continue
+        if _export_location(other) in (location, None):
+            shutil.rmtree(other, ignore_errors=True)
+            removed.append(other)
+    return removed
+
+
+def _export_location(folder: Path) -> str | None:
+    try:
+        info = json.loads((folder / INFO_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    location = info.get("location") if isinstance(info, dict) else None
+    return location if isinstance(location, str) else None
 
 
 def export_encoder(location: str, folder: Path, quantized: bool) -> None:
@@ -166,6 +199,7 @@ def export_encoder(location: str, folder: Path, quantized: bool) -> None:
         work.mkdir(parents=True)
         _export_into(work, model, pooling, quantized, location)
         _publish(work, folder)
+        remove_older_exports(folder, location, "onnx-int8" if quantized else "onnx")
     except ModelError:
         raise
     except Exception as exc:  # torch's exporter, onnx and the file system each raise their own errors
@@ -194,6 +228,7 @@ def _export_into(work: Path, model: SentenceTransformer, pooling: str, quantized
         "max_length": int(model.max_seq_length or 512),
         "dim": _dimension(model),
         "pad_id": int(model.tokenizer.pad_token_id or 0),
+        "location": location,
     }
     (work / INFO_FILE).write_text(json.dumps(info), encoding="utf-8")
     probe_cosine = _probe_cosine(model, work)
@@ -330,17 +365,6 @@ def _library_versions() -> list[str]:
         except PackageNotFoundError:
             versions.append("none")
     return versions
-
-
-def _file_stamps(folder: Path) -> list[str]:
-    if not folder.is_dir():
-        return []
-    stamps = []
-    for path in sorted(folder.rglob("*")):
-        if path.is_file():
-            stat = path.stat()
-            stamps.append(f"{path.relative_to(folder)}:{stat.st_size}:{stat.st_mtime_ns}")
-    return stamps
 
 
 @contextmanager

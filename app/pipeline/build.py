@@ -34,6 +34,7 @@ from docgraph.app.stores.base import GraphStore
 from docgraph.errors import ModelError
 from docgraph.ingest.links.similarity import DEFAULT_K
 from docgraph.ingest.types import Reader
+from docgraph.models.encoder_loader import encoder_label
 from docgraph.records import BUILD_SEPARATOR, GNN_BUILD_PREFIX
 
 if TYPE_CHECKING:
@@ -110,9 +111,10 @@ def reader_build(reader: Reader, settings: Settings) -> str:
 
 
 def encoder_build(settings: Settings) -> str:
-    """The encoder's part of a build: its model, and the runtime unless torch (int8 changes vectors)."""
+    """The encoder's part of a build: its model (with its files' fingerprint when read from a folder,
+    so a model retrained in place re-embeds), and the runtime unless torch (int8 changes vectors)."""
     runtime = "" if settings.encoder_runtime == "torch" else f" ({settings.encoder_runtime})"
-    return f"encoder {settings.encoder_model}{runtime}"
+    return f"encoder {encoder_label(settings.encoder_model)}{runtime}"
 
 
 def similarity_build(settings: Settings) -> list[str]:

@@ -1,0 +1,66 @@
+"""An encoder read from a folder and retrained there: new vectors, a new build, one ONNX export."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.build import encoder_build
+from docgraph.app.pipeline.embedding import DiskCache, MemoryCache, encode_cached
+from docgraph.models.encoder_loader import load_encoder
+from docgraph.models.encoders import DEFAULT_MODEL, load_sentence_transformer, resolve_model_path
+from docgraph.models.onnx_encoder import INFO_FILE, load_onnx_encoder
+
+TEXTS = ["When are the penguins fed?", "The seal pool holds 400 cubic metres of sea water."]
+
+
+@pytest.fixture()
+def model_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "team-encoder"
+    shutil.copytree(resolve_model_path(DEFAULT_MODEL), folder)
+    return folder
+
+
+def retrain_in_place(folder: Path, seed: int) -> None:
+    """What a fine-tuning run does to the folder: other weights, saved over the old files."""
+    import torch
+
+    model = load_sentence_transformer(str(folder))
+    embeddings = model[0].auto_model.embeddings.word_embeddings.weight
+    with torch.no_grad():
+        embeddings.add_(0.05 * torch.randn(embeddings.shape, generator=torch.Generator().manual_seed(seed)))
+    model.save(str(folder))
+
+
+def test_a_retrained_folder_model_gives_new_vectors_through_the_same_caches(model_folder: Path, tmp_path: Path) -> None:
+    disk = DiskCache(tmp_path / "cache")
+    before = encode_cached(TEXTS, load_encoder(str(model_folder), "torch"), disk, MemoryCache())
+    build_before = encoder_build(Settings(encoder_model=str(model_folder)))
+    retrain_in_place(model_folder, seed=1)
+    encoder = load_encoder(str(model_folder), "torch")
+    after = encode_cached(TEXTS, encoder, disk, MemoryCache())
+    assert np.allclose(after, encoder.encode(TEXTS), atol=1e-6)
+    assert not np.allclose(after, before, atol=1e-3)
+    build_after = encoder_build(Settings(encoder_model=str(model_folder)))
+    assert build_after != build_before and build_after.startswith(f"encoder {model_folder}@")
+    # The packaged model's build stays as it was, so stores made with it are not re-embedded.
+    assert encoder_build(Settings(encoder_runtime="torch")) == "encoder all-MiniLM-L6-v2"
+
+
+def test_a_new_export_removes_the_older_exports_of_the_same_model(model_folder: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "models"
+    first = load_onnx_encoder(str(model_folder), quantized=False, cache_dir=cache)
+    other_location = cache / first.folder.name.replace(first.folder.name[-16:], "0" * 16)
+    other_location.mkdir()
+    (other_location / INFO_FILE).write_text(json.dumps({"location": "/elsewhere/team-encoder"}))
+    retrain_in_place(model_folder, seed=2)
+    second = load_onnx_encoder(str(model_folder), quantized=False, cache_dir=cache)
+    assert second.folder != first.folder and (second.folder / INFO_FILE).is_file()
+    assert not first.folder.exists()
+    assert other_location.is_dir()  # an export of another folder with the same name stays
+    assert sorted(p.name for p in cache.iterdir()) == sorted([second.folder.name, other_location.name])
