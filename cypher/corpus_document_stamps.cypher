@@ -1,6 +1,6 @@
 // Every stored document (or only $doc_id) with what identifies the version stored and the ingest
 // that stored it, so that `docgraph relink` and `docgraph reembed` can tell whether a document was
-// stored again or deleted while they ran (app/document_stamps.py; documents stored before
+// stored again or deleted while they ran (app/stores/stamps.py; documents stored before
 // ingest_id existed fall back to their ingest time).
 MATCH (d:Document)
 WHERE $doc_id IS NULL OR d.doc_id = $doc_id

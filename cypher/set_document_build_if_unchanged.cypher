@@ -1,5 +1,5 @@
 // Set a document's build only if it is still the version, build and ingest that were read before
-// (see app/document_stamps.py): no row comes back when it was stored again or deleted in between,
+// (see app/stores/stamps.py): no row comes back when it was stored again or deleted in between,
 // and `docgraph reembed` then reads it again. With $build = $build_read it only checks.
 MATCH (d:Document)
 WHERE d.doc_id = $doc_id

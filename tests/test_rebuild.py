@@ -12,7 +12,6 @@ import pytest
 from docgraph.app.config import Settings
 from docgraph.app.evaluation.corpus_ingest import ensure_ingested
 from docgraph.app.jobs.reembed import reembed
-from docgraph.app.jobs.stamps import changed_documents, document_stamps, set_build_if_unchanged
 from docgraph.app.pipeline.build import build_ingest_pipeline, with_gnn_build
 from docgraph.app.pipeline.gnn import DEFAULT_CHECKPOINT, GNN_VARIANTS, checkpoint_tag, configured_checkpoint
 from docgraph.app.pipeline.readers import make_reader
@@ -20,6 +19,7 @@ from docgraph.app.pipeline.stages import IngestPipeline, IngestReport
 from docgraph.app.resources import ROOT
 from docgraph.app.retrieval.corpus import Corpus
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.app.stores.stamps import changed_documents, document_stamps, set_build_if_unchanged
 from docgraph.ingest.structure.ids import file_sha256, version_tag
 from docgraph.models.encoder_loader import load_encoder
 from docgraph.models.encoders import DEFAULT_MODEL
@@ -237,3 +237,32 @@ def test_another_gnn_checkpoint_rewrites_the_vectors_in_place_and_keeps_the_vers
     assert shipped.ingest(SAMPLE).status == "unchanged"
     outcome = ensure_ingested([SAMPLE], falkordb_store, load_encoder(DEFAULT_MODEL), settings)
     assert outcome.skipped == [SAMPLE.name]
+
+
+def test_an_ingest_refreshing_gnn_vectors_writes_them_again_when_a_reembed_got_in_between(
+    falkordb_store: FalkorDBStore, local_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings, shipped, report, ingested = _sample_ingested(falkordb_store, local_home)
+    reembed(falkordb_store, settings, checkpoint=GNN_VARIANTS["no-sim"].checkpoint)
+    third = GNN_VARIANTS["no-cross-page"].checkpoint
+    write = falkordb_store.write
+    interleaved: list[int] = []
+
+    def reembed_after_the_first_vectors(query: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        # Another process re-embeds with a third checkpoint just after the ingest's first vector write.
+        result = write(query, params)
+        if "gnn_embedding" in query and not interleaved:
+            monkeypatch.setattr(falkordb_store, "write", write)
+            interleaved.append(reembed(falkordb_store, settings, checkpoint=third))
+            monkeypatch.setattr(falkordb_store, "write", reembed_after_the_first_vectors)
+        return result
+
+    monkeypatch.setattr(falkordb_store, "write", reembed_after_the_first_vectors)
+    assert shipped.ingest(SAMPLE).status == "refreshed"
+    monkeypatch.setattr(falkordb_store, "write", write)
+    assert interleaved == [report.regions + report.sections]
+    # The stored build names the checkpoint whose vectors are stored: the pipeline's own.
+    [stored] = falkordb_store.read("MATCH (d:Document {doc_id: $doc}) RETURN d.build AS build", {"doc": report.doc_id})
+    assert stored["build"] == shipped.build
+    restored = _gnn_vectors(falkordb_store, report.doc_id)
+    assert max(float(np.abs(restored[key] - ingested[key]).max()) for key in ingested) < 1e-4

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from docgraph.app.config import Settings
-from docgraph.app.jobs.stamps import MAX_PASSES, document_stamps, set_build_if_unchanged
 from docgraph.app.pipeline.build import with_gnn_build
 from docgraph.app.pipeline.gnn import (
     GNN_VARIANTS,
@@ -26,6 +25,7 @@ from docgraph.app.pipeline.stages import ProgressFn
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.cypher import load, render
 from docgraph.app.stores.schema import GNN_PROPERTY
+from docgraph.app.stores.stamps import MAX_PASSES, document_stamps, set_build_if_unchanged
 from docgraph.errors import CorpusChangedError, DocgraphError, ModelError, ReembedError
 from docgraph.ingest.links.similarity import similarity_edges
 from docgraph.models.gnn import RelationalGNN

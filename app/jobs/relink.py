@@ -31,11 +31,11 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from docgraph.app.jobs.stamps import MAX_PASSES, changed_documents, document_stamps
 from docgraph.app.pipeline.similarity import DEFAULT_MIN_SCORE
 from docgraph.app.pipeline.stages import ProgressFn
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.cypher import load
+from docgraph.app.stores.stamps import MAX_PASSES, changed_documents, document_stamps
 from docgraph.errors import ConfigError, CorpusChangedError
 from docgraph.ingest.links.similarity import SCORE_DECIMALS, normalised_rows, rows_per_block, top_k_neighbours
 from docgraph.records import FURNITURE_KINDS

@@ -1,9 +1,10 @@
 """What tells whether a stored document changed while an operation over stored documents ran.
 
-``docgraph relink`` and ``docgraph reembed`` read documents, compute for a while, then write; another
-process may ingest or delete documents meanwhile. A document's stamp is its version, its build and the
-ingest that stored it (a fresh id per ingest: the same file deleted and stored again within a second
-still differs), so an unchanged stamp means nothing was stored over it.
+``docgraph relink``, ``docgraph reembed`` and an ingest refreshing GNN vectors read documents,
+compute, then write; another process may ingest or delete documents meanwhile. A document's stamp
+is its version, its build and the ingest that stored it (a fresh id per ingest: the same file
+deleted and stored again within a second still differs), so an unchanged stamp means nothing was
+stored over it.
 """
 
 from __future__ import annotations
