@@ -117,3 +117,33 @@ def test_an_outline_out_of_page_order_gives_way_to_the_headers(falkordb_store: F
         "RETURN r.page AS page, s.title AS title"
     )
     assert sorted((row["page"], row["title"]) for row in under) == [(1, "Part 1"), (2, "Part 2"), (3, "Part 3")]
+
+
+def test_a_first_numbered_heading_set_largest_stays_a_numbered_section(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """A paper without a title line: "1 Introduction", the largest text on page 1, was read as the
+    document's title, so section 1 lost its number and "see Section 1" pointed nowhere."""
+    doc = pymupdf.open()
+    body = "The method reads each page into regions and links them across page breaks, as a reader would."
+    for number, heading in enumerate(["1 Introduction", "2 Methods", "3 Results"], 1):
+        page = doc.new_page()
+        page.insert_text((72, 90), heading, fontsize=18, fontname="hebo")
+        for row in range(6):
+            text = body + (" See Section 1 for the setting." if number == 3 and row == 0 else "")
+            page.insert_textbox(pymupdf.Rect(72, 130 + 70 * row, 520, 195 + 70 * row), text, fontsize=10)
+    doc.save(tmp_path / "paper.pdf")
+
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    report = build_ingest_pipeline(falkordb_store, settings, embed=False).ingest(tmp_path / "paper.pdf")
+    assert report.status == "ingested", report.error
+    sections = falkordb_store.read("MATCH (s:Section) RETURN s.number AS number, s.title AS title ORDER BY s.order")
+    assert [(row["number"], row["title"]) for row in sections] == [
+        ("1", "1 Introduction"),
+        ("2", "2 Methods"),
+        ("3", "3 Results"),
+    ]
+    [document] = falkordb_store.read("MATCH (d:Document) RETURN d.title AS title")
+    assert document["title"] == "paper"
+    refs = falkordb_store.read("MATCH (:Region)-[:REF]->(s:Section) RETURN s.number AS number")
+    assert [row["number"] for row in refs] == ["1"]

@@ -18,6 +18,11 @@ NUMBERED_HEADING_RE = re.compile(
     r"^\s*(?:(?:chapter|part|section|appendix)\s+[\dA-Z]+\b|\d+(?:\.\d+)*\.?\s+\S|[A-Z](?:\.\d+)+\.?\s+\S)",
     re.IGNORECASE,
 )
+# The first numbered heading ("1 Introduction", "1.1 Scope", "Chapter 1 Basics"): a section, never
+# the document's title however large it is set (it would lose its number and its section).
+FIRST_NUMBERED_HEADING_RE = re.compile(
+    r"^\s*(?:(?:chapter|part|section)\s+)?[01](?:\.\d+)*\.?\s+[^\W\d]", re.IGNORECASE
+)
 HEADER_MAX_CHARS = 160
 HEADER_MAX_LINES = 3
 TITLE_SIZE_RATIO = 1.4  # title: at least this much larger than body text
@@ -111,6 +116,7 @@ def _is_title(block: Block, stats: FontStats, ctx: PageContext) -> bool:
         and block.bbox.y0 < 0.5 * ctx.height
         and len(block.lines) <= 4
         and any(ch.isalpha() for ch in block.raw_text)
+        and not FIRST_NUMBERED_HEADING_RE.match(block.raw_text)
     )
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from docgraph.ingest.floats.captions import CAPTION_DELIMITER_RE
 from docgraph.ingest.floats.layout_model import ModelBox
 from docgraph.ingest.page.blocks import BULLET_RE, Block
+from docgraph.ingest.page.classify import FIRST_NUMBERED_HEADING_RE
 from docgraph.ingest.page.scan import PageScan
 from docgraph.ingest.types import BBox
 from docgraph.records import RegionKind
@@ -73,7 +74,7 @@ def _refine(kind: RegionKind, block: Block, title_allowed: bool) -> RegionKind:
         return "paragraph"
     if kind in ("paragraph", "section_header", "title") and CAPTION_DELIMITER_RE.match(block.raw_text):
         return "caption"  # "Figure 2-1: ..." set like a heading is still a caption
-    if kind == "title" and not title_allowed:
+    if kind == "title" and (not title_allowed or FIRST_NUMBERED_HEADING_RE.match(block.raw_text)):
         return "section_header"
     if kind == "paragraph":
         if block.mono:
