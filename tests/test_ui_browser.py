@@ -176,6 +176,8 @@ def test_documents_upload_and_graph_page(page: Any, app_url: str, tmp_path: Path
     page.get_by_text("The ingest goes on if you leave this page").wait_for(timeout=60_000)
     page.get_by_role("link", name="Cypher").click()  # away mid-ingest, and back: the batch went on
     page.get_by_label("Query (read-only: the database refuses writes)").wait_for(timeout=60_000)
+    page.reload()  # a new session: the batch and its reports are still the (local) user's
+    page.get_by_label("Query (read-only: the database refuses writes)").wait_for(timeout=60_000)
     page.get_by_role("link", name="Documents").click()
     page.get_by_text(re.compile(r"harbour-zoo-copy\.pdf → harbour-zoo-copy: ingested")).wait_for(timeout=LONG_S)
     page.get_by_text("Stored documents (2)").wait_for(timeout=30_000)

@@ -1,6 +1,6 @@
 """The UI's background ingests (app.ui_support.ingest_runs) on a real store with the sample PDF:
-a batch goes on by itself, one per session at a time, its uploads go when it ends, and its reports
-are given to the session that started it, once."""
+a batch goes on by itself, one per owner at a time, its uploads go when it ends, and its reports
+are given to its owner, once."""
 
 from __future__ import annotations
 

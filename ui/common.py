@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -37,11 +36,6 @@ def _open_store(store_url: str, graph: str) -> GraphStore:
 def ingest_runs() -> IngestRuns:
     """The UI's background ingests, one registry for every session of this server."""
     return IngestRuns()
-
-
-def session_id() -> str:
-    """This browser session's own id (kept while the user moves between pages)."""
-    return str(st.session_state.setdefault("docgraph_session_id", uuid.uuid4().hex))
 
 
 def store() -> GraphStore | None:

@@ -46,6 +46,14 @@ def may_write() -> bool:
     return key is None or key.allows("writer")
 
 
+def ingest_owner() -> str:
+    """Whom a UI ingest belongs to: the signed-in key, or the one local user of an app without keys
+    (it listens on loopback only). Every session of the owner shows the batch's bar and, once, its
+    reports: a reloaded tab is a new session and would otherwise lose them."""
+    key = _session_key()
+    return f"key {key.key_id}" if key is not None else "local"
+
+
 def _session_key() -> ApiKey | None:
     """This session's valid key; None when no key exists. Without a valid one (never given, or
     revoked since) the sign-in form is shown and the page stops."""

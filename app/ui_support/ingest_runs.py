@@ -1,6 +1,7 @@
 """UI ingests in the background: a batch runs on a thread of its own, so that leaving the
-Documents page, or the tab, does not stop it half-way. The page shows how far the batch of its
-session has got and, once it has ended, its reports; other sessions see that an ingest runs.
+Documents page, or the tab, does not stop it half-way. The page shows how far its owner's batch
+has got (the owner is the signed-in key, or the local user: a reloaded tab still finds it) and,
+once it has ended, its reports; other owners see that an ingest runs.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ class IngestRun:
     """One batch: who started it, how far it is, and what came of it."""
 
     run_id: str
-    owner: str  # the browser session that started it
+    owner: str  # who started it (ui.signin.ingest_owner)
     files: list[str]
     fraction: float = 0.0
     text: str = "starting…"
@@ -44,7 +45,7 @@ class IngestRuns:
     def start(self, owner: str, files: Sequence[Path], work: BatchWork, *, uploads: Sequence[Path] = ()) -> IngestRun:
         """Run ``work`` (given a progress callback) on a thread of its own; ``uploads``, folders of
         uploaded files, are removed when it ends (the store keeps its own copy of each PDF). One
-        batch at a time per session: a second is refused (its uploads removed) while the first runs."""
+        batch at a time per owner: a second is refused (its uploads removed) while the first runs."""
         with self._lock:
             if any(run.owner == owner and not run.finished for run in self._runs.values()):
                 _remove(uploads)

@@ -79,7 +79,7 @@ def _flash_messages() -> None:
 
 def _collect_ended_ingests() -> None:
     """The reports of this session's background ingests that have ended, as messages."""
-    ended = common.ingest_runs().collect(common.session_id())
+    ended = common.ingest_runs().collect(signin.ingest_owner())
     if not ended:
         return
     st.session_state[MESSAGES] = st.session_state.get(MESSAGES, []) + [m for run in ended for m in run_messages(run)]
@@ -90,7 +90,7 @@ def _collect_ended_ingests() -> None:
 @st.fragment(run_every=1.0)
 def _ingest_progress(run_id: str) -> None:
     """The running batch's bar, redrawn each second; once it has ended, the whole page again."""
-    run = common.ingest_runs().running(common.session_id())
+    run = common.ingest_runs().running(signin.ingest_owner())
     if run is None or run.run_id != run_id:
         st.rerun()
         return
@@ -101,11 +101,11 @@ def _ingest_progress(run_id: str) -> None:
 def _ingest_section(graph_store: GraphStore) -> None:
     st.subheader("Add documents")
     runs = common.ingest_runs()
-    mine = runs.running(common.session_id())
+    mine = runs.running(signin.ingest_owner())
     if mine is not None:
         _ingest_progress(mine.run_id)
-    for other in runs.others_running(common.session_id()):
-        st.caption(f"Another session is ingesting: {other.text}")
+    for other in runs.others_running(signin.ingest_owner()):
+        st.caption(f"Another user is ingesting: {other.text}")
     busy = mine is not None
     upload, folder = st.tabs(["Upload PDFs", "From a folder on the server"])
     force = st.checkbox(
@@ -158,7 +158,7 @@ def _ingest(
         return ingest_files(graph_store, settings, paths, progress=progress, force=force, replace=replace)
 
     with common.shown_errors("Ingesting"):
-        common.ingest_runs().start(common.session_id(), paths, work, uploads=uploads)
+        common.ingest_runs().start(signin.ingest_owner(), paths, work, uploads=uploads)
         st.rerun()
 
 
