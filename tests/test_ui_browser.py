@@ -164,6 +164,12 @@ def test_cypher_page_shows_rows_and_graph(page: Any, app_url: str, tmp_path: Pat
     page.get_by_role("button", name="Run").click()
     page.get_by_text(re.compile("The query failed")).wait_for(timeout=30_000)
     shoot(page, tmp_path, "cypher-write-refused.png")
+    # Refused before the database sees it (a Neo4j read transaction would run it).
+    editor.fill("LOAD CSV FROM 'file:///etc/passwd' AS row RETURN row")
+    page.get_by_role("button", name="Run").click()
+    page.get_by_text("The query failed: LOAD CSV is not allowed: queries here may only read the graph").wait_for(
+        timeout=30_000
+    )
 
 
 def test_documents_upload_and_graph_page(page: Any, app_url: str, tmp_path: Path):

@@ -63,7 +63,7 @@ def check_read_only(query: str) -> None:
     clause = _FORBIDDEN.search(code_only(query))
     if clause:
         name = " ".join(clause.group(1).upper().split())
-        raise ReadOnlyViolationError(f"{name} is not allowed: generated queries may only read the graph")
+        raise ReadOnlyViolationError(f"{name} is not allowed: queries here may only read the graph")
     names = names_unquoted(query)
     for call in _CALL.finditer(names):
         target = call.group(1)

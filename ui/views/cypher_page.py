@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from docgraph.app.llm.cypher_guard import check_read_only
 from docgraph.app.stores.base import GraphStore, Row
 from docgraph.app.stores.query_errors import query_problem
 from docgraph.app.ui_support.examples import load_examples
@@ -45,8 +46,11 @@ def render() -> None:
 
 
 def _run_query(graph_store: GraphStore, query: str) -> None:
-    """Run ``query``; a syntax error is one line naming its position, with a caret under it."""
+    """Run ``query``; a syntax error is one line naming its position, with a caret under it. The
+    API's read-only guard comes first: a read transaction still lets Neo4j run LOAD CSV (files of
+    its import folder, requests to any address it reaches) as the app's database user."""
     with common.shown_errors("The query"):
+        check_read_only(query)
         params = parse_params(st.session_state[PARAMS])
         with st.spinner("Running the query…"):
             try:
