@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Iterable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
@@ -37,6 +39,7 @@ from docgraph.errors import (
     QueryTimeoutError,
     ReadOnlyViolationError,
     SchemaError,
+    StoreBusyError,
     StoreError,
     StoreUnavailableError,
 )
@@ -51,6 +54,10 @@ _SYNTAX_CODES = (
     "Neo.ClientError.Procedure.ProcedureNotFound",
 )
 _READ_ONLY_CODES = ("Neo.ClientError.Statement.AccessMode", "Neo.ClientError.General.ForbiddenOnReadOnlyDatabase")
+_NO_DATABASE_CODES = ("Neo.ClientError.Database.DatabaseNotFound", "Neo.TransientError.General.DatabaseUnavailable")
+# Two writers of one new document: the second meets the first's Document under the unique constraint
+# (a client error the driver does not retry). Run again, it sees the committed version.
+WRITE_CONFLICT_RETRIES = 5
 
 
 class Neo4jStore:
@@ -70,6 +77,8 @@ class Neo4jStore:
         self.vector_dimension = vector_dimension
         self._driver = driver
         self._timeout_s = query_timeout_s
+        # Sessions share bookmarks: a read after a write sees it, also on a cluster's followers.
+        self._bookmarks = neo4j.GraphDatabase.bookmark_manager()
 
     @classmethod
     def connect(
@@ -108,8 +117,11 @@ class Neo4jStore:
             with self._session(neo4j.READ_ACCESS) as session:
                 session.run(load("await_indexes", DIALECT), {"timeout": max(1, round(timeout_s))}).consume()
         except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as error:
-            if "timed out" in str(error).lower() or "awaiting" in str(error).lower():
+            text = str(error).lower()
+            if any(words in text for words in ("timed out", "awaiting", "come online within")):
                 raise QueryTimeoutError(f"indexes still building after {timeout_s:.0f}s") from error
+            if "failed state" in text:
+                raise SchemaError(f"an index of {self.url} failed to build: {' '.join(str(error).split())}") from error
             raise _mapped(error, timeout_s, self.url) from error
 
     def refresh_fulltext(self, labels: Iterable[str]) -> None:
@@ -151,13 +163,18 @@ class Neo4jStore:
                     )
             return WriteResult(True, bool(versions), len(batch.nodes), len(batch.edges))
 
-        try:
-            result: WriteResult = self._managed(work, neo4j.WRITE_ACCESS, None, bounded=False)
-        except StoreError as error:
-            if "unchanged" in str(error) or isinstance(error, StoreUnavailableError):
-                raise
-            raise type(error)(f"writing document {batch.doc_id} failed, the graph is unchanged: {error}") from error
-        return result
+        for attempt in range(WRITE_CONFLICT_RETRIES):
+            try:
+                result: WriteResult = self._managed(work, neo4j.WRITE_ACCESS, None, bounded=False)
+                return result
+            except StoreError as error:
+                if isinstance(error.__cause__, neo4j_errors.ConstraintError):
+                    time.sleep(random.uniform(0.0, 0.05 * 2**attempt))  # another writer got in first
+                    continue
+                if "unchanged" in str(error) or isinstance(error, StoreUnavailableError):
+                    raise
+                raise type(error)(f"writing document {batch.doc_id} failed, the graph is unchanged: {error}") from error
+        raise StoreBusyError(f"document {batch.doc_id} kept changing while it was written; try again")
 
     def delete_document(self, doc_id: str) -> int:
         def work(tx: neo4j.ManagedTransaction) -> int:
@@ -177,7 +194,10 @@ class Neo4jStore:
         return rows
 
     def write(self, query: str, params: dict[str, Any] | None = None, timeout_s: float | None = None) -> list[Row]:
-        rows: list[Row] = self._managed(_fetch(query, params), neo4j.WRITE_ACCESS, timeout_s)
+        """Without ``timeout_s`` a write has no time limit, as on FalkorDB: docgraph's own writes
+        (vectors, links) may wait for the locks of a long document write."""
+        bounded = timeout_s is not None
+        rows: list[Row] = self._managed(_fetch(query, params), neo4j.WRITE_ACCESS, timeout_s, bounded=bounded)
         return rows
 
     def explain(self, query: str, params: dict[str, Any] | None = None) -> str:
@@ -205,7 +225,7 @@ class Neo4jStore:
             raise _mapped(error, limit_s, self.url) from error
 
     def _session(self, mode: str) -> neo4j.Session:
-        return self._driver.session(database=self.database, default_access_mode=mode)
+        return self._driver.session(database=self.database, default_access_mode=mode, bookmark_manager=self._bookmarks)
 
     # ---- search ----------------------------------------------------------------------------
 
@@ -267,9 +287,15 @@ def _mapped(error: Exception, limit_s: float, where: str) -> StoreError:
         return error
     if isinstance(error, neo4j_errors.AuthError):
         return StoreUnavailableError(f"{where} refused the credentials (NEO4J_USER/NEO4J_PASSWORD): {message}")
-    if isinstance(error, neo4j_errors.ServiceUnavailable | neo4j_errors.SessionExpired | ValueError):
+    unreachable = neo4j_errors.ServiceUnavailable | neo4j_errors.SessionExpired | neo4j_errors.ConnectionPoolError
+    if isinstance(error, unreachable | ValueError):
         return StoreUnavailableError(f"{where} is unavailable: {message}")
     code = getattr(error, "code", None) or ""
+    if code in _NO_DATABASE_CODES:
+        return StoreUnavailableError(
+            f"{where} has no database to use ({message}); Neo4j Community has only 'neo4j': name it in the "
+            "URL path (neo4j://HOST:7687/neo4j) or in DOCGRAPH_GRAPH"
+        )
     if code in _READ_ONLY_CODES or isinstance(error, neo4j_errors.ForbiddenOnReadOnlyDatabase):
         return ReadOnlyViolationError(f"the query writes; read-only queries only here ({message})")
     if "TransactionTimedOut" in code:

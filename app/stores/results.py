@@ -65,11 +65,7 @@ def _neo4j_loaded() -> bool:
 def _plain_scalar(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {str(key): plain_value(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain_value(item) for item in value]
-    if isinstance(value, datetime | date | time):
-        return value.isoformat()
-    if _neo4j_loaded():
+    if _neo4j_loaded():  # before tuples: a Neo4j Duration is a tuple of its fields
         import neo4j.spatial
         import neo4j.time
 
@@ -77,6 +73,10 @@ def _plain_scalar(value: Any) -> Any:
             return value.iso_format()
         if isinstance(value, neo4j.spatial.Point):
             return list(value)
+    if isinstance(value, list | tuple):
+        return [plain_value(item) for item in value]
+    if isinstance(value, datetime | date | time):
+        return value.isoformat()
     if hasattr(value, "to_native"):  # neo4j.Vector
         return [float(item) for item in value.to_native()]
     if type(value).__name__ == "relativedelta":  # FalkorDB durations

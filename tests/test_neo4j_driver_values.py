@@ -1,0 +1,33 @@
+"""What the Neo4j store makes of the driver's own values and errors, without a server: the
+durations and points a query returns, and the error a missing database gives (Neo4j Community has
+only the database ``neo4j``)."""
+
+from __future__ import annotations
+
+import neo4j.spatial
+import neo4j.time
+from neo4j import exceptions as neo4j_errors
+
+from docgraph.app.stores.neo4j_store import _mapped
+from docgraph.app.stores.results import plain_value
+from docgraph.errors import StoreUnavailableError
+
+
+def server_error(code: str, message: str) -> neo4j_errors.Neo4jError:
+    """The error the driver raises for a failure message from the server (its own constructor)."""
+    return neo4j_errors.Neo4jError._hydrate_neo4j(code=code, message=message)
+
+
+def test_durations_and_points_come_back_as_the_server_writes_them() -> None:
+    # A Duration is a tuple of its fields: it came back as [14, 1, 0, 0].
+    assert plain_value(neo4j.time.Duration(months=14, days=1)) == "P1Y2M1D"
+    assert plain_value({"took": [neo4j.time.Duration(seconds=90)]}) == {"took": ["PT1M30S"]}
+    assert plain_value(neo4j.time.Date(2020, 1, 2)) == "2020-01-02"
+    assert plain_value(neo4j.spatial.CartesianPoint((1.5, 2.0))) == [1.5, 2.0]
+
+
+def test_a_missing_database_says_how_to_name_one() -> None:
+    error = server_error("Neo.ClientError.Database.DatabaseNotFound", "Graph not found: docgraph")
+    mapped = _mapped(error, 30.0, "Neo4j at neo4j://db:7687")
+    assert isinstance(mapped, StoreUnavailableError)  # not a query error to show a model or retry
+    assert "Graph not found: docgraph" in str(mapped) and "neo4j://HOST:7687/neo4j" in str(mapped)
