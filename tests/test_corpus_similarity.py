@@ -4,15 +4,19 @@ on a real store with real PDFs and the real encoder."""
 from __future__ import annotations
 
 import copy
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import pymupdf
 import pytest
 
 from docgraph.app.config import Settings
 from docgraph.app.pipeline.build import build_ingest_pipeline
-from docgraph.app.pipeline.similarity import corpus_similarity_edges
+from docgraph.app.pipeline.similarity import CorpusSimilarityStage, corpus_similarity_edges
+from docgraph.app.pipeline.stages import IngestContext, IngestReport
+from docgraph.app.stores.base import WriteResult
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.app.ui_support.evidence import region_evidence
 from docgraph.app.ui_support.examples import load_examples
@@ -99,6 +103,9 @@ def test_a_new_document_links_each_region_to_its_nearest_in_the_stored_ones(
     # relinked, to the other document only (its stored version is still indexed while it is read).
     unchanged = build_ingest_pipeline(falkordb_store, settings).ingest(SPEC)
     assert unchanged.status == "unchanged" and unchanged.stats.get("corpus_similarity_edges") == 0
+    assert len([e for e in similar_edges(falkordb_store) if e["cross"]]) == len(across)
+    forced = build_ingest_pipeline(falkordb_store, settings, force=True).ingest(SPEC)  # rewritten: linked again
+    assert forced.status == "replaced" and forced.stats.get("corpus_similarity_edges") == len(across)
     assert len([e for e in similar_edges(falkordb_store) if e["cross"]]) == len(across)
     ingest(
         falkordb_store, settings_for(falkordb_store, local_home, similarity_corpus_k=1, similarity_corpus_min=0.0), SPEC
@@ -280,3 +287,61 @@ def test_relink_starts_again_when_a_document_is_stored_while_it_runs(
         relink_corpus(falkordb_store, 2, min_score=0.0, progress=store_sample_again(1), max_passes=1)
     left = [(str(e["src"]), str(e["dst"])) for e in similar_edges(falkordb_store) if e["cross"]]
     assert left and not [src for src, _ in left if src.startswith("docgraph-sample")]
+
+
+def changed_copy(pdf: Path, target: Path, line: str) -> Path:
+    doc = pymupdf.open(pdf)
+    doc[0].insert_text((72, 40), line, fontsize=9)
+    doc.save(target)
+    return target
+
+
+def test_links_are_written_before_another_document_s_write_removes_their_targets(
+    falkordb_store: FalkorDBStore, local_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two changed documents ingested at once, linked to each other: the second document's write
+    (replacing its regions) came between the first one's link stage and its write, which then failed
+    with "a relationship endpoint is not in the graph"."""
+    settings = settings_for(falkordb_store, local_home, similarity_corpus_k=2, similarity_corpus_min=0.0)
+    alpha, beta = tmp_path / "alpha.pdf", tmp_path / "beta.pdf"
+    for path in (changed_copy(SAMPLE, alpha, "Alpha edition."), changed_copy(SAMPLE, beta, "Beta edition.")):
+        ingest(falkordb_store, settings, path)
+    changed_copy(SAMPLE, alpha, "Alpha edition, revised.")
+    changed_copy(SAMPLE, beta, "Beta edition, revised.")
+
+    pipeline = build_ingest_pipeline(falkordb_store, settings)
+    beta_linking, beta_written = threading.Event(), threading.Event()
+    linked = CorpusSimilarityStage.run
+
+    def alpha_waits_after_linking(stage: CorpusSimilarityStage, ctx: IngestContext) -> None:
+        linked(stage, ctx)
+        if ctx.path == alpha:  # give beta the chance to write now (it can only when no lock stops it)
+            assert beta_linking.wait(120)
+            beta_written.wait(10)
+
+    monkeypatch.setattr(CorpusSimilarityStage, "run", alpha_waits_after_linking)
+    first = threading.Thread(target=lambda: reports.append(pipeline.ingest(alpha)))
+    reports: list[IngestReport] = []
+    first.start()
+
+    def beta_progress(stage: str, done: int, total: int) -> None:
+        if stage == "corpus_similarity":
+            beta_linking.set()
+
+    write = falkordb_store.write_document
+
+    def noted_write(batch: GraphBatch, force: bool = False) -> WriteResult:
+        result = write(batch, force)
+        if batch.doc_id == "beta":
+            beta_written.set()
+        return result
+
+    monkeypatch.setattr(falkordb_store, "write_document", noted_write)
+    reports.append(pipeline.ingest(beta, progress=beta_progress))
+    first.join(180)
+    assert sorted((r.doc_id, r.status, r.error) for r in reports) == [
+        ("alpha", "replaced", ""),
+        ("beta", "replaced", ""),
+    ]
+    across = {(e["src_doc"], e["dst_doc"]) for e in similar_edges(falkordb_store) if e["cross"]}
+    assert across == {("alpha", "beta"), ("beta", "alpha")}

@@ -78,7 +78,8 @@ def build_ingest_pipeline(
         build += similarity_build(settings)  # before the GNN part, which with_gnn_build keeps last
         build += [gnn_build(stage.checkpoint) for stage in gnn]
         if settings.similarity_corpus_k:
-            stages.append(CorpusSimilarityStage(store, settings.similarity_corpus_k, settings.similarity_corpus_min))
+            k, least = settings.similarity_corpus_k, settings.similarity_corpus_min
+            stages.append(CorpusSimilarityStage(store, k, least, force=force))
     else:
         notes.append("embeddings off (--no-embed): vector search and the GNN will not see these documents")
         build.append("no embeddings")

@@ -44,13 +44,13 @@ Neighbours = list[tuple[float, str]]  # (cosine, region id), best first
 
 
 def corpus_similarity_edges(
-    store: GraphStore, batch: GraphBatch, k: int, min_score: float = DEFAULT_MIN_SCORE
+    store: GraphStore, batch: GraphBatch, k: int, min_score: float = DEFAULT_MIN_SCORE, force: bool = False
 ) -> list[EdgeRecord]:
     """IS_SIMILAR edges between the batch's body regions and their ``k`` nearest regions of other
     stored documents with a cosine of at least ``min_score``, in both directions, best first per
-    region. None when ``k`` is 0, or when this very version of the document is stored (the write
-    keeps it as it is, links included)."""
-    if k <= 0 or _stored_versions(store, batch.doc_id) == [batch.version]:
+    region. None when ``k`` is 0, or when this very version of the document is stored and the write
+    is not ``force``d (it keeps the stored one as it is, links included; a forced one rewrites it)."""
+    if k <= 0 or (not force and _stored_versions(store, batch.doc_id) == [batch.version]):
         return []
     vectors = {node.key: node.props["embedding"] for node in similarity_nodes(batch)}
     edges: list[EdgeRecord] = []
@@ -162,12 +162,13 @@ class CorpusSimilarityStage:
     store: GraphStore
     k: int
     min_score: float = DEFAULT_MIN_SCORE
+    force: bool = False  # the write rewrites a stored version: its links are made again
     name: str = "corpus_similarity"
     uses_store = True  # run by one document at a time (IngestPipeline)
 
     def run(self, ctx: IngestContext) -> None:
         if ctx.batch is None:
             raise IngestError(f"{ctx.path.name}: the corpus similarity stage needs a built graph")
-        edges = corpus_similarity_edges(self.store, ctx.batch, self.k, self.min_score)
+        edges = corpus_similarity_edges(self.store, ctx.batch, self.k, self.min_score, self.force)
         ctx.batch.edges += edges
         ctx.batch.stats["corpus_similarity_edges"] = len(edges)

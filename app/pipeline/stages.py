@@ -297,23 +297,36 @@ class IngestPipeline:
         finally:  # interrupted (Ctrl-C), the documents not started are dropped; those started finish
             documents.shutdown(wait=True, cancel_futures=True)
 
+    def _run_stages(self, ctx: IngestContext, progress: ProgressFn | None) -> None:
+        """Each stage in turn. Stages that use the store run one document at a time, and one hold of
+        the lock covers a run of them: links to other documents (``corpus_similarity``) are chosen
+        and written before another document's write can remove their targets."""
+        held = False
+        try:
+            for stage in self.stages:
+                stage_start = time.perf_counter()
+                if progress:
+                    progress(stage.name, 0, 0)  # each stage is named as it starts; some report more
+                uses_store = bool(getattr(stage, "uses_store", False))
+                if uses_store and not held:
+                    self._store_lock.acquire()
+                elif held and not uses_store:
+                    self._store_lock.release()
+                held = uses_store
+                stage.run(ctx)
+                release_free_memory()  # what the stage freed, before the next one allocates anew
+                ctx.timings[stage.name] = time.perf_counter() - stage_start
+        finally:
+            if held:
+                self._store_lock.release()
+
     def _run(self, path: Path, progress: ProgressFn | None) -> IngestReport:
         ctx = IngestContext(path=path, progress=progress, build=self.build, tasks=self.tasks)
         started = time.perf_counter()
         try:
             ctx.file_state = file_state(path) if path.is_file() else None
             ctx.source = self.tasks.source(path) if path.is_file() else SourceFile(path)
-            for stage in self.stages:
-                stage_start = time.perf_counter()
-                if progress:
-                    progress(stage.name, 0, 0)  # each stage is named as it starts; some report more
-                if getattr(stage, "uses_store", False):
-                    with self._store_lock:
-                        stage.run(ctx)
-                else:
-                    stage.run(ctx)
-                release_free_memory()  # what the stage freed, before the next one allocates anew
-                ctx.timings[stage.name] = time.perf_counter() - stage_start
+            self._run_stages(ctx, progress)
         except WorkerLostError as exc:  # says which task, not which file
             return IngestReport(path=path, status="failed", error=f"{path.name}: {exc}", timings=ctx.timings)
         except DocgraphError as exc:
