@@ -277,8 +277,12 @@ def test_retrieve_takes_variant_k_and_document(client: TestClient, store: GraphS
     assert len(body["regions"]) == 2 and body["retriever"] == "bm25-region"
     assert "herring" in body["regions"][0]["text"] and set(body["regions"][0]["signals"]) == {"bm25"}
     assert body["regions"][0]["section_path"] == ["2 Feeding schedule"]
-    elsewhere = client.post("/retrieve", json={**query, "doc_id": "no-such-document"}).json()
-    assert elsewhere["regions"] == []
+    by_file = client.post("/retrieve", json={**query, "doc_id": "docgraph-sample.pdf"}).json()
+    assert by_file["doc_id"] == SAMPLE_DOC and [r["text"] for r in by_file["regions"]] == [
+        r["text"] for r in body["regions"]
+    ]
+    assert_error(client.post("/retrieve", json={**query, "doc_id": "no-such-document"}), 404, "not_found")
+    assert_error(client.post("/ask", json={"question": "penguins?", "doc_id": "no-such-document"}), 404, "not_found")
     assert_error(client.post("/retrieve", json={**query, "variant": "magic"}), 422, "invalid_request")
     assert_error(client.post("/retrieve", json={**query, "k": 0}), 422, "invalid_request")
     assert_error(client.post("/retrieve", json={"query": "   "}), 422, "invalid_request")

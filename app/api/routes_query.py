@@ -20,6 +20,7 @@ from docgraph.app.api.responses import documented
 from docgraph.app.api.routes_documents import State
 from docgraph.app.config import Settings
 from docgraph.app.integrations.regions import retrieve_regions
+from docgraph.app.jobs.documents import find_document
 from docgraph.app.llm.service import ask, text2cypher
 from docgraph.app.llm.text2cypher import run_written_query
 from docgraph.app.stores.base import GraphStore
@@ -28,21 +29,22 @@ from docgraph.errors import StoreError
 router = APIRouter()
 
 
-@router.post("/retrieve", response_model=RetrieveResponse, responses=documented(), tags=["query"])
+@router.post("/retrieve", response_model=RetrieveResponse, responses=documented(404), tags=["query"])
 def retrieve(body: RetrieveRequest, state: State) -> dict[str, Any]:
     """The best regions for a query, each with its section path and graph context."""
     store = state.store()
-    results = retrieve_regions(store, state.retriever(body.variant), body.query, body.k, body.doc_id)
+    doc_id = stored_doc_id(store, body.doc_id)
+    results = retrieve_regions(store, state.retriever(body.variant), body.query, body.k, doc_id)
     payload = {
         "query": body.query,
         "retriever": body.variant,
-        "doc_id": body.doc_id,
+        "doc_id": doc_id,
         "regions": [result.to_json() for result in results],
     }
     return as_json(RetrieveResponse, payload)
 
 
-@router.post("/ask", response_model=AnswerModel, responses=documented(422, 502), tags=["query"])
+@router.post("/ask", response_model=AnswerModel, responses=documented(404, 422, 502), tags=["query"])
 def ask_question(body: AskRequest, state: State) -> dict[str, Any]:
     """A cited answer from the stored documents (extractive when no LLM endpoint is configured)."""
     store = state.store()
@@ -52,10 +54,16 @@ def ask_question(body: AskRequest, state: State) -> dict[str, Any]:
         state.settings,
         state.retriever(body.variant),
         k=body.k,
-        doc_id=body.doc_id,
+        doc_id=stored_doc_id(store, body.doc_id),
         force_cypher=body.force_cypher,
     )
     return as_json(AnswerModel, result.to_json())
+
+
+def stored_doc_id(store: GraphStore, doc: str | None) -> str | None:
+    """The id of the stored document named by id or file name, as the CLI, MCP and the library
+    take it; an unknown one is a 404, not an empty answer."""
+    return str(find_document(store, doc)["doc_id"]) if doc else None
 
 
 @router.post("/cypher", response_model=CypherResultModel, responses=documented(403, 429, 502, 504), tags=["query"])
