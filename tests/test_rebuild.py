@@ -266,3 +266,15 @@ def test_an_ingest_refreshing_gnn_vectors_writes_them_again_when_a_reembed_got_i
     assert stored["build"] == shipped.build
     restored = _gnn_vectors(falkordb_store, report.doc_id)
     assert max(float(np.abs(restored[key] - ingested[key]).max()) for key in ingested) < 1e-4
+
+
+def test_reembed_leaves_the_build_of_a_document_without_embeddings(
+    falkordb_store: FalkorDBStore, local_home: Path
+) -> None:
+    settings = local_settings(local_home, falkordb_store.graph_name)
+    pipeline = build_ingest_pipeline(falkordb_store, settings, embed=False)
+    report = pipeline.ingest(SAMPLE)
+    assert report.status == "ingested" and "no embeddings" in pipeline.build
+    assert reembed(falkordb_store, settings, checkpoint=GNN_VARIANTS["no-sim"].checkpoint) == 0
+    assert document_stamps(falkordb_store)[report.doc_id].build == pipeline.build  # no GNN part named
+    assert pipeline.ingest(SAMPLE).status == "unchanged"  # not "refreshed" with nothing to refresh

@@ -95,8 +95,9 @@ def _reembed_document(
         graph = records_to_tensors(nodes, edges, model.config.groups, spill=spill)
         written = write_vectors(store, graph.nodes, model.embed(graph, spill).numpy(), prop)
         # The build names the checkpoint that made the GNN vectors, so that a later ingest with
-        # another checkpoint sees the difference (``refresh_stale_gnn``); ablations only check.
-        build = with_gnn_build(stamp.build, tag) if tag is not None else stamp.build
+        # another checkpoint sees the difference (``refresh_stale_gnn``); ablations only check, and
+        # a document without embeddings got no GNN vectors to name.
+        build = with_gnn_build(stamp.build, tag) if tag is not None and written else stamp.build
         if set_build_if_unchanged(store, doc_id, stamp, build):
             return written
     raise CorpusChangedError(
