@@ -19,11 +19,11 @@ from fastapi.testclient import TestClient
 from docgraph.app.api.app import create_app
 from docgraph.app.api.models import DocumentModel
 from docgraph.app.config import Settings
-from docgraph.app.pipeline.stages import kept_copies_dir
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import open_store
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.app.stores.kept_copies import kept_copies_dir
 from docgraph.ingest.structure.ids import file_sha256
 from tests.conftest import fresh_graph_name
 from tests.llm_server import Reply, ScriptedLLMServer

@@ -8,9 +8,11 @@ import pytest
 
 from docgraph.app.config import Settings
 from docgraph.app.pipeline.build import build_ingest_pipeline
-from docgraph.app.pipeline.stages import keep_copy, kept_copies_dir
+from docgraph.app.pipeline.stages import keep_copy
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.app.stores.kept_copies import kept_copies_dir
+from docgraph.app.stores.temporary import temporary_local_store
 from docgraph.errors import BadDocumentError, StoreError
 from docgraph.ingest.structure.ids import file_sha256
 
@@ -77,3 +79,15 @@ def test_a_copy_of_other_content_is_not_kept(tmp_path: Path) -> None:
     assert list((tmp_path / "files").iterdir()) == []
     assert keep_copy(SAMPLE, tmp_path / "files", file_sha256(SAMPLE))
     assert (tmp_path / "files" / f"{file_sha256(SAMPLE)}.pdf").read_bytes() == SAMPLE.read_bytes()
+
+
+def test_a_throw_away_store_takes_its_kept_copies_with_it(tmp_path: Path) -> None:
+    """eval and bench ingest into a temporary store: the copies kept for it under the data home
+    outlived it, one folder per run, for good."""
+    settings = Settings(home=tmp_path / "home", store="")
+    with temporary_local_store(settings) as store:
+        files = kept_copies_dir(settings.home, store)
+        assert build_ingest_pipeline(store, settings, embed=False).ingest(SAMPLE).status == "ingested"
+        assert (files / f"{file_sha256(SAMPLE)}.pdf").is_file()
+    assert not files.exists()
+    assert not (settings.home / "files").exists() or not any((settings.home / "files").iterdir())

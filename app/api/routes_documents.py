@@ -20,8 +20,8 @@ from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import clashing_document, list_documents
 from docgraph.app.jobs.documents import delete_document as delete_document_and_copy
 from docgraph.app.llm.client import llm_configured
-from docgraph.app.pipeline.stages import kept_copies_dir
 from docgraph.app.resources import docgraph_release
+from docgraph.app.stores.kept_copies import kept_copies_dir
 from docgraph.app.stores.url import parse_store_url
 from docgraph.errors import DocgraphError
 

@@ -40,9 +40,9 @@ from docgraph.app.pipeline.stages import (
     IngestReport,
     ProgressFn,
     expand_paths,
-    kept_copies_dir,
 )
 from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.kept_copies import kept_copies_dir
 from docgraph.errors import ConfigError, DocgraphError
 from docgraph.ingest.types import Reader
 

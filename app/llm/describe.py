@@ -21,9 +21,9 @@ from docgraph.app.jobs.documents import find_document, locate_pdf
 from docgraph.app.llm.client import NO_VISION_MODEL, LLMClient, TokenUsage, make_client
 from docgraph.app.llm.prompting import fill
 from docgraph.app.pipeline.embedding import MAX_TEXT_CHARS, configured_encoder, encode_cached, shorten
-from docgraph.app.pipeline.stages import kept_copies_dir
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, Row
+from docgraph.app.stores.kept_copies import kept_copies_dir
 from docgraph.errors import LLMRequestError, LLMUnavailableError
 from docgraph.models.encoders import TextEncoder
 

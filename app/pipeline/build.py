@@ -26,11 +26,11 @@ from docgraph.app.pipeline.stages import (
     Stage,
     WorkerStage,
     WriteStage,
-    kept_copies_dir,
 )
 from docgraph.app.pipeline.worker import IngestWorker, WorkerSpec
 from docgraph.app.resources import docgraph_release
 from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.kept_copies import kept_copies_dir
 from docgraph.errors import ModelError
 from docgraph.ingest.links.similarity import DEFAULT_K
 from docgraph.ingest.types import Reader

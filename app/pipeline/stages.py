@@ -160,12 +160,6 @@ def _has_vector(value: Any) -> bool:
     return value is not None and len(value) > 0
 
 
-def kept_copies_dir(home: Path, store: GraphStore) -> Path:
-    """Where the PDFs of ``store``'s documents are kept under the data home: one folder per store,
-    so that deleting a document of one graph never takes a file another graph renders from."""
-    return home / "files" / hashlib.sha256(store.url.encode()).hexdigest()[:12]
-
-
 def stored_sha256(store: GraphStore, doc_id: str) -> str | None:
     rows = store.read(cypher.load("document_sha256", store.dialect), {"doc_id": doc_id})
     return str(rows[0]["sha256"]) if rows and rows[0]["sha256"] else None

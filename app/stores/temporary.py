@@ -12,11 +12,13 @@ from docgraph.app.config import Settings
 from docgraph.app.stores import falkordb_server
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import open_store
+from docgraph.app.stores.kept_copies import kept_copies_dir
 
 
 @contextmanager
 def temporary_local_store(settings: Settings) -> Iterator[GraphStore]:
-    """A fresh FalkorDB under a new temporary home, stopped and removed afterwards.
+    """A fresh FalkorDB under a new temporary home, stopped and removed afterwards, with the PDF
+    copies that ingests into it kept under ``settings.home``.
 
     Socket paths are limited to ~100 bytes, so the home lives directly under the system temp folder.
     A store that fails to open (or to take the schema) leaves no server and no folder behind.
@@ -30,5 +32,6 @@ def temporary_local_store(settings: Settings) -> Iterator[GraphStore]:
     finally:
         if store is not None:
             store.close()
+            shutil.rmtree(kept_copies_dir(settings.home, store), ignore_errors=True)
         falkordb_server.stop(home)
         shutil.rmtree(home, ignore_errors=True)

@@ -15,8 +15,8 @@ from pathlib import Path
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import find_document, locate_pdf, page_regions
 from docgraph.app.jobs.render import render_page
-from docgraph.app.pipeline.stages import kept_copies_dir
 from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.kept_copies import kept_copies_dir
 
 DEFAULT_DPI = 110
 
