@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from docgraph.app.cli.main import app, show_model_notes
+from docgraph.app.retrieval.registry import RETRIEVER_NAMES
 from tests.llm_server import Reply, ScriptedLLMServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -377,3 +378,13 @@ def test_the_progress_line_names_the_stage_its_counts_belong_to() -> None:
 
     # rich read "[embed]" as markup and dropped it: the line showed "manual.pdf 120/300" alone.
     assert Text.from_markup(stage_description("manual[2].pdf", "embed")).plain == "manual[2].pdf [embed]"
+
+
+def test_help_names_every_retriever_variant_and_the_ray_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "400")  # one line per option: names are not broken across lines
+    for command, option in (("eval", "--variant"), ("ask", "--retriever")):
+        code, out, _ = run(command, "--help")
+        line = next(line for line in out.splitlines() if option in line)
+        assert code == 0 and all(name in line for name in RETRIEVER_NAMES), (command, line)
+    code, out, _ = run("ingest", "--help")
+    assert code == 0 and "docgraph[ray]" in out  # not eaten as Rich markup

@@ -25,6 +25,7 @@ from docgraph.app.evaluation.metrics import SCOPES
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.pipeline.stages import expand_paths
 from docgraph.app.resources import SAMPLES_DIR
+from docgraph.app.retrieval.registry import EVAL_VARIANTS, RETRIEVER_NAMES
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.temporary import temporary_local_store
 from docgraph.errors import ConfigError
@@ -34,7 +35,11 @@ if TYPE_CHECKING:
 
 VariantOption = Annotated[
     list[str] | None,
-    typer.Option("--variant", help="Retriever variant to score (repeatable; default: the baselines and hybrid)."),
+    typer.Option(
+        "--variant",
+        help=f"Retriever variant to score, repeatable: {', '.join(RETRIEVER_NAMES)} "
+        f"(default: {', '.join(EVAL_VARIANTS)}).",
+    ),
 ]
 
 

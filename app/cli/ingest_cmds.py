@@ -91,7 +91,7 @@ def ingest_command(
         str | None,
         typer.Option(
             "--ray",
-            help="Run the workers on a Ray cluster: auto, HOST:PORT or ray://HOST:PORT (needs docgraph[ray]); "
+            help="Run the workers on a Ray cluster: auto, HOST:PORT or ray://HOST:PORT (needs docgraph\\[ray]); "
             "this machine still writes to the store.",
         ),
     ] = None,

@@ -22,12 +22,12 @@ from docgraph.app.jobs.documents import find_document, list_documents
 from docgraph.app.llm.client import llm_status
 from docgraph.app.llm.service import ASK_K, ask, check_question, describe_document, text2cypher
 from docgraph.app.pipeline.embedding import configured_encoder
-from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.retrieval.registry import RETRIEVER_NAMES, make_retriever
 from docgraph.errors import LLMRequestError, LLMUnavailableError, Text2CypherError
 
 KOption = Annotated[int, typer.Option("--k", help="How many evidence regions to retrieve.")]
 DocOption = Annotated[str | None, typer.Option("--doc", help="Restrict to one document (id or file name).")]
-RetrieverOption = Annotated[str, typer.Option("--retriever", help="Retriever variant (see `docgraph eval`).")]
+RetrieverOption = Annotated[str, typer.Option("--retriever", help=f"Retriever variant: {', '.join(RETRIEVER_NAMES)}.")]
 
 
 @handles_errors
