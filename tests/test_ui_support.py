@@ -212,12 +212,12 @@ def test_ingest_helpers(sample: tuple[GraphStore, Settings], tmp_path: Path) -> 
     broken = tmp_path / "broken.pdf"
     broken.write_bytes(b"not a pdf at all")
     seen: list[tuple[float, str]] = []
-    reports = ingest_files(store, settings, [broken, SAMPLE_PDF], progress=lambda f, t: seen.append((f, t)))
-    assert [r.status for r in reports] == ["failed", "unchanged"]
+    reports = ingest_files(store, settings, [broken, SAMPLE_PDF], progress=lambda f, t: seen.append((f, t)), force=True)
+    assert [r.status for r in reports] == ["failed", "replaced"]
     assert seen[-1][0] == 1.0 and any("read" in text for _, text in seen)
     embedded = [text for _, text in seen if re.fullmatch(r"docgraph-sample\.pdf: embed \d+/\d+ regions", text)]
     assert embedded and embedded[-1].endswith(" 26/26 regions"), seen  # the embed stage counts its regions
-    assert [r.status for r in ingest_files(store, settings, [SAMPLE_PDF], force=True)] == ["replaced"]
+    assert [r.status for r in ingest_files(store, settings, [SAMPLE_PDF])] == ["unchanged"]
 
     # Two files that would be stored under one id, and one whose name gives no id: refused alone
     same_id = tmp_path / "batch" / "Docgraph Sample.pdf"

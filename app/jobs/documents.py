@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from docgraph.app.pipeline.stages import drop_unused_copy
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, Row
+from docgraph.app.stores.kept_copies import drop_unused_copy
 from docgraph.errors import ConfigError, DocgraphError, DocumentNotFoundError
 from docgraph.ingest.structure.ids import doc_id_for, file_sha256
 

@@ -12,10 +12,8 @@ at a time; the stages that use the store run in this process, one document at a 
 from __future__ import annotations
 
 import contextvars
-import hashlib
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -28,8 +26,9 @@ from docgraph.app.pipeline.execution.base import SourceFile, TaskExecutor
 from docgraph.app.pipeline.execution.spread_encoder import SpreadEncoder
 from docgraph.app.pipeline.gnn_store import refresh_stale_gnn
 from docgraph.app.pipeline.memory import release_free_memory
-from docgraph.app.stores import cypher
+from docgraph.app.pipeline.unchanged import stored_as_built
 from docgraph.app.stores.base import GraphStore, WriteResult
+from docgraph.app.stores.kept_copies import changed_message, drop_unused_copy, keep_copy, stored_sha256
 from docgraph.errors import BadDocumentError, DocgraphError, IngestError, WorkerLostError
 from docgraph.ingest.types import DocumentLayout, ProgressCallback, Reader
 from docgraph.records import GraphBatch
@@ -160,45 +159,6 @@ def _has_vector(value: Any) -> bool:
     return value is not None and len(value) > 0
 
 
-def stored_sha256(store: GraphStore, doc_id: str) -> str | None:
-    rows = store.read(cypher.load("document_sha256", store.dialect), {"doc_id": doc_id})
-    return str(rows[0]["sha256"]) if rows and rows[0]["sha256"] else None
-
-
-def drop_unused_copy(store: GraphStore, files_dir: Path, sha256: str) -> None:
-    """Remove the kept copy of ``sha256`` unless a stored document still has that content."""
-    rows = store.read(cypher.load("count_documents_with_sha256", store.dialect), {"sha256": sha256})
-    if not rows or not int(rows[0]["documents"] or 0):
-        (files_dir / f"{sha256}.pdf").unlink(missing_ok=True)
-
-
-def keep_copy(path: Path, files_dir: Path, sha256: str) -> bool:
-    """Keep the PDF under the data home by content hash, so pages render after the file moves;
-    True when the copy was made now (False: one was kept already). A copy whose content is not
-    ``sha256`` (the file was rewritten since it was read) is refused, and nothing is kept."""
-    target = files_dir / f"{sha256}.pdf"
-    if target.exists():
-        return False
-    files_dir.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_suffix(f".{uuid.uuid4().hex}.part")  # its own: another process may copy the same file
-    try:
-        if _hashed_copy(path, tmp) != sha256:
-            raise BadDocumentError(changed_message(path))
-        tmp.replace(target)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return True
-
-
-def _hashed_copy(source: Path, target: Path) -> str:
-    digest = hashlib.sha256()
-    with source.open("rb") as reading, target.open("wb") as writing:
-        while block := reading.read(1 << 20):
-            digest.update(block)
-            writing.write(block)
-    return digest.hexdigest()
-
-
 def file_state(path: Path) -> FileState | None:
     """What tells one content of a file from the next without reading it (None: no such file)."""
     try:
@@ -213,10 +173,6 @@ def check_unchanged(ctx: IngestContext) -> None:
     its pages may come from two versions. Nothing is written; ingesting it again reads it whole."""
     if ctx.file_state is not None and file_state(ctx.path) != ctx.file_state:
         raise BadDocumentError(changed_message(ctx.path))
-
-
-def changed_message(path: Path) -> str:
-    return f"{path.name}: the file changed while it was read; nothing was written, ingest it again"
 
 
 @dataclass
@@ -291,6 +247,29 @@ class IngestPipeline:
         finally:  # interrupted (Ctrl-C), the documents not started are dropped; those started finish
             documents.shutdown(wait=True, cancel_futures=True)
 
+    def _unchanged(self, path: Path, started: float) -> IngestReport | None:
+        """The report of a file stored as this pipeline builds it, without reading it (its kept
+        copy made again if it went); None when it must run (another version or build, --force)."""
+        write = next((stage for stage in self.stages if isinstance(stage, WriteStage)), None)
+        if write is None or write.force or not path.is_file():
+            return None
+        stored = stored_as_built(write.store, path, self.build)
+        if stored is None:
+            return None
+        if write.files_dir is not None:
+            keep_copy(path, write.files_dir, stored.sha256)
+        counts = {"Document": 1, "Page": stored.pages, "Section": stored.sections, "Region": stored.regions}
+        return IngestReport(
+            path=path,
+            doc_id=stored.doc_id,
+            pages=stored.pages,
+            regions=stored.regions,
+            sections=stored.sections,
+            nodes=counts,
+            seconds=time.perf_counter() - started,
+            status="unchanged",
+        )
+
     def _run_stages(self, ctx: IngestContext, progress: ProgressFn | None) -> None:
         """Each stage in turn. Stages that use the store run one document at a time, and one hold of
         the lock covers a run of them: links to other documents (``corpus_similarity``) are chosen
@@ -319,6 +298,9 @@ class IngestPipeline:
         started = time.perf_counter()
         try:
             ctx.file_state = file_state(path) if path.is_file() else None
+            skipped = self._unchanged(path, started)
+            if skipped is not None:
+                return skipped
             ctx.source = self.tasks.source(path) if path.is_file() else SourceFile(path)
             self._run_stages(ctx, progress)
         except WorkerLostError as exc:  # says which task, not which file

@@ -1,14 +1,61 @@
-"""Where the PDFs of a store's documents are kept under the data home (pages render from them)."""
+"""The PDFs of a store's documents, kept under the data home by content hash (pages render from
+them after the original file moves): where, making a copy, and removing one no document uses."""
 
 from __future__ import annotations
 
 import hashlib
+import uuid
 from pathlib import Path
 
+from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore
+from docgraph.errors import BadDocumentError
 
 
 def kept_copies_dir(home: Path, store: GraphStore) -> Path:
     """One folder per store, so that deleting a document of one graph never takes a file another
     graph renders from."""
     return home / "files" / hashlib.sha256(store.url.encode()).hexdigest()[:12]
+
+
+def stored_sha256(store: GraphStore, doc_id: str) -> str | None:
+    rows = store.read(cypher.load("document_sha256", store.dialect), {"doc_id": doc_id})
+    return str(rows[0]["sha256"]) if rows and rows[0]["sha256"] else None
+
+
+def drop_unused_copy(store: GraphStore, files_dir: Path, sha256: str) -> None:
+    """Remove the kept copy of ``sha256`` unless a stored document still has that content."""
+    rows = store.read(cypher.load("count_documents_with_sha256", store.dialect), {"sha256": sha256})
+    if not rows or not int(rows[0]["documents"] or 0):
+        (files_dir / f"{sha256}.pdf").unlink(missing_ok=True)
+
+
+def keep_copy(path: Path, files_dir: Path, sha256: str) -> bool:
+    """Keep the PDF under the data home by content hash, so pages render after the file moves;
+    True when the copy was made now (False: one was kept already). A copy whose content is not
+    ``sha256`` (the file was rewritten since it was read) is refused, and nothing is kept."""
+    target = files_dir / f"{sha256}.pdf"
+    if target.exists():
+        return False
+    files_dir.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(f".{uuid.uuid4().hex}.part")  # its own: another process may copy the same file
+    try:
+        if _hashed_copy(path, tmp) != sha256:
+            raise BadDocumentError(changed_message(path))
+        tmp.replace(target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return True
+
+
+def _hashed_copy(source: Path, target: Path) -> str:
+    digest = hashlib.sha256()
+    with source.open("rb") as reading, target.open("wb") as writing:
+        while block := reading.read(1 << 20):
+            digest.update(block)
+            writing.write(block)
+    return digest.hexdigest()
+
+
+def changed_message(path: Path) -> str:
+    return f"{path.name}: the file changed while it was read; nothing was written, ingest it again"

@@ -1,0 +1,41 @@
+"""A file stored exactly as the pipeline would build it is not read again.
+
+Reading, embedding and the GNN take seconds to minutes a document; a re-ingest of a folder where
+nothing changed should cost a hash of each file. The stored version and build must both be this
+pipeline's: a build that differs in the GNN checkpoint alone still runs, to refresh the vectors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.cypher import load
+from docgraph.ingest.structure.ids import doc_id_for, file_sha256
+from docgraph.records import document_version
+
+
+@dataclass(frozen=True, slots=True)
+class StoredDocument:
+    doc_id: str
+    sha256: str
+    pages: int
+    sections: int
+    regions: int
+
+
+def stored_as_built(store: GraphStore, path: Path, build: str) -> StoredDocument | None:
+    """The stored document of ``path`` when its content and build are this file's and ``build``."""
+    doc_id = doc_id_for(path.name)
+    rows = store.read(load("document_versions", store.dialect), {"doc_id": doc_id})
+    if not rows or rows[0]["build"] != build:
+        return None
+    sha256 = file_sha256(path)
+    if rows[0]["version"] != document_version(sha256, build):
+        return None
+    counts = store.read(load("document_counts", store.dialect), {"doc_id": doc_id})
+    if not counts:
+        return None  # deleted since
+    row = counts[0]
+    return StoredDocument(doc_id, sha256, int(row["pages"] or 0), int(row["sections"]), int(row["regions"]))
