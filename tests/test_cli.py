@@ -10,6 +10,7 @@ import sys
 import uuid
 from pathlib import Path
 
+import pymupdf
 import pytest
 from typer.testing import CliRunner
 
@@ -388,3 +389,29 @@ def test_help_names_every_retriever_variant_and_the_ray_extra(monkeypatch: pytes
         assert code == 0 and all(name in line for name in RETRIEVER_NAMES), (command, line)
     code, out, _ = run("ingest", "--help")
     assert code == 0 and "docgraph[ray]" in out  # not eaten as Rich markup
+
+
+def test_another_file_of_a_stored_name_replaces_it_only_when_told(cli_env: dict[str, str], tmp_path: Path) -> None:
+    """The API and the UI refuse a different file under a stored name unless told to replace it;
+    the CLI replaced the document read from /a/report.pdf with /b/report.pdf without a word."""
+    first, other = tmp_path / "a" / "report.pdf", tmp_path / "b" / "report.pdf"
+    first.parent.mkdir()
+    other.parent.mkdir()
+    first.write_bytes(SAMPLE.read_bytes())
+    doc = pymupdf.open(SAMPLE)
+    doc[0].insert_text((72, 40), "Another edition", fontsize=9)
+    doc.save(other)
+    assert run("ingest", str(first), "--no-embed", "--json")[0] == 0
+
+    code, out, err = run("ingest", str(other), "--no-embed", "--json")
+    assert code == 1 and out == ""
+    assert f"{other} would replace the stored document 'report', read from another file ({first})" in err
+    code, out, _ = run("ingest", str(other), "--no-embed", "--replace", "--json")
+    assert code == 0 and json.loads(out)[0]["status"] == "replaced"
+    # The file it was read from, changed there, updates its document as before.
+    changed = pymupdf.open(other)
+    changed[0].insert_text((72, 30), "Revised", fontsize=9)
+    changed.save(tmp_path / "revised.pdf")
+    other.write_bytes((tmp_path / "revised.pdf").read_bytes())
+    code, out, err = run("ingest", str(other), "--no-embed", "--json")
+    assert code == 0 and json.loads(out)[0]["status"] == "replaced", err

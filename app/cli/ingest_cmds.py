@@ -24,6 +24,7 @@ from docgraph.app.cli.common import (
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import (
     check_distinct_ids,
+    check_no_other_file_replaced,
     delete_document,
     find_document,
     list_documents,
@@ -70,6 +71,14 @@ def ingest_command(
     describe: Annotated[
         bool, typer.Option("--describe", help="Describe figures/tables with the vision model (DOCGRAPH_VLM_MODEL).")
     ] = False,
+    replace: Annotated[
+        bool,
+        typer.Option(
+            "--replace",
+            help="Let a file replace a stored document of the same name that was read from another "
+            "file (refused otherwise; a changed file ingested again from its own path updates its document).",
+        ),
+    ] = False,
     force: Annotated[
         bool,
         typer.Option(
@@ -107,6 +116,8 @@ def ingest_command(
         raise typer.BadParameter("no PDF found in the given paths")
     check_distinct_ids(files)
     with opened_store(store, schema=True) as (graph_store, settings):
+        if not replace:
+            check_no_other_file_replaced(graph_store, files)
         if describe and not vision_configured(settings):
             raise ConfigError("--describe needs a vision model: set DOCGRAPH_VLM_MODEL and the LLM endpoint")
         if similar_elsewhere is not None:

@@ -68,6 +68,25 @@ def delete_document(store: GraphStore, doc: str, files_dir: Path) -> tuple[str, 
     return doc_id, deleted
 
 
+def check_no_other_file_replaced(store: GraphStore, paths: list[Path]) -> None:
+    """Refuse files that would replace a stored document read from another file of the same name
+    (``/a/report.pdf`` over the ``report`` of ``/b/report.pdf``): a changed file re-ingested from
+    where it was read updates its document; another one only with ``--replace``."""
+    for path in paths:
+        try:
+            stored = find_document(store, doc_id_for(path.name))
+        except DocgraphError:  # not stored, or a name that gives no id (the ingest reports it)
+            continue
+        source = str(stored.get("source_path") or "")
+        if not source or not path.is_file() or Path(source) == path.resolve():
+            continue
+        if str(stored.get("sha256") or "") != file_sha256(path):
+            raise ConfigError(
+                f"{path} would replace the stored document {stored['doc_id']!r}, read from another file "
+                f"({source}): pass --replace to replace it, or rename the file"
+            )
+
+
 def clashing_document(store: GraphStore, file_name: str, path: Path) -> str | None:
     """The id of a stored document that ``path`` (to be ingested as ``file_name``) would replace
     though its content differs; None when nothing or the same file is stored under that name."""
