@@ -6,16 +6,22 @@ import base64
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from docgraph.app.config import Settings
 from docgraph.app.llm.service import describe_document
+from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.embedding import embed_batch
+from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.cypher import load
 from docgraph.errors import LLMUnavailableError
 from docgraph.models.encoder_loader import load_encoder
 from tests.llm_data import llm_settings, region_id, zoo_batch
 from tests.llm_server import Reply, ScriptedLLMServer
 
+SAMPLE = SAMPLES_DIR / "docgraph-sample.pdf"
 TABLE = region_id(1, 3)
 FIGURE = region_id(2, 1)
 TABLE_REPLY = {"type": "table", "summary": "Daily food per animal.", "details": ["Penguin: fish 0.5 kg"], "text": ""}
@@ -112,3 +118,27 @@ def test_describing_needs_a_vision_model(falkordb_store: GraphStore, tmp_path: P
     falkordb_store.write_document(zoo_batch())
     with ScriptedLLMServer() as server, pytest.raises(LLMUnavailableError, match="DOCGRAPH_VLM_MODEL"):
         describe_document(falkordb_store, llm_settings(server.base_url, tmp_path, vlm_model=""), "zoo")
+
+
+def test_a_rebuild_keeps_the_descriptions_of_the_regions_it_reads_again(
+    falkordb_store: GraphStore, tmp_path: Path
+) -> None:
+    """`ingest --force` (or another release) wrote the document anew and every description paid for
+    with a vision-model call was gone without a word."""
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    assert build_ingest_pipeline(falkordb_store, settings).ingest(SAMPLE).status == "ingested"
+    [table] = falkordb_store.read(
+        "MATCH (r:Region {kind: 'table'}) RETURN r.region_id AS id ORDER BY r.page, r.order LIMIT 1"
+    )
+    vector = load_encoder().encode(["Table: daily food per animal, penguins get fish"])[0]
+    params = {"region_id": table["id"], "description": "summary: Daily food.", "embedding": vector.tolist()}
+    falkordb_store.write(load("set_region_description", falkordb_store.dialect), params)
+
+    forced = build_ingest_pipeline(falkordb_store, settings, force=True).ingest(SAMPLE)
+    assert forced.status == "replaced", forced.error
+    [row] = falkordb_store.read(
+        "MATCH (r:Region) WHERE r.description IS NOT NULL MATCH (d:Document {doc_id: r.doc_id}) "
+        "RETURN r.region_id AS id, r.description AS description, r.embedding AS embedding, d.described AS described"
+    )
+    assert (row["id"], row["description"], row["described"]) == (table["id"], "summary: Daily food.", 1)
+    assert np.allclose(row["embedding"], vector, atol=1e-6)

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from docgraph.app.pipeline.descriptions import carry_descriptions
 from docgraph.app.pipeline.embedding import embed_batch
 from docgraph.app.pipeline.execution.base import SourceFile, TaskExecutor
 from docgraph.app.pipeline.execution.spread_encoder import SpreadEncoder
@@ -140,6 +141,7 @@ class WriteStage:
 
     def _write(self, ctx: IngestContext) -> None:
         assert ctx.batch is not None
+        carry_descriptions(self.store, ctx.batch)
         ctx.result = self.store.write_document(ctx.batch, force=self.force)
         if not ctx.result.written:
             ctx.refreshed = refresh_stale_gnn(self.store, ctx.batch)
