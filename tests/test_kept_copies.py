@@ -8,10 +8,9 @@ import pytest
 
 from docgraph.app.config import Settings
 from docgraph.app.pipeline.build import build_ingest_pipeline
-from docgraph.app.pipeline.stages import keep_copy
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.falkordb_store import FalkorDBStore
-from docgraph.app.stores.kept_copies import kept_copies_dir
+from docgraph.app.stores.kept_copies import keep_copy, kept_copies_dir
 from docgraph.app.stores.temporary import temporary_local_store
 from docgraph.errors import BadDocumentError, StoreError
 from docgraph.ingest.structure.ids import file_sha256
