@@ -237,6 +237,7 @@ def test_a_stored_file_uploaded_again_is_rebuilt_only_when_forced(client: TestCl
         stored = graph_snapshot(store)
         again, forced = ingest(), ingest(force="true")
         assert [r["status"] for r in (first, again, forced)] == ["ingested", "unchanged", "replaced"]
+        assert again["stages"] == {} and forced["stages"]["read"] > 0  # not read again unless forced
         assert forced["doc_id"] == first["doc_id"] == "zoo-again" and forced["nodes"] == first["nodes"]
         assert graph_snapshot(store) == stored
     finally:

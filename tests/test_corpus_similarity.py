@@ -310,6 +310,7 @@ def test_links_are_written_before_another_document_s_write_removes_their_targets
     changed_copy(SAMPLE, beta, "Beta edition, revised.")
 
     pipeline = build_ingest_pipeline(falkordb_store, settings)
+    other_pipeline = build_ingest_pipeline(falkordb_store, settings)  # as a UI batch beside an API job
     beta_linking, beta_written = threading.Event(), threading.Event()
     linked = CorpusSimilarityStage.run
 
@@ -337,7 +338,7 @@ def test_links_are_written_before_another_document_s_write_removes_their_targets
         return result
 
     monkeypatch.setattr(falkordb_store, "write_document", noted_write)
-    reports.append(pipeline.ingest(beta, progress=beta_progress))
+    reports.append(other_pipeline.ingest(beta, progress=beta_progress))
     first.join(180)
     assert sorted((r.doc_id, r.status, r.error) for r in reports) == [
         ("alpha", "replaced", ""),

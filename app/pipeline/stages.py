@@ -12,7 +12,6 @@ at a time; the stages that use the store run in this process, one document at a 
 from __future__ import annotations
 
 import contextvars
-import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -27,6 +26,7 @@ from docgraph.app.pipeline.execution.base import SourceFile, TaskExecutor
 from docgraph.app.pipeline.execution.spread_encoder import SpreadEncoder
 from docgraph.app.pipeline.gnn_store import refresh_stale_gnn
 from docgraph.app.pipeline.memory import release_free_memory
+from docgraph.app.pipeline.store_locks import store_lock
 from docgraph.app.pipeline.unchanged import stored_as_built
 from docgraph.app.stores.base import GraphStore, WriteResult
 from docgraph.app.stores.kept_copies import changed_message, drop_unused_copy, keep_copy, stored_sha256
@@ -219,7 +219,7 @@ class IngestPipeline:
         self.notes = list(notes)  # what is switched off and why, for the user to see once
         self.build = build  # part of each document's version: another build replaces a stored one
         self.tasks = tasks
-        self._store_lock = threading.Lock()  # one document at a time in the stages that use the store
+        self._store_lock = store_lock(_written_store(self.stages))  # one document at a time in store stages
 
     def ingest(self, path: Path, progress: ProgressFn | None = None) -> IngestReport:
         """One file through the stages; ``progress`` hears each stage start (name, 0, 0) and what it
@@ -252,7 +252,7 @@ class IngestPipeline:
     def _unchanged(self, path: Path, started: float) -> IngestReport | None:
         """The report of a file stored as this pipeline builds it, without reading it (its kept
         copy made again if it went); None when it must run (another version or build, --force)."""
-        write = next((stage for stage in self.stages if isinstance(stage, WriteStage)), None)
+        write = _write_stage(self.stages)
         if write is None or write.force or not path.is_file():
             return None
         stored = stored_as_built(write.store, path, self.build)
@@ -313,6 +313,20 @@ class IngestPipeline:
             message = f"{path.name}: {type(exc).__name__}: {exc}"
             return IngestReport(path=path, status="failed", error=message, timings=ctx.timings)
         return _report(ctx, time.perf_counter() - started)
+
+
+def _write_stage(stages: Sequence[Stage]) -> WriteStage | None:
+    """The pipeline's write stage, also when a job wraps each stage (``inner``)."""
+    for stage in stages:
+        inner = getattr(stage, "inner", stage)
+        if isinstance(inner, WriteStage):
+            return inner
+    return None
+
+
+def _written_store(stages: Sequence[Stage]) -> GraphStore | None:
+    write = _write_stage(stages)
+    return write.store if write is not None else None
 
 
 def _report(ctx: IngestContext, seconds: float) -> IngestReport:
