@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pymupdf
 import pytest
 
 from docgraph.app.config import Settings
@@ -142,3 +143,11 @@ def test_a_rebuild_keeps_the_descriptions_of_the_regions_it_reads_again(
     )
     assert (row["id"], row["description"], row["described"]) == (table["id"], "summary: Daily food.", 1)
     assert np.allclose(row["embedding"], vector, atol=1e-6)
+
+    # Another file under the name (a new edition) takes none: its table may show something else.
+    edition = pymupdf.open(SAMPLE)
+    edition[0].insert_text((72, 40), "Second edition", fontsize=9)
+    edition.save(tmp_path / SAMPLE.name)
+    again = build_ingest_pipeline(falkordb_store, settings).ingest(tmp_path / SAMPLE.name)
+    assert again.status == "replaced", again.error
+    assert falkordb_store.read("MATCH (r:Region) WHERE r.description IS NOT NULL RETURN count(r) AS n") == [{"n": 0}]
