@@ -33,6 +33,10 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _PACKAGED_NAMES = frozenset({"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"})
 
+# Folder models' fingerprints, by folder: (the files' stamps when hashed, the fingerprint).
+_FINGERPRINTS: dict[Path, tuple[tuple[str, ...], str]] = {}
+_FINGERPRINTS_LOCK = threading.Lock()
+
 # Few texts (a query) run on one thread: a second OpenMP thread waits on a busy core far longer
 # than the work takes. Batches use every core we are allowed.
 _SMALL_BATCH = 8
@@ -147,18 +151,30 @@ def resolve_model_path(name_or_path: str) -> str:
 
 
 def model_files_fingerprint(name_or_path: str) -> str:
-    """For a model read from a folder: 12 hex digits of its files' names, sizes and modification
-    times, so a model retrained in place is told apart from the one before. Empty for the packaged
-    model and hub names, whose files do not change under the same name."""
+    """For a model read from a folder: 12 hex digits of its files' names and contents, so a model
+    retrained in place is told apart from the one before, and a copy or checkout that only changes
+    file times is not. Hashed once per process for the same names, sizes and times. Empty for the
+    packaged model and hub names, whose files do not change under the same name."""
     if name_or_path.strip().lower() in _PACKAGED_NAMES:
         return ""
-    folder = Path(name_or_path).expanduser()
+    folder = Path(name_or_path).expanduser().resolve()
     if not folder.is_dir():
         return ""
-    digest = hashlib.sha256()
-    for stamp in file_stamps(folder):
-        digest.update(stamp.encode("utf-8") + b"\0")
-    return digest.hexdigest()[:12]
+    stamps = tuple(file_stamps(folder))
+    with _FINGERPRINTS_LOCK:
+        known = _FINGERPRINTS.get(folder)
+    if known is not None and known[0] == stamps:
+        return known[1]
+    digest = hashlib.blake2b(digest_size=16)
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(folder)).encode("utf-8") + b"\0")
+        with path.open("rb") as handle:
+            while block := handle.read(1 << 20):
+                digest.update(block)
+    fingerprint = digest.hexdigest()[:12]
+    with _FINGERPRINTS_LOCK:
+        _FINGERPRINTS[folder] = (stamps, fingerprint)
+    return fingerprint
 
 
 def file_stamps(folder: Path) -> list[str]:

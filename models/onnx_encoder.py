@@ -15,6 +15,7 @@ so a command that only encodes a question starts quickly.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -22,6 +23,7 @@ import os
 import re
 import shutil
 import threading
+import time
 from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
 
     from sentence_transformers import SentenceTransformer
 
+UNUSED_EXPORT_S = 7 * 24 * 3600.0  # an older export not loaded for a week goes when a new one is made
 EXPORT_FORMAT = 1  # bump when the export changes, so that cached exports are remade
 MODEL_FILE = "model.onnx"
 INFO_FILE = "export.json"
@@ -143,6 +146,7 @@ def load_onnx_encoder(name_or_path: str, quantized: bool, cache_dir: Path, label
     folder = cache_dir / export_folder_name(location, runtime)
     if not (folder / INFO_FILE).is_file():
         export_encoder(location, folder, quantized)
+    _touch(folder)
     return OnnxEncoder(f"{label or name_or_path} ({runtime})", folder)
 
 
@@ -159,10 +163,12 @@ def _slug(location: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", Path(location).name or location).strip("-")[:60] or "model"
 
 
-def remove_older_exports(folder: Path, location: str, runtime: str) -> list[Path]:
+def remove_older_exports(folder: Path, location: str, runtime: str, unused_s: float = UNUSED_EXPORT_S) -> list[Path]:
     """Remove the other exports of the same model folder and runtime beside ``folder`` (made before
-    its files or the libraries changed; each is the size of the model). Exports whose info names
-    another location are kept; older ones that name none go when their folder name matches."""
+    its files or the libraries changed; each is the size of the model) that no process has loaded for
+    ``unused_s`` (a running server may still make sessions from its own; another virtualenv with
+    other library versions keeps using its). Exports whose info names another location are kept;
+    older ones that name none go when their folder name matches."""
     pattern = re.compile(re.escape(f"{_slug(location)}-{runtime}-") + "[0-9a-f]{16}")
     removed: list[Path] = []
     try:
@@ -172,10 +178,25 @@ def remove_older_exports(folder: Path, location: str, runtime: str) -> list[Path
     for other in siblings:
         if other == folder or not pattern.fullmatch(other.name) or not other.is_dir():
             continue
+        if time.time() - _last_loaded(other) < unused_s:
+            continue
         if _export_location(other) in (location, None):
             shutil.rmtree(other, ignore_errors=True)
             removed.append(other)
     return removed
+
+
+def _last_loaded(folder: Path) -> float:
+    """When a process last loaded the export (its info file is touched on every load)."""
+    try:
+        return (folder / INFO_FILE).stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _touch(folder: Path) -> None:
+    with contextlib.suppress(OSError):  # a read-only cache: the export is only ever kept longer
+        os.utime(folder / INFO_FILE)
 
 
 def _export_location(folder: Path) -> str | None:

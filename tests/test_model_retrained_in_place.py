@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import time
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +14,7 @@ import pytest
 from docgraph.app.config import Settings
 from docgraph.app.pipeline.build import encoder_build
 from docgraph.app.pipeline.embedding import DiskCache, MemoryCache, encode_cached
-from docgraph.models.encoder_loader import load_encoder
+from docgraph.models.encoder_loader import encoder_label, load_encoder
 from docgraph.models.encoders import DEFAULT_MODEL, load_sentence_transformer, resolve_model_path
 from docgraph.models.onnx_encoder import INFO_FILE, load_onnx_encoder
 
@@ -52,9 +54,23 @@ def test_a_retrained_folder_model_gives_new_vectors_through_the_same_caches(mode
     assert encoder_build(Settings(encoder_runtime="torch")) == "encoder all-MiniLM-L6-v2"
 
 
+def test_a_copy_that_only_changes_file_times_keeps_the_model_s_name(model_folder: Path) -> None:
+    """A checkout or a copy without -p gives the files new times, not a new model: a fingerprint of
+    the times alone would rebuild every stored document."""
+    label = encoder_label(str(model_folder))
+    for path in model_folder.rglob("*"):
+        os.utime(path, (1_000_000_000, 1_000_000_000))
+    assert encoder_label(str(model_folder)) == label
+
+
 def test_a_new_export_removes_the_older_exports_of_the_same_model(model_folder: Path, tmp_path: Path) -> None:
     cache = tmp_path / "models"
     first = load_onnx_encoder(str(model_folder), quantized=False, cache_dir=cache)
+    recent = cache / first.folder.name.replace(first.folder.name[-16:], "1" * 16)  # loaded an hour ago
+    shutil.copytree(first.folder, recent)
+    os.utime(recent / INFO_FILE, (time.time() - 3600, time.time() - 3600))
+    week_ago = time.time() - 8 * 24 * 3600
+    os.utime(first.folder / INFO_FILE, (week_ago, week_ago))  # not loaded for a week
     other_location = cache / first.folder.name.replace(first.folder.name[-16:], "0" * 16)
     other_location.mkdir()
     (other_location / INFO_FILE).write_text(json.dumps({"location": "/elsewhere/team-encoder"}))
@@ -63,4 +79,5 @@ def test_a_new_export_removes_the_older_exports_of_the_same_model(model_folder: 
     assert second.folder != first.folder and (second.folder / INFO_FILE).is_file()
     assert not first.folder.exists()
     assert other_location.is_dir()  # an export of another folder with the same name stays
-    assert sorted(p.name for p in cache.iterdir()) == sorted([second.folder.name, other_location.name])
+    assert recent.is_dir()  # a process may still make sessions from it (or another virtualenv uses it)
+    assert sorted(p.name for p in cache.iterdir()) == sorted([second.folder.name, other_location.name, recent.name])
