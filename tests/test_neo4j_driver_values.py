@@ -31,3 +31,7 @@ def test_a_missing_database_says_how_to_name_one() -> None:
     mapped = _mapped(error, 30.0, "Neo4j at neo4j://db:7687")
     assert isinstance(mapped, StoreUnavailableError)  # not a query error to show a model or retry
     assert "Graph not found: docgraph" in str(mapped) and "neo4j://HOST:7687/neo4j" in str(mapped)
+    starting = server_error("Neo.TransientError.General.DatabaseUnavailable", "Database 'neo4j' is unavailable.")
+    mapped = _mapped(starting, 30.0, "Neo4j at neo4j://db:7687")
+    assert isinstance(mapped, StoreUnavailableError) and "not available yet" in str(mapped)
+    assert "Community" not in str(mapped)  # it exists: it is starting or stopping

@@ -54,7 +54,8 @@ _SYNTAX_CODES = (
     "Neo.ClientError.Procedure.ProcedureNotFound",
 )
 _READ_ONLY_CODES = ("Neo.ClientError.Statement.AccessMode", "Neo.ClientError.General.ForbiddenOnReadOnlyDatabase")
-_NO_DATABASE_CODES = ("Neo.ClientError.Database.DatabaseNotFound", "Neo.TransientError.General.DatabaseUnavailable")
+_NO_DATABASE = "Neo.ClientError.Database.DatabaseNotFound"
+_DATABASE_STARTING = "Neo.TransientError.General.DatabaseUnavailable"
 # Two writers of one new document: the second meets the first's Document under the unique constraint
 # (a client error the driver does not retry). Run again, it sees the committed version.
 WRITE_CONFLICT_RETRIES = 5
@@ -291,7 +292,9 @@ def _mapped(error: Exception, limit_s: float, where: str) -> StoreError:
     if isinstance(error, unreachable | ValueError):
         return StoreUnavailableError(f"{where} is unavailable: {message}")
     code = getattr(error, "code", None) or ""
-    if code in _NO_DATABASE_CODES:
+    if code == _DATABASE_STARTING:
+        return StoreUnavailableError(f"{where}: the database is not available yet (starting or stopping): {message}")
+    if code == _NO_DATABASE:
         return StoreUnavailableError(
             f"{where} has no database to use ({message}); Neo4j Community has only 'neo4j': name it in the "
             "URL path (neo4j://HOST:7687/neo4j) or in DOCGRAPH_GRAPH"
