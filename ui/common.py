@@ -50,7 +50,8 @@ def store() -> GraphStore | None:
 
 @st.cache_resource(show_spinner="Loading the sentence encoder…")
 def encoder(name: str, runtime: str, model_cache: str) -> Any:
-    return configured_encoder(Settings(encoder_model=name, encoder_runtime=runtime, model_cache=model_cache))
+    values = {"encoder_model": name, "encoder_runtime": runtime, "model_cache": model_cache}
+    return configured_encoder(Settings.model_validate(values))
 
 
 @st.cache_resource(show_spinner="Preparing retrieval…")
