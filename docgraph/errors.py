@@ -22,6 +22,11 @@ class StoreError(DocgraphError):
     """The graph store failed."""
 
 
+class MissingEndpointError(StoreError):
+    """A document's write named a node that is not in the graph (a linked document was replaced or
+    deleted after the links were chosen); nothing was written."""
+
+
 class StoreUnavailableError(StoreError):
     """The graph store cannot be reached or started."""
 

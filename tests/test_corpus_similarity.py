@@ -17,6 +17,7 @@ from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.similarity import CorpusSimilarityStage, corpus_similarity_edges
 from docgraph.app.pipeline.stages import IngestContext, IngestReport
 from docgraph.app.stores.base import WriteResult
+from docgraph.app.stores.factory import open_store
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.app.ui_support.evidence import region_evidence
 from docgraph.app.ui_support.examples import load_examples
@@ -296,6 +297,17 @@ def changed_copy(pdf: Path, target: Path, line: str) -> Path:
     return target
 
 
+def linked_pair_changed_since(store: FalkorDBStore, settings: Settings, folder: Path) -> tuple[Path, Path]:
+    """alpha.pdf and beta.pdf (the sample, one line apart) stored and linked to each other, then
+    both changed on disk."""
+    alpha, beta = folder / "alpha.pdf", folder / "beta.pdf"
+    for path in (changed_copy(SAMPLE, alpha, "Alpha edition."), changed_copy(SAMPLE, beta, "Beta edition.")):
+        ingest(store, settings, path)
+    changed_copy(SAMPLE, alpha, "Alpha edition, revised.")
+    changed_copy(SAMPLE, beta, "Beta edition, revised.")
+    return alpha, beta
+
+
 def test_links_are_written_before_another_document_s_write_removes_their_targets(
     falkordb_store: FalkorDBStore, local_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -303,11 +315,7 @@ def test_links_are_written_before_another_document_s_write_removes_their_targets
     (replacing its regions) came between the first one's link stage and its write, which then failed
     with "a relationship endpoint is not in the graph"."""
     settings = settings_for(falkordb_store, local_home, similarity_corpus_k=2, similarity_corpus_min=0.0)
-    alpha, beta = tmp_path / "alpha.pdf", tmp_path / "beta.pdf"
-    for path in (changed_copy(SAMPLE, alpha, "Alpha edition."), changed_copy(SAMPLE, beta, "Beta edition.")):
-        ingest(falkordb_store, settings, path)
-    changed_copy(SAMPLE, alpha, "Alpha edition, revised.")
-    changed_copy(SAMPLE, beta, "Beta edition, revised.")
+    alpha, beta = linked_pair_changed_since(falkordb_store, settings, tmp_path)
 
     pipeline = build_ingest_pipeline(falkordb_store, settings)
     other_pipeline = build_ingest_pipeline(falkordb_store, settings)  # as a UI batch beside an API job
@@ -346,3 +354,32 @@ def test_links_are_written_before_another_document_s_write_removes_their_targets
     ]
     across = {(e["src_doc"], e["dst_doc"]) for e in similar_edges(falkordb_store) if e["cross"]}
     assert across == {("alpha", "beta"), ("beta", "alpha")}
+
+
+def test_links_to_a_document_another_process_replaced_meanwhile_are_dropped(
+    falkordb_store: FalkorDBStore, local_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process (here: another connection, so another lock) replaces the linked document
+    between a document's link stage and its write: the write named regions that were gone and failed;
+    the links to them are dropped and the document is written."""
+    settings = settings_for(falkordb_store, local_home, similarity_corpus_k=2, similarity_corpus_min=0.0)
+    alpha, beta = linked_pair_changed_since(falkordb_store, settings, tmp_path)
+    other_process = open_store(settings)  # its own connection and lock, as another process has
+    linked = CorpusSimilarityStage.run
+
+    def beta_replaced_after_alpha_links(stage: CorpusSimilarityStage, ctx: IngestContext) -> None:
+        linked(stage, ctx)
+        if ctx.path == alpha:
+            report = build_ingest_pipeline(other_process, settings).ingest(beta)
+            assert report.status == "replaced", report.error
+
+    monkeypatch.setattr(CorpusSimilarityStage, "run", beta_replaced_after_alpha_links)
+    try:
+        report = build_ingest_pipeline(falkordb_store, settings).ingest(alpha)
+    finally:
+        other_process.close()
+    assert report.status == "replaced", report.error
+    assert report.stats["corpus_similarity_edges_dropped"] > 0
+    # What stayed is consistent: every cross-document link joins two stored regions of two documents.
+    across = [e for e in similar_edges(falkordb_store) if e["cross"]]
+    assert all(e["src_doc"] != e["dst_doc"] for e in across)

@@ -28,9 +28,10 @@ from docgraph.app.pipeline.gnn_store import refresh_stale_gnn
 from docgraph.app.pipeline.memory import release_free_memory
 from docgraph.app.pipeline.store_locks import store_lock
 from docgraph.app.pipeline.unchanged import stored_as_built
+from docgraph.app.pipeline.vanished_links import drop_vanished_links
 from docgraph.app.stores.base import GraphStore, WriteResult
 from docgraph.app.stores.kept_copies import changed_message, drop_unused_copy, keep_copy, stored_sha256
-from docgraph.errors import BadDocumentError, DocgraphError, IngestError, WorkerLostError
+from docgraph.errors import BadDocumentError, DocgraphError, IngestError, MissingEndpointError, WorkerLostError
 from docgraph.ingest.types import DocumentLayout, ProgressCallback, Reader
 from docgraph.records import GraphBatch
 
@@ -142,7 +143,12 @@ class WriteStage:
     def _write(self, ctx: IngestContext) -> None:
         assert ctx.batch is not None
         carry_descriptions(self.store, ctx.batch)
-        ctx.result = self.store.write_document(ctx.batch, force=self.force)
+        try:
+            ctx.result = self.store.write_document(ctx.batch, force=self.force)
+        except MissingEndpointError:  # another process replaced a linked document meanwhile
+            if not drop_vanished_links(self.store, ctx.batch):
+                raise
+            ctx.result = self.store.write_document(ctx.batch, force=self.force)
         if not ctx.result.written:
             ctx.refreshed = refresh_stale_gnn(self.store, ctx.batch)
 

@@ -50,7 +50,7 @@ from docgraph.app.stores.records import (
     render_edges,
     render_nodes,
 )
-from docgraph.errors import StoreBusyError, StoreError, StoreUnavailableError
+from docgraph.errors import MissingEndpointError, StoreBusyError, StoreError, StoreUnavailableError
 from docgraph.records import ID_PROPERTY, GraphBatch
 
 DIALECT = "falkordb"
@@ -204,7 +204,12 @@ class DocumentWriter:
             except redis.WatchError:
                 return None
         if not self._kept(replies[-1]):
-            problem = _first_error(replies) or "a relationship endpoint is not in the graph"
+            problem = _first_error(replies)
+            if problem is None:
+                raise MissingEndpointError(
+                    f"writing document {batch.doc_id} failed, the graph is unchanged: a relationship endpoint "
+                    "is not in the graph"
+                )
             raise StoreError(f"writing document {batch.doc_id} failed, the graph is unchanged: {problem}")
         late = _first_error(replies)
         if late is not None:  # a step after the nodes were written (MULTI/EXEC does not roll back)

@@ -35,6 +35,7 @@ from docgraph.app.stores.results import IndexInfo, fulltext_terms, graph_counts,
 from docgraph.app.stores.schema import DEFAULT_VECTOR_DIMENSION, FULLTEXT_PROPERTY, load_ddl
 from docgraph.app.stores.url import StoreURL
 from docgraph.errors import (
+    MissingEndpointError,
     QuerySyntaxError,
     QueryTimeoutError,
     ReadOnlyViolationError,
@@ -158,7 +159,7 @@ class Neo4jStore:
                 record = tx.run(render_edges("write_edges", DIALECT, edge_group), rows=edge_group.rows).single()
                 if record is None or record["created"] != len(edge_group.rows):
                     # Raising inside the transaction function rolls the whole write back.
-                    raise StoreError(
+                    raise MissingEndpointError(
                         f"writing document {batch.doc_id} failed, the graph is unchanged: a "
                         f"{edge_group.type} relationship endpoint is not in the graph"
                     )
