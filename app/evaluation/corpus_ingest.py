@@ -12,9 +12,8 @@ from docgraph.app.pipeline.stages import EmbedStage, IngestPipeline, IngestRepor
 from docgraph.app.retrieval.corpus import stored_builds
 from docgraph.app.stores.base import GraphStore
 from docgraph.errors import IngestError
-from docgraph.ingest.structure.ids import doc_id_for, file_sha256
+from docgraph.ingest.structure.ids import doc_id_for
 from docgraph.models.encoders import TextEncoder
-from docgraph.records import document_version
 
 ProgressFn = Callable[[str, int, int], None]  # (what, done, total)
 
@@ -48,23 +47,22 @@ def ensure_ingested(
     (``force``: delete and re-ingest)."""
     outcome = IngestOutcome()
     pipeline = make_pipeline(store, encoder, settings)
-    stored = stored_builds(store)
+    stored = stored_builds(store) if force else {}
     with store.fulltext_refresh_deferred():
         for done, path in enumerate(paths):
             if progress:
                 progress(f"ingest {path.name}", done, len(paths))
             doc_id = doc_id_for(path.name)
             outcome.doc_ids[path.name] = doc_id
-            current = (document_version(file_sha256(path), pipeline.build), pipeline.build) if path.is_file() else None
-            if not force and stored.get(doc_id) == current:
-                outcome.skipped.append(path.name)
-                continue
             if force and doc_id in stored:
                 store.delete_document(doc_id)
-            report = pipeline.ingest(path)
+            report = pipeline.ingest(path)  # a file stored as built is "unchanged" without being read
             if report.status == "failed":
                 raise IngestError(f"{path.name}: {report.error}")
-            outcome.reports.append(report)
+            if report.status == "unchanged":
+                outcome.skipped.append(path.name)
+            else:
+                outcome.reports.append(report)
     if progress:
         progress("ingest", len(paths), len(paths))
     store.wait_for_indexes()

@@ -27,8 +27,6 @@ def carry_descriptions(store: GraphStore, batch: GraphBatch) -> int:
     if not rows or rows[0]["sha256"] != batch.sha256 or _encoder(str(rows[0]["build"])) != _encoder(batch.build):
         return 0
     stored = {_key(row): row for row in rows}
-    if not stored:
-        return 0
     carried = 0
     for node in batch.nodes:
         row = stored.get(_key(node.props)) if node.label == "Region" else None
