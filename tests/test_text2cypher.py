@@ -85,6 +85,12 @@ WRITE_ATTEMPTS = [
     "CALL apoc . load . json('file:///etc/passwd') YIELD value RETURN value",
     "RETURN apoc.cypher.runFirstColumnSingle('LOAD CSV FROM \"file:///etc/passwd\" AS l RETURN l', {}) AS x",
     "RETURN `apoc`.`cypher`.`runFirstColumnSingle`('MATCH (n) RETURN n', {}) AS x",
+    # Unicode escapes, which Neo4j decodes in keywords, names and strings alike
+    r"LO\u0041D CSV FROM 'file:///etc/passwd' AS row RETURN row",
+    r"C\u0041LL dbms.security.listUsers()",
+    r"RETURN apoc.cypher.runFirstColumnSingl\u0065('MATCH (n) RETURN n', {}) AS x",
+    r"RETURN apoc.load\u002ejsonParams('http://169.254.169.254/', {}, null) AS x",
+    r"OPTIONAL MATCH (r:Region) WHERE r.text = 'a\u0027 DETACH DELETE r //' RETURN r.region_id",
 ]
 
 
@@ -124,6 +130,7 @@ def test_the_read_path_of_the_database_refuses_writes_too(zoo_store: GraphStore,
         "CALL `db`.`labels`() YIELD label RETURN label",
         "MATCH (r:Region) WHERE r.text CONTAINS 'apoc.load.json(' RETURN r.`apoc.cypher.run` AS x",
         "MATCH (r:Region) RETURN apoc.text.join(collect(r.text), ' ') AS joined",
+        r"MATCH (r:Region) WHERE r.text CONTAINS '\u00B0C' RETURN r.region_id AS id",
     ],
 )
 def test_reads_that_mention_write_words_pass_the_guard(query: str) -> None:

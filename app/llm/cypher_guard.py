@@ -36,6 +36,9 @@ _FUNCTION = re.compile(r"(?<![.\w$])(apoc(?:\.\w+)+)\s*\(", re.IGNORECASE)
 _STRING_OR_COMMENT = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`|//[^\n]*|/\*.*?\*/", re.DOTALL)
 _TRAILING_LIMIT = re.compile(r"\bLIMIT\s+(\d+|\$\w+)\s*$", re.IGNORECASE)
 _RETURN = re.compile(r"(?<![.\w$])RETURN\b", re.IGNORECASE)
+# Neo4j reads \uXXXX escapes anywhere in a query, keywords and names too (M\u0041TCH is MATCH), so
+# the checks run on the query as written and again with its escapes decoded.
+_UNICODE_ESCAPE = re.compile(r"\\u+([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
 
 
 def code_only(query: str) -> str:
@@ -59,7 +62,23 @@ def names_unquoted(query: str) -> str:
 
 
 def check_read_only(query: str) -> None:
-    """Raise :class:`ReadOnlyViolationError` for anything but a plain read of the graph."""
+    """Raise :class:`ReadOnlyViolationError` for anything but a plain read of the graph, whether
+    written plainly or with unicode escapes."""
+    for view in dict.fromkeys((query, escapes_decoded(query))):
+        _check_plain_read(view)
+
+
+def escapes_decoded(query: str) -> str:
+    """The query with every ``\\uXXXX`` and ``\\UXXXXXXXX`` escape replaced by its character."""
+
+    def character(match: re.Match[str]) -> str:
+        code = int(match.group(1) or match.group(2), 16)
+        return chr(code) if code <= 0x10FFFF else "\ufffd"
+
+    return _UNICODE_ESCAPE.sub(character, query)
+
+
+def _check_plain_read(query: str) -> None:
     clause = _FORBIDDEN.search(code_only(query))
     if clause:
         name = " ".join(clause.group(1).upper().split())
