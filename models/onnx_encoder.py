@@ -24,6 +24,7 @@ import re
 import shutil
 import threading
 import time
+import weakref
 from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -89,6 +90,10 @@ class OnnxEncoder:
         self._tokenizer.no_padding()  # batches are padded here, to their own longest text
         self._sessions: dict[int, Any] = {}
         self._lock = threading.Lock()  # guards session creation; running a session is thread-safe
+        # Held open for the sessions made later (one per thread count): another process may remove
+        # an export it has not seen loaded for a week (remove_older_exports) while this one runs.
+        self._model_file = (folder / MODEL_FILE).open("rb")
+        weakref.finalize(self, self._model_file.close)
 
     def encode(self, texts: list[str], batch_size: int = 32, progress: RowsDone | None = None) -> Vectors:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -131,9 +136,9 @@ class OnnxEncoder:
                 options.intra_op_num_threads = threads
                 options.inter_op_num_threads = 1
                 options.log_severity_level = 3
-                self._sessions[threads] = ort.InferenceSession(
-                    str(self.folder / MODEL_FILE), options, providers=["CPUExecutionProvider"]
-                )
+                self._model_file.seek(0)
+                model = self._model_file.read()
+                self._sessions[threads] = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
             return self._sessions[threads]
 
 
@@ -166,8 +171,8 @@ def _slug(location: str) -> str:
 def remove_older_exports(folder: Path, location: str, runtime: str, unused_s: float = UNUSED_EXPORT_S) -> list[Path]:
     """Remove the other exports of the same model folder and runtime beside ``folder`` (made before
     its files or the libraries changed; each is the size of the model) that no process has loaded for
-    ``unused_s`` (a running server may still make sessions from its own; another virtualenv with
-    other library versions keeps using its). Exports whose info names another location are kept;
+    ``unused_s`` (another virtualenv with other library versions keeps using its; a process that
+    loaded one holds its model file open). Exports whose info names another location are kept;
     older ones that name none go when their folder name matches."""
     pattern = re.compile(re.escape(f"{_slug(location)}-{runtime}-") + "[0-9a-f]{16}")
     removed: list[Path] = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -136,3 +137,19 @@ def test_a_cache_folder_that_cannot_be_written_is_a_model_error(tmp_path: Path) 
     blocker.write_text("a file where the cache folder should be")
     with pytest.raises(ModelError, match=r"cannot export encoder .* DOCGRAPH_MODEL_CACHE to a writable folder"):
         load_onnx_encoder(DEFAULT_MODEL, quantized=False, cache_dir=blocker / "models")
+
+
+def test_an_export_removed_while_loaded_still_makes_sessions(
+    onnx_int8: OnnxEncoder, sample_texts: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process may remove an export that this one loaded over a week ago (a newer export
+    replaced it): a session made afterwards, for batches, still comes from the model loaded."""
+    monkeypatch.setenv("DOCGRAPH_ENCODER_THREADS", "2")  # batches get a session of their own
+    export = tmp_path / "export"
+    shutil.copytree(onnx_int8.folder, export)
+    encoder = OnnxEncoder("copied export", export)
+    one = encoder.encode(sample_texts[:1])  # the one-thread session, made while the files are there
+    shutil.rmtree(export)
+    batch = encoder.encode(sample_texts)
+    np.testing.assert_allclose(batch, onnx_int8.encode(sample_texts), atol=1e-6)
+    np.testing.assert_allclose(one, onnx_int8.encode(sample_texts[:1]), atol=1e-6)
