@@ -85,6 +85,10 @@ WRITE_ATTEMPTS = [
     "CALL apoc . load . json('file:///etc/passwd') YIELD value RETURN value",
     "RETURN apoc.cypher.runFirstColumnSingle('LOAD CSV FROM \"file:///etc/passwd\" AS l RETURN l', {}) AS x",
     "RETURN `apoc`.`cypher`.`runFirstColumnSingle`('MATCH (n) RETURN n', {}) AS x",
+    # A call written right after a quoted name
+    "WITH 1 AS `x`CALL dbms.procedures() YIELD name RETURN name",
+    "WITH 1 AS `x`CALL`apoc`.`load`.`json`('https://example.org/x') YIELD value RETURN value",
+    "RETURN`apoc`.`cypher`.`runFirstColumnSingle`(\"LOAD CSV FROM 'https://example.org/x' AS l RETURN l\", {}) AS x",
     # Unicode escapes, which Neo4j decodes in keywords, names and strings alike
     r"LO\u0041D CSV FROM 'file:///etc/passwd' AS row RETURN row",
     r"C\u0041LL dbms.security.listUsers()",

@@ -50,12 +50,13 @@ def code_only(query: str) -> str:
 def names_unquoted(query: str) -> str:
     """The query with strings and comments blanked but quoted names spelled out, and no spaces around
     the dots of a dotted name: what a procedure or function is really called (`apoc`.`load`.`json`
-    and apoc . load . json are apoc.load.json)."""
+    and apoc . load . json are apoc.load.json). A quoted name keeps a space on either side, so that a
+    word written right after it (`x`CALL) still reads as a word of its own."""
 
     def spelled(match: re.Match[str]) -> str:
         text = match.group(0)
         if text.startswith("`"):
-            return re.sub(r"[^\w.]", "_", text[1:-1])
+            return " " + re.sub(r"[^\w.]", "_", text[1:-1]) + " "
         return " " * len(text)
 
     return re.sub(r"\s*\.\s*", ".", _STRING_OR_COMMENT.sub(spelled, query))
