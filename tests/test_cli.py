@@ -403,9 +403,13 @@ def test_another_file_of_a_stored_name_replaces_it_only_when_told(cli_env: dict[
     doc.save(other)
     assert run("ingest", str(first), "--no-embed", "--json")[0] == 0
 
-    code, out, err = run("ingest", str(other), "--no-embed", "--json")
-    assert code == 1 and out == ""
-    assert f"{other} would replace the stored document 'report', read from another file ({first})" in err
+    fresh = pymupdf.open()
+    fresh.new_page().insert_text((72, 72), "A note of its own", fontsize=11)
+    fresh.save(other.parent / "note.pdf")
+    code, out, err = run("ingest", str(other), str(other.parent / "note.pdf"), "--no-embed", "--json")
+    refused, noted = json.loads(out)
+    assert code == 1 and refused["status"] == "failed" and noted["status"] == "ingested"  # the others still ingest
+    assert f"{other} would replace the stored document 'report', read from another file ({first})" in refused["error"]
     code, out, _ = run("ingest", str(other), "--no-embed", "--replace", "--json")
     assert code == 0 and json.loads(out)[0]["status"] == "replaced"
     # The file it was read from, changed there, updates its document as before.
@@ -414,4 +418,22 @@ def test_another_file_of_a_stored_name_replaces_it_only_when_told(cli_env: dict[
     changed.save(tmp_path / "revised.pdf")
     other.write_bytes((tmp_path / "revised.pdf").read_bytes())
     code, out, err = run("ingest", str(other), "--no-embed", "--json")
+    assert code == 0 and json.loads(out)[0]["status"] == "replaced", err
+
+
+def test_a_stored_file_found_unchanged_elsewhere_is_read_from_there(cli_env: dict[str, str], tmp_path: Path) -> None:
+    """A folder moved (or a copy ingested with --replace) is skipped as unchanged; the document kept
+    the old path, so the next change of the file where it now is was refused as another file's."""
+    first, moved = tmp_path / "a" / "report.pdf", tmp_path / "b" / "report.pdf"
+    for path in (first, moved):
+        path.parent.mkdir()
+        path.write_bytes(SAMPLE.read_bytes())
+    assert run("ingest", str(first), "--no-embed", "--json")[0] == 0
+    code, out, err = run("ingest", str(moved), "--no-embed")
+    assert code == 0 and "report unchanged" in out and "edges:" not in out, err  # no empty edges line
+    edited = pymupdf.open(moved)
+    edited[0].insert_text((72, 30), "Revised where it now is", fontsize=9)
+    edited.save(tmp_path / "revised.pdf")
+    moved.write_bytes((tmp_path / "revised.pdf").read_bytes())
+    code, out, err = run("ingest", str(moved), "--no-embed", "--json")
     assert code == 0 and json.loads(out)[0]["status"] == "replaced", err

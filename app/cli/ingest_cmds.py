@@ -24,8 +24,8 @@ from docgraph.app.cli.common import (
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import (
     check_distinct_ids,
-    check_no_other_file_replaced,
     delete_document,
+    files_replacing_others,
     find_document,
     list_documents,
     locate_pdf,
@@ -116,8 +116,7 @@ def ingest_command(
         raise typer.BadParameter("no PDF found in the given paths")
     check_distinct_ids(files)
     with opened_store(store, schema=True) as (graph_store, settings):
-        if not replace:
-            check_no_other_file_replaced(graph_store, files)
+        refused = {} if replace else files_replacing_others(graph_store, files)
         if describe and not vision_configured(settings):
             raise ConfigError("--describe needs a vision model: set DOCGRAPH_VLM_MODEL and the LLM endpoint")
         if similar_elsewhere is not None:
@@ -129,7 +128,8 @@ def ingest_command(
             pipeline = build_ingest_pipeline(
                 graph_store, settings, reader=chosen, embed=not no_embed, force=force, tasks=tasks
             )
-            reports = _ingest_all(pipeline, files, graph_store, quiet=json_out)
+            ingested = _ingest_all(pipeline, [f for f in files if f not in refused], graph_store, quiet=json_out)
+            reports = _in_order(files, ingested, refused)
         finally:
             if tasks is not None:
                 tasks.close()
@@ -165,6 +165,12 @@ def _ingest_all(
 
         reports = pipeline.ingest_many(files, row)
     return reports
+
+
+def _in_order(files: list[Path], ingested: list[IngestReport], refused: dict[Path, str]) -> list[IngestReport]:
+    """A report per file, in the order given: those ingested, and a failed one for each refused."""
+    by_path = {report.path: report for report in ingested}
+    return [by_path.get(path) or IngestReport(path=path, status="failed", error=refused[path]) for path in files]
 
 
 def stage_description(name: str, stage: str) -> str:
@@ -220,7 +226,7 @@ def _print_reports(reports: list[IngestReport], json_out: bool, untexted_hint: s
         edges = ", ".join(f"{name} {count}" for name, count in sorted(report.edges.items()))
         console.print(
             f"[bold]{report.doc_id}[/] {report.status}: {report.pages} pages, {report.regions} regions, "
-            f"{report.sections} sections, {report.seconds:.1f}s\n  edges: {edges}",
+            f"{report.sections} sections, {report.seconds:.1f}s" + (f"\n  edges: {edges}" if edges else ""),
             highlight=False,
         )
         if "described_regions" in report.stats:

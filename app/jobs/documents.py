@@ -68,10 +68,12 @@ def delete_document(store: GraphStore, doc: str, files_dir: Path) -> tuple[str, 
     return doc_id, deleted
 
 
-def check_no_other_file_replaced(store: GraphStore, paths: list[Path]) -> None:
-    """Refuse files that would replace a stored document read from another file of the same name
-    (``/a/report.pdf`` over the ``report`` of ``/b/report.pdf``): a changed file re-ingested from
-    where it was read updates its document; another one only with ``--replace``."""
+def files_replacing_others(store: GraphStore, paths: list[Path]) -> dict[Path, str]:
+    """The files that would replace a stored document read from another file of the same name
+    (``/a/report.pdf`` over the ``report`` of ``/b/report.pdf``), each with why it is refused: a
+    changed file re-ingested from where it was read updates its document; another one only with
+    ``--replace``."""
+    refused: dict[Path, str] = {}
     for path in paths:
         try:
             stored = find_document(store, doc_id_for(path.name))
@@ -81,10 +83,11 @@ def check_no_other_file_replaced(store: GraphStore, paths: list[Path]) -> None:
         if not source or not path.is_file() or Path(source) == path.resolve():
             continue
         if str(stored.get("sha256") or "") != file_sha256(path):
-            raise ConfigError(
+            refused[path] = (
                 f"{path} would replace the stored document {stored['doc_id']!r}, read from another file "
                 f"({source}): pass --replace to replace it, or rename the file"
             )
+    return refused
 
 
 def clashing_document(store: GraphStore, file_name: str, path: Path) -> str | None:

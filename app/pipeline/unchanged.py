@@ -23,6 +23,8 @@ class StoredDocument:
     pages: int
     sections: int
     regions: int
+    version: str
+    source_path: str  # where it was read from, last
 
 
 def stored_as_built(store: GraphStore, path: Path, build: str) -> StoredDocument | None:
@@ -38,4 +40,15 @@ def stored_as_built(store: GraphStore, path: Path, build: str) -> StoredDocument
     if not counts:
         return None  # deleted since
     row = counts[0]
-    return StoredDocument(doc_id, sha256, int(row["pages"] or 0), int(row["sections"]), int(row["regions"]))
+    pages, sections, regions = int(row["pages"] or 0), int(row["sections"]), int(row["regions"])
+    source_path = str(row["source_path"] or "")
+    return StoredDocument(doc_id, sha256, pages, sections, regions, str(rows[0]["version"]), source_path)
+
+
+def note_source_path(store: GraphStore, stored: StoredDocument, path: Path) -> None:
+    """Make ``path`` the stored document's file when it was read from another (moved, or a copy
+    ingested with ``--replace``), so that its next change there is an update, not a clash."""
+    source_path = str(path.resolve())
+    if stored.source_path != source_path:
+        params = {"doc_id": stored.doc_id, "version": stored.version, "source_path": source_path}
+        store.write(load("set_document_source_path", store.dialect), params)
