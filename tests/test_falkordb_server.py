@@ -424,3 +424,18 @@ def test_a_server_that_stays_wedged_fails_with_a_clear_error(
     assert counter.read_text() == "2"
     assert falkordb_server.server_paths(home).log_file.read_text().count("killed the server") == 3
     assert falkordb_server.status(home).running is False
+
+
+def test_a_store_held_open_starts_its_stopped_server_again(home: Path) -> None:
+    """`docgraph store stop` says the server starts again on next use; a long-running process that
+    held the store (the API, the MCP server, the UI) kept failing with "Error 2 connecting" instead."""
+    store = open_store(Settings(home=home, graph="held", store=""))
+    try:
+        store.write("CREATE (:Document {doc_id: 'kept', title: 'Kept'})")
+        assert falkordb_server.stop(home)
+        assert store.read("MATCH (d:Document) RETURN d.title AS title") == [{"title": "Kept"}]
+        assert falkordb_server.status(home).running
+        store.write("CREATE (:Document {doc_id: 'more', title: 'More'})")
+        assert sorted(row["id"] for row in store.read("MATCH (d:Document) RETURN d.doc_id AS id")) == ["kept", "more"]
+    finally:
+        store.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from docgraph.app.config import Settings
 from docgraph.app.stores import falkordb_server
 from docgraph.app.stores.base import GraphStore
@@ -25,11 +27,13 @@ def _open_falkordb(target: StoreURL, settings: Settings, vector_dimension: int) 
     from docgraph.app.stores.falkordb_disk import COMPACT_AFTER_WRITES_BYTES
     from docgraph.app.stores.falkordb_store import REPLY_GRACE_S, FalkorDBStore, connect_falkordb
 
-    socket, compact_aof_bytes = None, None
+    socket, compact_aof_bytes, restart = None, None, None
     if target.kind == "falkordb-local":
-        assert target.path is not None  # parse_store_url always sets it for falkordb-local
-        socket = falkordb_server.ensure_running(target.path)
+        home = target.path
+        assert home is not None  # parse_store_url always sets it for falkordb-local
+        socket = falkordb_server.ensure_running(home)
         compact_aof_bytes = COMPACT_AFTER_WRITES_BYTES  # an external server's persistence is its owner's
+        restart = partial(falkordb_server.ensure_running, home)  # `docgraph store stop` says so
     return FalkorDBStore(
         connect_falkordb(target, socket),
         target.graph,
@@ -38,6 +42,7 @@ def _open_falkordb(target: StoreURL, settings: Settings, vector_dimension: int) 
         vector_dimension=vector_dimension,
         compact_aof_bytes=compact_aof_bytes,
         reader=connect_falkordb(target, socket, reply_timeout_s=settings.query_timeout_s + REPLY_GRACE_S),
+        restart=restart,
     )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -94,10 +94,11 @@ class FalkorDBStore:
         chunk_rows: int = DEFAULT_CHUNK_ROWS,
         compact_aof_bytes: int | None = None,
         reader: FalkorDB | None = None,
+        restart: Callable[[], object] | None = None,
     ) -> None:
         """``reader``: a client for reads whose reply timeout is ``query_timeout_s + REPLY_GRACE_S``
         (see ``connect_falkordb``). Writes, and reads given a longer limit, go through ``db``, which
-        waits for its reply however long it takes."""
+        waits for its reply however long it takes. ``restart``: starts docgraph's own server again."""
         self.url = url
         self.graph_name = graph
         self.vector_dimension = vector_dimension
@@ -108,6 +109,7 @@ class FalkorDBStore:
         self._timeout_s = query_timeout_s
         self._writer = DocumentWriter(db.connection, self._graph, chunk_rows)
         self._compact_aof_bytes = compact_aof_bytes  # docgraph's own server: it looks after its AOF
+        self._restart = restart
         # the labels to rebuild when the outermost fulltext_refresh_deferred block ends: per context,
         # so the threads of the UI and the API sharing a store are not deferred by another's block
         self._deferral: ContextVar[set[str] | None] = ContextVar(f"fulltext_deferral_{id(self)}", default=None)
@@ -263,6 +265,21 @@ class FalkorDBStore:
         return "\n".join(plan.plan)
 
     def _run(self, query: str, params: dict[str, Any] | None, timeout_s: float | None, read_only: bool) -> list[Row]:
+        """The query's rows. When the connection fails and the server is docgraph's own, it is started
+        again and the query sent once more: a read whatever failed, a write only if it was never sent."""
+        try:
+            return self._run_once(query, params, timeout_s, read_only)
+        except StoreUnavailableError as error:
+            cause = error.__cause__
+            lost = isinstance(cause, redis.ConnectionError) and (read_only or "connecting to" in str(cause))
+            if self._restart is None or not lost:
+                raise
+            self._restart()
+            return self._run_once(query, params, timeout_s, read_only)
+
+    def _run_once(
+        self, query: str, params: dict[str, Any] | None, timeout_s: float | None, read_only: bool
+    ) -> list[Row]:
         limit_s = timeout_s if timeout_s is not None else self._timeout_s
         timeout_ms = max(1, round(limit_s * 1000))
         try:
