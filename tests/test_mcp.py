@@ -51,6 +51,10 @@ async def use_tools(session: ClientSession) -> dict[str, Any]:
         ("cypher", {"query": "MATCH (t:Table) RETURN count(t) AS tables"}),
         ("cypher", {"query": "MATCH (d:Document) DETACH DELETE d"}),
         ("schema", {}),
+        # Arguments the HTTP API refuses: refused here too, as the tool's error
+        ("retrieve", {"query": "penguins", "k": 100000}),
+        ("retrieve", {"query": "  "}),
+        ("cypher", {"query": "RETURN $x AS x", "params": {"a`b": 1}}),
     ):
         result = await session.call_tool(name, arguments)
         seen.setdefault(name, []).append((result.is_error, "".join(getattr(c, "text", "") for c in result.content)))
@@ -61,9 +65,12 @@ def check_tools(seen: dict[str, Any]) -> None:
     assert seen["tools"] == TOOLS
     ((error, documents),) = seen["documents"]
     assert not error and json.loads(documents)["doc_id"] == "docgraph-sample"
-    ((error, retrieved),) = seen["retrieve"]
+    (error, retrieved), too_many, blank = seen["retrieve"]
     assert not error and "10:30" in retrieved and "docgraph-sample" in retrieved
-    (read_error, read), (write_error, refused) = seen["cypher"]
+    assert too_many[0] and "less than or equal to 50" in too_many[1]
+    assert blank[0] and "pattern" in blank[1]
+    (read_error, read), (write_error, refused), bad_name = seen["cypher"]
+    assert bad_name[0] and "params" in bad_name[1], bad_name
     assert not read_error and json.loads(read)["rows"] == [{"tables": 1}]
     assert write_error and "not allowed" in refused  # the one-line reason reaches the agent
     ((error, schema),) = seen["schema"]

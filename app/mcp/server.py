@@ -1,5 +1,7 @@
 """``docgraph mcp``: retrieve, ask, read-only Cypher, the schema and the document list as MCP tools.
 
+The tools take their arguments with the HTTP API's limits (k, text length, parameter names and values).
+
 Over stdio for a local agent, or streamable HTTP for agents elsewhere; every tool only reads, so a
 reader's key is enough. Over HTTP the API's checks apply (Host allow-list, Origin, Bearer keys);
 over stdio, once any key exists, ``DOCGRAPH_API_KEY`` must hold a valid one.
@@ -18,13 +20,13 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp
 
 from docgraph.app.api.access import AccessGuard, allowed_hosts
+from docgraph.app.api.models import DocIdField, KField, ParamName, ParamValue, QueryText, VariantField
 from docgraph.app.auth.keys import KeyStore
 from docgraph.app.config import Settings
 from docgraph.app.integrations.regions import retrieve_regions
 from docgraph.app.jobs.documents import find_document, list_documents
 from docgraph.app.llm.service import ask as ask_store
 from docgraph.app.llm.text2cypher import run_written_query
-from docgraph.app.retrieval.registry import DEFAULT_RETRIEVER
 from docgraph.app.serving import ServingState
 from docgraph.app.stores.schema import load_graph_schema
 from docgraph.errors import ConfigError, DocgraphError
@@ -45,7 +47,9 @@ def build_server(settings: Settings) -> MCPServer[Any]:
 
     @server.tool()
     @as_tool_errors
-    def retrieve(query: str, k: int = 8, doc_id: str | None = None, variant: str = DEFAULT_RETRIEVER) -> dict[str, Any]:
+    def retrieve(
+        query: QueryText, k: KField = 8, doc_id: DocIdField = None, variant: VariantField = "hybrid"
+    ) -> dict[str, Any]:
         """The best regions of the stored documents for a query, each with its document, page, section
         path and graph context (caption, continuation, what it refers to)."""
         store = state.store()
@@ -55,16 +59,16 @@ def build_server(settings: Settings) -> MCPServer[Any]:
 
     @server.tool()
     @as_tool_errors
-    def ask(question: str, k: int = 8, doc_id: str | None = None) -> dict[str, Any]:
+    def ask(question: QueryText, k: KField = 8, doc_id: DocIdField = None) -> dict[str, Any]:
         """A cited answer from the stored documents (extractive when no LLM endpoint is configured)."""
         store = state.store()
         doc = str(find_document(store, doc_id)["doc_id"]) if doc_id else None
-        result = ask_store(question, store, settings, state.retriever(DEFAULT_RETRIEVER), k=k, doc_id=doc)
+        result = ask_store(question, store, settings, state.retriever("hybrid"), k=k, doc_id=doc)
         return result.to_json()
 
     @server.tool()
     @as_tool_errors
-    def cypher(query: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    def cypher(query: QueryText, params: dict[ParamName, ParamValue] | None = None) -> dict[str, Any]:
         """Run a read-only Cypher query (see `schema`); writes are refused by the database."""
         result = run_written_query(query, state.store(), settings, params)
         return {"cypher": result.cypher, "rows": result.rows, "truncated": result.truncated}
