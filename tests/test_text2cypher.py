@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from docgraph.app.llm.context import reading_neighbours, regions_by_id
-from docgraph.app.llm.cypher_guard import check_read_only, with_row_limit
+from docgraph.app.llm.cypher_guard import MAX_LIST_ITEMS, check_read_only, with_row_limit
 from docgraph.app.llm.service import ask, text2cypher
-from docgraph.app.llm.text2cypher import worked_examples
+from docgraph.app.llm.text2cypher import run_written_query, worked_examples
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
 from docgraph.errors import LLMUnavailableError, ReadOnlyViolationError, Text2CypherError
@@ -141,6 +141,25 @@ def test_reads_that_mention_write_words_pass_the_guard(query: str) -> None:
     check_read_only(query)
 
 
+def test_what_a_written_query_returns_is_bounded(zoo_store: GraphStore, tmp_path: Path) -> None:
+    """A 3,000,000-number list came back whole (79 MB through the MCP server), nodes with their
+    vectors, and a LIMIT of 2,000,000 had the database read that many rows to keep 200."""
+    settings = no_llm_settings(tmp_path, text2cypher_row_limit=5)
+    listed = run_written_query("RETURN range(1, 50000) AS numbers", zoo_store, settings)
+    assert listed.truncated and listed.rows[0]["numbers"] == list(range(1, MAX_LIST_ITEMS + 1))
+    limited = run_written_query("UNWIND range(1, 100000) AS i RETURN i LIMIT 2000000", zoo_store, settings)
+    assert limited.cypher.endswith("LIMIT 6") and limited.truncated
+    assert [row["i"] for row in limited.rows] == [1, 2, 3, 4, 5]
+
+    zoo_store.write("MATCH (r:Region) SET r.embedding = vecf32($vector)", {"vector": [0.5] * 384})
+    nodes = run_written_query("MATCH (r:Region) RETURN collect(r) AS regions", zoo_store, settings)
+    regions = nodes.rows[0]["regions"]
+    assert regions and all(r["properties"]["embedding"] == "<vector of 384 numbers left out>" for r in regions)
+    assert all(r["properties"]["text"] for r in regions if r["labels"] != ["Region", "Figure"])
+    chosen = run_written_query("MATCH (r:Region) RETURN r.embedding AS v LIMIT 1", zoo_store, settings)
+    assert len(chosen.rows[0]["v"]) == 384 and not chosen.truncated  # asked for by name: given
+
+
 def test_the_row_limit_is_appended_or_applied_after_reading(zoo_store: GraphStore, tmp_path: Path) -> None:
     with ScriptedLLMServer() as server:
         server.add(
@@ -153,9 +172,11 @@ def test_the_row_limit_is_appended_or_applied_after_reading(zoo_store: GraphStor
 
     assert appended.cypher.endswith("LIMIT 4")
     assert len(appended.rows) == 3 and appended.truncated
-    assert kept.cypher.endswith("LIMIT 7")
+    assert kept.cypher.endswith("LIMIT 4")  # a larger LIMIT of its own is lowered
     assert len(kept.rows) == 3 and kept.truncated
     assert with_row_limit("CALL db.labels()", 3) == "CALL db.labels()"  # no RETURN: cut after reading
+    assert with_row_limit("MATCH (r) RETURN r LIMIT $n", 3).endswith("LIMIT $n")  # a parameter: cut after
+    assert with_row_limit("MATCH (r) RETURN r LIMIT 2", 3).endswith("LIMIT 2")
 
 
 def test_every_worked_example_and_llm_query_runs_on_each_store(store: GraphStore) -> None:

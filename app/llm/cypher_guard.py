@@ -4,14 +4,20 @@ The database is the real lock: generated queries only ever run through ``store.r
 ``GRAPH.RO_QUERY``, Neo4j's read access mode), which refuses writes. This module adds what the read
 path does not cover — ``LOAD CSV`` reads files of the database server, procedures and some APOC
 functions reach beyond the graph (files, URLs, Cypher in a string) — and turns a write into a clear
-message for the model before any round trip. It also applies the row limit.
+message for the model before any round trip. It also bounds what a query returns: rows, long lists,
+vectors.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
+from docgraph.app.stores.base import Row
+from docgraph.app.stores.schema import is_vector_property
 from docgraph.errors import ReadOnlyViolationError
+
+MAX_LIST_ITEMS = 1000  # items kept of one list in a written query's rows
 
 # Read-only procedures a question about the graph may need; every other CALL is refused.
 ALLOWED_PROCEDURES = frozenset(
@@ -104,14 +110,57 @@ def clean_query(text: str) -> str:
 
 
 def with_row_limit(query: str, row_limit: int) -> str:
-    """Append ``LIMIT row_limit + 1`` when the query ends in a RETURN without a LIMIT of its own.
+    """Append ``LIMIT row_limit + 1`` when the query ends in a RETURN without a LIMIT of its own,
+    and lower a larger final LIMIT to it, so that the database stops reading there.
 
-    One row over the limit tells the caller the result was cut off. A query that already has a
-    final LIMIT, or does not end in RETURN (a lone CALL), is left as it is and its rows are cut
-    after reading instead. No ``CALL { ... }`` wrapping: it is not portable across the databases.
+    One row over the limit tells the caller the result was cut off. A final LIMIT given as a
+    parameter, or a query that does not end in RETURN (a lone CALL), is left as it is and its rows
+    are cut after reading instead. No ``CALL { ... }`` wrapping: it is not portable across the
+    databases (so in a UNION only the last part is limited by the database).
     """
     query = clean_query(query)
     code = code_only(query)
-    if _TRAILING_LIMIT.search(code) or not _RETURN.search(code):
+    limit = _TRAILING_LIMIT.search(code)
+    if limit is not None:
+        given = limit.group(1)
+        if given.isdigit() and int(given) > row_limit + 1:
+            return f"{query[: limit.start(1)]}{row_limit + 1}{query[limit.end(1) :]}"
+        return query
+    if not _RETURN.search(code):
         return query
     return f"{query}\nLIMIT {row_limit + 1}"
+
+
+def bounded_rows(rows: list[Row], row_limit: int) -> tuple[list[Row], bool]:
+    """At most ``row_limit`` rows, every list in them cut to ``MAX_LIST_ITEMS`` and the vector
+    properties of returned nodes and relationships left out (a note of their length stays), so a
+    written query's answer fits a reply or a prompt; and whether anything was cut."""
+    cut = len(rows) > row_limit
+    bounded: list[Row] = []
+    for row in rows[:row_limit]:
+        kept, row_cut = _bounded(row)
+        bounded.append(kept)
+        cut = cut or row_cut
+    return bounded, cut
+
+
+def _bounded(value: Any) -> tuple[Any, bool]:
+    if isinstance(value, list):
+        items = [_bounded(item) for item in value[:MAX_LIST_ITEMS]]
+        return [item for item, _ in items], len(value) > MAX_LIST_ITEMS or any(cut for _, cut in items)
+    if not isinstance(value, dict):
+        return value, False
+    cut = False
+    kept: dict[str, Any] = {}
+    entity = "properties" in value and ("labels" in value or "type" in value)
+    for key, item in value.items():
+        if entity and key == "properties" and isinstance(item, dict):
+            item = {
+                name: f"<vector of {len(prop)} numbers left out>"
+                if is_vector_property(name) and isinstance(prop, list)
+                else prop
+                for name, prop in item.items()
+            }
+        kept[key], item_cut = _bounded(item)
+        cut = cut or item_cut
+    return kept, cut

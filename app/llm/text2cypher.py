@@ -19,7 +19,7 @@ from typing import Any
 
 from docgraph.app.config import Settings
 from docgraph.app.llm.client import LLMClient, Message, TokenUsage
-from docgraph.app.llm.cypher_guard import check_read_only, clean_query, with_row_limit
+from docgraph.app.llm.cypher_guard import bounded_rows, check_read_only, clean_query, with_row_limit
 from docgraph.app.llm.prompting import fill, template
 from docgraph.app.resources import CYPHER_DIR
 from docgraph.app.stores.base import GraphStore, Row
@@ -52,7 +52,7 @@ class Text2CypherResult:
     cypher: str  # the accepted query, as run (with the row limit applied)
     ran: bool = False
     rows: list[Row] = field(default_factory=list)
-    truncated: bool = False  # more rows than text2cypher_row_limit; the rest were dropped
+    truncated: bool = False  # more rows than text2cypher_row_limit, or longer lists: the rest were dropped
     attempts: list[CypherAttempt] = field(default_factory=list)
     tokens: TokenUsage = field(default_factory=TokenUsage)
     timings: dict[str, float] = field(default_factory=dict)
@@ -198,8 +198,7 @@ def _read_rows(result: Text2CypherResult, store: GraphStore, settings: Settings,
     rows = store.read(result.cypher, params, timeout_s=settings.user_query_timeout_s)
     result.timings["query"] = time.perf_counter() - started
     result.ran = True
-    result.truncated = len(rows) > settings.text2cypher_row_limit
-    result.rows = rows[: settings.text2cypher_row_limit]
+    result.rows, result.truncated = bounded_rows(rows, settings.text2cypher_row_limit)
 
 
 def _counts_text(counts: dict[str, int]) -> str:
