@@ -8,6 +8,7 @@ documents whose stored version changed.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 from docgraph.app.config import Settings
@@ -17,6 +18,7 @@ from docgraph.app.retrieval.corpus import Corpus
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import open_store
+from docgraph.errors import StorePermissionError
 from docgraph.models.encoders import TextEncoder
 
 
@@ -33,7 +35,8 @@ class ServingState:
         with self._lock:
             if self._store is None:
                 opened = open_store(self.settings)
-                opened.apply_schema()
+                with contextlib.suppress(StorePermissionError):  # a reader's account: the writers apply it
+                    opened.apply_schema()
                 self._store = opened
             return self._store
 

@@ -51,6 +51,11 @@ class SchemaError(StoreError):
     """Applying constraints or indexes failed."""
 
 
+class StorePermissionError(StoreError):
+    """The store's account may not do this: a database user with read rights only asked to write or
+    to change the schema."""
+
+
 class NotFoundError(DocgraphError):
     """Something asked for by name or id does not exist."""
 

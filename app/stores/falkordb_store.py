@@ -24,6 +24,7 @@ from typing import Any
 
 import redis
 from falkordb import FalkorDB, QueryResult
+from redis.exceptions import NoPermissionError
 
 from docgraph.app.stores.base import Dialect, GraphCounts, Row, ScoredNode, WriteResult
 from docgraph.app.stores.cypher import identifier, load, render
@@ -47,6 +48,7 @@ from docgraph.errors import (
     ReadOnlyViolationError,
     SchemaError,
     StoreError,
+    StorePermissionError,
     StoreUnavailableError,
 )
 from docgraph.records import GraphBatch
@@ -113,7 +115,8 @@ class FalkorDBStore:
         # the labels to rebuild when the outermost fulltext_refresh_deferred block ends: per context,
         # so the threads of the UI and the API sharing a store are not deferred by another's block
         self._deferral: ContextVar[set[str] | None] = ContextVar(f"fulltext_deferral_{id(self)}", default=None)
-        self.write(load("create_graph", DIALECT))
+        with contextlib.suppress(StorePermissionError):  # a reader's account: the writers make the graph
+            self.write(load("create_graph", DIALECT))
 
     # ---- schema ----------------------------------------------------------------------------
 
@@ -128,6 +131,8 @@ class FalkorDBStore:
         """Run a schema change; an error saying it is already ``done`` (another client did it) is none."""
         try:
             run()
+        except NoPermissionError as error:
+            raise StorePermissionError(f"FalkorDB's user may not apply the schema ({what!r}): {error}") from error
         except redis.ResponseError as error:
             if not any(marker in str(error) for marker in done):
                 raise SchemaError(f"FalkorDB rejected {what!r}: {error}") from error
@@ -306,6 +311,8 @@ class FalkorDBStore:
         self, error: redis.ResponseError, query: str, params: dict[str, Any] | None, limit_s: float
     ) -> StoreError:
         message = _one_line(error)
+        if isinstance(error, NoPermissionError):
+            return StorePermissionError(message)
         if _READ_ONLY_REFUSAL in message:
             return ReadOnlyViolationError(f"the query writes; read-only queries only here ({message})")
         if "timed out" in message.lower():

@@ -42,6 +42,7 @@ from docgraph.errors import (
     SchemaError,
     StoreBusyError,
     StoreError,
+    StorePermissionError,
     StoreUnavailableError,
 )
 from docgraph.records import GraphBatch
@@ -110,7 +111,7 @@ class Neo4jStore:
                     session.run(statement).consume()
             except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as error:
                 mapped = _mapped(error, self._timeout_s, self.url)
-                if isinstance(mapped, StoreUnavailableError):
+                if isinstance(mapped, StoreUnavailableError | StorePermissionError):
                     raise mapped from error
                 raise SchemaError(f"Neo4j rejected {statement!r}: {error}") from error
 
@@ -300,6 +301,8 @@ def _mapped(error: Exception, limit_s: float, where: str) -> StoreError:
             f"{where} has no database to use ({message}); Neo4j Community has only 'neo4j': name it in the "
             "URL path (neo4j://HOST:7687/neo4j) or in DOCGRAPH_GRAPH"
         )
+    if isinstance(error, neo4j_errors.Forbidden):
+        return StorePermissionError(f"{where}: the user may not do this: {message}")
     if code in _READ_ONLY_CODES or isinstance(error, neo4j_errors.ForbiddenOnReadOnlyDatabase):
         return ReadOnlyViolationError(f"the query writes; read-only queries only here ({message})")
     if "TransactionTimedOut" in code:
