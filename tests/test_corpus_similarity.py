@@ -356,12 +356,13 @@ def test_links_are_written_before_another_document_s_write_removes_their_targets
     assert across == {("alpha", "beta"), ("beta", "alpha")}
 
 
-def test_links_to_a_document_another_process_replaced_meanwhile_are_dropped(
+def test_links_to_a_document_another_process_replaced_meanwhile_are_chosen_again(
     falkordb_store: FalkorDBStore, local_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Another process (here: another connection, so another lock) replaces the linked document
-    between a document's link stage and its write: the write named regions that were gone and failed;
-    the links to them are dropped and the document is written."""
+    between a document's link stage and its write: the write named regions that were gone and failed.
+    Its links are chosen again, to the new version (dropping them left the two unlinked), and it is
+    written."""
     settings = settings_for(falkordb_store, local_home, similarity_corpus_k=2, similarity_corpus_min=0.0)
     alpha, beta = linked_pair_changed_since(falkordb_store, settings, tmp_path)
     other_process = open_store(settings)  # its own connection and lock, as another process has
@@ -379,7 +380,10 @@ def test_links_to_a_document_another_process_replaced_meanwhile_are_dropped(
     finally:
         other_process.close()
     assert report.status == "replaced", report.error
-    assert report.stats["corpus_similarity_edges_dropped"] > 0
-    # What stayed is consistent: every cross-document link joins two stored regions of two documents.
+    assert report.stats["corpus_similarity_relinks"] == 1
+    # Every region of alpha is linked to its nearest in beta's new version, both ways.
     across = [e for e in similar_edges(falkordb_store) if e["cross"]]
-    assert all(e["src_doc"] != e["dst_doc"] for e in across)
+    assert {(e["src_doc"], e["dst_doc"]) for e in across} == {("alpha", "beta"), ("beta", "alpha")}
+    chosen = {str(e["src"]) for e in across if e["src_doc"] == "alpha"}
+    assert chosen == set(body_vectors(falkordb_store, "alpha"))
+    assert report.stats["corpus_similarity_edges"] == len(across)

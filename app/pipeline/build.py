@@ -11,6 +11,7 @@ the encoder; ``corpus similarity`` only when neighbours in other documents are a
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from docgraph.app.config import Settings
@@ -18,7 +19,7 @@ from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.pipeline.execution.base import InlineExecutor, TaskExecutor
 from docgraph.app.pipeline.readers import make_reader, reader_notes, reader_ocr_off
 from docgraph.app.pipeline.reading import ReadStage
-from docgraph.app.pipeline.similarity import CorpusSimilarityStage, SimilarityStage
+from docgraph.app.pipeline.similarity import CorpusSimilarityStage, SimilarityStage, corpus_links_again
 from docgraph.app.pipeline.stages import (
     EmbedStage,
     GraphStage,
@@ -27,6 +28,7 @@ from docgraph.app.pipeline.stages import (
     WorkerStage,
     WriteStage,
 )
+from docgraph.app.pipeline.vanished_links import Relink
 from docgraph.app.pipeline.worker import IngestWorker, WorkerSpec
 from docgraph.app.resources import docgraph_release
 from docgraph.app.stores.base import GraphStore
@@ -62,6 +64,7 @@ def build_ingest_pipeline(
     to docgraph's code within one release) reaches it only so."""
     chosen = reader or make_reader(settings.reader, settings)
     stages: list[Stage] = [ReadStage(chosen), GraphStage()]
+    relink: Relink | None = None
     notes: list[str] = reader_notes(chosen)
     build = [f"docgraph {docgraph_release()}", reader_build(chosen, settings)]
     worker = IngestWorker(chosen)
@@ -80,10 +83,12 @@ def build_ingest_pipeline(
         if settings.similarity_corpus_k:
             k, least = settings.similarity_corpus_k, settings.similarity_corpus_min
             stages.append(CorpusSimilarityStage(store, k, least, force=force))
+            relink = partial(corpus_links_again, store, k, least)
     else:
         notes.append("embeddings off (--no-embed): vector search and the GNN will not see these documents")
         build.append("no embeddings")
-    stages.append(WriteStage(store, files_dir=kept_copies_dir(settings.home, store), force=force))
+    files_dir = kept_copies_dir(settings.home, store)
+    stages.append(WriteStage(store, files_dir=files_dir, force=force, relink=relink))
     return IngestPipeline(stages, notes, "; ".join(build), tasks=tasks or InlineExecutor(worker))
 
 

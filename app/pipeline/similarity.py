@@ -60,6 +60,12 @@ def corpus_similarity_edges(
     return edges
 
 
+def corpus_links_again(store: GraphStore, k: int, min_score: float, batch: GraphBatch) -> list[EdgeRecord]:
+    """The batch's links to other documents chosen anew from what is stored now: its write named
+    regions that another process removed since its links were chosen."""
+    return corpus_similarity_edges(store, batch, k, min_score, force=True)
+
+
 def nearest_in_other_documents(
     store: GraphStore, doc_id: str, vectors: Mapping[str, Sequence[float]], k: int, min_score: float
 ) -> Iterator[tuple[str, Neighbours]]:

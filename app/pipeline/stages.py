@@ -28,10 +28,10 @@ from docgraph.app.pipeline.gnn_store import refresh_stale_gnn
 from docgraph.app.pipeline.memory import release_free_memory
 from docgraph.app.pipeline.store_locks import store_lock
 from docgraph.app.pipeline.unchanged import note_source_path, stored_as_built
-from docgraph.app.pipeline.vanished_links import drop_vanished_links
+from docgraph.app.pipeline.vanished_links import Relink, write_with_current_links
 from docgraph.app.stores.base import GraphStore, WriteResult
 from docgraph.app.stores.kept_copies import changed_message, drop_unused_copy, keep_copy, stored_sha256
-from docgraph.errors import BadDocumentError, DocgraphError, IngestError, MissingEndpointError, WorkerLostError
+from docgraph.errors import BadDocumentError, DocgraphError, IngestError, WorkerLostError
 from docgraph.ingest.types import DocumentLayout, ProgressCallback, Reader
 from docgraph.records import GraphBatch
 
@@ -119,6 +119,7 @@ class WriteStage:
     uses_store = True  # run by one document at a time (IngestPipeline)
     files_dir: Path | None = None  # where a copy of each PDF is kept for rendering
     force: bool = False  # rewrite a document stored in the same version (GraphStore.write_document)
+    relink: Relink | None = None  # chooses the links to other documents again (corpus_similarity_edges)
     name: str = "graph_write"
 
     def run(self, ctx: IngestContext) -> None:
@@ -143,12 +144,7 @@ class WriteStage:
     def _write(self, ctx: IngestContext) -> None:
         assert ctx.batch is not None
         carry_descriptions(self.store, ctx.batch)
-        try:
-            ctx.result = self.store.write_document(ctx.batch, force=self.force)
-        except MissingEndpointError:  # another process replaced a linked document meanwhile
-            if not drop_vanished_links(self.store, ctx.batch):
-                raise
-            ctx.result = self.store.write_document(ctx.batch, force=self.force)
+        ctx.result = write_with_current_links(self.store, ctx.batch, self.force, self.relink)
         if not ctx.result.written:
             ctx.refreshed = refresh_stale_gnn(self.store, ctx.batch)
 

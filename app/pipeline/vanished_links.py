@@ -7,9 +7,43 @@ delete a linked document meanwhile, and the write then names regions that are go
 
 from __future__ import annotations
 
-from docgraph.app.stores.base import GraphStore
+from collections.abc import Callable
+
+from docgraph.app.stores.base import GraphStore, WriteResult
 from docgraph.app.stores.cypher import load
-from docgraph.records import GraphBatch
+from docgraph.errors import MissingEndpointError
+from docgraph.records import EdgeRecord, GraphBatch
+
+# Chooses a batch's links to other documents again, from what is stored now.
+Relink = Callable[[GraphBatch], list[EdgeRecord]]
+WRITE_TRIES = 3  # other processes replacing linked documents again and again: then it fails
+
+
+def write_with_current_links(store: GraphStore, batch: GraphBatch, force: bool, relink: Relink | None) -> WriteResult:
+    """Write ``batch``; when the write names regions of other documents that are gone, its links to
+    other documents are chosen again (``relink``; without one, those to gone regions are dropped)
+    and it is written again, up to ``WRITE_TRIES`` times."""
+    for tries in range(1, WRITE_TRIES + 1):
+        try:
+            return store.write_document(batch, force=force)
+        except MissingEndpointError:
+            if tries == WRITE_TRIES or not _links_again(store, batch, relink):
+                raise
+    raise AssertionError("unreachable")  # the last try returned or raised
+
+
+def _links_again(store: GraphStore, batch: GraphBatch, relink: Relink | None) -> bool:
+    """Whether the batch's links to other documents changed (so that writing again may succeed)."""
+    if relink is None:
+        return drop_vanished_links(store, batch) > 0
+    kept = [edge for edge in batch.edges if not (edge.type == "IS_SIMILAR" and edge.props.get("cross_document"))]
+    if len(kept) == len(batch.edges):
+        return False
+    fresh = relink(batch)
+    batch.edges = kept + fresh
+    batch.stats["corpus_similarity_edges"] = len(fresh)
+    batch.stats["corpus_similarity_relinks"] = int(batch.stats.get("corpus_similarity_relinks", 0)) + 1
+    return True
 
 
 def drop_vanished_links(store: GraphStore, batch: GraphBatch) -> int:
