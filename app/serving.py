@@ -29,7 +29,7 @@ class ServingState:
         self._owns_store = store is None  # a store handed in is closed by whoever opened it
         self._lock = threading.Lock()
         self._corpus: Corpus | None = None
-        self._retrievers: dict[str, Retriever] = {}
+        self._retrievers: dict[tuple[str, str], Retriever] = {}  # by variant and encoder (its files)
 
     def store(self) -> GraphStore:
         with self._lock:
@@ -49,9 +49,11 @@ class ServingState:
         with self._lock:
             if self._corpus is None:
                 self._corpus = Corpus(store)
-            if variant not in self._retrievers:
-                self._retrievers[variant] = make_retriever(variant, store, encoder, corpus=self._corpus)
-            return self._retrievers[variant]
+            key = (variant, encoder.name)  # a model folder retrained in place: a new name, new retrievers
+            if key not in self._retrievers:
+                self._retrievers = {k: r for k, r in self._retrievers.items() if k[1] == encoder.name}
+                self._retrievers[key] = make_retriever(variant, store, encoder, corpus=self._corpus)
+            return self._retrievers[key]
 
     def close(self) -> None:
         with self._lock:

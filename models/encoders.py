@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -166,7 +167,7 @@ def model_files_fingerprint(name_or_path: str) -> str:
     if known is not None and known[0] == stamps:
         return known[1]
     digest = hashlib.blake2b(digest_size=16)
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+    for path in model_files(folder):
         digest.update(str(path.relative_to(folder)).encode("utf-8") + b"\0")
         with path.open("rb") as handle:
             while block := handle.read(1 << 20):
@@ -177,15 +178,21 @@ def model_files_fingerprint(name_or_path: str) -> str:
     return fingerprint
 
 
+def model_files(folder: Path) -> list[Path]:
+    """The files of a model folder, in name order, without hidden ones (``.git``, which holds a
+    second copy of the weights in a clone, ``.cache``): they do not change what the model computes."""
+    hidden = re.compile(r"(^|/)\.")
+    return sorted(p for p in folder.rglob("*") if p.is_file() and not hidden.search(p.relative_to(folder).as_posix()))
+
+
 def file_stamps(folder: Path) -> list[str]:
-    """``relative path:size:mtime_ns`` of every file under ``folder``, in name order."""
+    """``relative path:size:mtime_ns`` of every model file under ``folder``, in name order."""
     if not folder.is_dir():
         return []
     stamps = []
-    for path in sorted(folder.rglob("*")):
-        if path.is_file():
-            stat = path.stat()
-            stamps.append(f"{path.relative_to(folder)}:{stat.st_size}:{stat.st_mtime_ns}")
+    for path in model_files(folder):
+        stat = path.stat()
+        stamps.append(f"{path.relative_to(folder)}:{stat.st_size}:{stat.st_mtime_ns}")
     return stamps
 
 

@@ -12,8 +12,11 @@ import numpy as np
 import pytest
 
 from docgraph.app.config import Settings
-from docgraph.app.pipeline.build import encoder_build
+from docgraph.app.pipeline.build import build_ingest_worker, encoder_build
 from docgraph.app.pipeline.embedding import DiskCache, MemoryCache, encode_cached
+from docgraph.app.pipeline.worker import WorkerSpec
+from docgraph.app.serving import ServingState
+from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.models.encoder_loader import encoder_label, load_encoder
 from docgraph.models.encoders import DEFAULT_MODEL, load_sentence_transformer, resolve_model_path
 from docgraph.models.onnx_encoder import INFO_FILE, load_onnx_encoder
@@ -81,3 +84,27 @@ def test_a_new_export_removes_the_older_exports_of_the_same_model(model_folder: 
     assert other_location.is_dir()  # an export of another folder with the same name stays
     assert recent.is_dir()  # a process may still make sessions from it (or another virtualenv uses it)
     assert sorted(p.name for p in cache.iterdir()) == sorted([second.folder.name, other_location.name, recent.name])
+
+
+def test_a_model_s_hidden_files_do_not_name_it(model_folder: Path) -> None:
+    """A clone's .git holds a second copy of the weights: fetching into it is no new model."""
+    label = encoder_label(str(model_folder))
+    (model_folder / ".git" / "objects").mkdir(parents=True)
+    (model_folder / ".git" / "objects" / "pack").write_bytes(b"another copy of the weights")
+    assert encoder_label(str(model_folder)) == label
+
+
+def test_long_running_workers_and_servers_take_up_a_model_retrained_in_place(
+    model_folder: Path, falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """A worker process (the API's pool) and a server's retrievers kept the model they loaded first,
+    while the build, read anew for each ingest, named the retrained one: documents stored as built
+    with it held the old model's vectors, and questions were encoded by the old model."""
+    settings = Settings(home=tmp_path, graph=falkordb_store.graph_name, store="", encoder_model=str(model_folder))
+    worker = build_ingest_worker(WorkerSpec(settings, "native"))
+    state = ServingState(settings, store=falkordb_store)
+    before, retriever = worker.encode(TEXTS), state.retriever("dense-region")
+    retrain_in_place(model_folder, seed=3)
+    assert f"encoder {worker.encoder_info()[0]}" == encoder_build(settings)
+    assert not np.allclose(worker.encode(TEXTS), before, atol=1e-3)
+    assert state.retriever("dense-region") is not retriever

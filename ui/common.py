@@ -9,6 +9,7 @@ from typing import Any
 import streamlit as st
 
 from docgraph.app.config import Settings, load_settings
+from docgraph.app.pipeline.build import encoder_build
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.registry import make_retriever
@@ -49,20 +50,21 @@ def store() -> GraphStore | None:
 
 
 @st.cache_resource(show_spinner="Loading the sentence encoder…")
-def encoder(name: str, runtime: str, model_cache: str) -> Any:
+def encoder(name: str, runtime: str, model_cache: str, build: str) -> Any:
     values = {"encoder_model": name, "encoder_runtime": runtime, "model_cache": model_cache}
     return configured_encoder(Settings.model_validate(values))
 
 
 @st.cache_resource(show_spinner="Preparing retrieval…")
-def _retriever(name: str, store_url: str, graph: str, encoder_key: tuple[str, str, str]) -> Retriever:
-    return make_retriever(name, _open_store(store_url, graph), encoder(*encoder_key))
+def _retriever(name: str, store_url: str, graph: str, encoder_key: tuple[str, str, str], build: str) -> Retriever:
+    return make_retriever(name, _open_store(store_url, graph), encoder(*encoder_key, build))
 
 
 def retriever(name: str) -> Retriever:
     config = settings()
     encoder_key = (config.encoder_model, config.encoder_runtime, str(config.model_cache))
-    return _retriever(name, config.store_url, config.graph, encoder_key)
+    # the build names a model folder's files: retrained in place, it gets a retriever of its own
+    return _retriever(name, config.store_url, config.graph, encoder_key, encoder_build(config))
 
 
 def message(exc: BaseException) -> str:

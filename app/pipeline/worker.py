@@ -9,7 +9,7 @@ Nothing here opens a store.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from docgraph.app.config import Settings
@@ -37,17 +37,16 @@ class WorkerSpec:
 @dataclass
 class IngestWorker:
     reader: Reader
-    encoder_factory: Callable[[], TextEncoder] | None = None  # loaded on the first encode
+    # Asked for the encoder on every use: configured_encoder loads it once per process, and again
+    # when a model folder is retrained in place while this worker lives (the build names the new one).
+    encoder_factory: Callable[[], TextEncoder] | None = None
     stages: Sequence[Stage] = ()  # the in-document stages after embed, by name
-    _encoder: TextEncoder | None = field(default=None, init=False)
 
     @property
     def encoder(self) -> TextEncoder:
-        if self._encoder is None:
-            if self.encoder_factory is None:
-                raise IngestError("this worker has no encoder (embeddings are off)")
-            self._encoder = self.encoder_factory()
-        return self._encoder
+        if self.encoder_factory is None:
+            raise IngestError("this worker has no encoder (embeddings are off)")
+        return self.encoder_factory()
 
     def scan_window(self, source: SourceFile, window: PageWindow) -> list[PageScan]:
         return self._paged().scan_window(local_path(source), window)
