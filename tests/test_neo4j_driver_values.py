@@ -10,7 +10,7 @@ from neo4j import exceptions as neo4j_errors
 
 from docgraph.app.stores.neo4j_store import _mapped
 from docgraph.app.stores.results import plain_value
-from docgraph.errors import StoreUnavailableError
+from docgraph.errors import MissingEndpointError, StoreUnavailableError
 
 
 def server_error(code: str, message: str) -> neo4j_errors.Neo4jError:
@@ -35,3 +35,11 @@ def test_a_missing_database_says_how_to_name_one() -> None:
     mapped = _mapped(starting, 30.0, "Neo4j at neo4j://db:7687")
     assert isinstance(mapped, StoreUnavailableError) and "not available yet" in str(mapped)
     assert "Community" not in str(mapped)  # it exists: it is starting or stopping
+
+
+def test_a_linked_node_deleted_while_the_write_waited_is_a_missing_endpoint() -> None:
+    """Read committed: a write's MATCH still saw a region another transaction was deleting; its
+    CREATE of the link then fails with EntityNotFound once that one commits. Mapped as a plain store
+    error, the ingest failed instead of choosing its links again (app/pipeline/vanished_links.py)."""
+    error = server_error("Neo.ClientError.Statement.EntityNotFound", "Node with id 42 has been deleted in this tx")
+    assert isinstance(_mapped(error, 30.0, "Neo4j at neo4j://db:7687"), MissingEndpointError)

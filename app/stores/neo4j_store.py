@@ -57,6 +57,7 @@ _SYNTAX_CODES = (
 )
 _READ_ONLY_CODES = ("Neo.ClientError.Statement.AccessMode", "Neo.ClientError.General.ForbiddenOnReadOnlyDatabase")
 _NO_DATABASE = "Neo.ClientError.Database.DatabaseNotFound"
+_ENTITY_NOT_FOUND = "Neo.ClientError.Statement.EntityNotFound"
 _DATABASE_STARTING = "Neo.TransientError.General.DatabaseUnavailable"
 # Two writers of one new document: the second meets the first's Document under the unique constraint
 # (a client error the driver does not retry). Run again, it sees the committed version.
@@ -301,6 +302,8 @@ def _mapped(error: Exception, limit_s: float, where: str) -> StoreError:
             f"{where} has no database to use ({message}); Neo4j Community has only 'neo4j': name it in the "
             "URL path (neo4j://HOST:7687/neo4j) or in DOCGRAPH_GRAPH"
         )
+    if code == _ENTITY_NOT_FOUND:  # deleted by a transaction that committed while this one waited for it
+        return MissingEndpointError(f"a node the query uses was deleted by another transaction meanwhile: {message}")
     if isinstance(error, neo4j_errors.Forbidden):
         return StorePermissionError(f"{where}: the user may not do this: {message}")
     if code in _READ_ONLY_CODES or isinstance(error, neo4j_errors.ForbiddenOnReadOnlyDatabase):
