@@ -7,12 +7,13 @@ so nothing here looks at the dev questions' documents.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
-from docgraph.app.evaluation.bench import run_bench
+from docgraph.app.evaluation.bench import bench_queries, run_bench
 from docgraph.app.evaluation.metrics import SCOPES, recall
 from docgraph.app.evaluation.questions import QuestionsError, load_questions
 from docgraph.app.evaluation.runner import (
@@ -31,6 +32,8 @@ from docgraph.models.encoders import DEFAULT_MODEL, TextEncoder
 from tests.conftest import TRAIN_DIR, local_settings, train_questions_about
 
 SPEC = "shared-mime-info-spec.pdf"
+DEV_DIR = Path("/work/shared/bench/dev")
+SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "docgraph-sample.pdf"
 VARIANTS = ["bm25-page", "dense-region", "bm25-region", "hybrid"]
 
 
@@ -85,6 +88,61 @@ def test_eval_refuses_questions_about_missing_documents(
     path.write_text('{"id": "x", "doc": "not-here.pdf", "question": "q?", "pages": [1], "type": "local"}\n')
     with pytest.raises(QuestionsError, match=r"not-here\.pdf"):
         run_eval(path, TRAIN_DIR, ["hybrid"], falkordb_store, encoder)
+
+
+@pytest.mark.parametrize(
+    ("fields", "refusal"),
+    [
+        ({"pages": "12"}, "'pages' must be a list of 1-based page numbers, got '12'"),  # was pages 1 and 2
+        ({"pages": [1.9]}, "'pages' must be a list"),  # was page 1
+        ({"pages": [True]}, "'pages' must be a list"),
+        ({"answer": 10.3}, "'answer' must be a string"),
+        ({"doc": "sub/docgraph-sample.pdf"}, "'doc' must be a file name"),  # failed after the ingest
+    ],
+)
+def test_a_question_field_of_the_wrong_kind_is_refused(tmp_path: Path, fields: dict[str, object], refusal: str) -> None:
+    record = {"id": "x", "doc": "docgraph-sample.pdf", "question": "q?", "pages": [1]}
+    path = tmp_path / "q.jsonl"
+    path.write_text(json.dumps({**record, **fields}) + "\n")
+    with pytest.raises(QuestionsError, match=re.escape(refusal)):
+        load_questions(path)
+    path.write_text("\n")
+    with pytest.raises(QuestionsError, match="holds no questions"):  # was scored, all zeros
+        load_questions(path)
+    path.write_text(json.dumps({**record, "answer": None}) + "\n")
+    assert load_questions(path)[0].answer == ""  # was the gold answer "None"
+
+
+def test_eval_refuses_gold_pages_past_the_end_and_files_of_one_id_before_ingesting(
+    falkordb_store: FalkorDBStore, encoder: TextEncoder, tmp_path: Path
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    shutil.copy(SAMPLE, docs / "zoo manual.pdf")
+    shutil.copy(TRAIN_DIR / SPEC, docs / "zoo_manual.pdf")
+    questions = tmp_path / "q.jsonl"
+    asked = [{"id": "z1", "doc": "zoo manual.pdf", "question": "When are the penguins fed?", "pages": [1]}]
+    questions.write_text(json.dumps({**asked[0], "pages": [9]}) + "\n")
+    with pytest.raises(QuestionsError, match=r"page 9 is past the last page of zoo manual\.pdf \(3\)"):
+        run_eval(questions, docs, ["hybrid"], falkordb_store, encoder)
+    asked.append({"id": "z2", "doc": "zoo_manual.pdf", "question": "What is a glob?", "pages": [3]})
+    questions.write_text("".join(json.dumps(q) + "\n" for q in asked))
+    with pytest.raises(ConfigError, match="would all be stored as 'zoo-manual'"):  # one replaced the other
+        run_eval(questions, docs, ["hybrid"], falkordb_store, encoder)
+    assert falkordb_store.read("MATCH (d:Document) RETURN count(d) AS n")[0]["n"] == 0
+
+
+def test_bench_asks_only_the_questions_about_the_documents_it_benchmarks(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """45 of 60 queries of `bench --docs dev/zoo.pdf` were about the other dev documents: filtered to
+    a document not in the store, they made the in-document timing look fast."""
+    docs = tmp_path / "dev"
+    docs.mkdir()
+    (docs / "zoo.pdf").symlink_to(DEV_DIR / "zoo.pdf")
+    (docs / "questions.jsonl").symlink_to(DEV_DIR / "questions.jsonl")
+    queries = bench_queries([docs / "zoo.pdf"], falkordb_store, 10)
+    assert len(queries) == 10 and {query.doc_id for query in queries} == {"zoo"}
 
 
 def test_eval_compares_variants_with_a_baseline_question_by_question(

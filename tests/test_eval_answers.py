@@ -51,6 +51,9 @@ def test_summary_names_each_measure_and_counts_only_questions_with_a_gold_answer
     assert row["context_recall@100"] == 0.0 and row["context_recall@200"] == 0.5 and row["context_recall@400"] == 0.5
     assert row["evidence_recall"] == round(2 / 3, 4) and row["citation_precision"] == round(2 / 6, 4)
     assert row["context_words_before_gold"] == 40 and row["answer_contains_gold"] == 1.0
+    # Whole words: the gold "8" is not in "1998"; a gold of punctuation alone is no gold answer.
+    partial = summary([outcome(gold_answer="8", answer="Founded in 1998."), outcome(gold_answer="—", answer="x")])
+    assert partial["with_gold_answer"] == 1 and partial["answer_contains_gold"] == 0.0
     # "10:30" is two words ("10 30"): begun at word 199 it ends past the first 200
     straddling = summary([outcome(gold_at_word=198), outcome(gold_at_word=199)])
     assert straddling["context_recall@200"] == 0.5 and straddling["context_recall@400"] == 1.0

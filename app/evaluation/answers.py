@@ -138,7 +138,7 @@ def _failed(question: Question, error: str) -> AnswerOutcome:
 
 def summary(outcomes: Sequence[AnswerOutcome]) -> dict[str, Any]:
     """The measures of the module docstring over ``outcomes`` (rates as fractions)."""
-    with_gold = [o for o in outcomes if o.gold_answer.strip()]
+    with_gold = [o for o in outcomes if normalised(o.gold_answer)]  # a gold of punctuation alone: none
     row: dict[str, Any] = {"n": len(outcomes), "with_gold_answer": len(with_gold)}
     row["evidence_recall"] = _rate(o.cited_gold > 0 for o in outcomes)
     for cutoff in WORD_CUTOFFS:
@@ -146,7 +146,7 @@ def summary(outcomes: Sequence[AnswerOutcome]) -> dict[str, Any]:
     before = [o.words_before_gold_page for o in outcomes if o.words_before_gold_page is not None]
     row["context_words_before_gold"] = statistics.median(before) if before else None
     row["gold_page_in_context"] = _rate(o.words_before_gold_page is not None for o in outcomes)
-    row["answer_contains_gold"] = _rate(normalised(o.gold_answer) in normalised(o.answer) for o in with_gold)
+    row["answer_contains_gold"] = _rate(_answer_holds_gold(o) for o in with_gold)
     row["answer_f1"] = (
         round(statistics.fmean(token_f1(o.answer, o.gold_answer) for o in with_gold), 4) if with_gold else None
     )
@@ -159,7 +159,12 @@ def summary(outcomes: Sequence[AnswerOutcome]) -> dict[str, Any]:
 
 def answer_misses(outcomes: Sequence[AnswerOutcome], words: int = 200) -> list[AnswerOutcome]:
     """The questions with a gold answer whose context did not hold it within ``words`` words."""
-    return [o for o in outcomes if o.gold_answer.strip() and not _gold_within(o, words)]
+    return [o for o in outcomes if normalised(o.gold_answer) and not _gold_within(o, words)]
+
+
+def _answer_holds_gold(outcome: AnswerOutcome) -> bool:
+    """Whether the answer holds the gold answer's words in a row (whole words: "8" is not in "1998")."""
+    return _position(normalised(outcome.answer).split(), normalised(outcome.gold_answer).split()) is not None
 
 
 def _gold_within(outcome: AnswerOutcome, words: int) -> bool:

@@ -109,13 +109,17 @@ def peak_rss_mb() -> int:
 
 
 def bench_queries(paths: Sequence[Path], store: GraphStore, n: int) -> list[BenchQuery]:
-    """Up to ``n`` queries: questions found beside the documents, then paragraph-sentence queries."""
+    """Up to ``n`` queries: questions found beside the documents (about those benchmarked: a
+    question about another is filtered to a document that is not there), then paragraph-sentence
+    queries."""
     queries: list[BenchQuery] = []
+    benchmarked = {doc_id_for(path.name) for path in expand_paths(paths)}
     folders = dict.fromkeys(p if p.is_dir() else p.parent for p in paths)
     for folder in folders:
         questions_file = folder / "questions.jsonl"
         if questions_file.is_file():
-            queries += [BenchQuery(q.question, doc_id_for(q.doc)) for q in load_questions(questions_file)]
+            asked = [BenchQuery(q.question, doc_id_for(q.doc)) for q in load_questions(questions_file)]
+            queries += [query for query in asked if query.doc_id in benchmarked]
     if len(queries) < n:
         queries += pseudo_queries(store, n - len(queries))
     return queries[:n]

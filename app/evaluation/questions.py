@@ -30,22 +30,38 @@ class Question:
 
 def parse_question(record: dict[str, Any], where: str) -> Question:
     try:
-        pages = frozenset(int(p) for p in record["pages"])
         question = Question(
             id=str(record["id"]),
             doc=str(record["doc"]),
             question=str(record["question"]),
-            pages=pages,
-            answer=str(record.get("answer", "")),
+            pages=_page_numbers(record["pages"], where),
+            answer=_text(record.get("answer"), "answer", where),
             type=str(record.get("type") or "local"),
         )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise QuestionsError(f"{where}: not a question record ({exc})") from exc
-    if not question.pages or min(question.pages) < 1:
-        raise QuestionsError(f"{where}: 'pages' must list 1-based page numbers")
+    except KeyError as exc:
+        raise QuestionsError(f"{where}: not a question record (no {exc} field)") from exc
+    if Path(question.doc).name != question.doc:
+        raise QuestionsError(f"{where}: 'doc' must be a file name in the docs folder, not a path ({question.doc!r})")
     if not question.question.strip():
         raise QuestionsError(f"{where}: empty question")
     return question
+
+
+def _page_numbers(value: Any, where: str) -> frozenset[int]:
+    """A list of 1-based page numbers, as integers: "12" is not [1, 2], nor 1.9 page 1."""
+    pages = value if isinstance(value, list) else None
+    if not pages or any(type(page) is not int or page < 1 for page in pages):
+        raise QuestionsError(f"{where}: 'pages' must be a list of 1-based page numbers, got {value!r}")
+    return frozenset(pages)
+
+
+def _text(value: Any, name: str, where: str) -> str:
+    """A string field that may be left out (or null): "" then."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise QuestionsError(f"{where}: {name!r} must be a string, got {value!r}")
+    return value
 
 
 def json_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -75,4 +91,6 @@ def load_questions(path: Path) -> list[Question]:
             raise QuestionsError(f"{where}: duplicate question id {question.id!r}")
         seen.add(question.id)
         questions.append(question)
+    if not questions:
+        raise QuestionsError(f"{path}: holds no questions")
     return questions

@@ -19,11 +19,13 @@ from docgraph.app.evaluation.corpus_ingest import ProgressFn, ensure_ingested
 from docgraph.app.evaluation.metrics import CUTOFFS, SCOPES, QuestionOutcome, recall, recall_by_type
 from docgraph.app.evaluation.paired import PairedComparison, compare, compare_by_type
 from docgraph.app.evaluation.questions import Question, QuestionsError, load_questions
+from docgraph.app.jobs.documents import check_distinct_ids
 from docgraph.app.pipeline.stages import expand_paths
 from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.registry import EVAL_VARIANTS, check_names, make_retrievers
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.schema import GNN_ABLATION_PROPERTIES
+from docgraph.ingest.readers.paged import page_count
 from docgraph.ingest.structure.ids import doc_id_for, file_sha256
 from docgraph.models.encoders import TextEncoder
 
@@ -166,6 +168,8 @@ def run_eval_scopes(
     missing = [name for name in files if not (docs_dir / name).is_file()]
     if missing:
         raise QuestionsError(f"documents named by the questions are not in {docs_dir}: {', '.join(missing)}")
+    check_distinct_ids([docs_dir / name for name in files])
+    check_gold_pages(questions, docs_dir, settings.max_pages)
     extra = distractor_files(distractors, [docs_dir / name for name in files])
     paths = [docs_dir / name for name in files] + extra
     ingested = ensure_ingested(paths, store, encoder, settings, progress)
@@ -186,6 +190,17 @@ def run_eval_scopes(
     if progress:
         progress("eval", len(names), len(names))
     return reports
+
+
+def check_gold_pages(questions: Sequence[Question], docs_dir: Path, max_pages: int) -> None:
+    """Refuse a question whose gold page lies past its document's last page: it could only miss."""
+    counts = {name: page_count(docs_dir / name, max_pages) for name in dict.fromkeys(q.doc for q in questions)}
+    for question in questions:
+        last = counts[question.doc]
+        if max(question.pages) > last:
+            raise QuestionsError(
+                f"question {question.id!r}: page {max(question.pages)} is past the last page of {question.doc} ({last})"
+            )
 
 
 def distractor_files(distractors: Sequence[Path], questioned: Sequence[Path]) -> list[Path]:
