@@ -130,6 +130,42 @@ def test_once_a_key_exists_every_request_needs_one_of_the_right_role(server: tup
         assert locked.status_code == 401 and "every API key is revoked" in locked.json()["error"]["message"]
 
 
+def test_behind_a_path_prefix_a_reader_still_may_not_upload_or_delete(local_home: Path, tmp_path: Path) -> None:
+    """Served under a prefix (uvicorn --root-path, as behind a proxy at /dg), the role check compared
+    /dg/documents with /documents: a reader's key uploaded and deleted documents."""
+    home = tmp_path / "home"
+    home.mkdir()
+    reader, writer = new_key(home, "reader"), new_key(home, "writer")
+    port = free_port()
+    env = {
+        **os.environ,
+        "DOCGRAPH_HOME": str(home),
+        "DOCGRAPH_STORE": f"falkordb-local://{local_home}?graph={fresh_graph_name()}",
+        "OMP_THREAD_LIMIT": "1",
+    }
+    command = ["-m", "uvicorn", "--factory", "docgraph.app.api.app:create_app", "--root-path", "/dg"]
+    process = subprocess.Popen(
+        [sys.executable, *command, "--host", "127.0.0.1", "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"  # the proxy in front takes /dg off; the app's paths carry it
+    try:
+        wait_for_json(f"{url}/health", process)  # a 401 is JSON too: it is up
+        as_reader, as_writer = {"Authorization": f"Bearer {reader}"}, {"Authorization": f"Bearer {writer}"}
+        pdf = {"file": ("zoo.pdf", SAMPLE.read_bytes(), "application/pdf")}
+        upload = httpx.post(f"{url}/documents", files=pdf, data={"embed": "false"}, headers=as_reader)
+        assert upload.status_code == 403, upload.text
+        assert httpx.delete(f"{url}/documents/zoo", headers=as_reader).status_code == 403
+        assert httpx.post(f"{url}/retrieve", json={"query": "penguins"}, headers=as_reader).status_code == 200
+        assert httpx.delete(f"{url}/documents/zoo", headers=as_writer).status_code == 404  # let in
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+
+
 def test_keys_cli_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     bad_role = docgraph(tmp_path, "keys", "create", "--role", "admin")
     assert bad_role.returncode == 1 and "unknown role 'admin'" in bad_role.stderr
@@ -167,6 +203,7 @@ def test_roles_hosts_and_key_format_by_hand(tmp_path: Path) -> None:
     assert required_role("POST", "/documents") == "writer"
     assert required_role("DELETE", "/documents/zoo") == "writer"
     assert required_role("POST", "/ask") == required_role("GET", "/documents") == "reader"
+    assert required_role("POST", "/a-route-added-later") == required_role("PUT", "/ask") == "writer"  # closed
     assert host_name("LocalHost:8000") == "localhost" and host_name("[::1]:80") == "::1"
     assert allowed_hosts("docs.example.org, ", "0.0.0.0") == {"localhost", "127.0.0.1", "::1", "docs.example.org"}
     keys = KeyStore(tmp_path)

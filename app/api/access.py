@@ -12,14 +12,17 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from docgraph.app.api.errors import error_response
+from docgraph.app.api.errors import error_response, route_path
 from docgraph.app.auth.keys import KeyStore, Role
 
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-# (method, path prefix) of the routes that change what is stored: a writer's. Everything else
-# (list, health, retrieve, ask, read-only Cypher, job progress, the docs) is a reader's.
-WRITER_ROUTES: tuple[tuple[str, str], ...] = (("POST", "/documents"), ("DELETE", "/documents/"))
+# The state-changing requests a reader may make: questions, read-only Cypher, and the MCP server's
+# session traffic (its tools only read). Every other POST, PUT, PATCH or DELETE is a writer's, so a
+# route added later, or a path the app sees differently, is refused to readers, not opened to them.
+READER_CHANGES = frozenset(
+    {("POST", "/retrieve"), ("POST", "/ask"), ("POST", "/cypher"), ("POST", "/mcp"), ("DELETE", "/mcp")}
+)
 
 
 def allowed_hosts(configured: str, listen_host: str = "") -> frozenset[str]:
@@ -32,8 +35,10 @@ def allowed_hosts(configured: str, listen_host: str = "") -> frozenset[str]:
 
 
 def required_role(method: str, path: str) -> Role:
-    writes = any(method == m and (path == p or (p.endswith("/") and path.startswith(p))) for m, p in WRITER_ROUTES)
-    return "writer" if writes else "reader"
+    """``path`` as the app routes it (see ``route_path``)."""
+    if method not in UNSAFE_METHODS or (method, path.rstrip("/") or "/") in READER_CHANGES:
+        return "reader"
+    return "writer"
 
 
 def host_name(value: str) -> str:
@@ -72,7 +77,7 @@ class AccessGuard:
         host = host_name(headers.get("host", ""))
         if host not in self.hosts:
             return 400, "bad_host", f"host {host!r} is not served here (DOCGRAPH_ALLOWED_HOSTS names the allowed ones)"
-        method, path = str(scope["method"]), str(scope["path"])
+        method, path = str(scope["method"]), route_path(scope)
         origin = headers.get("origin")
         if method in UNSAFE_METHODS and origin is not None and host_name(urlsplit(origin).netloc) not in self.hosts:
             return 403, "forbidden_origin", f"requests from {origin!r} may not change anything here"

@@ -183,6 +183,15 @@ class CatchAllMiddleware:
                 await error_response(500, "internal_error", INTERNAL_MESSAGE)(scope, receive, send)
 
 
+def route_path(scope: Scope) -> str:
+    """The path the app routes on: without the prefix it is served under (``--root-path`` behind a
+    proxy, or a Mount), which the ASGI path carries."""
+    path, root = str(scope["path"]), str(scope.get("root_path") or "")
+    if root and (path == root or path.startswith(root + "/")):
+        return path[len(root) :] or "/"
+    return path
+
+
 class UploadLimitMiddleware:
     """Refuse a request body over ``max_bytes`` on the upload route with 413, reading no more of it.
 
@@ -197,7 +206,7 @@ class UploadLimitMiddleware:
         self.max_bytes = limit_bytes + slack_bytes  # the body also holds the multipart framing
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("method") != "POST" or scope.get("path") != self.path:
+        if scope["type"] != "http" or scope.get("method") != "POST" or route_path(scope).rstrip("/") != self.path:
             await self.app(scope, receive, send)
             return
         if _declared_length(scope) > self.max_bytes:
