@@ -153,6 +153,16 @@ def test_uploads_that_are_not_pdfs_are_refused(client: TestClient) -> None:
     assert_error(missing, 422, "invalid_request")
 
 
+def test_a_long_name_in_another_script_is_saved_within_the_file_system_s_limit(client: TestClient) -> None:
+    """150 Japanese characters are 450 bytes: saving the upload under its name failed (500)."""
+    accepted = upload(client, SAMPLE_PDF.read_bytes(), "報" * 150 + ".pdf", embed="false")
+    assert accepted.status_code == 202, accepted.text
+    last = follow_job(client, accepted.json()["job_id"])[-1]
+    assert last["status"] == "succeeded", last
+    assert last["file_name"].startswith("報") and len(last["file_name"].encode()) <= 255
+    assert client.delete(f"/documents/{last['report']['doc_id']}").status_code == 200  # the module's store as it was
+
+
 def test_uploads_over_the_size_limit_are_refused(client: TestClient) -> None:
     limit = int(UPLOAD_LIMIT_MB * 1024 * 1024)
     just_over = b"%PDF-1.7\n" + b"0" * limit  # within the multipart slack: refused after parsing

@@ -197,6 +197,8 @@ def test_ingest_helpers(sample: tuple[GraphStore, Settings], tmp_path: Path) -> 
     saved = save_upload("../../etc/My Report (final).PDF", b"%PDF-1.4", tmp_path / "uploads")
     again = save_upload("My_Report final.pdf", b"%PDF-1.7", tmp_path / "uploads")  # the same safe name
     assert saved.name == again.name == "My_Report_final.pdf" and saved != again
+    long = save_upload("報" * 150 + ".pdf", b"%PDF-1.4", tmp_path / "uploads")  # 450 bytes: too long a name
+    assert long.is_file() and long.name.startswith("報") and len(long.name.encode()) <= 255
     assert saved.parent.parent == again.parent.parent == tmp_path / "uploads"
     assert (saved.read_bytes(), again.read_bytes()) == (b"%PDF-1.4", b"%PDF-1.7")  # neither overwrote the other
     with pytest.raises(ConfigError, match="not a folder"):

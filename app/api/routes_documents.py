@@ -17,7 +17,7 @@ from docgraph.app.api.models import DeleteResultModel, DocumentModel, HealthMode
 from docgraph.app.api.responses import documented
 from docgraph.app.api.state import ApiState
 from docgraph.app.config import Settings
-from docgraph.app.jobs.documents import clashing_document, list_documents
+from docgraph.app.jobs.documents import clashing_document, list_documents, stem_within_bytes
 from docgraph.app.jobs.documents import delete_document as delete_document_and_copy
 from docgraph.app.llm.client import llm_configured
 from docgraph.app.resources import docgraph_release
@@ -173,4 +173,4 @@ def safe_file_name(given: str | None) -> str:
     stem = _UNSAFE_NAME.sub("-", stem).strip(".-")[:150]
     if stem.lower().endswith(".pdf"):
         stem = stem[:-4].rstrip(".-")
-    return f"{stem or 'upload'}.pdf"
+    return f"{stem_within_bytes(stem).rstrip('.-') or 'upload'}.pdf"

@@ -11,6 +11,14 @@ from docgraph.app.stores.kept_copies import drop_unused_copy
 from docgraph.errors import ConfigError, DocgraphError, DocumentNotFoundError
 from docgraph.ingest.structure.ids import doc_id_for, file_sha256
 
+MAX_STEM_BYTES = 200  # file systems allow 255 bytes a name: room left for ".pdf" and ".part"
+
+
+def stem_within_bytes(stem: str) -> str:
+    """``stem`` cut to ``MAX_STEM_BYTES`` of UTF-8 on a character boundary: 150 Japanese characters
+    are 450 bytes, too long a file name to save an upload under."""
+    return stem.encode("utf-8")[:MAX_STEM_BYTES].decode("utf-8", errors="ignore")
+
 
 def check_distinct_ids(paths: list[Path]) -> None:
     """Refuse files that would be stored under one document id (``Report A.pdf`` and

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from docgraph.app.config import Settings
-from docgraph.app.jobs.documents import clashing_document
+from docgraph.app.jobs.documents import clashing_document, stem_within_bytes
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.stages import IngestReport, expand_paths
 from docgraph.app.stores.base import GraphStore
@@ -40,7 +40,7 @@ def save_upload(name: str, data: bytes, folder: Path) -> Path:
     """Write an uploaded file with a safe name (no directories, ``.pdf`` suffix) in a folder of its
     own under ``folder``: two uploads of one name, in a batch or in two sessions, never overwrite
     each other (nor a stored document's file)."""
-    stem = _UNSAFE.sub("_", Path(name).stem).strip("._") or "upload"
+    stem = stem_within_bytes(_UNSAFE.sub("_", Path(name).stem).strip("._")).rstrip("._") or "upload"
     target = folder / uuid.uuid4().hex / f"{stem}.pdf"
     target.parent.mkdir(parents=True)
     partial = target.with_suffix(".part")
