@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -158,3 +160,29 @@ def test_a_reply_abandoned_at_its_time_out_stops_on_the_server(tmp_path: Path) -
     # was not finished (it ran on, to ENDLESS_TOKENS, when the client gave up without closing).
     runs = [int(found) for found in re.findall(r"eval time = .*? / +(\d+) runs", log.read_text())]
     assert runs and max(runs) < ENDLESS_TOKENS // 2, runs
+
+
+CONCURRENT_ASKS = """
+import sys, threading
+from pathlib import Path
+from docgraph.app.llm.local_model import local_completion
+
+model, replies = Path(sys.argv[1]), []
+options = {"messages": [{"role": "user", "content": "Name a bird."}], "max_tokens": 16, "temperature": 0.0}
+threads = [threading.Thread(target=lambda: replies.append(local_completion(model, options))) for _ in range(3)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(len([r for r in replies if r.choices[0].message.content]))
+"""
+
+
+def test_a_local_model_answers_requests_of_several_threads(tmp_path: Path) -> None:
+    """The API's threads shared one llama.cpp context: two /ask at once failed a GGML assertion and
+    ended the server (run in a process of its own, which that would kill)."""
+    done = subprocess.run(
+        [sys.executable, "-c", CONCURRENT_ASKS, str(smollm2_model())], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "3"

@@ -30,15 +30,20 @@ def local_model_path(model: str) -> Path | None:
 
 
 _LOADED: dict[tuple[Path, int], Any] = {}
+_IN_USE: dict[tuple[Path, int], threading.Lock] = {}  # one completion at a time per model
 _LOADING = threading.Lock()
 
 
-def load_local_model(path: Path, context: int = CONTEXT_TOKENS) -> Any:
-    """The model at ``path`` in llama.cpp, loaded once per process."""
+def _loaded(path: Path, context: int = CONTEXT_TOKENS) -> tuple[Any, threading.Lock]:
+    """The model at ``path`` in llama.cpp, loaded once per process, and the lock its completions
+    take: one llama.cpp context serves one completion at a time (two at once, as the API's threads
+    asked, failed a GGML assertion and ended the process)."""
+    key = (path.expanduser().resolve(), context)
     with _LOADING:
-        if (path, context) not in _LOADED:
-            _LOADED[(path, context)] = _load(path, context)
-        return _LOADED[(path, context)]
+        if key not in _LOADED:
+            _LOADED[key] = _load(key[0], context)
+            _IN_USE[key] = threading.Lock()
+        return _LOADED[key], _IN_USE[key]
 
 
 def _load(path: Path, context: int) -> Any:
@@ -64,14 +69,18 @@ def _close_loaded() -> None:
 
 
 def local_completion(path: Path, options: dict[str, Any]) -> Any:
-    """One chat completion (``options`` as for the openai SDK, without ``model``)."""
-    return as_objects(load_local_model(path).create_chat_completion(**options))
+    """One chat completion (``options`` as for the openai SDK, without ``model``), when the model is free."""
+    model, in_use = _loaded(path)
+    with in_use:
+        return as_objects(model.create_chat_completion(**options))
 
 
 def local_stream(path: Path, options: dict[str, Any]) -> Iterator[Any]:
-    """A streamed chat completion, chunk by chunk."""
-    for chunk in load_local_model(path).create_chat_completion(**options, stream=True):
-        yield as_objects(chunk)
+    """A streamed chat completion, chunk by chunk; the model is held until the stream ends or is closed."""
+    model, in_use = _loaded(path)
+    with in_use:
+        for chunk in model.create_chat_completion(**options, stream=True):
+            yield as_objects(chunk)
 
 
 def as_objects(value: Any) -> Any:
