@@ -16,7 +16,7 @@ from docgraph.app.stores.base import GraphStore
 from docgraph.errors import LLMUnavailableError, ReadOnlyViolationError, Text2CypherError
 from docgraph.models.encoder_loader import load_encoder
 from tests.llm_data import llm_settings, no_llm_settings, region_id, zoo_batch
-from tests.llm_server import ScriptedLLMServer, confident
+from tests.llm_server import Reply, ScriptedLLMServer, confident
 
 COUNT_TABLES = "How many tables are there?"
 
@@ -223,6 +223,21 @@ def test_ask_answers_structural_questions_from_query_rows(zoo_store: GraphStore,
     assert query in answer_prompt and region_id(1, 3) in answer_prompt
     assert [c.region_id for c in result.citations] == [region_id(1, 3)]
     assert not any(step["step"] == "retrieve" for step in result.trace)
+
+
+def test_a_cypher_prompt_past_the_model_s_context_falls_back_to_retrieval(zoo_store: GraphStore, tmp_path: Path) -> None:
+    """The text-to-Cypher prompt (schema, counts, examples: ~3,000 tokens) is longer than a small
+    server's context; the endpoint's refusal ended the ask instead of answering from retrieval."""
+    route = json.dumps({"route": "cypher", "reason": "count", "sub_questions": []})
+    too_long = Reply(status=400, error="the request exceeds the available context size, try increasing it")
+    retriever = make_retriever("bm25-region", zoo_store, load_encoder())
+    with ScriptedLLMServer() as server:
+        server.add(route, too_long, confident("Fish [zoo p.1 #r3]."))
+        result = ask("How many tables list fish?", zoo_store, llm_settings(server.base_url, tmp_path), retriever, k=3)
+
+    assert result.route == "retrieve" and result.answer == "Fish [zoo p.1 #r3]."
+    failed = next(step for step in result.trace if step["step"] == "cypher")
+    assert failed["fallback"] == "retrieve" and "context size" in failed["error"]
 
 
 def test_a_failed_query_falls_back_to_retrieval_unless_cypher_was_forced(zoo_store: GraphStore, tmp_path: Path) -> None:

@@ -169,6 +169,23 @@ def test_a_reread_cut_short_keeps_the_round_answered_and_the_stream_says_so(
     assert streamed.endswith("At 10:00 [zoo p.1 #r1].")
 
 
+def test_a_reread_past_the_model_s_context_keeps_the_round_answered(
+    zoo_store: GraphStore, retriever: Retriever, tmp_path: Path
+) -> None:
+    """llama.cpp answers a streamed prompt longer than its context with an empty 200: the reread,
+    which adds evidence, failed the whole ask and lost round 1's answer."""
+    chunks: list[str] = []
+    with ScriptedLLMServer() as server:
+        server.add(ROUTE_RETRIEVE, hesitant("At 10:00 [zoo p.1 #r1]."), Reply(raw=b""))
+        settings = llm_settings(server.base_url, tmp_path, llm_max_rereads=1, llm_entropy_threshold=0.6)
+        result = ask(QUESTION, zoo_store, settings, retriever, k=1, stream_callback=chunks.append)
+
+    assert result.mode == "llm" and result.answer == "At 10:00 [zoo p.1 #r1]."
+    kept = next(step for step in result.trace if step["step"] == "kept")
+    assert kept["round"] == 0 and "ended the stream" in kept["reason"]
+    assert "".join(chunks).endswith("the answer of round 1 is kept:]\n\nAt 10:00 [zoo p.1 #r1].")
+
+
 def test_an_answer_cut_short_mid_stream_is_marked_before_the_quotes_that_replace_it(
     zoo_store: GraphStore, retriever: Retriever, tmp_path: Path
 ) -> None:

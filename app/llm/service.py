@@ -35,7 +35,7 @@ from docgraph.app.llm.uncertainty import answer_with_rereads, prune_evidence
 from docgraph.app.retrieval.base import Retriever, ScoredRegion, check_k
 from docgraph.app.retrieval.relevance import AbstentionBar, Evidence, dense_part, measure
 from docgraph.app.stores.base import GraphStore, Row
-from docgraph.errors import LLMTimeoutError, LLMUnavailableError, QuestionError, Text2CypherError
+from docgraph.errors import LLMRequestError, LLMTimeoutError, LLMUnavailableError, QuestionError, Text2CypherError
 
 __all__ = ["DescribeReport", "ask", "check_question", "describe_document", "text2cypher"]
 
@@ -180,7 +180,7 @@ def _run_cypher(
     asked = question if doc_id is None else f"{question}\n(Only about the document with doc_id '{doc_id}'.)"
     try:
         generated = generate_cypher(asked, store, settings, client, run=True, usage=result.tokens)
-    except Text2CypherError as error:
+    except (Text2CypherError, LLMRequestError) as error:  # no valid query, or a prompt past the model's context
         if force_cypher:
             raise
         result.note("cypher", error=str(error), fallback="retrieve")
