@@ -25,6 +25,7 @@ from docgraph.app.pipeline.stages import IngestReport, ProgressFn, expand_paths
 from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.registry import DEFAULT_RETRIEVER, make_retriever
 from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.factory import apply_schema_if_allowed
 from docgraph.app.stores.factory import open_store as open_graph_store
 
 
@@ -34,8 +35,7 @@ def open_store(url: str | None = None, settings: Settings | None = None) -> Iter
     settings = settings or load_settings()
     store = open_graph_store(settings, url)
     try:
-        store.apply_schema()
-        yield store
+        yield apply_schema_if_allowed(store)
     finally:
         store.close()
 

@@ -8,7 +8,6 @@ documents whose stored version changed.
 
 from __future__ import annotations
 
-import contextlib
 import threading
 
 from docgraph.app.config import Settings
@@ -17,8 +16,7 @@ from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.corpus import Corpus
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
-from docgraph.app.stores.factory import open_store
-from docgraph.errors import StorePermissionError
+from docgraph.app.stores.factory import apply_schema_if_allowed, open_store
 from docgraph.models.encoders import TextEncoder
 
 
@@ -34,10 +32,7 @@ class ServingState:
     def store(self) -> GraphStore:
         with self._lock:
             if self._store is None:
-                opened = open_store(self.settings)
-                with contextlib.suppress(StorePermissionError):  # a reader's account: the writers apply it
-                    opened.apply_schema()
-                self._store = opened
+                self._store = apply_schema_if_allowed(open_store(self.settings))
             return self._store
 
     def encoder(self) -> TextEncoder:

