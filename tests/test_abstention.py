@@ -145,3 +145,17 @@ def test_a_question_with_no_hits_at_all_is_not_answered(store: GraphStore, tmp_p
     assert result.abstained and result.answer.startswith(NOT_ANSWERED) and not result.citations
     assert requests == 1  # the router's
     assert result.relevance is not None and result.relevance["similarity"] == result.relevance["coverage"] == 0.0
+
+
+def test_a_streamed_answer_is_followed_by_the_checked_one_when_citations_went(store_url: str, tmp_path: Path) -> None:
+    """The terminal showed the model's text as it came, invented citation included, and never the
+    answer as checked (the one --json, the API and the UI give)."""
+    env = {"DOCGRAPH_HOME": str(tmp_path / "home"), "DOCGRAPH_STORE": store_url, "DOCGRAPH_LLM_API_KEY": "k"}
+    with ScriptedLLMServer() as server:
+        server.add(ROUTE_RETRIEVE, confident("Penguins are fed at 10:30 [docgraph-sample p.9 #r99]."))
+        env.update(DOCGRAPH_LLM_BASE_URL=server.base_url, DOCGRAPH_LLM_MODEL="m", DOCGRAPH_LLM_MAX_REREADS="0")
+        done = CliRunner().invoke(app, ["ask", REAL], env=env)
+    assert done.exit_code == 0, done.output
+    streamed, checked = done.stdout.split("the answer as checked:)")
+    assert "[docgraph-sample p.9 #r99]" in streamed and "removed citations" in streamed
+    assert checked.strip().startswith("Penguins are fed at 10:30") and "#r99" not in checked

@@ -225,7 +225,9 @@ def test_ask_answers_structural_questions_from_query_rows(zoo_store: GraphStore,
     assert not any(step["step"] == "retrieve" for step in result.trace)
 
 
-def test_a_cypher_prompt_past_the_model_s_context_falls_back_to_retrieval(zoo_store: GraphStore, tmp_path: Path) -> None:
+def test_a_cypher_prompt_past_the_model_s_context_falls_back_to_retrieval(
+    zoo_store: GraphStore, tmp_path: Path
+) -> None:
     """The text-to-Cypher prompt (schema, counts, examples: ~3,000 tokens) is longer than a small
     server's context; the endpoint's refusal ended the ask instead of answering from retrieval."""
     route = json.dumps({"route": "cypher", "reason": "count", "sub_questions": []})

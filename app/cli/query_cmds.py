@@ -70,6 +70,11 @@ def ask_command(
         return
     if streamed:
         console.print(safe.close(), markup=False, highlight=False)
+        if result.removed_citations:  # the stream showed them; the answer kept is without them
+            removed = ", ".join(f"[{tag}]" for tag in result.removed_citations)
+            notice = f"\n(removed citations of passages the model was not shown: {removed}; the answer as checked:)"
+            console.print(terminal_text(notice), style="dim", markup=False, highlight=False)
+            console.print(terminal_text(result.answer), markup=False, highlight=False)
     else:
         console.print(terminal_text(result.answer), markup=False, highlight=False)
     _print_trace(result.route, result.cypher, result.mode)
