@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from docgraph.app.api.job_store import JobStore
 from docgraph.app.api.jobs import JobManager
@@ -24,6 +25,7 @@ from docgraph.app.jobs.documents import clashing_document, find_document
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.stages import IngestPipeline
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.errors import ConfigError
 from docgraph.ingest.structure.ids import file_sha256
 from tests.conftest import fresh_graph_name
 from tests.ui_helpers import wait_for_json
@@ -120,10 +122,45 @@ def test_a_second_server_on_the_same_jobs_is_refused_until_the_first_lets_go(tmp
     first = JobStore(path, kept=10)
     first.claim()
     refused = subprocess.run([sys.executable, "-c", claim, str(path)], capture_output=True, text=True, timeout=60)
+    with pytest.raises(ConfigError, match="another docgraph server runs the ingest jobs"):
+        JobStore(path, kept=10).claim()  # a second app in this process (the lock was the process's)
     first.release()
     allowed = subprocess.run([sys.executable, "-c", claim, str(path)], capture_output=True, text=True, timeout=60)
     assert refused.returncode == 1 and "another docgraph server runs the ingest jobs" in refused.stderr
     assert allowed.returncode == 0, allowed.stderr
+
+
+def test_jobs_of_one_second_run_again_in_the_order_they_came(tmp_path: Path) -> None:
+    """Saving a job again (its stage changed) gave it a new rowid, the tie-break of jobs queued in the
+    same second: after a kill, an older upload of a name ran after a newer one and replaced it."""
+    store = JobStore(tmp_path / "jobs.sqlite", kept=10)
+    second = "2026-11-28T21:14:47+00:00"
+    first = {"job_id": "a", "file_name": "same.pdf", "status": "queued", "path": "/uploads/a/same.pdf"}
+    store.save("a", second, first)
+    store.save("b", second, {**first, "job_id": "b", "path": "/uploads/b/same.pdf"})
+    store.save("a", second, {**first, "status": "running", "stage": "read"})  # a started; then the kill
+    assert [record["job_id"] for record in store.load()] == ["a", "b"]
+
+
+def test_a_job_the_server_keeps_dying_on_is_not_run_again(tmp_path: Path) -> None:
+    """A file that crashes the server (or runs it out of memory) was run again at every start."""
+    store = JobStore(tmp_path / "jobs.sqlite", kept=10)
+    upload = tmp_path / "uploads" / "j1" / "killer.pdf"
+    upload.parent.mkdir(parents=True)
+    upload.write_bytes(b"%PDF-1.4")
+    record = {"job_id": "j1", "file_name": "killer.pdf", "status": "running", "stage": "read", "path": str(upload)}
+    store.save("j1", "2026-11-28T00:00:00+00:00", {**record, "restarts": 2})  # its third stop
+
+    def no_pipeline(embed: bool, force: bool, path: Path) -> IngestPipeline:
+        raise AssertionError("the job must not run a fourth time")
+
+    manager = JobManager(no_pipeline, store)
+    try:
+        job = manager.get("j1")
+    finally:
+        manager.shutdown()
+    assert job.status == "failed" and "stopped during this ingest 3 times" in job.error
+    assert manager.unfinished_uploads() == set()  # its upload goes with the next sweep
 
 
 def test_unfinished_jobs_are_never_evicted_and_leftover_uploads_are_swept(tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ class JobStore:
             return
         handle = self.path.with_suffix(".lock").open("a")
         try:
-            fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)  # per open file: a second JobStore of this process too
         except OSError as error:
             handle.close()
             raise ConfigError(
@@ -60,8 +60,10 @@ class JobStore:
     def save(self, job_id: str, created_at: str, record: dict[str, Any]) -> None:
         text = json.dumps(record, ensure_ascii=False)
         with self._lock, self._connect() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO jobs (job_id, created_at, record) VALUES (?, ?, ?)", (job_id, created_at, text)
+            db.execute(  # an update keeps the row's rowid: jobs of one second stay in the order they came
+                "INSERT INTO jobs (job_id, created_at, record) VALUES (?, ?, ?) "
+                "ON CONFLICT(job_id) DO UPDATE SET record = excluded.record",
+                (job_id, created_at, text),
             )
             db.execute(  # the newest finished ones are kept; an unfinished one always
                 "DELETE FROM jobs WHERE json_extract(record, '$.status') NOT IN ('queued', 'running') "

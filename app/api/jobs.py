@@ -33,6 +33,7 @@ KEPT_JOBS = 500
 PipelineFactory = Callable[[bool, bool, Path], IngestPipeline]  # (embed?, force?, file) -> the pipeline to run
 ClashCheck = Callable[[str, Path], str | None]  # (name, file) -> a different stored document it would replace
 UNFINISHED = ("queued", "running")
+MAX_RESTARTS = 2  # a job the server stopped during more often than this (a file that kills it) fails
 
 
 def _now() -> str:
@@ -58,6 +59,7 @@ class Job:
     finished_at: str | None = None
     error: str = ""
     report: dict[str, Any] | None = None
+    restarts: int = 0  # times the server stopped while this job ran
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -78,7 +80,13 @@ class Job:
 
     def record(self) -> dict[str, Any]:
         """What is kept on disk: the JSON above, and what it takes to run the job again."""
-        rerun = {"path": str(self.path), "embed": self.embed, "force": self.force, "replace": self.replace}
+        rerun = {
+            "path": str(self.path),
+            "embed": self.embed,
+            "force": self.force,
+            "replace": self.replace,
+            "restarts": self.restarts,
+        }
         return {**self.to_json(), **rerun}
 
     @classmethod
@@ -152,19 +160,30 @@ class JobManager:
         """The jobs a stopped server left: finished ones as they were, unfinished ones run again."""
         for record in store.load():
             job = Job.from_record(record)
+            job.restarts += job.status == "running"
             if job.status not in UNFINISHED:
                 with self._lock:
                     self._jobs[job.job_id] = job
+            elif job.restarts > MAX_RESTARTS:
+                self._fail_on_resume(
+                    job,
+                    f"the server stopped during this ingest {job.restarts} times (the file may "
+                    "crash it or exhaust its memory): it is not run again; send the file to retry",
+                )
             elif job.path.is_file():
                 job.status, job.stage, job.started_at = "queued", "", None
                 log.info("ingest job %s (%s) runs again after a restart", job.job_id, job.file_name)
                 self._queue(job)
             else:
-                job.status, job.finished_at = "failed", _now()
-                job.error = "the server stopped before this job finished, and its upload is gone: send the file again"
-                with self._lock:
-                    self._jobs[job.job_id] = job
-                self._save(job)
+                self._fail_on_resume(
+                    job, "the server stopped before this job finished, and its upload is gone: send the file again"
+                )
+
+    def _fail_on_resume(self, job: Job, error: str) -> None:
+        job.status, job.finished_at, job.error = "failed", _now(), error
+        with self._lock:
+            self._jobs[job.job_id] = job
+        self._save(job)
 
     def _save(self, job: Job) -> None:
         if self._store is not None:
