@@ -4,13 +4,16 @@ counted, on a real store (the sample PDF) with the scripted model server."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner, Result
 
 from docgraph.app.cli.main import app
 from docgraph.app.evaluation.cypher_bench import load_cypher_questions, same_rows
 from docgraph.app.resources import ROOT
+from docgraph.errors import QuestionsError
 from tests.llm_data import sample_eval_inputs
 from tests.llm_server import Reply, ScriptedLLMServer
 
@@ -54,6 +57,29 @@ def test_the_shipped_benchmark_file_loads() -> None:
     questions = load_cypher_questions(ROOT / "tests" / "data" / "cypher_questions.jsonl")
     assert len(questions) >= 40 and len({q.id for q in questions}) == len(questions)
     assert {"count", "list", "section", "caption", "reference", "continuation", "page"} <= {q.type for q in questions}
+
+
+@pytest.mark.parametrize(
+    ("fields", "refusal"),
+    [
+        ({"ordered": "false"}, "'ordered' must be true or false"),  # was taken as true
+        ({"gold": None}, "'gold' must be a non-empty string"),  # was the query "None", run after the ingest
+        ({"type": "all"}, "'all' names the whole set"),  # was merged into the overall row
+    ],
+)
+def test_a_cypher_question_of_the_wrong_kind_is_refused(
+    tmp_path: Path, fields: dict[str, object], refusal: str
+) -> None:
+    record = {"id": "c1", "question": "How many tables?", "gold": "MATCH (t:Table) RETURN count(t)"}
+    path = tmp_path / "q.jsonl"
+    path.write_text(json.dumps({**record, **fields}) + "\n")
+    with pytest.raises(QuestionsError, match=re.escape(refusal)):
+        load_cypher_questions(path)
+    path.write_text((json.dumps(record) + "\n") * 2)
+    with pytest.raises(QuestionsError, match="duplicate question id 'c1'"):
+        load_cypher_questions(path)
+    path.write_bytes(b"\xef\xbb\xbf" + (json.dumps(record) + "\r\n").encode())  # saved by a Windows editor
+    assert [q.id for q in load_cypher_questions(path)] == ["c1"]
 
 
 def test_eval_cypher_scores_the_models_queries_against_the_gold_rows(tmp_path: Path) -> None:

@@ -71,23 +71,38 @@ class CypherOutcome:
 
 
 def load_cypher_questions(path: Path) -> list[CypherQuestion]:
-    questions = []
+    questions: list[CypherQuestion] = []
     for where, record in json_records(path):
         try:
-            questions.append(
-                CypherQuestion(
-                    id=str(record["id"]),
-                    question=str(record["question"]),
-                    gold=str(record["gold"]),
-                    type=str(record.get("type") or "other"),
-                    ordered=bool(record.get("ordered", False)),
-                )
+            question = CypherQuestion(
+                id=str(record["id"]),
+                question=_string(record["question"], "question", where),
+                gold=_string(record["gold"], "gold", where),
+                type=str(record.get("type") or "other"),
+                ordered=_flag(record.get("ordered", False), where),
             )
-        except (KeyError, TypeError) as exc:
-            raise QuestionsError(f"{where}: not a text-to-Cypher question ({exc})") from exc
+        except KeyError as exc:
+            raise QuestionsError(f"{where}: not a text-to-Cypher question (no {exc} field)") from exc
+        if question.type == "all":
+            raise QuestionsError(f"{where}: 'all' names the whole set in the report; give the type another name")
+        if any(known.id == question.id for known in questions):
+            raise QuestionsError(f"{where}: duplicate question id {question.id!r}")
+        questions.append(question)
     if not questions:
         raise QuestionsError(f"{path} holds no questions")
     return questions
+
+
+def _string(value: Any, name: str, where: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise QuestionsError(f"{where}: {name!r} must be a non-empty string, got {value!r}")
+    return value
+
+
+def _flag(value: Any, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise QuestionsError(f"{where}: 'ordered' must be true or false, got {value!r}")
+    return value
 
 
 def same_rows(found: Sequence[Row], gold: Sequence[Row], ordered: bool) -> bool:

@@ -68,7 +68,7 @@ def json_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     """Each non-blank line of a JSON-lines file as (``file:line``, its object), in file order."""
     if not path.is_file():
         raise QuestionsError(f"{path}: no such questions file")
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), start=1):  # a BOM too
         if not line.strip():
             continue
         where = f"{path.name}:{number}"
