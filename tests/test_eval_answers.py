@@ -9,8 +9,12 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from docgraph.app.cli.main import app
+from docgraph.app.config import Settings
 from docgraph.app.evaluation.answers import AnswerOutcome, normalised, summary, token_f1
+from docgraph.app.evaluation.runner import run_eval_scopes
 from docgraph.app.resources import ROOT
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.models.encoder_loader import load_encoder
 from tests.llm_data import sample_eval_inputs
 from tests.llm_server import Reply, ScriptedLLMServer, confident
 
@@ -94,3 +98,23 @@ def test_a_question_the_endpoint_fails_is_counted_and_the_run_goes_on(tmp_path: 
     answers = json.loads(done.stdout)["answers"]["bm25-page"]
     assert answers["n"] == 3 and answers["errors"] == 1
     assert answers["answer_contains_gold"] == 0.5  # the penguin answer holds its gold; the failed one counts as a miss
+
+
+def test_eval_answers_reports_progress_question_by_question(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """With an LLM each ask takes seconds; the bar stood at 'eval hybrid 0/N' for all of them."""
+    docs, questions = sample_eval_inputs(tmp_path, QUESTIONS)
+    told: list[tuple[str, int, int]] = []
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="", llm_base_url="")
+    run_eval_scopes(
+        questions,
+        docs,
+        ["bm25-page"],
+        falkordb_store,
+        load_encoder(),
+        lambda *step: told.append(step),
+        settings,
+        answers=True,
+    )
+    assert [step for step in told if step[0] == "answers bm25-page (document)"] == [
+        ("answers bm25-page (document)", done, 3) for done in range(3)
+    ]

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,9 +117,13 @@ def ask_for_answers(
     store: GraphStore,
     settings: Settings,
     scope: str,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[AnswerOutcome]:
+    """Each question through the whole ask path; ``progress`` is told (done, total) after each."""
     outcomes = []
-    for question in questions:
+    for done, question in enumerate(questions):
+        if progress:
+            progress(done, len(questions))
         doc_id = doc_ids[question.doc]
         try:
             result = ask(

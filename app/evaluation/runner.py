@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -183,8 +184,9 @@ def run_eval_scopes(
                 progress(f"eval {name} ({scope})", done, len(names))
             report.variants[name] = VariantResult(name, ask_all(retrievers[name], questions, ingested.doc_ids, scope))
             if answers:
+                told = partial(progress, f"answers {name} ({scope})") if progress else None
                 report.answers[name] = ask_for_answers(
-                    retrievers[name], questions, ingested.doc_ids, store, settings, scope
+                    retrievers[name], questions, ingested.doc_ids, store, settings, scope, told
                 )
         reports[scope] = report
     if progress:
