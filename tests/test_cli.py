@@ -433,17 +433,33 @@ def test_another_file_of_a_stored_name_replaces_it_only_when_told(cli_env: dict[
 
 def test_a_stored_file_found_unchanged_elsewhere_is_read_from_there(cli_env: dict[str, str], tmp_path: Path) -> None:
     """A folder moved (or a copy ingested with --replace) is skipped as unchanged; the document kept
-    the old path, so the next change of the file where it now is was refused as another file's."""
-    first, moved = tmp_path / "a" / "report.pdf", tmp_path / "b" / "report.pdf"
-    for path in (first, moved):
+    the old path, so the next change of the file where it now is was refused as another file's. A
+    copy beside a file that is still there (an upload of the same content) does not take it over."""
+    edition = pymupdf.open(SAMPLE)
+    edition[0].insert_text((72, 30), "Revised", fontsize=9)
+    edition.save(tmp_path / "revised.pdf")
+    files = {name: tmp_path / name / "report.pdf" for name in ("a", "b", "c", "d")}
+    for path in files.values():
         path.parent.mkdir()
-        path.write_bytes(SAMPLE.read_bytes())
-    assert run("ingest", str(first), "--no-embed", "--json")[0] == 0
-    code, out, err = run("ingest", str(moved), "--no-embed")
+    files["a"].write_bytes(SAMPLE.read_bytes())
+    assert run("ingest", str(files["a"]), "--no-embed", "--json")[0] == 0
+
+    def status(name: str, *flags: str) -> str:
+        code, out, err = run("ingest", str(files[name]), "--no-embed", "--json", *flags)
+        report = json.loads(out)[0] if out else {"status": f"exit {code}", "error": err}
+        return f"{report['status']} {report['error']}".strip()
+
+    files["b"].write_bytes(SAMPLE.read_bytes())  # a copy, ingested with --replace: b is its file now
+    code, out, err = run("ingest", str(files["b"]), "--no-embed", "--replace")
     assert code == 0 and "report unchanged" in out and "edges:" not in out, err  # no empty edges line
-    edited = pymupdf.open(moved)
-    edited[0].insert_text((72, 30), "Revised where it now is", fontsize=9)
-    edited.save(tmp_path / "revised.pdf")
-    moved.write_bytes((tmp_path / "revised.pdf").read_bytes())
-    code, out, err = run("ingest", str(moved), "--no-embed", "--json")
-    assert code == 0 and json.loads(out)[0]["status"] == "replaced", err
+    files["b"].write_bytes((tmp_path / "revised.pdf").read_bytes())
+    assert status("b") == "replaced"
+    files["c"].write_bytes(files["b"].read_bytes())  # b's folder moved to c
+    files["b"].unlink()
+    assert status("c") == "unchanged"
+    files["c"].write_bytes(SAMPLE.read_bytes())
+    assert status("c") == "replaced"
+    files["d"].write_bytes(files["c"].read_bytes())  # a copy while c is there: c stays the file
+    assert status("d") == "unchanged"
+    files["d"].write_bytes((tmp_path / "revised.pdf").read_bytes())
+    assert "would replace the stored document 'report'" in status("d")

@@ -42,6 +42,7 @@ from docgraph.app.pipeline.stages import (
     ProgressFn,
     expand_paths,
 )
+from docgraph.app.pipeline.unchanged import take_over_source
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.kept_copies import kept_copies_dir
 from docgraph.errors import ConfigError, DocgraphError
@@ -130,6 +131,9 @@ def ingest_command(
             )
             ingested = _ingest_all(pipeline, [f for f in files if f not in refused], graph_store, quiet=json_out)
             reports = _in_order(files, ingested, refused)
+            for report in reports if replace else []:  # the same content from here: this file is its file now
+                if report.status == "unchanged":
+                    take_over_source(graph_store, report.doc_id, report.path)
         finally:
             if tasks is not None:
                 tasks.close()

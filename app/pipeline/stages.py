@@ -27,7 +27,7 @@ from docgraph.app.pipeline.execution.spread_encoder import SpreadEncoder
 from docgraph.app.pipeline.gnn_store import refresh_stale_gnn
 from docgraph.app.pipeline.memory import release_free_memory
 from docgraph.app.pipeline.store_locks import store_lock
-from docgraph.app.pipeline.unchanged import note_source_path, stored_as_built
+from docgraph.app.pipeline.unchanged import note_moved_source, stored_as_built
 from docgraph.app.pipeline.vanished_links import Relink, write_with_current_links
 from docgraph.app.stores.base import GraphStore, WriteResult
 from docgraph.app.stores.kept_copies import changed_message, drop_unused_copy, keep_copy, stored_sha256
@@ -262,7 +262,7 @@ class IngestPipeline:
             return None
         if write.files_dir is not None:
             keep_copy(path, write.files_dir, stored.sha256)
-        note_source_path(write.store, stored, path)
+        note_moved_source(write.store, stored, path)
         counts = {"Document": 1, "Page": stored.pages, "Section": stored.sections, "Region": stored.regions}
         return IngestReport(
             path=path,

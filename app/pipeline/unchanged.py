@@ -45,10 +45,22 @@ def stored_as_built(store: GraphStore, path: Path, build: str) -> StoredDocument
     return StoredDocument(doc_id, sha256, pages, sections, regions, str(rows[0]["version"]), source_path)
 
 
-def note_source_path(store: GraphStore, stored: StoredDocument, path: Path) -> None:
-    """Make ``path`` the stored document's file when it was read from another (moved, or a copy
-    ingested with ``--replace``), so that its next change there is an update, not a clash."""
-    source_path = str(path.resolve())
-    if stored.source_path != source_path:
-        params = {"doc_id": stored.doc_id, "version": stored.version, "source_path": source_path}
-        store.write(load("set_document_source_path", store.dialect), params)
+def note_moved_source(store: GraphStore, stored: StoredDocument, path: Path) -> None:
+    """Make ``path`` the stored document's file when the file it was read from is gone (a folder
+    moved), so that its next change where it is now is an update, not a clash. A copy beside a file
+    that is still there (an upload of the same content) does not take it over."""
+    if stored.source_path and not Path(stored.source_path).is_file():
+        set_source_path(store, stored.doc_id, stored.version, path)
+
+
+def set_source_path(store: GraphStore, doc_id: str, version: str, path: Path) -> None:
+    """Record ``path`` as the file the stored ``version`` of ``doc_id`` was read from."""
+    params = {"doc_id": doc_id, "version": version, "source_path": str(path.resolve())}
+    store.write(load("set_document_source_path", store.dialect), params)
+
+
+def take_over_source(store: GraphStore, doc_id: str, path: Path) -> None:
+    """``--replace`` of a file found unchanged: it is the document's file from now on."""
+    rows = store.read(load("document_versions", store.dialect), {"doc_id": doc_id})
+    if rows:
+        set_source_path(store, doc_id, str(rows[0]["version"]), path)
