@@ -10,10 +10,12 @@ import sys
 import uuid
 from pathlib import Path
 
+import numpy as np
 import pymupdf
 import pytest
 from typer.testing import CliRunner
 
+from docgraph.app.cli.common import print_json
 from docgraph.app.cli.main import app, show_model_notes
 from docgraph.app.retrieval.registry import RETRIEVER_NAMES
 from tests.llm_server import Reply, ScriptedLLMServer
@@ -47,12 +49,16 @@ def test_cypher_return_one_needs_no_setup(cli_env: dict[str, str]) -> None:
     assert json.loads(out) == [{"one": 1}]
 
 
-def test_odd_numbers_and_odd_error_texts_come_out_as_plain_json_and_text(cli_env: dict[str, str]) -> None:
+def test_odd_numbers_and_odd_error_texts_come_out_as_plain_json_and_text(
+    cli_env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
     """--json printed NaN and Infinity, which JSON parsers refuse; an error quoting a query with
     "[/x]" in it was read as Rich markup (a traceback), and one with an escape sequence wrote it raw."""
     code, out, _ = run("cypher", "RETURN 0.0 / 0.0 AS nan, 1.0 / 0.0 AS inf", "--json")
     assert code == 0 and "NaN" not in out and "Infinity" not in out
     assert json.loads(out, parse_constant=lambda name: pytest.fail(f"{name} in --json")) == [{"nan": None, "inf": None}]
+    print_json({"v": np.float32("nan"), "a": np.array([1.0, np.inf]), "s": (float("nan"),)})
+    assert json.loads(capsys.readouterr().out) == {"v": None, "a": [1.0, None], "s": [None]}
     code, out, err = run("cypher", "RETURN '[/x]\x1b[31m' +")
     assert code == 1 and err.startswith("error: ") and "RETURN '[/x]' +" in err and "\x1b" not in err
 

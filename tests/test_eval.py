@@ -96,7 +96,8 @@ def test_eval_refuses_questions_about_missing_documents(
         ({"pages": "12"}, "'pages' must be a list of 1-based page numbers, got '12'"),  # was pages 1 and 2
         ({"pages": [1.9]}, "'pages' must be a list"),  # was page 1
         ({"pages": [True]}, "'pages' must be a list"),
-        ({"answer": 10.3}, "'answer' must be a string"),
+        ({"pages": ["x"]}, "'pages' must be a list"),
+        ({"answer": ["10:30"]}, "'answer' must be a string"),
         ({"doc": "sub/docgraph-sample.pdf"}, "'doc' must be a file name"),  # failed after the ingest
     ],
 )
@@ -111,6 +112,8 @@ def test_a_question_field_of_the_wrong_kind_is_refused(tmp_path: Path, fields: d
         load_questions(path)
     path.write_text(json.dumps({**record, "answer": None}) + "\n")
     assert load_questions(path)[0].answer == ""  # was the gold answer "None"
+    path.write_text(json.dumps({**record, "pages": ["8", 9.0], "answer": 6}) + "\n")  # unambiguous: taken
+    assert (load_questions(path)[0].pages, load_questions(path)[0].answer) == (frozenset({8, 9}), "6")
 
 
 def test_eval_refuses_gold_pages_past_the_end_and_files_of_one_id_before_ingesting(

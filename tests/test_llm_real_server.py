@@ -186,3 +186,28 @@ def test_a_local_model_answers_requests_of_several_threads(tmp_path: Path) -> No
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "3"
+
+
+STREAM_READER_FAILS = """
+import sys
+from docgraph.app.config import Settings
+from docgraph.app.llm.client import make_client
+
+client = make_client(Settings(llm_model="local:" + sys.argv[1], llm_base_url="", llm_api_key="", llm_max_tokens=8))
+def stopped(piece):
+    raise KeyboardInterrupt  # the reader of the stream gave up (a UI session stopped, Ctrl-C)
+try:
+    client.chat([{"role": "user", "content": "Name a bird."}], stream=stopped)
+except KeyboardInterrupt as error:
+    kept = error  # its traceback keeps the stream's frames alive, as a UI or a logger may
+print(bool(client.chat([{"role": "user", "content": "Name a fish."}]).text))
+"""
+
+
+def test_a_local_model_is_free_again_after_a_stream_its_reader_gave_up(tmp_path: Path) -> None:
+    """The model's lock was released only when the stream was closed, which nothing did when the
+    stream's reader raised: the next completion of that thread waited for ever."""
+    done = subprocess.run(
+        [sys.executable, "-c", STREAM_READER_FAILS, str(smollm2_model())], capture_output=True, text=True, timeout=120
+    )  # a wait for ever ends in TimeoutExpired
+    assert done.returncode == 0 and done.stdout.strip() == "True", done.stderr[-2000:]

@@ -10,7 +10,7 @@ from neo4j import exceptions as neo4j_errors
 
 from docgraph.app.stores.neo4j_store import _mapped
 from docgraph.app.stores.results import plain_value
-from docgraph.errors import MissingEndpointError, StoreUnavailableError
+from docgraph.errors import MissingEndpointError, StorePermissionError, StoreUnavailableError
 
 
 def server_error(code: str, message: str) -> neo4j_errors.Neo4jError:
@@ -43,3 +43,12 @@ def test_a_linked_node_deleted_while_the_write_waited_is_a_missing_endpoint() ->
     error, the ingest failed instead of choosing its links again (app/pipeline/vanished_links.py)."""
     error = server_error("Neo.ClientError.Statement.EntityNotFound", "Node with id 42 has been deleted in this tx")
     assert isinstance(_mapped(error, 30.0, "Neo4j at neo4j://db:7687"), MissingEndpointError)
+
+
+def test_only_a_role_s_refusal_is_a_permission_error() -> None:
+    """The driver's Forbidden class also covers schema errors (an index that belongs to a constraint):
+    taken as a reader's account, apply_schema_if_allowed would have swallowed them."""
+    refused = server_error("Neo.ClientError.Security.Forbidden", "Schema operations are not allowed for user 'r'")
+    assert isinstance(_mapped(refused, 30.0, "Neo4j"), StorePermissionError)
+    schema = server_error("Neo.ClientError.Schema.ForbiddenOnConstraintIndex", "Index belongs to a constraint")
+    assert not isinstance(_mapped(schema, 30.0, "Neo4j"), StorePermissionError)

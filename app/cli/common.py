@@ -112,10 +112,10 @@ def print_json(value: Any) -> None:
 
 
 def _json_default(value: Any) -> Any:
-    if hasattr(value, "tolist"):
-        return value.tolist()
+    if hasattr(value, "tolist"):  # numpy arrays and numbers
+        return finite_numbers(value.tolist())
     if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
+        return finite_numbers(list(value))
     return str(value)
 
 

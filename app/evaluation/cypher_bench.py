@@ -100,6 +100,8 @@ def _string(value: Any, name: str, where: str) -> str:
 
 
 def _flag(value: Any, where: str) -> bool:
+    if value is None:  # left out
+        return False
     if not isinstance(value, bool):
         raise QuestionsError(f"{where}: 'ordered' must be true or false, got {value!r}")
     return value

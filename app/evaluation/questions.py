@@ -48,17 +48,32 @@ def parse_question(record: dict[str, Any], where: str) -> Question:
 
 
 def _page_numbers(value: Any, where: str) -> frozenset[int]:
-    """A list of 1-based page numbers, as integers: "12" is not [1, 2], nor 1.9 page 1."""
-    pages = value if isinstance(value, list) else None
-    if not pages or any(type(page) is not int or page < 1 for page in pages):
+    """A list of 1-based page numbers (8, 8.0 or "8"): the string "12" is not pages 1 and 2, nor is
+    1.9 page 1."""
+    pages = [_whole_number(page) for page in value] if isinstance(value, list) else []
+    if not pages or any(page is None or page < 1 for page in pages):
         raise QuestionsError(f"{where}: 'pages' must be a list of 1-based page numbers, got {value!r}")
-    return frozenset(pages)
+    return frozenset(page for page in pages if page is not None)
+
+
+def _whole_number(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return None
 
 
 def _text(value: Any, name: str, where: str) -> str:
-    """A string field that may be left out (or null): "" then."""
+    """A string field that may be left out (or null): "" then; a number is its digits (an answer 6)."""
     if value is None:
         return ""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
     if not isinstance(value, str):
         raise QuestionsError(f"{where}: {name!r} must be a string, got {value!r}")
     return value

@@ -8,6 +8,7 @@ Configured by ``OPENAI_BASE_URL``, ``OPENAI_API_KEY`` and ``DOCGRAPH_LLM_MODEL``
 from __future__ import annotations
 
 import base64
+import contextlib
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -252,7 +253,8 @@ class LocalModelClient(LLMClient):
         try:
             if stream is None:
                 return from_response(local_completion(path, options))
-            return from_chunks(local_stream(path, options), stream)
+            with contextlib.closing(local_stream(path, options)) as chunks:  # the model is free again whatever
+                return from_chunks(chunks, stream)  # the stream's reader raised
         except ValueError as exc:  # e.g. a prompt longer than the context
             raise LLMRequestError(f"the local model refused the request: {exc}") from exc
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import atexit
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -75,7 +75,7 @@ def local_completion(path: Path, options: dict[str, Any]) -> Any:
         return as_objects(model.create_chat_completion(**options))
 
 
-def local_stream(path: Path, options: dict[str, Any]) -> Iterator[Any]:
+def local_stream(path: Path, options: dict[str, Any]) -> Generator[Any, None, None]:
     """A streamed chat completion, chunk by chunk; the model is held until the stream ends or is closed."""
     model, in_use = _loaded(path)
     with in_use:

@@ -58,6 +58,7 @@ _SYNTAX_CODES = (
 _READ_ONLY_CODES = ("Neo.ClientError.Statement.AccessMode", "Neo.ClientError.General.ForbiddenOnReadOnlyDatabase")
 _NO_DATABASE = "Neo.ClientError.Database.DatabaseNotFound"
 _ENTITY_NOT_FOUND = "Neo.ClientError.Statement.EntityNotFound"
+_FORBIDDEN = "Neo.ClientError.Security.Forbidden"
 _DATABASE_STARTING = "Neo.TransientError.General.DatabaseUnavailable"
 # Two writers of one new document: the second meets the first's Document under the unique constraint
 # (a client error the driver does not retry). Run again, it sees the committed version.
@@ -304,7 +305,7 @@ def _mapped(error: Exception, limit_s: float, where: str) -> StoreError:
         )
     if code == _ENTITY_NOT_FOUND:  # deleted by a transaction that committed while this one waited for it
         return MissingEndpointError(f"a node the query uses was deleted by another transaction meanwhile: {message}")
-    if isinstance(error, neo4j_errors.Forbidden):
+    if code == _FORBIDDEN:  # the user's role (not the Forbidden schema errors of the same driver class)
         return StorePermissionError(f"{where}: the user may not do this: {message}")
     if code in _READ_ONLY_CODES or isinstance(error, neo4j_errors.ForbiddenOnReadOnlyDatabase):
         return ReadOnlyViolationError(f"the query writes; read-only queries only here ({message})")
