@@ -439,3 +439,42 @@ def test_a_store_held_open_starts_its_stopped_server_again(home: Path) -> None:
         assert sorted(row["id"] for row in store.read("MATCH (d:Document) RETURN d.doc_id AS id")) == ["kept", "more"]
     finally:
         store.close()
+
+
+def test_a_server_whose_pid_file_went_is_taken_back_not_doubled(home: Path) -> None:
+    """With its pid file deleted, the next command started a second server on the same data; the
+    first went on saving into the folder, unseen, and `store stop` stopped only the second."""
+    socket = falkordb_server.ensure_running(home)
+    pid = falkordb_server.status(home).pid
+    assert pid is not None
+    (home / "falkordb" / "falkordb.pid").unlink()
+    assert falkordb_server.ensure_running(home) == socket
+    assert server_pids(socket) == [pid] and falkordb_server.status(home).pid == pid
+    assert falkordb_server.stop(home) and not server_pids(socket)
+
+
+def test_a_busy_server_is_running_and_keeps_no_second_snapshot(home: Path) -> None:
+    """A server that does not answer (a long write; here: stopped by a signal) was reported as not
+    running. Periodic RDB snapshots doubled the data on disk beside the append-only file, unread."""
+    socket = falkordb_server.ensure_running(home)
+    assert redis.Redis(unix_socket_path=str(socket), decode_responses=True).config_get("save") == {"save": ""}
+    pid = falkordb_server.status(home).pid
+    assert pid is not None
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        busy = falkordb_server.status(home)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert busy.running and busy.pid == pid and busy.used_memory is None
+
+
+def test_a_data_home_of_many_non_ascii_characters_gets_a_socket_it_can_bind(tmp_path: Path) -> None:
+    """The socket path's limit is 107 bytes; it was counted in characters, and データ is 9 bytes."""
+    characters = 100 - len(str(tmp_path / "falkordb" / "falkordb.sock")) - 1  # as many as were let through
+    home = tmp_path / ("デ" * characters)
+    assert len(os.fsencode(home / "falkordb" / "falkordb.sock")) > 107  # in bytes, far over it
+    try:
+        socket = falkordb_server.ensure_running(home)
+        assert len(os.fsencode(socket)) <= 107 and socket.is_socket()
+    finally:
+        falkordb_server.stop(home)

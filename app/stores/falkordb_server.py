@@ -59,7 +59,7 @@ class ServerPaths:
     @property
     def socket(self) -> Path:
         preferred = self.data_dir / "falkordb.sock"
-        if len(str(preferred)) <= _MAX_SOCKET_PATH:
+        if len(os.fsencode(preferred)) <= _MAX_SOCKET_PATH:  # the limit is in bytes: データ is 9 of them
             return preferred
         digest = hashlib.sha1(str(self.home).encode()).hexdigest()[:16]
         return Path(tempfile.gettempdir()) / f"docgraph-{os.getuid()}" / f"{digest}.sock"
@@ -106,7 +106,7 @@ def ensure_running(
     """Start the server of ``home`` unless it already runs; return its unix socket path."""
     paths = server_paths(home)
     with _locked(paths):
-        pid = _live_pid(paths)
+        pid = _live_pid(paths) or _adopted(paths)
         if pid is not None:
             _wait_ready(paths, pid, timeout_s)
             return paths.socket
@@ -151,7 +151,7 @@ def status(home: Path) -> ServerStatus:
         with contextlib.suppress(redis.RedisError):
             memory = _client(paths).info("memory")
     return ServerStatus(
-        running=pid is not None and (bool(memory) or loading),
+        running=pid is not None,  # a server busy with a long write does not answer INFO, and runs
         loading=loading,
         pid=pid,
         socket=str(paths.socket),
@@ -213,6 +213,31 @@ def _live_pid(paths: ServerPaths) -> int | None:
     return pid if pid is not None and is_server_alive(pid) and serves(pid, paths.data_dir) else None
 
 
+def _adopted(paths: ServerPaths) -> int | None:
+    """A server of this home whose pid file went (deleted, a home restored without it): taken back
+    when its socket is there, else stopped. Starting another would give the data two servers, the
+    first still saving into the folder unseen."""
+    orphan = next((pid for pid in _redis_pids() if serves(pid, paths.data_dir)), None)
+    if orphan is None:
+        return None
+    if paths.socket.exists():
+        paths.pid_file.write_text(f"{orphan}\n")
+        return orphan
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(orphan, signal.SIGTERM)  # a graceful shutdown: the append-only file is flushed
+    if not wait_exit(orphan, STOP_TIMEOUT_S):
+        raise StoreUnavailableError(f"FalkorDB (pid {orphan}) serves {paths.data_dir} unreachable and will not stop")
+    return None
+
+
+def _redis_pids() -> list[int]:
+    """Live redis servers of this machine (none found without procfs)."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return []
+    return [int(entry.name) for entry in proc.iterdir() if entry.name.isdigit() and is_server_alive(int(entry.name))]
+
+
 def _clear_stale(paths: ServerPaths) -> None:
     for leftover in (paths.pid_file, paths.socket):
         with contextlib.suppress(FileNotFoundError):
@@ -229,6 +254,7 @@ def _spawn(paths: ServerPaths, server_binary: str, module_path: str) -> None:
         "--dbfilename", "dump.rdb",
         "--appendonly", "yes",
         "--appendfsync", "everysec",
+        "--save", "",  # no periodic RDB snapshots: the append-only file holds the data (and its base)
         "--daemonize", "yes",
         "--pidfile", str(paths.pid_file),
         "--logfile", str(paths.log_file),
