@@ -370,11 +370,12 @@ def test_cypher_errors_are_client_errors(client: TestClient, store: GraphStore) 
 
 
 def test_text_to_cypher_and_llm_answers_through_an_llm_endpoint(
-    client: TestClient, store: GraphStore, settings: Settings
+    client: TestClient, store: GraphStore, settings: Settings, tmp_path: Path
 ) -> None:
     with ScriptedLLMServer() as server:
-        llm = settings.model_copy(
+        llm = settings.model_copy(  # a home of its own: one app of the process holds the store's ingest jobs
             update={"llm_base_url": server.base_url, "llm_api_key": "test-key", "llm_model": "test-model"}
+            | {"home": tmp_path}
         )
         with TestClient(create_app(llm, store=store), base_url="http://localhost") as llm_client:
             server.add("```cypher\nMATCH (r:Region {kind: 'table'}) RETURN count(r) AS tables\n```")
@@ -395,12 +396,13 @@ def test_text_to_cypher_and_llm_answers_through_an_llm_endpoint(
 
 
 def test_a_broken_or_hung_llm_endpoint_is_a_502_or_an_extractive_answer(
-    client: TestClient, store: GraphStore, settings: Settings
+    client: TestClient, store: GraphStore, settings: Settings, tmp_path: Path
 ) -> None:
     question = {"question": "When are the penguins fed?", "k": 3}
     with ScriptedLLMServer() as server:
-        llm = settings.model_copy(
+        llm = settings.model_copy(  # a home of its own: one app of the process holds the store's ingest jobs
             update={"llm_base_url": server.base_url, "llm_api_key": "k", "llm_model": "m", "llm_timeout_s": 1.0}
+            | {"home": tmp_path}
         )
         with TestClient(create_app(llm, store=store), base_url="http://localhost") as llm_client:
             html = Reply(raw=b"<html>502 Bad Gateway</html>", content_type="text/html")
