@@ -23,7 +23,7 @@ from docgraph.app.stores.factory import open_store
 from docgraph.app.stores.falkordb_disk import COMPACT_MIN_BYTES, StartupLog
 from docgraph.app.stores.falkordb_disk import _last_line_with as last_line_with
 from docgraph.app.stores.falkordb_store import FalkorDBStore
-from docgraph.errors import StoreUnavailableError
+from docgraph.errors import StoreError, StoreUnavailableError
 from docgraph.records import EdgeRecord, GraphBatch, NodeRecord
 from tests.test_falkordb_growth import grow_past_capacity, make_ghosts
 from tests.test_store_contract import make_batch
@@ -478,3 +478,31 @@ def test_a_data_home_of_many_non_ascii_characters_gets_a_socket_it_can_bind(tmp_
         assert len(os.fsencode(socket)) <= 107 and socket.is_socket()
     finally:
         falkordb_server.stop(home)
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 600 KB tmpfs to keep the local store's data on (root only: skipped where it cannot mount)."""
+    disk = tmp_path / "small-disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", str(disk)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode(errors='replace').strip()}")
+    try:
+        yield disk
+    finally:
+        falkordb_server.stop(disk, timeout_s=10)
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def test_a_document_the_disk_cannot_hold_fails_instead_of_vanishing_at_the_restart(small_disk: Path) -> None:
+    """A full disk: the server answered the write from memory, its append-only file short of it; the
+    ingest said "ingested", and the document was gone after the next start."""
+    store = open_store(Settings(home=small_disk, graph="full", store=""))
+    try:
+        store.apply_schema()
+        texts = [("paragraph", f"Paragraph {i}: " + "quarterly revenue by region " * 90) for i in range(300)]
+        with pytest.raises(StoreError, match="could not write document big to its append-only file"):
+            store.write_document(make_batch("big", "a", texts=texts))
+    finally:
+        store.close()

@@ -13,6 +13,8 @@ from typing import Any, BinaryIO
 
 import redis
 
+from docgraph.errors import StoreError
+
 READY_LINE = "Ready to accept connections"
 # Compact when the AOF's incremental part is larger than this: replaying writes is much slower
 # than loading a snapshot (7,400 nodes written into a fresh graph replayed in 260 s, with the
@@ -136,6 +138,19 @@ def compact_aof(
         client.bgrewriteaof()
         return _wait_for_save(client, deadline - time.monotonic(), _AOF_REWRITE)
     return False
+
+
+def check_aof_written(client: redis.Redis, doc_id: str) -> None:
+    """Raise when the server could not append its last writes to the append-only file (a full
+    disk): Redis answered the write from memory, and it would be gone after the next start."""
+    with contextlib.suppress(redis.RedisError):
+        persistence = client.info("persistence")
+        status = persistence.get("aof_last_write_status", "ok")
+        if persistence.get("aof_enabled") and status != "ok":
+            raise StoreError(
+                f"FalkorDB could not write document {doc_id} to its append-only file ({status}: is the disk of "
+                "its data folder full?); it would be lost at the next start: free space, then ingest it again"
+            )
 
 
 def snapshot_now(client: redis.Redis, timeout_s: float) -> bool:

@@ -28,7 +28,7 @@ from redis.exceptions import NoPermissionError
 
 from docgraph.app.stores.base import Dialect, GraphCounts, Row, ScoredNode, WriteResult
 from docgraph.app.stores.cypher import identifier, load, render
-from docgraph.app.stores.falkordb_disk import snapshot_now, start_compaction
+from docgraph.app.stores.falkordb_disk import check_aof_written, snapshot_now, start_compaction
 from docgraph.app.stores.falkordb_ghosts import ghost_ids, repair_ghosts
 from docgraph.app.stores.falkordb_write import DocumentWriter, encode_query
 from docgraph.app.stores.records import DEFAULT_CHUNK_ROWS, check_vector_sizes
@@ -242,7 +242,8 @@ class FalkorDBStore:
             raise
         if result.replaced:  # the old version's nodes were deleted: see refresh_fulltext
             self.refresh_fulltext(FULLTEXT_PROPERTY)
-        if result.written and self._compact_aof_bytes is not None:
+        if result.written and self._compact_aof_bytes is not None:  # docgraph's own server: its disk
+            check_aof_written(self._db.connection, batch.doc_id)
             start_compaction(self._db.connection, self._compact_aof_bytes)
         return result
 
