@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from docgraph.app.cli.main import app
 from docgraph.app.config import Settings
-from docgraph.app.llm.client import LLMClient, Message
+from docgraph.app.llm.client import LLMClient, LocalModelClient, Message
 from docgraph.app.llm.router import ROUTER_MAX_TOKENS
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.resources import ROOT
@@ -162,19 +162,47 @@ def test_a_reply_abandoned_at_its_time_out_stops_on_the_server(tmp_path: Path) -
     assert runs and max(runs) < ENDLESS_TOKENS // 2, runs
 
 
+def test_a_streamed_reply_stops_at_its_time_out(tmp_path: Path) -> None:
+    """A streamed reply had no time limit as a whole: a model that never ends went on to max_tokens."""
+    shown: list[str] = []
+    with llama_server() as url:
+        client = EndlessClient(base_url=url, api_key="none", model=str(smollm2_model()), timeout_s=2.0)
+        with pytest.raises(LLMTimeoutError) as abandoned:
+            client.chat(
+                [{"role": "user", "content": "Count from 1 to 5000."}], max_tokens=ENDLESS_TOKENS, stream=shown.append
+            )
+    assert "did not finish its reply within 2s" in str(abandoned.value)
+    assert abandoned.value.partial.strip() and abandoned.value.partial == "".join(shown)
+
+
+class EndlessLocalClient(EndlessClient, LocalModelClient):
+    """The looping model run in this process."""
+
+
+def test_a_local_models_reply_stops_at_its_time_out() -> None:
+    """A local model's reply had no time limit at all; it now has the endpoint's, and the model is
+    free for the next request afterwards."""
+    client = EndlessLocalClient(base_url="", api_key="", model=f"local:{smollm2_model()}", timeout_s=2.0)
+    with pytest.raises(LLMTimeoutError) as abandoned:
+        client.chat([{"role": "user", "content": "Count from 1 to 5000."}], max_tokens=ENDLESS_TOKENS)
+    assert "did not finish its reply within 2s" in str(abandoned.value) and abandoned.value.partial.strip()
+    assert client.chat([{"role": "user", "content": "Say hi."}], max_tokens=4).text
+
+
 CONCURRENT_ASKS = """
 import sys, threading
-from pathlib import Path
-from docgraph.app.llm.local_model import local_completion
+from docgraph.app.config import Settings
+from docgraph.app.llm.client import make_client
 
-model, replies = Path(sys.argv[1]), []
-options = {"messages": [{"role": "user", "content": "Name a bird."}], "max_tokens": 16, "temperature": 0.0}
-threads = [threading.Thread(target=lambda: replies.append(local_completion(model, options))) for _ in range(3)]
+client = make_client(Settings(llm_model="local:" + sys.argv[1], llm_base_url="", llm_api_key="", llm_max_tokens=16))
+replies = []
+ask = lambda: replies.append(client.chat([{"role": "user", "content": "Name a bird."}]))
+threads = [threading.Thread(target=ask) for _ in range(3)]
 for thread in threads:
     thread.start()
 for thread in threads:
     thread.join()
-print(len([r for r in replies if r.choices[0].message.content]))
+print(len([reply for reply in replies if reply.text]))
 """
 
 

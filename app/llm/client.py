@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from docgraph.app.config import Settings
-from docgraph.app.llm.local_model import LOCAL_PREFIX, local_completion, local_model_path, local_stream
+from docgraph.app.llm.local_model import LOCAL_PREFIX, local_model_path, local_stream
 from docgraph.errors import LLMRequestError, LLMTimeoutError, LLMUnavailableError
 
 if TYPE_CHECKING:  # the SDK is imported on use: ~1.5 s that a run without an LLM endpoint never needs
@@ -207,8 +207,8 @@ class LLMClient:
         started = time.perf_counter()
         # Always streamed, also for a caller that wants the whole reply: closing the stream is what
         # makes a server (llama.cpp's among them) stop generating a reply nobody waits for any more.
-        # A caller without a stream gets the time-out as a bound on the whole reply.
-        deadline = started + self.timeout_s if stream is None else None
+        # The time-out bounds the whole reply, streamed to the caller or not.
+        deadline = started + self.timeout_s
         try:
             chunks = self.sdk.chat.completions.create(**options, stream=True, stream_options={"include_usage": True})
             completion = from_chunks(cast(Iterable[Any], chunks), stream or _unheard, deadline)
@@ -250,13 +250,22 @@ class LocalModelClient(LLMClient):
         if path is None:
             raise LLMUnavailableError(f"{model!r} is not a local: model")
         options = self._options(messages, logprobs, max_tokens)
+        started = time.perf_counter()
         try:
-            if stream is None:
-                return from_response(local_completion(path, options))
-            with contextlib.closing(local_stream(path, options)) as chunks:  # the model is free again whatever
-                return from_chunks(chunks, stream)  # the stream's reader raised
+            # streamed whatever the caller wants, so that the time-out can stop a reply going on for
+            # ever; the model is free again however the reading ends
+            with contextlib.closing(local_stream(path, options)) as chunks:
+                completion = from_chunks(chunks, stream or _unheard, started + self.timeout_s)
         except ValueError as exc:  # e.g. a prompt longer than the context
             raise LLMRequestError(f"the local model refused the request: {exc}") from exc
+        except DeadlineError as exc:
+            raise LLMTimeoutError(
+                f"the local model {path.name} did not finish its reply within {self.timeout_s:g}s "
+                f"(stopped after {len(exc.partial)} characters)",
+                partial=exc.partial,
+            ) from exc
+        completion.seconds = time.perf_counter() - started
+        return completion
 
 
 def _request_error(exc: Exception) -> LLMRequestError:
@@ -274,19 +283,6 @@ def _error_text(exc: openai.APIStatusError) -> str:
         if isinstance(error, dict) and error.get("message"):
             return str(error["message"])
     return str(exc)
-
-
-def from_response(response: Any) -> Completion:
-    if not response.choices:
-        raise LLMRequestError("the LLM endpoint sent back no choices")
-    choice = response.choices[0]
-    usage = getattr(response, "usage", None)
-    return Completion(
-        text=(choice.message.content or "")[:MAX_REPLY_CHARS],
-        logprobs=_token_logprobs(getattr(choice, "logprobs", None)),
-        prompt_tokens=usage.prompt_tokens if usage else None,
-        completion_tokens=usage.completion_tokens if usage else None,
-    )
 
 
 class DeadlineError(Exception):

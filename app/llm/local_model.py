@@ -5,7 +5,8 @@ Its completions come back shaped as the openai SDK's, so ``app.llm.client.LocalM
 them as it reads an endpoint's (streaming, log-probabilities, token counts) and the CLI, the API
 and the UI use it unchanged. The chat template is the one the GGUF file carries; the model is
 loaded once per process, with every token's logits kept so that the uncertainty loop gets
-log-probabilities. No time-out applies: nothing runs elsewhere to hang.
+log-probabilities. The client reads every reply as a stream, so ``DOCGRAPH_LLM_TIMEOUT_S`` stops
+one that goes on for ever.
 """
 
 from __future__ import annotations
@@ -66,13 +67,6 @@ def _close_loaded() -> None:
     for model in _LOADED.values():
         model.close()
     _LOADED.clear()
-
-
-def local_completion(path: Path, options: dict[str, Any]) -> Any:
-    """One chat completion (``options`` as for the openai SDK, without ``model``), when the model is free."""
-    model, in_use = _loaded(path)
-    with in_use:
-        return as_objects(model.create_chat_completion(**options))
 
 
 def local_stream(path: Path, options: dict[str, Any]) -> Generator[Any, None, None]:
