@@ -101,8 +101,10 @@ class Settings(BaseSettings):
     llm_api_key: str = Field(default="", validation_alias=AliasChoices("DOCGRAPH_LLM_API_KEY", "OPENAI_API_KEY"))
     llm_model: str = Field(default="gpt-4o-mini", description="Chat model name at the endpoint")
     llm_timeout_s: float = Field(
-        default=60.0, gt=0, description="Time limit of one LLM reply, streamed or not; an endpoint that does not answer at all "
-        "is tried once more"
+        default=60.0,
+        gt=0,
+        description="Time limit of one LLM reply, streamed or not; an endpoint that does not answer at all "
+        "is tried once more",
     )
     llm_max_tokens: int = Field(default=1024, gt=0, description="Most tokens a reply may have when a call sets none")
     vlm_model: str = Field(default="", description="Vision model name; empty disables descriptions")
