@@ -17,7 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from docgraph.app.config import Settings, load_settings
-from docgraph.app.jobs.documents import find_document
+from docgraph.app.jobs.documents import check_distinct_ids, find_document
+from docgraph.app.jobs.ingest_batch import ingest_batch
 from docgraph.app.llm.answer import AnswerResult
 from docgraph.app.llm.service import ask as ask_store
 from docgraph.app.pipeline.embedding import configured_encoder
@@ -47,23 +48,29 @@ def ingest_pdfs(
     *,
     embed: bool = True,
     force: bool = False,
+    replace: bool = False,
     progress: ProgressFn | None = None,
     workers: int | None = None,
 ) -> list[IngestReport]:
     """Ingest PDFs (files or folders) into ``store``; a failed file is reported, the graph unchanged for it.
 
-    ``workers`` as ``docgraph ingest --workers`` (default: the setting); worker processes are
-    started with ``spawn``, so a script that calls this needs the ``if __name__ == "__main__":`` guard."""
+    As ``docgraph ingest``: files that would be stored under one document id are refused
+    (``ConfigError``), and a file that would replace a stored document read from another file of
+    that name gets a failed report unless ``replace``. ``workers`` as ``--workers`` (default: the
+    setting); worker processes are started with ``spawn``, so a script that calls this needs the
+    ``if __name__ == "__main__":`` guard."""
     from docgraph.app.pipeline.build import build_ingest_pipeline  # the readers load PyMuPDF; asking does not
     from docgraph.app.pipeline.execution.factory import ingest_executor
 
     settings = settings or load_settings()
     files = expand_paths(Path(p) for p in paths)
+    check_distinct_ids(files)
     tasks = ingest_executor(settings, settings.reader, workers, files=files)
     try:
         pipeline = build_ingest_pipeline(store, settings, embed=embed, force=force, tasks=tasks)
         with store.fulltext_refresh_deferred():
-            return pipeline.ingest_many(files, (lambda _: progress) if progress else None)
+            each = (lambda _: progress) if progress else None
+            return ingest_batch(pipeline, store, files, replace=replace, progress=each)
     finally:
         if tasks is not None:
             tasks.close()

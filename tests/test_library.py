@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import docgraph
+from docgraph.app.stores.base import GraphStore
+from docgraph.errors import ConfigError
 from tests.conftest import fresh_graph_name, local_settings
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "docgraph-sample.pdf"
@@ -22,3 +26,36 @@ def test_open_ingest_and_ask_through_the_public_api(local_home: Path) -> None:
             again = docgraph.ask(question, store, settings, using=reused)
             alone = docgraph.ask(question, store, settings)
             assert again.answer == alone.answer and again.citations == alone.citations
+
+
+def one_page_pdf(path: Path, text: str) -> Path:
+    import fitz
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with fitz.open() as pdf:
+        pdf.new_page().insert_text((72, 72), text)
+        pdf.save(path)
+    return path
+
+
+def stored_source(store: GraphStore) -> str:
+    (row,) = store.read("MATCH (d:Document) RETURN d.source_path AS source")
+    return str(row["source"])
+
+
+def test_ingest_pdfs_refuses_a_name_the_cli_refuses(local_home: Path, tmp_path: Path) -> None:
+    """The library replaced a stored document with any other file of the same name, and of two
+    such files in one call kept the second, where the CLI refuses both."""
+    settings = local_settings(local_home, fresh_graph_name())
+    first = one_page_pdf(tmp_path / "a" / "manual.pdf", "The first manual.")
+    other = one_page_pdf(tmp_path / "b" / "manual.pdf", "Another manual altogether.")
+    with docgraph.open_store(settings=settings) as store:
+        assert [r.status for r in docgraph.ingest_pdfs([first], store, settings, embed=False)] == ["ingested"]
+        refused = docgraph.ingest_pdfs([other], store, settings, embed=False)
+        assert refused[0].status == "failed" and "pass --replace" in refused[0].error
+        assert stored_source(store) == str(first)
+        with pytest.raises(ConfigError, match="one replacing the other"):
+            docgraph.ingest_pdfs([first, other], store, settings, embed=False)
+        replaced = docgraph.ingest_pdfs([other], store, settings, embed=False, replace=True)
+        assert replaced[0].status == "replaced"
+        assert stored_source(store) == str(other)

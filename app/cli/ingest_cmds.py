@@ -25,12 +25,12 @@ from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import (
     check_distinct_ids,
     delete_document,
-    files_replacing_others,
     find_document,
     list_documents,
     locate_pdf,
     page_regions,
 )
+from docgraph.app.jobs.ingest_batch import ingest_batch
 from docgraph.app.jobs.relink import relink_corpus
 from docgraph.app.llm.client import vision_configured
 from docgraph.app.llm.service import describe_document
@@ -42,7 +42,6 @@ from docgraph.app.pipeline.stages import (
     ProgressFn,
     expand_paths,
 )
-from docgraph.app.pipeline.unchanged import take_over_source
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.kept_copies import kept_copies_dir
 from docgraph.errors import ConfigError, DocgraphError
@@ -117,7 +116,6 @@ def ingest_command(
         raise typer.BadParameter("no PDF found in the given paths")
     check_distinct_ids(files)
     with opened_store(store, schema=True) as (graph_store, settings):
-        refused = {} if replace else files_replacing_others(graph_store, files)
         if describe and not vision_configured(settings):
             raise ConfigError("--describe needs a vision model: set DOCGRAPH_VLM_MODEL and the LLM endpoint")
         if similar_elsewhere is not None:
@@ -129,11 +127,7 @@ def ingest_command(
             pipeline = build_ingest_pipeline(
                 graph_store, settings, reader=chosen, embed=not no_embed, force=force, tasks=tasks
             )
-            ingested = _ingest_all(pipeline, [f for f in files if f not in refused], graph_store, quiet=json_out)
-            reports = _in_order(files, ingested, refused)
-            for report in reports if replace else []:  # the same content from here: this file is its file now
-                if report.status == "unchanged":
-                    take_over_source(graph_store, report.doc_id, report.path)
+            reports = _ingest_all(pipeline, files, graph_store, quiet=json_out, replace=replace)
         finally:
             if tasks is not None:
                 tasks.close()
@@ -147,9 +141,10 @@ def ingest_command(
 
 
 def _ingest_all(
-    pipeline: IngestPipeline, files: list[Path], graph_store: GraphStore, quiet: bool
+    pipeline: IngestPipeline, files: list[Path], graph_store: GraphStore, quiet: bool, replace: bool
 ) -> list[IngestReport]:
-    """Every file through ``pipeline``, a progress line per document (several at once with workers)."""
+    """Every file through ``pipeline`` (:func:`ingest_batch`), a progress line per document (several
+    at once with workers)."""
     for note in pipeline.notes:
         err_console.print(f"[dim]note: {note}[/]", highlight=False)
     if pipeline.tasks.workers > 1:
@@ -167,14 +162,8 @@ def _ingest_all(
 
             return update
 
-        reports = pipeline.ingest_many(files, row)
+        reports = ingest_batch(pipeline, graph_store, files, replace=replace, progress=row)
     return reports
-
-
-def _in_order(files: list[Path], ingested: list[IngestReport], refused: dict[Path, str]) -> list[IngestReport]:
-    """A report per file, in the order given: those ingested, and a failed one for each refused."""
-    by_path = {report.path: report for report in ingested}
-    return [by_path.get(path) or IngestReport(path=path, status="failed", error=refused[path]) for path in files]
 
 
 def stage_description(name: str, stage: str) -> str:
