@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pymupdf
 
-from docgraph.app.api.routes_documents import safe_file_name
 from docgraph.app.config import Settings
+from docgraph.app.jobs.documents import find_document, upload_file_name
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.app.ui_support.ingest import ingest_files, save_upload
 from docgraph.ingest.page import display_math
 from docgraph.ingest.structure.ids import doc_id_for
 from docgraph.ingest.types import BBox
@@ -57,7 +58,8 @@ def test_names_the_slug_cannot_spell_get_ids_of_their_own(falkordb_store: Falkor
     ids = {name: doc_id_for(name) for name in ("報告書1.pdf", "議事録1.pdf", "日本語.pdf", "Straße.pdf", "Strae.pdf")}
     assert len(set(ids.values())) == len(ids) and all(i.isascii() for i in ids.values())
     assert ids["報告書1.pdf"].startswith("1-") and ids["Straße.pdf"].startswith("strae-")
-    assert safe_file_name("日本語.pdf") == "日本語.pdf" and safe_file_name("../x y.pdf") == "x-y.pdf"  # API uploads
+    # uploads (API and UI) keep the name a file on disk has, so that they get the id the CLI gives it
+    assert upload_file_name("日本語.pdf") == "日本語.pdf" and upload_file_name("../x y.pdf") == "x y.pdf"
 
     settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
     pipeline = build_ingest_pipeline(falkordb_store, settings, embed=False)
@@ -66,6 +68,23 @@ def test_names_the_slug_cannot_spell_get_ids_of_their_own(falkordb_store: Falkor
     rows = falkordb_store.read("MATCH (d:Document) RETURN d.doc_id AS doc_id, d.file_name AS name")
     stored = {row["name"]: row["doc_id"] for row in rows}
     assert stored == {name: ids[name] for name in ("報告書1.pdf", "議事録1.pdf", "日本語.pdf")}
+
+
+def test_an_upload_is_the_document_the_same_file_on_disk_is(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """A UI upload of 'Zoo-Führer 日本語.pdf' was saved as 'Zoo-Führer_日本語.pdf' (the API's as
+    'Zoo-Führer-日本語.pdf'): a second document of the same file, under another id and file name
+    than `docgraph ingest` gives it, which `--doc 'Zoo-Führer 日本語.pdf'` could not find."""
+    name = "Zoo-Führer 日本語.pdf"
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    uploaded = save_upload(name, two_page_pdf(tmp_path / "original.pdf").read_bytes(), tmp_path / "uploads")
+    (report,) = ingest_files(falkordb_store, settings, [uploaded])
+    assert report.status == "ingested" and report.doc_id == doc_id_for(name)
+    assert find_document(falkordb_store, name)["doc_id"] == doc_id_for(name)
+    on_disk = tmp_path / "disk" / name
+    on_disk.parent.mkdir()
+    on_disk.write_bytes(uploaded.read_bytes())
+    again = build_ingest_pipeline(falkordb_store, settings).ingest(on_disk)  # as the UI builds it
+    assert (again.status, again.doc_id) == ("unchanged", doc_id_for(name))
 
 
 def touching_groups_one_by_one(

@@ -58,7 +58,7 @@ def test_a_batch_runs_on_its_own_and_reports_to_its_session(falkordb_store: Falk
     assert done is run and runs.collect("alice") == [] and runs.running("alice") is None
     assert [report.status for report in run.reports] == ["ingested"] and any("read" in text for text in seen)
     level, line = run_messages(run)[0]
-    assert level == "success" and line.startswith("zoo_guide.pdf → zoo-guide: ingested")
+    assert level == "success" and line.startswith("zoo guide.pdf → zoo-guide: ingested")
     assert not upload.parent.exists()  # the store keeps its own copy
     rows = falkordb_store.read("MATCH (d:Document) RETURN d.doc_id AS doc_id")
     assert [row["doc_id"] for row in rows] == ["zoo-guide"]

@@ -195,8 +195,13 @@ def test_health_of_a_live_and_an_unreachable_store(sample: tuple[GraphStore, Set
 def test_ingest_helpers(sample: tuple[GraphStore, Settings], tmp_path: Path) -> None:
     store, settings = sample
     saved = save_upload("../../etc/My Report (final).PDF", b"%PDF-1.4", tmp_path / "uploads")
-    again = save_upload("My_Report final.pdf", b"%PDF-1.7", tmp_path / "uploads")  # the same safe name
-    assert saved.name == again.name == "My_Report_final.pdf" and saved != again
+    again = save_upload("My Report (final).PDF", b"%PDF-1.7", tmp_path / "uploads")  # the same name
+    assert saved.name == again.name == "My Report (final).PDF" and saved != again
+    assert [save_upload(n, b"", tmp_path / "uploads").name for n in (".x.pdf", "a\x00b", "..")] == [
+        "x.pdf",
+        "a_b.pdf",
+        "upload.pdf",
+    ]
     long = save_upload("報" * 150 + ".pdf", b"%PDF-1.4", tmp_path / "uploads")  # 450 bytes: too long a name
     assert long.is_file() and long.name.startswith("報") and len(long.name.encode()) <= 255
     assert saved.parent.parent == again.parent.parent == tmp_path / "uploads"

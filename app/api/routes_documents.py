@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import re
 import shutil
 import uuid
-from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
@@ -17,7 +15,7 @@ from docgraph.app.api.models import DeleteResultModel, DocumentModel, HealthMode
 from docgraph.app.api.responses import documented
 from docgraph.app.api.state import ApiState
 from docgraph.app.config import Settings
-from docgraph.app.jobs.documents import clashing_document, list_documents, stem_within_bytes
+from docgraph.app.jobs.documents import clashing_document, list_documents, upload_file_name
 from docgraph.app.jobs.documents import delete_document as delete_document_and_copy
 from docgraph.app.llm.client import llm_configured
 from docgraph.app.resources import docgraph_release
@@ -29,7 +27,6 @@ router = APIRouter()
 
 PDF_MAGIC = b"%PDF-"
 MAGIC_WINDOW = 1024  # readers accept the header anywhere in the first KiB, as Acrobat does
-_UNSAFE_NAME = re.compile(r"[^\w.-]+")  # letters of any script stay: the document id is made from them
 
 
 def api_state(request: Request) -> ApiState:
@@ -104,7 +101,7 @@ def upload_document(
     """
     _check_upload(file, state.max_upload_bytes)
     store = state.store()  # refuse now (503) rather than fail in the job when the store is down
-    name = safe_file_name(file.filename)
+    name = upload_file_name(file.filename)
     job_dir = state.uploads_dir / uuid.uuid4().hex
     job_dir.mkdir(parents=True, exist_ok=True)
     try:  # the upload's folder is the job's from here on; until the job is queued, it goes on any failure
@@ -162,15 +159,3 @@ def _check_upload(file: UploadFile, max_bytes: int) -> None:
 def _stream_size(file: UploadFile) -> int:
     file.file.seek(0, 2)
     return int(file.file.tell())
-
-
-def safe_file_name(given: str | None) -> str:
-    """The client's file name without directories or odd characters, ending in ``.pdf``.
-
-    It matters: the document id is made from it.
-    """
-    stem = Path((given or "").replace("\\", "/")).name
-    stem = _UNSAFE_NAME.sub("-", stem).strip(".-")[:150]
-    if stem.lower().endswith(".pdf"):
-        stem = stem[:-4].rstrip(".-")
-    return f"{stem_within_bytes(stem).rstrip('.-') or 'upload'}.pdf"

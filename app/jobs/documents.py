@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,18 @@ def stem_within_bytes(stem: str) -> str:
     """``stem`` cut to ``MAX_STEM_BYTES`` of UTF-8 on a character boundary: 150 Japanese characters
     are 450 bytes, too long a file name to save an upload under."""
     return stem.encode("utf-8")[:MAX_STEM_BYTES].decode("utf-8", errors="ignore")
+
+
+def upload_file_name(given: str | None) -> str:
+    """The name an uploaded file is saved and ingested under: the client's name without its folders
+    or control characters, not hidden, ending in ``.pdf``. Spaces and letters of any script stay,
+    since the document id and the stored file name come from it: the same file uploaded through
+    the API or the UI, or ingested from disk, must be the same document."""
+    name = Path((given or "").replace("\\", "/")).name
+    name = "".join("_" if unicodedata.category(ch) == "Cc" else ch for ch in name).strip().rstrip(". ")
+    stem, suffix = (name[:-4], name[-4:]) if name.lower().endswith(".pdf") else (name, ".pdf")
+    stem = stem_within_bytes(stem.strip().lstrip(".")).rstrip(". ")
+    return f"{stem}{suffix}" if stem else "upload.pdf"
 
 
 def check_distinct_ids(paths: list[Path]) -> None:

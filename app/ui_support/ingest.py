@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import re
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from docgraph.app.config import Settings
-from docgraph.app.jobs.documents import clashing_document, stem_within_bytes
+from docgraph.app.jobs.documents import clashing_document, upload_file_name
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.stages import IngestReport, expand_paths
 from docgraph.app.stores.base import GraphStore
@@ -27,7 +26,6 @@ STAGE_SHARES: dict[str, tuple[float, float]] = {
     "graph_write": (0.93, 1.0),
 }
 STAGE_UNITS = {"read": "pages", "embed": "regions"}  # what a stage that reports its progress counts
-_UNSAFE = re.compile(r"[^\w.-]+")
 
 OverallProgress = Callable[[float, str], None]  # (fraction 0..1, what is happening)
 
@@ -37,11 +35,10 @@ def uploads_dir(settings: Settings) -> Path:
 
 
 def save_upload(name: str, data: bytes, folder: Path) -> Path:
-    """Write an uploaded file with a safe name (no directories, ``.pdf`` suffix) in a folder of its
-    own under ``folder``: two uploads of one name, in a batch or in two sessions, never overwrite
-    each other (nor a stored document's file)."""
-    stem = stem_within_bytes(_UNSAFE.sub("_", Path(name).stem).strip("._")).rstrip("._") or "upload"
-    target = folder / uuid.uuid4().hex / f"{stem}.pdf"
+    """Write an uploaded file under its name (:func:`upload_file_name`) in a folder of its own under
+    ``folder``: two uploads of one name, in a batch or in two sessions, never overwrite each other
+    (nor a stored document's file)."""
+    target = folder / uuid.uuid4().hex / upload_file_name(name)
     target.parent.mkdir(parents=True)
     partial = target.with_suffix(".part")
     partial.write_bytes(data)
