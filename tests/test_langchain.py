@@ -18,7 +18,7 @@ from docgraph.app.integrations.langchain import DocgraphCypherTool, DocgraphRetr
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.falkordb_store import FalkorDBStore
-from docgraph.errors import DocumentNotFoundError
+from docgraph.errors import DocumentNotFoundError, QuestionError
 from docgraph.models.encoder_loader import load_encoder
 from tests.conftest import local_settings
 from tests.llm_server import ScriptedLLMServer
@@ -88,6 +88,9 @@ def test_variant_k_and_document_are_configurable(retriever: DocgraphRetriever) -
     assert by_file and {doc.metadata["doc_id"] for doc in by_file} == {"docgraph-sample"}
     with pytest.raises(DocumentNotFoundError, match="no document 'another-document'"):  # a typo is not "no hits"
         retriever.model_copy(update={"doc_id": "another-document"}).invoke("seal pool")
+    for blank in ("", "   "):  # it returned k regions of full score, as if each matched
+        with pytest.raises(QuestionError, match="the question is empty"):
+            retriever.invoke(blank)
 
 
 def test_the_retriever_composes_in_a_chain(retriever: DocgraphRetriever) -> None:

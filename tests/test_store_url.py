@@ -69,6 +69,8 @@ def test_neo4j_credentials_and_database_from_url(settings: Settings) -> None:
         ("falkordb://host:99999", "invalid port"),
         ("falkordb://host:abc", "invalid port"),
         ("neo4j://host/a/b", "single graph/database name"),
+        ("falkordb://[::1", "is malformed"),  # urlsplit's ValueError went through as a traceback
+        ("neo4j://[::1/x", "is malformed"),
     ],
 )
 def test_bad_urls_say_what_is_wrong(settings: Settings, url: str, message: str) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from docgraph.app.retrieval.base import ContextRegion, Retriever, ScoredRegion, check_k
+from docgraph.app.retrieval.base import ContextRegion, Retriever, ScoredRegion, check_k, check_question
 from docgraph.app.retrieval.expansion import expand
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore
@@ -63,6 +63,7 @@ def retrieve_regions(
     with_context: bool = True,
 ) -> list[RegionResult]:
     """The ``k`` best regions for ``query``, best first, each with its section path (and context)."""
+    check_question(query)
     check_k(k)
     hits = retriever.retrieve(query, k=k, doc_id=doc_id)
     if with_context and not any(hit.context for hit in hits):

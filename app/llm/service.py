@@ -32,10 +32,10 @@ from docgraph.app.llm.focus import focus_passages
 from docgraph.app.llm.router import RouteDecision, route_question
 from docgraph.app.llm.text2cypher import Text2CypherResult, generate_cypher
 from docgraph.app.llm.uncertainty import answer_with_rereads, prune_evidence
-from docgraph.app.retrieval.base import Retriever, ScoredRegion, check_k
+from docgraph.app.retrieval.base import Retriever, ScoredRegion, check_k, check_question
 from docgraph.app.retrieval.relevance import AbstentionBar, Evidence, dense_part, measure
 from docgraph.app.stores.base import GraphStore, Row
-from docgraph.errors import LLMRequestError, LLMTimeoutError, LLMUnavailableError, QuestionError, Text2CypherError
+from docgraph.errors import LLMRequestError, LLMTimeoutError, LLMUnavailableError, Text2CypherError
 
 __all__ = ["DescribeReport", "ask", "check_question", "describe_document", "text2cypher"]
 
@@ -128,12 +128,6 @@ def text2cypher(question: str, store: GraphStore, settings: Settings, run: bool 
     """A checked read-only query for ``question`` (and its rows when ``run``); needs an LLM endpoint."""
     check_question(question)
     return generate_cypher(question, store, settings, make_client(settings), run=run)
-
-
-def check_question(question: str) -> None:
-    """Refuse a question with nothing in it (``QuestionError``)."""
-    if not question.strip():
-        raise QuestionError("the question is empty")
 
 
 def _without_llm(result: AnswerResult, error: LLMTimeoutError) -> None:

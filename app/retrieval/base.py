@@ -92,6 +92,12 @@ class Retriever(Protocol):
         ...
 
 
+def check_question(question: str) -> None:
+    """Refuse a question with nothing in it (``QuestionError``): every region would match it equally."""
+    if not question.strip():
+        raise QuestionError("the question is empty")
+
+
 def check_k(k: int) -> None:
     """Refuse to read fewer than one region (``QuestionError``): ``hits[:k]`` with a negative ``k``
     would give nearly every candidate instead."""

@@ -110,7 +110,10 @@ def _graph_from_query(url: str, query: str) -> str | None:
 
 
 def _parse_remote(url: str, kind: Literal["falkordb", "neo4j"], settings: Settings) -> StoreURL:
-    parts = urlsplit(url.strip())
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError as error:  # e.g. an unclosed [ of an IPv6 address
+        raise ConfigError(f"store URL {masked_url(url)!r} is malformed: {error}") from error
     try:
         port = parts.port
     except ValueError as error:
