@@ -153,6 +153,17 @@ def test_bad_file_fails_alone_and_leaves_graph_unchanged(cli_env: dict[str, str]
     assert [d["file_name"] for d in json.loads(out)] == [SAMPLE.name]
 
 
+def test_a_file_named_twice_is_ingested_once_with_one_report(cli_env: dict[str, str], tmp_path: Path) -> None:
+    """Its folder and the file itself: both reports said "unchanged", though it was just ingested."""
+    (tmp_path / "fold").mkdir()
+    pdf = tmp_path / "fold" / "okapi.pdf"
+    pdf.write_bytes(SAMPLE.read_bytes())
+    code, out, _ = run(
+        "ingest", str(tmp_path / "fold"), str(pdf), f"{tmp_path}/fold/../fold/okapi.pdf", "--no-embed", "--json"
+    )
+    assert code == 0 and [(r["file"], r["status"]) for r in json.loads(out)] == [(str(pdf), "ingested")]
+
+
 def test_files_that_would_share_one_document_id_are_refused_before_any_is_ingested(
     cli_env: dict[str, str], tmp_path: Path
 ) -> None:

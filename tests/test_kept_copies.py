@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pymupdf
 import pytest
 
 from docgraph.app.config import Settings
@@ -70,6 +71,30 @@ def test_a_file_rewritten_while_it_is_read_is_not_written(falkordb_store: Falkor
     assert again.status == "ingested" and stored_documents(falkordb_store) == ["report"]
     assert [p.name for p in files.iterdir()] == [f"{file_sha256(pdf)}.pdf"]
     assert file_sha256(pdf) != file_sha256(SAMPLE)
+
+
+def test_a_file_cut_short_while_it_is_read_is_said_to_have_changed(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """A file rewritten in place (another program saving it) while its pages were read failed as a
+    corrupt PDF; the ingest now says the file changed, as for a rewrite found before the write."""
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    pdf = tmp_path / "report.pdf"
+    with pymupdf.open() as doc:
+        for number in range(1, 81):
+            doc.new_page().insert_text((72, 72), f"Page {number} of the report, with a line of its own.")
+        doc.save(pdf)
+    first = pdf.read_bytes()
+
+    def cut_after_the_first_pages(stage: str, done: int, total: int) -> None:
+        if stage == "read" and 0 < done < total and pdf.stat().st_size == len(first):
+            pdf.write_bytes(first[:2000])  # the start of the new version, saved so far
+
+    changed = build_ingest_pipeline(falkordb_store, settings, embed=False).ingest(pdf, cut_after_the_first_pages)
+    assert changed.status == "failed" and changed.error == f"{pdf.name}: the file changed while it was read; " + (
+        "nothing was written, ingest it again"
+    )
+    assert stored_documents(falkordb_store) == []
 
 
 def test_a_copy_of_other_content_is_not_kept(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ at a time; the stages that use the store run in this process, one document at a 
 from __future__ import annotations
 
 import contextvars
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -309,13 +310,20 @@ class IngestPipeline:
             ctx.source = self.tasks.source(path) if path.is_file() else SourceFile(path)
             self._run_stages(ctx, progress)
         except WorkerLostError as exc:  # says which task, not which file
-            return IngestReport(path=path, status="failed", error=f"{path.name}: {exc}", timings=ctx.timings)
+            return _failed(ctx, f"{path.name}: {exc}")
         except DocgraphError as exc:
-            return IngestReport(path=path, status="failed", error=str(exc), timings=ctx.timings)
+            return _failed(ctx, str(exc))
         except Exception as exc:
-            message = f"{path.name}: {type(exc).__name__}: {exc}"
-            return IngestReport(path=path, status="failed", error=message, timings=ctx.timings)
+            return _failed(ctx, f"{path.name}: {type(exc).__name__}: {exc}")
         return _report(ctx, time.perf_counter() - started)
+
+
+def _failed(ctx: IngestContext, error: str) -> IngestReport:
+    """The report of a file that failed; one rewritten while it was read failed for that reason
+    (its later pages may look damaged, read half old and half new)."""
+    if ctx.file_state is not None and file_state(ctx.path) != ctx.file_state:
+        error = changed_message(ctx.path)
+    return IngestReport(path=ctx.path, status="failed", error=error, timings=ctx.timings)
 
 
 def _write_stage(stages: Sequence[Stage]) -> WriteStage | None:
@@ -365,14 +373,18 @@ def _file_size(path: Path) -> int:
 
 
 def expand_paths(paths: Iterable[Path]) -> list[Path]:
-    """Files as given, and the PDFs inside folders (recursively, sorted)."""
-    found: list[Path] = []
+    """Files as given, and the PDFs inside folders (recursively, sorted); a file named twice (itself
+    and its folder) once, where it first comes, so that its one report says what was done to it."""
+    found: dict[Path, Path] = {}
     for path in paths:
-        if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*") if p.suffix.lower() == ".pdf" and p.is_file()))
-        else:
-            found.append(path)
-    return found
+        files = (
+            sorted(p for p in path.rglob("*") if p.suffix.lower() == ".pdf" and p.is_file())
+            if path.is_dir()
+            else [path]
+        )
+        for file in files:
+            found.setdefault(Path(os.path.abspath(file)), file)  # links keep their own names
+    return list(found.values())
 
 
 def read_pdf(reader: Reader, path: Path, progress: ProgressCallback | None = None) -> DocumentLayout:
