@@ -5,12 +5,14 @@ against the code it replaced)."""
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import pymupdf
 
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import find_document, upload_file_name
+from docgraph.app.jobs.render import MAX_RENDER_PIXELS, render_page
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.app.ui_support.ingest import ingest_files, save_upload
@@ -58,6 +60,9 @@ def test_names_the_slug_cannot_spell_get_ids_of_their_own(falkordb_store: Falkor
     ids = {name: doc_id_for(name) for name in ("報告書1.pdf", "議事録1.pdf", "日本語.pdf", "Straße.pdf", "Strae.pdf")}
     assert len(set(ids.values())) == len(ids) and all(i.isascii() for i in ids.values())
     assert ids["報告書1.pdf"].startswith("1-") and ids["Straße.pdf"].startswith("strae-")
+    # names of symbols alone were refused ("cannot derive a document id"); they get the hash alone
+    symbols = [doc_id_for(name) for name in ("🦒.pdf", "🐧.pdf", "---.pdf")]
+    assert len(set(symbols)) == 3 and all(re.fullmatch("[0-9a-f]+", i) for i in symbols)
     # uploads (API and UI) keep the name a file on disk has, so that they get the id the CLI gives it
     assert upload_file_name("日本語.pdf") == "日本語.pdf" and upload_file_name("../x y.pdf") == "x y.pdf"
 
@@ -166,3 +171,17 @@ def test_a_first_numbered_heading_set_largest_stays_a_numbered_section(
     assert document["title"] == "paper"
     refs = falkordb_store.read("MATCH (:Region)-[:REF]->(s:Section) RETURN s.number AS number")
     assert [row["number"] for row in refs] == ["1"]
+
+
+def test_a_poster_sized_page_renders_at_a_size_a_screen_takes(tmp_path: Path) -> None:
+    """A 200-inch page ingested but never rendered (CLI render, the UI's page images): at 110 dpi it
+    is 484 million pixels, past MuPDF's limit ("Overly large image")."""
+    pdf = tmp_path / "poster.pdf"
+    with pymupdf.open() as doc:
+        doc.new_page(width=14400, height=14400).insert_text((72, 72), "A poster", fontsize=200)
+        doc.save(pdf)
+    region = {"region_id": "r1", "order": 1, "kind": "title", "bbox": [72.0, 0.0, 1200.0, 100.0]}
+    out = render_page(pdf, 1, [region], tmp_path / "poster.png")
+    with pymupdf.open(out) as image:
+        width, height = image[0].rect.width, image[0].rect.height
+    assert 3000 <= width == height and width * height <= MAX_RENDER_PIXELS

@@ -230,7 +230,7 @@ def test_ingest_helpers(sample: tuple[GraphStore, Settings], tmp_path: Path) -> 
     same_id = tmp_path / "batch" / "Docgraph Sample.pdf"
     same_id.parent.mkdir()
     same_id.write_bytes(SAMPLE_PDF.read_bytes())
-    nameless = tmp_path / "batch" / "---.pdf"  # (a name in another script gets an id of its own: test_odd_pdfs)
+    nameless = tmp_path / "batch" / " .pdf"  # (a name in another script gets an id of its own: test_odd_pdfs)
     nameless.write_bytes(SAMPLE_PDF.read_bytes())
     batch = ingest_files(store, settings, [SAMPLE_PDF, same_id, nameless])
     assert [r.status for r in batch] == ["unchanged", "failed", "failed"]

@@ -10,6 +10,7 @@ import pymupdf
 
 from docgraph.errors import DocgraphError
 from docgraph.ingest.pdf.api import MUPDF_LOCK, close, load_page, open_pdf
+from docgraph.ingest.pdf.ocr import capped_dpi
 
 KIND_COLOURS: dict[str, tuple[float, float, float]] = {
     "title": (0.8, 0.0, 0.0),
@@ -31,6 +32,7 @@ CHOSEN_FILL: tuple[float, float, float] = (1.0, 0.86, 0.0)
 CHOSEN_FRAME: tuple[float, float, float] = (0.75, 0.38, 0.0)
 HIGHLIGHT_OPACITY = 0.18
 CHOSEN_OPACITY = 0.45
+MAX_RENDER_PIXELS = 16_000_000  # 4,000 x 4,000: a page image for a screen, whatever the page's size
 
 
 def rgb_hex(colour: tuple[float, float, float]) -> str:
@@ -61,7 +63,8 @@ def render_page(
             for region in regions:
                 _draw_region(page, region, highlight or set(), chosen)
             out.parent.mkdir(parents=True, exist_ok=True)
-            pixmap: Any = page.get_pixmap(dpi=dpi)
+            # a poster-sized page at the asked dpi is past what MuPDF renders (and what a screen shows)
+            pixmap: Any = page.get_pixmap(dpi=capped_dpi(page.rect.width, page.rect.height, dpi, MAX_RENDER_PIXELS))
             pixmap.save(out)
         finally:
             close(doc)

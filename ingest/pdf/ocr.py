@@ -215,13 +215,13 @@ def submit_remainder(
     return OcrJob([full], dpi, pool.submit(ocr_image_files, [path], lang, PAGE_PSM, dpi, True))
 
 
-def capped_dpi(width_pt: float, height_pt: float, dpi: int) -> int:
-    """``dpi``, or less for a page so large that it would render past :data:`MAX_OCR_PIXELS` (a
-    200-inch scanned poster at 250 dpi is 2.5 GB of grey pixels, before its copy and its file)."""
+def capped_dpi(width_pt: float, height_pt: float, dpi: int, max_pixels: int = MAX_OCR_PIXELS) -> int:
+    """``dpi``, or less for a page so large that it would render past ``max_pixels`` (a 200-inch
+    scanned poster at 250 dpi is 2.5 GB of grey pixels, before its copy and its file)."""
     pixels = (width_pt * dpi / 72.0) * (height_pt * dpi / 72.0)
-    if pixels <= MAX_OCR_PIXELS:
+    if pixels <= max_pixels:
         return dpi
-    return max(1, int(dpi * math.sqrt(MAX_OCR_PIXELS / pixels)))
+    return max(1, int(dpi * math.sqrt(max_pixels / pixels)))
 
 
 def _to_page(word: OcrWord, clip: Clip, scale: float) -> OcrWord:

@@ -34,10 +34,11 @@ def doc_id_for(file_name: str) -> str:
     """``doc_id`` of a file: the slug of its stem, so a changed file with the same name replaces the old.
 
     A name with letters the slug cannot spell (日本語, Straße) gets a short hash of the whole stem
-    after its slug, so that "報告書1" and "議事録1" are not both stored as "1"."""
+    after its slug, so that "報告書1" and "議事録1" are not both stored as "1"; one with nothing the
+    slug spells (🦒, ---) gets the hash alone."""
     stem = PurePath(file_name).stem
     slug = slugify(stem)
-    if any(_unspellable(ch) for ch in stem):
+    if stem.strip() and (not slug or any(_unspellable(ch) for ch in stem)):
         tag = hashlib.sha256(unicodedata.normalize("NFC", stem).encode("utf-8")).hexdigest()[:STEM_TAG_LENGTH]
         slug = f"{slug}-{tag}" if slug else tag
     if not slug:
