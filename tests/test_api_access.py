@@ -182,6 +182,21 @@ def test_keys_cli_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     assert json.loads(made.stdout)["out"] == str(tmp_path / "key") and "key" not in json.loads(made.stdout)
     again = docgraph(tmp_path, "keys", "create", "--role", "writer", "--if-none", "--json")
     assert json.loads(again.stdout) == {"created": False, "reason": "a key is already active"}
+    # --out never replaces a file: the first key's only copy, or the key store itself
+    kept = (tmp_path / "key").read_text()
+    for taken in (tmp_path / "key", tmp_path / "keys.json"):
+        over = docgraph(tmp_path, "keys", "create", "--role", "writer", "--out", str(taken), "--json")
+        assert over.returncode == 1 and f"{taken} exists" in over.stderr and over.stdout == ""
+    assert (tmp_path / "key").read_text() == kept and len(KeyStore(tmp_path).records()) == 1
+    # revoking again keeps when it was revoked (here a year ago)
+    key_id = KeyStore(tmp_path).records()[0].key_id
+    assert docgraph(tmp_path, "keys", "revoke", key_id).returncode == 0
+    stored = json.loads((tmp_path / "keys.json").read_text())
+    (tmp_path / "keys.json").write_text(
+        json.dumps(stored).replace(KeyStore(tmp_path).records()[0].revoked_at, "2025-11-29T00:00:00+00:00")
+    )
+    again_revoked = json.loads(docgraph(tmp_path, "keys", "revoke", key_id, "--json").stdout)
+    assert again_revoked["revoked_at"] == "2025-11-29T00:00:00+00:00"
 
 
 def test_serving_beyond_loopback_needs_a_key(tmp_path: Path) -> None:

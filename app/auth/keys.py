@@ -109,6 +109,8 @@ class KeyStore:
             found = next((key for key in keys if key.key_id == key_id), None)
             if found is None:
                 raise NotFoundError(f"no key {key_id!r} (see `docgraph keys list`)")
+            if found.revoked_at:  # revoked already: when it was is kept
+                return found
             revoked = ApiKey(**{**asdict(found), "revoked_at": datetime.now(UTC).isoformat(timespec="seconds")})
             self._write([revoked if key.key_id == key_id else key for key in keys])
         return revoked
@@ -137,15 +139,19 @@ class KeyStore:
         self._cached = None
 
 
-def write_private(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically, readable by its owner only (keys, and key files)."""
+def write_private(path: Path, text: str, *, new: bool = False) -> None:
+    """Write ``text`` to ``path`` atomically, readable by its owner only (keys, and key files);
+    ``new``: refuse (``FileExistsError``) a path that exists, which it would replace."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(text)
-        tmp.replace(path)
+        if new:
+            os.link(tmp, path)  # fails on any existing path, a link included
+        else:
+            tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)  # a key never stays behind in a stray file
 
