@@ -480,3 +480,47 @@ def test_a_stored_file_found_unchanged_elsewhere_is_read_from_there(cli_env: dic
     assert status("d") == "unchanged"
     files["d"].write_bytes((tmp_path / "revised.pdf").read_bytes())
     assert "would replace the stored document 'report'" in status("d")
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["serve", "--store", "bogus://x", "--port", "18765"], 1, "unknown store URL scheme 'bogus'"),
+        (["mcp", "--store", "bogus://x"], 1, "unknown store URL scheme 'bogus'"),
+        (["cypher", "RETURN $n AS n", "-p", "n=99999999999999999999", "--json"], 1, "past the 64-bit integers"),
+        (["cypher", "RETURN $n AS n", "-p", "n=[1, 1e400]", "--json"], 1, "past what a double holds"),
+        (["render", "docgraph-sample", "1", "-o", "page", "--json"], 2, "--out page is not a .png file"),
+        (["reembed", "--variant", "no-sim", "--checkpoint", "x.pt", "--json"], 2, "do not go together"),
+        (["bench", "--workers", "1", "--variant", "hybrid", "--json"], 2, "--workers times ingest alone"),
+        (
+            ["eval", "q.jsonl", "--docs", ".", "--distractors", "d.pdf", "--scope", "document", "--json"],
+            2,
+            "--distractors are for --scope",
+        ),
+        (["ingest", "no-pdfs-here", "--json"], 2, "no PDF found in the given paths"),
+    ],
+)
+def test_bad_options_fail_in_one_line_before_anything_runs(
+    cli_env: dict[str, str], tmp_path: Path, args: list[str], code: int, message: str
+) -> None:
+    """Each was taken and acted on (a server on a bad store answering every request with 400, a
+    relink without its threshold, a clamped number written, a variant's own checkpoint swapped in
+    silently), failed later with another message, or was reported as a crash."""
+    (tmp_path / "no-pdfs-here").mkdir()
+    os.chdir(tmp_path)
+    before = run("stats", "--json")[1]
+    exit_code, _, err = run(*args)
+    assert exit_code == code and message in err and len(err.strip().splitlines()) == 1, err
+    assert "--debug" not in err and run("stats", "--json")[1] == before
+
+
+def test_numeric_options_out_of_range_are_refused(cli_env: dict[str, str]) -> None:
+    for args in (
+        ["ui", "--port", "70000"],
+        ["render", "x", "1", "--dpi", "0"],
+        ["bench", "--queries", "0"],
+        ["relink", "--k", "3", "--min-score", "nan"],
+        ["relink", "--k", "3", "--min-score", "5"],
+    ):
+        exit_code, _, err = run(*args)
+        assert exit_code == 2 and "Invalid value" in err, (args, err)

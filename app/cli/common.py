@@ -21,6 +21,7 @@ from docgraph.app.config import Settings, load_settings
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import apply_schema_if_allowed, open_store
 from docgraph.app.stores.results import finite_numbers
+from docgraph.app.stores.url import parse_store_url
 from docgraph.errors import DocgraphError
 
 StoreOption = Annotated[
@@ -41,7 +42,11 @@ class CliState:
 
 
 def settings_for(store: str | None) -> Settings:
-    return load_settings(store=store)
+    """The settings, with the store URL checked (a server started on a bad URL would refuse every
+    request instead of failing at once)."""
+    settings = load_settings(store=store)
+    parse_store_url(settings.store_url, settings)
+    return settings
 
 
 @contextmanager
@@ -82,6 +87,10 @@ def handles_errors(func: Callable[P, R]) -> Callable[P, R]:
             return func(*args, **kwargs)
         except (typer.Exit, typer.Abort):
             raise
+        except typer.BadParameter as exc:  # raised in a command's body: the user's input, not a crash
+            if CliState.debug:
+                raise
+            fail(exc.format_message(), code=2)
         except DocgraphError as exc:
             if CliState.debug:
                 raise

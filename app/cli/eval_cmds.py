@@ -111,6 +111,8 @@ def eval_command(
     scopes = list(SCOPES) if scope == "both" else [scope]
     if not set(scopes) <= set(SCOPES):
         raise ConfigError(f"--scope {scope!r}: choose document, corpus or both")
+    if distractors and "corpus" not in scopes:  # they would be ingested and never asked of
+        raise typer.BadParameter("--distractors are for --scope corpus (or both)")
     with eval_store(store) as (graph_store, settings), stage_progress(json_out) as progress:
         encoder = configured_encoder(settings)
         reports = run_eval_scopes(
@@ -163,7 +165,7 @@ def _print_reports(reports: dict[str, EvalReport], misses: bool) -> None:
 def bench_command(
     docs: Annotated[list[Path] | None, typer.Option("--docs", help="PDFs or folders (default: the sample).")] = None,
     variant: VariantOption = None,
-    queries: Annotated[int, typer.Option("--queries", help="Queries timed per variant.")] = 100,
+    queries: Annotated[int, typer.Option("--queries", min=1, help="Queries timed per variant.")] = 100,
     workers: Annotated[
         str | None,
         typer.Option(
@@ -189,6 +191,8 @@ def bench_command(
 
     paths = docs or [SAMPLES_DIR / "docgraph-sample.pdf"]
     if workers is not None:
+        if variant or no_ingest:  # --workers times ingest alone
+            raise typer.BadParameter("--workers times ingest alone: it takes no --variant or --no-ingest")
         _bench_workers(paths, worker_counts(workers), json_out)
         return
     with eval_store(store) as (graph_store, settings), stage_progress(json_out) as progress:

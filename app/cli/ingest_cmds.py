@@ -270,7 +270,8 @@ def relink_command(
         ),
     ] = None,
     min_score: Annotated[
-        float | None, typer.Option("--min-score", help="Least cosine (default DOCGRAPH_SIMILARITY_CORPUS_MIN).")
+        float | None,
+        typer.Option("--min-score", min=-1.0, max=1.0, help="Least cosine (default DOCGRAPH_SIMILARITY_CORPUS_MIN)."),
     ] = None,
     json_out: JsonOption = False,
     store: StoreOption = None,
@@ -312,13 +313,15 @@ def render_command(
     doc: Annotated[str, typer.Argument(help="Document id (or file name).")],
     page: Annotated[int, typer.Argument(help="Page number (1-based).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="PNG file to write.")] = Path("page.png"),
-    dpi: Annotated[int, typer.Option("--dpi")] = 110,
+    dpi: Annotated[int, typer.Option("--dpi", min=1, max=1200, help="Resolution (huge pages at less).")] = 110,
     json_out: JsonOption = False,
     store: StoreOption = None,
 ) -> None:
     """Render a page with its regions' boxes drawn in (colour = kind, label = order:kind)."""
     from docgraph.app.jobs.render import render_page
 
+    if out.suffix.lower() != ".png" or out.is_dir():
+        raise typer.BadParameter(f"--out {out} is not a .png file")
     with opened_store(store) as (graph_store, settings):
         document = find_document(graph_store, doc)
         regions = page_regions(graph_store, str(document["doc_id"]), page)

@@ -151,6 +151,8 @@ def reembed_command(
     store: StoreOption = None,
 ) -> None:
     """Recompute gnn_embedding for stored documents (after `docgraph train-gnn`)."""
+    if variant and checkpoint is not None:  # a variant's vectors come from its own checkpoint
+        raise typer.BadParameter("--checkpoint and --variant do not go together: a variant uses its own checkpoint")
     from docgraph.app.jobs.reembed import ensure_variant, reembed
 
     with opened_store(store, schema=True) as (graph_store, settings), stage_progress(json_out) as progress:

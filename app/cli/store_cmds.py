@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any
 
 import typer
@@ -57,10 +58,27 @@ def parse_params(pairs: list[str]) -> dict[str, Any]:
         if not sep or not key.strip():
             raise ConfigError(f"--param takes key=value, got {pair!r}")
         try:
-            params[key.strip()] = json.loads(value)
+            params[key.strip()] = _database_value(key.strip(), json.loads(value, parse_constant=str))
         except json.JSONDecodeError:
             params[key.strip()] = value
     return params
+
+
+INT64 = 2**63
+
+
+def _database_value(key: str, value: Any) -> Any:
+    """``value`` when both databases take it as it is: not an integer past 64 bits (clamped, or
+    refused with an unrelated message) nor a float past double (1e400 reads as infinity)."""
+    if isinstance(value, list):
+        return [_database_value(key, item) for item in value]
+    if isinstance(value, dict):
+        return {name: _database_value(key, item) for name, item in value.items()}
+    if isinstance(value, int) and not isinstance(value, bool) and not -INT64 <= value < INT64:
+        raise ConfigError(f"--param {key}: {value} is past the 64-bit integers a database stores")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"--param {key}: the number is past what a double holds")
+    return value
 
 
 @handles_errors

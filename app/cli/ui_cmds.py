@@ -22,7 +22,7 @@ UI_SERVER = ROOT / "ui" / "asgi.py"  # the pages as an ASGI app whose page shell
 @handles_errors
 def ui_command(
     host: Annotated[str, typer.Option("--host", help="Address to listen on (0.0.0.0 for all).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8501,
+    port: Annotated[int, typer.Option("--port", help="Port to listen on.", min=1, max=65535)] = 8501,
     store: StoreOption = None,
 ) -> None:
     """Start the web UI (Streamlit): ask, browse documents, run Cypher, explore the graph."""

@@ -58,7 +58,8 @@ def ensure_ingested(
                 store.delete_document(doc_id)
             report = pipeline.ingest(path)  # a file stored as built is "unchanged" without being read
             if report.status == "failed":
-                raise IngestError(f"{path.name}: {report.error}")
+                named = path.name in report.error  # most failures name their file already
+                raise IngestError(report.error if named else f"{path.name}: {report.error}")
             if report.status == "unchanged":
                 outcome.skipped.append(path.name)
             else:
