@@ -524,3 +524,13 @@ def test_numeric_options_out_of_range_are_refused(cli_env: dict[str, str]) -> No
     ):
         exit_code, _, err = run(*args)
         assert exit_code == 2 and "Invalid value" in err, (args, err)
+
+
+def test_a_mistyped_local_store_is_not_made_by_a_command_that_reads(cli_env: dict[str, str], tmp_path: Path) -> None:
+    """stats and store check on a path holding no store made an empty one there, left a server
+    running on it and reported success."""
+    missing = tmp_path / "no" / "store"
+    for args in (["stats"], ["store", "check"], ["documents"]):
+        code, out, err = run(*args, "--store", f"falkordb-local://{missing}", "--json")
+        assert code == 1 and out == "" and f"no docgraph store at {missing}" in err, (args, err)
+    assert not (tmp_path / "no").exists()

@@ -98,7 +98,7 @@ def test_errors_about_a_store_url_never_show_its_password(settings: Settings, ur
 def test_serve_names_the_store_without_its_password(tmp_path: Path) -> None:
     """The line the server prints at start (and docker logs keep) masks the password; the port is
     taken, so the server stops right after it."""
-    env = {**os.environ, "DOCGRAPH_HOME": str(tmp_path), "DOCGRAPH_STORE": "neo4j://neo4j:ab/cd@db:7687"}
+    env = {**os.environ, "DOCGRAPH_HOME": str(tmp_path), "DOCGRAPH_STORE": "neo4j://neo4j:s3cr3t@db:7687"}
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -106,4 +106,10 @@ def test_serve_names_the_store_without_its_password(tmp_path: Path) -> None:
         done = subprocess.run(
             [DOCGRAPH, "serve", "--port", port], env=env, capture_output=True, text=True, timeout=120, check=False
         )
-    assert "neo4j://neo4j:***@db:7687" in done.stdout and "ab/cd" not in done.stdout + done.stderr
+        assert "neo4j://neo4j:***@db:7687" in done.stdout and "s3cr3t" not in done.stdout + done.stderr
+        # a URL it cannot read (a "/" in the password reads as a port) is refused at start, masked
+        env["DOCGRAPH_STORE"] = "neo4j://neo4j:ab/cd@db:7687"
+        bad = subprocess.run(
+            [DOCGRAPH, "serve", "--port", port], env=env, capture_output=True, text=True, timeout=120, check=False
+        )
+    assert bad.returncode == 1 and "neo4j://neo4j:***@db:7687" in bad.stderr and "ab/cd" not in bad.stderr

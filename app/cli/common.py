@@ -20,9 +20,10 @@ from rich.text import Text
 from docgraph.app.config import Settings, load_settings
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import apply_schema_if_allowed, open_store
+from docgraph.app.stores.falkordb_server import server_paths
 from docgraph.app.stores.results import finite_numbers
 from docgraph.app.stores.url import parse_store_url
-from docgraph.errors import DocgraphError
+from docgraph.errors import ConfigError, DocgraphError
 
 StoreOption = Annotated[
     str | None,
@@ -49,6 +50,16 @@ def settings_for(store: str | None) -> Settings:
     return settings
 
 
+def check_local_store_exists(settings: Settings) -> None:
+    """Refuse a local store named explicitly (``--store``, ``DOCGRAPH_STORE``) that holds nothing yet:
+    a command that only reads it would make a new, empty store there (a mistyped path) and leave a
+    server running on it. Ingesting makes one; the data home's own store is made on first use."""
+    target = parse_store_url(settings.store_url, settings)
+    local = target.path if settings.store and target.kind == "falkordb-local" else None
+    if local is not None and not server_paths(local).data_dir.is_dir():
+        raise ConfigError(f"no docgraph store at {local}: check the path (ingesting makes one there)")
+
+
 @contextmanager
 def opened_store(store: str | None, schema: bool = False) -> Iterator[tuple[GraphStore, Settings]]:
     """Open the configured store, and close it afterwards.
@@ -57,6 +68,8 @@ def opened_store(store: str | None, schema: bool = False) -> Iterator[tuple[Grap
     it out, so they work with a read-only database account.
     """
     settings = settings_for(store)
+    if not schema:
+        check_local_store_exists(settings)
     graph_store = open_store(settings)
     try:
         yield (apply_schema_if_allowed(graph_store) if schema else graph_store), settings
