@@ -37,6 +37,7 @@ def root(
     if debug:
         CliState.debug = True
     show_model_notes()
+    quiet_driver_logs(debug)
 
 
 class _StderrNotes(logging.Handler):
@@ -52,6 +53,14 @@ def show_model_notes() -> None:
     if not any(isinstance(handler, _StderrNotes) for handler in logger.handlers):
         logger.addHandler(_StderrNotes())
         logger.setLevel(logging.INFO)
+
+
+def quiet_driver_logs(debug: bool) -> None:
+    """The Neo4j driver logs why it failed (through Python's last-resort handler: a bare line on
+    stderr) and then raises it, which the command reports in its one error line; --debug keeps it."""
+    logger = logging.getLogger("neo4j")
+    if not debug and not logger.handlers:
+        logger.addHandler(logging.NullHandler())
 
 
 app.command("cypher")(store_cmds.cypher_command)
