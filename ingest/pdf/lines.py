@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -93,7 +94,8 @@ def _line_from_dict(raw: dict[str, Any], block_no: int, fixed_pitch: frozenset[s
     if _watermark(direction, spans):
         return None
     if horizontal:  # content streams may draw a line's pieces out of order (leaders before titles)
-        spans.sort(key=lambda s: s["bbox"][0])
+        backwards = right_to_left("".join(s["text"] for s in spans))  # Hebrew, Arabic: read from the right
+        spans.sort(key=lambda s: s["bbox"][0], reverse=backwards)
     text = normalize_chars("".join(s["text"] for s in spans))
     if not text.strip():
         return None
@@ -147,7 +149,21 @@ def rows_in_order(lines: list[TextLine]) -> list[TextLine]:
             rows[-1].append(line)
         else:
             rows.append([line])
-    return [line for row in rows for line in sorted(row, key=lambda ln: ln.bbox.x0)]
+    return [line for row in rows for line in sorted(row, key=lambda ln: ln.bbox.x0, reverse=_row_rtl(row))]
+
+
+def right_to_left(text: str) -> bool:
+    """Whether most of ``text``'s strongly directed letters are written right to left."""
+    rtl = ltr = 0
+    for ch in text:
+        kind = unicodedata.bidirectional(ch)
+        rtl += kind in ("R", "AL")
+        ltr += kind == "L"
+    return rtl > ltr
+
+
+def _row_rtl(row: list[TextLine]) -> bool:
+    return right_to_left("".join(line.text for line in row))
 
 
 def _merge_same_row(lines: list[TextLine]) -> list[TextLine]:
@@ -172,7 +188,8 @@ def _same_row(a: TextLine, b: TextLine) -> bool:
 
 
 def _join(first: TextLine, second: TextLine) -> TextLine:
-    a, b = (first, second) if first.bbox.x0 <= second.bbox.x0 else (second, first)
+    leftmost_first = (first.bbox.x0 <= second.bbox.x0) != right_to_left(first.text + second.text)
+    a, b = (first, second) if leftmost_first else (second, first)
     total = a.chars + b.chars
     main = a if a.chars >= b.chars else b
     sep = "" if a.text.endswith(" ") or b.text.startswith(" ") else " "
