@@ -250,11 +250,12 @@ class LocalModelClient(LLMClient):
         if path is None:
             raise LLMUnavailableError(f"{model!r} is not a local: model")
         options = self._options(messages, logprobs, max_tokens)
-        started = time.perf_counter()
         try:
             # streamed whatever the caller wants, so that the time-out can stop a reply going on for
-            # ever; the model is free again however the reading ends
+            # ever; it runs from when the model is loaded and held (not while another request has
+            # it), and the model is free again however the reading ends
             with contextlib.closing(local_stream(path, options)) as chunks:
+                started = time.perf_counter()
                 completion = from_chunks(chunks, stream or _unheard, started + self.timeout_s)
         except ValueError as exc:  # e.g. a prompt longer than the context
             raise LLMRequestError(f"the local model refused the request: {exc}") from exc

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import atexit
 import threading
-from collections.abc import Generator
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -69,12 +69,37 @@ def _close_loaded() -> None:
     _LOADED.clear()
 
 
-def local_stream(path: Path, options: dict[str, Any]) -> Generator[Any, None, None]:
-    """A streamed chat completion, chunk by chunk; the model is held until the stream ends or is closed."""
+def local_stream(path: Path, options: dict[str, Any]) -> HeldStream:
+    """A streamed chat completion, chunk by chunk, once the model is loaded and free (this call waits
+    for both); the model is held until the stream is read to its end or closed."""
     model, in_use = _loaded(path)
-    with in_use:
-        for chunk in model.create_chat_completion(**options, stream=True):
-            yield as_objects(chunk)
+    in_use.acquire()
+    try:
+        return HeldStream(model.create_chat_completion(**options, stream=True), in_use)
+    except BaseException:
+        in_use.release()
+        raise
+
+
+class HeldStream(Iterator[Any]):
+    """llama.cpp's chunks as the openai SDK's objects, holding the model's lock until closed (also
+    when closed unread, which a generator's own ``finally`` would not see)."""
+
+    def __init__(self, chunks: Iterator[Any], held: threading.Lock) -> None:
+        self._chunks, self._held, self._open = chunks, held, True
+
+    def __next__(self) -> Any:
+        try:
+            return as_objects(next(self._chunks))
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        if self._open:
+            self._open = False
+            getattr(self._chunks, "close", lambda: None)()
+            self._held.release()
 
 
 def as_objects(value: Any) -> Any:
