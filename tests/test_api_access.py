@@ -197,6 +197,11 @@ def test_keys_cli_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     )
     again_revoked = json.loads(docgraph(tmp_path, "keys", "revoke", key_id, "--json").stdout)
     assert again_revoked["revoked_at"] == "2025-11-29T00:00:00+00:00"
+    # a deployment's start (Dockerfile: create --if-none --out) after its key was revoked: the dead
+    # key's file takes the new key, and the start goes on
+    start = docgraph(tmp_path, "keys", "create", "--role", "writer", "--if-none", "--out", str(tmp_path / "key"))
+    assert start.returncode == 0, start.stderr
+    assert (tmp_path / "key").read_text() != kept and KeyStore(tmp_path).verify((tmp_path / "key").read_text().strip())
 
 
 def test_serving_beyond_loopback_needs_a_key(tmp_path: Path) -> None:

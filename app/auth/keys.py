@@ -115,6 +115,15 @@ class KeyStore:
             self._write([revoked if key.key_id == key_id else key for key in keys])
         return revoked
 
+    def holds_dead_key(self, path: Path) -> bool:
+        """Whether ``path`` is a key file whose key no longer lets anyone in (revoked, or gone from
+        this store): one ``keys create --out`` may write again, as a deployment's start does."""
+        try:
+            text = path.read_text(encoding="utf-8")[:200].strip() if path.is_file() else ""
+        except (OSError, UnicodeDecodeError):
+            return False
+        return bool(_KEY.match(text)) and self.verify(text) is None
+
     def verify(self, secret: str) -> ApiKey | None:
         """The active key ``secret`` is, or None (malformed, unknown, revoked or wrong)."""
         match = _KEY.match(secret)
@@ -143,17 +152,28 @@ def write_private(path: Path, text: str, *, new: bool = False) -> None:
     """Write ``text`` to ``path`` atomically, readable by its owner only (keys, and key files);
     ``new``: refuse (``FileExistsError``) a path that exists, which it would replace."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    if new:
+        _write_new_private(path, text)
+        return
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(text)
-        if new:
-            os.link(tmp, path)  # fails on any existing path, a link included
-        else:
-            tmp.replace(path)
+        tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)  # a key never stays behind in a stray file
+
+
+def _write_new_private(path: Path, text: str) -> None:
+    """``text`` in a file made for it (O_EXCL: not a path that exists, nor a link)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+    except BaseException:
+        path.unlink(missing_ok=True)  # no key half written
+        raise
 
 
 def _digest(secret: str) -> str:

@@ -32,7 +32,11 @@ def create_command(
         bool, typer.Option("--if-none", help="Only when no key is active yet (a deployment's first key).")
     ] = False,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Write the key to this new file (owner-only) instead of printing it.")
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Write the key to this file (owner-only) instead of printing it: a new file, or a revoked key's.",
+        ),
     ] = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -44,12 +48,14 @@ def create_command(
         else:
             console.print("a key is already active: none made", highlight=False)
         return
-    if out is not None and (out.exists() or out.is_symlink()):  # it may be another key, or the key store
+    # an existing --out may be another key's only copy, or the key store: only a dead key's file is replaced
+    replace_dead = out is not None and keys.holds_dead_key(out)
+    if out is not None and not replace_dead and (out.exists() or out.is_symlink()):
         raise ConfigError(f"{out} exists: give a new file for the key; no key was made")
     record, secret = keys.create(role, name)
     if out is not None:
         try:
-            write_private(out, secret + "\n", new=True)
+            write_private(out, secret + "\n", new=not replace_dead)
         except OSError as error:  # nobody would hold the key: it is not kept
             keys.discard(record.key_id)
             raise ConfigError(f"cannot write the key to {out}: {error.strerror or error}; no key was made") from error
