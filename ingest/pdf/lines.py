@@ -153,13 +153,16 @@ def rows_in_order(lines: list[TextLine]) -> list[TextLine]:
 
 
 def right_to_left(text: str) -> bool:
-    """Whether most of ``text``'s strongly directed letters are written right to left."""
-    rtl = ltr = 0
+    """Whether ``text`` has right-to-left letters and none written left to right: only then are its
+    pieces taken from the right. Mixed text keeps its pieces left to right, as before; ordering
+    its runs needs Unicode's bidi algorithm, and turning the whole line scrambled its English."""
+    rtl = False
     for ch in text:
         kind = unicodedata.bidirectional(ch)
-        rtl += kind in ("R", "AL")
-        ltr += kind == "L"
-    return rtl > ltr
+        if kind == "L":
+            return False
+        rtl = rtl or kind in ("R", "AL")
+    return rtl
 
 
 def _row_rtl(row: list[TextLine]) -> bool:
