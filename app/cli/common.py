@@ -43,9 +43,13 @@ class CliState:
 
 
 def settings_for(store: str | None) -> Settings:
-    """The settings, with the store URL checked (a server started on a bad URL would refuse every
-    request instead of failing at once)."""
-    settings = load_settings(store=store)
+    return load_settings(store=store)
+
+
+def server_settings(store: str | None) -> Settings:
+    """The settings of a server (API, UI, MCP), with its store URL checked: a server started on a
+    URL it cannot read would refuse every request instead of failing at once."""
+    settings = settings_for(store)
     parse_store_url(settings.store_url, settings)
     return settings
 

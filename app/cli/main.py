@@ -30,14 +30,18 @@ app = typer.Typer(
 )
 
 
+SERVERS = ("serve", "mcp", "ui")  # long-running: the driver's warnings (retries) are their log
+
+
 @app.callback()
 def root(
+    ctx: typer.Context,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
 ) -> None:
     if debug:
         CliState.debug = True
     show_model_notes()
-    quiet_driver_logs(debug)
+    quiet_driver_logs(debug or ctx.invoked_subcommand in SERVERS)
 
 
 class _StderrNotes(logging.Handler):
@@ -55,11 +59,12 @@ def show_model_notes() -> None:
         logger.setLevel(logging.INFO)
 
 
-def quiet_driver_logs(debug: bool) -> None:
+def quiet_driver_logs(keep: bool) -> None:
     """The Neo4j driver logs why it failed (through Python's last-resort handler: a bare line on
-    stderr) and then raises it, which the command reports in its one error line; --debug keeps it."""
+    stderr) and then raises it, which a command reports in its one error line; ``keep`` (--debug,
+    a server) leaves its log alone."""
     logger = logging.getLogger("neo4j")
-    if not debug and not logger.handlers:
+    if not keep and not logger.handlers:
         logger.addHandler(logging.NullHandler())
 
 

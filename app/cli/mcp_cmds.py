@@ -8,7 +8,7 @@ import typer
 
 from docgraph.app.auth.exposure import check_exposure
 from docgraph.app.auth.keys import KeyStore
-from docgraph.app.cli.common import StoreOption, err_console, handles_errors, settings_for
+from docgraph.app.cli.common import StoreOption, err_console, handles_errors, server_settings
 from docgraph.errors import ConfigError
 
 
@@ -27,7 +27,7 @@ def mcp_command(
             raise
         raise ConfigError("the MCP server needs the MCP SDK: pip install 'docgraph[mcp]'") from error
 
-    settings = settings_for(store)
+    settings = server_settings(store)
     if transport == "stdio":
         server.check_stdio_key(settings)
         server.build_server(settings).run("stdio")

@@ -8,7 +8,7 @@ import typer
 
 from docgraph.app.auth.exposure import check_exposure
 from docgraph.app.auth.keys import KeyStore
-from docgraph.app.cli.common import StoreOption, console, handles_errors, settings_for
+from docgraph.app.cli.common import StoreOption, console, handles_errors, server_settings
 from docgraph.app.stores.url import masked_url
 
 
@@ -23,7 +23,7 @@ def serve_command(
 
     from docgraph.app.api.app import create_app
 
-    settings = settings_for(store)
+    settings = server_settings(store)
     check_exposure(host, KeyStore(settings.home))
     where = f"http://{host}:{port} (docs at /docs), store {masked_url(settings.store_url)}"
     console.print(f"docgraph API on {where}", highlight=False)

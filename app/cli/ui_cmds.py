@@ -11,7 +11,7 @@ import typer
 
 from docgraph.app.auth.exposure import check_exposure
 from docgraph.app.auth.keys import KeyStore
-from docgraph.app.cli.common import StoreOption, console, handles_errors, settings_for
+from docgraph.app.cli.common import StoreOption, console, handles_errors, server_settings
 from docgraph.app.resources import IMPORT_ROOT, ROOT
 from docgraph.app.stores.url import masked_url
 
@@ -26,7 +26,7 @@ def ui_command(
     store: StoreOption = None,
 ) -> None:
     """Start the web UI (Streamlit): ask, browse documents, run Cypher, explore the graph."""
-    settings = settings_for(store)  # a bad setting fails here, in one line, not inside the app
+    settings = server_settings(store)  # a bad setting fails here, in one line, not inside the app
     check_exposure(host, KeyStore(settings.home))
     console.print(f"docgraph UI on http://{host}:{port} (store {masked_url(settings.store_url)})", highlight=False)
     sys.stdout.flush()

@@ -12,7 +12,7 @@ from docgraph.app.stores.kept_copies import drop_unused_copy
 from docgraph.errors import ConfigError, DocgraphError, DocumentNotFoundError
 from docgraph.ingest.structure.ids import doc_id_for, file_sha256
 
-MAX_STEM_BYTES = 200  # file systems allow 255 bytes a name: room left for ".pdf" and ".part"
+MAX_STEM_BYTES = 250  # file systems allow 255 bytes a name: room left for ".part" (and ".pdf")
 
 
 def stem_within_bytes(stem: str) -> str:
@@ -106,7 +106,7 @@ def files_replacing_others(store: GraphStore, paths: list[Path]) -> dict[Path, s
         if str(stored.get("sha256") or "") != file_sha256(path):
             refused[path] = (
                 f"{path} would replace the stored document {stored['doc_id']!r}, read from another file "
-                f"({source}): pass --replace to replace it, or rename the file"
+                f"({source}): pass --replace (replace=True in Python) to replace it, or rename the file"
             )
     return refused
 

@@ -322,7 +322,7 @@ def _failed(ctx: IngestContext, error: str) -> IngestReport:
     """The report of a file that failed; one rewritten while it was read failed for that reason
     (its later pages may look damaged, read half old and half new)."""
     if ctx.file_state is not None and file_state(ctx.path) != ctx.file_state:
-        error = changed_message(ctx.path)
+        error = f"{changed_message(ctx.path)} (reading it ended in: {error})"
     return IngestReport(path=ctx.path, status="failed", error=error, timings=ctx.timings)
 
 
