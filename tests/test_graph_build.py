@@ -134,8 +134,9 @@ def test_doc_id_is_slug_of_file_stem() -> None:
     assert doc_id_for("ReportLab UserGuide.pdf") == "reportlab-userguide"
     assert doc_id_for("/x/y/Über_Bericht (2).PDF") == "uber-bericht-2"
     assert slugify("--A  b__C--") == "a-b-c"
+    assert len(doc_id_for("___.pdf")) == 6 and doc_id_for("___.pdf") != doc_id_for("---.pdf")  # the stem's hash
     with pytest.raises(IngestError):
-        doc_id_for("___.pdf")
+        doc_id_for("   .pdf")
 
 
 def test_same_layout_gives_same_ids() -> None:
