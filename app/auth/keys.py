@@ -148,13 +148,9 @@ class KeyStore:
         self._cached = None
 
 
-def write_private(path: Path, text: str, *, new: bool = False) -> None:
-    """Write ``text`` to ``path`` atomically, readable by its owner only (keys, and key files);
-    ``new``: refuse (``FileExistsError``) a path that exists, which it would replace."""
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically, readable by its owner only (keys, and key files)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    if new:
-        _write_new_private(path, text)
-        return
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -165,8 +161,10 @@ def write_private(path: Path, text: str, *, new: bool = False) -> None:
         tmp.unlink(missing_ok=True)  # a key never stays behind in a stray file
 
 
-def _write_new_private(path: Path, text: str) -> None:
-    """``text`` in a file made for it (O_EXCL: not a path that exists, nor a link)."""
+def write_new_private(path: Path, text: str) -> None:
+    """``text`` in a file made for it, readable by its owner only; a path that exists (a link
+    included) is refused with ``FileExistsError`` (O_EXCL), never replaced."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from docgraph.app.auth.keys import ROLES, KeyStore, write_private
+from docgraph.app.auth.keys import ROLES, KeyStore, write_new_private, write_private
 from docgraph.app.cli.common import JsonOption, console, handles_errors, print_json, print_rows
 from docgraph.app.config import load_settings
 from docgraph.errors import ConfigError
@@ -55,7 +55,7 @@ def create_command(
     record, secret = keys.create(role, name)
     if out is not None:
         try:
-            write_private(out, secret + "\n", new=not replace_dead)
+            (write_private if replace_dead else write_new_private)(out, secret + "\n")
         except OSError as error:  # nobody would hold the key: it is not kept
             keys.discard(record.key_id)
             raise ConfigError(f"cannot write the key to {out}: {error.strerror or error}; no key was made") from error

@@ -29,7 +29,7 @@ def upload_file_name(given: str | None) -> str:
     name = Path((given or "").replace("\\", "/")).name
     name = "".join("_" if unicodedata.category(ch) == "Cc" else ch for ch in name).strip().rstrip(". ")
     stem, suffix = (name[:-4], name[-4:]) if name.lower().endswith(".pdf") else (name, ".pdf")
-    stem = stem_within_bytes(stem.strip().lstrip(".")).rstrip(". ")
+    stem = stem_within_bytes(stem.lstrip(".")).rstrip(". ")  # leading spaces went with the name's
     return f"{stem}{suffix}" if stem else "upload.pdf"
 
 

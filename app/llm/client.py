@@ -217,11 +217,7 @@ class LLMClient:
                 f"the LLM endpoint {self.base_url} did not answer within {self.timeout_s:g}s (tried twice)"
             ) from exc
         except DeadlineError as exc:
-            raise LLMTimeoutError(
-                f"the LLM endpoint {self.base_url} did not finish its reply within {self.timeout_s:g}s "
-                f"(stopped after {len(exc.partial)} characters)",
-                partial=exc.partial,
-            ) from exc
+            raise exc.timed_out(f"the LLM endpoint {self.base_url}", self.timeout_s) from exc
         except openai.APIConnectionError as exc:
             raise LLMUnavailableError(f"the LLM endpoint {self.base_url} cannot be reached: {exc}") from exc
         except openai.BadRequestError:
@@ -260,11 +256,7 @@ class LocalModelClient(LLMClient):
         except ValueError as exc:  # e.g. a prompt longer than the context
             raise LLMRequestError(f"the local model refused the request: {exc}") from exc
         except DeadlineError as exc:
-            raise LLMTimeoutError(
-                f"the local model {path.name} did not finish its reply within {self.timeout_s:g}s "
-                f"(stopped after {len(exc.partial)} characters)",
-                partial=exc.partial,
-            ) from exc
+            raise exc.timed_out(f"the local model {path.name}", self.timeout_s) from exc
         completion.seconds = time.perf_counter() - started
         return completion
 
@@ -292,6 +284,13 @@ class DeadlineError(Exception):
     def __init__(self, partial: str) -> None:
         super().__init__(partial)
         self.partial = partial
+
+    def timed_out(self, model: str, timeout_s: float) -> LLMTimeoutError:
+        """The error a caller gets: ``model`` (who answered) did not finish within ``timeout_s``."""
+        return LLMTimeoutError(
+            f"{model} did not finish its reply within {timeout_s:g}s (stopped after {len(self.partial)} characters)",
+            partial=self.partial,
+        )
 
 
 def _unheard(text: str) -> None:
