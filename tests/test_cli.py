@@ -527,7 +527,30 @@ def test_numeric_options_out_of_range_are_refused(cli_env: dict[str, str]) -> No
         ["relink", "--k", "3", "--min-score", "5"],
     ):
         exit_code, _, err = run(*args)
-        assert exit_code == 2 and "Invalid value" in err, (args, err)
+        assert exit_code == 2 and "Invalid value" in err and len(err.strip().splitlines()) == 1, (args, err)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["ingest", "--bogus"], "error: No such option: --bogus (see 'docgraph ingest --help')"),
+        (["ask"], "error: Missing argument 'question' (see 'docgraph ask --help')"),
+        (["ask", "q", "--k", "abc"], "error: Invalid value for '--k'"),
+        (["retrieve", "q"], "error: No such command 'retrieve'"),
+        (["store", "nosuch"], "error: No such command 'nosuch' (see 'docgraph store --help')"),
+    ],
+)
+def test_mistyped_commands_and_options_are_one_error_line(
+    cli_env: dict[str, str], args: list[str], message: str
+) -> None:
+    """Click's usage errors came as a usage line, a hint and the message in a five-line box."""
+    exit_code, out, err = run(*args)
+    assert exit_code == 2 and out == "" and err.startswith(message) and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_bare_command_group_still_shows_its_help(cli_env: dict[str, str]) -> None:
+    exit_code, out, err = run("store")
+    assert "Usage: docgraph store" in out + err and "check" in out + err and "error:" not in err, (exit_code, err)
 
 
 def test_a_mistyped_local_store_is_not_made_by_a_command_that_reads(cli_env: dict[str, str], tmp_path: Path) -> None:

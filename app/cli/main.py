@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Annotated
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
 
 import typer
+from typer._click.core import Context  # typer 0.29 vendors click: its own classes, not click's
+from typer._click.exceptions import NoArgsIsHelpError, UsageError
+from typer.core import TyperGroup
 
 from docgraph.app.cli import (
     eval_cmds,
@@ -19,9 +24,35 @@ from docgraph.app.cli import (
     store_cmds,
     ui_cmds,
 )
-from docgraph.app.cli.common import CliState
+from docgraph.app.cli.common import CliState, fail
+
+
+class OneLineUsageErrors(TyperGroup):
+    """A mistyped option, argument or command is one ``error:`` line and exit 2, as every other
+    bad input is, instead of click's usage block in a box."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Context:
+        with _usage_errors_in_one_line():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: Context) -> Any:
+        with _usage_errors_in_one_line():
+            return super().invoke(ctx)
+
+
+@contextmanager
+def _usage_errors_in_one_line() -> Iterator[None]:
+    try:
+        yield
+    except NoArgsIsHelpError:  # a bare `docgraph` or group: the help, as before
+        raise
+    except UsageError as exc:
+        hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+        fail(exc.format_message().rstrip(".") + hint, code=exc.exit_code)
+
 
 app = typer.Typer(
+    cls=OneLineUsageErrors,
     name="docgraph",
     help="Layout-aware document-graph RAG: ingest PDFs into a graph, then search and ask.",
     no_args_is_help=True,
