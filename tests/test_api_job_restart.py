@@ -84,8 +84,9 @@ def test_a_job_cut_short_by_a_killed_server_runs_again_after_a_restart(local_hom
         documents = httpx.get(f"{base}/documents", timeout=30).json()
     finally:
         second.terminate()
-        second.communicate(timeout=60)
+        log = second.communicate(timeout=60)[0]
     assert job["status"] == "succeeded", job["error"]
+    assert f"INFO:     docgraph.api: ingest job {job_id} ({PDF.name}) runs again after a restart" in log, log
     assert job["file_name"] == PDF.name and job["report"]["pages"] == 9
     assert [d["file_name"] for d in documents] == [PDF.name]
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import logging.config
 from typing import Annotated
 
 import typer
 
 from docgraph.app.auth.exposure import check_exposure
 from docgraph.app.auth.keys import KeyStore
-from docgraph.app.cli.common import StoreOption, err_console, handles_errors, server_settings
+from docgraph.app.cli.common import JsonOption, StoreOption, handles_errors, server_settings
+from docgraph.app.cli.server_log import announce, server_log_config
 from docgraph.errors import ConfigError
 
 
@@ -18,8 +20,11 @@ def mcp_command(
     host: Annotated[str, typer.Option("--host", help="Address to listen on (http).")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to listen on (http).", min=1, max=65535)] = 8001,
     store: StoreOption = None,
+    json_output: JsonOption = False,
 ) -> None:
-    """Serve retrieve, ask, read-only Cypher, the schema and the document list to MCP agents."""
+    """Serve retrieve, ask, read-only Cypher, the schema and the document list to MCP agents.
+    With --json: the log as JSON lines on stderr and, over http, where it listens as one JSON
+    line on stdout (over stdio, stdout carries the protocol)."""
     try:
         from docgraph.app.mcp import server  # loads the MCP SDK
     except ModuleNotFoundError as error:
@@ -30,6 +35,7 @@ def mcp_command(
     settings = server_settings(store)
     if transport == "stdio":
         server.check_stdio_key(settings)
+        logging.config.dictConfig(server_log_config(json_output, stdout_taken=True))
         server.build_server(settings).run("stdio")
         return
     if transport != "http":
@@ -37,5 +43,6 @@ def mcp_command(
     check_exposure(host, KeyStore(settings.home))
     import uvicorn
 
-    err_console.print(f"docgraph MCP server on http://{host}:{port}/mcp", highlight=False)
-    uvicorn.run(server.http_app(settings, host), host=host, port=port, log_level="warning")
+    announce("MCP server", f"http://{host}:{port}/mcp", json_output)
+    log_config = server_log_config(json_output, server_level="WARNING")
+    uvicorn.run(server.http_app(settings, host), host=host, port=port, log_config=log_config)

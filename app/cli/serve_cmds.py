@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import logging.config
 from typing import Annotated
 
 import typer
 
 from docgraph.app.auth.exposure import check_exposure
 from docgraph.app.auth.keys import KeyStore
-from docgraph.app.cli.common import StoreOption, console, handles_errors, server_settings
+from docgraph.app.cli.common import JsonOption, StoreOption, handles_errors, server_settings
+from docgraph.app.cli.server_log import announce, server_log_config
 from docgraph.app.stores.url import masked_url
 
 
@@ -17,14 +19,18 @@ def serve_command(
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to listen on.", min=1, max=65535)] = 8000,
     store: StoreOption = None,
+    json_output: JsonOption = False,
 ) -> None:
-    """Serve the HTTP API (OpenAPI docs at /docs). Uploads are limited by DOCGRAPH_API_MAX_UPLOAD_MB."""
+    """Serve the HTTP API (OpenAPI docs at /docs). Uploads are limited by DOCGRAPH_API_MAX_UPLOAD_MB.
+    With --json: where it listens as one JSON line on stdout, and the log as JSON lines on stderr."""
     import uvicorn
 
     from docgraph.app.api.app import create_app
 
     settings = server_settings(store)
     check_exposure(host, KeyStore(settings.home))
-    where = f"http://{host}:{port} (docs at /docs), store {masked_url(settings.store_url)}"
-    console.print(f"docgraph API on {where}", highlight=False)
-    uvicorn.run(create_app(settings, listen_host=host), host=host, port=port, log_level="info")
+    url = f"http://{host}:{port}"
+    announce("API", url, json_output, docs=f"{url}/docs", store=masked_url(settings.store_url))
+    logging.config.dictConfig(server_log_config(json_output))  # before the app resumes its jobs
+    api = create_app(settings, listen_host=host)
+    uvicorn.run(api, host=host, port=port, log_config=None)

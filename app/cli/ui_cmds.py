@@ -11,7 +11,8 @@ import typer
 
 from docgraph.app.auth.exposure import check_exposure
 from docgraph.app.auth.keys import KeyStore
-from docgraph.app.cli.common import StoreOption, console, handles_errors, server_settings
+from docgraph.app.cli.common import JsonOption, StoreOption, handles_errors, server_settings
+from docgraph.app.cli.server_log import announce
 from docgraph.app.resources import IMPORT_ROOT, ROOT
 from docgraph.app.stores.url import masked_url
 
@@ -24,12 +25,13 @@ def ui_command(
     host: Annotated[str, typer.Option("--host", help="Address to listen on (0.0.0.0 for all).")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to listen on.", min=1, max=65535)] = 8501,
     store: StoreOption = None,
+    json_output: JsonOption = False,
 ) -> None:
-    """Start the web UI (Streamlit): ask, browse documents, run Cypher, explore the graph."""
+    """Start the web UI (Streamlit): ask, browse documents, run Cypher, explore the graph.
+    With --json: where it listens as one JSON line on stdout (Streamlit's own log stays text)."""
     settings = server_settings(store)  # a bad setting fails here, in one line, not inside the app
     check_exposure(host, KeyStore(settings.home))
-    console.print(f"docgraph UI on http://{host}:{port} (store {masked_url(settings.store_url)})", highlight=False)
-    sys.stdout.flush()
+    announce("UI", f"http://{host}:{port}", json_output, store=masked_url(settings.store_url))
     command = streamlit_command(host, port)
     # Become the Streamlit server rather than wait on it: signals (Ctrl-C, `docker stop`) reach it
     # directly and no orphan is left behind when this process is killed.

@@ -1,0 +1,74 @@
+"""serve, mcp and ui with --json: where each listens as one JSON line on stdout, for a script that
+starts it; the API's and MCP server's log as JSON lines on stderr, for a log collector."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import fresh_graph_name
+from tests.ui_helpers import free_port, wait_for_json, wait_healthy
+
+CLI = [sys.executable, "-m", "docgraph.app.cli.main"]
+
+
+@contextmanager
+def started(args: list[str], home: Path) -> Iterator[tuple[dict[str, Any], subprocess.Popen[str]]]:
+    """The command running; its start record (the first line it prints) and its process."""
+    env = {**os.environ, "DOCGRAPH_HOME": str(home), "DOCGRAPH_GRAPH": fresh_graph_name(), "DOCGRAPH_STORE": ""}
+    process = subprocess.Popen(
+        [*CLI, *args, "--json"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # the UI's Streamlit stops with it
+    )
+    try:
+        assert process.stdout is not None
+        yield json.loads(process.stdout.readline()), process
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.communicate(timeout=30)
+
+
+def test_serve_prints_where_it_listens_and_logs_json_lines(local_home: Path) -> None:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    with started(["serve", "--port", str(port)], local_home) as (record, process):
+        wait_for_json(f"{url}/health", process)
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=30)
+    assert record["service"] == "API" and record["url"] == url and record["docs"] == f"{url}/docs"
+    assert record["store"] == f"falkordb-local://{local_home}"
+    assert out == ""  # the access log goes to stderr with the rest
+    lines = [json.loads(line) for line in err.splitlines()]
+    assert {"level", "time", "logger", "message"} <= set(lines[0])
+    health = [line for line in lines if line["logger"] == "uvicorn.access" and line.get("path") == "/health"]
+    assert health and health[-1]["status"] == 200 and health[-1]["method"] == "GET", lines
+
+
+def test_mcp_over_http_prints_where_it_listens(local_home: Path) -> None:
+    port = free_port()
+    with started(["mcp", "--transport", "http", "--port", str(port)], local_home) as (record, process):
+        wait_for_json(record["url"], process)  # a JSON-RPC error (no session) once it listens
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=30)
+    assert record == {"service": "MCP server", "url": f"http://127.0.0.1:{port}/mcp"}
+    assert out == "" and all(json.loads(line)["level"] for line in err.splitlines())
+
+
+def test_ui_prints_where_it_listens(local_home: Path, tmp_path: Path) -> None:
+    port = free_port()
+    with started(["ui", "--port", str(port)], local_home) as (record, process):
+        (tmp_path / "log").write_text("(on the process's stderr)")
+        wait_healthy(record["url"], process, tmp_path / "log", timeout_s=90)  # type: ignore[arg-type]
+    assert record == {"service": "UI", "url": f"http://127.0.0.1:{port}", "store": f"falkordb-local://{local_home}"}
