@@ -7,6 +7,7 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import numpy as np
 import pytest
 import torch
 
+from docgraph.app.pipeline import stages as stages_module
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.execution.base import InlineExecutor
 from docgraph.app.pipeline.execution.processes import ProcessPool
@@ -201,7 +203,9 @@ def test_the_gnn_over_node_windows_gives_the_whole_graph_s_vectors(
     assert torch.equal(model.embed(graph, SpillFolder(tmp_path)), whole)
 
 
-def test_an_interrupted_ingest_of_many_files_starts_no_more_documents(tmp_path: Path) -> None:
+def test_an_interrupted_ingest_of_many_files_starts_no_more_documents(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Ctrl-C while documents are under way: those started finish, none of the queued ones starts."""
     paths = [tmp_path / f"manual-{i}.pdf" for i in range(8)]
     for path in paths:
@@ -209,19 +213,27 @@ def test_an_interrupted_ingest_of_many_files_starts_no_more_documents(tmp_path: 
     started: list[Path] = []
     busy_until_interrupted = threading.Event()
 
+    class ReleasedOnceCancelled(ThreadPoolExecutor):
+        """The documents under way finish only once the queued ones are cancelled (a timer raced
+        with the cancelling on a busy machine, and more documents started)."""
+
+        def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+            super().shutdown(wait=False, cancel_futures=cancel_futures)
+            busy_until_interrupted.set()
+            super().shutdown(wait=wait)
+
     def progress(path: Path) -> None:
         started.append(path)
         if path == paths[0]:
             raise KeyboardInterrupt
-        busy_until_interrupted.wait(30)
+        assert busy_until_interrupted.wait(60)
 
+    monkeypatch.setattr(stages_module, "ThreadPoolExecutor", ReleasedOnceCancelled)
     pipeline = IngestPipeline([], tasks=InlineExecutor(worker=None, workers=2))  # three documents at once
-    timer = threading.Timer(1.0, busy_until_interrupted.set)
-    timer.start()
     with pytest.raises(KeyboardInterrupt):
         pipeline.ingest_many(paths, progress)
-    timer.cancel()
-    assert sorted(started) == paths[:4]  # the first three, and the one that took the interrupted one's place
+    # The first three; the interrupted one's thread may take the fourth before the interrupt is seen.
+    assert sorted(started) in (paths[:3], paths[:4])
 
 
 def test_an_answer_lost_on_its_way_back_fails_its_task_and_a_fresh_worker_follows(
