@@ -116,6 +116,8 @@ def _page_node(page: PageLayout, doc_id: str, ids: IdScheme) -> NodeRecord:
         "height": round(page.height, 2),
         "text": body_text,
     }
+    if page.turn:
+        props["turn"] = page.turn
     return NodeRecord("Page", key, props)
 
 

@@ -99,6 +99,7 @@ class PageLayout:
     header_text: str = ""
     footer_text: str = ""
     has_text_layer: bool = True
+    turn: int = 0  # degrees the page was turned clockwise to read it (a scan fed sideways); boxes are in that frame
 
     @property
     def text(self) -> str:

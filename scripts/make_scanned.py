@@ -1,6 +1,6 @@
 """Make an image-only ("scanned") copy of a PDF: every page rendered to an image, no text layer.
 
-Usage: python scripts/make_scanned.py SRC.pdf DST.pdf [--dpi 150] [--pages 1-3,7] [--color]
+Usage: python scripts/make_scanned.py SRC.pdf DST.pdf [--dpi 150] [--pages 1-3,7] [--color] [--turn 180]
 
 Tests call :func:`make_scanned` to build small scanned fixtures in a temporary folder.
 """
@@ -8,11 +8,13 @@ Tests call :func:`make_scanned` to build small scanned fixtures in a temporary f
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import pymupdf
+from PIL import Image
 
 DEFAULT_DPI = 150
 JPEG_QUALITY = 85
@@ -31,17 +33,27 @@ def parse_pages(spec: str, page_count: int) -> list[int]:
 
 
 def make_scanned(
-    src: Path, dst: Path, dpi: int = DEFAULT_DPI, pages: Sequence[int] | None = None, gray: bool = True
+    src: Path,
+    dst: Path,
+    dpi: int = DEFAULT_DPI,
+    pages: Sequence[int] | None = None,
+    gray: bool = True,
+    turn: int = 0,
 ) -> Path:
-    """Write ``dst``: the chosen pages (1-based; default all) of ``src`` as page-sized JPEG images."""
+    """Write ``dst``: the chosen pages (1-based; default all) of ``src`` as page-sized JPEG images,
+    each turned ``turn`` degrees counter-clockwise (90, 180, 270: fed into the scanner sideways)."""
     with pymupdf.open(src) as source, pymupdf.open() as out:
         numbers = list(pages) if pages is not None else list(range(1, source.page_count + 1))
         colorspace = pymupdf.csGRAY if gray else pymupdf.csRGB
         for number in numbers:
             page = source[number - 1]
             pixmap = page.get_pixmap(dpi=dpi, colorspace=colorspace, alpha=False)
-            target = out.new_page(width=page.rect.width, height=page.rect.height)
-            target.insert_image(target.rect, stream=pixmap.tobytes("jpeg", jpg_quality=JPEG_QUALITY))
+            image = Image.open(io.BytesIO(pixmap.tobytes("png"))).rotate(turn, expand=True)
+            width, height = (page.rect.width, page.rect.height)[:: 1 if turn % 180 == 0 else -1]
+            target = out.new_page(width=width, height=height)
+            jpeg = io.BytesIO()
+            image.save(jpeg, "JPEG", quality=JPEG_QUALITY)
+            target.insert_image(target.rect, stream=jpeg.getvalue())
         dst.parent.mkdir(parents=True, exist_ok=True)
         out.save(dst, garbage=3, deflate=True)
     return dst
@@ -54,10 +66,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--dpi", type=int, default=DEFAULT_DPI)
     parser.add_argument("--pages", default="", help="1-based pages, e.g. 1-3,7 (default: all)")
     parser.add_argument("--color", action="store_true", help="keep colour (default: grayscale)")
+    parser.add_argument("--turn", type=int, default=0, choices=(0, 90, 180, 270), help="degrees counter-clockwise")
     args = parser.parse_args(argv)
     with pymupdf.open(args.src) as doc:
         pages = parse_pages(args.pages, doc.page_count)
-    make_scanned(args.src, args.dst, args.dpi, pages, gray=not args.color)
+    make_scanned(args.src, args.dst, args.dpi, pages, gray=not args.color, turn=args.turn)
     print(f"{args.dst}: {len(pages)} page(s) at {args.dpi} dpi")
     return 0
 

@@ -3,13 +3,16 @@ without it the rest of the PDF still ingests and the user is told how to get the
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import uuid
 from pathlib import Path
 
+import numpy as np
 import pymupdf
 import pytest
+from PIL import Image
 from typer.testing import CliRunner
 
 from docgraph.app.cli.main import app
@@ -104,3 +107,64 @@ def test_scanned_page_is_ocrd_by_default_and_without_tesseract_the_rest_still_in
     assert "keeper's log records every feeding round" in page_text(2).replace("\u2019", "'")
     # The graph marks the scanned page's text as read by OCR, and only that page's.
     assert ocr_marks() == {1: {False}, 2: {True}, 3: {False}}
+
+
+def turned_sample(folder: Path) -> Path:
+    """The sample PDF with page 1 scanned as fed in sideways and page 2 upside down."""
+    sideways = make_scanned(SAMPLE, folder / "sideways.pdf", dpi=200, pages=[1], turn=90)
+    upside_down = make_scanned(SAMPLE, folder / "upside-down.pdf", dpi=200, pages=[2], turn=180)
+    turned = folder / "turned-sample.pdf"
+    with pymupdf.open(sideways) as doc, pymupdf.open(upside_down) as second, pymupdf.open(SAMPLE) as sample:
+        doc.insert_pdf(second)
+        doc.insert_pdf(sample, from_page=2, to_page=2)
+        doc.save(turned)
+    return turned
+
+
+def words(text: str) -> set[str]:
+    return {word for word in "".join(c if c.isalnum() else " " for c in text.lower()).split() if len(word) > 2}
+
+
+def grey(png: Path | bytes, size: tuple[int, int]) -> np.ndarray:
+    image = Image.open(io.BytesIO(png) if isinstance(png, bytes) else png).convert("L").resize(size)
+    return np.asarray(image, dtype=np.float32)
+
+
+def test_scans_fed_sideways_or_upside_down_are_read_upright_and_rendered_so(cli_env: None, tmp_path: Path) -> None:
+    """They were read as they lay: the layout model and OCR made noise of the text."""
+    code, out, err = run("ingest", str(turned_sample(tmp_path)), "--no-embed", "--json")
+    assert code == 0, err
+    code, out, _ = run(
+        "cypher",
+        "MATCH (p:Page {doc_id: 'turned-sample'}) RETURN p.number AS n, p.turn AS turn, p.width AS w, p.height AS h",
+        "--json",
+    )
+    pages = {row["n"]: (row["turn"], row["w"], row["h"]) for row in json.loads(out)}
+    assert pages == {1: (90, 595.0, 842.0), 2: (180, 595.0, 842.0), 3: (None, 595.0, 842.0)}
+    with pymupdf.open(SAMPLE) as sample:
+        for number in (1, 2):
+            expected = words(sample[number - 1].get_text())
+            found = words(" ".join(row["text"] for row in page_rows(number)))
+            assert len(expected & found) >= 0.8 * len(expected), (number, sorted(expected - found))
+            # The render (regions boxed) stands as the original page does, not as the scan lay.
+            out_png = tmp_path / f"page{number}.png"
+            code, _, err = run("render", "turned-sample", str(number), "-o", str(out_png), "--json")
+            assert code == 0, err
+            upright = sample[number - 1].get_pixmap(dpi=40).tobytes("png")
+            size = (238, 337)
+            rendered, original = grey(out_png, size), grey(upright, size)
+            assert np.abs(rendered - original).mean() * 2 < np.abs(rendered - original[::-1, ::-1]).mean()
+            assert Image.open(out_png).width < Image.open(out_png).height
+
+
+def page_rows(page: int) -> list[dict[str, str]]:
+    code, out, _ = run(
+        "cypher",
+        "MATCH (r:Region {doc_id: 'turned-sample', page: $page}) RETURN r.text AS text ORDER BY r.order",
+        "--param",
+        f"page={page}",
+        "--json",
+    )
+    assert code == 0
+    rows: list[dict[str, str]] = json.loads(out)
+    return rows

@@ -29,6 +29,7 @@ from docgraph.app.jobs.documents import (
     list_documents,
     locate_pdf,
     page_regions,
+    page_turn,
 )
 from docgraph.app.jobs.ingest_batch import ingest_batch
 from docgraph.app.jobs.relink import relink_corpus
@@ -325,8 +326,9 @@ def render_command(
     with opened_store(store) as (graph_store, settings):
         document = find_document(graph_store, doc)
         regions = page_regions(graph_store, str(document["doc_id"]), page)
+        turn = page_turn(graph_store, str(document["doc_id"]), page)
         pdf = locate_pdf(document, kept_copies_dir(settings.home, graph_store))
-    render_page(pdf, page, regions, out, dpi=dpi)
+    render_page(pdf, page, regions, out, dpi=dpi, turn=turn)
     if json_out:
         print_json({"doc_id": document["doc_id"], "page": page, "regions": len(regions), "out": str(out)})
     else:

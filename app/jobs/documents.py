@@ -64,6 +64,12 @@ def page_regions(store: GraphStore, doc_id: str, page: int) -> list[Row]:
     return store.read(cypher.load("page_regions", store.dialect), {"doc_id": doc_id, "page": page})
 
 
+def page_turn(store: GraphStore, doc_id: str, page: int) -> int:
+    """Degrees the page was turned clockwise when it was read (0 for most): renders turn it too."""
+    rows = store.read(cypher.load("page_turn", store.dialect), {"doc_id": doc_id, "page": page})
+    return int(rows[0]["turn"] or 0) if rows else 0
+
+
 def locate_pdf(document: dict[str, Any], files_dir: Path) -> Path:
     """The kept copy under the data home (in the store's folder, or where copies were kept before
     there were such folders), else the path it was ingested from."""

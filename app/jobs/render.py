@@ -11,6 +11,7 @@ import pymupdf
 from docgraph.errors import DocgraphError
 from docgraph.ingest.pdf.api import MUPDF_LOCK, close, load_page, open_pdf
 from docgraph.ingest.pdf.ocr import capped_dpi
+from docgraph.ingest.pdf.orientation import turn_page
 
 KIND_COLOURS: dict[str, tuple[float, float, float]] = {
     "title": (0.8, 0.0, 0.0),
@@ -48,11 +49,13 @@ def render_page(
     dpi: int = 110,
     highlight: set[str] | None = None,
     chosen: str | None = None,
+    turn: int = 0,
 ) -> Path:
     """Draw each region's bbox and ``order:kind`` label on page ``page_number`` (1-based); save a PNG.
 
     Regions in ``highlight`` (region ids) are filled pale in their kind's colour so cited evidence
     stands out; the ``chosen`` region (a clicked citation) is filled yellow in a thick frame.
+    ``turn``: the page's stored turn (a scan read upright), whose frame the boxes are in.
     """
     with MUPDF_LOCK:
         doc = open_pdf(pdf)
@@ -60,6 +63,7 @@ def render_page(
             if not 1 <= page_number <= doc.page_count:
                 raise DocgraphError(f"page {page_number} is out of range: the document has {doc.page_count} pages")
             page = load_page(doc, page_number - 1)
+            turn_page(page, turn)
             for region in regions:
                 _draw_region(page, region, highlight or set(), chosen)
             out.parent.mkdir(parents=True, exist_ok=True)

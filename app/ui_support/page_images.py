@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from docgraph.app.config import Settings
-from docgraph.app.jobs.documents import find_document, locate_pdf, page_regions
+from docgraph.app.jobs.documents import find_document, locate_pdf, page_regions, page_turn
 from docgraph.app.jobs.render import render_page
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.kept_copies import kept_copies_dir
@@ -26,11 +26,18 @@ def page_cache_dir(settings: Settings) -> Path:
 
 
 def cache_path(
-    cache_dir: Path, sha256: str, page: int, highlight: Iterable[str], dpi: int = DEFAULT_DPI, chosen: str | None = None
+    cache_dir: Path,
+    sha256: str,
+    page: int,
+    highlight: Iterable[str],
+    dpi: int = DEFAULT_DPI,
+    chosen: str | None = None,
+    turn: int = 0,
 ) -> Path:
     marked = "\n".join(sorted(set(highlight))) + (f"\nchosen:{chosen}" if chosen else "")
     digest = hashlib.sha256(marked.encode("utf-8")).hexdigest()[:12] if marked else "plain"
-    return cache_dir / f"{sha256[:16]}-p{page}-{dpi}dpi-{digest}.png"
+    turned = f"-t{turn}" if turn else ""  # a build that reads the scan another way up
+    return cache_dir / f"{sha256[:16]}-p{page}{turned}-{dpi}dpi-{digest}.png"
 
 
 def page_image(
@@ -46,7 +53,8 @@ def page_image(
     and the ``chosen`` region (the clicked citation) drawn apart from them."""
     marked = set(highlight)
     document = find_document(store, doc_id)
-    target = cache_path(page_cache_dir(settings), str(document["sha256"]), page, marked, dpi, chosen)
+    turn = page_turn(store, str(document["doc_id"]), page)
+    target = cache_path(page_cache_dir(settings), str(document["sha256"]), page, marked, dpi, chosen, turn)
     if target.is_file():
         return target
     regions = page_regions(store, str(document["doc_id"]), page)
@@ -55,7 +63,7 @@ def page_image(
     # page each write a file of their own, and never see half a file.
     partial = target.with_name(f"{target.stem}.{uuid.uuid4().hex}.part.png")
     try:
-        render_page(pdf, page, regions, partial, dpi=dpi, highlight=marked, chosen=chosen)
+        render_page(pdf, page, regions, partial, dpi=dpi, highlight=marked, chosen=chosen, turn=turn)
         partial.replace(target)
     finally:
         partial.unlink(missing_ok=True)

@@ -205,4 +205,5 @@ def _page_layout(scan: PageScan, drafts: list[Draft], furniture: list[Draft]) ->
         header_text=header,
         footer_text=footer,
         has_text_layer=scan.has_text_layer,
+        turn=scan.turn,
     )

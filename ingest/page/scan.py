@@ -36,6 +36,7 @@ class PageScan:
     has_text_layer: bool = True
     image_text: list[ImageText] = field(default_factory=list)  # read by OCR in embedded pictures
     links: list[PageLink] = field(default_factory=list)  # to other places in the document
+    turn: int = 0  # degrees it was turned clockwise to stand upright (a scan fed sideways)
 
 
 def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:

@@ -47,6 +47,7 @@ from docgraph.ingest.pdf.ocr import (
     words_as_tuples,
     words_to_lines,
 )
+from docgraph.ingest.pdf.orientation import turn_page, upright_turn
 from docgraph.ingest.readers.native import DEFAULT_MAX_PAGES
 from docgraph.ingest.readers.native import assemble_pages as assemble_native
 from docgraph.ingest.readers.paged import PageWindow, read_in_windows, scan_pages
@@ -202,6 +203,7 @@ class DetectorReader:
             pending.image_job = self._submit_image_text(page, scan, scan.figures, workdir, pool)
             return pending
         if not good:  # a scan, or glyphs without usable Unicode: read nothing from the text layer
+            scan = self._upright(page, scan, workdir)
             scan.lines, scan.tables, scan.figures = [], [], []
         image, detections = self.detect(page)
         boxes = self.select_boxes(page, detections)
@@ -218,6 +220,16 @@ class DetectorReader:
                 page, [b.bbox for b in boxes], workdir, pool, self.ocr_dpi, self.ocr_lang
             )
         return pending
+
+    def _upright(self, page: pymupdf.Page, scan: PageScan, workdir: Path) -> PageScan:
+        """A scan fed upside down or sideways, turned upright (in memory) and scanned again."""
+        turn = upright_turn(page, workdir)
+        if not turn:
+            return scan
+        turn_page(page, turn)
+        turned = scan_page(page, use_model=False)
+        turned.turn = turn
+        return turned
 
     def _submit_image_text(
         self, page: pymupdf.Page, scan: PageScan, figures: Sequence[BBox], workdir: Path, pool: Executor
