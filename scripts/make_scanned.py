@@ -18,6 +18,7 @@ from PIL import Image
 
 DEFAULT_DPI = 150
 JPEG_QUALITY = 85
+TURNS = (0, 90, 180, 270)
 
 
 def parse_pages(spec: str, page_count: int) -> list[int]:
@@ -48,15 +49,24 @@ def make_scanned(
         for number in numbers:
             page = source[number - 1]
             pixmap = page.get_pixmap(dpi=dpi, colorspace=colorspace, alpha=False)
-            image = Image.open(io.BytesIO(pixmap.tobytes("png"))).rotate(turn, expand=True)
             width, height = (page.rect.width, page.rect.height)[:: 1 if turn % 180 == 0 else -1]
             target = out.new_page(width=width, height=height)
-            jpeg = io.BytesIO()
-            image.save(jpeg, "JPEG", quality=JPEG_QUALITY)
-            target.insert_image(target.rect, stream=jpeg.getvalue())
+            target.insert_image(target.rect, stream=turned_jpeg(pixmap, turn))
         dst.parent.mkdir(parents=True, exist_ok=True)
         out.save(dst, garbage=3, deflate=True)
     return dst
+
+
+def turned_jpeg(pixmap: pymupdf.Pixmap, turn: int) -> bytes:
+    """The page image as JPEG, turned ``turn`` degrees counter-clockwise."""
+    if turn not in TURNS:
+        raise ValueError(f"turn must be one of {TURNS}, not {turn}")
+    if turn == 0:
+        return bytes(pixmap.tobytes("jpeg", jpg_quality=JPEG_QUALITY))
+    image = Image.open(io.BytesIO(pixmap.tobytes("png"))).rotate(turn, expand=True)
+    jpeg = io.BytesIO()
+    image.save(jpeg, "JPEG", quality=JPEG_QUALITY)
+    return jpeg.getvalue()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -66,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--dpi", type=int, default=DEFAULT_DPI)
     parser.add_argument("--pages", default="", help="1-based pages, e.g. 1-3,7 (default: all)")
     parser.add_argument("--color", action="store_true", help="keep colour (default: grayscale)")
-    parser.add_argument("--turn", type=int, default=0, choices=(0, 90, 180, 270), help="degrees counter-clockwise")
+    parser.add_argument("--turn", type=int, default=0, choices=TURNS, help="degrees counter-clockwise")
     args = parser.parse_args(argv)
     with pymupdf.open(args.src) as doc:
         pages = parse_pages(args.pages, doc.page_count)

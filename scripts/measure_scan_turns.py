@@ -9,7 +9,6 @@ Pages drawn at random from each PDF are rendered at 200 dpi, stored as JPEG scan
 from __future__ import annotations
 
 import argparse
-import io
 import random
 import sys
 import tempfile
@@ -18,26 +17,23 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pymupdf
-from PIL import Image
+from make_scanned import TURNS, turned_jpeg  # run as a script: its folder is on sys.path
 
 from docgraph.ingest.pdf.orientation import upright_turn
 
-TURNS = (0, 90, 180, 270)
-
 
 def turned_scan(page: pymupdf.Page, turn: int) -> pymupdf.Document:
+    """A one-page PDF: ``page`` scanned at 200 dpi, fed in turned ``turn`` degrees counter-clockwise."""
     pixmap = page.get_pixmap(dpi=200, colorspace=pymupdf.csGRAY)
-    image = Image.frombytes("L", (pixmap.width, pixmap.height), pixmap.samples).rotate(turn, expand=True)
-    jpeg = io.BytesIO()
-    image.save(jpeg, "JPEG", quality=85)
     width, height = (page.rect.width, page.rect.height)[:: 1 if turn % 180 == 0 else -1]
     doc = pymupdf.open()
     target = doc.new_page(width=width, height=height)
-    target.insert_image(target.rect, stream=jpeg.getvalue())
+    target.insert_image(target.rect, stream=turned_jpeg(pixmap, turn))
     return doc
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Ask about each page of each turn once; print each answer and the counts."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("folder", type=Path)
     parser.add_argument("--pages-per-file", type=int, default=4)

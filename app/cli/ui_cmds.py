@@ -28,7 +28,7 @@ def ui_command(
     json_output: JsonOption = False,
 ) -> None:
     """Start the web UI (Streamlit): ask, browse documents, run Cypher, explore the graph.
-    With --json: where it listens as one JSON line on stdout (Streamlit's own log stays text)."""
+    With --json: where it listens as one JSON line on stdout (Streamlit's own log, on stderr, stays text)."""
     settings = server_settings(store)  # a bad setting fails here, in one line, not inside the app
     check_exposure(host, KeyStore(settings.home))
     announce("UI", f"http://{host}:{port}", json_output, store=masked_url(settings.store_url))
@@ -57,6 +57,8 @@ def streamlit_command(host: str, port: int) -> list[str]:
         "false",
         "--client.toolbarMode",
         "minimal",
+        "--logger.hideWelcomeMessage",  # docgraph has said where it listens (stdout: one JSON line under --json)
+        "true",
     ]
 
 

@@ -65,7 +65,20 @@ def settle_rotation(page: pymupdf.Page) -> None:
     if _reads_as_stored(page):
         handle.set_rotation(0)
     else:
+        crop_to_visible(page)
         handle.remove_rotation()
+
+
+def crop_to_visible(page: pymupdf.Page) -> None:
+    """Make the page's MediaBox its CropBox: ``remove_rotation`` turns the MediaBox, so a page cut
+    by a CropBox would come out at its uncut size with its content moved."""
+    handle: Any = page
+    media, crop = handle.mediabox, handle.cropbox
+    if crop == media:
+        return
+    # cropbox is given top-down (y from the top); set_mediabox takes the PDF's bottom-up frame
+    make_rect: Any = pymupdf.Rect
+    handle.set_mediabox(make_rect(crop.x0, media.y1 - crop.y1, crop.x1, media.y1 - crop.y0))
 
 
 def _reads_as_stored(page: pymupdf.Page) -> bool:

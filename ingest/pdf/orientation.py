@@ -19,6 +19,7 @@ from typing import Any
 import pymupdf
 from PIL import Image
 
+from docgraph.ingest.pdf.api import crop_to_visible
 from docgraph.ingest.pdf.ocr import TESSERACT, capped_dpi, render
 
 OSD_DPI = 150  # less gave wrong answers (docs/experiments/reading-turned-scans.md)
@@ -34,8 +35,9 @@ def upright_turn(page: pymupdf.Page, workdir: Path) -> int:
     is unsure, finds too little text, lacks its ``osd`` model or fails."""
     rect: Any = page.rect
     image = workdir / f"osd-{page.number}.png"
-    Image.fromarray(render(page, capped_dpi(rect.width, rect.height, OSD_DPI))).save(image)
-    command = [TESSERACT, str(image), "-", "--psm", "0", "--dpi", str(OSD_DPI)]
+    dpi = capped_dpi(rect.width, rect.height, OSD_DPI)
+    Image.fromarray(render(page, dpi)).save(image)
+    command = [TESSERACT, str(image), "-", "--psm", "0", "--dpi", str(dpi)]
     env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
     try:
         done = subprocess.run(command, capture_output=True, env=env, timeout=OSD_TIMEOUT_S, check=False)
@@ -61,5 +63,6 @@ def turn_page(page: pymupdf.Page, turn: int) -> None:
     if turn % 360 == 0:
         return
     handle: Any = page
+    crop_to_visible(page)
     handle.set_rotation((handle.rotation + turn) % 360)
     handle.remove_rotation()
