@@ -516,6 +516,8 @@ def test_bad_options_fail_in_one_line_before_anything_runs(
     exit_code, _, err = run(*args)
     assert exit_code == code and message in err and len(err.strip().splitlines()) == 1, err
     assert "--debug" not in err and run("stats", "--json")[1] == before
+    if code == 2:  # bad usage says where to read the command's usage, as click's own errors do
+        assert f"(see 'docgraph {args[0]} --help')" in err, err
 
 
 def test_numeric_options_out_of_range_are_refused(cli_env: dict[str, str]) -> None:

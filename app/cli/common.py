@@ -16,6 +16,8 @@ from rich.console import Console
 from rich.progress import Progress, TaskID
 from rich.table import Table
 from rich.text import Text
+from typer._click.core import Context  # typer 0.29 vendors click: its own classes, not click's
+from typer._click.globals import get_current_context
 
 from docgraph.app.config import Settings, load_settings
 from docgraph.app.stores.base import GraphStore
@@ -107,7 +109,7 @@ def handles_errors(func: Callable[P, R]) -> Callable[P, R]:
         except typer.BadParameter as exc:  # raised in a command's body: the user's input, not a crash
             if CliState.debug:
                 raise
-            fail(exc.format_message(), code=2)
+            fail(usage_error_line(exc.format_message(), exc.ctx), code=2)
         except DocgraphError as exc:
             if CliState.debug:
                 raise
@@ -118,6 +120,13 @@ def handles_errors(func: Callable[P, R]) -> Callable[P, R]:
             fail(f"{type(exc).__name__}: {exc} (run with --debug for the traceback)")
 
     return wrapper
+
+
+def usage_error_line(message: str, ctx: Context | None) -> str:
+    """A usage error's message with where to read the command's usage: ``ctx``'s command, else the
+    command running."""
+    ctx = ctx or get_current_context(silent=True)
+    return message.rstrip(".") + (f" (see '{ctx.command_path} --help')" if ctx is not None else "")
 
 
 def fail(message: str, code: int = 1) -> NoReturn:

@@ -24,7 +24,7 @@ from docgraph.app.cli import (
     store_cmds,
     ui_cmds,
 )
-from docgraph.app.cli.common import CliState, fail
+from docgraph.app.cli.common import CliState, fail, usage_error_line
 
 
 class OneLineUsageErrors(TyperGroup):
@@ -47,8 +47,7 @@ def _usage_errors_in_one_line() -> Iterator[None]:
     except NoArgsIsHelpError:  # a bare `docgraph` or group: the help, as before
         raise
     except UsageError as exc:
-        hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
-        fail(exc.format_message().rstrip(".") + hint, code=exc.exit_code)
+        fail(usage_error_line(exc.format_message(), exc.ctx), code=exc.exit_code)
 
 
 app = typer.Typer(
