@@ -11,6 +11,7 @@ PyMuPDF layout model's boxes do. OCR runs in a worker thread while the next page
 
 from __future__ import annotations
 
+import re
 import tempfile
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
@@ -79,6 +80,7 @@ EXTRA_KINDS: dict[str, RegionKind] = {
 DETECTOR_KINDS: dict[str, RegionKind] = {**MODEL_KINDS, **EXTRA_KINDS}
 # A picture's words go to its figure's text (ingest.floats.image_text), not into the page's lines.
 NO_OCR_KINDS: frozenset[RegionKind] = frozenset({"figure"})
+TABLE_PSM = 4  # tesseract's "one column of text of varying sizes": the block mode (6) loses ruled cells
 DUPLICATE_LINE_SHARE = 0.5  # an OCR line mostly on top of one already read was read twice
 INK_LEVEL = 128  # grey values below this are ink
 MIN_UNCOVERED_INK = 40  # ink pixels (at detection resolution) outside all boxes worth an OCR pass
@@ -98,13 +100,15 @@ class PendingPage:
     boxes: list[ModelBox]
     text_words: list[Word] = field(default_factory=list)  # text-layer words, for table cells
     box_job: OcrJob | None = None
+    table_job: OcrJob | None = None  # table boxes: their rules break the block mode's lines
     rest_job: OcrJob | None = None
     image_job: ImageTextJob | None = None  # the text in the page's pictures (ingest.floats.image_text)
     as_read: bool = False  # a page the detector skipped: the native scan is the page, as it is
 
     def jobs(self) -> list[Future[list[list[OcrWord]]]]:
         image_job = self.image_job.job if self.image_job is not None else None
-        return [job.future for job in (self.box_job, self.rest_job, image_job) if job is not None]
+        jobs = (self.box_job, self.table_job, self.rest_job, image_job)
+        return [job.future for job in jobs if job is not None]
 
     def finish(self) -> PageScan:
         scan = self.scan
@@ -113,14 +117,12 @@ class PendingPage:
         if self.as_read:  # its figures and tables are the native reader's, not (no) detections
             return scan
         ocr_words: list[OcrWord] = []
-        if self.box_job is not None:
-            words = [w for crop in self.box_job.words() for w in crop]
+        for base, job in ((1, self.box_job), (3, self.table_job), (2, self.rest_job)):  # block numbers apart
+            if job is None:
+                continue
+            words = [w for crop in job.words() for w in crop if job is not self.rest_job or _confident(w)]
             ocr_words += words
-            scan.lines.extend(_new_lines(scan.lines, words_to_lines(words, block_base=10**6)))
-        if self.rest_job is not None:
-            words = [w for crop in self.rest_job.words() for w in crop if _confident(w)]
-            ocr_words += words
-            scan.lines.extend(_new_lines(scan.lines, words_to_lines(words, block_base=2 * 10**6)))
+            scan.lines.extend(_new_lines(scan.lines, words_to_lines(words, block_base=base * 10**6)))
         _fill_table_cells(self.boxes, self.text_words + words_as_tuples(ocr_words))
         scan.model_boxes = self.boxes
         scan.figures = [b.bbox for b in self.boxes if b.kind == "figure"]
@@ -212,14 +214,26 @@ class DetectorReader:
             pending.text_words = pdf_api.words(page, TEXT_FLAGS)
         figures = [b.bbox for b in boxes if b.kind == "figure"]  # a scan's page image is not one of them
         pending.image_job = self._submit_image_text(page, scan, figures, workdir, pool)
-        empty = [b.bbox for b in boxes if b.kind not in NO_OCR_KINDS and not lines_in(b.bbox, scan.lines)]
-        if empty:
-            pending.box_job = submit_boxes(page, empty, workdir, pool, self.ocr_dpi, self.ocr_lang)
+        empty = [b for b in boxes if b.kind not in NO_OCR_KINDS and not lines_in(b.bbox, scan.lines)]
+        self._submit_crops(page, pending, empty, workdir, pool)
         if not good and uncovered_ink(image, [b.bbox for b in boxes], page.rect.width / image.width):
             pending.rest_job = submit_remainder(
                 page, [b.bbox for b in boxes], workdir, pool, self.ocr_dpi, self.ocr_lang
             )
         return pending
+
+    def _submit_crops(
+        self, page: pymupdf.Page, pending: PendingPage, boxes: Sequence[ModelBox], workdir: Path, pool: Executor
+    ) -> None:
+        """OCR jobs for boxes the text layer left empty: tables apart, in tesseract's column mode."""
+        tables = [b.bbox for b in boxes if b.kind == "table"]
+        others = [b.bbox for b in boxes if b.kind != "table"]
+        if others:
+            pending.box_job = submit_boxes(page, others, workdir, pool, self.ocr_dpi, self.ocr_lang)
+        if tables:
+            pending.table_job = submit_boxes(
+                page, tables, workdir, pool, self.ocr_dpi, self.ocr_lang, psm=TABLE_PSM, name="table"
+            )
 
     def _upright(self, page: pymupdf.Page, scan: PageScan, workdir: Path) -> PageScan:
         """A scan fed upside down or sideways, turned upright (in memory) and scanned again."""
@@ -317,14 +331,26 @@ def _confident(word: OcrWord) -> bool:
 
 
 def _new_lines(existing: Sequence[TextLine], found: Sequence[TextLine]) -> list[TextLine]:
-    """OCR lines not already read: overlapping boxes are cropped twice, each line is kept once."""
+    """OCR lines not already read: overlapping boxes are cropped twice, each line is kept once.
+    A read twice is mostly on top of the other and says mostly the same; the boxes of a skewed
+    page's neighbouring lines overlap as much, with other words."""
     kept: list[TextLine] = []
     for line in found:
-        area = line.bbox.area or 1.0
-        if any(line.bbox.intersection_area(other.bbox) >= DUPLICATE_LINE_SHARE * area for other in [*existing, *kept]):
+        if any(_read_twice(line, other) for other in [*existing, *kept]):
             continue
         kept.append(line)
     return kept
+
+
+def _read_twice(line: TextLine, other: TextLine) -> bool:
+    if line.bbox.intersection_area(other.bbox) < DUPLICATE_LINE_SHARE * (line.bbox.area or 1.0):
+        return False
+    words, others = _words_of(line.text), _words_of(other.text)
+    return not words or len(words & others) >= DUPLICATE_LINE_SHARE * len(words)
+
+
+def _words_of(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.lower()))
 
 
 def _fill_table_cells(boxes: Sequence[ModelBox], words: Sequence[Word]) -> None:
