@@ -180,6 +180,20 @@ def test_auto_without_tesseract_reads_as_native_and_says_so(tmp_path: Path, monk
     assert "ocr off" in reader_build(without_ocr, settings)  # stored scans are read again once it is installed
 
 
+def test_without_tesseract_s_orientation_model_ingest_says_scans_are_read_as_they_lie(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scan stored upside down was then read as mirrored nonsense without a word of why."""
+    tessdata = tmp_path / "tessdata"
+    tessdata.mkdir()
+    (tessdata / "eng.traineddata").symlink_to(Path("/usr/share/tesseract-ocr/5/tessdata/eng.traineddata"))
+    reader = make_reader("auto", Settings())
+    assert reader_notes(reader) == []
+    monkeypatch.setenv("TESSDATA_PREFIX", str(tessdata))
+    [note] = reader_notes(reader)
+    assert "scans are read as they lie" in note and "apt-get install tesseract-ocr-osd" in note
+
+
 def test_text_layer_quality(folder: Path, digital: Path) -> None:
     stamped = make_scanned(digital, folder / "stamped.pdf", dpi=100, pages=[1])
     with pymupdf.open(stamped) as doc:

@@ -66,6 +66,15 @@ def reader_notes(reader: Reader) -> list[str]:
             f"OCR off: the `{TESSERACT}` command is not installed, so scanned pages stay empty "
             f"(apt-get install {DEBIAN_PACKAGE})"
         ]
+    if reader.name in ("detector", "auto"):
+        from docgraph.ingest.pdf.ocr import tesseract_available
+        from docgraph.ingest.pdf.orientation import OSD_PACKAGE, orientation_model_installed
+
+        if tesseract_available() and not orientation_model_installed():
+            return [
+                "scans are read as they lie: tesseract's `osd` model, which turns a scan stored "
+                f"sideways or upside down, is not installed (apt-get install {OSD_PACKAGE})"
+            ]
     return []
 
 

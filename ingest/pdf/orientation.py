@@ -25,6 +25,7 @@ from docgraph.ingest.pdf.ocr import TESSERACT, capped_dpi, render
 OSD_DPI = 150  # less gave wrong answers (docs/experiments/reading-turned-scans.md)
 MIN_CONFIDENCE = 6.0  # tesseract's orientation confidence below which a page is read as it lies
 OSD_TIMEOUT_S = 120.0
+OSD_PACKAGE = "tesseract-ocr-osd"  # Debian's
 TURNS = (0, 90, 180, 270)
 _ROTATE = re.compile(r"^Rotate:\s*(\d+)", re.MULTILINE)
 _CONFIDENCE = re.compile(r"^Orientation confidence:\s*([\d.]+)", re.MULTILINE)
@@ -46,6 +47,15 @@ def upright_turn(page: pymupdf.Page, workdir: Path) -> int:
     finally:
         image.unlink(missing_ok=True)
     return parse_osd(done.stdout.decode("utf-8", "replace")) if done.returncode == 0 else 0
+
+
+def orientation_model_installed() -> bool:
+    """Whether tesseract lists its ``osd`` model (``--list-langs``; ``TESSDATA_PREFIX`` counts)."""
+    try:
+        done = subprocess.run([TESSERACT, "--list-langs"], capture_output=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "osd" in done.stdout.decode("utf-8", "replace").split()
 
 
 def parse_osd(report: str) -> int:
