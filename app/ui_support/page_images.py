@@ -1,7 +1,8 @@
 """Page images with region boxes, rendered once and kept on disk under ``<home>/cache/pages``.
 
-A rendering depends only on the stored document version (sha256), the page, the resolution and the
-set of highlighted regions and the chosen one, so those make its file name and a cached file is never stale.
+A rendering depends only on the stored document version (sha256) and the ingest that stored it (its
+regions, and how far each page was turned to read it), the page, the resolution and the set of
+highlighted regions and the chosen one, so those make its file name and a cached file is never stale.
 """
 
 from __future__ import annotations
@@ -32,12 +33,12 @@ def cache_path(
     highlight: Iterable[str],
     dpi: int = DEFAULT_DPI,
     chosen: str | None = None,
-    turn: int = 0,
+    ingest_id: str = "",
 ) -> Path:
     marked = "\n".join(sorted(set(highlight))) + (f"\nchosen:{chosen}" if chosen else "")
     digest = hashlib.sha256(marked.encode("utf-8")).hexdigest()[:12] if marked else "plain"
-    turned = f"-t{turn}" if turn else ""  # a build that reads the scan another way up
-    return cache_dir / f"{sha256[:16]}-p{page}{turned}-{dpi}dpi-{digest}.png"
+    ingest = hashlib.sha256(ingest_id.encode("utf-8")).hexdigest()[:8]  # --force may read it otherwise
+    return cache_dir / f"{sha256[:16]}-{ingest}-p{page}-{dpi}dpi-{digest}.png"
 
 
 def page_image(
@@ -53,11 +54,12 @@ def page_image(
     and the ``chosen`` region (the clicked citation) drawn apart from them."""
     marked = set(highlight)
     document = find_document(store, doc_id)
-    turn = page_turn(store, str(document["doc_id"]), page)
-    target = cache_path(page_cache_dir(settings), str(document["sha256"]), page, marked, dpi, chosen, turn)
+    ingest_id = str(document.get("ingest_id") or "")
+    target = cache_path(page_cache_dir(settings), str(document["sha256"]), page, marked, dpi, chosen, ingest_id)
     if target.is_file():
         return target
     regions = page_regions(store, str(document["doc_id"]), page)
+    turn = page_turn(store, str(document["doc_id"]), page)
     pdf = locate_pdf(document, kept_copies_dir(settings.home, store))
     # Render beside the target and rename: two sessions (threads of one process) rendering the same
     # page each write a file of their own, and never see half a file.
