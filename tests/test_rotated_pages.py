@@ -19,8 +19,7 @@ from PIL import Image
 from docgraph.app.jobs.render import render_page
 from docgraph.app.llm.describe import render_region
 from docgraph.app.resources import SAMPLES_DIR
-from docgraph.ingest.pdf.api import load_page
-from docgraph.ingest.pdf.orientation import turn_page
+from docgraph.ingest.pdf.api import load_page, turn_page
 from docgraph.ingest.readers.detector import DetectorReader
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import PageLayout, Reader

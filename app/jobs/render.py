@@ -11,7 +11,6 @@ import pymupdf
 from docgraph.errors import DocgraphError
 from docgraph.ingest.pdf.api import MUPDF_LOCK, close, load_page, open_pdf
 from docgraph.ingest.pdf.ocr import capped_dpi
-from docgraph.ingest.pdf.orientation import turn_page
 
 KIND_COLOURS: dict[str, tuple[float, float, float]] = {
     "title": (0.8, 0.0, 0.0),
@@ -62,8 +61,7 @@ def render_page(
         try:
             if not 1 <= page_number <= doc.page_count:
                 raise DocgraphError(f"page {page_number} is out of range: the document has {doc.page_count} pages")
-            page = load_page(doc, page_number - 1)
-            turn_page(page, turn)
+            page = load_page(doc, page_number - 1, turn)
             for region in regions:
                 _draw_region(page, region, highlight or set(), chosen)
             out.parent.mkdir(parents=True, exist_ok=True)

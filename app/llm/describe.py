@@ -125,14 +125,12 @@ def render_region(pdf: Path, page_number: int, bbox: list[float], turn: int = 0,
     """The region's box (plus a small margin) on page ``page_number`` (1-based) as PNG bytes;
     ``turn``: the page's stored turn (a scan read upright), whose frame the box is in."""
     from docgraph.ingest.pdf.api import MUPDF_LOCK, close, load_page, open_pdf  # the frame the regions were read in
-    from docgraph.ingest.pdf.orientation import turn_page
 
     fitz = _pymupdf()
     with MUPDF_LOCK:
         document = open_pdf(pdf)
         try:
-            page: Any = load_page(document, page_number - 1)
-            turn_page(page, turn)
+            page: Any = load_page(document, page_number - 1, turn)
             x0, y0, x1, y1 = bbox
             clip = fitz.Rect(x0 - MARGIN_PT, y0 - MARGIN_PT, x1 + MARGIN_PT, y1 + MARGIN_PT) & page.rect
             longest_pt = max(clip.width, clip.height, 1.0)

@@ -41,11 +41,13 @@ def close(doc: pymupdf.Document) -> None:
     handle.close()
 
 
-def load_page(doc: pymupdf.Document, index: int) -> pymupdf.Page:
-    """Page ``index`` (0-based), unrotated (see :func:`settle_rotation`)."""
+def load_page(doc: pymupdf.Document, index: int, turn: int = 0) -> pymupdf.Page:
+    """Page ``index`` (0-based), unrotated (see :func:`settle_rotation`), then turned ``turn``
+    degrees clockwise: a stored page's turn (a scan read upright), the frame its regions are in."""
     handle: Any = doc
     page: pymupdf.Page = handle.load_page(index)
     settle_rotation(page)
+    turn_page(page, turn)
     return page
 
 
@@ -65,8 +67,23 @@ def settle_rotation(page: pymupdf.Page) -> None:
     if _reads_as_stored(page):
         handle.set_rotation(0)
     else:
-        crop_to_visible(page)
-        handle.remove_rotation()
+        _redraw_turned(page, handle.rotation)
+
+
+def turn_page(page: pymupdf.Page, turn: int) -> None:
+    """Turn the page ``turn`` degrees clockwise, in memory: its content is redrawn in the turned
+    frame (rotation 0), so coordinates and renders agree."""
+    handle: Any = page
+    if turn % 360:
+        _redraw_turned(page, (handle.rotation + turn) % 360)
+
+
+def _redraw_turned(page: pymupdf.Page, rotation: int) -> None:
+    """Draw the page's content as shown at ``rotation`` (its visible part), at rotation 0."""
+    handle: Any = page
+    crop_to_visible(page)
+    handle.set_rotation(rotation)
+    handle.remove_rotation()
 
 
 def crop_to_visible(page: pymupdf.Page) -> None:

@@ -1,11 +1,11 @@
-"""Which way up a scanned page stands, and turning it upright.
+"""Which way up a scanned page stands.
 
 A scanner's feeder takes pages upside down or sideways; the page image is then stored as it came,
 and the layout model and OCR read it as noise. Tesseract's orientation detection (``--psm 0``,
 the ``osd`` model of Debian's ``tesseract-ocr-osd``, which ``tesseract-ocr`` depends on) says how
-far to turn it. The turn is applied to the page in memory (as ``settle_rotation`` does for
-``/Rotate``), so reading, OCR and drawn boxes share the upright frame; the graph keeps the turn on
-the ``Page`` node for renders of the page.
+far to turn it. The reader turns the page in memory (``api.turn_page``, as ``settle_rotation``
+does for ``/Rotate``), so reading, OCR and drawn boxes share the upright frame; the graph keeps
+the turn on the ``Page`` node for renders of the page.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from typing import Any
 import pymupdf
 from PIL import Image
 
-from docgraph.ingest.pdf.api import crop_to_visible
 from docgraph.ingest.pdf.ocr import TESSERACT, capped_dpi, render
 
 OSD_DPI = 150  # less gave wrong answers (docs/experiments/reading-turned-scans.md)
@@ -65,14 +64,3 @@ def parse_osd(report: str) -> int:
         return 0
     degrees = int(turn.group(1)) % 360
     return degrees if degrees in TURNS else 0
-
-
-def turn_page(page: pymupdf.Page, turn: int) -> None:
-    """Turn the page ``turn`` degrees clockwise, in memory: its content is redrawn in the turned
-    frame (rotation 0), so coordinates and renders agree."""
-    if turn % 360 == 0:
-        return
-    handle: Any = page
-    crop_to_visible(page)
-    handle.set_rotation((handle.rotation + turn) % 360)
-    handle.remove_rotation()

@@ -48,7 +48,7 @@ from docgraph.ingest.pdf.ocr import (
     words_as_tuples,
     words_to_lines,
 )
-from docgraph.ingest.pdf.orientation import turn_page, upright_turn
+from docgraph.ingest.pdf.orientation import upright_turn
 from docgraph.ingest.readers.native import DEFAULT_MAX_PAGES
 from docgraph.ingest.readers.native import assemble_pages as assemble_native
 from docgraph.ingest.readers.paged import PageWindow, read_in_windows, scan_pages
@@ -240,7 +240,7 @@ class DetectorReader:
         turn = upright_turn(page, workdir)
         if not turn:
             return scan
-        turn_page(page, turn)
+        pdf_api.turn_page(page, turn)
         turned = scan_page(page, use_model=False)
         turned.turn = turn
         return turned
