@@ -33,16 +33,17 @@ def mcp_command(
         raise ConfigError("the MCP server needs the MCP SDK: pip install 'docgraph[mcp]'") from error
 
     settings = server_settings(store)
+    if transport not in ("stdio", "http"):
+        raise ConfigError(f"unknown transport {transport!r}; choose stdio or http")
+    log_config = server_log_config(json_output, server_level="WARNING", stdout_taken=transport == "stdio")
     if transport == "stdio":
         server.check_stdio_key(settings)
-        logging.config.dictConfig(server_log_config(json_output, stdout_taken=True))
+        logging.config.dictConfig(log_config)
         server.build_server(settings).run("stdio")
         return
-    if transport != "http":
-        raise ConfigError(f"unknown transport {transport!r}; choose stdio or http")
     check_exposure(host, KeyStore(settings.home))
     import uvicorn
 
     announce("MCP server", f"http://{host}:{port}/mcp", json_output)
-    log_config = server_log_config(json_output, server_level="WARNING")
-    uvicorn.run(server.http_app(settings, host), host=host, port=port, log_config=log_config)
+    logging.config.dictConfig(log_config)  # before the server is built, as serve does
+    uvicorn.run(server.http_app(settings, host), host=host, port=port, log_config=None)
