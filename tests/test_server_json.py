@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -13,8 +14,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
+import pytest
+
 from tests.conftest import fresh_graph_name
-from tests.ui_helpers import free_port, wait_for_json, wait_healthy
+from tests.ui_helpers import free_port, wait_healthy
 
 CLI = [sys.executable, "-m", "docgraph.app.cli.main"]
 
@@ -44,7 +48,8 @@ def test_serve_prints_where_it_listens_and_logs_json_lines(local_home: Path) -> 
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     with started(["serve", "--port", str(port)], local_home) as (record, process):
-        wait_for_json(f"{url}/health", process)
+        health = httpx.get(f"{url}/health", timeout=10)  # printed once it answers: no waiting
+        assert health.status_code == 200
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=30)
     assert record["service"] == "API" and record["url"] == url and record["docs"] == f"{url}/docs"
@@ -59,7 +64,7 @@ def test_serve_prints_where_it_listens_and_logs_json_lines(local_home: Path) -> 
 def test_mcp_over_http_prints_where_it_listens(local_home: Path) -> None:
     port = free_port()
     with started(["mcp", "--transport", "http", "--port", str(port)], local_home) as (record, process):
-        wait_for_json(record["url"], process)  # a JSON-RPC error (no session) once it listens
+        assert "jsonrpc" in httpx.get(record["url"], timeout=10).json()  # an error (no session), at once
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=30)
     assert record == {"service": "MCP server", "url": f"http://127.0.0.1:{port}/mcp"}
@@ -72,3 +77,21 @@ def test_ui_prints_where_it_listens(local_home: Path, tmp_path: Path) -> None:
         (tmp_path / "log").write_text("(on the process's stderr)")
         wait_healthy(record["url"], process, tmp_path / "log", timeout_s=90)  # type: ignore[arg-type]
     assert record == {"service": "UI", "url": f"http://127.0.0.1:{port}", "store": f"falkordb-local://{local_home}"}
+
+
+@pytest.mark.parametrize("command", [["serve"], ["mcp", "--transport", "http"], ["ui"]])
+def test_a_server_whose_port_is_taken_says_so_in_one_line(local_home: Path, command: list[str]) -> None:
+    """No start record: a script reading it would take the other server for this one."""
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen()
+    port = holder.getsockname()[1]
+    env = {**os.environ, "DOCGRAPH_HOME": str(local_home), "DOCGRAPH_STORE": ""}
+    try:
+        done = subprocess.run(
+            [*CLI, *command, "--port", str(port), "--json"], env=env, capture_output=True, text=True, timeout=120
+        )
+    finally:
+        holder.close()
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == f"error: cannot listen on 127.0.0.1:{port}: address already in use\n"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ import pytest
 from docgraph.app.config import Settings
 from docgraph.app.stores.url import parse_store_url
 from docgraph.errors import ConfigError
+from tests.ui_helpers import free_port
 
 DOCGRAPH = str(Path(sys.executable).parent / "docgraph")
 
@@ -96,20 +96,23 @@ def test_errors_about_a_store_url_never_show_its_password(settings: Settings, ur
 
 
 def test_serve_names_the_store_without_its_password(tmp_path: Path) -> None:
-    """The line the server prints at start (and docker logs keep) masks the password; the port is
-    taken, so the server stops right after it."""
+    """The line the server prints at start (and docker logs keep) masks the password; the server
+    is stopped once it has printed it."""
     env = {**os.environ, "DOCGRAPH_HOME": str(tmp_path), "DOCGRAPH_STORE": "neo4j://neo4j:s3cr3t@db:7687"}
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        port = str(taken.getsockname()[1])
-        done = subprocess.run(
-            [DOCGRAPH, "serve", "--port", port], env=env, capture_output=True, text=True, timeout=120, check=False
-        )
-        assert "neo4j://neo4j:***@db:7687" in done.stdout and "s3cr3t" not in done.stdout + done.stderr
-        # a URL it cannot read (a "/" in the password reads as a port) is refused at start, masked
-        env["DOCGRAPH_STORE"] = "neo4j://neo4j:ab/cd@db:7687"
-        bad = subprocess.run(
-            [DOCGRAPH, "serve", "--port", port], env=env, capture_output=True, text=True, timeout=120, check=False
-        )
+    port = str(free_port())
+    server = subprocess.Popen(
+        [DOCGRAPH, "serve", "--port", port], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        started = server.stdout.readline()
+    finally:
+        server.terminate()
+        out, err = server.communicate(timeout=60)
+    assert "neo4j://neo4j:***@db:7687" in started and "s3cr3t" not in started + out + err
+    # a URL it cannot read (a "/" in the password reads as a port) is refused at start, masked
+    env["DOCGRAPH_STORE"] = "neo4j://neo4j:ab/cd@db:7687"
+    bad = subprocess.run(
+        [DOCGRAPH, "serve", "--port", port], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
     assert bad.returncode == 1 and "neo4j://neo4j:***@db:7687" in bad.stderr and "ab/cd" not in bad.stderr

@@ -10,6 +10,7 @@ import typer
 from docgraph.app.auth.exposure import check_exposure
 from docgraph.app.auth.keys import KeyStore
 from docgraph.app.cli.common import JsonOption, StoreOption, handles_errors, server_settings
+from docgraph.app.cli.listening import listening_socket, serve_then_announce
 from docgraph.app.cli.server_log import announce, server_log_config
 from docgraph.app.stores.url import masked_url
 
@@ -23,14 +24,13 @@ def serve_command(
 ) -> None:
     """Serve the HTTP API (OpenAPI docs at /docs). Uploads are limited by DOCGRAPH_API_MAX_UPLOAD_MB.
     With --json: where it listens as one JSON line on stdout, and the log as JSON lines on stderr."""
-    import uvicorn
-
     from docgraph.app.api.app import create_app
 
     settings = server_settings(store)
     check_exposure(host, KeyStore(settings.home))
+    sock = listening_socket(host, port)  # a port in use fails here, in one line
     url = f"http://{host}:{port}"
-    announce("API", url, json_output, docs=f"{url}/docs", store=masked_url(settings.store_url))
     logging.config.dictConfig(server_log_config(json_output))  # before the app resumes its jobs
     api = create_app(settings, listen_host=host)
-    uvicorn.run(api, host=host, port=port, log_config=None)
+    store_url = masked_url(settings.store_url)
+    serve_then_announce(api, sock, lambda: announce("API", url, json_output, docs=f"{url}/docs", store=store_url))
