@@ -1,13 +1,23 @@
-"""What the Neo4j store makes of the driver's own values and errors, without a server: the
-durations and points a query returns, and the error a missing database gives (Neo4j Community has
-only the database ``neo4j``)."""
+"""What the Neo4j store makes of the driver's own values, errors and log, without a server: the
+durations and points a query returns, the error a missing database gives (Neo4j Community has
+only the database ``neo4j``), and the notifications the driver logs."""
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
+
 import neo4j.spatial
 import neo4j.time
+import pytest
 from neo4j import exceptions as neo4j_errors
+from neo4j._debug._notification_printer import NotificationPrinter
+from neo4j._work.summary import ResultSummary
+from neo4j.addressing import Address
+from neo4j.api import ServerInfo
 
+from docgraph.app.config import Settings
+from docgraph.app.stores.factory import open_store
 from docgraph.app.stores.neo4j_store import _mapped
 from docgraph.app.stores.results import plain_value
 from docgraph.errors import MissingEndpointError, StorePermissionError, StoreUnavailableError
@@ -52,3 +62,45 @@ def test_only_a_role_s_refusal_is_a_permission_error() -> None:
     assert isinstance(_mapped(refused, 30.0, "Neo4j"), StorePermissionError)
     schema = server_error("Neo.ClientError.Schema.ForbiddenOnConstraintIndex", "Index belongs to a constraint")
     assert not isinstance(_mapped(schema, 30.0, "Neo4j"), StorePermissionError)
+
+
+def logged_notifications(statuses: list[dict[str, object]], query: str) -> list[str]:
+    """What the driver's notification logger lets through of a result's notifications, logged as
+    the driver logs them (neo4j/_sync/work/result.py), from a summary of a Neo4j 5.26 reply."""
+    address = Address(("db", 7687))
+    summary = ResultSummary(address, True, True, {"server": ServerInfo(address, (5, 8)), "statuses": statuses})
+    logger = logging.getLogger("neo4j.notifications")
+    kept: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: kept.append(record.getMessage())  # type: ignore[method-assign]
+    logger.addHandler(handler)
+    try:
+        for notification in summary.gql_status_objects:
+            logger.warning("Received notification from DBMS server: %s", NotificationPrinter(notification, query, True))
+    finally:
+        logger.removeHandler(handler)
+    return kept
+
+
+def notice(status: str, code: str, classification: str) -> dict[str, object]:
+    return {
+        "gql_status": status,
+        "status_description": f"warn: {code}",
+        "neo4j_code": f"Neo.ClientNotification.Statement.{code}",
+        "title": code,
+        "diagnostic_record": {"_classification": classification, "_severity": "WARNING", "CURRENT_SCHEMA": "/"},
+    }
+
+
+def test_notices_of_optional_properties_stay_out_of_the_log(tmp_path: Path) -> None:
+    """Page.turn is set on turned scans only: every render of a stored page drew an "unknown
+    property key" warning with the query into a server's log. Deprecations still come through."""
+    with pytest.raises(StoreUnavailableError):  # the store installs its log filter as it connects
+        open_store(Settings(home=tmp_path), "bolt://127.0.0.1:1")
+    statuses = [
+        notice("01N52", "UnknownPropertyKeyWarning", "UNRECOGNIZED"),
+        notice("01N50", "UnknownLabelWarning", "UNRECOGNIZED"),
+        notice("01N01", "FeatureDeprecationWarning", "DEPRECATION"),
+    ]
+    kept = logged_notifications(statuses, "MATCH (p:Page {page_id: $page_id}) RETURN p.turn AS turn")
+    assert len(kept) == 1 and "FeatureDeprecationWarning" in kept[0]

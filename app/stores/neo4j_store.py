@@ -23,6 +23,7 @@ from neo4j import exceptions as neo4j_errors
 
 from docgraph.app.stores.base import Dialect, GraphCounts, Row, ScoredNode, WriteResult
 from docgraph.app.stores.cypher import load, render
+from docgraph.app.stores.neo4j_notices import quiet_unrecognized_names
 from docgraph.app.stores.records import (
     DOCUMENT_LABELS,
     check_vector_sizes,
@@ -90,6 +91,7 @@ class Neo4jStore:
         cls, target: StoreURL, *, query_timeout_s: float = 30.0, vector_dimension: int = DEFAULT_VECTOR_DIMENSION
     ) -> Neo4jStore:
         auth = (target.username or "neo4j", target.password or "")
+        quiet_unrecognized_names()
         try:
             driver = neo4j.GraphDatabase.driver(target.driver_uri, auth=auth)
         except ValueError as error:
