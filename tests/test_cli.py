@@ -540,6 +540,13 @@ def test_numeric_options_out_of_range_are_refused(cli_env: dict[str, str]) -> No
         (["ask", "q", "--k", "abc"], "error: Invalid value for '--k'"),
         (["retrieve", "q"], "error: No such command 'retrieve'"),
         (["store", "nosuch"], "error: No such command 'nosuch' (see 'docgraph store --help')"),
+        # click gives a missing option value no command: the hint named `docgraph --help`
+        (["ask", "q", "--k"], "error: Option '--k' requires an argument (see 'docgraph ask --help')"),
+        (["store", "status", "--bogus"], "error: No such option: --bogus (see 'docgraph store status --help')"),
+        (
+            ["keys", "create", "--role"],
+            "error: Option '--role' requires an argument (see 'docgraph keys create --help')",
+        ),
     ],
 )
 def test_mistyped_commands_and_options_are_one_error_line(

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 from typer._click.core import Context  # typer 0.29 vendors click: its own classes, not click's
 from typer._click.exceptions import NoArgsIsHelpError, UsageError
+from typer._click.globals import get_current_context
 from typer.core import TyperGroup
 
 from docgraph.app.cli import (
@@ -47,7 +48,17 @@ def _usage_errors_in_one_line() -> Iterator[None]:
     except NoArgsIsHelpError:  # a bare `docgraph` or group: the help, as before
         raise
     except UsageError as exc:
-        fail(usage_error_line(exc.format_message(), exc.ctx), code=exc.exit_code)
+        fail(usage_error_line(exc.format_message(), exc.ctx or _subcommand_context()), code=exc.exit_code)
+
+
+def _subcommand_context() -> Context | None:
+    """The context of the command whose options were being read when an error came without one
+    (click's "Option '--k' requires an argument"): the group's, named after its subcommand."""
+    group = get_current_context(silent=True)
+    if group is None or not group.invoked_subcommand or not isinstance(group.command, TyperGroup):
+        return group
+    command = group.command.get_command(group, group.invoked_subcommand)
+    return group if command is None else Context(command, parent=group, info_name=group.invoked_subcommand)
 
 
 app = typer.Typer(
@@ -101,7 +112,7 @@ def quiet_driver_logs(keep: bool) -> None:
 app.command("cypher")(store_cmds.cypher_command)
 app.command("stats")(store_cmds.stats_command)
 app.command("schema")(store_cmds.schema_command)
-app.add_typer(store_cmds.store_app, name="store")
+app.add_typer(store_cmds.store_app, name="store", cls=OneLineUsageErrors)
 app.command("ingest")(ingest_cmds.ingest_command)
 app.command("delete")(ingest_cmds.delete_command)
 app.command("relink")(ingest_cmds.relink_command)
@@ -114,7 +125,7 @@ app.command("eval")(eval_cmds.eval_command)
 app.command("bench")(eval_cmds.bench_command)
 app.command("eval-cypher")(eval_cmds.eval_cypher_command)
 app.command("serve")(serve_cmds.serve_command)
-app.add_typer(key_cmds.keys_app, name="keys")
+app.add_typer(key_cmds.keys_app, name="keys", cls=OneLineUsageErrors)
 app.command("mcp")(mcp_cmds.mcp_command)
 app.command("ui")(ui_cmds.ui_command)
 app.command("train-layout")(model_cmds.train_layout_command)
