@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from docgraph.ingest.links.references import find_mentions
-from docgraph.ingest.types import OutlineEntry
+from docgraph.ingest.types import OutlineEntry, PageLayout
 from docgraph.records import GraphBatch
 from tests.test_graph_build import build, edges, key_of, layout, page, region
 
@@ -234,3 +234,45 @@ def test_running_heads_and_headers_are_not_reference_sources() -> None:
     )
     assert edges(batch, "REF") == []
     assert batch.stats["resolved_refs"] == batch.stats["unresolved_refs"] == 0
+
+
+def merged_papers() -> GraphBatch:
+    """Two papers bound in one PDF, each with its own Figure 1, Section 2 and Eq. (1)."""
+
+    def paper(first: int, name: str) -> list[PageLayout]:
+        return [
+            page(
+                first,
+                region("title", f"{name}: A Study", 40, font_size=20),
+                region("section_header", f"2 {name} Methods", 120),
+                region("formula", f"y = {name[0].lower()} x (1)", 160),
+                region("figure", f"{name} drawing", 200, 400),
+                region("caption", f"Figure 1: The {name} setup", 405),
+            ),
+            page(first + 1, region("paragraph", f"In {name}, Figure 1 and Eq. (1) follow from Section 2.", 60)),
+        ]
+
+    return build(layout(*paper(1, "Alpha"), *paper(3, "Beta")))
+
+
+def test_a_merged_pdf_refers_each_paper_to_its_own_numbers() -> None:
+    """Every "Figure 1" of the second paper pointed at the first paper's figure."""
+    batch = merged_papers()
+    sec = section_keys(batch)
+    for name in ("Alpha", "Beta"):
+        assert refs(batch, f"In {name}, Figure 1 and Eq. (1) follow from Section 2.") == [
+            ("Region", key_of(batch, f"{name} drawing"), "Figure 1"),
+            ("Region", key_of(batch, f"y = {name[0].lower()} x (1)"), "Equation 1"),
+            ("Section", sec[f"2 {name} Methods"], "Section 2"),
+        ]
+
+
+def test_a_number_only_another_part_has_still_resolves_there() -> None:
+    """A title typed inside one paper splits it in parts; its references still reach back."""
+    batch = build(
+        layout(
+            page(1, region("figure", "plot", 100, 300), region("caption", "Figure 4: A plot", 305)),
+            page(2, region("title", "A Big Heading", 40, font_size=20), region("paragraph", "Figure 4 shows it.", 80)),
+        )
+    )
+    assert refs(batch, "Figure 4 shows it.") == [("Region", key_of(batch, "plot"), "Figure 4")]

@@ -8,6 +8,7 @@ from page headers/footers. A reference that does not resolve is counted, never g
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -89,51 +90,74 @@ def find_mentions(text: str) -> list[Mention]:
 # ---- targets -------------------------------------------------------------------------------
 
 
+Choices = list[tuple[int, str]]  # (part, target key), best first
+
+
+@dataclass(slots=True)
+class Parts:
+    """The papers of a merged PDF (proceedings, a bound set of reports): a part begins on each page
+    with a title region, so that "Figure 1" in the second paper is the second paper's Figure 1."""
+
+    first_pages: list[int] = field(default_factory=list)  # sorted
+
+    def of(self, place: tuple[int, float]) -> int:
+        return bisect_right(self.first_pages, place[0])
+
+
 @dataclass(slots=True)
 class TargetIndex:
-    """Where each number of the document's own numbering points: (label, key) of the target node."""
+    """Where each number of the document's own numbering points: (label, key) of the target node,
+    the one in the mention's own part when the number is in several (else the first)."""
 
-    figures: dict[tuple[str, str], str] = field(default_factory=dict)  # (figure|table, number) -> region
-    sections: dict[str, str] = field(default_factory=dict)  # number -> section
-    section_titles: list[tuple[list[str], int, str]] = field(default_factory=list)  # (tokens, level, key)
-    equations: dict[str, str] = field(default_factory=dict)  # number -> formula region
+    parts: Parts = field(default_factory=Parts)
+    figures: dict[tuple[str, str], Choices] = field(default_factory=dict)  # (figure|table, number)
+    sections: dict[str, Choices] = field(default_factory=dict)  # number -> sections
+    section_titles: list[tuple[list[str], int, str, int]] = field(default_factory=list)  # (tokens, level, key, part)
+    equations: dict[str, Choices] = field(default_factory=dict)  # number -> formula regions
     printed_pages: dict[int, int] = field(default_factory=dict)  # printed number -> physical page
     page_offset: int | None = None  # printed - physical, when page numbers were found
     page_numbers: set[int] = field(default_factory=set)
 
-    def resolve(self, mention: Mention, ids: IdScheme) -> tuple[str, str] | None:
+    def resolve(self, mention: Mention, ids: IdScheme, part: int = 0) -> tuple[str, str] | None:
         number = mention.canonical
         if mention.kind in ("figure", "table"):
-            key = self.figures.get((mention.kind, number))
+            key = _pick(self.figures.get((mention.kind, number)), part)
             return ("Region", key) if key else None
         if mention.kind == "equation":
-            key = self.equations.get(number)
+            key = _pick(self.equations.get(number), part)
             return ("Region", key) if key else None
         if mention.kind == "page":
             page = self._physical_page(int(number))
             return ("Page", ids.page(page)) if page else None
-        key = self.sections.get(number) or self._section_by_title(mention.kind, mention.number)
+        key = _pick(self.sections.get(number), part) or self._section_by_title(mention.kind, mention.number, part)
         return ("Section", key) if key else None
 
-    def _section_by_title(self, kind: str, number: str) -> str | None:
+    def _section_by_title(self, kind: str, number: str, part: int) -> str | None:
         if kind == "section":
             return None
         wanted = [kind, number.lower()]
-        for tokens, _, key in self.section_titles:
-            if tokens[:2] == wanted:
-                return key
-        if kind == "appendix" and re.fullmatch(r"[A-Z]", number):
+        found = [(p, key) for tokens, _, key, p in self.section_titles if tokens[:2] == wanted]
+        if not found and kind == "appendix" and re.fullmatch(r"[A-Z]", number):
             # Appendices titled just "A Copying Information" (the letter is their number).
-            for tokens, level, key in self.section_titles:
-                if level == 1 and tokens[:1] == [number.lower()] and len(tokens) > 1:
-                    return key
-        return None
+            found = [
+                (p, key)
+                for tokens, level, key, p in self.section_titles
+                if level == 1 and tokens[:1] == [number.lower()] and len(tokens) > 1
+            ]
+        return _pick(found, part)
 
     def _physical_page(self, printed: int) -> int | None:
         if printed in self.printed_pages:
             return self.printed_pages[printed]
         physical = printed - self.page_offset if self.page_offset is not None else printed
         return physical if physical in self.page_numbers else None
+
+
+def _pick(choices: Choices | None, part: int) -> str | None:
+    """The first choice in ``part``, else the first of all."""
+    if not choices:
+        return None
+    return next((key for p, key in choices if p == part), choices[0][1])
 
 
 def build_target_index(
@@ -143,20 +167,22 @@ def build_target_index(
     pages: list[PageLayout],
     ids: IdScheme,
 ) -> TargetIndex:
-    index = TargetIndex(page_numbers={page.number for page in pages})
+    parts = Parts(sorted({pr.page for pr in placed if pr.region.kind == "title"}))
+    index = TargetIndex(parts=parts, page_numbers={page.number for page in pages})
     _index_figures(index, placed, captions)
     implied = implied_section_numbers(tree.sections)
     for section in tree.sections:
-        key = ids.section(section.index)
+        key, part = ids.section(section.index), parts.of(section.anchor)
         if section.number:
-            index.sections.setdefault(canonical_number(section.number), key)
-        index.section_titles.append((re.findall(r"[a-z0-9]+", section.title.lower()), section.level, key))
-    for section_index, number in implied.items():  # after the printed numbers, which it never displaces
-        index.sections.setdefault(number, ids.section(section_index))
+            index.sections.setdefault(canonical_number(section.number), []).append((part, key))
+        index.section_titles.append((re.findall(r"[a-z0-9]+", section.title.lower()), section.level, key, part))
+    anchors = {section.index: section.anchor for section in tree.sections}
+    for section_index, number in implied.items():  # after the printed numbers, which come first
+        index.sections.setdefault(number, []).append((parts.of(anchors[section_index]), ids.section(section_index)))
     for pr in placed:
         tag = _EQ_TAG.search(pr.region.text) if pr.region.kind == "formula" else None
         if tag:
-            index.equations.setdefault(canonical_number(tag.group(1)), pr.key)
+            index.equations.setdefault(canonical_number(tag.group(1)), []).append((parts.of(pr.place), pr.key))
     index.page_offset, index.printed_pages = printed_page_map(pages, placed)
     return index
 
@@ -184,23 +210,23 @@ def _index_figures(index: TargetIndex, placed: list[PlacedRegion], captions: dic
     start with their own label: a figure/table region, a short paragraph "Figure 3: ...", and last a
     caption that is nothing but a label.
     """
-    tiers: list[list[tuple[str, str, str]]] = [[], [], [], []]
+    tiers: list[list[tuple[str, str, str, int]]] = [[], [], [], []]
     for pr in placed:
         text = pr.region.text
         label = caption_label(text)
         if not label or not pr.is_body:
             continue
-        entry = (label.kind, canonical_number(label.number), pr.key)
+        entry = (label.kind, canonical_number(label.number), pr.key, index.parts.of(pr.place))
         if pr.region.kind == "caption":
-            entry = (*entry[:2], captions.get(pr.key, pr.key))
+            entry = (entry[0], entry[1], captions.get(pr.key, pr.key), entry[3])
             tiers[3 if label.bare else 0].append(entry)
         elif pr.region.kind in ("figure", "table"):
             tiers[1].append(entry)
         elif len(text) <= MAX_LABEL_PARAGRAPH_CHARS and _LABEL_END.match(text, label.end):
             tiers[2].append(entry)
-    for tier in tiers:
-        for kind, number, key in tier:
-            index.figures.setdefault((kind, number), key)
+    for tier in tiers:  # best first: a part's weaker label still beats another part's caption
+        for kind, number, key, part in tier:
+            index.figures.setdefault((kind, number), []).append((part, key))
 
 
 def printed_page_map(pages: list[PageLayout], placed: list[PlacedRegion]) -> tuple[int | None, dict[int, int]]:
@@ -252,7 +278,7 @@ def reference_edges(
             if mention.start < skip_until or (mention.kind, mention.canonical) in seen:
                 continue
             seen.add((mention.kind, mention.canonical))
-            target = index.resolve(mention, ids)
+            target = index.resolve(mention, ids, index.parts.of(pr.place))
             if target is None:
                 result.unresolved += 1
                 result.unresolved_labels[mention.label] += 1
