@@ -99,7 +99,7 @@ def test_once_a_key_exists_every_request_needs_one_of_the_right_role(server: tup
         refused = httpx.get(f"{url}{path}")
         assert refused.status_code == 401 and refused.headers["www-authenticate"] == "Bearer", path
     wrong = httpx.get(f"{url}/documents", headers={"Authorization": f"Bearer {reader[:-1]}x"})
-    assert wrong.status_code == 401
+    assert wrong.status_code == 401 and "not one of this server's" in wrong.json()["error"]["message"]
     as_reader = {"Authorization": f"Bearer {reader}"}
     as_writer = {"Authorization": f"Bearer {writer}"}
     assert httpx.get(f"{url}/documents", headers=as_reader).status_code == 200
@@ -119,7 +119,8 @@ def test_once_a_key_exists_every_request_needs_one_of_the_right_role(server: tup
 
     reader_id = next(k["key_id"] for k in listed if k["role"] == "reader")
     assert docgraph(home, "keys", "revoke", reader_id).returncode == 0
-    assert httpx.get(f"{url}/documents", headers=as_reader).status_code == 401  # at once, in the running server
+    revoked = httpx.get(f"{url}/documents", headers=as_reader)  # at once, in the running server
+    assert revoked.status_code == 401 and f"key {reader_id} was revoked at" in revoked.json()["error"]["message"]
     assert httpx.get(f"{url}/documents", headers=as_writer).status_code == 200
 
     # The last key revoked (it leaked, say): the server locks rather than opening to everyone
@@ -128,6 +129,11 @@ def test_once_a_key_exists_every_request_needs_one_of_the_right_role(server: tup
     for headers in ({}, as_writer):
         locked = httpx.get(f"{url}/documents", headers=headers)
         assert locked.status_code == 401 and "every API key is revoked" in locked.json()["error"]["message"]
+
+    # A damaged key file (cut short by a full disk, or a hand edit) keeps everyone out, in JSON
+    (home / "keys.json").write_text('{"keys": [')
+    damaged = httpx.get(f"{url}/health", headers=as_writer)
+    assert damaged.status_code == 500 and damaged.json()["error"]["type"] == "key_store_unreadable"
 
 
 def test_behind_a_path_prefix_a_reader_still_may_not_upload_or_delete(local_home: Path, tmp_path: Path) -> None:
@@ -234,6 +240,41 @@ def test_roles_hosts_and_key_format_by_hand(tmp_path: Path) -> None:
     assert reader.allows("reader") and not reader.allows("writer")
     assert not keys.revoke(record.key_id).allows("reader")
     assert keys.verify(secret) is None
+
+
+AT_ONCE = """
+import sys, time
+from pathlib import Path
+from docgraph.app.auth.keys import KeyStore
+keys = KeyStore(Path(sys.argv[1]))
+time.sleep(max(0.0, float(sys.argv[2]) - time.time()))  # every process starts its change at this moment
+if sys.argv[3] == "revoke":
+    keys.revoke(sys.argv[4])
+else:
+    keys.create("reader", sys.argv[4])
+"""
+
+
+def change_keys_at_once(home: Path, changes: list[tuple[str, str]]) -> None:
+    """Each (action, argument) in a process of its own, all at the same moment."""
+    start = time.time() + 3.0  # after every process has imported docgraph
+    processes = [
+        subprocess.Popen([sys.executable, "-c", AT_ONCE, str(home), str(start), action, argument])
+        for action, argument in changes
+    ]
+    assert [process.wait(timeout=60) for process in processes] == [0] * len(changes)
+
+
+def test_keys_changed_by_several_processes_at_once_are_all_kept(tmp_path: Path) -> None:
+    """Each rewrote the file from what it had read: of 8 keys made at once, 4 were kept, and a key
+    revoked while others were made stayed active."""
+    change_keys_at_once(tmp_path, [("create", f"colleague {i}") for i in range(8)])
+    assert sorted(key.name for key in KeyStore(tmp_path).records()) == [f"colleague {i}" for i in range(8)]
+    for round_ in range(3):
+        leaked, secret = KeyStore(tmp_path).create("writer", f"leaked {round_}")
+        change_keys_at_once(tmp_path, [("revoke", leaked.key_id), *[("create", f"new {round_}.{i}") for i in range(3)]])
+        assert KeyStore(tmp_path).verify(secret) is None, f"round {round_}: the revoked key still gets in"
+    assert len(KeyStore(tmp_path).records()) == 8 + 3 * 4
 
 
 def test_concurrent_deletes_of_different_documents_all_succeed(server: tuple[str, Path]) -> None:

@@ -8,12 +8,16 @@ every request needs ``Authorization: Bearer KEY`` of a role that may make it.
 
 from __future__ import annotations
 
+import logging
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from docgraph.app.api.errors import error_response, route_path
 from docgraph.app.auth.keys import KeyStore, Role
+from docgraph.errors import ConfigError
+
+logger = logging.getLogger(__name__)
 
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -81,13 +85,23 @@ class AccessGuard:
         origin = headers.get("origin")
         if method in UNSAFE_METHODS and origin is not None and host_name(urlsplit(origin).netloc) not in self.hosts:
             return 403, "forbidden_origin", f"requests from {origin!r} may not change anything here"
+        try:
+            return self.key_refusal(method, path, headers.get("authorization", ""))
+        except ConfigError as error:  # the key file is damaged: nobody gets in, and the log says why
+            logger.error("%s", error)
+            return 500, "key_store_unreadable", "the server's API keys cannot be read; its log says why"
+
+    def key_refusal(self, method: str, path: str, authorization: str) -> tuple[int, str, str] | None:
         if not self.keys.in_use():
             return None
-        scheme, _, secret = headers.get("authorization", "").partition(" ")
-        key = self.keys.verify(secret.strip()) if scheme.lower() == "bearer" else None
+        scheme, _, secret = authorization.partition(" ")
+        sent = scheme.lower() == "bearer" and bool(secret.strip())
+        key = self.keys.verify(secret.strip()) if sent else None
         if key is None:
             if not self.keys.any_active():
                 return 401, "unauthorized", "every API key is revoked: make one with `docgraph keys create`"
+            if sent:
+                return 401, "unauthorized", self.keys.refusal(secret.strip())
             return 401, "unauthorized", "an API key is needed: send `Authorization: Bearer KEY` (docgraph keys create)"
         role = required_role(method, path)
         if not key.allows(role):

@@ -15,11 +15,14 @@ import os
 import re
 import secrets
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, get_args
 
+from docgraph.app.file_locks import file_lock
 from docgraph.errors import ConfigError, NotFoundError
 
 Role = Literal["reader", "writer"]
@@ -62,16 +65,19 @@ class KeyStore:
     def __init__(self, home: Path) -> None:
         self.path = home / KEYS_FILE
         self._lock = threading.Lock()
-        self._cached: tuple[float, list[ApiKey]] | None = None
+        self._cached: tuple[tuple[int, int, int], list[ApiKey]] | None = None
 
     def records(self) -> list[ApiKey]:
         try:
-            mtime = self.path.stat().st_mtime_ns
+            found = self.path.stat()
         except FileNotFoundError:
             return []
+        # Each change is a new file, its size changed: two changes within the clock's tick share
+        # a modification time, and a revocation must not be hidden behind the change before it.
+        version = (found.st_ino, found.st_mtime_ns, found.st_size)
         with self._lock:
-            if self._cached is None or self._cached[0] != mtime:
-                self._cached = (mtime, self._read())
+            if self._cached is None or self._cached[0] != version:
+                self._cached = (version, self._read())
             return list(self._cached[1])
 
     def any_active(self) -> bool:
@@ -86,7 +92,7 @@ class KeyStore:
         """A new key of ``role``: its record, and the key itself (shown once, never stored)."""
         if role not in ROLES:
             raise ConfigError(f"unknown role {role!r}; choose one of {', '.join(ROLES)}")
-        with self._lock:
+        with self._changing():
             keys = self._read()
             taken = {key.key_id for key in keys}
             key_id = secrets.token_hex(4)
@@ -100,11 +106,11 @@ class KeyStore:
 
     def discard(self, key_id: str) -> None:
         """Forget a key as if it had never been made (a key whose file could not be written)."""
-        with self._lock:
+        with self._changing():
             self._write([key for key in self._read() if key.key_id != key_id])
 
     def revoke(self, key_id: str) -> ApiKey:
-        with self._lock:
+        with self._changing():
             keys = self._read()
             found = next((key for key in keys if key.key_id == key_id), None)
             if found is None:
@@ -133,6 +139,22 @@ class KeyStore:
         if record is None or not record.active or not hmac.compare_digest(record.sha256, _digest(secret)):
             return None
         return record
+
+    @contextmanager
+    def _changing(self) -> Iterator[None]:
+        """One change at a time, across processes too: two `docgraph keys` commands at once each
+        rewrote the file from what they had read, and one's new key or revocation was lost."""
+        with self._lock, file_lock(self.path.with_name(f".{self.path.name}.lock")):
+            yield
+
+    def refusal(self, secret: str) -> str:
+        """Why ``secret`` is refused, for its holder: revoked (said only to whoever holds the
+        whole key), or not a key of this server."""
+        match = _KEY.match(secret)
+        record = next((key for key in self.records() if match and key.key_id == match.group(1)), None)
+        if record is not None and record.revoked_at and hmac.compare_digest(record.sha256, _digest(secret)):
+            return f"key {record.key_id} was revoked at {record.revoked_at}: ask for a new one (docgraph keys create)"
+        return "this API key is not one of this server's (mistyped, or made for another data home)"
 
     def _read(self) -> list[ApiKey]:
         try:
