@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pymupdf
 import pytest
 
 from docgraph.app.config import Settings
+from docgraph.app.jobs.documents import delete_document
 from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.stages import IngestReport
 from docgraph.app.resources import SAMPLES_DIR
+from docgraph.app.stores.base import WriteResult
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.app.stores.kept_copies import keep_copy, kept_copies_dir
 from docgraph.app.stores.temporary import temporary_local_store
 from docgraph.errors import BadDocumentError, StoreError
 from docgraph.ingest.structure.ids import file_sha256
+from docgraph.records import GraphBatch
 
 SAMPLE = SAMPLES_DIR / "docgraph-sample.pdf"
 
@@ -137,3 +142,37 @@ def test_a_file_stored_as_built_is_not_read_again(falkordb_store: FalkorDBStore,
     assert copy.is_file()
     forced = build_ingest_pipeline(falkordb_store, settings, force=True).ingest(SAMPLE)
     assert forced.status == "replaced" and forced.timings.get("read", 0) > 0
+
+
+def test_a_delete_keeps_the_copy_a_write_of_the_same_content_found(
+    falkordb_store: FalkorDBStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Deleting one document while another of the same content was being written removed the PDF
+    both render from: the write had found it kept, the delete found no other document using it."""
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    files = kept_copies_dir(settings.home, falkordb_store)
+    pipeline = build_ingest_pipeline(falkordb_store, settings, embed=False)
+    assert pipeline.ingest(SAMPLE).status == "ingested"
+    twin = tmp_path / "twin.pdf"
+    twin.write_bytes(SAMPLE.read_bytes())
+    writing, go_on = threading.Event(), threading.Event()
+    write_document = falkordb_store.write_document
+
+    def held_write(batch: GraphBatch, force: bool = False) -> WriteResult:
+        writing.set()
+        go_on.wait(timeout=120)
+        return write_document(batch, force)
+
+    monkeypatch.setattr(falkordb_store, "write_document", held_write)
+    reports: list[IngestReport] = []
+    ingest = threading.Thread(target=lambda: reports.append(pipeline.ingest(twin)))
+    ingest.start()
+    assert writing.wait(timeout=120)
+    delete = threading.Thread(target=delete_document, args=(falkordb_store, "docgraph-sample", files))
+    delete.start()
+    delete.join(timeout=3)  # the copy went here, before the twin was written
+    go_on.set()
+    ingest.join(timeout=120)
+    delete.join(timeout=120)
+    assert reports[0].status == "ingested" and stored_documents(falkordb_store) == ["twin"]
+    assert (files / f"{file_sha256(SAMPLE)}.pdf").is_file()

@@ -23,7 +23,7 @@ from docgraph.app.cli.common import (
 from docgraph.app.config import Settings
 from docgraph.app.evaluation.metrics import SCOPES
 from docgraph.app.pipeline.embedding import configured_encoder
-from docgraph.app.pipeline.stages import expand_paths
+from docgraph.app.pipeline.source_files import expand_paths
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.retrieval.registry import EVAL_VARIANTS, RETRIEVER_NAMES
 from docgraph.app.stores.base import GraphStore

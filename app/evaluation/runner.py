@@ -21,7 +21,7 @@ from docgraph.app.evaluation.metrics import CUTOFFS, SCOPES, QuestionOutcome, re
 from docgraph.app.evaluation.paired import PairedComparison, compare, compare_by_type
 from docgraph.app.evaluation.questions import Question, QuestionsError, load_questions
 from docgraph.app.jobs.documents import check_distinct_ids
-from docgraph.app.pipeline.stages import expand_paths
+from docgraph.app.pipeline.source_files import expand_paths
 from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.registry import EVAL_VARIANTS, check_names, make_retrievers
 from docgraph.app.stores.base import GraphStore

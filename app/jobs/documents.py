@@ -8,7 +8,7 @@ from typing import Any
 
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, Row
-from docgraph.app.stores.kept_copies import drop_unused_copy
+from docgraph.app.stores.kept_copies import copies_locked, drop_unused_copy
 from docgraph.errors import ConfigError, DocgraphError, DocumentNotFoundError
 from docgraph.ingest.structure.ids import doc_id_for, file_sha256
 
@@ -91,7 +91,8 @@ def delete_document(store: GraphStore, doc: str, files_dir: Path) -> tuple[str, 
     doc_id, sha256 = str(document["doc_id"]), str(document.get("sha256") or "")
     deleted = store.delete_document(doc_id)
     if sha256:
-        drop_unused_copy(store, files_dir, sha256)
+        with copies_locked(files_dir):
+            drop_unused_copy(store, files_dir, sha256)
     return doc_id, deleted
 
 

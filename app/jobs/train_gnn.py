@@ -14,7 +14,7 @@ from docgraph.app.pipeline.embedding import DiskCache, configured_encoder, embed
 from docgraph.app.pipeline.gnn import DEFAULT_CHECKPOINT
 from docgraph.app.pipeline.readers import make_reader
 from docgraph.app.pipeline.similarity import add_similarity_edges
-from docgraph.app.pipeline.stages import expand_paths, read_pdf
+from docgraph.app.pipeline.source_files import expand_paths, read_pdf
 from docgraph.app.resources import docgraph_release, source_commit
 from docgraph.errors import ConfigError, IngestError
 from docgraph.ingest.graph import build_graph

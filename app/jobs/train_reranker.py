@@ -19,7 +19,8 @@ import numpy as np
 from docgraph.app.config import Settings
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.embedding import configured_encoder
-from docgraph.app.pipeline.stages import IngestContext, expand_paths
+from docgraph.app.pipeline.source_files import expand_paths
+from docgraph.app.pipeline.stages import IngestContext
 from docgraph.app.resources import docgraph_release, source_commit
 from docgraph.app.retrieval.base import ScoredRegion
 from docgraph.app.retrieval.expansion import expand

@@ -6,7 +6,8 @@ from collections.abc import Iterable
 from concurrent.futures import as_completed
 from dataclasses import dataclass
 
-from docgraph.app.pipeline.stages import IngestContext, check_exists
+from docgraph.app.pipeline.source_files import check_exists
+from docgraph.app.pipeline.stages import IngestContext
 from docgraph.ingest.page.scan import PageScan
 from docgraph.ingest.readers.paged import DEFAULT_WINDOW_PAGES, PagedReader, PageWindow, page_count, page_windows
 from docgraph.ingest.types import Reader

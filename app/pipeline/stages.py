@@ -12,9 +12,8 @@ at a time; the stages that use the store run in this process, one document at a 
 from __future__ import annotations
 
 import contextvars
-import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -31,9 +30,15 @@ from docgraph.app.pipeline.store_locks import store_lock
 from docgraph.app.pipeline.unchanged import note_moved_source, stored_as_built
 from docgraph.app.pipeline.vanished_links import Relink, write_with_current_links
 from docgraph.app.stores.base import GraphStore, WriteResult
-from docgraph.app.stores.kept_copies import changed_message, drop_unused_copy, keep_copy, stored_sha256
+from docgraph.app.stores.kept_copies import (
+    changed_message,
+    copies_locked,
+    drop_unused_copy,
+    keep_copy,
+    stored_sha256,
+)
 from docgraph.errors import BadDocumentError, DocgraphError, IngestError, WorkerLostError
-from docgraph.ingest.types import DocumentLayout, ProgressCallback, Reader
+from docgraph.ingest.types import DocumentLayout
 from docgraph.records import GraphBatch
 
 if TYPE_CHECKING:  # the scanners load PyMuPDF, which asking a question does without
@@ -131,16 +136,21 @@ class WriteStage:
         if self.files_dir is None:
             self._write(ctx)
             return
+        with copies_locked(self.files_dir):
+            self._write_with_copy(ctx, self.files_dir)
+
+    def _write_with_copy(self, ctx: IngestContext, files_dir: Path) -> None:
+        assert ctx.batch is not None
         previous = stored_sha256(self.store, ctx.batch.doc_id)
-        made = keep_copy(ctx.path, self.files_dir, ctx.batch.sha256)
+        made = keep_copy(ctx.path, files_dir, ctx.batch.sha256)
         try:
             self._write(ctx)
         except BaseException:
             if made:
-                drop_unused_copy(self.store, self.files_dir, ctx.batch.sha256)
+                drop_unused_copy(self.store, files_dir, ctx.batch.sha256)
             raise
         if previous and previous != ctx.batch.sha256:  # another file replaced: its copy may go
-            drop_unused_copy(self.store, self.files_dir, previous)
+            drop_unused_copy(self.store, files_dir, previous)
 
     def _write(self, ctx: IngestContext) -> None:
         assert ctx.batch is not None
@@ -173,10 +183,15 @@ def file_state(path: Path) -> FileState | None:
     return found.st_size, found.st_mtime_ns, found.st_ino
 
 
+def file_changed(ctx: IngestContext) -> bool:
+    """Whether the file is not as it was when its ingest began (rewritten, replaced or gone)."""
+    return ctx.file_state is not None and file_state(ctx.path) != ctx.file_state
+
+
 def check_unchanged(ctx: IngestContext) -> None:
     """Refuse to write a graph read from a file that was rewritten (or replaced) while it was read:
     its pages may come from two versions. Nothing is written; ingesting it again reads it whole."""
-    if ctx.file_state is not None and file_state(ctx.path) != ctx.file_state:
+    if file_changed(ctx):
         raise BadDocumentError(changed_message(ctx.path))
 
 
@@ -262,7 +277,8 @@ class IngestPipeline:
         if stored is None:
             return None
         if write.files_dir is not None:
-            keep_copy(path, write.files_dir, stored.sha256)
+            with copies_locked(write.files_dir):
+                keep_copy(path, write.files_dir, stored.sha256)
         note_moved_source(write.store, stored, path)
         counts = {"Document": 1, "Page": stored.pages, "Section": stored.sections, "Region": stored.regions}
         return IngestReport(
@@ -321,7 +337,7 @@ class IngestPipeline:
 def _failed(ctx: IngestContext, error: str) -> IngestReport:
     """The report of a file that failed; one rewritten while it was read failed for that reason
     (its later pages may look damaged, read half old and half new)."""
-    if ctx.file_state is not None and file_state(ctx.path) != ctx.file_state:
+    if file_changed(ctx):
         error = f"{changed_message(ctx.path)} (reading it ended in: {error})"
     return IngestReport(path=ctx.path, status="failed", error=error, timings=ctx.timings)
 
@@ -370,32 +386,3 @@ def _file_size(path: Path) -> int:
         return path.stat().st_size
     except OSError:
         return 0
-
-
-def expand_paths(paths: Iterable[Path]) -> list[Path]:
-    """Files as given, and the PDFs inside folders (recursively, sorted); a file named twice (itself
-    and its folder) once, where it first comes, so that its one report says what was done to it."""
-    found: dict[Path, Path] = {}
-    for path in paths:
-        files = (
-            sorted(p for p in path.rglob("*") if p.suffix.lower() == ".pdf" and p.is_file())
-            if path.is_dir()
-            else [path]
-        )
-        for file in files:
-            found.setdefault(Path(os.path.abspath(file)), file)  # links keep their own names
-    return list(found.values())
-
-
-def read_pdf(reader: Reader, path: Path, progress: ProgressCallback | None = None) -> DocumentLayout:
-    """``path`` read by ``reader``; a missing, unreadable or broken file is a one-line
-    :class:`BadDocumentError`, not a traceback."""
-    check_exists(path)
-    return reader.read(path, progress=progress)
-
-
-def check_exists(path: Path) -> None:
-    if not path.exists():
-        raise BadDocumentError(f"{path}: no such file")
-    if not path.is_file():
-        raise BadDocumentError(f"{path}: not a file")

@@ -16,7 +16,8 @@ from docgraph.app.config import Settings
 from docgraph.app.pipeline.embedding import ENCODE_BATCH
 from docgraph.app.pipeline.execution.base import SourceFile
 from docgraph.app.pipeline.execution.sources import local_path
-from docgraph.app.pipeline.stages import IngestContext, Stage, read_pdf
+from docgraph.app.pipeline.source_files import read_pdf
+from docgraph.app.pipeline.stages import IngestContext, Stage
 from docgraph.errors import IngestError
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.page.scan import PageScan

@@ -4,9 +4,13 @@ them after the original file moves): where, making a copy, and removing one no d
 from __future__ import annotations
 
 import hashlib
+import shutil
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+from docgraph.app.file_locks import file_lock
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore
 from docgraph.errors import BadDocumentError
@@ -23,8 +27,28 @@ def stored_sha256(store: GraphStore, doc_id: str) -> str | None:
     return str(rows[0]["sha256"]) if rows and rows[0]["sha256"] else None
 
 
+def remove_kept_copies(files_dir: Path) -> None:
+    """The folder of a store that is gone (a throw-away store), and its lock."""
+    shutil.rmtree(files_dir, ignore_errors=True)
+    _lock_path(files_dir).unlink(missing_ok=True)
+
+
+def _lock_path(files_dir: Path) -> Path:
+    return files_dir.with_name(f"{files_dir.name}.lock")
+
+
+@contextmanager
+def copies_locked(files_dir: Path) -> Iterator[None]:
+    """The store's kept copies held still, across threads and processes: a write finds or makes its
+    copy and stores its document, or a delete finds a copy unused and removes it, never both at
+    once (a delete removed the copy a write of the same content had just found kept)."""
+    with file_lock(_lock_path(files_dir)):
+        yield
+
+
 def drop_unused_copy(store: GraphStore, files_dir: Path, sha256: str) -> None:
-    """Remove the kept copy of ``sha256`` unless a stored document still has that content."""
+    """Remove the kept copy of ``sha256`` unless a stored document still has that content; the
+    caller holds :func:`copies_locked`."""
     rows = store.read(cypher.load("count_documents_with_sha256", store.dialect), {"sha256": sha256})
     if not rows or not int(rows[0]["documents"] or 0):
         (files_dir / f"{sha256}.pdf").unlink(missing_ok=True)

@@ -12,7 +12,7 @@ from docgraph.app.config import Settings
 from docgraph.app.stores import falkordb_server
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import open_store
-from docgraph.app.stores.kept_copies import kept_copies_dir
+from docgraph.app.stores.kept_copies import kept_copies_dir, remove_kept_copies
 
 
 @contextmanager
@@ -32,6 +32,6 @@ def temporary_local_store(settings: Settings) -> Iterator[GraphStore]:
     finally:
         if store is not None:
             store.close()
-            shutil.rmtree(kept_copies_dir(settings.home, store), ignore_errors=True)
+            remove_kept_copies(kept_copies_dir(settings.home, store))
         falkordb_server.stop(home)
         shutil.rmtree(home, ignore_errors=True)
