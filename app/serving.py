@@ -9,6 +9,8 @@ documents whose stored version changed.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from docgraph.app.config import Settings
 from docgraph.app.pipeline.embedding import configured_encoder
@@ -17,7 +19,10 @@ from docgraph.app.retrieval.corpus import Corpus
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import apply_schema_if_allowed, open_store
+from docgraph.errors import QueriesBusyError
 from docgraph.models.encoders import TextEncoder
+
+QUERY_SLOT_WAIT_S = 2.0  # how long a written query waits for a slot before it is refused
 
 
 class ServingState:
@@ -28,6 +33,19 @@ class ServingState:
         self._lock = threading.Lock()
         self._corpus: Corpus | None = None
         self._retrievers: dict[tuple[str, str], Retriever] = {}  # by variant and encoder (its files)
+        self._query_slots = threading.BoundedSemaphore(settings.user_query_slots)
+
+    @contextmanager
+    def user_query_slot(self) -> Iterator[None]:
+        """One of the few slots for queries people or models wrote (a cartesian product can hold
+        the database's workers while retrieval waits); refused when none frees up soon."""
+        if not self._query_slots.acquire(timeout=QUERY_SLOT_WAIT_S):
+            slots = self.settings.user_query_slots
+            raise QueriesBusyError(f"{slots} written queries are running already: try again shortly")
+        try:
+            yield
+        finally:
+            self._query_slots.release()
 
     def store(self) -> GraphStore:
         with self._lock:

@@ -35,6 +35,10 @@ class StoreBusyError(StoreError):
     """Other writers kept changing the graph for as long as a write may wait; trying again later works."""
 
 
+class QueriesBusyError(DocgraphError):
+    """Every slot for queries people or models wrote is taken; trying again shortly works."""
+
+
 class QuerySyntaxError(StoreError):
     """The database rejected a query as malformed."""
 

@@ -141,3 +141,33 @@ def test_over_http_the_same_keys_guard_every_request(env: dict[str, str], http_s
         check_tools(over_stdio({**env, "DOCGRAPH_API_KEY": secret}))
     finally:
         keys.revoke(record.key_id)
+
+
+HEAVY_QUERY = "UNWIND range(1, 30000) AS a UNWIND range(1, 30000) AS b WITH a, b WHERE a * b = -1 RETURN count(*) AS n"
+
+
+def test_written_queries_wait_for_the_servers_few_slots(env: dict[str, str]) -> None:
+    """The API's /cypher ran in DOCGRAPH_USER_QUERY_SLOTS at once; the cypher tool had no limit, so
+    any agent could hold every database worker while retrieval waited."""
+    budget = {**env, "DOCGRAPH_USER_QUERY_SLOTS": "1", "DOCGRAPH_USER_QUERY_TIMEOUT_S": "3"}
+
+    async def run() -> dict[str, tuple[bool, str]]:
+        params = StdioServerParameters(command=str(DOCGRAPH), args=["mcp"], env=budget)
+        results: dict[str, tuple[bool, str]] = {}
+
+        async def call(query: str, after_s: float) -> None:
+            await anyio.sleep(after_s)
+            result = await session.call_tool("cypher", {"query": query})
+            results[query] = (result.is_error, "".join(getattr(c, "text", "") for c in result.content))
+
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            async with anyio.create_task_group() as group:
+                group.start_soon(call, HEAVY_QUERY, 0.0)
+                group.start_soon(call, "RETURN 1 AS one", 0.5)  # the heavy query holds the one slot now
+        return results
+
+    results = anyio.run(run)
+    refused, heavy = results["RETURN 1 AS one"], results[HEAVY_QUERY]
+    assert refused[0] and "1 written queries are running already" in refused[1], refused
+    assert heavy[0] and "ran past its 3s limit" in heavy[1], heavy  # its own budget ran out

@@ -6,11 +6,8 @@ from __future__ import annotations
 import hashlib
 import shutil
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-from docgraph.app.api.errors import ApiError
 from docgraph.app.api.job_store import JobStore
 from docgraph.app.api.jobs import KEPT_JOBS, JobManager
 from docgraph.app.config import Settings
@@ -21,8 +18,6 @@ from docgraph.app.pipeline.execution.factory import configured_workers, ingest_e
 from docgraph.app.pipeline.stages import IngestPipeline
 from docgraph.app.serving import ServingState
 from docgraph.app.stores.base import GraphStore
-
-QUERY_SLOT_WAIT_S = 2.0  # how long a written query waits for a slot before 429
 
 
 def jobs_key(settings: Settings) -> str:
@@ -40,7 +35,6 @@ class ApiState(ServingState):
         super().__init__(settings, store)
         self._ingest_tasks: TaskExecutor | None = None
         self._tasks_lock = threading.Lock()
-        self._query_slots = threading.BoundedSemaphore(settings.user_query_slots)
         self.jobs = JobManager(
             self.ingest_pipeline,
             JobStore(jobs_file(settings), KEPT_JOBS),
@@ -65,18 +59,6 @@ class ApiState(ServingState):
     @property
     def max_upload_bytes(self) -> int:
         return int(self.settings.api_max_upload_mb * 1024 * 1024)
-
-    @contextmanager
-    def user_query_slot(self) -> Iterator[None]:
-        """One of the few slots for queries people or models wrote; 429 when none frees up soon."""
-        if not self._query_slots.acquire(timeout=QUERY_SLOT_WAIT_S):
-            raise ApiError(
-                429, "busy", f"{self.settings.user_query_slots} written queries are running already: try again shortly"
-            )
-        try:
-            yield
-        finally:
-            self._query_slots.release()
 
     def ingest_pipeline(self, embed: bool, force: bool = False, path: Path | None = None) -> IngestPipeline:
         """The pipeline for one upload: through the shared workers (started on first need) when the file

@@ -70,7 +70,8 @@ def build_server(settings: Settings) -> MCPServer[Any]:
     @as_tool_errors
     def cypher(query: QueryText, params: dict[ParamName, ParamValue] | None = None) -> dict[str, Any]:
         """Run a read-only Cypher query (see `schema`); writes are refused by the database."""
-        result = run_written_query(query, state.store(), settings, params)
+        with state.user_query_slot():  # as the API's /cypher: a few at once, however many agents ask
+            result = run_written_query(query, state.store(), settings, params)
         return {"cypher": result.cypher, "rows": result.rows, "truncated": result.truncated}
 
     @server.tool()
