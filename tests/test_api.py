@@ -182,6 +182,26 @@ def test_uploads_over_the_size_limit_are_refused(client: TestClient) -> None:
     assert_error(chunked, 413, "too_large")
 
 
+def test_question_and_query_bodies_over_a_mebibyte_are_refused_unread(client: TestClient) -> None:
+    """Only uploads were capped: a reader's 300 MB question was read whole (the server's memory
+    rose by 0.9 GB) before the 4,000-character limit refused it."""
+    too_long = {"question": "penguins " * 120_000}  # 1.08 MB of JSON
+    assert_error(client.post("/ask", json=too_long), 413, "too_large")
+
+    def chunked_body() -> Iterator[bytes]:  # no Content-Length: counted as it arrives
+        yield b'{"query": "'
+        for _ in range(64):
+            yield b"x" * 65_536
+        yield b'"}'
+
+    chunked = client.post("/retrieve", content=chunked_body(), headers={"content-type": "application/json"})
+    assert_error(chunked, 413, "too_large")
+    assert "questions and queries are short" in chunked.json()["error"]["message"]
+    cypher = client.post("/cypher", json={"query": "RETURN $x AS x", "params": {"x": "y" * 2_000_000}})
+    assert_error(cypher, 413, "too_large")
+    assert client.post("/retrieve", json={"query": "penguins"}).status_code == 200  # a question as usual
+
+
 def test_a_broken_pdf_fails_in_its_job_and_leaves_the_graph_alone(client: TestClient, store: GraphStore) -> None:
     before = graph_snapshot(store)
     response = upload(client, b"%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\n%%EOF", "broken.pdf", embed="false")

@@ -122,6 +122,8 @@ def test_over_http_the_same_keys_guard_every_request(env: dict[str, str], http_s
         accept = {"Accept": "application/json, text/event-stream", "Authorization": f"Bearer {secret}"}
         proxied = httpx.post(http_server, json=initialize, headers={**accept, "Host": "mcp.example"})
         assert proxied.status_code == 200, proxied.text  # an allowed name gets in (the SDK said 421)
+        flood = {**initialize, "params": {"padding": "x" * 2_000_000}}  # read whole before: the reader's memory
+        assert httpx.post(http_server, json=flood, headers=accept).status_code == 413
 
         async def run() -> dict[str, Any]:
             client = httpx2.AsyncClient(headers={"Authorization": f"Bearer {secret}"}, timeout=120)

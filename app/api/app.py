@@ -14,7 +14,7 @@ from fastapi import FastAPI
 from docgraph.app.api import routes_documents, routes_query
 from docgraph.app.api.access import AccessGuard, allowed_hosts
 from docgraph.app.api.docs_pages import install_docs
-from docgraph.app.api.errors import SafeJSONResponse, UploadLimitMiddleware, install_error_handlers
+from docgraph.app.api.errors import BodyLimitMiddleware, SafeJSONResponse, install_error_handlers
 from docgraph.app.api.state import ApiState
 from docgraph.app.auth.keys import KeyStore
 from docgraph.app.config import Settings, load_settings
@@ -53,9 +53,9 @@ def create_app(settings: Settings | None = None, store: GraphStore | None = None
     install_docs(app)
     install_error_handlers(app)
     app.add_middleware(
-        UploadLimitMiddleware,
-        path=UPLOAD_PATH,
-        limit_bytes=state.max_upload_bytes,
+        BodyLimitMiddleware,
+        upload_path=UPLOAD_PATH,
+        upload_limit_bytes=state.max_upload_bytes,
         slack_bytes=MULTIPART_SLACK_BYTES,
     )
     hosts = allowed_hosts(state.settings.allowed_hosts, listen_host)

@@ -2,8 +2,8 @@
 
 docgraph's typed errors map to statuses by class (most specific first); request validation errors
 are 422 with per-field details; anything unexpected is logged here with its traceback and answered
-with a plain 500 — no stack trace leaves the server. Upload bodies are capped before they are read
-(:class:`UploadLimitMiddleware`), so an oversized upload is refused without being buffered.
+with a plain 500 — no stack trace leaves the server. Request bodies are capped before they are read
+(:class:`BodyLimitMiddleware`), so an oversized body is refused without being buffered.
 """
 
 from __future__ import annotations
@@ -184,25 +184,40 @@ def route_path(scope: Scope) -> str:
     return path
 
 
-class UploadLimitMiddleware:
-    """Refuse a request body over ``max_bytes`` on the upload route with 413, reading no more of it.
+BODY_LIMIT_BYTES = 1024 * 1024  # any body but an upload: a question, a query and its parameters
+
+
+class BodyLimitMiddleware:
+    """Refuse a request body over its route's limit with 413, reading no more of it: on the upload
+    route (``upload_path``) the file size limit plus room for the multipart framing, elsewhere
+    ``BODY_LIMIT_BYTES`` (a reader's 300 MB question was read whole before it was refused).
 
     A declared ``Content-Length`` over the limit is refused at once; a body without one (chunked) is
     counted as it arrives, and the app's own answer is replaced with the 413 once the count passes.
     """
 
-    def __init__(self, app: ASGIApp, path: str, limit_bytes: int, slack_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, upload_path: str = "", upload_limit_bytes: int = 0, slack_bytes: int = 0) -> None:
         self.app = app
-        self.path = path
-        self.limit_bytes = limit_bytes  # the file size limit, for the message
-        self.max_bytes = limit_bytes + slack_bytes  # the body also holds the multipart framing
+        self.upload_path = upload_path
+        self.upload_limit_bytes = upload_limit_bytes  # the file size limit, for the message
+        self.slack_bytes = slack_bytes  # an upload's body also holds the multipart framing
+
+    def limit(self, scope: Scope) -> tuple[int, str]:
+        """The most bytes the request's body may have, and the message past that."""
+        if self.upload_path and scope.get("method") == "POST" and route_path(scope).rstrip("/") == self.upload_path:
+            limit_mib = self.upload_limit_bytes / (1024 * 1024)
+            message = f"the upload is larger than the limit of {limit_mib:.3g} MiB (setting api_max_upload_mb)"
+            return self.upload_limit_bytes + self.slack_bytes, message
+        limit_mib = BODY_LIMIT_BYTES / (1024 * 1024)
+        return BODY_LIMIT_BYTES, f"the request body is larger than {limit_mib:.3g} MiB; questions and queries are short"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("method") != "POST" or route_path(scope).rstrip("/") != self.path:
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if _declared_length(scope) > self.max_bytes:
-            await self._refuse(scope, receive, send)
+        max_bytes, message = self.limit(scope)
+        if _declared_length(scope) > max_bytes:
+            await error_response(413, "too_large", message)(scope, receive, send)
             return
         received = 0
         tripped = False
@@ -212,7 +227,7 @@ class UploadLimitMiddleware:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.max_bytes:
+                if received > max_bytes:
                     tripped = True
                     return {"type": "http.disconnect"}
             return message
@@ -227,12 +242,7 @@ class UploadLimitMiddleware:
             if not tripped:
                 raise
         if tripped:
-            await self._refuse(scope, receive, send)
-
-    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
-        limit_mib = self.limit_bytes / (1024 * 1024)
-        message = f"the upload is larger than the limit of {limit_mib:.3g} MiB (setting api_max_upload_mb)"
-        await error_response(413, "too_large", message)(scope, receive, send)
+            await error_response(413, "too_large", message)(scope, receive, send)
 
 
 def _declared_length(scope: Scope) -> int:

@@ -20,6 +20,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp
 
 from docgraph.app.api.access import AccessGuard, allowed_hosts
+from docgraph.app.api.errors import BodyLimitMiddleware
 from docgraph.app.api.models import DocIdField, KField, ParamName, ParamValue, QueryText, VariantField
 from docgraph.app.auth.keys import KeyStore
 from docgraph.app.config import Settings
@@ -110,7 +111,7 @@ def http_app(settings: Settings, host: str) -> ASGIApp:
     unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     app = build_server(settings).streamable_http_app(host=host, transport_security=unchecked)
     hosts = allowed_hosts(settings.allowed_hosts, host)
-    return AccessGuard(app, KeyStore(settings.home), hosts)
+    return AccessGuard(BodyLimitMiddleware(app), KeyStore(settings.home), hosts)
 
 
 def check_stdio_key(settings: Settings) -> None:
