@@ -68,7 +68,10 @@ def test_mcp_over_http_prints_where_it_listens(local_home: Path) -> None:
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=30)
     assert record == {"service": "MCP server", "url": f"http://127.0.0.1:{port}/mcp"}
-    assert out == "" and all(json.loads(line)["level"] for line in err.splitlines())
+    lines = [json.loads(line) for line in out.splitlines() + err.splitlines()]
+    assert out == "" and all(line["level"] for line in lines)
+    served = [line for line in lines if line["logger"] == "uvicorn.access" and line.get("path") == "/mcp"]
+    assert served and served[-1]["method"] == "GET", lines  # the operator sees what was asked (none before)
 
 
 def test_ui_prints_where_it_listens(local_home: Path, tmp_path: Path) -> None:

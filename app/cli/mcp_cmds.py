@@ -36,7 +36,9 @@ def mcp_command(
     settings = server_settings(store)
     if transport not in ("stdio", "http"):
         raise ConfigError(f"unknown transport {transport!r}; choose stdio or http")
-    log_config = server_log_config(json_output, server_level="WARNING", stdout_taken=transport == "stdio")
+    # Over http the access log, as serve keeps it (who was refused, what was served); stdio has none.
+    server_level = "INFO" if transport == "http" else "WARNING"
+    log_config = server_log_config(json_output, server_level=server_level, stdout_taken=transport == "stdio")
     if transport == "stdio":
         server.check_stdio_key(settings)
         logging.config.dictConfig(log_config)
