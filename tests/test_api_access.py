@@ -167,6 +167,9 @@ def test_behind_a_path_prefix_a_reader_still_may_not_upload_or_delete(local_home
         assert httpx.delete(f"{url}/documents/zoo", headers=as_reader).status_code == 403
         assert httpx.post(f"{url}/retrieve", json={"query": "penguins"}, headers=as_reader).status_code == 200
         assert httpx.delete(f"{url}/documents/zoo", headers=as_writer).status_code == 404  # let in
+        accepted = httpx.post(f"{url}/documents", files=pdf, data={"embed": "false"}, headers=as_writer)
+        job = accepted.json()["job_id"]  # where to follow it, as the client sees the server: the prefix too
+        assert accepted.status_code == 202 and accepted.headers["location"] == f"/dg/jobs/{job}", accepted.headers
     finally:
         process.terminate()
         process.communicate(timeout=30)

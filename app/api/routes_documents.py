@@ -79,6 +79,7 @@ def documents(state: State) -> list[dict[str, Any]]:
     tags=["documents"],
 )
 def upload_document(
+    request: Request,
     state: State,
     file: Annotated[UploadFile, File(description="A PDF file")],
     embed: Annotated[bool, Form(description="Embed regions for dense retrieval")] = True,
@@ -116,9 +117,8 @@ def upload_document(
     except BaseException:
         shutil.rmtree(job_dir, ignore_errors=True)
         raise
-    return SafeJSONResponse(
-        as_json(JobModel, job.to_json()), status_code=202, headers={"Location": f"/jobs/{job.job_id}"}
-    )
+    location = f"{request.scope.get('root_path', '')}/jobs/{job.job_id}"  # behind a proxy, under its prefix
+    return SafeJSONResponse(as_json(JobModel, job.to_json()), status_code=202, headers={"Location": location})
 
 
 @router.delete(
