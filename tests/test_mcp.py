@@ -18,6 +18,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from docgraph.app.auth.keys import KeyStore
+from docgraph.app.resources import docgraph_release
 from tests.conftest import fresh_graph_name
 from tests.ui_helpers import free_port, wait_for_json
 
@@ -43,8 +44,9 @@ def env(local_home: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str,
 
 
 async def use_tools(session: ClientSession) -> dict[str, Any]:
-    await session.initialize()
+    server = (await session.initialize()).server_info
     seen: dict[str, Any] = {"tools": {tool.name for tool in (await session.list_tools()).tools}}
+    seen["server"] = (server.name, server.version)
     for name, arguments in (
         ("documents", {}),
         ("retrieve", {"query": "When are the penguins fed?", "k": 3}),
@@ -63,6 +65,7 @@ async def use_tools(session: ClientSession) -> dict[str, Any]:
 
 def check_tools(seen: dict[str, Any]) -> None:
     assert seen["tools"] == TOOLS
+    assert seen["server"] == ("docgraph", docgraph_release())  # the version was empty
     ((error, documents),) = seen["documents"]
     assert not error and json.loads(documents)["doc_id"] == "docgraph-sample"
     (error, retrieved), too_many, blank = seen["retrieve"]

@@ -28,6 +28,7 @@ from docgraph.app.integrations.regions import retrieve_regions
 from docgraph.app.jobs.documents import find_document, list_documents
 from docgraph.app.llm.service import ask as ask_store
 from docgraph.app.llm.text2cypher import run_written_query
+from docgraph.app.resources import docgraph_release
 from docgraph.app.serving import ServingState
 from docgraph.app.stores.schema import load_graph_schema
 from docgraph.errors import ConfigError, DocgraphError
@@ -44,7 +45,7 @@ INSTRUCTIONS = (
 
 def build_server(settings: Settings) -> MCPServer[Any]:
     state = ServingState(settings)
-    server: MCPServer[Any] = MCPServer(name="docgraph", instructions=INSTRUCTIONS)
+    server: MCPServer[Any] = MCPServer(name="docgraph", version=docgraph_release(), instructions=INSTRUCTIONS)
 
     @server.tool()
     @as_tool_errors
