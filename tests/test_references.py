@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pymupdf
 import pytest
 
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.readers import make_reader
+from docgraph.app.resources import SAMPLES_DIR
+from docgraph.ingest.graph import build_graph
 from docgraph.ingest.links.references import find_mentions
 from docgraph.ingest.types import OutlineEntry, PageLayout
 from docgraph.records import GraphBatch
-from tests.test_graph_build import build, edges, key_of, layout, page, region
+from tests.test_graph_build import WHEN, build, edges, key_of, layout, page, region
+
+SAMPLE = SAMPLES_DIR / "docgraph-sample.pdf"
 
 
 def section_keys(batch: GraphBatch) -> dict[str, str]:
@@ -276,3 +285,25 @@ def test_a_number_only_another_part_has_still_resolves_there() -> None:
         )
     )
     assert refs(batch, "Figure 4 shows it.") == [("Region", key_of(batch, "plot"), "Figure 4")]
+
+
+def test_a_merged_pdf_read_from_its_pages_refers_each_paper_to_its_own_targets(tmp_path: Path) -> None:
+    """The sample bound twice, with the outline a merging tool writes (each paper a top-level entry):
+    every reference of the second paper went to the first paper's table, figure and sections."""
+    sample = pymupdf.open(SAMPLE)
+    pages = sample.page_count
+    outline = [[level + 1, title, page] for level, title, page in sample.get_toc()]
+    merged = pymupdf.open()
+    for _ in range(2):
+        merged.insert_pdf(sample)
+    merged.set_toc(
+        [[1, "Paper A", 1], *outline, [1, "Paper B", pages + 1], *[[lv, t, p + pages] for lv, t, p in outline]]
+    )
+    merged.save(tmp_path / "proceedings.pdf")
+    batch = build_graph(make_reader("auto", Settings(home=tmp_path)).read(tmp_path / "proceedings.pdf"), WHEN)
+    page_of = {n.key: n.props.get("page", n.props.get("page_start")) for n in batch.nodes}
+    links = [(page_of[e.src_key], page_of[e.dst_key]) for e in edges(batch, "REF")]
+    second = [(source, target) for source, target in links if source > pages]
+    assert len(second) == len(links) // 2 > 0  # the second paper refers as often as the first
+    assert all(target > pages for _, target in second), links
+    assert all(target <= pages for source, target in links if source <= pages), links

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from docgraph.ingest.links.edges import DASHES, LABEL_NUMBER, caption_label
 from docgraph.ingest.structure.ids import IdScheme, PlacedRegion
-from docgraph.ingest.structure.sections import SectionSpec, SectionTree
+from docgraph.ingest.structure.sections import TOP_OF_PAGE, SectionSpec, SectionTree
 from docgraph.ingest.types import PageLayout
 from docgraph.records import EdgeRecord
 
@@ -90,24 +90,25 @@ def find_mentions(text: str) -> list[Mention]:
 # ---- targets -------------------------------------------------------------------------------
 
 
-Choices = list[tuple[int, str]]  # (part, target key), best first
+Choices = list[tuple[int, int, str]]  # (rank: lower is better evidence, part, target key), in document order
 
 
 @dataclass(slots=True)
 class Parts:
-    """The papers of a merged PDF (proceedings, a bound set of reports): a part begins on each page
-    with a title region, so that "Figure 1" in the second paper is the second paper's Figure 1."""
+    """The papers of a merged PDF (proceedings, a bound set of reports) or the chapters of a book:
+    a part begins on a page holding a title region and at each top-level entry of the PDF's own
+    outline, so that "Figure 1" in the second paper is the second paper's Figure 1."""
 
-    first_pages: list[int] = field(default_factory=list)  # sorted
+    starts: list[tuple[int, float]] = field(default_factory=list)  # (page, position), sorted
 
     def of(self, place: tuple[int, float]) -> int:
-        return bisect_right(self.first_pages, place[0])
+        return bisect_right(self.starts, place)
 
 
 @dataclass(slots=True)
 class TargetIndex:
-    """Where each number of the document's own numbering points: (label, key) of the target node,
-    the one in the mention's own part when the number is in several (else the first)."""
+    """Where each number of the document's own numbering points: (label, key) of the target node;
+    of the best-evidenced targets of a number in several parts, the one in the mention's own part."""
 
     parts: Parts = field(default_factory=Parts)
     figures: dict[tuple[str, str], Choices] = field(default_factory=dict)  # (figure|table, number)
@@ -136,11 +137,11 @@ class TargetIndex:
         if kind == "section":
             return None
         wanted = [kind, number.lower()]
-        found = [(p, key) for tokens, _, key, p in self.section_titles if tokens[:2] == wanted]
+        found = [(0, p, key) for tokens, _, key, p in self.section_titles if tokens[:2] == wanted]
         if not found and kind == "appendix" and re.fullmatch(r"[A-Z]", number):
             # Appendices titled just "A Copying Information" (the letter is their number).
             found = [
-                (p, key)
+                (0, p, key)
                 for tokens, level, key, p in self.section_titles
                 if level == 1 and tokens[:1] == [number.lower()] and len(tokens) > 1
             ]
@@ -154,10 +155,12 @@ class TargetIndex:
 
 
 def _pick(choices: Choices | None, part: int) -> str | None:
-    """The first choice in ``part``, else the first of all."""
+    """Of the choices with the best evidence, the first in ``part``, else the first of all."""
     if not choices:
         return None
-    return next((key for p, key in choices if p == part), choices[0][1])
+    best = min(rank for rank, _, _ in choices)
+    ranked = [(p, key) for rank, p, key in choices if rank == best]
+    return next((key for p, key in ranked if p == part), ranked[0][1])
 
 
 def build_target_index(
@@ -167,24 +170,33 @@ def build_target_index(
     pages: list[PageLayout],
     ids: IdScheme,
 ) -> TargetIndex:
-    parts = Parts(sorted({pr.page for pr in placed if pr.region.kind == "title"}))
+    parts = document_parts(placed, tree)
     index = TargetIndex(parts=parts, page_numbers={page.number for page in pages})
     _index_figures(index, placed, captions)
     implied = implied_section_numbers(tree.sections)
     for section in tree.sections:
         key, part = ids.section(section.index), parts.of(section.anchor)
         if section.number:
-            index.sections.setdefault(canonical_number(section.number), []).append((part, key))
+            index.sections.setdefault(canonical_number(section.number), []).append((0, part, key))
         index.section_titles.append((re.findall(r"[a-z0-9]+", section.title.lower()), section.level, key, part))
     anchors = {section.index: section.anchor for section in tree.sections}
     for section_index, number in implied.items():  # after the printed numbers, which come first
-        index.sections.setdefault(number, []).append((parts.of(anchors[section_index]), ids.section(section_index)))
+        index.sections.setdefault(number, []).append((1, parts.of(anchors[section_index]), ids.section(section_index)))
     for pr in placed:
         tag = _EQ_TAG.search(pr.region.text) if pr.region.kind == "formula" else None
         if tag:
-            index.equations.setdefault(canonical_number(tag.group(1)), []).append((parts.of(pr.place), pr.key))
+            index.equations.setdefault(canonical_number(tag.group(1)), []).append((0, parts.of(pr.place), pr.key))
     index.page_offset, index.printed_pages = printed_page_map(pages, placed)
     return index
+
+
+def document_parts(placed: list[PlacedRegion], tree: SectionTree) -> Parts:
+    """Where the document's parts begin: each page with a title region (from its top), and each
+    top-level section of the PDF's outline (a section tree read from headers has no such level)."""
+    starts = {(pr.page, TOP_OF_PAGE - 1.0) for pr in placed if pr.region.kind == "title"}
+    if tree.source == "outline":
+        starts.update(section.anchor for section in tree.sections if section.level == 1)
+    return Parts(sorted(starts))
 
 
 def implied_section_numbers(sections: list[SectionSpec]) -> dict[int, str]:
@@ -224,9 +236,9 @@ def _index_figures(index: TargetIndex, placed: list[PlacedRegion], captions: dic
             tiers[1].append(entry)
         elif len(text) <= MAX_LABEL_PARAGRAPH_CHARS and _LABEL_END.match(text, label.end):
             tiers[2].append(entry)
-    for tier in tiers:  # best first: a part's weaker label still beats another part's caption
+    for rank, tier in enumerate(tiers):
         for kind, number, key, part in tier:
-            index.figures.setdefault((kind, number), []).append((part, key))
+            index.figures.setdefault((kind, number), []).append((rank, part, key))
 
 
 def printed_page_map(pages: list[PageLayout], placed: list[PlacedRegion]) -> tuple[int | None, dict[int, int]]:
