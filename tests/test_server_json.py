@@ -61,6 +61,15 @@ def test_serve_prints_where_it_listens_and_logs_json_lines(local_home: Path) -> 
     assert health and health[-1]["status"] == 200 and health[-1]["method"] == "GET", lines
 
 
+def test_serve_stopped_with_ctrl_c_exits_0(local_home: Path) -> None:
+    """Run on its own sockets, uvicorn re-raised the interrupt once it had shut down: exit 130."""
+    with started(["serve", "--port", str(free_port())], local_home) as (record, process):
+        assert httpx.get(f"{record['url']}/health", timeout=10).status_code == 200
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=30)
+    assert process.returncode == 0
+
+
 def test_mcp_over_http_prints_where_it_listens(local_home: Path) -> None:
     port = free_port()
     with started(["mcp", "--transport", "http", "--port", str(port)], local_home) as (record, process):

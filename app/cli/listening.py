@@ -3,40 +3,54 @@ and the start record printed only once the server answers (a script may connect 
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import sys
 from collections.abc import Callable
 from typing import Any
 
 from docgraph.errors import ConfigError
 
+STARTUP_FAILURE = 3  # uvicorn's exit status when the app did not start
 
-def listening_socket(host: str, port: int) -> socket.socket:
-    """A socket bound to ``host:port`` as uvicorn binds one (SO_REUSEADDR, IPv6 for a v6 address);
-    a port in use, an address not of this machine or a port it may not take is a ConfigError."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family=family)
+
+def listening_sockets(host: str, port: int) -> list[socket.socket]:
+    """Sockets bound to every address ``host`` names, as asyncio binds them under uvicorn (``localhost``
+    is 127.0.0.1 and ::1 where both are named; SO_REUSEADDR; IPv6 sockets IPv6 only); a name that
+    does not resolve, a port in use or an address not of this machine is a ConfigError."""
+    bound: list[socket.socket] = []
     try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        for family, kind, proto, _, address in dict.fromkeys(found):
+            sock = socket.socket(family, kind, proto)
+            bound.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
     except OSError as error:
-        sock.close()
+        for sock in bound:
+            sock.close()
         reason = error.strerror or str(error)
         raise ConfigError(f"cannot listen on {host}:{port}: {reason.lower()}") from error
-    except BaseException:
-        sock.close()
-        raise
-    sock.set_inheritable(True)
-    return sock
+    return bound
+
+
+def http_url(host: str, port: int) -> str:
+    """The server's address as a client writes it (an IPv6 address in brackets)."""
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 def check_port_free(host: str, port: int) -> None:
     """Refuse a port another server holds, before a server that binds it itself (Streamlit) starts."""
-    listening_socket(host, port).close()
+    for sock in listening_sockets(host, port):
+        sock.close()
 
 
-def serve_then_announce(app: Any, sock: socket.socket, announce: Callable[[], None]) -> None:
-    """Run ``app`` under uvicorn on the bound ``sock``; ``announce`` once it has started (its
-    lifespan run, the socket listening). A failed start exits as uvicorn does, announcing nothing."""
+def serve_then_announce(app: Any, sockets: list[socket.socket], announce: Callable[[], None]) -> None:
+    """Run ``app`` under uvicorn on the bound ``sockets``; ``announce`` once it has started (its
+    lifespan run, the sockets listening). A failed start exits as uvicorn does (3), announcing
+    nothing; Ctrl-C stops it as ``uvicorn.run`` does, with exit 0 once it has shut down."""
     import uvicorn
 
     class AnnouncingServer(uvicorn.Server):
@@ -45,4 +59,8 @@ def serve_then_announce(app: Any, sock: socket.socket, announce: Callable[[], No
             if self.started:
                 announce()
 
-    AnnouncingServer(uvicorn.Config(app, log_config=None)).run(sockets=[sock])
+    server = AnnouncingServer(uvicorn.Config(app, log_config=None))
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run(sockets=sockets)
+    if not server.started:
+        sys.exit(STARTUP_FAILURE)

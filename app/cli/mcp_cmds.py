@@ -10,7 +10,7 @@ import typer
 from docgraph.app.auth.exposure import check_exposure
 from docgraph.app.auth.keys import KeyStore
 from docgraph.app.cli.common import JsonOption, StoreOption, handles_errors, server_settings
-from docgraph.app.cli.listening import listening_socket, serve_then_announce
+from docgraph.app.cli.listening import http_url, listening_sockets, serve_then_announce
 from docgraph.app.cli.server_log import announce, server_log_config
 from docgraph.errors import ConfigError
 
@@ -45,7 +45,7 @@ def mcp_command(
         server.build_server(settings).run("stdio")
         return
     check_exposure(host, KeyStore(settings.home))
-    sock = listening_socket(host, port)  # a port in use fails here, in one line
+    sockets = listening_sockets(host, port)  # a port in use fails here, in one line
     logging.config.dictConfig(log_config)  # before the server is built, as serve does
-    url = f"http://{host}:{port}/mcp"
-    serve_then_announce(server.http_app(settings, host), sock, lambda: announce("MCP server", url, json_output))
+    url = f"{http_url(host, port)}/mcp"
+    serve_then_announce(server.http_app(settings, host), sockets, lambda: announce("MCP server", url, json_output))

@@ -10,7 +10,7 @@ import typer
 from docgraph.app.auth.exposure import check_exposure
 from docgraph.app.auth.keys import KeyStore
 from docgraph.app.cli.common import JsonOption, StoreOption, handles_errors, server_settings
-from docgraph.app.cli.listening import listening_socket, serve_then_announce
+from docgraph.app.cli.listening import http_url, listening_sockets, serve_then_announce
 from docgraph.app.cli.server_log import announce, server_log_config
 from docgraph.app.stores.url import masked_url
 
@@ -28,9 +28,9 @@ def serve_command(
 
     settings = server_settings(store)
     check_exposure(host, KeyStore(settings.home))
-    sock = listening_socket(host, port)  # a port in use fails here, in one line
-    url = f"http://{host}:{port}"
+    sockets = listening_sockets(host, port)  # a port in use fails here, in one line
+    url = http_url(host, port)
     logging.config.dictConfig(server_log_config(json_output))  # before the app resumes its jobs
     api = create_app(settings, listen_host=host)
     store_url = masked_url(settings.store_url)
-    serve_then_announce(api, sock, lambda: announce("API", url, json_output, docs=f"{url}/docs", store=store_url))
+    serve_then_announce(api, sockets, lambda: announce("API", url, json_output, docs=f"{url}/docs", store=store_url))

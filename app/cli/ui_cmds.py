@@ -12,7 +12,7 @@ import typer
 from docgraph.app.auth.exposure import check_exposure
 from docgraph.app.auth.keys import KeyStore
 from docgraph.app.cli.common import JsonOption, StoreOption, handles_errors, server_settings
-from docgraph.app.cli.listening import check_port_free
+from docgraph.app.cli.listening import check_port_free, http_url
 from docgraph.app.cli.server_log import announce
 from docgraph.app.resources import IMPORT_ROOT, ROOT
 from docgraph.app.stores.url import masked_url
@@ -33,7 +33,7 @@ def ui_command(
     settings = server_settings(store)  # a bad setting fails here, in one line, not inside the app
     check_exposure(host, KeyStore(settings.home))
     check_port_free(host, port)  # Streamlit binds it itself: a port in use is refused here, in one line
-    announce("UI", f"http://{host}:{port}", json_output, store=masked_url(settings.store_url))
+    announce("UI", http_url(host, port), json_output, store=masked_url(settings.store_url))
     command = streamlit_command(host, port)
     # Become the Streamlit server rather than wait on it: signals (Ctrl-C, `docker stop`) reach it
     # directly and no orphan is left behind when this process is killed.
