@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,6 +15,11 @@ def file_lock(path: Path) -> Iterator[None]:
     anew, so threads of one process exclude each other as processes do; the lock goes with the
     file's closing, also when the process dies."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+    # Read-only, and readable by all: the file holds nothing, and a lock file another user made
+    # (a container's user and root sharing a home) must still open.
+    descriptor = os.open(path, os.O_RDONLY | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
         yield
+    finally:
+        os.close(descriptor)

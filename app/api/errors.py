@@ -196,8 +196,16 @@ class BodyLimitMiddleware:
     counted as it arrives, and the app's own answer is replaced with the 413 once the count passes.
     """
 
-    def __init__(self, app: ASGIApp, upload_path: str = "", upload_limit_bytes: int = 0, slack_bytes: int = 0) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        upload_path: str = "",
+        upload_limit_bytes: int = 0,
+        slack_bytes: int = 0,
+        length_required: bool = False,
+    ) -> None:
         self.app = app
+        self.length_required = length_required  # 411 for a body sent without its length (MCP's)
         self.upload_path = upload_path
         self.upload_limit_bytes = upload_limit_bytes  # the file size limit, for the message
         self.slack_bytes = slack_bytes  # an upload's body also holds the multipart framing
@@ -216,6 +224,9 @@ class BodyLimitMiddleware:
             await self.app(scope, receive, send)
             return
         max_bytes, message = self.limit(scope)
+        if self.length_required and scope.get("method") == "POST" and _declared_length(scope) < 0:
+            await error_response(411, "length_required", "send the request with a Content-Length")(scope, receive, send)
+            return
         if _declared_length(scope) > max_bytes:
             await error_response(413, "too_large", message)(scope, receive, send)
             return
@@ -246,10 +257,11 @@ class BodyLimitMiddleware:
 
 
 def _declared_length(scope: Scope) -> int:
+    """The Content-Length the request declares; -1 without one (a chunked body)."""
     for name, value in scope.get("headers", []):
         if name == b"content-length":
             try:
                 return int(value)
             except ValueError:
                 return 0
-    return 0
+    return -1

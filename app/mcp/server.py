@@ -112,7 +112,9 @@ def http_app(settings: Settings, host: str) -> ASGIApp:
     unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     app = build_server(settings).streamable_http_app(host=host, transport_security=unchecked)
     hosts = allowed_hosts(settings.allowed_hosts, host)
-    return AccessGuard(BodyLimitMiddleware(app), KeyStore(settings.home), hosts)
+    # MCP clients send each request with its length; a chunked one cut off at the limit made the
+    # SDK log a traceback per request.
+    return AccessGuard(BodyLimitMiddleware(app, length_required=True), KeyStore(settings.home), hosts)
 
 
 def check_stdio_key(settings: Settings) -> None:

@@ -34,6 +34,7 @@ from docgraph.app.stores.kept_copies import (
     changed_message,
     copies_locked,
     drop_unused_copy,
+    is_kept,
     keep_copy,
     stored_sha256,
 )
@@ -274,11 +275,13 @@ class IngestPipeline:
         if write is None or write.force or not path.is_file():
             return None
         stored = stored_as_built(write.store, path, self.build)
+        if stored is not None and write.files_dir is not None and not is_kept(write.files_dir, stored.sha256):
+            with copies_locked(write.files_dir):  # asked again: a delete may have come in between
+                stored = stored_as_built(write.store, path, self.build)
+                if stored is not None:
+                    keep_copy(path, write.files_dir, stored.sha256)
         if stored is None:
             return None
-        if write.files_dir is not None:
-            with copies_locked(write.files_dir):
-                keep_copy(path, write.files_dir, stored.sha256)
         note_moved_source(write.store, stored, path)
         counts = {"Document": 1, "Page": stored.pages, "Section": stored.sections, "Region": stored.regions}
         return IngestReport(

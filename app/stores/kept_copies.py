@@ -54,6 +54,10 @@ def drop_unused_copy(store: GraphStore, files_dir: Path, sha256: str) -> None:
         (files_dir / f"{sha256}.pdf").unlink(missing_ok=True)
 
 
+def is_kept(files_dir: Path, sha256: str) -> bool:
+    return (files_dir / f"{sha256}.pdf").is_file()
+
+
 def keep_copy(path: Path, files_dir: Path, sha256: str) -> bool:
     """Keep the PDF under the data home by content hash, so pages render after the file moves;
     True when the copy was made now (False: one was kept already). A copy whose content is not
