@@ -132,13 +132,8 @@ class KeyStore:
 
     def verify(self, secret: str) -> ApiKey | None:
         """The active key ``secret`` is, or None (malformed, unknown, revoked or wrong)."""
-        match = _KEY.match(secret)
-        if match is None:
-            return None
-        record = next((key for key in self.records() if key.key_id == match.group(1)), None)
-        if record is None or not record.active or not hmac.compare_digest(record.sha256, _digest(secret)):
-            return None
-        return record
+        record = self._holder_of(secret)
+        return record if record is not None and record.active else None
 
     @contextmanager
     def _changing(self) -> Iterator[None]:
@@ -150,11 +145,18 @@ class KeyStore:
     def refusal(self, secret: str) -> str:
         """Why ``secret`` is refused, for its holder: revoked (said only to whoever holds the
         whole key), or not a key of this server."""
-        match = _KEY.match(secret)
-        record = next((key for key in self.records() if match and key.key_id == match.group(1)), None)
-        if record is not None and record.revoked_at and hmac.compare_digest(record.sha256, _digest(secret)):
+        record = self._holder_of(secret)
+        if record is not None and record.revoked_at:
             return f"key {record.key_id} was revoked at {record.revoked_at}: ask for a new one (docgraph keys create)"
         return "this API key is not one of this server's (mistyped, or made for another data home)"
+
+    def _holder_of(self, secret: str) -> ApiKey | None:
+        """The record whose whole key ``secret`` is, revoked or not (None: malformed, unknown, wrong)."""
+        match = _KEY.match(secret)
+        record = next((key for key in self.records() if match and key.key_id == match.group(1)), None)
+        if record is None or not hmac.compare_digest(record.sha256, _digest(secret)):
+            return None
+        return record
 
     def _read(self) -> list[ApiKey]:
         try:
