@@ -224,10 +224,11 @@ class BodyLimitMiddleware:
             await self.app(scope, receive, send)
             return
         max_bytes, message = self.limit(scope)
-        if self.length_required and scope.get("method") == "POST" and _declared_length(scope) < 0:
+        declared = _declared_length(scope)
+        if self.length_required and scope.get("method") == "POST" and declared < 0:
             await error_response(411, "length_required", "send the request with a Content-Length")(scope, receive, send)
             return
-        if _declared_length(scope) > max_bytes:
+        if declared > max_bytes:
             await error_response(413, "too_large", message)(scope, receive, send)
             return
         received = 0
