@@ -222,23 +222,22 @@ def _index_figures(index: TargetIndex, placed: list[PlacedRegion], captions: dic
     start with their own label: a figure/table region, a short paragraph "Figure 3: ...", and last a
     caption that is nothing but a label.
     """
-    tiers: list[list[tuple[str, str, str, int]]] = [[], [], [], []]
-    for pr in placed:
+    for pr in placed:  # each label in document order; _pick takes the best rank first
         text = pr.region.text
         label = caption_label(text)
         if not label or not pr.is_body:
             continue
-        entry = (label.kind, canonical_number(label.number), pr.key, index.parts.of(pr.place))
+        target = pr.key
         if pr.region.kind == "caption":
-            entry = (entry[0], entry[1], captions.get(pr.key, pr.key), entry[3])
-            tiers[3 if label.bare else 0].append(entry)
+            rank, target = (3 if label.bare else 0), captions.get(pr.key, pr.key)
         elif pr.region.kind in ("figure", "table"):
-            tiers[1].append(entry)
+            rank = 1
         elif len(text) <= MAX_LABEL_PARAGRAPH_CHARS and _LABEL_END.match(text, label.end):
-            tiers[2].append(entry)
-    for rank, tier in enumerate(tiers):
-        for kind, number, key, part in tier:
-            index.figures.setdefault((kind, number), []).append((rank, part, key))
+            rank = 2
+        else:
+            continue
+        number = (label.kind, canonical_number(label.number))
+        index.figures.setdefault(number, []).append((rank, index.parts.of(pr.place), target))
 
 
 def printed_page_map(pages: list[PageLayout], placed: list[PlacedRegion]) -> tuple[int | None, dict[int, int]]:
