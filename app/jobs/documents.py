@@ -8,7 +8,7 @@ from typing import Any
 
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, Row
-from docgraph.app.stores.kept_copies import copies_locked, drop_unused_copy
+from docgraph.app.stores.kept_copies import copies_locked, drop_unused_copy, kept_copy_path
 from docgraph.errors import ConfigError, DocgraphError, DocumentNotFoundError
 from docgraph.ingest.structure.ids import doc_id_for, file_sha256
 
@@ -73,7 +73,8 @@ def page_turn(store: GraphStore, doc_id: str, page: int) -> int:
 def locate_pdf(document: dict[str, Any], files_dir: Path) -> Path:
     """The kept copy under the data home (in the store's folder, or where copies were kept before
     there were such folders), else the path it was ingested from."""
-    for kept in (files_dir / f"{document['sha256']}.pdf", files_dir.parent / f"{document['sha256']}.pdf"):
+    sha256 = str(document["sha256"])
+    for kept in (kept_copy_path(files_dir, sha256), kept_copy_path(files_dir.parent, sha256)):
         if kept.is_file():
             return kept
     source = Path(str(document.get("source_path") or ""))

@@ -51,18 +51,22 @@ def drop_unused_copy(store: GraphStore, files_dir: Path, sha256: str) -> None:
     caller holds :func:`copies_locked`."""
     rows = store.read(cypher.load("count_documents_with_sha256", store.dialect), {"sha256": sha256})
     if not rows or not int(rows[0]["documents"] or 0):
-        (files_dir / f"{sha256}.pdf").unlink(missing_ok=True)
+        kept_copy_path(files_dir, sha256).unlink(missing_ok=True)
+
+
+def kept_copy_path(files_dir: Path, sha256: str) -> Path:
+    return files_dir / f"{sha256}.pdf"
 
 
 def is_kept(files_dir: Path, sha256: str) -> bool:
-    return (files_dir / f"{sha256}.pdf").is_file()
+    return kept_copy_path(files_dir, sha256).is_file()
 
 
 def keep_copy(path: Path, files_dir: Path, sha256: str) -> bool:
     """Keep the PDF under the data home by content hash, so pages render after the file moves;
     True when the copy was made now (False: one was kept already). A copy whose content is not
     ``sha256`` (the file was rewritten since it was read) is refused, and nothing is kept."""
-    target = files_dir / f"{sha256}.pdf"
+    target = kept_copy_path(files_dir, sha256)
     if target.exists():
         return False
     files_dir.mkdir(parents=True, exist_ok=True)
