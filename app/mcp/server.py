@@ -15,8 +15,10 @@ from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.types import CallToolResult, InputRequiredResult
+from pydantic import ValidationError
 from starlette.types import ASGIApp
 
 from docgraph.app.api.access import AccessGuard, allowed_hosts
@@ -45,7 +47,7 @@ INSTRUCTIONS = (
 
 def build_server(settings: Settings) -> MCPServer[Any]:
     state = ServingState(settings)
-    server: MCPServer[Any] = MCPServer(name="docgraph", version=docgraph_release(), instructions=INSTRUCTIONS)
+    server = DocgraphMCPServer(name="docgraph", version=docgraph_release(), instructions=INSTRUCTIONS)
 
     @server.tool()
     @as_tool_errors
@@ -89,6 +91,26 @@ def build_server(settings: Settings) -> MCPServer[Any]:
         return list_documents(state.store())
 
     return server
+
+
+class DocgraphMCPServer(MCPServer[Any]):
+    """The SDK's server, with arguments a tool refuses named on one line, as the API names them."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Any = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as error:
+            cause = error.__cause__
+            if isinstance(error, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                raise
+            raise ToolError(f"invalid arguments for {name}: {argument_errors(cause)}") from cause
+
+
+def argument_errors(error: ValidationError) -> str:
+    """Pydantic's multi-line report as one line: ``k: Input should be ...; query: ...``."""
+    return "; ".join(f"{'.'.join(map(str, item['loc'])) or 'arguments'}: {item['msg']}" for item in error.errors()[:5])
 
 
 def as_tool_errors(func: Callable[P, R]) -> Callable[P, R]:
