@@ -164,6 +164,31 @@ def test_a_job_the_server_keeps_dying_on_is_not_run_again(tmp_path: Path) -> Non
     assert manager.unfinished_uploads() == set()  # its upload goes with the next sweep
 
 
+def test_a_stop_names_the_running_job_it_waits_for(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A stop waited for the running ingest without a word: minutes of silence after Ctrl-C."""
+    started, release = threading.Event(), threading.Event()
+
+    def held(embed: bool, force: bool, path: Path) -> IngestPipeline:
+        started.set()
+        release.wait(30)
+        raise RuntimeError("released")
+
+    manager = JobManager(held)
+    running = manager.submit("long.pdf", tmp_path / "long.pdf")
+    manager.submit("next.pdf", tmp_path / "next.pdf")
+    assert started.wait(30)
+    stopping = threading.Thread(target=manager.shutdown)
+    with caplog.at_level("WARNING", logger="docgraph.api"):
+        stopping.start()
+        stopping.join(1)
+        assert stopping.is_alive()  # the running job finishes first
+        release.set()
+        stopping.join(30)
+    assert not stopping.is_alive()
+    waiting = f"waiting for ingest job {running.job_id} (long.pdf, at prepare) to finish before stopping"
+    assert f"{waiting}; 1 queued jobs run after a restart" in caplog.messages
+
+
 def test_unfinished_jobs_are_never_evicted_and_leftover_uploads_are_swept(tmp_path: Path) -> None:
     store = JobStore(tmp_path / "jobs.sqlite", kept=2)
     uploads = tmp_path / "uploads"

@@ -199,7 +199,21 @@ class JobManager:
             return {job.path.parent for job in self._jobs.values() if job.status in UNFINISHED}
 
     def shutdown(self) -> None:
-        """Stop taking jobs; a job already running finishes (the store write is one transaction)."""
+        """Stop taking jobs; a job already running finishes (the store write is one transaction), and
+        the log names it, so that a stop that takes minutes says why."""
+        with self._lock:
+            running = [job for job in self._jobs.values() if job.status == "running"]
+            queued = sum(job.status == "queued" for job in self._jobs.values())
+        later = f"; {queued} queued jobs run after a restart" if queued else ""
+        for job in running:
+            at = job.stage or "its start"
+            log.warning(
+                "waiting for ingest job %s (%s, at %s) to finish before stopping%s",
+                job.job_id,
+                job.file_name,
+                at,
+                later,
+            )
         self._executor.shutdown(wait=True, cancel_futures=True)
         if self._store is not None:
             self._store.release()
