@@ -8,6 +8,7 @@ OpenAI-compatible server of :mod:`tests.llm_server`.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -228,6 +229,33 @@ def test_delete_removes_a_document_and_then_it_is_not_found(client: TestClient, 
     assert deleted.json() == {"doc_id": "zoo-copy", "deleted_nodes": sum(last["report"]["nodes"].values())}
     assert [d["doc_id"] for d in client.get("/documents").json()] == [SAMPLE_DOC]
     assert_error(client.delete("/documents/zoo-copy"), 404, "not_found")
+
+
+def test_a_document_an_unfinished_job_writes_is_not_deleted_under_it(
+    client: TestClient, store: GraphStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A delete sent while the upload's job ran answered 404, and the document landed after it."""
+    jobs = client.app.state.docgraph.jobs  # type: ignore[attr-defined]
+    running, held = threading.Event(), threading.Event()
+    pipeline_for = jobs._pipeline_for
+
+    def after_the_deletes(embed: bool, force: bool, path: Path) -> Any:
+        running.set()
+        held.wait(60)
+        return pipeline_for(embed, force, path)
+
+    monkeypatch.setattr(jobs, "_pipeline_for", after_the_deletes)
+    job_id = upload(client, SAMPLE_PDF.read_bytes(), "late arrival.pdf", embed="false").json()["job_id"]
+    try:
+        assert running.wait(60)
+        for name in ("late-arrival", "late arrival.pdf"):
+            refused = assert_error(client.delete(f"/documents/{name}"), 409, "conflict")
+            assert f"is being ingested (job {job_id}, running)" in refused["message"]
+    finally:
+        held.set()
+    assert follow_job(client, job_id)[-1]["status"] == "succeeded"
+    assert client.delete("/documents/late-arrival").status_code == 200  # once the job has ended
+    assert_error(client.delete("/documents/late-arrival"), 404, "not_found")
 
 
 def test_a_name_alone_never_replaces_a_stored_document(client: TestClient, store: GraphStore) -> None:

@@ -25,7 +25,8 @@ from typing import Any
 
 from docgraph.app.api.job_store import JobStore
 from docgraph.app.pipeline.stages import IngestContext, IngestPipeline, IngestReport, Stage
-from docgraph.errors import JobNotFoundError
+from docgraph.errors import DocgraphError, JobNotFoundError
+from docgraph.ingest.structure.ids import doc_id_for
 
 log = logging.getLogger("docgraph.api")
 
@@ -147,6 +148,15 @@ class JobManager:
             raise JobNotFoundError(f"no job {job_id!r} (the newest {self._kept} jobs are kept)")
         return job
 
+    def unfinished_job_for(self, doc: str) -> Job | None:
+        """The queued or running job that writes the document ``doc`` (an id or a file name)."""
+        with self._lock:
+            unfinished = [job for job in self._jobs.values() if job.status in UNFINISHED]
+        for job in unfinished:
+            if doc in (job.file_name, _doc_id_or_empty(job.file_name)):
+                return job
+        return None
+
     def _queue(self, job: Job) -> None:
         with self._lock:
             self._jobs[job.job_id] = job
@@ -253,6 +263,13 @@ class JobManager:
         report = IngestPipeline(stages, pipeline.notes, pipeline.build, tasks=pipeline.tasks).ingest(job.path, progress)
         report.path = Path(job.file_name)  # the client's name for the file, not the server's temp path
         return report
+
+
+def _doc_id_or_empty(file_name: str) -> str:
+    try:
+        return doc_id_for(file_name)
+    except DocgraphError:  # a name that gives no id; its job fails with the reason
+        return ""
 
 
 def clash_refusal(doc_id: str) -> str:

@@ -122,11 +122,19 @@ def upload_document(
 
 
 @router.delete(
-    "/documents/{doc_id}", response_model=DeleteResultModel, responses=documented(403, 404), tags=["documents"]
+    "/documents/{doc_id}", response_model=DeleteResultModel, responses=documented(403, 404, 409), tags=["documents"]
 )
 def delete_document(doc_id: str, state: State) -> dict[str, Any]:
-    """Delete a document (by id or file name) and everything under it."""
+    """Delete a document (by id or file name) and everything under it; refused (409) while an
+    upload's job is writing it, which would otherwise land after the delete."""
     store = state.store()
+    writing = state.jobs.unfinished_job_for(doc_id)
+    if writing is not None:
+        raise ApiError(
+            409,
+            "conflict",
+            f"{doc_id!r} is being ingested (job {writing.job_id}, {writing.status}): delete it once the job has ended",
+        )
     deleted_id, deleted = delete_document_and_copy(store, doc_id, kept_copies_dir(state.settings.home, store))
     return as_json(DeleteResultModel, {"doc_id": deleted_id, "deleted_nodes": deleted})
 
