@@ -22,6 +22,7 @@ from tests.llm_server import Reply, ScriptedLLMServer
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "samples" / "docgraph-sample.pdf"
+PDFS = ROOT / "tests" / "data" / "pdfs"
 DOCGRAPH = Path(sys.executable).with_name("docgraph")
 
 
@@ -283,6 +284,18 @@ def test_subprocess_error_exit_code_without_traceback(cli_env: dict[str, str]) -
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert done.stderr.startswith("error:")
+
+
+def test_reports_to_a_pipe_keep_each_line_whole(cli_env: dict[str, str], tmp_path: Path) -> None:
+    """Rich wraps at 80 columns when it writes to no terminal: a failed file's one line came in two."""
+    env = {key: value for key, value in {**os.environ, **cli_env}.items() if key not in ("COLUMNS", "LINES")}
+    broken = tmp_path / "a-rather-long-file-name-for-a-broken-water-report.pdf"
+    broken.write_bytes((PDFS / "water-report.pdf").read_bytes()[:30000])
+    done = subprocess.run(
+        [str(DOCGRAPH), "ingest", str(broken), "--no-embed"], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 1
+    assert f"failed: {broken.name}: corrupt or truncated PDF, no pages could be recovered\n" in done.stderr
 
 
 def test_reading_commands_write_no_schema(cli_env: dict[str, str]) -> None:

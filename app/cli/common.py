@@ -33,8 +33,19 @@ StoreOption = Annotated[
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 
-console = Console()
-err_console = Console(stderr=True)
+
+class LineConsole(Console):
+    """Rich's console, except that to a pipe or a file it leaves each line whole: Rich wraps at 80
+    columns there, which broke one-line errors and reports in two for grep and log files."""
+
+    def print(self, *objects: Any, soft_wrap: bool | None = None, **options: Any) -> None:
+        if soft_wrap is None and not self.is_terminal:
+            soft_wrap = True
+        super().print(*objects, soft_wrap=soft_wrap, **options)
+
+
+console = LineConsole()
+err_console = LineConsole(stderr=True)
 
 P = ParamSpec("P")
 R = TypeVar("R")
