@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from docgraph.app.cli.main import app
 from docgraph.app.config import Settings
@@ -59,6 +59,11 @@ def server() -> Iterator[str]:
 
 def run(url: str, store_url: str, home: Path, *args: str, **settings: str) -> tuple[int, str]:
     """Exit code and standard output of ``docgraph ARGS`` against the server at ``url``."""
+    done = invoke(url, store_url, home, *args, **settings)
+    return done.exit_code, done.stdout if done.exit_code == 0 or "--json" in args else done.output
+
+
+def invoke(url: str, store_url: str, home: Path, *args: str, **settings: str) -> Result:
     env = {
         "DOCGRAPH_HOME": str(home),
         "DOCGRAPH_STORE": store_url,
@@ -68,8 +73,7 @@ def run(url: str, store_url: str, home: Path, *args: str, **settings: str) -> tu
         "DOCGRAPH_LLM_MAX_TOKENS": MAX_TOKENS,
         **settings,
     }
-    done = CliRunner().invoke(app, list(args), env=env)
-    return done.exit_code, done.stdout if done.exit_code == 0 or "--json" in args else done.output
+    return CliRunner().invoke(app, list(args), env=env)
 
 
 def test_ask_streams_an_answer_and_feeds_logprobs_to_the_loop(server: str, store_url: str, tmp_path: Path) -> None:
@@ -110,6 +114,17 @@ def test_a_time_out_falls_back_to_an_extractive_answer(server: str, store_url: s
     answer = json.loads(output)
     assert answer["mode"] == "extractive" and answer["answer"].strip()
     assert any("did not answer within" in str(step.get("status", "")) for step in answer["trace"])
+
+
+def test_a_time_out_in_the_terminal_says_why_the_answer_quotes_the_documents(
+    server: str, store_url: str, tmp_path: Path
+) -> None:
+    """The reason was in the JSON trace only: the terminal showed quotes and "answer: extractive"."""
+    done = invoke(server, store_url, tmp_path, "ask", QUESTION, DOCGRAPH_LLM_TIMEOUT_S="0.01")
+    assert done.exit_code == 0, done.output
+    note = f"note: the LLM endpoint {server} did not answer within 0.01s (tried twice): the answer quotes the documents"
+    assert note in done.stderr.splitlines(), done.stderr
+    assert "answer: extractive" in done.stdout
 
 
 def test_text2cypher_repairs_with_the_databases_errors(server: str, store_url: str, tmp_path: Path) -> None:

@@ -77,6 +77,8 @@ def ask_command(
             console.print(terminal_text(result.answer), markup=False, highlight=False)
     else:
         console.print(terminal_text(result.answer), markup=False, highlight=False)
+    if result.llm_fallback and result.llm_fallback not in "".join(streamed):  # the stream said so already
+        err_console.print(f"note: {result.llm_fallback}: the answer quotes the documents", style="dim", markup=False)
     _print_trace(result.route, result.cypher, result.mode)
     _print_evidence([p.to_json() for p in result.evidence])
 

@@ -41,6 +41,7 @@ class AnswerResult:
     abstained: bool = False  # the evidence was below the bar: the answer says so and lists the nearest passages
     context: Context | None = None  # what the answer was made from (the last round's), for evaluation
     relevance: dict[str, float] | None = None  # the evidence measures (app.retrieval.relevance.Evidence)
+    llm_fallback: str = ""  # why the configured LLM gave no answer (it timed out): the answer quotes the documents
 
     def note(self, step: str, **details: Any) -> None:
         self.trace.append({"step": step, **details})

@@ -132,7 +132,7 @@ def text2cypher(question: str, store: GraphStore, settings: Settings, run: bool 
 
 def _without_llm(result: AnswerResult, error: LLMTimeoutError) -> None:
     """Give up on a hung endpoint for the rest of this answer: it is extractive, and says why."""
-    result.mode = "extractive"
+    result.mode, result.llm_fallback = "extractive", str(error)
     details = {"partial_reply": error.partial} if error.partial else {}  # what the endpoint had sent, kept
     result.note("llm", status=f"{error}: the answer is extractive", **details)
 
@@ -251,6 +251,23 @@ def _answer(
     stream: StreamCallback | None,
 ) -> None:
     started = time.perf_counter()
+    try:
+        _generate(result, question, groups, first_round, store, settings, client, extras, stream)
+    finally:  # a timed-out try and the extractive answer after it both count
+        result.timings["generate"] = result.timings.get("generate", 0.0) + time.perf_counter() - started
+
+
+def _generate(
+    result: AnswerResult,
+    question: str,
+    groups: Groups,
+    first_round: int,
+    store: GraphStore,
+    settings: Settings,
+    client: LLMClient | None,
+    extras: Extras,
+    stream: StreamCallback | None,
+) -> None:
     if client is None:
         context = build_context(focus_passages(first_groups(groups, first_round), question, settings.context_focus))
         extractive = extractive_answer(question, context)
@@ -269,7 +286,6 @@ def _answer(
         result.evidence = prune_evidence(context, checked)
         if checked.removed:
             result.note("citations", removed=checked.removed)
-    result.timings["generate"] = time.perf_counter() - started
 
 
 def _interleave(rankings: Sequence[Sequence[T]]) -> list[T]:
