@@ -78,13 +78,37 @@ def test_a_stream_that_ends_without_a_completion_is_an_error(tmp_path: Path) -> 
     assert chunks == []
 
 
-@pytest.mark.parametrize("tag", ["c", "text", "plaintext", "Cypher", ""])
-def test_a_query_fenced_with_any_tag_is_read_without_it(zoo_store: GraphStore, tmp_path: Path, tag: str) -> None:
+FENCED = [
+    f"```{tag}\nMATCH (t:Table) RETURN count(t) AS tables\n```" for tag in ("c", "text", "plaintext", "Cypher", "")
+]
+CUT_OFF = "```cypher\nMATCH (t:Table) RETURN count(t) AS tables"  # the reply's token budget ended before the fence
+
+
+@pytest.mark.parametrize("reply", [*FENCED, CUT_OFF])
+def test_a_query_fenced_with_any_tag_is_read_without_it(zoo_store: GraphStore, tmp_path: Path, reply: str) -> None:
     with ScriptedLLMServer() as server:
-        server.add(f"```{tag}\nMATCH (t:Table) RETURN count(t) AS tables\n```")
+        server.add(reply)
         result = text2cypher("How many tables are there?", zoo_store, llm_settings(server.base_url, tmp_path), run=True)
     assert result.cypher.startswith("MATCH (t:Table)") and len(result.attempts) == 1
     assert result.rows == [{"tables": 1}]
+
+
+def test_an_endpoint_error_over_several_lines_is_one_error_line(
+    zoo_store: GraphStore, local_home: Path, tmp_path: Path
+) -> None:
+    graph = zoo_store.graph_name  # type: ignore[attr-defined]
+    with ScriptedLLMServer() as server:
+        server.add(*[Reply(status=500, error="internal\nline two\n  line three")] * 4)
+        env = {
+            "DOCGRAPH_HOME": str(tmp_path / "home"),
+            "DOCGRAPH_STORE": f"falkordb-local://{local_home}?graph={graph}",
+            "DOCGRAPH_LLM_BASE_URL": server.base_url,
+            "DOCGRAPH_LLM_API_KEY": "test-key",
+            "DOCGRAPH_LLM_MODEL": "test-model",
+        }
+        done = CliRunner().invoke(app, ["text2cypher", "How many tables?"], env=env)
+    assert done.exit_code == 1
+    assert done.stderr == "error: the LLM endpoint answered HTTP 500: internal line two line three\n"
 
 
 def test_a_failed_text2cypher_json_prints_its_attempts(zoo_store: GraphStore, local_home: Path, tmp_path: Path) -> None:

@@ -31,9 +31,11 @@ MAX_ECHOED_CHARS = 4000  # of a refused reply, sent back with the database's err
 EXAMPLES_DIR = CYPHER_DIR / "examples"
 DATABASE_NAMES = {"falkordb": "FalkorDB", "neo4j": "Neo4j 5"}
 # A fenced block: its info string is dropped, a known tag even on the query's own line, any other
-# word ("c", "text", "plaintext" from small models) when a line break follows it.
+# word ("c", "text", "plaintext" from small models) when a line break follows it. A block whose
+# closing fence never came (the reply's token budget ran out) runs to the end of the reply.
 _CODE_BLOCK = re.compile(
-    r"```[ \t]*(?:(?:cypher|opencypher|sql|neo4j)\b[ \t]*\n?|[^\s`]*[ \t]*\n)?(.*?)```", re.DOTALL | re.IGNORECASE
+    r"```[ \t]*(?:(?:cypher|opencypher|sql|neo4j)\b[ \t]*\n?|[^\s`]*[ \t]*\n)?(.*?)(?:```|\Z)",
+    re.DOTALL | re.IGNORECASE,
 )
 
 
@@ -159,9 +161,12 @@ def _generate(
 
 
 def extract_query(reply: str) -> str:
-    """The query in the reply's first code block, or the whole reply when it has none."""
+    """The query in the reply's first code block, or the whole reply when it has none (or when its
+    one fence closes an empty block: "MATCH ... RETURN n ```" is the text before the fence)."""
     block = _CODE_BLOCK.search(reply)
-    return clean_query(block.group(1) if block else reply)
+    if block is None or not block.group(1).strip():
+        return clean_query(reply.replace("```", ""))
+    return clean_query(block.group(1))
 
 
 def run_written_query(
