@@ -143,6 +143,7 @@ def usage_error_line(message: str, ctx: Context | None) -> str:
 def fail(message: str, code: int = 1) -> NoReturn:
     """One error line: the message as text (not Rich markup: a query quoted in it may hold "[/x]"),
     without escape sequences (a database may quote them back from a query)."""
+    message = re.sub(r"\s*\n\s*", " ", message.strip())  # a server's or database's text may run over lines
     line = Text.assemble(("error:", "bold red"), " ", terminal_text(message))
     err_console.print(line, highlight=False, soft_wrap=True)
     raise typer.Exit(code)
