@@ -152,6 +152,16 @@ def test_a_local_gguf_model_answers_in_process(store_url: str, tmp_path: Path) -
     missing = {**local, "DOCGRAPH_LLM_MODEL": f"local:{tmp_path / 'none.gguf'}"}
     code, output = run("", store_url, tmp_path, "ask", QUESTION, **missing)
     assert code == 1 and output.strip().splitlines()[-1].endswith("none.gguf does not exist")
+    folder = {**local, "DOCGRAPH_LLM_MODEL": f"local:{tmp_path}"}  # said "does not exist" of a folder
+    code, output = run("", store_url, tmp_path, "ask", QUESTION, **folder)
+    assert (
+        code == 1
+        and output.strip().splitlines()[-1] == f"error: the local model {tmp_path} is a folder, not a GGUF file"
+    )
+    code, output = run("", store_url, tmp_path, "ask", QUESTION, **{**local, "DOCGRAPH_LLM_MODEL": "local:"})
+    assert code == 1 and output.strip().splitlines()[-1].endswith(
+        "needs the path of its GGUF file: local:/path/model.gguf"
+    )
 
 
 class EndlessClient(LLMClient):

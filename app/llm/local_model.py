@@ -39,6 +39,7 @@ def _loaded(path: Path, context: int = CONTEXT_TOKENS) -> tuple[Any, threading.L
     """The model at ``path`` in llama.cpp, loaded once per process, and the lock its completions
     take: one llama.cpp context serves one completion at a time (two at once, as the API's threads
     asked, failed a GGML assertion and ended the process)."""
+    check_model_file(path)
     key = (path.expanduser().resolve(), context)
     with _LOADING:
         if key not in _LOADED:
@@ -52,12 +53,20 @@ def _load(path: Path, context: int) -> Any:
         from llama_cpp import Llama
     except ImportError as exc:
         raise LLMUnavailableError("a local: model needs llama-cpp-python: pip install 'docgraph[local-llm]'") from exc
-    if not path.is_file():
-        raise LLMUnavailableError(f"the local model file {path} does not exist")
     try:
         return Llama(model_path=str(path), n_ctx=context, logits_all=True, n_threads=process_threads(), verbose=False)
     except ValueError as exc:  # llama.cpp's way of saying the file is no model it can load
         raise LLMUnavailableError(f"llama.cpp cannot load {path}: {exc}") from exc
+
+
+def check_model_file(path: Path) -> None:
+    """Refuse, in one line, a ``local:`` model that names no file."""
+    if str(path) == ".":  # "local:" alone
+        raise LLMUnavailableError("a local: model needs the path of its GGUF file: local:/path/model.gguf")
+    if path.is_dir():
+        raise LLMUnavailableError(f"the local model {path} is a folder, not a GGUF file")
+    if not path.is_file():
+        raise LLMUnavailableError(f"the local model file {path} does not exist")
 
 
 @atexit.register
