@@ -121,7 +121,20 @@ def test_a_refused_request_fails_its_question_and_whole_nodes_compare_by_value(t
     assert done.exit_code == 0, done.output
     outcomes = {q["id"]: q for q in json.loads(done.stdout)["questions"]}
     assert not outcomes["s-01"]["correct"] and "the prompt is too long" in outcomes["s-01"]["error"]
+    assert outcomes["s-01"]["unanswered"] and not outcomes["s-03"]["unanswered"]
     assert outcomes["s-03"]["correct"] and outcomes["s-03"]["valid"]
+    assert json.loads(done.stdout)["summary"]["all"]["unanswered"] == 1
+
+
+def test_a_run_the_model_answered_no_question_of_is_an_error(tmp_path: Path) -> None:
+    """A wrong model name scored "0 % execution accuracy" with exit 0: the setup, not the model."""
+    docs, questions = sample_eval_inputs(tmp_path, QUESTIONS)
+    with ScriptedLLMServer() as server:
+        server.add(*[Reply(status=404, error="The model `wrong` does not exist")] * 4)
+        done = eval_cypher(questions, docs, server, tmp_path)
+    assert done.exit_code == 1 and done.stdout == ""
+    assert done.stderr.startswith("error: nothing measured: 2 of 2 questions got no reply from the model (first: ")
+    assert "does not exist" in done.stderr and len(done.stderr.splitlines()) == 1
 
 
 def test_eval_cypher_needs_an_endpoint(tmp_path: Path) -> None:
@@ -129,7 +142,8 @@ def test_eval_cypher_needs_an_endpoint(tmp_path: Path) -> None:
     questions.write_text(json.dumps(QUESTIONS[0]) + "\n")
     env = {"DOCGRAPH_HOME": str(tmp_path / "home"), "DOCGRAPH_LLM_BASE_URL": "", "DOCGRAPH_LLM_API_KEY": ""}
     done = CliRunner().invoke(app, ["eval-cypher", str(questions), "--docs", str(tmp_path)], env=env)
-    assert done.exit_code == 1 and "LLM" in done.output
+    assert done.exit_code == 1 and done.stderr.strip().startswith("error: no LLM endpoint configured (set ")
+    assert "answers are extractive" not in done.stderr  # what ask says, not a benchmark
     storeless = CliRunner().invoke(app, ["eval-cypher", str(questions)], env=env)
     assert storeless.exit_code == 1 and "needs --docs" in storeless.output  # not a run on an empty store
 

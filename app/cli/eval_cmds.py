@@ -28,7 +28,7 @@ from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.retrieval.registry import EVAL_VARIANTS, RETRIEVER_NAMES
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.temporary import temporary_local_store
-from docgraph.errors import ConfigError
+from docgraph.errors import ConfigError, LLMRequestError
 
 if TYPE_CHECKING:
     from docgraph.app.evaluation.runner import EvalReport
@@ -256,7 +256,12 @@ def eval_cypher_command(
 ) -> None:
     """Text-to-Cypher execution accuracy, first-try validity, tries and tokens (needs an LLM endpoint)."""
     from docgraph.app.evaluation.corpus_ingest import ensure_ingested
-    from docgraph.app.evaluation.cypher_bench import cypher_summary, load_cypher_questions, run_cypher_bench
+    from docgraph.app.evaluation.cypher_bench import (
+        cypher_summary,
+        load_cypher_questions,
+        run_cypher_bench,
+        unanswered_warning,
+    )
     from docgraph.app.llm.client import make_client
 
     loaded = load_cypher_questions(questions)
@@ -268,14 +273,19 @@ def eval_cypher_command(
             ensure_ingested(expand_paths([docs]), graph_store, configured_encoder(settings), settings, progress)
         outcomes = run_cypher_bench(loaded, graph_store, settings, client, progress)
     summary = cypher_summary(outcomes)
+    warning = unanswered_warning(outcomes)
+    if warning is not None and all(o.unanswered for o in outcomes):
+        raise LLMRequestError(f"nothing measured: {warning}")
+    if warning is not None and not json_out:
+        err_console.print(f"warning: {warning}; they count as wrong", style="yellow", markup=False)
     if json_out:
         print_json({"model": settings.llm_model, "summary": summary, "questions": [o.to_json() for o in outcomes]})
         return
     console.print(f"text-to-Cypher with {settings.llm_model}", highlight=False, markup=False)
-    console.print("type            n  execution  first-try valid  valid  tries  tokens", highlight=False)
+    console.print("type            n  execution  first-try valid  valid  tries  tokens  unanswered", highlight=False)
     for name, row in summary.items():
         console.print(
             f"{name:<12} {row['n']:>4} {100 * row['execution_accuracy']:9.1f} {100 * row['first_try_valid']:16.1f}"
-            f" {100 * row['valid']:6.1f} {row['mean_tries']:6.2f} {row['tokens']:7}",
+            f" {100 * row['valid']:6.1f} {row['mean_tries']:6.2f} {row['tokens']:7} {row['unanswered']:11}",
             highlight=False,
         )

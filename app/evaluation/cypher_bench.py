@@ -55,6 +55,7 @@ class CypherOutcome:
     tokens: int
     query: str
     error: str = ""
+    unanswered: bool = False  # the model's server refused the request or did not answer in time
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -67,6 +68,7 @@ class CypherOutcome:
             "tokens": self.tokens,
             "query": self.query,
             "error": self.error,
+            "unanswered": self.unanswered,
         }
 
 
@@ -145,7 +147,7 @@ def ask_question(question: CypherQuestion, store: GraphStore, settings: Settings
         last = error.attempts[-1]["query"] if error.attempts else ""
         return CypherOutcome(question.id, question.type, False, first, tries, False, _tokens(usage), last, str(error))
     except (LLMRequestError, LLMTimeoutError) as error:
-        return CypherOutcome(question.id, question.type, False, False, 1, False, _tokens(usage), "", str(error))
+        return CypherOutcome(question.id, question.type, False, False, 1, False, _tokens(usage), "", str(error), True)
     return CypherOutcome(
         id=question.id,
         type=question.type,
@@ -197,7 +199,17 @@ def _row(group: Sequence[CypherOutcome]) -> dict[str, Any]:
         "valid": round(sum(o.valid for o in group) / len(group), 4),
         "mean_tries": round(statistics.fmean(o.tries for o in group), 2),
         "tokens": sum(o.tokens for o in group),
+        "unanswered": sum(o.unanswered for o in group),
     }
+
+
+def unanswered_warning(outcomes: Sequence[CypherOutcome]) -> str | None:
+    """What to say when the model's server left questions unanswered: they count as wrong, and a
+    run where it answered none measured the setup, not the model (the caller then fails)."""
+    unanswered = [o for o in outcomes if o.unanswered]
+    if not unanswered:
+        return None
+    return f"{len(unanswered)} of {len(outcomes)} questions got no reply from the model (first: {unanswered[0].error})"
 
 
 def _tokens(usage: TokenUsage) -> int:

@@ -21,9 +21,8 @@ from docgraph.errors import LLMRequestError, LLMTimeoutError, LLMUnavailableErro
 if TYPE_CHECKING:  # the SDK is imported on use: ~1.5 s that a run without an LLM endpoint never needs
     import openai
 
-NOT_CONFIGURED = (
-    "no LLM endpoint configured (set OPENAI_BASE_URL, OPENAI_API_KEY and DOCGRAPH_LLM_MODEL): answers are extractive"
-)
+NO_ENDPOINT = "no LLM endpoint configured (set OPENAI_BASE_URL, OPENAI_API_KEY and DOCGRAPH_LLM_MODEL)"
+NOT_CONFIGURED = f"{NO_ENDPOINT}: answers are extractive"  # what ask says of itself
 NO_VISION_MODEL = "no vision model configured (set DOCGRAPH_VLM_MODEL, and the LLM endpoint)"
 REQUEST_TIMEOUT_S = 60.0  # one completion (settings.llm_timeout_s); tried once more on a time-out
 MAX_TOKENS = 1024  # settings.llm_max_tokens: a reply's bound when a call names none
@@ -106,7 +105,7 @@ def llm_status(settings: Settings) -> str:
 
 def make_client(settings: Settings) -> LLMClient:
     if not llm_configured(settings):
-        raise LLMUnavailableError(NOT_CONFIGURED)
+        raise LLMUnavailableError(NO_ENDPOINT)
     kind = LocalModelClient if settings.llm_model.startswith(LOCAL_PREFIX) else LLMClient
     return kind(
         settings.llm_base_url,

@@ -17,7 +17,7 @@ from typing import TypeVar
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import list_documents
 from docgraph.app.llm.answer import AnswerResult, Extras
-from docgraph.app.llm.client import NOT_CONFIGURED, LLMClient, StreamCallback, make_client, optional_client
+from docgraph.app.llm.client import NO_ENDPOINT, NOT_CONFIGURED, LLMClient, StreamCallback, make_client, optional_client
 from docgraph.app.llm.context import (
     Passage,
     build_context,
@@ -69,7 +69,7 @@ def ask(
     client = optional_client(settings)
     if client is None:
         if force_cypher:
-            raise LLMUnavailableError(NOT_CONFIGURED)
+            raise LLMUnavailableError(NO_ENDPOINT)
         result.note("llm", status=NOT_CONFIGURED)
     try:
         decision = _decide(question, client, force_cypher, result)
