@@ -100,6 +100,34 @@ def test_a_question_the_endpoint_fails_is_counted_and_the_run_goes_on(tmp_path: 
     assert answers["answer_contains_gold"] == 0.5  # the penguin answer holds its gold; the failed one counts as a miss
 
 
+def test_answers_a_timed_out_llm_left_to_the_documents_are_counted_and_named(tmp_path: Path) -> None:
+    """They were scored as the model's answers, and nothing said the model had given none."""
+    docs, questions = sample_eval_inputs(tmp_path, QUESTIONS)
+    route = json.dumps({"route": "retrieve", "reason": "one fact", "sub_questions": []})
+    hung = Reply("too late", delay_s=3.0)
+    script = [route, confident("At 10:30."), route, hung, hung, route, confident("Extension 2.")]
+    env = {
+        "DOCGRAPH_HOME": str(tmp_path / "home"),
+        "DOCGRAPH_LLM_API_KEY": "k",
+        "DOCGRAPH_LLM_MODEL": "m",
+        "DOCGRAPH_LLM_TIMEOUT_S": "1",
+    }
+    args = ["eval", str(questions), "--docs", str(docs), "--variant", "bm25-page", "--answers"]
+    with ScriptedLLMServer() as server:
+        server.add(*script, *script)
+        env["DOCGRAPH_LLM_BASE_URL"] = server.base_url
+        done = CliRunner().invoke(app, [*args, "--json"], env=env)
+        plain = CliRunner().invoke(app, args, env=env)
+    assert done.exit_code == 0, done.output
+    answers = json.loads(done.stdout)["answers"]["bm25-page"]
+    assert answers["llm_fallbacks"] == 1 and answers["errors"] == 0
+    assert plain.exit_code == 0, plain.output
+    warning = "warning: 1 of 3 answers of bm25-page quote the documents, the LLM having given none (first: "
+    assert plain.stderr.count(warning) == 1 and "did not answer within 1s" in plain.stderr
+    table = plain.stdout[plain.stdout.index("answers (document)") :].splitlines()[:2]
+    assert table[1].split()[-1] == "1" and len(table[0]) == len(table[1])  # the row stands under its header
+
+
 def test_eval_answers_reports_progress_question_by_question(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
     """With an LLM each ask takes seconds; the bar stood at 'eval hybrid 0/N' for all of them."""
     docs, questions = sample_eval_inputs(tmp_path, QUESTIONS)

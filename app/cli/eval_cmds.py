@@ -136,6 +136,7 @@ def eval_command(
 
 
 def _print_reports(reports: dict[str, EvalReport], misses: bool) -> None:
+    from docgraph.app.evaluation.answers import fallback_warning
     from docgraph.app.evaluation.runner import (
         format_answers,
         format_ingested,
@@ -157,6 +158,10 @@ def _print_reports(reports: dict[str, EvalReport], misses: bool) -> None:
         show(format_table(report) + "\n")
         if report.answers:
             show(format_answers(report) + "\n")
+            for variant, outcomes in report.answers.items():
+                warning = fallback_warning(variant, outcomes)
+                if warning is not None:
+                    err_console.print(f"warning: {warning}", style="yellow", markup=False)
         if misses:
             show(format_misses(report) + "\n")
 

@@ -49,6 +49,7 @@ class AnswerOutcome:
     answer: str
     abstained: bool
     error: str = ""  # why the endpoint gave no answer (the other fields are then empty)
+    llm_fallback: str = ""  # why the configured LLM did not answer (it timed out): the answer quotes the documents
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -61,6 +62,7 @@ class AnswerOutcome:
             "abstained": self.abstained,
             "answer": self.answer,
             **({"error": self.error} if self.error else {}),
+            **({"llm_fallback": self.llm_fallback} if self.llm_fallback else {}),
         }
 
 
@@ -97,6 +99,7 @@ def outcome_of(question: Question, doc_id: str, result: AnswerResult) -> AnswerO
         words_before_gold_page=before_gold,
         answer=result.answer,
         abstained=result.abstained,
+        llm_fallback=result.llm_fallback,
     )
 
 
@@ -158,7 +161,20 @@ def summary(outcomes: Sequence[AnswerOutcome]) -> dict[str, Any]:
     row["citation_precision"] = round(sum(o.cited_gold for o in outcomes) / cited, 4) if cited else None
     row["abstained"] = _rate(o.abstained for o in outcomes)
     row["errors"] = sum(1 for o in outcomes if o.error)
+    row["llm_fallbacks"] = sum(1 for o in outcomes if o.llm_fallback)  # extractive answers of a configured LLM
     return row
+
+
+def fallback_warning(variant: str, outcomes: Sequence[AnswerOutcome]) -> str | None:
+    """What to say when answers of a configured LLM fell back to quoting the documents: the answer
+    measures are then partly the extractive answer's."""
+    fell_back = [o for o in outcomes if o.llm_fallback]
+    if not fell_back:
+        return None
+    return (
+        f"{len(fell_back)} of {len(outcomes)} answers of {variant} quote the documents, the LLM having "
+        f"given none (first: {fell_back[0].llm_fallback})"
+    )
 
 
 def answer_misses(outcomes: Sequence[AnswerOutcome], words: int = 200) -> list[AnswerOutcome]:

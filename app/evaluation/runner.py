@@ -305,14 +305,17 @@ def _answers_json(outcomes: Sequence[AnswerOutcome], misses: bool) -> dict[str, 
 def format_answers(report: EvalReport) -> str:
     """One row per variant: what the ask path handed the generator and what it answered."""
     recall_columns = [f"context_recall@{w}" for w in WORD_CUTOFFS]
-    columns = ["evidence_recall", *recall_columns, "answer_contains_gold", "answer_f1", "citation_precision"]
-    header = f"answers ({report.scope})  " + "  ".join(columns) + "  context_words_before_gold  abstained  errors"
-    lines = [header]
+    rates = ["evidence_recall", *recall_columns, "answer_contains_gold", "answer_f1", "citation_precision"]
+    columns = [*rates, "context_words_before_gold", "abstained", "errors", "llm_fallbacks"]
+    lines = [f"{'answers (' + report.scope + ')':<18}  " + "  ".join(columns)]
     for name, outcomes in report.answers.items():
         row = answer_summary(outcomes)
-        cells = [_percent(row[column]) for column in columns]
         before = "-" if row["context_words_before_gold"] is None else str(row["context_words_before_gold"])
-        lines.append(f"{name:<18} " + "  ".join(cells) + f"  {before}  {_percent(row['abstained'])}  {row['errors']}")
+        cells = [_percent(row[column]) for column in rates]
+        cells += [before, _percent(row["abstained"]), str(row["errors"]), str(row["llm_fallbacks"])]
+        lines.append(
+            f"{name:<18}  " + "  ".join(cell.rjust(len(column)) for cell, column in zip(cells, columns, strict=True))
+        )
     return "\n".join(lines)
 
 
