@@ -379,6 +379,7 @@ def test_zero_page_pdf(tmp_path: Path) -> None:
 
 
 def test_page_limit() -> None:
-    with pytest.raises(BadDocumentError, match=re.escape("zoo.pdf: 30 pages exceeds the limit of 29")):
+    refusal = "zoo.pdf: 30 pages exceeds the limit of 29 (raise it with DOCGRAPH_MAX_PAGES)"
+    with pytest.raises(BadDocumentError, match=re.escape(refusal)):
         NativeReader(max_pages=29).read(ZOO)
     assert NativeReader(max_pages=30).read(ZOO).page_count == 30

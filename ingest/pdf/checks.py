@@ -53,7 +53,9 @@ def _check_document(doc: pymupdf.Document, name: str, max_pages: int) -> None:
             raise BadDocumentError(f"{name}: corrupt or truncated PDF, no pages could be recovered")
         raise BadDocumentError(f"{name}: PDF has no pages")
     if doc.page_count > max_pages:
-        raise BadDocumentError(f"{name}: {doc.page_count} pages exceeds the limit of {max_pages}")
+        raise BadDocumentError(
+            f"{name}: {doc.page_count} pages exceeds the limit of {max_pages} (raise it with DOCGRAPH_MAX_PAGES)"
+        )
 
 
 def load_page_checked(doc: pymupdf.Document, index: int, name: str) -> pymupdf.Page:
