@@ -147,8 +147,10 @@ def test_health_reports_the_store_and_its_documents(client: TestClient, job_stat
 
 
 def test_uploads_that_are_not_pdfs_are_refused(client: TestClient) -> None:
-    assert_error(upload(client, b"hello, not a pdf", "notes.pdf"), 415, "unsupported_media_type")
-    assert_error(upload(client, b"", "empty.pdf"), 415, "unsupported_media_type")
+    refused = assert_error(upload(client, b"hello, not a pdf", "notes.pdf"), 415, "unsupported_media_type")
+    assert refused["message"] == "the file is not a PDF (no %PDF- header)"
+    empty = assert_error(upload(client, b"", "empty.pdf"), 415, "unsupported_media_type")
+    assert empty["message"] == "the file is empty"  # as the CLI says; it said "not a PDF"
     assert_error(upload(client, b"\x89PNG\r\n\x1a\n" + b"0" * 100, "image.pdf"), 415, "unsupported_media_type")
     missing = client.post("/documents", data={"embed": "true"})
     assert_error(missing, 422, "invalid_request")

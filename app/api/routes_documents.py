@@ -158,6 +158,8 @@ def _check_upload(file: UploadFile, max_bytes: int) -> None:
     size = file.size if file.size is not None else _stream_size(file)
     if size > max_bytes:
         raise ApiError(413, "too_large", f"the file is {size} bytes; the limit is {max_bytes} (api_max_upload_mb)")
+    if size == 0:  # as the CLI says of it
+        raise ApiError(415, "unsupported_media_type", "the file is empty")
     file.file.seek(0)
     head = file.file.read(MAGIC_WINDOW)
     if PDF_MAGIC not in head:
