@@ -164,6 +164,33 @@ def test_a_job_the_server_keeps_dying_on_is_not_run_again(tmp_path: Path) -> Non
     assert manager.unfinished_uploads() == set()  # its upload goes with the next sweep
 
 
+def test_a_job_run_again_starts_its_progress_afresh_and_counts_the_restart(tmp_path: Path) -> None:
+    """After a restart the job read "prepare" at the killed run's stage 3 of 6, 10 of 100 done."""
+    store = JobStore(tmp_path / "jobs.sqlite", kept=10)
+    upload = tmp_path / "uploads" / "j1" / "manual.pdf"
+    upload.parent.mkdir(parents=True)
+    upload.write_bytes(b"%PDF-1.4")
+    position = {"stage": "embed", "stage_index": 3, "stages": 6, "done": 10, "total": 100}
+    record = {"job_id": "j1", "file_name": "manual.pdf", "status": "running", "path": str(upload), **position}
+    store.save("j1", "2026-11-29T00:00:00+00:00", record)
+    running, release = threading.Event(), threading.Event()
+
+    def held(embed: bool, force: bool, path: Path) -> IngestPipeline:
+        running.set()
+        release.wait(30)
+        raise RuntimeError("released")
+
+    manager = JobManager(held, store)
+    try:
+        assert running.wait(30)
+        job = manager.get("j1").to_json()
+    finally:
+        release.set()
+        manager.shutdown()
+    assert (job["status"], job["stage"], job["restarts"]) == ("running", "prepare", 1)
+    assert (job["stage_index"], job["stages"], job["done"], job["total"]) == (0, 0, 0, 0)
+
+
 def test_a_stop_names_the_running_job_it_waits_for(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """A stop waited for the running ingest without a word: minutes of silence after Ctrl-C."""
     started, release = threading.Event(), threading.Event()

@@ -77,6 +77,7 @@ class Job:
             "finished_at": self.finished_at,
             "error": self.error,
             "report": self.report,
+            "restarts": self.restarts,
         }
 
     def record(self) -> dict[str, Any]:
@@ -86,7 +87,6 @@ class Job:
             "embed": self.embed,
             "force": self.force,
             "replace": self.replace,
-            "restarts": self.restarts,
         }
         return {**self.to_json(), **rerun}
 
@@ -182,6 +182,7 @@ class JobManager:
                 )
             elif job.path.is_file():
                 job.status, job.stage, job.started_at = "queued", "", None
+                job.stage_index = job.stages = job.done = job.total = 0  # the stopped run's position is gone
                 log.info("ingest job %s (%s) runs again after a restart", job.job_id, job.file_name)
                 self._queue(job)
             else:

@@ -145,6 +145,7 @@ class JobModel(ResponseModel):
     finished_at: str | None = None
     error: str = ""
     report: IngestReportModel | None = None
+    restarts: int = Field(0, description="Times the server stopped while this job ran; it ran again from the start")
 
 
 # ---- retrieval -----------------------------------------------------------------------------------
