@@ -93,6 +93,15 @@ class WorkerLostError(IngestError):
     it worked on is not written, the others go on."""
 
 
+class IngestInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a batch of documents: ``reports`` are those that ended (written or not), in the
+    order given; ``not_started`` the files left. A KeyboardInterrupt still, for callers that do not ask."""
+
+    def __init__(self, reports: Sequence[object], not_started: Sequence[object]) -> None:
+        super().__init__()
+        self.reports, self.not_started = list(reports), list(not_started)
+
+
 class ModelError(DocgraphError):
     """A model could not be loaded or run."""
 

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from docgraph.app.cli.common import print_json
 from docgraph.app.cli.main import app, show_model_notes
+from docgraph.app.pipeline.stages import IngestPipeline, IngestReport, ProgressFn
 from docgraph.app.retrieval.registry import RETRIEVER_NAMES
 from tests.llm_server import Reply, ScriptedLLMServer
 
@@ -296,6 +297,31 @@ def test_reports_to_a_pipe_keep_each_line_whole(cli_env: dict[str, str], tmp_pat
     )
     assert done.returncode == 1
     assert f"failed: {broken.name}: corrupt or truncated PDF, no pages could be recovered\n" in done.stderr
+
+
+def test_ctrl_c_reports_the_documents_that_landed_and_names_the_rest(
+    cli_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reports of documents already written were lost, and nothing said which were not."""
+    first, second = tmp_path / "first.pdf", tmp_path / "second.pdf"
+    first.write_bytes(SAMPLE.read_bytes())
+    second.write_bytes((PDFS / "xts-p6.pdf").read_bytes())
+    ingest = IngestPipeline.ingest
+
+    def interrupted_at_the_second(self: IngestPipeline, path: Path, progress: ProgressFn | None = None) -> IngestReport:
+        if path.name == "second.pdf":
+            raise KeyboardInterrupt  # Ctrl-C while it is read
+        return ingest(self, path, progress)
+
+    monkeypatch.setattr(IngestPipeline, "ingest", interrupted_at_the_second)
+    code, out, err = run("ingest", str(first), str(second), "--no-embed")
+    assert code == 130
+    assert out.startswith("first ingested: 3 pages")
+    assert "interrupted: not ingested: second.pdf (run the command again for them)" in err.splitlines()
+    code, out, err = run("ingest", str(first), str(second), "--no-embed", "--json")
+    assert code == 130 and [report["status"] for report in json.loads(out)] == ["unchanged"]
+    code, out, _ = run("documents", "--json")
+    assert [document["doc_id"] for document in json.loads(out)] == ["first"]
 
 
 def test_reading_commands_write_no_schema(cli_env: dict[str, str]) -> None:

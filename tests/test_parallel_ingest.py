@@ -21,13 +21,13 @@ from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.execution.base import InlineExecutor
 from docgraph.app.pipeline.execution.processes import ProcessPool
 from docgraph.app.pipeline.reading import ReadStage
-from docgraph.app.pipeline.stages import IngestPipeline
+from docgraph.app.pipeline.stages import IngestPipeline, IngestReport
 from docgraph.app.pipeline.worker import WorkerSpec
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import open_store
 from docgraph.app.stores.falkordb_store import FalkorDBStore
-from docgraph.errors import IngestError
+from docgraph.errors import IngestError, IngestInterrupted
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.readers.paged import read_in_windows
 from docgraph.models import gnn as gnn_module
@@ -229,11 +229,15 @@ def test_an_interrupted_ingest_of_many_files_starts_no_more_documents(
         busy_until_interrupted.wait(60)
 
     monkeypatch.setattr(stages_module, "ThreadPoolExecutor", ReleasedOnceCancelled)
+    monkeypatch.setattr(IngestPipeline, "_run", lambda self, path, progress: IngestReport(path=path))
     pipeline = IngestPipeline([], tasks=InlineExecutor(worker=None, workers=2))  # three documents at once
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(IngestInterrupted) as interrupted:
         pipeline.ingest_many(paths, progress)
     # The first three; the interrupted one's thread may take the fourth before the interrupt is seen.
     assert sorted(started) in (paths[:3], paths[:4])
+    ended = [report.path for report in interrupted.value.reports]  # type: ignore[attr-defined]
+    assert ended == sorted(started)[1:]  # the ones that ran on to their end, reported
+    assert interrupted.value.not_started == [path for path in paths if path not in ended]
 
 
 def test_an_answer_lost_on_its_way_back_fails_its_task_and_a_fresh_worker_follows(

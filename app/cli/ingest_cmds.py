@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, cast
 
 import typer
 from rich.markup import escape
@@ -40,7 +40,7 @@ from docgraph.app.pipeline.source_files import expand_paths
 from docgraph.app.pipeline.stages import OUTCOMES, IngestPipeline, IngestReport, ProgressFn
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.kept_copies import kept_copies_dir
-from docgraph.errors import ConfigError, DocgraphError
+from docgraph.errors import ConfigError, DocgraphError, IngestInterrupted
 from docgraph.ingest.types import Reader
 
 
@@ -119,14 +119,22 @@ def ingest_command(
         reader_name = reader or settings.reader
         chosen = make_reader(reader_name, settings)
         tasks = ingest_executor(settings, reader_name, workers, ray, files=files)
+        left: list[object] = []
         try:
             pipeline = build_ingest_pipeline(
                 graph_store, settings, reader=chosen, embed=not no_embed, force=force, tasks=tasks
             )
             reports = _ingest_all(pipeline, files, graph_store, quiet=json_out, replace=replace)
+        except IngestInterrupted as interrupted:  # what ended is reported; the rest is named
+            reports, left = cast(list[IngestReport], interrupted.reports), interrupted.not_started
         finally:
             if tasks is not None:
                 tasks.close()
+        if left:
+            _print_reports(reports, json_out, _untexted_hint(chosen))
+            names = ", ".join(Path(str(path)).name for path in left)
+            err_console.print(f"interrupted: not ingested: {names} (run the command again for them)", markup=False)
+            raise typer.Exit(130)
         if describe:
             for report in reports:
                 if report.status != "failed":
@@ -158,7 +166,12 @@ def _ingest_all(
 
             return update
 
-        reports = ingest_batch(pipeline, graph_store, files, replace=replace, progress=row)
+        def finishing(paths: list[Path]) -> None:
+            if paths:
+                names = ", ".join(path.name for path in paths)
+                err_console.print(f"interrupted: finishing the documents under way first: {names}", markup=False)
+
+        reports = ingest_batch(pipeline, graph_store, files, replace=replace, progress=row, finishing=finishing)
     return reports
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import cast
 
 from docgraph.app.jobs.documents import files_replacing_others
 from docgraph.app.pipeline.stages import IngestPipeline, IngestReport, ProgressFn
 from docgraph.app.pipeline.unchanged import take_over_source
 from docgraph.app.stores.base import GraphStore
+from docgraph.errors import IngestInterrupted
 
 
 def ingest_batch(
@@ -18,17 +20,28 @@ def ingest_batch(
     *,
     replace: bool = False,
     progress: Callable[[Path], ProgressFn | None] | None = None,
+    finishing: Callable[[list[Path]], None] | None = None,
 ) -> list[IngestReport]:
     """A report per file, in the order given. Without ``replace``, a file that would replace a stored
     document read from another file of that name gets a failed report and the others still ingest;
     with it, such a file replaces the document, and one found unchanged becomes its file.
 
-    The caller refuses files that would share a document id first (``check_distinct_ids``)."""
+    The caller refuses files that would share a document id first (``check_distinct_ids``). Ctrl-C
+    raises :class:`IngestInterrupted` with the reports of the files that ended, refused ones too."""
     refused = {} if replace else files_replacing_others(store, list(files))
-    ingested = pipeline.ingest_many([path for path in files if path not in refused], progress)
+    try:
+        ingested = pipeline.ingest_many([path for path in files if path not in refused], progress, finishing)
+    except IngestInterrupted as interrupted:
+        ended = {report.path: report for report in cast(list[IngestReport], interrupted.reports)}
+        kept = [ended.get(path) or _refused(path, refused) for path in files if path in ended or path in refused]
+        raise IngestInterrupted(kept, interrupted.not_started) from None
     by_path = {report.path: report for report in ingested}
-    reports = [by_path.get(path) or IngestReport(path=path, status="failed", error=refused[path]) for path in files]
+    reports = [by_path.get(path) or _refused(path, refused) for path in files]
     for report in reports if replace else []:  # the same content from here: this file is its file now
         if report.status == "unchanged":
             take_over_source(store, report.doc_id, report.path)
     return reports
+
+
+def _refused(path: Path, refused: dict[Path, str]) -> IngestReport:
+    return IngestReport(path=path, status="failed", error=refused[path])

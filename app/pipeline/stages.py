@@ -38,7 +38,7 @@ from docgraph.app.stores.kept_copies import (
     keep_copy,
     stored_sha256,
 )
-from docgraph.errors import BadDocumentError, DocgraphError, IngestError, WorkerLostError
+from docgraph.errors import BadDocumentError, DocgraphError, IngestError, IngestInterrupted, WorkerLostError
 from docgraph.ingest.types import DocumentLayout
 from docgraph.records import GraphBatch
 
@@ -250,22 +250,43 @@ class IngestPipeline:
         return report
 
     def ingest_many(
-        self, paths: Sequence[Path], progress: Callable[[Path], ProgressFn | None] | None = None
+        self,
+        paths: Sequence[Path],
+        progress: Callable[[Path], ProgressFn | None] | None = None,
+        finishing: Callable[[list[Path]], None] | None = None,
     ) -> list[IngestReport]:
         """Every file, in order of ``paths``: one after another with one worker; with more, as many
-        documents at once as there are workers, and one more, the largest files first."""
+        documents at once as there are workers, and one more, the largest files first.
+
+        Ctrl-C raises :class:`IngestInterrupted` with the reports of the files that ended: one after
+        another, the file being read stops; with workers, the documents under way finish first
+        (``finishing`` is told which) and those not started are left."""
 
         def one(path: Path) -> IngestReport:
             return self.ingest(path, progress(path) if progress else None)
 
         if self.tasks.workers <= 1 or len(paths) <= 1:
-            return [one(path) for path in paths]
+            reports: list[IngestReport] = []
+            try:
+                reports.extend(one(path) for path in paths)
+            except KeyboardInterrupt:
+                raise IngestInterrupted(reports, paths[len(reports) :]) from None
+            return reports
         order = sorted(range(len(paths)), key=lambda i: -_file_size(paths[i]))
         documents = ThreadPoolExecutor(self.tasks.workers + 1, thread_name_prefix="docgraph-document")
+        futures: dict[int, Future[IngestReport]] = {}
         try:  # each in a copy of this context: a block the caller opened (fulltext_refresh_deferred) covers it
-            futures = {i: documents.submit(contextvars.copy_context().run, one, paths[i]) for i in order}
+            futures.update({i: documents.submit(contextvars.copy_context().run, one, paths[i]) for i in order})
             return [futures[i].result() for i in range(len(paths))]
-        finally:  # interrupted (Ctrl-C), the documents not started are dropped; those started finish
+        except KeyboardInterrupt:
+            if finishing is not None:
+                finishing([paths[i] for i, future in futures.items() if future.running()])
+            documents.shutdown(wait=True, cancel_futures=True)
+            ended = [i for i in sorted(futures) if not futures[i].cancelled() and futures[i].exception() is None]
+            reports = [futures[i].result() for i in ended]
+            left = [paths[i] for i in range(len(paths)) if i not in ended]
+            raise IngestInterrupted(reports, left) from None
+        finally:
             documents.shutdown(wait=True, cancel_futures=True)
 
     def _unchanged(self, path: Path, started: float) -> IngestReport | None:
