@@ -324,6 +324,19 @@ def test_ctrl_c_reports_the_documents_that_landed_and_names_the_rest(
     assert [document["doc_id"] for document in json.loads(out)] == ["first"]
 
 
+def test_pdfs_in_linked_folders_are_found_once(cli_env: dict[str, str], tmp_path: Path) -> None:
+    """A library's linked shelves were skipped: "no PDF found in the given paths"."""
+    shelf, library = tmp_path / "shelf", tmp_path / "library"
+    shelf.mkdir()
+    library.mkdir()
+    (shelf / "xts.pdf").write_bytes((PDFS / "xts-p6.pdf").read_bytes())
+    (library / "shelf").symlink_to(shelf)
+    (library / "back-up").symlink_to(library)  # a loop ends where it began
+    code, out, err = run("ingest", str(library), "--no-embed", "--json")
+    assert code == 0, err
+    assert [(report["doc_id"], report["status"]) for report in json.loads(out)] == [("xts", "ingested")]
+
+
 def test_reading_commands_write_no_schema(cli_env: dict[str, str]) -> None:
     """Reads must work with a read-only account: they create no index or constraint."""
     for args in (("stats", "--json"), ("documents", "--json"), ("cypher", "RETURN 1", "--json")):

@@ -15,14 +15,24 @@ def expand_paths(paths: Iterable[Path]) -> list[Path]:
     and its folder) once, where it first comes, so that its one report says what was done to it."""
     found: dict[Path, Path] = {}
     for path in paths:
-        files = (
-            sorted(p for p in path.rglob("*") if p.suffix.lower() == ".pdf" and p.is_file())
-            if path.is_dir()
-            else [path]
-        )
-        for file in files:
+        for file in pdfs_under(path) if path.is_dir() else [path]:
             found.setdefault(Path(os.path.abspath(file)), file)  # links keep their own names
     return list(found.values())
+
+
+def pdfs_under(folder: Path) -> list[Path]:
+    """The PDFs in ``folder`` and below, sorted; linked folders are followed (a library's shelves are
+    often links), each real folder once, so that a link back up ends there."""
+    seen: set[tuple[int, int]] = set()
+    found: list[Path] = []
+    for root, folders, names in os.walk(folder, followlinks=True):
+        where = os.stat(root)
+        if (where.st_dev, where.st_ino) in seen:
+            folders[:] = []
+            continue
+        seen.add((where.st_dev, where.st_ino))
+        found += [Path(root, name) for name in names if name.lower().endswith(".pdf") and Path(root, name).is_file()]
+    return sorted(found)
 
 
 def read_pdf(reader: Reader, path: Path, progress: ProgressCallback | None = None) -> DocumentLayout:
