@@ -87,6 +87,16 @@ def test_answer_streams_to_the_callback_and_counts_tokens(zoo_store: GraphStore,
     assert {"route", "retrieve", "generate", "total"} <= set(result.timings)
 
 
+def test_an_empty_store_is_said_to_be_empty_asking_no_model(falkordb_store: GraphStore, tmp_path: Path) -> None:
+    """The router was asked first (24 s with a local model) before "The store holds no documents"."""
+    with ScriptedLLMServer() as server:
+        server.add(ROUTE_RETRIEVE, confident("Nothing."))
+        settings = llm_settings(server.base_url, tmp_path)
+        result = ask(QUESTION, falkordb_store, settings, retriever_for(falkordb_store), k=3)
+        asked = server.requests
+    assert result.answer.startswith("The store holds no documents yet") and asked == []
+
+
 def test_without_an_endpoint_the_answer_quotes_cited_evidence(zoo_store: GraphStore, tmp_path: Path) -> None:
     settings = no_llm_settings(tmp_path)
     assert llm_status(settings) == NOT_CONFIGURED

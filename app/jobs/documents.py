@@ -49,6 +49,10 @@ def check_distinct_ids(paths: list[Path]) -> None:
             raise ConfigError(f"{names} would all be stored as {doc_id!r}, one replacing the other: rename them")
 
 
+def holds_documents(store: GraphStore) -> bool:
+    return bool(store.read(cypher.load("any_document", store.dialect)))
+
+
 def list_documents(store: GraphStore) -> list[Row]:
     return store.read(cypher.load("list_documents", store.dialect))
 

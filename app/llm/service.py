@@ -15,7 +15,7 @@ from itertools import zip_longest
 from typing import TypeVar
 
 from docgraph.app.config import Settings
-from docgraph.app.jobs.documents import list_documents
+from docgraph.app.jobs.documents import holds_documents
 from docgraph.app.llm.answer import AnswerResult, Extras
 from docgraph.app.llm.client import NO_ENDPOINT, NOT_CONFIGURED, LLMClient, StreamCallback, make_client, optional_client
 from docgraph.app.llm.context import (
@@ -66,6 +66,13 @@ def ask(
     check_k(k)
     started = time.perf_counter()
     result = AnswerResult(question=question)
+    if not holds_documents(store):  # say why nothing can be found, asking no model
+        result.answer = NO_DOCUMENTS
+        result.note("answer", status="the store holds no documents")
+        if stream_callback is not None:
+            stream_callback(NO_DOCUMENTS)
+        result.timings["total"] = time.perf_counter() - started
+        return result
     client = optional_client(settings)
     if client is None:
         if force_cypher:
@@ -102,12 +109,7 @@ def ask(
         rounds = 1 + settings.llm_max_rereads if client is not None else 1
         groups, first_round = _retrieve(decision, question, retriever, store, k, rounds, doc_id, result)
         result.abstained = settings.abstain and result.relevance is not None and _below_bar(result)
-    if not any(groups) and not list_documents(store):  # say why nothing was found, asking no model
-        result.answer = NO_DOCUMENTS
-        result.note("answer", status="the store holds no documents")
-        if stream_callback is not None:
-            stream_callback(NO_DOCUMENTS)
-    elif result.abstained:
+    if result.abstained:
         _answer(result, question, groups, first_round, store, settings, None, extras, None)
         result.answer = f"{NOT_ANSWERED}\n\n{result.answer}" if result.answer else NOT_ANSWERED
         if stream_callback is not None:
