@@ -36,6 +36,8 @@ class Reply:
     delay_s: float = 0.0  # wait this long before answering (a hung endpoint)
     stall_after: int | None = None  # streamed, stop for stall_s after this many chunks (hung mid-reply)
     stall_s: float = 0.0
+    pings_s: float = 0.0  # streamed, only keep-alive comments for this long, then the end without a completion:
+    # a server still reading a long prompt (llama.cpp's sends a comment every 15 s, which resets a read time-out)
     content_type: str | None = None  # of a raw reply; by default what the request asked for
 
     def token_list(self) -> list[str]:
@@ -173,6 +175,9 @@ def _handler_for(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Connection", "close")
             self.end_headers()
+            if reply.pings_s:
+                self._send_pings(reply.pings_s)
+                return
             for sent, chunk in enumerate(_stream_chunks(reply, body)):
                 if sent == reply.stall_after:
                     time.sleep(reply.stall_s)
@@ -181,6 +186,19 @@ def _handler_for(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(b"data: [DONE]\n\n")
             self.wfile.flush()
             self.close_connection = True
+
+        def _send_pings(self, seconds: float) -> None:
+            self.close_connection = True
+            ends = time.monotonic() + seconds
+            try:
+                while time.monotonic() < ends:
+                    self.wfile.write(b": ping\n\n")
+                    self.wfile.flush()
+                    time.sleep(0.1)
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):  # the client gave up: what it should do
+                return
 
     return Handler
 

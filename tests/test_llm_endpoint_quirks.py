@@ -16,7 +16,7 @@ from docgraph.app.llm.client import make_client
 from docgraph.app.llm.service import ask, text2cypher
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
-from docgraph.errors import LLMRequestError
+from docgraph.errors import LLMRequestError, LLMTimeoutError
 from docgraph.models.encoder_loader import load_encoder
 from tests.llm_data import llm_settings, zoo_batch
 from tests.llm_server import Reply, ScriptedLLMServer
@@ -109,6 +109,16 @@ def test_an_endpoint_error_over_several_lines_is_one_error_line(
         done = CliRunner().invoke(app, ["text2cypher", "How many tables?"], env=env)
     assert done.exit_code == 1
     assert done.stderr == "error: the LLM endpoint answered HTTP 500: internal line two line three\n"
+
+
+def test_a_reply_whose_first_word_never_comes_ends_at_the_time_out(tmp_path: Path) -> None:
+    """A server reading a long prompt sends only keep-alive comments, each of which reset the HTTP
+    read time-out: the reply was waited for past DOCGRAPH_LLM_TIMEOUT_S (86 s of a 60 s limit)."""
+    with ScriptedLLMServer() as server:
+        server.add(Reply(pings_s=8.0))  # then the stream ends empty: an error, had it been waited for
+        client = make_client(llm_settings(server.base_url, tmp_path, llm_timeout_s=1.0))
+        with pytest.raises(LLMTimeoutError, match=r"did not finish its reply within 1s \(stopped after 0 characters\)"):
+            client.chat([{"role": "user", "content": "Say yes."}])
 
 
 def test_a_failed_text2cypher_json_prints_its_attempts(zoo_store: GraphStore, local_home: Path, tmp_path: Path) -> None:

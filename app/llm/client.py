@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from docgraph.app.config import Settings
 from docgraph.app.llm.local_model import LOCAL_PREFIX, local_model_path, local_stream
+from docgraph.app.llm.read_ahead import ReadAhead
 from docgraph.errors import LLMRequestError, LLMTimeoutError, LLMUnavailableError
 
 if TYPE_CHECKING:  # the SDK is imported on use: ~1.5 s that a run without an LLM endpoint never needs
@@ -210,7 +211,8 @@ class LLMClient:
         deadline = started + self.timeout_s
         try:
             chunks = self.sdk.chat.completions.create(**options, stream=True, stream_options={"include_usage": True})
-            completion = from_chunks(cast(Iterable[Any], chunks), stream or _unheard, deadline)
+            # read by a thread of its own: the deadline holds while a long prompt is read (no chunks)
+            completion = from_chunks(ReadAhead(cast(Iterable[Any], chunks), deadline), stream or _unheard, deadline)
         except (openai.APITimeoutError, httpx.TimeoutException) as exc:
             raise LLMTimeoutError(
                 f"the LLM endpoint {self.base_url} did not answer within {self.timeout_s:g}s (tried twice)"

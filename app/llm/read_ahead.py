@@ -1,0 +1,72 @@
+"""An endpoint's streamed chunks read by a thread of their own, so that a reply's time-out holds
+while no chunk comes at all.
+
+A server still reading a long prompt sends nothing but keep-alive comments (llama.cpp's server one
+every 15 s), and each of them resets the HTTP read time-out: the first words of a reply could be
+waited for well past ``DOCGRAPH_LLM_TIMEOUT_S``. Read here, the waiting ends at the deadline: the
+next item is then :data:`LATE`, which :func:`app.llm.client.from_chunks` takes as a chunk come too
+late (it closes the stream and raises its time-out). The reading thread stops, closing the stream,
+at the next chunk or when the server ends the reply.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+LATE = object()  # what the iterator gives once the deadline has passed with no chunk
+_CHUNK, _END, _ERROR = "chunk", "end", "error"
+
+
+class ReadAhead(Iterator[Any]):
+    def __init__(self, chunks: Iterable[Any], deadline: float) -> None:
+        self._chunks, self._deadline = chunks, deadline
+        self._arrived: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self._closed = threading.Event()
+        self._reader = threading.Thread(target=self._read, name="docgraph-llm-stream", daemon=True)
+        self._reader.start()
+
+    @property
+    def response(self) -> Any:
+        """The HTTP response the chunks come from (the openai SDK's stream has one): its headers say
+        what a reply without chunks was."""
+        return getattr(self._chunks, "response", None)
+
+    def __next__(self) -> Any:
+        wait = max(0.0, self._deadline - time.perf_counter()) + 0.01  # past the deadline, not at it
+        try:
+            kind, value = self._arrived.get(timeout=wait)
+        except queue.Empty:
+            return LATE
+        if kind == _END:
+            raise StopIteration
+        if kind == _ERROR:
+            raise value
+        return value
+
+    def close(self) -> None:
+        """Stop the request: now when the reading is over, else by the reader at its next chunk (the
+        stream is not closed under a read going on in the other thread)."""
+        self._closed.set()
+        if not self._reader.is_alive():
+            _close(self._chunks)
+
+    def _read(self) -> None:
+        try:
+            for chunk in self._chunks:
+                if self._closed.is_set():
+                    break
+                self._arrived.put((_CHUNK, chunk))
+            self._arrived.put((_END, None))
+        except BaseException as error:  # raised where the chunks are taken, as without this thread
+            self._arrived.put((_ERROR, error))
+        finally:
+            if self._closed.is_set():
+                _close(self._chunks)
+
+
+def _close(chunks: Iterable[Any]) -> None:
+    getattr(chunks, "close", lambda: None)()
