@@ -94,3 +94,36 @@ def test_a_bad_file_fails_alone_on_ray(ray_address: str, falkordb_store: FalkorD
     assert [r.status for r in reports] == ["failed", "ingested"]
     assert reports[0].error.startswith("broken.pdf: ")
     assert "Traceback" not in reports[0].error
+
+
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [
+        ("nosuchhost.invalid:18799", "no host 'nosuchhost.invalid'"),
+        (f"127.0.0.1:{free_port()}", "nothing answers there (Connection refused)"),
+    ],
+)
+def test_a_cluster_address_nothing_answers_at_is_refused_in_one_line(address: str, reason: str, tmp_path: Path) -> None:
+    """It took Ray's whole minute of retries, with its own log lines, before the one-line error."""
+    docgraph = Path(sys.executable).with_name("docgraph")
+    env = {**os.environ, "DOCGRAPH_HOME": str(tmp_path)}
+    sample = Path(__file__).resolve().parent.parent / "samples" / "docgraph-sample.pdf"
+    done = subprocess.run(
+        [str(docgraph), "ingest", str(sample), "--ray", address], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"error: cannot join the Ray cluster at {address}: {reason}")
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+
+
+def test_the_cluster_s_error_messages_go_to_standard_error(capfd: pytest.CaptureFixture[str]) -> None:
+    """A dead worker's "(raylet) A worker died ..." came on standard output, ahead of --json's JSON."""
+    import ray
+
+    from docgraph.app.pipeline.execution.ray_cluster import _errors_to_stderr
+
+    _errors_to_stderr(ray)
+    message = {"lines": ["A worker died or was killed while executing a task."], "pid": "raylet", "is_err": False}
+    ray._private.worker.print_to_stdstream(message, ignore_prefix=False)
+    printed = capfd.readouterr()
+    assert printed.out == "" and "A worker died or was killed" in printed.err

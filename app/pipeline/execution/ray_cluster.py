@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import threading
 import uuid
 from concurrent.futures import Future
@@ -49,14 +50,47 @@ def _with_bytes(arg: Any) -> Any:
     return arg
 
 
+def check_reachable(address: str, timeout_s: float) -> None:
+    """Refuse at once a cluster address whose host does not resolve or where nothing listens: Ray
+    would try for the whole connect time-out, logging each try. ``auto`` is Ray's to find."""
+    host, _, port = address.split("://", 1)[-1].rpartition(":")
+    if address == "auto" or not host or not port.isdigit():
+        return
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=min(timeout_s, 10.0)):
+            pass
+    except socket.gaierror as error:
+        raise ConfigError(f"cannot join the Ray cluster at {address}: no host {host!r} ({error.strerror})") from error
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise ConfigError(f"cannot join the Ray cluster at {address}: nothing answers there ({reason})") from error
+
+
+def _errors_to_stderr(ray: Any) -> None:
+    """Ray prints the cluster's error messages for the driver ("(raylet) A worker died ...") to
+    standard output, where they broke ``--json``: they go to standard error."""
+    worker_module = ray._private.worker
+    printed = worker_module.print_to_stdstream
+    if getattr(printed, "to_stderr", False):
+        return
+
+    def to_stderr(data: dict[str, Any], ignore_prefix: bool) -> None:
+        printed({**data, "is_err": True}, ignore_prefix)
+
+    to_stderr.to_stderr = True  # type: ignore[attr-defined]
+    worker_module.print_to_stdstream = to_stderr
+
+
 def _join(ray: Any, address: str, timeout_s: float) -> None:
     """``ray.init`` on the cluster, given ``timeout_s`` to answer (Ray itself may retry for ever)."""
+    check_reachable(address, timeout_s)
+    _errors_to_stderr(ray)
     env = {"DOCGRAPH_THREADS": "1", "OMP_NUM_THREADS": "1"}
     outcome: list[BaseException | None] = []
 
     def connect() -> None:
         try:
-            ray.init(address=address, runtime_env={"env_vars": env}, logging_level=logging.WARNING, log_to_driver=False)
+            ray.init(address=address, runtime_env={"env_vars": env}, logging_level=logging.ERROR, log_to_driver=False)
             outcome.append(None)
         except Exception as error:
             outcome.append(error)
