@@ -6,7 +6,10 @@ whatever tag a small model picks."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -84,7 +87,11 @@ FENCED = [
 CUT_OFF = "```cypher\nMATCH (t:Table) RETURN count(t) AS tables"  # the reply's token budget ended before the fence
 
 
-@pytest.mark.parametrize("reply", [*FENCED, CUT_OFF])
+CUT_OFF_AFTER_PROSE = "Here is the query:\n```cypher\nMATCH (t:Table) RETURN count(t) AS tables"
+CLOSED_ON_ITS_LINE = "MATCH (t:Table) RETURN count(t) AS tables ```\nThis counts the tables."
+
+
+@pytest.mark.parametrize("reply", [*FENCED, CUT_OFF, CUT_OFF_AFTER_PROSE, CLOSED_ON_ITS_LINE])
 def test_a_query_fenced_with_any_tag_is_read_without_it(zoo_store: GraphStore, tmp_path: Path, reply: str) -> None:
     with ScriptedLLMServer() as server:
         server.add(reply)
@@ -119,6 +126,46 @@ def test_a_reply_whose_first_word_never_comes_ends_at_the_time_out(tmp_path: Pat
         client = make_client(llm_settings(server.base_url, tmp_path, llm_timeout_s=1.0))
         with pytest.raises(LLMTimeoutError, match=r"did not finish its reply within 1s \(stopped after 0 characters\)"):
             client.chat([{"role": "user", "content": "Say yes."}])
+
+
+class SlowStream:
+    """An endpoint's reply of 100 chunks, one every 20 ms, that records how far it was read."""
+
+    def __init__(self) -> None:
+        self.pulled, self.closed = 0, False
+
+    def __iter__(self) -> SlowStream:
+        return self
+
+    def __next__(self) -> Any:
+        if self.closed or self.pulled == 100:
+            raise StopIteration
+        time.sleep(0.02)
+        self.pulled += 1
+        return SimpleNamespace(usage=None, choices=[SimpleNamespace(delta=SimpleNamespace(content="word "))])
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_reply_its_reader_gives_up_on_is_stopped(tmp_path: Path) -> None:
+    """A stream callback that raised (Streamlit's rerun, a closed pipe) left the reply read to its end."""
+    stream = SlowStream()
+    client = make_client(llm_settings("http://127.0.0.1:9/v1", tmp_path))
+    client._sdk = SimpleNamespace(chat=SimpleNamespace(completions=SimpleNamespace(create=lambda **_: stream)))  # type: ignore[assignment]
+    heard: list[str] = []
+
+    def hear(text: str) -> None:
+        heard.append(text)
+        if len(heard) == 3:
+            raise RuntimeError("the reader is gone")
+
+    with pytest.raises(RuntimeError, match="the reader is gone"):
+        client.chat([{"role": "user", "content": "Say many words."}], stream=hear)
+    deadline = time.monotonic() + 30
+    while not stream.closed and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert stream.closed and stream.pulled < 100
 
 
 def test_a_failed_text2cypher_json_prints_its_attempts(zoo_store: GraphStore, local_home: Path, tmp_path: Path) -> None:

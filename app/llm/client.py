@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from docgraph.app.config import Settings
 from docgraph.app.llm.local_model import LOCAL_PREFIX, local_model_path, local_stream
-from docgraph.app.llm.read_ahead import ReadAhead
+from docgraph.app.llm.read_ahead import LATE, ReadAhead
 from docgraph.errors import LLMRequestError, LLMTimeoutError, LLMUnavailableError
 
 if TYPE_CHECKING:  # the SDK is imported on use: ~1.5 s that a run without an LLM endpoint never needs
@@ -211,8 +211,10 @@ class LLMClient:
         deadline = started + self.timeout_s
         try:
             chunks = self.sdk.chat.completions.create(**options, stream=True, stream_options={"include_usage": True})
-            # read by a thread of its own: the deadline holds while a long prompt is read (no chunks)
-            completion = from_chunks(ReadAhead(cast(Iterable[Any], chunks), deadline), stream or _unheard, deadline)
+            # read by a thread of its own: the deadline holds while a long prompt is read (no chunks);
+            # closed however the reading ends, so that a reply nobody reads any more is stopped
+            with contextlib.closing(ReadAhead(cast(Iterable[Any], chunks), deadline)) as ahead:
+                completion = from_chunks(ahead, stream or _unheard, deadline)
         except (openai.APITimeoutError, httpx.TimeoutException) as exc:
             raise LLMTimeoutError(
                 f"the LLM endpoint {self.base_url} did not answer within {self.timeout_s:g}s (tried twice)"
@@ -299,8 +301,9 @@ def _unheard(text: str) -> None:
 
 
 def from_chunks(chunks: Iterable[Any], stream: StreamCallback, deadline: float | None = None) -> Completion:
-    """The completion a stream of chunks makes; the stream is closed (the request stopped) when the
-    reply grows past ``MAX_REPLY_CHARS`` or is still coming at ``deadline`` (``time.perf_counter``)."""
+    """The completion a stream of chunks makes; the stream is closed (the request stopped: for an
+    endpoint's stream read ahead, at its next chunk) when the reply grows past ``MAX_REPLY_CHARS``
+    or is still coming at ``deadline`` (``time.perf_counter``), which :data:`LATE` says too."""
     parts: list[str] = []
     size = 0
     logprobs: list[TokenLogprob] | None = None
@@ -309,7 +312,7 @@ def from_chunks(chunks: Iterable[Any], stream: StreamCallback, deadline: float |
     received = 0
     for chunk in chunks:
         received += 1
-        if deadline is not None and time.perf_counter() > deadline:
+        if chunk is LATE or (deadline is not None and time.perf_counter() > deadline):
             getattr(chunks, "close", lambda: None)()
             raise DeadlineError("".join(parts))
         usage = getattr(chunk, "usage", None)

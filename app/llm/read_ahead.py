@@ -26,6 +26,7 @@ class ReadAhead(Iterator[Any]):
         self._chunks, self._deadline = chunks, deadline
         self._arrived: queue.Queue[tuple[str, Any]] = queue.Queue()
         self._closed = threading.Event()
+        self._over = False  # the end or an error was handed on: nothing more comes
         self._reader = threading.Thread(target=self._read, name="docgraph-llm-stream", daemon=True)
         self._reader.start()
 
@@ -36,11 +37,14 @@ class ReadAhead(Iterator[Any]):
         return getattr(self._chunks, "response", None)
 
     def __next__(self) -> Any:
+        if self._over:
+            raise StopIteration
         wait = max(0.0, self._deadline - time.perf_counter()) + 0.01  # past the deadline, not at it
         try:
             kind, value = self._arrived.get(timeout=wait)
         except queue.Empty:
             return LATE
+        self._over = kind != _CHUNK
         if kind == _END:
             raise StopIteration
         if kind == _ERROR:

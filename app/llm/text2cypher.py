@@ -161,12 +161,16 @@ def _generate(
 
 
 def extract_query(reply: str) -> str:
-    """The query in the reply's first code block, or the whole reply when it has none (or when its
-    one fence closes an empty block: "MATCH ... RETURN n ```" is the text before the fence)."""
+    """The query in the reply's first code block, or the whole reply when it has none. One fence
+    alone either closes a query on its own line ("MATCH ... RETURN n ```", prose perhaps after: the
+    text before it) or opens a block the token budget cut off ("```cypher\nMATCH ...": to the end)."""
+    head, fence, _ = reply.partition("```")
+    if fence and reply.count("```") == 1 and head.rsplit("\n", 1)[-1].strip():
+        return clean_query(head)
     block = _CODE_BLOCK.search(reply)
-    if block is None or not block.group(1).strip():
-        return clean_query(reply.replace("```", ""))
-    return clean_query(block.group(1))
+    if block is not None and block.group(1).strip():
+        return clean_query(block.group(1))
+    return clean_query(head)  # no block, or an empty one after the query
 
 
 def run_written_query(
