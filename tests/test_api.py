@@ -246,11 +246,15 @@ def test_a_document_an_unfinished_job_writes_is_not_deleted_under_it(
         held.wait(60)
         return pipeline_for(embed, force, path)
 
+    stored = upload(client, SAMPLE_PDF.read_bytes(), "late arrival.pdf", embed="false").json()["job_id"]
+    assert follow_job(client, stored)[-1]["status"] == "succeeded"
     monkeypatch.setattr(jobs, "_pipeline_for", after_the_deletes)
-    job_id = upload(client, SAMPLE_PDF.read_bytes(), "late arrival.pdf", embed="false").json()["job_id"]
+    again = upload(client, SAMPLE_PDF.read_bytes(), "Late-Arrival.pdf", embed="false", replace="true")
+    job_id = again.json()["job_id"]
     try:
         assert running.wait(60)
-        for name in ("late-arrival", "late arrival.pdf"):
+        # by id, by the upload's name, by another spelling of it, by the stored document's file name
+        for name in ("late-arrival", "Late-Arrival.pdf", "Late_Arrival.pdf", "late arrival.pdf"):
             refused = assert_error(client.delete(f"/documents/{name}"), 409, "conflict")
             assert f"is being ingested (job {job_id}, running)" in refused["message"]
     finally:

@@ -200,7 +200,7 @@ def test_a_stop_names_the_running_job_it_waits_for(tmp_path: Path, caplog: pytes
         release.wait(30)
         raise RuntimeError("released")
 
-    manager = JobManager(held)
+    manager = JobManager(held, JobStore(tmp_path / "jobs.sqlite", kept=10))
     running = manager.submit("long.pdf", tmp_path / "long.pdf")
     manager.submit("next.pdf", tmp_path / "next.pdf")
     assert started.wait(30)

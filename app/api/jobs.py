@@ -148,14 +148,11 @@ class JobManager:
             raise JobNotFoundError(f"no job {job_id!r} (the newest {self._kept} jobs are kept)")
         return job
 
-    def unfinished_job_for(self, doc: str) -> Job | None:
-        """The queued or running job that writes the document ``doc`` (an id or a file name)."""
+    def unfinished_job_for(self, doc_ids: set[str]) -> Job | None:
+        """The queued or running job that writes one of the documents ``doc_ids``."""
         with self._lock:
             unfinished = [job for job in self._jobs.values() if job.status in UNFINISHED]
-        for job in unfinished:
-            if doc in (job.file_name, _doc_id_or_empty(job.file_name)):
-                return job
-        return None
+        return next((job for job in unfinished if doc_id_or_empty(job.file_name) in doc_ids), None)
 
     def _queue(self, job: Job) -> None:
         with self._lock:
@@ -215,7 +212,8 @@ class JobManager:
         with self._lock:
             running = [job for job in self._jobs.values() if job.status == "running"]
             queued = sum(job.status == "queued" for job in self._jobs.values())
-        later = f"; {queued} queued jobs run after a restart" if queued else ""
+        kept = "run after a restart" if self._store is not None else "are dropped"
+        later = f"; {queued} queued jobs {kept}" if queued else ""
         for job in running:
             at = job.stage or "its start"
             log.warning(
@@ -266,7 +264,7 @@ class JobManager:
         return report
 
 
-def _doc_id_or_empty(file_name: str) -> str:
+def doc_id_or_empty(file_name: str) -> str:
     try:
         return doc_id_for(file_name)
     except DocgraphError:  # a name that gives no id; its job fails with the reason

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import uuid
 from typing import Annotated, Any
@@ -10,18 +11,19 @@ from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from starlette.responses import JSONResponse
 
 from docgraph.app.api.errors import ApiError, SafeJSONResponse
-from docgraph.app.api.jobs import clash_refusal
+from docgraph.app.api.jobs import clash_refusal, doc_id_or_empty
 from docgraph.app.api.models import DeleteResultModel, DocumentModel, HealthModel, JobModel, as_json
 from docgraph.app.api.responses import documented
 from docgraph.app.api.state import ApiState
 from docgraph.app.config import Settings
-from docgraph.app.jobs.documents import clashing_document, list_documents, upload_file_name
+from docgraph.app.jobs.documents import clashing_document, find_document, list_documents, upload_file_name
 from docgraph.app.jobs.documents import delete_document as delete_document_and_copy
 from docgraph.app.llm.client import llm_configured
 from docgraph.app.resources import docgraph_release
+from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.kept_copies import kept_copies_dir
 from docgraph.app.stores.url import parse_store_url
-from docgraph.errors import DocgraphError
+from docgraph.errors import DocgraphError, DocumentNotFoundError
 
 router = APIRouter()
 
@@ -128,7 +130,7 @@ def delete_document(doc_id: str, state: State) -> dict[str, Any]:
     """Delete a document (by id or file name) and everything under it; refused (409) while an
     upload's job is writing it, which would otherwise land after the delete."""
     store = state.store()
-    writing = state.jobs.unfinished_job_for(doc_id)
+    writing = state.jobs.unfinished_job_for(_named_ids(store, doc_id))
     if writing is not None:
         raise ApiError(
             409,
@@ -137,6 +139,15 @@ def delete_document(doc_id: str, state: State) -> dict[str, Any]:
         )
     deleted_id, deleted = delete_document_and_copy(store, doc_id, kept_copies_dir(state.settings.home, store))
     return as_json(DeleteResultModel, {"doc_id": deleted_id, "deleted_nodes": deleted})
+
+
+def _named_ids(store: GraphStore, doc: str) -> set[str]:
+    """The document ids ``doc`` may name: its own (an id, or a file name), and the stored document's
+    it finds (by id or by the file name it was stored under)."""
+    named = {doc_id_or_empty(doc)}
+    with contextlib.suppress(DocumentNotFoundError):
+        named.add(str(find_document(store, doc)["doc_id"]))
+    return named - {""}
 
 
 @router.get("/jobs/{job_id}", response_model=JobModel, responses=documented(404), tags=["documents"])
