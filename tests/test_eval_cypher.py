@@ -137,6 +137,17 @@ def test_a_run_the_model_answered_no_question_of_is_an_error(tmp_path: Path) -> 
     assert "does not exist" in done.stderr and len(done.stderr.splitlines()) == 1
 
 
+def test_a_repair_try_refused_after_an_answered_one_is_not_a_question_left_unanswered(tmp_path: Path) -> None:
+    """The model answered (a broken query); the longer repair prompt was refused: counted as "no reply"."""
+    docs, questions = sample_eval_inputs(tmp_path, QUESTIONS[:1])
+    with ScriptedLLMServer() as server:
+        server.add("MATCH (p:Page {doc_id: 'docgraph-sample'} RETURN count(p)", Reply(status=400, error="too long"))
+        done = eval_cypher(questions, docs, server, tmp_path)
+    assert done.exit_code == 0, done.output  # something was measured
+    (outcome,) = json.loads(done.stdout)["questions"]
+    assert not outcome["unanswered"] and outcome["tries"] == 2 and "too long" in outcome["error"]
+
+
 def test_eval_cypher_needs_an_endpoint(tmp_path: Path) -> None:
     questions = tmp_path / "questions.jsonl"
     questions.write_text(json.dumps(QUESTIONS[0]) + "\n")

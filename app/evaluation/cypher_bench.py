@@ -146,8 +146,11 @@ def ask_question(question: CypherQuestion, store: GraphStore, settings: Settings
         tries = len(error.attempts)
         last = error.attempts[-1]["query"] if error.attempts else ""
         return CypherOutcome(question.id, question.type, False, first, tries, False, _tokens(usage), last, str(error))
-    except (LLMRequestError, LLMTimeoutError) as error:
-        return CypherOutcome(question.id, question.type, False, False, 1, False, _tokens(usage), "", str(error), True)
+    except (LLMRequestError, LLMTimeoutError) as error:  # unanswered only if no try was answered
+        tries, answered = usage.calls + 1, usage.calls > 0
+        return CypherOutcome(
+            question.id, question.type, False, False, tries, False, _tokens(usage), "", str(error), not answered
+        )
     return CypherOutcome(
         id=question.id,
         type=question.type,
