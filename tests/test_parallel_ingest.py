@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -256,3 +258,42 @@ def test_an_answer_lost_on_its_way_back_fails_its_task_and_a_fresh_worker_follow
             lost.result(timeout=120)
     name, dim = pool.submit("encoder_info").result(timeout=300)
     assert name and dim == 384
+
+
+BUSY_WORKER = """
+import multiprocessing, os, time
+from docgraph.app.pipeline.execution.processes import exit_with_parent
+
+def busy(parent: int) -> None:  # a worker in the middle of a long task: it reads no message meanwhile
+    exit_with_parent(parent, every_s=0.1)
+    time.sleep(300)
+
+if __name__ == "__main__":
+    worker = multiprocessing.get_context("spawn").Process(target=busy, args=(os.getpid(),))
+    worker.start()
+    print(worker.pid, flush=True)
+    time.sleep(300)
+"""
+
+
+def test_a_busy_worker_ends_soon_after_its_parent_is_killed(tmp_path: Path) -> None:
+    """Stopped by SIGTERM (a `timeout`), docgraph left its workers running their tasks for a minute."""
+    script = tmp_path / "parent.py"
+    script.write_text(BUSY_WORKER)
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    worker = int(parent.stdout.readline())
+    parent.kill()
+    parent.wait(timeout=30)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and _alive(worker):
+        time.sleep(0.1)
+    assert not _alive(worker)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(") ")[-1][0]
+    except OSError:
+        return False
+    return state != "Z"  # an orphan is reaped by init; a zombie is gone in all but name

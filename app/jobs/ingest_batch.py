@@ -34,13 +34,19 @@ def ingest_batch(
     except IngestInterrupted as interrupted:
         ended = {report.path: report for report in cast(list[IngestReport], interrupted.reports)}
         kept = [ended.get(path) or _refused(path, refused) for path in files if path in ended or path in refused]
+        _take_over_unchanged(store, kept, replace)
         raise IngestInterrupted(kept, interrupted.not_started) from None
     by_path = {report.path: report for report in ingested}
     reports = [by_path.get(path) or _refused(path, refused) for path in files]
-    for report in reports if replace else []:  # the same content from here: this file is its file now
+    _take_over_unchanged(store, reports, replace)
+    return reports
+
+
+def _take_over_unchanged(store: GraphStore, reports: list[IngestReport], replace: bool) -> None:
+    """With ``replace``, a file found unchanged (the same content from here) is its document's file now."""
+    for report in reports if replace else []:
         if report.status == "unchanged":
             take_over_source(store, report.doc_id, report.path)
-    return reports
 
 
 def _refused(path: Path, refused: dict[Path, str]) -> IngestReport:

@@ -13,10 +13,12 @@ from docgraph.ingest.types import DocumentLayout, ProgressCallback, Reader
 def expand_paths(paths: Iterable[Path]) -> list[Path]:
     """Files as given, and the PDFs inside folders (recursively, sorted); a file named twice (itself
     and its folder) once, where it first comes, so that its one report says what was done to it."""
-    found: dict[Path, Path] = {}
+    found: dict[tuple[str, str], Path] = {}
     for path in paths:
         for file in pdfs_under(path) if path.is_dir() else [path]:
-            found.setdefault(Path(os.path.abspath(file)), file)  # links keep their own names
+            # one real file once, however many linked folders lead to it; a link to a file under
+            # another name is that name's document
+            found.setdefault((os.path.realpath(file), file.name), file)
     return list(found.values())
 
 
@@ -31,6 +33,7 @@ def pdfs_under(folder: Path) -> list[Path]:
             folders[:] = []
             continue
         seen.add((where.st_dev, where.st_ino))
+        folders.sort()  # the first of two links to one folder is the one kept, whatever the disk's order
         found += [Path(root, name) for name in names if name.lower().endswith(".pdf") and Path(root, name).is_file()]
     return sorted(found)
 

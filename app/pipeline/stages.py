@@ -268,7 +268,8 @@ class IngestPipeline:
         if self.tasks.workers <= 1 or len(paths) <= 1:
             reports: list[IngestReport] = []
             try:
-                reports.extend(one(path) for path in paths)
+                for path in paths:
+                    reports.append(one(path))
             except KeyboardInterrupt:
                 raise IngestInterrupted(reports, paths[len(reports) :]) from None
             return reports
@@ -276,7 +277,8 @@ class IngestPipeline:
         documents = ThreadPoolExecutor(self.tasks.workers + 1, thread_name_prefix="docgraph-document")
         futures: dict[int, Future[IngestReport]] = {}
         try:  # each in a copy of this context: a block the caller opened (fulltext_refresh_deferred) covers it
-            futures.update({i: documents.submit(contextvars.copy_context().run, one, paths[i]) for i in order})
+            for i in order:  # one by one: an interrupt among them keeps those submitted
+                futures[i] = documents.submit(contextvars.copy_context().run, one, paths[i])
             return [futures[i].result() for i in range(len(paths))]
         except KeyboardInterrupt:
             if finishing is not None:

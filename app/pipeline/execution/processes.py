@@ -16,6 +16,7 @@ import pickle
 import queue
 import signal
 import threading
+import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -140,7 +141,7 @@ class _Slot:
                 context = multiprocessing.get_context("spawn")
                 here, there = context.Pipe()
                 process = context.Process(
-                    target=serve_tasks, args=(there, self._pool._spec, self._pool._threads), daemon=True
+                    target=serve_tasks, args=(there, self._pool._spec, self._pool._threads, os.getpid()), daemon=True
                 )
                 process.start()
                 there.close()
@@ -183,13 +184,15 @@ class _Slot:
         connection.close()
 
 
-def serve_tasks(connection: Connection, spec: WorkerSpec, threads: int) -> None:
-    """A worker process's loop: build the worker on the first task, answer tasks until told to stop."""
+def serve_tasks(connection: Connection, spec: WorkerSpec, threads: int, parent: int) -> None:
+    """A worker process's loop: build the worker on the first task, answer tasks until told to stop
+    or until ``parent`` (the process id of the one that started it) is gone."""
     os.environ["DOCGRAPH_THREADS"] = str(threads)
     # the thread pools of numpy's BLAS, torch, and the tokenizers (Rayon)
     for pool in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS"):
         os.environ.setdefault(pool, str(threads))
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    exit_with_parent(parent)
     from docgraph.app.pipeline.build import build_ingest_worker  # after the thread settings
 
     worker = None
@@ -211,6 +214,18 @@ def serve_tasks(connection: Connection, spec: WorkerSpec, threads: int) -> None:
             connection.send((*reply, peak_rss_mb()))
         except (pickle.PicklingError, TypeError, AttributeError) as error:
             connection.send(("error", IngestError(f"{method}: its result cannot be sent back: {error}"), peak_rss_mb()))
+
+
+def exit_with_parent(parent: int, every_s: float = 1.0) -> None:
+    """End this worker soon after its parent goes (killed, or stopped by SIGTERM): otherwise it only
+    finds out at its next message, after the task it runs, a minute of a core for nothing."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every_s)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="docgraph-parent-watch", daemon=True).start()
 
 
 def portable(error: Exception) -> Exception:
