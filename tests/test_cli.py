@@ -332,9 +332,26 @@ def test_pdfs_in_linked_folders_are_found_once(cli_env: dict[str, str], tmp_path
     (shelf / "xts.pdf").write_bytes((PDFS / "xts-p6.pdf").read_bytes())
     (library / "shelf").symlink_to(shelf)
     (library / "back-up").symlink_to(library)  # a loop ends where it began
-    code, out, err = run("ingest", str(library), "--no-embed", "--json")
+    (library / "same-shelf").symlink_to(shelf)  # and a second way to the same file
+    code, out, err = run("ingest", str(shelf), str(library), "--no-embed", "--json")
     assert code == 0, err
     assert [(report["doc_id"], report["status"]) for report in json.loads(out)] == [("xts", "ingested")]
+
+
+def test_a_copy_under_another_name_is_reported_as_holding_stored_content(
+    cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    """It was stored a second time without a word: the same PDF, under another name, is another document."""
+    original, copy = tmp_path / "manual.pdf", tmp_path / "manual-copy.pdf"
+    original.write_bytes((PDFS / "xts-p6.pdf").read_bytes())
+    copy.write_bytes(original.read_bytes())
+    code, out, err = run("ingest", str(original), "--no-embed")
+    assert code == 0, err
+    code, out, err = run("ingest", str(copy), "--no-embed", "--json")
+    assert code == 0, err
+    assert json.loads(out)[0]["stats"]["same_content_as"] == ["manual"]
+    code, out, err = run("ingest", str(copy), "--no-embed", "--force")
+    assert "  the same content is stored as manual (another name, another document)" in out.splitlines()
 
 
 def test_reading_commands_write_no_schema(cli_env: dict[str, str]) -> None:

@@ -30,6 +30,7 @@ from docgraph.app.jobs.documents import (
     locate_pdf,
     page_regions,
     page_turn,
+    same_content_as,
 )
 from docgraph.app.jobs.ingest_batch import ingest_batch
 from docgraph.app.jobs.relink import relink_corpus
@@ -135,6 +136,7 @@ def ingest_command(
             names = ", ".join(Path(str(path)).name for path in left)
             err_console.print(f"interrupted: not ingested: {names} (run the command again for them)", markup=False)
             raise typer.Exit(130)
+        _note_copies(graph_store, reports)
         if describe:
             for report in reports:
                 if report.status != "failed":
@@ -179,6 +181,16 @@ def stage_description(name: str, stage: str) -> str:
     """A document's progress line, ``manual.pdf [embed]``, its counts beside it (pages read, regions
     embedded); escaped, since rich would take ``[embed]`` for markup and show nothing of it."""
     return escape(f"{name} [{stage}]")
+
+
+def _note_copies(graph_store: GraphStore, reports: list[IngestReport]) -> None:
+    """A new document whose file is a copy of a stored one (under another name, so another
+    document): its report says which (``same_content_as``)."""
+    for report in reports:
+        if report.status in ("ingested", "replaced"):
+            same = same_content_as(graph_store, report.doc_id)
+            if same:
+                report.stats["same_content_as"] = same
 
 
 def _describe(graph_store: GraphStore, settings: Settings, report: IngestReport) -> None:
@@ -231,6 +243,9 @@ def _print_reports(reports: list[IngestReport], json_out: bool, untexted_hint: s
             f"{report.sections} sections, {report.seconds:.1f}s" + (f"\n  edges: {edges}" if edges else ""),
             highlight=False,
         )
+        if report.stats.get("same_content_as"):
+            same = ", ".join(report.stats["same_content_as"])
+            console.print(f"  the same content is stored as {same} (another name, another document)", highlight=False)
         if "described_regions" in report.stats:
             console.print(
                 f"  described {report.stats['described_regions']} figures/tables "

@@ -8,7 +8,7 @@ from typing import Any
 
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, Row
-from docgraph.app.stores.kept_copies import copies_locked, drop_unused_copy, kept_copy_path
+from docgraph.app.stores.kept_copies import copies_locked, drop_unused_copy, kept_copy_path, stored_sha256
 from docgraph.errors import ConfigError, DocgraphError, DocumentNotFoundError
 from docgraph.ingest.structure.ids import doc_id_for, file_sha256
 
@@ -47,6 +47,15 @@ def check_distinct_ids(paths: list[Path]) -> None:
         if len({p.resolve() for p in same}) > 1:
             names = " and ".join(str(p) for p in same[:3])
             raise ConfigError(f"{names} would all be stored as {doc_id!r}, one replacing the other: rename them")
+
+
+def same_content_as(store: GraphStore, doc_id: str) -> list[str]:
+    """The other stored documents whose file has the same content as ``doc_id``'s."""
+    sha256 = stored_sha256(store, doc_id)
+    if not sha256:
+        return []
+    rows = store.read(cypher.load("documents_with_sha256", store.dialect), {"sha256": sha256, "doc_id": doc_id})
+    return [str(row["doc_id"]) for row in rows]
 
 
 def holds_documents(store: GraphStore) -> bool:
