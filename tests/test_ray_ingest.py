@@ -116,14 +116,19 @@ def test_a_cluster_address_nothing_answers_at_is_refused_in_one_line(address: st
     assert len(done.stderr.splitlines()) == 1, done.stderr
 
 
-def test_the_cluster_s_error_messages_go_to_standard_error(capfd: pytest.CaptureFixture[str]) -> None:
-    """A dead worker's "(raylet) A worker died ..." came on standard output, ahead of --json's JSON."""
+def test_the_cluster_s_error_messages_go_to_standard_error(
+    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dead worker's "(raylet) A worker died ..." came on standard output, ahead of --json's JSON.
+    Ray's listener for the cluster's errors calls print_to_stdstream by its module name."""
     import ray
 
     from docgraph.app.pipeline.execution.ray_cluster import _errors_to_stderr
 
+    worker_module = ray._private.worker
+    monkeypatch.setattr(worker_module, "print_to_stdstream", worker_module.print_to_stdstream)  # put back after
     _errors_to_stderr(ray)
     message = {"lines": ["A worker died or was killed while executing a task."], "pid": "raylet", "is_err": False}
-    ray._private.worker.print_to_stdstream(message, ignore_prefix=False)
+    worker_module.print_to_stdstream(message, ignore_prefix=False)
     printed = capfd.readouterr()
     assert printed.out == "" and "A worker died or was killed" in printed.err

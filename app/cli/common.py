@@ -35,8 +35,9 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable
 
 
 class LineConsole(Console):
-    """Rich's console, except that to a pipe or a file it leaves each line whole: Rich wraps at 80
-    columns there, which broke one-line errors and reports in two for grep and log files."""
+    """Rich's console, except that to a pipe or a file it leaves each line of text whole: Rich wraps
+    at 80 columns there, which broke one-line errors and reports in two for grep and log files
+    (tables are still drawn to the width; --json is the form for programs)."""
 
     def print(self, *objects: Any, soft_wrap: bool | None = None, **options: Any) -> None:
         if soft_wrap is None and not self.is_terminal:

@@ -39,10 +39,10 @@ def _loaded(path: Path, context: int = CONTEXT_TOKENS) -> tuple[Any, threading.L
     """The model at ``path`` in llama.cpp, loaded once per process, and the lock its completions
     take: one llama.cpp context serves one completion at a time (two at once, as the API's threads
     asked, failed a GGML assertion and ended the process)."""
-    check_model_file(path)
     key = (path.expanduser().resolve(), context)
     with _LOADING:
-        if key not in _LOADED:
+        if key not in _LOADED:  # a file moved away once loaded is still the model in memory
+            check_model_file(path)
             _LOADED[key] = _load(key[0], context)
             _IN_USE[key] = threading.Lock()
         return _LOADED[key], _IN_USE[key]

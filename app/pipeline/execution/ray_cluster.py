@@ -62,16 +62,16 @@ def check_reachable(address: str, timeout_s: float) -> None:
     except socket.gaierror as error:
         raise ConfigError(f"cannot join the Ray cluster at {address}: no host {host!r} ({error.strerror})") from error
     except OSError as error:
-        reason = error.strerror or type(error).__name__
+        reason = error.strerror or str(error) or type(error).__name__
         raise ConfigError(f"cannot join the Ray cluster at {address}: nothing answers there ({reason})") from error
 
 
 def _errors_to_stderr(ray: Any) -> None:
     """Ray prints the cluster's error messages for the driver ("(raylet) A worker died ...") to
     standard output, where they broke ``--json``: they go to standard error."""
-    worker_module = ray._private.worker
-    printed = worker_module.print_to_stdstream
-    if getattr(printed, "to_stderr", False):
+    worker_module: Any = getattr(getattr(ray, "_private", None), "worker", None)
+    printed = getattr(worker_module, "print_to_stdstream", None)
+    if printed is None or getattr(printed, "to_stderr", False):  # another Ray: its own way, as it is
         return
 
     def to_stderr(data: dict[str, Any], ignore_prefix: bool) -> None:
