@@ -3,8 +3,9 @@
 Each worker has a thread here that hands it tasks from a shared queue and waits for the answer,
 so the pool knows which task a worker was running when it died: only that task fails (with
 :class:`WorkerLostError`), a fresh process takes the worker's place, and the other tasks go on.
-Workers get ``DOCGRAPH_THREADS`` = their share of the cores before anything loads, so the
-encoder's, the layout model's and OCR's threads across all workers never outnumber the cores.
+Workers get ``DOCGRAPH_THREADS`` = their share of the cores (at least one) before anything loads,
+so the encoder's, the layout model's and OCR's threads across all workers never outnumber the cores
+unless more workers than cores were asked for. A worker ends when its parent is gone.
 """
 
 from __future__ import annotations
