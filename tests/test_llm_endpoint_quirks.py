@@ -6,6 +6,10 @@ whatever tag a small model picks."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -22,8 +26,9 @@ from docgraph.app.stores.base import GraphStore
 from docgraph.errors import LLMRequestError, LLMTimeoutError
 from docgraph.models.encoder_loader import load_encoder
 from tests.llm_data import llm_settings, zoo_batch
-from tests.llm_server import Reply, ScriptedLLMServer
+from tests.llm_server import Reply, ScriptedLLMServer, confident
 
+DOCGRAPH = Path(sys.executable).with_name("docgraph")
 QUESTION = "When are the penguins fed?"
 ROUTE_RETRIEVE = json.dumps({"route": "retrieve", "reason": "one fact", "sub_questions": []})
 HELLO = [{"role": "user", "content": "hello"}]
@@ -191,3 +196,33 @@ def test_a_failed_text2cypher_json_prints_its_attempts(zoo_store: GraphStore, lo
     assert all(attempt["error"] for attempt in printed["attempts"])
     assert hung.exit_code == 1  # a time-out is an error in JSON too, not an empty standard output
     assert json.loads(hung.stdout)["error"].endswith("did not answer within 1s (tried twice)")
+
+
+def test_ctrl_c_while_an_answer_streams_ends_its_line_and_says_so(
+    zoo_store: GraphStore, local_home: Path, tmp_path: Path
+) -> None:
+    """Ctrl-C left the streamed words without a line end or a word of why, exit 130."""
+    graph = zoo_store.graph_name  # type: ignore[attr-defined]
+    stalled = confident("Penguins are fed at ten and at three [zoo p.1 #r1].")
+    stalled.stall_after, stalled.stall_s = 3, 30.0
+    with ScriptedLLMServer() as server:
+        server.add(ROUTE_RETRIEVE, stalled)
+        env = {
+            **os.environ,
+            "DOCGRAPH_HOME": str(tmp_path / "home"),
+            "DOCGRAPH_STORE": f"falkordb-local://{local_home}?graph={graph}",
+            "DOCGRAPH_LLM_BASE_URL": server.base_url,
+            "DOCGRAPH_LLM_API_KEY": "test-key",
+            "DOCGRAPH_LLM_MODEL": "test-model",
+            "DOCGRAPH_LLM_TIMEOUT_S": "60",
+        }
+        asking = subprocess.Popen(
+            [str(DOCGRAPH), "ask", QUESTION], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        assert asking.stdout is not None
+        shown = os.read(asking.stdout.fileno(), 1000)  # the first words, then the stall
+        asking.send_signal(signal.SIGINT)
+        out, err = asking.communicate(timeout=60)
+    assert asking.returncode == 130
+    assert shown.startswith(b"Penguins") and (shown + out).endswith(b"\n")
+    assert err.decode().splitlines()[-1] == "interrupted: the answer above is cut off"

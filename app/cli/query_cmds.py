@@ -55,16 +55,22 @@ def ask_command(
             streamed.append(piece)
             console.print(safe.feed(piece), end="", markup=False, highlight=False, soft_wrap=True)
 
-        result = ask(
-            question,
-            graph_store,
-            settings,
-            chosen,
-            k=k,
-            doc_id=doc_id,
-            force_cypher=cypher_route,
-            stream_callback=None if json_out else stream,
-        )
+        try:
+            result = ask(
+                question,
+                graph_store,
+                settings,
+                chosen,
+                k=k,
+                doc_id=doc_id,
+                force_cypher=cypher_route,
+                stream_callback=None if json_out else stream,
+            )
+        except KeyboardInterrupt:  # the reply is stopped (its stream closed); the line it was on ends
+            if streamed:
+                console.print(safe.close(), markup=False, highlight=False)
+            err_console.print("interrupted: the answer above is cut off" if streamed else "interrupted", markup=False)
+            raise typer.Exit(130) from None
     if json_out:
         print_json(result.to_json())
         return
