@@ -35,6 +35,17 @@ HELLO = [{"role": "user", "content": "hello"}]
 TIME_OUT_1S = {"DOCGRAPH_LLM_TIMEOUT_S": "1"}
 
 
+def scripted_env(server: ScriptedLLMServer, store: GraphStore, home: Path, local_home: Path) -> dict[str, str]:
+    """The CLI's environment: ``store``'s graph on the shared test server, ``server`` as the model."""
+    return {
+        "DOCGRAPH_HOME": str(home),
+        "DOCGRAPH_STORE": f"falkordb-local://{local_home}?graph={store.graph_name}",  # type: ignore[attr-defined]
+        "DOCGRAPH_LLM_BASE_URL": server.base_url,
+        "DOCGRAPH_LLM_API_KEY": "test-key",
+        "DOCGRAPH_LLM_MODEL": "test-model",
+    }
+
+
 @pytest.fixture
 def zoo_store(falkordb_store: GraphStore) -> GraphStore:
     falkordb_store.write_document(zoo_batch())
@@ -108,16 +119,9 @@ def test_a_query_fenced_with_any_tag_is_read_without_it(zoo_store: GraphStore, t
 def test_an_endpoint_error_over_several_lines_is_one_error_line(
     zoo_store: GraphStore, local_home: Path, tmp_path: Path
 ) -> None:
-    graph = zoo_store.graph_name  # type: ignore[attr-defined]
     with ScriptedLLMServer() as server:
         server.add(*[Reply(status=500, error="internal\nline two\n  line three")] * 4)
-        env = {
-            "DOCGRAPH_HOME": str(tmp_path / "home"),
-            "DOCGRAPH_STORE": f"falkordb-local://{local_home}?graph={graph}",
-            "DOCGRAPH_LLM_BASE_URL": server.base_url,
-            "DOCGRAPH_LLM_API_KEY": "test-key",
-            "DOCGRAPH_LLM_MODEL": "test-model",
-        }
+        env = scripted_env(server, zoo_store, tmp_path / "home", local_home)
         done = CliRunner().invoke(app, ["text2cypher", "How many tables?"], env=env)
     assert done.exit_code == 1
     assert done.stderr == "error: the LLM endpoint answered HTTP 500: internal line two line three\n"
@@ -202,20 +206,11 @@ def test_ctrl_c_while_an_answer_streams_ends_its_line_and_says_so(
     zoo_store: GraphStore, local_home: Path, tmp_path: Path
 ) -> None:
     """Ctrl-C left the streamed words without a line end or a word of why, exit 130."""
-    graph = zoo_store.graph_name  # type: ignore[attr-defined]
     stalled = confident("Penguins are fed at ten and at three [zoo p.1 #r1].")
     stalled.stall_after, stalled.stall_s = 3, 30.0
     with ScriptedLLMServer() as server:
         server.add(ROUTE_RETRIEVE, stalled)
-        env = {
-            **os.environ,
-            "DOCGRAPH_HOME": str(tmp_path / "home"),
-            "DOCGRAPH_STORE": f"falkordb-local://{local_home}?graph={graph}",
-            "DOCGRAPH_LLM_BASE_URL": server.base_url,
-            "DOCGRAPH_LLM_API_KEY": "test-key",
-            "DOCGRAPH_LLM_MODEL": "test-model",
-            "DOCGRAPH_LLM_TIMEOUT_S": "60",
-        }
+        env = {**os.environ, **scripted_env(server, zoo_store, tmp_path / "home", local_home)}
         asking = subprocess.Popen(
             [str(DOCGRAPH), "ask", QUESTION], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
