@@ -212,7 +212,11 @@ def test_ctrl_c_while_an_answer_streams_ends_its_line_and_says_so(
         server.add(ROUTE_RETRIEVE, stalled)
         env = {**os.environ, **scripted_env(server, zoo_store, tmp_path / "home", local_home)}
         asking = subprocess.Popen(
-            [str(DOCGRAPH), "ask", QUESTION], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            [str(DOCGRAPH), "ask", QUESTION],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            preexec_fn=hears_ctrl_c,  # a suite started in the background passes Ctrl-C on ignored
         )
         assert asking.stdout is not None
         shown = os.read(asking.stdout.fileno(), 1000)  # the first words, then the stall
@@ -221,3 +225,9 @@ def test_ctrl_c_while_an_answer_streams_ends_its_line_and_says_so(
     assert asking.returncode == 130
     assert shown.startswith(b"Penguins") and (shown + out).endswith(b"\n")
     assert err.decode().splitlines()[-1] == "interrupted: the answer above is cut off"
+
+
+def hears_ctrl_c() -> None:
+    """SIGINT as a terminal's Ctrl-C reaches a program: Python turns it into KeyboardInterrupt only
+    when it did not start with the signal ignored, as a shell's background jobs do."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

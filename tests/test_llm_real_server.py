@@ -122,8 +122,10 @@ def test_a_time_out_in_the_terminal_says_why_the_answer_quotes_the_documents(
     """The reason was in the JSON trace only: the terminal showed quotes and "answer: extractive"."""
     done = invoke(server, store_url, tmp_path, "ask", QUESTION, DOCGRAPH_LLM_TIMEOUT_S="0.01")
     assert done.exit_code == 0, done.output
-    note = f"note: the LLM endpoint {server} did not answer within 0.01s (tried twice): the answer quotes the documents"
-    assert note in done.stderr.splitlines(), done.stderr
+    # no reply at all in time, or a reply not finished in time: which one depends on the machine's load
+    notes = [line for line in done.stderr.splitlines() if line.startswith(f"note: the LLM endpoint {server} did not ")]
+    assert len(notes) == 1 and notes[0].endswith(": the answer quotes the documents"), done.stderr
+    assert "within 0.01s" in notes[0]
     assert "answer: extractive" in done.stdout
 
 
