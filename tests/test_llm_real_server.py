@@ -113,7 +113,9 @@ def test_a_time_out_falls_back_to_an_extractive_answer(server: str, store_url: s
     assert code == 0, output
     answer = json.loads(output)
     assert answer["mode"] == "extractive" and answer["answer"].strip()
-    assert any("did not answer within" in str(step.get("status", "")) for step in answer["trace"])
+    # no reply in time, or one not finished in time: which one depends on the machine's load
+    timed_out = ("did not answer within 0.01s", "did not finish its reply within 0.01s")
+    assert any(text in str(step.get("status", "")) for step in answer["trace"] for text in timed_out)
 
 
 def test_a_time_out_in_the_terminal_says_why_the_answer_quotes_the_documents(
