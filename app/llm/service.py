@@ -254,40 +254,31 @@ def _answer(
 ) -> None:
     started = time.perf_counter()
     try:
-        _generate(result, question, groups, first_round, store, settings, client, extras, stream)
+        if client is None:
+            focused = focus_passages(first_groups(groups, first_round), question, settings.context_focus)
+            context = build_context(focused)
+            extractive = extractive_answer(question, context)
+            result.answer, result.citations, result.evidence = (
+                extractive.text,
+                extractive.citations,
+                extractive.passages,
+            )
+            result.context = context
+            if stream is not None:
+                stream(extractive.text)
+        else:
+            result.mode = "llm"
+            checked, context = answer_with_rereads(
+                result, question, groups, first_round, store, client, settings, extras, stream
+            )
+            result.answer, result.citations = checked.text, checked.citations
+            result.context = context
+            result.removed_citations = checked.removed
+            result.evidence = prune_evidence(context, checked)
+            if checked.removed:
+                result.note("citations", removed=checked.removed)
     finally:  # a timed-out try and the extractive answer after it both count
         result.timings["generate"] = result.timings.get("generate", 0.0) + time.perf_counter() - started
-
-
-def _generate(
-    result: AnswerResult,
-    question: str,
-    groups: Groups,
-    first_round: int,
-    store: GraphStore,
-    settings: Settings,
-    client: LLMClient | None,
-    extras: Extras,
-    stream: StreamCallback | None,
-) -> None:
-    if client is None:
-        context = build_context(focus_passages(first_groups(groups, first_round), question, settings.context_focus))
-        extractive = extractive_answer(question, context)
-        result.answer, result.citations, result.evidence = extractive.text, extractive.citations, extractive.passages
-        result.context = context
-        if stream is not None:
-            stream(extractive.text)
-    else:
-        result.mode = "llm"
-        checked, context = answer_with_rereads(
-            result, question, groups, first_round, store, client, settings, extras, stream
-        )
-        result.answer, result.citations = checked.text, checked.citations
-        result.context = context
-        result.removed_citations = checked.removed
-        result.evidence = prune_evidence(context, checked)
-        if checked.removed:
-            result.note("citations", removed=checked.removed)
 
 
 def _interleave(rankings: Sequence[Sequence[T]]) -> list[T]:
