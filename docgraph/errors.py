@@ -80,8 +80,16 @@ class JobNotFoundError(NotFoundError):
     """No ingest job with that id (the newest 500 are kept, across restarts of the server)."""
 
 
+class JobStateError(DocgraphError):
+    """An ingest job cannot do what was asked in its state (cancel one that ended or is writing)."""
+
+
 class IngestError(DocgraphError):
     """A document could not be ingested; the graph is unchanged for it."""
+
+
+class IngestCancelled(IngestError):
+    """An ingest was cancelled before its write: the graph is unchanged for it."""
 
 
 class BadDocumentError(IngestError):

@@ -7,6 +7,7 @@ OpenAI-compatible server of :mod:`tests.llm_server`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -51,7 +52,7 @@ def follow_job(client: TestClient, job_id: str) -> list[dict[str, Any]]:
         state = response.json()
         if not seen or state != seen[-1]:
             seen.append(state)
-        if state["status"] in ("succeeded", "failed"):
+        if state["status"] in ("succeeded", "failed", "cancelled"):
             return seen
         time.sleep(0.05)
     raise AssertionError(f"job {job_id} did not finish in {JOB_TIMEOUT_S}s: {seen[-1]}")
@@ -67,14 +68,21 @@ def settings(local_home: Path) -> Settings:
     return Settings(home=local_home, graph=fresh_graph_name(), store="", api_max_upload_mb=UPLOAD_LIMIT_MB)
 
 
-@pytest.fixture(scope="module")
-def client(settings: Settings) -> Iterator[TestClient]:
+@contextlib.contextmanager
+def served(settings: Settings) -> Iterator[TestClient]:
+    """A client of the app on ``settings``; the app's graph is deleted afterwards."""
     with TestClient(create_app(settings), base_url="http://localhost") as test_client:
         yield test_client
     store = open_store(settings)
     assert isinstance(store, FalkorDBStore)
     store.delete_graph()
     store.close()
+
+
+@pytest.fixture(scope="module")
+def client(settings: Settings) -> Iterator[TestClient]:
+    with served(settings) as test_client:
+        yield test_client
 
 
 @pytest.fixture(scope="module")

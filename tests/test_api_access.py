@@ -110,6 +110,9 @@ def test_once_a_key_exists_every_request_needs_one_of_the_right_role(server: tup
     assert upload.status_code == 403 and upload.json()["error"]["type"] == "forbidden"
     assert httpx.delete(f"{url}/documents/nothing-here", headers=as_reader).status_code == 403
     assert httpx.delete(f"{url}/documents/nothing-here", headers=as_writer).status_code == 404  # let in
+    assert httpx.get(f"{url}/jobs", headers=as_reader).status_code == 200
+    assert httpx.delete(f"{url}/jobs/no-such-job", headers=as_reader).status_code == 403  # a cancel is a writer's
+    assert httpx.delete(f"{url}/jobs/no-such-job", headers=as_writer).status_code == 404
 
     listed = json.loads(docgraph(home, "keys", "list", "--json").stdout)
     assert {(k["role"], k["active"]) for k in listed} == {("reader", True), ("writer", True)}

@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from docgraph.app.api.job_store import JobStore
-from docgraph.app.api.jobs import JobManager
+from docgraph.app.api.jobs import Job, JobManager
 from docgraph.app.api.state import ApiState, jobs_key
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import clashing_document, find_document
@@ -143,25 +143,38 @@ def test_jobs_of_one_second_run_again_in_the_order_they_came(tmp_path: Path) -> 
     assert [record["job_id"] for record in store.load()] == ["a", "b"]
 
 
-def test_a_job_the_server_keeps_dying_on_is_not_run_again(tmp_path: Path) -> None:
-    """A file that crashes the server (or runs it out of memory) was run again at every start."""
+def resumed_not_run(tmp_path: Path, file_name: str, **record: Any) -> tuple[Job, JobManager, JobStore]:
+    """A job saved as running when its server stopped, read back by a new server that must not run it."""
     store = JobStore(tmp_path / "jobs.sqlite", kept=10)
-    upload = tmp_path / "uploads" / "j1" / "killer.pdf"
+    upload = tmp_path / "uploads" / "j1" / file_name
     upload.parent.mkdir(parents=True)
     upload.write_bytes(b"%PDF-1.4")
-    record = {"job_id": "j1", "file_name": "killer.pdf", "status": "running", "stage": "read", "path": str(upload)}
-    store.save("j1", "2026-11-28T00:00:00+00:00", {**record, "restarts": 2})  # its third stop
+    saved = {"job_id": "j1", "file_name": file_name, "status": "running", "path": str(upload), **record}
+    store.save("j1", "2026-11-28T00:00:00+00:00", saved)
 
     def no_pipeline(embed: bool, force: bool, path: Path) -> IngestPipeline:
-        raise AssertionError("the job must not run a fourth time")
+        raise AssertionError("the job must not run again")
 
     manager = JobManager(no_pipeline, store)
     try:
-        job = manager.get("j1")
+        return manager.get("j1"), manager, store
     finally:
         manager.shutdown()
+
+
+def test_a_job_the_server_keeps_dying_on_is_not_run_again(tmp_path: Path) -> None:
+    """A file that crashes the server (or runs it out of memory) was run again at every start."""
+    job, manager, _ = resumed_not_run(tmp_path, "killer.pdf", stage="read", restarts=2)  # its third stop
     assert job.status == "failed" and "stopped during this ingest 3 times" in job.error
     assert manager.unfinished_uploads() == set()  # its upload goes with the next sweep
+
+
+def test_a_job_cancelled_while_the_server_stopped_is_not_run_again(tmp_path: Path) -> None:
+    """A cancel asked of a running job, then a stop before the job saw it: it stays cancelled."""
+    job, manager, store = resumed_not_run(tmp_path, "unwanted.pdf", stage="embed", cancelling=True)
+    assert job.status == "cancelled" and "nothing was written" in job.error
+    assert manager.unfinished_uploads() == set()  # its upload goes with the next sweep
+    assert [saved["status"] for saved in store.load()] == ["cancelled"]
 
 
 def test_a_job_run_again_starts_its_progress_afresh_and_counts_the_restart(tmp_path: Path) -> None:

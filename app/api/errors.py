@@ -27,6 +27,7 @@ from docgraph.errors import (
     DocumentNotFoundError,
     IngestError,
     JobNotFoundError,
+    JobStateError,
     LLMRequestError,
     LLMUnavailableError,
     ModelError,
@@ -57,6 +58,7 @@ class ApiError(DocgraphError):
 ERROR_STATUS: list[tuple[type[Exception], int, str]] = [
     (DocumentNotFoundError, 404, "not_found"),
     (JobNotFoundError, 404, "not_found"),
+    (JobStateError, 409, "conflict"),
     (ReadOnlyViolationError, 403, "read_only"),
     (QueriesBusyError, 429, "busy"),
     (QuerySyntaxError, 400, "query_syntax"),

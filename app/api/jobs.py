@@ -3,9 +3,10 @@
 One thread runs the jobs in order of arrival, each through the configured executor (a long file's
 pages are read and embedded by the worker processes, or on a Ray cluster); the document is written
 in one transaction. Each job records which pipeline stage runs and how far it got, for
-``GET /jobs/{id}``. Every unfinished job and the newest :data:`KEPT_JOBS` finished ones are kept on
-disk (:mod:`app.api.job_store`): a restarted server still answers for them, and runs again the ones
-it had not finished. A job checks its file's name against the store again as it starts.
+``GET /jobs/{id}``; ``DELETE /jobs/{id}`` cancels a job until its write begins. Every unfinished
+job and the newest :data:`KEPT_JOBS` finished ones are kept on disk (:mod:`app.api.job_store`): a
+restarted server still answers for them, and runs again the ones it had not finished. A job checks
+its file's name against the store again as it starts.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from docgraph.app.api.job_store import JobStore
-from docgraph.app.pipeline.stages import IngestContext, IngestPipeline, IngestReport, Stage
-from docgraph.errors import DocgraphError, JobNotFoundError
+from docgraph.app.pipeline.stages import OUTCOMES, IngestContext, IngestPipeline, IngestReport, Stage, WriteStage
+from docgraph.errors import DocgraphError, IngestCancelled, JobNotFoundError, JobStateError
 from docgraph.ingest.structure.ids import doc_id_for
 
 log = logging.getLogger("docgraph.api")
@@ -34,6 +35,7 @@ KEPT_JOBS = 500
 PipelineFactory = Callable[[bool, bool, Path], IngestPipeline]  # (embed?, force?, file) -> the pipeline to run
 ClashCheck = Callable[[str, Path], str | None]  # (name, file) -> a different stored document it would replace
 UNFINISHED = ("queued", "running")
+JOB_STATUSES = ("queued", "running", "succeeded", "failed", "cancelled")
 MAX_RESTARTS = 2  # a job the server stopped during more often than this (a file that kills it) fails
 
 
@@ -49,8 +51,10 @@ class Job:
     embed: bool = True
     force: bool = False  # rebuild a file stored as this server would build it
     replace: bool = False  # replace a different document stored under the same name
-    status: str = "queued"  # queued | running | succeeded | failed
+    status: str = "queued"  # queued | running | succeeded | failed | cancelled
     stage: str = ""  # prepare, then the pipeline's stages: read, graph, embed, graph_write
+    writing: bool = False  # the stage writes the document: too late to cancel
+    cancelling: bool = False  # a cancel was asked while it ran: it stops before its write
     stage_index: int = 0
     stages: int = 0
     done: int = 0
@@ -61,6 +65,7 @@ class Job:
     error: str = ""
     report: dict[str, Any] | None = None
     restarts: int = 0  # times the server stopped while this job ran
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)  # stage vs. cancel
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -78,6 +83,7 @@ class Job:
             "error": self.error,
             "report": self.report,
             "restarts": self.restarts,
+            "cancelling": self.cancelling,
         }
 
     def record(self) -> dict[str, Any]:
@@ -92,7 +98,8 @@ class Job:
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Job:
-        fields = {name: record[name] for name in cls.__dataclass_fields__ if name in record and name != "path"}
+        kept = set(cls.__dataclass_fields__) - {"path", "lock"}
+        fields = {name: record[name] for name in kept if name in record}
         return cls(path=Path(record["path"]), **fields)
 
 
@@ -112,9 +119,17 @@ class ReportingStage:
         self.uses_store = bool(getattr(self.inner, "uses_store", False))
 
     def run(self, ctx: IngestContext) -> None:
-        self.job.stage, self.job.stage_index, self.job.done, self.job.total = self.inner.name, self.index, 0, 0
+        with self.job.lock:  # a cancel is either seen here or refused as too late, never lost
+            stop_if_cancelled(self.job)
+            self.job.stage, self.job.stage_index, self.job.done, self.job.total = self.inner.name, self.index, 0, 0
+            self.job.writing = isinstance(self.inner, WriteStage)
         self.saved(self.job)
         self.inner.run(ctx)
+
+
+def stop_if_cancelled(job: Job) -> None:
+    if job.cancelling:
+        raise IngestCancelled(f"cancelled at {job.stage or 'its start'}: nothing was written")
 
 
 class JobManager:
@@ -148,6 +163,32 @@ class JobManager:
             raise JobNotFoundError(f"no job {job_id!r} (the newest {self._kept} jobs are kept)")
         return job
 
+    def listed(self, status: str | None = None, limit: int = KEPT_JOBS) -> list[Job]:
+        """The kept jobs, newest first (only those in ``status`` when given), at most ``limit``."""
+        with self._lock:
+            jobs = [job for job in reversed(self._jobs.values()) if status is None or job.status == status]
+        return jobs[:limit]
+
+    def cancel(self, job_id: str) -> Job:
+        """A queued job is cancelled at once (its upload goes); a running one stops at its next page
+        window, chunk of texts or stage, before its write. Raises JobStateError for a job that has
+        ended or is writing its document."""
+        job = self.get(job_id)
+        with job.lock:
+            if job.status not in UNFINISHED:
+                raise JobStateError(f"job {job_id} has ended ({job.status}): there is nothing to cancel")
+            if job.writing:
+                raise JobStateError(f"job {job_id} is writing its document ({job.file_name}): too late to cancel")
+            if job.status == "running":
+                job.cancelling = True
+            else:
+                job.status, job.finished_at, job.error = "cancelled", _now(), "cancelled before it started"
+        self._save(job)
+        if job.status == "cancelled":
+            shutil.rmtree(job.path.parent, ignore_errors=True)
+        log.info("ingest job %s (%s) is cancelled", job.job_id, job.file_name)
+        return job
+
     def unfinished_job_for(self, doc_ids: set[str]) -> Job | None:
         """The queued or running job that writes one of the documents ``doc_ids``."""
         with self._lock:
@@ -168,11 +209,14 @@ class JobManager:
         for record in store.load():
             job = Job.from_record(record)
             job.restarts += job.status == "running"
-            if job.status not in UNFINISHED:
+            if job.cancelling and job.status in UNFINISHED:  # the stop came before the cancel took effect
+                stopped = "cancelled; the server stopped before the job did: nothing was written"
+                self._end_on_resume(job, stopped, "cancelled")
+            elif job.status not in UNFINISHED:
                 with self._lock:
                     self._jobs[job.job_id] = job
             elif job.restarts > MAX_RESTARTS:
-                self._fail_on_resume(
+                self._end_on_resume(
                     job,
                     f"the server stopped during this ingest {job.restarts} times (the file may "
                     "crash it or exhaust its memory): it is not run again; send the file to retry",
@@ -183,12 +227,12 @@ class JobManager:
                 log.info("ingest job %s (%s) runs again after a restart", job.job_id, job.file_name)
                 self._queue(job)
             else:
-                self._fail_on_resume(
+                self._end_on_resume(
                     job, "the server stopped before this job finished, and its upload is gone: send the file again"
                 )
 
-    def _fail_on_resume(self, job: Job, error: str) -> None:
-        job.status, job.finished_at, job.error = "failed", _now(), error
+    def _end_on_resume(self, job: Job, error: str, status: str = "failed") -> None:
+        job.status, job.finished_at, job.error = status, _now(), error
         with self._lock:
             self._jobs[job.job_id] = job
         self._save(job)
@@ -228,7 +272,10 @@ class JobManager:
             self._store.release()
 
     def _run(self, job: Job) -> None:
-        job.status, job.started_at = "running", _now()
+        with job.lock:
+            if job.status != "queued":  # cancelled while it waited
+                return
+            job.status, job.started_at = "running", _now()
         self._save(job)
         try:
             report = self._ingest(job)
@@ -239,6 +286,8 @@ class JobManager:
             job.report = report.to_json()
             job.status = "failed" if report.status == "failed" else "succeeded"
             job.error = report.error
+            if job.cancelling and report.status == "failed":  # stopped by the cancel (or failing on its own, first)
+                job.status, job.report = "cancelled", None
         finally:
             job.error = without_upload_path(job.error, job)
             if job.report is not None:
@@ -257,6 +306,8 @@ class JobManager:
         job.stages = len(stages)
 
         def progress(stage: str, done: int, total: int) -> None:
+            if stage not in OUTCOMES:  # a cancel stops the stage at its next step
+                stop_if_cancelled(job)
             job.done, job.total = done, total
 
         report = IngestPipeline(stages, pipeline.notes, pipeline.build, tasks=pipeline.tasks).ingest(job.path, progress)

@@ -129,11 +129,14 @@ class IngestReportModel(ResponseModel):
     notes: list[str] = Field(default=[], description="What the pipeline ran without and why (OCR, the GNN, …)")
 
 
+JobStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
+
+
 class JobModel(ResponseModel):
     """An ingest job started by ``POST /documents``."""
 
     job_id: str
-    status: Literal["queued", "running", "succeeded", "failed"]
+    status: JobStatus
     file_name: str
     stage: str = Field(description="What runs now: prepare, then the stages read, graph, embed, graph_write")
     stage_index: int = Field(description="1-based position of that stage; 0 before the first")
@@ -146,6 +149,7 @@ class JobModel(ResponseModel):
     error: str = ""
     report: IngestReportModel | None = None
     restarts: int = Field(0, description="Times the server stopped while this job ran; it ran again from the start")
+    cancelling: bool = Field(False, description="A cancel was asked while it ran: it stops before its write")
 
 
 # ---- retrieval -----------------------------------------------------------------------------------

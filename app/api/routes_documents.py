@@ -1,4 +1,4 @@
-"""Routes over the stored documents: health, list, upload (as an ingest job), delete, job progress."""
+"""Routes over the stored documents: health, list, upload (as an ingest job), delete, jobs (list, progress, cancel)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import shutil
 import uuid
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from starlette.responses import JSONResponse
 
 from docgraph.app.api.errors import ApiError, SafeJSONResponse
-from docgraph.app.api.jobs import clash_refusal, doc_id_or_empty
-from docgraph.app.api.models import DeleteResultModel, DocumentModel, HealthModel, JobModel, as_json
+from docgraph.app.api.jobs import KEPT_JOBS, clash_refusal, doc_id_or_empty
+from docgraph.app.api.models import DeleteResultModel, DocumentModel, HealthModel, JobModel, JobStatus, as_json
 from docgraph.app.api.responses import documented
 from docgraph.app.api.state import ApiState
 from docgraph.app.config import Settings
@@ -150,11 +150,39 @@ def _named_ids(store: GraphStore, doc: str) -> set[str]:
     return named - {""}
 
 
+@router.get("/jobs", response_model=list[JobModel], responses=documented(), tags=["documents"])
+def jobs(
+    state: State,
+    status: Annotated[JobStatus | None, Query(description="Only the jobs in this state")] = None,
+    limit: Annotated[int, Query(ge=1, le=KEPT_JOBS, description="At most this many")] = 50,
+) -> list[dict[str, Any]]:
+    """The kept ingest jobs, newest first: every unfinished one and the newest finished ones."""
+    return [as_json(JobModel, job.to_json()) for job in state.jobs.listed(status, limit)]
+
+
 @router.get("/jobs/{job_id}", response_model=JobModel, responses=documented(404), tags=["documents"])
 def job_status(job_id: str, state: State) -> dict[str, Any]:
     """Progress of an ingest job: its stage, how far it is (pages read, regions embedded), and the ingest
     report when done."""
     return as_json(JobModel, state.jobs.get(job_id).to_json())
+
+
+@router.delete(
+    "/jobs/{job_id}",
+    response_model=JobModel,
+    responses={
+        **documented(403, 404, 409),
+        202: {"model": JobModel, "description": "Running: it stops before it writes"},
+    },
+    tags=["documents"],
+)
+def cancel_job(job_id: str, state: State) -> JSONResponse:
+    """Cancel an ingest job: a queued one at once (200, ``cancelled``); a running one stops at its next
+    page window, chunk of texts or stage, before anything is written (202, ``cancelling``). A job
+    that has ended or is writing its document is not cancelled (409)."""
+    job = state.jobs.cancel(job_id)
+    status_code = 202 if job.status == "running" else 200
+    return SafeJSONResponse(as_json(JobModel, job.to_json()), status_code=status_code)
 
 
 def public_store_name(settings: Settings) -> str:

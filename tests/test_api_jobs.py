@@ -1,0 +1,166 @@
+"""Listing and cancelling the API's ingest jobs, through the ASGI test client, over a real FalkorDB
+store and the real pipeline (a stage is held at a chosen point to cancel it there)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from docgraph.app.api.jobs import JobManager
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.stages import IngestContext, IngestPipeline, WriteStage
+from docgraph.app.resources import SAMPLES_DIR
+from tests.conftest import fresh_graph_name
+from tests.test_api import assert_error, follow_job, served, upload
+
+SAMPLE = (SAMPLES_DIR / "docgraph-sample.pdf").read_bytes()
+WAIT_S = 120
+
+
+@pytest.fixture(scope="module")
+def client(local_home: Path) -> Iterator[TestClient]:
+    with served(Settings(home=local_home, graph=fresh_graph_name(), store="")) as test_client:
+        yield test_client
+
+
+def manager(client: TestClient) -> JobManager:
+    jobs: JobManager = client.app.state.docgraph.jobs  # type: ignore[attr-defined]
+    return jobs
+
+
+def stored(client: TestClient) -> set[str]:
+    return {document["doc_id"] for document in client.get("/documents").json()}
+
+
+def hold_pipeline(monkeypatch: pytest.MonkeyPatch, client: TestClient, hold: Callable[[IngestPipeline], None]) -> None:
+    """Jobs from now on get the real pipeline, changed by ``hold`` (which holds one of its stages)."""
+    jobs = manager(client)
+    pipeline_for = jobs._pipeline_for
+
+    def held(embed: bool, force: bool, path: Path) -> IngestPipeline:
+        pipeline = pipeline_for(embed, force, path)
+        hold(pipeline)
+        return pipeline
+
+    monkeypatch.setattr(jobs, "_pipeline_for", held)
+
+
+def test_jobs_are_listed_newest_first_and_by_status(client: TestClient) -> None:
+    first = upload(client, SAMPLE, "listed-one.pdf", embed="false").json()["job_id"]
+    second = upload(client, b"%PDF-1.4 not really", "listed-two.pdf").json()["job_id"]
+    assert follow_job(client, first)[-1]["status"] == "succeeded"
+    assert follow_job(client, second)[-1]["status"] == "failed"
+
+    listed = client.get("/jobs").json()
+    assert [job["job_id"] for job in listed][:2] == [second, first]
+    assert [job["job_id"] for job in client.get("/jobs", params={"limit": 1}).json()] == [second]
+    succeeded = client.get("/jobs", params={"status": "succeeded"}).json()
+    assert first in {job["job_id"] for job in succeeded} and {job["status"] for job in succeeded} == {"succeeded"}
+    assert_error(client.get("/jobs", params={"status": "done"}), 422, "invalid_request")
+    assert_error(client.get("/jobs", params={"limit": 0}), 422, "invalid_request")
+
+
+def test_a_queued_job_is_cancelled_at_once_and_never_runs(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    running, release = threading.Event(), threading.Event()
+
+    def hold_its_start(pipeline: IngestPipeline) -> None:
+        running.set()
+        release.wait(WAIT_S)
+
+    hold_pipeline(monkeypatch, client, hold_its_start)
+    ahead = upload(client, SAMPLE, "ahead.pdf", embed="false").json()["job_id"]
+    try:
+        assert running.wait(WAIT_S)
+        waiting = upload(client, SAMPLE, "waiting.pdf", embed="false").json()
+        assert waiting["status"] == "queued"
+        upload_dir = manager(client).get(waiting["job_id"]).path.parent
+        assert upload_dir.is_dir()
+        cancelled = client.delete(f"/jobs/{waiting['job_id']}")
+        assert cancelled.status_code == 200, cancelled.text
+        assert cancelled.json()["status"] == "cancelled" and cancelled.json()["finished_at"]
+        assert not upload_dir.exists()  # its upload went with it
+    finally:
+        release.set()
+    assert follow_job(client, ahead)[-1]["status"] == "succeeded"
+    after = client.get(f"/jobs/{waiting['job_id']}").json()
+    assert (after["status"], after["started_at"]) == ("cancelled", None)
+    assert "waiting" not in stored(client) and "ahead" in stored(client)
+    again = assert_error(client.delete(f"/jobs/{waiting['job_id']}"), 409, "conflict")
+    assert "has ended (cancelled)" in again["message"]
+
+
+def test_a_running_job_stops_before_its_write_and_the_store_is_unchanged(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cancel arrives while the pages are read; the read stage's next progress step stops it."""
+    reading, release = threading.Event(), threading.Event()
+
+    def hold_the_read(pipeline: IngestPipeline) -> None:
+        read = pipeline.stages[0]
+        assert read.name == "read"
+        read_pages = read.run
+
+        def run(ctx: IngestContext) -> None:
+            told = ctx.progress
+            assert told is not None
+
+            def progress(stage: str, done: int, total: int) -> None:
+                reading.set()
+                release.wait(WAIT_S)
+                told(stage, done, total)
+
+            ctx.progress = progress
+            read_pages(ctx)
+
+        read.run = run  # type: ignore[method-assign]
+
+    hold_pipeline(monkeypatch, client, hold_the_read)
+    before = stored(client)
+    job_id = upload(client, SAMPLE, "stopped.pdf").json()["job_id"]
+    try:
+        assert reading.wait(WAIT_S)
+        cancelling = client.delete(f"/jobs/{job_id}")
+        assert cancelling.status_code == 202, cancelling.text
+        assert (cancelling.json()["status"], cancelling.json()["cancelling"]) == ("running", True)
+    finally:
+        release.set()
+    last = follow_job(client, job_id)[-1]
+    assert last["status"] == "cancelled" and last["report"] is None
+    assert last["error"] == "cancelled at read: nothing was written" and last["stage"] == "read"
+    assert stored(client) == before
+    assert not manager(client).get(job_id).path.parent.exists()
+
+
+def test_a_job_writing_its_document_is_not_cancelled(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    writing, release = threading.Event(), threading.Event()
+
+    def hold_the_write(pipeline: IngestPipeline) -> None:
+        write = pipeline.stages[-1]
+        assert isinstance(write, WriteStage)
+        write_document = write.run
+
+        def run(ctx: IngestContext) -> None:
+            writing.set()
+            release.wait(WAIT_S)
+            write_document(ctx)
+
+        write.run = run  # type: ignore[method-assign]
+
+    hold_pipeline(monkeypatch, client, hold_the_write)
+    job_id = upload(client, SAMPLE, "written.pdf", embed="false").json()["job_id"]
+    try:
+        assert writing.wait(WAIT_S)
+        refused = assert_error(client.delete(f"/jobs/{job_id}"), 409, "conflict")
+        assert refused["message"] == f"job {job_id} is writing its document (written.pdf): too late to cancel"
+    finally:
+        release.set()
+    assert follow_job(client, job_id)[-1]["status"] == "succeeded"
+    assert "written" in stored(client)
+
+
+def test_cancelling_an_unknown_job_is_a_404(client: TestClient) -> None:
+    assert_error(client.delete("/jobs/no-such-job"), 404, "not_found")
