@@ -36,6 +36,7 @@ class Reply:
     delay_s: float = 0.0  # wait this long before answering (a hung endpoint)
     stall_after: int | None = None  # streamed, stop for stall_s after this many chunks (hung mid-reply)
     stall_s: float = 0.0
+    pace_s: float = 0.0  # streamed, wait this long before each chunk (a model writing slowly)
     pings_s: float = 0.0  # streamed, only keep-alive comments for this long, then the end without a completion:
     # a server still reading a long prompt (llama.cpp's sends a comment every 15 s, which resets a read time-out)
     content_type: str | None = None  # of a raw reply; by default what the request asked for
@@ -79,6 +80,7 @@ class ScriptedLLMServer:
 
     replies: list[Reply] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    hung_up: list[int] = field(default_factory=list)  # per streamed reply its client closed early: chunks sent
     _server: _QuietServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -178,13 +180,18 @@ def _handler_for(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
             if reply.pings_s:
                 self._send_pings(reply.pings_s)
                 return
-            for sent, chunk in enumerate(_stream_chunks(reply, body)):
-                if sent == reply.stall_after:
-                    time.sleep(reply.stall_s)
-                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            sent = 0
+            try:
+                for sent, chunk in enumerate(_stream_chunks(reply, body)):
+                    if sent == reply.stall_after:
+                        time.sleep(reply.stall_s)
+                    time.sleep(reply.pace_s)
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
-            self.wfile.write(b"data: [DONE]\n\n")
-            self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):  # the client gave the reply up
+                server.hung_up.append(sent)
             self.close_connection = True
 
         def _send_pings(self, seconds: float) -> None:

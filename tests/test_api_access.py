@@ -104,6 +104,8 @@ def test_once_a_key_exists_every_request_needs_one_of_the_right_role(server: tup
     as_writer = {"Authorization": f"Bearer {writer}"}
     assert httpx.get(f"{url}/documents", headers=as_reader).status_code == 200
     assert httpx.post(f"{url}/retrieve", json={"query": "penguins"}, headers=as_reader).status_code == 200
+    streamed = httpx.post(f"{url}/ask/stream", json={"question": "When are the penguins fed?"}, headers=as_reader)
+    assert streamed.status_code == 200 and streamed.text.endswith("}\n")  # a reader may ask, streamed too
     upload = httpx.post(
         f"{url}/documents", files={"file": ("zoo.pdf", SAMPLE.read_bytes(), "application/pdf")}, headers=as_reader
     )

@@ -297,6 +297,20 @@ def test_api_ask_answers_from_the_model(api: TestClient) -> None:
     check_tokens(answer["tokens"], answer["trace"])
 
 
+def test_api_ask_stream_sends_the_models_text_then_the_answer(api: TestClient) -> None:
+    with api.stream("POST", "/ask/stream", json={"question": QUESTION, "k": 2}) as reply:
+        assert reply.status_code == 200 and reply.headers["content-type"] == "application/x-ndjson"
+        events = [json.loads(line) for line in reply.iter_lines() if line]
+    texts, last = events[:-1], events[-1]
+    assert texts and {event["event"] for event in texts} == {"text"}, events
+    assert last["event"] == "answer" and set(last["answer"]) >= ANSWER_KEYS
+    answer = last["answer"]
+    assert answer["mode"] == "llm" and answer["answer"].strip() and not answer["abstained"]
+    streamed = "".join(event["text"] for event in texts)
+    assert streamed.strip() == answer["answer"].strip() or answer["removed_citations"]  # as the CLI shows it
+    check_tokens(answer["tokens"], answer["trace"])
+
+
 # ---- text-to-Cypher: /cypher, the LangChain tool, eval-cypher, a forced /ask (one after another) --
 
 

@@ -25,7 +25,8 @@ UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 # session traffic (its tools only read). Every other POST, PUT, PATCH or DELETE is a writer's, so a
 # route added later, or a path the app sees differently, is refused to readers, not opened to them.
 READER_CHANGES = frozenset(
-    {("POST", "/retrieve"), ("POST", "/ask"), ("POST", "/cypher"), ("POST", "/mcp"), ("DELETE", "/mcp")}
+    {("POST", "/retrieve"), ("POST", "/ask"), ("POST", "/ask/stream"), ("POST", "/cypher"), ("POST", "/mcp")}
+    | {("DELETE", "/mcp")}
 )
 
 

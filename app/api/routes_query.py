@@ -1,11 +1,16 @@
-"""Routes that read the graph: retrieve regions, answer a question, run a read-only graph query."""
+"""Routes that read the graph: retrieve regions, answer a question (whole or streamed), run a read-only
+graph query."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from fastapi import APIRouter
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import StreamingResponse
 
+from docgraph.app.api.answer_stream import MEDIA_TYPE, AnswerEvents
 from docgraph.app.api.errors import ApiError
 from docgraph.app.api.models import (
     AnswerModel,
@@ -18,9 +23,11 @@ from docgraph.app.api.models import (
 )
 from docgraph.app.api.responses import documented
 from docgraph.app.api.routes_documents import State
+from docgraph.app.api.state import ApiState
 from docgraph.app.config import Settings
 from docgraph.app.integrations.regions import retrieve_regions
 from docgraph.app.jobs.documents import find_document
+from docgraph.app.llm.client import StreamCallback
 from docgraph.app.llm.service import ask, text2cypher
 from docgraph.app.llm.text2cypher import run_written_query
 from docgraph.app.stores.base import GraphStore
@@ -48,16 +55,40 @@ def retrieve(body: RetrieveRequest, state: State) -> dict[str, Any]:
 def ask_question(body: AskRequest, state: State) -> dict[str, Any]:
     """A cited answer from the stored documents (extractive when no LLM endpoint is configured)."""
     store = state.store()
-    result = ask(
-        body.question,
-        store,
-        state.settings,
-        state.retriever(body.variant),
-        k=body.k,
-        doc_id=stored_doc_id(store, body.doc_id),
-        force_cypher=body.force_cypher,
-    )
+    return answer_json(body, state, store, stored_doc_id(store, body.doc_id))
+
+
+def answer_json(
+    body: AskRequest, state: ApiState, store: GraphStore, doc_id: str | None, stream: StreamCallback | None = None
+) -> dict[str, Any]:
+    """The answer to ``body``'s question as the API returns it; ``stream`` hears its text as it comes."""
+    retriever = state.retriever(body.variant)
+    k, cypher = body.k, body.force_cypher
+    result = ask(body.question, store, state.settings, retriever, k, doc_id, cypher, stream_callback=stream)
     return as_json(AnswerModel, result.to_json())
+
+
+STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "Newline-delimited JSON events: {event: text, text} for each piece the model writes, "
+        "then {event: answer, answer} (as POST /ask returns it), or {event: error, error} when the answer fails "
+        "after its first text",
+        "content": {MEDIA_TYPE: {"schema": {"type": "string"}}},
+    },
+    **documented(404, 422, 502),
+}
+
+
+@router.post("/ask/stream", response_class=StreamingResponse, responses=STREAM_RESPONSES, tags=["query"])
+async def ask_streamed(body: AskRequest, state: State) -> StreamingResponse:
+    """``POST /ask``, its text sent as the model writes it (newline-delimited JSON events, the whole
+    answer last). A failure before the first text is an error response, as ``POST /ask`` gives."""
+    store = await run_in_threadpool(state.store)
+    doc_id = await run_in_threadpool(stored_doc_id, store, body.doc_id)
+
+    events = AnswerEvents(functools.partial(answer_json, body, state, store, doc_id))
+    first = await events.first()
+    return StreamingResponse(events.lines(first), media_type=MEDIA_TYPE)
 
 
 def stored_doc_id(store: GraphStore, doc: str | None) -> str | None:

@@ -1,0 +1,109 @@
+"""An answer as it is written: ``ask`` runs in a thread of its own and its text reaches the client as
+newline-delimited JSON events, the whole answer last.
+
+Events, one JSON object a line: ``{"event": "text", "text": ...}`` for each piece the model writes
+(the uncertainty loop's notes included, as the CLI prints them), then ``{"event": "answer",
+"answer": {...}}`` (what ``POST /ask`` returns), or ``{"event": "error", "error": {...}}`` when the
+answer fails after its first text (before it, the request fails with the error's own status).
+A client that goes away stops the answer at the model's next piece: its reply stream is closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from docgraph.app.api.errors import INTERNAL_MESSAGE, error_body, status_of
+from docgraph.app.llm.client import StreamCallback
+from docgraph.app.stores.results import finite_numbers
+
+log = logging.getLogger("docgraph.api")
+
+MEDIA_TYPE = "application/x-ndjson"
+Answering = Callable[[StreamCallback], dict[str, Any]]  # ask with this stream callback -> the answer's JSON
+Event = tuple[str, Any]  # ("text", str) | ("answer", dict) | ("error", BaseException)
+
+
+class ClientGone(Exception):
+    """The client stopped reading: raised in the answer's stream callback to give the answer up."""
+
+
+class AnswerEvents:
+    """The events of one answer, from the thread that writes it to the request's event loop."""
+
+    def __init__(self, answering: Answering) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._queue: asyncio.Queue[Event] = asyncio.Queue()
+        self._gone = threading.Event()
+        self._thread = threading.Thread(target=self._answer, args=(answering,), daemon=True, name="docgraph-answer")
+        self._thread.start()
+
+    def _answer(self, answering: Answering) -> None:
+        try:
+            answer = answering(self._piece)
+        except ClientGone:
+            return
+        except BaseException as error:  # the request's loop raises or reports it
+            self._send(("error", error))
+            return
+        self._send(("answer", answer))
+
+    def _piece(self, text: str) -> None:
+        if self._gone.is_set():
+            raise ClientGone("the client stopped reading the answer")
+        if text:
+            self._send(("text", text))
+
+    def _send(self, event: Event) -> None:
+        if not self._gone.is_set():
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, event)
+
+    async def first(self) -> Event:
+        """The first event; an answer that fails before any text raises its error here."""
+        try:
+            event = await self._queue.get()
+        except BaseException:  # the request was given up before any text
+            self._gone.set()
+            raise
+        if event[0] == "error":
+            self._gone.set()
+            raise event[1]
+        return event
+
+    async def lines(self, first: Event) -> AsyncIterator[bytes]:
+        """``first`` and the events after it, a JSON line each, until the answer or an error."""
+        try:
+            event = first
+            while True:
+                yield event_line(event)
+                if event[0] != "text":
+                    return
+                event = await self._queue.get()
+        finally:  # the last event, a failure or a client gone (the request's task is cancelled)
+            self._gone.set()
+
+
+def event_line(event: Event) -> bytes:
+    kind, value = event
+    if kind == "text":
+        body: dict[str, Any] = {"event": "text", "text": value}
+    elif kind == "answer":
+        body = {"event": "answer", "answer": value}
+    else:
+        body = {"event": "error", **error_body(*error_report(value))}
+    return (json.dumps(finite_numbers(body), ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+
+
+def error_report(error: BaseException) -> tuple[int, str, str]:
+    """The status, type and message the answer's failure is reported with, as the API's errors are."""
+    if not isinstance(error, Exception):
+        return 500, "internal_error", INTERNAL_MESSAGE
+    status, kind = status_of(error)
+    if kind == "internal_error":
+        log.error("a streamed answer failed", exc_info=error)
+        return status, kind, INTERNAL_MESSAGE
+    return status, kind, str(error)
