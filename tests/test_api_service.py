@@ -36,7 +36,7 @@ from docgraph.app.llm.answer import AnswerResult
 from docgraph.app.llm.citations import Citation
 from docgraph.app.llm.context import Passage
 from docgraph.app.llm.text2cypher import Text2CypherResult
-from docgraph.app.pipeline.stages import IngestReport
+from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.retrieval.base import ContextRegion, ScoredRegion
 from docgraph.app.retrieval.registry import RETRIEVER_NAMES
 from tests.conftest import fresh_graph_name
@@ -108,11 +108,15 @@ def test_the_openapi_schema_names_every_route(tmp_path: Path) -> None:
         ("/documents", "get"),
         ("/documents", "post"),
         ("/documents/{doc_id}", "delete"),
+        ("/jobs", "get"),
         ("/jobs/{job_id}", "get"),
+        ("/jobs/{job_id}", "delete"),
         ("/retrieve", "post"),
         ("/ask", "post"),
+        ("/ask/stream", "post"),
         ("/cypher", "post"),
     }
+    assert set(schema["paths"]["/ask/stream"]["post"]["responses"]["200"]["content"]) == {"application/x-ndjson"}
     assert schema["paths"]["/documents"]["post"]["responses"]["413"]["content"]["application/json"]["schema"] == {
         "$ref": "#/components/schemas/ErrorResponse"
     }
