@@ -22,8 +22,9 @@ from docgraph.app.jobs.ingest_batch import ingest_batch
 from docgraph.app.llm.answer import AnswerResult
 from docgraph.app.llm.service import ask as ask_store
 from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.pipeline.source_files import expand_paths
-from docgraph.app.pipeline.stages import IngestReport, ProgressFn
+from docgraph.app.pipeline.stages import ProgressFn
 from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.registry import DEFAULT_RETRIEVER, make_retriever
 from docgraph.app.stores.base import GraphStore

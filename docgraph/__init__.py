@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from docgraph.app.integrations.langchain import DocgraphCypherTool, DocgraphRetriever
     from docgraph.app.library import ask, ingest_pdfs, open_store, retriever
     from docgraph.app.llm.answer import AnswerResult
-    from docgraph.app.pipeline.stages import IngestReport
+    from docgraph.app.pipeline.reports import IngestReport
     from docgraph.errors import DocgraphError
 
 # public name -> module that defines it
@@ -36,7 +36,7 @@ _EXPORTS = {
     "ask": "docgraph.app.library",
     "retriever": "docgraph.app.library",
     "AnswerResult": "docgraph.app.llm.answer",
-    "IngestReport": "docgraph.app.pipeline.stages",
+    "IngestReport": "docgraph.app.pipeline.reports",
     "DocgraphRetriever": "docgraph.app.integrations.langchain",  # needs the langchain extra
     "DocgraphCypherTool": "docgraph.app.integrations.langchain",
     "DocgraphError": "docgraph.errors",

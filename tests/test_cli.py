@@ -17,7 +17,8 @@ from typer.testing import CliRunner
 
 from docgraph.app.cli.common import print_json
 from docgraph.app.cli.main import app, show_model_notes
-from docgraph.app.pipeline.stages import IngestPipeline, IngestReport, ProgressFn
+from docgraph.app.pipeline.reports import IngestReport
+from docgraph.app.pipeline.stages import IngestPipeline, ProgressFn
 from docgraph.app.retrieval.registry import RETRIEVER_NAMES
 from tests.llm_server import Reply, ScriptedLLMServer
 

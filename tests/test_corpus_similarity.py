@@ -14,8 +14,9 @@ import pytest
 
 from docgraph.app.config import Settings
 from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.pipeline.similarity import CorpusSimilarityStage, corpus_similarity_edges
-from docgraph.app.pipeline.stages import IngestContext, IngestReport
+from docgraph.app.pipeline.stages import IngestContext
 from docgraph.app.stores.base import WriteResult
 from docgraph.app.stores.factory import open_store
 from docgraph.app.stores.falkordb_store import FalkorDBStore

@@ -11,7 +11,7 @@ import pytest
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import delete_document
 from docgraph.app.pipeline.build import build_ingest_pipeline
-from docgraph.app.pipeline.stages import IngestReport
+from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.base import WriteResult
 from docgraph.app.stores.falkordb_store import FalkorDBStore

@@ -23,7 +23,8 @@ from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.execution.base import InlineExecutor
 from docgraph.app.pipeline.execution.processes import ProcessPool
 from docgraph.app.pipeline.reading import ReadStage
-from docgraph.app.pipeline.stages import IngestPipeline, IngestReport
+from docgraph.app.pipeline.reports import IngestReport
+from docgraph.app.pipeline.stages import IngestPipeline
 from docgraph.app.pipeline.worker import WorkerSpec
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.base import GraphStore

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from docgraph.app.config import Settings
-from docgraph.app.pipeline.stages import IngestReport
+from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.app.ui_support.ingest import OverallProgress, ingest_files, save_upload

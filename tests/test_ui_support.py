@@ -15,7 +15,7 @@ import pytest
 from docgraph.app.config import Settings
 from docgraph.app.llm.answer import AnswerResult
 from docgraph.app.llm.citations import Citation
-from docgraph.app.pipeline.stages import IngestReport
+from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.falkordb_store import FalkorDBStore

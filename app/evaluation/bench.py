@@ -24,8 +24,8 @@ from docgraph.app.config import Settings, load_settings
 from docgraph.app.evaluation.corpus_ingest import ProgressFn, ensure_ingested
 from docgraph.app.evaluation.questions import load_questions
 from docgraph.app.pipeline.embedding import clear_memory_cache
+from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.pipeline.source_files import expand_paths
-from docgraph.app.pipeline.stages import IngestReport
 from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.corpus import Corpus
 from docgraph.app.retrieval.registry import EVAL_VARIANTS, make_retriever

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from docgraph.app.config import Settings
 from docgraph.app.pipeline.build import build_ingest_pipeline
-from docgraph.app.pipeline.stages import EmbedStage, IngestPipeline, IngestReport
+from docgraph.app.pipeline.reports import IngestReport
+from docgraph.app.pipeline.stages import EmbedStage, IngestPipeline
 from docgraph.app.retrieval.corpus import stored_builds
 from docgraph.app.stores.base import GraphStore
 from docgraph.errors import IngestError

@@ -25,7 +25,7 @@ from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.embedding import clear_memory_cache
 from docgraph.app.pipeline.execution.base import machine_cores, threads_per_worker
 from docgraph.app.pipeline.execution.factory import ingest_executor
-from docgraph.app.pipeline.stages import IngestReport
+from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.stores.temporary import temporary_local_store
 
 SAMPLE_S = 0.1

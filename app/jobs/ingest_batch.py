@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import cast
 
 from docgraph.app.jobs.documents import files_replacing_others
-from docgraph.app.pipeline.stages import IngestPipeline, IngestReport, ProgressFn
+from docgraph.app.pipeline.reports import IngestReport
+from docgraph.app.pipeline.stages import IngestPipeline, ProgressFn
 from docgraph.app.pipeline.unchanged import take_over_source
 from docgraph.app.stores.base import GraphStore
 from docgraph.errors import IngestInterrupted

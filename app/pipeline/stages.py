@@ -26,6 +26,7 @@ from docgraph.app.pipeline.execution.base import SourceFile, TaskExecutor
 from docgraph.app.pipeline.execution.spread_encoder import SpreadEncoder
 from docgraph.app.pipeline.gnn_store import refresh_stale_gnn
 from docgraph.app.pipeline.memory import release_free_memory
+from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.pipeline.store_locks import store_lock
 from docgraph.app.pipeline.unchanged import note_moved_source, stored_as_built
 from docgraph.app.pipeline.vanished_links import Relink, write_with_current_links
@@ -47,7 +48,6 @@ if TYPE_CHECKING:  # the scanners load PyMuPDF, which asking a question does wit
 
 FileState = tuple[int, int, int]  # size, modification time (ns), inode
 ProgressFn = Callable[[str, int, int], None]  # (stage, done, total); at the end (status, 1, 1)
-OUTCOMES = frozenset({"ingested", "replaced", "refreshed", "unchanged", "failed"})  # IngestReport.status
 
 
 @dataclass
@@ -194,40 +194,6 @@ def check_unchanged(ctx: IngestContext) -> None:
     its pages may come from two versions. Nothing is written; ingesting it again reads it whole."""
     if file_changed(ctx):
         raise BadDocumentError(changed_message(ctx.path))
-
-
-@dataclass
-class IngestReport:
-    path: Path
-    doc_id: str = ""
-    pages: int = 0
-    regions: int = 0
-    sections: int = 0
-    nodes: dict[str, int] = field(default_factory=dict)
-    edges: dict[str, int] = field(default_factory=dict)
-    stats: dict[str, Any] = field(default_factory=dict)
-    timings: dict[str, float] = field(default_factory=dict)
-    seconds: float = 0.0
-    status: str = "ingested"  # ingested | replaced | refreshed | unchanged | failed
-    error: str = ""
-    notes: list[str] = field(default_factory=list)  # what the pipeline ran without (OCR, the GNN, …)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "file": str(self.path),
-            "doc_id": self.doc_id,
-            "status": self.status,
-            "error": self.error,
-            "pages": self.pages,
-            "regions": self.regions,
-            "sections": self.sections,
-            "nodes": self.nodes,
-            "edges": self.edges,
-            "stats": self.stats,
-            "stages": {name: round(seconds, 3) for name, seconds in self.timings.items()},
-            "seconds": round(self.seconds, 3),
-            "notes": list(self.notes),
-        }
 
 
 class IngestPipeline:

@@ -10,8 +10,8 @@ from pathlib import Path
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import clashing_document, upload_file_name
 from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.pipeline.source_files import expand_paths
-from docgraph.app.pipeline.stages import IngestReport
 from docgraph.app.stores.base import GraphStore
 from docgraph.errors import ConfigError, DocgraphError
 from docgraph.ingest.structure.ids import doc_id_for

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from docgraph.app.pipeline.stages import IngestReport
+from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.ui_support.ingest import OverallProgress, report_line, report_notes
 from docgraph.errors import ConfigError
 
