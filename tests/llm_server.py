@@ -81,6 +81,8 @@ class ScriptedLLMServer:
     replies: list[Reply] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
     hung_up: list[int] = field(default_factory=list)  # per streamed reply its client closed early: chunks sent
+    models: list[str] = field(default_factory=lambda: ["m"])  # what GET /models lists
+    models_status: int = 200  # GET /models answers this (401: a refused key)
     _server: _QuietServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -141,6 +143,15 @@ def _handler_for(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
 
         def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
             return
+
+        def do_GET(self) -> None:
+            if not self.path.rstrip("/").endswith("/models"):
+                self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+            elif server.models_status != 200:
+                self._send_json(server.models_status, {"error": {"message": "no", "type": "invalid_request_error"}})
+            else:
+                listed = [{"id": name, "object": "model", "owned_by": "test"} for name in server.models]
+                self._send_json(200, {"object": "list", "data": listed})
 
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)

@@ -297,6 +297,11 @@ def test_api_ask_answers_from_the_model(api: TestClient) -> None:
     check_tokens(answer["tokens"], answer["trace"])
 
 
+def test_health_finds_the_real_server_answering(api: TestClient) -> None:
+    checked = api.get("/health", params={"check_llm": "true"}).json()
+    assert (checked["status"], checked["llm"], checked["llm_reachable"], checked["llm_error"]) == ("ok", True, True, "")
+
+
 def test_api_ask_stream_sends_the_models_text_then_the_answer(api: TestClient) -> None:
     with api.stream("POST", "/ask/stream", json={"question": QUESTION, "k": 2}) as reply:
         assert reply.status_code == 200 and reply.headers["content-type"] == "application/x-ndjson"

@@ -93,6 +93,10 @@ class HealthModel(ResponseModel):
     dialect: str = Field(description="falkordb or neo4j; empty when the store cannot be reached")
     documents: int | None = Field(description="Documents stored; null when the store cannot be reached")
     llm: bool = Field(description="Whether an LLM endpoint is configured (else answers are extractive)")
+    llm_reachable: bool | None = Field(
+        None, description="Asked with check_llm=true: whether the LLM answers (null when not asked or not configured)"
+    )
+    llm_error: str = Field("", description="Why the LLM cannot answer, when it was asked and cannot")
     error: str = ""
 
 

@@ -19,6 +19,7 @@ from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import clashing_document, find_document, list_documents, upload_file_name
 from docgraph.app.jobs.documents import delete_document as delete_document_and_copy
 from docgraph.app.llm.client import llm_configured
+from docgraph.app.llm.probe import llm_problem
 from docgraph.app.resources import docgraph_release
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.kept_copies import kept_copies_dir
@@ -45,8 +46,15 @@ State = Annotated[ApiState, Depends(api_state)]
     responses={**documented(), 503: {"model": HealthModel, "description": "The store cannot be reached"}},
     tags=["service"],
 )
-def health(state: State) -> JSONResponse:
-    """Whether the store answers, how many documents it holds, and whether an LLM is configured."""
+def health(
+    state: State,
+    check_llm: Annotated[
+        bool, Query(description="Also ask the LLM endpoint for its models (a request to it, no tokens)")
+    ] = False,
+) -> JSONResponse:
+    """Whether the store answers, how many documents it holds, and whether an LLM is configured (and,
+    with ``check_llm``, whether it answers: an unreachable LLM leaves answers extractive, not the
+    service down, so the status stays ``ok``)."""
     settings = state.settings
     body: dict[str, Any] = {
         "status": "ok",
@@ -57,6 +65,9 @@ def health(state: State) -> JSONResponse:
         "llm": llm_configured(settings),
         "error": "",
     }
+    problem = llm_problem(settings) if check_llm else None
+    if problem is not None:
+        body["llm_reachable"], body["llm_error"] = not problem, problem
     try:
         store = state.store()
         body["dialect"] = store.dialect
