@@ -300,6 +300,17 @@ def test_reports_to_a_pipe_keep_each_line_whole(cli_env: dict[str, str], tmp_pat
     assert f"failed: {broken.name}: corrupt or truncated PDF, no pages could be recovered\n" in done.stderr
 
 
+def test_tables_to_a_pipe_keep_each_row_on_one_line(cli_env: dict[str, str]) -> None:
+    """Rich drew tables 80 columns wide to a pipe, folding each long cell over several lines."""
+    env = {key: value for key, value in {**os.environ, **cli_env}.items() if key not in ("COLUMNS", "LINES")}
+    first, second = " ".join(["penguins"] * 12), " ".join(["herring"] * 10)
+    query = f"RETURN '{first}' AS first, '{second}' AS second"
+    done = subprocess.run([str(DOCGRAPH), "cypher", query], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if "penguins" in line or "herring" in line]
+    assert len(rows) == 1 and first in rows[0] and second in rows[0], done.stdout
+
+
 def test_ctrl_c_reports_the_documents_that_landed_and_names_the_rest(
     cli_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

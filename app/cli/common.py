@@ -13,6 +13,7 @@ from typing import Annotated, Any, NoReturn, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
+from rich.measure import Measurement
 from rich.progress import Progress, TaskID
 from rich.table import Table
 from rich.text import Text
@@ -34,10 +35,13 @@ StoreOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 
 
+PIPED_TABLE_MAX_WIDTH = 2000  # a table to a pipe or a file is as wide as its cells (each cut at 160) need
+
+
 class LineConsole(Console):
     """Rich's console, except that to a pipe or a file it leaves each line of text whole: Rich wraps
     at 80 columns there, which broke one-line errors and reports in two for grep and log files
-    (tables are still drawn to the width; --json is the form for programs)."""
+    (tables take the width they need there, see print_rows; --json is the form for programs)."""
 
     def print(self, *objects: Any, soft_wrap: bool | None = None, **options: Any) -> None:
         if soft_wrap is None and not self.is_terminal:
@@ -178,7 +182,12 @@ def print_rows(rows: Sequence[dict[str, Any]], title: str | None = None) -> None
         table.add_column(column, overflow="fold")
     for row in rows:
         table.add_row(*(_cell(row.get(column)) for column in columns))
-    console.print(table)
+    if console.is_terminal:
+        console.print(table)
+        return
+    # to a pipe or a file (80 columns for Rich), the width the cells need: a row stays on one line
+    natural = Measurement.get(console, console.options.update_width(PIPED_TABLE_MAX_WIDTH), table).maximum
+    Console(file=console.file, width=natural).print(table)  # print(width=) is capped at the console's
 
 
 def print_counts(counts: dict[str, int], title: str, key_name: str) -> None:
