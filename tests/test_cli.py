@@ -21,6 +21,7 @@ from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.pipeline.stages import IngestPipeline, ProgressFn
 from docgraph.app.retrieval.registry import RETRIEVER_NAMES
 from tests.llm_server import Reply, ScriptedLLMServer
+from tests.ui_helpers import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "samples" / "docgraph-sample.pdf"
@@ -309,6 +310,20 @@ def test_tables_to_a_pipe_keep_each_row_on_one_line(cli_env: dict[str, str]) -> 
     assert done.returncode == 0, done.stderr
     rows = [line for line in done.stdout.splitlines() if "penguins" in line or "herring" in line]
     assert len(rows) == 1 and first in rows[0] and second in rows[0], done.stdout
+
+
+def test_an_error_after_progress_to_a_pipe_is_the_first_line(cli_env: dict[str, str], tmp_path: Path) -> None:
+    """The progress display's closing left a blank line on stderr before the error."""
+    questions = tmp_path / "questions.jsonl"
+    question = {"id": "q1", "question": "How many tables?", "gold": "MATCH (t:Table) RETURN count(t) AS n"}
+    questions.write_text(json.dumps({**question, "type": "count", "ordered": False}) + "\n")
+    nowhere = {"DOCGRAPH_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}/v1", "DOCGRAPH_LLM_API_KEY": "k"}
+    env = {**os.environ, **cli_env, **nowhere, "DOCGRAPH_LLM_MODEL": "m"}
+    store = f"falkordb-local://{cli_env['DOCGRAPH_HOME']}?graph={cli_env['DOCGRAPH_GRAPH']}"
+    command = [str(DOCGRAPH), "eval-cypher", str(questions), "--store", store]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: the LLM endpoint") and done.stderr.count("\n") == 1, done.stderr
 
 
 def test_ctrl_c_reports_the_documents_that_landed_and_names_the_rest(
