@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -37,9 +38,9 @@ def docgraph(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @contextmanager
-def running_api(local_home: Path, home: Path, **env_extra: str) -> Iterator[str]:
-    """`docgraph serve` on a free port of 127.0.0.1, keys in ``home``, the store a fresh graph of the
-    session's local FalkorDB; yields its URL."""
+def running_api(local_home: Path, home: Path, host: str = "127.0.0.1", **env_extra: str) -> Iterator[str]:
+    """`docgraph serve` on a free port of ``host`` (127.0.0.1), keys in ``home``, the store a fresh graph
+    of the session's local FalkorDB; yields its URL (at 127.0.0.1 for ``localhost``)."""
     home.mkdir(exist_ok=True)
     port = free_port()
     env = {
@@ -50,13 +51,13 @@ def running_api(local_home: Path, home: Path, **env_extra: str) -> Iterator[str]
         **env_extra,
     }
     process = subprocess.Popen(
-        [sys.executable, "-m", "docgraph.app.cli.main", "serve", "--port", str(port)],
+        [sys.executable, "-m", "docgraph.app.cli.main", "serve", "--host", host, "--port", str(port)],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
-    url = f"http://127.0.0.1:{port}"
+    url = f"http://[{host}]:{port}" if ":" in host else f"http://127.0.0.1:{port}"
     try:
         wait_for_json(f"{url}/health", process)
         yield url
@@ -89,6 +90,21 @@ def test_without_keys_only_loopback_hosts_and_same_origin_writes_get_in(server: 
     assert httpx.get(f"{url}/documents", headers={"Origin": "http://evil.example"}).status_code == 200  # a read
     same = httpx.post(f"{url}/retrieve", json={"query": "penguins"}, headers={"Origin": url})
     assert same.status_code == 200
+
+
+def test_localhost_is_served_on_each_address_it_names_and_ipv6_alone(local_home: Path, tmp_path: Path) -> None:
+    """``--host localhost`` listens on every address the machine names for it (127.0.0.1, and ::1 where
+    /etc/hosts names it too: a browser may try either); ``--host ::1`` on IPv6 alone."""
+    with running_api(local_home, tmp_path / "both", host="localhost") as url:
+        port = int(url.rsplit(":", 1)[1])
+        named = {str(found[4][0]) for found in socket.getaddrinfo("localhost", port, type=socket.SOCK_STREAM)}
+        for address in [*named, "localhost"]:
+            served = f"http://[{address}]:{port}" if ":" in address else f"http://{address}:{port}"
+            assert httpx.get(f"{served}/health", timeout=30).json()["status"] == "ok", served
+    with running_api(local_home, tmp_path / "six", host="::1") as url:
+        assert httpx.get(f"{url}/health", timeout=30).json()["status"] == "ok"
+        with pytest.raises(httpx.ConnectError):
+            httpx.get(f"http://127.0.0.1:{url.rsplit(':', 1)[1]}/health", timeout=30)
 
 
 def test_once_a_key_exists_every_request_needs_one_of_the_right_role(server: tuple[str, Path]) -> None:
