@@ -72,6 +72,10 @@ class DocumentNotFoundError(NotFoundError):
     """No document with that id or file name."""
 
 
+class UnknownDocumentError(DocumentNotFoundError):
+    """No stored document has that id or file name; each surface says where the stored ones are listed."""
+
+
 class RegionNotFoundError(NotFoundError):
     """No region with that id (its document was deleted or replaced)."""
 

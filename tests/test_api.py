@@ -231,14 +231,15 @@ def test_delete_removes_a_document_and_then_it_is_not_found(client: TestClient, 
     last = follow_job(client, response.json()["job_id"])[-1]
     assert last["status"] == "succeeded" and last["report"]["doc_id"] == "zoo-copy"
     # The job says what it ran without.
-    assert [note.split(":")[0] for note in last["report"]["notes"]] == ["embeddings off (--no-embed)"]
+    assert [note.split(":")[0] for note in last["report"]["notes"]] == ["embeddings off (as asked)"]
     assert "zoo-copy" in [d["doc_id"] for d in client.get("/documents").json()]
 
     deleted = client.delete("/documents/zoo-copy")
     assert deleted.status_code == 200
     assert deleted.json() == {"doc_id": "zoo-copy", "deleted_nodes": sum(last["report"]["nodes"].values())}
     assert [d["doc_id"] for d in client.get("/documents").json()] == [SAMPLE_DOC]
-    assert_error(client.delete("/documents/zoo-copy"), 404, "not_found")
+    gone = assert_error(client.delete("/documents/zoo-copy"), 404, "not_found")
+    assert gone["message"] == "no document 'zoo-copy' in the store (GET /documents lists them)"
 
 
 def test_a_document_an_unfinished_job_writes_is_not_deleted_under_it(

@@ -392,6 +392,8 @@ def test_reading_commands_write_no_schema(cli_env: dict[str, str]) -> None:
     assert json.loads(out)["answer"].startswith("The store holds no documents yet: ingest PDFs first")
     code, out, err = run("ask", "  ")
     assert code == 1 and err.strip() == "error: the question is empty" and out == ""
+    code, out, err = run("ask", "When are the penguins fed?", "--doc", "nothing-here")
+    assert code == 1 and err.strip() == "error: no document 'nothing-here' in the store (see `docgraph documents`)"
     code, out, _ = run("cypher", "CALL db.indexes() YIELD label RETURN count(label) AS n", "--json")
     assert json.loads(out) == [{"n": 0}]
     code, _, err = run("ingest", str(SAMPLE), "--no-embed")

@@ -102,7 +102,7 @@ def test_scanned_page_is_ocrd_by_default_and_without_tesseract_the_rest_still_in
     assert report["status"] == "replaced" and report["stats"]["pages_without_text"] == 0
     assert report["stats"]["ocr_pages"] == 1 and report["stats"]["ocr_regions"] >= 3
     assert "OCR off" not in err and report["notes"] == [
-        "embeddings off (--no-embed): vector search and the GNN will not see these documents"
+        "embeddings off (as asked): vector search and the GNN will not see these documents"
     ]
     assert "keeper's log records every feeding round" in page_text(2).replace("\u2019", "'")
     # The graph marks the scanned page's text as read by OCR, and only that page's.

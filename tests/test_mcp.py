@@ -56,6 +56,7 @@ async def use_tools(session: ClientSession) -> dict[str, Any]:
         # Arguments the HTTP API refuses: refused here too, as the tool's error
         ("retrieve", {"query": "penguins", "k": 100000}),
         ("retrieve", {"query": "  "}),
+        ("retrieve", {"query": "penguins", "doc_id": "no-such-document"}),
         ("cypher", {"query": "RETURN $x AS x", "params": {"a`b": 1}}),
     ):
         result = await session.call_tool(name, arguments)
@@ -68,7 +69,11 @@ def check_tools(seen: dict[str, Any]) -> None:
     assert seen["server"] == ("docgraph", docgraph_release())  # the version was empty
     ((error, documents),) = seen["documents"]
     assert not error and json.loads(documents)["doc_id"] == "docgraph-sample"
-    (error, retrieved), too_many, blank = seen["retrieve"]
+    (error, retrieved), too_many, blank, unknown = seen["retrieve"]
+    assert unknown == (
+        True,
+        "Error executing tool retrieve: no document 'no-such-document' in the store (the documents tool lists them)",
+    )
     assert not error and "10:30" in retrieved and "docgraph-sample" in retrieved
     # Refused arguments are named on one line, as the API names them (pydantic's report took four)
     assert too_many == (True, "invalid arguments for retrieve: k: Input should be less than or equal to 50")

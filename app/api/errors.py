@@ -40,6 +40,7 @@ from docgraph.errors import (
     StoreError,
     StoreUnavailableError,
     Text2CypherError,
+    UnknownDocumentError,
 )
 
 log = logging.getLogger("docgraph.api")
@@ -117,7 +118,8 @@ async def docgraph_error_handler(request: Request, error: Exception) -> JSONResp
     status, kind = status_of(error)
     if status >= 500 and kind in ("store_error", "error"):
         log.error("%s %s failed: %s", request.method, request.url.path, error)
-    return error_response(status, kind, str(error))
+    message = f"{error} (GET /documents lists them)" if isinstance(error, UnknownDocumentError) else str(error)
+    return error_response(status, kind, message)
 
 
 async def validation_error_handler(request: Request, error: Exception) -> JSONResponse:

@@ -26,7 +26,7 @@ from docgraph.app.stores.factory import apply_schema_if_allowed, open_store
 from docgraph.app.stores.falkordb_server import server_paths
 from docgraph.app.stores.results import finite_numbers
 from docgraph.app.stores.url import parse_store_url
-from docgraph.errors import ConfigError, DocgraphError
+from docgraph.errors import ConfigError, DocgraphError, UnknownDocumentError
 
 StoreOption = Annotated[
     str | None,
@@ -130,7 +130,7 @@ def handles_errors(func: Callable[P, R]) -> Callable[P, R]:
         except DocgraphError as exc:
             if CliState.debug:
                 raise
-            fail(str(exc))
+            fail(f"{exc} (see `docgraph documents`)" if isinstance(exc, UnknownDocumentError) else str(exc))
         except Exception as exc:
             if CliState.debug:
                 raise

@@ -9,7 +9,7 @@ from typing import Any
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, Row
 from docgraph.app.stores.kept_copies import copies_locked, drop_unused_copy, kept_copy_path, stored_sha256
-from docgraph.errors import ConfigError, DocgraphError, DocumentNotFoundError
+from docgraph.errors import ConfigError, DocgraphError, DocumentNotFoundError, UnknownDocumentError
 from docgraph.ingest.structure.ids import doc_id_for, file_sha256
 
 MAX_STEM_BYTES = 250  # file systems allow 255 bytes a name: room left for ".part" (and ".pdf")
@@ -69,7 +69,7 @@ def list_documents(store: GraphStore) -> list[Row]:
 def find_document(store: GraphStore, doc: str) -> Row:
     rows = store.read(cypher.load("find_document", store.dialect), {"doc": doc})
     if not rows:
-        raise DocumentNotFoundError(f"no document {doc!r} in the store (see `docgraph documents`)")
+        raise UnknownDocumentError(f"no document {doc!r} in the store")
     return rows[0]
 
 

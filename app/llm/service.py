@@ -40,7 +40,7 @@ from docgraph.errors import LLMRequestError, LLMTimeoutError, LLMUnavailableErro
 __all__ = ["DescribeReport", "ask", "check_question", "describe_document", "text2cypher"]
 
 T = TypeVar("T")
-NO_DOCUMENTS = "The store holds no documents yet: ingest PDFs first (docgraph ingest FILE.pdf)."
+NO_DOCUMENTS = "The store holds no documents yet: ingest PDFs first (docgraph ingest FILE.pdf, or POST /documents)."
 NOT_ANSWERED = "The stored documents do not seem to answer this question. The nearest passages:"
 
 Groups = list[list[Passage]]

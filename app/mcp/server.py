@@ -33,7 +33,7 @@ from docgraph.app.llm.text2cypher import run_written_query
 from docgraph.app.resources import docgraph_release
 from docgraph.app.serving import ServingState
 from docgraph.app.stores.schema import load_graph_schema
-from docgraph.errors import ConfigError, DocgraphError
+from docgraph.errors import ConfigError, DocgraphError, UnknownDocumentError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -121,6 +121,8 @@ def as_tool_errors(func: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return func(*args, **kwargs)
+        except UnknownDocumentError as error:
+            raise ToolError(f"{error} (the documents tool lists them)") from error
         except DocgraphError as error:
             raise ToolError(str(error)) from error
 

@@ -85,7 +85,7 @@ def build_ingest_pipeline(
             stages.append(CorpusSimilarityStage(store, k, least, force=force))
             relink = partial(corpus_links_again, store, k, least)
     else:
-        notes.append("embeddings off (--no-embed): vector search and the GNN will not see these documents")
+        notes.append("embeddings off (as asked): vector search and the GNN will not see these documents")
         build.append("no embeddings")
     files_dir = kept_copies_dir(settings.home, store)
     stages.append(WriteStage(store, files_dir=files_dir, force=force, relink=relink))

@@ -215,7 +215,7 @@ class DocumentWriter:
         if late is not None:  # a step after the nodes were written (MULTI/EXEC does not roll back)
             raise StoreError(
                 f"writing document {batch.doc_id} went wrong after its nodes were written ({late}): the "
-                "store may hold parts of two versions; ingest the file again with --force"
+                "store may hold parts of two versions; ingest the file again with --force (force=true in an upload)"
             )
         return WriteResult(
             written=True, replaced=bool(versions), nodes=len(batch.nodes), relationships=len(batch.edges)
