@@ -87,6 +87,20 @@ def test_an_error_that_is_not_about_logprobs_keeps_them_and_is_reported(tmp_path
     assert not client.logprobs_refused  # the next call still asks for them
 
 
+def test_a_reply_that_breaks_off_is_not_asked_again_without_logprobs(tmp_path: Path) -> None:
+    """The first words went to the stream; asked again, the whole reply followed them (text twice)."""
+    chunks: list[str] = []
+    piece = {"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": "At"}}]}
+    broken = f"data: {json.dumps(piece)}\n\ndata: {json.dumps({'error': {'message': 'the model crashed'}})}\n\n"
+    with ScriptedLLMServer() as server:
+        client = make_client(llm_settings(server.base_url, tmp_path))
+        server.add(Reply(raw=broken.encode()), Reply("At 10:00, asked again"))
+        with pytest.raises(LLMRequestError, match="the model crashed"):
+            client.chat(HELLO, stream=chunks.append, logprobs=True)
+        assert len(server.requests) == 1
+    assert chunks == ["At"] and not client.logprobs_refused
+
+
 def test_a_stream_that_ends_without_a_completion_is_an_error(tmp_path: Path) -> None:
     chunks: list[str] = []
     with ScriptedLLMServer() as server:

@@ -158,10 +158,11 @@ class LLMClient:
         import openai
 
         want_logprobs = logprobs and not self.logprobs_refused
+        heard = HeardStream(stream) if stream is not None else None
         try:
-            return self._complete(messages, stream, want_logprobs, max_tokens, model or self.model)
+            return self._complete(messages, heard, want_logprobs, max_tokens, model or self.model)
         except (openai.BadRequestError, LLMRequestError) as exc:
-            if not want_logprobs:
+            if not want_logprobs or (heard is not None and heard.anything):  # a reply cut short: not its logprobs
                 raise _request_error(exc) from exc
             # Some OpenAI-compatible servers refuse log-probabilities (llama.cpp started with
             # --logits_all False answers HTTP 500): ask once more without. Only when that succeeds
@@ -294,6 +295,17 @@ class DeadlineError(Exception):
             f"{model} did not finish its reply within {timeout_s:g}s (stopped after {len(self.partial)} characters)",
             partial=self.partial,
         )
+
+
+class HeardStream:
+    """A stream callback that remembers whether any text went through it."""
+
+    def __init__(self, stream: StreamCallback) -> None:
+        self.stream, self.anything = stream, False
+
+    def __call__(self, text: str) -> None:
+        self.anything = self.anything or bool(text)
+        self.stream(text)
 
 
 def _unheard(text: str) -> None:

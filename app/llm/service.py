@@ -17,7 +17,15 @@ from typing import TypeVar
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import holds_documents
 from docgraph.app.llm.answer import AnswerResult, Extras
-from docgraph.app.llm.client import NO_ENDPOINT, NOT_CONFIGURED, LLMClient, StreamCallback, make_client, optional_client
+from docgraph.app.llm.client import (
+    NO_ENDPOINT,
+    NOT_CONFIGURED,
+    HeardStream,
+    LLMClient,
+    StreamCallback,
+    make_client,
+    optional_client,
+)
 from docgraph.app.llm.context import (
     Passage,
     build_context,
@@ -87,7 +95,7 @@ def ask(
         client = None
         decision = _decide(question, client, force_cypher, result)
     extras = Extras(sub_questions=decision.sub_questions)
-    heard = _Heard(stream_callback) if stream_callback is not None else None
+    heard = HeardStream(stream_callback) if stream_callback is not None else None
     groups: Groups | None = None
     first_round = k
     if decision.route == "cypher" and client is not None:
@@ -137,17 +145,6 @@ def _without_llm(result: AnswerResult, error: LLMTimeoutError) -> None:
     result.mode, result.llm_fallback = "extractive", str(error)
     details = {"partial_reply": error.partial} if error.partial else {}  # what the endpoint had sent, kept
     result.note("llm", status=f"{error}: the answer is extractive", **details)
-
-
-class _Heard:
-    """A stream callback that remembers whether any text went through it."""
-
-    def __init__(self, stream: StreamCallback) -> None:
-        self.stream, self.anything = stream, False
-
-    def __call__(self, text: str) -> None:
-        self.anything = self.anything or bool(text)
-        self.stream(text)
 
 
 def _decide(question: str, client: LLMClient | None, force_cypher: bool, result: AnswerResult) -> RouteDecision:
