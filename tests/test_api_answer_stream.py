@@ -72,6 +72,7 @@ def events(client: TestClient, body: dict[str, Any]) -> list[dict[str, Any]]:
     with client.stream("POST", "/ask/stream", json=body) as response:
         assert response.status_code == 200, response.read()
         assert response.headers["content-type"] == "application/x-ndjson"
+        assert response.headers["x-accel-buffering"] == "no"  # a proxy in front passes each event on
         return [json.loads(line) for line in response.iter_lines() if line]
 
 

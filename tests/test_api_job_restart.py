@@ -172,7 +172,7 @@ def test_a_job_the_server_keeps_dying_on_is_not_run_again(tmp_path: Path) -> Non
 def test_a_job_cancelled_while_the_server_stopped_is_not_run_again(tmp_path: Path) -> None:
     """A cancel asked of a running job, then a stop before the job saw it: it stays cancelled."""
     job, manager, store = resumed_not_run(tmp_path, "unwanted.pdf", stage="embed", cancelling=True)
-    assert job.status == "cancelled" and "nothing was written" in job.error
+    assert job.status == "cancelled" and "nothing was written" in job.error and job.restarts == 0
     assert manager.unfinished_uploads() == set()  # its upload goes with the next sweep
     assert [saved["status"] for saved in store.load()] == ["cancelled"]
 

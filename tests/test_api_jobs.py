@@ -49,6 +49,18 @@ def hold_pipeline(monkeypatch: pytest.MonkeyPatch, client: TestClient, hold: Cal
     monkeypatch.setattr(jobs, "_pipeline_for", held)
 
 
+def hold_each_start(monkeypatch: pytest.MonkeyPatch, client: TestClient) -> tuple[threading.Event, threading.Event]:
+    """Jobs from now on wait in their "prepare" stage until released: (one is waiting, release)."""
+    waiting, release = threading.Event(), threading.Event()
+
+    def hold_its_start(pipeline: IngestPipeline) -> None:
+        waiting.set()
+        release.wait(WAIT_S)
+
+    hold_pipeline(monkeypatch, client, hold_its_start)
+    return waiting, release
+
+
 def test_jobs_are_listed_newest_first_and_by_status(client: TestClient) -> None:
     first = upload(client, SAMPLE, "listed-one.pdf", embed="false").json()["job_id"]
     second = upload(client, b"%PDF-1.4 not really", "listed-two.pdf").json()["job_id"]
@@ -65,13 +77,7 @@ def test_jobs_are_listed_newest_first_and_by_status(client: TestClient) -> None:
 
 
 def test_a_queued_job_is_cancelled_at_once_and_never_runs(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
-    running, release = threading.Event(), threading.Event()
-
-    def hold_its_start(pipeline: IngestPipeline) -> None:
-        running.set()
-        release.wait(WAIT_S)
-
-    hold_pipeline(monkeypatch, client, hold_its_start)
+    running, release = hold_each_start(monkeypatch, client)
     ahead = upload(client, SAMPLE, "ahead.pdf", embed="false").json()["job_id"]
     try:
         assert running.wait(WAIT_S)
@@ -126,11 +132,14 @@ def test_a_running_job_stops_before_its_write_and_the_store_is_unchanged(
         cancelling = client.delete(f"/jobs/{job_id}")
         assert cancelling.status_code == 202, cancelling.text
         assert (cancelling.json()["status"], cancelling.json()["cancelling"]) == ("running", True)
+        busy = assert_error(client.delete("/documents/stopped"), 409, "conflict")
+        assert f"(job {job_id}, cancelling)" in busy["message"]
     finally:
         release.set()
     last = follow_job(client, job_id)[-1]
     assert last["status"] == "cancelled" and last["report"] is None
     assert last["error"] == "cancelled at read: nothing was written" and last["stage"] == "read"
+    assert (last["done"], last["total"]) == (0, 0)  # not the pipeline's closing 1 of 1
     assert stored(client) == before
     assert not manager(client).get(job_id).path.parent.exists()
 
@@ -160,6 +169,24 @@ def test_a_job_writing_its_document_is_not_cancelled(client: TestClient, monkeyp
         release.set()
     assert follow_job(client, job_id)[-1]["status"] == "succeeded"
     assert "written" in stored(client)
+
+
+def test_a_file_found_stored_already_while_cancelling_ends_cancelled(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stored file is found unchanged before any stage runs: the job ended "succeeded" after a 202."""
+    stored_first = upload(client, SAMPLE, "twice.pdf", embed="false").json()["job_id"]
+    assert follow_job(client, stored_first)[-1]["status"] == "succeeded"
+    preparing, release = hold_each_start(monkeypatch, client)
+    job_id = upload(client, SAMPLE, "twice.pdf", embed="false").json()["job_id"]
+    try:
+        assert preparing.wait(WAIT_S)
+        assert client.delete(f"/jobs/{job_id}").status_code == 202
+    finally:
+        release.set()
+    last = follow_job(client, job_id)[-1]
+    assert (last["status"], last["report"]) == ("cancelled", None)
+    assert last["error"] == "cancelled: the file was stored already as this server builds it"
 
 
 def test_cancelling_an_unknown_job_is_a_404(client: TestClient) -> None:

@@ -117,6 +117,8 @@ def test_the_openapi_schema_names_every_route(tmp_path: Path) -> None:
         ("/cypher", "post"),
     }
     assert set(schema["paths"]["/ask/stream"]["post"]["responses"]["200"]["content"]) == {"application/x-ndjson"}
+    cancel_conflict = schema["paths"]["/jobs/{job_id}"]["delete"]["responses"]["409"]["description"]
+    assert cancel_conflict == "The job has ended, or is writing its document: too late"
     assert schema["paths"]["/documents"]["post"]["responses"]["413"]["content"]["application/json"]["schema"] == {
         "$ref": "#/components/schemas/ErrorResponse"
     }

@@ -66,7 +66,8 @@ class Job:
     error: str = ""
     report: dict[str, Any] | None = None
     restarts: int = 0  # times the server stopped while this job ran
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)  # stage vs. cancel
+    # stage changes, cancels and saves: a cancel is seen or refused, and the last save is the latest state
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -187,7 +188,9 @@ class JobManager:
         self._save(job)
         if job.status == "cancelled":
             shutil.rmtree(job.path.parent, ignore_errors=True)
-        log.info("ingest job %s (%s) is cancelled", job.job_id, job.file_name)
+            log.info("ingest job %s (%s) is cancelled before it started", job.job_id, job.file_name)
+        else:
+            log.info("ingest job %s (%s) is cancelling: it stops before its write", job.job_id, job.file_name)
         return job
 
     def unfinished_job_for(self, doc_ids: set[str]) -> Job | None:
@@ -209,11 +212,12 @@ class JobManager:
         """The jobs a stopped server left: finished ones as they were, unfinished ones run again."""
         for record in store.load():
             job = Job.from_record(record)
-            job.restarts += job.status == "running"
             if job.cancelling and job.status in UNFINISHED:  # the stop came before the cancel took effect
                 stopped = "cancelled; the server stopped before the job did: nothing was written"
                 self._end_on_resume(job, stopped, "cancelled")
-            elif job.status not in UNFINISHED:
+                continue
+            job.restarts += job.status == "running"
+            if job.status not in UNFINISHED:
                 with self._lock:
                     self._jobs[job.job_id] = job
             elif job.restarts > MAX_RESTARTS:
@@ -239,11 +243,13 @@ class JobManager:
         self._save(job)
 
     def _save(self, job: Job) -> None:
-        if self._store is not None:
-            try:
+        if self._store is None:
+            return
+        try:
+            with job.lock:  # the record made and written in one hold: an older state never lands last
                 self._store.save(job.job_id, job.created_at, job.record())
-            except sqlite3.Error:  # the job goes on; only its record after a restart is at stake
-                log.exception("could not save ingest job %s", job.job_id)
+        except sqlite3.Error:  # the job goes on; only its record after a restart is at stake
+            log.exception("could not save ingest job %s", job.job_id)
 
     def unfinished_uploads(self) -> set[Path]:
         """The upload folders of the jobs still to run: every other one under the uploads folder is a
@@ -261,11 +267,13 @@ class JobManager:
         later = f"; {queued} queued jobs {kept}" if queued else ""
         for job in running:
             at = job.stage or "its start"
+            until = "stop (it is cancelling)" if job.cancelling else "finish"
             log.warning(
-                "waiting for ingest job %s (%s, at %s) to finish before stopping%s",
+                "waiting for ingest job %s (%s, at %s) to %s before stopping%s",
                 job.job_id,
                 job.file_name,
                 at,
+                until,
                 later,
             )
         self._executor.shutdown(wait=True, cancel_futures=True)
@@ -287,8 +295,9 @@ class JobManager:
             job.report = report.to_json()
             job.status = "failed" if report.status == "failed" else "succeeded"
             job.error = report.error
-            if job.cancelling and report.status == "failed":  # stopped by the cancel (or failing on its own, first)
+            if job.cancelling and report.status in ("failed", "unchanged"):  # nothing written: as asked
                 job.status, job.report = "cancelled", None
+                job.error = job.error or "cancelled: the file was stored already as this server builds it"
         finally:
             job.error = without_upload_path(job.error, job)
             if job.report is not None:
@@ -307,8 +316,9 @@ class JobManager:
         job.stages = len(stages)
 
         def progress(stage: str, done: int, total: int) -> None:
-            if stage not in OUTCOMES:  # a cancel stops the stage at its next step
-                stop_if_cancelled(job)
+            if stage in OUTCOMES:  # the end, said by the job's status
+                return
+            stop_if_cancelled(job)  # a cancel stops the stage at its next step
             job.done, job.total = done, total
 
         report = IngestPipeline(stages, pipeline.notes, pipeline.build, tasks=pipeline.tasks).ingest(job.path, progress)

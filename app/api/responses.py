@@ -24,7 +24,9 @@ DESCRIPTIONS = {
 }
 
 
-def documented(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """``responses=`` for a route: the given statuses plus those every route may answer."""
+def documented(*statuses: int, described: dict[int, str] | None = None) -> dict[int | str, dict[str, Any]]:
+    """``responses=`` for a route: the given statuses plus those every route may answer; ``described``
+    says what a status means on this route where that is not its usual meaning."""
     wanted = sorted(set(statuses) | set(COMMON_ERRORS))
-    return {status: {"model": ErrorResponse, "description": DESCRIPTIONS[status]} for status in wanted}
+    text = {**DESCRIPTIONS, **(described or {})}
+    return {status: {"model": ErrorResponse, "description": text[status]} for status in wanted}

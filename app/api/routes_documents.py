@@ -135,7 +135,10 @@ def upload_document(
 
 
 @router.delete(
-    "/documents/{doc_id}", response_model=DeleteResultModel, responses=documented(403, 404, 409), tags=["documents"]
+    "/documents/{doc_id}",
+    response_model=DeleteResultModel,
+    responses=documented(403, 404, 409, described={409: "An upload's job is ingesting the document"}),
+    tags=["documents"],
 )
 def delete_document(doc_id: str, state: State) -> dict[str, Any]:
     """Delete a document (by id or file name) and everything under it; refused (409) while an
@@ -143,10 +146,11 @@ def delete_document(doc_id: str, state: State) -> dict[str, Any]:
     store = state.store()
     writing = state.jobs.unfinished_job_for(_named_ids(store, doc_id))
     if writing is not None:
+        state_now = "cancelling" if writing.cancelling else writing.status
         raise ApiError(
             409,
             "conflict",
-            f"{doc_id!r} is being ingested (job {writing.job_id}, {writing.status}): delete it once the job has ended",
+            f"{doc_id!r} is being ingested (job {writing.job_id}, {state_now}): delete it once the job has ended",
         )
     deleted_id, deleted = delete_document_and_copy(store, doc_id, kept_copies_dir(state.settings.home, store))
     return as_json(DeleteResultModel, {"doc_id": deleted_id, "deleted_nodes": deleted})
@@ -182,7 +186,7 @@ def job_status(job_id: str, state: State) -> dict[str, Any]:
     "/jobs/{job_id}",
     response_model=JobModel,
     responses={
-        **documented(403, 404, 409),
+        **documented(403, 404, 409, described={409: "The job has ended, or is writing its document: too late"}),
         202: {"model": JobModel, "description": "Running: it stops before it writes"},
     },
     tags=["documents"],

@@ -36,7 +36,7 @@ from docgraph.errors import StoreError
 router = APIRouter()
 
 
-@router.post("/retrieve", response_model=RetrieveResponse, responses=documented(404), tags=["query"])
+@router.post("/retrieve", response_model=RetrieveResponse, responses=documented(403, 404), tags=["query"])
 def retrieve(body: RetrieveRequest, state: State) -> dict[str, Any]:
     """The best regions for a query, each with its section path and graph context."""
     store = state.store()
@@ -51,7 +51,7 @@ def retrieve(body: RetrieveRequest, state: State) -> dict[str, Any]:
     return as_json(RetrieveResponse, payload)
 
 
-@router.post("/ask", response_model=AnswerModel, responses=documented(404, 422, 502), tags=["query"])
+@router.post("/ask", response_model=AnswerModel, responses=documented(403, 404, 422, 502), tags=["query"])
 def ask_question(body: AskRequest, state: State) -> dict[str, Any]:
     """A cited answer from the stored documents (extractive when no LLM endpoint is configured)."""
     store = state.store()
@@ -68,6 +68,8 @@ def answer_json(
     return as_json(AnswerModel, result.to_json())
 
 
+# Each event as it is written: no cache, and no buffering by a proxy in front (nginx's X-Accel-Buffering).
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {
         "description": "Newline-delimited JSON events: {event: text, text} for each piece the model writes, "
@@ -75,7 +77,7 @@ STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
         "after its first text",
         "content": {MEDIA_TYPE: {"schema": {"type": "string"}}},
     },
-    **documented(404, 422, 502),
+    **documented(403, 404, 422, 502),
 }
 
 
@@ -88,7 +90,7 @@ async def ask_streamed(body: AskRequest, state: State) -> StreamingResponse:
 
     events = AnswerEvents(functools.partial(answer_json, body, state, store, doc_id))
     first = await events.first()
-    return StreamingResponse(events.lines(first), media_type=MEDIA_TYPE)
+    return StreamingResponse(events.lines(first), media_type=MEDIA_TYPE, headers=STREAM_HEADERS)
 
 
 def stored_doc_id(store: GraphStore, doc: str | None) -> str | None:
