@@ -83,6 +83,7 @@ class ScriptedLLMServer:
     hung_up: list[int] = field(default_factory=list)  # per streamed reply its client closed early: chunks sent
     models: list[str] = field(default_factory=lambda: ["m"])  # what GET /models lists
     models_status: int = 200  # GET /models answers this (401: a refused key)
+    model_lists: int = 0  # GET requests answered
     _server: _QuietServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -145,6 +146,7 @@ def _handler_for(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
             return
 
         def do_GET(self) -> None:
+            server.model_lists += 1
             if not self.path.rstrip("/").endswith("/models"):
                 self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             elif server.models_status != 200:

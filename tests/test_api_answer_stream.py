@@ -8,6 +8,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +17,10 @@ import pytest
 import uvicorn
 from fastapi.testclient import TestClient
 
+from docgraph.app.api import answer_stream
 from docgraph.app.api.app import create_app
 from docgraph.app.config import Settings
+from docgraph.app.llm.router import ROUTER_MAX_TOKENS
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.base import GraphStore
@@ -169,3 +172,20 @@ def test_a_client_that_hangs_up_stops_the_answer(served: str, llm: ScriptedLLMSe
         time.sleep(0.1)
     assert len(llm.requests) == 2 and len(llm.replies) == 1  # the router and the answer, no reread
     assert len(llm.hung_up) == 1 and llm.hung_up[0] < len(words)  # the answer's reply was closed before its end
+
+
+def test_streamed_answers_wait_for_a_slot(served: str, llm: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each stream answered in a thread of its own, with no bound on how many at once."""
+    monkeypatch.setattr(answer_stream, "ANSWER_SLOTS", threading.BoundedSemaphore(1))
+    slow = Reply(tokens=[f" word{i}" for i in range(20)], pace_s=0.05)
+    llm.add(ROUTE_RETRIEVE, slow, ROUTE_RETRIEVE, ANSWER)
+
+    def streamed() -> str:
+        with httpx.stream("POST", f"{served}/ask/stream", json=QUESTION, timeout=60) as response:
+            return json.loads(list(response.iter_lines())[-1])["event"]
+
+    with ThreadPoolExecutor(2) as pool:
+        ends = list(pool.map(lambda _: streamed(), range(2)))
+    assert ends == ["answer", "answer"]
+    routed = [body["max_tokens"] == ROUTER_MAX_TOKENS for body in llm.requests]
+    assert routed == [True, False, True, False]  # the second answer began once the first had ended

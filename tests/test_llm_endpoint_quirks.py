@@ -87,8 +87,10 @@ def test_an_error_that_is_not_about_logprobs_keeps_them_and_is_reported(tmp_path
     assert not client.logprobs_refused  # the next call still asks for them
 
 
-def test_a_reply_that_breaks_off_is_not_asked_again_without_logprobs(tmp_path: Path) -> None:
-    """The first words went to the stream; asked again, the whole reply followed them (text twice)."""
+@pytest.mark.parametrize("streamed", [True, False])
+def test_a_reply_that_breaks_off_is_not_asked_again_without_logprobs(tmp_path: Path, streamed: bool) -> None:
+    """The first words went to the stream; asked again, the whole reply followed them (text twice).
+    Unheard (POST /ask), the retry's success switched log-probabilities off for good."""
     chunks: list[str] = []
     piece = {"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": "At"}}]}
     broken = f"data: {json.dumps(piece)}\n\ndata: {json.dumps({'error': {'message': 'the model crashed'}})}\n\n"
@@ -96,9 +98,9 @@ def test_a_reply_that_breaks_off_is_not_asked_again_without_logprobs(tmp_path: P
         client = make_client(llm_settings(server.base_url, tmp_path))
         server.add(Reply(raw=broken.encode()), Reply("At 10:00, asked again"))
         with pytest.raises(LLMRequestError, match="the model crashed"):
-            client.chat(HELLO, stream=chunks.append, logprobs=True)
+            client.chat(HELLO, stream=chunks.append if streamed else None, logprobs=True)
         assert len(server.requests) == 1
-    assert chunks == ["At"] and not client.logprobs_refused
+    assert chunks == (["At"] if streamed else []) and not client.logprobs_refused
 
 
 def test_a_stream_that_ends_without_a_completion_is_an_error(tmp_path: Path) -> None:

@@ -24,6 +24,9 @@ from docgraph.app.stores.results import finite_numbers
 log = logging.getLogger("docgraph.api")
 
 MEDIA_TYPE = "application/x-ndjson"
+# Answers written at once by streamed requests, as many as the threads that answer POST /ask (anyio's
+# default); more wait for a slot. Each holds a thread of its own while the model writes.
+ANSWER_SLOTS = threading.BoundedSemaphore(40)
 Answering = Callable[[StreamCallback], dict[str, Any]]  # ask with this stream callback -> the answer's JSON
 Event = tuple[str, Any]  # ("text", str) | ("answer", dict) | ("error", BaseException)
 
@@ -43,14 +46,17 @@ class AnswerEvents:
         self._thread.start()
 
     def _answer(self, answering: Answering) -> None:
-        try:
-            answer = answering(self._piece)
-        except ClientGone:
-            return
-        except BaseException as error:  # the request's loop raises or reports it
-            self._send(("error", error))
-            return
-        self._send(("answer", answer))
+        with ANSWER_SLOTS:
+            if self._gone.is_set():  # the client left while the answer waited for a slot
+                return
+            try:
+                answer = answering(self._piece)
+            except ClientGone:
+                return
+            except BaseException as error:  # the request's loop raises or reports it
+                self._send(("error", error))
+                return
+            self._send(("answer", answer))
 
     def _piece(self, text: str) -> None:
         if self._gone.is_set():
@@ -59,8 +65,12 @@ class AnswerEvents:
             self._send(("text", text))
 
     def _send(self, event: Event) -> None:
-        if not self._gone.is_set():
+        if self._gone.is_set():
+            return
+        try:
             self._loop.call_soon_threadsafe(self._queue.put_nowait, event)
+        except RuntimeError:  # the loop has closed (the server stopped): nobody is reading
+            self._gone.set()
 
     async def first(self) -> Event:
         """The first event; an answer that fails before any text raises its error here."""
@@ -71,7 +81,8 @@ class AnswerEvents:
             raise
         if event[0] == "error":
             self._gone.set()
-            raise event[1]
+            error = event[1]
+            raise error if isinstance(error, Exception) else RuntimeError(f"the answer ended: {error!r}")
         return event
 
     async def lines(self, first: Event) -> AsyncIterator[bytes]:
@@ -106,4 +117,6 @@ def error_report(error: BaseException) -> tuple[int, str, str]:
     if kind == "internal_error":
         log.error("a streamed answer failed", exc_info=error)
         return status, kind, INTERNAL_MESSAGE
+    if status >= 500 and kind in ("store_error", "error"):  # as the API's error handler logs them
+        log.error("a streamed answer failed: %s", error)
     return status, kind, str(error)

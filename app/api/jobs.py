@@ -36,7 +36,6 @@ KEPT_JOBS = 500
 PipelineFactory = Callable[[bool, bool, Path], IngestPipeline]  # (embed?, force?, file) -> the pipeline to run
 ClashCheck = Callable[[str, Path], str | None]  # (name, file) -> a different stored document it would replace
 UNFINISHED = ("queued", "running")
-JOB_STATUSES = ("queued", "running", "succeeded", "failed", "cancelled")
 MAX_RESTARTS = 2  # a job the server stopped during more often than this (a file that kills it) fails
 
 

@@ -53,8 +53,8 @@ def health(
     ] = False,
 ) -> JSONResponse:
     """Whether the store answers, how many documents it holds, and whether an LLM is configured (and,
-    with ``check_llm``, whether it answers: an unreachable LLM leaves answers extractive, not the
-    service down, so the status stays ``ok``)."""
+    with ``check_llm``, whether it answers: the status stays ``ok`` without it, since the store and
+    retrieval work, though questions fail until it is back)."""
     settings = state.settings
     body: dict[str, Any] = {
         "status": "ok",

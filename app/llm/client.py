@@ -158,11 +158,11 @@ class LLMClient:
         import openai
 
         want_logprobs = logprobs and not self.logprobs_refused
-        heard = HeardStream(stream) if stream is not None else None
+        heard = HeardStream(stream or _unheard)  # replies are streamed whether the caller hears them or not
         try:
             return self._complete(messages, heard, want_logprobs, max_tokens, model or self.model)
         except (openai.BadRequestError, LLMRequestError) as exc:
-            if not want_logprobs or (heard is not None and heard.anything):  # a reply cut short: not its logprobs
+            if not want_logprobs or heard.anything:  # a reply that broke off: not refused for its logprobs
                 raise _request_error(exc) from exc
             # Some OpenAI-compatible servers refuse log-probabilities (llama.cpp started with
             # --logits_all False answers HTTP 500): ask once more without. Only when that succeeds

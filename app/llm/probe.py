@@ -7,6 +7,8 @@ must be a readable GGUF file. Nothing is generated, so a probe costs no tokens.
 
 from __future__ import annotations
 
+import ssl
+
 from docgraph.app.config import Settings
 from docgraph.app.llm.client import llm_configured
 from docgraph.app.llm.local_model import local_model_path
@@ -35,6 +37,19 @@ def _local_model_problem(path: str) -> str:
     return "" if head == GGUF_MAGIC else "the local model's file is not a GGUF file"
 
 
+def connection_problem(error: BaseException) -> str:
+    """Why a connection failed, without the host or URL the error texts name: the system's reason
+    (connection refused, name not known), or that TLS failed, or the error's kind."""
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, ssl.SSLError):
+            return "its TLS handshake failed"
+        if isinstance(cause, OSError) and cause.strerror:
+            return cause.strerror.lower()
+        cause = cause.__cause__ or cause.__context__
+    return type(error.__cause__ or error).__name__
+
+
 def _endpoint_problem(settings: Settings) -> str:
     import openai
 
@@ -46,12 +61,12 @@ def _endpoint_problem(settings: Settings) -> str:
         served = [model.id for model in client.models.list()]
     except openai.AuthenticationError:
         return f"{where} refused the API key (HTTP 401)"
-    except openai.NotFoundError:  # a server without a model list: it answered, which is what can be known
-        return ""
+    except openai.NotFoundError:  # OpenAI-compatible servers list models under /v1: a URL without it
+        return f"{where} has no model list (HTTP 404): is its URL the server's OpenAI-compatible /v1 address?"
     except openai.APITimeoutError:
         return f"{where} did not answer within {PROBE_TIMEOUT_S:g}s"
     except openai.APIConnectionError as error:
-        return f"{where} cannot be reached: {error.__cause__ or error}"
+        return f"{where} cannot be reached: {connection_problem(error)}"
     except openai.APIStatusError as error:
         return f"{where} answered HTTP {error.status_code} to a request for its models"
     except (openai.APIError, ValueError, TypeError, AttributeError):  # a body that is not a model list
