@@ -18,7 +18,7 @@ from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.execution.ray_cluster import RayExecutor
 from docgraph.app.pipeline.worker import WorkerSpec
 from docgraph.app.stores.falkordb_store import FalkorDBStore
-from tests.conftest import local_settings
+from tests.conftest import fresh_graph_name, local_settings
 from tests.test_parallel_ingest import FILES, assert_same_graph, second_store, windowed
 
 # Ray reads these when it is imported: this process, the cluster's driver, keeps to the loopback
@@ -103,10 +103,13 @@ def test_a_bad_file_fails_alone_on_ray(ray_address: str, falkordb_store: FalkorD
         (f"127.0.0.1:{free_port()}", "nothing answers there (Connection refused)"),
     ],
 )
-def test_a_cluster_address_nothing_answers_at_is_refused_in_one_line(address: str, reason: str, tmp_path: Path) -> None:
+def test_a_cluster_address_nothing_answers_at_is_refused_in_one_line(
+    address: str, reason: str, tmp_path: Path, local_home: Path
+) -> None:
     """It took Ray's whole minute of retries, with its own log lines, before the one-line error."""
     docgraph = Path(sys.executable).with_name("docgraph")
-    env = {**os.environ, "DOCGRAPH_HOME": str(tmp_path)}
+    store = f"falkordb-local://{local_home}?graph={fresh_graph_name()}"  # a home of its own would start a server
+    env = {**os.environ, "DOCGRAPH_HOME": str(tmp_path), "DOCGRAPH_STORE": store}
     sample = Path(__file__).resolve().parent.parent / "samples" / "docgraph-sample.pdf"
     done = subprocess.run(
         [str(docgraph), "ingest", str(sample), "--ray", address], env=env, capture_output=True, text=True, timeout=120
