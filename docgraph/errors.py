@@ -105,6 +105,11 @@ class WorkerLostError(IngestError):
     it worked on is not written, the others go on."""
 
 
+class AnswerAbandoned(Exception):
+    """Whoever asked stopped waiting (a client that hung up): the answer's model calls stop at their
+    next piece. Not a DocgraphError: nobody is left to report it to."""
+
+
 class IngestInterrupted(KeyboardInterrupt):
     """Ctrl-C during a batch of documents: ``reports`` are those that ended (written or not), in the
     order given; ``not_started`` the files left. A KeyboardInterrupt still, for callers that do not ask."""

@@ -189,3 +189,15 @@ def test_streamed_answers_wait_for_a_slot(served: str, llm: ScriptedLLMServer, m
     assert ends == ["answer", "answer"]
     routed = [body["max_tokens"] == ROUTER_MAX_TOKENS for body in llm.requests]
     assert routed == [True, False, True, False]  # the second answer began once the first had ended
+
+
+def test_a_client_gone_before_any_text_asks_the_model_nothing_more(served: str, llm: ScriptedLLMServer) -> None:
+    """Gone while the question was routed, the answer was still asked of the model, then dropped."""
+    llm.add(Reply(ROUTE_RETRIEVE, delay_s=2.0), "an answer must not be asked")
+    with pytest.raises(httpx.ReadTimeout):
+        httpx.post(f"{served}/ask/stream", json=QUESTION, timeout=0.5)  # hangs up while the router thinks
+    deadline = time.monotonic() + 30
+    while answer_threads() and time.monotonic() < deadline:  # the router's reply finds nobody waiting
+        time.sleep(0.1)
+    assert not answer_threads()
+    assert len(llm.requests) == 1 and len(llm.replies) == 1  # the router only

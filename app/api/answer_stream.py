@@ -5,7 +5,8 @@ Events, one JSON object a line: ``{"event": "text", "text": ...}`` for each piec
 (the uncertainty loop's notes included, as the CLI prints them), then ``{"event": "answer",
 "answer": {...}}`` (what ``POST /ask`` returns), or ``{"event": "error", "error": {...}}`` when the
 answer fails after its first text (before it, the request fails with the error's own status).
-A client that goes away stops the answer at the model's next piece: its reply stream is closed.
+A client that goes away stops the answer at the model's next piece (its reply stream is closed), and
+before the first text, at the next piece of any model call or before the next call.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ import asyncio
 import json
 import logging
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from docgraph.app.api.errors import INTERNAL_MESSAGE, error_body, status_of
 from docgraph.app.llm.client import StreamCallback
 from docgraph.app.stores.results import finite_numbers
+from docgraph.errors import AnswerAbandoned
 
 log = logging.getLogger("docgraph.api")
 
@@ -27,12 +29,10 @@ MEDIA_TYPE = "application/x-ndjson"
 # Answers written at once by streamed requests, as many as the threads that answer POST /ask (anyio's
 # default); more wait for a slot. Each holds a thread of its own while the model writes.
 ANSWER_SLOTS = threading.BoundedSemaphore(40)
-Answering = Callable[[StreamCallback], dict[str, Any]]  # ask with this stream callback -> the answer's JSON
+# ask with this stream callback and this "has the client gone?" check -> the answer's JSON
+Answering = Callable[[StreamCallback, Callable[[], bool]], dict[str, Any]]
 Event = tuple[str, Any]  # ("text", str) | ("answer", dict) | ("error", BaseException)
-
-
-class ClientGone(Exception):
-    """The client stopped reading: raised in the answer's stream callback to give the answer up."""
+DISCONNECT_POLL_S = 0.5  # before the first text, how often the request is asked whether its client left
 
 
 class AnswerEvents:
@@ -50,8 +50,8 @@ class AnswerEvents:
             if self._gone.is_set():  # the client left while the answer waited for a slot
                 return
             try:
-                answer = answering(self._piece)
-            except ClientGone:
+                answer = answering(self._piece, self._gone.is_set)
+            except AnswerAbandoned:
                 return
             except BaseException as error:  # the request's loop raises or reports it
                 self._send(("error", error))
@@ -60,7 +60,7 @@ class AnswerEvents:
 
     def _piece(self, text: str) -> None:
         if self._gone.is_set():
-            raise ClientGone("the client stopped reading the answer")
+            raise AnswerAbandoned("the client stopped reading the answer")
         if text:
             self._send(("text", text))
 
@@ -72,13 +72,22 @@ class AnswerEvents:
         except RuntimeError:  # the loop has closed (the server stopped): nobody is reading
             self._gone.set()
 
-    async def first(self) -> Event:
-        """The first event; an answer that fails before any text raises its error here."""
+    async def first(self, client_gone: Callable[[], Awaitable[bool]]) -> Event | None:
+        """The first event; None when the client left before it (asked every DISCONNECT_POLL_S while
+        the question is routed and the evidence gathered). An answer that fails before any text
+        raises its error here."""
+        getting = asyncio.ensure_future(self._queue.get())  # one get, never cancelled by a poll
         try:
-            event = await self._queue.get()
+            while not (await asyncio.wait({getting}, timeout=DISCONNECT_POLL_S))[0]:
+                if await client_gone():
+                    self._gone.set()
+                    getting.cancel()
+                    return None
         except BaseException:  # the request was given up before any text
             self._gone.set()
+            getting.cancel()
             raise
+        event = getting.result()
         if event[0] == "error":
             self._gone.set()
             error = event[1]

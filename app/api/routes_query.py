@@ -4,11 +4,12 @@ graph query."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
-from starlette.responses import StreamingResponse
+from starlette.responses import Response, StreamingResponse
 
 from docgraph.app.api.answer_stream import MEDIA_TYPE, AnswerEvents
 from docgraph.app.api.errors import ApiError
@@ -59,16 +60,23 @@ def ask_question(body: AskRequest, state: State) -> dict[str, Any]:
 
 
 def answer_json(
-    body: AskRequest, state: ApiState, store: GraphStore, doc_id: str | None, stream: StreamCallback | None = None
+    body: AskRequest,
+    state: ApiState,
+    store: GraphStore,
+    doc_id: str | None,
+    stream: StreamCallback | None = None,
+    stop_when: Callable[[], bool] | None = None,
 ) -> dict[str, Any]:
-    """The answer to ``body``'s question as the API returns it; ``stream`` hears its text as it comes."""
+    """The answer to ``body``'s question as the API returns it; ``stream`` hears its text as it comes,
+    and ``stop_when`` says the client has gone."""
     retriever = state.retriever(body.variant)
     k, cypher = body.k, body.force_cypher
-    result = ask(body.question, store, state.settings, retriever, k, doc_id, cypher, stream_callback=stream)
+    result = ask(body.question, store, state.settings, retriever, k, doc_id, cypher, stream, stop_when)
     return as_json(AnswerModel, result.to_json())
 
 
 # Each event as it is written: no cache, and no buffering by a proxy in front (nginx's X-Accel-Buffering).
+CLIENT_CLOSED_REQUEST = 499  # as nginx logs a request whose client left before the answer
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {
@@ -82,14 +90,16 @@ STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 
 @router.post("/ask/stream", response_class=StreamingResponse, responses=STREAM_RESPONSES, tags=["query"])
-async def ask_streamed(body: AskRequest, state: State) -> StreamingResponse:
+async def ask_streamed(body: AskRequest, state: State, request: Request) -> Response:
     """``POST /ask``, its text sent as the model writes it (newline-delimited JSON events, the whole
     answer last). A failure before the first text is an error response, as ``POST /ask`` gives."""
     store = await run_in_threadpool(state.store)
     doc_id = await run_in_threadpool(stored_doc_id, store, body.doc_id)
 
     events = AnswerEvents(functools.partial(answer_json, body, state, store, doc_id))
-    first = await events.first()
+    first = await events.first(request.is_disconnected)
+    if first is None:  # nobody is left to read a response
+        return Response(status_code=CLIENT_CLOSED_REQUEST)
     return StreamingResponse(events.lines(first), media_type=MEDIA_TYPE, headers=STREAM_HEADERS)
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 from docgraph.app.config import Settings
 from docgraph.app.llm.local_model import LOCAL_PREFIX, local_model_path, local_stream
 from docgraph.app.llm.read_ahead import LATE, ReadAhead
-from docgraph.errors import LLMRequestError, LLMTimeoutError, LLMUnavailableError
+from docgraph.errors import AnswerAbandoned, LLMRequestError, LLMTimeoutError, LLMUnavailableError
 
 if TYPE_CHECKING:  # the SDK is imported on use: ~1.5 s that a run without an LLM endpoint never needs
     import openai
@@ -133,6 +133,8 @@ class LLMClient:
     max_tokens: int = MAX_TOKENS
     # Set once an endpoint has refused log-probabilities, so later calls stop asking for them.
     logprobs_refused: bool = False
+    # Whether whoever asked has stopped waiting: checked before each call and at each piece of a reply.
+    stop_when: Callable[[], bool] | None = None
     _sdk: openai.OpenAI | None = field(default=None, repr=False)
 
     @property
@@ -158,7 +160,8 @@ class LLMClient:
         import openai
 
         want_logprobs = logprobs and not self.logprobs_refused
-        heard = HeardStream(stream or _unheard)  # replies are streamed whether the caller hears them or not
+        heard = HeardStream(stream or _unheard, self.stop_when)  # replies are streamed, heard or not
+        heard.check()
         try:
             return self._complete(messages, heard, want_logprobs, max_tokens, model or self.model)
         except (openai.BadRequestError, LLMRequestError) as exc:
@@ -298,12 +301,18 @@ class DeadlineError(Exception):
 
 
 class HeardStream:
-    """A stream callback that remembers whether any text went through it."""
+    """A stream callback that remembers whether any text went through it; with ``stop_when``, it
+    gives the reply up (its stream is closed) at the first piece after that says so."""
 
-    def __init__(self, stream: StreamCallback) -> None:
-        self.stream, self.anything = stream, False
+    def __init__(self, stream: StreamCallback, stop_when: Callable[[], bool] | None = None) -> None:
+        self.stream, self.anything, self.stop_when = stream, False, stop_when
+
+    def check(self) -> None:
+        if self.stop_when is not None and self.stop_when():
+            raise AnswerAbandoned("whoever asked stopped waiting for the answer")
 
     def __call__(self, text: str) -> None:
+        self.check()
         self.anything = self.anything or bool(text)
         self.stream(text)
 

@@ -10,7 +10,7 @@ extractive (:mod:`app.llm.extractive`). Every decision goes into the result's tr
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import zip_longest
 from typing import TypeVar
 
@@ -64,11 +64,13 @@ def ask(
     doc_id: str | None = None,
     force_cypher: bool = False,
     stream_callback: StreamCallback | None = None,
+    stop_when: Callable[[], bool] | None = None,
 ) -> AnswerResult:
     """Answer ``question`` from the stored documents (only ``doc_id``'s when given), with citations.
 
     ``force_cypher`` answers through text-to-Cypher whatever the router says, and raises when no
     valid query comes out (without it, a failed query falls back to retrieval, noted in the trace).
+    ``stop_when`` says whoever asked has stopped waiting: the model calls end with AnswerAbandoned.
     """
     check_question(question)
     check_k(k)
@@ -82,6 +84,8 @@ def ask(
         result.timings["total"] = time.perf_counter() - started
         return result
     client = optional_client(settings)
+    if client is not None:
+        client.stop_when = stop_when
     if client is None:
         if force_cypher:
             raise LLMUnavailableError(NO_ENDPOINT)
