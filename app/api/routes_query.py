@@ -75,8 +75,8 @@ def answer_json(
     return as_json(AnswerModel, result.to_json())
 
 
-# Each event as it is written: no cache, and no buffering by a proxy in front (nginx's X-Accel-Buffering).
 CLIENT_CLOSED_REQUEST = 499  # as nginx logs a request whose client left before the answer
+# Each event as it is written: no cache, and no buffering by a proxy in front (nginx's X-Accel-Buffering).
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {

@@ -104,7 +104,8 @@ def llm_status(settings: Settings) -> str:
     return f"LLM {settings.llm_model} at {settings.llm_base_url}{vision}"
 
 
-def make_client(settings: Settings) -> LLMClient:
+def make_client(settings: Settings, stop_when: Callable[[], bool] | None = None) -> LLMClient:
+    """The configured client; ``stop_when`` says whoever asked has stopped waiting (LLMClient.stop_when)."""
     if not llm_configured(settings):
         raise LLMUnavailableError(NO_ENDPOINT)
     kind = LocalModelClient if settings.llm_model.startswith(LOCAL_PREFIX) else LLMClient
@@ -115,12 +116,13 @@ def make_client(settings: Settings) -> LLMClient:
         settings.vlm_model,
         timeout_s=settings.llm_timeout_s,
         max_tokens=settings.llm_max_tokens,
+        stop_when=stop_when,
     )
 
 
-def optional_client(settings: Settings) -> LLMClient | None:
+def optional_client(settings: Settings, stop_when: Callable[[], bool] | None = None) -> LLMClient | None:
     """The configured client, or None when there is no endpoint (extractive mode)."""
-    return make_client(settings) if llm_configured(settings) else None
+    return make_client(settings, stop_when) if llm_configured(settings) else None
 
 
 @dataclass

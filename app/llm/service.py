@@ -83,9 +83,7 @@ def ask(
             stream_callback(NO_DOCUMENTS)
         result.timings["total"] = time.perf_counter() - started
         return result
-    client = optional_client(settings)
-    if client is not None:
-        client.stop_when = stop_when
+    client = optional_client(settings, stop_when)
     if client is None:
         if force_cypher:
             raise LLMUnavailableError(NO_ENDPOINT)
