@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from docgraph.app.api.jobs import JobManager
+from docgraph.app.api.jobs import UNFINISHED, Job, JobManager
 from docgraph.app.config import Settings
 from docgraph.app.pipeline.stages import IngestContext, IngestPipeline, WriteStage
 from docgraph.app.resources import SAMPLES_DIR
@@ -49,6 +49,22 @@ def hold_pipeline(monkeypatch: pytest.MonkeyPatch, client: TestClient, hold: Cal
     monkeypatch.setattr(jobs, "_pipeline_for", held)
 
 
+def ended_with_their_upload(monkeypatch: pytest.MonkeyPatch, client: TestClient) -> list[str]:
+    """Jobs from now on that were saved as ended while their upload was still on disk: a client
+    polling the job could see it end with the upload still there (filled in as jobs save)."""
+    jobs = manager(client)
+    save = jobs._save
+    seen: list[str] = []
+
+    def saving(job: Job) -> None:
+        if job.status not in UNFINISHED and job.path.parent.exists():
+            seen.append(job.job_id)
+        save(job)
+
+    monkeypatch.setattr(jobs, "_save", saving)
+    return seen
+
+
 def hold_each_start(monkeypatch: pytest.MonkeyPatch, client: TestClient) -> tuple[threading.Event, threading.Event]:
     """Jobs from now on wait in their "prepare" stage until released: (one is waiting, release)."""
     waiting, release = threading.Event(), threading.Event()
@@ -61,11 +77,13 @@ def hold_each_start(monkeypatch: pytest.MonkeyPatch, client: TestClient) -> tupl
     return waiting, release
 
 
-def test_jobs_are_listed_newest_first_and_by_status(client: TestClient) -> None:
+def test_jobs_are_listed_newest_first_and_by_status(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    left_behind = ended_with_their_upload(monkeypatch, client)
     first = upload(client, SAMPLE, "listed-one.pdf", embed="false").json()["job_id"]
     second = upload(client, b"%PDF-1.4 not really", "listed-two.pdf").json()["job_id"]
     assert follow_job(client, first)[-1]["status"] == "succeeded"
     assert follow_job(client, second)[-1]["status"] == "failed"
+    assert left_behind == []
 
     listed = client.get("/jobs").json()
     assert [job["job_id"] for job in listed][:2] == [second, first]
@@ -78,6 +96,7 @@ def test_jobs_are_listed_newest_first_and_by_status(client: TestClient) -> None:
 
 def test_a_queued_job_is_cancelled_at_once_and_never_runs(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     running, release = hold_each_start(monkeypatch, client)
+    left_behind = ended_with_their_upload(monkeypatch, client)
     ahead = upload(client, SAMPLE, "ahead.pdf", embed="false").json()["job_id"]
     try:
         assert running.wait(WAIT_S)
@@ -88,7 +107,7 @@ def test_a_queued_job_is_cancelled_at_once_and_never_runs(client: TestClient, mo
         cancelled = client.delete(f"/jobs/{waiting['job_id']}")
         assert cancelled.status_code == 200, cancelled.text
         assert cancelled.json()["status"] == "cancelled" and cancelled.json()["finished_at"]
-        assert not upload_dir.exists()  # its upload went with it
+        assert not upload_dir.exists() and left_behind == []  # its upload went first
     finally:
         release.set()
     assert follow_job(client, ahead)[-1]["status"] == "succeeded"
@@ -125,6 +144,7 @@ def test_a_running_job_stops_before_its_write_and_the_store_is_unchanged(
         read.run = run  # type: ignore[method-assign]
 
     hold_pipeline(monkeypatch, client, hold_the_read)
+    left_behind = ended_with_their_upload(monkeypatch, client)
     before = stored(client)
     job_id = upload(client, SAMPLE, "stopped.pdf").json()["job_id"]
     try:
@@ -141,7 +161,7 @@ def test_a_running_job_stops_before_its_write_and_the_store_is_unchanged(
     assert last["error"] == "cancelled at read: nothing was written" and last["stage"] == "read"
     assert (last["done"], last["total"]) == (0, 0)  # not the pipeline's closing 1 of 1
     assert stored(client) == before
-    assert not manager(client).get(job_id).path.parent.exists()
+    assert not manager(client).get(job_id).path.parent.exists() and left_behind == []
 
 
 def test_a_job_writing_its_document_is_not_cancelled(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -182,11 +182,11 @@ class JobManager:
                 raise JobStateError(f"job {job_id} is writing its document ({job.file_name}): too late to cancel")
             if job.status == "running":
                 job.cancelling = True
-            else:
+            else:  # its upload goes before anyone sees it cancelled
+                shutil.rmtree(job.path.parent, ignore_errors=True)
                 job.status, job.finished_at, job.error = "cancelled", _now(), "cancelled before it started"
         self._save(job)
         if job.status == "cancelled":
-            shutil.rmtree(job.path.parent, ignore_errors=True)
             log.info("ingest job %s (%s) is cancelled before it started", job.job_id, job.file_name)
         else:
             log.info("ingest job %s (%s) is cancelling: it stops before its write", job.job_id, job.file_name)
@@ -285,25 +285,27 @@ class JobManager:
                 return
             job.status, job.started_at = "running", _now()
         self._save(job)
+        status, error, report = self._outcome(job)
+        shutil.rmtree(job.path.parent, ignore_errors=True)  # gone before anyone sees the job end
+        with job.lock:
+            job.status, job.error, job.report, job.finished_at = status, error, report, _now()
+        self._save(job)
+
+    def _outcome(self, job: Job) -> tuple[str, str, dict[str, Any] | None]:
+        """The ended job's status, error and report, with the server's upload path left out."""
         try:
-            report = self._ingest(job)
-        except Exception as error:  # the pipeline reports its own failures; this is anything else
+            ingested = self._ingest(job)
+        except Exception as unexpected:  # the pipeline reports its own failures; this is anything else
             log.exception("ingest job %s (%s) failed", job.job_id, job.file_name)
-            job.status, job.error = "failed", f"{type(error).__name__}: {error}"
-        else:
-            job.report = report.to_json()
-            job.status = "failed" if report.status == "failed" else "succeeded"
-            job.error = report.error
-            if job.cancelling and report.status in ("failed", "unchanged"):  # nothing written: as asked
-                job.status, job.report = "cancelled", None
-                job.error = job.error or "cancelled: the file was stored already as this server builds it"
-        finally:
-            job.error = without_upload_path(job.error, job)
-            if job.report is not None:
-                job.report["error"] = without_upload_path(str(job.report.get("error", "")), job)
-            job.finished_at = _now()
-            self._save(job)
-            shutil.rmtree(job.path.parent, ignore_errors=True)
+            return "failed", without_upload_path(f"{type(unexpected).__name__}: {unexpected}", job), None
+        status, error = ("failed" if ingested.status == "failed" else "succeeded"), ingested.error
+        report: dict[str, Any] | None = ingested.to_json()
+        if job.cancelling and ingested.status in ("failed", "unchanged"):  # nothing written: as asked
+            status, report = "cancelled", None
+            error = error or "cancelled: the file was stored already as this server builds it"
+        if report is not None:
+            report["error"] = without_upload_path(str(report.get("error", "")), job)
+        return status, without_upload_path(error or "", job), report
 
     def _ingest(self, job: Job) -> IngestReport:
         clash = None if job.replace or self._clash_of is None else self._clash_of(job.file_name, job.path)
