@@ -34,6 +34,7 @@ class ServingState:
         self._corpus: Corpus | None = None
         self._retrievers: dict[tuple[str, str], Retriever] = {}  # by variant and encoder (its files)
         self._query_slots = threading.BoundedSemaphore(settings.user_query_slots)
+        self.stopping = threading.Event()  # set as the server stops: answers under way end at once
 
     @contextmanager
     def user_query_slot(self) -> Iterator[None]:

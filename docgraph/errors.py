@@ -110,6 +110,10 @@ class AnswerAbandoned(Exception):
     next piece. Not a DocgraphError: nobody is left to report it to."""
 
 
+class ServerStoppingError(DocgraphError):
+    """The server is stopping: an answer under way ends at its model's next piece, not minutes later."""
+
+
 class IngestInterrupted(KeyboardInterrupt):
     """Ctrl-C during a batch of documents: ``reports`` are those that ended (written or not), in the
     order given; ``not_started`` the files left. A KeyboardInterrupt still, for callers that do not ask."""

@@ -5,6 +5,10 @@ a real uvicorn server for a client that hangs up."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -29,7 +33,7 @@ from docgraph.app.stores.falkordb_store import FalkorDBStore
 from tests.conftest import fresh_graph_name, local_settings
 from tests.llm_server import Reply, ScriptedLLMServer
 from tests.test_api import ROUTE_RETRIEVE, assert_error
-from tests.ui_helpers import free_port
+from tests.ui_helpers import free_port, wait_for_json
 
 QUESTION = {"question": "When are the penguins fed?", "k": 3}
 ANSWER = "The penguins are fed herring at 10:30 and at 15:00."
@@ -201,3 +205,49 @@ def test_a_client_gone_before_any_text_asks_the_model_nothing_more(served: str, 
         time.sleep(0.1)
     assert not answer_threads()
     assert len(llm.requests) == 1 and len(llm.replies) == 1  # the router only
+
+
+def test_a_stopping_server_ends_the_answers_under_way(
+    stored: tuple[Settings, GraphStore], llm: ScriptedLLMServer, local_home: Path, tmp_path: Path
+) -> None:
+    """SIGTERM to `docgraph serve` while a streamed answer and a whole one are being written: each
+    ends at the model's next piece with a 503 ``server_stopping`` (not a minute later, once the
+    model is done), and the server shuts down."""
+    settings, _ = stored
+    minute = Reply(tokens=[f" word{i}" for i in range(600)], pace_s=0.1)
+    llm.add(ROUTE_RETRIEVE, minute, ROUTE_RETRIEVE, minute)
+    port = free_port()
+    env = {
+        **os.environ,
+        "DOCGRAPH_HOME": str(tmp_path),
+        "DOCGRAPH_STORE": f"falkordb-local://{local_home}?graph={settings.graph}",
+        "DOCGRAPH_LLM_BASE_URL": llm.base_url,
+        "DOCGRAPH_LLM_API_KEY": "k",
+        "DOCGRAPH_LLM_MODEL": "m",
+    }
+    command = [sys.executable, "-m", "docgraph.app.cli.main", "serve", "--port", str(port)]
+    server = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_json(f"{url}/health", server)
+        with (
+            httpx.stream("POST", f"{url}/ask/stream", json=QUESTION, timeout=120) as response,
+            ThreadPoolExecutor(1) as pool,
+        ):
+            lines = response.iter_lines()
+            assert json.loads(next(lines)) == {"event": "text", "text": " word0"}
+            whole = pool.submit(httpx.post, f"{url}/ask", json=QUESTION, timeout=120)
+            deadline = time.monotonic() + 60
+            while len(llm.requests) < 4 and time.monotonic() < deadline:  # the whole answer's model call began
+                time.sleep(0.1)
+            assert len(llm.requests) == 4
+            server.send_signal(signal.SIGTERM)
+            last = [json.loads(line) for line in lines if line][-1]
+            stopped = whole.result()
+        assert last["event"] == "error" and last["error"]["type"] == "server_stopping", last
+        assert_error(stopped, 503, "server_stopping")
+        assert server.wait(60) == -signal.SIGTERM  # shut down, then ended by the signal, as uvicorn re-raises it
+    finally:
+        server.kill()
+        output = server.communicate(timeout=30)[0]
+    assert "Shutting down" in output and "Finished server process" in output, output

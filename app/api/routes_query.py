@@ -32,7 +32,7 @@ from docgraph.app.llm.client import StreamCallback
 from docgraph.app.llm.service import ask, text2cypher
 from docgraph.app.llm.text2cypher import run_written_query
 from docgraph.app.stores.base import GraphStore
-from docgraph.errors import StoreError
+from docgraph.errors import AnswerAbandoned, ServerStoppingError, StoreError
 
 router = APIRouter()
 
@@ -68,10 +68,19 @@ def answer_json(
     stop_when: Callable[[], bool] | None = None,
 ) -> dict[str, Any]:
     """The answer to ``body``'s question as the API returns it; ``stream`` hears its text as it comes,
-    and ``stop_when`` says the client has gone."""
+    and ``stop_when`` says the client has gone. A server that stops ends it with ServerStoppingError."""
     retriever = state.retriever(body.variant)
     k, cypher = body.k, body.force_cypher
-    result = ask(body.question, store, state.settings, retriever, k, doc_id, cypher, stream, stop_when)
+
+    def stopped() -> bool:
+        return state.stopping.is_set() or (stop_when is not None and stop_when())
+
+    try:
+        result = ask(body.question, store, state.settings, retriever, k, doc_id, cypher, stream, stopped)
+    except AnswerAbandoned:
+        if state.stopping.is_set():
+            raise ServerStoppingError("the server is stopping: ask again once it is back") from None
+        raise
     return as_json(AnswerModel, result.to_json())
 
 

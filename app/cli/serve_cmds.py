@@ -33,4 +33,9 @@ def serve_command(
     logging.config.dictConfig(server_log_config(json_output))  # before the app resumes its jobs
     api = create_app(settings, listen_host=host)
     store_url = masked_url(settings.store_url)
-    serve_then_announce(api, sockets, lambda: announce("API", url, json_output, docs=f"{url}/docs", store=store_url))
+    serve_then_announce(
+        api,
+        sockets,
+        lambda: announce("API", url, json_output, docs=f"{url}/docs", store=store_url),
+        on_stop=api.state.docgraph.stopping.set,  # answers under way end now, with a 503
+    )
