@@ -14,6 +14,7 @@ from docgraph.app.api.jobs import UNFINISHED, Job, JobManager
 from docgraph.app.config import Settings
 from docgraph.app.pipeline.stages import IngestContext, IngestPipeline, WriteStage
 from docgraph.app.resources import SAMPLES_DIR
+from docgraph.errors import BadDocumentError
 from tests.conftest import fresh_graph_name
 from tests.test_api import assert_error, follow_job, served, upload
 
@@ -162,6 +163,35 @@ def test_a_running_job_stops_before_its_write_and_the_store_is_unchanged(
     assert (last["done"], last["total"]) == (0, 0)  # not the pipeline's closing 1 of 1
     assert stored(client) == before
     assert not manager(client).get(job_id).path.parent.exists() and left_behind == []
+
+
+def test_a_job_that_fails_on_its_own_while_cancelling_says_it_failed(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cancel is asked, then the read fails for a reason of its own before the cancel is seen:
+    the job failed, with that reason, and is not reported as cancelled."""
+    reading, release = threading.Event(), threading.Event()
+
+    def fail_the_read(pipeline: IngestPipeline) -> None:
+        read = pipeline.stages[0]
+
+        def run(ctx: IngestContext) -> None:
+            reading.set()
+            release.wait(WAIT_S)
+            raise BadDocumentError("page 2 cannot be read")
+
+        read.run = run  # type: ignore[method-assign]
+
+    hold_pipeline(monkeypatch, client, fail_the_read)
+    job_id = upload(client, SAMPLE, "failing.pdf").json()["job_id"]
+    try:
+        assert reading.wait(WAIT_S)
+        assert client.delete(f"/jobs/{job_id}").status_code == 202
+    finally:
+        release.set()
+    last = follow_job(client, job_id)[-1]
+    assert (last["status"], last["error"]) == ("failed", "page 2 cannot be read")
+    assert last["report"]["status"] == "failed" and "failing" not in stored(client)
 
 
 def test_a_job_writing_its_document_is_not_cancelled(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:

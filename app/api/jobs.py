@@ -55,6 +55,7 @@ class Job:
     stage: str = ""  # prepare, then the pipeline's stages: read, graph, embed, graph_write
     writing: bool = False  # the stage writes the document: too late to cancel
     cancelling: bool = False  # a cancel was asked while it ran: it stops before its write
+    stopped_by_cancel: bool = False  # the cancel took effect (not a failure of the ingest's own)
     stage_index: int = 0
     stages: int = 0
     done: int = 0
@@ -130,6 +131,7 @@ class ReportingStage:
 
 def stop_if_cancelled(job: Job) -> None:
     if job.cancelling:
+        job.stopped_by_cancel = True
         raise IngestCancelled(f"cancelled at {job.stage or 'its start'}: nothing was written")
 
 
@@ -300,7 +302,7 @@ class JobManager:
             return "failed", without_upload_path(f"{type(unexpected).__name__}: {unexpected}", job), None
         status, error = ("failed" if ingested.status == "failed" else "succeeded"), ingested.error
         report: dict[str, Any] | None = ingested.to_json()
-        if job.cancelling and ingested.status in ("failed", "unchanged"):  # nothing written: as asked
+        if job.cancelling and (job.stopped_by_cancel or ingested.status == "unchanged"):  # nothing written
             status, report = "cancelled", None
             error = error or "cancelled: the file was stored already as this server builds it"
         if report is not None:
