@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -76,6 +77,18 @@ def hold_each_start(monkeypatch: pytest.MonkeyPatch, client: TestClient) -> tupl
 
     hold_pipeline(monkeypatch, client, hold_its_start)
     return waiting, release
+
+
+def cancelled_while_held(
+    client: TestClient, job_id: str, held: threading.Event, release: threading.Event
+) -> dict[str, Any]:
+    """Cancel ``job_id`` once it is ``held`` (a 202), let it go on; the job as it ended."""
+    try:
+        assert held.wait(WAIT_S)
+        assert client.delete(f"/jobs/{job_id}").status_code == 202
+    finally:
+        release.set()
+    return follow_job(client, job_id)[-1]
 
 
 def test_jobs_are_listed_newest_first_and_by_status(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -184,12 +197,7 @@ def test_a_job_that_fails_on_its_own_while_cancelling_says_it_failed(
 
     hold_pipeline(monkeypatch, client, fail_the_read)
     job_id = upload(client, SAMPLE, "failing.pdf").json()["job_id"]
-    try:
-        assert reading.wait(WAIT_S)
-        assert client.delete(f"/jobs/{job_id}").status_code == 202
-    finally:
-        release.set()
-    last = follow_job(client, job_id)[-1]
+    last = cancelled_while_held(client, job_id, reading, release)
     assert (last["status"], last["error"]) == ("failed", "page 2 cannot be read")
     assert last["report"]["status"] == "failed" and "failing" not in stored(client)
 
@@ -229,12 +237,7 @@ def test_a_file_found_stored_already_while_cancelling_ends_cancelled(
     assert follow_job(client, stored_first)[-1]["status"] == "succeeded"
     preparing, release = hold_each_start(monkeypatch, client)
     job_id = upload(client, SAMPLE, "twice.pdf", embed="false").json()["job_id"]
-    try:
-        assert preparing.wait(WAIT_S)
-        assert client.delete(f"/jobs/{job_id}").status_code == 202
-    finally:
-        release.set()
-    last = follow_job(client, job_id)[-1]
+    last = cancelled_while_held(client, job_id, preparing, release)
     assert (last["status"], last["report"]) == ("cancelled", None)
     assert last["error"] == "cancelled: the file was stored already as this server builds it"
 
