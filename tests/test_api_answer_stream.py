@@ -23,6 +23,7 @@ from fastapi.testclient import TestClient
 
 from docgraph.app.api import answer_stream
 from docgraph.app.api.app import create_app
+from docgraph.app.api.models import AnswerStreamEvent
 from docgraph.app.config import Settings
 from docgraph.app.llm.router import ROUTER_MAX_TOKENS
 from docgraph.app.pipeline.build import build_ingest_pipeline
@@ -80,7 +81,10 @@ def events(client: TestClient, body: dict[str, Any]) -> list[dict[str, Any]]:
         assert response.status_code == 200, response.read()
         assert response.headers["content-type"] == "application/x-ndjson"
         assert response.headers["x-accel-buffering"] == "no"  # a proxy in front passes each event on
-        return [json.loads(line) for line in response.iter_lines() if line]
+        streamed = [json.loads(line) for line in response.iter_lines() if line]
+    for event in streamed:  # each as the OpenAPI schema describes it
+        assert AnswerStreamEvent.model_validate(event).root.event == event["event"]
+    return streamed
 
 
 def test_the_text_comes_in_pieces_and_the_whole_answer_last(api: TestClient, llm: ScriptedLLMServer) -> None:

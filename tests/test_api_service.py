@@ -97,6 +97,9 @@ def test_the_serve_command_serves_the_api_over_http(local_home: Path) -> None:
 # ---- schema --------------------------------------------------------------------------------------
 
 
+EVENT_NAMES = {"text": "Text", "answer": "End", "error": "Error"}
+
+
 def test_the_openapi_schema_names_every_route(tmp_path: Path) -> None:
     with TestClient(
         create_app(Settings(home=tmp_path)), base_url="http://localhost"
@@ -116,7 +119,10 @@ def test_the_openapi_schema_names_every_route(tmp_path: Path) -> None:
         ("/ask/stream", "post"),
         ("/cypher", "post"),
     }
-    assert set(schema["paths"]["/ask/stream"]["post"]["responses"]["200"]["content"]) == {"application/x-ndjson"}
+    streamed = schema["paths"]["/ask/stream"]["post"]["responses"]["200"]["content"]
+    assert streamed == {"application/x-ndjson": {"schema": {"$ref": "#/components/schemas/AnswerStreamEvent"}}}
+    events = schema["components"]["schemas"]["AnswerStreamEvent"]["discriminator"]["mapping"]
+    assert events == {kind: f"#/components/schemas/Answer{name}Event" for kind, name in EVENT_NAMES.items()}
     cancel_conflict = schema["paths"]["/jobs/{job_id}"]["delete"]["responses"]["409"]["description"]
     assert cancel_conflict == "The job has ended, or is writing its document: too late"
     assert schema["paths"]["/documents"]["post"]["responses"]["413"]["content"]["application/json"]["schema"] == {

@@ -50,6 +50,7 @@ def create_app(settings: Settings | None = None, store: GraphStore | None = None
     app.state.docgraph = state
     app.include_router(routes_documents.router)
     app.include_router(routes_query.router)
+    routes_query.schema_with_typed_events(app)
     install_docs(app)
     install_error_handlers(app)
     app.add_middleware(

@@ -21,6 +21,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    RootModel,
     StrictBool,
     StrictFloat,
     StrictInt,
@@ -264,6 +265,33 @@ class AnswerModel(ResponseModel):
     abstained: bool = Field(description="The documents do not seem to answer it: the nearest passages are listed")
     relevance: dict[str, float] | None = Field(description="The evidence measures the abstention was decided on")
     trace: list[dict[str, Any]]
+
+
+class AnswerTextEvent(ResponseModel):
+    """A piece of ``POST /ask/stream``'s answer as the model writes it."""
+
+    event: Literal["text"]
+    text: str = Field(description="The next piece of text (the uncertainty loop's notes included)")
+
+
+class AnswerEndEvent(ResponseModel):
+    """``POST /ask/stream``'s last event: the whole answer, as ``POST /ask`` returns it."""
+
+    event: Literal["answer"]
+    answer: AnswerModel
+
+
+class AnswerErrorEvent(ResponseModel):
+    """``POST /ask/stream``'s last event when the answer fails after its first text."""
+
+    event: Literal["error"]
+    error: ErrorDetail
+
+
+class AnswerStreamEvent(RootModel[AnswerTextEvent | AnswerEndEvent | AnswerErrorEvent]):
+    """One line of ``POST /ask/stream``: text events, then one answer or error event."""
+
+    root: Annotated[AnswerTextEvent | AnswerEndEvent | AnswerErrorEvent, Field(discriminator="event")]
 
 
 # ---- graph queries -------------------------------------------------------------------------------

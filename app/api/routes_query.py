@@ -7,7 +7,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, FastAPI, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response, StreamingResponse
 
@@ -15,6 +15,7 @@ from docgraph.app.api.answer_stream import MEDIA_TYPE, AnswerEvents
 from docgraph.app.api.errors import ApiError
 from docgraph.app.api.models import (
     AnswerModel,
+    AnswerStreamEvent,
     AskRequest,
     CypherRequest,
     CypherResultModel,
@@ -89,13 +90,28 @@ CLIENT_CLOSED_REQUEST = 499  # as nginx logs a request whose client left before 
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {
-        "description": "Newline-delimited JSON events: {event: text, text} for each piece the model writes, "
-        "then {event: answer, answer} (as POST /ask returns it), or {event: error, error} when the answer fails "
-        "after its first text",
-        "content": {MEDIA_TYPE: {"schema": {"type": "string"}}},
+        "model": AnswerStreamEvent,
+        "description": "Newline-delimited JSON, one event a line: a text event for each piece the model "
+        "writes, then an answer event (the answer as POST /ask returns it), or an error event when the answer "
+        "fails after its first text",
     },
     **documented(403, 404, 422, 502),
 }
+
+
+def schema_with_typed_events(app: FastAPI) -> None:
+    """FastAPI files the events' model of ``POST /ask/stream``'s 200 under application/json; its body is
+    JSON lines of them, so the schema is moved under that media type once it is made."""
+    make_schema = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        schema = make_schema()
+        ok = schema["paths"]["/ask/stream"]["post"]["responses"]["200"]
+        if "application/json" in ok.get("content", {}):
+            ok["content"] = {MEDIA_TYPE: ok["content"].pop("application/json")}
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 @router.post("/ask/stream", response_class=StreamingResponse, responses=STREAM_RESPONSES, tags=["query"])
