@@ -12,6 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from docgraph.app.api.jobs import UNFINISHED, Job, JobManager
+from docgraph.app.auth.keys import KeyStore
 from docgraph.app.config import Settings
 from docgraph.app.pipeline.stages import IngestContext, IngestPipeline, WriteStage
 from docgraph.app.resources import SAMPLES_DIR
@@ -244,3 +245,31 @@ def test_a_file_found_stored_already_while_cancelling_ends_cancelled(
 
 def test_cancelling_an_unknown_job_is_a_404(client: TestClient) -> None:
     assert_error(client.delete("/jobs/no-such-job"), 404, "not_found")
+
+
+def test_a_job_names_the_keys_that_sent_and_cancelled_it(
+    local_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With API keys, a job keeps the id of the writer's key that uploaded its file and of the one
+    that cancelled it, for every reader of the job list to see."""
+    keys = KeyStore(tmp_path)
+    alice, alice_secret = keys.create("writer", "alice")
+    bob, bob_secret = keys.create("writer", "bob")
+    reader = {"Authorization": f"Bearer {keys.create('reader', 'carol')[1]}"}
+    settings = Settings(home=tmp_path, store=f"falkordb-local://{local_home}?graph={fresh_graph_name()}")
+    with served(settings) as keyed:
+        keyed.headers["Authorization"] = f"Bearer {alice_secret}"
+        running, release = hold_each_start(monkeypatch, keyed)
+        ahead = upload(keyed, SAMPLE, "ahead.pdf", embed="false").json()["job_id"]
+        try:
+            assert running.wait(WAIT_S)
+            waiting = upload(keyed, SAMPLE, "waiting.pdf", embed="false").json()["job_id"]
+            cancelled = keyed.delete(f"/jobs/{waiting}", headers={"Authorization": f"Bearer {bob_secret}"})
+            assert cancelled.status_code == 200, cancelled.text
+        finally:
+            release.set()
+        assert follow_job(keyed, ahead)[-1]["status"] == "succeeded"
+        listed = {job["job_id"]: job for job in keyed.get("/jobs", headers=reader).json()}
+    assert (listed[ahead]["sent_by"], listed[ahead]["cancelled_by"]) == (alice.key_id, "")
+    assert (listed[waiting]["sent_by"], listed[waiting]["cancelled_by"]) == (alice.key_id, bob.key_id)
+    assert listed[waiting]["status"] == "cancelled"

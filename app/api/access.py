@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from urllib.parse import urlsplit
 
+from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from docgraph.app.api.errors import error_response, route_path
@@ -20,6 +21,7 @@ from docgraph.errors import ConfigError
 logger = logging.getLogger(__name__)
 
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
+KEY_STATE = "docgraph_key_id"  # where a request's key id is kept, in its ASGI scope's state
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 # The state-changing requests a reader may make: questions, read-only Cypher, and the MCP server's
 # session traffic (its tools only read). Every other POST, PUT, PATCH or DELETE is a writer's, so a
@@ -87,12 +89,14 @@ class AccessGuard:
         if method in UNSAFE_METHODS and origin is not None and host_name(urlsplit(origin).netloc) not in self.hosts:
             return 403, "forbidden_origin", f"requests from {origin!r} may not change anything here"
         try:
-            return self.key_refusal(method, path, headers.get("authorization", ""))
+            return self.key_refusal(scope, method, path, headers.get("authorization", ""))
         except ConfigError as error:  # the key file is damaged: nobody gets in, and the log says why
             logger.error("%s", error)
             return 500, "key_store_unreadable", "the server's API keys cannot be read; its log says why"
 
-    def key_refusal(self, method: str, path: str, authorization: str) -> tuple[int, str, str] | None:
+    def key_refusal(self, scope: Scope, method: str, path: str, authorization: str) -> tuple[int, str, str] | None:
+        """Why the request's key may not make it; None when it may (the key is then kept in the
+        request's state, for the routes that record who asked: see :func:`key_id_of`)."""
         if not self.keys.in_use():
             return None
         scheme, _, secret = authorization.partition(" ")
@@ -107,4 +111,10 @@ class AccessGuard:
         role = required_role(method, path)
         if not key.allows(role):
             return 403, "forbidden", f"this needs a {role} key; key {key.key_id} is a {key.role}'s"
+        scope.setdefault("state", {})[KEY_STATE] = key.key_id
         return None
+
+
+def key_id_of(request: Request) -> str:
+    """The id of the API key the request was let in with; "" while the server uses no keys."""
+    return str(getattr(request.state, KEY_STATE, ""))

@@ -66,6 +66,8 @@ class Job:
     error: str = ""
     report: dict[str, Any] | None = None
     restarts: int = 0  # times the server stopped while this job ran
+    sent_by: str = ""  # the id of the API key that uploaded the file ("" without keys)
+    cancelled_by: str = ""  # the id of the key that asked for the cancel
     # stage changes, cancels and saves: a cancel is seen or refused, and the last save is the latest state
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
 
@@ -86,6 +88,8 @@ class Job:
             "report": self.report,
             "restarts": self.restarts,
             "cancelling": self.cancelling,
+            "sent_by": self.sent_by,
+            "cancelled_by": self.cancelled_by,
         }
 
     def record(self) -> dict[str, Any]:
@@ -154,8 +158,17 @@ class JobManager:
             store.claim()
             self._resume(store)
 
-    def submit(self, file_name: str, path: Path, embed: bool = True, force: bool = False, replace: bool = False) -> Job:
-        job = Job(job_id=uuid.uuid4().hex, file_name=file_name, path=path, embed=embed, force=force, replace=replace)
+    def submit(
+        self,
+        file_name: str,
+        path: Path,
+        embed: bool = True,
+        force: bool = False,
+        replace: bool = False,
+        sent_by: str = "",
+    ) -> Job:
+        job_id = uuid.uuid4().hex
+        job = Job(job_id, file_name, path, embed=embed, force=force, replace=replace, sent_by=sent_by)
         self._queue(job)
         return job
 
@@ -172,26 +185,28 @@ class JobManager:
             jobs = [job for job in reversed(self._jobs.values()) if status is None or job.status == status]
         return jobs[:limit]
 
-    def cancel(self, job_id: str) -> Job:
+    def cancel(self, job_id: str, by: str = "") -> Job:
         """A queued job is cancelled at once (its upload goes); a running one stops at its next page
         window, chunk of texts or stage, before its write. Raises JobStateError for a job that has
-        ended or is writing its document."""
+        ended or is writing its document. ``by`` is the id of the key that asks (the first one is kept)."""
         job = self.get(job_id)
         with job.lock:
             if job.status not in UNFINISHED:
                 raise JobStateError(f"job {job_id} has ended ({job.status}): there is nothing to cancel")
             if job.writing:
                 raise JobStateError(f"job {job_id} is writing its document ({job.file_name}): too late to cancel")
+            job.cancelled_by = job.cancelled_by or by
             if job.status == "running":
                 job.cancelling = True
             else:  # its upload goes before anyone sees it cancelled
                 shutil.rmtree(job.path.parent, ignore_errors=True)
                 job.status, job.finished_at, job.error = "cancelled", _now(), "cancelled before it started"
         self._save(job)
+        asker = f" (asked with key {by})" if by else ""
         if job.status == "cancelled":
-            log.info("ingest job %s (%s) is cancelled before it started", job.job_id, job.file_name)
+            log.info("ingest job %s (%s) is cancelled before it started%s", job.job_id, job.file_name, asker)
         else:
-            log.info("ingest job %s (%s) is cancelling: it stops before its write", job.job_id, job.file_name)
+            log.info("ingest job %s (%s) is cancelling: it stops before its write%s", job.job_id, job.file_name, asker)
         return job
 
     def unfinished_job_for(self, doc_ids: set[str]) -> Job | None:

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from starlette.responses import JSONResponse
 
+from docgraph.app.api.access import key_id_of
 from docgraph.app.api.errors import ApiError, SafeJSONResponse
 from docgraph.app.api.jobs import KEPT_JOBS, clash_refusal, doc_id_or_empty
 from docgraph.app.api.models import DeleteResultModel, DocumentModel, HealthModel, JobModel, JobStatus, as_json
@@ -126,7 +127,7 @@ def upload_document(
         clash = None if replace else clashing_document(store, name, target)
         if clash is not None:
             raise ApiError(409, "conflict", clash_refusal(clash))
-        job = state.jobs.submit(name, target, embed=embed, force=force, replace=replace)
+        job = state.jobs.submit(name, target, sent_by=key_id_of(request), embed=embed, force=force, replace=replace)
     except BaseException:
         shutil.rmtree(job_dir, ignore_errors=True)
         raise
@@ -191,11 +192,11 @@ def job_status(job_id: str, state: State) -> dict[str, Any]:
     },
     tags=["documents"],
 )
-def cancel_job(job_id: str, state: State) -> JSONResponse:
+def cancel_job(job_id: str, state: State, request: Request) -> JSONResponse:
     """Cancel an ingest job: a queued one at once (200, ``cancelled``); a running one stops at its next
     page window, chunk of texts or stage, before anything is written (202, ``cancelling``). A job
     that has ended or is writing its document is not cancelled (409)."""
-    job = state.jobs.cancel(job_id)
+    job = state.jobs.cancel(job_id, by=key_id_of(request))
     status_code = 202 if job.status == "running" else 200
     return SafeJSONResponse(as_json(JobModel, job.to_json()), status_code=status_code)
 
