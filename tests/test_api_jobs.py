@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from docgraph.app.api import jobs as jobs_module
 from docgraph.app.api.jobs import UNFINISHED, Job, JobManager
 from docgraph.app.auth.keys import KeyStore
 from docgraph.app.config import Settings
@@ -53,19 +54,28 @@ def hold_pipeline(monkeypatch: pytest.MonkeyPatch, client: TestClient, hold: Cal
 
 
 def ended_with_their_upload(monkeypatch: pytest.MonkeyPatch, client: TestClient) -> list[str]:
-    """Jobs from now on that were saved as ended while their upload was still on disk: a client
-    polling the job could see it end with the upload still there (filled in as jobs save)."""
+    """Jobs from now on whose upload was removed in the wrong order: after the job showed its end (a
+    client polling it saw it ended with the upload still there), or before its record on disk said
+    it ended (a crash then brings the job back as running, its upload gone). Filled as uploads go."""
     jobs = manager(client)
-    save = jobs._save
-    seen: list[str] = []
+    save, remove = jobs._save, jobs_module.shutil.rmtree
+    saved: dict[str, str] = {}  # job id -> the status its record on disk has
+    wrong: list[str] = []
 
     def saving(job: Job) -> None:
-        if job.status not in UNFINISHED and job.path.parent.exists():
-            seen.append(job.job_id)
         save(job)
+        saved[job.job_id] = job.status
+
+    def removing(path: Path, *args: Any, **kwargs: Any) -> None:
+        for job in jobs.listed():
+            shown_ended, recorded_ended = job.status not in UNFINISHED, saved.get(job.job_id) not in UNFINISHED
+            if job.path.parent == path and (shown_ended or not recorded_ended):
+                wrong.append(job.job_id)
+        remove(path, *args, **kwargs)
 
     monkeypatch.setattr(jobs, "_save", saving)
-    return seen
+    monkeypatch.setattr(jobs_module.shutil, "rmtree", removing)
+    return wrong
 
 
 def hold_each_start(monkeypatch: pytest.MonkeyPatch, client: TestClient) -> tuple[threading.Event, threading.Event]:

@@ -11,6 +11,7 @@ its file's name against the store again as it starts.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import shutil
 import sqlite3
@@ -188,7 +189,8 @@ class JobManager:
     def cancel(self, job_id: str, by: str = "") -> Job:
         """A queued job is cancelled at once (its upload goes); a running one stops at its next page
         window, chunk of texts or stage, before its write. Raises JobStateError for a job that has
-        ended or is writing its document. ``by`` is the id of the key that asks (the first one is kept)."""
+        ended or is writing its document. ``by`` is the id of the key that asks (the first one is kept).
+        Returns the job as the cancel left it (a copy: the job itself may end meanwhile)."""
         job = self.get(job_id)
         with job.lock:
             if job.status not in UNFINISHED:
@@ -198,16 +200,16 @@ class JobManager:
             job.cancelled_by = job.cancelled_by or by
             if job.status == "running":
                 job.cancelling = True
-            else:  # its upload goes before anyone sees it cancelled
-                shutil.rmtree(job.path.parent, ignore_errors=True)
-                job.status, job.finished_at, job.error = "cancelled", _now(), "cancelled before it started"
-        self._save(job)
+                self._save(job)
+            else:
+                self._end(job, "cancelled", "cancelled before it started")
+            left = dataclasses.replace(job)
         asker = f" (asked with key {by})" if by else ""
-        if job.status == "cancelled":
+        if left.status == "cancelled":
             log.info("ingest job %s (%s) is cancelled before it started%s", job.job_id, job.file_name, asker)
         else:
             log.info("ingest job %s (%s) is cancelling: it stops before its write%s", job.job_id, job.file_name, asker)
-        return job
+        return left
 
     def unfinished_job_for(self, doc_ids: set[str]) -> Job | None:
         """The queued or running job that writes one of the documents ``doc_ids``."""
@@ -302,11 +304,17 @@ class JobManager:
                 return
             job.status, job.started_at = "running", _now()
         self._save(job)
-        status, error, report = self._outcome(job)
-        shutil.rmtree(job.path.parent, ignore_errors=True)  # gone before anyone sees the job end
+        self._end(job, *self._outcome(job))
+
+    def _end(self, job: Job, status: str, error: str, report: dict[str, Any] | None = None) -> None:
+        """End ``job``: its record first (a crash after it leaves only an upload folder, which the
+        next start sweeps; before it, the job runs again), then its upload goes, and only then does
+        the job show its end, so that nobody sees it ended with its upload still there."""
         with job.lock:
-            job.status, job.error, job.report, job.finished_at = status, error, report, _now()
-        self._save(job)
+            finished_at = _now()
+            self._save(dataclasses.replace(job, status=status, error=error, report=report, finished_at=finished_at))
+            shutil.rmtree(job.path.parent, ignore_errors=True)
+            job.status, job.error, job.report, job.finished_at = status, error, report, finished_at
 
     def _outcome(self, job: Job) -> tuple[str, str, dict[str, Any] | None]:
         """The ended job's status, error and report, with the server's upload path left out."""
