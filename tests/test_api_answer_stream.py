@@ -255,3 +255,20 @@ def test_a_stopping_server_ends_the_answers_under_way(
         server.kill()
         output = server.communicate(timeout=30)[0]
     assert "Shutting down" in output and "Finished server process" in output, output
+
+
+def test_a_stopping_server_takes_no_new_answer_or_query(
+    stored: tuple[Settings, GraphStore], llm: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    """Asked once the server has begun to stop (an answer that waited for a slot, say): refused with
+    503 ``server_stopping`` before any retrieval or model call, with or without an LLM, and a
+    question for text-to-Cypher too."""
+    settings, store = stored
+    for answering in (with_llm(settings, llm, tmp_path / "llm"), settings.model_copy(update={"home": tmp_path})):
+        app = create_app(answering, store=store)
+        with TestClient(app, base_url="http://localhost") as client:
+            app.state.docgraph.stopping.set()
+            assert_error(client.post("/ask", json=QUESTION), 503, "server_stopping")
+            assert_error(client.post("/ask/stream", json=QUESTION), 503, "server_stopping")
+            assert_error(client.post("/cypher", json={"question": "How many pages?"}), 503, "server_stopping")
+    assert llm.requests == []

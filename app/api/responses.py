@@ -19,7 +19,7 @@ DESCRIPTIONS = {
     422: "The request does not match the schema, or no valid query could be generated",
     500: "Internal error (details in the server log only)",
     502: "The LLM endpoint failed",
-    503: "The store, the LLM endpoint or a model is unavailable",
+    503: "The store, the LLM endpoint or a model is unavailable, or the server is stopping (server_stopping)",
     504: "The query ran past its time limit",
 }
 

@@ -4,7 +4,8 @@ graph query."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
@@ -70,19 +71,30 @@ def answer_json(
 ) -> dict[str, Any]:
     """The answer to ``body``'s question as the API returns it; ``stream`` hears its text as it comes,
     and ``stop_when`` says the client has gone. A server that stops ends it with ServerStoppingError."""
-    retriever = state.retriever(body.variant)
     k, cypher = body.k, body.force_cypher
 
     def stopped() -> bool:
         return state.stopping.is_set() or (stop_when is not None and stop_when())
 
-    try:
+    with ending_as_the_server_stops(state):
+        retriever = state.retriever(body.variant)
         result = ask(body.question, store, state.settings, retriever, k, doc_id, cypher, stream, stopped)
+    return as_json(AnswerModel, result.to_json())
+
+
+@contextmanager
+def ending_as_the_server_stops(state: ApiState) -> Iterator[None]:
+    """Refuse work asked once the server is stopping, and report the model calls it stopped under
+    way, as ServerStoppingError (a 503 the client may retry once the server is back)."""
+    stopping = ServerStoppingError("the server is stopping: ask again once it is back")
+    if state.stopping.is_set():
+        raise stopping
+    try:
+        yield
     except AnswerAbandoned:
         if state.stopping.is_set():
-            raise ServerStoppingError("the server is stopping: ask again once it is back") from None
+            raise stopping from None
         raise
-    return as_json(AnswerModel, result.to_json())
 
 
 CLIENT_CLOSED_REQUEST = 499  # as nginx logs a request whose client left before the answer
@@ -144,8 +156,9 @@ def cypher(body: CypherRequest, state: State) -> dict[str, Any]:
     store = state.store()
     with state.user_query_slot():
         if body.question is not None and body.question.strip():
-            result = text2cypher(body.question, store, state.settings, run=body.run).to_json()
-            return as_json(CypherResultModel, result)
+            with ending_as_the_server_stops(state):
+                written = text2cypher(body.question, store, state.settings, body.run, state.stopping.is_set)
+            return as_json(CypherResultModel, written.to_json())
         assert body.query is not None  # the request model insists on one of the two
         return as_json(CypherResultModel, run_read_only(store, state.settings, body.query, body.params, body.run))
 

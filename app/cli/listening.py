@@ -12,9 +12,6 @@ from typing import Any
 from docgraph.errors import ConfigError
 
 STARTUP_FAILURE = 3  # uvicorn's exit status when the app did not start
-# How long a stopping server waits for requests still open before it cancels them (a long query, a
-# slow upload); an ingest job that is running finishes after that, as its write is one transaction.
-SHUTDOWN_GRACE_S = 30
 
 
 def listening_sockets(host: str, port: int) -> list[socket.socket]:
@@ -51,13 +48,18 @@ def check_port_free(host: str, port: int) -> None:
 
 
 def serve_then_announce(
-    app: Any, sockets: list[socket.socket], announce: Callable[[], None], on_stop: Callable[[], None] | None = None
+    app: Any,
+    sockets: list[socket.socket],
+    announce: Callable[[], None],
+    on_stop: Callable[[], None] | None = None,
+    grace_s: int | None = None,
 ) -> None:
     """Run ``app`` under uvicorn on the bound ``sockets``; ``announce`` once it has started (its
     lifespan run, the sockets listening). A failed start exits as uvicorn does (3), announcing
     nothing; Ctrl-C or SIGTERM calls ``on_stop`` as the server begins to stop (so that work under way
-    can end) and gives requests still open SHUTDOWN_GRACE_S; once shut down, Ctrl-C exits 0 and
-    SIGTERM ends the process by its signal (uvicorn raises it again)."""
+    can end), then waits for the requests still open (at most ``grace_s``, then they are cancelled);
+    once shut down, Ctrl-C exits 0 and SIGTERM ends the process by its signal (uvicorn raises it
+    again)."""
     import uvicorn
 
     class AnnouncingServer(uvicorn.Server):
@@ -71,7 +73,7 @@ def serve_then_announce(
                 on_stop()
             await super().shutdown(sockets=sockets)
 
-    config = uvicorn.Config(app, log_config=None, timeout_graceful_shutdown=SHUTDOWN_GRACE_S)
+    config = uvicorn.Config(app, log_config=None, timeout_graceful_shutdown=grace_s)
     server = AnnouncingServer(config)
     with contextlib.suppress(KeyboardInterrupt):
         server.run(sockets=sockets)

@@ -48,4 +48,7 @@ def mcp_command(
     sockets = listening_sockets(host, port)  # a port in use fails here, in one line
     logging.config.dictConfig(log_config)  # before the server is built, as serve does
     url = f"{http_url(host, port)}/mcp"
-    serve_then_announce(server.http_app(settings, host), sockets, lambda: announce("MCP server", url, json_output))
+    # an agent's open event stream never ends of itself: a stop gives the requests still open 30 s
+    serve_then_announce(
+        server.http_app(settings, host), sockets, lambda: announce("MCP server", url, json_output), grace_s=30
+    )

@@ -136,10 +136,17 @@ def ask(
     return result
 
 
-def text2cypher(question: str, store: GraphStore, settings: Settings, run: bool = False) -> Text2CypherResult:
-    """A checked read-only query for ``question`` (and its rows when ``run``); needs an LLM endpoint."""
+def text2cypher(
+    question: str,
+    store: GraphStore,
+    settings: Settings,
+    run: bool = False,
+    stop_when: Callable[[], bool] | None = None,
+) -> Text2CypherResult:
+    """A checked read-only query for ``question`` (and its rows when ``run``); needs an LLM endpoint.
+    ``stop_when`` says whoever asked has stopped waiting: the model calls end with AnswerAbandoned."""
     check_question(question)
-    return generate_cypher(question, store, settings, make_client(settings), run=run)
+    return generate_cypher(question, store, settings, make_client(settings, stop_when), run=run)
 
 
 def _without_llm(result: AnswerResult, error: LLMTimeoutError) -> None:
