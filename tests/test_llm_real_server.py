@@ -11,6 +11,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,12 +21,14 @@ from typer.testing import CliRunner, Result
 
 from docgraph.app.cli.main import app
 from docgraph.app.config import Settings
+from docgraph.app.llm import local_model
 from docgraph.app.llm.client import LLMClient, LocalModelClient, Message
+from docgraph.app.llm.local_model import local_model_path
 from docgraph.app.llm.router import ROUTER_MAX_TOKENS
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.resources import ROOT
 from docgraph.app.stores.factory import open_store
-from docgraph.errors import LLMTimeoutError
+from docgraph.errors import AnswerAbandoned, LLMTimeoutError
 from tests.conftest import fresh_graph_name
 from tests.llama_server import llama_server, missing_reason, smollm2_model
 
@@ -215,6 +218,34 @@ def test_a_local_models_reply_stops_at_its_time_out() -> None:
     with pytest.raises(LLMTimeoutError) as abandoned:
         client.chat([{"role": "user", "content": "Count from 1 to 5000."}], max_tokens=ENDLESS_TOKENS)
     assert "did not finish its reply within 2s" in str(abandoned.value) and abandoned.value.partial.strip()
+    assert client.chat([{"role": "user", "content": "Say hi."}], max_tokens=4).text
+
+
+LONG_PROMPT = "The penguins are fed herring at half past ten, and the seals at noon. " * 200  # ~3,000 tokens
+
+
+def prompt_tokens_read(client: LocalModelClient) -> int:
+    """How many tokens of its last prompt the client's model has in its context."""
+    return int(local_model._loaded(local_model_path(client.model) or Path())[0].n_tokens)
+
+
+@pytest.mark.parametrize("stopped_by", ["time-out", "asker gone"])
+def test_a_local_model_stops_reading_a_long_prompt(stopped_by: str) -> None:
+    """A local model read a prompt to its end (seconds to minutes) before its time-out or a client
+    gone could stop it: both were checked only between the reply's tokens. llama.cpp now stops
+    between its compute steps, with part of the prompt read, and the model answers the next request."""
+    client = LocalModelClient(base_url="", api_key="", model=f"local:{smollm2_model()}", timeout_s=0.5)
+    if stopped_by == "asker gone":
+        client.timeout_s, gone_at = 600.0, time.perf_counter() + 0.5
+        client.stop_when = lambda: time.perf_counter() > gone_at
+    expected = LLMTimeoutError if stopped_by == "time-out" else AnswerAbandoned
+    with pytest.raises(expected) as stopped:
+        client.chat([{"role": "user", "content": LONG_PROMPT}], max_tokens=4)
+    if stopped_by == "time-out":
+        assert "did not finish its reply within 0.5s (stopped after 0 characters)" in str(stopped.value)
+    assert prompt_tokens_read(client) < len(LONG_PROMPT.split())  # fewer than its words: not read to its end
+    client.stop_when = None
+    client.timeout_s = 120.0
     assert client.chat([{"role": "user", "content": "Say hi."}], max_tokens=4).text
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from docgraph.app.config import Settings
-from docgraph.app.llm.local_model import LOCAL_PREFIX, local_model_path, local_stream
+from docgraph.app.llm.local_model import LOCAL_PREFIX, PromptAbandoned, local_model_path, local_stream
 from docgraph.app.llm.read_ahead import LATE, ReadAhead
 from docgraph.errors import AnswerAbandoned, LLMRequestError, LLMTimeoutError, LLMUnavailableError
 
@@ -243,6 +243,9 @@ class LLMClient:
 class LocalModelClient(LLMClient):
     """An :class:`LLMClient` whose completions come from a ``local:`` GGUF file in this process."""
 
+    def _asker_left(self) -> bool:
+        return self.stop_when is not None and self.stop_when()
+
     def _complete(
         self,
         messages: list[Message],
@@ -261,9 +264,15 @@ class LocalModelClient(LLMClient):
             # it), and the model is free again however the reading ends
             with contextlib.closing(local_stream(path, options)) as chunks:
                 started = time.perf_counter()
-                completion = from_chunks(chunks, stream or _unheard, started + self.timeout_s)
+                deadline = started + self.timeout_s
+                chunks.abort_when = lambda: time.perf_counter() > deadline or self._asker_left()
+                completion = from_chunks(chunks, stream or _unheard, deadline)
         except ValueError as exc:  # e.g. a prompt longer than the context
             raise LLMRequestError(f"the local model refused the request: {exc}") from exc
+        except PromptAbandoned as exc:  # stopped while it read the prompt
+            if self._asker_left():
+                raise AnswerAbandoned("whoever asked stopped waiting for the answer") from exc
+            raise DeadlineError("").timed_out(f"the local model {path.name}", self.timeout_s) from exc
         except DeadlineError as exc:
             raise exc.timed_out(f"the local model {path.name}", self.timeout_s) from exc
         completion.seconds = time.perf_counter() - started

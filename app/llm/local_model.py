@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import atexit
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -84,25 +84,56 @@ def local_stream(path: Path, options: dict[str, Any]) -> HeldStream:
     model, in_use = _loaded(path)
     in_use.acquire()
     try:
-        return HeldStream(model.create_chat_completion(**options, stream=True), in_use)
+        return HeldStream(model.create_chat_completion(**options, stream=True), in_use, model.ctx)
     except BaseException:
         in_use.release()
         raise
 
 
+class PromptAbandoned(Exception):
+    """llama.cpp stopped reading the prompt, as the stream's ``abort_when`` asked."""
+
+
 class HeldStream(Iterator[Any]):
     """llama.cpp's chunks as the openai SDK's objects, holding the model's lock until closed (also
-    when closed unread, which a generator's own ``finally`` would not see)."""
+    when closed unread, which a generator's own ``finally`` would not see).
 
-    def __init__(self, chunks: Iterator[Any], held: threading.Lock) -> None:
-        self._chunks, self._held, self._open = chunks, held, True
+    The first chunk comes once llama.cpp has read the whole prompt, minutes for a long one on a slow
+    machine; with ``abort_when`` set, llama.cpp asks it between its compute steps meanwhile, and stops
+    (PromptAbandoned) when it says so. Only then: asked per step while tokens are written, it would
+    slow them by a fifth, and the reader checks between tokens anyway."""
+
+    def __init__(self, chunks: Iterator[Any], held: threading.Lock, context: Any = None) -> None:
+        self._chunks, self._held, self._context, self._open = chunks, held, context, True
+        self._first = True
+        self.abort_when: Callable[[], bool] | None = None
 
     def __next__(self) -> Any:
         try:
+            if self._first:
+                self._first = False
+                return as_objects(self._read_prompt())
             return as_objects(next(self._chunks))
         except BaseException:
             self.close()
             raise
+
+    def _read_prompt(self) -> Any:
+        abort_when = self.abort_when
+        if abort_when is None or self._context is None:
+            return next(self._chunks)
+        from llama_cpp import ggml_abort_callback, llama_set_abort_callback
+
+        asked = ggml_abort_callback(lambda _data: abort_when())  # kept referenced while llama.cpp may call it
+        llama_set_abort_callback(self._context, asked, None)
+        try:
+            return next(self._chunks)
+        except RuntimeError as error:  # llama-cpp-python's "llama_decode returned 2": aborted
+            if abort_when():
+                raise PromptAbandoned("the prompt was still being read") from error
+            raise
+        finally:
+            llama_set_abort_callback(self._context, ggml_abort_callback(), None)  # no check per token
 
     def close(self) -> None:
         if self._open:
