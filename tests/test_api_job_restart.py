@@ -204,8 +204,12 @@ def test_a_job_run_again_starts_its_progress_afresh_and_counts_the_restart(tmp_p
     assert (job["stage_index"], job["stages"], job["done"], job["total"]) == (0, 0, 0, 0)
 
 
-def test_a_stop_names_the_running_job_it_waits_for(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    """A stop waited for the running ingest without a word: minutes of silence after Ctrl-C."""
+@pytest.mark.parametrize("kept", [True, False])
+def test_a_stop_names_the_running_job_it_waits_for(
+    kept: bool, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A stop waited for the running ingest without a word: minutes of silence after Ctrl-C; it says
+    what becomes of the queued ones, with a job store and without."""
     started, release = threading.Event(), threading.Event()
 
     def held(embed: bool, force: bool, path: Path) -> IngestPipeline:
@@ -213,7 +217,7 @@ def test_a_stop_names_the_running_job_it_waits_for(tmp_path: Path, caplog: pytes
         release.wait(30)
         raise RuntimeError("released")
 
-    manager = JobManager(held, JobStore(tmp_path / "jobs.sqlite", kept=10))
+    manager = JobManager(held, JobStore(tmp_path / "jobs.sqlite", kept=10) if kept else None)
     running = manager.submit("long.pdf", tmp_path / "long.pdf")
     manager.submit("next.pdf", tmp_path / "next.pdf")
     assert started.wait(30)
@@ -226,7 +230,8 @@ def test_a_stop_names_the_running_job_it_waits_for(tmp_path: Path, caplog: pytes
         stopping.join(30)
     assert not stopping.is_alive()
     waiting = f"waiting for ingest job {running.job_id} (long.pdf, at prepare) to finish before stopping"
-    assert f"{waiting}; 1 queued jobs run after a restart" in caplog.messages
+    fate = "will run after a restart" if kept else "will be dropped (no job store)"
+    assert f"{waiting}; 1 queued job {fate}" in caplog.messages
 
 
 def test_unfinished_jobs_are_never_evicted_and_leftover_uploads_are_swept(tmp_path: Path) -> None:

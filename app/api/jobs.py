@@ -281,8 +281,8 @@ class JobManager:
         with self._lock:
             running = [job for job in self._jobs.values() if job.status == "running"]
             queued = sum(job.status == "queued" for job in self._jobs.values())
-        kept = "run after a restart" if self._store is not None else "are dropped"
-        later = f"; {queued} queued jobs {kept}" if queued else ""
+        fate = "will run after a restart" if self._store is not None else "will be dropped (no job store)"
+        later = f"; {queued} queued job{'' if queued == 1 else 's'} {fate}" if queued else ""
         for job in running:
             at = job.stage or "its start"
             until = "stop (it is cancelling)" if job.cancelling else "finish"
