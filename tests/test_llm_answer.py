@@ -169,6 +169,18 @@ def test_an_endpoint_hung_while_writing_cypher_leaves_an_extractive_answer(
     assert any(step["step"] == "llm" and "extractive" in str(step["status"]) for step in result.trace)
 
 
+def test_an_answer_that_timed_out_counts_its_try_in_the_generate_time(zoo_store: GraphStore, tmp_path: Path) -> None:
+    """The model stalls mid-answer past the 1 s limit, and the answer quotes the documents: its
+    "generate" time holds the timed-out try too, not only the quoting that followed it."""
+    with ScriptedLLMServer() as server:
+        server.add(ROUTE_RETRIEVE, Reply("Penguins are fed at ten.", stall_after=2, stall_s=3.0))
+        settings = llm_settings(server.base_url, tmp_path, llm_timeout_s=1.0)
+        result = ask(QUESTION, zoo_store, settings, retriever_for(zoo_store), k=3)
+
+    assert result.mode == "extractive" and "within 1s" in (result.llm_fallback or "")
+    assert result.timings["generate"] >= 1.0
+
+
 def test_an_unreachable_endpoint_is_a_typed_error(tmp_path: Path) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
