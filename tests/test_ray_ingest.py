@@ -100,13 +100,20 @@ def test_a_bad_file_fails_alone_on_ray(ray_address: str, falkordb_store: FalkorD
     ("address", "reason"),
     [
         ("nosuchhost.invalid:18799", "no host 'nosuchhost.invalid'"),
-        (f"127.0.0.1:{free_port()}", "nothing answers there (Connection refused)"),
+        ("127.0.0.1:{held}", "nothing answers there (Connection refused)"),
     ],
 )
 def test_a_cluster_address_nothing_answers_at_is_refused_in_one_line(
     address: str, reason: str, tmp_path: Path, local_home: Path
 ) -> None:
     """It took Ray's whole minute of retries, with its own log lines, before the one-line error."""
+    with socket.socket() as held:  # bound, never listening: refused, and no other server can take the port
+        held.bind(("127.0.0.1", 0))
+        address = address.format(held=held.getsockname()[1])
+        refused_at(address, reason, tmp_path, local_home)
+
+
+def refused_at(address: str, reason: str, tmp_path: Path, local_home: Path) -> None:
     docgraph = Path(sys.executable).with_name("docgraph")
     store = f"falkordb-local://{local_home}?graph={fresh_graph_name()}"  # a home of its own would start a server
     env = {**os.environ, "DOCGRAPH_HOME": str(tmp_path), "DOCGRAPH_STORE": store}
