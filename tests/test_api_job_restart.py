@@ -305,3 +305,36 @@ def test_an_upload_queued_under_a_name_taken_meanwhile_fails_when_its_turn_comes
     assert first.status == "succeeded", first.error
     assert second.status == "failed" and "a different document is stored as 'queued'" in second.error
     assert find_document(falkordb_store, "queued")["sha256"] == file_sha256(PDFS / "xts-p6.pdf")
+
+
+def test_a_job_whose_end_cannot_be_recorded_still_ends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The end's record failed to save (a report the store could not write): the job stayed "running"
+    for ever, its upload kept. It ends as it would have, the log says the record was not saved."""
+    store = JobStore(tmp_path / "jobs.sqlite", kept=10)
+    save = store.save
+
+    def refuse_ends(job_id: str, created_at: str, record: dict[str, Any]) -> None:
+        if record["status"] not in ("queued", "running"):
+            raise TypeError("Object of type bytes is not JSON serializable")
+        save(job_id, created_at, record)
+
+    monkeypatch.setattr(store, "save", refuse_ends)
+
+    def broken(embed: bool, force: bool, path: Path) -> IngestPipeline:
+        raise RuntimeError("no pipeline today")
+
+    upload = tmp_path / "uploads" / "u1" / "x.pdf"
+    upload.parent.mkdir(parents=True)
+    upload.write_bytes(b"%PDF-1.4")
+    manager = JobManager(broken, store)
+    try:
+        job = manager.submit("x.pdf", upload)
+        deadline = time.monotonic() + 30
+        while manager.get(job.job_id).status == "queued" or manager.get(job.job_id).status == "running":
+            assert time.monotonic() < deadline, "the job never ended"
+            time.sleep(0.05)
+    finally:
+        manager.shutdown()
+    ended = manager.get(job.job_id)
+    assert (ended.status, ended.error) == ("failed", "RuntimeError: no pipeline today")
+    assert not upload.parent.exists()

@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import shutil
-import sqlite3
 import threading
 import uuid
 from collections import OrderedDict
@@ -266,7 +265,7 @@ class JobManager:
         try:
             with job.lock:  # the record made and written in one hold: an older state never lands last
                 self._store.save(job.job_id, job.created_at, job.record())
-        except sqlite3.Error:  # the job goes on; only its record after a restart is at stake
+        except Exception:  # the job goes on (and ends); only its record after a restart is at stake
             log.exception("could not save ingest job %s", job.job_id)
 
     def unfinished_uploads(self) -> set[Path]:
