@@ -10,6 +10,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -83,15 +84,24 @@ def test_the_serve_command_serves_the_api_over_http(local_home: Path) -> None:
         stderr=subprocess.STDOUT,
         text=True,
     )
+    output = ""
     try:
         health = wait_for_json(f"http://127.0.0.1:{port}/health", server)
         assert health["status"] == "ok" and health["documents"] == 0
         missing = httpx.get(f"http://127.0.0.1:{port}/jobs/none", timeout=10)
         assert missing.status_code == 404 and missing.json()["error"]["type"] == "not_found"
+        with socket.create_connection(("127.0.0.1", port)) as stalled:  # an upload that never finishes
+            head = f"POST /documents HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 100000\r\n"
+            stalled.sendall((head + "Content-Type: multipart/form-data; boundary=b\r\n\r\n--b\r\n").encode())
+            time.sleep(0.5)
+            server.terminate()
+            output = server.communicate(timeout=120)[0]  # cut off after the grace: it waited for ever
     finally:
-        server.terminate()
-        output = server.communicate(timeout=30)[0]
+        if server.poll() is None:
+            server.kill()
+            output = server.communicate(timeout=30)[0]
     assert f"http://127.0.0.1:{port}" in output
+    assert "Cancel 1 running task(s), timeout graceful shutdown exceeded" in output, output
 
 
 # ---- schema --------------------------------------------------------------------------------------

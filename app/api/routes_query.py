@@ -154,12 +154,12 @@ def cypher(body: CypherRequest, state: State) -> dict[str, Any]:
     file access and procedures beyond the schema ones; rows are cut at ``text2cypher_row_limit``.
     """
     store = state.store()
+    if body.question is not None and body.question.strip():
+        with ending_as_the_server_stops(state), state.user_query_slot():
+            written = text2cypher(body.question, store, state.settings, body.run, state.stopping.is_set)
+        return as_json(CypherResultModel, written.to_json())
+    assert body.query is not None  # the request model insists on one of the two
     with state.user_query_slot():
-        if body.question is not None and body.question.strip():
-            with ending_as_the_server_stops(state):
-                written = text2cypher(body.question, store, state.settings, body.run, state.stopping.is_set)
-            return as_json(CypherResultModel, written.to_json())
-        assert body.query is not None  # the request model insists on one of the two
         return as_json(CypherResultModel, run_read_only(store, state.settings, body.query, body.params, body.run))
 
 

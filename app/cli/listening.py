@@ -12,6 +12,9 @@ from typing import Any
 from docgraph.errors import ConfigError
 
 STARTUP_FAILURE = 3  # uvicorn's exit status when the app did not start
+# How long a stopping server waits for the requests still open (a stalled upload, an agent's event
+# stream that never ends of itself) before it cuts them off.
+SHUTDOWN_GRACE_S = 30
 
 
 def listening_sockets(host: str, port: int) -> list[socket.socket]:

@@ -10,7 +10,7 @@ import typer
 from docgraph.app.auth.exposure import check_exposure
 from docgraph.app.auth.keys import KeyStore
 from docgraph.app.cli.common import JsonOption, StoreOption, handles_errors, server_settings
-from docgraph.app.cli.listening import http_url, listening_sockets, serve_then_announce
+from docgraph.app.cli.listening import SHUTDOWN_GRACE_S, http_url, listening_sockets, serve_then_announce
 from docgraph.app.cli.server_log import announce, server_log_config
 from docgraph.errors import ConfigError
 
@@ -48,7 +48,9 @@ def mcp_command(
     sockets = listening_sockets(host, port)  # a port in use fails here, in one line
     logging.config.dictConfig(log_config)  # before the server is built, as serve does
     url = f"{http_url(host, port)}/mcp"
-    # an agent's open event stream never ends of itself: a stop gives the requests still open 30 s
     serve_then_announce(
-        server.http_app(settings, host), sockets, lambda: announce("MCP server", url, json_output), grace_s=30
+        server.http_app(settings, host),
+        sockets,
+        lambda: announce("MCP server", url, json_output),
+        grace_s=SHUTDOWN_GRACE_S,
     )

@@ -10,7 +10,7 @@ import typer
 from docgraph.app.auth.exposure import check_exposure
 from docgraph.app.auth.keys import KeyStore
 from docgraph.app.cli.common import JsonOption, StoreOption, handles_errors, server_settings
-from docgraph.app.cli.listening import http_url, listening_sockets, serve_then_announce
+from docgraph.app.cli.listening import SHUTDOWN_GRACE_S, http_url, listening_sockets, serve_then_announce
 from docgraph.app.cli.server_log import announce, server_log_config
 from docgraph.app.stores.url import masked_url
 
@@ -38,4 +38,5 @@ def serve_command(
         sockets,
         lambda: announce("API", url, json_output, docs=f"{url}/docs", store=store_url),
         on_stop=api.state.docgraph.stopping.set,  # answers under way end now, with a 503
+        grace_s=SHUTDOWN_GRACE_S,  # a stalled upload does not hold the stop for ever
     )
