@@ -6,6 +6,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,10 +18,15 @@ import httpx2
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.server.mcpserver.exceptions import ToolError
 
 from docgraph.app.auth.keys import KeyStore
+from docgraph.app.config import Settings
+from docgraph.app.mcp.server import build_server
 from docgraph.app.resources import docgraph_release
 from tests.conftest import fresh_graph_name
+from tests.llm_server import Reply, ScriptedLLMServer
+from tests.test_api import ROUTE_RETRIEVE
 from tests.ui_helpers import free_port, wait_for_json
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "docgraph-sample.pdf"
@@ -186,3 +193,30 @@ def test_written_queries_wait_for_the_servers_few_slots(env: dict[str, str], tmp
     refused, heavy = results["RETURN 1 AS one"], results[HEAVY_QUERY]
     assert refused[0] and "1 written queries are running already" in refused[1], refused
     assert heavy[0] and "ran past its 5s limit" in heavy[1], heavy  # its own budget ran out
+
+
+def test_an_answer_under_way_ends_when_the_http_server_stops(env: dict[str, str], tmp_path: Path) -> None:
+    """`docgraph mcp --transport http` sets ``stopping`` as it begins to stop: the ask tool's model
+    call under way ends at its next piece (the model writes a minute of text here), and an ask
+    after that is refused without asking the model."""
+    stopping = threading.Event()
+    with ScriptedLLMServer() as llm:
+        llm.add(ROUTE_RETRIEVE, Reply(tokens=[f" word{i}" for i in range(600)], pace_s=0.1))
+        endpoint = {"llm_base_url": llm.base_url, "llm_api_key": "k", "llm_model": "m"}
+        server = build_server(Settings(home=tmp_path, store=env["DOCGRAPH_STORE"], **endpoint), stopping)
+
+        def stop_once_the_answer_is_asked() -> None:
+            deadline = time.monotonic() + 60
+            while len(llm.requests) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            stopping.set()
+
+        stopper = threading.Thread(target=stop_once_the_answer_is_asked)
+        stopper.start()
+        question = {"question": "When are the penguins fed?", "k": 3}
+        with pytest.raises(ToolError, match="the server is stopping: ask again once it is back"):
+            anyio.run(server.call_tool, "ask", question)
+        stopper.join(60)
+        with pytest.raises(ToolError, match="the server is stopping"):
+            anyio.run(server.call_tool, "ask", question)
+        assert len(llm.requests) == 2  # the router and the answer, nothing after the stop

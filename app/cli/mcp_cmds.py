@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging.config
+import threading
 from typing import Annotated
 
 import typer
@@ -48,9 +49,11 @@ def mcp_command(
     sockets = listening_sockets(host, port)  # a port in use fails here, in one line
     logging.config.dictConfig(log_config)  # before the server is built, as serve does
     url = f"{http_url(host, port)}/mcp"
+    stopping = threading.Event()
     serve_then_announce(
-        server.http_app(settings, host),
+        server.http_app(settings, host, stopping),
         sockets,
         lambda: announce("MCP server", url, json_output),
+        on_stop=stopping.set,  # answers under way end now
         grace_s=SHUTDOWN_GRACE_S,
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
@@ -33,7 +34,7 @@ from docgraph.app.llm.text2cypher import run_written_query
 from docgraph.app.resources import docgraph_release
 from docgraph.app.serving import ServingState
 from docgraph.app.stores.schema import load_graph_schema
-from docgraph.errors import ConfigError, DocgraphError, UnknownDocumentError
+from docgraph.errors import AnswerAbandoned, ConfigError, DocgraphError, ServerStoppingError, UnknownDocumentError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -45,8 +46,12 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(settings: Settings) -> MCPServer[Any]:
+def build_server(settings: Settings, stopping: threading.Event | None = None) -> MCPServer[Any]:
+    """The MCP server's tools over the store ``settings`` name; once ``stopping`` is set (the HTTP
+    server stops), an answer under way ends at its model's next piece and new ones are refused."""
     state = ServingState(settings)
+    if stopping is not None:
+        state.stopping = stopping
     server = DocgraphMCPServer(name="docgraph", version=docgraph_release(), instructions=INSTRUCTIONS)
 
     @server.tool()
@@ -65,9 +70,17 @@ def build_server(settings: Settings) -> MCPServer[Any]:
     @as_tool_errors
     def ask(question: QueryText, k: KField = 8, doc_id: DocIdField = None) -> dict[str, Any]:
         """A cited answer from the stored documents (extractive when no LLM endpoint is configured)."""
+        stopped = ServerStoppingError("the server is stopping: ask again once it is back")
+        if state.stopping.is_set():
+            raise stopped
         store = state.store()
         doc = str(find_document(store, doc_id)["doc_id"]) if doc_id else None
-        result = ask_store(question, store, settings, state.retriever("hybrid"), k=k, doc_id=doc)
+        try:
+            result = ask_store(
+                question, store, settings, state.retriever("hybrid"), k, doc, stop_when=state.stopping.is_set
+            )
+        except AnswerAbandoned:
+            raise stopped from None
         return result.to_json()
 
     @server.tool()
@@ -129,12 +142,13 @@ def as_tool_errors(func: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-def http_app(settings: Settings, host: str) -> ASGIApp:
-    """The streamable-HTTP server at ``/mcp``, behind the API's Host, Origin and key checks."""
+def http_app(settings: Settings, host: str, stopping: threading.Event | None = None) -> ASGIApp:
+    """The streamable-HTTP server at ``/mcp``, behind the API's Host, Origin and key checks;
+    ``stopping`` as for :func:`build_server`."""
     # The guard checks Host and Origin against DOCGRAPH_ALLOWED_HOSTS; the SDK's own check, which
     # knows only loopback names, would refuse a proxy's name the guard allows.
     unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    app = build_server(settings).streamable_http_app(host=host, transport_security=unchecked)
+    app = build_server(settings, stopping).streamable_http_app(host=host, transport_security=unchecked)
     hosts = allowed_hosts(settings.allowed_hosts, host)
     # MCP clients send each request with its length; a chunked one cut off at the limit made the
     # SDK log a traceback per request.
