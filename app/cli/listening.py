@@ -3,15 +3,19 @@ and the start record printed only once the server answers (a script may connect 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
 import socket
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
 from docgraph.errors import ConfigError
 
 STARTUP_FAILURE = 3  # uvicorn's exit status when the app did not start
+UI_START_RECORD = "DOCGRAPH_UI_START_RECORD"  # `docgraph ui`'s start record: {host, port, line}
 # How long a stopping server waits for the requests still open (a stalled upload, an agent's event
 # stream that never ends of itself) before it cuts them off.
 SHUTDOWN_GRACE_S = 30
@@ -82,3 +86,20 @@ def serve_then_announce(
         server.run(sockets=sockets)
     if not server.started:
         sys.exit(STARTUP_FAILURE)
+
+
+async def print_once_answering(record: str, timeout_s: float = 120.0) -> None:
+    """Print the start ``record``'s line once its host and port take connections: the UI's Streamlit
+    server binds its port itself, after its app has started, so that is where the line is printed."""
+    wanted = json.loads(record)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            _, writer = await asyncio.open_connection(wanted["host"], wanted["port"])
+        except OSError:
+            await asyncio.sleep(0.05)
+            continue
+        writer.close()
+        sys.stdout.write(wanted["line"] + "\n")
+        sys.stdout.flush()
+        return

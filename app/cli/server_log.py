@@ -65,9 +65,15 @@ def server_log_config(as_json: bool, server_level: str = "INFO", stdout_taken: b
 def announce(service: str, url: str, as_json: bool, **details: str) -> None:
     """Where the server listens: one JSON line on stdout, or a line of text."""
     if as_json:
-        sys.stdout.write(json.dumps({"service": service, "url": url, **details}, ensure_ascii=False) + "\n")
+        sys.stdout.write(announcement(service, url, as_json, **details) + "\n")
         sys.stdout.flush()
         return
-    extra = "".join(f", {name} {value}" for name, value in details.items())
-    console.print(f"docgraph {service} on {url}{extra}", highlight=False, soft_wrap=True)
+    console.print(announcement(service, url, as_json, **details), highlight=False, soft_wrap=True)
     sys.stdout.flush()
+
+
+def announcement(service: str, url: str, as_json: bool, **details: str) -> str:
+    """The line :func:`announce` prints."""
+    if as_json:
+        return json.dumps({"service": service, "url": url, **details}, ensure_ascii=False)
+    return f"docgraph {service} on {url}" + "".join(f", {name} {value}" for name, value in details.items())

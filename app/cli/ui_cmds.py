@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Mapping
@@ -12,8 +13,8 @@ import typer
 from docgraph.app.auth.exposure import check_exposure
 from docgraph.app.auth.keys import KeyStore
 from docgraph.app.cli.common import JsonOption, StoreOption, handles_errors, server_settings
-from docgraph.app.cli.listening import check_port_free, http_url
-from docgraph.app.cli.server_log import announce
+from docgraph.app.cli.listening import UI_START_RECORD, check_port_free, http_url
+from docgraph.app.cli.server_log import announcement
 from docgraph.app.resources import IMPORT_ROOT, ROOT
 from docgraph.app.stores.url import masked_url
 
@@ -33,11 +34,18 @@ def ui_command(
     settings = server_settings(store)  # a bad setting fails here, in one line, not inside the app
     check_exposure(host, KeyStore(settings.home))
     check_port_free(host, port)  # Streamlit binds it itself: a port in use is refused here, in one line
-    announce("UI", http_url(host, port), json_output, store=masked_url(settings.store_url))
+    line = announcement("UI", http_url(host, port), json_output, store=masked_url(settings.store_url))
     command = streamlit_command(host, port)
     # Become the Streamlit server rather than wait on it: signals (Ctrl-C, `docker stop`) reach it
-    # directly and no orphan is left behind when this process is killed.
-    os.execve(command[0], command, ui_environment(os.environ, store))
+    # directly and no orphan is left behind when this process is killed. The server prints the
+    # start record once it answers (ui/asgi.py): a script may connect on reading it.
+    record = json.dumps({"host": connect_host(host), "port": port, "line": line})
+    os.execve(command[0], command, {**ui_environment(os.environ, store), UI_START_RECORD: record})
+
+
+def connect_host(host: str) -> str:
+    """Where a client on this machine reaches a server listening on ``host``."""
+    return {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
 
 
 def streamlit_command(host: str, port: int) -> list[str]:
