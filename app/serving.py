@@ -19,7 +19,7 @@ from docgraph.app.retrieval.corpus import Corpus
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import apply_schema_if_allowed, open_store
-from docgraph.errors import QueriesBusyError
+from docgraph.errors import AnswerAbandoned, QueriesBusyError, ServerStoppingError
 from docgraph.models.encoders import TextEncoder
 
 QUERY_SLOT_WAIT_S = 2.0  # how long a written query waits for a slot before it is refused
@@ -35,6 +35,20 @@ class ServingState:
         self._retrievers: dict[tuple[str, str], Retriever] = {}  # by variant and encoder (its files)
         self._query_slots = threading.BoundedSemaphore(settings.user_query_slots)
         self.stopping = threading.Event()  # set as the server stops: answers under way end at once
+
+    @contextmanager
+    def until_stopped(self) -> Iterator[None]:
+        """Refuse work asked once the server is stopping, and report the model calls the stop ended
+        under way, as ServerStoppingError (a 503 or a tool error the client may retry)."""
+        stopping = ServerStoppingError("the server is stopping: ask again once it is back")
+        if self.stopping.is_set():
+            raise stopping
+        try:
+            yield
+        except AnswerAbandoned:
+            if self.stopping.is_set():
+                raise stopping from None
+            raise
 
     @contextmanager
     def user_query_slot(self) -> Iterator[None]:

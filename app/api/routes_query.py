@@ -4,8 +4,7 @@ graph query."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
@@ -34,7 +33,7 @@ from docgraph.app.llm.client import StreamCallback
 from docgraph.app.llm.service import ask, text2cypher
 from docgraph.app.llm.text2cypher import run_written_query
 from docgraph.app.stores.base import GraphStore
-from docgraph.errors import AnswerAbandoned, ServerStoppingError, StoreError
+from docgraph.errors import StoreError
 
 router = APIRouter()
 
@@ -76,25 +75,10 @@ def answer_json(
     def stopped() -> bool:
         return state.stopping.is_set() or (stop_when is not None and stop_when())
 
-    with ending_as_the_server_stops(state):
+    with state.until_stopped():
         retriever = state.retriever(body.variant)
         result = ask(body.question, store, state.settings, retriever, k, doc_id, cypher, stream, stopped)
     return as_json(AnswerModel, result.to_json())
-
-
-@contextmanager
-def ending_as_the_server_stops(state: ApiState) -> Iterator[None]:
-    """Refuse work asked once the server is stopping, and report the model calls it stopped under
-    way, as ServerStoppingError (a 503 the client may retry once the server is back)."""
-    stopping = ServerStoppingError("the server is stopping: ask again once it is back")
-    if state.stopping.is_set():
-        raise stopping
-    try:
-        yield
-    except AnswerAbandoned:
-        if state.stopping.is_set():
-            raise stopping from None
-        raise
 
 
 CLIENT_CLOSED_REQUEST = 499  # as nginx logs a request whose client left before the answer
@@ -155,7 +139,7 @@ def cypher(body: CypherRequest, state: State) -> dict[str, Any]:
     """
     store = state.store()
     if body.question is not None and body.question.strip():
-        with ending_as_the_server_stops(state), state.user_query_slot():
+        with state.until_stopped(), state.user_query_slot():
             written = text2cypher(body.question, store, state.settings, body.run, state.stopping.is_set)
         return as_json(CypherResultModel, written.to_json())
     assert body.query is not None  # the request model insists on one of the two

@@ -64,11 +64,11 @@ def server_log_config(as_json: bool, server_level: str = "INFO", stdout_taken: b
 
 def announce(service: str, url: str, as_json: bool, **details: str) -> None:
     """Where the server listens: one JSON line on stdout, or a line of text."""
+    line = announcement(service, url, as_json, **details)
     if as_json:
-        sys.stdout.write(announcement(service, url, as_json, **details) + "\n")
-        sys.stdout.flush()
-        return
-    console.print(announcement(service, url, as_json, **details), highlight=False, soft_wrap=True)
+        sys.stdout.write(line + "\n")
+    else:
+        console.print(line, highlight=False, soft_wrap=True)
     sys.stdout.flush()
 
 

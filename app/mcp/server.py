@@ -34,7 +34,7 @@ from docgraph.app.llm.text2cypher import run_written_query
 from docgraph.app.resources import docgraph_release
 from docgraph.app.serving import ServingState
 from docgraph.app.stores.schema import load_graph_schema
-from docgraph.errors import AnswerAbandoned, ConfigError, DocgraphError, ServerStoppingError, UnknownDocumentError
+from docgraph.errors import ConfigError, DocgraphError, UnknownDocumentError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -70,17 +70,11 @@ def build_server(settings: Settings, stopping: threading.Event | None = None) ->
     @as_tool_errors
     def ask(question: QueryText, k: KField = 8, doc_id: DocIdField = None) -> dict[str, Any]:
         """A cited answer from the stored documents (extractive when no LLM endpoint is configured)."""
-        stopped = ServerStoppingError("the server is stopping: ask again once it is back")
-        if state.stopping.is_set():
-            raise stopped
-        store = state.store()
-        doc = str(find_document(store, doc_id)["doc_id"]) if doc_id else None
-        try:
-            result = ask_store(
-                question, store, settings, state.retriever("hybrid"), k, doc, stop_when=state.stopping.is_set
-            )
-        except AnswerAbandoned:
-            raise stopped from None
+        with state.until_stopped():
+            store = state.store()
+            doc = str(find_document(store, doc_id)["doc_id"]) if doc_id else None
+            retriever = state.retriever("hybrid")
+            result = ask_store(question, store, settings, retriever, k, doc, stop_when=state.stopping.is_set)
         return result.to_json()
 
     @server.tool()
