@@ -174,7 +174,7 @@ def test_a_job_cancelled_while_the_server_stopped_is_not_run_again(tmp_path: Pat
     job, manager, store = resumed_not_run(tmp_path, "unwanted.pdf", stage="embed", cancelling=True)
     assert job.status == "cancelled" and "nothing was written" in job.error and job.restarts == 0
     assert manager.unfinished_uploads() == set()  # its upload goes with the next sweep
-    assert [saved["status"] for saved in store.load()] == ["cancelled"]
+    assert [(saved["status"], saved["cancelling"]) for saved in store.load()] == [("cancelled", False)]
 
 
 def test_a_job_run_again_starts_its_progress_afresh_and_counts_the_restart(tmp_path: Path) -> None:

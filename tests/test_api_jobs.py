@@ -182,7 +182,7 @@ def test_a_running_job_stops_before_its_write_and_the_store_is_unchanged(
     finally:
         release.set()
     last = follow_job(client, job_id)[-1]
-    assert last["status"] == "cancelled" and last["report"] is None
+    assert last["status"] == "cancelled" and last["report"] is None and last["cancelling"] is False
     assert last["error"] == "cancelled at read: nothing was written" and last["stage"] == "read"
     assert (last["done"], last["total"]) == (0, 0)  # not the pipeline's closing 1 of 1
     assert stored(client) == before
@@ -210,6 +210,7 @@ def test_a_job_that_fails_on_its_own_while_cancelling_says_it_failed(
     job_id = upload(client, SAMPLE, "failing.pdf").json()["job_id"]
     last = cancelled_while_held(client, job_id, reading, release)
     assert (last["status"], last["error"]) == ("failed", "page 2 cannot be read")
+    assert last["cancelling"] is False  # the cancel never took effect, and will not now
     assert last["report"]["status"] == "failed" and "failing" not in stored(client)
 
 

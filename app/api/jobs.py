@@ -254,7 +254,7 @@ class JobManager:
                 )
 
     def _end_on_resume(self, job: Job, error: str, status: str = "failed") -> None:
-        job.status, job.finished_at, job.error = status, _now(), error
+        job.status, job.finished_at, job.error, job.cancelling = status, _now(), error, False
         with self._lock:
             self._jobs[job.job_id] = job
         self._save(job)
@@ -309,11 +309,14 @@ class JobManager:
         """End ``job``: its record first (a crash after it leaves only an upload folder, which the
         next start sweeps; before it, the job runs again), then its upload goes, and only then does
         the job show its end, so that nobody sees it ended with its upload still there."""
-        with job.lock:
+        with job.lock:  # an ended job is no longer cancelling (cancelled_by still names who asked)
             finished_at = _now()
-            self._save(dataclasses.replace(job, status=status, error=error, report=report, finished_at=finished_at))
+            ended = dataclasses.replace(job, status=status, error=error, report=report, finished_at=finished_at)
+            ended.cancelling = False
+            self._save(ended)
             shutil.rmtree(job.path.parent, ignore_errors=True)
             job.status, job.error, job.report, job.finished_at = status, error, report, finished_at
+            job.cancelling = False
 
     def _outcome(self, job: Job) -> tuple[str, str, dict[str, Any] | None]:
         """The ended job's status, error and report, with the server's upload path left out."""

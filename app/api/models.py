@@ -154,7 +154,9 @@ class JobModel(ResponseModel):
     error: str = ""
     report: IngestReportModel | None = None
     restarts: int = Field(0, description="Times the server stopped while this job ran; it ran again from the start")
-    cancelling: bool = Field(False, description="A cancel was asked while it ran: it stops before its write")
+    cancelling: bool = Field(
+        False, description="A cancel was asked while it runs and has not taken effect yet (false once it ended)"
+    )
     sent_by: str = Field("", description="The id of the API key that uploaded the file; empty without keys")
     cancelled_by: str = Field("", description="The id of the API key that asked to cancel it; empty if none did")
 
