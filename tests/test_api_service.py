@@ -20,6 +20,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from docgraph.app.api.app import create_app
+from docgraph.app.api.errors import CUT_OFF_MESSAGE
 from docgraph.app.api.jobs import Job
 from docgraph.app.api.models import (
     RETRIEVER_VARIANTS,
@@ -96,12 +97,18 @@ def test_the_serve_command_serves_the_api_over_http(local_home: Path) -> None:
             time.sleep(0.5)
             server.terminate()
             output = server.communicate(timeout=120)[0]  # cut off after the grace: it waited for ever
+            stalled.settimeout(10)
+            cut_off = stalled.recv(65536).decode()  # was uvicorn's plain-text 500
     finally:
         if server.poll() is None:
             server.kill()
             output = server.communicate(timeout=30)[0]
     assert f"http://127.0.0.1:{port}" in output
     assert "Cancel 1 running task(s), timeout graceful shutdown exceeded" in output, output
+    assert cut_off.startswith("HTTP/1.1 503 "), cut_off
+    error = json.loads(cut_off.split("\r\n\r\n", 1)[1])["error"]
+    assert (error["type"], error["message"]) == ("server_stopping", CUT_OFF_MESSAGE)
+    assert "POST /documents was cut off: the server is stopping" in output and "Traceback" not in output
 
 
 # ---- schema --------------------------------------------------------------------------------------

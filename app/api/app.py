@@ -52,7 +52,7 @@ def create_app(settings: Settings | None = None, store: GraphStore | None = None
     app.include_router(routes_query.router)
     routes_query.schema_with_typed_events(app)
     install_docs(app)
-    install_error_handlers(app)
+    install_error_handlers(app, state.stopping)
     app.add_middleware(
         BodyLimitMiddleware,
         upload_path=UPLOAD_PATH,

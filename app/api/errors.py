@@ -8,8 +8,10 @@ with a plain 500 — no stack trace leaves the server. Request bodies are capped
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import threading
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -149,36 +151,55 @@ async def http_error_handler(request: Request, error: Exception) -> JSONResponse
     return response
 
 
-def install_error_handlers(app: FastAPI) -> None:
+def install_error_handlers(app: FastAPI, stopping: threading.Event | None = None) -> None:
+    """Typed errors as JSON; ``stopping`` is the server's stop, for the requests it cuts off."""
     app.add_exception_handler(DocgraphError, docgraph_error_handler)
     app.add_exception_handler(RequestValidationError, validation_error_handler)
     app.add_exception_handler(StarletteHTTPException, http_error_handler)
-    app.add_middleware(CatchAllMiddleware)
+    app.add_middleware(CatchAllMiddleware, stopping=stopping)
+
+
+class StartWatchingSend:
+    """An ASGI ``send`` that notes whether the response has started (an error can still be answered)."""
+
+    def __init__(self, send: Send) -> None:
+        self.send = send
+        self.started = False
+
+    async def __call__(self, message: Message) -> None:
+        self.started = self.started or message["type"] == "http.response.start"
+        await self.send(message)
+
+
+CUT_OFF_MESSAGE = "the server stopped before this request finished: send it again once it is back"
 
 
 class CatchAllMiddleware:
-    """Answer any unexpected exception with a JSON 500 (its traceback goes to the log, not the client)."""
+    """Answer any unexpected exception with a JSON 500 (its traceback goes to the log, not the
+    client). A request still open when a stop's grace has run out (``stopping`` set) is cancelled by
+    uvicorn: it gets the 503 ``server_stopping`` an answer gets, instead of uvicorn's plain-text 500
+    and a traceback. A response already under way is left to uvicorn (it closes the connection)."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, stopping: threading.Event | None = None) -> None:
         self.app = app
+        self.stopping = stopping
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        started = False
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
+        watched = StartWatchingSend(send)
         try:
-            await self.app(scope, receive, tracking_send)
+            await self.app(scope, receive, watched)
         except Exception:
             log.exception("%s %s failed", scope.get("method"), scope.get("path"))
-            if not started:
+            if not watched.started:
                 await error_response(500, "internal_error", INTERNAL_MESSAGE)(scope, receive, send)
+        except asyncio.CancelledError:
+            if watched.started or self.stopping is None or not self.stopping.is_set():
+                raise
+            log.warning("%s %s was cut off: the server is stopping", scope.get("method"), scope.get("path"))
+            await error_response(503, "server_stopping", CUT_OFF_MESSAGE)(scope, receive, send)
 
 
 def route_path(scope: Scope) -> str:
