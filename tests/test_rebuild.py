@@ -21,6 +21,7 @@ from docgraph.app.resources import ROOT
 from docgraph.app.retrieval.corpus import Corpus
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.app.stores.stamps import changed_documents, document_stamps, set_build_if_unchanged
+from docgraph.errors import IngestError
 from docgraph.ingest.structure.ids import file_sha256, version_tag
 from docgraph.models.encoder_loader import load_encoder
 from docgraph.models.encoders import DEFAULT_MODEL
@@ -82,6 +83,30 @@ def test_evaluation_reingests_a_file_stored_by_another_build(falkordb_store: Fal
 
     second = ensure_ingested([SAMPLE], falkordb_store, encoder, settings)
     assert second.skipped == [SAMPLE.name] and second.reports == []
+
+
+@pytest.mark.parametrize("force", [False, True], ids=["eval", "bench"])
+def test_an_evaluation_never_replaces_another_file_s_document(
+    falkordb_store: FalkorDBStore, local_home: Path, tmp_path: Path, force: bool
+) -> None:
+    """`docgraph eval --store` (and bench, which deletes first) overwrote a team's stored document
+    with the evaluation's file of the same name, where ingest and the API refuse it."""
+    settings = local_settings(local_home, falkordb_store.graph_name)
+    (tmp_path / "team").mkdir()
+    (tmp_path / "eval").mkdir()
+    team, other = tmp_path / "team" / "manual.pdf", tmp_path / "eval" / "manual.pdf"
+    shutil.copy(SAMPLE, team)
+    shutil.copy(ROOT / "tests" / "data" / "pdfs" / "water-report.pdf", other)
+    stored = build_ingest_pipeline(falkordb_store, settings, embed=False).ingest(team)
+    assert stored.status == "ingested", stored.error
+    with pytest.raises(IngestError) as refused:
+        ensure_ingested([other], falkordb_store, load_encoder(DEFAULT_MODEL), settings, force=force)
+    assert str(refused.value) == (
+        f"{other} would replace the stored document 'manual', read from another file ({team}): an evaluation "
+        "replaces no stored document: give it a store of its own, or rename the file"
+    )
+    [kept] = falkordb_store.read("MATCH (d:Document {doc_id: $doc}) RETURN d.sha256 AS sha256", {"doc": stored.doc_id})
+    assert kept["sha256"] == file_sha256(team)
 
 
 def test_a_configured_gnn_checkpoint_is_used_and_named_in_the_build(

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docgraph.app.config import Settings
+from docgraph.app.jobs.documents import files_replacing_others
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.pipeline.stages import EmbedStage, IngestPipeline
@@ -17,6 +18,7 @@ from docgraph.ingest.structure.ids import doc_id_for
 from docgraph.models.encoders import TextEncoder
 
 ProgressFn = Callable[[str, int, int], None]  # (what, done, total)
+EVALUATION_REMEDY = "an evaluation replaces no stored document: give it a store of its own, or rename the file"
 
 
 def make_pipeline(store: GraphStore, encoder: TextEncoder, settings: Settings) -> IngestPipeline:
@@ -46,6 +48,9 @@ def ensure_ingested(
 ) -> IngestOutcome:
     """Ingest each file unless the same file built the same way is already stored, GNN vectors included
     (``force``: delete and re-ingest)."""
+    refused = files_replacing_others(store, list(paths), EVALUATION_REMEDY)
+    if refused:  # a team's stored document is never replaced by an evaluation's file of its name
+        raise IngestError(next(iter(refused.values())))
     outcome = IngestOutcome()
     pipeline = make_pipeline(store, encoder, settings)
     stored = stored_builds(store) if force else {}

@@ -23,6 +23,7 @@ from docgraph.app.evaluation.questions import Question, QuestionsError, load_que
 from docgraph.app.jobs.documents import check_distinct_ids
 from docgraph.app.pipeline.source_files import expand_paths
 from docgraph.app.retrieval.base import Retriever
+from docgraph.app.retrieval.corpus import stored_builds
 from docgraph.app.retrieval.registry import EVAL_VARIANTS, check_names, make_retrievers
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.schema import GNN_ABLATION_PROPERTIES
@@ -176,9 +177,10 @@ def run_eval_scopes(
     ingested = ensure_ingested(paths, store, encoder, settings, progress)
     retrievers = make_retrievers(names, store, encoder, ablation_properties(names, store, settings, progress))
     fresh = [path.name for path in paths if path.name not in ingested.skipped]
+    stored = len(stored_builds(store))  # the corpus scope searches them all, the questions' and any other
     reports: dict[str, EvalReport] = {}
     for scope in scopes:
-        report = EvalReport(n=len(questions), baseline=baseline, ingested=fresh, scope=scope, documents=len(paths))
+        report = EvalReport(n=len(questions), baseline=baseline, ingested=fresh, scope=scope, documents=stored)
         for done, name in enumerate(names):
             if progress:
                 progress(f"eval {name} ({scope})", done, len(names))
@@ -247,8 +249,8 @@ def format_ingested(report: EvalReport) -> str:
     if not report.ingested:
         return ""
     return (
-        f"ingested before scoring ({len(report.ingested)}; not stored, or stored by another reader, encoder "
-        f"or GNN checkpoint than the configured ones): {', '.join(report.ingested)}"
+        f"ingested before scoring ({len(report.ingested)}; not stored, changed since, or stored by another "
+        f"reader, encoder or GNN checkpoint than the configured ones): {', '.join(report.ingested)}"
     )
 
 

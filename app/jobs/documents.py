@@ -110,11 +110,14 @@ def delete_document(store: GraphStore, doc: str, files_dir: Path) -> tuple[str, 
     return doc_id, deleted
 
 
-def files_replacing_others(store: GraphStore, paths: list[Path]) -> dict[Path, str]:
+REPLACE_REMEDY = "pass --replace (replace=True in Python) to replace it, or rename the file"
+
+
+def files_replacing_others(store: GraphStore, paths: list[Path], remedy: str = REPLACE_REMEDY) -> dict[Path, str]:
     """The files that would replace a stored document read from another file of the same name
-    (``/a/report.pdf`` over the ``report`` of ``/b/report.pdf``), each with why it is refused: a
-    changed file re-ingested from where it was read updates its document; another one only with
-    ``--replace``."""
+    (``/a/report.pdf`` over the ``report`` of ``/b/report.pdf``), each with why it is refused and
+    ``remedy``: a changed file re-ingested from where it was read updates its document; another one
+    only with ``--replace``."""
     refused: dict[Path, str] = {}
     for path in paths:
         try:
@@ -127,7 +130,7 @@ def files_replacing_others(store: GraphStore, paths: list[Path]) -> dict[Path, s
         if str(stored.get("sha256") or "") != file_sha256(path):
             refused[path] = (
                 f"{path} would replace the stored document {stored['doc_id']!r}, read from another file "
-                f"({source}): pass --replace (replace=True in Python) to replace it, or rename the file"
+                f"({source}): {remedy}"
             )
     return refused
 
