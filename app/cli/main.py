@@ -136,6 +136,7 @@ app.command("reembed")(model_cmds.reembed_command)
 
 
 def main() -> None:
+    CliState.entry_argv = sys.argv[1:]
     app()
 
 

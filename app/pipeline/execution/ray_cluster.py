@@ -8,11 +8,14 @@ machines read it too; the store is written by this process only (the pipeline's 
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
+import queue
 import socket
 import threading
 import uuid
+from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -24,6 +27,8 @@ from docgraph.errors import ConfigError, IngestError, WorkerLostError
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
 CONNECT_TIMEOUT_S = 60.0
+WATCH_EVERY_S = 1.0  # how often the cluster's address is tried while tasks may be asked of it
+LOST_AFTER_TRIES = 3  # tries in a row that find nothing there: the cluster is gone
 _WORKERS: dict[str, IngestWorker] = {}  # in a Ray worker process: its IngestWorker per executor
 
 
@@ -56,14 +61,20 @@ def check_reachable(address: str, timeout_s: float) -> None:
     host, _, port = address.split("://", 1)[-1].rpartition(":")
     if address == "auto" or not host or not port.isdigit():
         return
+    reason = unreachable_because(host, int(port), min(timeout_s, 10.0))
+    if reason is not None:
+        raise ConfigError(f"cannot join the Ray cluster at {address}: {reason}")
+
+
+def unreachable_because(host: str, port: int, timeout_s: float) -> str | None:
+    """Why nothing takes a connection at ``host``:``port`` (None: something does)."""
     try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=min(timeout_s, 10.0)):
-            pass
+        with socket.create_connection((host.strip("[]"), port), timeout=timeout_s):
+            return None
     except socket.gaierror as error:
-        raise ConfigError(f"cannot join the Ray cluster at {address}: no host {host!r} ({error.strerror})") from error
+        return f"no host {host!r} ({error.strerror})"
     except OSError as error:
-        reason = error.strerror or str(error) or type(error).__name__
-        raise ConfigError(f"cannot join the Ray cluster at {address}: nothing answers there ({reason})") from error
+        return f"nothing answers there ({error.strerror or str(error) or type(error).__name__})"
 
 
 def _errors_to_stderr(ray: Any) -> None:
@@ -74,11 +85,38 @@ def _errors_to_stderr(ray: Any) -> None:
     if printed is None or getattr(printed, "to_stderr", False):  # another Ray: its own way, as it is
         return
 
+    said: set[str] = set()
+
     def to_stderr(data: dict[str, Any], ignore_prefix: bool) -> None:
-        printed({**data, "is_err": True}, ignore_prefix)
+        lines = _first_line(data.get("lines", []))
+        if len(lines) == 1 and lines[0] in said:  # a lost raylet is reported twice
+            return
+        said.update(lines[:1])
+        printed({**data, "is_err": True, "lines": lines}, ignore_prefix)
 
     to_stderr.to_stderr = True  # type: ignore[attr-defined]
     worker_module.print_to_stdstream = to_stderr
+
+
+def _first_line(messages: list[str]) -> list[str]:
+    """A cluster message of several lines cut to its first: a lost raylet came with 25 lines of its
+    log's state dump, which the cluster's own log files keep."""
+    lines = [line for message in messages for line in str(message).splitlines()]
+    if len(lines) <= 2:
+        return lines
+    return [f"{lines[0]} ({len(lines) - 1} more lines in the cluster's logs)"]
+
+
+def _watched_address(ray: Any, address: str) -> tuple[str, int] | None:
+    """The cluster's control service (GCS), whose going away ends the cluster; None for a Ray Client
+    (``ray://``), whose connection reports its own loss."""
+    if address.startswith("ray://"):
+        return None
+    try:
+        host, _, port = str(ray.get_runtime_context().gcs_address).rpartition(":")
+    except Exception:  # another Ray: not watched, as before
+        return None
+    return (host, int(port)) if host and port.isdigit() else None
 
 
 def _join(ray: Any, address: str, timeout_s: float) -> None:
@@ -127,25 +165,97 @@ class RayExecutor:
         self._spec = ray.put(spec)
         self._task = ray.remote(num_cpus=1, max_retries=0)(run_ray_task)
         self._stats: dict[int, WorkerStats] = {}
+        # A cluster that goes away mid-ingest: the tasks asked of it would wait until Ray ends this
+        # process, a minute later, without a word. Watched, they fail at once, each with the reason.
+        self._pending: set[Future[Any]] = set()
+        self._pending_lock = threading.Lock()
+        self._lost = ""
+        self._closed = threading.Event()
+        self._watched = _watched_address(ray, address)
+        if self._watched is not None:
+            threading.Thread(target=self._watch, name="docgraph-ray-watch", daemon=True).start()
+        # Asking Ray for a task waits for the control service (the task's first export), so the
+        # asking happens in a thread of its own: the pipeline waits on futures the watch can fail.
+        self._asks: queue.SimpleQueue[tuple[Future[Any], str, tuple[Any, ...]] | None] = queue.SimpleQueue()
+        threading.Thread(target=self._ask_ray, name="docgraph-ray-submit", daemon=True).start()
 
     def submit(self, method: str, *args: Any) -> Future[Any]:
         result: Future[Any] = Future()
-        ref = self._task.remote(self._token, self._spec, method, args)
-        ref.future().add_done_callback(lambda done: self._settle(done, result, method))
+        with self._pending_lock:
+            if self._lost:
+                result.set_exception(WorkerLostError(self._lost))
+                return result
+            self._pending.add(result)
+        self._asks.put((result, method, args))
         return result
 
+    def _ask_ray(self) -> None:
+        while (ask := self._asks.get()) is not None:
+            result, method, args = ask
+            if self._lost:  # failed already, with the cluster
+                continue
+            try:
+                ref = self._task.remote(self._token, self._spec, method, args)
+            except Exception as error:  # the arguments could not be sent
+                self._settle_with(result, functools.partial(result.set_exception, error))
+                continue
+            ref.future().add_done_callback(functools.partial(self._settle, result=result, method=method))
+
     def source(self, path: Path) -> SourceFile:
+        if self._lost:
+            raise WorkerLostError(self._lost)
         return SourceFile(path, self._ray.put(path.read_bytes()))
 
     def stats(self) -> list[WorkerStats]:
         return list(self._stats.values())
 
     def close(self) -> None:
-        self._ray.shutdown()
+        self._closed.set()
+        self._asks.put(None)
+        if not self._lost:
+            self._ray.shutdown()
+            return
+        # Without its control service, Ray's shutdown waits for it: given a while, then left.
+        threading.Thread(target=self._ray.shutdown, name="docgraph-ray-shutdown", daemon=True).start()
+
+    def _watch(self) -> None:
+        assert self._watched is not None
+        misses = 0
+        while not self._closed.wait(WATCH_EVERY_S):
+            misses = misses + 1 if self._gone_because() else 0
+            if misses >= LOST_AFTER_TRIES:
+                self._lose(self._gone_because() or "nothing answers there")
+                return
+
+    def _gone_because(self) -> str | None:
+        """Why the cluster's control service cannot be reached (None: it can, or it is not watched)."""
+        if self._watched is None:
+            return None
+        return unreachable_because(*self._watched, timeout_s=WATCH_EVERY_S)
+
+    def _lose(self, reason: str) -> None:
+        """The cluster is gone: every task waiting on it, and every one asked later, fails."""
+        with self._pending_lock:
+            if not self._lost:
+                self._lost = f"the Ray cluster at {self.address} is gone: {reason}; this document is not written"
+            pending, self._pending = self._pending, set()
+        for result in pending:
+            if result.set_running_or_notify_cancel():
+                result.set_exception(WorkerLostError(self._lost))
+
+    def _settle_with(self, result: Future[Any], outcome: Callable[[], None]) -> None:
+        """Give ``result`` its ``outcome`` unless it has one (the cluster's loss got there first)."""
+        with self._pending_lock:
+            if result not in self._pending:
+                return
+            self._pending.discard(result)
+        if result.set_running_or_notify_cancel():
+            outcome()
 
     def _settle(self, done: Future[Any], result: Future[Any], method: str) -> None:
-        if not result.set_running_or_notify_cancel():
-            return
+        self._settle_with(result, lambda: self._outcome(done, result, method))
+
+    def _outcome(self, done: Future[Any], result: Future[Any], method: str) -> None:
         error = done.exception()
         if error is None:
             value, pid, peak_mb = done.result()
@@ -162,5 +272,9 @@ class RayExecutor:
             cause = getattr(error, "cause", None)
             return cause if isinstance(cause, Exception) else IngestError(str(error).splitlines()[-1])
         if isinstance(error, exceptions.RayError):
+            gone = self._gone_because()  # a node that died with the whole cluster: say so, and stop asking it
+            if gone is not None:
+                self._lose(gone)
+                return WorkerLostError(self._lost)
             return WorkerLostError(f"a Ray worker was lost while it ran {method}: {type(error).__name__}")
         return error
