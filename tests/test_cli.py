@@ -398,6 +398,9 @@ def test_reading_commands_write_no_schema(cli_env: dict[str, str]) -> None:
     assert json.loads(out) == [{"n": 0}]
     code, _, err = run("ingest", str(SAMPLE), "--no-embed")
     assert code == 0, err
+    for refused in (["--retriever", "nosuch"], ["--k", "0"], ["--cypher"]):  # the LLM note came first
+        code, out, err = run("ask", "When are the penguins fed?", *refused)
+        assert code != 0 and len(err.strip().splitlines()) == 1 and err.startswith("error: "), (refused, err)
     code, out, _ = run("cypher", "CALL db.indexes() YIELD label RETURN count(label) AS n", "--json")
     assert json.loads(out)[0]["n"] > 0
 

@@ -44,14 +44,17 @@ def ask_command(
     check_question(question)  # before the notes about the LLM and the store
     with opened_store(store) as (graph_store, settings):  # reads only: a read-only account may ask
         doc_id = str(find_document(graph_store, doc)["doc_id"]) if doc else None
-        status = llm_status(settings)
-        if status and not json_out:
-            err_console.print(f"[dim]{status}[/]", highlight=False)
+        status = [] if json_out else [line for line in [llm_status(settings)] if line]
         chosen = make_retriever(retriever, graph_store, configured_encoder(settings))
         streamed: list[str] = []
         safe = TerminalStream()
 
+        def note_status() -> None:  # with the answer, not before an error that ends the command
+            while status:
+                err_console.print(f"[dim]{status.pop()}[/]", highlight=False)
+
         def stream(piece: str) -> None:
+            note_status()
             streamed.append(piece)
             console.print(safe.feed(piece), end="", markup=False, highlight=False, soft_wrap=True)
 
@@ -74,6 +77,7 @@ def ask_command(
     if json_out:
         print_json(result.to_json())
         return
+    note_status()
     if streamed:
         console.print(safe.close(), markup=False, highlight=False)
         if result.removed_citations:  # the stream showed them; the answer kept is without them
