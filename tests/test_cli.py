@@ -9,6 +9,7 @@ import subprocess
 import sys
 import uuid
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pymupdf
@@ -20,6 +21,7 @@ from docgraph.app.cli.main import app, show_model_notes
 from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.pipeline.stages import IngestPipeline, ProgressFn
 from docgraph.app.retrieval.registry import RETRIEVER_NAMES
+from docgraph.errors import IngestInterrupted
 from tests.llm_server import Reply, ScriptedLLMServer
 from tests.ui_helpers import free_port
 
@@ -324,6 +326,21 @@ def test_an_error_after_progress_to_a_pipe_is_the_first_line(cli_env: dict[str, 
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 1
     assert done.stderr.startswith("error: the LLM endpoint") and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_ctrl_c_once_every_document_was_under_way_still_exits_130(
+    cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With workers, Ctrl-C while every document was under way lets them finish: that exited 0."""
+    ingest_many = IngestPipeline.ingest_many
+
+    def finished_then_interrupted(self: IngestPipeline, paths: Any, *args: Any) -> list[IngestReport]:
+        raise IngestInterrupted(ingest_many(self, paths, *args), [])
+
+    monkeypatch.setattr(IngestPipeline, "ingest_many", finished_then_interrupted)
+    code, out, err = run("ingest", str(SAMPLE), "--no-embed")
+    assert code == 130 and out.startswith("docgraph-sample ingested: 3 pages"), (out, err)
+    assert err.splitlines()[-1] == "interrupted: every document ended"
 
 
 def test_ctrl_c_reports_the_documents_that_landed_and_names_the_rest(

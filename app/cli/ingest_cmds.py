@@ -126,7 +126,7 @@ def ingest_command(
         reader_name = reader or settings.reader
         chosen = make_reader(reader_name, settings)
         tasks = ingest_executor(settings, reader_name, workers, ray, files=files)
-        left: list[object] = []
+        left: list[object] | None = None  # with Ctrl-C: the files not ingested
         try:
             pipeline = build_ingest_pipeline(
                 graph_store, settings, reader=chosen, embed=not no_embed, force=force, tasks=tasks
@@ -137,10 +137,11 @@ def ingest_command(
         finally:
             if tasks is not None:
                 tasks.close()
-        if left:
+        if left is not None:  # 130 also when every document was under way, and so finished first
             _print_reports(reports, json_out, _untexted_hint(chosen))
             names = ", ".join(Path(str(path)).name for path in left)
-            err_console.print(f"interrupted: not ingested: {names} (run the command again for them)", markup=False)
+            said = f"not ingested: {names} (run the command again for them)" if left else "every document ended"
+            err_console.print(f"interrupted: {said}", markup=False)
             raise typer.Exit(130)
         _note_copies(graph_store, reports)
         if describe:
