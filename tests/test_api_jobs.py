@@ -15,6 +15,8 @@ from docgraph.app.api import jobs as jobs_module
 from docgraph.app.api.jobs import UNFINISHED, Job, JobManager
 from docgraph.app.auth.keys import KeyStore
 from docgraph.app.config import Settings
+from docgraph.app.jobs.documents import files_replacing_others, find_document
+from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.stages import IngestContext, IngestPipeline, WriteStage
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.errors import BadDocumentError
@@ -284,3 +286,29 @@ def test_a_job_names_the_keys_that_sent_and_cancelled_it(
     assert (listed[ahead]["sent_by"], listed[ahead]["cancelled_by"]) == (alice.key_id, "")
     assert (listed[waiting]["sent_by"], listed[waiting]["cancelled_by"]) == (alice.key_id, bob.key_id)
     assert listed[waiting]["status"] == "cancelled"
+
+
+def test_an_upload_records_its_name_not_its_temporary_path(client: TestClient, tmp_path: Path) -> None:
+    """The stored source_path was the upload's temporary file, gone once the job ended: a local file
+    of that name was then refused as replacing "another file" nobody could find, and an unchanged
+    upload moved a document's real source to a temporary path."""
+    job_id = upload(client, SAMPLE, "team-manual.pdf", embed="false").json()["job_id"]
+    assert follow_job(client, job_id)[-1]["status"] == "succeeded"
+    store = client.app.state.docgraph.store()  # type: ignore[attr-defined]
+    assert find_document(store, "team-manual")["source_path"] == "uploaded as team-manual.pdf"
+
+    local = tmp_path / "team-manual.pdf"
+    local.write_bytes(SAMPLE)
+    (tmp_path / "changed").mkdir()
+    changed = tmp_path / "changed" / "team-manual.pdf"
+    changed.write_bytes(SAMPLE + b"\n% changed\n")
+    refusal = files_replacing_others(store, [changed])[changed]
+    assert "read from another file (uploaded as team-manual.pdf): pass --replace" in refusal
+    assert local not in files_replacing_others(store, [local])  # the same content: no clash
+
+    taken = build_ingest_pipeline(store, client.app.state.docgraph.settings, embed=False).ingest(local)  # type: ignore[attr-defined]
+    assert taken.status == "unchanged"  # found stored: the local file is its source from now on
+    assert find_document(store, "team-manual")["source_path"] == str(local.resolve())
+    again = upload(client, SAMPLE, "team-manual.pdf", embed="false").json()["job_id"]
+    assert follow_job(client, again)[-1]["report"]["status"] == "unchanged"
+    assert find_document(store, "team-manual")["source_path"] == str(local.resolve())  # not the upload's

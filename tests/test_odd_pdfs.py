@@ -82,9 +82,10 @@ def test_an_upload_is_the_document_the_same_file_on_disk_is(falkordb_store: Falk
     name = "Zoo-Führer 日本語.pdf"
     settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
     uploaded = save_upload(name, two_page_pdf(tmp_path / "original.pdf").read_bytes(), tmp_path / "uploads")
-    (report,) = ingest_files(falkordb_store, settings, [uploaded])
+    (report,) = ingest_files(falkordb_store, settings, [uploaded], uploaded=[uploaded])
     assert report.status == "ingested" and report.doc_id == doc_id_for(name)
     assert find_document(falkordb_store, name)["doc_id"] == doc_id_for(name)
+    assert find_document(falkordb_store, name)["source_path"] == f"uploaded as {uploaded.name}"  # not its temp path
     on_disk = tmp_path / "disk" / name
     on_disk.parent.mkdir()
     on_disk.write_bytes(uploaded.read_bytes())

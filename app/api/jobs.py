@@ -349,7 +349,8 @@ class JobManager:
             stop_if_cancelled(job)  # a cancel stops the stage at its next step
             job.done, job.total = done, total
 
-        report = IngestPipeline(stages, pipeline.notes, pipeline.build, tasks=pipeline.tasks).ingest(job.path, progress)
+        rerun = IngestPipeline(stages, pipeline.notes, pipeline.build, tasks=pipeline.tasks)
+        report = rerun.ingest(job.path, progress, uploaded_as=job.file_name)
         report.path = Path(job.file_name)  # the client's name for the file, not the server's temp path
         return report
 

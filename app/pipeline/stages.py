@@ -28,7 +28,7 @@ from docgraph.app.pipeline.gnn_store import refresh_stale_gnn
 from docgraph.app.pipeline.memory import release_free_memory
 from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.pipeline.store_locks import store_lock
-from docgraph.app.pipeline.unchanged import note_moved_source, stored_as_built
+from docgraph.app.pipeline.unchanged import note_moved_source, stored_as_built, uploaded_source
 from docgraph.app.pipeline.vanished_links import Relink, write_with_current_links
 from docgraph.app.stores.base import GraphStore, WriteResult
 from docgraph.app.stores.kept_copies import (
@@ -63,6 +63,7 @@ class IngestContext:
     result: WriteResult | None = None
     refreshed: bool = False  # the stored version's GNN vectors (another checkpoint's) were replaced by this build's
     file_state: FileState | None = None  # the file as the ingest began, to tell whether it changed since
+    uploaded_as: str = ""  # a client's upload (API, UI) of this name: its temporary path is no source
     timings: dict[str, float] = field(default_factory=dict)
 
     def run(self, method: str, *args: Any) -> Future[Any]:
@@ -91,7 +92,7 @@ class GraphStage:
         ctx.batch = ctx.run("build_graph", ctx.source, read, ctx.build, ingested_at).result()
         ctx.scans = ctx.layout = None  # what the batch holds now; the rest may go
         document = next(n for n in ctx.batch.nodes if n.label == "Document")
-        document.props["source_path"] = str(ctx.path.resolve())
+        document.props["source_path"] = uploaded_source(ctx.uploaded_as) if ctx.uploaded_as else str(ctx.path.resolve())
 
 
 @dataclass
@@ -206,10 +207,11 @@ class IngestPipeline:
         self.tasks = tasks
         self._store_lock = store_lock(_written_store(self.stages))  # one document at a time in store stages
 
-    def ingest(self, path: Path, progress: ProgressFn | None = None) -> IngestReport:
+    def ingest(self, path: Path, progress: ProgressFn | None = None, uploaded_as: str = "") -> IngestReport:
         """One file through the stages; ``progress`` hears each stage start (name, 0, 0) and what it
-        reports as it goes, then the outcome (its status, 1, 1)."""
-        report = self._run(path, progress)
+        reports as it goes, then the outcome (its status, 1, 1). ``uploaded_as``: the client's name
+        of an uploaded file, recorded as its source instead of the upload's temporary path."""
+        report = self._run(path, progress, uploaded_as)
         report.notes = list(self.notes)
         if progress:
             progress(report.status, 1, 1)
@@ -257,7 +259,7 @@ class IngestPipeline:
         finally:
             documents.shutdown(wait=True, cancel_futures=True)
 
-    def _unchanged(self, path: Path, started: float) -> IngestReport | None:
+    def _unchanged(self, path: Path, started: float, uploaded: bool) -> IngestReport | None:
         """The report of a file stored as this pipeline builds it, without reading it (its kept
         copy made again if it went); None when it must run (another version or build, --force)."""
         write = _write_stage(self.stages)
@@ -271,7 +273,8 @@ class IngestPipeline:
                     keep_copy(path, write.files_dir, stored.sha256)
         if stored is None:
             return None
-        note_moved_source(write.store, stored, path)
+        if not uploaded:  # an upload's temporary file never becomes a document's source
+            note_moved_source(write.store, stored, path)
         counts = {"Document": 1, "Page": stored.pages, "Section": stored.sections, "Region": stored.regions}
         return IngestReport(
             path=path,
@@ -307,12 +310,12 @@ class IngestPipeline:
             if held:
                 self._store_lock.release()
 
-    def _run(self, path: Path, progress: ProgressFn | None) -> IngestReport:
-        ctx = IngestContext(path=path, progress=progress, build=self.build, tasks=self.tasks)
+    def _run(self, path: Path, progress: ProgressFn | None, uploaded_as: str) -> IngestReport:
+        ctx = IngestContext(path=path, progress=progress, build=self.build, tasks=self.tasks, uploaded_as=uploaded_as)
         started = time.perf_counter()
         try:
             ctx.file_state = file_state(path) if path.is_file() else None
-            skipped = self._unchanged(path, started)
+            skipped = self._unchanged(path, started, bool(uploaded_as))
             if skipped is not None:
                 return skipped
             ctx.source = self.tasks.source(path) if path.is_file() else SourceFile(path)

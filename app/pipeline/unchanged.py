@@ -45,6 +45,11 @@ def stored_as_built(store: GraphStore, path: Path, build: str) -> StoredDocument
     return StoredDocument(doc_id, sha256, pages, sections, regions, str(rows[0]["version"]), source_path)
 
 
+def uploaded_source(name: str) -> str:
+    """What a document read from a client's upload records as its source: no path on this machine."""
+    return f"uploaded as {name}"
+
+
 def note_moved_source(store: GraphStore, stored: StoredDocument, path: Path) -> None:
     """Make ``path`` the stored document's file when the file it was read from is gone (a folder
     moved), so that its next change where it is now is an update, not a clash. A copy beside a file

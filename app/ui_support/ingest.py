@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 
 from docgraph.app.config import Settings
@@ -93,10 +93,12 @@ def ingest_files(
     progress: OverallProgress | None = None,
     force: bool = False,
     replace: bool = False,
+    uploaded: Collection[Path] = (),
 ) -> list[IngestReport]:
     """Ingest each file in turn; a failed file is reported and the others still go in. ``force``
     rebuilds files stored as they would be built now (see ``build_ingest_pipeline``); without
-    ``replace``, a file whose name is that of a different stored document is refused."""
+    ``replace``, a file whose name is that of a different stored document is refused. The files in
+    ``uploaded`` are a client's uploads (their temporary paths are not recorded as sources)."""
     pipeline = build_ingest_pipeline(store, settings, force=force)
     reports: list[IngestReport] = []
     claimed: dict[str, Path] = {}  # document id -> the file of this batch stored under it
@@ -115,7 +117,7 @@ def ingest_files(
             if refusal is not None:
                 reports.append(IngestReport(path=path, status="failed", error=f"{path.name}: {refusal}"))
                 continue
-            reports.append(pipeline.ingest(path, progress=update))
+            reports.append(pipeline.ingest(path, progress=update, uploaded_as=path.name if path in uploaded else ""))
             update("done", 1, 1)
     return reports
 

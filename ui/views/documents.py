@@ -156,7 +156,8 @@ def _ingest(
     settings = common.settings()
 
     def work(progress: OverallProgress) -> list[IngestReport]:
-        return ingest_files(graph_store, settings, paths, progress=progress, force=force, replace=replace)
+        uploaded = [path for path in paths if path.parent in uploads]
+        return ingest_files(graph_store, settings, paths, progress, force=force, replace=replace, uploaded=uploaded)
 
     with common.shown_errors("Ingesting"):
         common.ingest_runs().start(signin.ingest_owner(), paths, work, uploads=uploads)
