@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import pymupdf
 import pytest
 from typer.testing import CliRunner
 
@@ -65,7 +66,7 @@ def store(store_url: str, local_home: Path) -> Iterator[GraphStore]:
 def test_nonsense_is_not_answered_and_the_nearest_passages_are_listed(store: GraphStore, tmp_path: Path) -> None:
     retriever = make_retriever("hybrid", store, load_encoder())
     result = ask(NONSENSE, store, no_llm_settings(tmp_path), retriever)
-    assert result.abstained and result.answer.startswith(NOT_ANSWERED)
+    assert result.abstained and result.answer.startswith(f"{NOT_ANSWERED} The nearest passages:\n\n")
     assert result.citations and result.relevance is not None
     assert result.relevance["coverage"] == 0.0 and result.relevance["known"] == 0.0
     assert any(step["step"] == "relevance" and step["abstain"] for step in result.trace)
@@ -74,6 +75,26 @@ def test_nonsense_is_not_answered_and_the_nearest_passages_are_listed(store: Gra
     assert answered.relevance is not None and answered.relevance["coverage"] == 1.0
     kept = ask(NONSENSE, store, no_llm_settings(tmp_path, abstain=False), retriever)
     assert not kept.abstained and not kept.answer.startswith(NOT_ANSWERED) and kept.relevance is not None
+
+
+def test_a_document_with_no_passage_is_not_said_to_have_nearest_ones(local_home: Path, tmp_path: Path) -> None:
+    """A blank document: the answer announced "The nearest passages:", then said no passage matched."""
+    blank = tmp_path / "blank.pdf"
+    with pymupdf.open() as document:
+        document.new_page()
+        document.save(blank)
+    settings = Settings(home=local_home, graph=fresh_graph_name(), store="")
+    store = open_store(settings)
+    try:
+        store.apply_schema()
+        report = build_ingest_pipeline(store, settings).ingest(blank)
+        assert report.status == "ingested", report.error
+        retriever = make_retriever("hybrid", store, load_encoder())
+        result = ask(REAL, store, no_llm_settings(tmp_path), retriever, doc_id="blank")
+        assert result.abstained and result.answer == NOT_ANSWERED and not result.citations
+    finally:
+        store.delete_graph()  # type: ignore[attr-defined]
+        store.close()
 
 
 def test_an_abstained_question_asks_the_model_nothing_more(store: GraphStore, tmp_path: Path) -> None:

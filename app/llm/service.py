@@ -35,7 +35,7 @@ from docgraph.app.llm.context import (
     regions_by_id,
 )
 from docgraph.app.llm.describe import DescribeReport, describe_document
-from docgraph.app.llm.extractive import extractive_answer
+from docgraph.app.llm.extractive import NO_EVIDENCE, extractive_answer
 from docgraph.app.llm.focus import focus_passages
 from docgraph.app.llm.router import RouteDecision, route_question
 from docgraph.app.llm.text2cypher import Text2CypherResult, generate_cypher
@@ -49,7 +49,7 @@ __all__ = ["DescribeReport", "ask", "check_question", "describe_document", "text
 
 T = TypeVar("T")
 NO_DOCUMENTS = "The store holds no documents yet: ingest PDFs first (docgraph ingest FILE.pdf, or POST /documents)."
-NOT_ANSWERED = "The stored documents do not seem to answer this question. The nearest passages:"
+NOT_ANSWERED = "The stored documents do not seem to answer this question."
 
 Groups = list[list[Passage]]
 ASK_K = 8  # evidence regions an answer is made from unless asked otherwise: CLI, API, UI and eval alike
@@ -121,7 +121,8 @@ def ask(
         result.abstained = settings.abstain and result.relevance is not None and _below_bar(result)
     if result.abstained:
         _answer(result, question, groups, first_round, store, settings, None, extras, None)
-        result.answer = f"{NOT_ANSWERED}\n\n{result.answer}" if result.answer else NOT_ANSWERED
+        nearest = result.answer not in ("", NO_EVIDENCE)
+        result.answer = f"{NOT_ANSWERED} The nearest passages:\n\n{result.answer}" if nearest else NOT_ANSWERED
         if stream_callback is not None:
             stream_callback(result.answer)
     else:
