@@ -328,6 +328,16 @@ def test_an_error_after_progress_to_a_pipe_is_the_first_line(cli_env: dict[str, 
     assert done.stderr.startswith("error: the LLM endpoint") and done.stderr.count("\n") == 1, done.stderr
 
 
+def test_reembed_names_what_it_covered_in_words(cli_env: dict[str, str]) -> None:
+    """Its text output said "doc_id: None" for the whole store."""
+    code, _, err = run("ingest", str(SAMPLE), "--no-embed")
+    assert code == 0, err
+    code, out, err = run("reembed")
+    assert code == 0 and out.strip().endswith("doc_id: every document"), (out, err)
+    code, out, err = run("reembed", "--json")
+    assert code == 0 and json.loads(out)["doc_id"] is None, err
+
+
 def test_ctrl_c_once_every_document_was_under_way_still_exits_130(
     cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

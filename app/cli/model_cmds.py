@@ -166,7 +166,8 @@ def reembed_command(
     if json_out:
         print_json(result)
     else:
-        console.print(", ".join(f"{key}: {value}" for key, value in result.items()))
+        shown = {**result, "doc_id": result["doc_id"] or "every document"}  # None is for --json
+        console.print(", ".join(f"{key}: {value}" for key, value in shown.items()))
 
 
 def format_unseen(unseen: dict[str, Any]) -> str:
