@@ -303,6 +303,25 @@ def test_reports_to_a_pipe_keep_each_line_whole(cli_env: dict[str, str], tmp_pat
     assert f"failed: {broken.name}: corrupt or truncated PDF, no pages could be recovered\n" in done.stderr
 
 
+MUPDF_MESSAGE = """
+import sys, pymupdf
+from docgraph.app.cli.main import quiet_driver_logs
+import docgraph.ingest.pdf.api  # routes MuPDF's messages to the "pymupdf" logger
+quiet_driver_logs(keep=sys.argv[1] == "keep")
+pymupdf.message("unhandled font type ''")  # what MuPDF says, eight times, of a truncated zoo.pdf
+"""
+
+
+@pytest.mark.parametrize("keep", [False, True], ids=["command", "debug-or-server"])
+def test_mupdf_messages_stay_out_of_a_command_s_output(keep: bool) -> None:
+    """A damaged PDF's one "failed:" line came after MuPDF's own lines; --debug and servers keep them."""
+    done = subprocess.run(
+        [sys.executable, "-c", MUPDF_MESSAGE, "keep" if keep else "quiet"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0 and done.stdout == ""
+    assert done.stderr == ("unhandled font type ''\n" if keep else ""), done.stderr
+
+
 def test_tables_to_a_pipe_keep_each_row_on_one_line(cli_env: dict[str, str]) -> None:
     """Rich drew tables 80 columns wide to a pipe, folding each long cell over several lines."""
     env = {key: value for key, value in {**os.environ, **cli_env}.items() if key not in ("COLUMNS", "LINES")}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -81,6 +82,7 @@ def root(
 ) -> None:
     if debug:
         CliState.debug = True
+        os.environ["DOCGRAPH_DEBUG"] = "1"  # for the worker processes too
     show_model_notes()
     quiet_driver_logs(debug or ctx.invoked_subcommand in SERVERS)
 
@@ -102,11 +104,13 @@ def show_model_notes() -> None:
 
 def quiet_driver_logs(keep: bool) -> None:
     """The Neo4j driver logs why it failed (through Python's last-resort handler: a bare line on
-    stderr) and then raises it, which a command reports in its one error line; ``keep`` (--debug,
-    a server) leaves its log alone."""
-    logger = logging.getLogger("neo4j")
-    if not keep and not logger.handlers:
-        logger.addHandler(logging.NullHandler())
+    stderr) and then raises it, which a command reports in its one error line; MuPDF's messages
+    about a damaged PDF ("unhandled font type ''", eight times) came before the one line saying
+    the file is damaged. ``keep`` (--debug, a server) leaves their logs alone."""
+    for name in ("neo4j", "pymupdf"):
+        logger = logging.getLogger(name)
+        if not keep and not logger.handlers:
+            logger.addHandler(logging.NullHandler())
 
 
 app.command("cypher")(store_cmds.cypher_command)

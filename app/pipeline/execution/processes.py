@@ -11,6 +11,7 @@ unless more workers than cores were asked for. A worker ends when its parent is 
 from __future__ import annotations
 
 import contextlib
+import logging
 import multiprocessing
 import os
 import pickle
@@ -193,6 +194,8 @@ def serve_tasks(connection: Connection, spec: WorkerSpec, threads: int, parent: 
     for pool in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS"):
         os.environ.setdefault(pool, str(threads))
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    if not os.environ.get("DOCGRAPH_DEBUG"):  # MuPDF on a damaged page: the document's report says it
+        logging.getLogger("pymupdf").addHandler(logging.NullHandler())
     exit_with_parent(parent)
     from docgraph.app.pipeline.build import build_ingest_worker  # after the thread settings
 
