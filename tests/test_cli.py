@@ -303,6 +303,18 @@ def test_reports_to_a_pipe_keep_each_line_whole(cli_env: dict[str, str], tmp_pat
     assert f"failed: {broken.name}: corrupt or truncated PDF, no pages could be recovered\n" in done.stderr
 
 
+def test_a_cypher_parameter_is_json_when_it_reads_as_json(
+    cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A document id of digits must be quoted, as the help says: 2024 is a number."""
+    monkeypatch.setenv("COLUMNS", "400")  # the help's option on one line
+    for given, value in (("2024", 2024), ('"2024"', "2024"), ("manual", "manual")):
+        code, out, err = run("cypher", "RETURN $doc AS doc", "--param", f"doc={given}", "--json")
+        assert code == 0 and json.loads(out) == [{"doc": value}], err
+    code, out, _ = run("cypher", "--help")
+    assert "'\"2024\"' the text" in " ".join(out.split())
+
+
 MUPDF_MESSAGE = """
 import sys, pymupdf
 from docgraph.app.cli.main import quiet_driver_logs

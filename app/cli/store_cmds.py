@@ -33,7 +33,15 @@ store_app = typer.Typer(
 @handles_errors
 def cypher_command(
     query: Annotated[str, typer.Argument(help="A Cypher query.")],
-    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="Query parameter k=v (repeatable).")] = None,
+    param: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--param",
+            "-p",
+            help="Query parameter k=v (repeatable); v is read as JSON when it is JSON (2024 a number, [1, 2] a "
+            "list, '\"2024\"' the text), else as text.",
+        ),
+    ] = None,
     write: Annotated[bool, typer.Option("--write", help="Allow the query to write.")] = False,
     json_out: JsonOption = False,
     store: StoreOption = None,
