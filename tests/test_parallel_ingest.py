@@ -232,7 +232,7 @@ def test_an_interrupted_ingest_of_many_files_starts_no_more_documents(
         busy_until_interrupted.wait(60)
 
     monkeypatch.setattr(stages_module, "ThreadPoolExecutor", ReleasedOnceCancelled)
-    monkeypatch.setattr(IngestPipeline, "_run", lambda self, path, progress: IngestReport(path=path))
+    monkeypatch.setattr(IngestPipeline, "_run", lambda self, path, *_: IngestReport(path=path))
     pipeline = IngestPipeline([], tasks=InlineExecutor(worker=None, workers=2))  # three documents at once
     with pytest.raises(IngestInterrupted) as interrupted:
         pipeline.ingest_many(paths, progress)
