@@ -113,14 +113,24 @@ def test_a_cluster_address_nothing_answers_at_is_refused_in_one_line(
         refused_at(address, reason, tmp_path, local_home)
 
 
-def refused_at(address: str, reason: str, tmp_path: Path, local_home: Path) -> None:
+def test_a_module_named_docgraph_where_it_runs_does_not_shadow_the_driver(tmp_path: Path, local_home: Path) -> None:
+    """`ingest --ray` runs its driver as `python -m`, which put the working directory first on the
+    path: a docgraph.py there gave "No module named 'docgraph.app'", and the parent blamed Ray."""
+    (tmp_path / "here").mkdir()
+    (tmp_path / "here" / "docgraph.py").write_text("")
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{held.getsockname()[1]}"
+        refused_at(address, "nothing answers there", tmp_path, local_home, cwd=tmp_path / "here")
+
+
+def refused_at(address: str, reason: str, tmp_path: Path, local_home: Path, cwd: Path | None = None) -> None:
     docgraph = Path(sys.executable).with_name("docgraph")
     store = f"falkordb-local://{local_home}?graph={fresh_graph_name()}"  # a home of its own would start a server
     env = {**os.environ, "DOCGRAPH_HOME": str(tmp_path), "DOCGRAPH_STORE": store}
     sample = Path(__file__).resolve().parent.parent / "samples" / "docgraph-sample.pdf"
-    done = subprocess.run(
-        [str(docgraph), "ingest", str(sample), "--ray", address], env=env, capture_output=True, text=True, timeout=120
-    )
+    command = [str(docgraph), "ingest", str(sample), "--ray", address]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, cwd=cwd)
     assert done.returncode == 1
     assert done.stderr.startswith(f"error: cannot join the Ray cluster at {address}: {reason}")
     assert len(done.stderr.splitlines()) == 1, done.stderr

@@ -14,6 +14,7 @@ import os
 import queue
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -28,7 +29,12 @@ from docgraph.errors import ConfigError, IngestError, WorkerLostError
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
 CONNECT_TIMEOUT_S = 60.0
 WATCH_EVERY_S = 1.0  # how often the cluster's address is tried while tasks may be asked of it
-LOST_AFTER_TRIES = 3  # tries in a row that find nothing there: the cluster is gone
+# Ray's driver waits this long for its control service (GCS) to come back, then ends the process:
+# the watch gives a restarting GCS most of it and still fails the documents before Ray ends it.
+GCS_RECONNECT_ENV, GCS_RECONNECT_DEFAULT_S = "RAY_gcs_rpc_server_reconnect_timeout_s", 60.0
+GCS_MARGIN_S, LOST_AFTER_AT_LEAST_S = 15.0, 5.0
+CLOSE_WAIT_S = 10.0  # how long a close waits for the asking thread
+LOST_CLOSE_WAIT_S = 3.0  # and, once the cluster is gone, for Ray's shutdown
 _WORKERS: dict[str, IngestWorker] = {}  # in a Ray worker process: its IngestWorker per executor
 
 
@@ -177,7 +183,8 @@ class RayExecutor:
         # Asking Ray for a task waits for the control service (the task's first export), so the
         # asking happens in a thread of its own: the pipeline waits on futures the watch can fail.
         self._asks: queue.SimpleQueue[tuple[Future[Any], str, tuple[Any, ...]] | None] = queue.SimpleQueue()
-        threading.Thread(target=self._ask_ray, name="docgraph-ray-submit", daemon=True).start()
+        self._asking = threading.Thread(target=self._ask_ray, name="docgraph-ray-submit", daemon=True)
+        self._asking.start()
 
     def submit(self, method: str, *args: Any) -> Future[Any]:
         result: Future[Any] = Future()
@@ -192,14 +199,15 @@ class RayExecutor:
     def _ask_ray(self) -> None:
         while (ask := self._asks.get()) is not None:
             result, method, args = ask
-            if self._lost:  # failed already, with the cluster
+            if self._lost or self._closed.is_set():  # failed with the cluster, or asked of Ray no more
+                closed = WorkerLostError(self._lost or "the Ray executor was closed before this task ran")
+                self._settle_with(result, functools.partial(result.set_exception, closed))
                 continue
             try:
                 ref = self._task.remote(self._token, self._spec, method, args)
-            except Exception as error:  # the arguments could not be sent
+                ref.future().add_done_callback(functools.partial(self._settle, result=result, method=method))
+            except Exception as error:  # not sent (its arguments, a Ray Client gone): this task fails
                 self._settle_with(result, functools.partial(result.set_exception, error))
-                continue
-            ref.future().add_done_callback(functools.partial(self._settle, result=result, method=method))
 
     def source(self, path: Path) -> SourceFile:
         if self._lost:
@@ -210,21 +218,34 @@ class RayExecutor:
         return list(self._stats.values())
 
     def close(self) -> None:
+        """Ask Ray for nothing more (the tasks still queued fail), then let go of the cluster."""
         self._closed.set()
         self._asks.put(None)
         if not self._lost:
+            self._asking.join(CLOSE_WAIT_S)  # a task asked of Ray after its shutdown would start a Ray here
             self._ray.shutdown()
             return
-        # Without its control service, Ray's shutdown waits for it: given a while, then left.
-        threading.Thread(target=self._ray.shutdown, name="docgraph-ray-shutdown", daemon=True).start()
+        # Without its control service, asking and shutting down wait for it: given a while, then left
+        # (before Ray ends the process, so that the reports are printed).
+        ending = threading.Thread(target=self._ray.shutdown, name="docgraph-ray-shutdown", daemon=True)
+        ending.start()
+        ending.join(LOST_CLOSE_WAIT_S)
 
     def _watch(self) -> None:
+        """Fail the cluster's tasks once its control service has not answered for most of the time
+        Ray's driver gives it to come back (a GCS that restarts, with fault tolerance, comes back)."""
         assert self._watched is not None
-        misses = 0
+        reconnect_s = float(os.environ.get(GCS_RECONNECT_ENV) or GCS_RECONNECT_DEFAULT_S)
+        lost_after_s = max(LOST_AFTER_AT_LEAST_S, reconnect_s - GCS_MARGIN_S)
+        gone_since: float | None = None
         while not self._closed.wait(WATCH_EVERY_S):
-            misses = misses + 1 if self._gone_because() else 0
-            if misses >= LOST_AFTER_TRIES:
-                self._lose(self._gone_because() or "nothing answers there")
+            reason = self._gone_because()
+            if reason is None:
+                gone_since = None
+                continue
+            gone_since = gone_since or time.monotonic()
+            if time.monotonic() - gone_since >= lost_after_s:
+                self._lose(f"{reason} for {lost_after_s:g}s")
                 return
 
     def _gone_because(self) -> str | None:
@@ -271,10 +292,6 @@ class RayExecutor:
         if isinstance(error, exceptions.RayTaskError):  # the task's own error, without Ray's traceback
             cause = getattr(error, "cause", None)
             return cause if isinstance(cause, Exception) else IngestError(str(error).splitlines()[-1])
-        if isinstance(error, exceptions.RayError):
-            gone = self._gone_because()  # a node that died with the whole cluster: say so, and stop asking it
-            if gone is not None:
-                self._lose(gone)
-                return WorkerLostError(self._lost)
-            return WorkerLostError(f"a Ray worker was lost while it ran {method}: {type(error).__name__}")
+        if isinstance(error, exceptions.RayError):  # the watch says whether the whole cluster went with it
+            return WorkerLostError(self._lost or f"a Ray worker was lost while it ran {method}: {type(error).__name__}")
         return error
