@@ -162,6 +162,12 @@ def resumed_not_run(tmp_path: Path, file_name: str, **record: Any) -> tuple[Job,
         manager.shutdown()
 
 
+def test_an_ended_job_saved_as_cancelling_is_read_back_without_it(tmp_path: Path) -> None:
+    """A failed job saved by an earlier release with a cancel pending kept "cancelling": true."""
+    job, _, _ = resumed_not_run(tmp_path, "failed.pdf", status="failed", error="page 2", cancelling=True)
+    assert (job.status, job.cancelling) == ("failed", False)
+
+
 def test_a_job_the_server_keeps_dying_on_is_not_run_again(tmp_path: Path) -> None:
     """A file that crashes the server (or runs it out of memory) was run again at every start."""
     job, manager, _ = resumed_not_run(tmp_path, "killer.pdf", stage="read", restarts=2)  # its third stop

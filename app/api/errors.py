@@ -198,6 +198,9 @@ class CatchAllMiddleware:
         except asyncio.CancelledError:
             if watched.started or self.stopping is None or not self.stopping.is_set():
                 raise
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()  # answered: the cancel is handled here, not left pending on the task
             log.warning("%s %s was cut off: the server is stopping", scope.get("method"), scope.get("path"))
             await error_response(503, "server_stopping", CUT_OFF_MESSAGE)(scope, receive, send)
 

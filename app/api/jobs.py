@@ -235,6 +235,7 @@ class JobManager:
                 continue
             job.restarts += job.status == "running"
             if job.status not in UNFINISHED:
+                job.cancelling = False  # an ended job saved by an earlier release may still say so
                 with self._lock:
                     self._jobs[job.job_id] = job
             elif job.restarts > MAX_RESTARTS:
