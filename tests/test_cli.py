@@ -317,9 +317,9 @@ def test_a_cypher_parameter_is_json_when_it_reads_as_json(
 
 MUPDF_MESSAGE = """
 import sys, pymupdf
-from docgraph.app.cli.main import quiet_driver_logs
+from docgraph.app.cli.main import quiet_library_logs
 import docgraph.ingest.pdf.api  # routes MuPDF's messages to the "pymupdf" logger
-quiet_driver_logs(keep=sys.argv[1] == "keep")
+quiet_library_logs(keep=sys.argv[1] == "keep")
 pymupdf.message("unhandled font type ''")  # what MuPDF says, eight times, of a truncated zoo.pdf
 """
 

@@ -85,7 +85,7 @@ def root(
         CliState.debug = True
         os.environ["DOCGRAPH_DEBUG"] = "1"  # for the worker processes too
     show_model_notes()
-    quiet_driver_logs(debug or ctx.invoked_subcommand in SERVERS)
+    quiet_library_logs(debug or ctx.invoked_subcommand in SERVERS)
 
 
 class _StderrNotes(logging.Handler):
@@ -103,7 +103,7 @@ def show_model_notes() -> None:
         logger.setLevel(logging.INFO)
 
 
-def quiet_driver_logs(keep: bool) -> None:
+def quiet_library_logs(keep: bool) -> None:
     """The Neo4j driver logs why it failed (through Python's last-resort handler: a bare line on
     stderr) and then raises it, which a command reports in its one error line; MuPDF's messages
     about a damaged PDF ("unhandled font type ''", eight times) came before the one line saying

@@ -61,11 +61,12 @@ def _run_as_child(argv: list[str], address: str) -> NoReturn:
     for passed in PASSED_ON:
         signal.signal(passed, lambda number, _: child.send_signal(number))
     code = child.wait()
+    status = code if code >= 0 else 128 - code  # a shell's status for a process a signal ended
     with os.fdopen(read_end, "rb") as told:
         ended_itself = told.read() == ENDED_ITSELF
     if ended_itself:
-        sys.exit(code if code >= 0 else 128 - code)
-    fail(_lost_driver_message(code, address), code=1 if code >= 0 else 128 - code)
+        sys.exit(status)
+    fail(_lost_driver_message(code, address), code=status if code < 0 else 1)
 
 
 def _lost_driver_message(code: int, address: str) -> str:

@@ -64,12 +64,18 @@ def _with_bytes(arg: Any) -> Any:
 def check_reachable(address: str, timeout_s: float) -> None:
     """Refuse at once a cluster address whose host does not resolve or where nothing listens: Ray
     would try for the whole connect time-out, logging each try. ``auto`` is Ray's to find."""
-    host, _, port = address.split("://", 1)[-1].rpartition(":")
-    if address == "auto" or not host or not port.isdigit():
+    found = None if address == "auto" else _host_and_port(address)
+    if found is None:
         return
-    reason = unreachable_because(host, int(port), min(timeout_s, 10.0))
+    reason = unreachable_because(*found, min(timeout_s, 10.0))
     if reason is not None:
         raise ConfigError(f"cannot join the Ray cluster at {address}: {reason}")
+
+
+def _host_and_port(address: str) -> tuple[str, int] | None:
+    """``HOST:PORT`` (a scheme before it ignored) split; None when it has no port."""
+    host, _, port = address.split("://", 1)[-1].rpartition(":")
+    return (host, int(port)) if host and port.isdigit() else None
 
 
 def unreachable_because(host: str, port: int, timeout_s: float) -> str | None:
@@ -119,10 +125,9 @@ def _watched_address(ray: Any, address: str) -> tuple[str, int] | None:
     if address.startswith("ray://"):
         return None
     try:
-        host, _, port = str(ray.get_runtime_context().gcs_address).rpartition(":")
+        return _host_and_port(str(ray.get_runtime_context().gcs_address))
     except Exception:  # another Ray: not watched, as before
         return None
-    return (host, int(port)) if host and port.isdigit() else None
 
 
 def _join(ray: Any, address: str, timeout_s: float) -> None:
@@ -177,9 +182,9 @@ class RayExecutor:
         self._pending_lock = threading.Lock()
         self._lost = ""
         self._closed = threading.Event()
-        self._watched = _watched_address(ray, address)
-        if self._watched is not None:
-            threading.Thread(target=self._watch, name="docgraph-ray-watch", daemon=True).start()
+        watched = _watched_address(ray, address)
+        if watched is not None:
+            threading.Thread(target=self._watch, args=watched, name="docgraph-ray-watch", daemon=True).start()
         # Asking Ray for a task waits for the control service (the task's first export), so the
         # asking happens in a thread of its own: the pipeline waits on futures the watch can fail.
         self._asks: queue.SimpleQueue[tuple[Future[Any], str, tuple[Any, ...]] | None] = queue.SimpleQueue()
@@ -231,15 +236,15 @@ class RayExecutor:
         ending.start()
         ending.join(LOST_CLOSE_WAIT_S)
 
-    def _watch(self) -> None:
-        """Fail the cluster's tasks once its control service has not answered for most of the time
-        Ray's driver gives it to come back (a GCS that restarts, with fault tolerance, comes back)."""
-        assert self._watched is not None
+    def _watch(self, host: str, port: int) -> None:
+        """Fail the cluster's tasks once its control service (at ``host``:``port``) has not answered
+        for most of the time Ray's driver gives it to come back (a GCS that restarts, with fault
+        tolerance, comes back)."""
         reconnect_s = float(os.environ.get(GCS_RECONNECT_ENV) or GCS_RECONNECT_DEFAULT_S)
         lost_after_s = max(LOST_AFTER_AT_LEAST_S, reconnect_s - GCS_MARGIN_S)
         gone_since: float | None = None
         while not self._closed.wait(WATCH_EVERY_S):
-            reason = self._gone_because()
+            reason = unreachable_because(host, port, timeout_s=WATCH_EVERY_S)
             if reason is None:
                 gone_since = None
                 continue
@@ -247,12 +252,6 @@ class RayExecutor:
             if time.monotonic() - gone_since >= lost_after_s:
                 self._lose(f"{reason} for {lost_after_s:g}s")
                 return
-
-    def _gone_because(self) -> str | None:
-        """Why the cluster's control service cannot be reached (None: it can, or it is not watched)."""
-        if self._watched is None:
-            return None
-        return unreachable_because(*self._watched, timeout_s=WATCH_EVERY_S)
 
     def _lose(self, reason: str) -> None:
         """The cluster is gone: every task waiting on it, and every one asked later, fails."""
