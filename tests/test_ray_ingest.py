@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from docgraph.app.pipeline.build import build_ingest_pipeline
-from docgraph.app.pipeline.execution.ray_cluster import RayExecutor
+from docgraph.app.pipeline.execution.ray_driver import RayDriverProcess
 from docgraph.app.pipeline.worker import WorkerSpec
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from tests.conftest import fresh_graph_name, local_settings
@@ -67,7 +67,7 @@ def test_a_ray_cluster_builds_the_same_graph_as_this_process(
 ) -> None:
     settings = local_settings(local_home, "unused")
     local = build_ingest_pipeline(falkordb_store, settings).ingest_many(FILES)
-    tasks = RayExecutor(WorkerSpec(settings, settings.reader), ray_address)
+    tasks = RayDriverProcess(WorkerSpec(settings, settings.reader), ray_address)
     try:
         assert tasks.workers == 2
         on_ray = windowed(build_ingest_pipeline(second_store, settings, tasks=tasks), pages=2).ingest_many(FILES)
@@ -86,7 +86,7 @@ def test_a_bad_file_fails_alone_on_ray(ray_address: str, falkordb_store: FalkorD
     broken = local_home / "broken.pdf"
     broken.write_bytes(b"%PDF-1.7\nnot really a PDF")
     settings = local_settings(local_home, "unused")
-    tasks = RayExecutor(WorkerSpec(settings, settings.reader), ray_address)
+    tasks = RayDriverProcess(WorkerSpec(settings, settings.reader), ray_address)
     try:
         reports = build_ingest_pipeline(falkordb_store, settings, tasks=tasks).ingest_many([broken, FILES[-1]])
     finally:
@@ -114,8 +114,9 @@ def test_a_cluster_address_nothing_answers_at_is_refused_in_one_line(
 
 
 def test_a_module_named_docgraph_where_it_runs_does_not_shadow_the_driver(tmp_path: Path, local_home: Path) -> None:
-    """`ingest --ray` runs its driver as `python -m`, which put the working directory first on the
-    path: a docgraph.py there gave "No module named 'docgraph.app'", and the parent blamed Ray."""
+    """`ingest --ray` ran its driver as `python -m`, which put the working directory first on the
+    path: a docgraph.py there gave "No module named 'docgraph.app'". The driver process is spawned
+    with this one's path, as the worker processes are."""
     (tmp_path / "here").mkdir()
     (tmp_path / "here" / "docgraph.py").write_text("")
     with socket.socket() as held:
@@ -152,3 +153,19 @@ def test_the_cluster_s_error_messages_go_to_standard_error(
     worker_module.print_to_stdstream(message, ignore_prefix=False)
     printed = capfd.readouterr()
     assert printed.out == "" and "A worker died or was killed" in printed.err
+
+
+def test_an_upload_to_an_api_whose_cluster_cannot_be_joined_fails_in_one_line(local_home: Path) -> None:
+    """The job said "ConfigError: cannot join ..." and the server logged a traceback for it."""
+    from tests.test_api import SAMPLE_PDF, follow_job, served, upload
+
+    with socket.socket() as held:  # bound, never listening: refused
+        held.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{held.getsockname()[1]}"
+        settings = local_settings(local_home, fresh_graph_name()).model_copy(update={"ray_address": address})
+        with served(settings) as client:
+            sent = upload(client, SAMPLE_PDF.read_bytes(), SAMPLE_PDF.name)
+            assert sent.status_code == 202, sent.text
+            ended = follow_job(client, sent.json()["job_id"])[-1]
+    assert ended["status"] == "failed", ended
+    assert ended["error"] == f"cannot join the Ray cluster at {address}: nothing answers there (Connection refused)"

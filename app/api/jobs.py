@@ -323,6 +323,9 @@ class JobManager:
         """The ended job's status, error and report, with the server's upload path left out."""
         try:
             ingested = self._ingest(job)
+        except DocgraphError as refused:  # e.g. a Ray cluster that cannot be joined: said as it is
+            log.warning("ingest job %s (%s) failed: %s", job.job_id, job.file_name, refused)
+            return "failed", without_upload_path(str(refused), job), None
         except Exception as unexpected:  # the pipeline reports its own failures; this is anything else
             log.exception("ingest job %s (%s) failed", job.job_id, job.file_name)
             return "failed", without_upload_path(f"{type(unexpected).__name__}: {unexpected}", job), None

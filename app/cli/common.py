@@ -58,7 +58,6 @@ R = TypeVar("R")
 
 class CliState:
     debug: bool = bool(os.environ.get("DOCGRAPH_DEBUG"))
-    entry_argv: list[str] | None = None  # the command line, when started as `docgraph` (not in-process)
 
 
 def settings_for(store: str | None) -> Settings:

@@ -19,10 +19,8 @@ from docgraph.app.cli.common import (
     opened_store,
     print_json,
     print_rows,
-    settings_for,
     stage_progress,
 )
-from docgraph.app.cli.ray_driver import supervise_when_asked
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import (
     check_distinct_ids,
@@ -115,9 +113,6 @@ def ingest_command(
     if not files:
         raise typer.BadParameter("no PDF found in the given paths")
     check_distinct_ids(files)
-    address = ray if ray is not None else settings_for(store).ray_address
-    if address:
-        supervise_when_asked(address)  # Ray may end this process at once: a parent says so
     with opened_store(store, schema=True) as (graph_store, settings):
         if describe and not vision_configured(settings):
             raise ConfigError("--describe needs a vision model: set DOCGRAPH_VLM_MODEL and the LLM endpoint")

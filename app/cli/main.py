@@ -27,7 +27,6 @@ from docgraph.app.cli import (
     ui_cmds,
 )
 from docgraph.app.cli.common import CliState, fail, usage_error_line
-from docgraph.app.cli.ray_driver import noting_own_exit
 
 
 class OneLineUsageErrors(TyperGroup):
@@ -141,9 +140,7 @@ app.command("reembed")(model_cmds.reembed_command)
 
 
 def main() -> None:
-    with noting_own_exit() as ray_driver:  # `ingest --ray`'s child: see app.cli.ray_driver
-        CliState.entry_argv = None if ray_driver else sys.argv[1:]
-        app(prog_name="docgraph")
+    app(prog_name="docgraph")
 
 
 if __name__ == "__main__":

@@ -24,9 +24,9 @@ def ingest_executor(
     None: this process does the work (one worker)."""
     address = settings.ray_address if ray_address is None else ray_address
     if address:
-        from docgraph.app.pipeline.execution.ray_cluster import RayExecutor  # imports Ray
+        from docgraph.app.pipeline.execution.ray_driver import RayDriverProcess
 
-        return RayExecutor(WorkerSpec(settings, reader), address)
+        return RayDriverProcess(WorkerSpec(settings, reader), address)
     count = configured_workers(settings, workers)
     if files is not None:
         count = useful_workers(files, count, settings.max_pages)

@@ -1,0 +1,291 @@
+"""Ingest on a Ray cluster through a driver process of its own.
+
+Ray ends a driver whose cluster goes away at once (its object store's connection broken: exit 1,
+no word from Python). A command, the HTTP API or the web app that joined the cluster itself would
+end with it. Here a child process joins the cluster and runs a :class:`RayExecutor`; this process
+sends it the tasks and keeps the pipeline and the writes. When the child ends, every task it held
+fails with the reason and the documents under way are not written; the next task starts a fresh
+child, which joins the cluster again (or fails at once while it cannot).
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import functools
+import itertools
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from docgraph.app.pipeline.execution.base import SourceFile, WorkerStats
+from docgraph.app.pipeline.execution.processes import exit_with_parent, portable
+from docgraph.app.pipeline.worker import WorkerSpec
+from docgraph.errors import ConfigError, DocgraphError, IngestError, WorkerLostError
+
+CONNECT_TIMEOUT_S = 60.0
+START_MARGIN_S = 60.0  # the child's imports (Ray's among them) before it tries to join
+STOP_WAIT_S = 20.0  # a closing child's Ray shutdown (10 s, 3 s once the cluster is gone) and exit
+REJOIN_AFTER_S = 30.0  # a failed join is the answer for this long: asks do not wait a join each
+
+
+@dataclass
+class _Driver:
+    """One driver process and the tasks sent to it, not answered yet."""
+
+    process: multiprocessing.process.BaseProcess
+    connection: Connection
+    workers: int
+    pending: dict[int, Future[Any]] = field(default_factory=dict)
+    gone: str = ""  # why its tasks failed: set once, by the thread that reads its answers
+    ended: str = ""  # how its process ended ("exit 1"), as it ended uninvited
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class RayDriverProcess:
+    """Tasks on the Ray cluster at ``address`` (``auto``, ``HOST:PORT`` or ``ray://HOST:PORT``),
+    asked of a driver process that joins it; a cluster that cannot be joined is refused here."""
+
+    def __init__(self, spec: WorkerSpec, address: str, connect_timeout_s: float = CONNECT_TIMEOUT_S) -> None:
+        self.address = address
+        self._spec = spec
+        self._connect_timeout_s = connect_timeout_s
+        self._ids = itertools.count()
+        self._stats: list[WorkerStats] = []
+        self._closed = False
+        self._refused: tuple[float, str] | None = None  # when a fresh driver last failed to join, and why
+        self._went_away = ""  # how the last driver ended, while no fresh one could join
+        self._driver: _Driver | None = self._start()
+        self.workers = self._driver.workers
+        self._asks: collections.deque[tuple[int, Future[Any], str, tuple[Any, ...]] | None] = collections.deque()
+        self._asked = threading.Condition()
+        self._sender = threading.Thread(target=self._send_asks, name="docgraph-ray-send", daemon=True)
+        self._sender.start()
+
+    def submit(self, method: str, *args: Any) -> Future[Any]:
+        result: Future[Any] = Future()
+        with self._asked:
+            if self._closed:
+                raise IngestError("the Ray executor is closed")
+            self._asks.append((next(self._ids), result, method, args))
+            self._asked.notify()
+        return result
+
+    def source(self, path: Path) -> SourceFile:
+        return SourceFile(path)  # the driver puts its bytes into the cluster's object store per task
+
+    def stats(self) -> list[WorkerStats]:
+        return list(self._stats)
+
+    def close(self) -> None:
+        """The tasks not sent yet fail; the driver lets go of the cluster and ends."""
+        with self._asked:
+            if self._closed:
+                return
+            self._closed = True
+            self._asks.append(None)
+            self._asked.notify()
+        self._sender.join()
+
+    def _send_asks(self) -> None:
+        while (ask := self._next_ask()) is not None:
+            task_id, result, method, args = ask
+            if not result.set_running_or_notify_cancel():
+                continue
+            if self._closed:
+                result.set_exception(WorkerLostError("the Ray executor was closed before this task ran"))
+                continue
+            try:
+                driver = self._live_driver()
+            except DocgraphError as error:
+                result.set_exception(error)
+                continue
+            self._send(driver, task_id, result, method, args)
+        if self._driver is not None:
+            self._stop(self._driver)
+
+    def _next_ask(self) -> tuple[int, Future[Any], str, tuple[Any, ...]] | None:
+        with self._asked:
+            while not self._asks:
+                self._asked.wait()
+            return self._asks.popleft()
+
+    def _send(self, driver: _Driver, task_id: int, result: Future[Any], method: str, args: tuple[Any, ...]) -> None:
+        with driver.lock:
+            if driver.gone:
+                result.set_exception(WorkerLostError(driver.gone))
+                return
+            driver.pending[task_id] = result
+        try:
+            driver.connection.send((task_id, method, args))
+        except OSError:
+            pass  # the driver is gone: its reader fails the task with the reason
+        except Exception as error:  # its arguments cannot be sent
+            with driver.lock:
+                driver.pending.pop(task_id, None)
+            result.set_exception(IngestError(f"{method}: cannot send the task to the Ray driver: {error}"))
+
+    def _live_driver(self) -> _Driver:
+        """The running driver, else a fresh one (unless one failed to join a moment ago)."""
+        driver = self._driver
+        if driver is not None and not driver.gone:
+            return driver
+        self._driver = None
+        self._went_away = driver.ended if driver is not None else self._went_away
+        if self._refused is not None and time.monotonic() - self._refused[0] < REJOIN_AFTER_S:
+            raise WorkerLostError(self._refused[1])
+        try:
+            self._driver = self._start()
+        except DocgraphError as error:
+            self._refused = (time.monotonic(), self._not_joined_again(error))
+            raise WorkerLostError(self._refused[1]) from error
+        self._went_away = ""
+        return self._driver
+
+    def _not_joined_again(self, error: DocgraphError) -> str:
+        if not self._went_away:
+            return f"{error}; this document is not written"
+        reason = str(error).removeprefix(f"cannot join the Ray cluster at {self.address}: ")
+        return (
+            f"the Ray cluster at {self.address} went away (the driver that joined it ended: {self._went_away}) "
+            f"and cannot be joined again: {reason}; this document is not written"
+        )
+
+    def _start(self) -> _Driver:
+        context = multiprocessing.get_context("spawn")  # a fork of a process running threads is unsafe
+        here, there = context.Pipe()
+        args = (there, self._spec, self.address, self._connect_timeout_s, os.getpid())
+        process = context.Process(target=drive_ray, args=args, name="docgraph-ray-driver", daemon=True)
+        process.start()
+        there.close()
+        try:
+            if not here.poll(self._connect_timeout_s + START_MARGIN_S):
+                waited = self._connect_timeout_s
+                raise ConfigError(f"the Ray cluster at {self.address} did not answer within {waited:g}s")
+            joined, answer = here.recv()
+        except (EOFError, OSError):
+            process.join(STOP_WAIT_S)
+            joining = f"the driver process joining it ended ({ended(process)})"
+            raise ConfigError(f"cannot join the Ray cluster at {self.address}: {joining}") from None
+        except BaseException:
+            process.kill()
+            raise
+        if not joined:
+            process.join(STOP_WAIT_S)
+            raise answer
+        driver = _Driver(process, here, int(answer))
+        reader = threading.Thread(target=self._read_answers, args=(driver,), name="docgraph-ray-answers", daemon=True)
+        reader.start()
+        return driver
+
+    def _read_answers(self, driver: _Driver) -> None:
+        while True:
+            try:
+                task_id, ok, payload, stats = driver.connection.recv()
+            except Exception:  # EOF: the driver ended; anything else: its answers cannot be read
+                break
+            self._stats = stats
+            with driver.lock:
+                result = driver.pending.pop(task_id, None)
+            if result is not None and ok:
+                result.set_result(payload)
+            elif result is not None:
+                result.set_exception(payload)
+        driver.process.join(STOP_WAIT_S)
+        how = ended(driver.process)
+        if self._closed:
+            reason = "the Ray executor was closed before this task ended"
+        else:
+            reason = (
+                f"the Ray cluster at {self.address} went away or failed: the driver that joined it ended "
+                f"({how}; the cluster's logs say why); this document is not written"
+            )
+        with driver.lock:
+            driver.gone, driver.ended = reason, how
+            pending, driver.pending = driver.pending, {}
+        for result in pending.values():
+            result.set_exception(WorkerLostError(reason))
+
+    def _stop(self, driver: _Driver) -> None:
+        with contextlib.suppress(OSError):  # already gone
+            driver.connection.send(None)
+        driver.process.join(STOP_WAIT_S)
+        if driver.process.is_alive():
+            driver.process.kill()
+            driver.process.join()
+
+
+def ended(process: multiprocessing.process.BaseProcess) -> str:
+    code = process.exitcode
+    if code is None:
+        return "it stopped answering"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit {code}"
+
+
+def drive_ray(connection: Connection, spec: WorkerSpec, address: str, connect_timeout_s: float, parent: int) -> None:
+    """The driver process: join the cluster, then run the tasks asked of it until told to stop or
+    until ``parent`` is gone."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    exit_with_parent(parent)
+    os.dup2(2, 1)  # Ray's messages must not reach the parent's standard output (--json)
+    from docgraph.app.pipeline.execution.ray_cluster import RayExecutor  # imports Ray
+
+    try:
+        executor = RayExecutor(spec, address, connect_timeout_s)
+    except Exception as error:
+        connection.send((False, portable(error)))
+        return
+    connection.send((True, executor.workers))
+    sending = threading.Lock()
+    while True:
+        try:
+            message = connection.recv()
+        except (EOFError, OSError):
+            break
+        if message is None:
+            break
+        task_id, method, args = message
+        try:
+            asked = executor.submit(method, *(_in_object_store(executor, arg) for arg in args))
+        except Exception as error:
+            asked = Future()
+            asked.set_exception(error)
+        asked.add_done_callback(functools.partial(_answer, connection, sending, executor, task_id, method))
+    executor.close()
+    os._exit(0)  # Ray's own exit handlers may wait for a cluster that is gone
+
+
+def _in_object_store(executor: Any, arg: Any) -> Any:
+    """A PDF named by its path goes into the cluster's object store, for workers on other machines."""
+    return executor.source(arg.path) if isinstance(arg, SourceFile) and arg.data is None else arg
+
+
+def _answer(
+    connection: Connection, sending: threading.Lock, executor: Any, task_id: int, method: str, done: Future[Any]
+) -> None:
+    error = done.exception()
+    if error is None:
+        outcome: tuple[bool, Any] = (True, done.result())
+    else:
+        outcome = (False, portable(error) if isinstance(error, Exception) else IngestError(repr(error)))
+    answer = (task_id, *outcome, executor.stats())
+    with sending:
+        try:
+            connection.send(answer)
+        except OSError:
+            return  # the parent is gone
+        except Exception as unsent:  # the result cannot be pickled
+            failed = IngestError(f"{method}: its result cannot be sent back: {unsent}")
+            connection.send((task_id, False, failed, executor.stats()))
