@@ -1,7 +1,7 @@
 """Ingest on a Ray cluster through a driver process of its own.
 
 Ray ends a driver whose cluster goes away at once (its object store's connection broken: exit 1,
-no word from Python). A command, the HTTP API or the web app that joined the cluster itself would
+no word from Python). A command, the HTTP API or a script that joined the cluster itself would
 end with it. Here a child process joins the cluster and runs a :class:`RayExecutor`; this process
 sends it the tasks and keeps the pipeline and the writes. When the child ends, every task it held
 fails with the reason and the documents under way are not written; the next task starts a fresh
