@@ -181,6 +181,7 @@ class RayExecutor:
         self._pending: set[Future[Any]] = set()
         self._pending_lock = threading.Lock()
         self._lost = ""
+        self.gone = threading.Event()  # set once the cluster is found gone and its tasks have failed
         self._closed = threading.Event()
         watched = _watched_address(ray, address)
         if watched is not None:
@@ -218,6 +219,11 @@ class RayExecutor:
         if self._lost:
             raise WorkerLostError(self._lost)
         return SourceFile(path, self._ray.put(path.read_bytes()))
+
+    @property
+    def lost_reason(self) -> str:
+        """Why the cluster's tasks fail (empty while it answers)."""
+        return self._lost
 
     def stats(self) -> list[WorkerStats]:
         return list(self._stats.values())
@@ -262,6 +268,7 @@ class RayExecutor:
         for result in pending:
             if result.set_running_or_notify_cancel():
                 result.set_exception(WorkerLostError(self._lost))
+        self.gone.set()
 
     def _settle_with(self, result: Future[Any], outcome: Callable[[], None]) -> None:
         """Give ``result`` its ``outcome`` unless it has one (the cluster's loss got there first)."""

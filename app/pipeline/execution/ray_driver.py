@@ -34,6 +34,7 @@ CONNECT_TIMEOUT_S = 60.0
 START_MARGIN_S = 60.0  # the child's imports (Ray's among them) before it tries to join
 STOP_WAIT_S = 20.0  # a closing child's Ray shutdown (10 s, 3 s once the cluster is gone) and exit
 REJOIN_AFTER_S = 30.0  # a failed join is the answer for this long: asks do not wait a join each
+GONE = -1  # the task id of a driver's last word: it found its cluster gone, and why
 
 
 @dataclass
@@ -45,7 +46,6 @@ class _Driver:
     workers: int
     pending: dict[int, Future[Any]] = field(default_factory=dict)
     gone: str = ""  # why its tasks failed: set once, by the thread that reads its answers
-    ended: str = ""  # how its process ended ("exit 1"), as it ended uninvited
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -61,7 +61,7 @@ class RayDriverProcess:
         self._stats: list[WorkerStats] = []
         self._closed = False
         self._refused: tuple[float, str] | None = None  # when a fresh driver last failed to join, and why
-        self._went_away = ""  # how the last driver ended, while no fresh one could join
+        self._went_away = False  # a driver ended uninvited, and no fresh one could join since
         self._driver: _Driver | None = self._start()
         self.workers = self._driver.workers
         self._asks: collections.deque[tuple[int, Future[Any], str, tuple[Any, ...]] | None] = collections.deque()
@@ -138,7 +138,7 @@ class RayDriverProcess:
         if driver is not None and not driver.gone:
             return driver
         self._driver = None
-        self._went_away = driver.ended if driver is not None else self._went_away
+        self._went_away = self._went_away or driver is not None
         if self._refused is not None and time.monotonic() - self._refused[0] < REJOIN_AFTER_S:
             raise WorkerLostError(self._refused[1])
         try:
@@ -146,17 +146,15 @@ class RayDriverProcess:
         except DocgraphError as error:
             self._refused = (time.monotonic(), self._not_joined_again(error))
             raise WorkerLostError(self._refused[1]) from error
-        self._went_away = ""
+        self._went_away = False
         return self._driver
 
     def _not_joined_again(self, error: DocgraphError) -> str:
         if not self._went_away:
             return f"{error}; this document is not written"
         reason = str(error).removeprefix(f"cannot join the Ray cluster at {self.address}: ")
-        return (
-            f"the Ray cluster at {self.address} went away (the driver that joined it ended: {self._went_away}) "
-            f"and cannot be joined again: {reason}; this document is not written"
-        )
+        went = f"the Ray cluster at {self.address} went away and cannot be joined again"
+        return f"{went}: {reason}; this document is not written"
 
     def _start(self) -> _Driver:
         context = multiprocessing.get_context("spawn")  # a fork of a process running threads is unsafe
@@ -186,12 +184,16 @@ class RayDriverProcess:
         return driver
 
     def _read_answers(self, driver: _Driver) -> None:
+        said = ""  # the driver's own reason to end, if it gave one
         while True:
             try:
                 task_id, ok, payload, stats = driver.connection.recv()
             except Exception:  # EOF: the driver ended; anything else: its answers cannot be read
                 break
             self._stats = stats
+            if task_id == GONE:
+                said = str(payload)
+                continue
             with driver.lock:
                 result = driver.pending.pop(task_id, None)
             if result is not None and ok:
@@ -199,16 +201,17 @@ class RayDriverProcess:
             elif result is not None:
                 result.set_exception(payload)
         driver.process.join(STOP_WAIT_S)
-        how = ended(driver.process)
         if self._closed:
             reason = "the Ray executor was closed before this task ended"
+        elif said:
+            reason = said
         else:
             reason = (
                 f"the Ray cluster at {self.address} went away or failed: the driver that joined it ended "
-                f"({how}; the cluster's logs say why); this document is not written"
+                f"({ended(driver.process)}; the cluster's logs say why); this document is not written"
             )
         with driver.lock:
-            driver.gone, driver.ended = reason, how
+            driver.gone = reason
             pending, driver.pending = driver.pending, {}
         for result in pending.values():
             result.set_exception(WorkerLostError(reason))
@@ -249,6 +252,7 @@ def drive_ray(connection: Connection, spec: WorkerSpec, address: str, connect_ti
         return
     connection.send((True, executor.workers))
     sending = threading.Lock()
+    threading.Thread(target=_end_when_gone, args=(connection, sending, executor), daemon=True).start()
     while True:
         try:
             message = connection.recv()
@@ -265,6 +269,17 @@ def drive_ray(connection: Connection, spec: WorkerSpec, address: str, connect_ti
         asked.add_done_callback(functools.partial(_answer, connection, sending, executor, task_id, method))
     executor.close()
     os._exit(0)  # Ray's own exit handlers may wait for a cluster that is gone
+
+
+def _end_when_gone(connection: Connection, sending: threading.Lock, executor: Any) -> None:
+    """Once the executor found the cluster gone (its tasks failed and answered), this driver ends:
+    the next task starts a fresh one, which joins the cluster again if it is back by then (a driver
+    that found it gone fails every task for good)."""
+    executor.gone.wait()
+    with sending:
+        with contextlib.suppress(OSError):
+            connection.send((GONE, False, executor.lost_reason, executor.stats()))
+        os._exit(0)
 
 
 def _in_object_store(executor: Any, arg: Any) -> Any:
