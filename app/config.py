@@ -76,6 +76,9 @@ class Settings(BaseSettings):
     gnn_checkpoint: Path | None = Field(
         default=None, description="GNN checkpoint for ingest and reembed; unset = the shipped one"
     )
+    reranker_checkpoint: Path | None = Field(
+        default=None, description="Cross-encoder checkpoint of --retriever hybrid-rerank; unset = the shipped one"
+    )
     similarity_k: int = Field(
         default=10,
         ge=0,

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from docgraph.app.cli.main import app
 from docgraph.app.cli.model_cmds import format_unseen
 from docgraph.app.pipeline.embedding import embed_batch
+from docgraph.app.pipeline.gnn import DEFAULT_CHECKPOINT
 from docgraph.app.resources import ROOT
 from docgraph.errors import ModelError
 from docgraph.ingest.graph import build_graph
@@ -165,18 +166,23 @@ def folder_of(tmp_path: Path, name: str, pdf: Path) -> Path:
 def test_train_gnn_scores_unseen_documents_and_refuses_a_training_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Without --out, the checkpoint is a new file under the data home: it replaced the shipped one,
+    which every store of the install was built with."""
     monkeypatch.setenv("DOCGRAPH_HOME", str(tmp_path / "home"))
     train, other = folder_of(tmp_path, "train", PDF), folder_of(tmp_path, "other", SAMPLE)
-    out = tmp_path / "gnn.pt"
-    command = ["train-gnn", "--docs", str(train), "--epochs", "1", "--out", str(out), "--json"]
+    command = ["train-gnn", "--docs", str(train), "--epochs", "1", "--json"]
+    shipped = DEFAULT_CHECKPOINT.read_bytes()
 
     refused = CliRunner().invoke(app, [*command, "--unseen-docs", str(train)])
     assert refused.exit_code == 1
     assert refused.stderr.count("\n") == 1 and "is also a training document" in refused.stderr
-    assert not out.exists()
+    assert not (tmp_path / "home" / "checkpoints").exists()
 
     trained = CliRunner().invoke(app, [*command, "--unseen-docs", str(other)])
     assert trained.exit_code == 0, trained.stderr
+    [out] = (tmp_path / "home" / "checkpoints").glob("rgcn-*.pt")
+    assert json.loads(trained.stdout)["checkpoint"] == str(out)
+    assert DEFAULT_CHECKPOINT.read_bytes() == shipped
     unseen = json.loads(trained.stdout)["unseen"]
     assert unseen["documents"] == [SAMPLE.name]
     rows = unseen["by_kind"]

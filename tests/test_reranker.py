@@ -17,7 +17,13 @@ from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.resources import ROOT
 from docgraph.app.retrieval.corpus import Corpus
 from docgraph.app.retrieval.registry import make_retriever
-from docgraph.app.retrieval.rerank import DEFAULT_RERANKER, RerankingRetriever, load_reranker, rerank_terms
+from docgraph.app.retrieval.rerank import (
+    DEFAULT_RERANKER,
+    RerankingRetriever,
+    configured_reranker,
+    load_reranker,
+    rerank_terms,
+)
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import open_store
 from docgraph.errors import ModelError
@@ -59,17 +65,26 @@ def test_a_file_that_is_no_reranker_checkpoint_is_refused(tmp_path: Path) -> Non
         load_cross_encoder(tmp_path / "missing.pt")
 
 
-def test_train_reranker_trains_on_a_real_pdf_and_saves_a_checkpoint_it_can_load(tmp_path: Path) -> None:
+def test_train_reranker_trains_on_a_real_pdf_and_saves_a_checkpoint_it_can_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --out, into a new file under the data home (it replaced the shipped checkpoint), which
+    DOCGRAPH_RERANKER_CHECKPOINT gives hybrid-rerank."""
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / SAMPLE.name).write_bytes(SAMPLE.read_bytes())
-    out = tmp_path / "reranker.pt"
+    shipped = DEFAULT_RERANKER.read_bytes()
     result = CliRunner().invoke(
         app,
-        ["train-reranker", "--docs", str(docs), "--queries", "8", "--epochs", "1", "--out", str(out), "--json"],
+        ["train-reranker", "--docs", str(docs), "--queries", "8", "--epochs", "1", "--json"],
         env={"DOCGRAPH_HOME": str(tmp_path / "home")},
     )
     assert result.exit_code == 0, result.output
+    [out] = (tmp_path / "home" / "checkpoints").glob("rerank-*.pt")
+    assert DEFAULT_RERANKER.read_bytes() == shipped
+    monkeypatch.setenv("DOCGRAPH_RERANKER_CHECKPOINT", str(out))
+    load_reranker.cache_clear()
+    assert configured_reranker() is load_reranker(out)
     report = json.loads(result.stdout)
     assert report["documents"] == [SAMPLE.name] and report["groups"]["train"] > 0 and report["groups"]["held_out"] > 0
     assert [epoch["epoch"] for epoch in report["history"]] == [1]

@@ -3,6 +3,7 @@ calibrate-uncertainty."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,6 +19,7 @@ from docgraph.app.cli.common import (
     settings_for,
     stage_progress,
 )
+from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import find_document
 from docgraph.errors import ConfigError
 
@@ -48,6 +50,15 @@ def train_layout_command(
         console.print(f"weights: {trained.weights}\nonnx: {trained.onnx}  (use: --reader detector with this model)")
 
 
+NEW_CHECKPOINT_HELP = "Checkpoint file (default: a new one under <home>/checkpoints, never the shipped one)."
+
+
+def new_checkpoint(settings: Settings, model: str) -> Path:
+    """A checkpoint file of its own under the data home: training never replaces the shipped model
+    (which every store of this install was built with) unless asked to by name."""
+    return settings.home / "checkpoints" / f"{model}-{time.strftime('%Y%m%d-%H%M%S')}.pt"
+
+
 @handles_errors
 def train_gnn_command(
     docs: Annotated[Path, typer.Option("--docs", help="Folder of training PDFs (no labels needed).")] = Path(
@@ -57,7 +68,7 @@ def train_gnn_command(
     drop: Annotated[
         list[str] | None, typer.Option("--drop", help="Relation group to leave out (ablations), e.g. cross_page.")
     ] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Checkpoint file (default: the shipped one).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help=NEW_CHECKPOINT_HELP)] = None,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     unseen_docs: Annotated[
         Path | None,
@@ -79,11 +90,12 @@ def train_gnn_command(
         raise ConfigError(f"unknown relation group(s) {', '.join(unknown)}; groups: {', '.join(GROUPS)}")
     groups = [group for group in GROUPS if group not in set(drop or [])]
     settings = settings_for(store)
+    out = out or new_checkpoint(settings, "rgcn")
     report = train_gnn(
         settings,
         docs,
         epochs=epochs,
-        out=out or DEFAULT_CHECKPOINT,
+        out=out,
         seed=seed,
         progress=not json_out,
         groups=groups,
@@ -97,7 +109,7 @@ def train_gnn_command(
     console.print(f"best epoch {report.best_epoch}; saved {report.checkpoint} ({report.seconds:.0f}s)")
     if "unseen" in report.extra:
         console.print(format_unseen(report.extra["unseen"]), highlight=False, soft_wrap=True)
-    if out is not None and out.resolve() != DEFAULT_CHECKPOINT.resolve():
+    if out.resolve() != DEFAULT_CHECKPOINT.resolve():
         console.print(f"to use it: DOCGRAPH_GNN_CHECKPOINT={out} docgraph reembed", highlight=False)
 
 
@@ -108,7 +120,7 @@ def train_reranker_command(
     ),
     epochs: Annotated[int, typer.Option("--epochs", help="Epochs; the best held-out epoch is kept.")] = 2,
     queries: Annotated[int, typer.Option("--queries", help="Training pseudo-queries per document.")] = 250,
-    out: Annotated[Path | None, typer.Option("--out", help="Checkpoint file (default: the shipped one).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help=NEW_CHECKPOINT_HELP)] = None,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     json_out: JsonOption = False,
 ) -> None:
@@ -120,11 +132,12 @@ def train_reranker_command(
     if epochs < 1 or queries < 1:
         raise ConfigError("--epochs and --queries must be at least 1")
     settings = settings_for(None)  # the PDFs go into a throw-away store, never the configured one
+    out = out or new_checkpoint(settings, "rerank")
     with stage_progress(json_out) as progress:
         report = train_reranker(
             settings,
             docs,
-            out=out or DEFAULT_RERANKER,
+            out=out,
             train_config=RerankTrainConfig(epochs=epochs, seed=seed),
             mining=MiningConfig(train_queries=queries),
             progress=progress,
@@ -138,6 +151,9 @@ def train_reranker_command(
     for epoch in summary["history"]:
         console.print(f"  epoch {epoch['epoch']}       {epoch['held_out']}  loss {epoch['loss']}", highlight=False)
     console.print(f"best epoch {report.training.best_epoch}; saved {report.checkpoint} ({report.seconds:.0f}s)")
+    if out.resolve() != DEFAULT_RERANKER.resolve():
+        use = f"DOCGRAPH_RERANKER_CHECKPOINT={out} docgraph ask --retriever hybrid-rerank"
+        console.print(f"to use it: {use} ...", highlight=False)
 
 
 @handles_errors
@@ -145,7 +161,10 @@ def reembed_command(
     doc: Annotated[str | None, typer.Option("--doc", help="Only this document (id or file name).")] = None,
     checkpoint: Annotated[Path | None, typer.Option("--checkpoint", help="GNN checkpoint to use.")] = None,
     variant: Annotated[
-        str | None, typer.Option("--variant", help="Compute an ablation variant's vectors: no-cross-page, no-sim.")
+        str | None,
+        typer.Option(
+            "--variant", help="Compute a GNN variant's vectors (its shipped checkpoint): gnn, no-cross-page, no-sim."
+        ),
     ] = None,
     json_out: JsonOption = False,
     store: StoreOption = None,

@@ -52,6 +52,13 @@ def load_reranker(path: Path = DEFAULT_RERANKER) -> CrossEncoder:
     return load_cross_encoder(path)
 
 
+def configured_reranker() -> CrossEncoder:
+    """The reranker the settings name (``DOCGRAPH_RERANKER_CHECKPOINT``), else the shipped one."""
+    from docgraph.app.config import load_settings
+
+    return load_reranker(load_settings().reranker_checkpoint or DEFAULT_RERANKER)
+
+
 def passage_text(corpus: Corpus, hit: ScoredRegion) -> str:
     """What the cross-encoder reads of a hit: section path, then the region, then its neighbours."""
     titles = corpus.section_titles(hit.region_id)
@@ -73,7 +80,7 @@ class RerankingRetriever:
     def __init__(
         self,
         hybrid: HybridRetriever,
-        reranker: Callable[[], CrossEncoder] = load_reranker,
+        reranker: Callable[[], CrossEncoder] = configured_reranker,
         weights: RerankWeights | None = None,
     ) -> None:
         self.hybrid = hybrid
