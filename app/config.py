@@ -7,6 +7,7 @@ conventional ``OPENAI_*`` and ``NEO4J_*`` names), ``docgraph.toml`` in the worki
 from __future__ import annotations
 
 import os
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -190,6 +191,8 @@ def load_settings(**overrides: Any) -> Settings:
         return Settings(**given)
     except ValidationError as exc:
         raise ConfigError(f"bad setting: {setting_errors(exc)}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"docgraph.toml in {Path.cwd()} is not valid TOML: {exc}") from exc
 
 
 def setting_errors(exc: ValidationError) -> str:

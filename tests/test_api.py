@@ -230,6 +230,7 @@ def test_delete_removes_a_document_and_then_it_is_not_found(client: TestClient, 
     response = upload(client, SAMPLE_PDF.read_bytes(), "zoo copy.pdf", embed="false")
     last = follow_job(client, response.json()["job_id"])[-1]
     assert last["status"] == "succeeded" and last["report"]["doc_id"] == "zoo-copy"
+    assert last["report"]["stats"]["same_content_as"] == [SAMPLE_DOC]  # as `docgraph ingest` says of a copy
     # The job says what it ran without.
     assert [note.split(":")[0] for note in last["report"]["notes"]] == ["embeddings off (as asked)"]
     assert "zoo-copy" in [d["doc_id"] for d in client.get("/documents").json()]

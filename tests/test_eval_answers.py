@@ -83,6 +83,8 @@ def test_eval_answers_runs_the_ask_path_on_a_real_store(tmp_path: Path) -> None:
         assert len(missed) == round((1 - hybrid["context_recall@200"]) * hybrid["with_gold_answer"])
     plain = CliRunner().invoke(app, [*args, "--answers"], env=env)
     assert plain.exit_code == 0 and "context_recall@200" in plain.stdout and "answers (document)" in plain.stdout
+    # A temporary store: "not stored, changed since, or stored by another reader" gave no reason that fit.
+    assert plain.stdout.startswith("ingested into a temporary store before scoring, removed afterwards (1; ")
 
 
 def test_a_question_the_endpoint_fails_is_counted_and_the_run_goes_on(tmp_path: Path) -> None:

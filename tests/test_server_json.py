@@ -76,7 +76,11 @@ def test_mcp_over_http_prints_where_it_listens(local_home: Path) -> None:
         assert "jsonrpc" in httpx.get(record["url"], timeout=10).json()  # an error (no session), at once
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=30)
-    assert record == {"service": "MCP server", "url": f"http://127.0.0.1:{port}/mcp"}
+    assert record == {
+        "service": "MCP server",
+        "url": f"http://127.0.0.1:{port}/mcp",
+        "store": f"falkordb-local://{local_home}",
+    }
     lines = [json.loads(line) for line in out.splitlines() + err.splitlines()]
     assert out == "" and all(line["level"] for line in lines)
     served = [line for line in lines if line["logger"] == "uvicorn.access" and line.get("path") == "/mcp"]

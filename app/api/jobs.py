@@ -35,6 +35,7 @@ log = logging.getLogger("docgraph.api")
 KEPT_JOBS = 500
 PipelineFactory = Callable[[bool, bool, Path], IngestPipeline]  # (embed?, force?, file) -> the pipeline to run
 ClashCheck = Callable[[str, Path], str | None]  # (name, file) -> a different stored document it would replace
+CopiesOf = Callable[[str], list[str]]  # doc_id -> the other stored documents of the same content
 UNFINISHED = ("queued", "running")
 MAX_RESTARTS = 2  # a job the server stopped during more often than this (a file that kills it) fails
 
@@ -146,9 +147,11 @@ class JobManager:
         store: JobStore | None = None,
         kept: int = KEPT_JOBS,
         clash_of: ClashCheck | None = None,
+        copies_of: CopiesOf | None = None,
     ) -> None:
         self._pipeline_for = pipeline_for
         self._clash_of = clash_of  # checked again as a job starts: an upload queued before may have landed
+        self._copies_of = copies_of
         self._kept = kept
         self._store = store
         self._jobs: OrderedDict[str, Job] = OrderedDict()
@@ -356,6 +359,10 @@ class JobManager:
         rerun = IngestPipeline(stages, pipeline.notes, pipeline.build, tasks=pipeline.tasks)
         report = rerun.ingest(job.path, progress, uploaded_as=job.file_name)
         report.path = Path(job.file_name)  # the client's name for the file, not the server's temp path
+        if report.status in ("ingested", "replaced") and self._copies_of is not None:
+            same = self._copies_of(report.doc_id)  # a copy under another name: as `docgraph ingest` says
+            if same:
+                report.stats["same_content_as"] = same
         return report
 
 

@@ -132,10 +132,10 @@ def eval_command(
         data = {name: report.to_json(misses) for name, report in reports.items()}
         print_json(data[scopes[0]] if len(scopes) == 1 else {"scopes": data})
         return
-    _print_reports(reports, misses)
+    _print_reports(reports, misses, temporary=not store)
 
 
-def _print_reports(reports: dict[str, EvalReport], misses: bool) -> None:
+def _print_reports(reports: dict[str, EvalReport], misses: bool, temporary: bool) -> None:
     from docgraph.app.evaluation.answers import fallback_warning
     from docgraph.app.evaluation.runner import (
         format_answers,
@@ -149,7 +149,7 @@ def _print_reports(reports: dict[str, EvalReport], misses: bool) -> None:
         console.print(text, markup=False, highlight=False, soft_wrap=True)  # rows wider than 80
 
     first = next(iter(reports.values()))
-    ingested = format_ingested(first)
+    ingested = format_ingested(first, temporary)
     if ingested:
         show(ingested + "\n")
     if len(reports) > 1:
@@ -254,7 +254,8 @@ def _print_bench(report: dict[str, Any]) -> None:
 def eval_cypher_command(
     questions: Annotated[Path, typer.Argument(help="Questions with gold queries (JSON lines).")],
     docs: Annotated[
-        Path | None, typer.Option("--docs", help="PDFs (a file or folder) ingested first, unless stored already.")
+        Path | None,
+        typer.Option("--docs", help="PDFs (a file or folder) ingested first: into a temporary store, or --store's."),
     ] = None,
     json_out: JsonOption = False,
     store: StoreOption = None,

@@ -13,6 +13,7 @@ from docgraph.app.auth.keys import KeyStore
 from docgraph.app.cli.common import JsonOption, StoreOption, handles_errors, server_settings
 from docgraph.app.cli.listening import SHUTDOWN_GRACE_S, http_url, listening_sockets, serve_then_announce
 from docgraph.app.cli.server_log import announce, server_log_config
+from docgraph.app.stores.url import masked_url
 from docgraph.errors import ConfigError
 
 
@@ -53,7 +54,7 @@ def mcp_command(
     serve_then_announce(
         server.http_app(settings, host, stopping),
         sockets,
-        lambda: announce("MCP server", url, json_output),
+        lambda: announce("MCP server", url, json_output, store=masked_url(settings.store_url)),
         on_stop=stopping.set,  # answers under way end now
         grace_s=SHUTDOWN_GRACE_S,
     )

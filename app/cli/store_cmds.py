@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Annotated, Any
 
 import typer
@@ -20,9 +21,12 @@ from docgraph.app.cli.common import (
 )
 from docgraph.app.jobs.documents import list_documents
 from docgraph.app.stores import falkordb_server
+from docgraph.app.stores.query_errors import query_problem
 from docgraph.app.stores.schema import load_graph_schema
 from docgraph.app.stores.url import parse_store_url
 from docgraph.errors import ConfigError, StoreError
+
+PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")  # a query's $name
 
 store_app = typer.Typer(
     help="The local FalkorDB server that docgraph runs for you, and a health check of a FalkorDB graph.",
@@ -48,12 +52,35 @@ def cypher_command(
 ) -> None:
     """Run a Cypher query: read-only (enforced by the database) unless --write."""
     params = parse_params(param or [])
+    if not query.strip():
+        raise ConfigError("the query is empty")
     with opened_store(store, schema=write) as (graph_store, _):
-        rows = graph_store.write(query, params) if write else graph_store.read(query, params)
+        try:
+            rows = graph_store.write(query, params) if write else graph_store.read(query, params)
+        except StoreError as error:  # the database's text, as the UI's Cypher page says it
+            readable = readable_error(str(error), query, params)
+            if readable is None:
+                raise
+            raise type(error)(readable) from error
     if json_out:
         print_json(rows)
     else:
         print_rows(rows)
+
+
+def readable_error(error: str, query: str, params: dict[str, Any]) -> str | None:
+    """One line: where the parser stopped (``Syntax error at line 1, column 9: ...``), or which
+    parameters the query uses that no --param gave; None when the database's text says it already."""
+    problem = query_problem(error)
+    if problem.line is not None:
+        return problem.summary
+    if not any(said in error.lower() for said in ("missing parameters", "expected parameter")):
+        return None
+    missing = [name for name in dict.fromkeys(PARAMETER.findall(query)) if name not in params]
+    if not missing:
+        return None
+    named = ", ".join(f"${name}" for name in missing)
+    return f"the query uses {named}, which no --param gives (--param {missing[0]}=VALUE)"
 
 
 def parse_params(pairs: list[str]) -> dict[str, Any]:

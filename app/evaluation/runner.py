@@ -241,13 +241,20 @@ def ablation_properties(
     return props
 
 
-def format_ingested(report: EvalReport) -> str:
+def format_ingested(report: EvalReport, temporary: bool = False) -> str:
     """Which documents were ingested before scoring, and why (empty when none were): a stored
     document built another way (reader, encoder) is rebuilt the configured way, and one whose GNN
     vectors came from another checkpoint gets the configured one's, so vectors written by
-    ``docgraph reembed --checkpoint`` alone are overwritten."""
+    ``docgraph reembed --checkpoint`` alone are overwritten. ``temporary``: into a store made for
+    this evaluation, where every document is new."""
     if not report.ingested:
         return ""
+    if temporary:
+        count = len(report.ingested)
+        return (
+            f"ingested into a temporary store before scoring, removed afterwards ({count}; --store URL scores "
+            f"a store of yours): {', '.join(report.ingested)}"
+        )
     return (
         f"ingested before scoring ({len(report.ingested)}; not stored, changed since, or stored by another "
         f"reader, encoder or GNN checkpoint than the configured ones): {', '.join(report.ingested)}"

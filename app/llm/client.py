@@ -22,7 +22,7 @@ from docgraph.errors import AnswerAbandoned, LLMRequestError, LLMTimeoutError, L
 if TYPE_CHECKING:  # the SDK is imported on use: ~1.5 s that a run without an LLM endpoint never needs
     import openai
 
-NO_ENDPOINT = "no LLM endpoint configured (set OPENAI_BASE_URL, OPENAI_API_KEY and DOCGRAPH_LLM_MODEL)"
+NO_ENDPOINT = "no LLM endpoint configured (set OPENAI_BASE_URL and OPENAI_API_KEY; DOCGRAPH_LLM_MODEL names the model)"
 NOT_CONFIGURED = f"{NO_ENDPOINT}: answers are extractive"  # what ask says of itself
 NO_VISION_MODEL = "no vision model configured (set DOCGRAPH_VLM_MODEL, and the LLM endpoint)"
 REQUEST_TIMEOUT_S = 60.0  # one completion (settings.llm_timeout_s); tried once more on a time-out

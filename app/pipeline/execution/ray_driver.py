@@ -164,8 +164,8 @@ class RayDriverProcess:
         process.start()
         there.close()
         try:
-            if not here.poll(self._connect_timeout_s + START_MARGIN_S):
-                waited = self._connect_timeout_s
+            waited = self._connect_timeout_s + START_MARGIN_S
+            if not here.poll(waited):
                 raise ConfigError(f"the Ray cluster at {self.address} did not answer within {waited:g}s")
             joined, answer = here.recv()
         except (EOFError, OSError):
@@ -249,7 +249,7 @@ def drive_ray(connection: Connection, spec: WorkerSpec, address: str, connect_ti
         executor = RayExecutor(spec, address, connect_timeout_s)
     except Exception as error:
         connection.send((False, portable(error)))
-        return
+        os._exit(1)  # a join left waiting in Ray's thread must not hold the exit
     connection.send((True, executor.workers))
     sending = threading.Lock()
     threading.Thread(target=_end_when_gone, args=(connection, sending, executor), daemon=True).start()
