@@ -110,7 +110,9 @@ class Settings(BaseSettings):
         description="Time limit of one LLM reply, streamed or not; an endpoint that does not answer at all "
         "is tried once more",
     )
-    llm_max_tokens: int = Field(default=1024, gt=0, description="Most tokens a reply may have when a call sets none")
+    llm_max_tokens: int = Field(
+        default=1024, gt=0, description="Most tokens any reply may have (some calls ask for fewer)"
+    )
     vlm_model: str = Field(default="", description="Vision model name; empty disables descriptions")
     llm_entropy_threshold: float = Field(
         default=0.6,

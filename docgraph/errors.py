@@ -140,6 +140,11 @@ class LLMTimeoutError(LLMUnavailableError):
         self.partial = partial
 
 
+class LLMReplyCutOffError(LLMTimeoutError):
+    """The endpoint ended a reply without finishing it (no finish reason): handled as a reply that did
+    not finish in time, so the answer falls back to quoting the documents."""
+
+
 class LLMRequestError(DocgraphError):
     """The LLM endpoint rejected a request or sent back a reply that cannot be used."""
 

@@ -466,7 +466,7 @@ def test_a_broken_or_hung_llm_endpoint_is_a_502_or_an_extractive_answer(
     with ScriptedLLMServer() as server:
         llm = settings.model_copy(  # a home of its own: one app of the process holds the store's ingest jobs
             update={"llm_base_url": server.base_url, "llm_api_key": "k", "llm_model": "m", "llm_timeout_s": 1.0}
-            | {"home": tmp_path}
+            | {"home": tmp_path, "llm_max_tokens": 200}
         )
         with TestClient(create_app(llm, store=store), base_url="http://localhost") as llm_client:
             html = Reply(raw=b"<html>502 Bad Gateway</html>", content_type="text/html")
@@ -488,6 +488,8 @@ def test_a_broken_or_hung_llm_endpoint_is_a_502_or_an_extractive_answer(
     answer = hung.json()
     assert answer["mode"] == "extractive" and "10:30" in answer["answer"]
     assert any("did not answer within 1s" in str(step) and "extractive" in str(step) for step in answer["trace"])
+    assert answer["timings"]["route"] >= 1.0  # the router's time-out counts: it said 0.0
+    assert answer["llm_fallback"] and "did not answer within 1s" in answer["llm_fallback"]
     assert waited < 30  # one retry of a one-second limit, not minutes
-    # Every call bounds its reply: the router's own limit, the answer's the configured one.
-    assert [body.get("max_tokens") for body in server.requests] == [300, llm.llm_max_tokens]
+    # Every call bounds its reply by the setting: the router's own limit (300) is lowered to it.
+    assert [body.get("max_tokens") for body in server.requests] == [200, 200]

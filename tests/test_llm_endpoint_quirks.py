@@ -26,7 +26,7 @@ from docgraph.app.stores.base import GraphStore
 from docgraph.errors import LLMRequestError, LLMTimeoutError
 from docgraph.models.encoder_loader import load_encoder
 from tests.llm_data import llm_settings, zoo_batch
-from tests.llm_server import Reply, ScriptedLLMServer, confident
+from tests.llm_server import Reply, ScriptedLLMServer, confident, hesitant, uncertain
 
 DOCGRAPH = Path(sys.executable).with_name("docgraph")
 QUESTION = "When are the penguins fed?"
@@ -247,3 +247,57 @@ def hears_ctrl_c() -> None:
     """SIGINT as a terminal's Ctrl-C reaches a program: Python turns it into KeyboardInterrupt only
     when it did not start with the signal ignored, as a shell's background jobs do."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.mark.parametrize(
+    ("reply", "said"),
+    [
+        (Reply(status=401, error="Invalid API key"), "refused the API key (HTTP 401): Invalid API key"),
+        (Reply(status=404, error="Not Found"), "answered HTTP 404: Not Found: is its URL the server's"),
+    ],
+)
+def test_an_endpoint_refusing_the_key_or_the_address_says_which(tmp_path: Path, reply: Reply, said: str) -> None:
+    """ "the LLM endpoint answered HTTP 404: Error code: 404" named neither the endpoint nor the cause."""
+    with ScriptedLLMServer() as server:
+        server.add(reply, reply)
+        client = make_client(llm_settings(server.base_url, tmp_path))
+        with pytest.raises(LLMRequestError) as refused:
+            client.chat(HELLO)
+    assert str(refused.value).startswith(f"the LLM endpoint {server.base_url} {said}"), refused.value
+
+
+def test_ctrl_c_while_text2cypher_waits_says_so(zoo_store: GraphStore, local_home: Path, tmp_path: Path) -> None:
+    """Typer ends an interrupted command with 130 and not a word (text2cypher, eval --answers, ...)."""
+    with ScriptedLLMServer() as server:
+        server.add(Reply("MATCH (n) RETURN count(n)", delay_s=30.0))
+        env = {**os.environ, **scripted_env(server, zoo_store, tmp_path / "home", local_home)}
+        asking = subprocess.Popen(
+            [str(DOCGRAPH), "text2cypher", QUESTION],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=hears_ctrl_c,
+        )
+        deadline = time.monotonic() + 60
+        while not server.requests and time.monotonic() < deadline and asking.poll() is None:
+            time.sleep(0.05)
+        asking.send_signal(signal.SIGINT)
+        out, err = asking.communicate(timeout=60)
+    assert (asking.returncode, out, err) == (130, "", "interrupted\n")
+
+
+def test_a_kept_round_without_its_invented_citations_is_printed_once(
+    zoo_store: GraphStore, local_home: Path, tmp_path: Path
+) -> None:
+    """The stream shows a kept round as checked; "(removed citations ...; the answer as checked:)"
+    then printed the same text again."""
+    kept = hesitant("At 10:00 [zoo p.1 #r1] [zoo p.9 #r99].")  # the second tag names no passage shown
+    with ScriptedLLMServer() as server:
+        server.add(ROUTE_RETRIEVE, kept, uncertain("Lions eat at noon [zoo p.1 #r1]."))
+        env = scripted_env(server, zoo_store, tmp_path / "home", local_home)
+        env |= {"DOCGRAPH_LLM_MAX_REREADS": "1", "DOCGRAPH_LLM_ENTROPY_THRESHOLD": "0.6"}
+        done = CliRunner().invoke(app, ["ask", QUESTION, "--k", "1"], env=env)
+    assert done.exit_code == 0, done.output
+    assert "the answer of round 1 was the most certain" in done.stdout
+    assert done.stdout.count("At 10:00 [zoo p.1 #r1]") == 2, done.stdout  # round 1 streamed, then kept once

@@ -8,9 +8,12 @@ repair loop with the database's real errors."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,11 +27,10 @@ from docgraph.app.config import Settings
 from docgraph.app.llm import local_model
 from docgraph.app.llm.client import LLMClient, LocalModelClient, Message
 from docgraph.app.llm.local_model import local_model_path
-from docgraph.app.llm.router import ROUTER_MAX_TOKENS
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.resources import ROOT
 from docgraph.app.stores.factory import open_store
-from docgraph.errors import AnswerAbandoned, LLMTimeoutError
+from docgraph.errors import AnswerAbandoned, LLMReplyCutOffError, LLMTimeoutError
 from tests.conftest import fresh_graph_name
 from tests.llama_server import llama_server, missing_reason, smollm2_model
 
@@ -90,7 +92,7 @@ def test_ask_streams_an_answer_and_feeds_logprobs_to_the_loop(server: str, store
     assert rounds and all(isinstance(step["entropy"], float) for step in rounds)  # logprobs came back
     assert answer["entropy"] == min(step["entropy"] for step in rounds)  # the most certain round stands
     tokens = answer["tokens"]  # the router's call and one per round, each bounded by max_tokens
-    bound = ROUTER_MAX_TOKENS + int(MAX_TOKENS) * len(rounds)  # the router's reply has its own bound
+    bound = int(MAX_TOKENS) * (len(rounds) + 1)  # the router's own bound (300) is lowered to the setting's
     assert tokens["calls"] == len(rounds) + 1 and 0 < tokens["completion"] <= bound
 
 
@@ -299,3 +301,58 @@ def test_a_local_model_is_free_again_after_a_stream_its_reader_gave_up(tmp_path:
         [sys.executable, "-c", STREAM_READER_FAILS, str(smollm2_model())], capture_output=True, text=True, timeout=120
     )  # a wait for ever ends in TimeoutExpired
     assert done.returncode == 0 and done.stdout.strip() == "True", done.stderr[-2000:]
+
+
+def test_a_reply_another_request_interrupts_is_not_taken_as_whole(server: str) -> None:
+    """llama.cpp's server ends a streamed reply when another request comes in (`[DONE]` and no finish
+    reason): two users asking at once, the first got an empty or half answer as if it were whole."""
+    endless = EndlessClient(base_url=server, api_key="none", model=str(smollm2_model()), timeout_s=120.0)
+    started = threading.Event()
+    outcome: list[object] = []
+
+    def ask_first() -> None:
+        try:
+            prompt: list[Message] = [{"role": "user", "content": "Count from 1 to 5000."}]
+            outcome.append(endless.chat(prompt, max_tokens=ENDLESS_TOKENS, stream=lambda _: started.set()))
+        except Exception as error:
+            outcome.append(error)
+
+    first = threading.Thread(target=ask_first)
+    first.start()
+    assert started.wait(120)
+    second = LLMClient(base_url=server, api_key="none", model=str(smollm2_model()), timeout_s=120.0)
+    assert second.chat([{"role": "user", "content": "Say hi."}], max_tokens=4).text
+    first.join(120)
+    [cut] = outcome
+    assert isinstance(cut, LLMReplyCutOffError), cut
+    assert cut.partial.strip() and "ended its reply unfinished" in str(cut)
+
+
+def test_a_server_killed_mid_reply_is_a_reply_broken_off(tmp_path: Path) -> None:
+    """It said "the LLM endpoint ... cannot be reached" after part of the answer was shown, and the
+    answer failed; as a reply cut off, ask quotes the documents instead (the partial kept)."""
+    shown: list[str] = []
+    with llama_server() as url:
+        server_pid = next(pid for pid in server_pids() if f"--port\0{url.split(':')[2].split('/')[0]}\0" in pid[1])
+        endless = EndlessClient(base_url=url, api_key="none", model=str(smollm2_model()), timeout_s=120.0)
+
+        def kill_at_first_piece(piece: str) -> None:
+            shown.append(piece)
+            if len(shown) == 1:
+                os.kill(server_pid[0], signal.SIGKILL)
+
+        with pytest.raises(LLMReplyCutOffError) as broken:
+            prompt: list[Message] = [{"role": "user", "content": "Count from 1 to 5000."}]
+            endless.chat(prompt, max_tokens=ENDLESS_TOKENS, stream=kill_at_first_piece)
+    assert "broke off its reply after" in str(broken.value) and "the connection was lost" in str(broken.value)
+    assert broken.value.partial == "".join(shown)
+
+
+def server_pids() -> Iterator[tuple[int, str]]:
+    """Each process's id and command line (NUL-separated)."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                yield int(entry.name), (entry / "cmdline").read_text()
+            except OSError:
+                continue

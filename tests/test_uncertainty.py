@@ -200,3 +200,47 @@ def test_an_answer_cut_short_mid_stream_is_marked_before_the_quotes_that_replace
     partial, rest = streamed.split("the answer below quotes the documents instead]")
     assert partial.startswith("Penguins") and "twice a day" not in partial
     assert rest.strip() == result.answer
+
+
+def test_an_endpoint_gone_at_a_reread_keeps_the_round_answered(
+    zoo_store: GraphStore, retriever: Retriever, tmp_path: Path
+) -> None:
+    """A server killed while the reread was asked: "cannot be reached", exit 1, and round 1's answer,
+    shown whole already, was lost."""
+    chunks: list[str] = []
+    with ScriptedLLMServer() as server:
+        server.add(ROUTE_RETRIEVE, hesitant("At 10:00 [zoo p.1 #r1]."))
+        settings = llm_settings(server.base_url, tmp_path, llm_max_rereads=1, llm_entropy_threshold=0.6)
+
+        def stream(piece: str) -> None:
+            chunks.append(piece)
+            if "re-reading" in piece:  # the reread is asked next, of a server gone
+                server.__exit__(None, None, None)
+
+        result = ask(QUESTION, zoo_store, settings, retriever, k=1, stream_callback=stream)
+
+    assert result.mode == "llm" and result.answer == "At 10:00 [zoo p.1 #r1]."
+    kept = next(step for step in result.trace if step["step"] == "kept")
+    assert kept["round"] == 0 and "cannot be reached" in kept["reason"]
+    assert "".join(chunks).endswith("the answer of round 1 is kept:]\n\nAt 10:00 [zoo p.1 #r1].")
+
+
+def test_a_reply_the_endpoint_ends_unfinished_is_not_the_answer(
+    zoo_store: GraphStore, retriever: Retriever, tmp_path: Path
+) -> None:
+    """A stream ended with [DONE] and no finish reason (llama.cpp's server, when another request
+    comes in) was taken for the whole answer: an empty or half one, with mode "llm"."""
+    piece = {"choices": [{"index": 0, "delta": {"content": "The penguins"}, "finish_reason": None}]}
+    unfinished = f"data: {json.dumps(piece)}\n\ndata: [DONE]\n\n".encode()
+    chunks: list[str] = []
+    with ScriptedLLMServer() as server:
+        server.add(ROUTE_RETRIEVE, Reply(raw=unfinished, content_type="text/event-stream"))
+        settings = llm_settings(server.base_url, tmp_path, llm_max_rereads=1, llm_entropy_threshold=0.6)
+        result = ask(QUESTION, zoo_store, settings, retriever, k=1, stream_callback=chunks.append)
+
+    assert result.mode == "extractive" and result.llm_fallback
+    assert "ended its reply unfinished after 12 characters" in result.llm_fallback
+    assert result.to_json()["llm_fallback"] == result.llm_fallback  # said in --json and the API, not only the trace
+    assert "[zoo p.1 #r1]" in result.answer  # the documents quoted
+    streamed = "".join(chunks)
+    assert streamed.index("The penguins") < streamed.index("the answer below quotes the documents instead")

@@ -107,3 +107,18 @@ def test_calibrating_without_log_probabilities_is_a_clear_error(
     assert done.exit_code == 1
     assert "only 0 of 5 answers came with log-probabilities" in done.output
     assert not calibration_path(home).exists()  # nothing half-calibrated is saved
+
+
+def test_too_few_questions_are_refused_before_the_model_is_asked(
+    falkordb_store: GraphStore, local_home: Path, tmp_path: Path
+) -> None:
+    """Two questions were asked of the model first (21 s on a CPU model), then refused as "only 2 of 2
+    answers came with log-probabilities", which they all had."""
+    falkordb_store.write_document(zoo_batch())
+    questions = calibration_questions(tmp_path, 2)
+    with ScriptedLLMServer() as server:
+        env = cli_env(server, falkordb_store, local_home, tmp_path / "home")
+        done = CliRunner().invoke(app, [*CALIBRATE, str(questions)], env=env)
+        asked = len(server.requests)
+    assert done.exit_code == 1 and asked == 0
+    assert done.output == "error: 2 questions make no threshold: give at least 5\n"

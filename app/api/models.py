@@ -255,6 +255,9 @@ class AnswerModel(ResponseModel):
     question: str
     answer: str
     mode: Literal["llm", "extractive"]
+    llm_fallback: str | None = Field(
+        description="Why the configured LLM gave no answer (timed out, cut off): the answer quotes the documents"
+    )
     route: str
     citations: list[CitationModel]
     removed_citations: int

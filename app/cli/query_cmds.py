@@ -80,7 +80,8 @@ def ask_command(
     note_status()
     if streamed:
         console.print(safe.close(), markup=False, highlight=False)
-        if result.removed_citations:  # the stream showed them; the answer kept is without them
+        shown_checked = "".join(streamed).rstrip().endswith(result.answer.strip())  # a kept round, shown whole
+        if result.removed_citations and not shown_checked:  # the stream showed them; the answer kept is without
             removed = ", ".join(f"[{tag}]" for tag in result.removed_citations)
             notice = f"\n(removed citations of passages the model was not shown: {removed}; the answer as checked:)"
             console.print(terminal_text(notice), style="dim", markup=False, highlight=False)

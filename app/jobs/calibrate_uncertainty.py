@@ -77,6 +77,8 @@ def calibrate_uncertainty(
     """Ask each question once (first round only), set and save the model's threshold."""
     if not 0 < share < 1:
         raise ConfigError(f"--share must lie between 0 and 1, not {share:g}")
+    if len(questions) < MIN_ANSWERS:  # said before the model is asked anything
+        raise ConfigError(f"{len(questions)} questions make no threshold: give at least {MIN_ANSWERS}")
     first_round = settings.model_copy(update={"llm_max_rereads": 0})
     doc_ids = {item.doc: str(find_document(store, item.doc)["doc_id"]) for item in questions if item.doc}
     entropies: list[float] = []

@@ -51,6 +51,7 @@ class AnswerResult:
             "question": self.question,
             "answer": self.answer,
             "mode": self.mode,
+            "llm_fallback": self.llm_fallback or None,
             "route": self.route,
             "citations": [c.to_json() for c in self.citations],
             "removed_citations": len(self.removed_citations),

@@ -16,8 +16,20 @@ from typing import TYPE_CHECKING, Any, cast
 
 from docgraph.app.config import Settings
 from docgraph.app.llm.local_model import LOCAL_PREFIX, PromptAbandoned, local_model_path, local_stream
-from docgraph.app.llm.read_ahead import LATE, ReadAhead
-from docgraph.errors import AnswerAbandoned, LLMRequestError, LLMTimeoutError, LLMUnavailableError
+from docgraph.app.llm.read_ahead import ReadAhead
+
+# Completion, StreamCallback and TokenLogprob are this module's too: its callers' types of a reply
+from docgraph.app.llm.replies import Completion as Completion
+from docgraph.app.llm.replies import DeadlineError, Shown, UnfinishedReply, from_chunks
+from docgraph.app.llm.replies import StreamCallback as StreamCallback
+from docgraph.app.llm.replies import TokenLogprob as TokenLogprob
+from docgraph.errors import (
+    AnswerAbandoned,
+    LLMReplyCutOffError,
+    LLMRequestError,
+    LLMTimeoutError,
+    LLMUnavailableError,
+)
 
 if TYPE_CHECKING:  # the SDK is imported on use: ~1.5 s that a run without an LLM endpoint never needs
     import openai
@@ -27,27 +39,9 @@ NOT_CONFIGURED = f"{NO_ENDPOINT}: answers are extractive"  # what ask says of it
 NO_VISION_MODEL = "no vision model configured (set DOCGRAPH_VLM_MODEL, and the LLM endpoint)"
 REQUEST_TIMEOUT_S = 60.0  # one completion (settings.llm_timeout_s); tried once more on a time-out
 MAX_TOKENS = 1024  # settings.llm_max_tokens: a reply's bound when a call names none
-MAX_REPLY_CHARS = 64_000  # a reply is cut here whatever the endpoint does with max_tokens
 TOP_LOGPROBS = 5
 
-StreamCallback = Callable[[str], None]
 Message = dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class TokenLogprob:
-    token: str
-    logprob: float
-    top: tuple[float, ...] = ()  # log-probabilities of the top alternatives, the chosen one included
-
-
-@dataclass(slots=True)
-class Completion:
-    text: str
-    logprobs: list[TokenLogprob] | None = None  # None when the endpoint gave none
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    seconds: float = 0.0
 
 
 @dataclass(slots=True)
@@ -193,7 +187,8 @@ class LLMClient:
     def _options(self, messages: list[Message], logprobs: bool, max_tokens: int | None) -> dict[str, Any]:
         """A chat request's settings, the model aside: temperature 0, a bounded reply, log-probabilities."""
         options: dict[str, Any] = {"messages": messages, "temperature": 0.0}
-        options["max_tokens"] = max_tokens if max_tokens is not None else self.max_tokens
+        # the setting bounds every reply: a call's own bound (the router's, a description's) only lowers it
+        options["max_tokens"] = min(max_tokens, self.max_tokens) if max_tokens is not None else self.max_tokens
         if logprobs:
             options.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
         return options
@@ -215,24 +210,33 @@ class LLMClient:
         # makes a server (llama.cpp's among them) stop generating a reply nobody waits for any more.
         # The time-out bounds the whole reply, streamed to the caller or not.
         deadline = started + self.timeout_s
+        shown = Shown(stream or _unheard)
         try:
             chunks = self.sdk.chat.completions.create(**options, stream=True, stream_options={"include_usage": True})
             # read by a thread of its own: the deadline holds while a long prompt is read (no chunks);
             # closed however the reading ends, so that a reply nobody reads any more is stopped
             with contextlib.closing(ReadAhead(cast(Iterable[Any], chunks), deadline)) as ahead:
-                completion = from_chunks(ahead, stream or _unheard, deadline)
+                completion = from_chunks(ahead, shown, deadline)
         except (openai.APITimeoutError, httpx.TimeoutException) as exc:
             raise LLMTimeoutError(
                 f"the LLM endpoint {self.base_url} did not answer within {self.timeout_s:g}s (tried twice)"
             ) from exc
         except DeadlineError as exc:
             raise exc.timed_out(f"the LLM endpoint {self.base_url}", self.timeout_s) from exc
-        except openai.APIConnectionError as exc:
+        except UnfinishedReply as exc:
+            raise exc.cut_off(f"the LLM endpoint {self.base_url}") from exc
+        except (openai.APIConnectionError, httpx.TransportError) as exc:
+            if shown.text:  # the server went away mid-reply: as a reply cut off, not one never begun
+                raise LLMReplyCutOffError(
+                    f"the LLM endpoint {self.base_url} broke off its reply after {len(shown.text)} characters "
+                    f"(the connection was lost: {exc})",
+                    partial=shown.text,
+                ) from exc
             raise LLMUnavailableError(f"the LLM endpoint {self.base_url} cannot be reached: {exc}") from exc
         except openai.BadRequestError:
             raise
         except openai.APIStatusError as exc:
-            raise LLMRequestError(f"the LLM endpoint answered HTTP {exc.status_code}: {_error_text(exc)}") from exc
+            raise LLMRequestError(_status_problem(self.base_url, exc)) from exc
         except (openai.APIError, ValueError, AttributeError, TypeError) as exc:  # a reply that is not a completion
             raise LLMRequestError(f"the LLM endpoint sent back something that is not a chat completion: {exc}") from exc
         completion.seconds = time.perf_counter() - started
@@ -275,6 +279,8 @@ class LocalModelClient(LLMClient):
             raise DeadlineError("").timed_out(f"the local model {path.name}", self.timeout_s) from exc
         except DeadlineError as exc:
             raise exc.timed_out(f"the local model {path.name}", self.timeout_s) from exc
+        except UnfinishedReply as exc:
+            raise exc.cut_off(f"the local model {path.name}") from exc
         completion.seconds = time.perf_counter() - started
         return completion
 
@@ -287,6 +293,19 @@ def _request_error(exc: Exception) -> LLMRequestError:
     return exc if isinstance(exc, LLMRequestError) else LLMRequestError(str(exc))
 
 
+def _status_problem(base_url: str, exc: openai.APIStatusError) -> str:
+    """An HTTP error of the endpoint in one line, with what usually causes it (the SDK's own text for
+    one without a body is "Error code: 404")."""
+    text = _error_text(exc)
+    said = "" if text == f"Error code: {exc.status_code}" else f": {text}"
+    if exc.status_code in (401, 403):
+        return f"the LLM endpoint {base_url} refused the API key (HTTP {exc.status_code}){said}"
+    if exc.status_code == 404:
+        hint = "is its URL the server's OpenAI-compatible /v1 address, and the model's name right?"
+        return f"the LLM endpoint {base_url} answered HTTP 404{said}: {hint}"
+    return f"the LLM endpoint answered HTTP {exc.status_code}{said}"
+
+
 def _error_text(exc: openai.APIStatusError) -> str:
     body = exc.body
     if isinstance(body, dict):
@@ -294,21 +313,6 @@ def _error_text(exc: openai.APIStatusError) -> str:
         if isinstance(error, dict) and error.get("message"):
             return str(error["message"])
     return str(exc)
-
-
-class DeadlineError(Exception):
-    """A reply still coming at its deadline; ``partial`` is what had come."""
-
-    def __init__(self, partial: str) -> None:
-        super().__init__(partial)
-        self.partial = partial
-
-    def timed_out(self, model: str, timeout_s: float) -> LLMTimeoutError:
-        """The error a caller gets: ``model`` (who answered) did not finish within ``timeout_s``."""
-        return LLMTimeoutError(
-            f"{model} did not finish its reply within {timeout_s:g}s (stopped after {len(self.partial)} characters)",
-            partial=self.partial,
-        )
 
 
 class HeardStream:
@@ -330,70 +334,3 @@ class HeardStream:
 
 def _unheard(text: str) -> None:
     """The stream callback of a caller that wants only the whole reply."""
-
-
-def from_chunks(chunks: Iterable[Any], stream: StreamCallback, deadline: float | None = None) -> Completion:
-    """The completion a stream of chunks makes; the stream is closed (the request stopped: for an
-    endpoint's stream read ahead, at its next chunk) when the reply grows past ``MAX_REPLY_CHARS``
-    or is still coming at ``deadline`` (``time.perf_counter``), which :data:`LATE` says too."""
-    parts: list[str] = []
-    size = 0
-    logprobs: list[TokenLogprob] | None = None
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    received = 0
-    for chunk in chunks:
-        received += 1
-        if chunk is LATE or (deadline is not None and time.perf_counter() > deadline):
-            getattr(chunks, "close", lambda: None)()
-            raise DeadlineError("".join(parts))
-        usage = getattr(chunk, "usage", None)
-        if usage is not None:
-            prompt_tokens, completion_tokens = usage.prompt_tokens, usage.completion_tokens
-        if not getattr(chunk, "choices", None):
-            continue
-        choice = chunk.choices[0]
-        delta = getattr(choice, "delta", None)
-        text = getattr(delta, "content", None) if delta is not None else None
-        if text:
-            kept = text[: MAX_REPLY_CHARS - size]
-            parts.append(kept)
-            size += len(kept)
-            stream(kept)
-            if size >= MAX_REPLY_CHARS:
-                getattr(chunks, "close", lambda: None)()  # long enough: stop the request
-                break
-        chunk_logprobs = _token_logprobs(getattr(choice, "logprobs", None))
-        if chunk_logprobs is not None:
-            logprobs = (logprobs or []) + chunk_logprobs
-    if not received:
-        raise _empty_stream_error(chunks)
-    if completion_tokens is None:  # no usage chunk (llama.cpp sends none): one token per text chunk
-        completion_tokens = len(logprobs) if logprobs else len(parts)
-    return Completion("".join(parts), logprobs, prompt_tokens, completion_tokens)
-
-
-def _empty_stream_error(chunks: Iterable[Any]) -> LLMRequestError:
-    """Why a stream held no chunk: the reply was no event stream, or (llama.cpp's way of refusing a
-    prompt longer than the model's context) an empty one."""
-    kind = str(getattr(getattr(chunks, "response", None), "headers", {}).get("content-type", ""))
-    if kind and not kind.startswith("text/event-stream"):
-        return LLMRequestError(f"the LLM endpoint sent back something that is not a chat completion ({kind})")
-    return LLMRequestError(
-        "the LLM endpoint ended the stream without sending a completion "
-        "(llama.cpp does so when the prompt is longer than the model's context)"
-    )
-
-
-def _token_logprobs(logprobs: Any) -> list[TokenLogprob] | None:
-    content = getattr(logprobs, "content", None) if logprobs is not None else None
-    if not content:
-        return None
-    return [
-        TokenLogprob(
-            token=entry.token,
-            logprob=float(entry.logprob),
-            top=tuple(float(alt.logprob) for alt in (entry.top_logprobs or [])),
-        )
-        for entry in content
-    ]

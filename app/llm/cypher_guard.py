@@ -29,9 +29,11 @@ ALLOWED_PROCEDURES = frozenset(
         "db.index.fulltext.querynodes",
     }
 )
+# A clause word, not a name spelled like one: a variable ``(use:Region)``, ``count(set)``,
+# ``use.name`` or ``[show]`` has a bracket before it or ``.``, ``:``, ``,`` or a closing bracket after.
 _FORBIDDEN = re.compile(
-    r"(?<![.\w$])(CREATE|MERGE|DELETE|DETACH|SET|REMOVE|DROP|FOREACH|LOAD\s+CSV|PERIODIC\s+COMMIT"
-    r"|GRANT|REVOKE|DENY|ALTER|RENAME|START\s+DATABASE|STOP\s+DATABASE|TERMINATE|SHOW|USE)\b",
+    r"(?<![.\w$(\[])(CREATE|MERGE|DELETE|DETACH|SET|REMOVE|DROP|FOREACH|LOAD\s+CSV|PERIODIC\s+COMMIT"
+    r"|GRANT|REVOKE|DENY|ALTER|RENAME|START\s+DATABASE|STOP\s+DATABASE|TERMINATE|SHOW|USE)\b(?!\s*[.:,)\]])",
     re.IGNORECASE,
 )
 # APOC functions that only compute on values; any other apoc.* function (apoc.cypher.*, apoc.load.*,

@@ -159,14 +159,16 @@ def _without_llm(result: AnswerResult, error: LLMTimeoutError) -> None:
 
 def _decide(question: str, client: LLMClient | None, force_cypher: bool, result: AnswerResult) -> RouteDecision:
     started = time.perf_counter()
-    if force_cypher:
-        decision = RouteDecision("cypher", "forced", "asked for text-to-Cypher")
-    else:
-        decision = route_question(question, client, result.tokens)
+    try:
+        if force_cypher:
+            decision = RouteDecision("cypher", "forced", "asked for text-to-Cypher")
+        else:
+            decision = route_question(question, client, result.tokens)
+    finally:  # a router that timed out took its time too, and is decided again without the model
+        result.timings["route"] = result.timings.get("route", 0.0) + time.perf_counter() - started
     if decision.route == "cypher" and client is None:
         decision = RouteDecision("retrieve", decision.by, decision.reason + "; text-to-Cypher needs an LLM endpoint")
     result.route = decision.route
-    result.timings["route"] = time.perf_counter() - started
     result.note("route", **decision.to_json())
     return decision
 
@@ -181,11 +183,13 @@ def _run_cypher(
     result: AnswerResult,
 ) -> Text2CypherResult | None:
     asked = question if doc_id is None else f"{question}\n(Only about the document with doc_id '{doc_id}'.)"
+    started = time.perf_counter()
     try:
         generated = generate_cypher(asked, store, settings, client, run=True, usage=result.tokens)
     except (Text2CypherError, LLMRequestError) as error:  # no valid query, or a prompt past the model's context
         if force_cypher:
             raise
+        result.timings["text2cypher"] = time.perf_counter() - started  # the tries given up on took time too
         result.note("cypher", error=str(error), fallback="retrieve")
         result.route = "retrieve"
         return None

@@ -24,7 +24,7 @@ from docgraph.app.llm.client import LLMClient, StreamCallback, TokenLogprob
 from docgraph.app.llm.context import Context, Passage, build_context, first_groups, reading_neighbours
 from docgraph.app.llm.focus import focus_passages
 from docgraph.app.stores.base import GraphStore
-from docgraph.errors import LLMRequestError, LLMTimeoutError
+from docgraph.errors import LLMRequestError, LLMUnavailableError
 
 REREAD_NOTICE = "\n\n[uncertain (mean token entropy {entropy:.2f}): re-reading with more evidence]\n\n"
 KEPT_NOTICE = "\n\n[the answer of round {round} was the most certain (mean token entropy {entropy:.2f}); kept:]\n\n"
@@ -76,8 +76,8 @@ def answer_with_rereads(
             completion, checked = generate_answer(
                 question, context, client, extras=extras, stream=stream, logprobs=True
             )
-        except (LLMTimeoutError, LLMRequestError) as error:  # a reread cut short or refused (its longer
-            if not rounds:  # context past the model's): the rounds answered still stand
+        except (LLMUnavailableError, LLMRequestError) as error:  # a reread cut short, refused (its longer
+            if not rounds:  # context past the model's) or unreachable: the rounds answered still stand
                 raise
             return _kept_after_failure(result, rounds, error, stream)
         result.tokens.add(completion)
@@ -117,7 +117,7 @@ def _most_certain(
 def _kept_after_failure(
     result: AnswerResult,
     rounds: list[tuple[float, CheckedAnswer, Context]],
-    error: LLMTimeoutError | LLMRequestError,
+    error: LLMUnavailableError | LLMRequestError,
     stream: StreamCallback | None,
 ) -> tuple[CheckedAnswer, Context]:
     """The most certain of the rounds answered before the endpoint stopped; the stream, which showed
