@@ -199,16 +199,22 @@ def test_streamed_answers_wait_for_a_slot(served: str, llm: ScriptedLLMServer, m
     assert routed == [True, False, True, False]  # the second answer began once the first had ended
 
 
-def test_a_client_gone_before_any_text_asks_the_model_nothing_more(served: str, llm: ScriptedLLMServer) -> None:
-    """Gone while the question was routed, the answer was still asked of the model, then dropped."""
+@pytest.mark.parametrize("route", ["/ask/stream", "/ask"])
+def test_a_client_gone_before_any_text_asks_the_model_nothing_more(
+    served: str, llm: ScriptedLLMServer, route: str
+) -> None:
+    """Gone while the question was routed, the answer was still asked of the model, then dropped
+    (POST /ask: the whole answer, rereads too)."""
     llm.add(Reply(ROUTE_RETRIEVE, delay_s=2.0), "an answer must not be asked")
     with pytest.raises(httpx.ReadTimeout):
-        httpx.post(f"{served}/ask/stream", json=QUESTION, timeout=0.5)  # hangs up while the router thinks
+        httpx.post(f"{served}{route}", json=QUESTION, timeout=0.5)  # hangs up while the router thinks
     deadline = time.monotonic() + 30
     while answer_threads() and time.monotonic() < deadline:  # the router's reply finds nobody waiting
         time.sleep(0.1)
+    time.sleep(3.0)  # the router's 2 s, then the answer: were it asked, it would be by now
     assert not answer_threads()
-    assert len(llm.requests) == 1 and len(llm.replies) == 1  # the router only
+    # the router only (or nothing, when the client left before the question reached it: models loading)
+    assert len(llm.requests) <= 1 and len(llm.requests) + len(llm.replies) == 2
 
 
 def test_a_stopping_server_ends_the_answers_under_way(

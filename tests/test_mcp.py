@@ -220,3 +220,30 @@ def test_an_answer_under_way_ends_when_the_http_server_stops(env: dict[str, str]
         with pytest.raises(ToolError, match="the server is stopping"):
             anyio.run(server.call_tool, "ask", question)
         assert len(llm.requests) == 2  # the router and the answer, nothing after the stop
+
+
+def test_an_answer_the_agent_cancels_stops_asking_the_model(env: dict[str, str], tmp_path: Path) -> None:
+    """A cancelled ask (a client's time-out, an ended session) went on in its thread: the whole reply,
+    then the rereads, half a minute of the model for nobody."""
+    words = [f" word{i}" for i in range(600)]
+    with ScriptedLLMServer() as llm:
+        llm.add(ROUTE_RETRIEVE, Reply(tokens=words, pace_s=0.1), "a reread must not be asked")
+        endpoint = {"llm_base_url": llm.base_url, "llm_api_key": "k", "llm_model": "m"}
+        server = build_server(Settings(home=tmp_path, store=env["DOCGRAPH_STORE"], **endpoint))
+
+        async def cancel_once_the_answer_is_asked() -> None:
+            async with anyio.create_task_group() as group:
+                group.start_soon(server.call_tool, "ask", {"question": "When are the penguins fed?", "k": 3})
+                with anyio.fail_after(60):
+                    while len(llm.requests) < 2:
+                        await anyio.sleep(0.05)
+                await anyio.sleep(0.5)
+                group.cancel_scope.cancel()
+
+        anyio.run(cancel_once_the_answer_is_asked)
+        deadline = time.monotonic() + 30
+        while not llm.hung_up and time.monotonic() < deadline:  # its next write after the close fails
+            time.sleep(0.1)
+        # closed a few words after the cancel (it ran on to the 60 s time-out: some 590 words of 600)
+        assert len(llm.hung_up) == 1 and llm.hung_up[0] < len(words) // 4, llm.hung_up
+        assert len(llm.requests) == 2  # the router and the answer, no reread

@@ -3,7 +3,9 @@ graph query."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -33,7 +35,7 @@ from docgraph.app.llm.client import StreamCallback
 from docgraph.app.llm.service import ask, text2cypher
 from docgraph.app.llm.text2cypher import run_written_query
 from docgraph.app.stores.base import GraphStore
-from docgraph.errors import StoreError
+from docgraph.errors import AnswerAbandoned, StoreError
 
 router = APIRouter()
 
@@ -54,10 +56,24 @@ def retrieve(body: RetrieveRequest, state: State) -> dict[str, Any]:
 
 
 @router.post("/ask", response_model=AnswerModel, responses=documented(403, 404, 422, 502), tags=["query"])
-def ask_question(body: AskRequest, state: State) -> dict[str, Any]:
+async def ask_question(body: AskRequest, state: State, request: Request) -> Any:
     """A cited answer from the stored documents (extractive when no LLM endpoint is configured)."""
-    store = state.store()
-    return answer_json(body, state, store, stored_doc_id(store, body.doc_id))
+    store = await run_in_threadpool(state.store)
+    doc_id = await run_in_threadpool(stored_doc_id, store, body.doc_id)
+    left = threading.Event()  # the client hung up: the model is asked nothing more for it
+    watch = asyncio.create_task(_note_when_gone(request, left))
+    try:
+        return await run_in_threadpool(answer_json, body, state, store, doc_id, None, left.is_set)
+    except AnswerAbandoned:
+        return Response(status_code=CLIENT_CLOSED_REQUEST)  # nobody reads it
+    finally:
+        watch.cancel()
+
+
+async def _note_when_gone(request: Request, left: threading.Event) -> None:
+    while not await request.is_disconnected():
+        await asyncio.sleep(DISCONNECT_POLL_S)
+    left.set()
 
 
 def answer_json(
@@ -82,6 +98,7 @@ def answer_json(
 
 
 CLIENT_CLOSED_REQUEST = 499  # as nginx logs a request whose client left before the answer
+DISCONNECT_POLL_S = 0.5  # how often a whole answer's request is checked for a client gone
 # Each event as it is written: no cache, and no buffering by a proxy in front (nginx's X-Accel-Buffering).
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {

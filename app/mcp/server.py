@@ -15,6 +15,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
+import anyio
+import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.transport_security import TransportSecuritySettings
@@ -66,16 +68,26 @@ def build_server(settings: Settings, stopping: threading.Event | None = None) ->
         regions = retrieve_regions(store, state.retriever(variant), query, k, doc)
         return {"query": query, "regions": [region.to_json() for region in regions]}
 
-    @server.tool()
     @as_tool_errors
-    def ask(question: QueryText, k: KField = 8, doc_id: DocIdField = None) -> dict[str, Any]:
-        """A cited answer from the stored documents (extractive when no LLM endpoint is configured)."""
+    def answer(question: str, k: int, doc_id: str | None, cancelled: threading.Event) -> dict[str, Any]:
         with state.until_stopped():
             store = state.store()
             doc = str(find_document(store, doc_id)["doc_id"]) if doc_id else None
             retriever = state.retriever("hybrid")
-            result = ask_store(question, store, settings, retriever, k, doc, stop_when=state.stopping.is_set)
+            stopped = lambda: state.stopping.is_set() or cancelled.is_set()  # noqa: E731
+            result = ask_store(question, store, settings, retriever, k, doc, stop_when=stopped)
         return result.to_json()
+
+    @server.tool()
+    async def ask(question: QueryText, k: KField = 8, doc_id: DocIdField = None) -> dict[str, Any]:
+        """A cited answer from the stored documents (extractive when no LLM endpoint is configured)."""
+        cancelled = threading.Event()  # the agent cancelled the call, or its session ended
+        asked = functools.partial(answer, question, k, doc_id, cancelled)
+        try:
+            return await anyio.to_thread.run_sync(asked, abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            cancelled.set()  # the model is asked nothing more for it: its reply stops at the next piece
+            raise
 
     @server.tool()
     @as_tool_errors
