@@ -247,3 +247,32 @@ def test_an_answer_the_agent_cancels_stops_asking_the_model(env: dict[str, str],
         # closed a few words after the cancel (it ran on to the 60 s time-out: some 590 words of 600)
         assert len(llm.hung_up) == 1 and llm.hung_up[0] < len(words) // 4, llm.hung_up
         assert len(llm.requests) == 2  # the router and the answer, no reread
+
+
+def test_a_stop_while_the_model_reads_the_prompt_ends_the_answer(env: dict[str, str], tmp_path: Path) -> None:
+    """Stopped while the model still read the prompt (no word yet, keep-alive comments only), the ask
+    waited for its first word: over HTTP the server had ended by then, and the agent read "SSE
+    stream ended without a response"."""
+    stopping = threading.Event()
+    with ScriptedLLMServer() as llm:
+        llm.add(Reply(ROUTE_RETRIEVE, pings_s=30.0))
+        endpoint = {"llm_base_url": llm.base_url, "llm_api_key": "k", "llm_model": "m"}
+        server = build_server(Settings(home=tmp_path, store=env["DOCGRAPH_STORE"], **endpoint), stopping)
+
+        def stop_once_the_router_is_asked() -> None:
+            deadline = time.monotonic() + 60
+            while not llm.requests and time.monotonic() < deadline:
+                time.sleep(0.05)
+            time.sleep(0.5)
+            stopping.set()
+
+        stopper = threading.Thread(target=stop_once_the_router_is_asked)
+        stopper.start()
+
+        async def ask_bounded() -> None:
+            with anyio.fail_after(20):  # the prompt is "read" for 30 s
+                await server.call_tool("ask", {"question": "When are the penguins fed?", "k": 3})
+
+        with pytest.raises(ToolError, match="the server is stopping: ask again once it is back"):
+            anyio.run(ask_bounded)
+        stopper.join(60)

@@ -215,7 +215,7 @@ class LLMClient:
             chunks = self.sdk.chat.completions.create(**options, stream=True, stream_options={"include_usage": True})
             # read by a thread of its own: the deadline holds while a long prompt is read (no chunks);
             # closed however the reading ends, so that a reply nobody reads any more is stopped
-            with contextlib.closing(ReadAhead(cast(Iterable[Any], chunks), deadline)) as ahead:
+            with contextlib.closing(ReadAhead(cast(Iterable[Any], chunks), deadline, self.stop_when)) as ahead:
                 completion = from_chunks(ahead, shown, deadline)
         except (openai.APITimeoutError, httpx.TimeoutException) as exc:
             raise LLMTimeoutError(

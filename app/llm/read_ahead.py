@@ -14,16 +14,22 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from docgraph.errors import AnswerAbandoned
+
 LATE = object()  # what the iterator gives once the deadline has passed with no chunk
+STOP_LOOK_S = 0.25  # how often the asker's stop_when is looked at while no chunk comes
 _CHUNK, _END, _ERROR = "chunk", "end", "error"
 
 
 class ReadAhead(Iterator[Any]):
-    def __init__(self, chunks: Iterable[Any], deadline: float) -> None:
-        self._chunks, self._deadline = chunks, deadline
+    """``stop_when``: whoever asked has stopped waiting (a client gone, a server stopping); looked at
+    while no chunk comes too (a long prompt being read), so the asker hears of it at once."""
+
+    def __init__(self, chunks: Iterable[Any], deadline: float, stop_when: Callable[[], bool] | None = None) -> None:
+        self._chunks, self._deadline, self._stop_when = chunks, deadline, stop_when
         self._arrived: queue.Queue[tuple[str, Any]] = queue.Queue()
         self._closed = threading.Event()
         self._over = False  # the end or an error was handed on: nothing more comes
@@ -39,11 +45,16 @@ class ReadAhead(Iterator[Any]):
     def __next__(self) -> Any:
         if self._over:
             raise StopIteration
-        wait = max(0.0, self._deadline - time.perf_counter()) + 0.01  # past the deadline, not at it
-        try:
-            kind, value = self._arrived.get(timeout=wait)
-        except queue.Empty:
-            return LATE
+        while True:
+            wait = max(0.0, self._deadline - time.perf_counter()) + 0.01  # past the deadline, not at it
+            try:
+                kind, value = self._arrived.get(timeout=min(wait, STOP_LOOK_S))
+                break
+            except queue.Empty:
+                if self._stop_when is not None and self._stop_when():
+                    raise AnswerAbandoned("whoever asked stopped waiting for the answer") from None
+                if wait <= STOP_LOOK_S:
+                    return LATE
         self._over = kind != _CHUNK
         if kind == _END:
             raise StopIteration
