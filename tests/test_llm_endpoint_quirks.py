@@ -301,3 +301,15 @@ def test_a_kept_round_without_its_invented_citations_is_printed_once(
     assert done.exit_code == 0, done.output
     assert "the answer of round 1 was the most certain" in done.stdout
     assert done.stdout.count("At 10:00 [zoo p.1 #r1]") == 2, done.stdout  # round 1 streamed, then kept once
+
+
+def test_prose_instead_of_a_query_is_told_so(zoo_store: GraphStore, tmp_path: Path) -> None:
+    """A small model's prose ("You need to use multiple columns instead.") was refused as "USE is not
+    allowed", and the repair prompt told the model about a clause it never wrote."""
+    with ScriptedLLMServer() as server:
+        server.add("You need to use multiple columns instead.", "MATCH (t:Table) RETURN count(t) AS tables")
+        result = text2cypher("How many tables are there?", zoo_store, llm_settings(server.base_url, tmp_path), run=True)
+        retry = server.prompts()[1]
+    assert result.rows == [{"tables": 1}] and len(result.attempts) == 2
+    assert result.attempts[0].error.startswith("the reply is not a Cypher query (it begins 'You need to use")
+    assert "is not a Cypher query" in retry and "USE is not allowed" not in retry

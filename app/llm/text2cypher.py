@@ -19,7 +19,14 @@ from typing import Any
 
 from docgraph.app.config import Settings
 from docgraph.app.llm.client import LLMClient, Message, TokenUsage
-from docgraph.app.llm.cypher_guard import bounded_rows, check_read_only, clean_query, with_row_limit
+from docgraph.app.llm.cypher_guard import (
+    bounded_rows,
+    check_read_only,
+    clean_query,
+    code_only,
+    escapes_decoded,
+    with_row_limit,
+)
 from docgraph.app.llm.prompting import fill, template
 from docgraph.app.resources import CYPHER_DIR
 from docgraph.app.stores.base import GraphStore, Row
@@ -27,6 +34,39 @@ from docgraph.app.stores.schema import load_graph_schema
 from docgraph.errors import QuerySyntaxError, StoreError, StoreUnavailableError, Text2CypherError
 
 MAX_ECHOED_CHARS = 4000  # of a refused reply, sent back with the database's error for another try
+# The words a Cypher query may begin with (writes too: the guard names them); other text is prose.
+CLAUSES = frozenset(
+    [
+        "MATCH",
+        "OPTIONAL",
+        "WITH",
+        "UNWIND",
+        "RETURN",
+        "CALL",
+        "UNION",
+        "EXPLAIN",
+        "PROFILE",
+        "CREATE",
+        "MERGE",
+        "DELETE",
+        "DETACH",
+        "SET",
+        "REMOVE",
+        "DROP",
+        "FOREACH",
+        "LOAD",
+        "USE",
+        "SHOW",
+        "GRANT",
+        "REVOKE",
+        "DENY",
+        "ALTER",
+        "RENAME",
+        "START",
+        "STOP",
+        "TERMINATE",
+    ]
+)
 
 EXAMPLES_DIR = CYPHER_DIR / "examples"
 DATABASE_NAMES = {"falkordb": "FalkorDB", "neo4j": "Neo4j 5"}
@@ -193,6 +233,9 @@ def run_written_query(
 def _check_and_run(query: str, store: GraphStore, settings: Settings, run: bool, result: Text2CypherResult) -> None:
     if not query:
         raise QuerySyntaxError("the reply held no query")
+    first = code_only(escapes_decoded(query)).split(maxsplit=1)[:1]  # C\u0041LL is CALL
+    if first and first[0].split("(")[0].upper() not in CLAUSES:  # prose: its "use" is no USE clause
+        raise QuerySyntaxError(f"the reply is not a Cypher query (it begins {query[:40]!r}): answer with the query")
     check_read_only(query)
     limited = with_row_limit(query, settings.text2cypher_row_limit)
     store.explain(limited)
