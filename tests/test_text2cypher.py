@@ -69,6 +69,11 @@ def test_the_prompt_holds_schema_live_counts_dialect_and_examples(zoo_store: Gra
 
 
 WRITE_ATTEMPTS = [
+    # a clause word against a quoted name or a comment is still a clause (not a name spelled like one)
+    "MATCH (`n`:Region) SET `n`.text = 'x' RETURN 1",
+    "MATCH (`a`:Region), (`b`:Page) DELETE `a`, `b`",
+    "MATCH (`n`:Region) REMOVE `n`.text",
+    "MATCH (n:Region) SET/*c*/n.text = 'x'",
     "CREATE (:Region {region_id: 'evil', text: 'x'})",
     "MATCH (r:Region) DELETE r",
     "MATCH (r:Region) DETACH DELETE r",

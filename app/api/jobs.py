@@ -360,7 +360,11 @@ class JobManager:
         report = rerun.ingest(job.path, progress, uploaded_as=job.file_name)
         report.path = Path(job.file_name)  # the client's name for the file, not the server's temp path
         if report.status in ("ingested", "replaced") and self._copies_of is not None:
-            same = self._copies_of(report.doc_id)  # a copy under another name: as `docgraph ingest` says
+            try:
+                same = self._copies_of(report.doc_id)  # a copy under another name: as `docgraph ingest` says
+            except DocgraphError as error:  # the document is stored: only this remark is lost
+                log.warning("ingest job %s: could not look for copies of %s: %s", job.job_id, report.doc_id, error)
+                same = []
             if same:
                 report.stats["same_content_as"] = same
         return report

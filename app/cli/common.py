@@ -124,6 +124,8 @@ def handles_errors(func: Callable[P, R]) -> Callable[P, R]:
         except (typer.Exit, typer.Abort):
             raise
         except KeyboardInterrupt:  # Typer's own exit 130 says nothing; a command that says more catches it first
+            if CliState.debug:
+                raise
             err_console.print("interrupted", markup=False)
             raise typer.Exit(130) from None
         except typer.BadParameter as exc:  # raised in a command's body: the user's input, not a crash

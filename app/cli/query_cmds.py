@@ -80,7 +80,10 @@ def ask_command(
     note_status()
     if streamed:
         console.print(safe.close(), markup=False, highlight=False)
-        shown_checked = "".join(streamed).rstrip().endswith(result.answer.strip())  # a kept round, shown whole
+        said = "".join(streamed)  # a kept round is shown as checked after its notice
+        shown_checked = (
+            "kept:]" in said and bool(result.answer.strip()) and said.rstrip().endswith(result.answer.strip())
+        )
         if result.removed_citations and not shown_checked:  # the stream showed them; the answer kept is without
             removed = ", ".join(f"[{tag}]" for tag in result.removed_citations)
             notice = f"\n(removed citations of passages the model was not shown: {removed}; the answer as checked:)"

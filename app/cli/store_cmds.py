@@ -20,6 +20,7 @@ from docgraph.app.cli.common import (
     settings_for,
 )
 from docgraph.app.jobs.documents import list_documents
+from docgraph.app.llm.cypher_guard import code_only
 from docgraph.app.stores import falkordb_server
 from docgraph.app.stores.query_errors import query_problem
 from docgraph.app.stores.schema import load_graph_schema
@@ -76,7 +77,7 @@ def readable_error(error: str, query: str, params: dict[str, Any]) -> str | None
         return problem.summary
     if not any(said in error.lower() for said in ("missing parameters", "expected parameter")):
         return None
-    missing = [name for name in dict.fromkeys(PARAMETER.findall(query)) if name not in params]
+    missing = [name for name in dict.fromkeys(PARAMETER.findall(code_only(query))) if name not in params]
     if not missing:
         return None
     named = ", ".join(f"${name}" for name in missing)

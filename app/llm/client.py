@@ -298,8 +298,10 @@ def _status_problem(base_url: str, exc: openai.APIStatusError) -> str:
     one without a body is "Error code: 404")."""
     text = _error_text(exc)
     said = "" if text == f"Error code: {exc.status_code}" else f": {text}"
-    if exc.status_code in (401, 403):
-        return f"the LLM endpoint {base_url} refused the API key (HTTP {exc.status_code}){said}"
+    if exc.status_code == 401:
+        return f"the LLM endpoint {base_url} refused the API key (HTTP 401){said}"
+    if exc.status_code == 403:
+        return f"the LLM endpoint {base_url} refused the key access (HTTP 403: to this model?){said}"
     if exc.status_code == 404:
         hint = "is its URL the server's OpenAI-compatible /v1 address, and the model's name right?"
         return f"the LLM endpoint {base_url} answered HTTP 404{said}: {hint}"

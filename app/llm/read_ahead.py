@@ -56,6 +56,8 @@ class ReadAhead(Iterator[Any]):
                 if wait <= STOP_LOOK_S:
                     return LATE
         self._over = kind != _CHUNK
+        if kind == _CHUNK and self._stop_when is not None and self._stop_when():  # chunks without text too
+            raise AnswerAbandoned("whoever asked stopped waiting for the answer")
         if kind == _END:
             raise StopIteration
         if kind == _ERROR:

@@ -56,8 +56,9 @@ class UnfinishedReply(Exception):
 
     def cut_off(self, model: str) -> LLMReplyCutOffError:
         return LLMReplyCutOffError(
-            f"{model} ended its reply unfinished after {len(self.partial)} characters (llama.cpp's server "
-            "ends a reply so when another request comes in, unless started with --interrupt_requests False)",
+            f"{model} ended its reply unfinished after {len(self.partial)} characters, without a finish reason "
+            "(llama-cpp-python's server ends a reply so when another request comes in, unless started with "
+            "--interrupt_requests False)",
             partial=self.partial,
         )
 

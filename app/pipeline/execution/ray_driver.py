@@ -85,14 +85,19 @@ class RayDriverProcess:
         return list(self._stats)
 
     def close(self) -> None:
-        """The tasks not sent yet fail; the driver lets go of the cluster and ends."""
+        """The tasks not sent yet fail; the driver lets go of the cluster and ends (killed if the
+        sending is stuck: a join under way, a task the driver does not take)."""
         with self._asked:
             if self._closed:
                 return
             self._closed = True
             self._asks.append(None)
             self._asked.notify()
-        self._sender.join()
+        self._sender.join(STOP_WAIT_S)
+        driver = self._driver
+        if self._sender.is_alive() and driver is not None:
+            driver.process.kill()  # the send under way breaks off; the thread then stops it
+        self._sender.join(STOP_WAIT_S)
 
     def _send_asks(self) -> None:
         while (ask := self._next_ask()) is not None:
@@ -103,11 +108,10 @@ class RayDriverProcess:
                 result.set_exception(WorkerLostError("the Ray executor was closed before this task ran"))
                 continue
             try:
-                driver = self._live_driver()
-            except DocgraphError as error:
-                result.set_exception(error)
-                continue
-            self._send(driver, task_id, result, method, args)
+                self._send(self._live_driver(), task_id, result, method, args)
+            except Exception as error:  # this task fails; the thread goes on with the next
+                if not result.done():
+                    result.set_exception(error)
         if self._driver is not None:
             self._stop(self._driver)
 
@@ -143,16 +147,17 @@ class RayDriverProcess:
             raise WorkerLostError(self._refused[1])
         try:
             self._driver = self._start()
-        except DocgraphError as error:
+        except Exception as error:  # a refused join, or no process to start (no file descriptors left)
             self._refused = (time.monotonic(), self._not_joined_again(error))
             raise WorkerLostError(self._refused[1]) from error
         self._went_away = False
         return self._driver
 
-    def _not_joined_again(self, error: DocgraphError) -> str:
+    def _not_joined_again(self, error: Exception) -> str:
+        said = str(error) if isinstance(error, DocgraphError) else f"{type(error).__name__}: {error}"
         if not self._went_away:
-            return f"{error}; this document is not written"
-        reason = str(error).removeprefix(f"cannot join the Ray cluster at {self.address}: ")
+            return f"{said}; this document is not written"
+        reason = said.removeprefix(f"cannot join the Ray cluster at {self.address}: ")
         went = f"the Ray cluster at {self.address} went away and cannot be joined again"
         return f"{went}: {reason}; this document is not written"
 
@@ -201,6 +206,9 @@ class RayDriverProcess:
             elif result is not None:
                 result.set_exception(payload)
         driver.process.join(STOP_WAIT_S)
+        if driver.process.is_alive():  # its answers cannot be read: not left joined to the cluster
+            driver.process.kill()
+            driver.process.join(STOP_WAIT_S)
         if self._closed:
             reason = "the Ray executor was closed before this task ended"
         elif said:
@@ -240,7 +248,10 @@ def ended(process: multiprocessing.process.BaseProcess) -> str:
 def drive_ray(connection: Connection, spec: WorkerSpec, address: str, connect_timeout_s: float, parent: int) -> None:
     """The driver process: join the cluster, then run the tasks asked of it until told to stop or
     until ``parent`` is gone."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    # Ctrl-C and a service manager's SIGTERM to the whole group are the parent's to handle: its
+    # documents under way finish through this driver, which ends with it
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     exit_with_parent(parent)
     os.dup2(2, 1)  # Ray's messages must not reach the parent's standard output (--json)
     from docgraph.app.pipeline.execution.ray_cluster import RayExecutor  # imports Ray
