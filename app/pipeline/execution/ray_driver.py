@@ -19,7 +19,7 @@ import os
 import signal
 import threading
 import time
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -110,7 +110,7 @@ class RayDriverProcess:
             try:
                 self._send(self._live_driver(), task_id, result, method, args)
             except Exception as error:  # this task fails; the thread goes on with the next
-                if not result.done():
+                with contextlib.suppress(InvalidStateError):  # unless its answer came first
                     result.set_exception(error)
         if self._driver is not None:
             self._stop(self._driver)
