@@ -35,7 +35,7 @@ log = logging.getLogger("docgraph.api")
 KEPT_JOBS = 500
 PipelineFactory = Callable[[bool, bool, Path], IngestPipeline]  # (embed?, force?, file) -> the pipeline to run
 ClashCheck = Callable[[str, Path], str | None]  # (name, file) -> a different stored document it would replace
-CopiesOf = Callable[[str], list[str]]  # doc_id -> the other stored documents of the same content
+CopiesNote = Callable[[IngestReport], None]  # says in a new document's report which stored ones it copies
 UNFINISHED = ("queued", "running")
 MAX_RESTARTS = 2  # a job the server stopped during more often than this (a file that kills it) fails
 
@@ -147,11 +147,11 @@ class JobManager:
         store: JobStore | None = None,
         kept: int = KEPT_JOBS,
         clash_of: ClashCheck | None = None,
-        copies_of: CopiesOf | None = None,
+        note_copies: CopiesNote | None = None,
     ) -> None:
         self._pipeline_for = pipeline_for
         self._clash_of = clash_of  # checked again as a job starts: an upload queued before may have landed
-        self._copies_of = copies_of
+        self._note_copies = note_copies
         self._kept = kept
         self._store = store
         self._jobs: OrderedDict[str, Job] = OrderedDict()
@@ -359,14 +359,11 @@ class JobManager:
         rerun = IngestPipeline(stages, pipeline.notes, pipeline.build, tasks=pipeline.tasks)
         report = rerun.ingest(job.path, progress, uploaded_as=job.file_name)
         report.path = Path(job.file_name)  # the client's name for the file, not the server's temp path
-        if report.status in ("ingested", "replaced") and self._copies_of is not None:
+        if self._note_copies is not None:  # a copy under another name: as `docgraph ingest` says
             try:
-                same = self._copies_of(report.doc_id)  # a copy under another name: as `docgraph ingest` says
+                self._note_copies(report)
             except DocgraphError as error:  # the document is stored: only this remark is lost
                 log.warning("ingest job %s: could not look for copies of %s: %s", job.job_id, report.doc_id, error)
-                same = []
-            if same:
-                report.stats["same_content_as"] = same
         return report
 
 

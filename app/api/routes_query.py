@@ -13,7 +13,7 @@ from fastapi import APIRouter, FastAPI, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response, StreamingResponse
 
-from docgraph.app.api.answer_stream import MEDIA_TYPE, AnswerEvents
+from docgraph.app.api.answer_stream import DISCONNECT_POLL_S, MEDIA_TYPE, AnswerEvents
 from docgraph.app.api.errors import ApiError
 from docgraph.app.api.models import (
     AnswerModel,
@@ -98,7 +98,6 @@ def answer_json(
 
 
 CLIENT_CLOSED_REQUEST = 499  # as nginx logs a request whose client left before the answer
-DISCONNECT_POLL_S = 0.5  # how often a whole answer's request is checked for a client gone
 # Each event as it is written: no cache, and no buffering by a proxy in front (nginx's X-Accel-Buffering).
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {

@@ -11,7 +11,7 @@ from pathlib import Path
 from docgraph.app.api.job_store import JobStore
 from docgraph.app.api.jobs import KEPT_JOBS, JobManager
 from docgraph.app.config import Settings
-from docgraph.app.jobs.documents import clashing_document, same_content_as
+from docgraph.app.jobs.documents import clashing_document, note_copies
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.execution.base import TaskExecutor
 from docgraph.app.pipeline.execution.factory import configured_workers, ingest_executor, useful_workers
@@ -39,7 +39,7 @@ class ApiState(ServingState):
             self.ingest_pipeline,
             JobStore(jobs_file(settings), KEPT_JOBS),
             clash_of=lambda name, path: clashing_document(self.store(), name, path),
-            copies_of=lambda doc_id: same_content_as(self.store(), doc_id),
+            note_copies=lambda report: note_copies(self.store(), report),
         )
         self._sweep_uploads()
 

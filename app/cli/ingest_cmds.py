@@ -28,9 +28,9 @@ from docgraph.app.jobs.documents import (
     find_document,
     list_documents,
     locate_pdf,
+    note_copies,
     page_regions,
     page_turn,
-    same_content_as,
 )
 from docgraph.app.jobs.ingest_batch import ingest_batch
 from docgraph.app.jobs.relink import relink_corpus
@@ -138,7 +138,8 @@ def ingest_command(
             said = f"not ingested: {names} (run the command again for them)" if left else "every document ended"
             err_console.print(f"interrupted: {said}", markup=False)
             raise typer.Exit(130)
-        _note_copies(graph_store, reports)
+        for report in reports:
+            note_copies(graph_store, report)
         if describe:
             for report in reports:
                 if report.status != "failed":
@@ -183,16 +184,6 @@ def stage_description(name: str, stage: str) -> str:
     """A document's progress line, ``manual.pdf [embed]``, its counts beside it (pages read, regions
     embedded); escaped, since rich would take ``[embed]`` for markup and show nothing of it."""
     return escape(f"{name} [{stage}]")
-
-
-def _note_copies(graph_store: GraphStore, reports: list[IngestReport]) -> None:
-    """A new document whose file is a copy of a stored one (under another name, so another
-    document): its report says which (``same_content_as``)."""
-    for report in reports:
-        if report.status in ("ingested", "replaced"):
-            same = same_content_as(graph_store, report.doc_id)
-            if same:
-                report.stats["same_content_as"] = same
 
 
 def _describe(graph_store: GraphStore, settings: Settings, report: IngestReport) -> None:

@@ -21,6 +21,7 @@ from docgraph.app.cli.common import (
 from docgraph.app.jobs.documents import find_document, list_documents
 from docgraph.app.llm.client import llm_status
 from docgraph.app.llm.service import ASK_K, ask, check_question, describe_document, text2cypher
+from docgraph.app.llm.uncertainty import shows_kept_answer
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.registry import RETRIEVER_NAMES, make_retriever
 from docgraph.errors import LLMRequestError, LLMUnavailableError, Text2CypherError
@@ -80,10 +81,7 @@ def ask_command(
     note_status()
     if streamed:
         console.print(safe.close(), markup=False, highlight=False)
-        said = "".join(streamed)  # a kept round is shown as checked after its notice
-        shown_checked = (
-            "kept:]" in said and bool(result.answer.strip()) and said.rstrip().endswith(result.answer.strip())
-        )
+        shown_checked = shows_kept_answer("".join(streamed), result.answer)
         if result.removed_citations and not shown_checked:  # the stream showed them; the answer kept is without
             removed = ", ".join(f"[{tag}]" for tag in result.removed_citations)
             notice = f"\n(removed citations of passages the model was not shown: {removed}; the answer as checked:)"

@@ -6,6 +6,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, Row
 from docgraph.app.stores.kept_copies import copies_locked, drop_unused_copy, kept_copy_path, stored_sha256
@@ -56,6 +57,15 @@ def same_content_as(store: GraphStore, doc_id: str) -> list[str]:
         return []
     rows = store.read(cypher.load("documents_with_sha256", store.dialect), {"sha256": sha256, "doc_id": doc_id})
     return [str(row["doc_id"]) for row in rows]
+
+
+def note_copies(store: GraphStore, report: IngestReport) -> None:
+    """A new document whose file is a copy of a stored one (under another name, so another
+    document): its report says which (``stats.same_content_as``)."""
+    if report.status in ("ingested", "replaced"):
+        same = same_content_as(store, report.doc_id)
+        if same:
+            report.stats["same_content_as"] = same
 
 
 def holds_documents(store: GraphStore) -> bool:

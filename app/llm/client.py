@@ -20,7 +20,7 @@ from docgraph.app.llm.read_ahead import ReadAhead
 
 # Completion, StreamCallback and TokenLogprob are this module's too: its callers' types of a reply
 from docgraph.app.llm.replies import Completion as Completion
-from docgraph.app.llm.replies import DeadlineError, Shown, UnfinishedReply, from_chunks
+from docgraph.app.llm.replies import DeadlineError, UnfinishedReply, from_chunks
 from docgraph.app.llm.replies import StreamCallback as StreamCallback
 from docgraph.app.llm.replies import TokenLogprob as TokenLogprob
 from docgraph.errors import (
@@ -210,7 +210,7 @@ class LLMClient:
         # makes a server (llama.cpp's among them) stop generating a reply nobody waits for any more.
         # The time-out bounds the whole reply, streamed to the caller or not.
         deadline = started + self.timeout_s
-        shown = Shown(stream or _unheard)
+        shown = HeardStream(stream or _unheard)  # what the reply said, should its connection break
         try:
             chunks = self.sdk.chat.completions.create(**options, stream=True, stream_options={"include_usage": True})
             # read by a thread of its own: the deadline holds while a long prompt is read (no chunks);
@@ -318,11 +318,20 @@ def _error_text(exc: openai.APIStatusError) -> str:
 
 
 class HeardStream:
-    """A stream callback that remembers whether any text went through it; with ``stop_when``, it
-    gives the reply up (its stream is closed) at the first piece after that says so."""
+    """A stream callback that keeps the text that went through it (what a reply broken off had
+    said); with ``stop_when``, it gives the reply up (its stream is closed) at the first piece after
+    that says so."""
 
     def __init__(self, stream: StreamCallback, stop_when: Callable[[], bool] | None = None) -> None:
-        self.stream, self.anything, self.stop_when = stream, False, stop_when
+        self.stream, self.stop_when, self.pieces = stream, stop_when, list[str]()
+
+    @property
+    def text(self) -> str:
+        return "".join(self.pieces)
+
+    @property
+    def anything(self) -> bool:
+        return any(self.pieces)
 
     def check(self) -> None:
         if self.stop_when is not None and self.stop_when():
@@ -330,7 +339,7 @@ class HeardStream:
 
     def __call__(self, text: str) -> None:
         self.check()
-        self.anything = self.anything or bool(text)
+        self.pieces.append(text)
         self.stream(text)
 
 

@@ -51,18 +51,21 @@ class ReadAhead(Iterator[Any]):
                 kind, value = self._arrived.get(timeout=min(wait, STOP_LOOK_S))
                 break
             except queue.Empty:
-                if self._stop_when is not None and self._stop_when():
-                    raise AnswerAbandoned("whoever asked stopped waiting for the answer") from None
+                self._check_asker()
                 if wait <= STOP_LOOK_S:
                     return LATE
         self._over = kind != _CHUNK
-        if kind == _CHUNK and self._stop_when is not None and self._stop_when():  # chunks without text too
-            raise AnswerAbandoned("whoever asked stopped waiting for the answer")
+        if kind == _CHUNK:  # chunks without text too (reasoning sent apart from the answer)
+            self._check_asker()
         if kind == _END:
             raise StopIteration
         if kind == _ERROR:
             raise value
         return value
+
+    def _check_asker(self) -> None:
+        if self._stop_when is not None and self._stop_when():
+            raise AnswerAbandoned("whoever asked stopped waiting for the answer")
 
     def close(self) -> None:
         """Stop the request: now when the reading is over, else by the reader at its next chunk (the

@@ -63,21 +63,6 @@ class UnfinishedReply(Exception):
         )
 
 
-class Shown:
-    """A stream callback that keeps what went through it: what a reply broken off had said."""
-
-    def __init__(self, stream: StreamCallback) -> None:
-        self.stream, self.pieces = stream, list[str]()
-
-    def __call__(self, text: str) -> None:
-        self.pieces.append(text)
-        self.stream(text)
-
-    @property
-    def text(self) -> str:
-        return "".join(self.pieces)
-
-
 def from_chunks(chunks: Iterable[Any], stream: StreamCallback, deadline: float | None = None) -> Completion:
     """The completion a stream of chunks makes; the stream is closed (the request stopped: for an
     endpoint's stream read ahead, at its next chunk) when the reply grows past ``MAX_REPLY_CHARS``

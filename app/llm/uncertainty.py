@@ -27,8 +27,15 @@ from docgraph.app.stores.base import GraphStore
 from docgraph.errors import LLMRequestError, LLMUnavailableError
 
 REREAD_NOTICE = "\n\n[uncertain (mean token entropy {entropy:.2f}): re-reading with more evidence]\n\n"
-KEPT_NOTICE = "\n\n[the answer of round {round} was the most certain (mean token entropy {entropy:.2f}); kept:]\n\n"
-CUT_NOTICE = "\n\n[{error}; the answer of round {round} is kept:]\n\n"
+KEPT_MARK = "kept:]\n\n"  # how a kept round's notices end: its answer follows, as checked
+KEPT_NOTICE = "\n\n[the answer of round {round} was the most certain (mean token entropy {entropy:.2f}); " + KEPT_MARK
+CUT_NOTICE = "\n\n[{error}; the answer of round {round} is " + KEPT_MARK
+
+
+def shows_kept_answer(streamed: str, answer: str) -> bool:
+    """Whether a stream ended with a kept round's notice and ``answer`` after it, as checked."""
+    answer = answer.strip()
+    return bool(answer) and KEPT_MARK in streamed and streamed.rstrip().endswith(answer)
 
 
 def token_entropy(entry: TokenLogprob) -> float:

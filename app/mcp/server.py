@@ -74,7 +74,10 @@ def build_server(settings: Settings, stopping: threading.Event | None = None) ->
             store = state.store()
             doc = str(find_document(store, doc_id)["doc_id"]) if doc_id else None
             retriever = state.retriever("hybrid")
-            stopped = lambda: state.stopping.is_set() or cancelled.is_set()  # noqa: E731
+
+            def stopped() -> bool:
+                return state.stopping.is_set() or cancelled.is_set()
+
             result = ask_store(question, store, settings, retriever, k, doc, stop_when=stopped)
         return result.to_json()
 

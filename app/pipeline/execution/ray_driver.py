@@ -10,12 +10,12 @@ child, which joins the cluster again (or fails at once while it cannot).
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import functools
 import itertools
 import multiprocessing
 import os
+import queue
 import signal
 import threading
 import time
@@ -64,18 +64,17 @@ class RayDriverProcess:
         self._went_away = False  # a driver ended uninvited, and no fresh one could join since
         self._driver: _Driver | None = self._start()
         self.workers = self._driver.workers
-        self._asks: collections.deque[tuple[int, Future[Any], str, tuple[Any, ...]] | None] = collections.deque()
-        self._asked = threading.Condition()
+        self._asks: queue.SimpleQueue[tuple[int, Future[Any], str, tuple[Any, ...]] | None] = queue.SimpleQueue()
+        self._closing = threading.Lock()  # a task is queued before the close's end mark, or refused
         self._sender = threading.Thread(target=self._send_asks, name="docgraph-ray-send", daemon=True)
         self._sender.start()
 
     def submit(self, method: str, *args: Any) -> Future[Any]:
         result: Future[Any] = Future()
-        with self._asked:
+        with self._closing:
             if self._closed:
                 raise IngestError("the Ray executor is closed")
-            self._asks.append((next(self._ids), result, method, args))
-            self._asked.notify()
+            self._asks.put((next(self._ids), result, method, args))
         return result
 
     def source(self, path: Path) -> SourceFile:
@@ -87,12 +86,11 @@ class RayDriverProcess:
     def close(self) -> None:
         """The tasks not sent yet fail; the driver lets go of the cluster and ends (killed if the
         sending is stuck: a join under way, a task the driver does not take)."""
-        with self._asked:
+        with self._closing:
             if self._closed:
                 return
             self._closed = True
-            self._asks.append(None)
-            self._asked.notify()
+            self._asks.put(None)
         self._sender.join(STOP_WAIT_S)
         driver = self._driver
         if self._sender.is_alive() and driver is not None:
@@ -100,7 +98,7 @@ class RayDriverProcess:
         self._sender.join(STOP_WAIT_S)
 
     def _send_asks(self) -> None:
-        while (ask := self._next_ask()) is not None:
+        while (ask := self._asks.get()) is not None:
             task_id, result, method, args = ask
             if not result.set_running_or_notify_cancel():
                 continue
@@ -114,12 +112,6 @@ class RayDriverProcess:
                     result.set_exception(error)
         if self._driver is not None:
             self._stop(self._driver)
-
-    def _next_ask(self) -> tuple[int, Future[Any], str, tuple[Any, ...]] | None:
-        with self._asked:
-            while not self._asks:
-                self._asked.wait()
-            return self._asks.popleft()
 
     def _send(self, driver: _Driver, task_id: int, result: Future[Any], method: str, args: tuple[Any, ...]) -> None:
         with driver.lock:
