@@ -219,7 +219,7 @@ def test_a_broken_pdf_fails_in_its_job_and_leaves_the_graph_alone(client: TestCl
     assert response.status_code == 202
     last = follow_job(client, response.json()["job_id"])[-1]
     assert last["status"] == "failed"
-    assert last["error"] and last["report"]["status"] == "failed"
+    assert last["error"] and last["report"]["status"] == "failed" and last["report"]["doc_id"] == "broken"
     assert "Traceback" not in json.dumps(last)
     settings: Settings = client.app.state.docgraph.settings  # type: ignore[attr-defined]
     assert str(settings.home) not in json.dumps(last)  # the server's upload path stays on the server

@@ -156,7 +156,7 @@ def test_bad_file_fails_alone_and_leaves_graph_unchanged(cli_env: dict[str, str]
     code, out, _ = run("ingest", str(fake), str(SAMPLE), "--no-embed", "--json")
     assert code == 1
     reports = {Path(r["file"]).name: r for r in json.loads(out)}
-    assert reports["notes.pdf"]["status"] == "failed"
+    assert reports["notes.pdf"]["status"] == "failed" and reports["notes.pdf"]["doc_id"] == "notes"  # was ""
     assert "notes.pdf" in reports["notes.pdf"]["error"]
     assert reports[SAMPLE.name]["status"] == "ingested"
     code, out, _ = run("documents", "--json")
@@ -599,6 +599,7 @@ def test_another_file_of_a_stored_name_replaces_it_only_when_told(cli_env: dict[
     code, out, err = run("ingest", str(other), str(other.parent / "note.pdf"), "--no-embed", "--json")
     refused, noted = json.loads(out)
     assert code == 1 and refused["status"] == "failed" and noted["status"] == "ingested"  # the others still ingest
+    assert refused["doc_id"] == "report"  # the stored document the refusal left as it was
     assert f"{other} would replace the stored document 'report', read from another file ({first})" in refused["error"]
     code, out, _ = run("ingest", str(other), "--no-embed", "--replace", "--json")
     assert code == 0 and json.loads(out)[0]["status"] == "replaced"

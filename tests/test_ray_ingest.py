@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -169,3 +170,32 @@ def test_an_upload_to_an_api_whose_cluster_cannot_be_joined_fails_in_one_line(lo
             ended = follow_job(client, sent.json()["job_id"])[-1]
     assert ended["status"] == "failed", ended
     assert ended["error"] == f"cannot join the Ray cluster at {address}: nothing answers there (Connection refused)"
+
+
+def test_a_web_app_ingest_goes_to_the_configured_cluster(
+    ray_address: str, falkordb_store: FalkorDBStore, local_home: Path
+) -> None:
+    """The web app ingested in its own process whatever DOCGRAPH_RAY_ADDRESS said: it goes through
+    the cluster now, a short file too, and a cluster that cannot be joined is said in one line."""
+    from docgraph.app.pipeline.execution.factory import SharedWorkers
+    from docgraph.app.ui_support.ingest import ingest_files
+    from docgraph.errors import ConfigError
+    from tests.ui_helpers import SAMPLE_PDF
+
+    settings = local_settings(local_home, falkordb_store.graph_name).model_copy(update={"ray_address": ray_address})
+    workers = SharedWorkers(settings)
+    try:
+        tasks = workers.for_files([SAMPLE_PDF])
+        assert isinstance(tasks, RayDriverProcess)
+        (report,) = ingest_files(falkordb_store, settings, [SAMPLE_PDF], tasks=tasks)
+        assert report.status == "ingested", report.error
+        assert sum(worker.tasks for worker in tasks.stats()) >= 2  # read and built on the cluster's workers
+    finally:
+        workers.close()
+
+    with socket.socket() as held:  # bound, never listening: refused
+        held.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{held.getsockname()[1]}"
+        refused = SharedWorkers(settings.model_copy(update={"ray_address": address}))
+        with pytest.raises(ConfigError, match=re.escape(f"cannot join the Ray cluster at {address}: nothing answers")):
+            refused.for_files([SAMPLE_PDF])  # the batch fails with this line (IngestRuns: run.error)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from docgraph.app.config import Settings
+from docgraph.app.pipeline.execution.factory import SharedWorkers
 from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.falkordb_store import FalkorDBStore
@@ -72,3 +73,31 @@ def test_a_batch_that_fails_as_a_whole_says_why(tmp_path: Path) -> None:
     runs.start("alice", [tmp_path / "a.pdf"], store_gone)
     (run,) = ended(runs, "alice")
     assert run_messages(run) == [("error", "Ingesting a.pdf failed: FalkorDB connection lost")]
+
+
+def test_the_web_app_s_ingests_share_the_configured_workers(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """The web app read and embedded every upload in its own process, one file after another,
+    whatever DOCGRAPH_INGEST_WORKERS said; its ingests now go through the workers the API uses."""
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="", ingest_workers=2)
+    uploads = [
+        save_upload(name, SAMPLE.read_bytes(), tmp_path / "uploads") for name in ("zoo guide.pdf", "zoo copy.pdf")
+    ]
+    workers = SharedWorkers(settings)
+    try:
+        assert workers.for_files(uploads[:1]) is None  # a lone short file: read here, no process started
+        tasks = workers.for_files(uploads)
+        assert tasks is not None and tasks.workers == 2 and workers.for_files(uploads) is tasks
+        seen: list[float] = []
+        reports = ingest_files(
+            falkordb_store, settings, uploads, lambda fraction, _: seen.append(fraction), uploaded=uploads, tasks=tasks
+        )
+        assert [(r.doc_id, r.status) for r in reports] == [("zoo-guide", "ingested"), ("zoo-copy", "ingested")]
+        assert sum(stats.tasks for stats in tasks.stats()) >= 4  # both files read and built on the workers
+        assert seen == sorted(seen) and seen[-1] == 1.0  # one bar over files under way at once
+    finally:
+        workers.close()
+    with pytest.raises(ConfigError, match="stopping"):
+        workers.for_files(uploads)
+    rows = falkordb_store.read("MATCH (d:Document) RETURN d.doc_id AS doc_id, d.source_path AS source ORDER BY doc_id")
+    assert [row["doc_id"] for row in rows] == ["zoo-copy", "zoo-guide"]
+    assert not any(str(tmp_path) in str(row["source"]) for row in rows)  # uploads: no temporary path recorded

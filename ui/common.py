@@ -11,6 +11,7 @@ import streamlit as st
 from docgraph.app.config import Settings, load_settings
 from docgraph.app.pipeline.build import encoder_build
 from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.pipeline.execution.factory import SharedWorkers
 from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
@@ -37,6 +38,13 @@ def _open_store(store_url: str, graph: str) -> GraphStore:
 def ingest_runs() -> IngestRuns:
     """The UI's background ingests, one registry for every session of this server."""
     return IngestRuns()
+
+
+@st.cache_resource(show_spinner=False)
+def ingest_workers() -> SharedWorkers:
+    """The ingest workers (local processes or a Ray cluster, as configured) every session's ingests
+    share, started when an ingest first has use for them."""
+    return SharedWorkers(load_settings())
 
 
 def store() -> GraphStore | None:

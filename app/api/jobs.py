@@ -344,7 +344,7 @@ class JobManager:
     def _ingest(self, job: Job) -> IngestReport:
         clash = None if job.replace or self._clash_of is None else self._clash_of(job.file_name, job.path)
         if clash is not None:  # another upload under this name landed while this one waited
-            return IngestReport(path=Path(job.file_name), status="failed", error=clash_refusal(clash))
+            return IngestReport.failed(Path(job.file_name), clash_refusal(clash))
         job.stage = "prepare"  # loading the reader and the encoder; the first job takes a while here
         pipeline = self._pipeline_for(job.embed, job.force, job.path)
         stages = [ReportingStage(stage, job, i, self._save) for i, stage in enumerate(pipeline.stages, start=1)]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-import threading
 from pathlib import Path
 
 from docgraph.app.api.job_store import JobStore
@@ -13,8 +12,7 @@ from docgraph.app.api.jobs import KEPT_JOBS, JobManager
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import clashing_document, note_copies
 from docgraph.app.pipeline.build import build_ingest_pipeline
-from docgraph.app.pipeline.execution.base import TaskExecutor
-from docgraph.app.pipeline.execution.factory import configured_workers, ingest_executor, useful_workers
+from docgraph.app.pipeline.execution.factory import SharedWorkers
 from docgraph.app.pipeline.stages import IngestPipeline
 from docgraph.app.serving import ServingState
 from docgraph.app.stores.base import GraphStore
@@ -33,8 +31,7 @@ def jobs_file(settings: Settings) -> Path:
 class ApiState(ServingState):
     def __init__(self, settings: Settings, store: GraphStore | None = None) -> None:
         super().__init__(settings, store)
-        self._ingest_tasks: TaskExecutor | None = None
-        self._tasks_lock = threading.Lock()
+        self._workers = SharedWorkers(settings)
         self.jobs = JobManager(
             self.ingest_pipeline,
             JobStore(jobs_file(settings), KEPT_JOBS),
@@ -64,21 +61,10 @@ class ApiState(ServingState):
     def ingest_pipeline(self, embed: bool, force: bool = False, path: Path | None = None) -> IngestPipeline:
         """The pipeline for one upload: through the shared workers (started on first need) when the file
         has pages enough for more than one, or when a Ray cluster is configured; in this process else."""
-        workers = configured_workers(self.settings)
-        if path is not None and not self.settings.ray_address:
-            workers = useful_workers([path], workers, self.settings.max_pages)
-        tasks = self._tasks() if workers > 1 or self.settings.ray_address else None
+        tasks = self._workers.for_files([path] if path is not None else None)
         return build_ingest_pipeline(self.store(), self.settings, embed=embed, force=force, tasks=tasks)
-
-    def _tasks(self) -> TaskExecutor | None:
-        with self._tasks_lock:
-            if self._ingest_tasks is None:
-                self._ingest_tasks = ingest_executor(self.settings, self.settings.reader)
-            return self._ingest_tasks
 
     def close(self) -> None:
         self.jobs.shutdown()
-        with self._tasks_lock:
-            if self._ingest_tasks is not None:
-                self._ingest_tasks.close()
+        self._workers.close()
         super().close()

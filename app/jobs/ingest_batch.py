@@ -51,4 +51,4 @@ def _take_over_unchanged(store: GraphStore, reports: list[IngestReport], replace
 
 
 def _refused(path: Path, refused: dict[Path, str]) -> IngestReport:
-    return IngestReport(path=path, status="failed", error=refused[path])
+    return IngestReport.failed(path, refused[path])

@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from docgraph.errors import DocgraphError
+from docgraph.ingest.structure.ids import doc_id_for
+
 OUTCOMES = frozenset({"ingested", "replaced", "refreshed", "unchanged", "failed"})  # IngestReport.status
 
 
@@ -24,6 +27,16 @@ class IngestReport:
     status: str = "ingested"  # ingested | replaced | refreshed | unchanged | failed
     error: str = ""
     notes: list[str] = field(default_factory=list)  # what the pipeline ran without (OCR, the GNN, …)
+
+    @classmethod
+    def failed(cls, path: Path, error: str, timings: dict[str, float] | None = None) -> IngestReport:
+        """A failed file's report, naming the document it would have been stored as (none when its
+        name gives no id), so that a script can tell which stored document a failure left as it was."""
+        try:
+            doc_id = doc_id_for(path.name)
+        except DocgraphError:
+            doc_id = ""
+        return cls(path=path, doc_id=doc_id, status="failed", error=error, timings=timings or {})
 
     def to_json(self) -> dict[str, Any]:
         return {

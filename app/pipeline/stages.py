@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextvars
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -222,16 +222,18 @@ class IngestPipeline:
         paths: Sequence[Path],
         progress: Callable[[Path], ProgressFn | None] | None = None,
         finishing: Callable[[list[Path]], None] | None = None,
+        uploaded: Collection[Path] = (),
     ) -> list[IngestReport]:
         """Every file, in order of ``paths``: one after another with one worker; with more, as many
-        documents at once as there are workers, and one more, the largest files first.
+        documents at once as there are workers, and one more, the largest files first. The files in
+        ``uploaded`` are a client's uploads (see :meth:`ingest`).
 
         Ctrl-C raises :class:`IngestInterrupted` with the reports of the files that ended: one after
         another, the file being read stops; with workers, the documents under way finish first
         (``finishing`` is told which) and those not started are left."""
 
         def one(path: Path) -> IngestReport:
-            return self.ingest(path, progress(path) if progress else None)
+            return self.ingest(path, progress(path) if progress else None, path.name if path in uploaded else "")
 
         if self.tasks.workers <= 1 or len(paths) <= 1:
             reports: list[IngestReport] = []
@@ -334,7 +336,7 @@ def _failed(ctx: IngestContext, error: str) -> IngestReport:
     (its later pages may look damaged, read half old and half new)."""
     if file_changed(ctx):
         error = f"{changed_message(ctx.path)} (reading it ended in: {error})"
-    return IngestReport(path=ctx.path, status="failed", error=error, timings=ctx.timings)
+    return IngestReport.failed(ctx.path, error, ctx.timings)
 
 
 def _write_stage(stages: Sequence[Stage]) -> WriteStage | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import uuid
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
@@ -10,8 +11,10 @@ from pathlib import Path
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import clashing_document, upload_file_name
 from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.execution.base import TaskExecutor
 from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.pipeline.source_files import expand_paths
+from docgraph.app.pipeline.stages import ProgressFn
 from docgraph.app.stores.base import GraphStore
 from docgraph.errors import ConfigError, DocgraphError
 from docgraph.ingest.structure.ids import doc_id_for
@@ -94,32 +97,50 @@ def ingest_files(
     force: bool = False,
     replace: bool = False,
     uploaded: Collection[Path] = (),
+    tasks: TaskExecutor | None = None,
 ) -> list[IngestReport]:
-    """Ingest each file in turn; a failed file is reported and the others still go in. ``force``
+    """A report per file, in order; a failed file is reported and the others still go in. ``force``
     rebuilds files stored as they would be built now (see ``build_ingest_pipeline``); without
     ``replace``, a file whose name is that of a different stored document is refused. The files in
-    ``uploaded`` are a client's uploads (their temporary paths are not recorded as sources)."""
-    pipeline = build_ingest_pipeline(store, settings, force=force)
-    reports: list[IngestReport] = []
+    ``uploaded`` are a client's uploads (their temporary paths are not recorded as sources).
+    ``tasks``: the server's workers (``SharedWorkers``), which read and embed several files, and
+    the pages of a long one, at once; None: this process ingests the files one after another."""
+    pipeline = build_ingest_pipeline(store, settings, force=force, tasks=tasks)
+    overall = _OverallProgress(paths, progress)
+    refused: dict[Path, str] = {}
     claimed: dict[str, Path] = {}  # document id -> the file of this batch stored under it
+    for path in paths:
+        refusal = _refusal(store, path, replace, claimed)
+        if refusal is not None:
+            refused[path] = f"{path.name}: {refusal}"
+            overall.update(path, "failed", 1, 1)
+    accepted = [path for path in paths if path not in refused]
     with store.fulltext_refresh_deferred():
-        for index, path in enumerate(paths):
+        ingested = pipeline.ingest_many(accepted, overall.for_file, uploaded=uploaded)
+    by_path = dict(zip(accepted, ingested, strict=True))
+    return [by_path.get(path) or IngestReport.failed(path, refused[path]) for path in paths]
 
-            def update(stage: str, done: int, total: int, index: int = index, name: str = path.name) -> None:
-                if progress is not None:
-                    progress(
-                        overall_fraction(index, len(paths), stage, done, total),
-                        progress_label(name, stage, done, total),
-                    )
 
-            update("read", 0, 0)
-            refusal = _refusal(store, path, replace, claimed)
-            if refusal is not None:
-                reports.append(IngestReport(path=path, status="failed", error=f"{path.name}: {refusal}"))
-                continue
-            reports.append(pipeline.ingest(path, progress=update, uploaded_as=path.name if path in uploaded else ""))
-            update("done", 1, 1)
-    return reports
+class _OverallProgress:
+    """One bar over the files of a batch, some of which may be under way at once: the mean of each
+    file's share done, and the latest file's stage as its text."""
+
+    def __init__(self, paths: Sequence[Path], progress: OverallProgress | None) -> None:
+        self._progress = progress
+        self._done = {path: 0.0 for path in paths}
+        self._lock = threading.Lock()
+
+    def for_file(self, path: Path) -> ProgressFn:
+        self.update(path, "read", 0, 0)
+        return lambda stage, done, total: self.update(path, stage, done, total)
+
+    def update(self, path: Path, stage: str, done: int, total: int) -> None:
+        if self._progress is None:
+            return
+        with self._lock:  # a file's share only grows; the bar with it
+            self._done[path] = max(self._done[path], overall_fraction(0, 1, stage, done, total))
+            fraction = sum(self._done.values()) / max(len(self._done), 1)
+            self._progress(fraction, progress_label(path.name, stage, done, total))
 
 
 def _refusal(store: GraphStore, path: Path, replace: bool, claimed: dict[str, Path]) -> str | None:

@@ -155,9 +155,14 @@ def _ingest(
     it ends) and show the page again with its progress bar."""
     settings = common.settings()
 
+    workers = common.ingest_workers()
+
     def work(progress: OverallProgress) -> list[IngestReport]:
         uploaded = [path for path in paths if path.parent in uploads]
-        return ingest_files(graph_store, settings, paths, progress, force=force, replace=replace, uploaded=uploaded)
+        tasks = workers.for_files(paths)  # started here, off the page's thread: a Ray cluster takes seconds to join
+        return ingest_files(
+            graph_store, settings, paths, progress, force=force, replace=replace, uploaded=uploaded, tasks=tasks
+        )
 
     with common.shown_errors("Ingesting"):
         common.ingest_runs().start(signin.ingest_owner(), paths, work, uploads=uploads)

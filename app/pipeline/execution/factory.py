@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import atexit
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -59,3 +61,40 @@ def useful_workers(paths: Sequence[Path], workers: int, max_pages: int) -> int:
         if windows >= workers:
             return workers
     return max(1, min(workers, windows))
+
+
+class SharedWorkers:
+    """The ingest workers of a long-running server (the HTTP API, the web app): started when an
+    ingest first has use for them, shared by every ingest after it, closed with the server."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._tasks: TaskExecutor | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def for_files(self, paths: Sequence[Path] | None = None) -> TaskExecutor | None:
+        """The workers, when ``paths`` (None: files not known yet) have page windows enough for more
+        than one or a Ray cluster is configured; None: the ingest runs in this process."""
+        if self.settings.ray_address:
+            return self._started()
+        workers = configured_workers(self.settings)
+        if paths is not None:
+            workers = useful_workers(paths, workers, self.settings.max_pages)
+        return self._started() if workers > 1 else None
+
+    def _started(self) -> TaskExecutor | None:
+        with self._lock:
+            if self._closed:
+                raise ConfigError("the server is stopping: no ingest starts now")
+            if self._tasks is None:
+                self._tasks = ingest_executor(self.settings, self.settings.reader)
+                atexit.register(self.close)  # a server stopped without close still ends its workers' work
+            return self._tasks
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            tasks, self._tasks = self._tasks, None
+        if tasks is not None:
+            tasks.close()
