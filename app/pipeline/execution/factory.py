@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import atexit
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -88,8 +87,7 @@ class SharedWorkers:
             if self._closed:
                 raise ConfigError("the server is stopping: no ingest starts now")
             if self._tasks is None:
-                self._tasks = ingest_executor(self.settings, self.settings.reader)
-                atexit.register(self.close)  # a server stopped without close still ends its workers' work
+                self._tasks = ingest_executor(self.settings, self.settings.reader)  # they end with this process
             return self._tasks
 
     def close(self) -> None:
