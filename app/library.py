@@ -81,7 +81,7 @@ def ingest_pdfs(
 def retriever(store: GraphStore, name: str = DEFAULT_RETRIEVER, settings: Settings | None = None) -> Retriever:
     """The retriever variant ``name`` over ``store`` with the configured encoder."""
     settings = settings or load_settings()
-    return make_retriever(name, store, configured_encoder(settings))
+    return make_retriever(name, store, configured_encoder(settings), settings=settings)
 
 
 def ask(

@@ -80,7 +80,8 @@ class ServingState:
             key = (variant, encoder.name)  # a model folder retrained in place: a new name, new retrievers
             if key not in self._retrievers:
                 self._retrievers = {k: r for k, r in self._retrievers.items() if k[1] == encoder.name}
-                self._retrievers[key] = make_retriever(variant, store, encoder, corpus=self._corpus)
+                made = make_retriever(variant, store, encoder, corpus=self._corpus, settings=self.settings)
+                self._retrievers[key] = made
             return self._retrievers[key]
 
     def close(self) -> None:

@@ -12,7 +12,9 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
+import docgraph
 from docgraph.app.cli.main import app
+from docgraph.app.config import Settings
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.resources import ROOT
 from docgraph.app.retrieval.corpus import Corpus
@@ -144,3 +146,18 @@ def test_hybrid_rerank_reorders_the_hybrids_best_hits_with_the_cross_encoder(sam
         assert hit.region_id in plain
         assert hit.score - hit.signals["rerank"] == pytest.approx(plain[hit.region_id].score)
     assert reranked.rank_pages(question, 3)[0].page == hybrid.rank_pages(question, 3)[0].page
+
+
+def test_settings_passed_as_an_object_name_the_reranker(
+    sample_store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reranker's checkpoint was read from the environment, whatever settings the caller passed."""
+    monkeypatch.delenv("DOCGRAPH_RERANKER_CHECKPOINT", raising=False)
+    other = tmp_path / "rerank-other.pt"
+    other.write_bytes(DEFAULT_RERANKER.read_bytes())
+    settings = Settings(reranker_checkpoint=other)
+    chosen = docgraph.retriever(sample_store, "hybrid-rerank", settings)
+    assert isinstance(chosen, RerankingRetriever) and chosen.reranker() is load_reranker(other)
+    assert chosen.retrieve("When are the penguins fed?", k=3)  # it reranks with that checkpoint
+    unset = docgraph.retriever(sample_store, "hybrid-rerank")  # the environment's: the shipped one
+    assert isinstance(unset, RerankingRetriever) and unset.reranker() is load_reranker(DEFAULT_RERANKER)

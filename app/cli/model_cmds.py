@@ -218,7 +218,7 @@ def calibrate_uncertainty_command(
     loaded = load_calibration_questions(questions)
     with opened_store(store) as (graph_store, settings), stage_progress(json_out) as progress:
         make_client(settings)  # no endpoint: refused before any question is asked
-        chosen = make_retriever(retriever, graph_store, configured_encoder(settings))
+        chosen = make_retriever(retriever, graph_store, configured_encoder(settings), settings=settings)
         calibration = calibrate_uncertainty(loaded, graph_store, settings, chosen, share, progress)
     if json_out:
         print_json(calibration.to_json())

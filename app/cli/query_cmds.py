@@ -46,7 +46,7 @@ def ask_command(
     with opened_store(store) as (graph_store, settings):  # reads only: a read-only account may ask
         doc_id = str(find_document(graph_store, doc)["doc_id"]) if doc else None
         status = [] if json_out else [line for line in [llm_status(settings)] if line]
-        chosen = make_retriever(retriever, graph_store, configured_encoder(settings))
+        chosen = make_retriever(retriever, graph_store, configured_encoder(settings), settings=settings)
         streamed: list[str] = []
         safe = TerminalStream()
 

@@ -175,7 +175,7 @@ def run_eval_scopes(
     extra = distractor_files(distractors, [docs_dir / name for name in files])
     paths = [docs_dir / name for name in files] + extra
     ingested = ensure_ingested(paths, store, encoder, settings, progress)
-    retrievers = make_retrievers(names, store, encoder, ablation_properties(names, store, settings, progress))
+    retrievers = make_retrievers(names, store, encoder, ablation_properties(names, store, settings, progress), settings)
     fresh = [path.name for path in paths if path.name not in ingested.skipped]
     stored = len(stored_builds(store))  # the corpus scope searches them all, the questions' and any other
     reports: dict[str, EvalReport] = {}

@@ -62,6 +62,7 @@ class DocgraphRetriever(BaseRetriever):
 
     _retriever: Retriever | None = PrivateAttr(default=None)
     _built_for: str = PrivateAttr(default="")
+    _settings: Settings | None = PrivateAttr(default=None)  # from_settings's: they name the reranker
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None, **fields: Any) -> DocgraphRetriever:
@@ -70,7 +71,9 @@ class DocgraphRetriever(BaseRetriever):
         The store it opens stays open for the retriever's life; call :meth:`close` when done.
         """
         settings = settings or load_settings()
-        return cls(store=open_configured_store(settings), encoder=configured_encoder(settings), **fields)
+        made = cls(store=open_configured_store(settings), encoder=configured_encoder(settings), **fields)
+        made._settings = settings
+        return made
 
     def close(self) -> None:
         self.store.close()
@@ -89,7 +92,7 @@ class DocgraphRetriever(BaseRetriever):
     def _variant_retriever(self) -> Retriever:
         # Built once and kept: it caches the corpus view and query vectors between calls.
         if self._retriever is None or self._built_for != self.variant:
-            self._retriever = make_retriever(self.variant, self.store, self.encoder)
+            self._retriever = make_retriever(self.variant, self.store, self.encoder, settings=self._settings)
             self._built_for = self.variant
         return self._retriever
 

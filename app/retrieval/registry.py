@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.bm25_page import BM25PageRetriever
@@ -11,13 +14,16 @@ from docgraph.app.retrieval.fulltext import BM25RegionRetriever, FulltextRetriev
 from docgraph.app.retrieval.gnn import GnnRetriever
 from docgraph.app.retrieval.hits import QueryVectors
 from docgraph.app.retrieval.hybrid import HybridRetriever, HybridWeights
-from docgraph.app.retrieval.rerank import RerankingRetriever
+from docgraph.app.retrieval.rerank import DEFAULT_RERANKER, RerankingRetriever, configured_reranker, load_reranker
 from docgraph.app.retrieval.sections import SectionRetriever
 from docgraph.app.retrieval.vector import DenseRetriever
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.schema import GNN_ABLATION_PROPERTIES, GNN_PROPERTY
 from docgraph.errors import ConfigError
 from docgraph.models.encoders import TextEncoder
+
+if TYPE_CHECKING:
+    from docgraph.app.config import Settings
 
 DEFAULT_RETRIEVER = "hybrid"
 NO_LEAD_IN = HybridWeights(page_lead_in=False)
@@ -35,10 +41,12 @@ def _hybrid(prop: str | None, weights: HybridWeights | None = None) -> Factory:
     return make
 
 
-def _reranked(store: GraphStore, corpus: Corpus, vectors: QueryVectors) -> Retriever:
-    """The hybrid with its best hits reranked by the cross-encoder (``app.retrieval.rerank``)."""
+def _reranked(store: GraphStore, corpus: Corpus, vectors: QueryVectors, checkpoint: Path | None = None) -> Retriever:
+    """The hybrid with its best hits reranked by the cross-encoder (``app.retrieval.rerank``) at
+    ``checkpoint`` (None: the one the environment's settings name)."""
     gnn = GnnRetriever(store, corpus, vectors, prop=GNN_PROPERTY)
-    return RerankingRetriever(HybridRetriever(store, corpus, vectors, gnn=gnn))
+    reranker = configured_reranker if checkpoint is None else partial(load_reranker, checkpoint)
+    return RerankingRetriever(HybridRetriever(store, corpus, vectors, gnn=gnn), reranker)
 
 
 _FACTORIES: dict[str, Factory] = {
@@ -65,6 +73,16 @@ _FACTORIES: dict[str, Factory] = {
 }
 
 RETRIEVER_NAMES: tuple[str, ...] = tuple(_FACTORIES)
+
+
+def _factories(settings: Settings | None) -> dict[str, Factory]:
+    """The variants, the reranked one with the checkpoint ``settings`` name (or the shipped one)."""
+    if settings is None:
+        return _FACTORIES
+    checkpoint = settings.reranker_checkpoint or DEFAULT_RERANKER
+    return {**_FACTORIES, "hybrid-rerank": partial(_reranked, checkpoint=checkpoint)}
+
+
 # What ``docgraph eval`` compares when no variants are named.
 EVAL_VARIANTS: tuple[str, ...] = ("bm25-page", "dense-region", "bm25-region", "hybrid", "no-gnn", "gnn")
 
@@ -76,22 +94,30 @@ def check_names(names: list[str]) -> None:
             raise ConfigError(f"unknown retriever {name!r}; choose one of: {', '.join(RETRIEVER_NAMES)}")
 
 
-def make_retriever(name: str, store: GraphStore, encoder: TextEncoder, corpus: Corpus | None = None) -> Retriever:
-    """A retriever by variant name. Pass one ``corpus`` to several retrievers to share its indexes."""
+def make_retriever(
+    name: str, store: GraphStore, encoder: TextEncoder, corpus: Corpus | None = None, settings: Settings | None = None
+) -> Retriever:
+    """A retriever by variant name. Pass one ``corpus`` to several retrievers to share its indexes;
+    ``settings`` name the reranker's checkpoint (default: the environment's settings)."""
     check_names([name])
-    return _FACTORIES[name](store, corpus or Corpus(store), QueryVectors(encoder))
+    return _factories(settings)[name](store, corpus or Corpus(store), QueryVectors(encoder))
 
 
 def make_retrievers(
-    names: list[str], store: GraphStore, encoder: TextEncoder, gnn_props: Mapping[str, str] | None = None
+    names: list[str],
+    store: GraphStore,
+    encoder: TextEncoder,
+    gnn_props: Mapping[str, str] | None = None,
+    settings: Settings | None = None,
 ) -> dict[str, Retriever]:
     """Several retrievers sharing one corpus view and one query-vector cache. ``gnn_props`` maps an
     ablation variant to the property ``app.jobs.reembed.ensure_variant`` wrote its vectors to."""
     check_names(names)
     corpus, vectors = Corpus(store), QueryVectors(encoder)
+    factories = _factories(settings)
     retrievers: dict[str, Retriever] = {}
     for name in names:
-        factory = _FACTORIES[name]
+        factory = factories[name]
         if gnn_props and name in gnn_props:
             factory = _hybrid(gnn_props[name])
         retrievers[name] = factory(store, corpus, vectors)
