@@ -12,7 +12,8 @@ These are the calls the CLI makes, with the same settings (``DOCGRAPH_*``, ``doc
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -31,6 +32,8 @@ from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import apply_schema_if_allowed
 from docgraph.app.stores.factory import open_store as open_graph_store
 
+FileProgressFn = Callable[[Path, str, int, int], None]  # (file, stage, done, total); at its end (status, 1, 1)
+
 
 @contextmanager
 def open_store(url: str | None = None, settings: Settings | None = None) -> Iterator[GraphStore]:
@@ -44,38 +47,56 @@ def open_store(url: str | None = None, settings: Settings | None = None) -> Iter
 
 
 def ingest_pdfs(
-    paths: Sequence[str | Path],
+    paths: str | Path | Sequence[str | Path],
     store: GraphStore,
     settings: Settings | None = None,
     *,
     embed: bool = True,
     force: bool = False,
     replace: bool = False,
-    progress: ProgressFn | None = None,
+    progress: FileProgressFn | None = None,
     workers: int | None = None,
 ) -> list[IngestReport]:
-    """Ingest PDFs (files or folders) into ``store``; a failed file is reported, the graph unchanged for it.
+    """Ingest PDFs (a file or folder, or a sequence of them) into ``store``; a report per file, a
+    failed file's graph unchanged.
 
     As ``docgraph ingest``: files that would be stored under one document id are refused
     (``ConfigError``), and a file that would replace a stored document read from another file of
-    that name gets a failed report unless ``replace``. ``workers`` as ``--workers`` (default: the
-    setting); worker processes are started with ``spawn``, so a script that calls this needs the
-    ``if __name__ == "__main__":`` guard."""
+    that name gets a failed report unless ``replace``. ``progress(file, stage, done, total)`` hears
+    each file's stages (one call at a time, from the threads that run the files), then its outcome
+    (``"ingested"``, ``"failed"``, …, 1, 1). ``workers`` as ``--workers`` (default: the setting);
+    worker processes are started with ``spawn``, so a script that calls this needs the
+    ``if __name__ == "__main__":`` guard. Ctrl-C raises ``IngestInterrupted`` (a
+    ``KeyboardInterrupt``) with the reports of the files that ended."""
     from docgraph.app.pipeline.build import build_ingest_pipeline  # the readers load PyMuPDF; asking does not
     from docgraph.app.pipeline.execution.factory import ingest_executor
 
     settings = settings or load_settings()
-    files = expand_paths(Path(p) for p in paths)
+    files = expand_paths(Path(p) for p in ([paths] if isinstance(paths, str | Path) else paths))
     check_distinct_ids(files)
     tasks = ingest_executor(settings, settings.reader, workers, files=files)
     try:
         pipeline = build_ingest_pipeline(store, settings, embed=embed, force=force, tasks=tasks)
         with store.fulltext_refresh_deferred():
-            each = (lambda _: progress) if progress else None
+            each = _per_file(progress) if progress else None
             return ingest_batch(pipeline, store, files, replace=replace, progress=each)
     finally:
         if tasks is not None:
             tasks.close()
+
+
+def _per_file(progress: FileProgressFn) -> Callable[[Path], ProgressFn]:
+    """Each file's stage events, with the file, handed to ``progress`` one at a time."""
+    lock = threading.Lock()
+
+    def for_file(path: Path) -> ProgressFn:
+        def heard(stage: str, done: int, total: int) -> None:
+            with lock:
+                progress(path, stage, done, total)
+
+        return heard
+
+    return for_file
 
 
 def retriever(store: GraphStore, name: str = DEFAULT_RETRIEVER, settings: Settings | None = None) -> Retriever:

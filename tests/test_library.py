@@ -49,10 +49,20 @@ def test_ingest_pdfs_refuses_a_name_the_cli_refuses(local_home: Path, tmp_path: 
     settings = local_settings(local_home, fresh_graph_name())
     first = one_page_pdf(tmp_path / "a" / "manual.pdf", "The first manual.")
     other = one_page_pdf(tmp_path / "b" / "manual.pdf", "Another manual altogether.")
+    heard: list[tuple[str, str, int, int]] = []
+
+    def progress(path: Path, stage: str, done: int, total: int) -> None:
+        heard.append((path.name, stage, done, total))
+
     with docgraph.open_store(settings=settings) as store:
-        assert [r.status for r in docgraph.ingest_pdfs([first], store, settings, embed=False)] == ["ingested"]
-        refused = docgraph.ingest_pdfs([other], store, settings, embed=False)
+        # one path as a string: that file (it was read letter by letter, "." and "/" as folders)
+        ingested = docgraph.ingest_pdfs(str(first), store, settings, embed=False, progress=progress)
+        assert [(r.path, r.status) for r in ingested] == [(first, "ingested")]
+        assert heard[0] == ("manual.pdf", "read", 0, 0) and heard[-1] == ("manual.pdf", "ingested", 1, 1)
+        heard.clear()
+        refused = docgraph.ingest_pdfs([other], store, settings, embed=False, progress=progress)
         assert refused[0].status == "failed" and "pass --replace" in refused[0].error
+        assert heard == [("manual.pdf", "failed", 1, 1)]  # a refused file ends too (no event before)
         assert stored_source(store) == str(first)
         with pytest.raises(ConfigError, match="one replacing the other"):
             docgraph.ingest_pdfs([first, other], store, settings, embed=False)

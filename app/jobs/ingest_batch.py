@@ -30,6 +30,10 @@ def ingest_batch(
     The caller refuses files that would share a document id first (``check_distinct_ids``). Ctrl-C
     raises :class:`IngestInterrupted` with the reports of the files that ended, refused ones too."""
     refused = {} if replace else files_replacing_others(store, list(files))
+    for path in refused:  # refused files end too, for a display that counts the files ended
+        heard = progress(path) if progress else None
+        if heard is not None:
+            heard("failed", 1, 1)
     try:
         ingested = pipeline.ingest_many([path for path in files if path not in refused], progress, finishing)
     except IngestInterrupted as interrupted:

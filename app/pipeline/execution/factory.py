@@ -38,7 +38,7 @@ def configured_workers(settings: Settings, workers: int | None = None) -> int:
     """``workers``, else the setting; 0 is one worker per two cores (see :func:`default_workers`)."""
     count = settings.ingest_workers if workers is None else workers
     if count < 0:
-        raise ConfigError("--workers must be at least 1 (0: one per two cores)")
+        raise ConfigError(f"workers must be at least 1 (0: one per two cores), not {count}")
     return count or default_workers()
 
 
