@@ -95,6 +95,7 @@ def test_an_empty_store_is_said_to_be_empty_asking_no_model(falkordb_store: Grap
         result = ask(QUESTION, falkordb_store, settings, retriever_for(falkordb_store), k=3)
         asked = server.requests
     assert result.answer.startswith("The store holds no documents yet") and asked == []
+    assert result.abstained  # was False: a script checking it took the advice to ingest for an answer
 
 
 def test_without_an_endpoint_the_answer_quotes_cited_evidence(zoo_store: GraphStore, tmp_path: Path) -> None:

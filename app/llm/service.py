@@ -78,6 +78,7 @@ def ask(
     result = AnswerResult(question=question)
     if not holds_documents(store):  # say why nothing can be found, asking no model
         result.answer = NO_DOCUMENTS
+        result.abstained = True  # nothing stored answers it (code checking abstained took this for an answer)
         result.note("answer", status="the store holds no documents")
         if stream_callback is not None:
             stream_callback(NO_DOCUMENTS)

@@ -92,6 +92,12 @@ class Retriever(Protocol):
         ...
 
 
+def check_query(query: str, k: int) -> None:
+    """What every retriever checks first: a question with something in it, and ``k`` at least 1."""
+    check_question(query)
+    check_k(k)
+
+
 def check_question(question: str) -> None:
     """Refuse a question with nothing in it (``QuestionError``): every region would match it equally."""
     if not question.strip():

@@ -6,7 +6,7 @@ region that best matches the query (or its first body region when none matches).
 
 from __future__ import annotations
 
-from docgraph.app.retrieval.base import PageHit, ScoredRegion
+from docgraph.app.retrieval.base import PageHit, ScoredRegion, check_query
 from docgraph.app.retrieval.bm25 import scores_across, top_k_of
 from docgraph.app.retrieval.corpus import Corpus, DocumentIndex, RegionInfo
 from docgraph.app.retrieval.hits import hit_from
@@ -23,9 +23,11 @@ class BM25PageRetriever:
         return best_pages(self.corpus.documents(doc_id), query, n)
 
     def rank_pages(self, query: str, k: int = 5, doc_id: str | None = None) -> list[PageHit]:
+        check_query(query, k)
         return [PageHit(doc.doc_id, page, score) for doc, page, score in self.ranked_pages(query, k, doc_id)]
 
     def retrieve(self, query: str, k: int = 10, doc_id: str | None = None) -> list[ScoredRegion]:
+        check_query(query, k)
         hits: list[ScoredRegion] = []
         for document, page, score in self.ranked_pages(query, k, doc_id):
             region = _best_region_on_page(document, page, query)

@@ -9,7 +9,7 @@ why the in-memory index is the one the hybrid uses.
 
 from __future__ import annotations
 
-from docgraph.app.retrieval.base import ScoredRegion
+from docgraph.app.retrieval.base import ScoredRegion, check_query
 from docgraph.app.retrieval.bm25 import scores_across, top_k_of
 from docgraph.app.retrieval.corpus import FURNITURE, Corpus, RegionInfo
 from docgraph.app.retrieval.hits import RegionPageRanking, hit_from
@@ -36,6 +36,7 @@ class BM25RegionRetriever(RegionPageRanking):
         return ranked[:n]
 
     def retrieve(self, query: str, k: int = 10, doc_id: str | None = None) -> list[ScoredRegion]:
+        check_query(query, k)
         return [hit_from(info, score, {"bm25": score}) for info, score in self.ranked(query, k, doc_id)]
 
 
@@ -65,4 +66,5 @@ class FulltextRetriever(RegionPageRanking):
         return ranked[:n]
 
     def retrieve(self, query: str, k: int = 10, doc_id: str | None = None) -> list[ScoredRegion]:
+        check_query(query, k)
         return [hit_from(info, score, {"fulltext": score}) for info, score in self.ranked(query, k, doc_id)]

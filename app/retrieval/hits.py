@@ -8,7 +8,7 @@ from collections import OrderedDict
 import numpy as np
 from numpy.typing import NDArray
 
-from docgraph.app.retrieval.base import PageHit, ScoredRegion
+from docgraph.app.retrieval.base import PageHit, ScoredRegion, check_query
 from docgraph.app.retrieval.corpus import RegionInfo
 from docgraph.app.retrieval.pages import rank_pages
 from docgraph.models.encoders import TextEncoder
@@ -60,4 +60,5 @@ class RegionPageRanking:
         raise NotImplementedError
 
     def rank_pages(self, query: str, k: int = 5, doc_id: str | None = None) -> list[PageHit]:
+        check_query(query, k)
         return rank_pages(self.retrieve(query, REGIONS_FOR_PAGES, doc_id), k)

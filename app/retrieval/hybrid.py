@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numpy.typing import NDArray
 
-from docgraph.app.retrieval.base import PageHit, ScoredRegion
+from docgraph.app.retrieval.base import PageHit, ScoredRegion, check_query
 from docgraph.app.retrieval.bm25 import scores_across, top_k_of
 from docgraph.app.retrieval.bm25_page import BM25PageRetriever, best_pages
 from docgraph.app.retrieval.corpus import FURNITURE, Corpus, DocumentIndex, RegionInfo
@@ -205,12 +205,14 @@ class HybridRetriever:
         return bool(self.weights.reference) and asks_about_reference(query)
 
     def retrieve(self, query: str, k: int = 10, doc_id: str | None = None) -> list[ScoredRegion]:
+        check_query(query, k)
         hits = self.scored(query, k, doc_id)
         if self.with_context:
             expand(self.store, hits)
         return hits
 
     def rank_pages(self, query: str, k: int = 5, doc_id: str | None = None) -> list[PageHit]:
+        check_query(query, k)
         return rank_pages(self.scored(query, REGIONS_FOR_PAGES, doc_id), k, self.weights.page_bonus)
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from docgraph.app.resources import ROOT
-from docgraph.app.retrieval.base import ContextRegion, PageHit, ScoredRegion
+from docgraph.app.retrieval.base import ContextRegion, PageHit, ScoredRegion, check_query
 from docgraph.app.retrieval.corpus import Corpus
 from docgraph.app.retrieval.expansion import expand
 from docgraph.app.retrieval.hits import REGIONS_FOR_PAGES
@@ -106,12 +106,14 @@ class RerankingRetriever:
         return hits[:n]
 
     def retrieve(self, query: str, k: int = 10, doc_id: str | None = None) -> list[ScoredRegion]:
+        check_query(query, k)
         hits = self.scored(query, k, doc_id)
         if self.hybrid.with_context:
             expand(self.hybrid.store, hits)
         return hits
 
     def rank_pages(self, query: str, k: int = 5, doc_id: str | None = None) -> list[PageHit]:
+        check_query(query, k)
         return rank_pages(self.scored(query, REGIONS_FOR_PAGES, doc_id), k, self.hybrid.weights.page_bonus)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from docgraph.app.retrieval.base import ScoredRegion
+from docgraph.app.retrieval.base import ScoredRegion, check_query
 from docgraph.app.retrieval.corpus import FURNITURE, Corpus, DocumentIndex, RegionInfo
 from docgraph.app.retrieval.hits import QueryVectors, RegionPageRanking, hit_from
 from docgraph.app.stores import cypher
@@ -84,4 +84,5 @@ class SectionRetriever(RegionPageRanking):
         return ranked[:n]
 
     def retrieve(self, query: str, k: int = 10, doc_id: str | None = None) -> list[ScoredRegion]:
+        check_query(query, k)
         return [hit_from(info, score, {"section": score}) for info, score in self.ranked(query, k, doc_id)]

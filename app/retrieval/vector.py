@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from docgraph.app.retrieval.base import ScoredRegion
+from docgraph.app.retrieval.base import ScoredRegion, check_query
 from docgraph.app.retrieval.corpus import FURNITURE, Corpus, RegionInfo
 from docgraph.app.retrieval.hits import QueryVectors, RegionPageRanking, hit_from
 from docgraph.app.stores import cypher
@@ -119,6 +119,7 @@ class DenseRetriever(RegionPageRanking):
         return {region_id: score + lifts.get(region_id, 0.0) for region_id, score in scores.items()}
 
     def retrieve(self, query: str, k: int = 10, doc_id: str | None = None) -> list[ScoredRegion]:
+        check_query(query, k)
         return [hit_from(info, score, {self.signal: score}) for info, score in self.ranked(query, k, doc_id)]
 
 

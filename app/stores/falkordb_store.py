@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import redis
 from falkordb import FalkorDB, QueryResult
@@ -41,7 +41,7 @@ from docgraph.app.stores.schema import (
     load_falkordb_constraints,
     vector_index_ddl,
 )
-from docgraph.app.stores.url import StoreURL
+from docgraph.app.stores.url import StoreURL, masked_url
 from docgraph.errors import (
     QuerySyntaxError,
     QueryTimeoutError,
@@ -395,9 +395,28 @@ class FalkorDBStore:
             raise self._unavailable(error) from error
 
     def close(self) -> None:
-        self._db.connection.close()
-        if self._reader is not None:
-            self._reader.connection.close()
+        """Close the connections; using the store after this raises (redis-py would quietly open
+        a new connection for the next command)."""
+        for client in (self._db, self._reader):
+            if client is not None:
+                client.connection.close()
+                client.connection.connection_pool = _ClosedPool(masked_url(self.url))
+
+
+class _ClosedPool:
+    """Stands in for a closed store's connection pool: every command is refused, in one line."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def get_connection(self, *args: object, **kwargs: object) -> NoReturn:
+        raise StoreError(f"the store {self.url} is closed: open it again to use it")
+
+    def close(self) -> None:
+        """Closing it again does nothing."""
+
+    def disconnect(self, *args: object, **kwargs: object) -> None:
+        """Nor does dropping its connections."""
 
 
 def _rows(result: QueryResult) -> list[Row]:
