@@ -32,7 +32,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="DOCGRAPH_",
         toml_file="docgraph.toml",
-        extra="ignore",
+        extra="forbid",  # a misspelt setting (an argument, a key of docgraph.toml) was ignored silently
         populate_by_name=True,
     )
 
@@ -197,6 +197,11 @@ def load_settings(**overrides: Any) -> Settings:
         raise ConfigError(f"docgraph.toml in {Path.cwd()} is not valid TOML: {exc}") from exc
 
 
-def setting_errors(exc: ValidationError) -> str:
-    """Pydantic's report in one line: "encoder_runtime: Input should be 'torch', 'onnx' or 'onnx-int8'"."""
-    return "; ".join(f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}" for error in exc.errors())
+def setting_errors(exc: ValidationError, unknown: str = "no such setting (see docs/configuration.md)") -> str:
+    """Pydantic's report in one line: "encoder_runtime: Input should be 'torch', 'onnx' or 'onnx-int8'";
+    a name that is no field is said to be ``unknown``."""
+    parts = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"])
+        parts.append(f"{where}: {unknown if error['type'] == 'extra_forbidden' else error['msg']}")
+    return "; ".join(parts)

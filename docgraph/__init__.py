@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from docgraph.app.integrations.langchain import DocgraphCypherTool, DocgraphRetriever
     from docgraph.app.library import ask, ingest_pdfs, open_store, retriever
     from docgraph.app.llm.answer import AnswerResult
+    from docgraph.app.llm.citations import Citation
     from docgraph.app.pipeline.reports import IngestReport
     from docgraph.errors import DocgraphError
 
@@ -36,6 +37,7 @@ _EXPORTS = {
     "ask": "docgraph.app.library",
     "retriever": "docgraph.app.library",
     "AnswerResult": "docgraph.app.llm.answer",
+    "Citation": "docgraph.app.llm.citations",  # the type of AnswerResult.citations
     "IngestReport": "docgraph.app.pipeline.reports",
     "DocgraphRetriever": "docgraph.app.integrations.langchain",  # needs the langchain extra
     "DocgraphCypherTool": "docgraph.app.integrations.langchain",
@@ -44,6 +46,7 @@ _EXPORTS = {
 
 __all__ = [
     "AnswerResult",
+    "Citation",
     "DocgraphCypherTool",
     "DocgraphError",
     "DocgraphRetriever",

@@ -28,6 +28,8 @@ from langchain_core.runnables import Runnable, RunnableLambda, RunnableParallel,
 
 from docgraph.app.config import Settings, load_settings
 from docgraph.app.integrations.langchain import DocgraphRetriever
+from docgraph.app.llm.client import llm_configured
+from docgraph.app.llm.local_model import LOCAL_PREFIX
 
 PROMPT = ChatPromptTemplate.from_messages(
     [
@@ -92,8 +94,10 @@ def main() -> None:
             "context": itemgetter("docs") | RunnableLambda(format_docs),
             "question": itemgetter("question"),
         } | PROMPT
-        if not (settings.llm_base_url and settings.llm_model):
-            print("No LLM endpoint configured (OPENAI_BASE_URL, DOCGRAPH_LLM_MODEL); the prompt would be:\n")
+        if not llm_configured(settings) or settings.llm_model.startswith(LOCAL_PREFIX):
+            # docgraph's own test: a URL, a key and a model; a local: model file is not an endpoint
+            print("No LLM endpoint configured (DOCGRAPH_LLM_BASE_URL, DOCGRAPH_LLM_API_KEY, DOCGRAPH_LLM_MODEL);")
+            print("the prompt would be:\n")
             print((retrieve | prompt).invoke(args.question).to_string())
             return
         result = retrieve.assign(answer=prompt | chat_model(settings)).invoke(args.question)

@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
-from docgraph.app.config import default_home, load_settings
+from docgraph.app.config import Settings, default_home, load_settings
 from docgraph.errors import ConfigError
 
 
@@ -53,6 +54,19 @@ def test_a_bad_setting_is_one_config_error_line(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.delenv("DOCGRAPH_ENCODER_RUNTIME")
     (tmp_path / "docgraph.toml").unlink()
     assert load_settings().encoder_runtime == "onnx"
+
+
+def test_a_misspelt_setting_is_refused_not_ignored(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``Settings(llm_base_ur=...)`` and a misspelt key of docgraph.toml were ignored: answers came back
+    extractive with no word why. The environment's other DOCGRAPH_ names are not settings' business."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DOCGRAPH_NOT_A_SETTING", "1")
+    assert load_settings().llm_base_url == ""
+    with pytest.raises(ValidationError, match="llm_base_ur"):
+        Settings(llm_base_ur="http://127.0.0.1:9/v1")  # type: ignore[call-arg]
+    (tmp_path / "docgraph.toml").write_text('llm_base_ur = "http://127.0.0.1:9/v1"\n')
+    with pytest.raises(ConfigError, match=r"^bad setting: llm_base_ur: no such setting \(see docs/configuration.md\)$"):
+        load_settings()
 
 
 def test_the_suite_keeps_off_the_users_data_home() -> None:

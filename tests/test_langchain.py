@@ -17,8 +17,9 @@ from docgraph.app.config import Settings
 from docgraph.app.integrations.langchain import DocgraphCypherTool, DocgraphRetriever
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.resources import SAMPLES_DIR
+from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.falkordb_store import FalkorDBStore
-from docgraph.errors import DocumentNotFoundError, QuestionError
+from docgraph.errors import ConfigError, DocumentNotFoundError, QuestionError, StoreError
 from docgraph.models.encoder_loader import load_encoder
 from tests.conftest import local_settings
 from tests.llm_server import ScriptedLLMServer
@@ -159,6 +160,38 @@ def test_the_example_chain_runs_against_an_openai_compatible_endpoint(
     assert "10:30 and at 15:00" in run.stdout
     assert "When are the penguins fed?" in prompt and "herring" in prompt  # the retrieved regions reached the model
 
+    # A URL without a key: docgraph's own answers are extractive, so the example calls no model either
+    keyless = {name: value for name, value in env.items() if name not in {"OPENAI_API_KEY", "DOCGRAPH_LLM_API_KEY"}}
+    command = [sys.executable, str(REPO / "examples" / "langchain_chain.py"), "When are the penguins fed?"]
+    run = subprocess.run(command, cwd=REPO, env=keyless, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("No LLM endpoint configured") and "When are the penguins fed?" in run.stdout
+
 
 def _llm_settings(base_url: str, home: Path) -> Settings:
     return Settings(home=home, llm_base_url=base_url, llm_api_key="test-key", llm_model="test-model")
+
+
+def test_from_settings_refuses_a_misspelt_field_and_closes_what_it_opened(
+    zoo_store: FalkorDBStore, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``top_k=1`` (for ``k``) was ignored and 8 documents came back; a refused field left the store
+    open, and the tool had no way to close its own."""
+    import docgraph.app.integrations.langchain as integration
+
+    opened: list[GraphStore] = []
+    original = integration.open_configured_store
+
+    def recorded(given: Settings) -> GraphStore:
+        opened.append(original(given))
+        return opened[-1]
+
+    monkeypatch.setattr(integration, "open_configured_store", recorded)
+    with pytest.raises(ConfigError, match=r"^bad field: top_k: no such field$"):
+        DocgraphRetriever.from_settings(settings, top_k=1)
+    with pytest.raises(StoreError, match="is closed"):
+        opened[-1].read("RETURN 1 AS one")
+    tool = DocgraphCypherTool.from_settings(settings)
+    tool.close()
+    with pytest.raises(StoreError, match="is closed"):
+        opened[-1].read("RETURN 1 AS one")

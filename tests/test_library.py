@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 import docgraph
+from docgraph.app.retrieval.registry import RETRIEVER_NAMES
 from docgraph.app.stores.base import GraphStore
-from docgraph.errors import ConfigError
+from docgraph.errors import ConfigError, QuestionError, StoreError
 from tests.conftest import fresh_graph_name, local_settings
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "docgraph-sample.pdf"
@@ -21,11 +22,24 @@ def test_open_ingest_and_ask_through_the_public_api(local_home: Path) -> None:
         assert [(r.doc_id, r.status) for r in reports] == [("docgraph-sample", "ingested")]
         answer = docgraph.ask("When are the penguins fed?", store, settings)
         assert "10:30" in answer.answer and answer.citations[0].doc_id == "docgraph-sample"
+        assert isinstance(answer.citations[0], docgraph.Citation)  # the type of what ask returns is public
         reused = docgraph.retriever(store, settings=settings)
         for question in ("When are the penguins fed?", "How large is the seal pool?"):
             again = docgraph.ask(question, store, settings, using=reused)
             alone = docgraph.ask(question, store, settings)
             assert again.answer == alone.answer and again.citations == alone.citations
+        for name in RETRIEVER_NAMES:  # retrieve("", 3) gave 3 hits, and k=-1 nearly every candidate (19)
+            chosen = docgraph.retriever(store, name, settings)
+            for query, k in (("", 3), ("   ", 3), ("penguins", 0), ("penguins", -1)):
+                with pytest.raises(QuestionError):
+                    chosen.retrieve(query, k)
+            with pytest.raises(QuestionError):
+                chosen.rank_pages("penguins", -1)
+    with pytest.raises(StoreError, match="is closed"):  # "closed on exit": it quietly connected again
+        store.read("MATCH (d:Document) RETURN count(d) AS n")
+    with pytest.raises(StoreError, match="is closed"):
+        docgraph.ask("When are the penguins fed?", store, settings)
+    store.close()  # closing again is no error
 
 
 def one_page_pdf(path: Path, text: str) -> Path:

@@ -20,15 +20,17 @@ comes back as the tool's output, so an agent can rephrase.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun, CallbackManagerForToolRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import BaseTool, ToolException
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
-from docgraph.app.config import Settings, load_settings
+from docgraph.app.config import Settings, load_settings, setting_errors
 from docgraph.app.integrations.regions import RegionResult, retrieve_regions
 from docgraph.app.jobs.documents import find_document
 from docgraph.app.llm.service import text2cypher
@@ -37,7 +39,7 @@ from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.registry import DEFAULT_RETRIEVER, make_retriever
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import apply_schema_if_allowed, open_store
-from docgraph.errors import DocgraphError
+from docgraph.errors import ConfigError, DocgraphError
 from docgraph.models.encoders import TextEncoder
 
 
@@ -50,7 +52,7 @@ def open_configured_store(settings: Settings) -> GraphStore:
 class DocgraphRetriever(BaseRetriever):
     """Regions of the stored documents for a query, as LangChain ``Document``\\ s, best first."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")  # a misspelt field was ignored
 
     store: GraphStore
     encoder: TextEncoder
@@ -71,7 +73,9 @@ class DocgraphRetriever(BaseRetriever):
         The store it opens stays open for the retriever's life; call :meth:`close` when done.
         """
         settings = settings or load_settings()
-        made = cls(store=open_configured_store(settings), encoder=configured_encoder(settings), **fields)
+        store = open_configured_store(settings)
+        with _closed_if_refused(store):
+            made = cls(store=store, encoder=configured_encoder(settings), **fields)
         made._settings = settings
         return made
 
@@ -131,7 +135,7 @@ class DocgraphCypherTool(BaseTool):
     output is JSON: the query as run, its rows, and whether the rows were cut off at the row limit.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")  # a misspelt field was ignored
 
     name: str = "docgraph_graph_query"
     description: str = (
@@ -147,8 +151,14 @@ class DocgraphCypherTool(BaseTool):
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None, **fields: Any) -> DocgraphCypherTool:
+        """A tool over the configured store, which stays open for the tool's life: call :meth:`close`."""
         settings = settings or load_settings()
-        return cls(store=open_configured_store(settings), settings=settings, **fields)
+        store = open_configured_store(settings)
+        with _closed_if_refused(store):
+            return cls(store=store, settings=settings, **fields)
+
+    def close(self) -> None:
+        self.store.close()
 
     def _run(self, question: str, run_manager: CallbackManagerForToolRun | None = None) -> str:
         try:
@@ -160,3 +170,16 @@ class DocgraphCypherTool(BaseTool):
             default=str,
             ensure_ascii=False,
         )
+
+
+@contextmanager
+def _closed_if_refused(store: GraphStore) -> Iterator[None]:
+    """Close ``store`` when the object meant to own it is refused (a bad field: a ``ConfigError``)."""
+    try:
+        yield
+    except ValidationError as error:
+        store.close()
+        raise ConfigError(f"bad field: {setting_errors(error, unknown='no such field')}") from error
+    except BaseException:
+        store.close()
+        raise
