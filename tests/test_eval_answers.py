@@ -100,6 +100,16 @@ def test_a_question_the_endpoint_fails_is_counted_and_the_run_goes_on(tmp_path: 
     answers = json.loads(done.stdout)["answers"]["bm25-page"]
     assert answers["n"] == 3 and answers["errors"] == 1
     assert answers["answer_contains_gold"] == 0.5  # the penguin answer holds its gold; the failed one counts as a miss
+    said = "warning: 1 of 3 questions of bm25-page got no answer from the LLM endpoint and count as misses (first: "
+    assert done.stderr.count(said) == 1  # nothing said it, under --json or not
+
+    # Every request refused: all measures 0.0 and exit 0 before; nothing was measured
+    with ScriptedLLMServer() as server:
+        server.add(*[Reply(status=400, error="the prompt is too long")] * 12)
+        env["DOCGRAPH_LLM_BASE_URL"] = server.base_url
+        refused = CliRunner().invoke(app, args, env={**env, "DOCGRAPH_LLM_API_KEY": "k", "DOCGRAPH_LLM_MODEL": "m"})
+    assert refused.exit_code == 1 and refused.stdout == ""
+    assert refused.stderr.startswith("error: nothing measured: the LLM endpoint answered no question (first: ")
 
 
 def test_answers_a_timed_out_llm_left_to_the_documents_are_counted_and_named(tmp_path: Path) -> None:
@@ -146,5 +156,6 @@ def test_eval_answers_reports_progress_question_by_question(falkordb_store: Falk
         answers=True,
     )
     assert [step for step in told if step[0] == "answers bm25-page (document)"] == [
-        ("answers bm25-page (document)", done, 3) for done in range(3)
+        ("answers bm25-page (document)", done, 3)
+        for done in range(1, 4)  # after each: the bar ends full
     ]

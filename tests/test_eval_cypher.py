@@ -176,3 +176,35 @@ def test_a_gold_answer_of_more_rows_than_the_row_limit_can_be_matched(tmp_path: 
     assert done.exit_code == 0, done.output
     outcomes = {q["id"]: q for q in json.loads(done.stdout)["questions"]}
     assert outcomes["s-04"]["correct"] and not outcomes["s-05"]["correct"]
+
+
+def test_gold_queries_that_find_nothing_in_the_store_are_said(tmp_path: Path) -> None:
+    """A store without the questions' documents scored 66.7 % (a wrong query matched the gold's empty
+    rows), exit 0: now an error when no gold query finds anything, a warning when some find nothing."""
+    import fitz
+
+    missing = {
+        "id": "s-09",
+        "question": "How many pages does the harbour report have?",
+        "gold": "MATCH (p:Page {doc_id: 'harbour-report'}) RETURN count(p) AS pages",
+        "type": "count",
+    }
+    docs, questions = sample_eval_inputs(tmp_path, [missing])
+    (docs / SAMPLE.name).unlink()
+    with fitz.open() as pdf:
+        pdf.new_page().insert_text((72, 72), "A page about something else.")
+        pdf.save(docs / "other.pdf")
+    with ScriptedLLMServer() as server:
+        done = eval_cypher(questions, docs, server, tmp_path)
+        assert server.requests == []  # refused before the model is asked
+    assert done.exit_code == 1 and done.stdout == ""
+    assert done.stderr.startswith("error: the gold queries find nothing in this store (no rows, or only zeros")
+
+    (tmp_path / "partial").mkdir()
+    docs, questions = sample_eval_inputs(tmp_path / "partial", [QUESTIONS[0], missing])
+    with ScriptedLLMServer() as server:
+        server.add("MATCH (p:Page {doc_id: 'docgraph-sample'}) RETURN count(p)", "RETURN 0 AS pages")
+        done = eval_cypher(questions, docs, server, tmp_path / "partial")
+    assert done.exit_code == 0, done.output
+    assert "warning: 1 of 2 gold queries find nothing in this store (s-09): are their documents stored?" in done.stderr
+    assert json.loads(done.stdout)["summary"]["all"]["execution_accuracy"] == 1.0  # counted, and said

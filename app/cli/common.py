@@ -107,9 +107,10 @@ def stage_progress(quiet: bool) -> Iterator[Callable[[str, int, int], None]]:
         tasks: dict[str, TaskID] = {}
 
         def update(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=total or None)
-            bar.update(tasks[stage], completed=done, total=total or None)
+            kind = stage.split(" ", 1)[0]  # "ingest a.pdf", then "ingest b.pdf": one bar that goes on, named anew
+            if kind not in tasks:
+                tasks[kind] = bar.add_task(stage, total=total or None)
+            bar.update(tasks[kind], completed=done, total=total or None, description=stage)
 
         yield update
 

@@ -128,6 +128,7 @@ def eval_command(
             distractors or (),
             answers,
         )
+    _warn_of_answers(reports)
     if json_out:
         data = {name: report.to_json(misses) for name, report in reports.items()}
         print_json(data[scopes[0]] if len(scopes) == 1 else {"scopes": data})
@@ -135,8 +136,23 @@ def eval_command(
     _print_reports(reports, misses, temporary=not store)
 
 
+def _warn_of_answers(reports: dict[str, EvalReport]) -> None:
+    """On stderr (under --json too): answers the LLM endpoint refused, or fell back to quoting the
+    documents; a run whose every answer was refused measured nothing and fails, as eval-cypher's does."""
+    from docgraph.app.evaluation.answers import error_warning, fallback_warning
+
+    answered = [outcomes for report in reports.values() for outcomes in report.answers.values()]
+    if answered and all(o.error for outcomes in answered for o in outcomes):
+        first = next(o.error for outcomes in answered for o in outcomes)
+        raise LLMRequestError(f"nothing measured: the LLM endpoint answered no question (first: {first})")
+    for report in reports.values():
+        for variant, outcomes in report.answers.items():
+            for warning in (error_warning(variant, outcomes), fallback_warning(variant, outcomes)):
+                if warning is not None:
+                    err_console.print(f"warning: {warning}", style="yellow", markup=False)
+
+
 def _print_reports(reports: dict[str, EvalReport], misses: bool, temporary: bool) -> None:
-    from docgraph.app.evaluation.answers import fallback_warning
     from docgraph.app.evaluation.runner import (
         format_answers,
         format_ingested,
@@ -158,10 +174,6 @@ def _print_reports(reports: dict[str, EvalReport], misses: bool, temporary: bool
         show(format_table(report) + "\n")
         if report.answers:
             show(format_answers(report) + "\n")
-            for variant, outcomes in report.answers.items():
-                warning = fallback_warning(variant, outcomes)
-                if warning is not None:
-                    err_console.print(f"warning: {warning}", style="yellow", markup=False)
         if misses:
             show(format_misses(report) + "\n")
 
@@ -264,6 +276,7 @@ def eval_cypher_command(
     from docgraph.app.evaluation.corpus_ingest import ensure_ingested
     from docgraph.app.evaluation.cypher_bench import (
         cypher_summary,
+        empty_gold_warning,
         load_cypher_questions,
         run_cypher_bench,
         unanswered_warning,
@@ -277,13 +290,15 @@ def eval_cypher_command(
         client = make_client(settings)  # no endpoint: refused before any ingest
         if docs is not None:
             ensure_ingested(expand_paths([docs]), graph_store, configured_encoder(settings), settings, progress)
+        empty = empty_gold_warning(loaded, graph_store)  # before the model is asked anything
         outcomes = run_cypher_bench(loaded, graph_store, settings, client, progress)
     summary = cypher_summary(outcomes)
     warning = unanswered_warning(outcomes)
     if warning is not None and all(o.unanswered for o in outcomes):
         raise LLMRequestError(f"nothing measured: {warning}")
-    if warning is not None and not json_out:
-        err_console.print(f"warning: {warning}; they count as wrong", style="yellow", markup=False)
+    for said in (empty, None if warning is None else f"{warning}; they count as wrong"):
+        if said is not None:  # on stderr under --json too: the numbers need it
+            err_console.print(f"warning: {said}", style="yellow", markup=False)
     if json_out:
         print_json({"model": settings.llm_model, "summary": summary, "questions": [o.to_json() for o in outcomes]})
         return

@@ -124,18 +124,17 @@ def ask_for_answers(
 ) -> list[AnswerOutcome]:
     """Each question through the whole ask path; ``progress`` is told (done, total) after each."""
     outcomes = []
-    for done, question in enumerate(questions):
-        if progress:
-            progress(done, len(questions))
+    for done, question in enumerate(questions, 1):
         doc_id = doc_ids[question.doc]
         try:
             result = ask(
                 question.question, store, settings, retriever, k=ASK_K, doc_id=doc_id if scope == "document" else None
             )
+            outcomes.append(outcome_of(question, doc_id, result))
         except LLMRequestError as error:  # one question's rejected request, not the end of the run
             outcomes.append(_failed(question, str(error)))
-            continue
-        outcomes.append(outcome_of(question, doc_id, result))
+        if progress:
+            progress(done, len(questions))
     return outcomes
 
 
@@ -168,13 +167,20 @@ def summary(outcomes: Sequence[AnswerOutcome]) -> dict[str, Any]:
 def fallback_warning(variant: str, outcomes: Sequence[AnswerOutcome]) -> str | None:
     """What to say when answers of a configured LLM fell back to quoting the documents: the answer
     measures are then partly the extractive answer's."""
-    fell_back = [o for o in outcomes if o.llm_fallback]
-    if not fell_back:
-        return None
-    return (
-        f"{len(fell_back)} of {len(outcomes)} answers of {variant} quote the documents, the LLM having "
-        f"given none (first: {fell_back[0].llm_fallback})"
-    )
+    what = f"answers of {variant} quote the documents, the LLM having given none"
+    return _how_many(what, [o.llm_fallback for o in outcomes])
+
+
+def error_warning(variant: str, outcomes: Sequence[AnswerOutcome]) -> str | None:
+    """What to say when the LLM endpoint refused questions: they count as misses in every measure."""
+    what = f"questions of {variant} got no answer from the LLM endpoint and count as misses"
+    return _how_many(what, [o.error for o in outcomes])
+
+
+def _how_many(what: str, reasons: Sequence[str]) -> str | None:
+    """ "N of M <what> (first: <reason>)" over the outcomes' ``reasons`` ("" where none); None if none."""
+    given = [reason for reason in reasons if reason]
+    return f"{len(given)} of {len(reasons)} {what} (first: {given[0]})" if given else None
 
 
 def answer_misses(outcomes: Sequence[AnswerOutcome], words: int = 200) -> list[AnswerOutcome]:

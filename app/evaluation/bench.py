@@ -166,6 +166,8 @@ def run_bench(
         across[name] = _timed(make_retriever(name, store, encoder, corpus), queries, in_document=False)
         # a retriever of its own, so that no query vector is remembered from the run above
         inside[name] = _timed(make_retriever(name, store, encoder, corpus), queries, in_document=True)
+    if progress:
+        progress("query", len(names), len(names))
     pages = sum(len(document.page_numbers) for document in corpus.documents())
     return BenchReport(timing, across, inside, peak_rss_mb(), pages)
 

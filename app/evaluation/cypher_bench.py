@@ -171,6 +171,28 @@ def gold_rows(question: CypherQuestion, store: GraphStore) -> list[Row]:
         raise QuestionsError(f"{question.id}: the gold query does not run: {error}") from error
 
 
+def empty_gold_warning(questions: Sequence[CypherQuestion], store: GraphStore) -> str | None:
+    """What to say of gold queries that find nothing in ``store`` (no rows, or only zeros, nulls and
+    empty lists): their documents are likely not stored, and a wrong query may match them. None when
+    every gold query finds something; ``QuestionsError`` when none does (nothing would be measured)."""
+    empty = [question.id for question in questions if _finds_nothing(gold_rows(question, store))]
+    if empty and len(empty) == len(questions):
+        raise QuestionsError(
+            "the gold queries find nothing in this store (no rows, or only zeros and nulls): ingest the "
+            "documents they ask about (--docs), or name the store that holds them (--store)"
+        )
+    if not empty:
+        return None
+    return (
+        f"{len(empty)} of {len(questions)} gold queries find nothing in this store ({', '.join(empty[:5])}"
+        f"{', ...' if len(empty) > 5 else ''}): are their documents stored? A wrong query may match them"
+    )
+
+
+def _finds_nothing(rows: Sequence[Row]) -> bool:
+    return all(value in (0, None, [], "") for row in rows for value in row.values())
+
+
 def run_cypher_bench(
     questions: Sequence[CypherQuestion],
     store: GraphStore,

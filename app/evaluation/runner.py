@@ -238,6 +238,8 @@ def ablation_properties(
         if progress:
             progress(f"gnn {name}", done, len(wanted))
         props[name] = ensure_variant(store, settings, name)
+    if progress and wanted:
+        progress("gnn", len(wanted), len(wanted))
     return props
 
 
@@ -272,7 +274,7 @@ def format_scopes(reports: dict[str, EvalReport]) -> str:
     scopes = list(reports)
     first = reports[scopes[0]]
     head = f"{'variant':<16} " + " ".join(f"{scope + ' R@1/3/5':>22}" for scope in scopes)
-    lines = [f"{first.n} questions, {first.documents} documents in the store", head + f" {'doc@1':>7}"]
+    lines = [f"{first.n} questions, {_documents(first.documents)} in the store", head + f" {'doc@1':>7}"]
     for name in first.variants:
         cells = []
         for scope in scopes:
@@ -285,7 +287,7 @@ def format_scopes(reports: dict[str, EvalReport]) -> str:
 
 def format_table(report: EvalReport) -> str:
     """A plain-text table: one row per variant and per (variant, type), recall in percent."""
-    lines = [f"scope: {report.scope} ({report.documents} documents in the store)"]
+    lines = [f"scope: {report.scope} ({_documents(report.documents)} in the store)"]
     lines.append(f"{'variant':<16} {'type':<11} {'n':>3} " + " ".join(f"{'R@' + str(k):>6}" for k in CUTOFFS))
     for name, result in report.variants.items():
         rows = [("all", recall(result.outcomes))]
@@ -378,3 +380,7 @@ def _paired_json(rows: dict[str, dict[int, PairedComparison]]) -> dict[str, Any]
         return {f"recall@{k}": comparison.to_json() for k, comparison in by_k.items()}
 
     return {"all": cells(rows["all"]), "by_type": {kind: cells(by_k) for kind, by_k in rows.items() if kind != "all"}}
+
+
+def _documents(count: int) -> str:
+    return f"{count} document" if count == 1 else f"{count} documents"

@@ -159,11 +159,17 @@ class GraphSchema:
         parts.append(f"**Kind labels** on `:{kinds.on}`: {labels}. {kinds.meaning}\n")
         parts.append("| Relationship | From | To | Properties | Meaning |\n|---|---|---|---|---|")
         for rel in self.relationships:
-            props = ", ".join(f"`{p.name}` ({p.type})" for p in rel.properties) or "—"
+            props = "; ".join(_relationship_property(p) for p in rel.properties) or "—"
             parts.append(f"| `{rel.type}` | `:{rel.source}` | `:{rel.target}` | {props} | {_cell(rel.meaning)} |")
         parts.append("")
         parts += [f"- {note}" for note in self.notes]
         return "\n".join(parts)
+
+
+def _relationship_property(prop: PropertySpec) -> str:
+    """ "`via` (string, optional): 'link' when ...": an optional property is absent where it does not apply."""
+    kind = f"{prop.type}, optional" if prop.optional else prop.type
+    return f"`{prop.name}` ({kind}): {_cell(prop.meaning)}" if prop.meaning else f"`{prop.name}` ({kind})"
 
 
 def _cell(text: str) -> str:
