@@ -88,6 +88,8 @@ def test_eval_refuses_questions_about_missing_documents(
     path.write_text('{"id": "x", "doc": "not-here.pdf", "question": "q?", "pages": [1], "type": "local"}\n')
     with pytest.raises(QuestionsError, match=r"not-here\.pdf"):
         run_eval(path, TRAIN_DIR, ["hybrid"], falkordb_store, encoder)
+    with pytest.raises(QuestionsError, match=r"^--docs .*/no-such-folder: no such folder"):  # was "not in" it
+        run_eval(path, tmp_path / "no-such-folder", ["hybrid"], falkordb_store, encoder)
 
 
 @pytest.mark.parametrize(

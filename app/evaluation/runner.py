@@ -166,6 +166,8 @@ def run_eval_scopes(
     if unknown:
         raise QuestionsError(f"unknown scope {unknown[0]!r}: choose from {', '.join(SCOPES)}")
     questions = load_questions(questions_path)
+    if not docs_dir.is_dir():
+        raise QuestionsError(f"--docs {docs_dir}: no such folder (the folder holding the questions' PDFs)")
     files = list(dict.fromkeys(q.doc for q in questions))
     missing = [name for name in files if not (docs_dir / name).is_file()]
     if missing:
@@ -273,7 +275,7 @@ def format_scopes(reports: dict[str, EvalReport]) -> str:
     across the whole store (and how often the first page was in the right document)."""
     scopes = list(reports)
     first = reports[scopes[0]]
-    head = f"{'variant':<16} " + " ".join(f"{scope + ' R@1/3/5':>22}" for scope in scopes)
+    head = f"{'variant':<17} " + " ".join(f"{scope + ' R@1/3/5':>22}" for scope in scopes)
     lines = [f"{first.n} questions, {_documents(first.documents)} in the store", head + f" {'doc@1':>7}"]
     for name in first.variants:
         cells = []
@@ -281,26 +283,26 @@ def format_scopes(reports: dict[str, EvalReport]) -> str:
             summary = recall(reports[scope].variants[name].outcomes)
             cells.append(f"{' / '.join(f'{100 * summary.recall[k]:.1f}' for k in CUTOFFS):>22}")
         doc_share = document_recall(reports[scopes[-1]].variants[name].outcomes)
-        lines.append(f"{name:<16} " + " ".join(cells) + f" {100 * doc_share:7.1f}")
+        lines.append(f"{name:<17} " + " ".join(cells) + f" {100 * doc_share:7.1f}")
     return "\n".join(lines)
 
 
 def format_table(report: EvalReport) -> str:
     """A plain-text table: one row per variant and per (variant, type), recall in percent."""
     lines = [f"scope: {report.scope} ({_documents(report.documents)} in the store)"]
-    lines.append(f"{'variant':<16} {'type':<11} {'n':>3} " + " ".join(f"{'R@' + str(k):>6}" for k in CUTOFFS))
+    lines.append(f"{'variant':<17} {'type':<11} {'n':>3} " + " ".join(f"{'R@' + str(k):>6}" for k in CUTOFFS))
     for name, result in report.variants.items():
         rows = [("all", recall(result.outcomes))]
         rows += list(recall_by_type(result.outcomes).items())
         for kind, summary in rows:
             values = " ".join(f"{100 * summary.recall[k]:6.1f}" for k in CUTOFFS)
-            lines.append(f"{name:<16} {kind:<11} {summary.n:>3} {values}")
+            lines.append(f"{name:<17} {kind:<11} {summary.n:>3} {values}")
     if report.baseline is not None:
         lines += ["", _paired_header(report.baseline)]
         for name in report.compared():
             for kind, by_k in report.paired(name).items():
                 cells = " ".join(_paired_cell(by_k[k]) for k in CUTOFFS)
-                lines.append(f"{name:<16} {kind:<11} {by_k[CUTOFFS[0]].n:>3} {cells}".rstrip())
+                lines.append(f"{name:<17} {kind:<11} {by_k[CUTOFFS[0]].n:>3} {cells}".rstrip())
     return "\n".join(lines)
 
 
@@ -349,7 +351,7 @@ def format_misses(report: EvalReport) -> str:
             gold = ",".join(str(page) for page in miss["gold"])
             ranked = " ".join(str(page) for page in miss["ranked"])
             rank = miss["gold_rank"] or "-"
-            line = f"{name:<16} {miss['type']:<11} {miss['id']:<12} {gold:>9}  {ranked:<24} {rank:<2}"
+            line = f"{name:<17} {miss['type']:<11} {miss['id']:<12} {gold:>9}  {ranked:<24} {rank:<2}"
             lines.append(f"{line} {_margins(outcome)}".rstrip())
     return "\n".join(lines)
 
@@ -367,7 +369,7 @@ def _margins(outcome: QuestionOutcome) -> str:
 def _paired_header(baseline: str) -> str:
     legend = f"against {baseline}: recall difference in points, won/lost questions, exact McNemar p"
     cells = " ".join(f"{'R@' + str(k):>6}{'':<12}" for k in CUTOFFS)
-    return f"{legend}\n{'variant':<16} {'type':<11} {'n':>3} {cells}".rstrip()
+    return f"{legend}\n{'variant':<17} {'type':<11} {'n':>3} {cells}".rstrip()
 
 
 def _paired_cell(comparison: PairedComparison) -> str:
