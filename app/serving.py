@@ -85,7 +85,11 @@ class ServingState:
             return self._retrievers[key]
 
     def close(self) -> None:
+        """Close the store this state opened; the retrievers over it go too, so that a state used
+        again (an app whose lifespan is entered anew, as a test client does) opens a new one."""
         with self._lock:
             if self._owns_store and self._store is not None:
                 self._store.close()
                 self._store = None
+                self._corpus = None
+                self._retrievers = {}

@@ -55,9 +55,10 @@ def api_app(local_home: Path) -> Iterator[FastAPI]:
     report = build_ingest_pipeline(store, api_settings).ingest(SAMPLES_DIR / "docgraph-sample.pdf")
     assert report.status == "ingested", report.error
     yield app
-    app.state.docgraph.close()
-    store.delete_graph()
-    store.close()
+    current = app.state.docgraph.store()  # the app's, opened anew if a client's lifespan closed the first
+    assert isinstance(current, FalkorDBStore)
+    current.delete_graph()
+    app.state.docgraph.close()  # closes the store it opened
 
 
 def no_server_error(ctx: Any, response: Any, case: Any) -> bool | None:

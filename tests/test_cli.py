@@ -393,10 +393,12 @@ def test_ctrl_c_reports_the_documents_that_landed_and_names_the_rest(
     second.write_bytes((PDFS / "xts-p6.pdf").read_bytes())
     ingest = IngestPipeline.ingest
 
-    def interrupted_at_the_second(self: IngestPipeline, path: Path, progress: ProgressFn | None = None) -> IngestReport:
+    def interrupted_at_the_second(
+        self: IngestPipeline, path: Path, progress: ProgressFn | None = None, uploaded_as: str = ""
+    ) -> IngestReport:
         if path.name == "second.pdf":
             raise KeyboardInterrupt  # Ctrl-C while it is read
-        return ingest(self, path, progress)
+        return ingest(self, path, progress, uploaded_as)
 
     monkeypatch.setattr(IngestPipeline, "ingest", interrupted_at_the_second)
     code, out, err = run("ingest", str(first), str(second), "--no-embed")
