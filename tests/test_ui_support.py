@@ -40,9 +40,9 @@ from docgraph.app.ui_support.graph_view import (
 )
 from docgraph.app.ui_support.health import store_health, unavailable_health
 from docgraph.app.ui_support.ingest import (
+    file_fraction,
     folder_pdfs,
     ingest_files,
-    overall_fraction,
     progress_label,
     report_line,
     save_upload,
@@ -213,8 +213,8 @@ def test_ingest_helpers(sample: tuple[GraphStore, Settings], tmp_path: Path) -> 
     with pytest.raises(ConfigError, match="not below an ingest root"):
         folder_pdfs(str(tmp_path), [tmp_path / "uploads"])
 
-    steps = [overall_fraction(i, 2, stage, done, 4) for i in (0, 1) for stage in ("read", "embed") for done in (0, 4)]
-    assert steps == sorted(steps) and steps[-1] <= 1.0 and overall_fraction(1, 2, "done", 1, 1) == 1.0
+    steps = [file_fraction(stage, done, 4) for stage in ("read", "embed") for done in (0, 4)]
+    assert steps == sorted(steps) and steps[-1] <= 1.0 and file_fraction("done", 1, 1) == 1.0
 
     broken = tmp_path / "broken.pdf"
     broken.write_bytes(b"not a pdf at all")

@@ -73,11 +73,10 @@ def _below(path: Path, roots: Sequence[Path]) -> bool:
     return any(path == root or path.is_relative_to(root) for root in roots)
 
 
-def overall_fraction(index: int, count: int, stage: str, done: int, total: int) -> float:
-    """Progress over all files, file ``index`` of ``count`` being at ``done``/``total`` of ``stage``."""
+def file_fraction(stage: str, done: int, total: int) -> float:
+    """How far one file has got (0..1), being at ``done``/``total`` of ``stage``."""
     start, end = STAGE_SHARES.get(stage, (1.0, 1.0))  # an outcome ("ingested", "failed") ends the file
-    within = start + (end - start) * (done / total if total > 0 else 0.0)
-    return min(1.0, (index + within) / max(count, 1))
+    return min(1.0, start + (end - start) * (done / total if total > 0 else 0.0))
 
 
 def progress_label(name: str, stage: str, done: int, total: int) -> str:
@@ -138,7 +137,7 @@ class _OverallProgress:
         if self._progress is None:
             return
         with self._lock:  # a file's share only grows; the bar with it
-            self._done[path] = max(self._done[path], overall_fraction(0, 1, stage, done, total))
+            self._done[path] = max(self._done[path], file_fraction(stage, done, total))
             fraction = sum(self._done.values()) / max(len(self._done), 1)
             self._progress(fraction, progress_label(path.name, stage, done, total))
 
