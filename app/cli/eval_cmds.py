@@ -277,6 +277,7 @@ def eval_cypher_command(
     from docgraph.app.evaluation.cypher_bench import (
         cypher_summary,
         empty_gold_warning,
+        gold_rows,
         load_cypher_questions,
         run_cypher_bench,
         unanswered_warning,
@@ -290,8 +291,9 @@ def eval_cypher_command(
         client = make_client(settings)  # no endpoint: refused before any ingest
         if docs is not None:
             ensure_ingested(expand_paths([docs]), graph_store, configured_encoder(settings), settings, progress)
-        empty = empty_gold_warning(loaded, graph_store)  # before the model is asked anything
-        outcomes = run_cypher_bench(loaded, graph_store, settings, client, progress)
+        golds = [gold_rows(question, graph_store) for question in loaded]  # before the model is asked anything
+        empty = empty_gold_warning(loaded, golds)
+        outcomes = run_cypher_bench(loaded, golds, graph_store, settings, client, progress)
     summary = cypher_summary(outcomes)
     warning = unanswered_warning(outcomes)
     if warning is not None and all(o.unanswered for o in outcomes):

@@ -131,11 +131,12 @@ def _comparable(value: Any) -> Any:
     return value
 
 
-def ask_question(question: CypherQuestion, store: GraphStore, settings: Settings, client: LLMClient) -> CypherOutcome:
-    """One question: the model's query against the gold rows, read up to as many rows as the gold
-    query holds. A request the model's server refused or did not answer in time is this question's
-    failure; an unreachable server or store ends the run."""
-    gold = gold_rows(question, store)
+def ask_question(
+    question: CypherQuestion, gold: Sequence[Row], store: GraphStore, settings: Settings, client: LLMClient
+) -> CypherOutcome:
+    """One question: the model's query against ``gold`` (its gold query's rows), read up to as many
+    rows as the gold holds. A request the model's server refused or did not answer in time is this
+    question's failure; an unreachable server or store ends the run."""
     if len(gold) > settings.text2cypher_row_limit:  # rows cut at the limit could never match the gold
         settings = settings.model_copy(update={"text2cypher_row_limit": len(gold)})
     usage = TokenUsage()
@@ -171,11 +172,11 @@ def gold_rows(question: CypherQuestion, store: GraphStore) -> list[Row]:
         raise QuestionsError(f"{question.id}: the gold query does not run: {error}") from error
 
 
-def empty_gold_warning(questions: Sequence[CypherQuestion], store: GraphStore) -> str | None:
-    """What to say of gold queries that find nothing in ``store`` (no rows, or only zeros, nulls and
-    empty lists): their documents are likely not stored, and a wrong query may match them. None when
-    every gold query finds something; ``QuestionsError`` when none does (nothing would be measured)."""
-    empty = [question.id for question in questions if _finds_nothing(gold_rows(question, store))]
+def empty_gold_warning(questions: Sequence[CypherQuestion], golds: Sequence[Sequence[Row]]) -> str | None:
+    """What to say of gold queries that find nothing (``golds``, their rows: none, or only zeros, nulls
+    and empty lists): their documents are likely not stored, and a wrong query may match them. None
+    when every gold query finds something; ``QuestionsError`` when none does (nothing is measured)."""
+    empty = [question.id for question, gold in zip(questions, golds, strict=True) if _finds_nothing(gold)]
     if empty and len(empty) == len(questions):
         raise QuestionsError(
             "the gold queries find nothing in this store (no rows, or only zeros and nulls): ingest the "
@@ -195,14 +196,16 @@ def _finds_nothing(rows: Sequence[Row]) -> bool:
 
 def run_cypher_bench(
     questions: Sequence[CypherQuestion],
+    golds: Sequence[Sequence[Row]],
     store: GraphStore,
     settings: Settings,
     client: LLMClient,
     progress: ProgressFn | None = None,
 ) -> list[CypherOutcome]:
+    """Each question asked of the model and scored against its gold rows (``golds``, in order)."""
     outcomes = []
-    for done, question in enumerate(questions, 1):
-        outcomes.append(ask_question(question, store, settings, client))
+    for done, (question, gold) in enumerate(zip(questions, golds, strict=True), 1):
+        outcomes.append(ask_question(question, gold, store, settings, client))
         if progress:
             progress("eval-cypher", done, len(questions))
     return outcomes
