@@ -227,13 +227,7 @@ def test_ctrl_c_while_an_answer_streams_ends_its_line_and_says_so(
     with ScriptedLLMServer() as server:
         server.add(ROUTE_RETRIEVE, stalled)
         env = {**os.environ, **scripted_env(server, zoo_store, tmp_path / "home", local_home)}
-        asking = subprocess.Popen(
-            [str(DOCGRAPH), "ask", QUESTION],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            preexec_fn=hears_ctrl_c,  # a suite started in the background passes Ctrl-C on ignored
-        )
+        asking = hearing_ctrl_c(["ask", QUESTION], env)
         assert asking.stdout is not None
         shown = os.read(asking.stdout.fileno(), 1000)  # the first words, then the stall
         asking.send_signal(signal.SIGINT)
@@ -241,6 +235,14 @@ def test_ctrl_c_while_an_answer_streams_ends_its_line_and_says_so(
     assert asking.returncode == 130
     assert shown.startswith(b"Penguins") and (shown + out).endswith(b"\n")
     assert err.decode().splitlines()[-1] == "interrupted: the answer above is cut off"
+
+
+def hearing_ctrl_c(args: list[str], env: dict[str, str], text: bool = False) -> subprocess.Popen[Any]:
+    """``docgraph ARGS`` with its output piped, hearing SIGINT as a terminal's Ctrl-C (a suite
+    started in the background passes Ctrl-C on ignored)."""
+    command = [str(DOCGRAPH), *args]
+    pipe = subprocess.PIPE
+    return subprocess.Popen(command, env=env, stdout=pipe, stderr=pipe, text=text, preexec_fn=hears_ctrl_c)
 
 
 def hears_ctrl_c() -> None:
@@ -271,14 +273,7 @@ def test_ctrl_c_while_text2cypher_waits_says_so(zoo_store: GraphStore, local_hom
     with ScriptedLLMServer() as server:
         server.add(Reply("MATCH (n) RETURN count(n)", delay_s=30.0))
         env = {**os.environ, **scripted_env(server, zoo_store, tmp_path / "home", local_home)}
-        asking = subprocess.Popen(
-            [str(DOCGRAPH), "text2cypher", QUESTION],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            preexec_fn=hears_ctrl_c,
-        )
+        asking = hearing_ctrl_c(["text2cypher", QUESTION], env, text=True)
         deadline = time.monotonic() + 60
         while not server.requests and time.monotonic() < deadline and asking.poll() is None:
             time.sleep(0.05)

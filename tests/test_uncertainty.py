@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from docgraph.app.llm.answer import AnswerResult
 from docgraph.app.llm.client import TokenLogprob
 from docgraph.app.llm.service import ask
 from docgraph.app.llm.uncertainty import mean_token_entropy, token_entropy
@@ -180,10 +181,7 @@ def test_a_reread_past_the_model_s_context_keeps_the_round_answered(
         settings = llm_settings(server.base_url, tmp_path, llm_max_rereads=1, llm_entropy_threshold=0.6)
         result = ask(QUESTION, zoo_store, settings, retriever, k=1, stream_callback=chunks.append)
 
-    assert result.mode == "llm" and result.answer == "At 10:00 [zoo p.1 #r1]."
-    kept = next(step for step in result.trace if step["step"] == "kept")
-    assert kept["round"] == 0 and "ended the stream" in kept["reason"]
-    assert "".join(chunks).endswith("the answer of round 1 is kept:]\n\nAt 10:00 [zoo p.1 #r1].")
+    assert_round_one_kept(result, chunks, "ended the stream")
 
 
 def test_an_answer_cut_short_mid_stream_is_marked_before_the_quotes_that_replace_it(
@@ -219,10 +217,7 @@ def test_an_endpoint_gone_at_a_reread_keeps_the_round_answered(
 
         result = ask(QUESTION, zoo_store, settings, retriever, k=1, stream_callback=stream)
 
-    assert result.mode == "llm" and result.answer == "At 10:00 [zoo p.1 #r1]."
-    kept = next(step for step in result.trace if step["step"] == "kept")
-    assert kept["round"] == 0 and "cannot be reached" in kept["reason"]
-    assert "".join(chunks).endswith("the answer of round 1 is kept:]\n\nAt 10:00 [zoo p.1 #r1].")
+    assert_round_one_kept(result, chunks, "cannot be reached")
 
 
 def test_a_reply_the_endpoint_ends_unfinished_is_not_the_answer(
@@ -244,3 +239,12 @@ def test_a_reply_the_endpoint_ends_unfinished_is_not_the_answer(
     assert "[zoo p.1 #r1]" in result.answer  # the documents quoted
     streamed = "".join(chunks)
     assert streamed.index("The penguins") < streamed.index("the answer below quotes the documents instead")
+
+
+def assert_round_one_kept(result: AnswerResult, chunks: list[str], reason: str) -> None:
+    """The reread failed (``reason``): round 1's answer is the answer, said so in the trace and in
+    the stream."""
+    assert result.mode == "llm" and result.answer == "At 10:00 [zoo p.1 #r1]."
+    kept = next(step for step in result.trace if step["step"] == "kept")
+    assert kept["round"] == 0 and reason in kept["reason"]
+    assert "".join(chunks).endswith("the answer of round 1 is kept:]\n\nAt 10:00 [zoo p.1 #r1].")
