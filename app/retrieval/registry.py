@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docgraph.app.retrieval.base import Retriever
@@ -14,7 +13,7 @@ from docgraph.app.retrieval.fulltext import BM25RegionRetriever, FulltextRetriev
 from docgraph.app.retrieval.gnn import GnnRetriever
 from docgraph.app.retrieval.hits import QueryVectors
 from docgraph.app.retrieval.hybrid import HybridRetriever, HybridWeights
-from docgraph.app.retrieval.rerank import DEFAULT_RERANKER, RerankingRetriever, configured_reranker, load_reranker
+from docgraph.app.retrieval.rerank import RerankingRetriever, configured_reranker
 from docgraph.app.retrieval.sections import SectionRetriever
 from docgraph.app.retrieval.vector import DenseRetriever
 from docgraph.app.stores.base import GraphStore
@@ -41,12 +40,11 @@ def _hybrid(prop: str | None, weights: HybridWeights | None = None) -> Factory:
     return make
 
 
-def _reranked(store: GraphStore, corpus: Corpus, vectors: QueryVectors, checkpoint: Path | None = None) -> Retriever:
-    """The hybrid with its best hits reranked by the cross-encoder (``app.retrieval.rerank``) at
-    ``checkpoint`` (None: the one the environment's settings name)."""
+def _reranked(store: GraphStore, corpus: Corpus, vectors: QueryVectors, settings: Settings | None = None) -> Retriever:
+    """The hybrid with its best hits reranked by the cross-encoder (``app.retrieval.rerank``) that
+    ``settings`` name (None: the environment's)."""
     gnn = GnnRetriever(store, corpus, vectors, prop=GNN_PROPERTY)
-    reranker = configured_reranker if checkpoint is None else partial(load_reranker, checkpoint)
-    return RerankingRetriever(HybridRetriever(store, corpus, vectors, gnn=gnn), reranker)
+    return RerankingRetriever(HybridRetriever(store, corpus, vectors, gnn=gnn), partial(configured_reranker, settings))
 
 
 _FACTORIES: dict[str, Factory] = {
@@ -76,11 +74,8 @@ RETRIEVER_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 
 
 def _factories(settings: Settings | None) -> dict[str, Factory]:
-    """The variants, the reranked one with the checkpoint ``settings`` name (or the shipped one)."""
-    if settings is None:
-        return _FACTORIES
-    checkpoint = settings.reranker_checkpoint or DEFAULT_RERANKER
-    return {**_FACTORIES, "hybrid-rerank": partial(_reranked, checkpoint=checkpoint)}
+    """The variants, the reranked one with the checkpoint ``settings`` name."""
+    return _FACTORIES if settings is None else {**_FACTORIES, "hybrid-rerank": partial(_reranked, settings=settings)}
 
 
 # What ``docgraph eval`` compares when no variants are named.

@@ -28,6 +28,7 @@ from docgraph.app.retrieval.pages import rank_pages
 from docgraph.app.retrieval.vector import DenseRetriever
 
 if TYPE_CHECKING:
+    from docgraph.app.config import Settings
     from docgraph.models.cross_encoder import CrossEncoder
 
 DEFAULT_RERANKER = ROOT / "models" / "checkpoints" / "rerank-minilm.pt"
@@ -52,11 +53,12 @@ def load_reranker(path: Path = DEFAULT_RERANKER) -> CrossEncoder:
     return load_cross_encoder(path)
 
 
-def configured_reranker() -> CrossEncoder:
-    """The reranker the settings name (``DOCGRAPH_RERANKER_CHECKPOINT``), else the shipped one."""
+def configured_reranker(settings: Settings | None = None) -> CrossEncoder:
+    """The reranker ``settings`` name (default: the environment's, ``DOCGRAPH_RERANKER_CHECKPOINT``),
+    else the shipped one."""
     from docgraph.app.config import load_settings
 
-    return load_reranker(load_settings().reranker_checkpoint or DEFAULT_RERANKER)
+    return load_reranker((settings or load_settings()).reranker_checkpoint or DEFAULT_RERANKER)
 
 
 def passage_text(corpus: Corpus, hit: ScoredRegion) -> str:
