@@ -210,7 +210,8 @@ def test_keys_cli_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     # A key file that cannot be written (a folder is in the way): no key is kept that nobody holds
     (tmp_path / "secrets").mkdir()
     unwritable = docgraph(tmp_path, "keys", "create", "--role", "writer", "--out", str(tmp_path / "secrets"), "--json")
-    assert unwritable.returncode == 1 and "no key was made" in unwritable.stderr and unwritable.stdout == ""
+    assert unwritable.returncode == 1 and "no key was made" in unwritable.stderr
+    assert "no key was made" in json.loads(unwritable.stdout)["error"]
     assert KeyStore(tmp_path).records() == [] and list((tmp_path / "secrets").iterdir()) == []
     # --json is JSON on every path
     made = docgraph(tmp_path, "keys", "create", "--role", "writer", "--out", str(tmp_path / "key"), "--json")
@@ -221,7 +222,8 @@ def test_keys_cli_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     kept = (tmp_path / "key").read_text()
     for taken in (tmp_path / "key", tmp_path / "keys.json"):
         over = docgraph(tmp_path, "keys", "create", "--role", "writer", "--out", str(taken), "--json")
-        assert over.returncode == 1 and f"{taken} exists" in over.stderr and over.stdout == ""
+        assert over.returncode == 1 and f"{taken} exists" in over.stderr
+        assert json.loads(over.stdout) == {"error": over.stderr.removeprefix("error: ").strip(), "exit_code": 1}
     assert (tmp_path / "key").read_text() == kept and len(KeyStore(tmp_path).records()) == 1
     # revoking again keeps when it was revoked (here a year ago)
     key_id = KeyStore(tmp_path).records()[0].key_id

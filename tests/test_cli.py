@@ -652,7 +652,7 @@ def test_a_stored_file_found_unchanged_elsewhere_is_read_from_there(cli_env: dic
     ("args", "code", "message"),
     [
         (["serve", "--store", "bogus://x", "--port", "18765"], 1, "unknown store URL scheme 'bogus'"),
-        (["mcp", "--store", "bogus://x"], 1, "unknown store URL scheme 'bogus'"),
+        (["mcp", "--store", "bogus://x", "--json"], 1, "unknown store URL scheme 'bogus'"),
         (["cypher", "RETURN $n AS n", "-p", "n=99999999999999999999", "--json"], 1, "past the 64-bit integers"),
         (["cypher", "RETURN $n AS n", "-p", "n=[1, 1e400]", "--json"], 1, "past what a double holds"),
         (["render", "docgraph-sample", "1", "-o", "page", "--json"], 2, "--out page is not a .png file"),
@@ -664,6 +664,7 @@ def test_a_stored_file_found_unchanged_elsewhere_is_read_from_there(cli_env: dic
             "--distractors are for --scope",
         ),
         (["ingest", "no-pdfs-here", "--json"], 2, "no PDF found in the given paths"),
+        (["ask", "--json"], 2, "Missing argument 'question'"),
     ],
 )
 def test_bad_options_fail_in_one_line_before_anything_runs(
@@ -675,9 +676,13 @@ def test_bad_options_fail_in_one_line_before_anything_runs(
     (tmp_path / "no-pdfs-here").mkdir()
     os.chdir(tmp_path)
     before = run("stats", "--json")[1]
-    exit_code, _, err = run(*args)
+    exit_code, out, err = run(*args)
     assert exit_code == code and message in err and len(err.strip().splitlines()) == 1, err
     assert "--debug" not in err and run("stats", "--json")[1] == before
+    if "--json" in args and args[0] != "mcp":  # a program reading the JSON reads the error there too
+        assert json.loads(out) == {"error": err.removeprefix("error: ").strip(), "exit_code": code}
+    else:  # over stdio, stdout is the MCP protocol's
+        assert out == ""
     if code == 2:  # bad usage says where to read the command's usage, as click's own errors do
         assert f"(see 'docgraph {args[0]} --help')" in err, err
 
@@ -730,5 +735,6 @@ def test_a_mistyped_local_store_is_not_made_by_a_command_that_reads(cli_env: dic
     missing = tmp_path / "no" / "store"
     for args in (["stats"], ["store", "check"], ["documents"]):
         code, out, err = run(*args, "--store", f"falkordb-local://{missing}", "--json")
-        assert code == 1 and out == "" and f"no docgraph store at {missing}" in err, (args, err)
+        assert code == 1 and f"no docgraph store at {missing}" in err, (args, err)
+        assert json.loads(out)["error"] == err.removeprefix("error: ").strip()
     assert not (tmp_path / "no").exists()

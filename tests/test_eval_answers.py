@@ -108,7 +108,7 @@ def test_a_question_the_endpoint_fails_is_counted_and_the_run_goes_on(tmp_path: 
         server.add(*[Reply(status=400, error="the prompt is too long")] * 12)
         env["DOCGRAPH_LLM_BASE_URL"] = server.base_url
         refused = CliRunner().invoke(app, args, env={**env, "DOCGRAPH_LLM_API_KEY": "k", "DOCGRAPH_LLM_MODEL": "m"})
-    assert refused.exit_code == 1 and refused.stdout == ""
+    assert refused.exit_code == 1 and json.loads(refused.stdout)["exit_code"] == 1  # no scores: the error
     assert refused.stderr.startswith("error: nothing measured: the LLM endpoint answered no question (first: ")
 
 

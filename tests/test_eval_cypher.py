@@ -132,7 +132,7 @@ def test_a_run_the_model_answered_no_question_of_is_an_error(tmp_path: Path) -> 
     with ScriptedLLMServer() as server:
         server.add(*[Reply(status=404, error="The model `wrong` does not exist")] * 4)
         done = eval_cypher(questions, docs, server, tmp_path)
-    assert done.exit_code == 1 and done.stdout == ""
+    assert done.exit_code == 1 and json.loads(done.stdout)["error"].startswith("nothing measured")  # no scores
     assert done.stderr.startswith("error: nothing measured: 2 of 2 questions got no reply from the model (first: ")
     assert "does not exist" in done.stderr and len(done.stderr.splitlines()) == 1
 
@@ -197,7 +197,7 @@ def test_gold_queries_that_find_nothing_in_the_store_are_said(tmp_path: Path) ->
     with ScriptedLLMServer() as server:
         done = eval_cypher(questions, docs, server, tmp_path)
         assert server.requests == []  # refused before the model is asked
-    assert done.exit_code == 1 and done.stdout == ""
+    assert done.exit_code == 1 and json.loads(done.stdout)["error"].startswith("the gold queries")
     assert done.stderr.startswith("error: the gold queries find nothing in this store (no rows, or only zeros")
 
     (tmp_path / "partial").mkdir()

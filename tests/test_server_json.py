@@ -111,5 +111,6 @@ def test_a_server_whose_port_is_taken_says_so_in_one_line(local_home: Path, comm
         )
     finally:
         holder.close()
-    assert done.returncode == 1 and done.stdout == ""
-    assert done.stderr == f"error: cannot listen on 127.0.0.1:{port}: address already in use\n"
+    said = f"cannot listen on 127.0.0.1:{port}: address already in use"
+    assert done.returncode == 1 and done.stderr == f"error: {said}\n"
+    assert json.loads(done.stdout) == {"error": said, "exit_code": 1}  # no start record with a url

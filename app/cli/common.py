@@ -58,6 +58,13 @@ R = TypeVar("R")
 
 class CliState:
     debug: bool = bool(os.environ.get("DOCGRAPH_DEBUG"))
+    json_errors: bool = False  # --json on the command line: errors are a JSON object on stdout too
+
+
+def json_asked(args: Sequence[str]) -> bool:
+    """Whether a command line asks for JSON: ``--json`` among its options (not after ``--``)."""
+    options = args[: list(args).index("--")] if "--" in args else args
+    return "--json" in options
 
 
 def settings_for(store: str | None) -> Settings:
@@ -128,6 +135,7 @@ def handles_errors(func: Callable[P, R]) -> Callable[P, R]:
             if CliState.debug:
                 raise
             err_console.print("interrupted", markup=False)
+            print_json_error("interrupted", 130)
             raise typer.Exit(130) from None
         except typer.BadParameter as exc:  # raised in a command's body: the user's input, not a crash
             if CliState.debug:
@@ -152,13 +160,23 @@ def usage_error_line(message: str, ctx: Context | None) -> str:
     return message.rstrip(".") + (f" (see '{ctx.command_path} --help')" if ctx is not None else "")
 
 
-def fail(message: str, code: int = 1) -> NoReturn:
+def fail(message: str, code: int = 1, details: dict[str, Any] | None = None) -> NoReturn:
     """One error line: the message as text (not Rich markup: a query quoted in it may hold "[/x]"),
-    without escape sequences (a database may quote them back from a query)."""
+    without escape sequences (a database may quote them back from a query). Under --json the same
+    message, with ``details``, is also a JSON object on stdout, for a program reading it."""
     message = re.sub(r"\s*\n\s*", " ", message.strip())  # a server's or database's text may run over lines
     line = Text.assemble(("error:", "bold red"), " ", terminal_text(message))
     err_console.print(line, highlight=False, soft_wrap=True)
+    print_json_error(message, code, details)
     raise typer.Exit(code)
+
+
+def print_json_error(message: str, code: int, details: dict[str, Any] | None = None) -> None:
+    """``{"error": message, "exit_code": code, **details}`` as one line on stdout, under --json."""
+    if CliState.json_errors:
+        record = {**(details or {}), "error": message, "exit_code": code}
+        sys.stdout.write(json.dumps(finite_numbers(record), default=_json_default, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
 
 
 def print_json(value: Any) -> None:

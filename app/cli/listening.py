@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from docgraph.app.cli.common import print_json_error
 from docgraph.errors import ConfigError
 
 STARTUP_FAILURE = 3  # uvicorn's exit status when the app did not start
@@ -85,6 +86,7 @@ def serve_then_announce(
     with contextlib.suppress(KeyboardInterrupt):
         server.run(sockets=sockets)
     if not server.started:
+        print_json_error("the server did not start (its log on stderr says why)", STARTUP_FAILURE)
         sys.exit(STARTUP_FAILURE)
 
 

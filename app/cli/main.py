@@ -26,16 +26,20 @@ from docgraph.app.cli import (
     store_cmds,
     ui_cmds,
 )
-from docgraph.app.cli.common import CliState, fail, usage_error_line
+from docgraph.app.cli.common import CliState, fail, json_asked, usage_error_line
 
 
 class OneLineUsageErrors(TyperGroup):
     """A mistyped option, argument or command is one ``error:`` line and exit 2, as every other
     bad input is, instead of click's usage block in a box."""
 
-    def make_context(self, *args: Any, **kwargs: Any) -> Context:
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: Context | None = None, **extra: Any
+    ) -> Context:
+        if parent is None:  # the whole command line: whether its errors are JSON too
+            CliState.json_errors = json_asked(args)
         with _usage_errors_in_one_line():
-            return super().make_context(*args, **kwargs)
+            return super().make_context(info_name, args, parent=parent, **extra)
 
     def invoke(self, ctx: Context) -> Any:
         with _usage_errors_in_one_line():

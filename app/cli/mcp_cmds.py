@@ -10,7 +10,7 @@ import typer
 
 from docgraph.app.auth.exposure import check_exposure
 from docgraph.app.auth.keys import KeyStore
-from docgraph.app.cli.common import JsonOption, StoreOption, handles_errors, server_settings
+from docgraph.app.cli.common import CliState, JsonOption, StoreOption, handles_errors, server_settings
 from docgraph.app.cli.listening import SHUTDOWN_GRACE_S, http_url, listening_sockets, serve_then_announce
 from docgraph.app.cli.server_log import announce, server_log_config
 from docgraph.app.stores.url import masked_url
@@ -27,7 +27,9 @@ def mcp_command(
 ) -> None:
     """Serve retrieve, ask, read-only Cypher, the schema and the document list to MCP agents.
     With --json: the log as JSON lines on stderr and, over http, where it listens as one JSON
-    line on stdout (over stdio, stdout carries the protocol)."""
+    line on stdout (over stdio, stdout carries the protocol, so errors stay on stderr)."""
+    if transport != "http":
+        CliState.json_errors = False
     try:
         from docgraph.app.mcp import server  # loads the MCP SDK
     except ModuleNotFoundError as error:

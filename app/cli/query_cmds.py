@@ -7,11 +7,13 @@ from typing import Annotated
 import typer
 
 from docgraph.app.cli.common import (
+    CliState,
     JsonOption,
     StoreOption,
     TerminalStream,
     console,
     err_console,
+    fail,
     handles_errors,
     opened_store,
     print_json,
@@ -129,10 +131,10 @@ def text2cypher_command(
         try:
             result = text2cypher(question, graph_store, settings, run=run)
         except (Text2CypherError, LLMUnavailableError, LLMRequestError) as error:
-            if json_out:  # what was tried, on stdout; the one-line error still goes to stderr
-                attempts = error.attempts if isinstance(error, Text2CypherError) else []
-                print_json({"question": question, "error": str(error), "attempts": attempts})
-            raise
+            if CliState.debug:
+                raise
+            attempts = error.attempts if isinstance(error, Text2CypherError) else []
+            fail(str(error), details={"question": question, "attempts": attempts})  # what was tried, under --json
     if json_out:
         print_json(result.to_json())
         return
