@@ -3,6 +3,7 @@ real pipeline. No network: the model behind the tool and the example chain is th
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -92,6 +93,21 @@ def test_variant_k_and_document_are_configurable(retriever: DocgraphRetriever) -
     for blank in ("", "   "):  # it returned k regions of full score, as if each matched
         with pytest.raises(QuestionError, match="the question is empty"):
             retriever.invoke(blank)
+
+
+def test_k_and_document_can_be_given_for_one_call(retriever: DocgraphRetriever) -> None:
+    """``invoke(query, k=2)`` returned the field's 8 regions: LangChain passed k on and it was dropped."""
+    assert len(retriever.invoke("seal pool", k=2)) == 2
+    assert len(asyncio.run(retriever.ainvoke("seal pool", k=3))) == 3  # LangChain's async default drops it
+    assert len(retriever.invoke("seal pool")) == 8  # the field again: one call changed nothing
+    found = retriever.invoke("seal pool", doc_id="docgraph-sample.pdf")
+    assert found and {doc.metadata["doc_id"] for doc in found} == {"docgraph-sample"}
+    with pytest.raises(DocumentNotFoundError, match="no document 'another-document'"):
+        retriever.invoke("seal pool", doc_id="another-document")
+    with pytest.raises(TypeError, match="kk"):  # a misspelt argument is not a silent default
+        retriever.invoke("seal pool", kk=2)
+    with pytest.raises(QuestionError):
+        retriever.invoke("seal pool", k=0)
 
 
 def test_the_retriever_composes_in_a_chain(retriever: DocgraphRetriever) -> None:

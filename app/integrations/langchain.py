@@ -6,6 +6,7 @@ Install with ``pip install docgraph[langchain]`` (``langchain-core`` only)::
 
     retriever = DocgraphRetriever.from_settings(variant="hybrid", k=6)
     docs = retriever.invoke("When are the penguins fed?")
+    fewer = retriever.invoke("When are the penguins fed?", k=2, doc_id="zoo-manual")  # this call only
     docs[0].metadata["section_path"], docs[0].metadata["bbox"]
 
 Each ``Document`` holds one region: ``page_content`` is its section path, its text and its graph
@@ -24,9 +25,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from langchain_core.callbacks import CallbackManagerForRetrieverRun, CallbackManagerForToolRun
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+    CallbackManagerForToolRun,
+)
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables.config import run_in_executor
 from langchain_core.tools import BaseTool, ToolException
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
@@ -82,16 +88,45 @@ class DocgraphRetriever(BaseRetriever):
     def close(self) -> None:
         self.store.close()
 
-    def regions(self, query: str) -> list[RegionResult]:
-        """The hits behind :meth:`invoke`, as docgraph objects (``doc_id`` may be a file name; an
-        unknown document is a ``DocumentNotFoundError``)."""
-        doc = str(find_document(self.store, self.doc_id)["doc_id"]) if self.doc_id else None
+    def regions(self, query: str, k: int | None = None, doc_id: str | None = None) -> list[RegionResult]:
+        """The hits behind :meth:`invoke`, as docgraph objects; ``k`` and ``doc_id`` replace the
+        fields for this call (``doc_id`` may be a file name; an unknown document is a
+        ``DocumentNotFoundError``)."""
+        wanted = doc_id if doc_id is not None else self.doc_id
+        doc = str(find_document(self.store, wanted)["doc_id"]) if wanted else None
         return retrieve_regions(
-            self.store, self._variant_retriever(), query, self.k, doc, with_context=self.with_context
+            self.store,
+            self._variant_retriever(),
+            query,
+            self.k if k is None else k,
+            doc,
+            with_context=self.with_context,
         )
 
-    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
-        return [region_document(result, self.variant, self.with_section) for result in self.regions(query)]
+    def _get_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: CallbackManagerForRetrieverRun,
+        k: int | None = None,
+        doc_id: str | None = None,
+    ) -> list[Document]:
+        """``invoke(query, k=3, doc_id="manual")`` narrows one call, as LangChain's own retrievers'
+        search arguments do; a misspelt argument is a ``TypeError``."""
+        found = self.regions(query, k, doc_id)
+        return [region_document(result, self.variant, self.with_section) for result in found]
+
+    async def _aget_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: AsyncCallbackManagerForRetrieverRun,
+        k: int | None = None,
+        doc_id: str | None = None,
+    ) -> list[Document]:
+        # LangChain's default runs the sync method without the call's arguments.
+        sync = run_manager.get_sync()
+        return await run_in_executor(None, self._get_relevant_documents, query, run_manager=sync, k=k, doc_id=doc_id)
 
     def _variant_retriever(self) -> Retriever:
         # Built once and kept: it caches the corpus view and query vectors between calls.
