@@ -36,6 +36,13 @@ ENV DOCGRAPH_MODEL_CACHE=/opt/docgraph/model-cache \
     DOCGRAPH_HOME=/data/docgraph
 RUN python -c "from docgraph.app.config import load_settings; from docgraph.app.pipeline.embedding import configured_encoder; configured_encoder(load_settings())"
 
+# Not root: the app parses PDFs that users upload and listens beyond loopback. The data volume is
+# made from /data as the image has it, so it belongs to this user too.
+RUN useradd --system --uid 10001 --home-dir /data --no-create-home docgraph \
+    && mkdir -p /data/docgraph \
+    && chown -R docgraph /data /opt/docgraph/model-cache
+USER docgraph
+
 EXPOSE 8501
 # The UI listens beyond loopback, so it needs keys: the first start makes a writer key and keeps it in
 # the data volume (`docker compose exec app cat /data/docgraph/first-writer-key`); sign in with it.

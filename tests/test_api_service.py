@@ -48,15 +48,27 @@ from tests.ui_helpers import wait_for_json
 # ---- failures ------------------------------------------------------------------------------------
 
 
-def test_an_unreachable_store_is_503(local_home: Path) -> None:
-    settings = Settings(home=local_home, store="falkordb://127.0.0.1:1", graph="nowhere")
+@pytest.mark.parametrize(
+    ("store", "named"),
+    [
+        ("falkordb://127.0.0.1:1", "falkordb (graph nowhere)"),
+        ("neo4j://alice@127.0.0.1:1/nowhere", "neo4j (graph nowhere)"),
+    ],
+)
+def test_an_unreachable_store_is_503_without_its_address(local_home: Path, store: str, named: str) -> None:
+    """/health and the 503s quoted the store's URL, user, host and port to any key's holder."""
+    settings = Settings(home=local_home, store=store, graph="nowhere")
     with TestClient(create_app(settings), base_url="http://localhost") as unreachable:
         health = unreachable.get("/health")
         assert health.status_code == 503
         assert health.json()["status"] == "unavailable" and health.json()["documents"] is None
-        assert "Connection refused" in health.json()["error"]
-        assert_error(unreachable.get("/documents"), 503, "store_unavailable")
+        documents = unreachable.get("/documents")
+        assert_error(documents, 503, "store_unavailable")
         assert_error(unreachable.post("/retrieve", json={"query": "penguins"}), 503, "store_unavailable")
+    for said in (health.json()["error"], documents.json()["error"]["message"]):
+        assert named in said and "127.0.0.1" not in said and "alice" not in said, said
+    if store.startswith("falkordb"):
+        assert "Connection refused" in health.json()["error"]  # why, still
 
 
 def test_unexpected_errors_are_a_json_500_without_details(tmp_path: Path) -> None:

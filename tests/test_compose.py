@@ -27,7 +27,7 @@ def test_compose_services_healthchecks_and_volume() -> None:
     assert {"neo4j", "app"} <= set(services)
     neo4j = services["neo4j"]
     assert neo4j["image"].startswith("neo4j:5")
-    assert {"7474:7474", "7687:7687"} <= set(neo4j["ports"])
+    assert {"127.0.0.1:7474:7474", "127.0.0.1:7687:7687"} <= set(neo4j["ports"])  # an admin login: not on the network
     assert "cypher-shell" in " ".join(neo4j["healthcheck"]["test"])
     volume_names = {mount.split(":")[0] for mount in neo4j["volumes"]}
     assert volume_names & set(compose["volumes"]), "Neo4j data must live on a named volume"
@@ -41,12 +41,54 @@ def test_compose_services_healthchecks_and_volume() -> None:
 def test_optional_llm_profile_is_off_by_default() -> None:
     services = load_compose()["services"]
     assert services["llm"]["profiles"] == ["llm"]
+    assert all(port.startswith("127.0.0.1:") for port in services["llm"]["ports"])  # no keys of its own
+
+
+# The Neo4j image's entrypoint writes every other NEO4J_* variable into neo4j.conf as a setting
+# (NEO4J_PASSWORD as "PASSWORD"), and Neo4j 5 will not start on a setting it does not know
+# (docker-neo4j, docker-image-src/5/coredb/docker-entrypoint.sh, not_configs).
+NEO4J_IMAGE_CONTROLS = {
+    "NEO4J_AUTH",
+    "NEO4J_AUTH_PATH",
+    "NEO4J_ACCEPT_LICENSE_AGREEMENT",
+    "NEO4J_PLUGINS",
+    "NEO4J_DEBUG",
+}
+
+
+def test_neo4j_is_given_only_settings_and_its_healthcheck_only_what_it_is_given() -> None:
+    neo4j = load_compose()["services"]["neo4j"]
+    environment = neo4j["environment"]
+    for name in environment:
+        # a setting: a lower-case namespace (server., db., dbms., initial.), dots as _ and _ as __
+        assert name in NEO4J_IMAGE_CONTROLS or re.fullmatch(r"NEO4J_[a-z][a-z0-9_]*", name), name
+    used = set(re.findall(r"\$\$\{(\w+)", " ".join(neo4j["healthcheck"]["test"])))
+    assert used and used <= set(environment), used
+
+
+def test_the_app_can_be_reached_by_the_names_the_team_uses() -> None:
+    app = load_compose()["services"]["app"]
+    assert app["environment"]["DOCGRAPH_ALLOWED_HOSTS"] == "${DOCGRAPH_ALLOWED_HOSTS:-}"
+
+
+def test_the_app_image_does_not_run_as_root() -> None:
+    users = [line.split()[1] for line in dockerfile_lines() if line.startswith("USER ")]
+    assert users and users[-1] not in ("root", "0")
+    last_user = max(i for i, line in enumerate(dockerfile_lines()) if line.startswith("USER "))
+    assert not any(line.startswith("RUN ") for line in dockerfile_lines()[last_user:])
 
 
 def test_env_example_names_every_variable_compose_needs() -> None:
     text = (ROOT / "docker-compose.yml").read_text()
     example = (ROOT / ".env.example").read_text()
-    for name in ("NEO4J_PASSWORD", "OPENAI_BASE_URL", "OPENAI_API_KEY", "DOCGRAPH_LLM_MODEL"):
+    for name in (
+        "NEO4J_PASSWORD",
+        "NEO4J_HEAP",
+        "DOCGRAPH_ALLOWED_HOSTS",
+        "OPENAI_BASE_URL",
+        "OPENAI_API_KEY",
+        "DOCGRAPH_LLM_MODEL",
+    ):
         assert "${" + name in text
         assert f"{name}=" in example
 

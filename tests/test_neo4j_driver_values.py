@@ -17,10 +17,18 @@ from neo4j.addressing import Address
 from neo4j.api import ServerInfo
 
 from docgraph.app.config import Settings
+from docgraph.app.stores.base import WriteResult
 from docgraph.app.stores.factory import open_store
-from docgraph.app.stores.neo4j_store import _mapped
+from docgraph.app.stores.neo4j_store import _mapped, check_server_version, memory_limit_not_retried
 from docgraph.app.stores.results import plain_value
-from docgraph.errors import MissingEndpointError, StorePermissionError, StoreUnavailableError
+from docgraph.errors import (
+    ConfigError,
+    MissingEndpointError,
+    StoreError,
+    StorePermissionError,
+    StoreUnavailableError,
+)
+from docgraph.records import GraphBatch
 
 
 def server_error(code: str, message: str) -> neo4j_errors.Neo4jError:
@@ -104,3 +112,49 @@ def test_notices_of_optional_properties_stay_out_of_the_log(tmp_path: Path) -> N
     ]
     kept = logged_notifications(statuses, "MATCH (p:Page {page_id: $page_id}) RETURN p.turn AS turn")
     assert len(kept) == 1 and "FeatureDeprecationWarning" in kept[0]
+
+
+def test_a_write_past_neo4j_s_memory_limit_is_not_retried_and_says_what_to_raise() -> None:
+    """Neo4j's transaction memory limit is a transient error to the driver, which ran a document's
+    whole write again and again for 30 s before the same failure came out as raw server fields."""
+    limit = server_error(
+        "Neo.TransientError.General.MemoryPoolOutOfMemoryError",
+        "The allocation of an extra 2.0 MiB would use more than the limit 700.0 MiB.",
+    )
+    assert limit.is_retryable()  # as the driver found it
+
+    def write(tx: object) -> WriteResult:
+        raise limit
+
+    with pytest.raises(StoreError) as caught:
+        memory_limit_not_retried(write, GraphBatch(doc_id="manual", sha256="00"))(None)  # type: ignore[arg-type]
+    assert not isinstance(caught.value, neo4j_errors.Neo4jError | neo4j_errors.DriverError)  # the driver stops
+    assert "writing document manual failed, the graph is unchanged" in str(caught.value)
+    assert "db.memory.transaction.total.max" in str(caught.value)
+    starting = server_error("Neo.TransientError.General.DatabaseUnavailable", "Database 'neo4j' is unavailable.")
+
+    def waits(tx: object) -> WriteResult:
+        raise starting
+
+    with pytest.raises(neo4j_errors.TransientError):  # other transient errors: still the driver's to retry
+        memory_limit_not_retried(waits, GraphBatch(doc_id="manual", sha256="00"))(None)  # type: ignore[arg-type]
+    assert "db.memory.transaction.total.max" in str(_mapped(limit, 30.0, "Neo4j at neo4j://db:7687"))
+
+
+@pytest.mark.parametrize(
+    ("agent", "refused"),
+    [
+        ("Neo4j/5.15.0", True),
+        ("Neo4j/4.4.30", True),
+        ("Neo4j/5.18.0", False),
+        ("Neo4j/5.26.12", False),
+        ("Neo4j/2025.06.0", False),
+    ],
+)
+def test_a_neo4j_older_than_the_queries_need_is_refused_at_connect(agent: str, refused: bool) -> None:
+    """On 5.0-5.17 the schema or every retrieval failed later, with an unknown function or index."""
+    if refused:
+        with pytest.raises(ConfigError, match=rf"runs {agent}; docgraph needs Neo4j 5\.18 or later"):
+            check_server_version(agent, "Neo4j at neo4j://db:7687")
+    else:
+        check_server_version(agent, "Neo4j at neo4j://db:7687")

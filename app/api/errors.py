@@ -9,6 +9,7 @@ with a plain 500 — no stack trace leaves the server. Request bodies are capped
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import threading
@@ -21,7 +22,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from docgraph.app.config import Settings
 from docgraph.app.stores.results import finite_numbers
+from docgraph.app.stores.url import parse_store_url
 from docgraph.errors import (
     BadDocumentError,
     ConfigError,
@@ -120,10 +123,19 @@ class SafeJSONResponse(JSONResponse):
 
 async def docgraph_error_handler(request: Request, error: Exception) -> JSONResponse:
     status, kind = status_of(error)
-    if status >= 500 and kind in ("store_error", "error"):
-        log.error("%s %s failed: %s", request.method, request.url.path, error)
+    if status >= 500 and kind in ("store_error", "error", "store_unavailable"):
+        log.error("%s %s failed: %s", request.method, request.url.path, error)  # the whole message
     message = f"{error} (GET /documents lists them)" if isinstance(error, UnknownDocumentError) else str(error)
-    return error_response(status, kind, message)
+    state = getattr(request.app.state, "docgraph", None)
+    settings = getattr(state, "settings", None)
+    return error_response(status, kind, public_message(message, settings) if settings else message)
+
+
+def public_message(message: str, settings: Settings) -> str:
+    """An error message as API clients see it: no store host, port or folder, no data home path."""
+    with contextlib.suppress(DocgraphError):  # a URL that does not parse was never connected to
+        message = parse_store_url(settings.store_url, settings).without_address(message)
+    return message.replace(str(settings.home), "<data home>")
 
 
 async def validation_error_handler(request: Request, error: Exception) -> JSONResponse:

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from starlette.responses import JSONResponse
 
 from docgraph.app.api.access import key_id_of
-from docgraph.app.api.errors import ApiError, SafeJSONResponse
+from docgraph.app.api.errors import ApiError, SafeJSONResponse, public_message
 from docgraph.app.api.jobs import KEPT_JOBS, clash_refusal, doc_id_or_empty
 from docgraph.app.api.models import DeleteResultModel, DocumentModel, HealthModel, JobModel, JobStatus, as_json
 from docgraph.app.api.responses import documented
@@ -74,7 +74,7 @@ def health(
         body["dialect"] = store.dialect
         body["documents"] = len(list_documents(store))
     except DocgraphError as error:
-        body["status"], body["error"] = "unavailable", str(error).replace(str(settings.home), "<data home>")
+        body["status"], body["error"] = "unavailable", public_message(str(error), settings)
         return SafeJSONResponse(as_json(HealthModel, body), status_code=503)
     return SafeJSONResponse(as_json(HealthModel, body))
 

@@ -13,8 +13,9 @@
 from __future__ import annotations
 
 import random
+import re
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
@@ -36,6 +37,7 @@ from docgraph.app.stores.results import IndexInfo, fulltext_terms, graph_counts,
 from docgraph.app.stores.schema import DEFAULT_VECTOR_DIMENSION, FULLTEXT_PROPERTY, load_ddl
 from docgraph.app.stores.url import StoreURL
 from docgraph.errors import (
+    ConfigError,
     MissingEndpointError,
     QuerySyntaxError,
     QueryTimeoutError,
@@ -61,6 +63,18 @@ _NO_DATABASE = "Neo.ClientError.Database.DatabaseNotFound"
 _ENTITY_NOT_FOUND = "Neo.ClientError.Statement.EntityNotFound"
 _FORBIDDEN = "Neo.ClientError.Security.Forbidden"
 _DATABASE_STARTING = "Neo.TransientError.General.DatabaseUnavailable"
+# A transaction past its memory limit (db.memory.transaction.total.max, or the heap): transient to the
+# driver, which retried a whole document's write for 30 s, though the same write fails the same way.
+_MEMORY_CODES = (
+    "Neo.TransientError.General.MemoryPoolOutOfMemoryError",
+    "Neo.TransientError.General.TransactionMemoryLimit",
+    "Neo.TransientError.General.OutOfMemoryError",
+)
+MEMORY_ADVICE = (
+    "give Neo4j more: server.memory.heap.max_size and db.memory.transaction.total.max "
+    "(docs/stores.md, 'Large documents on Neo4j')"
+)
+MIN_SERVER_VERSION = (5, 18)  # vector.similarity.cosine (5.18) and CREATE VECTOR INDEX (5.15)
 # Two writers of one new document: the second meets the first's Document under the unique constraint
 # (a client error the driver does not retry). Run again, it sees the committed version.
 WRITE_CONFLICT_RETRIES = 5
@@ -97,10 +111,15 @@ class Neo4jStore:
         except ValueError as error:
             raise StoreUnavailableError(f"bad Neo4j address {target.redacted()}: {error}") from error
         try:
-            driver.verify_connectivity()
+            agent = driver.get_server_info().agent  # connects and logs in, as verify_connectivity does
         except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as error:
             driver.close()
             raise _mapped(error, query_timeout_s, f"Neo4j at {target.redacted()}") from error
+        try:
+            check_server_version(agent, f"Neo4j at {target.redacted()}")
+        except ConfigError:
+            driver.close()
+            raise
         return cls(
             driver, target.graph, target.redacted(), query_timeout_s=query_timeout_s, vector_dimension=vector_dimension
         )
@@ -152,7 +171,7 @@ class Neo4jStore:
     def write_document(self, batch: GraphBatch, force: bool = False) -> WriteResult:
         check_vector_sizes(batch, self.vector_dimension)
 
-        def work(tx: neo4j.ManagedTransaction) -> WriteResult:  # run again on a retry: rows are made afresh
+        def write(tx: neo4j.ManagedTransaction) -> WriteResult:  # run again on a retry: rows are made afresh
             versions = [record["version"] for record in tx.run(load("document_versions", DIALECT), doc_id=batch.doc_id)]
             if versions == [batch.version] and not force:
                 return WriteResult(written=False, replaced=False, nodes=0, relationships=0)
@@ -170,6 +189,7 @@ class Neo4jStore:
                     )
             return WriteResult(True, bool(versions), len(batch.nodes), len(batch.edges))
 
+        work = memory_limit_not_retried(write, batch)
         for attempt in range(WRITE_CONFLICT_RETRIES):
             try:
                 result: WriteResult = self._managed(work, neo4j.WRITE_ACCESS, None, bounded=False)
@@ -311,8 +331,40 @@ def _mapped(error: Exception, limit_s: float, where: str) -> StoreError:
         return StorePermissionError(f"{where}: the user may not do this: {message}")
     if code in _READ_ONLY_CODES or isinstance(error, neo4j_errors.ForbiddenOnReadOnlyDatabase):
         return ReadOnlyViolationError(f"the query writes; read-only queries only here ({message})")
+    if code in _MEMORY_CODES:
+        return StoreError(f"{where}: the transaction needs more memory than Neo4j allows; {MEMORY_ADVICE}")
     if "TransactionTimedOut" in code:
         return QueryTimeoutError(f"the query ran past its {limit_s:g}s limit")
     if isinstance(error, neo4j_errors.CypherSyntaxError) or code in _SYNTAX_CODES:
         return QuerySyntaxError(message)
     return StoreError(message)
+
+
+def check_server_version(agent: str, where: str) -> None:
+    """Refuse a Neo4j older than docgraph's queries need (``agent``: the server's "Neo4j/5.26.0");
+    calendar versions (2025.01 on) are newer than any 5.x."""
+    found = re.match(r"Neo4j/(\d+)\.(\d+)", agent)
+    if found and (int(found[1]), int(found[2])) < MIN_SERVER_VERSION:
+        needed = ".".join(map(str, MIN_SERVER_VERSION))
+        raise ConfigError(f"{where} runs {agent}; docgraph needs Neo4j {needed} or later (its vector functions)")
+
+
+def memory_limit_not_retried(
+    write: Callable[[neo4j.ManagedTransaction], WriteResult], batch: GraphBatch
+) -> Callable[[neo4j.ManagedTransaction], WriteResult]:
+    """``write`` with a transaction memory limit turned into a docgraph error, which the driver does
+    not retry (it retries the transient Neo4j errors, and the same write fails the same way)."""
+
+    def work(tx: neo4j.ManagedTransaction) -> WriteResult:
+        try:
+            return write(tx)
+        except neo4j_errors.TransientError as error:
+            if error.code not in _MEMORY_CODES:
+                raise
+            raise StoreError(
+                f"writing document {batch.doc_id} failed, the graph is unchanged: its {len(batch.nodes)} nodes "
+                f"and {len(batch.edges)} relationships need more memory than Neo4j gives one transaction; "
+                f"{MEMORY_ADVICE}"
+            ) from error
+
+    return work

@@ -47,12 +47,24 @@ class StoreURL:
         """The store as shown to API clients: its kind and graph, no path, host or credentials."""
         return f"{self.kind} (graph {self.graph})"
 
+    def without_address(self, text: str) -> str:
+        """``text`` (an error message) with this store's URL, host and port, or folder replaced by
+        :meth:`public`: for API clients, who are told neither."""
+        if self.kind == "falkordb-local":
+            return text.replace(self.redacted(), self.public()).replace(str(self.path), "<store folder>")
+        for shown in (self.redacted(), self.driver_uri, f"{_bracketed(self.host)}:{self.port}"):
+            text = text.replace(shown, self.public())
+        return text
+
     def redacted(self) -> str:
         """The URL as shown to people: the password is never printed."""
         if self.kind == "falkordb-local":
             return f"{LOCAL_SCHEME}://{self.path}?graph={self.graph}"
         user = f"{self.username}@" if self.username else ""
         return f"{self.scheme}://{user}{_bracketed(self.host)}:{self.port}/{self.graph}"
+
+
+ENCODE_HINT = " (a password holding /, ?, # or @ must be percent-encoded: / as %2F, ? as %3F, # as %23, @ as %40)"
 
 
 def masked_url(url: str) -> str:
@@ -116,12 +128,16 @@ def _parse_remote(url: str, kind: Literal["falkordb", "neo4j"], settings: Settin
         raise ConfigError(f"store URL {masked_url(url)!r} is malformed: {error}") from error
     try:
         port = parts.port
-    except ValueError as error:
-        raise ConfigError(f"store URL {masked_url(url)!r} has an invalid port: {error}") from error
+    except ValueError:  # urlsplit's message quotes the "port", which may be a password's start
+        raise ConfigError(f"store URL {masked_url(url)!r} has an invalid port{ENCODE_HINT}") from None
+    if port == 0:
+        raise ConfigError(f"store URL {masked_url(url)!r} has an invalid port 0")
+    if parts.fragment:  # "#" in a password: what follows it was dropped, and the host guessed
+        raise ConfigError(f"store URL {masked_url(url)!r} cannot be read as host, port and database{ENCODE_HINT}")
     if not parts.hostname:
         raise ConfigError(f"store URL {masked_url(url)!r} names no host")
-    if parts.query and kind == "falkordb":
-        raise ConfigError(f"store URL {masked_url(url)!r}: falkordb:// takes no options")
+    if parts.query:  # neither store has URL options; a "?" in a password also lands here
+        raise ConfigError(f"store URL {masked_url(url)!r} takes no options after '?'{ENCODE_HINT}")
     graph = unquote(parts.path.strip("/")) or settings.graph
     if "/" in graph:
         raise ConfigError(f"store URL {masked_url(url)!r}: the path must be a single graph/database name")
@@ -136,7 +152,7 @@ def _parse_remote(url: str, kind: Literal["falkordb", "neo4j"], settings: Settin
         scheme=parts.scheme.lower(),
         graph=graph,
         host=parts.hostname,
-        port=port or default_port,
+        port=default_port if port is None else port,
         username=username,
         password=password,
     )
