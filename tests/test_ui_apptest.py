@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,8 +18,13 @@ from streamlit.testing.v1 import AppTest
 
 from docgraph.app.auth.keys import KeyStore
 from docgraph.app.config import Settings
+from docgraph.app.jobs.documents import list_documents
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import open_store
+from docgraph.app.ui_support.ingest import OverallProgress
+from docgraph.ui import common
 from tests.llm_server import ScriptedLLMServer, confident
 from tests.ui_helpers import FOREIGN_ENV, SAMPLE_PDF, app_environment, free_port, sample_graph
 
@@ -302,3 +308,98 @@ def test_with_keys_the_app_asks_for_one_and_shows_writer_actions_to_writers_only
     keys.revoke(writer_record.key_id)  # a revoked key signs its session out at the next run
     documents.run()
     assert "Sign in" in [t.value for t in documents.title] and "Add documents" not in texts(documents.subheader)
+
+
+def test_revoking_every_key_locks_the_app_and_a_damaged_key_file_is_one_line(
+    ui_env: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the last key revoked the app opened to anyone, as a writer (the API locks); a damaged
+    keys.json showed a traceback naming the server's paths."""
+    monkeypatch.setenv("DOCGRAPH_STORE", f"falkordb-local://{ui_env.home}?graph={ui_env.graph}")
+    monkeypatch.setenv("DOCGRAPH_HOME", str(tmp_path))
+    keys = KeyStore(tmp_path)
+    record, _ = keys.create("writer", "bob")
+    keys.revoke(record.key_id)
+    documents = page("documents")
+    documents.run()
+    assert "Sign in" in [t.value for t in documents.title] and "Add documents" not in texts(documents.subheader)
+    assert not documents.dataframe
+    app = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
+    assert [t.value for t in app.title] == ["Sign in"]
+
+    (tmp_path / "keys.json").write_text('{"keys": [')
+    app = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
+    assert not app.exception and not app.title  # nothing of the app, and no traceback
+    assert [e.value for e in app.error] == [
+        "The server's key file cannot be read, so nobody can sign in (the server's log says why)."
+    ]
+
+
+def test_signing_out_takes_the_conversation_with_it_and_the_scope_outlives_other_users_changes(
+    ui_env: Settings, store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The next key signed in on the tab saw the last one's answers and query rows; and the Ask
+    page's document went back to "All documents", unsaid, whenever anyone added or deleted one."""
+    monkeypatch.setenv("DOCGRAPH_STORE", f"falkordb-local://{ui_env.home}?graph={ui_env.graph}")
+    monkeypatch.setenv("DOCGRAPH_HOME", str(tmp_path))
+    _, reader = KeyStore(tmp_path).create("reader", "alice")
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    at.session_state["signin_key"] = reader
+    at.run()
+    document_box = next(box for box in at.selectbox if box.label == "Document")
+    document_box.select(DOC).run()
+    at.chat_input[0].set_value(QUESTION).run()
+    no_failure(at)
+    assert at.session_state["ask_history"] and at.session_state["ask_scope"] == DOC
+
+    shutil.copy(SAMPLE_PDF, tmp_path / "another.pdf")  # another user's ingest changes the list of documents
+    report = build_ingest_pipeline(store, ui_env).ingest(tmp_path / "another.pdf")
+    assert report.status == "ingested"
+    try:
+        at.run()
+        assert next(box for box in at.selectbox if box.label == "Document").value == DOC
+        store.delete_document(DOC)  # ... and the chosen document goes: said, not silently widened
+        at.run()
+        assert f"'{DOC}' is no longer stored" in texts(at.warning)
+        assert next(box for box in at.selectbox if box.label == "Document").value == "All documents"
+    finally:
+        store.delete_document("another")
+        build_ingest_pipeline(store, ui_env).ingest(SAMPLE_PDF)  # the module's graph as it was
+
+    at.button(key="signout_button").click().run()
+    assert [t.value for t in at.title] == ["Sign in"]
+    assert "ask_history" not in at.session_state and "ask_scope" not in at.session_state
+
+
+def test_a_document_another_user_is_ingesting_is_not_deleted_and_readers_see_the_ingest(
+    ui_env: Settings, store: GraphStore, tmp_path: Path
+) -> None:
+    """The delete said "Deleted" and the running batch then stored the document again; and only
+    writers were told that an ingest ran."""
+    gate = threading.Event()
+
+    def held(progress: OverallProgress) -> list[IngestReport]:
+        progress(0.4, f"{DOC}.pdf: read 1/3 pages")
+        gate.wait(60)
+        return []
+
+    run = common.ingest_runs().start("key someone", [tmp_path / f"{DOC}.pdf"], held)  # the app's registry
+    try:
+        documents = page("documents")
+        documents.run()
+        documents.selectbox(key="delete_doc").select(DOC)
+        documents.checkbox(key="delete_sure-0").check().run()
+        documents.button(key="delete_button").click().run()
+        assert f"{DOC} is being ingested ({DOC}.pdf: read 1/3 pages): delete it once that ends." in texts(
+            documents.error
+        )
+        assert DOC in [str(row["doc_id"]) for row in list_documents(store)]
+        # drawn apart from the writer's upload controls, so a reader's page shows it too
+        assert f"Another user is ingesting 1 file(s): {DOC}.pdf: read 1/3 pages" in texts(documents.caption)
+    finally:
+        gate.set()
+    for _ in range(100):
+        if common.ingest_runs().collect("key someone"):
+            break
+        time.sleep(0.1)
+    assert run.finished

@@ -219,8 +219,9 @@ def test_with_keys_the_browser_signs_in_and_a_reader_sees_no_writer_actions(
         box.fill(reader)
         page.get_by_role("button", name="Sign in").click()
         page.get_by_text(re.compile(r"Signed in: reader key")).wait_for(timeout=60_000)
-        page.get_by_role("link", name="Documents").click()
+        # the page the URL named, not the Ask page: a bookmark still works behind a key
         page.get_by_text(re.compile(r"Stored documents \(\d+\)")).wait_for(timeout=60_000)
+        assert page.url.endswith("/documents")
         page.get_by_text("needs a writer's key").wait_for(timeout=30_000)
         assert page.get_by_role("button", name="Ingest uploaded files").count() == 0
         assert page.get_by_role("button", name="Delete").count() == 0

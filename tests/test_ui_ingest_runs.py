@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import pymupdf
 import pytest
 
 from docgraph.app.config import Settings
+from docgraph.app.jobs.documents import list_documents
 from docgraph.app.pipeline.execution.factory import SharedWorkers
 from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.resources import SAMPLES_DIR
@@ -101,3 +104,37 @@ def test_the_web_app_s_ingests_share_the_configured_workers(falkordb_store: Falk
     rows = falkordb_store.read("MATCH (d:Document) RETURN d.doc_id AS doc_id, d.source_path AS source ORDER BY doc_id")
     assert [row["doc_id"] for row in rows] == ["zoo-copy", "zoo-guide"]
     assert not any(str(tmp_path) in str(row["source"]) for row in rows)  # uploads: no temporary path recorded
+
+
+def test_two_users_uploading_one_new_name_cannot_both_store_it(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """Each batch checked its names when it started, so two users' different files named twin.pdf
+    both passed and the later one replaced the earlier one's document ("replaced"), unasked."""
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    other = pymupdf.open()
+    other.new_page().insert_text((72, 72), "A different document that happens to share a file name.")
+    uploads = {
+        "alice": save_upload("twin.pdf", SAMPLE.read_bytes(), tmp_path / "uploads"),
+        "bob": save_upload("twin.pdf", other.tobytes(), tmp_path / "uploads"),
+    }
+    gate = threading.Event()
+
+    def batch(path: Path) -> Callable[[OverallProgress], list[IngestReport]]:
+        def work(progress: OverallProgress) -> list[IngestReport]:
+            gate.wait(60)  # both started before either writes
+            return ingest_files(falkordb_store, settings, [path], progress, uploaded=[path])
+
+        return work
+
+    runs = IngestRuns()
+    started = {owner: runs.start(owner, [path], batch(path), uploads=[path.parent]) for owner, path in uploads.items()}
+    assert runs.writing("twin") in started.values() and runs.writing("docgraph-sample") is None
+    gate.set()
+    reports = {owner: ended(runs, owner)[0].reports[0] for owner in uploads}
+    statuses = sorted(report.status for report in reports.values())
+    assert statuses == ["failed", "ingested"], reports
+    (refused,) = [report for report in reports.values() if report.status == "failed"]
+    assert "a different document is stored as 'twin'" in refused.error
+    (stored,) = list_documents(falkordb_store)
+    winner = next(owner for owner, report in reports.items() if report.status == "ingested")
+    assert stored["doc_id"] == "twin" and stored["pages"] == reports[winner].pages
+    assert runs.writing("twin") is None  # ended: a delete may go ahead

@@ -22,14 +22,17 @@ from docgraph.ui.views import ask, cypher_page, documents, graph  # noqa: E402
 # No page or page_icon icons: Streamlit fetches a material-icon favicon from a font CDN (offline here).
 st.set_page_config(page_title="docgraph", layout="wide")
 signin.check_host()  # a foreign Host (DNS rebinding) gets nothing
-signin.signed_in_role()  # once any API key exists, nothing shows before a valid one is given
+# The navigation first, so that a page opened by its URL (a bookmark) is still the page once the
+# key is given; hidden until then.
 navigation = st.navigation(
     [
         st.Page(ask.render, title="Ask", default=True),
         st.Page(documents.render, title="Documents", url_path="documents"),
         st.Page(cypher_page.render, title="Cypher", url_path="cypher"),
         st.Page(graph.render, title="Graph", url_path="graph"),
-    ]
+    ],
+    position="sidebar" if signin.session_allowed() else "hidden",
 )
+signin.signed_in_role()  # once any API key was made, nothing shows before a valid one is given
 common.sidebar_health()
 navigation.run()

@@ -1,18 +1,23 @@
 """Signing in to the web app with an API key, once any key exists (``docgraph keys create``).
 
 The key is checked again on every run of the page, so a revoked key signs its session out at the
-next click. Without any key the app is open, as the command refuses to listen beyond loopback then.
+next click. Without any key ever made the app is open, as the command refuses to listen beyond
+loopback then.
 """
 
 from __future__ import annotations
+
+import logging
 
 import streamlit as st
 
 from docgraph.app.api.access import allowed_hosts, host_name
 from docgraph.app.auth.keys import ApiKey, KeyStore, Role
+from docgraph.errors import ConfigError
 from docgraph.ui import common
 
 SESSION_KEY = "signin_key"
+log = logging.getLogger(__name__)
 
 
 def check_host() -> None:
@@ -54,11 +59,28 @@ def ingest_owner() -> str:
     return f"key {key.key_id}" if key is not None else "local"
 
 
+def session_allowed() -> bool:
+    """Whether this session may see the pages now, without drawing anything (the navigation is
+    hidden from a session that must sign in first)."""
+    try:
+        keys = KeyStore(common.settings().home)
+        return not keys.in_use() or keys.verify(st.session_state.get(SESSION_KEY, "")) is not None
+    except ConfigError:
+        return False
+
+
 def _session_key() -> ApiKey | None:
-    """This session's valid key; None when no key exists. Without a valid one (never given, or
-    revoked since) the sign-in form is shown and the page stops."""
+    """This session's valid key; None when no key was ever made. Without a valid one (never given,
+    or revoked since) the sign-in form is shown and the page stops. Once keys were made, revoking
+    the last one locks the app, as it locks the API, rather than opening it to everyone."""
     keys = KeyStore(common.settings().home)
-    if not keys.any_active():
+    try:
+        in_use = keys.in_use()
+    except ConfigError as error:  # a damaged key file: nobody can be told apart, so nobody gets in
+        log.error("the web app cannot check keys: %s", error)
+        st.error("The server's key file cannot be read, so nobody can sign in (the server's log says why).")
+        st.stop()
+    if not in_use:
         return None
     key = keys.verify(st.session_state.get(SESSION_KEY, ""))
     if key is None:
@@ -83,5 +105,5 @@ def _signed_in_as(key: ApiKey) -> None:
     with st.sidebar:
         st.caption(f"Signed in: {key.role} key {key.key_id}" + (f" ({key.name})" if key.name else ""))
         if st.button("Sign out", key="signout_button"):
-            st.session_state.pop(SESSION_KEY, None)
+            st.session_state.clear()  # the questions, answers and query rows go with the key
             st.rerun()

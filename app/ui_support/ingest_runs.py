@@ -16,6 +16,7 @@ from pathlib import Path
 from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.ui_support.ingest import OverallProgress, report_line, report_notes
 from docgraph.errors import ConfigError
+from docgraph.ingest.structure.ids import doc_id_for
 
 KEPT_FINISHED = 100  # finished runs nobody came back for (a closed tab) are kept up to this many
 BatchWork = Callable[[OverallProgress], list[IngestReport]]
@@ -41,6 +42,9 @@ class IngestRuns:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._runs: dict[str, IngestRun] = {}
+        # One batch writes at a time: each checks its file names against the store when its turn
+        # comes, so two users' uploads under one new name cannot both pass and one replace the other.
+        self._turn = threading.Lock()
 
     def start(self, owner: str, files: Sequence[Path], work: BatchWork, *, uploads: Sequence[Path] = ()) -> IngestRun:
         """Run ``work`` (given a progress callback) on a thread of its own; ``uploads``, folders of
@@ -63,7 +67,14 @@ class IngestRuns:
             run.fraction, run.text = fraction, text
 
         try:
-            run.reports = work(progress)
+            if not self._turn.acquire(blocking=False):
+                run.text = "waiting for another user's ingest to end…"
+                self._turn.acquire()
+            try:
+                run.text = "starting…"
+                run.reports = work(progress)
+            finally:
+                self._turn.release()
         except Exception as exc:  # one line for the page; the document being written was not
             run.error = f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc)
         finally:
@@ -80,6 +91,13 @@ class IngestRuns:
     def others_running(self, owner: str) -> list[IngestRun]:
         with self._lock:
             return [run for run in self._runs.values() if run.owner != owner and not run.finished]
+
+    def writing(self, doc_id: str) -> IngestRun | None:
+        """A batch not yet ended that stores a file as ``doc_id``: deleting it now would report a
+        success the batch then undoes."""
+        with self._lock:
+            unfinished = [run for run in self._runs.values() if not run.finished]
+        return next((run for run in unfinished if doc_id in {doc_id_for(name) for name in run.files}), None)
 
     def collect(self, owner: str) -> list[IngestRun]:
         """``owner``'s batches that have ended, in the order they started; each is given out once."""

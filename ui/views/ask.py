@@ -28,6 +28,7 @@ from docgraph.ui.views.evidence_panel import show_evidence
 HISTORY = "ask_history"  # list[AnswerResult], oldest first
 SELECTED = "ask_selected"  # (answer index, citation index) shown in the evidence panel
 ALL_DOCUMENTS = "All documents"
+SCOPE = "ask_scope"  # the chosen document (or ALL_DOCUMENTS), kept across changes to the list
 
 
 def render() -> None:
@@ -69,10 +70,7 @@ def _options(graph_store: GraphStore) -> dict[str, Any]:
         left, middle, right = st.columns(3)
         retriever = left.selectbox("Retriever", RETRIEVER_NAMES, index=RETRIEVER_NAMES.index(DEFAULT_RETRIEVER))
         k = middle.slider("Passages", min_value=2, max_value=20, value=ASK_K)
-        documents = [ALL_DOCUMENTS]
-        with common.shown_errors("Listing the documents"):
-            documents += [str(row["doc_id"]) for row in list_documents(graph_store)]
-        doc = right.selectbox("Document", documents)
+        doc = _document_scope(right, graph_store)
         force_cypher = st.checkbox(
             "Answer through a generated Cypher query",
             disabled=not llm_configured(config),
@@ -82,6 +80,25 @@ def _options(graph_store: GraphStore) -> dict[str, Any]:
             st.session_state[HISTORY] = []
             st.session_state.pop(SELECTED, None)
     return {"retriever": retriever, "k": k, "doc_id": None if doc == ALL_DOCUMENTS else doc, "force": force_cypher}
+
+
+def _document_scope(column: Any, graph_store: GraphStore) -> str:
+    """The document the questions go to, kept when another user adds or deletes one (a changed list
+    of options made a new box, back at "All documents", without a word)."""
+    documents, listed = [ALL_DOCUMENTS], False
+    with common.shown_errors("Listing the documents"):
+        documents += [str(row["doc_id"]) for row in list_documents(graph_store)]
+        listed = True
+    chosen = st.session_state.get(SCOPE, ALL_DOCUMENTS)
+    if chosen not in documents:
+        if listed:
+            st.warning(f"{chosen!r} is no longer stored: questions now go to all documents.")
+            st.session_state[SCOPE] = ALL_DOCUMENTS
+        chosen = ALL_DOCUMENTS
+    doc = str(column.selectbox("Document", documents, index=documents.index(chosen)))
+    if listed:
+        st.session_state[SCOPE] = doc
+    return doc
 
 
 def _answer_new(question: str, graph_store: GraphStore, options: dict[str, Any]) -> None:

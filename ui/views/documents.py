@@ -48,6 +48,9 @@ def render() -> None:
     writer = signin.may_write()
     if writer:
         _ingest_section(graph_store)
+    others = _others_running_ids()
+    if others:  # readers see them too
+        _others_ingesting(others)
     rows: list[dict[str, Any]] = []
     with common.shown_errors("Listing the documents"):
         rows = list_documents(graph_store)
@@ -86,11 +89,29 @@ def _collect_ended_ingests() -> None:
     st.session_state[MESSAGES] = st.session_state.get(MESSAGES, []) + [m for run in ended for m in run_messages(run)]
     st.session_state[UPLOAD_ROUND] = st.session_state.get(UPLOAD_ROUND, 0) + 1
     common.refresh_health()
+    st.rerun()  # the sidebar's counts were drawn before this page: draw them again, with the messages
+
+
+def _others_running_ids() -> tuple[str, ...]:
+    return tuple(run.run_id for run in common.ingest_runs().others_running(signin.ingest_owner()))
+
+
+@st.fragment(run_every=2.0)
+def _others_ingesting(drawn_with: tuple[str, ...]) -> None:
+    """Other users' batches, as they go; when one ends or starts, the whole page again (its list of
+    documents has changed)."""
+    if _others_running_ids() != drawn_with:
+        st.rerun()
+    for other in common.ingest_runs().others_running(signin.ingest_owner()):
+        st.caption(f"Another user is ingesting {len(other.files)} file(s): {other.text}")
 
 
 @st.fragment(run_every=1.0)
 def _ingest_progress(run_id: str) -> None:
-    """The running batch's bar, redrawn each second; once it has ended, the whole page again."""
+    """The running batch's bar, redrawn each second; once it has ended, the whole page again (and
+    the sign-in page, drawn whole, once the key is revoked)."""
+    if not signin.session_allowed():
+        st.rerun()
     run = common.ingest_runs().running(signin.ingest_owner())
     if run is None or run.run_id != run_id:
         st.rerun()
@@ -105,8 +126,6 @@ def _ingest_section(graph_store: GraphStore) -> None:
     mine = runs.running(signin.ingest_owner())
     if mine is not None:
         _ingest_progress(mine.run_id)
-    for other in runs.others_running(signin.ingest_owner()):
-        st.caption(f"Another user is ingesting: {other.text}")
     busy = mine is not None
     upload, folder = st.tabs(["Upload PDFs", "From a folder on the server"])
     force = st.checkbox(
@@ -178,6 +197,10 @@ def _manage_section(graph_store: GraphStore, doc_ids: list[str]) -> None:
         deletes = st.session_state.get(DELETE_ROUND, 0)
         sure = st.checkbox("Yes, delete it and everything under it", key=f"delete_sure-{deletes}")
         if st.button("Delete", disabled=not sure, key="delete_button"):
+            ingesting = common.ingest_runs().writing(str(doc_id))
+            if ingesting is not None:  # the batch would store it again after the delete said it was gone
+                st.error(f"{doc_id} is being ingested ({ingesting.text}): delete it once that ends.")
+                return
             with common.shown_errors("Deleting"), st.spinner(f"Deleting {doc_id}…"):
                 files_dir = kept_copies_dir(common.settings().home, graph_store)
                 _, deleted = delete_document(graph_store, str(doc_id), files_dir)
