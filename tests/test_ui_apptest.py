@@ -246,6 +246,13 @@ def test_cypher_page_runs_examples_and_refuses_writes(ui_env: Settings, store: G
     assert "The query failed" in texts(at.error)
     assert store.counts().labels == before and "Intruder" not in before
 
+    # A huge result is kept to its first rows in the session, saying so (a million stayed: 1.3 GB)
+    at.text_area(key="cypher_query").set_value("UNWIND range(1, 50003) AS x RETURN x").run()
+    at.button(key="cypher_run").click().run()
+    no_failure(at)
+    assert "The query returned 50,003 rows; the first 50,000 are kept here." in texts(at.warning)
+    assert "50000 row(s)" in texts(at.caption) and len(at.session_state["cypher_rows"]) == 50_000
+
 
 def test_graph_page_shows_section_tree_and_neighbourhood(ui_env: Settings) -> None:
     at = page("graph").run()

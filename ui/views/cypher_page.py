@@ -18,6 +18,10 @@ QUERY = "cypher_query"
 PARAMS = "cypher_params"
 EXAMPLE = "cypher_example"
 ROWS = "cypher_rows"
+CUT = "cypher_rows_cut"  # how many rows the query returned, when more than KEPT_ROWS
+# The rows stay in the session (table, graph, CSV) while it lasts: a million-row result pinned 1.3 GB
+# of the server for every session that ran one. Beyond this, the first rows and a word of why.
+KEPT_ROWS = 50_000
 NO_EXAMPLE = "— pick an example —"
 STARTER = "MATCH (d:Document)\nRETURN d.doc_id AS doc_id, d.title AS title, d.page_count AS pages"
 
@@ -61,12 +65,19 @@ def _run_query(graph_store: GraphStore, query: str) -> None:
                 if problem.pointer(query):
                     st.code(problem.pointer(query), language=None)
                 return
-        st.session_state[ROWS] = rows
+        st.session_state[ROWS] = rows[:KEPT_ROWS]
+        st.session_state[CUT] = len(rows) if len(rows) > KEPT_ROWS else None
 
 
 def _show_rows(rows: list[Row] | None) -> None:
     if rows is None:
         return
+    returned = st.session_state.get(CUT)
+    if returned:
+        st.warning(
+            f"The query returned {returned:,} rows; the first {len(rows):,} are kept here. Add LIMIT or "
+            "SKIP to see others, or run it with `docgraph cypher` for all of them."
+        )
     st.caption(f"{len(rows)} row(s)")
     if rows:
         st.dataframe(display_rows(rows), hide_index=True, key="cypher_table")
