@@ -189,7 +189,8 @@ def check_vector_sizes(batch: GraphBatch, dimension: int) -> None:
             if vector is not None and len(vector) and len(vector) != dimension:
                 raise StoreError(
                     f"{batch.doc_id}: its {name} vectors have {len(vector)} numbers, this store's vector indexes "
-                    f"{dimension}: use the encoder the store was made with, or another graph (DOCGRAPH_GRAPH)"
+                    f"{dimension} (as do the GNN's): use an encoder of {dimension}-number vectors, such as the "
+                    "default all-MiniLM-L6-v2"
                 )
 
 
