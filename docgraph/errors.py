@@ -118,9 +118,13 @@ class IngestInterrupted(KeyboardInterrupt):
     """Ctrl-C during a batch of documents: ``reports`` are those that ended (written or not), in the
     order given; ``not_started`` the files left. A KeyboardInterrupt still, for callers that do not ask."""
 
-    def __init__(self, reports: Sequence[object], not_started: Sequence[object]) -> None:
+    def __init__(self, reports: Sequence[object], not_started: Sequence[object], abandoned: bool = False) -> None:
         super().__init__()
         self.reports, self.not_started = list(reports), list(not_started)
+        # A second Ctrl-C while the documents under way finished: they are in ``not_started`` too, and
+        # still run in threads of this process (a write under way is one transaction, whole or not at
+        # all); the CLI ends the process at once.
+        self.abandoned = abandoned
 
 
 class ModelError(DocgraphError):

@@ -243,6 +243,45 @@ def test_an_interrupted_ingest_of_many_files_starts_no_more_documents(
     assert interrupted.value.not_started == [path for path in paths if path not in ended]
 
 
+def test_a_second_ctrl_c_stops_the_wait_and_keeps_the_reports_of_what_ended(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second Ctrl-C, while the documents under way finished, escaped the wait as a bare
+    interrupt: the reports of the documents that had ended were lost, and the wait went on anyway."""
+    paths = [tmp_path / f"manual-{i}.pdf" for i in range(4)]
+    for path in paths:
+        path.write_bytes(b"%PDF-1.4 same size")
+    second_done, never = threading.Event(), threading.Event()
+
+    class SecondCtrlC(ThreadPoolExecutor):
+        def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+            super().shutdown(wait=False, cancel_futures=cancel_futures)
+            if wait:
+                raise KeyboardInterrupt  # the second Ctrl-C, in the wait
+
+    def progress(path: Path) -> None:
+        if path == paths[0]:
+            second_done.wait(60)
+            time.sleep(0.5)  # its report made (the stages are stubbed out)
+            raise KeyboardInterrupt
+        if path == paths[1]:
+            second_done.set()
+            return
+        never.wait(60)  # still under way when the second Ctrl-C comes
+
+    monkeypatch.setattr(stages_module, "ThreadPoolExecutor", SecondCtrlC)
+    monkeypatch.setattr(IngestPipeline, "_run", lambda self, path, *_: IngestReport(path=path))
+    pipeline = IngestPipeline([], tasks=InlineExecutor(worker=None, workers=2))
+    try:
+        with pytest.raises(IngestInterrupted) as interrupted:
+            pipeline.ingest_many(paths, progress)
+    finally:
+        never.set()
+    assert interrupted.value.abandoned  # type: ignore[attr-defined]
+    assert [report.path for report in interrupted.value.reports] == [paths[1]]  # type: ignore[attr-defined]
+    assert interrupted.value.not_started == [paths[0], paths[2], paths[3]]
+
+
 def test_an_answer_lost_on_its_way_back_fails_its_task_and_a_fresh_worker_follows(
     pool: ProcessPool, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Annotated, cast
@@ -122,6 +124,7 @@ def ingest_command(
         chosen = make_reader(reader_name, settings)
         tasks = ingest_executor(settings, reader_name, workers, ray, files=files)
         left: list[object] | None = None  # with Ctrl-C: the files not ingested
+        abandoned = False  # a second Ctrl-C: the documents under way were left running
         try:
             pipeline = build_ingest_pipeline(
                 graph_store, settings, reader=chosen, embed=not no_embed, force=force, tasks=tasks
@@ -129,14 +132,19 @@ def ingest_command(
             reports = _ingest_all(pipeline, files, graph_store, quiet=json_out, replace=replace)
         except IngestInterrupted as interrupted:  # what ended is reported; the rest is named
             reports, left = cast(list[IngestReport], interrupted.reports), interrupted.not_started
+            abandoned = interrupted.abandoned
         finally:
-            if tasks is not None:
+            if tasks is not None and not abandoned:  # left to die with this process, which ends now
                 tasks.close()
         if left is not None:  # 130 also when every document was under way, and so finished first
             _print_reports(reports, json_out, _untexted_hint(chosen))
             names = ", ".join(Path(str(path)).name for path in left)
             said = f"not ingested: {names} (run the command again for them)" if left else "every document ended"
             err_console.print(f"interrupted: {said}", markup=False)
+            if abandoned:  # the documents under way still run in this process's threads: end it now
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(130)
             raise typer.Exit(130)
         for report in reports:
             note_copies(graph_store, report)
@@ -174,7 +182,11 @@ def _ingest_all(
         def finishing(paths: list[Path]) -> None:
             if paths:
                 names = ", ".join(path.name for path in paths)
-                err_console.print(f"interrupted: finishing the documents under way first: {names}", markup=False)
+                err_console.print(
+                    f"interrupted: finishing the documents under way first: {names} "
+                    "(Ctrl-C again to stop now: each is written whole or not at all)",
+                    markup=False,
+                )
 
         reports = ingest_batch(pipeline, graph_store, files, replace=replace, progress=row, finishing=finishing)
     return reports

@@ -40,7 +40,7 @@ def ingest_batch(
         ended = {report.path: report for report in cast(list[IngestReport], interrupted.reports)}
         kept = [ended.get(path) or _refused(path, refused) for path in files if path in ended or path in refused]
         _take_over_unchanged(store, kept, replace)
-        raise IngestInterrupted(kept, interrupted.not_started) from None
+        raise IngestInterrupted(kept, interrupted.not_started, interrupted.abandoned) from None
     by_path = {report.path: report for report in ingested}
     reports = [by_path.get(path) or _refused(path, refused) for path in files]
     _take_over_unchanged(store, reports, replace)

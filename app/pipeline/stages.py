@@ -246,6 +246,7 @@ class IngestPipeline:
         order = sorted(range(len(paths)), key=lambda i: -_file_size(paths[i]))
         documents = ThreadPoolExecutor(self.tasks.workers + 1, thread_name_prefix="docgraph-document")
         futures: dict[int, Future[IngestReport]] = {}
+        abandoned = False
         try:  # each in a copy of this context: a block the caller opened (fulltext_refresh_deferred) covers it
             for i in order:  # one by one: an interrupt among them keeps those submitted
                 futures[i] = documents.submit(contextvars.copy_context().run, one, paths[i])
@@ -253,13 +254,13 @@ class IngestPipeline:
         except KeyboardInterrupt:
             if finishing is not None:
                 finishing([paths[i] for i, future in futures.items() if future.running()])
-            documents.shutdown(wait=True, cancel_futures=True)
-            ended = [i for i in sorted(futures) if not futures[i].cancelled() and futures[i].exception() is None]
+            abandoned = not _waited_for(documents)
+            ended = [i for i in sorted(futures) if _ended_well(futures[i])]
             reports = [futures[i].result() for i in ended]
             left = [paths[i] for i in range(len(paths)) if i not in ended]
-            raise IngestInterrupted(reports, left) from None
+            raise IngestInterrupted(reports, left, abandoned) from None
         finally:
-            documents.shutdown(wait=True, cancel_futures=True)
+            documents.shutdown(wait=not abandoned, cancel_futures=True)
 
     def _unchanged(self, path: Path, started: float, uploaded: bool) -> IngestReport | None:
         """The report of a file stored as this pipeline builds it, without reading it (its kept
@@ -383,3 +384,17 @@ def _file_size(path: Path) -> int:
         return path.stat().st_size
     except OSError:
         return 0
+
+
+def _waited_for(documents: ThreadPoolExecutor) -> bool:
+    """Let the documents under way finish and start no other; False when a second Ctrl-C stops the
+    wait (the second one was lost in the wait before, and with it the reports of what had ended)."""
+    try:
+        documents.shutdown(wait=True, cancel_futures=True)
+    except KeyboardInterrupt:
+        return False
+    return True
+
+
+def _ended_well(future: Future[IngestReport]) -> bool:
+    return future.done() and not future.cancelled() and future.exception() is None
