@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from docgraph.app.config import Settings, load_settings
-from docgraph.app.jobs.documents import check_distinct_ids, find_document
+from docgraph.app.jobs.documents import find_document
 from docgraph.app.jobs.ingest_batch import ingest_batch
 from docgraph.app.llm.answer import AnswerResult
 from docgraph.app.llm.service import ask as ask_store
@@ -60,9 +60,9 @@ def ingest_pdfs(
     """Ingest PDFs (a file or folder, or a sequence of them) into ``store``; a report per file, a
     failed file's graph unchanged.
 
-    As ``docgraph ingest``: files that would be stored under one document id are refused
-    (``ConfigError``), and a file that would replace a stored document read from another file of
-    that name gets a failed report unless ``replace``. ``progress(file, stage, done, total)`` hears
+    As ``docgraph ingest``: files that would be stored under one document id, and a file that
+    would replace a stored document read from another file of that name (unless ``replace``), get
+    failed reports, and the others still ingest. ``progress(file, stage, done, total)`` hears
     each file's stages (one call at a time, from the threads that run the files), then its outcome
     (``"ingested"``, ``"failed"``, …, 1, 1). ``workers`` as ``--workers`` (default: the setting);
     worker processes are started with ``spawn``, so a script that calls this needs the
@@ -73,7 +73,6 @@ def ingest_pdfs(
 
     settings = settings or load_settings()
     files = expand_paths(Path(p) for p in ([paths] if isinstance(paths, str | Path) else paths))
-    check_distinct_ids(files)
     tasks = ingest_executor(settings, settings.reader, workers, files=files)
     try:
         pipeline = build_ingest_pipeline(store, settings, embed=embed, force=force, tasks=tasks)

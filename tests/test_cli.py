@@ -174,18 +174,25 @@ def test_a_file_named_twice_is_ingested_once_with_one_report(cli_env: dict[str, 
     assert code == 0 and [(r["file"], r["status"]) for r in json.loads(out)] == [(str(pdf), "ingested")]
 
 
-def test_files_that_would_share_one_document_id_are_refused_before_any_is_ingested(
+def test_files_that_would_share_one_document_id_fail_and_the_others_still_ingest(
     cli_env: dict[str, str], tmp_path: Path
 ) -> None:
+    """Neither of the clashing files is written (one would replace the other), and one clash in a
+    folder no longer refuses the whole library."""
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     first, second = tmp_path / "a" / "Zoo Manual.pdf", tmp_path / "b" / "zoo-manual.pdf"
     first.write_bytes(SAMPLE.read_bytes())
     second.write_bytes((ROOT / "tests" / "data" / "pdfs" / "water-report.pdf").read_bytes())
+    (tmp_path / "other.pdf").write_bytes(SAMPLE.read_bytes())
     code, out, err = run("ingest", str(tmp_path), "--no-embed", "--json")
-    assert code == 1 and "would all be stored as 'zoo-manual'" in err and len(err.strip().splitlines()) == 1
+    reports = {Path(r["file"]).name: r for r in json.loads(out)}
+    assert code == 1 and reports["other.pdf"]["status"] == "ingested", err
+    for name in ("Zoo Manual.pdf", "zoo-manual.pdf"):
+        assert reports[name]["status"] == "failed"
+        assert "would all be stored as 'zoo-manual', one replacing the other: rename them" in reports[name]["error"]
     code, out, _ = run("documents", "--json")
-    assert json.loads(out) == []  # nothing was written, not one of them replacing the other
+    assert [row["doc_id"] for row in json.loads(out)] == ["other"]  # neither replacing the other
 
 
 def test_ingest_links_regions_to_their_like_in_other_documents(cli_env: dict[str, str], tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import pytest
 import docgraph
 from docgraph.app.retrieval.registry import RETRIEVER_NAMES
 from docgraph.app.stores.base import GraphStore
-from docgraph.errors import ConfigError, QuestionError, StoreError
+from docgraph.errors import QuestionError, StoreError
 from tests.conftest import fresh_graph_name, local_settings
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "docgraph-sample.pdf"
@@ -78,8 +78,9 @@ def test_ingest_pdfs_refuses_a_name_the_cli_refuses(local_home: Path, tmp_path: 
         assert refused[0].status == "failed" and "pass --replace" in refused[0].error
         assert heard == [("manual.pdf", "failed", 1, 1)]  # a refused file ends too (no event before)
         assert stored_source(store) == str(first)
-        with pytest.raises(ConfigError, match="one replacing the other"):
-            docgraph.ingest_pdfs([first, other], store, settings, embed=False)
+        clashing = docgraph.ingest_pdfs([first, other], store, settings, embed=False)  # neither is written
+        assert [r.status for r in clashing] == ["failed", "failed"] and "one replacing the other" in clashing[0].error
+        assert stored_source(store) == str(first)
         replaced = docgraph.ingest_pdfs([other], store, settings, embed=False, replace=True)
         assert replaced[0].status == "replaced"
         assert stored_source(store) == str(other)

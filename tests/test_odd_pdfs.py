@@ -65,6 +65,9 @@ def test_names_the_slug_cannot_spell_get_ids_of_their_own(falkordb_store: Falkor
     assert len(set(symbols)) == 3 and all(re.fullmatch("[0-9a-f]+", i) for i in symbols)
     # uploads (API and UI) keep the name a file on disk has, so that they get the id the CLI gives it
     assert upload_file_name("日本語.pdf") == "日本語.pdf" and upload_file_name("../x y.pdf") == "x y.pdf"
+    # a browser's or curl's form encoding of '"' (%22) made x"y.pdf the document x-22y, not x-y
+    assert upload_file_name("x%22y.pdf") == 'x"y.pdf' and doc_id_for('x"y.pdf') == "x-y"
+    assert re.fullmatch("[0-9a-f]+", doc_id_for(" .pdf"))  # a name of spaces was refused; a hash, as for 🦒
 
     settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
     pipeline = build_ingest_pipeline(falkordb_store, settings, embed=False)

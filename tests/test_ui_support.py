@@ -50,6 +50,7 @@ from docgraph.app.ui_support.ingest import (
 from docgraph.app.ui_support.page_images import page_image
 from docgraph.app.ui_support.tables import display_rows, parse_params, rows_to_csv
 from docgraph.errors import ConfigError, QuerySyntaxError, RegionNotFoundError
+from docgraph.ingest.structure.ids import doc_id_for
 from tests.ui_helpers import SAMPLE_PDF, sample_graph
 
 DOC = "docgraph-sample"
@@ -226,16 +227,17 @@ def test_ingest_helpers(sample: tuple[GraphStore, Settings], tmp_path: Path) -> 
     assert embedded and embedded[-1].endswith(" 26/26 regions"), seen  # the embed stage counts its regions
     assert [r.status for r in ingest_files(store, settings, [SAMPLE_PDF])] == ["unchanged"]
 
-    # Two files that would be stored under one id, and one whose name gives no id: refused alone
+    # Two files that would be stored under one id: refused alone; a name of spaces gets a hash id
     same_id = tmp_path / "batch" / "Docgraph Sample.pdf"
     same_id.parent.mkdir()
     same_id.write_bytes(SAMPLE_PDF.read_bytes())
     nameless = tmp_path / "batch" / " .pdf"  # (a name in another script gets an id of its own: test_odd_pdfs)
     nameless.write_bytes(SAMPLE_PDF.read_bytes())
     batch = ingest_files(store, settings, [SAMPLE_PDF, same_id, nameless])
-    assert [r.status for r in batch] == ["unchanged", "failed", "failed"]
+    assert [r.status for r in batch] == ["unchanged", "failed", "ingested"]
     assert "docgraph-sample.pdf in this batch is stored as 'docgraph-sample' too" in batch[1].error
-    assert "cannot derive a document id" in batch[2].error
+    assert batch[2].doc_id == doc_id_for(" .pdf")
+    store.delete_document(batch[2].doc_id)
 
 
 def test_numbered_answers_and_highlights() -> None:

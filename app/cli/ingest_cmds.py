@@ -25,7 +25,6 @@ from docgraph.app.cli.common import (
 )
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import (
-    check_distinct_ids,
     delete_document,
     find_document,
     list_documents,
@@ -114,7 +113,6 @@ def ingest_command(
     files = expand_paths(paths)
     if not files:
         raise typer.BadParameter("no PDF found in the given paths")
-    check_distinct_ids(files)
     with opened_store(store, schema=True) as (graph_store, settings):
         if describe and not vision_configured(settings):
             raise ConfigError("--describe needs a vision model: set DOCGRAPH_VLM_MODEL and the LLM endpoint")

@@ -27,27 +27,46 @@ def upload_file_name(given: str | None) -> str:
     or control characters, not hidden, ending in ``.pdf``. Spaces and letters of any script stay,
     since the document id and the stored file name come from it: the same file uploaded through
     the API or the UI, or ingested from disk, must be the same document."""
-    name = Path((given or "").replace("\\", "/")).name
+    name = Path(_form_unescaped(given or "").replace("\\", "/")).name
     name = "".join("_" if unicodedata.category(ch) == "Cc" else ch for ch in name).strip().rstrip(". ")
     stem, suffix = (name[:-4], name[-4:]) if name.lower().endswith(".pdf") else (name, ".pdf")
     stem = stem_within_bytes(stem.lstrip(".")).rstrip(". ")  # leading spaces went with the name's
     return f"{stem}{suffix}" if stem else "upload.pdf"
 
 
+def _form_unescaped(name: str) -> str:
+    """A multipart file name as the user's file had it: browsers and curl send ``"``, CR and LF as
+    %22, %0D and %0A (the HTML standard's form encoding), which made ``x"y.pdf`` the document
+    ``x-22y`` through the API where ``docgraph ingest`` stores it as ``x-y``."""
+    return name.replace("%22", '"').replace("%0D", "\r").replace("%0A", "\n")
+
+
 def check_distinct_ids(paths: list[Path]) -> None:
-    """Refuse files that would be stored under one document id (``Report A.pdf`` and
-    ``report-a.pdf``): ingested together, the later would silently replace the earlier. A name that
-    gives no id at all is left for the ingest to report."""
+    """Refuse a set of files of which some would be stored under one document id (``Report A.pdf``
+    and ``report-a.pdf``): for a run that needs every file (an evaluation's documents)."""
+    clashes = colliding_ids(paths)
+    if clashes:
+        raise ConfigError(next(iter(clashes.values())))
+
+
+def colliding_ids(paths: list[Path]) -> dict[Path, str]:
+    """The files that would be stored under one document id with another file of ``paths``, each
+    with why: ingested together, the later would silently replace the earlier. A name that gives no
+    id at all is left for the ingest to report."""
     by_id: dict[str, list[Path]] = {}
     for path in paths:
         try:
             by_id.setdefault(doc_id_for(path.name), []).append(path)
         except DocgraphError:
             continue
+    clashes: dict[Path, str] = {}
     for doc_id, same in by_id.items():
         if len({p.resolve() for p in same}) > 1:
-            names = " and ".join(str(p) for p in same[:3])
-            raise ConfigError(f"{names} would all be stored as {doc_id!r}, one replacing the other: rename them")
+            names = " and ".join(str(p) for p in same[:3]) + (f" and {len(same) - 3} more" if len(same) > 3 else "")
+            clashes |= dict.fromkeys(
+                same, f"{names} would all be stored as {doc_id!r}, one replacing the other: rename them"
+            )
+    return clashes
 
 
 def same_content_as(store: GraphStore, doc_id: str) -> list[str]:

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import cast
 
-from docgraph.app.jobs.documents import files_replacing_others
+from docgraph.app.jobs.documents import colliding_ids, files_replacing_others
 from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.pipeline.stages import IngestPipeline, ProgressFn
 from docgraph.app.pipeline.unchanged import take_over_source
@@ -23,13 +23,16 @@ def ingest_batch(
     progress: Callable[[Path], ProgressFn | None] | None = None,
     finishing: Callable[[list[Path]], None] | None = None,
 ) -> list[IngestReport]:
-    """A report per file, in the order given. Without ``replace``, a file that would replace a stored
-    document read from another file of that name gets a failed report and the others still ingest;
-    with it, such a file replaces the document, and one found unchanged becomes its file.
+    """A report per file, in the order given. Files that would share a document id with another of
+    ``files`` get a failed report each, and the others still ingest. Without ``replace``, a file
+    that would replace a stored document read from another file of that name is refused the same
+    way; with it, such a file replaces the document, and one found unchanged becomes its file.
 
-    The caller refuses files that would share a document id first (``check_distinct_ids``). Ctrl-C
-    raises :class:`IngestInterrupted` with the reports of the files that ended, refused ones too."""
-    refused = {} if replace else files_replacing_others(store, list(files))
+    Ctrl-C raises :class:`IngestInterrupted` with the reports of the files that ended, refused ones too."""
+    refused = colliding_ids(list(files))
+    if not replace:
+        others = [path for path in files if path not in refused]
+        refused |= files_replacing_others(store, others)
     for path in refused:  # refused files end too, for a display that counts the files ended
         heard = progress(path) if progress else None
         if heard is not None:

@@ -335,8 +335,9 @@ class IngestPipeline:
 def _failed(ctx: IngestContext, error: str) -> IngestReport:
     """The report of a file that failed; one rewritten while it was read failed for that reason
     (its later pages may look damaged, read half old and half new)."""
-    if file_changed(ctx):
-        error = f"{changed_message(ctx.path)} (reading it ended in: {error})"
+    changed = changed_message(ctx.path)
+    if error != changed and file_changed(ctx):  # the copy stage may have said so itself
+        error = f"{changed} (reading it ended in: {error})"
     return IngestReport.failed(ctx.path, error, ctx.timings)
 
 

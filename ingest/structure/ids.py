@@ -38,7 +38,7 @@ def doc_id_for(file_name: str) -> str:
     slug spells (🦒, ---) gets the hash alone."""
     stem = PurePath(file_name).stem
     slug = slugify(stem)
-    if stem.strip() and (not slug or any(_unspellable(ch) for ch in stem)):
+    if stem and (not slug or any(_unspellable(ch) for ch in stem)):  # " .pdf" too: a hash, as for "🦒"
         tag = hashlib.sha256(unicodedata.normalize("NFC", stem).encode("utf-8")).hexdigest()[:STEM_TAG_LENGTH]
         slug = f"{slug}-{tag}" if slug else tag
     if not slug:
