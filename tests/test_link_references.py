@@ -92,3 +92,34 @@ def test_contents_entries_and_footnote_marks_are_not_references() -> None:
     placed = place_regions(layout, ids)
     result = link_reference_edges(placed, links, build_sections(layout, placed), {}, ids, [])
     assert [(e.src_key, e.dst_label, e.dst_key) for e in result.edges] == [(placed[2].key, "Page", ids.page(2))]
+
+
+def test_a_page_s_links_read_as_pymupdf_reads_them_however_many(tmp_path: Path) -> None:
+    """PyMuPDF's get_links looked up every link annotation again at each link (a page of 10,000
+    links took 81 s to read); docgraph walks the links itself and must find the same ones."""
+    import pymupdf
+
+    from docgraph.ingest.pdf import api as pdf_api
+
+    made = tmp_path / "links.pdf"
+    with pymupdf.open() as doc:
+        for _ in range(3):
+            doc.new_page()
+        page = doc[0]
+        for i in range(600):
+            box = pymupdf.Rect(10 + (i % 20) * 25, 10 + (i // 20) * 20, 30 + (i % 20) * 25, 25 + (i // 20) * 20)
+            if i % 3 == 0:
+                page.insert_link({"kind": pymupdf.LINK_URI, "from": box, "uri": f"https://example.org/{i}"})
+            else:
+                page.insert_link({"kind": pymupdf.LINK_GOTO, "from": box, "page": 1 + i % 2, "to": pymupdf.Point(0, i)})
+        doc.save(made)
+
+    def plain(links: list[dict[str, object]]) -> list[dict[str, object]]:
+        return [{key: value for key, value in link.items() if key not in ("xref", "id")} for link in links]
+
+    for pdf in (made, LINKED):
+        with pymupdf.open(pdf) as doc:
+            for page in doc:
+                assert plain(pdf_api.links(page)) == plain(page.get_links())
+    with pymupdf.open(made) as doc:
+        assert len(pdf_api.links(doc[0])) == 600

@@ -51,7 +51,7 @@ def page_frame(page: pymupdf.Page) -> PageFrame:
 def page_links(page: pymupdf.Page, words: Sequence[pdf_api.Word]) -> list[PageLink]:
     """The page's links to a page of its own document; ``words`` are the page's words."""
     links: list[PageLink] = []
-    for link in page.get_links():
+    for link in pdf_api.links(page):
         if link.get("kind") not in _INTERNAL:
             continue
         rect = link["from"]
