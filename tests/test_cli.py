@@ -745,3 +745,39 @@ def test_a_mistyped_local_store_is_not_made_by_a_command_that_reads(cli_env: dic
         assert code == 1 and f"no docgraph store at {missing}" in err, (args, err)
         assert json.loads(out)["error"] == err.removeprefix("error: ").strip()
     assert not (tmp_path / "no").exists()
+
+
+def test_ingest_json_on_a_terminal_still_shows_its_progress(cli_env: dict[str, str], tmp_path: Path) -> None:
+    """With --json the progress was off altogether: a 134-page ingest sat silent for 27 s. On a
+    terminal's stderr the bars show; stdout is the JSON alone."""
+    import pty
+
+    pdf = tmp_path / "progress-check.pdf"
+    pdf.write_bytes(SAMPLE.read_bytes())
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            [str(DOCGRAPH), "ingest", str(pdf), "--no-embed", "--json"],
+            env={**os.environ, **cli_env, "COLUMNS": "120"},
+            stdout=subprocess.PIPE,
+            stderr=follower,
+            text=True,
+            timeout=300,
+        )
+        os.close(follower)
+        follower = -1
+        drawn = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the terminal's other end is closed and read out
+                break
+            if not chunk:
+                break
+            drawn += chunk
+    finally:
+        os.close(leader)
+        if follower >= 0:
+            os.close(follower)
+    assert done.returncode == 0 and json.loads(done.stdout)[0]["status"] == "ingested"
+    assert b"progress-check.pdf" in drawn and b"documents" in drawn, drawn[-500:]

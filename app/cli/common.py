@@ -107,10 +107,11 @@ def opened_store(store: str | None, schema: bool = False) -> Iterator[tuple[Grap
 
 
 @contextmanager
-def stage_progress(quiet: bool) -> Iterator[Callable[[str, int, int], None]]:
-    """A progress callback ``(stage, done, total)`` that shows a bar per stage on a terminal's stderr
-    (to a pipe or a file Rich draws no bars, and its closing left a blank line before what followed)."""
-    with Progress(console=err_console, disable=quiet or not err_console.is_terminal, transient=True) as bar:
+def stage_progress() -> Iterator[Callable[[str, int, int], None]]:
+    """A progress callback ``(stage, done, total)`` that shows a bar per stage on a terminal's stderr,
+    with --json too (stdout holds the JSON); to a pipe or a file Rich draws no bars, and its closing
+    left a blank line before what followed."""
+    with Progress(console=err_console, disable=not err_console.is_terminal, transient=True) as bar:
         tasks: dict[str, TaskID] = {}
 
         def update(stage: str, done: int, total: int) -> None:

@@ -113,7 +113,7 @@ def eval_command(
         raise ConfigError(f"--scope {scope!r}: choose document, corpus or both")
     if distractors and "corpus" not in scopes:  # they would be ingested and never asked of
         raise typer.BadParameter("--distractors are for --scope corpus (or both)")
-    with eval_store(store) as (graph_store, settings), stage_progress(json_out) as progress:
+    with eval_store(store) as (graph_store, settings), stage_progress() as progress:
         encoder = configured_encoder(settings)
         reports = run_eval_scopes(
             questions,
@@ -212,7 +212,7 @@ def bench_command(
             raise typer.BadParameter("--workers times ingest alone: it takes no --variant or --no-ingest")
         _bench_workers(paths, worker_counts(workers), json_out)
         return
-    with eval_store(store) as (graph_store, settings), stage_progress(json_out) as progress:
+    with eval_store(store) as (graph_store, settings), stage_progress() as progress:
         encoder = configured_encoder(settings)
         if no_ingest and not store:
             raise ConfigError("--no-ingest times a store as it is: name it with --store")
@@ -287,7 +287,7 @@ def eval_cypher_command(
     loaded = load_cypher_questions(questions)
     if docs is None and store is None:  # the temporary store would be empty: every gold row would be missed
         raise ConfigError("eval-cypher needs --docs (ingested into a temporary store) or --store (a stored corpus)")
-    with eval_store(store) as (graph_store, settings), stage_progress(json_out) as progress:
+    with eval_store(store) as (graph_store, settings), stage_progress() as progress:
         client = make_client(settings)  # no endpoint: refused before any ingest
         if docs is not None:
             ensure_ingested(expand_paths([docs]), graph_store, configured_encoder(settings), settings, progress)

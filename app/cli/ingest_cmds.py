@@ -127,7 +127,9 @@ def ingest_command(
             pipeline = build_ingest_pipeline(
                 graph_store, settings, reader=chosen, embed=not no_embed, force=force, tasks=tasks
             )
-            reports = _ingest_all(pipeline, files, graph_store, quiet=json_out, replace=replace)
+            # with --json the bars still show on a terminal's stderr (stdout holds the JSON)
+            quiet = json_out and not err_console.is_terminal
+            reports = _ingest_all(pipeline, files, graph_store, quiet=quiet, replace=replace)
         except IngestInterrupted as interrupted:  # what ended is reported; the rest is named
             reports, left = cast(list[IngestReport], interrupted.reports), interrupted.not_started
             abandoned = interrupted.abandoned
@@ -311,7 +313,7 @@ def relink_command(
                 "relink needs --k K (0 removes every link between documents) or DOCGRAPH_SIMILARITY_CORPUS_K"
             )
         least = settings.similarity_corpus_min if min_score is None else min_score
-        with stage_progress(quiet=json_out) as progress:
+        with stage_progress() as progress:
             report = relink_corpus(graph_store, neighbours, least, progress=progress)
     if json_out:
         print_json(report.to_json())

@@ -133,7 +133,7 @@ def train_reranker_command(
         raise ConfigError("--epochs and --queries must be at least 1")
     settings = settings_for(None)  # the PDFs go into a throw-away store, never the configured one
     out = out or new_checkpoint(settings, "rerank")
-    with stage_progress(json_out) as progress:
+    with stage_progress() as progress:
         report = train_reranker(
             settings,
             docs,
@@ -174,7 +174,7 @@ def reembed_command(
         raise typer.BadParameter("--checkpoint and --variant do not go together: a variant uses its own checkpoint")
     from docgraph.app.jobs.reembed import ensure_variant, reembed
 
-    with opened_store(store, schema=True) as (graph_store, settings), stage_progress(json_out) as progress:
+    with opened_store(store, schema=True) as (graph_store, settings), stage_progress() as progress:
         doc_id = str(find_document(graph_store, doc)["doc_id"]) if doc else None
         if variant:
             prop = ensure_variant(graph_store, settings, variant, doc_id=doc_id, progress=progress)
@@ -216,7 +216,7 @@ def calibrate_uncertainty_command(
     from docgraph.app.retrieval.registry import make_retriever
 
     loaded = load_calibration_questions(questions)
-    with opened_store(store) as (graph_store, settings), stage_progress(json_out) as progress:
+    with opened_store(store) as (graph_store, settings), stage_progress() as progress:
         make_client(settings)  # no endpoint: refused before any question is asked
         chosen = make_retriever(retriever, graph_store, configured_encoder(settings), settings=settings)
         calibration = calibrate_uncertainty(loaded, graph_store, settings, chosen, share, progress)
