@@ -68,6 +68,29 @@ def test_another_reader_rebuilds_a_stored_document(falkordb_store: FalkorDBStore
     assert detector.ingest(SAMPLE).status == "unchanged"
 
 
+def test_a_stored_document_keeps_its_embeddings_when_ingested_again_without(
+    falkordb_store: FalkorDBStore, local_home: Path
+) -> None:
+    """Re-running a folder with --no-embed (to pick up new files fast) replaced every embedded
+    document by one without vectors or similarity links; it is kept, saying so, unless --force."""
+    settings = local_settings(local_home, falkordb_store.graph_name)
+    embedded = build_ingest_pipeline(falkordb_store, settings).ingest(SAMPLE)
+    assert embedded.status == "ingested", embedded.error
+
+    def vectors() -> int:
+        rows = falkordb_store.read("MATCH (r:Region) WHERE r.embedding IS NOT NULL RETURN count(r) AS n")
+        return int(rows[0]["n"])
+
+    with_vectors = vectors()
+    without = build_ingest_pipeline(falkordb_store, settings, embed=False).ingest(SAMPLE)
+    assert without.status == "unchanged" and "kept as it is" in " ".join(without.notes)
+    assert with_vectors == embedded.regions and vectors() == with_vectors
+    forced = build_ingest_pipeline(falkordb_store, settings, embed=False, force=True).ingest(SAMPLE)
+    assert forced.status == "replaced" and vectors() == 0  # as asked
+    plain = build_ingest_pipeline(falkordb_store, settings, embed=False).ingest(SAMPLE)
+    assert plain.status == "unchanged" and "kept as it is" not in " ".join(plain.notes)  # nothing to keep
+
+
 def test_evaluation_reingests_a_file_stored_by_another_build(falkordb_store: FalkorDBStore, local_home: Path) -> None:
     settings = local_settings(local_home, falkordb_store.graph_name)
     unembedded = build_ingest_pipeline(falkordb_store, settings, embed=False).ingest(SAMPLE)

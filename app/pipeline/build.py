@@ -28,6 +28,7 @@ from docgraph.app.pipeline.stages import (
     WorkerStage,
     WriteStage,
 )
+from docgraph.app.pipeline.unchanged import NO_EMBEDDINGS
 from docgraph.app.pipeline.vanished_links import Relink
 from docgraph.app.pipeline.worker import IngestWorker, WorkerSpec
 from docgraph.app.resources import docgraph_release
@@ -86,7 +87,7 @@ def build_ingest_pipeline(
             relink = partial(corpus_links_again, store, k, least)
     else:
         notes.append("embeddings off (as asked): vector search and the GNN will not see these documents")
-        build.append("no embeddings")
+        build.append(NO_EMBEDDINGS)
     files_dir = kept_copies_dir(settings.home, store)
     stages.append(WriteStage(store, files_dir=files_dir, force=force, relink=relink))
     return IngestPipeline(stages, notes, "; ".join(build), tasks=tasks or InlineExecutor(worker))

@@ -28,7 +28,12 @@ from docgraph.app.pipeline.gnn_store import refresh_stale_gnn
 from docgraph.app.pipeline.memory import release_free_memory
 from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.pipeline.store_locks import store_lock
-from docgraph.app.pipeline.unchanged import note_moved_source, stored_as_built, uploaded_source
+from docgraph.app.pipeline.unchanged import (
+    KEPT_EMBEDDINGS_NOTE,
+    note_moved_source,
+    stored_as_built,
+    uploaded_source,
+)
 from docgraph.app.pipeline.vanished_links import Relink, write_with_current_links
 from docgraph.app.stores.base import GraphStore, WriteResult
 from docgraph.app.stores.kept_copies import (
@@ -41,7 +46,7 @@ from docgraph.app.stores.kept_copies import (
 )
 from docgraph.errors import BadDocumentError, DocgraphError, IngestError, IngestInterrupted, WorkerLostError
 from docgraph.ingest.types import DocumentLayout
-from docgraph.records import GraphBatch
+from docgraph.records import GraphBatch, document_version
 
 if TYPE_CHECKING:  # the scanners load PyMuPDF, which asking a question does without
     from docgraph.ingest.page.scan import PageScan
@@ -212,7 +217,7 @@ class IngestPipeline:
         reports as it goes, then the outcome (its status, 1, 1). ``uploaded_as``: the client's name
         of an uploaded file, recorded as its source instead of the upload's temporary path."""
         report = self._run(path, progress, uploaded_as)
-        report.notes = list(self.notes)
+        report.notes = report.notes or list(self.notes)  # a document kept as stored says why instead
         if progress:
             progress(report.status, 1, 1)
         return report
@@ -279,6 +284,7 @@ class IngestPipeline:
         if not uploaded:  # an upload's temporary file never becomes a document's source
             note_moved_source(write.store, stored, path)
         counts = {"Document": 1, "Page": stored.pages, "Section": stored.sections, "Region": stored.regions}
+        kept_embedded = stored.version != document_version(stored.sha256, self.build)  # see stored_as_built
         return IngestReport(
             path=path,
             doc_id=stored.doc_id,
@@ -288,6 +294,7 @@ class IngestPipeline:
             nodes=counts,
             seconds=time.perf_counter() - started,
             status="unchanged",
+            notes=[KEPT_EMBEDDINGS_NOTE] if kept_embedded else [],
         )
 
     def _run_stages(self, ctx: IngestContext, progress: ProgressFn | None) -> None:

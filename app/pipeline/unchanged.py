@@ -27,14 +27,23 @@ class StoredDocument:
     source_path: str  # where it was read from, last
 
 
+NO_EMBEDDINGS = "no embeddings"  # the last part of the build of a pipeline that does not embed
+KEPT_EMBEDDINGS_NOTE = (
+    "stored with embeddings, kept as it is: re-reading it without them (--no-embed) would drop its "
+    "vectors and similarity links (--force does that)"
+)
+
+
 def stored_as_built(store: GraphStore, path: Path, build: str) -> StoredDocument | None:
-    """The stored document of ``path`` when its content and build are this file's and ``build``."""
+    """The stored document of ``path`` when its content and build are this file's and ``build``;
+    for a build without embeddings, also one stored as that build with embeddings, which it
+    would only take away."""
     doc_id = doc_id_for(path.name)
     rows = store.read(load("document_versions", store.dialect), {"doc_id": doc_id})
-    if not rows or rows[0]["build"] != build:
+    if not rows or not _builds_as(str(rows[0]["build"] or ""), build):
         return None
     sha256 = file_sha256(path)
-    if rows[0]["version"] != document_version(sha256, build):
+    if rows[0]["version"] != document_version(sha256, str(rows[0]["build"])):
         return None
     counts = store.read(load("document_counts", store.dialect), {"doc_id": doc_id})
     if not counts:
@@ -43,6 +52,13 @@ def stored_as_built(store: GraphStore, path: Path, build: str) -> StoredDocument
     pages, sections, regions = int(row["pages"] or 0), int(row["sections"]), int(row["regions"])
     source_path = str(row["source_path"] or "")
     return StoredDocument(doc_id, sha256, pages, sections, regions, str(rows[0]["version"]), source_path)
+
+
+def _builds_as(stored: str, build: str) -> bool:
+    if stored == build:
+        return True
+    without = build.removesuffix(f"; {NO_EMBEDDINGS}")
+    return without != build and stored.startswith(f"{without}; encoder ")
 
 
 def uploaded_source(name: str) -> str:
