@@ -27,6 +27,11 @@ from docgraph.ingest.pdf.text import (
         ("\ufb05op \ufb06ep", "stop step"),
         ("no\u00a0break\u2009thin", "no break thin"),
         ("zero\u200bwidth\ufeff", "zerowidth"),
+        (
+            "the tapir \u202eeats leaves\u202c daily",
+            "the tapir eats leaves daily",
+        ),  # an override kept reversed the line
+        ("\u2067\u05e9\u05dc\u05d5\u05dd\u2069 and \u200fmark", "\u05e9\u05dc\u05d5\u05dd and mark"),
     ],
 )
 def test_normalize_chars_expands_ligatures_and_odd_spaces(raw: str, expected: str) -> None:

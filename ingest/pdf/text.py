@@ -19,8 +19,11 @@ LIGATURES: dict[str, str] = {
     "\ufb06": "st",
 }
 
-# Invisible or layout-only characters that should not survive into region text.
-_DROP_CHARS = {"\u200b": "", "\u200c": "", "\u200d": "", "\ufeff": "", "\u00ad": ""}
+# Invisible or layout-only characters that should not survive into region text; the bidirectional
+# controls too (marks, embeddings, overrides, isolates): kept, U+202E turned the rest of a cited line
+# around in a terminal or the web app, and a query never holds them.
+_BIDI_CONTROLS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_DROP_CHARS = {"\u200b": "", "\u200c": "", "\u200d": "", "\ufeff": "", "\u00ad": ""} | dict.fromkeys(_BIDI_CONTROLS, "")
 _SPACES = "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000\t"
 _SPACE_CHARS = {c: " " for c in _SPACES}
 # Bullets of word processors set in the Symbol or Wingdings font without a Unicode mapping: MuPDF
