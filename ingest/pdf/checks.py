@@ -74,8 +74,15 @@ def check_page_damage(doc: pymupdf.Document, page_number: int, name: str) -> Non
     warnings in healthy files (font substitutions and the like) never fail a read.
     """
     warnings = pdf_api.mupdf_warnings(reset=True)
-    if doc.is_repaired and _DAMAGE_WARNINGS.search(warnings):
-        raise BadDocumentError(f"{name}: corrupt or truncated PDF, content of page {page_number} could not be read")
+    damage = _DAMAGE_WARNINGS.search(warnings) if doc.is_repaired else None
+    if damage is not None:
+        # The page being read when MuPDF lost an object, which need not be the page whose content it
+        # was (reading page 1 of a file cut short can need objects of its last pages): said as such.
+        said = next(line for line in warnings.splitlines() if damage.group(0) in line)
+        raise BadDocumentError(
+            f"{name}: corrupt or truncated PDF, MuPDF lost part of it while reading page {page_number} "
+            f"({_short(Exception(said))})"
+        )
 
 
 def _short(exc: Exception) -> str:
