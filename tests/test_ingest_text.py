@@ -32,6 +32,8 @@ from docgraph.ingest.pdf.text import (
             "the tapir eats leaves daily",
         ),  # an override kept reversed the line
         ("\u2067\u05e9\u05dc\u05d5\u05dd\u2069 and \u200fmark", "\u05e9\u05dc\u05d5\u05dd and mark"),
+        # shaped Arabic (presentation forms, lam-alef one glyph) as the letters a question is typed in
+        ("\ufe97\ufe84\ufedb\ufede \ufef7", "\u062a\u0623\u0643\u0644 \u0644\u0623"),
     ],
 )
 def test_normalize_chars_expands_ligatures_and_odd_spaces(raw: str, expected: str) -> None:

@@ -31,6 +31,10 @@ _SPACE_CHARS = {c: " " for c in _SPACES}
 SYMBOL_FONT_BULLETS = {"\uf0b7": "•", "\uf0a7": "▪", "\uf06e": "■", "\uf076": "❖", "\uf0d8": "➢", "\uf0fc": "✓"}
 _TRANSLATION = str.maketrans({**LIGATURES, **_DROP_CHARS, **_SPACE_CHARS, **SYMBOL_FONT_BULLETS})
 
+# Hebrew and Arabic presentation forms (U+FB1D-U+FDFF, U+FE70-U+FEFE): compatibility characters
+# that NFKC turns into the letters (and lam-alef into lam and alef).
+_PRESENTATION_FORMS = re.compile("[\ufb1d-\ufdff\ufe70-\ufefe]+")
+
 # Characters that end a line with a hyphen which may be a hyphenation point.
 _HYPHENS = ("-", "\u2010", "\u2011")
 _SPACE_RUN = re.compile(r"[ ]{2,}")
@@ -51,8 +55,14 @@ _COMPOUND_SUFFIXES = frozenset(
 
 
 def normalize_chars(text: str) -> str:
-    """Expand ligatures, drop invisible characters, turn exotic spaces into plain spaces."""
-    return text.translate(_TRANSLATION)
+    """Expand ligatures, drop invisible characters, turn exotic spaces into plain spaces, and write
+    Arabic and Hebrew presentation forms (the shaped glyphs some PDFs map their text to) as their
+    letters: stored shaped, "تأكل" in a question never matched the text that said it."""
+    return _PRESENTATION_FORMS.sub(_as_letters, text.translate(_TRANSLATION))
+
+
+def _as_letters(shaped: re.Match[str]) -> str:
+    return unicodedata.normalize("NFKC", shaped.group(0))
 
 
 def clean_title(text: str) -> str:
