@@ -158,3 +158,12 @@ def test_a_neo4j_older_than_the_queries_need_is_refused_at_connect(agent: str, r
             check_server_version(agent, "Neo4j at neo4j://db:7687")
     else:
         check_server_version(agent, "Neo4j at neo4j://db:7687")
+
+
+def test_a_neo4j_url_nothing_answers_says_what_to_check() -> None:
+    """neo4j:// said only "Unable to retrieve routing information" of a refused port, an HTTP port
+    and a hung server alike."""
+    error = neo4j_errors.ServiceUnavailable("Unable to retrieve routing information")
+    said = str(_mapped(error, 30.0, "Neo4j at neo4j://db:7687/neo4j"))
+    assert said.startswith("Neo4j at neo4j://db:7687/neo4j is unavailable: Unable to retrieve routing information")
+    assert "check the host and port" in said and "bolt://" in said

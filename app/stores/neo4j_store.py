@@ -316,6 +316,8 @@ def _mapped(error: Exception, limit_s: float, where: str) -> StoreError:
         return StoreUnavailableError(f"{where} refused the credentials (NEO4J_USER/NEO4J_PASSWORD): {message}")
     unreachable = neo4j_errors.ServiceUnavailable | neo4j_errors.SessionExpired | neo4j_errors.ConnectionPoolError
     if isinstance(error, unreachable | ValueError):
+        if "routing information" in message:  # what neo4j:// says of a refused port, an HTTP one or a hang alike
+            message += " (no Neo4j server answered there: check the host and port; bolt:// reaches one server directly)"
         return StoreUnavailableError(f"{where} is unavailable: {message}")
     code = getattr(error, "code", None) or ""
     if code == _DATABASE_STARTING:
