@@ -19,7 +19,7 @@ from docgraph.app.jobs.documents import files_replacing_others, find_document
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.stages import IngestContext, IngestPipeline, WriteStage
 from docgraph.app.resources import SAMPLES_DIR
-from docgraph.errors import BadDocumentError
+from docgraph.errors import BadDocumentError, StoreUnavailableError
 from tests.conftest import fresh_graph_name
 from tests.test_api import assert_error, follow_job, served, upload
 
@@ -312,3 +312,25 @@ def test_an_upload_records_its_name_not_its_temporary_path(client: TestClient, t
     again = upload(client, SAMPLE, "team-manual.pdf", embed="false").json()["job_id"]
     assert follow_job(client, again)[-1]["report"]["status"] == "unchanged"
     assert find_document(store, "team-manual")["source_path"] == str(local.resolve())  # not the upload's
+
+
+def test_a_job_failed_by_the_store_does_not_name_its_address(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A job's error, which any key's holder reads, quoted the store's URL and folder (as /health
+    and the 503s did): it names the store's kind and graph only; the server's log keeps the rest."""
+    settings: Settings = client.app.state.docgraph.settings  # type: ignore[attr-defined]
+    url = client.app.state.docgraph.store().url  # type: ignore[attr-defined]
+
+    def store_gone(pipeline: IngestPipeline) -> None:
+        def run(ctx: IngestContext) -> None:
+            raise StoreUnavailableError(f"FalkorDB at {url} is unavailable: no socket at {settings.home}/falkordb")
+
+        pipeline.stages[-1].run = run  # type: ignore[method-assign]
+
+    hold_pipeline(monkeypatch, client, store_gone)
+    job_id = upload(client, SAMPLE, "unlucky.pdf").json()["job_id"]
+    last = follow_job(client, job_id)[-1]
+    assert last["status"] == "failed" and "is unavailable" in last["error"]
+    for said in (last["error"], last["report"]["error"]):
+        assert str(settings.home) not in said and url not in said and "falkordb-local (graph " in said, said

@@ -148,8 +148,10 @@ class JobManager:
         kept: int = KEPT_JOBS,
         clash_of: ClashCheck | None = None,
         note_copies: CopiesNote | None = None,
+        public: Callable[[str], str] = str,
     ) -> None:
         self._pipeline_for = pipeline_for
+        self._public = public  # an error as any key's holder may read it (no store address)
         self._clash_of = clash_of  # checked again as a job starts: an upload queued before may have landed
         self._note_copies = note_copies
         self._kept = kept
@@ -307,7 +309,10 @@ class JobManager:
                 return
             job.status, job.started_at = "running", _now()
         self._save(job)
-        self._end(job, *self._outcome(job))
+        status, error, report = self._outcome(job)
+        if report is not None:
+            report["error"] = self._public(str(report.get("error", "")))
+        self._end(job, status, self._public(error), report)
 
     def _end(self, job: Job, status: str, error: str, report: dict[str, Any] | None = None) -> None:
         """End ``job``: its record first (a crash after it leaves only an upload folder, which the

@@ -7,6 +7,7 @@ import hashlib
 import shutil
 from pathlib import Path
 
+from docgraph.app.api.errors import public_message
 from docgraph.app.api.job_store import JobStore
 from docgraph.app.api.jobs import KEPT_JOBS, JobManager
 from docgraph.app.config import Settings
@@ -37,6 +38,7 @@ class ApiState(ServingState):
             JobStore(jobs_file(settings), KEPT_JOBS),
             clash_of=lambda name, path: clashing_document(self.store(), name, path),
             note_copies=lambda report: note_copies(self.store(), report),
+            public=lambda text: public_message(text, settings),
         )
         self._sweep_uploads()
 
