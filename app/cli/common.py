@@ -59,6 +59,7 @@ R = TypeVar("R")
 class CliState:
     debug: bool = bool(os.environ.get("DOCGRAPH_DEBUG"))
     json_errors: bool = False  # --json on the command line: errors are a JSON object on stdout too
+    json_printed: bool = False  # the command's JSON is out already: its error stays on stderr alone
 
 
 def json_asked(args: Sequence[str]) -> bool:
@@ -174,7 +175,7 @@ def fail(message: str, code: int = 1, details: dict[str, Any] | None = None) -> 
 
 def print_json_error(message: str, code: int, details: dict[str, Any] | None = None) -> None:
     """``{"error": message, "exit_code": code, **details}`` as one line on stdout, under --json."""
-    if CliState.json_errors:
+    if CliState.json_errors and not CliState.json_printed:  # one JSON document on stdout, never two
         record = {**(details or {}), "error": message, "exit_code": code}
         sys.stdout.write(json.dumps(finite_numbers(record), default=_json_default, ensure_ascii=False) + "\n")
         sys.stdout.flush()
@@ -187,6 +188,7 @@ def print_json(value: Any) -> None:
     except ValueError:
         text = json.dumps(finite_numbers(value), indent=2, default=_json_default, ensure_ascii=False, allow_nan=False)
     sys.stdout.write(text + "\n")
+    CliState.json_printed = True
 
 
 def _json_default(value: Any) -> Any:

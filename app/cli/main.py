@@ -37,7 +37,7 @@ class OneLineUsageErrors(TyperGroup):
         self, info_name: str | None, args: list[str], parent: Context | None = None, **extra: Any
     ) -> Context:
         if parent is None:  # the whole command line: whether its errors are JSON too
-            CliState.json_errors = json_asked(args)
+            CliState.json_errors, CliState.json_printed = json_asked(args), False
         with _usage_errors_in_one_line():
             return super().make_context(info_name, args, parent=parent, **extra)
 
