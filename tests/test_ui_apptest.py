@@ -238,6 +238,10 @@ def test_cypher_page_runs_examples_and_refuses_writes(ui_env: Settings, store: G
     at.button(key="cypher_run").click().run()
     assert "not valid JSON" in texts(at.error)
 
+    at.text_area(key="cypher_params").set_value("{}").run()  # FalkorDB said "Missing parameters" alone
+    at.button(key="cypher_run").click().run()
+    assert 'it uses $doc, which the parameters do not give (e.g. {"doc": ...})' in texts(at.error)
+
     before = store.counts().labels
     at.text_area(key="cypher_params").set_value("{}").run()
     at.text_area(key="cypher_query").set_value("CREATE (:Intruder {name: 'x'}) RETURN 1 AS one").run()

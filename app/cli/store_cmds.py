@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 from typing import Annotated, Any
 
 import typer
@@ -20,14 +19,12 @@ from docgraph.app.cli.common import (
     settings_for,
 )
 from docgraph.app.jobs.documents import list_documents
-from docgraph.app.llm.cypher_guard import code_only
+from docgraph.app.llm.cypher_guard import unsupplied_parameters
 from docgraph.app.stores import falkordb_server
 from docgraph.app.stores.query_errors import query_problem
 from docgraph.app.stores.schema import load_graph_schema
 from docgraph.app.stores.url import parse_store_url
 from docgraph.errors import ConfigError, StoreError
-
-PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")  # a query's $name
 
 store_app = typer.Typer(
     help="The local FalkorDB server that docgraph runs for you, and a health check of a FalkorDB graph.",
@@ -75,9 +72,7 @@ def readable_error(error: str, query: str, params: dict[str, Any]) -> str | None
     problem = query_problem(error)
     if problem.line is not None:
         return problem.summary
-    if not any(said in error.lower() for said in ("missing parameters", "expected parameter")):
-        return None
-    missing = [name for name in dict.fromkeys(PARAMETER.findall(code_only(query))) if name not in params]
+    missing = unsupplied_parameters(error, query, params)
     if not missing:
         return None
     named = ", ".join(f"${name}" for name in missing)

@@ -49,10 +49,21 @@ _RETURN = re.compile(r"(?<![.\w$])RETURN\b", re.IGNORECASE)
 _UNICODE_ESCAPE = re.compile(r"\\u+([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
 
 
+_PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")  # a query's $name
+
+
 def code_only(query: str) -> str:
     """The query with string literals, quoted names and comments blanked out, so words inside them
     (a title containing "Set", a comment) are not mistaken for clauses."""
     return _STRING_OR_COMMENT.sub(lambda m: " " * len(m.group(0)), query)
+
+
+def unsupplied_parameters(error: str, query: str, params: dict[str, Any]) -> list[str]:
+    """The ``$names`` of ``query`` that ``params`` lacks, in order, when the database's ``error``
+    is about missing parameters (FalkorDB says only "Missing parameters"); else none."""
+    if not any(said in error.lower() for said in ("missing parameters", "expected parameter")):
+        return []
+    return [name for name in dict.fromkeys(_PARAMETER.findall(code_only(query))) if name not in params]
 
 
 def names_unquoted(query: str) -> str:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
-from docgraph.app.llm.cypher_guard import check_read_only
+from docgraph.app.llm.cypher_guard import check_read_only, unsupplied_parameters
 from docgraph.app.stores.base import GraphStore, Row
 from docgraph.app.stores.query_errors import query_problem
 from docgraph.app.ui_support.examples import load_examples
 from docgraph.app.ui_support.graph_view import graph_from_rows, legend
 from docgraph.app.ui_support.tables import display_rows, parse_params, rows_to_csv
-from docgraph.errors import QuerySyntaxError
+from docgraph.errors import QuerySyntaxError, StoreError
 from docgraph.ui import common
 from docgraph.ui.widgets import colour_legend, draw_graph
 
@@ -59,7 +61,11 @@ def _run_query(graph_store: GraphStore, query: str) -> None:
         with st.spinner("Running the query…"):
             try:
                 rows = graph_store.read(query, params, timeout_s=common.settings().user_query_timeout_s)
-            except QuerySyntaxError as error:
+            except StoreError as error:
+                if _said_missing_parameters(str(error), query, params):  # FalkorDB names none
+                    return
+                if not isinstance(error, QuerySyntaxError):
+                    raise
                 problem = query_problem(str(error))
                 st.error(f"The query failed: {problem.summary}")
                 if problem.pointer(query):
@@ -67,6 +73,15 @@ def _run_query(graph_store: GraphStore, query: str) -> None:
                 return
         st.session_state[ROWS] = rows[:KEPT_ROWS]
         st.session_state[CUT] = len(rows) if len(rows) > KEPT_ROWS else None
+
+
+def _said_missing_parameters(error: str, query: str, params: dict[str, Any]) -> bool:
+    missing = unsupplied_parameters(error, query, params)
+    if missing:
+        named = ", ".join(f"${name}" for name in missing)
+        example = f'{{"{missing[0]}": ...}}'
+        st.error(f"The query failed: it uses {named}, which the parameters do not give (e.g. {example})")
+    return bool(missing)
 
 
 def _show_rows(rows: list[Row] | None) -> None:
