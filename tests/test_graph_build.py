@@ -135,8 +135,10 @@ def test_doc_id_is_slug_of_file_stem() -> None:
     assert doc_id_for("/x/y/Über_Bericht (2).PDF") == "uber-bericht-2"
     assert slugify("--A  b__C--") == "a-b-c"
     assert len(doc_id_for("___.pdf")) == 6 and doc_id_for("___.pdf") != doc_id_for("---.pdf")  # the stem's hash
+    # a name of spaces gets its stem's hash too (it was refused, where "___.pdf" was not)
+    assert len(doc_id_for("   .pdf")) == 6 and doc_id_for("   .pdf") != doc_id_for(" .pdf")
     with pytest.raises(IngestError):
-        doc_id_for("   .pdf")
+        doc_id_for("")
 
 
 def test_same_layout_gives_same_ids() -> None:
