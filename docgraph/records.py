@@ -61,6 +61,8 @@ class EdgeRecord:
 # checkpoint made the GNN vectors is left out of the version: stores rewrite them in place
 # (app.pipeline.gnn_store.refresh_stale_gnn). Whether the GNN ran stays in: its stage adds IS_SIMILAR edges.
 GNN_BUILD_PREFIX = "gnn "
+ENCODER_BUILD_PREFIX = "encoder "  # the part naming the encoder ("encoder <model> (<runtime>)")
+NO_EMBEDDINGS = "no embeddings"  # the part of a pipeline that does not embed, in the encoder's place
 BUILD_SEPARATOR = "; "
 
 

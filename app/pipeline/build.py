@@ -28,7 +28,6 @@ from docgraph.app.pipeline.stages import (
     WorkerStage,
     WriteStage,
 )
-from docgraph.app.pipeline.unchanged import NO_EMBEDDINGS
 from docgraph.app.pipeline.vanished_links import Relink
 from docgraph.app.pipeline.worker import IngestWorker, WorkerSpec
 from docgraph.app.resources import docgraph_release
@@ -38,7 +37,7 @@ from docgraph.errors import ModelError
 from docgraph.ingest.links.similarity import DEFAULT_K
 from docgraph.ingest.types import Reader
 from docgraph.models.encoder_loader import encoder_label
-from docgraph.records import BUILD_SEPARATOR, GNN_BUILD_PREFIX
+from docgraph.records import BUILD_SEPARATOR, ENCODER_BUILD_PREFIX, GNN_BUILD_PREFIX, NO_EMBEDDINGS
 
 if TYPE_CHECKING:
     from docgraph.app.pipeline.gnn import GnnStage
@@ -90,7 +89,7 @@ def build_ingest_pipeline(
         build.append(NO_EMBEDDINGS)
     files_dir = kept_copies_dir(settings.home, store)
     stages.append(WriteStage(store, files_dir=files_dir, force=force, relink=relink))
-    return IngestPipeline(stages, notes, "; ".join(build), tasks=tasks or InlineExecutor(worker))
+    return IngestPipeline(stages, notes, BUILD_SEPARATOR.join(build), tasks=tasks or InlineExecutor(worker))
 
 
 def build_ingest_worker(spec: WorkerSpec) -> IngestWorker:
@@ -121,7 +120,7 @@ def encoder_build(settings: Settings) -> str:
     """The encoder's part of a build: its model (with its files' fingerprint when read from a folder,
     so a model retrained in place re-embeds), and the runtime unless torch (int8 changes vectors)."""
     runtime = "" if settings.encoder_runtime == "torch" else f" ({settings.encoder_runtime})"
-    return f"encoder {encoder_label(settings.encoder_model)}{runtime}"
+    return f"{ENCODER_BUILD_PREFIX}{encoder_label(settings.encoder_model)}{runtime}"
 
 
 def similarity_build(settings: Settings) -> list[str]:

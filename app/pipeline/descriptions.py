@@ -16,7 +16,7 @@ import numpy as np
 
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.cypher import load
-from docgraph.records import BUILD_SEPARATOR, GraphBatch
+from docgraph.records import BUILD_SEPARATOR, ENCODER_BUILD_PREFIX, GraphBatch
 
 RegionKey = tuple[int, str, tuple[float, ...], str]
 
@@ -43,7 +43,7 @@ def carry_descriptions(store: GraphStore, batch: GraphBatch) -> int:
 
 
 def _encoder(build: str) -> list[str]:
-    return [part for part in build.split(BUILD_SEPARATOR) if part.startswith("encoder ")]
+    return [part for part in build.split(BUILD_SEPARATOR) if part.startswith(ENCODER_BUILD_PREFIX)]
 
 
 def _key(props: Any) -> RegionKey:

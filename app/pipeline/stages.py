@@ -46,7 +46,7 @@ from docgraph.app.stores.kept_copies import (
 )
 from docgraph.errors import BadDocumentError, DocgraphError, IngestError, IngestInterrupted, WorkerLostError
 from docgraph.ingest.types import DocumentLayout
-from docgraph.records import GraphBatch, document_version
+from docgraph.records import GraphBatch
 
 if TYPE_CHECKING:  # the scanners load PyMuPDF, which asking a question does without
     from docgraph.ingest.page.scan import PageScan
@@ -284,7 +284,7 @@ class IngestPipeline:
         if not uploaded:  # an upload's temporary file never becomes a document's source
             note_moved_source(write.store, stored, path)
         counts = {"Document": 1, "Page": stored.pages, "Section": stored.sections, "Region": stored.regions}
-        kept_embedded = stored.version != document_version(stored.sha256, self.build)  # see stored_as_built
+        kept_embedded = stored.build != self.build  # stored with embeddings (see stored_as_built)
         return IngestReport(
             path=path,
             doc_id=stored.doc_id,

@@ -13,7 +13,7 @@ from pathlib import Path
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.cypher import load
 from docgraph.ingest.structure.ids import doc_id_for, file_sha256
-from docgraph.records import document_version
+from docgraph.records import BUILD_SEPARATOR, ENCODER_BUILD_PREFIX, NO_EMBEDDINGS, document_version
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,9 +25,9 @@ class StoredDocument:
     regions: int
     version: str
     source_path: str  # where it was read from, last
+    build: str  # how it was built: the pipeline's build, or that build with embeddings (stored_as_built)
 
 
-NO_EMBEDDINGS = "no embeddings"  # the last part of the build of a pipeline that does not embed
 KEPT_EMBEDDINGS_NOTE = (
     "stored with embeddings, kept as it is: re-reading it without them (--no-embed) would drop its "
     "vectors and similarity links (--force does that)"
@@ -40,10 +40,11 @@ def stored_as_built(store: GraphStore, path: Path, build: str) -> StoredDocument
     would only take away."""
     doc_id = doc_id_for(path.name)
     rows = store.read(load("document_versions", store.dialect), {"doc_id": doc_id})
-    if not rows or not _builds_as(str(rows[0]["build"] or ""), build):
+    stored_build = str(rows[0]["build"] or "") if rows else ""
+    if not rows or not _builds_as(stored_build, build):
         return None
     sha256 = file_sha256(path)
-    if rows[0]["version"] != document_version(sha256, str(rows[0]["build"])):
+    if rows[0]["version"] != document_version(sha256, stored_build):
         return None
     counts = store.read(load("document_counts", store.dialect), {"doc_id": doc_id})
     if not counts:
@@ -51,14 +52,14 @@ def stored_as_built(store: GraphStore, path: Path, build: str) -> StoredDocument
     row = counts[0]
     pages, sections, regions = int(row["pages"] or 0), int(row["sections"]), int(row["regions"])
     source_path = str(row["source_path"] or "")
-    return StoredDocument(doc_id, sha256, pages, sections, regions, str(rows[0]["version"]), source_path)
+    return StoredDocument(doc_id, sha256, pages, sections, regions, str(rows[0]["version"]), source_path, stored_build)
 
 
 def _builds_as(stored: str, build: str) -> bool:
     if stored == build:
         return True
-    without = build.removesuffix(f"; {NO_EMBEDDINGS}")
-    return without != build and stored.startswith(f"{without}; encoder ")
+    without = build.removesuffix(f"{BUILD_SEPARATOR}{NO_EMBEDDINGS}")
+    return without != build and stored.startswith(f"{without}{BUILD_SEPARATOR}{ENCODER_BUILD_PREFIX}")
 
 
 def uploaded_source(name: str) -> str:
