@@ -84,6 +84,11 @@ class JobNotFoundError(NotFoundError):
     """No ingest job with that id (the newest 500 are kept, across restarts of the server)."""
 
 
+class DocumentBusyError(DocgraphError):
+    """The document is being ingested (by this or another process on the data home): it cannot be
+    deleted until that ingest ends."""
+
+
 class JobStateError(DocgraphError):
     """An ingest job cannot do what was asked in its state (cancel one that ended or is writing)."""
 

@@ -27,8 +27,8 @@ from typing import Any
 
 from docgraph.app.config import load_settings
 from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.ingest_pipeline import IngestPipeline
 from docgraph.app.pipeline.source_files import expand_paths
-from docgraph.app.pipeline.stages import IngestPipeline
 from docgraph.app.stores import falkordb_server
 from docgraph.app.stores.factory import open_store
 

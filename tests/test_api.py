@@ -25,6 +25,7 @@ from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import open_store
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.app.stores.ingest_claims import ingest_claim
 from docgraph.app.stores.kept_copies import kept_copies_dir
 from docgraph.ingest.structure.ids import file_sha256
 from tests.conftest import fresh_graph_name
@@ -272,6 +273,18 @@ def test_a_document_an_unfinished_job_writes_is_not_deleted_under_it(
     assert follow_job(client, job_id)[-1]["status"] == "succeeded"
     assert client.delete("/documents/late-arrival").status_code == 200  # once the job has ended
     assert_error(client.delete("/documents/late-arrival"), 404, "not_found")
+
+
+def test_a_document_another_process_ingests_is_not_deleted_under_it(client: TestClient, store: GraphStore) -> None:
+    """The CLI or the web app ingests it (their claim on the data home, held here as they hold it)."""
+    settings: Settings = client.app.state.docgraph.settings  # type: ignore[attr-defined]
+    with ingest_claim(kept_copies_dir(settings.home, store), SAMPLE_DOC):
+        refused = assert_error(client.delete(f"/documents/{SAMPLE_DOC}"), 409, "conflict")
+    assert refused["message"] == (
+        f"{SAMPLE_DOC!r} is being ingested (by a docgraph process on this data home): "
+        "delete it once that ingest has ended"
+    )
+    assert SAMPLE_DOC in [d["doc_id"] for d in client.get("/documents").json()]
 
 
 def test_a_name_alone_never_replaces_a_stored_document(client: TestClient, store: GraphStore) -> None:

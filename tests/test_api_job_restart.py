@@ -23,7 +23,7 @@ from docgraph.app.api.state import ApiState, jobs_key
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import clashing_document, find_document
 from docgraph.app.pipeline.build import build_ingest_pipeline
-from docgraph.app.pipeline.stages import IngestPipeline
+from docgraph.app.pipeline.ingest_pipeline import IngestPipeline
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.errors import ConfigError
 from docgraph.ingest.structure.ids import file_sha256

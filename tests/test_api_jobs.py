@@ -17,7 +17,8 @@ from docgraph.app.auth.keys import KeyStore
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import files_replacing_others, find_document
 from docgraph.app.pipeline.build import build_ingest_pipeline
-from docgraph.app.pipeline.stages import IngestContext, IngestPipeline, WriteStage
+from docgraph.app.pipeline.ingest_pipeline import IngestPipeline
+from docgraph.app.pipeline.stages import IngestContext, WriteStage
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.errors import BadDocumentError, StoreUnavailableError
 from tests.conftest import fresh_graph_name

@@ -18,8 +18,9 @@ from typer.testing import CliRunner
 
 from docgraph.app.cli.common import print_json
 from docgraph.app.cli.main import app, show_model_notes
+from docgraph.app.pipeline.ingest_pipeline import IngestPipeline
 from docgraph.app.pipeline.reports import IngestReport
-from docgraph.app.pipeline.stages import IngestPipeline, ProgressFn
+from docgraph.app.pipeline.stages import ProgressFn
 from docgraph.app.retrieval.registry import RETRIEVER_NAMES
 from docgraph.errors import IngestInterrupted
 from tests.llm_server import Reply, ScriptedLLMServer

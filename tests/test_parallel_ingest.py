@@ -18,13 +18,13 @@ import numpy as np
 import pytest
 import torch
 
-from docgraph.app.pipeline import stages as stages_module
+from docgraph.app.pipeline import ingest_pipeline as ingest_pipeline_module
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.execution.base import InlineExecutor
 from docgraph.app.pipeline.execution.processes import ProcessPool
+from docgraph.app.pipeline.ingest_pipeline import IngestPipeline
 from docgraph.app.pipeline.reading import ReadStage
 from docgraph.app.pipeline.reports import IngestReport
-from docgraph.app.pipeline.stages import IngestPipeline
 from docgraph.app.pipeline.worker import WorkerSpec
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.base import GraphStore
@@ -231,7 +231,7 @@ def test_an_interrupted_ingest_of_many_files_starts_no_more_documents(
             raise KeyboardInterrupt
         busy_until_interrupted.wait(60)
 
-    monkeypatch.setattr(stages_module, "ThreadPoolExecutor", ReleasedOnceCancelled)
+    monkeypatch.setattr(ingest_pipeline_module, "ThreadPoolExecutor", ReleasedOnceCancelled)
     monkeypatch.setattr(IngestPipeline, "_run", lambda self, path, *_: IngestReport(path=path))
     pipeline = IngestPipeline([], tasks=InlineExecutor(worker=None, workers=2))  # three documents at once
     with pytest.raises(IngestInterrupted) as interrupted:
@@ -269,7 +269,7 @@ def test_a_second_ctrl_c_stops_the_wait_and_keeps_the_reports_of_what_ended(
             return
         never.wait(60)  # still under way when the second Ctrl-C comes
 
-    monkeypatch.setattr(stages_module, "ThreadPoolExecutor", SecondCtrlC)
+    monkeypatch.setattr(ingest_pipeline_module, "ThreadPoolExecutor", SecondCtrlC)
     monkeypatch.setattr(IngestPipeline, "_run", lambda self, path, *_: IngestReport(path=path))
     pipeline = IngestPipeline([], tasks=InlineExecutor(worker=None, workers=2))
     try:

@@ -14,9 +14,9 @@ from docgraph.app.evaluation.corpus_ingest import ensure_ingested
 from docgraph.app.jobs.reembed import reembed
 from docgraph.app.pipeline.build import build_ingest_pipeline, with_gnn_build
 from docgraph.app.pipeline.gnn import DEFAULT_CHECKPOINT, GNN_VARIANTS, checkpoint_tag, configured_checkpoint
+from docgraph.app.pipeline.ingest_pipeline import IngestPipeline
 from docgraph.app.pipeline.readers import make_reader
 from docgraph.app.pipeline.reports import IngestReport
-from docgraph.app.pipeline.stages import IngestPipeline
 from docgraph.app.resources import ROOT
 from docgraph.app.retrieval.corpus import Corpus
 from docgraph.app.stores.falkordb_store import FalkorDBStore

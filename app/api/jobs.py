@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from docgraph.app.api.job_store import JobStore
+from docgraph.app.pipeline.ingest_pipeline import IngestPipeline
 from docgraph.app.pipeline.reports import OUTCOMES, IngestReport
-from docgraph.app.pipeline.stages import IngestContext, IngestPipeline, Stage, WriteStage
+from docgraph.app.pipeline.stages import IngestContext, Stage, WriteStage
 from docgraph.errors import DocgraphError, IngestCancelled, JobNotFoundError, JobStateError
 from docgraph.ingest.structure.ids import doc_id_for
 

@@ -138,12 +138,15 @@ def upload_document(
 @router.delete(
     "/documents/{doc_id}",
     response_model=DeleteResultModel,
-    responses=documented(403, 404, 409, described={409: "An upload's job is ingesting the document"}),
+    responses=documented(
+        403, 404, 409, described={409: "The document is being ingested (an upload's job, or another process)"}
+    ),
     tags=["documents"],
 )
 def delete_document(doc_id: str, state: State) -> dict[str, Any]:
     """Delete a document (by id or file name) and everything under it; refused (409) while an
-    upload's job is writing it, which would otherwise land after the delete."""
+    upload's job, or another docgraph process on this data home, ingests it: its write would
+    otherwise land after the delete."""
     store = state.store()
     writing = state.jobs.unfinished_job_for(_named_ids(store, doc_id))
     if writing is not None:

@@ -14,7 +14,7 @@ from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import clashing_document, note_copies
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.execution.factory import SharedWorkers
-from docgraph.app.pipeline.stages import IngestPipeline
+from docgraph.app.pipeline.ingest_pipeline import IngestPipeline
 from docgraph.app.serving import ServingState
 from docgraph.app.stores.base import GraphStore
 

@@ -37,10 +37,11 @@ from docgraph.app.jobs.ingest_batch import ingest_batch
 from docgraph.app.jobs.relink import relink_corpus
 from docgraph.app.llm.client import vision_configured
 from docgraph.app.llm.service import describe_document
+from docgraph.app.pipeline.ingest_pipeline import IngestPipeline
 from docgraph.app.pipeline.readers import make_reader, reader_ocr_off
 from docgraph.app.pipeline.reports import OUTCOMES, IngestReport
 from docgraph.app.pipeline.source_files import expand_paths
-from docgraph.app.pipeline.stages import IngestPipeline, ProgressFn
+from docgraph.app.pipeline.stages import ProgressFn
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.kept_copies import kept_copies_dir
 from docgraph.errors import ConfigError, DocgraphError, IngestInterrupted

@@ -9,8 +9,9 @@ from pathlib import Path
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import files_replacing_others
 from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.ingest_pipeline import IngestPipeline
 from docgraph.app.pipeline.reports import IngestReport
-from docgraph.app.pipeline.stages import EmbedStage, IngestPipeline
+from docgraph.app.pipeline.stages import EmbedStage
 from docgraph.app.retrieval.corpus import stored_builds
 from docgraph.app.stores.base import GraphStore
 from docgraph.errors import IngestError

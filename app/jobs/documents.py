@@ -9,6 +9,7 @@ from typing import Any
 from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, Row
+from docgraph.app.stores.ingest_claims import delete_claim
 from docgraph.app.stores.kept_copies import copies_locked, drop_unused_copy, kept_copy_path, stored_sha256
 from docgraph.errors import ConfigError, DocgraphError, DocumentNotFoundError, UnknownDocumentError
 from docgraph.ingest.structure.ids import doc_id_for, file_sha256
@@ -129,10 +130,12 @@ def locate_pdf(document: dict[str, Any], files_dir: Path) -> Path:
 
 def delete_document(store: GraphStore, doc: str, files_dir: Path) -> tuple[str, int]:
     """Delete a document (by id or file name) and its kept PDF copy, unless another stored document
-    has the same content; returns its id and how many nodes went."""
+    has the same content; returns its id and how many nodes went. Refused
+    (:class:`DocumentBusyError`) while a process on this data home ingests it."""
     document = find_document(store, doc)
     doc_id, sha256 = str(document["doc_id"]), str(document.get("sha256") or "")
-    deleted = store.delete_document(doc_id)
+    with delete_claim(files_dir, doc_id):
+        deleted = store.delete_document(doc_id)
     if sha256:
         with copies_locked(files_dir):
             drop_unused_copy(store, files_dir, sha256)

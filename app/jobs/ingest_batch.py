@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import cast
 
 from docgraph.app.jobs.documents import colliding_ids, files_replacing_others
+from docgraph.app.pipeline.ingest_pipeline import IngestPipeline
 from docgraph.app.pipeline.reports import IngestReport
-from docgraph.app.pipeline.stages import IngestPipeline, ProgressFn
+from docgraph.app.pipeline.stages import ProgressFn
 from docgraph.app.pipeline.unchanged import take_over_source
 from docgraph.app.stores.base import GraphStore
 from docgraph.errors import IngestInterrupted

@@ -17,17 +17,11 @@ from typing import TYPE_CHECKING
 from docgraph.app.config import Settings
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.pipeline.execution.base import InlineExecutor, TaskExecutor
+from docgraph.app.pipeline.ingest_pipeline import IngestPipeline
 from docgraph.app.pipeline.readers import make_reader, reader_notes, reader_ocr_off
 from docgraph.app.pipeline.reading import ReadStage
 from docgraph.app.pipeline.similarity import CorpusSimilarityStage, SimilarityStage, corpus_links_again
-from docgraph.app.pipeline.stages import (
-    EmbedStage,
-    GraphStage,
-    IngestPipeline,
-    Stage,
-    WorkerStage,
-    WriteStage,
-)
+from docgraph.app.pipeline.stages import EmbedStage, GraphStage, Stage, WorkerStage, WriteStage
 from docgraph.app.pipeline.vanished_links import Relink
 from docgraph.app.pipeline.worker import IngestWorker, WorkerSpec
 from docgraph.app.resources import docgraph_release

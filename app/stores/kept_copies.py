@@ -13,6 +13,7 @@ from pathlib import Path
 from docgraph.app.file_locks import file_lock
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.ingest_claims import claims_dir
 from docgraph.errors import BadDocumentError
 
 
@@ -28,8 +29,9 @@ def stored_sha256(store: GraphStore, doc_id: str) -> str | None:
 
 
 def remove_kept_copies(files_dir: Path) -> None:
-    """The folder of a store that is gone (a throw-away store), and its lock."""
+    """The folder of a store that is gone (a throw-away store), its lock and its ingest claims."""
     shutil.rmtree(files_dir, ignore_errors=True)
+    shutil.rmtree(claims_dir(files_dir), ignore_errors=True)
     _lock_path(files_dir).unlink(missing_ok=True)
 
 

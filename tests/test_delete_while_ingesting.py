@@ -1,0 +1,71 @@
+"""A delete from another process while a document is ingested is refused: the ingest's write would
+bring the document back after the delete had reported it gone."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.reports import IngestReport
+from docgraph.app.resources import SAMPLES_DIR
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+
+SAMPLE = SAMPLES_DIR / "docgraph-sample.pdf"
+DOCGRAPH = Path(sys.executable).with_name("docgraph")
+WAIT_S = 120
+
+
+def stored_documents(store: FalkorDBStore) -> list[str]:
+    return [str(row["doc_id"]) for row in store.read("MATCH (d:Document) RETURN d.doc_id AS doc_id")]
+
+
+def delete_in_another_process(home: Path, graph: str, doc: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DOCGRAPH_HOME": str(home), "DOCGRAPH_GRAPH": graph, "DOCGRAPH_STORE": ""}
+    return subprocess.run(
+        [str(DOCGRAPH), "delete", doc, "--json"], env=env, capture_output=True, text=True, timeout=WAIT_S
+    )
+
+
+def test_a_delete_is_refused_while_another_process_ingests_the_document(
+    falkordb_store: FalkorDBStore, local_home: Path, tmp_path: Path
+) -> None:
+    settings = Settings(home=local_home, graph=falkordb_store.graph_name, store="")
+    pdf = tmp_path / "claimed.pdf"
+    shutil.copyfile(SAMPLE, pdf)
+    assert build_ingest_pipeline(falkordb_store, settings, embed=False).ingest(pdf).status == "ingested"
+
+    rewriting = build_ingest_pipeline(falkordb_store, settings, embed=False, force=True)
+    writing, release = threading.Event(), threading.Event()
+
+    def hold_before_the_write(stage: str, done: int, total: int) -> None:
+        if stage == "graph_write":
+            writing.set()
+            release.wait(WAIT_S)
+
+    reports: list[IngestReport] = []
+    ingest = threading.Thread(target=lambda: reports.append(rewriting.ingest(pdf, hold_before_the_write)))
+    ingest.start()
+    try:
+        assert writing.wait(WAIT_S)
+        refused = delete_in_another_process(local_home, falkordb_store.graph_name, "claimed")
+        assert refused.returncode == 1, refused.stderr
+        assert json.loads(refused.stdout)["error"] == (
+            "'claimed' is being ingested (by a docgraph process on this data home): "
+            "delete it once that ingest has ended"
+        )
+        assert stored_documents(falkordb_store) == ["claimed"]
+    finally:
+        release.set()
+        ingest.join(WAIT_S)
+    assert [report.status for report in reports] == ["replaced"]
+
+    deleted = delete_in_another_process(local_home, falkordb_store.graph_name, "claimed")
+    assert deleted.returncode == 0, deleted.stderr
+    assert json.loads(deleted.stdout)["doc_id"] == "claimed" and stored_documents(falkordb_store) == []
