@@ -13,7 +13,7 @@ from docgraph.models.encoders import (
     load_sentence_transformer,
     model_files_fingerprint,
 )
-from docgraph.models.onnx_encoder import load_onnx_encoder
+from docgraph.models.onnx_export import load_onnx_encoder
 from docgraph.models.runtimes import DEFAULT_RUNTIME, ENCODER_RUNTIMES, default_model_cache
 
 
@@ -24,7 +24,7 @@ def load_encoder(
     downloads.
 
     ``runtime`` "torch" runs the model as sentence-transformers does; "onnx" and "onnx-int8" run an
-    export of it in onnxruntime (``models.onnx_encoder``), made once and kept under ``cache_dir``.
+    export of it in onnxruntime (``models.onnx_export``), made once and kept under ``cache_dir``.
     A model read from a folder is named with its files' fingerprint (``encoder_label``), so vectors
     cached under its name are never those of the model as it was before a retraining in place."""
     if runtime not in ENCODER_RUNTIMES:

@@ -19,7 +19,8 @@ from docgraph.app.serving import ServingState
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.models.encoder_loader import encoder_label, load_encoder
 from docgraph.models.encoders import DEFAULT_MODEL, load_sentence_transformer, resolve_model_path
-from docgraph.models.onnx_encoder import INFO_FILE, load_onnx_encoder
+from docgraph.models.onnx_encoder import INFO_FILE
+from docgraph.models.onnx_export import load_onnx_encoder
 
 TEXTS = ["When are the penguins fed?", "The seal pool holds 400 cubic metres of sea water."]
 

@@ -18,7 +18,8 @@ from docgraph.errors import ModelError
 from docgraph.ingest.graph import build_graph
 from docgraph.models.encoder_loader import load_encoder
 from docgraph.models.encoders import DEFAULT_MODEL, TextEncoder, resolve_model_path
-from docgraph.models.onnx_encoder import INFO_FILE, MODEL_FILE, OnnxEncoder, export_folder_name, load_onnx_encoder
+from docgraph.models.onnx_encoder import INFO_FILE, MODEL_FILE, OnnxEncoder
+from docgraph.models.onnx_export import export_folder_name, load_onnx_encoder
 
 QUESTIONS = [
     "When are the penguins fed?",

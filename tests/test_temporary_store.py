@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from docgraph.app.config import Settings
-from docgraph.app.stores import falkordb_server, falkordb_store
+from docgraph.app.stores import falkordb_client, falkordb_server
 from docgraph.app.stores.temporary import temporary_local_store
 from docgraph.errors import StoreError
 
@@ -24,7 +24,7 @@ def test_a_store_that_fails_to_open_leaves_no_server(monkeypatch: pytest.MonkeyP
         raise StoreError("the client could not connect")
 
     monkeypatch.setattr(falkordb_server, "ensure_running", recorded_start)
-    monkeypatch.setattr(falkordb_store, "connect_falkordb", refused)
+    monkeypatch.setattr(falkordb_client, "connect_falkordb", refused)
     with pytest.raises(StoreError, match="could not connect"), temporary_local_store(Settings(home=tmp_path, store="")):
         pytest.fail("the store should not have opened")
     (home,) = started

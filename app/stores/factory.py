@@ -34,8 +34,9 @@ def apply_schema_if_allowed(store: GraphStore) -> GraphStore:
 
 
 def _open_falkordb(target: StoreURL, settings: Settings, vector_dimension: int) -> GraphStore:
+    from docgraph.app.stores.falkordb_client import connect_falkordb
     from docgraph.app.stores.falkordb_disk import COMPACT_AFTER_WRITES_BYTES
-    from docgraph.app.stores.falkordb_store import REPLY_GRACE_S, FalkorDBStore, connect_falkordb
+    from docgraph.app.stores.falkordb_store import REPLY_GRACE_S, FalkorDBStore
 
     socket, compact_aof_bytes, restart = None, None, None
     if target.kind == "falkordb-local":

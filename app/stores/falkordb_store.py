@@ -19,20 +19,20 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import redis
-from falkordb import FalkorDB, QueryResult
+from falkordb import FalkorDB
 from redis.exceptions import NoPermissionError
 
 from docgraph.app.stores.base import Dialect, GraphCounts, Row, ScoredNode, WriteResult
 from docgraph.app.stores.cypher import identifier, load, render
+from docgraph.app.stores.falkordb_client import ClosedPool, one_line, query_error, rows_of
 from docgraph.app.stores.falkordb_disk import check_aof_written, snapshot_now, start_compaction
 from docgraph.app.stores.falkordb_ghosts import ghost_ids, repair_ghosts
 from docgraph.app.stores.falkordb_write import DocumentWriter, encode_query
 from docgraph.app.stores.records import DEFAULT_CHUNK_ROWS, check_vector_sizes
-from docgraph.app.stores.results import IndexInfo, fulltext_terms, graph_counts, plain_value, scored_nodes
+from docgraph.app.stores.results import IndexInfo, fulltext_terms, graph_counts, scored_nodes
 from docgraph.app.stores.schema import (
     DEFAULT_VECTOR_DIMENSION,
     FULLTEXT_PROPERTY,
@@ -41,11 +41,10 @@ from docgraph.app.stores.schema import (
     load_falkordb_constraints,
     vector_index_ddl,
 )
-from docgraph.app.stores.url import StoreURL, masked_url
+from docgraph.app.stores.url import masked_url
 from docgraph.errors import (
     QuerySyntaxError,
     QueryTimeoutError,
-    ReadOnlyViolationError,
     SchemaError,
     StoreError,
     StorePermissionError,
@@ -54,32 +53,11 @@ from docgraph.errors import (
 from docgraph.records import GraphBatch
 
 DIALECT: Dialect = "falkordb"
-_READ_ONLY_REFUSAL = "is to be executed only on read-only queries"
 _ALREADY_DONE = ("already indexed", "already exists")
 _ALREADY_GONE = ("no such index",)
 _BUILT = "OPERATIONAL"
-_GHOST_SYMPTOM = "Attempted to access undefined attribute"  # what reading a ghost node answers
 INDEX_REBUILD_TIMEOUT_S = 600.0  # a full-text index of 10,500 regions takes about 11 s
 REPLY_GRACE_S = 30.0  # slack past a read's own limit: for the wait before it runs, and its reply
-
-
-def connect_falkordb(target: StoreURL, socket: Path | None = None, reply_timeout_s: float | None = None) -> FalkorDB:
-    """A client for an external server (``target``) or the local one (``socket``); with
-    ``reply_timeout_s``, a command whose reply takes longer fails with ``redis.TimeoutError``."""
-    try:
-        if socket is not None:
-            return FalkorDB(unix_socket_path=str(socket), socket_timeout=reply_timeout_s)
-        return FalkorDB(
-            host=target.host,
-            port=target.port,
-            username=target.username,
-            password=target.password,
-            socket_connect_timeout=10,
-            socket_timeout=reply_timeout_s,
-        )
-    except redis.RedisError as error:
-        where = socket or f"{target.host}:{target.port}"
-        raise StoreUnavailableError(f"cannot reach FalkorDB at {where}: {error}") from error
 
 
 class FalkorDBStore:
@@ -265,7 +243,7 @@ class FalkorDBStore:
         try:
             plan = self._graph.explain(query, params)
         except redis.ResponseError as error:
-            raise QuerySyntaxError(_one_line(error)) from error
+            raise QuerySyntaxError(one_line(error)) from error
         except redis.RedisError as error:
             raise self._unavailable(error) from error
         return "\n".join(plan.plan)
@@ -295,7 +273,7 @@ class FalkorDBStore:
             else:
                 result = self._graph.query(query, params, timeout=timeout_ms)
         except redis.ResponseError as error:
-            raise self._query_error(error, query, params, limit_s) from error
+            raise query_error(error, limit_s, lambda: self._is_malformed(query, params)) from error
         except redis.TimeoutError as error:
             if "reading" not in str(error):  # a connect timeout, not the reader's reply timeout
                 raise self._unavailable(error) from error
@@ -306,23 +284,7 @@ class FalkorDBStore:
             ) from error
         except redis.RedisError as error:
             raise self._unavailable(error) from error
-        return _rows(result)
-
-    def _query_error(
-        self, error: redis.ResponseError, query: str, params: dict[str, Any] | None, limit_s: float
-    ) -> StoreError:
-        message = _one_line(error)
-        if isinstance(error, NoPermissionError):
-            return StorePermissionError(message)
-        if _READ_ONLY_REFUSAL in message:
-            return ReadOnlyViolationError(f"the query writes; read-only queries only here ({message})")
-        if "timed out" in message.lower():
-            return QueryTimeoutError(f"the query ran past its {limit_s:g}s limit")
-        if self._is_malformed(query, params):
-            return QuerySyntaxError(message)
-        if _GHOST_SYMPTOM in message:
-            return StoreError(f"{message}; the graph may hold ghost nodes: run `docgraph store check`")
-        return StoreError(message)
+        return rows_of(result)
 
     def _is_malformed(self, query: str, params: dict[str, Any] | None) -> bool:
         """Whether FalkorDB refuses to even plan the query (as opposed to failing while running it)."""
@@ -335,7 +297,7 @@ class FalkorDBStore:
         return False
 
     def _unavailable(self, error: redis.RedisError) -> StoreUnavailableError:
-        return StoreUnavailableError(f"FalkorDB at {self.url} is unavailable: {_one_line(error)}")
+        return StoreUnavailableError(f"FalkorDB at {self.url} is unavailable: {one_line(error)}")
 
     # ---- search ----------------------------------------------------------------------------
 
@@ -390,7 +352,7 @@ class FalkorDBStore:
             self._graph.delete()
         except redis.ResponseError as error:
             if "empty key" not in str(error) and "Invalid graph operation" not in str(error):
-                raise StoreError(_one_line(error)) from error
+                raise StoreError(one_line(error)) from error
         except redis.RedisError as error:
             raise self._unavailable(error) from error
 
@@ -400,29 +362,4 @@ class FalkorDBStore:
         for client in (self._db, self._reader):
             if client is not None:
                 client.connection.close()
-                client.connection.connection_pool = _ClosedPool(masked_url(self.url))
-
-
-class _ClosedPool:
-    """Stands in for a closed store's connection pool: every command is refused, in one line."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-
-    def get_connection(self, *args: object, **kwargs: object) -> NoReturn:
-        raise StoreError(f"the store {self.url} is closed: open it again to use it")
-
-    def close(self) -> None:
-        """Closing it again does nothing."""
-
-    def disconnect(self, *args: object, **kwargs: object) -> None:
-        """Nor does dropping its connections."""
-
-
-def _rows(result: QueryResult) -> list[Row]:
-    columns = [str(column[1]) for column in result.header]
-    return [dict(zip(columns, (plain_value(value) for value in row), strict=True)) for row in result.result_set]
-
-
-def _one_line(error: Exception) -> str:
-    return " ".join(str(error).split())
+                client.connection.connection_pool = ClosedPool(masked_url(self.url))
