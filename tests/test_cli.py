@@ -353,6 +353,19 @@ def test_tables_to_a_pipe_keep_each_row_on_one_line(cli_env: dict[str, str]) -> 
     assert len(rows) == 1 and first in rows[0] and second in rows[0], done.stdout
 
 
+def test_table_cells_are_shown_as_stored(cli_env: dict[str, str]) -> None:
+    """Bracketed text in a region was read as Rich markup and vanished; a sum of page widths
+    printed as 4.168e+04."""
+    query = (
+        "RETURN '• [asn1_decode_simple_der], page 22, [bold]x[/bold]' AS `[red]text`, "
+        "41679.99999999999 AS width, 0.8123456789 AS score, 1e-07 AS tiny"
+    )
+    code, out, _ = run("cypher", query)
+    assert code == 0
+    assert "• [asn1_decode_simple_der], page 22, [bold]x[/bold]" in out and "[red]text" in out
+    assert [cell.strip() for cell in out.splitlines()[3].split("│")[2:5]] == ["41680", "0.812346", "1e-07"]
+
+
 def test_an_error_after_progress_to_a_pipe_is_the_first_line(cli_env: dict[str, str], tmp_path: Path) -> None:
     """The progress display's closing left a blank line on stderr before the error."""
     questions = tmp_path / "questions.jsonl"

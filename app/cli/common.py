@@ -36,6 +36,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable
 
 
 PIPED_TABLE_MAX_WIDTH = 2000  # a table to a pipe or a file is as wide as its cells (each cut at 160) need
+PLAIN_NUMBERS = (1e-4, 1e15)  # floats in this range print without an exponent
 
 
 class LineConsole(Console):
@@ -206,10 +207,10 @@ def print_rows(rows: Sequence[dict[str, Any]], title: str | None = None) -> None
         return
     columns = list(rows[0].keys())
     table = Table(title=title, show_lines=False)
-    for column in columns:
-        table.add_column(column, overflow="fold")
+    for column in columns:  # Text, not a string: "[bold]" in a region's text is text, not Rich markup
+        table.add_column(Text(str(column)), overflow="fold")
     for row in rows:
-        table.add_row(*(_cell(row.get(column)) for column in columns))
+        table.add_row(*(Text(_cell(row.get(column))) for column in columns))
     if console.is_terminal:
         console.print(table)
         return
@@ -224,13 +225,23 @@ def print_counts(counts: dict[str, int], title: str, key_name: str) -> None:
 
 def _cell(value: Any, limit: int = 160) -> str:
     if isinstance(value, float):
-        return f"{value:.4g}"
+        return _number(value)
     if isinstance(value, (dict, list)):
         text = json.dumps(value, default=_json_default, ensure_ascii=False)
     else:
         text = str(value)
     text = terminal_text(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _number(value: float) -> str:
+    """Up to 6 decimals, without trailing zeros or an exponent between 1e-4 and 1e15 (a sum of
+    page widths reads 41680, a score 0.812346); the exponent form beyond, the full value in --json."""
+    if value != value or value in (float("inf"), float("-inf")):
+        return str(value)
+    if value == 0 or PLAIN_NUMBERS[0] <= abs(value) < PLAIN_NUMBERS[1]:
+        return f"{value:.6f}".rstrip("0").rstrip(".")
+    return f"{value:.6g}"
 
 
 # Terminal escape sequences (OSC: titles, hyperlinks; CSI: colours, cursor moves; DCS and the like),

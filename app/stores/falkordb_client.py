@@ -50,6 +50,8 @@ def query_error(error: redis.ResponseError, limit_s: float, malformed: Callable[
     """FalkorDB's refusal of a query as the docgraph error it is; ``malformed`` says whether the
     server refuses to even plan the query (asked only when nothing else explains the refusal)."""
     message = one_line(error)
+    if message.lower().startswith("error: "):  # some replies say so themselves: "error: Error: …"
+        message = message[len("error: ") :]
     if isinstance(error, NoPermissionError):
         return StorePermissionError(message)
     if READ_ONLY_REFUSAL in message:
