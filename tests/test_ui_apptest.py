@@ -257,6 +257,18 @@ def test_cypher_page_runs_examples_and_refuses_writes(ui_env: Settings, store: G
     assert "The query returned 50,003 rows; the first 50,000 are kept here." in texts(at.warning)
     assert "50000 row(s)" in texts(at.caption) and len(at.session_state["cypher_rows"]) == 50_000
 
+    # A graph too large for the browser's layout (9,823 relationships took it minutes) is drawn in part
+    chain = (
+        "UNWIND range(1, 400) AS i RETURN {id: i, labels: ['Region'], properties: {kind: 'paragraph'}} AS n, "
+        "{id: 1000 + i, type: 'HAS_NEXT', start: i, end: i + 1} AS r"
+    )
+    at.text_area(key="cypher_query").set_value(chain).run()
+    at.button(key="cypher_run").click().run()
+    no_failure(at)
+    assert "Graph (401 nodes, 400 relationships)" in texts(at.subheader)
+    drawn = "Drawn: the first 300 nodes and the 299 relationships between them. Add LIMIT or SKIP to draw others."
+    assert drawn in texts(at.caption)
+
 
 def test_graph_page_shows_section_tree_and_neighbourhood(ui_env: Settings) -> None:
     at = page("graph").run()

@@ -18,6 +18,7 @@ from docgraph.records import ID_PROPERTY
 
 MAX_TITLE_CHARS = 300
 MAX_LABEL_CHARS = 28
+MAX_DRAWN_NODES = 300  # of a query's results: more take the browser's layout minutes
 MAX_SIMILAR_DRAWN = 6  # of a region's top-10 similar ones (both ways): more would bury the other links
 
 LABEL_COLOURS: dict[str, str] = {
@@ -50,6 +51,7 @@ class ViewEdge:
 class GraphView:
     nodes: dict[str, ViewNode] = field(default_factory=dict)
     edges: list[ViewEdge] = field(default_factory=list)
+    _edge_set: set[ViewEdge] = field(default_factory=set, compare=False, repr=False)  # each edge once, at once
 
     @property
     def empty(self) -> bool:
@@ -65,8 +67,21 @@ class GraphView:
         for end in (edge.source, edge.target):
             if end not in self.nodes:
                 self.nodes[end] = ViewNode(end, end, end, "?")
-        if edge not in self.edges:
+        if edge not in self._edge_set:
+            self._edge_set.add(edge)
             self.edges.append(edge)
+
+    def first_nodes(self, count: int) -> GraphView:
+        """The first ``count`` nodes, in the order found, and the edges between them: what a browser
+        can lay out (a few thousand nodes took it minutes)."""
+        if len(self.nodes) <= count:
+            return self
+        kept = dict(list(self.nodes.items())[:count])
+        part = GraphView(nodes=kept)
+        for edge in self.edges:
+            if edge.source in kept and edge.target in kept:
+                part.add_edge(edge)
+        return part
 
 
 def group_colour(group: str) -> str:

@@ -10,7 +10,7 @@ from docgraph.app.llm.cypher_guard import check_read_only, unsupplied_parameters
 from docgraph.app.stores.base import GraphStore, Row
 from docgraph.app.stores.query_errors import query_problem
 from docgraph.app.ui_support.examples import load_examples
-from docgraph.app.ui_support.graph_view import graph_from_rows, legend
+from docgraph.app.ui_support.graph_view import MAX_DRAWN_NODES, graph_from_rows, legend
 from docgraph.app.ui_support.tables import display_rows, parse_params, rows_to_csv
 from docgraph.errors import QuerySyntaxError, StoreError
 from docgraph.ui import common
@@ -99,8 +99,14 @@ def _show_rows(rows: list[Row] | None) -> None:
         st.download_button(
             "Download CSV", rows_to_csv(rows), file_name="docgraph-query.csv", mime="text/csv", key="cypher_csv"
         )
-    view = graph_from_rows(rows)
+    found = graph_from_rows(rows)
+    view = found.first_nodes(MAX_DRAWN_NODES)
     if not view.empty:
-        st.subheader(f"Graph ({len(view.nodes)} nodes, {len(view.edges)} relationships)")
+        st.subheader(f"Graph ({len(found.nodes):,} nodes, {len(found.edges):,} relationships)")
+        if view is not found:
+            st.caption(
+                f"Drawn: the first {len(view.nodes):,} nodes and the {len(view.edges):,} relationships between "
+                "them. Add LIMIT or SKIP to draw others."
+            )
         draw_graph(view)
         colour_legend([(colour, colour, group) for colour, group in legend(view)], key="cypher")
