@@ -251,6 +251,28 @@ def test_numbered_answers_and_highlights() -> None:
     assert route_summary(result) == "route: retrieve · answer: extractive · 1.2s"
 
 
+def test_quoted_evidence_is_shown_as_written_and_model_dollars_are_no_formula() -> None:
+    """An extractive answer quoting R code was set as a formula ("Journals$age … Journals$"), and C
+    code's "char * name … int * n" as emphasis."""
+    rendered = markdown_it.MarkdownIt("commonmark").render
+    cite = Citation("d@1:p2:r3", "d", 2, (0.0, 0.0, 1.0, 1.0), "code", "d p.2 #r3")
+    quotes = "1. “R> Journals$age <- 2000 - Journals$foundingyear” [d p.2 #r3]\n2. “char * name; int * n” [d p.2 #r3]"
+    extractive = AnswerResult("q", answer=quotes)
+    extractive.citations = [cite]
+    shown = numbered_answer(extractive)
+    assert shown.count(" **[1]**") == 2 and "\\$age" in shown and "\\$foundingyear" in shown
+    html = rendered(shown)
+    assert "<ol>" in html and "<em>" not in html and "Journals$age &lt;- 2000 - Journals$foundingyear" in html
+    assert "char * name; int * n" in html
+
+    model = AnswerResult("q", answer="Tickets cost $5 to $10 (**adults**), see `Journals$age` [d p.2 #r3].", mode="llm")
+    model.citations = [cite]
+    shown = numbered_answer(model)  # Streamlit sets an unescaped pair of dollars as LaTeX
+    assert "\\$5 to \\$10" in shown and "`Journals$age`" in shown and shown.endswith(" **[1]**.")
+    html = rendered(shown)
+    assert "$5 to $10" in html and "<strong>adults</strong>" in html and "<code>Journals$age</code>" in html
+
+
 def test_ui_command_passes_settings_through_the_environment() -> None:
     from streamlit.web.server.app_discovery import discover_asgi_app
 

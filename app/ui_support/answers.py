@@ -17,6 +17,8 @@ _BLOCK_START = re.compile(r"^(\d*)([#>+.)-])")  # a heading, quote or list item 
 # A group of citation tags, "[zoo p.3 #r7]" or "[zoo p.3 #r7; zoo p.4 #r2]".
 _CITATION_GROUP = re.compile(r"\s?\[[^\[\]]*#[^\[\]]*\]")
 _OPEN_BRACKET = re.compile(r"\s?\[[^\[\]]*$")
+_CITATION_TAG = re.compile(r"(\[[^\[\]]*#[^\[\]]*\])")
+_CODE_SPAN = re.compile(r"(`[^`\n]*`)")
 TRACE_ITEMS = 5  # list items a trace line names before "and N more"
 TRACE_CHARS = 200  # longest text a trace line quotes
 
@@ -37,8 +39,10 @@ def numbered_citations(citations: Sequence[Citation]) -> list[NumberedCitation]:
 
 
 def numbered_answer(result: AnswerResult) -> str:
-    """The answer as safe Markdown, each ``[tag]`` replaced by its citation number, e.g. ``[2]``."""
-    text = safe_markdown(result.answer)
+    """The answer as safe Markdown, each ``[tag]`` replaced by its citation number, e.g. ``[2]``.
+    An extractive answer quotes the documents: its quotes are shown as written (``Journals$age``
+    is no formula, ``char * name`` no emphasis)."""
+    text = _verbatim_but_tags(result.answer) if result.mode == "extractive" else safe_markdown(result.answer)
     for numbered in numbered_citations(result.citations):
         text = text.replace(f"[{numbered.citation.tag}]", f" **[{numbered.number}]**")
     return text.replace("  **[", " **[").strip()
@@ -53,8 +57,17 @@ def streamed_answer(pieces: Sequence[str]) -> str:
 
 def safe_markdown(text: str) -> str:
     """Model text to render as Markdown: images become their alt text, so that the reader's browser
-    fetches nothing the model names (Streamlit already escapes raw HTML)."""
-    return _IMAGE.sub(lambda match: match.group(1), text)
+    fetches nothing the model names (Streamlit already escapes raw HTML), and a dollar sign outside
+    code is a dollar sign ("$5 to $10" was set as a formula)."""
+    text = _IMAGE.sub(lambda match: match.group(1), text)
+    pieces = _CODE_SPAN.split(text)  # code spans at the odd places: a backslash there would show
+    return "".join(piece if i % 2 else piece.replace("$", "\\$") for i, piece in enumerate(pieces))
+
+
+def _verbatim_but_tags(text: str) -> str:
+    """Every Markdown and LaTeX sign escaped but in citation tags (numbered next); lines kept."""
+    pieces = _CITATION_TAG.split(text)  # tags at the odd places
+    return "".join(piece if i % 2 else _MARKDOWN_SIGN.sub(r"\\\g<0>", piece) for i, piece in enumerate(pieces))
 
 
 def markdown_text(text: str) -> str:
