@@ -435,7 +435,11 @@ def test_cypher_refuses_writes_and_the_graph_is_unchanged(client: TestClient, st
 
 def test_cypher_errors_are_client_errors(client: TestClient, store: GraphStore) -> None:
     assert_error(client.post("/cypher", json={"query": "MATCH (r:Region RETURN r"}), 400, "query_syntax")
-    assert_error(client.post("/cypher", json={"query": "RETURN $missing AS x"}), 400, "query_failed")
+    missing = assert_error(client.post("/cypher", json={"query": "RETURN $missing AS x"}), 400, "query_failed")
+    assert missing["message"] == 'the query uses $missing, which the parameters do not give (e.g. {"missing": ...})'
+    # the error is placed in the query as written, not in the LIMIT line the server adds to it
+    cut_short = assert_error(client.post("/cypher", json={"query": "MATCH (n) RETURN n LIMIT"}), 400, "query_syntax")
+    assert cut_short["message"].startswith("Syntax error at line 1, column 25: ")
     both = {"query": "RETURN 1 AS one", "question": "one?"}
     assert_error(client.post("/cypher", json=both), 422, "invalid_request")
     assert_error(client.post("/cypher", json={}), 422, "invalid_request")

@@ -25,11 +25,13 @@ from docgraph.app.llm.cypher_guard import (
     clean_query,
     code_only,
     escapes_decoded,
+    unsupplied_parameters,
     with_row_limit,
 )
 from docgraph.app.llm.prompting import fill, template
 from docgraph.app.resources import CYPHER_DIR
 from docgraph.app.stores.base import GraphStore, Row
+from docgraph.app.stores.query_errors import query_problem
 from docgraph.app.stores.schema import load_graph_schema
 from docgraph.errors import QuerySyntaxError, StoreError, StoreUnavailableError, Text2CypherError
 
@@ -221,13 +223,36 @@ def run_written_query(
     cleaned = clean_query(query)
     check_read_only(cleaned)
     result = Text2CypherResult(question="", cypher=with_row_limit(cleaned, settings.text2cypher_row_limit))
-    if run:
-        _read_rows(result, store, settings, params or {})
-    else:
-        started = time.perf_counter()
-        store.explain(result.cypher, params or {})
-        result.timings["query"] = time.perf_counter() - started
+    try:
+        if run:
+            _read_rows(result, store, settings, params or {})
+        else:
+            started = time.perf_counter()
+            store.explain(result.cypher, params or {})
+            result.timings["query"] = time.perf_counter() - started
+    except (QuerySyntaxError, StoreError) as error:
+        if type(error) not in (QuerySyntaxError, StoreError):  # the store's own trouble (unavailable, a timeout)
+            raise
+        raise type(error)(_said_of_written(str(error), cleaned, result.cypher, store, params or {})) from error
     return result
+
+
+def _said_of_written(error: str, query: str, limited: str, store: GraphStore, params: dict[str, Any]) -> str:
+    """The database's refusal in terms of the query as written: a position in its own text (not in
+    the LIMIT line added to it), or the parameters it uses that ``params`` lacks, by name."""
+    if limited != query:
+        try:
+            store.explain(query, params)
+        except QuerySyntaxError as own:  # the query as written fails too: say where, in its own text
+            error = str(own)
+    problem = query_problem(error)
+    if problem.line is not None:
+        return problem.summary
+    missing = unsupplied_parameters(error, query, params)
+    if missing:
+        named = ", ".join(f"${name}" for name in missing)
+        return f'the query uses {named}, which the parameters do not give (e.g. {{"{missing[0]}": ...}})'
+    return error
 
 
 def _check_and_run(query: str, store: GraphStore, settings: Settings, run: bool, result: Text2CypherResult) -> None:
