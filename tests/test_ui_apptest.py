@@ -227,6 +227,16 @@ def test_cypher_page_runs_examples_and_refuses_writes(ui_env: Settings, store: G
     assert at.download_button(key="cypher_csv") is not None
     assert "Graph (2 nodes, 1 relationships)" in texts(at.subheader)
 
+    # The worked examples name a document "report": asked of a stored one instead, saying so
+    outline = next(o for o in at.selectbox(key="cypher_example").options if o.startswith("What are the sections"))
+    at.selectbox(key="cypher_example").set_value(outline).run()
+    assert "{doc_id: 'docgraph-sample'}" in at.text_area(key="cypher_query").value
+    said = "The example's document 'report' is not stored: it asks about 'docgraph-sample' instead."
+    assert said in texts(at.caption)
+    at.button(key="cypher_run").click().run()
+    no_failure(at)
+    assert at.dataframe[0].value["title"].tolist()[:2] == ["1 Introduction", "1.1 Scope"]
+
     at.text_area(key="cypher_query").set_value("MATCH (d:Document {doc_id: $doc}) RETURN d.page_count AS pages").run()
     at.text_area(key="cypher_params").set_value(json.dumps({"doc": DOC})).run()
     at.button(key="cypher_run").click().run()

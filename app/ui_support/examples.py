@@ -10,12 +10,13 @@ from pathlib import Path
 from docgraph.app.jobs.documents import list_documents
 from docgraph.app.resources import CYPHER_DIR
 from docgraph.app.stores import cypher
-from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.base import GraphStore, Row
 
 EXAMPLES_DIR = CYPHER_DIR / "examples"  # also text-to-Cypher's worked examples
 ANALYST_DIR = CYPHER_DIR / "analyst"  # the README's queries for analysts (Neo4j Browser and the UI)
 _QUESTION = "// question:"
 _NUMBERING = re.compile(r"^(?:[A-Z]\.|\d+(?:\.\d+)*\.?)\s+")  # "2.1. ", "3 ", "A. "
+_DOC_LITERAL = re.compile(r"(doc_id:\s*)'([^'\\]*)'")  # a document named in a query: doc_id: 'report'
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,3 +67,20 @@ def _taking_turns(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
         rank[doc_id] = rank.get(doc_id, -1) + 1
         keyed.append((rank[doc_id], position, doc_id, title))
     return [(doc_id, title) for _, _, doc_id, title in sorted(keyed)]
+
+
+def example_on_store(query: str, documents: list[Row]) -> tuple[str, str]:
+    """An example query asking about a document the store lacks (the worked examples name
+    "report") asked of the stored document with the most pages instead, and a line saying so;
+    the query as it is, and no line, when it names none or a stored one."""
+    pages = {str(row["doc_id"]): int(row.get("pages") or 0) for row in documents}
+    absent = [match.group(2) for match in _DOC_LITERAL.finditer(query) if match.group(2) not in pages]
+    if not absent or not pages:
+        return query, ""
+    largest = max(pages, key=lambda doc_id: pages[doc_id])
+
+    def stored(match: re.Match[str]) -> str:
+        return match.group(0) if match.group(2) in pages else f"{match.group(1)}'{largest}'"
+
+    note = f"The example's document {absent[0]!r} is not stored: it asks about {largest!r} instead."
+    return _DOC_LITERAL.sub(stored, query), note

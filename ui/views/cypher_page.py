@@ -6,10 +6,11 @@ from typing import Any
 
 import streamlit as st
 
+from docgraph.app.jobs.documents import list_documents
 from docgraph.app.llm.cypher_guard import check_read_only, unsupplied_parameters
 from docgraph.app.stores.base import GraphStore, Row
 from docgraph.app.stores.query_errors import query_problem
-from docgraph.app.ui_support.examples import load_examples
+from docgraph.app.ui_support.examples import example_on_store, load_examples
 from docgraph.app.ui_support.graph_view import MAX_DRAWN_NODES, graph_from_rows, legend
 from docgraph.app.ui_support.tables import display_rows, parse_params, rows_to_csv
 from docgraph.errors import QuerySyntaxError, StoreError
@@ -19,6 +20,7 @@ from docgraph.ui.widgets import colour_legend, draw_graph
 QUERY = "cypher_query"
 PARAMS = "cypher_params"
 EXAMPLE = "cypher_example"
+EXAMPLE_NOTE = "cypher_example_note"  # an example's document the store lacks, and which one it asks about
 ROWS = "cypher_rows"
 CUT = "cypher_rows_cut"  # how many rows the query returned, when more than KEPT_ROWS
 # The rows stay in the session (table, graph, CSV) while it lasts: a million-row result pinned 1.3 GB
@@ -40,15 +42,22 @@ def render() -> None:
     def use_example() -> None:
         chosen = st.session_state.get(EXAMPLE)
         if chosen in examples:
-            st.session_state[QUERY] = examples[chosen]
+            query, note = example_on_store(examples[chosen], list_documents(graph_store))
+            st.session_state[QUERY], st.session_state[EXAMPLE_NOTE] = query, note
 
     st.selectbox("Example queries", [NO_EXAMPLE, *examples], key=EXAMPLE, on_change=use_example)
-    st.text_area("Query (read-only: the database refuses writes)", key=QUERY, height=180)
+    if st.session_state.get(EXAMPLE_NOTE):
+        st.caption(st.session_state[EXAMPLE_NOTE])
+    st.text_area("Query (read-only: the database refuses writes)", key=QUERY, height=180, on_change=_forget_note)
     st.text_area("Parameters (JSON object)", key=PARAMS, height=80, help='e.g. {"doc": "report", "page": 3}')
     if st.button("Run", type="primary", key="cypher_run"):
         st.session_state[ROWS] = None
         _run_query(graph_store, st.session_state[QUERY])
     _show_rows(st.session_state.get(ROWS))
+
+
+def _forget_note() -> None:
+    st.session_state[EXAMPLE_NOTE] = ""  # the query is the reader's own now
 
 
 def _run_query(graph_store: GraphStore, query: str) -> None:
