@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ import pymupdf
 import pytest
 
 from docgraph.app.config import Settings
+from docgraph.app.jobs.render import KIND_COLOURS, rgb_hex
 from docgraph.app.llm.answer import AnswerResult
 from docgraph.app.llm.citations import Citation
 from docgraph.app.pipeline.reports import IngestReport
@@ -32,8 +34,10 @@ from docgraph.app.ui_support.answers import (
 from docgraph.app.ui_support.evidence import MAX_SIMILAR_SHOWN, SIMILAR_RELATIONS, region_evidence
 from docgraph.app.ui_support.examples import ANALYST_DIR, example_questions, load_examples
 from docgraph.app.ui_support.graph_view import (
+    LABEL_COLOURS,
     MAX_SIMILAR_DRAWN,
     graph_from_rows,
+    group_colour,
     legend,
     neighbourhood_view,
     section_tree,
@@ -273,6 +277,21 @@ def test_quoted_evidence_is_shown_as_written_and_model_dollars_are_no_formula() 
     assert "$5 to $10" in html and "<strong>adults</strong>" in html and "<code>Journals$age</code>" in html
 
 
+def test_node_label_colours_stand_apart_from_every_kind_colour() -> None:
+    """Page was #8c8c8c beside page_header's #999999 in one legend, Section #e67300 beside
+    section_header's #e64c00, Document #444444 beside code's #4c4c4c."""
+
+    def rgb(colour: str) -> tuple[int, ...]:
+        return tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))
+
+    kinds = {kind: rgb(rgb_hex(colour)) for kind, colour in KIND_COLOURS.items()}
+    labels = {label: rgb(group_colour(label)) for label in LABEL_COLOURS}
+    for label, colour in labels.items():
+        others = {**kinds, **{name: other for name, other in labels.items() if name != label}}
+        nearest = min(others, key=lambda name: math.dist(colour, others[name]))
+        assert math.dist(colour, others[nearest]) >= 80, (label, nearest)
+
+
 def test_ui_command_passes_settings_through_the_environment() -> None:
     from streamlit.web.server.app_discovery import discover_asgi_app
 
@@ -366,7 +385,9 @@ def test_neighbourhood_nodes_name_document_kind_and_page_and_similar_ones_are_no
     assert {n.key for n in evidence.neighbours if n.relation == "similar"} & others  # there was one to skip
     listed = [n.key for n in evidence.evidence_neighbours()]
     assert len(listed) == len(set(listed))  # the evidence panel too names each region once
-    assert ("#e67300", "Section") not in legend(view) and {"title", "paragraph"} <= {g for _, g in legend(view)}
+    assert (group_colour("Section"), "Section") not in legend(view) and {"title", "paragraph"} <= {
+        g for _, g in legend(view)
+    }
 
 
 def test_example_questions_come_from_the_stored_sections(sample: tuple[GraphStore, Settings]) -> None:

@@ -21,10 +21,12 @@ MAX_LABEL_CHARS = 28
 MAX_DRAWN_NODES = 300  # of a query's results: more take the browser's layout minutes
 MAX_SIMILAR_DRAWN = 6  # of a region's top-10 similar ones (both ways): more would bury the other links
 
+# Apart from every kind's colour (a legend told Page from page_header, Section from section_header
+# and Document from code by a shade before): navy, gold and cyan.
 LABEL_COLOURS: dict[str, str] = {
-    "Document": "#444444",
-    "Page": "#8c8c8c",
-    "Section": "#e67300",
+    "Document": "#1a237e",
+    "Page": "#d4b000",
+    "Section": "#00d5ff",
 }
 
 

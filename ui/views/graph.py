@@ -24,7 +24,7 @@ TREE_STYLE = """<style>
 .docgraph-tree details, .docgraph-tree .leaf { margin: 0.15rem 0 0.15rem 1.1rem; }
 .docgraph-tree > details, .docgraph-tree > .leaf { margin-left: 0; }
 .docgraph-tree summary { cursor: pointer; }
-.docgraph-tree .leaf::before { content: "•"; margin-right: 0.45rem; color: #e67300; }
+.docgraph-tree .leaf::before { content: "•"; margin-right: 0.45rem; color: #00a5c8; }
 .docgraph-tree .pages { color: #6b6f76; font-size: 0.85em; }
 </style>"""
 
