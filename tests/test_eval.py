@@ -26,7 +26,7 @@ from docgraph.app.evaluation.runner import (
     run_eval_scopes,
 )
 from docgraph.app.stores.falkordb_store import FalkorDBStore
-from docgraph.errors import ConfigError
+from docgraph.errors import ConfigError, ModelError
 from docgraph.models.encoder_loader import load_encoder
 from docgraph.models.encoders import DEFAULT_MODEL, TextEncoder
 from tests.conftest import TRAIN_DIR, local_settings, train_questions_about
@@ -252,6 +252,23 @@ def test_eval_refuses_an_unknown_baseline_before_ingesting(
     with pytest.raises(ConfigError, match="unknown retriever 'no-such'"):
         run_eval(spec_questions, TRAIN_DIR, ["hybrid"], falkordb_store, encoder, baseline="no-such")
     assert falkordb_store.read("MATCH (d:Document) RETURN count(d) AS n")[0]["n"] == 0
+
+
+def test_eval_refuses_gnn_variants_when_the_checkpoint_gives_no_vectors(
+    falkordb_store: FalkorDBStore, encoder: TextEncoder, spec_questions: Path, local_home: Path, tmp_path: Path
+) -> None:
+    """A mistyped DOCGRAPH_GNN_CHECKPOINT went unsaid: ingest ran without the GNN, "gnn" scored 0
+    and the hybrid as no-gnn, with exit 0."""
+    missing = tmp_path / "typo.pt"
+    settings = local_settings(local_home, falkordb_store.graph_name).model_copy(update={"gnn_checkpoint": missing})
+    with pytest.raises(ModelError) as refused:
+        run_eval(spec_questions, TRAIN_DIR, ["bm25-page", "hybrid", "gnn"], falkordb_store, encoder, settings=settings)
+    said = str(refused.value)
+    assert said.startswith("hybrid, gnn read GNN vectors, which the configured checkpoint cannot give (")
+    assert str(missing) in said and said.endswith("(e.g. --variant no-gnn)")
+    assert falkordb_store.read("MATCH (d:Document) RETURN count(d) AS n")[0]["n"] == 0  # refused before ingesting
+    scored = run_eval(spec_questions, TRAIN_DIR, ["bm25-page", "no-gnn"], falkordb_store, encoder, settings=settings)
+    assert set(scored.variants) == {"bm25-page", "no-gnn"}
 
 
 def test_bench_report_has_the_agreed_shape(

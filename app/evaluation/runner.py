@@ -21,12 +21,14 @@ from docgraph.app.evaluation.metrics import CUTOFFS, SCOPES, QuestionOutcome, re
 from docgraph.app.evaluation.paired import PairedComparison, compare, compare_by_type
 from docgraph.app.evaluation.questions import Question, QuestionsError, load_questions
 from docgraph.app.jobs.documents import check_distinct_ids
+from docgraph.app.pipeline.build import gnn_unavailable
 from docgraph.app.pipeline.source_files import expand_paths
 from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.corpus import stored_builds
-from docgraph.app.retrieval.registry import EVAL_VARIANTS, check_names, make_retrievers
+from docgraph.app.retrieval.registry import EVAL_VARIANTS, WITHOUT_GNN, check_names, make_retrievers
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.schema import GNN_ABLATION_PROPERTIES
+from docgraph.errors import ModelError
 from docgraph.ingest.readers.paged import page_count
 from docgraph.ingest.structure.ids import doc_id_for, file_sha256
 from docgraph.models.encoders import TextEncoder
@@ -162,6 +164,7 @@ def run_eval_scopes(
     if baseline is not None and baseline not in names:
         names.append(baseline)
     check_names(names)  # before the slow ingest
+    check_gnn_usable(names, settings)
     unknown = [scope for scope in scopes if scope not in SCOPES]
     if unknown:
         raise QuestionsError(f"unknown scope {unknown[0]!r}: choose from {', '.join(SCOPES)}")
@@ -196,6 +199,19 @@ def run_eval_scopes(
     if progress:
         progress("eval", len(names), len(names))
     return reports
+
+
+def check_gnn_usable(names: Sequence[str], settings: Settings) -> None:
+    """Refuse, before the slow ingest, to score variants that read GNN vectors when the configured
+    checkpoint cannot give any (a mistyped DOCGRAPH_GNN_CHECKPOINT, a damaged file, another
+    encoder's): the ingest would go on without them and "gnn" score 0, the hybrids as no-gnn."""
+    readers = [name for name in names if name not in WITHOUT_GNN]
+    reason = gnn_unavailable(settings) if readers else None
+    if reason is not None:
+        raise ModelError(
+            f"{', '.join(readers)} read GNN vectors, which the configured checkpoint cannot give ({reason}): "
+            "fix DOCGRAPH_GNN_CHECKPOINT, or score only variants without them (e.g. --variant no-gnn)"
+        )
 
 
 def check_gold_pages(questions: Sequence[Question], docs_dir: Path, max_pages: int) -> None:

@@ -137,6 +137,18 @@ def with_gnn_build(build: str, checkpoint_tag: str) -> str:
     return BUILD_SEPARATOR.join([*parts, gnn_build(checkpoint_tag)])
 
 
+def gnn_unavailable(settings: Settings) -> str | None:
+    """Why ingest would run without GNN vectors under ``settings``, or None when the configured
+    checkpoint loads and fits the encoder."""
+    from docgraph.app.pipeline import gnn  # loads torch
+
+    try:
+        gnn.gnn_for(settings)
+    except (ModelError, FileNotFoundError) as exc:
+        return str(exc)
+    return None
+
+
 def _gnn_stages(settings: Settings, notes: list[str]) -> list[GnnStage]:
     """The GNN stage when the shipped (or configured) checkpoint fits the encoder; none otherwise.
 

@@ -71,6 +71,10 @@ _FACTORIES: dict[str, Factory] = {
 }
 
 RETRIEVER_NAMES: tuple[str, ...] = tuple(_FACTORIES)
+# The variants that read no GNN vectors: the others measure something else without them.
+WITHOUT_GNN: frozenset[str] = frozenset(
+    {"no-gnn", "no-gnn-no-lead-in", "dense-region", "bm25-region", "fulltext-region", "bm25-page", "section"}
+)
 
 
 def _factories(settings: Settings | None) -> dict[str, Factory]:
