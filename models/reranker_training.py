@@ -20,7 +20,7 @@ import torch
 from torch import nn
 
 from docgraph.errors import ModelError
-from docgraph.models.cross_encoder import CrossEncoder, FrozenStates
+from docgraph.models.cross_encoder import CrossEncoder, CrossEncoderConfig, FrozenStates
 from docgraph.models.runtimes import process_threads
 
 ProgressFn = Callable[[str, int, int], None]
@@ -85,6 +85,13 @@ def cache_states(
         if progress:
             progress("cache", done, len(groups))
     return cached
+
+
+def new_cross_encoder(seed: int) -> CrossEncoder:
+    """The model to train, its scoring head drawn from ``seed``: a run repeats with its seed (the
+    head was drawn before the seed was set, so two runs of one seed differed)."""
+    torch.manual_seed(seed)
+    return CrossEncoder(CrossEncoderConfig())
 
 
 def train_cross_encoder(

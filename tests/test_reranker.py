@@ -94,6 +94,18 @@ def test_train_reranker_trains_on_a_real_pdf_and_saves_a_checkpoint_it_can_load(
     assert report["best_epoch"] == 1  # an epoch beat the untrained head (else nothing is saved)
     assert load_cross_encoder(out).score("penguins", ["Penguins are fed twice a day."]).shape == (1,)
 
+    # the same seed trains the same model (its scoring head was drawn before the seed was set)
+    again = tmp_path / "again.pt"
+    repeated = CliRunner().invoke(
+        app,
+        ["train-reranker", "--docs", str(docs), "--queries", "8", "--epochs", "1", "--out", str(again), "--json"],
+        env={"DOCGRAPH_HOME": str(tmp_path / "home")},
+    )
+    assert repeated.exit_code == 0, repeated.output
+    assert json.loads(repeated.stdout)["baseline"] == report["baseline"]
+    first, second = load_cross_encoder(out).state_dict(), load_cross_encoder(again).state_dict()
+    assert first.keys() == second.keys() and all(torch.equal(first[key], second[key]) for key in first)
+
 
 def test_train_reranker_refuses_a_folder_without_pdfs(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["train-reranker", "--docs", str(tmp_path), "--out", str(tmp_path / "r.pt")])

@@ -30,13 +30,14 @@ from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.retrieval.rerank import DEFAULT_RERANKER, load_reranker, passage_text
 from docgraph.app.stores.temporary import temporary_local_store
 from docgraph.errors import IngestError
-from docgraph.models.cross_encoder import CrossEncoder, CrossEncoderConfig, save_cross_encoder
+from docgraph.models.cross_encoder import save_cross_encoder
 from docgraph.models.pseudo_queries import PseudoQuery, make_queries, split_held_out
 from docgraph.models.reranker_training import (
     RankedGroup,
     RerankTrainConfig,
     RerankTrainResult,
     cache_states,
+    new_cross_encoder,
     train_cross_encoder,
 )
 from docgraph.records import GraphBatch
@@ -94,7 +95,7 @@ def train_reranker(
         train_queries, held_queries = sample_queries(batches, mining, config.seed)
         train = mine_groups(hybrid, train_queries, mining, _labelled(progress, "mine training queries"))
         held = mine_groups(hybrid, held_queries, mining, _labelled(progress, "mine held-out queries"))
-    model = CrossEncoder(CrossEncoderConfig())
+    model = new_cross_encoder(config.seed)
     train_states = cache_states(model, train, _labelled(progress, "read training pairs"))
     held_states = cache_states(model, held, _labelled(progress, "read held-out pairs"))
     result = train_cross_encoder(model, train_states, held_states, held, config, progress)
