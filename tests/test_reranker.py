@@ -58,6 +58,26 @@ def test_a_checkpoint_holds_only_the_trained_part_and_scores_the_same_after_load
     assert after == pytest.approx(before, abs=2e-2)  # float16 weights
 
 
+def test_a_reranker_file_written_again_is_loaded_again(tmp_path: Path) -> None:
+    """A server kept scoring with the checkpoint it had loaded after `train-reranker --out` replaced
+    the file under the same name."""
+    path = tmp_path / "live.pt"
+    path.write_bytes(DEFAULT_RERANKER.read_bytes())
+    first = load_reranker(path)
+    assert load_reranker(path) is first  # loaded once while the file stays
+    changed = load_cross_encoder(DEFAULT_RERANKER)
+    with torch.no_grad():
+        changed.head.bias.add_(1.0)
+    written = tmp_path / "live.pt.part"
+    save_cross_encoder(changed, written, {})
+    written.replace(path)
+    again = load_reranker(path)
+    passage = ["Penguins are fed twice a day."]
+    assert again is not first and float(again.score("penguins", passage)[0]) != float(
+        first.score("penguins", passage)[0]
+    )
+
+
 def test_a_file_that_is_no_reranker_checkpoint_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "other.pt"
     torch.save({"weights": {}}, path)
@@ -85,7 +105,6 @@ def test_train_reranker_trains_on_a_real_pdf_and_saves_a_checkpoint_it_can_load(
     [out] = (tmp_path / "home" / "checkpoints").glob("rerank-*.pt")
     assert DEFAULT_RERANKER.read_bytes() == shipped
     monkeypatch.setenv("DOCGRAPH_RERANKER_CHECKPOINT", str(out))
-    load_reranker.cache_clear()
     assert configured_reranker() is load_reranker(out)
     report = json.loads(result.stdout)
     assert report["documents"] == [SAMPLE.name] and report["groups"]["train"] > 0 and report["groups"]["held_out"] > 0

@@ -27,7 +27,7 @@ from docgraph.app.retrieval.expansion import expand
 from docgraph.app.retrieval.hits import hit_from
 from docgraph.app.retrieval.hybrid import HybridRetriever
 from docgraph.app.retrieval.registry import make_retriever
-from docgraph.app.retrieval.rerank import DEFAULT_RERANKER, load_reranker, passage_text
+from docgraph.app.retrieval.rerank import DEFAULT_RERANKER, passage_text
 from docgraph.app.stores.temporary import temporary_local_store
 from docgraph.errors import IngestError
 from docgraph.models.cross_encoder import save_cross_encoder
@@ -110,7 +110,6 @@ def train_reranker(
         **result.to_json(),
     }
     save_cross_encoder(model, out, meta)
-    load_reranker.cache_clear()
     return RerankReport(out, [pdf.name for pdf in pdfs], meta["groups"], result, time.perf_counter() - started)
 
 
