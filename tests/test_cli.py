@@ -553,6 +553,38 @@ def test_training_on_a_missing_or_broken_pdf_is_one_clear_line(cli_env: dict[str
     assert not (tmp_path / "gnn.pt").exists()
 
 
+def test_training_refuses_where_no_checkpoint_can_go_before_reading_anything(
+    cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    """A folder for --out, a file in its path and --epochs 0 failed only after every PDF was read and
+    embedded (and, for --out, trained on)."""
+    docs = tmp_path / "pdfs"
+    docs.mkdir()
+    (docs / "fake.pdf").write_text("not a pdf")  # read first, it would fail: the refusals come before
+    blocking = tmp_path / "notes.txt"
+    blocking.write_text("a file")
+    for command in ("train-gnn", "train-reranker"):
+        code, _, err = run(command, "--docs", str(docs), "--out", str(tmp_path))
+        assert (code, err) == (
+            1,
+            f"error: --out {tmp_path} is a folder: name the checkpoint file (for example {tmp_path / 'model.pt'})\n",
+        )
+        code, _, err = run(command, "--docs", str(docs), "--out", str(blocking / "gnn.pt"))
+        assert (code, err) == (1, f"error: --out {blocking / 'gnn.pt'}: {blocking} is a file, not a folder\n")
+        code, _, err = run(command, "--docs", str(docs), "--epochs", "0")
+        assert code == 1 and err.startswith("error: --epochs") and "must be at least 1" in err
+
+
+def test_new_checkpoints_of_one_second_are_two_files(tmp_path: Path) -> None:
+    """Two train-gnn runs started in one second both saved to rgcn-<time>.pt, the second over the first."""
+    from docgraph.app.cli.model_cmds import new_checkpoint
+    from docgraph.app.config import Settings
+
+    settings = Settings(home=tmp_path, store="")
+    named = {new_checkpoint(settings, "rgcn") for _ in range(5)}
+    assert len(named) == 5 and all(path.is_absolute() and path.parent == tmp_path / "checkpoints" for path in named)
+
+
 def test_model_output_reaches_the_terminal_without_control_characters(cli_env: dict[str, str]) -> None:
     assert run("ingest", str(SAMPLE), "--no-embed")[0] == 0
     hostile = (

@@ -3,6 +3,8 @@ calibrate-uncertainty."""
 
 from __future__ import annotations
 
+import os
+import secrets
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -55,15 +57,30 @@ NEW_CHECKPOINT_HELP = "Checkpoint file (default: a new one under <home>/checkpoi
 
 def new_checkpoint(settings: Settings, model: str) -> Path:
     """A checkpoint file of its own under the data home: training never replaces the shipped model
-    (which every store of this install was built with) unless asked to by name."""
-    return settings.home / "checkpoints" / f"{model}-{time.strftime('%Y%m%d-%H%M%S')}.pt"
+    (which every store of this install was built with) unless asked to by name. Named by the time
+    and a random tag: two runs started in one second wrote one file, the second over the first."""
+    stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+    return (settings.home / "checkpoints" / f"{model}-{stamp}.pt").resolve()
+
+
+def checked_out_path(path: Path) -> Path:
+    """``--out`` as an absolute path, refused in one line before any training when no checkpoint
+    can be saved there (it failed after the whole run); absolute, so that the "to use it" line
+    works from any folder."""
+    path = path.expanduser().resolve()
+    if path.is_dir():
+        raise ConfigError(f"--out {path} is a folder: name the checkpoint file (for example {path / 'model.pt'})")
+    parent = next(folder for folder in path.parents if folder.exists())
+    if not parent.is_dir():
+        raise ConfigError(f"--out {path}: {parent} is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ConfigError(f"--out {path}: cannot write in {parent}")
+    return path
 
 
 @handles_errors
 def train_gnn_command(
-    docs: Annotated[Path, typer.Option("--docs", help="Folder of training PDFs (no labels needed).")] = Path(
-        "../shared/bench/train"
-    ),
+    docs: Annotated[Path, typer.Option("--docs", help="Folder of training PDFs (no labels needed).")],
     epochs: Annotated[int, typer.Option("--epochs", help="Most epochs; early stopping usually ends sooner.")] = 8,
     drop: Annotated[
         list[str] | None, typer.Option("--drop", help="Relation group to leave out (ablations), e.g. cross_page.")
@@ -78,7 +95,6 @@ def train_gnn_command(
         ),
     ] = None,
     json_out: JsonOption = False,
-    store: StoreOption = None,
 ) -> None:
     """Train the R-GCN self-supervised on pseudo-queries from the PDFs; save the checkpoint."""
     from docgraph.app.jobs.train_gnn import train_gnn
@@ -89,8 +105,10 @@ def train_gnn_command(
     if unknown:
         raise ConfigError(f"unknown relation group(s) {', '.join(unknown)}; groups: {', '.join(GROUPS)}")
     groups = [group for group in GROUPS if group not in set(drop or [])]
-    settings = settings_for(store)
-    out = out or new_checkpoint(settings, "rgcn")
+    if epochs < 1:  # before the PDFs are read and embedded
+        raise ConfigError("--epochs must be at least 1")
+    settings = settings_for(None)  # the PDFs are read, not stored
+    out = checked_out_path(out) if out is not None else new_checkpoint(settings, "rgcn")
     report = train_gnn(
         settings,
         docs,
@@ -115,9 +133,7 @@ def train_gnn_command(
 
 @handles_errors
 def train_reranker_command(
-    docs: Annotated[Path, typer.Option("--docs", help="Folder of training PDFs (no labels needed).")] = Path(
-        "../shared/bench/train"
-    ),
+    docs: Annotated[Path, typer.Option("--docs", help="Folder of training PDFs (no labels needed).")],
     epochs: Annotated[int, typer.Option("--epochs", help="Epochs; the best held-out epoch is kept.")] = 2,
     queries: Annotated[int, typer.Option("--queries", help="Training pseudo-queries per document.")] = 250,
     out: Annotated[Path | None, typer.Option("--out", help=NEW_CHECKPOINT_HELP)] = None,
@@ -132,7 +148,7 @@ def train_reranker_command(
     if epochs < 1 or queries < 1:
         raise ConfigError("--epochs and --queries must be at least 1")
     settings = settings_for(None)  # the PDFs go into a throw-away store, never the configured one
-    out = out or new_checkpoint(settings, "rerank")
+    out = checked_out_path(out) if out is not None else new_checkpoint(settings, "rerank")
     with stage_progress() as progress:
         report = train_reranker(
             settings,
