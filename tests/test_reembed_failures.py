@@ -36,3 +36,29 @@ def test_one_failing_document_does_not_stop_the_others(
     with pytest.raises(ReembedError, match=r"re-embedded [1-9]\d* nodes, but 1 document\(s\) failed: busy: busy was"):
         reembed_job.reembed(falkordb_store, settings, progress=lambda *p: heard.append(p))
     assert ("reembed", 2, 2) in heard and ("full-text index", 1, 1) in heard
+
+
+def test_an_interrupted_reembed_leaves_the_full_text_scores_as_they_were(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """Ctrl-C after the first document left the vectors written so far, and the full-text index
+    they made stale (a penguin question's score fell from 4.5 to 3.0), until a whole reembed."""
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    pipeline = build_ingest_pipeline(falkordb_store, settings)
+    for name in ("first.pdf", "second.pdf"):
+        (tmp_path / name).write_bytes((SAMPLES_DIR / "docgraph-sample.pdf").read_bytes())
+        assert pipeline.ingest(tmp_path / name).status == "ingested"
+
+    def scores() -> list[float]:
+        return [round(hit.score, 4) for hit in falkordb_store.fulltext_top_k("Region", "When are the penguins fed?", 4)]
+
+    before = scores()
+
+    def stopped_after_one(stage: str, done: int, total: int) -> None:
+        if stage == "reembed" and done == 1:
+            raise KeyboardInterrupt
+
+    for _ in range(3):  # each round writes the first document's vectors in place again
+        with pytest.raises(KeyboardInterrupt):
+            reembed_job.reembed(falkordb_store, settings, progress=stopped_after_one)
+    assert scores() == before

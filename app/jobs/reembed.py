@@ -53,25 +53,36 @@ def reembed(
     # Hashed once: the checkpoint file is the same for every document.
     tag = checkpoint_tag(checkpoint or configured_checkpoint(settings)) if prop == GNN_PROPERTY else None
     updated, failed = 0, {}
-    for done, document in enumerate(doc_ids):
-        if progress:
-            progress("reembed", done, len(doc_ids))
-        try:
-            updated += _reembed_document(store, settings, model, document, prop, tag)
-        except DocgraphError as error:  # it may have written some vectors: the index is rebuilt below
-            failed[document] = str(error)
+    started = False
+    try:
+        for done, document in enumerate(doc_ids):
+            if progress:
+                progress("reembed", done, len(doc_ids))
+            started = True
+            try:
+                updated += _reembed_document(store, settings, model, document, prop, tag)
+            except DocgraphError as error:  # it may have written some vectors: the index is rebuilt below
+                failed[document] = str(error)
+    except BaseException:  # Ctrl-C: the vectors written so far left the full-text scores stale
+        if started:
+            _rebuild_fulltext(store, None)  # quietly: the progress callback may be what raised
+        raise
     if progress:
         progress("reembed", len(doc_ids), len(doc_ids))
     if updated or failed:  # the vectors were written in place: the full-text scores need a rebuilt index
-        if progress:
-            progress("full-text index", 0, 1)
-        store.refresh_fulltext(GNN_LABELS)
-        if progress:
-            progress("full-text index", 1, 1)
+        _rebuild_fulltext(store, progress)
     if failed:
         listed = "; ".join(f"{name}: {why}" for name, why in failed.items())
         raise ReembedError(f"re-embedded {updated} nodes, but {len(failed)} document(s) failed: {listed}")
     return updated
+
+
+def _rebuild_fulltext(store: GraphStore, progress: ProgressFn | None) -> None:
+    if progress:
+        progress("full-text index", 0, 1)
+    store.refresh_fulltext(GNN_LABELS)
+    if progress:
+        progress("full-text index", 1, 1)
 
 
 def _reembed_document(
