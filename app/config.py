@@ -11,7 +11,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import AliasChoices, Field, ValidationError
+from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -169,6 +169,12 @@ class Settings(BaseSettings):
         description="OCR the words drawn inside embedded pictures (a diagram's labels) into their figure regions "
         "(auto and detector readers; needs tesseract)",
     )
+
+    @field_validator("gnn_checkpoint", "reranker_checkpoint", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: Any) -> Any:
+        """``DOCGRAPH_GNN_CHECKPOINT=`` means the shipped checkpoint, not the current folder."""
+        return None if isinstance(value, str) and not value.strip() else value
 
     @classmethod
     def settings_customise_sources(

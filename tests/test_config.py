@@ -89,3 +89,14 @@ def test_the_suite_keeps_off_the_users_data_home() -> None:
     assert len(homes) == 4
     for home in homes:
         assert not home.is_relative_to(users) and not home.is_relative_to(Path.home()), home
+
+
+def test_an_empty_checkpoint_variable_means_the_shipped_checkpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`DOCGRAPH_GNN_CHECKPOINT= docgraph reembed` said "no GNN checkpoint at ." (an empty path is
+    the current folder)."""
+    monkeypatch.setenv("DOCGRAPH_GNN_CHECKPOINT", "")
+    monkeypatch.setenv("DOCGRAPH_RERANKER_CHECKPOINT", "  ")
+    settings = load_settings()
+    assert settings.gnn_checkpoint is None and settings.reranker_checkpoint is None
+    monkeypatch.setenv("DOCGRAPH_GNN_CHECKPOINT", "ck/g.pt")
+    assert load_settings().gnn_checkpoint == Path("ck/g.pt")
