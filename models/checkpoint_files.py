@@ -29,4 +29,6 @@ def unreadable(path: Path, kind: str, error: Exception) -> ModelError:
     """The error for a file that is no ``kind`` checkpoint, with the first line of why (torch's
     unpickling errors go on for a paragraph, and advise loading the file unsafely)."""
     lines = str(error).strip().splitlines()
-    return ModelError(f"{path} is not a docgraph {kind} checkpoint: {lines[0] if lines else type(error).__name__}")
+    first = lines[0] if lines else type(error).__name__
+    end = first.find(". ")  # torch's zip reader goes on in one line: "… central directory. This is an internal miniz…"
+    return ModelError(f"{path} is not a docgraph {kind} checkpoint: {first[: end + 1] if end > 0 else first}")

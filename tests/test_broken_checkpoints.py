@@ -37,6 +37,18 @@ def test_an_unreadable_checkpoint_is_a_one_line_model_error(tmp_path: Path) -> N
             assert "\n" not in str(error.value) and "weights_only=False" not in str(error.value)
 
 
+def test_a_checkpoint_cut_short_is_named_in_one_short_line(tmp_path: Path) -> None:
+    """torch's zip reader says why in one line that goes on for a paragraph about miniz."""
+    whole = save_checkpoint(RelationalGNN(GnnConfig()), tmp_path / "whole.pt", {})
+    cut = tmp_path / "cut.pt"
+    cut.write_bytes(whole.read_bytes()[:3000])
+    with pytest.raises(ModelError) as refused:
+        load_checkpoint(cut)
+    said = str(refused.value)
+    assert said == f"{cut} is not a docgraph GNN checkpoint: {said.split(': ', 1)[1]}"
+    assert said.endswith("failed finding central directory.") and "miniz" not in said
+
+
 def test_an_ingest_goes_on_without_the_gnn_when_its_checkpoint_is_unreadable(
     falkordb_store: FalkorDBStore, tmp_path: Path
 ) -> None:
