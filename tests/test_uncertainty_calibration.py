@@ -95,17 +95,23 @@ def test_a_calibrated_model_rereads_only_its_least_certain_answers(
 def test_calibrating_without_log_probabilities_is_a_clear_error(
     falkordb_store: GraphStore, local_home: Path, tmp_path: Path
 ) -> None:
+    """Answers that timed out (and fell back to quotes) were counted as "no log-probabilities": a
+    review's model did give them, and needed a longer DOCGRAPH_LLM_TIMEOUT_S."""
     falkordb_store.write_document(zoo_batch())
     questions = calibration_questions(tmp_path, 5)
     home = tmp_path / "home"
     with ScriptedLLMServer() as server:
-        for _ in range(5):
+        for _ in range(2):  # past the 1 s limit, and once more as the client tries again: no answer
+            server.add(ROUTE_RETRIEVE, Reply(ANSWER, delay_s=3.0), Reply(ANSWER, delay_s=3.0))
+        for _ in range(3):
             server.add(ROUTE_RETRIEVE, ANSWER)  # plain replies: no log-probabilities
-        done = CliRunner().invoke(
-            app, [*CALIBRATE, str(questions)], env=cli_env(server, falkordb_store, local_home, home)
-        )
+        env = {**cli_env(server, falkordb_store, local_home, home), "DOCGRAPH_LLM_TIMEOUT_S": "1"}
+        done = CliRunner().invoke(app, [*CALIBRATE, str(questions), "--json"], env=env)
     assert done.exit_code == 1
-    assert "only 0 of 5 answers came with log-probabilities" in done.output
+    said = json.loads(done.stdout)["error"]
+    assert said.startswith("only 0 of 5 answers of test-model could be measured (at least 5 are needed): 2 got no ")
+    assert "raise DOCGRAPH_LLM_TIMEOUT_S" in said
+    assert said.endswith("; 3 came without log-probabilities (the endpoint gave none)")
     assert not calibration_path(home).exists()  # nothing half-calibrated is saved
 
 
@@ -122,3 +128,11 @@ def test_too_few_questions_are_refused_before_the_model_is_asked(
         asked = len(server.requests)
     assert done.exit_code == 1 and asked == 0
     assert done.output == "error: 2 questions make no threshold: give at least 5\n"
+
+
+def test_a_share_out_of_range_is_refused_before_the_endpoint_is_looked_for(tmp_path: Path) -> None:
+    """Without an endpoint it said "no LLM endpoint configured" about a --share of 1.5."""
+    questions = calibration_questions(tmp_path, 5)
+    env = {"DOCGRAPH_HOME": str(tmp_path / "home"), "DOCGRAPH_LLM_BASE_URL": "", "OPENAI_BASE_URL": ""}
+    done = CliRunner().invoke(app, [*CALIBRATE, str(questions), "--share", "1.5", "--json"], env=env)
+    assert (done.exit_code, json.loads(done.stdout)["error"]) == (1, "--share must lie between 0 and 1, not 1.5")

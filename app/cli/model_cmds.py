@@ -231,6 +231,8 @@ def calibrate_uncertainty_command(
     from docgraph.app.pipeline.embedding import configured_encoder
     from docgraph.app.retrieval.registry import make_retriever
 
+    if not 0 < share < 1:  # before the store and the endpoint are tried
+        raise ConfigError(f"--share must lie between 0 and 1, not {share:g}")
     loaded = load_calibration_questions(questions)
     with opened_store(store) as (graph_store, settings), stage_progress() as progress:
         make_client(settings)  # no endpoint: refused before any question is asked

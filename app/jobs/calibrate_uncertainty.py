@@ -16,6 +16,7 @@ from typing import Any
 from docgraph.app.config import Settings
 from docgraph.app.evaluation.questions import json_records
 from docgraph.app.jobs.documents import find_document
+from docgraph.app.llm.answer import AnswerResult
 from docgraph.app.llm.calibration import save_threshold
 from docgraph.app.llm.service import ask
 from docgraph.app.retrieval.base import Retriever
@@ -82,21 +83,37 @@ def calibrate_uncertainty(
     first_round = settings.model_copy(update={"llm_max_rereads": 0})
     doc_ids = {item.doc: str(find_document(store, item.doc)["doc_id"]) for item in questions if item.doc}
     entropies: list[float] = []
+    unanswered: dict[str, int] = {}  # why the model gave no answer to measure: abstained, timed out, …
     for done, item in enumerate(questions, start=1):
         result = ask(item.question, store, first_round, retriever, doc_id=doc_ids.get(item.doc or ""))
         if result.entropy is not None:
             entropies.append(result.entropy)
+        else:
+            why = _why_unmeasured(result)
+            unanswered[why] = unanswered.get(why, 0) + 1
         if progress is not None:
             progress("calibrate", done, len(questions))
     if len(entropies) < MIN_ANSWERS:
+        reasons = "; ".join(f"{count} {why}" for why, count in unanswered.items())
         raise LLMRequestError(
-            f"only {len(entropies)} of {len(questions)} answers came with log-probabilities "
-            f"(at least {MIN_ANSWERS} are needed) to calibrate {settings.llm_model}"
+            f"only {len(entropies)} of {len(questions)} answers of {settings.llm_model} could be measured "
+            f"(at least {MIN_ANSWERS} are needed): {reasons}"
         )
     threshold = upper_quantile(entropies, share)
     record = {"threshold": round(threshold, 4), "share": share, "answers": len(entropies), "asked": len(questions)}
     path = save_threshold(settings.home, settings.llm_model, record)
     return Calibration(settings.llm_model, threshold, share, entropies, len(questions), path)
+
+
+def _why_unmeasured(result: AnswerResult) -> str:
+    """Why an answer gave no entropy, as the calibration's error counts it."""
+    if result.abstained:
+        return "abstained (the documents did not seem to answer, the model was not asked)"
+    if result.llm_fallback:
+        return f"got no answer from the model ({result.llm_fallback}: raise DOCGRAPH_LLM_TIMEOUT_S)"
+    if result.mode != "llm":
+        return "were answered without the model"
+    return "came without log-probabilities (the endpoint gave none)"
 
 
 def upper_quantile(values: Sequence[float], share: float) -> float:
