@@ -195,3 +195,18 @@ def test_train_gnn_scores_unseen_documents_and_refuses_a_training_one(
     assert (commit.removesuffix("+dirty") if commit else "") == head
     lines = format_unseen(unseen).splitlines()
     assert SAMPLE.name in lines[0] and [line.split()[0] for line in lines[1:]] == list(rows)
+
+
+def test_training_progress_goes_to_stderr_and_leaves_stdout_to_the_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The epoch lines went to stdout (tqdm.write's default), before the report: with --json on a
+    terminal that broke the JSON."""
+    from docgraph.app.config import Settings
+    from docgraph.app.jobs.train_gnn import train_gnn
+
+    train = folder_of(tmp_path, "train", PDF)
+    settings = Settings(home=tmp_path / "home", store="")
+    train_gnn(settings, train, epochs=1, out=tmp_path / "gnn.pt", progress=True)
+    shown = capsys.readouterr()
+    assert shown.out == "" and "epoch 1/1: train " in shown.err and "read and embed" in shown.err

@@ -15,6 +15,7 @@ from docgraph.app.cli.common import (
     JsonOption,
     StoreOption,
     console,
+    err_console,
     handles_errors,
     opened_store,
     print_json,
@@ -115,7 +116,7 @@ def train_gnn_command(
         epochs=epochs,
         out=out,
         seed=seed,
-        progress=not json_out,
+        progress=err_console.is_terminal,  # bars on a terminal's stderr, with --json too (stdout: the report)
         groups=groups,
         unseen_dir=unseen_docs,
     )

@@ -3,8 +3,9 @@ save a checkpoint (config, weights, training log)."""
 
 from __future__ import annotations
 
+import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -66,17 +67,30 @@ class TrainReport:
 
 
 def training_batches(
-    settings: Settings, pdfs: Sequence[Path], encoder: TextEncoder, similarity_k: int = DEFAULT_K
+    settings: Settings,
+    pdfs: Sequence[Path],
+    encoder: TextEncoder,
+    similarity_k: int = DEFAULT_K,
+    shown: bool = False,
 ) -> list[GraphBatch]:
-    """Each PDF read, built into a graph, embedded (disk-cached) and given its IS_SIMILAR edges."""
+    """Each PDF read, built into a graph, embedded (disk-cached) and given its IS_SIMILAR edges;
+    ``shown``: with a bar over the PDFs on stderr (most of a short training's time)."""
     reader = make_reader(settings.reader, settings)
     batches: list[GraphBatch] = []
-    for pdf in pdfs:
+    for pdf in _bar_over(pdfs, "read and embed", shown):
         batch = build_graph(read_pdf(reader, pdf), ingested_at="1970-01-01T00:00:00+00:00")
         embed_batch(batch, encoder, cache_dir=settings.home / "cache")
         add_similarity_edges(batch, similarity_k)
         batches.append(batch)
     return batches
+
+
+def _bar_over(pdfs: Sequence[Path], what: str, shown: bool) -> Iterable[Path]:
+    if not shown:
+        return pdfs
+    from tqdm import tqdm
+
+    return tqdm(pdfs, desc=what, unit="pdf", leave=False, file=sys.stderr)
 
 
 def train_gnn(
@@ -99,7 +113,7 @@ def train_gnn(
     unseen_pdfs = _unseen_pdfs(unseen_dir, pdfs) if unseen_dir else []  # refused before any reading
     encoder = configured_encoder(settings)
     cache = DiskCache(settings.home / "cache")  # queries are deterministic: a rerun encodes nothing
-    batches = training_batches(settings, pdfs, encoder, settings.similarity_k)
+    batches = training_batches(settings, pdfs, encoder, settings.similarity_k, shown=progress is True)
     unseen = _unseen_documents(settings, unseen_pdfs, encoder, cache, seed, groups) if unseen_pdfs else None
     config = config or TrainConfig()
     gnn = replace(config.gnn, dim=encoder.dim, hidden=encoder.dim, groups=tuple(groups), encoder=settings.encoder_model)
@@ -204,13 +218,16 @@ class _ProgressBar:
                 if self.bar is None or done == 1:
                     if self.bar is not None:
                         self.bar.close()
-                    self.bar = tqdm(total=total, desc=f"epoch {int(numbers['epoch'])}", unit="step", leave=False)
+                    self.bar = tqdm(
+                        total=total, desc=f"epoch {int(numbers['epoch'])}", unit="step", leave=False, file=sys.stderr
+                    )
                 self.bar.set_postfix(loss=f"{numbers['loss']:.4f}")
                 self.bar.update(1)
             else:
-                tqdm.write(
+                tqdm.write(  # stderr: stdout holds the report (JSON with --json)
                     f"epoch {done}/{total}: train {numbers['train_loss']:.4f}  held-out {numbers['held_out_loss']:.4f}"
-                    f"  page R@1 {numbers['held_out_page_r1']:.3f}"
+                    f"  page R@1 {numbers['held_out_page_r1']:.3f}",
+                    file=sys.stderr,
                 )
 
         return update
