@@ -25,6 +25,7 @@ from docgraph.app.evaluation.runner import (
     run_eval,
     run_eval_scopes,
 )
+from docgraph.app.retrieval.rerank import DEFAULT_RERANKER
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.errors import ConfigError, ModelError
 from docgraph.models.encoder_loader import load_encoder
@@ -269,6 +270,18 @@ def test_eval_refuses_gnn_variants_when_the_checkpoint_gives_no_vectors(
     assert falkordb_store.read("MATCH (d:Document) RETURN count(d) AS n")[0]["n"] == 0  # refused before ingesting
     scored = run_eval(spec_questions, TRAIN_DIR, ["bm25-page", "no-gnn"], falkordb_store, encoder, settings=settings)
     assert set(scored.variants) == {"bm25-page", "no-gnn"}
+
+
+def test_eval_refuses_a_damaged_reranker_before_ingesting(
+    falkordb_store: FalkorDBStore, encoder: TextEncoder, spec_questions: Path, local_home: Path, tmp_path: Path
+) -> None:
+    """hybrid-rerank with a checkpoint cut short failed only after every document was ingested."""
+    cut = tmp_path / "rerank.pt"
+    cut.write_bytes(DEFAULT_RERANKER.read_bytes()[:3000])
+    settings = local_settings(local_home, falkordb_store.graph_name).model_copy(update={"reranker_checkpoint": cut})
+    with pytest.raises(ModelError, match="is not a docgraph reranker checkpoint"):
+        run_eval(spec_questions, TRAIN_DIR, ["hybrid-rerank"], falkordb_store, encoder, settings=settings)
+    assert falkordb_store.read("MATCH (d:Document) RETURN count(d) AS n")[0]["n"] == 0
 
 
 def test_bench_report_has_the_agreed_shape(

@@ -26,6 +26,7 @@ from docgraph.app.pipeline.source_files import expand_paths
 from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.corpus import stored_builds
 from docgraph.app.retrieval.registry import EVAL_VARIANTS, WITHOUT_GNN, check_names, make_retrievers
+from docgraph.app.retrieval.rerank import configured_reranker
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.schema import GNN_ABLATION_PROPERTIES
 from docgraph.errors import ModelError
@@ -165,6 +166,8 @@ def run_eval_scopes(
         names.append(baseline)
     check_names(names)  # before the slow ingest
     check_gnn_usable(names, settings)
+    if "hybrid-rerank" in names:  # a damaged reranker failed only after every document was ingested
+        configured_reranker(settings)
     unknown = [scope for scope in scopes if scope not in SCOPES]
     if unknown:
         raise QuestionsError(f"unknown scope {unknown[0]!r}: choose from {', '.join(SCOPES)}")
