@@ -200,14 +200,17 @@ def submit_remainder(
     dpi: int = DEFAULT_OCR_DPI,
     lang: str = DEFAULT_LANG,
 ) -> OcrJob:
-    """OCR the whole page with the ``covered`` boxes painted white: text no region box holds."""
+    """OCR the whole page with the ``covered`` boxes painted over in the paper's grey (its median
+    pixel): text no region box holds. Painted white, the noise of a grey scan's paper beside them
+    read as ink, and tesseract found no text at all on the rest of the page."""
     require_tesseract()
     dpi = capped_dpi(page.rect.width, page.rect.height, dpi)
     pixels = render(page, dpi)
+    paper = int(np.median(pixels))
     zoom = dpi / 72.0
     for box in covered:
         x0, y0, x1, y1 = crop_clip(page, box, margin=1.0)
-        pixels[max(0, int(y0 * zoom)) : int(y1 * zoom) + 1, max(0, int(x0 * zoom)) : int(x1 * zoom) + 1] = 255
+        pixels[max(0, int(y0 * zoom)) : int(y1 * zoom) + 1, max(0, int(x0 * zoom)) : int(x1 * zoom) + 1] = paper
     path = folder / f"p{page.number + 1}-rest.pgm"
     Image.fromarray(pixels).save(path)
     height, width = pixels.shape
