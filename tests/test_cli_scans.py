@@ -109,6 +109,26 @@ def test_scanned_page_is_ocrd_by_default_and_without_tesseract_the_rest_still_in
     assert ocr_marks() == {1: {False}, 2: {True}, 3: {False}}
 
 
+def test_an_ocr_language_without_tesseract_data_reads_the_rest_and_names_the_package(
+    cli_env: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DOCGRAPH_OCR_LANG=deu without its data failed the whole file, born-digital pages included,
+    in tesseract's words ("Error opening data file .../deu.traineddata")."""
+    mixed = mixed_sample(tmp_path)
+    monkeypatch.setenv("DOCGRAPH_OCR_LANG", "eng+xqz")
+    code, out, err = run("ingest", str(mixed), "--no-embed")
+    assert code == 0, err
+    said = "OCR off: scanned pages and text in pictures stay unread: tesseract has no `xqz` language data"
+    assert f"{said} (DOCGRAPH_OCR_LANG; apt-get install tesseract-ocr-xqz)" in err
+    assert "1 page(s) have no text: OCR would read them: apt-get install tesseract-ocr-xqz" in out
+    assert "Harbour Zoo" in page_text(1) and page_text(2) == ""
+    code, _, err = run("ingest", str(mixed), "--no-embed", "--force", "--reader", "detector")
+    assert code == 1
+    assert err == "error: the detector reader cannot read a page: tesseract has no `xqz` language data " + (
+        "(DOCGRAPH_OCR_LANG; apt-get install tesseract-ocr-xqz)"
+    )
+
+
 def turned_sample(folder: Path) -> Path:
     """The sample PDF with page 1 scanned as fed in sideways and page 2 upside down."""
     sideways = make_scanned(SAMPLE, folder / "sideways.pdf", dpi=200, pages=[1], turn=90)

@@ -229,6 +229,11 @@ def _untexted_hint(reader: Reader) -> str:
     if reader.name == "native":
         return "`--reader auto` reads them with OCR"
     if reader_ocr_off(reader):
+        from docgraph.ingest.pdf.ocr import language_package, missing_languages, tesseract_available
+
+        if tesseract_available():  # a language of DOCGRAPH_OCR_LANG is missing
+            lang = str(getattr(reader, "ocr_lang", ""))
+            return f"OCR would read them: apt-get install {' '.join(map(language_package, missing_languages(lang)))}"
         return f"OCR would read them: apt-get install {DEBIAN_PACKAGE}"
     if reader.name == "azure":
         return "the reader found no text on them"

@@ -28,6 +28,9 @@ def make_reader(name: str, settings: Settings) -> Reader:
     if choice == "detector":
         from docgraph.ingest.readers.detector import DetectorReader
 
+        missing = _missing_languages(settings.ocr_lang)
+        if missing:  # every page goes through OCR: each would fail on its own
+            raise ConfigError(_language_note(missing, "the detector reader cannot read a page"))
         return DetectorReader(
             max_pages=settings.max_pages,
             model_path=_model_path(settings),
@@ -42,7 +45,7 @@ def make_reader(name: str, settings: Settings) -> Reader:
             max_pages=settings.max_pages,
             model_path=_model_path(settings),
             ocr_lang=settings.ocr_lang,
-            ocr=tesseract_available(),
+            ocr=tesseract_available() and not _missing_languages(settings.ocr_lang),
             image_text=settings.picture_ocr,
         )
     if choice == "azure":
@@ -60,8 +63,11 @@ def reader_ocr_off(reader: Reader) -> bool:
 def reader_notes(reader: Reader) -> list[str]:
     """What the reader leaves out and why, for the user to see once."""
     if reader_ocr_off(reader):
-        from docgraph.ingest.pdf.ocr import DEBIAN_PACKAGE, TESSERACT
+        from docgraph.ingest.pdf.ocr import DEBIAN_PACKAGE, TESSERACT, tesseract_available
 
+        if tesseract_available():  # then a language of DOCGRAPH_OCR_LANG is missing
+            missing = _missing_languages(str(getattr(reader, "ocr_lang", "")))
+            return [_language_note(missing, "OCR off: scanned pages and text in pictures stay unread")]
         return [
             f"OCR off: the `{TESSERACT}` command is not installed, so scanned pages stay empty "
             f"(apt-get install {DEBIAN_PACKAGE})"
@@ -85,3 +91,18 @@ def _model_path(settings: Settings) -> Path | None:
     if not path.is_file():
         raise ConfigError(f"DOCGRAPH_DETECTOR_MODEL: no ONNX file at {path}")
     return path
+
+
+def _missing_languages(lang: str) -> list[str]:
+    from docgraph.ingest.pdf.ocr import missing_languages
+
+    return missing_languages(lang)
+
+
+def _language_note(missing: list[str], effect: str) -> str:
+    """What a language of DOCGRAPH_OCR_LANG without tesseract data means, and the remedy."""
+    from docgraph.ingest.pdf.ocr import language_package
+
+    named = ", ".join(f"`{lang}`" for lang in missing)
+    packages = " ".join(language_package(lang) for lang in missing)
+    return f"{effect}: tesseract has no {named} language data (DOCGRAPH_OCR_LANG; apt-get install {packages})"

@@ -64,6 +64,26 @@ def tesseract_available() -> bool:
     return shutil.which(TESSERACT) is not None
 
 
+def missing_languages(lang: str) -> list[str]:
+    """The languages of ``lang`` ("eng", "eng+deu") tesseract has no data for (``--list-langs``;
+    ``TESSDATA_PREFIX`` counts); none when tesseract itself is missing (said elsewhere)."""
+    path = shutil.which(TESSERACT)
+    if path is None:
+        return []
+    try:
+        done = subprocess.run([path, "--list-langs"], capture_output=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    lines = done.stdout.decode("utf-8", "replace").splitlines()
+    installed = {line.strip() for line in lines if line.strip() and not line.startswith("List of")}
+    return [name for name in lang.split("+") if name and name not in installed]
+
+
+def language_package(lang: str) -> str:
+    """Debian's package of a tesseract language: ``chi_sim`` -> ``tesseract-ocr-chi-sim``."""
+    return f"{DEBIAN_PACKAGE}-{lang.lower().replace('_', '-')}"
+
+
 def require_tesseract() -> str:
     path = shutil.which(TESSERACT)
     if path is None:
