@@ -66,6 +66,7 @@ def build_graph(
         "sections": len(tree.sections),
         "section_source": tree.source,
         "pages_without_text": len(untexted),
+        "pages_with_unreadable_text": len(layout.pages_with_unreadable_text),
         "captions_linked": len(captions),
         "resolved_refs": references.resolved,
         "unresolved_refs": references.unresolved,

@@ -135,6 +135,9 @@ class DocumentLayout:
     pages: list[PageLayout] = field(default_factory=list)
     outline: list[OutlineEntry] = field(default_factory=list)
     pages_without_text: list[int] = field(default_factory=list)
+    # Pages whose text layer is mostly glyphs without usable Unicode (a font without a ToUnicode map),
+    # stored as read: the native reader reads no page by OCR.
+    pages_with_unreadable_text: list[int] = field(default_factory=list)
     links: list[InternalLink] = field(default_factory=list)
 
 

@@ -129,6 +129,25 @@ def test_an_ocr_language_without_tesseract_data_reads_the_rest_and_names_the_pac
     )
 
 
+def test_the_native_reader_says_which_pages_hold_text_without_usable_characters(cli_env: None, tmp_path: Path) -> None:
+    """Fonts without a ToUnicode map: the native reader stored "������" without a word, where a
+    scan's empty pages get a hint; the auto reader reads such pages by OCR."""
+    garbled = tmp_path / "no-unicode.pdf"
+    with pymupdf.open(SAMPLE) as doc:
+        for page in doc:
+            for font in page.get_fonts(full=True):
+                doc.xref_set_key(font[0], "ToUnicode", "null")
+        doc.save(garbled, garbage=3)
+    code, out, err = run("ingest", str(garbled), "--no-embed", "--reader", "native")
+    assert code == 0, err
+    hint = "3 page(s) hold text whose glyphs have no usable characters (a font without a ToUnicode map)"
+    assert f"{hint}: `--reader auto` reads them with OCR" in out
+    code, out, err = run("ingest", str(garbled), "--no-embed", "--force", "--json")
+    assert code == 0, err
+    [report] = json.loads(out)
+    assert report["stats"]["pages_with_unreadable_text"] == 0 and report["stats"]["ocr_pages"] == 3
+
+
 def turned_sample(folder: Path) -> Path:
     """The sample PDF with page 1 scanned as fed in sideways and page 2 upside down."""
     sideways = make_scanned(SAMPLE, folder / "sideways.pdf", dpi=200, pages=[1], turn=90)

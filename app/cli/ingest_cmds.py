@@ -271,6 +271,13 @@ def _print_reports(reports: list[IngestReport], json_out: bool, untexted_hint: s
         without_text = int(report.stats.get("pages_without_text", 0) or 0)
         if without_text:
             console.print(f"  {without_text} page(s) have no text: {untexted_hint}", highlight=False)
+        unreadable = int(report.stats.get("pages_with_unreadable_text", 0) or 0)
+        if unreadable:  # only the native reader keeps such text
+            console.print(
+                f"  {unreadable} page(s) hold text whose glyphs have no usable characters (a font without a "
+                "ToUnicode map): `--reader auto` reads them with OCR",
+                highlight=False,
+            )
 
 
 @handles_errors

@@ -18,6 +18,7 @@ import pymupdf
 
 from docgraph.ingest.links.pdf_links import landed_links
 from docgraph.ingest.page.scan import PageScan
+from docgraph.ingest.page.text_layer import MAX_BAD_CHAR_SHARE, bad_char_share
 from docgraph.ingest.pdf import api as pdf_api
 from docgraph.ingest.pdf.checks import check_page_damage, open_checked
 from docgraph.ingest.pdf.text import clean_title
@@ -134,8 +135,14 @@ def layout_from_scans(path: Path, reader: PagedReader, scans: Sequence[PageScan]
         pages=pages,
         outline=outline,
         pages_without_text=[p.number for p in pages if not p.has_text_layer],
+        pages_with_unreadable_text=_unreadable_pages(ordered) if reader.name == "native" else [],
         links=landed_links([scan.links for scan in ordered], [scan.frame for scan in ordered]),
     )
+
+
+def _unreadable_pages(scans: Sequence[PageScan]) -> list[int]:
+    """Pages whose text layer the ``auto`` reader would not trust for its glyphs (it reads them by OCR)."""
+    return [s.number for s in scans if s.has_text_layer and bad_char_share(s.lines) > MAX_BAD_CHAR_SHARE]
 
 
 def document_outline(doc: pymupdf.Document) -> list[OutlineEntry]:
