@@ -376,3 +376,16 @@ def test_a_scanned_ruled_table_keeps_its_cells(tmp_path: Path) -> None:
     layout = AutoReader().read(tmp_path / "table.pdf")
     [read] = [r for r in layout.pages[0].regions if r.kind == "table"]
     assert token_recall(read.text, " ".join(cells)) >= 0.9, read.text
+
+
+def test_a_scanned_table_with_vertical_rules_gets_its_cell_grid(tmp_path: Path) -> None:
+    """OCR reads a table's vertical rules as "|" words: two of its six rows then crossed each column
+    gutter, no gutter was left, and the table was stored as loose lines ("Seal pool 1,150 6") in a
+    box cut to its words, so a question about the seal pool's area missed it."""
+    layout = AutoReader().read(make_scanned(SAMPLE_PDF, tmp_path / "table.pdf", dpi=200, pages=[2]))
+    [table] = [r for r in layout.pages[0].regions if r.kind == "table"]
+    assert "| Seal pool | 1,150 | 6 |" in table.text and "| Red panda forest | 420 | 2 |" in table.text
+    with pymupdf.open(SAMPLE_PDF) as sample:
+        [drawn] = sample[1].find_tables().tables
+    x0, y0, x1, y1 = drawn.bbox
+    assert table.bbox.x0 <= x0 + 2 and table.bbox.y0 <= y0 + 2 and table.bbox.x1 >= x1 - 2 and table.bbox.y1 >= y1 - 2
