@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from docgraph.app.evaluation.bench import bench_queries, run_bench
+from docgraph.app.evaluation.inputs import distractor_files
 from docgraph.app.evaluation.metrics import SCOPES, recall
 from docgraph.app.evaluation.questions import QuestionsError, load_questions
 from docgraph.app.evaluation.runner import (
-    distractor_files,
     format_ingested,
     format_misses,
     format_scopes,

@@ -17,21 +17,16 @@ from docgraph.app.config import Settings, load_settings
 from docgraph.app.evaluation.answers import WORD_CUTOFFS, AnswerOutcome, answer_misses, ask_for_answers
 from docgraph.app.evaluation.answers import summary as answer_summary
 from docgraph.app.evaluation.corpus_ingest import ProgressFn, ensure_ingested
+from docgraph.app.evaluation.inputs import check_gold_pages, check_models_usable, distractor_files
 from docgraph.app.evaluation.metrics import CUTOFFS, SCOPES, QuestionOutcome, recall, recall_by_type
 from docgraph.app.evaluation.paired import PairedComparison, compare, compare_by_type
 from docgraph.app.evaluation.questions import Question, QuestionsError, load_questions
 from docgraph.app.jobs.documents import check_distinct_ids
-from docgraph.app.pipeline.build import gnn_unavailable
-from docgraph.app.pipeline.source_files import expand_paths
 from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.corpus import stored_builds
-from docgraph.app.retrieval.registry import EVAL_VARIANTS, WITHOUT_GNN, check_names, make_retrievers
-from docgraph.app.retrieval.rerank import configured_reranker
+from docgraph.app.retrieval.registry import EVAL_VARIANTS, check_names, make_retrievers
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.schema import GNN_ABLATION_PROPERTIES
-from docgraph.errors import ModelError
-from docgraph.ingest.readers.paged import page_count
-from docgraph.ingest.structure.ids import doc_id_for, file_sha256
 from docgraph.models.encoders import TextEncoder
 
 
@@ -165,9 +160,7 @@ def run_eval_scopes(
     if baseline is not None and baseline not in names:
         names.append(baseline)
     check_names(names)  # before the slow ingest
-    check_gnn_usable(names, settings)
-    if "hybrid-rerank" in names:  # a damaged reranker failed only after every document was ingested
-        configured_reranker(settings)
+    check_models_usable(names, settings)
     unknown = [scope for scope in scopes if scope not in SCOPES]
     if unknown:
         raise QuestionsError(f"unknown scope {unknown[0]!r}: choose from {', '.join(SCOPES)}")
@@ -202,48 +195,6 @@ def run_eval_scopes(
     if progress:
         progress("eval", len(names), len(names))
     return reports
-
-
-def check_gnn_usable(names: Sequence[str], settings: Settings) -> None:
-    """Refuse, before the slow ingest, to score variants that read GNN vectors when the configured
-    checkpoint cannot give any (a mistyped DOCGRAPH_GNN_CHECKPOINT, a damaged file, another
-    encoder's): the ingest would go on without them and "gnn" score 0, the hybrids as no-gnn."""
-    readers = [name for name in names if name not in WITHOUT_GNN]
-    reason = gnn_unavailable(settings) if readers else None
-    if reason is not None:
-        raise ModelError(
-            f"{', '.join(readers)} read GNN vectors, which the configured checkpoint cannot give ({reason}): "
-            "fix DOCGRAPH_GNN_CHECKPOINT, or score only variants without them (e.g. --variant no-gnn)"
-        )
-
-
-def check_gold_pages(questions: Sequence[Question], docs_dir: Path, max_pages: int) -> None:
-    """Refuse a question whose gold page lies past its document's last page: it could only miss."""
-    counts = {name: page_count(docs_dir / name, max_pages) for name in dict.fromkeys(q.doc for q in questions)}
-    for question in questions:
-        last = counts[question.doc]
-        if max(question.pages) > last:
-            raise QuestionsError(
-                f"question {question.id!r}: page {max(question.pages)} is past the last page of {question.doc} ({last})"
-            )
-
-
-def distractor_files(distractors: Sequence[Path], questioned: Sequence[Path]) -> list[Path]:
-    """The PDFs of ``distractors`` (files or folders). A file named like one the questions are about
-    (the same document id) is that document and is left out; with other content it is refused."""
-    for path in distractors:
-        if not path.exists():
-            raise QuestionsError(f"{path}: no such distractor file or folder")
-    taken = {doc_id_for(path.name): path for path in questioned}
-    found: list[Path] = []
-    for path in expand_paths(distractors):
-        same = taken.get(doc_id_for(path.name))
-        if same is None:
-            taken[doc_id_for(path.name)] = path
-            found.append(path)
-        elif file_sha256(same) != file_sha256(path):
-            raise QuestionsError(f"{path}: another file is named like {same} (one document id); rename one of them")
-    return found
 
 
 def ablation_properties(
