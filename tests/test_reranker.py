@@ -132,6 +132,26 @@ def test_train_reranker_refuses_a_folder_without_pdfs(tmp_path: Path) -> None:
     assert not (tmp_path / "r.pt").exists()
 
 
+def test_train_reranker_refuses_a_gnn_checkpoint_that_gives_no_vectors(tmp_path: Path) -> None:
+    """Its hard negatives came, silently, from a hybrid without its GNN term."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / SAMPLE.name).write_bytes(SAMPLE.read_bytes())
+    missing = tmp_path / "typo.pt"
+    result = CliRunner().invoke(
+        app,
+        ["train-reranker", "--docs", str(docs), "--out", str(tmp_path / "r.pt"), "--json"],
+        env={"DOCGRAPH_HOME": str(tmp_path / "home"), "DOCGRAPH_GNN_CHECKPOINT": str(missing)},
+    )
+    assert result.exit_code == 1
+    said = json.loads(result.stdout)["error"]
+    assert (
+        said.startswith("the hybrid whose hits the reranker learns to reorder reads GNN vectors")
+        and str(missing) in said
+    )
+    assert not (tmp_path / "r.pt").exists()
+
+
 @pytest.fixture(scope="module")
 def sample_store(local_home: Path) -> Iterator[GraphStore]:
     settings = local_settings(local_home, fresh_graph_name())

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from docgraph.app.config import Settings
-from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.build import build_ingest_pipeline, gnn_unavailable
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.pipeline.source_files import expand_paths
 from docgraph.app.pipeline.stages import IngestContext
@@ -29,7 +29,7 @@ from docgraph.app.retrieval.hybrid import HybridRetriever
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.retrieval.rerank import DEFAULT_RERANKER, passage_text
 from docgraph.app.stores.temporary import temporary_local_store
-from docgraph.errors import IngestError
+from docgraph.errors import IngestError, ModelError
 from docgraph.models.cross_encoder import save_cross_encoder
 from docgraph.models.pseudo_queries import PseudoQuery, make_queries, split_held_out
 from docgraph.models.reranker_training import (
@@ -88,6 +88,12 @@ def train_reranker(
     pdfs = expand_paths([docs_dir])
     if not pdfs:
         raise IngestError(f"no PDF files under {docs_dir}")
+    reason = gnn_unavailable(settings)
+    if reason is not None:  # the hard negatives would come from a hybrid without its GNN term
+        raise ModelError(
+            f"the hybrid whose hits the reranker learns to reorder reads GNN vectors, which the configured "
+            f"checkpoint cannot give ({reason}): fix DOCGRAPH_GNN_CHECKPOINT"
+        )
     with temporary_local_store(settings) as store:
         batches = ingested_batches(store, settings, pdfs)
         hybrid = make_retriever("hybrid", store, configured_encoder(settings))
