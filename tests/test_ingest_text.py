@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pymupdf
 import pytest
 
 from docgraph.ingest.floats.tables import to_markdown
 from docgraph.ingest.page.furniture import furniture_key, is_page_number
+from docgraph.ingest.pdf.lines import TEXT_FLAGS, TextLine, extract_lines
 from docgraph.ingest.pdf.text import (
     clean_inline,
     ends_sentence,
@@ -139,3 +141,32 @@ def test_furniture_key_ignores_numbers_and_roman_numerals() -> None:
 def test_markdown_table_escapes_pipes_and_pads_rows() -> None:
     md = to_markdown([["a", "b|c"], ["1"]])
     assert md.splitlines() == ["| a | b\\|c |", "| --- | --- |", "| 1 |  |"]
+
+
+def _line_of(*pieces: tuple[str, str]) -> TextLine:
+    """One line drawn as ``(text, base-14 font)`` pieces side by side."""
+    with pymupdf.open() as doc:
+        page = doc.new_page()
+        x = 72.0
+        for text, font in pieces:
+            page.insert_text((x, 100), text, fontname=font, fontsize=11)
+            x += pymupdf.get_text_length(text, fontname=font, fontsize=11)
+        [line] = extract_lines(page, page.get_textpage(flags=TEXT_FLAGS), page.get_drawings())
+    return line
+
+
+def test_a_code_word_in_a_bold_heading_keeps_it_bold_but_a_bold_code_word_makes_no_line_bold() -> None:
+    """zoo's "2.2. Creation of "zooreg" objects" (zooreg in the code font, not bold) was not bold
+    and so no heading; a code line with one bold code word ("\\clef bass c4 d e f") must not become
+    bold (LilyPond's listings split into pieces), nor must "8.3 " in bold before a signature."""
+    assert _line_of(("2.2. Creation of ", "Times-Bold"), ('"zooreg"', "Courier"), (" objects", "Times-Bold")).bold
+    assert not _line_of(("\\clef bass", "Courier-Bold"), (" c4 d e f g4 a b c", "Courier")).bold
+    assert not _line_of(("8.3 ", "Times-Bold"), ("DocPara(self, expr, format=None,", "Courier")).bold
+    assert (
+        _line_of(
+            ("A heading", "Times-Bold"),
+        ).bold
+        and not _line_of(
+            ("A sentence.", "Times-Roman"),
+        ).bold
+    )

@@ -109,7 +109,7 @@ def _line_from_dict(raw: dict[str, Any], block_no: int, fixed_pitch: frozenset[s
         mono = bool(flags & pymupdf.TEXT_FONT_MONOSPACED) or mono_name or font in fixed_pitch
         count = len(span["text"]) - sum(map(str.isspace, span["text"]))
         weights[(round(float(span.get("size", 0.0)), 1), font, bold, mono, math)] += count
-        bold_letters += sum(map(str.isalpha, span["text"])) if bold else 0
+        bold_letters += sum(map(str.isalpha, span["text"])) if bold and not mono else 0
         if math:  # dot leaders are often set in a math font; they do not make a formula
             math_chars += sum(1 for ch in span["text"] if not ch.isspace() and ch != ".")
         elif max(span["text"]) >= _FIRST_MATH_CHAR:  # (most spans have no character that far up)
@@ -121,7 +121,8 @@ def _line_from_dict(raw: dict[str, Any], block_no: int, fixed_pitch: frozenset[s
     bold_chars = sum(n for key, n in weights.items() if key[2])
     mono_chars = sum(n for key, n in weights.items() if key[3])
     # A code word in a bold heading is set in the code font, not bold: the share is of the rest, when
-    # the bold rest holds a word ("2.2. Creation of "zooreg" objects", not "8.3 DocPara(self, …").
+    # the bold rest holds a word in a text font ("2.2. Creation of "zooreg" objects"; not "8.3
+    # DocPara(self, …", nor a code line with a bold code word in it).
     plain_code_chars = sum(n for key, n in weights.items() if key[3] and not key[2]) if bold_letters >= 2 else 0
     x0, y0, x1, y1 = raw["bbox"]
     return TextLine(
