@@ -16,6 +16,8 @@ from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.app.stores.ingest_claims import claims_dir
+from docgraph.app.stores.kept_copies import kept_copies_dir
 
 SAMPLE = SAMPLES_DIR / "docgraph-sample.pdf"
 DOCGRAPH = Path(sys.executable).with_name("docgraph")
@@ -69,3 +71,18 @@ def test_a_delete_is_refused_while_another_process_ingests_the_document(
     deleted = delete_in_another_process(local_home, falkordb_store.graph_name, "claimed")
     assert deleted.returncode == 0, deleted.stderr
     assert json.loads(deleted.stdout)["doc_id"] == "claimed" and stored_documents(falkordb_store) == []
+
+
+def test_a_claim_that_cannot_be_taken_fails_that_file_not_the_batch(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """An OSError of the claim's folder escaped the pipeline: the batch ended, its reports lost."""
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    blocked = claims_dir(kept_copies_dir(settings.home, falkordb_store))
+    blocked.parent.mkdir(parents=True)
+    blocked.write_text("a file where the claims folder goes")
+    pdf = tmp_path / "blocked.pdf"
+    shutil.copyfile(SAMPLE, pdf)
+    [report] = build_ingest_pipeline(falkordb_store, settings, embed=False).ingest_many([pdf])
+    assert report.status == "failed" and report.error.startswith(f"cannot lock {blocked}/")
+    assert stored_documents(falkordb_store) == []

@@ -158,7 +158,7 @@ class IngestPipeline:
         try:
             with self._claimed(path):
                 return self._run_claimed(ctx, started)
-        except DocgraphError as exc:  # a name that gives no document id
+        except DocgraphError as exc:  # a name that gives no document id, a claim that cannot be taken
             return _failed(ctx, str(exc))
 
     def _claimed(self, path: Path) -> AbstractContextManager[None]:

@@ -6,6 +6,7 @@ tries it exclusive. The lock goes with its process, however that ends."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import os
@@ -50,12 +51,23 @@ def delete_claim(files_dir: Path, doc_id: str) -> Iterator[None]:
     try:
         yield
     finally:
-        path.unlink(missing_ok=True)  # still held: nobody else holds this file; later ones make a new one
+        with contextlib.suppress(OSError):  # the delete is done: a lock file left behind is harmless
+            path.unlink(missing_ok=True)  # still held: nobody else holds this file; later ones make anew
         os.close(descriptor)
 
 
 def _locked(path: Path, mode: int) -> int:
-    """A descriptor of ``path`` locked in ``mode``, the file still at that path once locked."""
+    """A descriptor of ``path`` locked in ``mode``, the file still at that path once locked; a
+    folder that cannot be written (another user's data home) is a StoreError, in one line."""
+    try:
+        return _opened_and_locked(path, mode)
+    except BlockingIOError:
+        raise
+    except OSError as error:
+        raise StoreError(f"cannot lock {path}: {error.strerror or error}") from error
+
+
+def _opened_and_locked(path: Path, mode: int) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     for _ in range(MAX_OPENS):
         descriptor = os.open(path, os.O_RDONLY | os.O_CREAT, 0o644)
