@@ -273,6 +273,9 @@ def test_quoted_evidence_is_shown_as_written_and_model_dollars_are_no_formula() 
     model.citations = [cite]
     shown = numbered_answer(model)  # Streamlit sets an unescaped pair of dollars as LaTeX
     assert "\\$5 to \\$10" in shown and "`Journals$age`" in shown and shown.endswith(" **[1]**.")
+    # code blocks and double-backtick spans are shown as written too; a dollar escaped already stays so
+    fenced = AnswerResult("q", answer="```r\nx$age <- 1\n```\n``a$b`` costs \\$3 and $4", mode="llm")
+    assert safe_markdown(fenced.answer) == "```r\nx$age <- 1\n```\n``a$b`` costs \\$3 and \\$4"
     html = rendered(shown)
     assert "$5 to $10" in html and "<strong>adults</strong>" in html and "<code>Journals$age</code>" in html
 

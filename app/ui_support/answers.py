@@ -18,7 +18,10 @@ _BLOCK_START = re.compile(r"^(\d*)([#>+.)-])")  # a heading, quote or list item 
 _CITATION_GROUP = re.compile(r"\s?\[[^\[\]]*#[^\[\]]*\]")
 _OPEN_BRACKET = re.compile(r"\s?\[[^\[\]]*$")
 _CITATION_TAG = re.compile(r"(\[[^\[\]]*#[^\[\]]*\])")
-_CODE_SPAN = re.compile(r"(`[^`\n]*`)")
+# Code the reader sees as written (a backslash in it would show): fenced blocks (to the end when
+# not closed), ``double`` and `single` backtick spans.
+_CODE = re.compile(r"(```.*?(?:```|\Z)|``[^`]*``|`[^`\n]*`)", re.DOTALL)
+_BARE_DOLLAR = re.compile(r"(?<!\\)\$")  # not one the model escaped itself
 TRACE_ITEMS = 5  # list items a trace line names before "and N more"
 TRACE_CHARS = 200  # longest text a trace line quotes
 
@@ -60,8 +63,8 @@ def safe_markdown(text: str) -> str:
     fetches nothing the model names (Streamlit already escapes raw HTML), and a dollar sign outside
     code is a dollar sign ("$5 to $10" was set as a formula)."""
     text = _IMAGE.sub(lambda match: match.group(1), text)
-    pieces = _CODE_SPAN.split(text)  # code spans at the odd places: a backslash there would show
-    return "".join(piece if i % 2 else piece.replace("$", "\\$") for i, piece in enumerate(pieces))
+    pieces = _CODE.split(text)  # code at the odd places: a backslash there would show
+    return "".join(piece if i % 2 else _BARE_DOLLAR.sub(r"\\$", piece) for i, piece in enumerate(pieces))
 
 
 def _verbatim_but_tags(text: str) -> str:
