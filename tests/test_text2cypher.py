@@ -13,7 +13,13 @@ from docgraph.app.llm.service import ask, text2cypher
 from docgraph.app.llm.text2cypher import run_written_query, worked_examples
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
-from docgraph.errors import LLMUnavailableError, ReadOnlyViolationError, Text2CypherError
+from docgraph.errors import (
+    LLMUnavailableError,
+    QuerySyntaxError,
+    ReadOnlyViolationError,
+    StoreUnavailableError,
+    Text2CypherError,
+)
 from docgraph.models.encoder_loader import load_encoder
 from tests.llm_data import llm_settings, no_llm_settings, region_id, zoo_batch
 from tests.llm_server import Reply, ScriptedLLMServer, confident
@@ -267,3 +273,18 @@ def test_a_failed_query_falls_back_to_retrieval_unless_cypher_was_forced(zoo_sto
     assert failed["fallback"] == "retrieve" and "Invalid input" in failed["error"]
     assert result.answer == "Fish [zoo p.1 #r3]."
     assert result.tokens.calls == 4  # router, two failed queries, the answer: failed tries are counted too
+
+
+def test_a_written_query_keeps_its_own_error_when_the_second_check_fails(
+    zoo_store: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The query as written is explained again to place its error; a failure of that check (the
+    store gone, no right to explain) replaced the caller's syntax error with its own."""
+    settings = no_llm_settings(tmp_path)
+
+    def store_gone(*args: object, **kwargs: object) -> str:
+        raise StoreUnavailableError("the store went away")
+
+    monkeypatch.setattr(zoo_store, "explain", store_gone)
+    with pytest.raises(QuerySyntaxError, match="line 2"):  # the limited query's, as the store said it
+        run_written_query("MATCH (n) RETURN n LIMIT", zoo_store, settings)

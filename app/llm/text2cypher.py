@@ -245,6 +245,8 @@ def _said_of_written(error: str, query: str, limited: str, store: GraphStore, pa
             store.explain(query, params)
         except QuerySyntaxError as own:  # the query as written fails too: say where, in its own text
             error = str(own)
+        except StoreError:  # the check itself failed (store gone, no right): the first error stands
+            pass
     problem = query_problem(error)
     if problem.line is not None:
         return problem.summary
