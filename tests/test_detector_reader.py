@@ -294,6 +294,14 @@ def test_table_cells_from_word_gaps() -> None:
     cells = table_cells(BBox(45, 95, 400, 145), words)
     assert cells == rows
     assert table_cells(BBox(45, 95, 400, 145), words[:2]) is None  # too few words for a grid
+    # a text layer's "|" is a cell of an operators' table, not a rule read by OCR: it stays
+    operators = [["Operator", "Meaning"], ["|", "bitwise or"], ["||", "logical or"]]
+    words = [
+        (50 + 120 * c, 100 + 14 * r, 50 + 120 * c + 35, 110 + 14 * r, text, 0, r, c)
+        for r, row in enumerate(operators)
+        for c, text in enumerate(row)
+    ]
+    assert table_cells(BBox(45, 95, 400, 145), words) == operators
 
 
 def test_readers_are_registered(monkeypatch: pytest.MonkeyPatch) -> None:

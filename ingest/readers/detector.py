@@ -23,7 +23,7 @@ import numpy as np
 import pymupdf
 from PIL import Image
 
-from docgraph.ingest.floats.detector_tables import table_cells
+from docgraph.ingest.floats.detector_tables import read_from_a_rule, table_cells
 from docgraph.ingest.floats.image_text import ImageTextJob, submit_image_text
 from docgraph.ingest.floats.layout_model import MODEL_KINDS, ModelBox
 from docgraph.ingest.floats.tables import FoundTable
@@ -123,7 +123,8 @@ class PendingPage:
             words = [w for crop in job.words() for w in crop if job is not self.rest_job or _confident(w)]
             ocr_words += words
             scan.lines.extend(_new_lines(scan.lines, words_to_lines(words, block_base=base * 10**6)))
-        _fill_table_cells(self.boxes, self.text_words + words_as_tuples(ocr_words))
+        cell_words = [w for w in ocr_words if not read_from_a_rule(w.text)]  # a text layer's "|" is a cell's
+        _fill_table_cells(self.boxes, self.text_words + words_as_tuples(cell_words))
         scan.model_boxes = self.boxes
         scan.figures = [b.bbox for b in self.boxes if b.kind == "figure"]
         scan.tables = _merge_tables(scan.tables, self.boxes)
