@@ -162,6 +162,8 @@ def test_a_code_word_in_a_bold_heading_keeps_it_bold_but_a_bold_code_word_makes_
     assert _line_of(("2.2. Creation of ", "Times-Bold"), ('"zooreg"', "Courier"), (" objects", "Times-Bold")).bold
     assert not _line_of(("\\clef bass", "Courier-Bold"), (" c4 d e f g4 a b c", "Courier")).bold
     assert not _line_of(("8.3 ", "Times-Bold"), ("DocPara(self, expr, format=None,", "Courier")).bold
+    # a bold run-in label before a command is no bold line either (it became a heading)
+    assert not _line_of(("Usage: ", "Times-Bold"), ("docgraph ingest FILE.pdf --force --reader auto", "Courier")).bold
     assert (
         _line_of(
             ("A heading", "Times-Bold"),

@@ -121,9 +121,12 @@ def _line_from_dict(raw: dict[str, Any], block_no: int, fixed_pitch: frozenset[s
     bold_chars = sum(n for key, n in weights.items() if key[2])
     mono_chars = sum(n for key, n in weights.items() if key[3])
     # A code word in a bold heading is set in the code font, not bold: the share is of the rest, when
-    # the bold rest holds a word in a text font ("2.2. Creation of "zooreg" objects"; not "8.3
-    # DocPara(self, …", nor a code line with a bold code word in it).
-    plain_code_chars = sum(n for key, n in weights.items() if key[3] and not key[2]) if bold_letters >= 2 else 0
+    # the bold rest holds a word in a text font and the code is the smaller part ("2.2. Creation of
+    # "zooreg" objects"; not "8.3 DocPara(self, …", "Usage: docgraph ingest FILE.pdf --force" nor a
+    # code line with a bold code word in it).
+    plain_code_chars = sum(n for key, n in weights.items() if key[3] and not key[2])
+    if bold_letters < 2 or 2 * plain_code_chars >= total:
+        plain_code_chars = 0
     x0, y0, x1, y1 = raw["bbox"]
     return TextLine(
         text=text,
