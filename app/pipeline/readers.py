@@ -28,9 +28,6 @@ def make_reader(name: str, settings: Settings) -> Reader:
     if choice == "detector":
         from docgraph.ingest.readers.detector import DetectorReader
 
-        missing = _missing_languages(settings.ocr_lang)
-        if missing:  # every page goes through OCR: each would fail on its own
-            raise ConfigError(_language_note(missing, "the detector reader cannot read a page"))
         return DetectorReader(
             max_pages=settings.max_pages,
             model_path=_model_path(settings),
@@ -45,7 +42,7 @@ def make_reader(name: str, settings: Settings) -> Reader:
             max_pages=settings.max_pages,
             model_path=_model_path(settings),
             ocr_lang=settings.ocr_lang,
-            ocr=tesseract_available() and not _missing_languages(settings.ocr_lang),
+            ocr=tesseract_available() and not _none_installed(settings.ocr_lang),
             image_text=settings.picture_ocr,
         )
     if choice == "azure":
@@ -65,13 +62,19 @@ def reader_notes(reader: Reader) -> list[str]:
     if reader_ocr_off(reader):
         from docgraph.ingest.pdf.ocr import DEBIAN_PACKAGE, TESSERACT, tesseract_available
 
-        if tesseract_available():  # then a language of DOCGRAPH_OCR_LANG is missing
+        if tesseract_available():  # then no language of DOCGRAPH_OCR_LANG is installed
             missing = _missing_languages(str(getattr(reader, "ocr_lang", "")))
             return [_language_note(missing, "OCR off: scanned pages and text in pictures stay unread")]
         return [
             f"OCR off: the `{TESSERACT}` command is not installed, so scanned pages stay empty "
             f"(apt-get install {DEBIAN_PACKAGE})"
         ]
+    lang = str(getattr(reader, "ocr_lang", ""))
+    missing = _missing_languages(lang) if reader.name in ("detector", "auto") else []
+    if missing and _none_installed(lang):  # the detector reader reads by OCR wherever the text layer gives nothing
+        return [_language_note(missing, "scanned pages and text in pictures fail to read")]
+    if missing:  # tesseract reads with the others
+        return [_language_note(missing, f"OCR reads without {', '.join(missing)}")]
     if reader.name in ("detector", "auto"):
         from docgraph.ingest.pdf.ocr import tesseract_available
         from docgraph.ingest.pdf.orientation import OSD_PACKAGE, orientation_model_installed
@@ -99,10 +102,13 @@ def _missing_languages(lang: str) -> list[str]:
     return missing_languages(lang)
 
 
-def _language_note(missing: list[str], effect: str) -> str:
-    """What a language of DOCGRAPH_OCR_LANG without tesseract data means, and the remedy."""
-    from docgraph.ingest.pdf.ocr import language_package
+def _none_installed(lang: str) -> bool:
+    """Whether tesseract has data for none of ``lang``'s languages (with one of "eng+deu" it reads)."""
+    named = [part.strip() for part in lang.split("+") if part.strip()]
+    return bool(named) and len(_missing_languages(lang)) == len(named)
 
-    named = ", ".join(f"`{lang}`" for lang in missing)
-    packages = " ".join(language_package(lang) for lang in missing)
-    return f"{effect}: tesseract has no {named} language data (DOCGRAPH_OCR_LANG; apt-get install {packages})"
+
+def _language_note(missing: list[str], effect: str) -> str:
+    from docgraph.ingest.pdf.ocr import missing_language_message
+
+    return f"{effect}: {missing_language_message(missing)}"

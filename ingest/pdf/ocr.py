@@ -11,6 +11,7 @@ Word boxes are kept and mapped back to page points.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import math
 import os
@@ -66,22 +67,40 @@ def tesseract_available() -> bool:
 
 def missing_languages(lang: str) -> list[str]:
     """The languages of ``lang`` ("eng", "eng+deu") tesseract has no data for (``--list-langs``;
-    ``TESSDATA_PREFIX`` counts); none when tesseract itself is missing (said elsewhere)."""
-    path = shutil.which(TESSERACT)
-    if path is None:
+    ``TESSDATA_PREFIX`` counts); none when tesseract is missing or cannot list them (said elsewhere,
+    or by tesseract when it reads)."""
+    installed = _installed_languages(shutil.which(TESSERACT), os.environ.get("TESSDATA_PREFIX", ""))
+    if installed is None:
         return []
+    return [name for name in (part.strip() for part in lang.split("+")) if name and name not in installed]
+
+
+@functools.lru_cache(maxsize=4)
+def _installed_languages(path: str | None, tessdata: str) -> frozenset[str] | None:
+    """What ``tesseract --list-langs`` lists (tesseract 3 prints it on stderr); asked once per
+    tesseract and data folder."""
+    if path is None:
+        return None
     try:
         done = subprocess.run([path, "--list-langs"], capture_output=True, timeout=60, check=False)
     except (OSError, subprocess.TimeoutExpired):
-        return []
-    lines = done.stdout.decode("utf-8", "replace").splitlines()
-    installed = {line.strip() for line in lines if line.strip() and not line.startswith("List of")}
-    return [name for name in lang.split("+") if name and name not in installed]
+        return None
+    if done.returncode != 0:
+        return None
+    lines = (done.stdout + done.stderr).decode("utf-8", "replace").splitlines()
+    return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("List of"))
+
+
+def missing_language_message(missing: Sequence[str]) -> str:
+    """What languages of DOCGRAPH_OCR_LANG without tesseract data mean, and the remedy."""
+    named = ", ".join(f"`{lang}`" for lang in missing)
+    packages = " ".join(language_package(lang) for lang in missing)
+    return f"tesseract has no {named} language data (DOCGRAPH_OCR_LANG; apt-get install {packages})"
 
 
 def language_package(lang: str) -> str:
     """Debian's package of a tesseract language: ``chi_sim`` -> ``tesseract-ocr-chi-sim``."""
-    return f"{DEBIAN_PACKAGE}-{lang.lower().replace('_', '-')}"
+    return f"{DEBIAN_PACKAGE}-{lang.strip().lower().replace('_', '-')}"
 
 
 def require_tesseract() -> str:
@@ -126,6 +145,11 @@ def _run_tesseract(exe: str, source: Path, lang: str, psm: int, dpi: int) -> str
     except subprocess.TimeoutExpired as exc:
         raise ModelError(f"tesseract ran past {OCR_TIMEOUT_S:.0f}s") from exc
     if done.returncode != 0:
+        missing = missing_languages(lang)
+        if missing and len(missing) == len([part for part in lang.split("+") if part.strip()]):
+            # (with one language installed it reads on) tesseract's own words name a data file and
+            # a folder, not the setting or the package
+            raise ModelError(missing_language_message(missing))
         message = " ".join(done.stderr.decode("utf-8", "replace").split())[:300]
         raise ModelError(f"tesseract failed (exit {done.returncode}): {message}")
     return done.stdout.decode("utf-8", "replace")
