@@ -124,6 +124,29 @@ def test_the_remainder_of_a_noisy_grey_scan_is_read(tmp_path: Path) -> None:
     assert recall(tokens(" ".join(w.text for w in words)), tokens(" ".join(truth))) >= 0.6
 
 
+def test_the_paper_grey_is_the_rest_of_the_page_not_a_dark_photo_under_a_box(tmp_path: Path) -> None:
+    """The grey the boxes are painted in was the whole page's median: a dark photo over most of
+    the page made the painted box a dark blob, and the lines beside it were lost."""
+    sample = Path(__file__).resolve().parent.parent / "samples" / "docgraph-sample.pdf"
+    with pymupdf.open(sample) as source, pymupdf.open() as out:
+        page = source[0]
+        pixmap = page.get_pixmap(dpi=200, colorspace=pymupdf.csGRAY, alpha=False)
+        grey = np.frombuffer(pixmap.samples, dtype=np.uint8).reshape(pixmap.height, pixmap.width).copy()
+        top = grey.shape[0] // 4
+        noise = np.random.default_rng(0).normal(0, 25, grey[top:].shape)
+        grey[top:] = np.clip(40 + noise, 0, 255).astype("uint8")  # a dark photo under the first quarter
+        jpeg = io.BytesIO()
+        Image.fromarray(grey).save(jpeg, "JPEG", quality=85)
+        target = out.new_page(width=page.rect.width, height=page.rect.height)
+        target.insert_image(target.rect, stream=jpeg.getvalue())
+        out.save(tmp_path / "dark.pdf")
+        height, width = page.rect.height, page.rect.width
+    with pymupdf.open(tmp_path / "dark.pdf") as doc, ThreadPoolExecutor(1) as pool:
+        (words,) = submit_remainder(doc[0], [BBox(0, height / 4, width, height)], tmp_path, pool).words()
+    read = tokens(" ".join(w.text for w in words))
+    assert {"table", "introduction"} <= set(read), read
+
+
 def test_words_group_into_lines_with_boxes() -> None:
     words = [
         OcrWord("world", BBox(40, 10, 70, 20), 90, 0, 1, 1, 1),

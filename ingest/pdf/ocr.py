@@ -250,11 +250,13 @@ def submit_remainder(
     require_tesseract()
     dpi = capped_dpi(page.rect.width, page.rect.height, dpi)
     pixels = render(page, dpi)
-    paper = int(np.median(pixels))
     zoom = dpi / 72.0
+    painted = np.zeros(pixels.shape, dtype=bool)
     for box in covered:
         x0, y0, x1, y1 = crop_clip(page, box, margin=1.0)
-        pixels[max(0, int(y0 * zoom)) : int(y1 * zoom) + 1, max(0, int(x0 * zoom)) : int(x1 * zoom) + 1] = paper
+        painted[max(0, int(y0 * zoom)) : int(y1 * zoom) + 1, max(0, int(x0 * zoom)) : int(x1 * zoom) + 1] = True
+    rest = pixels[~painted]  # the paper is what the boxes leave (a dark photo in one is not paper)
+    pixels[painted] = int(np.median(rest)) if rest.size else 255
     path = folder / f"p{page.number + 1}-rest.pgm"
     Image.fromarray(pixels).save(path)
     height, width = pixels.shape
