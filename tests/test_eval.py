@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from docgraph.app.evaluation.bench import bench_queries, run_bench
-from docgraph.app.evaluation.inputs import distractor_files
+from docgraph.app.evaluation.inputs import check_models_usable, distractor_files
 from docgraph.app.evaluation.metrics import SCOPES, recall
 from docgraph.app.evaluation.questions import QuestionsError, load_questions
 from docgraph.app.evaluation.runner import (
@@ -270,6 +270,8 @@ def test_eval_refuses_gnn_variants_when_the_checkpoint_gives_no_vectors(
     assert falkordb_store.read("MATCH (d:Document) RETURN count(d) AS n")[0]["n"] == 0  # refused before ingesting
     scored = run_eval(spec_questions, TRAIN_DIR, ["bm25-page", "no-gnn"], falkordb_store, encoder, settings=settings)
     assert set(scored.variants) == {"bm25-page", "no-gnn"}
+    # the ablations read their own checkpoints' vectors: the configured one's trouble is not theirs
+    check_models_usable(["no-sim", "no-cross-page", "bm25-page"], settings)
 
 
 def test_eval_refuses_a_damaged_reranker_before_ingesting(

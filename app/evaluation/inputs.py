@@ -12,6 +12,7 @@ from docgraph.app.pipeline.build import gnn_unavailable
 from docgraph.app.pipeline.source_files import expand_paths
 from docgraph.app.retrieval.registry import WITHOUT_GNN
 from docgraph.app.retrieval.rerank import configured_reranker
+from docgraph.app.stores.schema import GNN_ABLATION_PROPERTIES
 from docgraph.errors import ModelError
 from docgraph.ingest.readers.paged import page_count
 from docgraph.ingest.structure.ids import doc_id_for, file_sha256
@@ -24,7 +25,8 @@ def check_models_usable(names: Sequence[str], settings: Settings) -> None:
     reranker of hybrid-rerank is loaded here too (a damaged one failed after the ingest)."""
     if "hybrid-rerank" in names:
         configured_reranker(settings)
-    readers = [name for name in names if name not in WITHOUT_GNN]
+    # (the GNN ablations read their own checkpoints' vectors, made by reembed --variant)
+    readers = [name for name in names if name not in WITHOUT_GNN and name not in GNN_ABLATION_PROPERTIES]
     reason = gnn_unavailable(settings) if readers else None
     if reason is not None:
         raise ModelError(
