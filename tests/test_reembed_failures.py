@@ -13,7 +13,7 @@ from docgraph.app.jobs import reembed as reembed_job
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.falkordb_store import FalkorDBStore
-from docgraph.errors import CorpusChangedError, ReembedError
+from docgraph.errors import CorpusChangedError, ReembedError, StoreError
 
 
 def test_one_failing_document_does_not_stop_the_others(
@@ -39,7 +39,7 @@ def test_one_failing_document_does_not_stop_the_others(
 
 
 def test_an_interrupted_reembed_leaves_the_full_text_scores_as_they_were(
-    falkordb_store: FalkorDBStore, tmp_path: Path
+    falkordb_store: FalkorDBStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Ctrl-C after the first document left the vectors written so far, and the full-text index
     they made stale (a penguin question's score fell from 4.5 to 3.0), until a whole reembed."""
@@ -62,3 +62,11 @@ def test_an_interrupted_reembed_leaves_the_full_text_scores_as_they_were(
         with pytest.raises(KeyboardInterrupt):
             reembed_job.reembed(falkordb_store, settings, progress=stopped_after_one)
     assert scores() == before
+
+    def store_gone(labels: object) -> None:
+        raise StoreError("the store went away")
+
+    with monkeypatch.context() as patched:  # the interrupt is what is reported, not the rebuild's failure
+        patched.setattr(falkordb_store, "refresh_fulltext", store_gone)
+        with pytest.raises(KeyboardInterrupt):
+            reembed_job.reembed(falkordb_store, settings, progress=stopped_after_one)

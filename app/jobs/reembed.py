@@ -6,6 +6,7 @@ model and written back on its own.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +66,8 @@ def reembed(
                 failed[document] = str(error)
     except BaseException:  # Ctrl-C: the vectors written so far left the full-text scores stale
         if started:
-            _rebuild_fulltext(store, None)  # quietly: the progress callback may be what raised
+            with contextlib.suppress(DocgraphError):  # the interrupt is what to report, not this
+                _rebuild_fulltext(store, None)  # quietly: the progress callback may be what raised
         raise
     if progress:
         progress("reembed", len(doc_ids), len(doc_ids))
