@@ -4,12 +4,15 @@ line of error when a file is not what it claims (empty, a Git LFS pointer, cut s
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from docgraph.errors import ModelError
+
+_SENTENCE_END = re.compile(r"\. (?=[A-Z][a-z])")  # "directory. This", not "e.g. /tmp" or a path
 
 
 def save_atomically(payload: dict[str, Any], path: Path) -> Path:
@@ -30,5 +33,6 @@ def unreadable(path: Path, kind: str, error: Exception) -> ModelError:
     unpickling errors go on for a paragraph, and advise loading the file unsafely)."""
     lines = str(error).strip().splitlines()
     first = lines[0] if lines else type(error).__name__
-    end = first.find(". ")  # torch's zip reader goes on in one line: "… central directory. This is an internal miniz…"
-    return ModelError(f"{path} is not a docgraph {kind} checkpoint: {first[: end + 1] if end > 0 else first}")
+    # torch's zip reader goes on in one line: "… central directory. This is an internal miniz…"
+    end = _SENTENCE_END.search(first)
+    return ModelError(f"{path} is not a docgraph {kind} checkpoint: {first[: end.start() + 1] if end else first}")

@@ -15,6 +15,7 @@ from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.errors import ModelError
 from docgraph.models import cross_encoder
+from docgraph.models.checkpoint_files import unreadable
 from docgraph.models.cross_encoder import CrossEncoder, CrossEncoderConfig, load_cross_encoder, save_cross_encoder
 from docgraph.models.gnn import GnnConfig, RelationalGNN, load_checkpoint, save_checkpoint
 
@@ -47,6 +48,9 @@ def test_a_checkpoint_cut_short_is_named_in_one_short_line(tmp_path: Path) -> No
     said = str(refused.value)
     assert said == f"{cut} is not a docgraph GNN checkpoint: {said.split(': ', 1)[1]}"
     assert said.endswith("failed finding central directory.") and "miniz" not in said
+    # and a reason is not cut inside a path or after an abbreviation
+    whole_reason = unreadable(cut, "GNN", OSError("cannot read e.g. /tmp/a. b.pt: it is gone"))
+    assert str(whole_reason).endswith("cannot read e.g. /tmp/a. b.pt: it is gone")
 
 
 def test_an_ingest_goes_on_without_the_gnn_when_its_checkpoint_is_unreadable(
