@@ -12,7 +12,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from docgraph.app.config import Settings
-from docgraph.app.pipeline.stages import FileState, IngestContext, embedded_batch, file_state
+from docgraph.app.file_states import FileState, file_state
+from docgraph.app.pipeline.stages import IngestContext, embedded_batch
 from docgraph.app.resources import ROOT
 from docgraph.app.stores.schema import GNN_ABLATION_PROPERTIES, GNN_PROPERTY
 from docgraph.errors import ModelError

@@ -14,6 +14,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
+from docgraph.app.file_states import file_state
 from docgraph.app.pipeline.execution.base import SourceFile, TaskExecutor
 from docgraph.app.pipeline.memory import release_free_memory
 from docgraph.app.pipeline.reports import IngestReport
@@ -23,7 +24,6 @@ from docgraph.app.pipeline.stages import (
     Stage,
     WriteStage,
     file_changed,
-    file_state,
 )
 from docgraph.app.pipeline.store_locks import store_lock
 from docgraph.app.pipeline.unchanged import KEPT_EMBEDDINGS_NOTE, note_moved_source, stored_as_built

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from docgraph.app.file_states import FileState, file_state
 from docgraph.app.pipeline.descriptions import carry_descriptions
 from docgraph.app.pipeline.embedding import embed_batch
 from docgraph.app.pipeline.execution.base import SourceFile, TaskExecutor
@@ -39,7 +40,6 @@ from docgraph.records import GraphBatch
 if TYPE_CHECKING:  # the scanners load PyMuPDF, which asking a question does without
     from docgraph.ingest.page.scan import PageScan
 
-FileState = tuple[int, int, int]  # size, modification time (ns), inode
 ProgressFn = Callable[[str, int, int], None]  # (stage, done, total); at the end (status, 1, 1)
 
 
@@ -167,15 +167,6 @@ def embedded_batch(ctx: IngestContext, stage: str) -> GraphBatch | None:
 
 def _has_vector(value: Any) -> bool:
     return value is not None and len(value) > 0
-
-
-def file_state(path: Path) -> FileState | None:
-    """What tells one content of a file from the next without reading it (None: no such file)."""
-    try:
-        found = path.stat()
-    except OSError:
-        return None
-    return found.st_size, found.st_mtime_ns, found.st_ino
 
 
 def file_changed(ctx: IngestContext) -> bool:

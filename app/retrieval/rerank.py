@@ -10,7 +10,6 @@ to the hybrid's fused score, so the hybrid's evidence is refined, not replaced. 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from docgraph.app.file_states import FileState, file_state
 from docgraph.app.resources import ROOT
 from docgraph.app.retrieval.base import ContextRegion, PageHit, ScoredRegion, check_query
 from docgraph.app.retrieval.corpus import Corpus
@@ -49,23 +49,14 @@ class RerankWeights:
 def load_reranker(path: Path = DEFAULT_RERANKER) -> CrossEncoder:
     """The cross-encoder checkpoint at ``path``, loaded once per process, and again once its file
     changed (a server kept scoring with a checkpoint `train-reranker --out` had since replaced)."""
-    return _load_reranker(path, _file_stamp(path))
+    return _load_reranker(path, file_state(path))
 
 
 @lru_cache(maxsize=4)
-def _load_reranker(path: Path, stamp: tuple[int, int, int] | None) -> CrossEncoder:
+def _load_reranker(path: Path, state: FileState | None) -> CrossEncoder:
     from docgraph.models.cross_encoder import load_cross_encoder
 
     return load_cross_encoder(path)
-
-
-def _file_stamp(path: Path) -> tuple[int, int, int] | None:
-    """Size, modification time and inode: another file, or the file written again (None: no file)."""
-    try:
-        found = os.stat(path)
-    except OSError:
-        return None
-    return found.st_size, found.st_mtime_ns, found.st_ino
 
 
 def configured_reranker(settings: Settings | None = None) -> CrossEncoder:
