@@ -38,7 +38,7 @@ from docgraph.app.jobs.relink import relink_corpus
 from docgraph.app.llm.client import vision_configured
 from docgraph.app.llm.service import describe_document
 from docgraph.app.pipeline.ingest_pipeline import IngestPipeline
-from docgraph.app.pipeline.readers import make_reader, reader_ocr_off
+from docgraph.app.pipeline.readers import make_reader, ocr_packages, reader_ocr_off
 from docgraph.app.pipeline.reports import OUTCOMES, IngestReport
 from docgraph.app.pipeline.source_files import expand_paths
 from docgraph.app.pipeline.stages import ProgressFn
@@ -224,17 +224,10 @@ def _progress(quiet: bool) -> Progress:
 
 def _untexted_hint(reader: Reader) -> str:
     """What to do about pages that gave no text, given the reader that read them."""
-    from docgraph.ingest.pdf.ocr import DEBIAN_PACKAGE
-
     if reader.name == "native":
         return "`--reader auto` reads them with OCR"
     if reader_ocr_off(reader):
-        from docgraph.ingest.pdf.ocr import language_package, missing_languages, tesseract_available
-
-        if tesseract_available():  # a language of DOCGRAPH_OCR_LANG is missing
-            lang = str(getattr(reader, "ocr_lang", ""))
-            return f"OCR would read them: apt-get install {' '.join(map(language_package, missing_languages(lang)))}"
-        return f"OCR would read them: apt-get install {DEBIAN_PACKAGE}"
+        return f"OCR would read them: apt-get install {' '.join(ocr_packages(reader))}"
     if reader.name == "azure":
         return "the reader found no text on them"
     return "OCR found no text on them either"

@@ -42,7 +42,7 @@ def make_reader(name: str, settings: Settings) -> Reader:
             max_pages=settings.max_pages,
             model_path=_model_path(settings),
             ocr_lang=settings.ocr_lang,
-            ocr=tesseract_available() and not _none_installed(settings.ocr_lang),
+            ocr=tesseract_available() and not _no_language_installed(settings.ocr_lang),
             image_text=settings.picture_ocr,
         )
     if choice == "azure":
@@ -59,19 +59,18 @@ def reader_ocr_off(reader: Reader) -> bool:
 
 def reader_notes(reader: Reader) -> list[str]:
     """What the reader leaves out and why, for the user to see once."""
+    lang = str(getattr(reader, "ocr_lang", ""))
+    missing = _missing_languages(lang) if reader.name in ("detector", "auto") else []
     if reader_ocr_off(reader):
-        from docgraph.ingest.pdf.ocr import DEBIAN_PACKAGE, TESSERACT, tesseract_available
+        from docgraph.ingest.pdf.ocr import DEBIAN_PACKAGE, TESSERACT
 
-        if tesseract_available():  # then no language of DOCGRAPH_OCR_LANG is installed
-            missing = _missing_languages(str(getattr(reader, "ocr_lang", "")))
+        if missing:  # tesseract is there, but no language of DOCGRAPH_OCR_LANG
             return [_language_note(missing, "OCR off: scanned pages and text in pictures stay unread")]
         return [
             f"OCR off: the `{TESSERACT}` command is not installed, so scanned pages stay empty "
             f"(apt-get install {DEBIAN_PACKAGE})"
         ]
-    lang = str(getattr(reader, "ocr_lang", ""))
-    missing = _missing_languages(lang) if reader.name in ("detector", "auto") else []
-    if missing and _none_installed(lang):  # the detector reader reads by OCR wherever the text layer gives nothing
+    if missing and _no_language_installed(lang):  # the detector reader OCRs where the text layer gives nothing
         return [_language_note(missing, "scanned pages and text in pictures fail to read")]
     if missing:  # tesseract reads with the others
         return [_language_note(missing, f"OCR reads without {', '.join(missing)}")]
@@ -102,13 +101,23 @@ def _missing_languages(lang: str) -> list[str]:
     return missing_languages(lang)
 
 
-def _none_installed(lang: str) -> bool:
-    """Whether tesseract has data for none of ``lang``'s languages (with one of "eng+deu" it reads)."""
-    named = [part.strip() for part in lang.split("+") if part.strip()]
-    return bool(named) and len(_missing_languages(lang)) == len(named)
+def _no_language_installed(lang: str) -> bool:
+    from docgraph.ingest.pdf.ocr import no_language_installed
+
+    return no_language_installed(lang)
 
 
 def _language_note(missing: list[str], effect: str) -> str:
     from docgraph.ingest.pdf.ocr import missing_language_message
 
     return f"{effect}: {missing_language_message(missing)}"
+
+
+def ocr_packages(reader: Reader) -> list[str]:
+    """What to install for ``reader``'s OCR (off, for ``auto``): tesseract, or the languages of
+    DOCGRAPH_OCR_LANG it has no data for."""
+    from docgraph.ingest.pdf.ocr import DEBIAN_PACKAGE, language_package, tesseract_available
+
+    if not tesseract_available():
+        return [DEBIAN_PACKAGE]
+    return [language_package(lang) for lang in _missing_languages(str(getattr(reader, "ocr_lang", "")))]

@@ -91,6 +91,13 @@ def _installed_languages(path: str | None, tessdata: str) -> frozenset[str] | No
     return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("List of"))
 
 
+def no_language_installed(lang: str) -> bool:
+    """Whether tesseract has data for none of ``lang``'s languages: then it cannot read at all
+    (with one of "eng+deu" installed it reads with that one and only warns)."""
+    named = [part for part in lang.split("+") if part.strip()]
+    return bool(named) and len(missing_languages(lang)) == len(named)
+
+
 def missing_language_message(missing: Sequence[str]) -> str:
     """What languages of DOCGRAPH_OCR_LANG without tesseract data mean, and the remedy."""
     named = ", ".join(f"`{lang}`" for lang in missing)
@@ -145,11 +152,8 @@ def _run_tesseract(exe: str, source: Path, lang: str, psm: int, dpi: int) -> str
     except subprocess.TimeoutExpired as exc:
         raise ModelError(f"tesseract ran past {OCR_TIMEOUT_S:.0f}s") from exc
     if done.returncode != 0:
-        missing = missing_languages(lang)
-        if missing and len(missing) == len([part for part in lang.split("+") if part.strip()]):
-            # (with one language installed it reads on) tesseract's own words name a data file and
-            # a folder, not the setting or the package
-            raise ModelError(missing_language_message(missing))
+        if no_language_installed(lang):  # tesseract's words name a data file, not the setting or package
+            raise ModelError(missing_language_message(missing_languages(lang)))
         message = " ".join(done.stderr.decode("utf-8", "replace").split())[:300]
         raise ModelError(f"tesseract failed (exit {done.returncode}): {message}")
     return done.stdout.decode("utf-8", "replace")
