@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 import re
 import sys
@@ -237,7 +238,7 @@ def _cell(value: Any, limit: int = 160) -> str:
 def _number(value: float) -> str:
     """Up to 6 decimals, without trailing zeros or an exponent between 1e-4 and 1e15 (a sum of
     page widths reads 41680, a score 0.812346); the exponent form beyond, the full value in --json."""
-    if value != value or value in (float("inf"), float("-inf")):
+    if not math.isfinite(value):
         return str(value)
     if value == 0 or PLAIN_NUMBERS[0] <= abs(value) < PLAIN_NUMBERS[1]:
         return f"{value:.6f}".rstrip("0").rstrip(".")

@@ -230,7 +230,7 @@ def run_written_query(
             started = time.perf_counter()
             store.explain(result.cypher, params or {})
             result.timings["query"] = time.perf_counter() - started
-    except (QuerySyntaxError, StoreError) as error:
+    except StoreError as error:
         if type(error) not in (QuerySyntaxError, StoreError):  # the store's own trouble (unavailable, a timeout)
             raise
         raise type(error)(_said_of_written(str(error), cleaned, result.cypher, store, params or {})) from error

@@ -129,11 +129,11 @@ class IngestPipeline:
             notes=[KEPT_EMBEDDINGS_NOTE] if kept_embedded else [],
         )
 
-    def _run_stages(self, ctx: IngestContext, progress: ProgressFn | None) -> None:
+    def _run_stages(self, ctx: IngestContext) -> None:
         """Each stage in turn. Stages that use the store run one document at a time, and one hold of
         the lock covers a run of them: links to other documents (``corpus_similarity``) are chosen
         and written before another document's write can remove their targets."""
-        held = False
+        held, progress = False, ctx.progress
         try:
             for stage in self.stages:
                 stage_start = time.perf_counter()
@@ -177,7 +177,7 @@ class IngestPipeline:
             if skipped is not None:
                 return skipped
             ctx.source = self.tasks.source(path) if path.is_file() else SourceFile(path)
-            self._run_stages(ctx, ctx.progress)
+            self._run_stages(ctx)
         except WorkerLostError as exc:  # says which task, not which file
             return _failed(ctx, f"{path.name}: {exc}")
         except DocgraphError as exc:

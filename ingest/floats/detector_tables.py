@@ -21,12 +21,12 @@ ROW_OVERLAP = 0.5  # share of the smaller height two words must share to sit on 
 GUTTER_EM = 0.8  # a column gutter is at least this many word heights wide
 GUTTER_ROW_SHARE = 0.1  # rows allowed to cross a gutter (a spanning title row, a long cell)
 # What OCR reads a ruling line as: no word of the table, and one that crossed its column gutters.
-RULE_GLYPHS = frozenset("|¦│┃")
+_RULE_GLYPHS = frozenset("|¦│┃")
 
 
 def read_from_a_rule(text: str) -> bool:
     """Whether an OCR word is a table's vertical rule read as text ("|"), not a word of a cell."""
-    return bool(text) and RULE_GLYPHS.issuperset(text)
+    return bool(text) and _RULE_GLYPHS.issuperset(text)
 
 
 def table_cells(box: BBox, words: Sequence[Word]) -> list[list[str]] | None:

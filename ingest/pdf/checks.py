@@ -81,10 +81,13 @@ def check_page_damage(doc: pymupdf.Document, page_number: int, name: str) -> Non
         said = next(line for line in warnings.splitlines() if damage.group(0) in line)
         raise BadDocumentError(
             f"{name}: corrupt or truncated PDF, MuPDF lost part of it while reading page {page_number} "
-            f"({_short(Exception(said))})"
+            f"({_first_chars(said)})"
         )
 
 
 def _short(exc: Exception) -> str:
-    text = " ".join(str(exc).split())
-    return text[:120] if text else type(exc).__name__
+    return _first_chars(str(exc)) or type(exc).__name__
+
+
+def _first_chars(text: str) -> str:
+    return " ".join(text.split())[:120]
