@@ -396,8 +396,8 @@ def test_ctrl_c_once_every_document_was_under_way_still_exits_130(
     """With workers, Ctrl-C while every document was under way lets them finish: that exited 0."""
     ingest_many = IngestPipeline.ingest_many
 
-    def finished_then_interrupted(self: IngestPipeline, paths: Any, *args: Any) -> list[IngestReport]:
-        raise IngestInterrupted(ingest_many(self, paths, *args), [])
+    def finished_then_interrupted(self: IngestPipeline, paths: Any, *args: Any, **kwargs: Any) -> list[IngestReport]:
+        raise IngestInterrupted(ingest_many(self, paths, *args, **kwargs), [])
 
     monkeypatch.setattr(IngestPipeline, "ingest_many", finished_then_interrupted)
     code, out, err = run("ingest", str(SAMPLE), "--no-embed")
@@ -415,11 +415,15 @@ def test_ctrl_c_reports_the_documents_that_landed_and_names_the_rest(
     ingest = IngestPipeline.ingest
 
     def interrupted_at_the_second(
-        self: IngestPipeline, path: Path, progress: ProgressFn | None = None, uploaded_as: str = ""
+        self: IngestPipeline,
+        path: Path,
+        progress: ProgressFn | None = None,
+        uploaded_as: str = "",
+        replace: bool = False,
     ) -> IngestReport:
         if path.name == "second.pdf":
             raise KeyboardInterrupt  # Ctrl-C while it is read
-        return ingest(self, path, progress, uploaded_as)
+        return ingest(self, path, progress, uploaded_as, replace)
 
     monkeypatch.setattr(IngestPipeline, "ingest", interrupted_at_the_second)
     code, out, err = run("ingest", str(first), str(second), "--no-embed")

@@ -1,5 +1,6 @@
-"""A delete from another process while a document is ingested is refused: the ingest's write would
-bring the document back after the delete had reported it gone."""
+"""Ingests and deletes of one document in two processes: a delete while the document is ingested is
+refused (the ingest's write would bring it back after the delete had reported it gone), and of two
+different files ingested under one new name, the later write is refused."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from docgraph.app.stores.ingest_claims import claims_dir
 from docgraph.app.stores.kept_copies import kept_copies_dir
 
 SAMPLE = SAMPLES_DIR / "docgraph-sample.pdf"
+OTHER_PDF = Path(__file__).parent / "data" / "pdfs" / "ctree-p7.pdf"
 DOCGRAPH = Path(sys.executable).with_name("docgraph")
 WAIT_S = 120
 
@@ -71,6 +73,54 @@ def test_a_delete_is_refused_while_another_process_ingests_the_document(
     deleted = delete_in_another_process(local_home, falkordb_store.graph_name, "claimed")
     assert deleted.returncode == 0, deleted.stderr
     assert json.loads(deleted.stdout)["doc_id"] == "claimed" and stored_documents(falkordb_store) == []
+
+
+def ingest_in_another_process(home: Path, graph: str, pdf: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DOCGRAPH_HOME": str(home), "DOCGRAPH_GRAPH": graph, "DOCGRAPH_STORE": ""}
+    command = [str(DOCGRAPH), "ingest", str(pdf), "--no-embed", "--workers", "1", "--json"]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=WAIT_S)
+
+
+def test_a_file_of_one_new_name_stored_by_another_process_meanwhile_is_not_replaced(
+    falkordb_store: FalkorDBStore, local_home: Path, tmp_path: Path
+) -> None:
+    """Both ingests found the name free when they began: the later write replaced the other file's
+    document, which no check of the name would let either of them do."""
+    settings = Settings(home=local_home, graph=falkordb_store.graph_name, store="")
+    mine, theirs = tmp_path / "mine" / "report.pdf", tmp_path / "theirs" / "report.pdf"
+    for source, target in ((SAMPLE, mine), (OTHER_PDF, theirs)):
+        target.parent.mkdir()
+        shutil.copyfile(source, target)
+    writing, release = threading.Event(), threading.Event()
+
+    def hold_before_the_write(stage: str, done: int, total: int) -> None:
+        if stage == "graph_write":
+            writing.set()
+            release.wait(WAIT_S)
+
+    pipeline = build_ingest_pipeline(falkordb_store, settings, embed=False)
+    reports: list[IngestReport] = []
+    ingest = threading.Thread(target=lambda: reports.append(pipeline.ingest(mine, hold_before_the_write)))
+    ingest.start()
+    try:
+        assert writing.wait(WAIT_S)
+        stored = ingest_in_another_process(local_home, falkordb_store.graph_name, theirs)
+        assert stored.returncode == 0, stored.stderr
+        assert [report["status"] for report in json.loads(stored.stdout)] == ["ingested"]
+    finally:
+        release.set()
+        ingest.join(WAIT_S)
+    [report] = reports
+    assert report.status == "failed"
+    assert report.error == (
+        "report.pdf: another file was stored as 'report' while this one was read (another ingest); "
+        "nothing was written: replace that document (--replace, replace=true) or rename this file"
+    )
+    [row] = falkordb_store.read("MATCH (d:Document) RETURN d.source_path AS source")
+    assert row["source"] == str(theirs.resolve())
+
+    replaced = build_ingest_pipeline(falkordb_store, settings, embed=False).ingest(mine, replace=True)
+    assert replaced.status == "replaced"
 
 
 def test_a_claim_that_cannot_be_taken_fails_that_file_not_the_batch(

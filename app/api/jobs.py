@@ -363,7 +363,7 @@ class JobManager:
             job.done, job.total = done, total
 
         rerun = IngestPipeline(stages, pipeline.notes, pipeline.build, tasks=pipeline.tasks)
-        report = rerun.ingest(job.path, progress, uploaded_as=job.file_name)
+        report = rerun.ingest(job.path, progress, uploaded_as=job.file_name, replace=job.replace)
         report.path = Path(job.file_name)  # the client's name for the file, not the server's temp path
         if self._note_copies is not None:  # a copy under another name: as `docgraph ingest` says
             try:

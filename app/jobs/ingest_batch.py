@@ -39,7 +39,9 @@ def ingest_batch(
         if heard is not None:
             heard("failed", 1, 1)
     try:
-        ingested = pipeline.ingest_many([path for path in files if path not in refused], progress, finishing)
+        ingested = pipeline.ingest_many(
+            [path for path in files if path not in refused], progress, finishing, replace=replace
+        )
     except IngestInterrupted as interrupted:
         ended = {report.path: report for report in cast(list[IngestReport], interrupted.reports)}
         kept = [ended.get(path) or _refused(path, refused) for path in files if path in ended or path in refused]

@@ -29,7 +29,7 @@ from docgraph.app.pipeline.store_locks import store_lock
 from docgraph.app.pipeline.unchanged import KEPT_EMBEDDINGS_NOTE, note_moved_source, stored_as_built
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.ingest_claims import ingest_claim
-from docgraph.app.stores.kept_copies import changed_message, copies_locked, is_kept, keep_copy
+from docgraph.app.stores.kept_copies import changed_message, copies_locked, is_kept, keep_copy, stored_sha256
 from docgraph.errors import DocgraphError, IngestError, IngestInterrupted, WorkerLostError
 from docgraph.ingest.structure.ids import doc_id_for
 
@@ -44,11 +44,14 @@ class IngestPipeline:
         self.tasks = tasks
         self._store_lock = store_lock(_written_store(self.stages))  # one document at a time in store stages
 
-    def ingest(self, path: Path, progress: ProgressFn | None = None, uploaded_as: str = "") -> IngestReport:
+    def ingest(
+        self, path: Path, progress: ProgressFn | None = None, uploaded_as: str = "", replace: bool = False
+    ) -> IngestReport:
         """One file through the stages; ``progress`` hears each stage start (name, 0, 0) and what it
         reports as it goes, then the outcome (its status, 1, 1). ``uploaded_as``: the client's name
-        of an uploaded file, recorded as its source instead of the upload's temporary path."""
-        report = self._run(path, progress, uploaded_as)
+        of an uploaded file, recorded as its source instead of the upload's temporary path. Without
+        ``replace``, a document another ingest stores under this id meanwhile is not replaced."""
+        report = self._run(path, progress, uploaded_as, replace)
         report.notes = report.notes or list(self.notes)  # a document kept as stored says why instead
         if progress:
             progress(report.status, 1, 1)
@@ -60,17 +63,19 @@ class IngestPipeline:
         progress: Callable[[Path], ProgressFn | None] | None = None,
         finishing: Callable[[list[Path]], None] | None = None,
         uploaded: Collection[Path] = (),
+        replace: bool = False,
     ) -> list[IngestReport]:
         """Every file, in order of ``paths``: one after another with one worker; with more, as many
         documents at once as there are workers, and one more, the largest files first. The files in
-        ``uploaded`` are a client's uploads (see :meth:`ingest`).
+        ``uploaded`` are a client's uploads; ``replace``: see :meth:`ingest`.
 
         Ctrl-C raises :class:`IngestInterrupted` with the reports of the files that ended: one after
         another, the file being read stops; with workers, the documents under way finish first
         (``finishing`` is told which) and those not started are left."""
 
         def one(path: Path) -> IngestReport:
-            return self.ingest(path, progress(path) if progress else None, path.name if path in uploaded else "")
+            uploaded_as = path.name if path in uploaded else ""
+            return self.ingest(path, progress(path) if progress else None, uploaded_as, replace)
 
         if self.tasks.workers <= 1 or len(paths) <= 1:
             reports: list[IngestReport] = []
@@ -152,8 +157,10 @@ class IngestPipeline:
             if held:
                 self._store_lock.release()
 
-    def _run(self, path: Path, progress: ProgressFn | None, uploaded_as: str) -> IngestReport:
-        ctx = IngestContext(path=path, progress=progress, build=self.build, tasks=self.tasks, uploaded_as=uploaded_as)
+    def _run(self, path: Path, progress: ProgressFn | None, uploaded_as: str, replace: bool) -> IngestReport:
+        ctx = IngestContext(
+            path=path, progress=progress, build=self.build, tasks=self.tasks, uploaded_as=uploaded_as, replace=replace
+        )
         started = time.perf_counter()
         try:
             with self._claimed(path):
@@ -169,6 +176,11 @@ class IngestPipeline:
             return nullcontext()
         return ingest_claim(write.files_dir, doc_id_for(path.name))
 
+    def _stored_sha256(self, path: Path) -> str | None:
+        """The content stored under the file's document id now (see WriteStage._check_not_taken)."""
+        write = _write_stage(self.stages)
+        return None if write is None else stored_sha256(write.store, doc_id_for(path.name))
+
     def _run_claimed(self, ctx: IngestContext, started: float) -> IngestReport:
         path, uploaded_as = ctx.path, ctx.uploaded_as
         try:
@@ -176,6 +188,7 @@ class IngestPipeline:
             skipped = self._unchanged(path, started, bool(uploaded_as))
             if skipped is not None:
                 return skipped
+            ctx.stored_at_start = self._stored_sha256(path)
             ctx.source = self.tasks.source(path) if path.is_file() else SourceFile(path)
             self._run_stages(ctx)
         except WorkerLostError as exc:  # says which task, not which file

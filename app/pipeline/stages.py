@@ -57,6 +57,8 @@ class IngestContext:
     refreshed: bool = False  # the stored version's GNN vectors (another checkpoint's) were replaced by this build's
     file_state: FileState | None = None  # the file as the ingest began, to tell whether it changed since
     uploaded_as: str = ""  # a client's upload (API, UI) of this name: its temporary path is no source
+    replace: bool = False  # the caller lets this file replace whatever its document id holds at the write
+    stored_at_start: str | None = None  # the sha256 stored under the document's id as the ingest began
     timings: dict[str, float] = field(default_factory=dict)
 
     def run(self, method: str, *args: Any) -> Future[Any]:
@@ -129,10 +131,23 @@ class WriteStage:
         assert ctx.batch is not None
         check_unchanged(ctx)
         if self.files_dir is None:
+            self._check_not_taken(ctx)
             self._write(ctx)
             return
-        with copies_locked(self.files_dir):
+        with copies_locked(self.files_dir):  # held by every write on this data home: no write comes between
+            self._check_not_taken(ctx)
             self._write_with_copy(ctx, self.files_dir)
+
+    def _check_not_taken(self, ctx: IngestContext) -> None:
+        """Refuse to replace a document another ingest stored under this id while this file was
+        read (two files of one new name, in two processes): the caller's check of the name was
+        made before that, and a name alone never replaces a document."""
+        assert ctx.batch is not None
+        if ctx.replace:
+            return
+        stored = stored_sha256(self.store, ctx.batch.doc_id)
+        if stored is not None and stored not in (ctx.stored_at_start, ctx.batch.sha256):
+            raise BadDocumentError(taken_message(ctx.path.name, ctx.batch.doc_id))
 
     def _write_with_copy(self, ctx: IngestContext, files_dir: Path) -> None:
         assert ctx.batch is not None
@@ -167,6 +182,13 @@ def embedded_batch(ctx: IngestContext, stage: str) -> GraphBatch | None:
 
 def _has_vector(value: Any) -> bool:
     return value is not None and len(value) > 0
+
+
+def taken_message(file_name: str, doc_id: str) -> str:
+    return (
+        f"{file_name}: another file was stored as {doc_id!r} while this one was read (another ingest); "
+        "nothing was written: replace that document (--replace, replace=true) or rename this file"
+    )
 
 
 def file_changed(ctx: IngestContext) -> bool:

@@ -115,7 +115,7 @@ def ingest_files(
             overall.update(path, "failed", 1, 1)
     accepted = [path for path in paths if path not in refused]
     with store.fulltext_refresh_deferred():
-        ingested = pipeline.ingest_many(accepted, overall.for_file, uploaded=uploaded)
+        ingested = pipeline.ingest_many(accepted, overall.for_file, uploaded=uploaded, replace=replace)
     by_path = dict(zip(accepted, ingested, strict=True))
     return [by_path.get(path) or IngestReport.failed(path, refused[path]) for path in paths]
 
