@@ -93,6 +93,7 @@ def test_scanned_page_is_ocrd_by_default_and_without_tesseract_the_rest_still_in
     assert code == 0
     [report] = json.loads(out)
     assert [n for n in report["notes"] if n.startswith("OCR off")]  # scripts see it too
+    assert "1 page(s) have no text: OCR would read them: apt-get install tesseract-ocr" in report["notes"]
 
     monkeypatch.setenv("PATH", path)
     code, out, err = run("ingest", str(mixed), "--no-embed", "--json")

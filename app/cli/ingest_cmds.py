@@ -6,7 +6,7 @@ import os
 import sys
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Annotated, cast
+from typing import Annotated, Any, cast
 
 import typer
 from rich.markup import escape
@@ -235,7 +235,7 @@ def _untexted_hint(reader: Reader) -> str:
 
 def _print_reports(reports: list[IngestReport], json_out: bool, untexted_hint: str) -> None:
     if json_out:
-        print_json([report.to_json() for report in reports])
+        print_json([_with_hints(report.to_json(), _text_hints(report, untexted_hint)) for report in reports])
         return
     for report in reports:
         if report.status == "failed":
@@ -261,16 +261,28 @@ def _print_reports(reports: list[IngestReport], json_out: bool, untexted_hint: s
         if ocr_regions:
             pages = int(report.stats.get("ocr_pages", 0) or 0)
             console.print(f"  {ocr_regions} region(s) on {pages} page(s) read by OCR (Region.ocr)", highlight=False)
-        without_text = int(report.stats.get("pages_without_text", 0) or 0)
-        if without_text:
-            console.print(f"  {without_text} page(s) have no text: {untexted_hint}", highlight=False)
-        unreadable = int(report.stats.get("pages_with_unreadable_text", 0) or 0)
-        if unreadable:  # only the native reader keeps such text
-            console.print(
-                f"  {unreadable} page(s) hold text whose glyphs have no usable characters (a font without a "
-                "ToUnicode map): `--reader auto` reads them with OCR",
-                highlight=False,
-            )
+        for hint in _text_hints(report, untexted_hint):
+            console.print(f"  {hint}", highlight=False)
+
+
+def _with_hints(record: dict[str, Any], hints: list[str]) -> dict[str, Any]:
+    record["notes"] = [*record["notes"], *hints]
+    return record
+
+
+def _text_hints(report: IngestReport, untexted_hint: str) -> list[str]:
+    """What to do about pages whose text could not be read (also among the notes of ``--json``)."""
+    hints = []
+    without_text = int(report.stats.get("pages_without_text", 0) or 0)
+    if without_text:
+        hints.append(f"{without_text} page(s) have no text: {untexted_hint}")
+    unreadable = int(report.stats.get("pages_with_unreadable_text", 0) or 0)
+    if unreadable:  # only the native reader keeps such text
+        hints.append(
+            f"{unreadable} page(s) hold text whose glyphs have no usable characters (a font without a "
+            "ToUnicode map): `--reader auto` reads them with OCR"
+        )
+    return hints
 
 
 @handles_errors
