@@ -831,3 +831,28 @@ def test_ingest_json_on_a_terminal_still_shows_its_progress(cli_env: dict[str, s
             os.close(follower)
     assert done.returncode == 0 and json.loads(done.stdout)[0]["status"] == "ingested"
     assert b"progress-check.pdf" in drawn and b"documents" in drawn, drawn[-500:]
+
+
+def test_a_graph_without_documents_names_the_graphs_of_the_server_that_have_some(
+    cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A mistyped DOCGRAPH_GRAPH read a new, empty graph: "(no rows)", or "no documents yet", and
+    nothing said that the documents were in another graph."""
+    assert run("ingest", str(SAMPLE), "--no-embed")[0] == 0
+    stored = cli_env["DOCGRAPH_GRAPH"]
+    code, _, err = run("documents")
+    assert code == 0 and "note: graph" not in err
+    typo = f"{stored}_typo"
+    monkeypatch.setenv("DOCGRAPH_GRAPH", typo)
+    commands = [
+        ["documents"],
+        ["stats", "--json"],
+        ["ask", "When does the zoo open?"],
+        ["cypher", "MATCH (d) RETURN d"],
+    ]
+    for command in commands:
+        code, _, err = run(*command)
+        assert code == 0, err
+        [note] = [line for line in err.splitlines() if line.startswith("note: graph")]
+        assert note.startswith(f"note: graph '{typo}' holds no documents; on this server "), note
+        assert f"'{stored}'" in note and note.endswith("(choose with DOCGRAPH_GRAPH, or --store URL?graph=NAME)")

@@ -109,6 +109,24 @@ def opened_store(store: str | None, schema: bool = False) -> Iterator[tuple[Grap
         graph_store.close()
 
 
+def note_other_graphs(graph_store: GraphStore) -> None:
+    """When the graph read holds no documents, name the server's graphs that do (on stderr): a
+    mistyped graph name reads a new, empty graph, since FalkorDB makes one on first use."""
+    from docgraph.app.jobs.documents import holds_documents
+    from docgraph.app.stores.falkordb_store import FalkorDBStore
+
+    if not isinstance(graph_store, FalkorDBStore) or holds_documents(graph_store):
+        return
+    others = graph_store.graphs_with_documents()
+    if others:
+        err_console.print(
+            f"note: graph {graph_store.graph_name!r} holds no documents; on this server "
+            f"{', '.join(map(repr, others))} {'does' if len(others) == 1 else 'do'} "
+            "(choose with DOCGRAPH_GRAPH, or --store URL?graph=NAME)",
+            markup=False,
+        )
+
+
 @contextmanager
 def stage_progress() -> Iterator[Callable[[str, int, int], None]]:
     """A progress callback ``(stage, done, total)`` that shows a bar per stage on a terminal's stderr,

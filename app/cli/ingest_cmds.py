@@ -18,6 +18,7 @@ from docgraph.app.cli.common import (
     console,
     err_console,
     handles_errors,
+    note_other_graphs,
     opened_store,
     print_json,
     print_rows,
@@ -349,6 +350,8 @@ def documents_command(json_out: JsonOption = False, store: StoreOption = None) -
     """List the documents in the store."""
     with opened_store(store) as (graph_store, _):
         rows = list_documents(graph_store)
+        if not rows:
+            note_other_graphs(graph_store)
     if json_out:
         print_json(rows)
     else:

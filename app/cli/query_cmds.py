@@ -15,6 +15,7 @@ from docgraph.app.cli.common import (
     err_console,
     fail,
     handles_errors,
+    note_other_graphs,
     opened_store,
     print_json,
     print_rows,
@@ -22,7 +23,7 @@ from docgraph.app.cli.common import (
 )
 from docgraph.app.jobs.documents import find_document, list_documents
 from docgraph.app.llm.client import llm_status
-from docgraph.app.llm.service import ASK_K, ask, check_question, describe_document, text2cypher
+from docgraph.app.llm.service import ASK_K, NO_DOCUMENTS, ask, check_question, describe_document, text2cypher
 from docgraph.app.llm.uncertainty import shows_kept_answer
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.registry import RETRIEVER_NAMES, make_retriever
@@ -77,6 +78,8 @@ def ask_command(
                 console.print(safe.close(), markup=False, highlight=False)
             err_console.print("interrupted: the answer above is cut off" if streamed else "interrupted", markup=False)
             raise typer.Exit(130) from None
+        if result.answer == NO_DOCUMENTS:
+            note_other_graphs(graph_store)
     if json_out:
         print_json(result.to_json())
         return

@@ -12,6 +12,7 @@ from docgraph.app.cli.common import (
     StoreOption,
     console,
     handles_errors,
+    note_other_graphs,
     opened_store,
     print_counts,
     print_json,
@@ -60,6 +61,8 @@ def cypher_command(
             if readable is None:
                 raise
             raise type(error)(readable) from error
+        if not rows:
+            note_other_graphs(graph_store)
     if json_out:
         print_json(rows)
     else:
@@ -119,6 +122,8 @@ def stats_command(json_out: JsonOption = False, store: StoreOption = None) -> No
         counts = graph_store.counts()
         documents = list_documents(graph_store)
         url = graph_store.url
+        if not documents:
+            note_other_graphs(graph_store)
     if json_out:
         print_json(
             {"store": url, "labels": counts.labels, "relationships": counts.relationship_types, "documents": documents}

@@ -57,6 +57,7 @@ _ALREADY_DONE = ("already indexed", "already exists")
 _ALREADY_GONE = ("no such index",)
 _BUILT = "OPERATIONAL"
 INDEX_REBUILD_TIMEOUT_S = 600.0  # a full-text index of 10,500 regions takes about 11 s
+GRAPHS_LOOKED_AT = 50  # by graphs_with_documents: a query each
 REPLY_GRACE_S = 30.0  # slack past a read's own limit: for the wait before it runs, and its reply
 
 
@@ -95,6 +96,22 @@ class FalkorDBStore:
         self._deferral: ContextVar[set[str] | None] = ContextVar(f"fulltext_deferral_{id(self)}", default=None)
         with contextlib.suppress(StorePermissionError):  # a reader's account: the writers make the graph
             self.write(load("create_graph", DIALECT))
+
+    def graphs_with_documents(self, limit: int = GRAPHS_LOOKED_AT) -> list[str]:
+        """The server's other graphs that hold documents, for a user whose graph holds none (a
+        mistyped graph name reads a new, empty graph); the first ``limit`` names are looked at."""
+        try:
+            names = sorted(str(name) for name in self._db.list_graphs())
+        except redis.RedisError:
+            return []
+        found = []
+        for name in [name for name in names if name != self.graph_name][:limit]:
+            try:
+                if self._db.select_graph(name).ro_query(load("any_document", DIALECT), timeout=1000).result_set:
+                    found.append(name)
+            except redis.RedisError:  # another user's graph this account may not read
+                continue
+        return found
 
     # ---- schema ----------------------------------------------------------------------------
 
