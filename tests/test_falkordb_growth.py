@@ -96,7 +96,14 @@ def test_ghost_nodes_are_found_by_store_check(
         falkordb_store.read("MATCH (n:Orphan) RETURN n.name AS name")
     found = CliRunner().invoke(app, ["store", "check", "--json"])
     assert found.exit_code == 1
-    expected = {"store": "", "ok": False, "ghost_nodes": {"Orphan": 1}, "repaired": {}}
+    expected = {
+        "store": "",
+        "ok": False,
+        "ghost_nodes": {"Orphan": 1},
+        "repaired": {},
+        "stale_fulltext_indexes": {},
+        "rebuilt_fulltext_indexes": [],
+    }
     assert json.loads(found.stdout) | {"store": ""} == expected
     assert found.stderr.count("\n") == 1 and "1 ghost nodes (Orphan 1)" in found.stderr
 
@@ -128,3 +135,40 @@ def test_store_check_repair_clears_ghosts_and_keeps_documents(
     assert after == before
     assert falkordb_store.read("MATCH (d:Document) RETURN d.title AS title") == [{"title": "Report a"}]
     assert falkordb_store.read("MATCH (n) WHERE n.docgraph_repair IS NOT NULL RETURN count(n) AS n") == [{"n": 0}]
+
+
+def test_store_check_finds_a_stale_fulltext_index_and_repair_rebuilds_it(
+    falkordb_store: FalkorDBStore, local_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regions updated in place (an interrupted reembed, a hand-written SET) lower the full-text
+    scores until the index is rebuilt; store check said "ok" all the same."""
+    falkordb_store.write_document(make_batch(DOC_ID, "a"))
+    monkeypatch.setenv("DOCGRAPH_HOME", str(local_home))
+    monkeypatch.setenv("DOCGRAPH_STORE", "")
+    monkeypatch.setenv("DOCGRAPH_GRAPH", falkordb_store.graph_name)
+    assert CliRunner().invoke(app, ["store", "check"]).exit_code == 0
+
+    def scores() -> list[float]:
+        return [hit.score for hit in falkordb_store.fulltext_top_k("Region", "quarterly revenue quarter", k=10)]
+
+    before = scores()
+    assert len(before) >= 3 and min(before) > 0
+    regions = len(falkordb_store.read("MATCH (r:Region) RETURN r.region_id AS id"))
+    for step in range(3):
+        falkordb_store.write("MATCH (r:Region) SET r.step = $step", {"step": step})
+    found = CliRunner().invoke(app, ["store", "check", "--json"])
+    assert found.exit_code == 1
+    stale = {"Region": {"entries": regions * 4, "nodes": regions}}
+    assert json.loads(found.stdout)["stale_fulltext_indexes"] == stale
+    assert f"Region: {regions * 4:,} entries for {regions:,} nodes" in found.stderr
+    assert found.stderr.strip().endswith("mend them with `docgraph store check --repair`")
+
+    repaired = CliRunner().invoke(app, ["store", "check", "--repair", "--json"])
+    assert repaired.exit_code == 0, repaired.stderr
+    report = json.loads(repaired.stdout)
+    assert (report["ok"], report["rebuilt_fulltext_indexes"], report["stale_fulltext_indexes"]) == (
+        True,
+        ["Region"],
+        {},
+    )
+    assert scores() == pytest.approx(before)

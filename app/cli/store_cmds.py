@@ -174,32 +174,56 @@ def store_stop(json_out: JsonOption = False, store: StoreOption = None) -> None:
 @handles_errors
 def store_check(
     repair: Annotated[
-        bool, typer.Option("--repair", help="Clear the ghost nodes (with nothing else writing).")
+        bool,
+        typer.Option(
+            "--repair", help="Clear the ghost nodes and rebuild stale full-text indexes (with nothing else writing)."
+        ),
     ] = False,
     json_out: JsonOption = False,
     store: StoreOption = None,
 ) -> None:
-    """Look for ghost nodes, deleted nodes that FalkorDB 4.16 still lists (exit 1 if any); --repair clears them."""
+    """Look for ghost nodes, deleted nodes that FalkorDB 4.16 still lists, and full-text indexes whose
+    scores drifted (exit 1 if any); --repair mends both."""
     from docgraph.app.stores.falkordb_store import FalkorDBStore
 
     with opened_store(store) as (graph_store, _):
         if not isinstance(graph_store, FalkorDBStore):
             raise ConfigError(f"`docgraph store check` looks for FalkorDB ghost nodes; the store is {graph_store.url}")
         repaired = graph_store.repair_ghost_nodes() if repair else {}
-        ghosts = graph_store.ghost_nodes()
+        rebuilt = list(graph_store.stale_fulltext_indexes()) if repair else []
+        if rebuilt:
+            graph_store.refresh_fulltext(rebuilt)
+        ghosts, stale = graph_store.ghost_nodes(), graph_store.stale_fulltext_indexes()
         url = graph_store.url
     if json_out:
-        print_json({"store": url, "ok": not ghosts, "ghost_nodes": ghosts, "repaired": repaired})
-    elif not ghosts:
+        print_json(
+            {
+                "store": url,
+                "ok": not ghosts and not stale,
+                "ghost_nodes": ghosts,
+                "repaired": repaired,
+                "stale_fulltext_indexes": {label: {"entries": e, "nodes": n} for label, (e, n) in stale.items()},
+                "rebuilt_fulltext_indexes": rebuilt,
+            }
+        )
+    elif not ghosts and not stale:
         cleared = f" ({sum(repaired.values())} cleared)" if repaired else ""
-        console.print(f"ok: no ghost nodes in {url}{cleared}")
+        mended = f" ({', '.join(rebuilt)} rebuilt)" if rebuilt else ""
+        console.print(f"ok: no ghost nodes{cleared}, full-text indexes up to date{mended} in {url}")
+    problems = []
     if ghosts:
         listed = ", ".join(f"{label} {count}" for label, count in ghosts.items())
-        raise StoreError(
-            f"{url} holds {sum(ghosts.values())} ghost nodes ({listed}): deleted nodes that FalkorDB 4.16 still "
-            "lists under their labels, left by a delete or replace before docgraph worked around it; "
-            "clear them with `docgraph store check --repair`"
+        problems.append(
+            f"{sum(ghosts.values())} ghost nodes ({listed}): deleted nodes that FalkorDB 4.16 still "
+            "lists under their labels, left by a delete or replace before docgraph worked around it"
         )
+    if stale:
+        listed = ", ".join(f"{label}: {e:,} entries for {n:,} nodes" for label, (e, n) in stale.items())
+        problems.append(
+            f"stale full-text indexes ({listed}; nodes changed or deleted since an index was built lower its scores)"
+        )
+    if problems:
+        raise StoreError(f"{url} holds {'; and '.join(problems)}: mend them with `docgraph store check --repair`")
 
 
 def local_home(store: str | None) -> Any:

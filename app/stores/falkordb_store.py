@@ -352,6 +352,14 @@ class FalkorDBStore:
         :mod:`app.stores.falkordb_ghosts`; graphs written before docgraph's workaround may hold some)."""
         return {label: len(ids) for label, ids in ghost_ids(self).items()}
 
+    def stale_fulltext_indexes(self) -> dict[str, tuple[int, int]]:
+        """Per label whose full-text index counts more entries than it holds nodes (nodes updated in
+        place or deleted since it was built, which lower its scores: see refresh_fulltext), the two
+        numbers (entries, nodes)."""
+        rows = self.read(load("fulltext_index_entries", DIALECT))
+        counted = {str(row["label"]): (int(row["entries"] or 0), int(row["nodes"] or 0)) for row in rows}
+        return {label: numbers for label, numbers in counted.items() if numbers[0] > numbers[1]}
+
     def snapshot(self, timeout_s: float) -> bool:
         """Save the whole dataset to disk now (an AOF rewrite, or an RDB save); whether it completed."""
         return snapshot_now(self._db.connection, timeout_s)
