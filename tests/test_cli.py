@@ -196,6 +196,27 @@ def test_files_that_would_share_one_document_id_fail_and_the_others_still_ingest
     assert [row["doc_id"] for row in json.loads(out)] == ["other"]  # neither replacing the other
 
 
+def test_copies_of_one_file_in_two_folders_are_one_document_and_hidden_files_are_skipped(
+    cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    """A byte-identical copy in an archive folder made both files fail, every run, as "one replacing
+    the other"; a macOS ``._manual.pdf`` resource file in the folder failed as "not a PDF"."""
+    library = tmp_path / "library"
+    (library / "archive").mkdir(parents=True)
+    (library / ".Trash").mkdir()
+    for folder in (library, library / "archive", library / ".Trash"):
+        (folder / "manual.pdf").write_bytes(SAMPLE.read_bytes())
+    (library / "._manual.pdf").write_bytes(b"\x00\x05\x16\x07 resource fork")
+    code, out, err = run("ingest", str(library), "--no-embed", "--json")
+    assert code == 0, err
+    statuses = [(Path(r["file"]).relative_to(library).as_posix(), r["status"]) for r in json.loads(out)]
+    assert statuses == [("archive/manual.pdf", "ingested"), ("manual.pdf", "unchanged")]
+    code, out, _ = run("documents", "--json")
+    assert [row["doc_id"] for row in json.loads(out)] == ["manual"]
+    code, out, _ = run("ingest", str(library / "._manual.pdf"), "--no-embed", "--json")  # named alone: read
+    assert code == 1 and json.loads(out)[0]["status"] == "failed"
+
+
 def test_ingest_links_regions_to_their_like_in_other_documents(cli_env: dict[str, str], tmp_path: Path) -> None:
     copy = tmp_path / "sample-copy.pdf"
     copy.write_bytes(SAMPLE.read_bytes())

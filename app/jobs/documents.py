@@ -51,9 +51,9 @@ def check_distinct_ids(paths: list[Path]) -> None:
 
 
 def colliding_ids(paths: list[Path]) -> dict[Path, str]:
-    """The files that would be stored under one document id with another file of ``paths``, each
-    with why: ingested together, the later would silently replace the earlier. A name that gives no
-    id at all is left for the ingest to report."""
+    """The files that would be stored under one document id with another file of ``paths`` holding
+    other content, each with why: ingested together, the later would silently replace the earlier
+    (copies of one file are one document). A name that gives no id at all is left for the ingest."""
     by_id: dict[str, list[Path]] = {}
     for path in paths:
         try:
@@ -62,12 +62,21 @@ def colliding_ids(paths: list[Path]) -> dict[Path, str]:
             continue
     clashes: dict[Path, str] = {}
     for doc_id, same in by_id.items():
-        if len({p.resolve() for p in same}) > 1:
+        if len({p.resolve() for p in same}) > 1 and not _same_content(same):
             names = " and ".join(str(p) for p in same[:3]) + (f" and {len(same) - 3} more" if len(same) > 3 else "")
             clashes |= dict.fromkeys(
                 same, f"{names} would all be stored as {doc_id!r}, one replacing the other: rename them"
             )
     return clashes
+
+
+def _same_content(paths: list[Path]) -> bool:
+    """Whether the files hold the same bytes (a copy in another folder stores the same document); a
+    file that cannot be read is left for its ingest to report."""
+    try:
+        return len({file_sha256(path) for path in paths}) == 1
+    except OSError:
+        return False
 
 
 def same_content_as(store: GraphStore, doc_id: str) -> list[str]:

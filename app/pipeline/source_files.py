@@ -24,7 +24,9 @@ def expand_paths(paths: Iterable[Path]) -> list[Path]:
 
 def pdfs_under(folder: Path) -> list[Path]:
     """The PDFs in ``folder`` and below, sorted; linked folders are followed (a library's shelves are
-    often links), each real folder once, so that a link back up ends there."""
+    often links), each real folder once, so that a link back up ends there. Hidden files and folders
+    are left out (macOS's ``._name.pdf`` resource files, ``.git``, a ``.Trash``); named alone they
+    ingest."""
     seen: set[tuple[int, int]] = set()
     found: list[Path] = []
     for root, folders, names in os.walk(folder, followlinks=True):
@@ -33,9 +35,14 @@ def pdfs_under(folder: Path) -> list[Path]:
             folders[:] = []
             continue
         seen.add((where.st_dev, where.st_ino))
-        folders.sort()  # the first of two links to one folder is the one kept, whatever the disk's order
-        found += [Path(root, name) for name in names if name.lower().endswith(".pdf") and Path(root, name).is_file()]
+        folders[:] = sorted(name for name in folders if not name.startswith("."))  # the first of two links
+        # to one folder is the one kept, whatever the disk's order
+        found += [Path(root, name) for name in names if _is_shown_pdf(name) and Path(root, name).is_file()]
     return sorted(found)
+
+
+def _is_shown_pdf(name: str) -> bool:
+    return name.lower().endswith(".pdf") and not name.startswith(".")
 
 
 def read_pdf(reader: Reader, path: Path, progress: ProgressCallback | None = None) -> DocumentLayout:
