@@ -452,7 +452,7 @@ def test_ctrl_c_reports_the_documents_that_landed_and_names_the_rest(
     assert out.startswith("first ingested: 3 pages")
     assert "interrupted: not ingested: second.pdf (run the command again for them)" in err.splitlines()
     code, out, err = run("ingest", str(first), str(second), "--no-embed", "--json")
-    assert code == 130 and [report["status"] for report in json.loads(out)] == ["unchanged"]
+    assert code == 130 and [report["status"] for report in json.loads(out)] == ["unchanged", "not_ingested"]
     code, out, _ = run("documents", "--json")
     assert [document["doc_id"] for document in json.loads(out)] == ["first"]
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
-from contextlib import nullcontext
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import Annotated, cast
 
 import typer
 from rich.markup import escape
@@ -24,6 +27,7 @@ from docgraph.app.cli.common import (
     print_rows,
     stage_progress,
 )
+from docgraph.app.cli.ingest_reports import print_reports, untexted_hint
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import (
     delete_document,
@@ -39,14 +43,13 @@ from docgraph.app.jobs.relink import relink_corpus
 from docgraph.app.llm.client import vision_configured
 from docgraph.app.llm.service import describe_document
 from docgraph.app.pipeline.ingest_pipeline import IngestPipeline
-from docgraph.app.pipeline.readers import make_reader, ocr_packages, reader_ocr_off
-from docgraph.app.pipeline.reports import OUTCOMES, IngestReport
+from docgraph.app.pipeline.readers import make_reader
+from docgraph.app.pipeline.reports import OUTCOMES, IngestReport, not_ingested_report
 from docgraph.app.pipeline.source_files import expand_paths
 from docgraph.app.pipeline.stages import ProgressFn
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.kept_copies import kept_copies_dir
 from docgraph.errors import ConfigError, DocgraphError, IngestInterrupted
-from docgraph.ingest.types import Reader
 
 
 @handles_errors
@@ -115,7 +118,7 @@ def ingest_command(
     files = expand_paths(paths)
     if not files:
         raise typer.BadParameter("no PDF found in the given paths")
-    with opened_store(store, schema=True) as (graph_store, settings):
+    with _sigterm_as_ctrl_c() as terminated, opened_store(store, schema=True) as (graph_store, settings):
         if describe and not vision_configured(settings):
             raise ConfigError("--describe needs a vision model: set DOCGRAPH_VLM_MODEL and the LLM endpoint")
         if similar_elsewhere is not None:
@@ -139,24 +142,49 @@ def ingest_command(
             if tasks is not None and not abandoned:  # left to die with this process, which ends now
                 tasks.close()
         if left is not None:  # 130 also when every document was under way, and so finished first
-            _print_reports(reports, json_out, _untexted_hint(chosen))
-            names = ", ".join(Path(str(path)).name for path in left)
+            not_ingested = [Path(str(path)) for path in left]
+            print_reports(
+                reports + [not_ingested_report(path) for path in not_ingested], json_out, untexted_hint(chosen)
+            )
+            names = ", ".join(path.name for path in not_ingested)
             said = f"not ingested: {names} (run the command again for them)" if left else "every document ended"
-            err_console.print(f"interrupted: {said}", markup=False)
+            err_console.print(f"{'terminated' if terminated else 'interrupted'}: {said}", markup=False)
+            code = 128 + signal.SIGTERM if terminated else 130
             if abandoned:  # the documents under way still run in this process's threads: end it now
                 sys.stdout.flush()
                 sys.stderr.flush()
-                os._exit(130)
-            raise typer.Exit(130)
+                os._exit(code)
+            raise typer.Exit(code)
         for report in reports:
             note_copies(graph_store, report)
         if describe:
             for report in reports:
                 if report.status != "failed":
                     _describe(graph_store, settings, report)
-    _print_reports(reports, json_out, _untexted_hint(chosen))
+    print_reports(reports, json_out, untexted_hint(chosen))
     if any(report.status == "failed" for report in reports):
         raise typer.Exit(1)
+
+
+@contextmanager
+def _sigterm_as_ctrl_c() -> Iterator[list[int]]:
+    """SIGTERM (a service manager stopping a job, ``timeout``) taken as Ctrl-C: the reports of the
+    documents that ended are printed and the others named, instead of an exit with nothing said;
+    the list it gives holds the signal once received."""
+    received: list[int] = []
+
+    def interrupt(signum: int, frame: object) -> None:
+        received.append(signum)
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread():  # signals go to the main thread only
+        yield received
+        return
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield received
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _ingest_all(
@@ -221,69 +249,6 @@ def _progress(quiet: bool) -> Progress:
         disable=quiet,
         transient=False,
     )
-
-
-def _untexted_hint(reader: Reader) -> str:
-    """What to do about pages that gave no text, given the reader that read them."""
-    if reader.name == "native":
-        return "`--reader auto` reads them with OCR"
-    if reader_ocr_off(reader):
-        return f"OCR would read them: apt-get install {' '.join(ocr_packages(reader))}"
-    if reader.name == "azure":
-        return "the reader found no text on them"
-    return "OCR found no text on them either"
-
-
-def _print_reports(reports: list[IngestReport], json_out: bool, untexted_hint: str) -> None:
-    if json_out:
-        print_json([_with_hints(report.to_json(), _text_hints(report, untexted_hint)) for report in reports])
-        return
-    for report in reports:
-        if report.status == "failed":
-            err_console.print(f"[bold red]failed:[/] {report.error}", highlight=False)
-            continue
-        edges = ", ".join(f"{name} {count}" for name, count in sorted(report.edges.items()))
-        console.print(
-            f"[bold]{report.doc_id}[/] {report.status}: {report.pages} pages, {report.regions} regions, "
-            f"{report.sections} sections, {report.seconds:.1f}s" + (f"\n  edges: {edges}" if edges else ""),
-            highlight=False,
-        )
-        if report.stats.get("same_content_as"):
-            same = ", ".join(report.stats["same_content_as"])
-            console.print(f"  the same content is stored as {same} (another name, another document)", highlight=False)
-        if "described_regions" in report.stats:
-            console.print(
-                f"  described {report.stats['described_regions']} figures/tables "
-                f"({report.stats['describe_failed']} failed)"
-            )
-        if "describe_error" in report.stats:
-            err_console.print(f"  descriptions failed: {report.stats['describe_error']}", highlight=False)
-        ocr_regions = int(report.stats.get("ocr_regions", 0) or 0)
-        if ocr_regions:
-            pages = int(report.stats.get("ocr_pages", 0) or 0)
-            console.print(f"  {ocr_regions} region(s) on {pages} page(s) read by OCR (Region.ocr)", highlight=False)
-        for hint in _text_hints(report, untexted_hint):
-            console.print(f"  {hint}", highlight=False)
-
-
-def _with_hints(record: dict[str, Any], hints: list[str]) -> dict[str, Any]:
-    record["notes"] = [*record["notes"], *hints]
-    return record
-
-
-def _text_hints(report: IngestReport, untexted_hint: str) -> list[str]:
-    """What to do about pages whose text could not be read (also among the notes of ``--json``)."""
-    hints = []
-    without_text = int(report.stats.get("pages_without_text", 0) or 0)
-    if without_text:
-        hints.append(f"{without_text} page(s) have no text: {untexted_hint}")
-    unreadable = int(report.stats.get("pages_with_unreadable_text", 0) or 0)
-    if unreadable:  # only the native reader keeps such text
-        hints.append(
-            f"{unreadable} page(s) hold text whose glyphs have no usable characters (a font without a "
-            "ToUnicode map): `--reader auto` reads them with OCR"
-        )
-    return hints
 
 
 @handles_errors

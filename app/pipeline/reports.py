@@ -9,7 +9,9 @@ from typing import Any
 from docgraph.errors import DocgraphError
 from docgraph.ingest.structure.ids import doc_id_for
 
-OUTCOMES = frozenset({"ingested", "replaced", "refreshed", "unchanged", "failed"})  # IngestReport.status
+OUTCOMES = frozenset(
+    {"ingested", "replaced", "refreshed", "unchanged", "failed", "not_ingested"}
+)  # IngestReport.status
 
 
 @dataclass
@@ -24,7 +26,7 @@ class IngestReport:
     stats: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     seconds: float = 0.0
-    status: str = "ingested"  # ingested | replaced | refreshed | unchanged | failed
+    status: str = "ingested"  # ingested | replaced | refreshed | unchanged | failed | not_ingested
     error: str = ""
     notes: list[str] = field(default_factory=list)  # what the pipeline ran without (OCR, the GNN, …)
 
@@ -54,3 +56,13 @@ class IngestReport:
             "seconds": round(self.seconds, 3),
             "notes": list(self.notes),
         }
+
+
+def not_ingested_report(path: Path) -> IngestReport:
+    """The report of a file an interrupted ingest did not end (not started, or stopped while it was
+    read; a write is whole or absent, and may have landed just before the interrupt)."""
+    report = IngestReport.failed(
+        path, "interrupted: run the command again for it (a file stored already is found unchanged)"
+    )
+    report.status = "not_ingested"
+    return report
