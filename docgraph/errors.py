@@ -76,6 +76,11 @@ class UnknownDocumentError(DocumentNotFoundError):
     """No stored document has that id or file name; each surface says where the stored ones are listed."""
 
 
+class AmbiguousDocumentError(UnknownDocumentError):
+    """A file name that several stored documents have (none of them with it as its id): which one is
+    meant is unknown, and each surface says where the stored ones are listed."""
+
+
 class RegionNotFoundError(NotFoundError):
     """No region with that id (its document was deleted or replaced)."""
 

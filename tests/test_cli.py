@@ -487,6 +487,71 @@ def test_a_copy_under_another_name_is_reported_as_holding_stored_content(
     assert "  the same content is stored as manual (another name, another document)" in out.splitlines()
 
 
+def test_a_file_stored_under_the_id_an_older_release_gave_its_name_is_named_and_not_guessed(
+    cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    """Ids of names with letters an id cannot spell changed (Straße.pdf: strae, now strae-58a377):
+    the same file ingested again was "another name, another document", and `delete Straße.pdf`
+    deleted one of the two, whichever the store listed first."""
+    old = tmp_path / "old" / "strae.pdf"
+    old.parent.mkdir()
+    old.write_bytes(SAMPLE.read_bytes())
+    assert run("ingest", str(old), "--no-embed")[0] == 0
+    rename = "MATCH (d:Document {doc_id: 'strae'}) SET d.file_name = 'Straße.pdf'"  # as the older release stored it
+    assert run("cypher", "--write", rename)[0] == 0
+    current = tmp_path / "Straße.pdf"
+    current.write_bytes(SAMPLE.read_bytes())
+    code, out, err = run("ingest", str(current), "--no-embed", "--json")
+    assert code == 0, err
+    [report] = json.loads(out)
+    assert report["doc_id"] != "strae" and report["stats"]["same_file_stored_as"] == ["strae"]
+    code, out, _ = run("ingest", str(current), "--no-embed", "--force")
+    assert (
+        "  this file is stored as strae too, the id an older docgraph gave its name: "
+        "`docgraph delete strae` removes that copy"
+    ) in out.splitlines()
+
+    code, out, err = run("delete", "Straße.pdf", "--json")
+    assert code == 1 and json.loads(out)["error"] == (
+        f"'Straße.pdf' is the file name of 2 documents (strae, {report['doc_id']}): name one by its id "
+        "(see `docgraph documents`)"
+    )
+    assert run("delete", "strae")[0] == 0
+    code, out, _ = run("delete", "Straße.pdf", "--json")
+    assert code == 0 and json.loads(out)["doc_id"] == report["doc_id"]
+
+
+def test_a_renamed_file_is_told_apart_from_a_copy_and_documents_say_whose_file_is_gone(
+    cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    """A renamed file became a second document beside the first, "another name, another document",
+    and nothing listed where documents came from or that a file had gone: a library filled with
+    documents of files long renamed."""
+    notes = tmp_path / "notes.pdf"
+    notes.write_bytes(SAMPLE.read_bytes())
+    assert run("ingest", str(notes), "--no-embed")[0] == 0
+    code, out, _ = run("documents", "--json")
+    [row] = json.loads(out)
+    assert (row["source_path"], row["source_found"]) == (str(notes.resolve()), True)
+    assert len(row["sha256"]) == 64 and row["build"]
+
+    renamed = notes.rename(tmp_path / "lion-notes.pdf")
+    code, out, err = run("ingest", str(renamed), "--no-embed")
+    assert code == 0, err
+    assert (
+        "  the same content is stored as notes, whose file is gone from where it was read: if this is that "
+        "file renamed, `docgraph delete notes` removes the old document"
+    ) in out.splitlines()
+    code, out, err = run("documents")
+    assert code == 0 and str(notes) not in out  # the table keeps to the listing
+    assert err.splitlines() == [
+        "note: 1 document(s) were read from a file that is gone: notes (`docgraph documents --json` gives each "
+        "source_path)"
+    ]
+    code, out, _ = run("documents", "--json")
+    assert {row["doc_id"]: row["source_found"] for row in json.loads(out)} == {"lion-notes": True, "notes": False}
+
+
 def test_reading_commands_write_no_schema(cli_env: dict[str, str]) -> None:
     """Reads must work with a read-only account: they create no index or constraint."""
     for args in (("stats", "--json"), ("documents", "--json"), ("cypher", "RETURN 1", "--json")):

@@ -31,8 +31,8 @@ from docgraph.app.cli.ingest_reports import print_reports, untexted_hint
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import (
     delete_document,
+    documents_with_sources,
     find_document,
-    list_documents,
     locate_pdf,
     note_copies,
     page_regions,
@@ -310,17 +310,27 @@ def relink_command(
         )
 
 
+SOURCE_KEYS = ("source_path", "sha256", "build", "source_found")  # in --json; the table keeps to the listing
+
+
 @handles_errors
 def documents_command(json_out: JsonOption = False, store: StoreOption = None) -> None:
     """List the documents in the store."""
     with opened_store(store) as (graph_store, _):
-        rows = list_documents(graph_store)
+        rows = documents_with_sources(graph_store)
         if not rows:
             note_other_graphs(graph_store)
     if json_out:
         print_json(rows)
-    else:
-        print_rows(rows, title="Documents")
+        return
+    print_rows([{key: row[key] for key in row if key not in SOURCE_KEYS} for row in rows], title="Documents")
+    gone = [str(row["doc_id"]) for row in rows if row["source_found"] is False]
+    if gone:
+        err_console.print(
+            f"note: {len(gone)} document(s) were read from a file that is gone: {', '.join(gone)} "
+            "(`docgraph documents --json` gives each source_path)",
+            markup=False,
+        )
 
 
 @handles_errors

@@ -37,9 +37,24 @@ def print_reports(reports: list[IngestReport], json_out: bool, untexted_hint: st
             f"{report.sections} sections, {report.seconds:.1f}s" + (f"\n  edges: {edges}" if edges else ""),
             highlight=False,
         )
-        if report.stats.get("same_content_as"):
-            same = ", ".join(report.stats["same_content_as"])
+        same_file = report.stats.get("same_file_stored_as") or []
+        gone = report.stats.get("same_content_file_gone") or []
+        others = [doc for doc in report.stats.get("same_content_as") or [] if doc not in same_file + gone]
+        for doc in gone:
+            console.print(
+                f"  the same content is stored as {doc}, whose file is gone from where it was read: if this "
+                f"is that file renamed, `docgraph delete {doc}` removes the old document",
+                highlight=False,
+            )
+        if others:
+            same = ", ".join(others)
             console.print(f"  the same content is stored as {same} (another name, another document)", highlight=False)
+        for doc in same_file:
+            console.print(
+                f"  this file is stored as {doc} too, the id an older docgraph gave its name: "
+                f"`docgraph delete {doc}` removes that copy",
+                highlight=False,
+            )
         if "described_regions" in report.stats:
             console.print(
                 f"  described {report.stats['described_regions']} figures/tables "

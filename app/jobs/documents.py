@@ -11,7 +11,13 @@ from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, Row
 from docgraph.app.stores.ingest_claims import delete_claim
 from docgraph.app.stores.kept_copies import copies_locked, drop_unused_copy, kept_copy_path, stored_sha256
-from docgraph.errors import ConfigError, DocgraphError, DocumentNotFoundError, UnknownDocumentError
+from docgraph.errors import (
+    AmbiguousDocumentError,
+    ConfigError,
+    DocgraphError,
+    DocumentNotFoundError,
+    UnknownDocumentError,
+)
 from docgraph.ingest.structure.ids import doc_id_for, file_sha256
 
 MAX_STEM_BYTES = 250  # file systems allow 255 bytes a name: room left for ".part" (and ".pdf")
@@ -79,22 +85,32 @@ def _same_content(paths: list[Path]) -> bool:
         return False
 
 
-def same_content_as(store: GraphStore, doc_id: str) -> list[str]:
-    """The other stored documents whose file has the same content as ``doc_id``'s."""
+def same_content_as(store: GraphStore, doc_id: str) -> list[Row]:
+    """The other stored documents whose file has the same content as ``doc_id``'s (ids, file names)."""
     sha256 = stored_sha256(store, doc_id)
     if not sha256:
         return []
-    rows = store.read(cypher.load("documents_with_sha256", store.dialect), {"sha256": sha256, "doc_id": doc_id})
-    return [str(row["doc_id"]) for row in rows]
+    return store.read(cypher.load("documents_with_sha256", store.dialect), {"sha256": sha256, "doc_id": doc_id})
 
 
 def note_copies(store: GraphStore, report: IngestReport) -> None:
-    """A new document whose file is a copy of a stored one (under another name, so another
-    document): its report says which (``stats.same_content_as``)."""
+    """A new document whose file is a copy of a stored one: its report says which
+    (``stats.same_content_as``), and which of those have its file name too
+    (``stats.same_file_stored_as``: ids an older docgraph gave that name, which now gets another)."""
     if report.status in ("ingested", "replaced"):
         same = same_content_as(store, report.doc_id)
         if same:
-            report.stats["same_content_as"] = same
+            report.stats["same_content_as"] = [str(row["doc_id"]) for row in same]
+        same_name = [str(row["doc_id"]) for row in same if row["file_name"] == report.path.name]
+        if same_name:
+            report.stats["same_file_stored_as"] = same_name
+        gone = [
+            str(row["doc_id"])
+            for row in same
+            if row["doc_id"] not in same_name and source_found(row["source_path"]) is False
+        ]
+        if gone:  # perhaps this file, renamed: the user decides
+            report.stats["same_content_file_gone"] = gone
 
 
 def holds_documents(store: GraphStore) -> bool:
@@ -105,10 +121,34 @@ def list_documents(store: GraphStore) -> list[Row]:
     return store.read(cypher.load("list_documents", store.dialect))
 
 
+def source_found(source_path: object) -> bool | None:
+    """Whether a document's file is still where it was read from; None for an upload (no path)."""
+    source = str(source_path or "")
+    return Path(source).is_file() if Path(source).is_absolute() else None
+
+
+def documents_with_sources(store: GraphStore) -> list[Row]:
+    """The documents as listed, each with where it was read from (``source_path``, and whether that
+    file is still there, ``source_found``), its content hash and its build: for scripts that look
+    after a library."""
+    sources = {row["doc_id"]: row for row in store.read(cypher.load("document_sources", store.dialect))}
+    listed = []
+    for row in list_documents(store):
+        source = sources.get(row["doc_id"], {})
+        extra = {key: source.get(key) for key in ("source_path", "sha256", "build")}
+        listed.append({**row, **extra, "source_found": source_found(extra["source_path"])})
+    return listed
+
+
 def find_document(store: GraphStore, doc: str) -> Row:
+    """The document whose id is ``doc``, else the one whose file name it is; a file name that
+    several documents have (stored by releases that gave its name other ids) names none."""
     rows = store.read(cypher.load("find_document", store.dialect), {"doc": doc})
     if not rows:
         raise UnknownDocumentError(f"no document {doc!r} in the store")
+    if rows[0]["doc_id"] != doc and len(rows) > 1:
+        ids = ", ".join(str(row["doc_id"]) for row in rows)
+        raise AmbiguousDocumentError(f"{doc!r} is the file name of {len(rows)} documents ({ids}): name one by its id")
     return rows[0]
 
 
