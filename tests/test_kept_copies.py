@@ -9,7 +9,7 @@ import pymupdf
 import pytest
 
 from docgraph.app.config import Settings
-from docgraph.app.jobs.documents import delete_document
+from docgraph.app.jobs.documents import delete_document, locate_pdf
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.resources import SAMPLES_DIR
@@ -17,7 +17,7 @@ from docgraph.app.stores.base import WriteResult
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.app.stores.kept_copies import keep_copy, kept_copies_dir
 from docgraph.app.stores.temporary import temporary_local_store
-from docgraph.errors import BadDocumentError, StoreError
+from docgraph.errors import BadDocumentError, DocumentNotFoundError, StoreError
 from docgraph.ingest.structure.ids import file_sha256
 from docgraph.records import GraphBatch
 
@@ -177,3 +177,25 @@ def test_a_delete_keeps_the_copy_a_write_of_the_same_content_found(
     delete.join(timeout=120)
     assert reports[0].status == "ingested" and stored_documents(falkordb_store) == ["twin"]
     assert (files / f"{file_sha256(SAMPLE)}.pdf").is_file()
+
+
+def test_a_page_renders_from_its_source_only_while_that_file_is_the_one_read(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """With the kept copy gone, a new edition saved over the source was drawn with the old edition's
+    boxes, without a word."""
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    files = kept_copies_dir(settings.home, falkordb_store)
+    pdf = tmp_path / "manual.pdf"
+    pdf.write_bytes(SAMPLE.read_bytes())
+    assert build_ingest_pipeline(falkordb_store, settings, embed=False).ingest(pdf).status == "ingested"
+    kept = files / f"{file_sha256(pdf)}.pdf"
+    [document] = falkordb_store.read(
+        "MATCH (d:Document) RETURN d.doc_id AS doc_id, d.sha256 AS sha256, d.source_path AS source_path"
+    )
+    assert locate_pdf(document, files) == kept
+    kept.unlink()
+    assert locate_pdf(document, files) == pdf.resolve()  # the file it was read from, unchanged
+    pdf.write_bytes(SAMPLE.read_bytes() + b"\n% the next edition\n")
+    with pytest.raises(DocumentNotFoundError, match=rf"nor at {pdf.resolve()} as it was read: ingest it again"):
+        locate_pdf(document, files)

@@ -170,10 +170,11 @@ def locate_pdf(document: dict[str, Any], files_dir: Path) -> Path:
         if kept.is_file():
             return kept
     source = Path(str(document.get("source_path") or ""))
-    if source.is_file():
+    if source.is_file() and file_sha256(source) == sha256:  # a new edition there would get the old boxes
         return source
+    where = f"at {source} as it was read" if source.is_file() else f"at {source}"
     raise DocumentNotFoundError(
-        f"the PDF of {document['doc_id']!r} is neither under {files_dir} nor at {source}: ingest it again"
+        f"the PDF of {document['doc_id']!r} is neither under {files_dir} nor {where}: ingest it again"
     )
 
 
