@@ -388,3 +388,34 @@ def test_links_to_a_document_another_process_replaced_meanwhile_are_chosen_again
     chosen = {str(e["src"]) for e in across if e["src_doc"] == "alpha"}
     assert chosen == set(body_vectors(falkordb_store, "alpha"))
     assert report.stats["corpus_similarity_edges"] == len(across)
+
+
+def test_a_replaced_document_says_that_its_relinked_links_went_with_it(
+    falkordb_store: FalkorDBStore, local_home: Path, tmp_path: Path
+) -> None:
+    """A new edition of a relinked document lost its links with the others silently: with the default
+    similarity_corpus_k of 0 its ingest makes none, and nothing said `relink` was needed again."""
+    from docgraph.app.jobs.relink import relink_corpus
+
+    settings = settings_for(falkordb_store, local_home)
+    manual = tmp_path / "manual.pdf"
+    manual.write_bytes(SAMPLE.read_bytes())
+    ingest(falkordb_store, settings, SAMPLE)
+    ingest(falkordb_store, settings, manual)
+    linked = relink_corpus(falkordb_store, 2, min_score=0.0).links_after
+    assert linked > 0
+
+    with pymupdf.open(SAMPLE) as edition:  # a new edition: the same pages, one word changed
+        edition[0].insert_text((72, 40), "Second edition")
+        edition.save(manual)
+    report = build_ingest_pipeline(falkordb_store, settings).ingest(manual)
+    assert report.status == "replaced", report.error
+    assert report.stats["links_with_other_documents_dropped"] == linked  # both directions, all of them
+    assert not [e for e in similar_edges(falkordb_store) if e["cross"]]
+
+    relink_corpus(falkordb_store, 2, min_score=0.0)
+    again = build_ingest_pipeline(falkordb_store, settings, force=True).ingest(manual)
+    assert again.status == "replaced" and "links_with_other_documents_dropped" in again.stats
+    linking = settings_for(falkordb_store, local_home, similarity_corpus_k=2, similarity_corpus_min=0.0)
+    relinked = build_ingest_pipeline(falkordb_store, linking, force=True).ingest(manual)
+    assert relinked.status == "replaced" and "links_with_other_documents_dropped" not in relinked.stats

@@ -62,6 +62,13 @@ def print_reports(reports: list[IngestReport], json_out: bool, untexted_hint: st
             )
         if "describe_error" in report.stats:
             err_console.print(f"  descriptions failed: {report.stats['describe_error']}", highlight=False)
+        dropped = int(report.stats.get("links_with_other_documents_dropped", 0) or 0)
+        if dropped:
+            console.print(
+                f"  its {dropped} links with other documents (IS_SIMILAR, from `docgraph relink`) went with the "
+                "replaced version: `docgraph relink` links it again",
+                highlight=False,
+            )
         ocr_regions = int(report.stats.get("ocr_regions", 0) or 0)
         if ocr_regions:
             pages = int(report.stats.get("ocr_pages", 0) or 0)

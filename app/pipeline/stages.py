@@ -24,7 +24,7 @@ from docgraph.app.pipeline.gnn_store import refresh_stale_gnn
 from docgraph.app.pipeline.unchanged import (
     uploaded_source,
 )
-from docgraph.app.pipeline.vanished_links import Relink, write_with_current_links
+from docgraph.app.pipeline.vanished_links import Relink, links_with_other_documents, write_with_current_links
 from docgraph.app.stores.base import GraphStore, WriteResult
 from docgraph.app.stores.kept_copies import (
     changed_message,
@@ -165,9 +165,13 @@ class WriteStage:
     def _write(self, ctx: IngestContext) -> None:
         assert ctx.batch is not None
         carry_descriptions(self.store, ctx.batch)
+        doc_id = ctx.batch.doc_id
+        linked = links_with_other_documents(self.store, doc_id) if ctx.stored_at_start else 0
         ctx.result = write_with_current_links(self.store, ctx.batch, self.force, self.relink)
         if not ctx.result.written:
             ctx.refreshed = refresh_stale_gnn(self.store, ctx.batch)
+        elif linked and not links_with_other_documents(self.store, doc_id):  # `docgraph relink` made them
+            ctx.batch.stats["links_with_other_documents_dropped"] = linked
 
 
 def embedded_batch(ctx: IngestContext, stage: str) -> GraphBatch | None:

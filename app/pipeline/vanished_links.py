@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from docgraph.app.stores.base import GraphStore, WriteResult
+from docgraph.app.stores.cypher import load
 from docgraph.errors import MissingEndpointError
 from docgraph.records import EdgeRecord, GraphBatch
 
@@ -44,3 +45,9 @@ def _links_again(batch: GraphBatch, relink: Relink | None) -> bool:
     batch.stats["corpus_similarity_edges"] = len(fresh)
     batch.stats["corpus_similarity_relinks"] = int(batch.stats.get("corpus_similarity_relinks", 0)) + 1
     return True
+
+
+def links_with_other_documents(store: GraphStore, doc_id: str) -> int:
+    """How many IS_SIMILAR links join ``doc_id``'s regions to other documents' (both directions)."""
+    rows = store.read(load("count_document_cross_links", store.dialect), {"doc_id": doc_id})
+    return int(rows[0]["links"] or 0) if rows else 0
