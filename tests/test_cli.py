@@ -552,6 +552,32 @@ def test_a_renamed_file_is_told_apart_from_a_copy_and_documents_say_whose_file_i
     assert {row["doc_id"]: row["source_found"] for row in json.loads(out)} == {"lion-notes": True, "notes": False}
 
 
+def test_a_link_pointed_at_each_new_edition_stays_its_documents_file(cli_env: dict[str, str], tmp_path: Path) -> None:
+    """The document of ``manual-latest.pdf -> v1/manual.pdf`` recorded v1's path, so pointing the link
+    at v2 and ingesting the same path again was refused as "another file" (--replace every time)."""
+    for edition, source in (("v1", SAMPLE), ("v2", PDFS / "xts-p6.pdf")):
+        (tmp_path / edition).mkdir()
+        (tmp_path / edition / "manual.pdf").write_bytes(source.read_bytes())
+    latest = tmp_path / "manual-latest.pdf"
+    latest.symlink_to(Path("v1") / "manual.pdf")
+    code, out, err = run("ingest", str(latest), "--no-embed", "--json")
+    assert code == 0 and json.loads(out)[0]["status"] == "ingested", err
+    code, out, _ = run("documents", "--json")
+    assert json.loads(out)[0]["source_path"] == str(latest)
+
+    latest.unlink()
+    latest.symlink_to(Path("v2") / "manual.pdf")
+    code, out, err = run("ingest", str(latest), "--no-embed", "--json")
+    assert code == 0, out + err
+    assert [(r["doc_id"], r["status"]) for r in json.loads(out)] == [("manual-latest", "replaced")]
+    # another file of that name is still refused
+    (tmp_path / "elsewhere").mkdir()
+    other = tmp_path / "elsewhere" / "manual-latest.pdf"
+    other.write_bytes(SAMPLE.read_bytes())
+    code, out, _ = run("ingest", str(other), "--no-embed", "--json")
+    assert code == 1 and "would replace the stored document 'manual-latest'" in json.loads(out)[0]["error"]
+
+
 def test_reading_commands_write_no_schema(cli_env: dict[str, str]) -> None:
     """Reads must work with a read-only account: they create no index or constraint."""
     for args in (("stats", "--json"), ("documents", "--json"), ("cypher", "RETURN 1", "--json")):

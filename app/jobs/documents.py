@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from docgraph.app.pipeline.reports import IngestReport
+from docgraph.app.pipeline.unchanged import same_source
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, Row
 from docgraph.app.stores.ingest_claims import delete_claim
@@ -207,7 +208,7 @@ def files_replacing_others(store: GraphStore, paths: list[Path], remedy: str = R
         except DocgraphError:  # not stored, or a name that gives no id (the ingest reports it)
             continue
         source = str(stored.get("source_path") or "")
-        if not source or not path.is_file() or Path(source) == path.resolve():
+        if not source or not path.is_file() or same_source(source, path):
             continue
         if str(stored.get("sha256") or "") != file_sha256(path):
             refused[path] = (

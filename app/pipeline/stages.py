@@ -22,6 +22,7 @@ from docgraph.app.pipeline.execution.base import SourceFile, TaskExecutor
 from docgraph.app.pipeline.execution.spread_encoder import SpreadEncoder
 from docgraph.app.pipeline.gnn_store import refresh_stale_gnn
 from docgraph.app.pipeline.unchanged import (
+    source_path_of,
     uploaded_source,
 )
 from docgraph.app.pipeline.vanished_links import Relink, links_with_other_documents, write_with_current_links
@@ -87,7 +88,9 @@ class GraphStage:
         ctx.batch = ctx.run("build_graph", ctx.source, read, ctx.build, ingested_at).result()
         ctx.scans = ctx.layout = None  # what the batch holds now; the rest may go
         document = next(n for n in ctx.batch.nodes if n.label == "Document")
-        document.props["source_path"] = uploaded_source(ctx.uploaded_as) if ctx.uploaded_as else str(ctx.path.resolve())
+        document.props["source_path"] = (
+            uploaded_source(ctx.uploaded_as) if ctx.uploaded_as else source_path_of(ctx.path)
+        )
 
 
 @dataclass

@@ -7,6 +7,7 @@ pipeline's: a build that differs in the GNN checkpoint alone still runs, to refr
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,6 +63,18 @@ def _builds_as(stored: str, build: str) -> bool:
     return without != build and stored.startswith(f"{without}{BUILD_SEPARATOR}{ENCODER_BUILD_PREFIX}")
 
 
+def source_path_of(path: Path) -> str:
+    """What a document records as the file it was read from: the path as given, made absolute,
+    links kept (``manual-latest.pdf`` pointed at each new edition in turn stays that document's file)."""
+    return os.path.abspath(path)
+
+
+def same_source(source: str, path: Path) -> bool:
+    """Whether a recorded source names ``path``: spelled the same, or leading to the same file (a
+    linked folder; documents stored before links were kept record the file a link led to)."""
+    return source == source_path_of(path) or Path(source).resolve() == path.resolve()
+
+
 def uploaded_source(name: str) -> str:
     """What a document read from a client's upload records as its source: no path on this machine."""
     return f"uploaded as {name}"
@@ -77,7 +90,7 @@ def note_moved_source(store: GraphStore, stored: StoredDocument, path: Path) -> 
 
 def set_source_path(store: GraphStore, doc_id: str, version: str, path: Path) -> None:
     """Record ``path`` as the file the stored ``version`` of ``doc_id`` was read from."""
-    params = {"doc_id": doc_id, "version": version, "source_path": str(path.resolve())}
+    params = {"doc_id": doc_id, "version": version, "source_path": source_path_of(path)}
     store.write(load("set_document_source_path", store.dialect), params)
 
 
