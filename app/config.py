@@ -22,6 +22,8 @@ from pydantic_settings import (
 from docgraph.errors import ConfigError
 from docgraph.models.runtimes import DEFAULT_RUNTIME, EncoderRuntime, default_model_cache
 
+DEFAULT_LLM_MODEL = "gpt-4o-mini"
+
 
 def default_home() -> Path:
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
@@ -103,7 +105,7 @@ class Settings(BaseSettings):
     )
     llm_base_url: str = Field(default="", validation_alias=AliasChoices("DOCGRAPH_LLM_BASE_URL", "OPENAI_BASE_URL"))
     llm_api_key: str = Field(default="", validation_alias=AliasChoices("DOCGRAPH_LLM_API_KEY", "OPENAI_API_KEY"))
-    llm_model: str = Field(default="gpt-4o-mini", description="Chat model name at the endpoint")
+    llm_model: str = Field(default=DEFAULT_LLM_MODEL, description="Chat model name at the endpoint")
     llm_timeout_s: float = Field(
         default=60.0,
         gt=0,
@@ -175,6 +177,13 @@ class Settings(BaseSettings):
     def _empty_is_unset(cls, value: Any) -> Any:
         """``DOCGRAPH_GNN_CHECKPOINT=`` means the shipped checkpoint, not the current folder."""
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("llm_model", mode="before")
+    @classmethod
+    def _empty_model_is_the_default(cls, value: Any) -> Any:
+        """``DOCGRAPH_LLM_MODEL=`` (as .env.example and docker-compose.yml leave it) means the default
+        model, not an LLM switched off."""
+        return DEFAULT_LLM_MODEL if isinstance(value, str) and not value.strip() else value
 
     @classmethod
     def settings_customise_sources(

@@ -10,6 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from docgraph.app.config import Settings, default_home, load_settings
+from docgraph.app.llm.client import llm_configured
 from docgraph.errors import ConfigError
 
 
@@ -100,3 +101,15 @@ def test_an_empty_checkpoint_variable_means_the_shipped_checkpoint(monkeypatch: 
     assert settings.gnn_checkpoint is None and settings.reranker_checkpoint is None
     monkeypatch.setenv("DOCGRAPH_GNN_CHECKPOINT", "ck/g.pt")
     assert load_settings().gnn_checkpoint == Path("ck/g.pt")
+
+
+def test_an_empty_model_variable_means_the_default_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """.env.example and docker-compose.yml leave DOCGRAPH_LLM_MODEL empty: with a URL and a key set,
+    the LLM was off, and the note blamed the URL and the key."""
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "none")
+    monkeypatch.setenv("DOCGRAPH_LLM_MODEL", "")
+    settings = load_settings()
+    assert settings.llm_model == "gpt-4o-mini" and llm_configured(settings)
+    monkeypatch.setenv("DOCGRAPH_LLM_MODEL", "smollm2")
+    assert load_settings().llm_model == "smollm2"

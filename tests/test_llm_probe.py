@@ -42,7 +42,7 @@ def test_without_the_check_or_an_llm_nothing_is_asked(tmp_path: Path) -> None:
         unasked = health(endpoint(tmp_path / "a", server.base_url))
         assert (unasked["llm"], unasked["llm_reachable"], unasked["llm_error"]) == (True, None, "")
         assert server.model_lists == 0
-    nothing = health(Settings(home=tmp_path / "b", llm_base_url="", llm_api_key="", llm_model=""), check_llm="true")
+    nothing = health(Settings(home=tmp_path / "b", llm_base_url="", llm_api_key=""), check_llm="true")
     assert (nothing["llm"], nothing["llm_reachable"]) == (False, None)
 
 
