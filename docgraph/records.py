@@ -64,6 +64,7 @@ GNN_BUILD_PREFIX = "gnn "
 ENCODER_BUILD_PREFIX = "encoder "  # the part naming the encoder ("encoder <model> (<runtime>)")
 NO_EMBEDDINGS = "no embeddings"  # the part of a pipeline that does not embed, in the encoder's place
 BUILD_SEPARATOR = "; "
+CORPUS_LINKS_BUILD_PREFIX = "similar in corpus "  # the part of a pipeline that links to other documents
 
 
 def graph_build(build: str) -> str:

@@ -236,6 +236,17 @@ def test_ingest_links_regions_to_their_like_in_other_documents(cli_env: dict[str
     code, out, _ = run("cypher", query, "--json")
     rows = json.loads(out)
     assert rows and all(row["twin"] and row["best"] > 0.999 for row in rows)
+    # Ingested again without the flag (a folder re-run), it is kept with its links: it was rebuilt,
+    # and its links with the other document dropped.
+    code, out, err = run("ingest", str(copy), "--json")
+    assert code == 0, err
+    [again] = json.loads(out)
+    assert again["status"] == "unchanged" and again["notes"] == [
+        "stored with links to other documents (--similar-elsewhere), kept as it is: re-reading it without "
+        "them would drop those links (--force does that)"
+    ]
+    code, out, _ = run("cypher", query, "--json")
+    assert json.loads(out) == rows
 
     code, _, err = run("ingest", str(copy), "--similar-elsewhere", "-1")
     assert code != 0 and "--similar-elsewhere" in err

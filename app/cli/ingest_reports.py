@@ -65,7 +65,7 @@ def print_reports(reports: list[IngestReport], json_out: bool, untexted_hint: st
         dropped = int(report.stats.get("links_with_other_documents_dropped", 0) or 0)
         if dropped:
             console.print(
-                f"  its {dropped} links with other documents (IS_SIMILAR, from `docgraph relink`) went with the "
+                f"  its {dropped} links with other documents (IS_SIMILAR cross_document) went with the "
                 "replaced version: `docgraph relink` links it again",
                 highlight=False,
             )

@@ -31,7 +31,13 @@ from docgraph.errors import ModelError
 from docgraph.ingest.links.similarity import DEFAULT_K
 from docgraph.ingest.types import Reader
 from docgraph.models.encoder_loader import encoder_label
-from docgraph.records import BUILD_SEPARATOR, ENCODER_BUILD_PREFIX, GNN_BUILD_PREFIX, NO_EMBEDDINGS
+from docgraph.records import (
+    BUILD_SEPARATOR,
+    CORPUS_LINKS_BUILD_PREFIX,
+    ENCODER_BUILD_PREFIX,
+    GNN_BUILD_PREFIX,
+    NO_EMBEDDINGS,
+)
 
 if TYPE_CHECKING:
     from docgraph.app.pipeline.gnn import GnnStage
@@ -122,7 +128,9 @@ def similarity_build(settings: Settings) -> list[str]:
     graph, and turning on neighbours in other documents must relink a document re-ingested for it."""
     parts = [f"similar k={settings.similarity_k}"] if settings.similarity_k != DEFAULT_K else []
     if settings.similarity_corpus_k:
-        parts.append(f"similar in corpus k={settings.similarity_corpus_k} min={settings.similarity_corpus_min:g}")
+        parts.append(
+            f"{CORPUS_LINKS_BUILD_PREFIX}k={settings.similarity_corpus_k} min={settings.similarity_corpus_min:g}"
+        )
     return parts
 
 

@@ -26,7 +26,7 @@ from docgraph.app.pipeline.stages import (
     file_changed,
 )
 from docgraph.app.pipeline.store_locks import store_lock
-from docgraph.app.pipeline.unchanged import KEPT_EMBEDDINGS_NOTE, note_moved_source, stored_as_built
+from docgraph.app.pipeline.unchanged import kept_as_stored_note, note_moved_source, stored_as_built
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.ingest_claims import ingest_claim
 from docgraph.app.stores.kept_copies import changed_message, copies_locked, is_kept, keep_copy, stored_sha256
@@ -121,7 +121,7 @@ class IngestPipeline:
         if not uploaded:  # an upload's temporary file never becomes a document's source
             note_moved_source(write.store, stored, path)
         counts = {"Document": 1, "Page": stored.pages, "Section": stored.sections, "Region": stored.regions}
-        kept_embedded = stored.build != self.build  # stored with embeddings (see stored_as_built)
+        kept = kept_as_stored_note(stored, self.build)  # stored with more than this build makes
         return IngestReport(
             path=path,
             doc_id=stored.doc_id,
@@ -131,7 +131,7 @@ class IngestPipeline:
             nodes=counts,
             seconds=time.perf_counter() - started,
             status="unchanged",
-            notes=[KEPT_EMBEDDINGS_NOTE] if kept_embedded else [],
+            notes=[kept] if kept else [],
         )
 
     def _run_stages(self, ctx: IngestContext) -> None:

@@ -14,7 +14,13 @@ from pathlib import Path
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.cypher import load
 from docgraph.ingest.structure.ids import doc_id_for, file_sha256
-from docgraph.records import BUILD_SEPARATOR, ENCODER_BUILD_PREFIX, NO_EMBEDDINGS, document_version
+from docgraph.records import (
+    BUILD_SEPARATOR,
+    CORPUS_LINKS_BUILD_PREFIX,
+    ENCODER_BUILD_PREFIX,
+    NO_EMBEDDINGS,
+    document_version,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,10 +41,16 @@ KEPT_EMBEDDINGS_NOTE = (
 )
 
 
+KEPT_CORPUS_LINKS_NOTE = (
+    "stored with links to other documents (--similar-elsewhere), kept as it is: re-reading it without "
+    "them would drop those links (--force does that)"
+)
+
+
 def stored_as_built(store: GraphStore, path: Path, build: str) -> StoredDocument | None:
     """The stored document of ``path`` when its content and build are this file's and ``build``;
-    for a build without embeddings, also one stored as that build with embeddings, which it
-    would only take away."""
+    for a build without embeddings, also one stored as that build with embeddings, and for a
+    build without links to other documents, one stored with them: builds it would only take from."""
     doc_id = doc_id_for(path.name)
     rows = store.read(load("document_versions", store.dialect), {"doc_id": doc_id})
     stored_build = str(rows[0]["build"] or "") if rows else ""
@@ -57,10 +69,22 @@ def stored_as_built(store: GraphStore, path: Path, build: str) -> StoredDocument
 
 
 def _builds_as(stored: str, build: str) -> bool:
-    if stored == build:
+    if stored == build or _without_corpus_links(stored) == build:
         return True
     without = build.removesuffix(f"{BUILD_SEPARATOR}{NO_EMBEDDINGS}")
     return without != build and stored.startswith(f"{without}{BUILD_SEPARATOR}{ENCODER_BUILD_PREFIX}")
+
+
+def _without_corpus_links(build: str) -> str:
+    parts = build.split(BUILD_SEPARATOR)
+    return BUILD_SEPARATOR.join(part for part in parts if not part.startswith(CORPUS_LINKS_BUILD_PREFIX))
+
+
+def kept_as_stored_note(stored: StoredDocument, build: str) -> str | None:
+    """Why a document stored as another build than ``build`` was kept as it is (see stored_as_built)."""
+    if stored.build == build:
+        return None
+    return KEPT_CORPUS_LINKS_NOTE if _without_corpus_links(stored.build) == build else KEPT_EMBEDDINGS_NOTE
 
 
 def source_path_of(path: Path) -> str:
