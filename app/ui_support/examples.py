@@ -47,7 +47,9 @@ def example_questions(store: GraphStore, count: int = 3) -> list[str]:
     titled = [(str(row["doc_id"]), _bare_title(str(row["title"] or ""))) for row in rows]
     # Several words say more than one ("Introduction"); a title of one character says nothing.
     titled = sorted((pair for pair in titled if len(pair[1]) > 2), key=lambda pair: len(pair[1].split()) < 2)
-    questions = [f"What does {doc_id} say about “{title}”?" for doc_id, title in _taking_turns(titled)]
+    # The title alone: a document's id in the question is a word no passage holds, and made a
+    # suggested question abstain (docs/experiments/abstention.md).
+    questions = [f"What does the section “{title}” say?" for _, title in _taking_turns(titled)]
     if not questions:
         documents = list_documents(store)
         questions = [f"What is {d['doc_id']} about?" for d in documents]
