@@ -24,9 +24,12 @@ CLI = [sys.executable, "-m", "docgraph.app.cli.main"]
 
 
 @contextmanager
-def started(args: list[str], home: Path) -> Iterator[tuple[dict[str, Any], subprocess.Popen[str]]]:
+def started(
+    args: list[str], home: Path, extra_env: dict[str, str] | None = None
+) -> Iterator[tuple[dict[str, Any], subprocess.Popen[str]]]:
     """The command running; its start record (the first line it prints) and its process."""
     env = {**os.environ, "DOCGRAPH_HOME": str(home), "DOCGRAPH_GRAPH": fresh_graph_name(), "DOCGRAPH_STORE": ""}
+    env |= extra_env or {}
     process = subprocess.Popen(
         [*CLI, *args, "--json"],
         env=env,
@@ -95,6 +98,17 @@ def test_ui_prints_where_it_listens_once_it_answers(local_home: Path) -> None:
         health = httpx.get(f"{record['url']}/_stcore/health", timeout=30)  # no waiting
     assert health.status_code == 200
     assert record == {"service": "UI", "url": f"http://127.0.0.1:{port}", "store": f"falkordb-local://{local_home}"}
+
+
+def test_ui_under_a_base_path_prints_the_address_its_pages_are_at(local_home: Path) -> None:
+    """Served under /docgraph, it printed the bare address, where a script found a 404."""
+    port = free_port()
+    with started(["ui", "--port", str(port)], local_home, {"STREAMLIT_SERVER_BASE_URL_PATH": "docgraph"}) as (
+        record,
+        _,
+    ):
+        health = httpx.get(f"{record['url']}/_stcore/health", timeout=30)
+    assert record["url"] == f"http://127.0.0.1:{port}/docgraph" and health.status_code == 200
 
 
 @pytest.mark.parametrize("command", [["serve"], ["mcp", "--transport", "http"], ["ui"]])

@@ -34,13 +34,23 @@ def ui_command(
     settings = server_settings(store)  # a bad setting fails here, in one line, not inside the app
     check_exposure(host, KeyStore(settings.home))
     check_port_free(host, port)  # Streamlit binds it itself: a port in use is refused here, in one line
-    line = announcement("UI", http_url(host, port), json_output, store=masked_url(settings.store_url))
+    url = http_url(host, port) + streamlit_base_path()
+    line = announcement("UI", url, json_output, store=masked_url(settings.store_url))
     command = streamlit_command(host, port)
     # Become the Streamlit server rather than wait on it: signals (Ctrl-C, `docker stop`) reach it
     # directly and no orphan is left behind when this process is killed. The server prints the
     # start record once it answers (ui/asgi.py): a script may connect on reading it.
     record = json.dumps({"host": connect_host(host), "port": port, "line": line})
     os.execve(command[0], command, {**ui_environment(os.environ, store), UI_START_RECORD: record})
+
+
+def streamlit_base_path() -> str:
+    """The path the pages are served under (``server.baseUrlPath``: STREAMLIT_SERVER_BASE_URL_PATH or
+    a .streamlit/config.toml), as it follows the address: ``/docgraph``, or nothing."""
+    from streamlit import config  # Streamlit's own reading of its files; its command reads the variable
+
+    base = os.environ.get("STREAMLIT_SERVER_BASE_URL_PATH") or str(config.get_option("server.baseUrlPath") or "")
+    return f"/{base.strip('/')}" if base.strip("/") else ""
 
 
 def connect_host(host: str) -> str:
