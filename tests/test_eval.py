@@ -102,6 +102,10 @@ def test_eval_refuses_questions_about_missing_documents(
         ({"pages": ["x"]}, "'pages' must be a list"),
         ({"answer": ["10:30"]}, "'answer' must be a string"),
         ({"doc": "sub/docgraph-sample.pdf"}, "'doc' must be a file name"),  # failed after the ingest
+        ({"question": ["When", "is", "feeding"]}, "'question' must be a string"),  # was asked as "['When', ...]"
+        ({"type": {"a": 1}}, "'type' must be a string"),  # was a row of the per-type table
+        ({"doc": 5}, "'doc' must be a string"),
+        ({"id": ["x"]}, "'id' must be a string"),
     ],
 )
 def test_a_question_field_of_the_wrong_kind_is_refused(tmp_path: Path, fields: dict[str, object], refusal: str) -> None:

@@ -31,12 +31,12 @@ class Question:
 def parse_question(record: dict[str, Any], where: str) -> Question:
     try:
         question = Question(
-            id=str(record["id"]),
-            doc=str(record["doc"]),
-            question=str(record["question"]),
+            id=_text(record["id"], "id", where),
+            doc=_string(record["doc"], "doc", where),
+            question=_string(record["question"], "question", where),
             pages=_page_numbers(record["pages"], where),
             answer=_text(record.get("answer"), "answer", where),
-            type=str(record.get("type") or "local"),
+            type=_string(record.get("type") or "local", "type", where),
         )
     except KeyError as exc:
         raise QuestionsError(f"{where}: not a question record (no {exc} field)") from exc
@@ -66,6 +66,13 @@ def _whole_number(value: Any) -> int | None:
     if isinstance(value, str) and value.strip().isdigit():
         return int(value)
     return None
+
+
+def _string(value: Any, name: str, where: str) -> str:
+    """A field that must be a string (a list of words is no question, a map no question type)."""
+    if not isinstance(value, str):
+        raise QuestionsError(f"{where}: {name!r} must be a string, got {value!r}")
+    return value
 
 
 def _text(value: Any, name: str, where: str) -> str:
