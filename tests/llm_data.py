@@ -13,12 +13,13 @@ from typing import Any
 
 from docgraph.app.config import Settings
 from docgraph.app.resources import SAMPLES_DIR
+from docgraph.ingest.structure.ids import file_sha256
 from docgraph.records import EdgeRecord, GraphBatch, NodeRecord
 
 DOC_ID = "zoo"
-SHA256 = "ab12cd34" + "0" * 56
-PREFIX = f"{DOC_ID}@ab12cd34"
 SAMPLE_PDF = SAMPLES_DIR / "docgraph-sample.pdf"
+SHA256 = file_sha256(SAMPLE_PDF)  # its pages render from the sample (describe), which must be that file
+PREFIX = f"{DOC_ID}@{SHA256[:8]}"
 
 # (page, position, kind, text, bbox, section index)
 REGIONS: list[tuple[int, int, str, str, list[float], int]] = [

@@ -9,7 +9,9 @@ from pathlib import Path
 import numpy as np
 import pymupdf
 import pytest
+from typer.testing import CliRunner
 
+from docgraph.app.cli.main import app
 from docgraph.app.config import Settings
 from docgraph.app.llm.service import describe_document
 from docgraph.app.pipeline.build import build_ingest_pipeline
@@ -17,6 +19,7 @@ from docgraph.app.pipeline.embedding import embed_batch
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.cypher import load
+from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.errors import LLMUnavailableError
 from docgraph.models.encoder_loader import load_encoder
 from tests.llm_data import llm_settings, region_id, zoo_batch
@@ -151,3 +154,28 @@ def test_a_rebuild_keeps_the_descriptions_of_the_regions_it_reads_again(
     again = build_ingest_pipeline(falkordb_store, settings).ingest(tmp_path / SAMPLE.name)
     assert again.status == "replaced", again.error
     assert falkordb_store.read("MATCH (r:Region) WHERE r.description IS NOT NULL RETURN count(r) AS n") == [{"n": 0}]
+
+
+def test_the_describe_command_exits_1_when_a_region_failed(
+    falkordb_store: FalkorDBStore, local_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It exited 0 on "0 described, 2 failed", where an ingest with a failed file exits 1."""
+    falkordb_store.write_document(zoo_batch())
+    with ScriptedLLMServer() as server:
+        server.add(Reply(status=400, error="image too small"), json.dumps(FIGURE_REPLY))
+        env = {
+            "DOCGRAPH_HOME": str(local_home),
+            "DOCGRAPH_STORE": "",
+            "DOCGRAPH_GRAPH": falkordb_store.graph_name,
+            "OPENAI_BASE_URL": server.base_url,
+            "OPENAI_API_KEY": "test-key",
+            "DOCGRAPH_LLM_MODEL": "test-model",
+            "DOCGRAPH_VLM_MODEL": "test-vision",
+        }
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        result = CliRunner().invoke(app, ["describe", "--doc", "zoo", "--json"])
+    assert result.exit_code == 1, result.stderr
+    [report] = json.loads(result.stdout)
+    assert report["regions"] == [FIGURE] and list(report["failed"]) == [TABLE]
+    assert stored(falkordb_store, FIGURE, "description")  # what was described is kept

@@ -214,7 +214,7 @@ def renamed(batch: GraphBatch, doc_id: str) -> GraphBatch:
     def moved(value: Any) -> Any:
         if value == batch.doc_id:
             return doc_id
-        return value.replace(PREFIX, f"{doc_id}@ab12cd34") if isinstance(value, str) else value
+        return value.replace(PREFIX, f"{doc_id}@{PREFIX.split('@')[1]}") if isinstance(value, str) else value
 
     nodes = [NodeRecord(n.label, moved(n.key), {k: moved(v) for k, v in n.props.items()}) for n in batch.nodes]
     edges = [

@@ -159,9 +159,13 @@ def describe_command(
         reports = [describe_document(graph_store, settings, target, redo=redo) for target in targets]
     if json_out:
         print_json([report.to_json() for report in reports])
-        return
-    for report in reports:
-        line = f"{report.doc_id}: {len(report.described)} described, {len(report.failed)} failed, {report.seconds:.1f}s"
-        console.print(line, highlight=False)
-        for region_id, why in report.failed.items():
-            err_console.print(f"  {region_id}: {terminal_text(why)}", highlight=False, markup=False)
+    else:
+        for report in reports:
+            described, failed = len(report.described), len(report.failed)
+            console.print(
+                f"{report.doc_id}: {described} described, {failed} failed, {report.seconds:.1f}s", highlight=False
+            )
+            for region_id, why in report.failed.items():
+                err_console.print(f"  {region_id}: {terminal_text(why)}", highlight=False, markup=False)
+    if any(report.failed for report in reports):  # as ingest does when a file fails: the rest is kept
+        raise typer.Exit(1)
