@@ -214,3 +214,19 @@ def page_rows(page: int) -> list[dict[str, str]]:
     assert code == 0
     rows: list[dict[str, str]] = json.loads(out)
     return rows
+
+
+def test_a_blank_page_is_not_said_to_have_been_read_by_ocr(cli_env: None, tmp_path: Path) -> None:
+    """Blank pages skip OCR, yet the hint said "OCR found no text on them either"."""
+    pdf = tmp_path / "with-blank.pdf"
+    with pymupdf.open() as doc:
+        doc.new_page().insert_text((72, 72), "Feeding times are posted at the gate.")
+        doc.new_page()  # blank
+        doc.save(pdf)
+    code, out, err = run("ingest", str(pdf), "--no-embed", "--json")
+    assert code == 0, err
+    [report] = json.loads(out)
+    assert report["stats"]["pages_without_text"] == 1 and report["stats"]["ocr_pages"] == 0
+    assert report["notes"][-1] == (
+        "1 page(s) have no text: they are blank, or OCR found no text on them either (blank pages are not sent to OCR)"
+    )

@@ -18,7 +18,7 @@ def untexted_hint(reader: Reader) -> str:
         return f"OCR would read them: apt-get install {' '.join(ocr_packages(reader))}"
     if reader.name == "azure":
         return "the reader found no text on them"
-    return "OCR found no text on them either"
+    return "they are blank, or OCR found no text on them either (blank pages are not sent to OCR)"
 
 
 def print_reports(reports: list[IngestReport], json_out: bool, untexted_hint: str) -> None:
