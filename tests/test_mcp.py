@@ -161,6 +161,15 @@ def test_over_http_the_same_keys_guard_every_request(env: dict[str, str], http_s
         check_tools(over_stdio({**env, "DOCGRAPH_API_KEY": secret}))
     finally:
         keys.revoke(record.key_id)
+    # A revoked key is told so, as the HTTP API tells it ("set DOCGRAPH_API_KEY" said nothing of why).
+    revoked = subprocess.run(
+        [str(DOCGRAPH), "mcp"],
+        env={**env, "DOCGRAPH_API_KEY": secret},
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    assert revoked.returncode == 1 and f"DOCGRAPH_API_KEY: key {record.key_id} was revoked at " in revoked.stderr
 
 
 HEAVY_QUERY = "UNWIND range(1, 30000) AS a UNWIND range(1, 30000) AS b WITH a, b WHERE a * b = -1 RETURN count(*) AS n"

@@ -167,5 +167,9 @@ def http_app(settings: Settings, host: str, stopping: threading.Event | None = N
 def check_stdio_key(settings: Settings) -> None:
     """Over stdio, once any key exists, the process must be given one."""
     keys = KeyStore(settings.home)
-    if keys.in_use() and keys.verify(os.environ.get(KEY_VARIABLE, "")) is None:
+    secret = os.environ.get(KEY_VARIABLE, "")
+    if not keys.in_use() or keys.verify(secret) is not None:
+        return
+    if not secret:
         raise ConfigError(f"API keys are in use: set {KEY_VARIABLE} to a valid key for the MCP server")
+    raise ConfigError(f"{KEY_VARIABLE}: {keys.refusal(secret)}")
