@@ -13,8 +13,10 @@ import threading
 from pathlib import Path
 
 from docgraph.app.config import Settings
+from docgraph.app.jobs.ingest_batch import ingest_batch
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.reports import IngestReport
+from docgraph.app.pipeline.stages import ProgressFn
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.app.stores.ingest_claims import claims_dir
@@ -113,14 +115,42 @@ def test_a_file_of_one_new_name_stored_by_another_process_meanwhile_is_not_repla
     [report] = reports
     assert report.status == "failed"
     assert report.error == (
-        "report.pdf: another file was stored as 'report' while this one was read (another ingest); "
-        "nothing was written: replace that document (--replace, replace=true) or rename this file"
+        f"report.pdf: another file is stored as 'report' ({theirs.resolve()}), stored since this one's name "
+        "was checked; nothing was written: replace that document (--replace, replace=true) or rename this file"
     )
     [row] = falkordb_store.read("MATCH (d:Document) RETURN d.source_path AS source")
     assert row["source"] == str(theirs.resolve())
 
     replaced = build_ingest_pipeline(falkordb_store, settings, embed=False).ingest(mine, replace=True)
     assert replaced.status == "replaced"
+
+
+def test_a_file_of_a_batch_whose_name_another_process_took_before_its_turn_is_not_written(
+    falkordb_store: FalkorDBStore, local_home: Path, tmp_path: Path
+) -> None:
+    """The batch checked every name at its start; a file stored by another process under a later
+    file's name before that file's turn was replaced by it without a word."""
+    settings = Settings(home=local_home, graph=falkordb_store.graph_name, store="")
+    first, mine, theirs = tmp_path / "first.pdf", tmp_path / "mine" / "report.pdf", tmp_path / "theirs" / "report.pdf"
+    for source, target in ((SAMPLE, first), (SAMPLE, mine), (OTHER_PDF, theirs)):
+        target.parent.mkdir(exist_ok=True)
+        shutil.copyfile(source, target)
+    stored_by_them: list[subprocess.CompletedProcess[str]] = []
+
+    def progress(path: Path) -> ProgressFn:
+        def heard(stage: str, done: int, total: int) -> None:
+            if path == first and stage == "graph_write" and not stored_by_them:
+                stored_by_them.append(ingest_in_another_process(local_home, falkordb_store.graph_name, theirs))
+
+        return heard
+
+    pipeline = build_ingest_pipeline(falkordb_store, settings, embed=False)
+    reports = ingest_batch(pipeline, falkordb_store, [first, mine], progress=progress)
+    assert stored_by_them[0].returncode == 0, stored_by_them[0].stderr
+    assert [report.status for report in reports] == ["ingested", "failed"]
+    assert "another file is stored as 'report'" in reports[1].error
+    [row] = falkordb_store.read("MATCH (d:Document {doc_id: 'report'}) RETURN d.source_path AS source")
+    assert row["source"] == str(theirs.resolve())
 
 
 def test_a_claim_that_cannot_be_taken_fails_that_file_not_the_batch(

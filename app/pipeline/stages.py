@@ -21,12 +21,10 @@ from docgraph.app.pipeline.embedding import embed_batch
 from docgraph.app.pipeline.execution.base import SourceFile, TaskExecutor
 from docgraph.app.pipeline.execution.spread_encoder import SpreadEncoder
 from docgraph.app.pipeline.gnn_store import refresh_stale_gnn
-from docgraph.app.pipeline.unchanged import (
-    source_path_of,
-    uploaded_source,
-)
+from docgraph.app.pipeline.unchanged import same_source, source_path_of, uploaded_source
 from docgraph.app.pipeline.vanished_links import Relink, links_with_other_documents, write_with_current_links
 from docgraph.app.stores.base import GraphStore, WriteResult
+from docgraph.app.stores.cypher import load
 from docgraph.app.stores.kept_copies import (
     changed_message,
     copies_locked,
@@ -142,15 +140,23 @@ class WriteStage:
             self._write_with_copy(ctx, self.files_dir)
 
     def _check_not_taken(self, ctx: IngestContext) -> None:
-        """Refuse to replace a document another ingest stored under this id while this file was
-        read (two files of one new name, in two processes): the caller's check of the name was
-        made before that, and a name alone never replaces a document."""
+        """The caller's check of the name, made again at the write: another process may have stored
+        another file under this id since (two files of one new name, in two processes, or in a
+        long batch), and a name alone never replaces a document. A file replaces what was read
+        from its own path; an upload, what was stored as its job began."""
         assert ctx.batch is not None
         if ctx.replace:
             return
-        stored = stored_sha256(self.store, ctx.batch.doc_id)
-        if stored is not None and stored not in (ctx.stored_at_start, ctx.batch.sha256):
-            raise BadDocumentError(taken_message(ctx.path.name, ctx.batch.doc_id))
+        rows = self.store.read(load("stored_source", self.store.dialect), {"doc_id": ctx.batch.doc_id})
+        if not rows or rows[0]["sha256"] == ctx.batch.sha256:
+            return
+        source = str(rows[0]["source_path"] or "")
+        if ctx.uploaded_as:
+            taken = rows[0]["sha256"] != ctx.stored_at_start
+        else:
+            taken = bool(source) and not same_source(source, ctx.path)
+        if taken:
+            raise BadDocumentError(taken_message(ctx.path.name, ctx.batch.doc_id, source))
 
     def _write_with_copy(self, ctx: IngestContext, files_dir: Path) -> None:
         assert ctx.batch is not None
@@ -191,10 +197,10 @@ def _has_vector(value: Any) -> bool:
     return value is not None and len(value) > 0
 
 
-def taken_message(file_name: str, doc_id: str) -> str:
+def taken_message(file_name: str, doc_id: str, source: str) -> str:
     return (
-        f"{file_name}: another file was stored as {doc_id!r} while this one was read (another ingest); "
-        "nothing was written: replace that document (--replace, replace=true) or rename this file"
+        f"{file_name}: another file is stored as {doc_id!r} ({source}), stored since this one's name was "
+        "checked; nothing was written: replace that document (--replace, replace=true) or rename this file"
     )
 
 
