@@ -244,6 +244,26 @@ def test_delete_removes_a_document_and_then_it_is_not_found(client: TestClient, 
     assert gone["message"] == "no document 'zoo-copy' in the store (GET /documents lists them)"
 
 
+def test_a_file_name_two_documents_have_is_a_conflict_not_a_missing_document(
+    client: TestClient, store: GraphStore
+) -> None:
+    """A name an older release gave another id (Straße.pdf: strae and strae-58a377) answered 404
+    "not_found", which a client reads as "no such document"."""
+    response = upload(client, SAMPLE_PDF.read_bytes(), "twin.pdf", embed="false")
+    assert follow_job(client, response.json()["job_id"])[-1]["status"] == "succeeded"
+    store.write("MATCH (d:Document {doc_id: 'twin'}) SET d.file_name = $name", {"name": f"{SAMPLE_DOC}.pdf"})
+    try:
+        for answer in (
+            client.delete(f"/documents/{SAMPLE_DOC}.pdf"),
+            client.post("/ask", json={"question": "Lions?", "doc_id": f"{SAMPLE_DOC}.pdf"}),
+        ):
+            error = assert_error(answer, 409, "ambiguous")
+            assert error["message"].startswith(f"'{SAMPLE_DOC}.pdf' is the file name of 2 documents (")
+        assert {d["doc_id"] for d in client.get("/documents").json()} == {SAMPLE_DOC, "twin"}  # none deleted
+    finally:
+        assert client.delete("/documents/twin").status_code == 200
+
+
 def test_a_document_an_unfinished_job_writes_is_not_deleted_under_it(
     client: TestClient, store: GraphStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:

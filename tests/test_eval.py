@@ -105,7 +105,9 @@ def test_eval_refuses_questions_about_missing_documents(
         ({"question": ["When", "is", "feeding"]}, "'question' must be a string"),  # was asked as "['When', ...]"
         ({"type": {"a": 1}}, "'type' must be a string"),  # was a row of the per-type table
         ({"doc": 5}, "'doc' must be a string"),
-        ({"id": ["x"]}, "'id' must be a string"),
+        ({"id": ["x"]}, "'id' must be a string or a number"),
+        ({"id": None}, "'id' must be a string or a number"),  # was the id ""
+        ({"type": {}}, "'type' must be a string"),  # was "local"
     ],
 )
 def test_a_question_field_of_the_wrong_kind_is_refused(tmp_path: Path, fields: dict[str, object], refusal: str) -> None:

@@ -26,6 +26,7 @@ from docgraph.app.config import Settings
 from docgraph.app.stores.results import finite_numbers
 from docgraph.app.stores.url import parse_store_url
 from docgraph.errors import (
+    AmbiguousDocumentError,
     BadDocumentError,
     ConfigError,
     DocgraphError,
@@ -64,6 +65,7 @@ class ApiError(DocgraphError):
 
 # (error class, status, type); the first class an error is an instance of decides.
 ERROR_STATUS: list[tuple[type[Exception], int, str]] = [
+    (AmbiguousDocumentError, 409, "ambiguous"),  # a file name several documents have: not "not found"
     (DocumentNotFoundError, 404, "not_found"),
     (JobNotFoundError, 404, "not_found"),
     (JobStateError, 409, "conflict"),

@@ -31,12 +31,12 @@ class Question:
 def parse_question(record: dict[str, Any], where: str) -> Question:
     try:
         question = Question(
-            id=_text(record["id"], "id", where),
+            id=_identifier(record["id"], where),
             doc=_string(record["doc"], "doc", where),
             question=_string(record["question"], "question", where),
             pages=_page_numbers(record["pages"], where),
             answer=_text(record.get("answer"), "answer", where),
-            type=_string(record.get("type") or "local", "type", where),
+            type=_string("local" if record.get("type") in (None, "") else record["type"], "type", where),
         )
     except KeyError as exc:
         raise QuestionsError(f"{where}: not a question record (no {exc} field)") from exc
@@ -66,6 +66,13 @@ def _whole_number(value: Any) -> int | None:
     if isinstance(value, str) and value.strip().isdigit():
         return int(value)
     return None
+
+
+def _identifier(value: Any, where: str) -> str:
+    """A question's id: a string or a number (null, a list or a map names no question)."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float) or not str(value).strip():
+        raise QuestionsError(f"{where}: 'id' must be a string or a number, got {value!r}")
+    return str(value)
 
 
 def _string(value: Any, name: str, where: str) -> str:
