@@ -979,3 +979,17 @@ def test_a_graph_without_documents_names_the_graphs_of_the_server_that_have_some
         [note] = [line for line in err.splitlines() if line.startswith("note: graph")]
         assert note.startswith(f"note: graph '{typo}' holds no documents; on this server "), note
         assert f"'{stored}'" in note and note.endswith("(choose with DOCGRAPH_GRAPH, or --store URL?graph=NAME)")
+
+
+def test_a_path_through_a_linked_folder_and_back_records_the_file_read(cli_env: dict[str, str], tmp_path: Path) -> None:
+    """``shelf/../manual.pdf`` with shelf a link elsewhere recorded ``./manual.pdf`` (the spelling
+    made absolute), another file than the one read."""
+    (tmp_path / "elsewhere" / "shelf").mkdir(parents=True)
+    read = tmp_path / "elsewhere" / "manual.pdf"
+    read.write_bytes(SAMPLE.read_bytes())
+    (tmp_path / "shelf").symlink_to(tmp_path / "elsewhere" / "shelf")
+    code, out, err = run("ingest", f"{tmp_path}/shelf/../manual.pdf", "--no-embed")
+    assert code == 0, err
+    code, out, _ = run("documents", "--json")
+    [row] = json.loads(out)
+    assert (row["source_path"], row["source_found"]) == (str(read), True)

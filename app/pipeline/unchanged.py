@@ -89,8 +89,13 @@ def kept_as_stored_note(stored: StoredDocument, build: str) -> str | None:
 
 def source_path_of(path: Path) -> str:
     """What a document records as the file it was read from: the path as given, made absolute,
-    links kept (``manual-latest.pdf`` pointed at each new edition in turn stays that document's file)."""
-    return os.path.abspath(path)
+    links kept (``manual-latest.pdf`` pointed at each new edition in turn stays that document's file);
+    the file itself when that spelling leads elsewhere (``shelf/../x.pdf`` through a linked folder)."""
+    given = os.path.abspath(path)
+    try:
+        return given if os.path.samefile(given, path) else str(path.resolve())
+    except OSError:  # gone meanwhile: its ingest reports that
+        return str(path.resolve())
 
 
 def same_source(source: str, path: Path) -> bool:
