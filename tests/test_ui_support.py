@@ -18,6 +18,7 @@ from docgraph.app.jobs.render import KIND_COLOURS, rgb_hex
 from docgraph.app.llm.answer import AnswerResult
 from docgraph.app.llm.citations import Citation
 from docgraph.app.llm.service import ask
+from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.retrieval.registry import make_retriever
@@ -421,3 +422,20 @@ def test_trace_progress_and_failures_read_as_sentences(tmp_path: Path) -> None:
     assert progress_label("a.pdf", "graph_write", 0, 0) == "a.pdf: graph_write"
     failed = IngestReport(path=tmp_path / "a.pdf", status="failed", error="a.pdf: ValueError: bad")
     assert report_line(failed) == "a.pdf: failed: ValueError: bad"
+
+
+def test_a_document_without_sections_is_suggested_by_its_title(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """The fallback named the document's id ("What is notice about?"), a word no passage holds: it abstained."""
+    pdf = tmp_path / "notice.pdf"
+    with pymupdf.open() as doc:
+        page = doc.new_page()
+        page.insert_text((72, 72), "Aviary visiting rules: the aviary opens at nine and closes at dusk.")
+        page.insert_text((72, 90), "Visitors may feed the parrots only with seed sold at the kiosk.")
+        doc.set_metadata({"title": "Aviary visiting rules"})
+        doc.save(pdf)
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    assert build_ingest_pipeline(falkordb_store, settings).ingest(pdf).sections == 0
+    [question] = example_questions(falkordb_store)
+    assert question == "What is “Aviary visiting rules” about?"
+    retriever = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    assert not ask(question, falkordb_store, settings, retriever).abstained

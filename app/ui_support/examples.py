@@ -52,8 +52,15 @@ def example_questions(store: GraphStore, count: int = 3) -> list[str]:
     questions = [f"What does the section “{title}” say?" for _, title in _taking_turns(titled)]
     if not questions:
         documents = list_documents(store)
-        questions = [f"What is {d['doc_id']} about?" for d in documents]
+        questions = [f"What is {_document_name(d)} about?" for d in documents]
     return list(dict.fromkeys(questions))[:count]
+
+
+def _document_name(document: Row) -> str:
+    """A document as a question names it: its title, whose words its pages hold (its id is a word
+    no passage holds, and made the question abstain), else its id."""
+    title = " ".join(str(document.get("title") or "").split())
+    return f"“{title}”" if len(title) > 2 else str(document["doc_id"])
 
 
 def _bare_title(title: str) -> str:
