@@ -172,3 +172,18 @@ def test_store_check_finds_a_stale_fulltext_index_and_repair_rebuilds_it(
         {},
     )
     assert scores() == pytest.approx(before)
+
+
+def test_the_graph_a_mistyped_name_meant_is_looked_at_first(falkordb_store: FalkorDBStore) -> None:
+    """Only the first 50 graph names, in sorted order, were looked at: on a busy server the graph
+    holding the documents could be past them."""
+    falkordb_store.write_document(make_batch(DOC_ID, "a"))
+    mistyped = FalkorDBStore(falkordb_store._db, f"{falkordb_store.graph_name}x", falkordb_store.url)
+    fillers = [f"a_filler_{i:02d}" for i in range(6)]
+    try:
+        for name in fillers:  # graphs without documents, named to come first in sorted order
+            falkordb_store._db.select_graph(name).query("CREATE (:Filler)")
+        assert mistyped.graphs_with_documents(limit=3) == [falkordb_store.graph_name]
+    finally:
+        for name in [*fillers, mistyped.graph_name]:
+            falkordb_store._db.select_graph(name).delete()

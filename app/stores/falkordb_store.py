@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from difflib import SequenceMatcher
 from typing import Any
 
 import redis
@@ -101,11 +102,12 @@ class FalkorDBStore:
         """The server's other graphs that hold documents, for a user whose graph holds none (a
         mistyped graph name reads a new, empty graph); the first ``limit`` names are looked at."""
         try:
-            names = sorted(str(name) for name in self._db.list_graphs())
+            names = [str(name) for name in self._db.list_graphs() if str(name) != self.graph_name]
         except redis.RedisError:
             return []
+        names.sort(key=lambda name: (-SequenceMatcher(None, name, self.graph_name).ratio(), name))  # likeliest first
         found = []
-        for name in [name for name in names if name != self.graph_name][:limit]:
+        for name in names[:limit]:
             try:
                 if self._db.select_graph(name).ro_query(load("any_document", DIALECT), timeout=1000).result_set:
                     found.append(name)
