@@ -24,6 +24,7 @@ from docgraph.app.cli.common import (
     note_other_graphs,
     opened_store,
     print_json,
+    print_json_error,
     print_rows,
     stage_progress,
 )
@@ -148,19 +149,24 @@ def ingest_command(
             )
             names = ", ".join(path.name for path in not_ingested)
             said = f"not ingested: {names} (run the command again for them)" if left else "every document ended"
-            err_console.print(f"{'terminated' if terminated else 'interrupted'}: {said}", markup=False)
-            code = 128 + signal.SIGTERM if terminated else 130
+            err_console.print(f"{_stopped_by(terminated)}: {said}", markup=False)
+            code = _stop_code(terminated)
             if abandoned:  # the documents under way still run in this process's threads: end it now
                 sys.stdout.flush()
                 sys.stderr.flush()
                 os._exit(code)
             raise typer.Exit(code)
-        for report in reports:
-            note_copies(graph_store, report)
-        if describe:
+        try:
             for report in reports:
-                if report.status != "failed":
-                    _describe(graph_store, settings, report)
+                note_copies(graph_store, report)
+            if describe:
+                for report in reports:
+                    if report.status != "failed":
+                        _describe(graph_store, settings, report)
+        except KeyboardInterrupt:  # the documents are stored: their reports are printed all the same
+            print_reports(reports, json_out, untexted_hint(chosen))
+            err_console.print(f"{_stopped_by(terminated)}: the documents are stored, their descriptions cut short")
+            raise typer.Exit(_stop_code(terminated)) from None
     print_reports(reports, json_out, untexted_hint(chosen))
     if any(report.status == "failed" for report in reports):
         raise typer.Exit(1)
@@ -183,8 +189,23 @@ def _sigterm_as_ctrl_c() -> Iterator[list[int]]:
     previous = signal.signal(signal.SIGTERM, interrupt)
     try:
         yield received
+    except KeyboardInterrupt:  # before or after the documents' loop (opening the store, loading models)
+        if not received:
+            raise
+        err_console.print("terminated", markup=False)
+        print_json_error("terminated", _stop_code(received))
+        raise typer.Exit(_stop_code(received)) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _stopped_by(terminated: list[int]) -> str:
+    return "terminated" if terminated else "interrupted"
+
+
+def _stop_code(terminated: list[int]) -> int:
+    """The exit status of a command stopped by a signal: 128 + SIGTERM's number, or Ctrl-C's 130."""
+    return 128 + signal.SIGTERM if terminated else 130
 
 
 def _ingest_all(
@@ -213,8 +234,8 @@ def _ingest_all(
             if paths:
                 names = ", ".join(path.name for path in paths)
                 err_console.print(
-                    f"interrupted: finishing the documents under way first: {names} "
-                    "(Ctrl-C again to stop now: each is written whole or not at all)",
+                    f"stopping: finishing the documents under way first: {names} "
+                    "(Ctrl-C or SIGTERM again to stop now: each is written whole or not at all)",
                     markup=False,
                 )
 

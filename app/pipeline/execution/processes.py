@@ -193,7 +193,10 @@ def serve_tasks(connection: Connection, spec: WorkerSpec, threads: int, parent: 
     # the thread pools of numpy's BLAS, torch, and the tokenizers (Rayon)
     for pool in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS"):
         os.environ.setdefault(pool, str(threads))
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    # Ctrl-C and a service manager's SIGTERM to the whole group are the parent's to handle (it lets
+    # the documents under way finish); a worker ends with its parent (exit_with_parent) or is killed.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if not os.environ.get("DOCGRAPH_DEBUG"):  # MuPDF on a damaged page: the document's report says it
         logging.getLogger("pymupdf").addHandler(logging.NullHandler())
     exit_with_parent(parent)
