@@ -139,6 +139,22 @@ def test_workers_build_the_same_graph_as_one_process(
     assert rebuilds == [1]
 
 
+def test_copies_of_one_file_given_together_are_read_once(
+    falkordb_store: FalkorDBStore, pool: ProcessPool, local_home: Path, tmp_path: Path
+) -> None:
+    """With workers both copies were read and embedded at once, the second found "unchanged" only at
+    its write; a later copy now waits for its first and is found stored by its hash."""
+    copies = [tmp_path / folder / "water-report.pdf" for folder in ("a", "b", "c")]
+    for copy in copies:
+        copy.parent.mkdir()
+        copy.write_bytes(FILES[0].read_bytes())
+    settings = local_settings(local_home, "unused")
+    reports = build_ingest_pipeline(falkordb_store, settings, tasks=pool).ingest_many([*copies, FILES[2]])
+    assert [r.status for r in reports] == ["ingested", "unchanged", "unchanged", "ingested"]
+    assert [bool(r.stats) for r in reports] == [True, False, False, True]  # a file read has stats; a skip, none
+    assert reports[0].path == copies[0] and reports[1].edges == {}
+
+
 def test_a_killed_worker_fails_only_its_document_and_the_store_stays_whole(
     falkordb_store: FalkorDBStore, pool: ProcessPool, local_home: Path
 ) -> None:

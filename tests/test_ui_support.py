@@ -238,7 +238,7 @@ def test_ingest_helpers(sample: tuple[GraphStore, Settings], tmp_path: Path) -> 
     # Two files that would be stored under one id: refused alone; a name of spaces gets a hash id
     same_id = tmp_path / "batch" / "Docgraph Sample.pdf"
     same_id.parent.mkdir()
-    same_id.write_bytes(SAMPLE_PDF.read_bytes())
+    same_id.write_bytes(SAMPLE_PDF.read_bytes() + b"\n% another edition\n")
     nameless = tmp_path / "batch" / " .pdf"  # (a name in another script gets an id of its own: test_odd_pdfs)
     nameless.write_bytes(SAMPLE_PDF.read_bytes())
     batch = ingest_files(store, settings, [SAMPLE_PDF, same_id, nameless])
@@ -246,6 +246,11 @@ def test_ingest_helpers(sample: tuple[GraphStore, Settings], tmp_path: Path) -> 
     assert "docgraph-sample.pdf in this batch is stored as 'docgraph-sample' too" in batch[1].error
     assert batch[2].doc_id == doc_id_for(" .pdf")
     store.delete_document(batch[2].doc_id)
+    # A copy of a stored file in another folder is that document (it was refused as "rename one")
+    copy = tmp_path / "archive" / "docgraph-sample.pdf"
+    copy.parent.mkdir()
+    copy.write_bytes(SAMPLE_PDF.read_bytes())
+    assert [r.status for r in ingest_files(store, settings, [SAMPLE_PDF, copy])] == ["unchanged", "unchanged"]
 
 
 def test_numbered_answers_and_highlights() -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from docgraph.app.pipeline.reports import IngestReport
+from docgraph.app.pipeline.source_files import same_content
 from docgraph.app.pipeline.unchanged import same_source
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, Row
@@ -69,21 +70,12 @@ def colliding_ids(paths: list[Path]) -> dict[Path, str]:
             continue
     clashes: dict[Path, str] = {}
     for doc_id, same in by_id.items():
-        if len({p.resolve() for p in same}) > 1 and not _same_content(same):
+        if len({p.resolve() for p in same}) > 1 and not same_content(same):
             names = " and ".join(str(p) for p in same[:3]) + (f" and {len(same) - 3} more" if len(same) > 3 else "")
             clashes |= dict.fromkeys(
                 same, f"{names} would all be stored as {doc_id!r}, one replacing the other: rename them"
             )
     return clashes
-
-
-def _same_content(paths: list[Path]) -> bool:
-    """Whether the files hold the same bytes (a copy in another folder stores the same document); a
-    file that cannot be read is left for its ingest to report."""
-    try:
-        return len({file_sha256(path) for path in paths}) == 1
-    except OSError:
-        return False
 
 
 def same_content_as(store: GraphStore, doc_id: str) -> list[Row]:

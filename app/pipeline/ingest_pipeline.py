@@ -7,6 +7,7 @@ use the store run in this process, one document at a time.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextvars
 import time
 from collections.abc import Callable, Collection, Sequence
@@ -18,6 +19,7 @@ from docgraph.app.file_states import file_state
 from docgraph.app.pipeline.execution.base import SourceFile, TaskExecutor
 from docgraph.app.pipeline.memory import release_free_memory
 from docgraph.app.pipeline.reports import IngestReport
+from docgraph.app.pipeline.source_files import first_copies
 from docgraph.app.pipeline.stages import (
     IngestContext,
     ProgressFn,
@@ -85,13 +87,22 @@ class IngestPipeline:
             except KeyboardInterrupt:
                 raise IngestInterrupted(reports, paths[len(reports) :]) from None
             return reports
-        order = sorted(range(len(paths)), key=lambda i: -_file_size(paths[i]))
+        order = sorted(range(len(paths)), key=lambda i: -_file_size(paths[i]))  # stable: copies keep their order
+        firsts = first_copies(list(paths))
         documents = ThreadPoolExecutor(self.tasks.workers + 1, thread_name_prefix="docgraph-document")
         futures: dict[int, Future[IngestReport]] = {}
         abandoned = False
+
+        def after_its_first(i: int) -> IngestReport:
+            """A later copy waits for its first (submitted before it, so never waiting on it), then
+            finds it stored instead of reading it again."""
+            if i in firsts:
+                concurrent.futures.wait([futures[firsts[i]]])
+            return one(paths[i])
+
         try:  # each in a copy of this context: a block the caller opened (fulltext_refresh_deferred) covers it
             for i in order:  # one by one: an interrupt among them keeps those submitted
-                futures[i] = documents.submit(contextvars.copy_context().run, one, paths[i])
+                futures[i] = documents.submit(contextvars.copy_context().run, after_its_first, i)
             return [futures[i].result() for i in range(len(paths))]
         except KeyboardInterrupt:
             if finishing is not None:

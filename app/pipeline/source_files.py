@@ -6,7 +6,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from docgraph.errors import BadDocumentError
+from docgraph.errors import BadDocumentError, DocgraphError
+from docgraph.ingest.structure.ids import doc_id_for, file_sha256
 from docgraph.ingest.types import DocumentLayout, ProgressCallback, Reader
 
 
@@ -39,6 +40,32 @@ def pdfs_under(folder: Path) -> list[Path]:
         # to one folder is the one kept, whatever the disk's order
         found += [Path(root, name) for name in names if _is_shown_pdf(name) and Path(root, name).is_file()]
     return sorted(found)
+
+
+def same_content(paths: list[Path]) -> bool:
+    """Whether the files hold the same bytes (a copy in another folder stores the same document); a
+    file that cannot be read is left for its ingest to report."""
+    try:
+        return len({file_sha256(path) for path in paths}) == 1
+    except OSError:
+        return False
+
+
+def first_copies(paths: list[Path]) -> dict[int, int]:
+    """For each later copy among ``paths`` (another path of one document id holding the same bytes),
+    the index of its first: read together, both copies would be read; one after the other, the
+    second is found stored."""
+    by_id: dict[str, list[int]] = {}
+    for index, path in enumerate(paths):
+        try:
+            by_id.setdefault(doc_id_for(path.name), []).append(index)
+        except DocgraphError:
+            continue
+    firsts: dict[int, int] = {}
+    for indexes in by_id.values():
+        if len(indexes) > 1 and same_content([paths[i] for i in indexes]):
+            firsts |= dict.fromkeys(indexes[1:], indexes[0])
+    return firsts
 
 
 def _is_shown_pdf(name: str) -> bool:

@@ -13,7 +13,7 @@ from docgraph.app.jobs.documents import clashing_document, upload_file_name
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.execution.base import TaskExecutor
 from docgraph.app.pipeline.reports import IngestReport
-from docgraph.app.pipeline.source_files import expand_paths
+from docgraph.app.pipeline.source_files import expand_paths, same_content
 from docgraph.app.pipeline.stages import ProgressFn
 from docgraph.app.stores.base import GraphStore
 from docgraph.errors import ConfigError, DocgraphError
@@ -149,7 +149,7 @@ def _refusal(store: GraphStore, path: Path, replace: bool, claimed: dict[str, Pa
     try:
         doc_id = doc_id_for(path.name)
         other = claimed.setdefault(doc_id, path)
-        if other != path:
+        if other != path and not same_content([other, path]):  # copies of one file are one document
             return f"{other.name} in this batch is stored as {doc_id!r} too: rename one"
         clash = None if replace or not path.is_file() else clashing_document(store, path.name, path)
     except (DocgraphError, OSError) as error:
