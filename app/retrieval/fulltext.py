@@ -9,6 +9,8 @@ why the in-memory index is the one the hybrid uses.
 
 from __future__ import annotations
 
+import re
+
 from docgraph.app.retrieval.base import ScoredRegion, check_query
 from docgraph.app.retrieval.bm25 import scores_across, top_k_of
 from docgraph.app.retrieval.corpus import FURNITURE, Corpus, RegionInfo
@@ -17,6 +19,7 @@ from docgraph.app.retrieval.text import tokenize
 from docgraph.app.stores.base import GraphStore
 
 Ranked = list[tuple[RegionInfo, float]]
+_WORD = re.compile(r"\w+")
 
 
 class BM25RegionRetriever(RegionPageRanking):
@@ -41,9 +44,13 @@ class BM25RegionRetriever(RegionPageRanking):
 
 
 def fulltext_query(query: str) -> str:
-    """Plain words only: full-text query syntax (RediSearch, Lucene) must not see user punctuation."""
-    words = dict.fromkeys(t for t in tokenize(query) if t.isalnum())
-    return " ".join(words)
+    """Plain words only: full-text query syntax (RediSearch, Lucene) must not see user punctuation.
+    Words of other scripts go as written, lower-cased: the indexes keep their accents ("Größe"),
+    which the in-memory tokens fold away and the index then never matched."""
+    words: list[str] = []
+    for chunk in query.split():
+        words += [t for t in tokenize(chunk) if t.isalnum()] if chunk.isascii() else _WORD.findall(chunk.lower())
+    return " ".join(dict.fromkeys(words))
 
 
 class FulltextRetriever(RegionPageRanking):
