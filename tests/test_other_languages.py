@@ -42,3 +42,20 @@ def test_the_stores_full_text_search_finds_words_with_umlauts_and_sharp_s(
     for word, line in (("Geräuschpegel", 0), ("Größe", 1), ("Straßenschuhe", 1)):
         hits = retriever.retrieve(word, k=3)
         assert hits and GERMAN[line][:30] in hits[0].text, (word, [hit.text for hit in hits])
+
+
+def test_a_chinese_paragraph_wrapped_over_lines_is_stored_without_spaces_at_the_wraps(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """Each line wrap became a space ("拔下电源 插头"): quotes read broken, and the character pair
+    across the wrap was gone from the keyword index."""
+    pdf = tmp_path / "jinghuaqi.pdf"
+    with pymupdf.open() as doc:
+        page = doc.new_page()
+        for line, text in enumerate(("更换滤网前必须拔下电源", "插头，然后打开后盖并取出旧的滤网。")):
+            page.insert_text((72, 72 + 16 * line), text, fontname="china-s", fontsize=12)
+        doc.save(pdf)
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    assert build_ingest_pipeline(falkordb_store, settings, embed=False).ingest(pdf).status == "ingested"
+    texts = [str(row["text"]) for row in falkordb_store.read("MATCH (r:Region) RETURN r.text AS text")]
+    assert "更换滤网前必须拔下电源插头，然后打开后盖并取出旧的滤网。" in texts, texts

@@ -108,6 +108,11 @@ def keeps_hyphen(before: str, after: str) -> bool:
     return head.lower() in _COMPOUND_PREFIXES or tail.lower() in _COMPOUND_SUFFIXES
 
 
+# Chinese and Japanese characters and their punctuation (CJK symbols, kana, ideographs, full-width
+# forms); Korean spaces its words, and stays out.
+_UNSPACED_SCRIPT = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
+
+
 def join_two(left: str, right: str) -> str:
     """Join two consecutive lines of running text, repairing a hyphenated word break."""
     left = left.rstrip()
@@ -124,6 +129,8 @@ def join_two(left: str, right: str) -> str:
         return left[:-1] + "-" + right  # a real hyphen (or a range like 1-5) split at the line end
     if left.endswith("_") and len(left) >= 2 and left[-2].isalnum() and right[0].isalnum():
         return left + right  # a name broken after an underscore (Texinfo breaks IDN2_NFC_ | INPUT)
+    if _UNSPACED_SCRIPT.match(left[-1]) and _UNSPACED_SCRIPT.match(right[0]):
+        return left + right  # Chinese and Japanese put no space between words: a wrap is no word break
     return left + " " + right
 
 
