@@ -8,6 +8,7 @@ from pathlib import Path
 import pymupdf
 
 from docgraph.app.config import Settings
+from docgraph.app.llm.text_units import sentences
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.registry import make_retriever
@@ -59,3 +60,16 @@ def test_a_chinese_paragraph_wrapped_over_lines_is_stored_without_spaces_at_the_
     assert build_ingest_pipeline(falkordb_store, settings, embed=False).ingest(pdf).status == "ingested"
     texts = [str(row["text"]) for row in falkordb_store.read("MATCH (r:Region) RETURN r.text AS text")]
     assert "更换滤网前必须拔下电源插头，然后打开后盖并取出旧的滤网。" in texts, texts
+
+
+def test_sentences_start_at_capitals_of_every_alphabet() -> None:
+    """Only A-Z began a sentence: a German, French or Russian paragraph was one "sentence", and an
+    answer quoted the whole of it where an English one quotes the sentences that match."""
+    assert sentences("Lesen Sie die Anleitung. Öffnen Sie die Tür. Über die Taste startet es.") == [
+        "Lesen Sie die Anleitung.",
+        "Öffnen Sie die Tür.",
+        "Über die Taste startet es.",
+    ]
+    assert sentences("Nettoyez la buse. Évitez les chocs.") == ["Nettoyez la buse.", "Évitez les chocs."]
+    assert len(sentences("Затяните болты. Подключите шланг. Ёмкость барабана 7 кг.")) == 3
+    assert sentences("See e.g. the table. and so on") == ["See e.g. the table. and so on"]  # lower case: no cut

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])|(?<=[。！？])\s*")
+# A sentence starts with a capital of any alphabet ("Ö", "É", "Ё"), not only A-Z.
+_CAPITALS = re.escape("".join(ch for ch in map(chr, range(0x3000)) if ch.isupper()))
+_SENTENCE_END = re.compile(rf"(?<=[.!?])\s+(?=[\"'(\[0-9{_CAPITALS}])|(?<=[。！？])\s*")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")  # a markdown header separator, | --- | --- |
 
 
