@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_QUESTION ?= When are the penguins fed?
 # Debian packages: tesseract for the OCR reader, chromium for the browser tests.
-SYSDEPS := chromium tesseract-ocr
+SYSDEPS := chromium tesseract-ocr fonts-dejavu-core
 # Node.js package: Neo4j's Cypher parser and semantic analysis, for tests/test_neo4j_cypher.py.
 CYPHER_LINTER := tests/neo4j_cypher
 CYPHER_LINTER_STAMP := $(CYPHER_LINTER)/node_modules/.installed

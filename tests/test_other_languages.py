@@ -3,17 +3,20 @@ written (accents, umlauts, other scripts), on a real store with PDFs made here."
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 import pymupdf
 
 from docgraph.app.config import Settings
+from docgraph.app.jobs.documents import find_document
 from docgraph.app.llm.text_units import sentences
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 
+DEJAVU = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"  # Debian's fonts-dejavu-core (make sysdeps)
 GERMAN = [
     "Der Geräuschpegel des Kühlschranks beträgt 38 dB im Normalbetrieb.",
     "Die Größe der Gemüseschale ist für Straßenschuhe nicht geeignet.",
@@ -73,3 +76,25 @@ def test_sentences_start_at_capitals_of_every_alphabet() -> None:
     assert sentences("Nettoyez la buse. Évitez les chocs.") == ["Nettoyez la buse.", "Évitez les chocs."]
     assert len(sentences("Затяните болты. Подключите шланг. Ёмкость барабана 7 кг.")) == 3
     assert sentences("See e.g. the table. and so on") == ["See e.g. the table. and so on"]  # lower case: no cut
+
+
+def test_decomposed_letters_are_stored_composed_and_a_decomposed_name_finds_its_document(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """Text a PDF spells with combining marks ("U" + U+0308) was stored so: a question or a CONTAINS
+    with "Überlaufschale" typed composed found nothing; and a file name copied from a macOS folder
+    (decomposed) named no document."""
+    composed = "Die Größe der Überlaufschale reicht für zwei Liter Wasser."
+    pdf = tmp_path / unicodedata.normalize("NFC", "Kühlschrank.pdf")
+    with pymupdf.open() as doc:  # a font with combining marks (the built-in ones draw them as "·")
+        page = doc.new_page()
+        page.insert_font(fontname="dejavu", fontfile=DEJAVU)
+        page.insert_text((72, 72), unicodedata.normalize("NFD", composed), fontname="dejavu", fontsize=11)
+        doc.save(pdf)
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    report = build_ingest_pipeline(falkordb_store, settings, embed=False).ingest(pdf)
+    assert report.status == "ingested"
+    found = falkordb_store.read("MATCH (r:Region) WHERE r.text CONTAINS 'Überlaufschale' RETURN r.text AS text")
+    assert [row["text"] for row in found] == [composed]
+    decomposed_name = unicodedata.normalize("NFD", pdf.name)
+    assert decomposed_name != pdf.name and find_document(falkordb_store, decomposed_name)["doc_id"] == report.doc_id

@@ -136,7 +136,10 @@ def documents_with_sources(store: GraphStore) -> list[Row]:
 def find_document(store: GraphStore, doc: str) -> Row:
     """The document whose id is ``doc``, else the one whose file name it is; a file name that
     several documents have (stored by releases that gave its name other ids) names none."""
-    rows = store.read(cypher.load("find_document", store.dialect), {"doc": doc})
+    rows: list[Row] = []
+    for spelling in dict.fromkeys((doc, unicodedata.normalize("NFC", doc), unicodedata.normalize("NFD", doc))):
+        # a name copied from a macOS folder spells "ü" as "u" and a combining mark, the store may not
+        rows = rows or store.read(cypher.load("find_document", store.dialect), {"doc": spelling})
     if not rows:
         raise UnknownDocumentError(f"no document {doc!r} in the store")
     if rows[0]["doc_id"] != doc and len(rows) > 1:

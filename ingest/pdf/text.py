@@ -55,10 +55,15 @@ _COMPOUND_SUFFIXES = frozenset(
 
 
 def normalize_chars(text: str) -> str:
-    """Expand ligatures, drop invisible characters, turn exotic spaces into plain spaces, and write
+    """Expand ligatures, drop invisible characters, turn exotic spaces into plain spaces, write
     Arabic and Hebrew presentation forms (the shaped glyphs some PDFs map their text to) as their
-    letters: stored shaped, "تأكل" in a question never matched the text that said it."""
-    return _PRESENTATION_FORMS.sub(_as_letters, text.translate(_TRANSLATION))
+    letters: stored shaped, "تأكل" in a question never matched the text that said it; and compose
+    letters written as a base and a combining mark ("U" + "̈" is "Ü"), which a question typed
+    composed never matched either."""
+    text = _PRESENTATION_FORMS.sub(_as_letters, text.translate(_TRANSLATION))
+    if not unicodedata.is_normalized("NFC", text) and any(unicodedata.combining(ch) for ch in text):
+        text = unicodedata.normalize("NFC", text)  # only then: NFC also swaps symbols (Ω ohm) otherwise
+    return text
 
 
 def _as_letters(shaped: re.Match[str]) -> str:
