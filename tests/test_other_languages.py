@@ -98,3 +98,28 @@ def test_decomposed_letters_are_stored_composed_and_a_decomposed_name_finds_its_
     assert [row["text"] for row in found] == [composed]
     decomposed_name = unicodedata.normalize("NFD", pdf.name)
     assert decomposed_name != pdf.name and find_document(falkordb_store, decomposed_name)["doc_id"] == report.doc_id
+
+
+def test_a_chinese_paragraph_running_over_a_page_break_is_one_passage(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """It needed the next page to start in lower case (Chinese has none) or after an ASCII comma:
+    "…这样压缩机里的" / "润滑油才能回流…" were two passages, the HAS_NEXT edge no continuation."""
+    pdf = tmp_path / "fenye.pdf"
+    with pymupdf.open() as doc:
+        pages = [
+            ("冰箱搬运后请静置四个小时再接通电源，", "这样压缩机里的"),
+            ("润滑油才能回流到底部。", "否则压缩机可能损坏。"),
+        ]
+        for top, lines in zip((700, 72), pages, strict=True):
+            page = doc.new_page()
+            for line, text in enumerate(lines):
+                page.insert_text((72, top + 16 * line), text, fontname="china-s", fontsize=12)
+        doc.save(pdf)
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    assert build_ingest_pipeline(falkordb_store, settings, embed=False).ingest(pdf).status == "ingested"
+    rows = falkordb_store.read(
+        "MATCH (a:Region {page: 1})-[e:HAS_NEXT]->(b:Region {page: 2}) "
+        "RETURN a.text AS last, b.text AS first, e.continuation AS continuation"
+    )
+    assert [(row["last"][-3:], row["first"][:3], row["continuation"]) for row in rows] == [("机里的", "润滑油", True)]

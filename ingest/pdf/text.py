@@ -38,7 +38,7 @@ _PRESENTATION_FORMS = re.compile("[\ufb1d-\ufdff\ufe70-\ufefe]+")
 # Characters that end a line with a hyphen which may be a hyphenation point.
 _HYPHENS = ("-", "\u2010", "\u2011")
 _SPACE_RUN = re.compile(r"[ ]{2,}")
-_SENTENCE_END = re.compile(r"""[.!?:;]["')\]\u201d\u2019]*$""")
+_SENTENCE_END = re.compile(r"""[.!?:;。！？：；]["')\]\u201d\u2019」』）]*$""")  # Chinese and Japanese stops too
 
 # First halves that are usually a real compound ("self-contained"), second halves likewise ("read-only").
 # fmt: off
@@ -118,6 +118,13 @@ def keeps_hyphen(before: str, after: str) -> bool:
 _UNSPACED_SCRIPT = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
 
 
+def unspaced_between(left: str, right: str) -> bool:
+    """Whether ``left`` ends and ``right`` starts in Chinese or Japanese, which put no space between
+    words and have no capitals: a line or a page may break anywhere there."""
+    left, right = left.rstrip(), right.lstrip()
+    return bool(left and right and _UNSPACED_SCRIPT.match(left[-1]) and _UNSPACED_SCRIPT.match(right[0]))
+
+
 def join_two(left: str, right: str) -> str:
     """Join two consecutive lines of running text, repairing a hyphenated word break."""
     left = left.rstrip()
@@ -134,7 +141,7 @@ def join_two(left: str, right: str) -> str:
         return left[:-1] + "-" + right  # a real hyphen (or a range like 1-5) split at the line end
     if left.endswith("_") and len(left) >= 2 and left[-2].isalnum() and right[0].isalnum():
         return left + right  # a name broken after an underscore (Texinfo breaks IDN2_NFC_ | INPUT)
-    if _UNSPACED_SCRIPT.match(left[-1]) and _UNSPACED_SCRIPT.match(right[0]):
+    if unspaced_between(left, right):
         return left + right  # Chinese and Japanese put no space between words: a wrap is no word break
     return left + " " + right
 

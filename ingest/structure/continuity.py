@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import pairwise
 
-from docgraph.ingest.pdf.text import ends_sentence, starts_lowercase
+from docgraph.ingest.pdf.text import ends_sentence, starts_lowercase, unspaced_between
 from docgraph.ingest.types import PageLayout, Region
 from docgraph.records import FURNITURE_KINDS, RegionKind
 
 # Regions that float or sit outside the text flow; a page break inside the flow skips them.
 _OUT_OF_FLOW: frozenset[RegionKind] = FURNITURE_KINDS | {"footnote", "figure", "caption"}
-_RUNS_ON = (",", "-", "\u2010", "(", "[", "/", "&")
+_RUNS_ON = (",", "-", "\u2010", "(", "[", "/", "&", "，", "、", "（")
 COLUMN_WIDTH_TOLERANCE = 0.15  # the two parts of a paragraph split by a column break are set as wide
 COLUMN_GAP_SLACK = 2.0  # points of overlap allowed between two columns' boxes
 
@@ -25,13 +25,15 @@ def paragraph_continues(last: Region, first: Region) -> bool:
     """The paragraph ending page k goes on in the paragraph starting page k+1.
 
     It must not end like a sentence, and the next page must start mid-sentence: with a
-    lowercase word, or right after a comma, hyphen or open bracket.
+    lowercase word, or right after a comma, hyphen or open bracket; in Chinese or Japanese, which
+    have no lowercase, with a character of theirs after one.
     """
     if last.kind != "paragraph" or first.kind != "paragraph" or not last.text or not first.text:
         return False
     if ends_sentence(last.text):
         return False
-    return starts_lowercase(first.text) or last.text.rstrip().endswith(_RUNS_ON)
+    runs_on = last.text.rstrip().endswith(_RUNS_ON) or unspaced_between(last.text, first.text)
+    return starts_lowercase(first.text) or runs_on
 
 
 def table_continues(last: Region, first: Region) -> bool:
