@@ -21,6 +21,7 @@ from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.app.stores.ingest_claims import claims_dir
 from docgraph.app.stores.kept_copies import kept_copies_dir
+from docgraph.app.ui_support.ingest import ingest_files
 
 SAMPLE = SAMPLES_DIR / "docgraph-sample.pdf"
 OTHER_PDF = Path(__file__).parent / "data" / "pdfs" / "ctree-p7.pdf"
@@ -149,6 +150,33 @@ def test_a_file_of_a_batch_whose_name_another_process_took_before_its_turn_is_no
     assert stored_by_them[0].returncode == 0, stored_by_them[0].stderr
     assert [report.status for report in reports] == ["ingested", "failed"]
     assert "another file is stored as 'report'" in reports[1].error
+    [row] = falkordb_store.read("MATCH (d:Document {doc_id: 'report'}) RETURN d.source_path AS source")
+    assert row["source"] == str(theirs.resolve())
+
+
+def test_an_upload_whose_name_another_process_took_before_its_turn_is_not_written(
+    falkordb_store: FalkorDBStore, local_home: Path, tmp_path: Path
+) -> None:
+    """The web app's batch of uploads: the name was checked for all files first; a different file
+    stored under a later upload's name before its turn was replaced by it."""
+    settings = Settings(home=local_home, graph=falkordb_store.graph_name, store="")
+    first, mine, theirs = (
+        tmp_path / "up" / "first.pdf",
+        tmp_path / "up" / "report.pdf",
+        tmp_path / "theirs" / "report.pdf",
+    )
+    for source, target in ((SAMPLE, first), (SAMPLE, mine), (OTHER_PDF, theirs)):
+        target.parent.mkdir(exist_ok=True)
+        shutil.copyfile(source, target)
+    stored_by_them: list[subprocess.CompletedProcess[str]] = []
+
+    def progress(fraction: float, label: str) -> None:
+        if label.startswith("first.pdf: graph_write") and not stored_by_them:
+            stored_by_them.append(ingest_in_another_process(local_home, falkordb_store.graph_name, theirs))
+
+    reports = ingest_files(falkordb_store, settings, [first, mine], progress=progress, uploaded=[first, mine])
+    assert stored_by_them and stored_by_them[0].returncode == 0, stored_by_them
+    assert [report.status for report in reports] == ["ingested", "failed"]
     [row] = falkordb_store.read("MATCH (d:Document {doc_id: 'report'}) RETURN d.source_path AS source")
     assert row["source"] == str(theirs.resolve())
 

@@ -143,7 +143,7 @@ class WriteStage:
         """The caller's check of the name, made again at the write: another process may have stored
         another file under this id since (two files of one new name, in two processes, or in a
         long batch), and a name alone never replaces a document. A file replaces what was read
-        from its own path; an upload, what was stored as its job began."""
+        from its own path; an upload, nothing but its own content."""
         assert ctx.batch is not None
         if ctx.replace:
             return
@@ -151,10 +151,9 @@ class WriteStage:
         if not rows or rows[0]["sha256"] == ctx.batch.sha256:
             return
         source = str(rows[0]["source_path"] or "")
-        if ctx.uploaded_as:
-            taken = rows[0]["sha256"] != ctx.stored_at_start
-        else:
-            taken = bool(source) and not same_source(source, ctx.path)
+        # An upload's name was let through only with nothing else stored under it (the API, the web
+        # app): any other content there now came since.
+        taken = bool(ctx.uploaded_as) or (bool(source) and not same_source(source, ctx.path))
         if taken:
             raise BadDocumentError(taken_message(ctx.path.name, ctx.batch.doc_id, source))
 
