@@ -151,7 +151,7 @@ def test_a_rebuild_keeps_the_descriptions_of_the_regions_it_reads_again(
     edition = pymupdf.open(SAMPLE)
     edition[0].insert_text((72, 40), "Second edition", fontsize=9)
     edition.save(tmp_path / SAMPLE.name)
-    again = build_ingest_pipeline(falkordb_store, settings).ingest(tmp_path / SAMPLE.name)
+    again = build_ingest_pipeline(falkordb_store, settings).ingest(tmp_path / SAMPLE.name, replace=True)
     assert again.status == "replaced", again.error
     assert falkordb_store.read("MATCH (r:Region) WHERE r.description IS NOT NULL RETURN count(r) AS n") == [{"n": 0}]
 

@@ -183,7 +183,8 @@ def test_the_graph_a_mistyped_name_meant_is_looked_at_first(falkordb_store: Falk
     try:
         for name in fillers:  # graphs without documents, named to come first in sorted order
             falkordb_store._db.select_graph(name).query("CREATE (:Filler)")
-        assert mistyped.graphs_with_documents(limit=3) == [falkordb_store.graph_name]
+        found = mistyped.graphs_with_documents(limit=3)  # other tests' graphs may hold documents too
+        assert found[:1] == [falkordb_store.graph_name], found
     finally:
         for name in [*fillers, mistyped.graph_name]:
             falkordb_store._db.select_graph(name).delete()

@@ -65,14 +65,14 @@ def test_a_document_replaced_while_a_question_is_gathered_gives_regions_of_one_v
     changed = tmp_path / SAMPLE.name
     changed.write_bytes(SAMPLE.read_bytes() + b"\n% saved again\n")
     try:
-        assert build_ingest_pipeline(store, settings).ingest(changed).status == "replaced"
+        assert build_ingest_pipeline(store, settings).ingest(changed, replace=True).status == "replaced"
         stale = iter([before])
         fresh = corpus.documents
         monkeypatch.setattr(corpus, "documents", lambda doc_id=None: next(stale, None) or fresh(doc_id))
         hits = retriever.retrieve(QUESTION, 5)
         assert hits and {hit.region_id for hit in hits} <= region_ids(store) | set(before[0].region_row)
     finally:
-        assert build_ingest_pipeline(store, settings).ingest(SAMPLE).status == "replaced"
+        assert build_ingest_pipeline(store, settings).ingest(SAMPLE, replace=True).status == "replaced"
 
 
 def test_a_description_written_later_is_found_by_a_retriever_made_before(
