@@ -31,7 +31,7 @@ from docgraph.app.pipeline.store_locks import store_lock
 from docgraph.app.pipeline.unchanged import kept_as_stored_note, note_moved_source, stored_as_built
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.ingest_claims import ingest_claim
-from docgraph.app.stores.kept_copies import changed_message, copies_locked, is_kept, keep_copy, stored_sha256
+from docgraph.app.stores.kept_copies import changed_message, copies_locked, is_kept, keep_copy
 from docgraph.errors import DocgraphError, IngestError, IngestInterrupted, WorkerLostError
 from docgraph.ingest.structure.ids import doc_id_for
 
@@ -187,11 +187,6 @@ class IngestPipeline:
             return nullcontext()
         return ingest_claim(write.files_dir, doc_id_for(path.name))
 
-    def _stored_sha256(self, path: Path) -> str | None:
-        """The content stored under the file's document id now (see WriteStage._check_not_taken)."""
-        write = _write_stage(self.stages)
-        return None if write is None else stored_sha256(write.store, doc_id_for(path.name))
-
     def _run_claimed(self, ctx: IngestContext, started: float) -> IngestReport:
         path, uploaded_as = ctx.path, ctx.uploaded_as
         try:
@@ -199,7 +194,6 @@ class IngestPipeline:
             skipped = self._unchanged(path, started, bool(uploaded_as))
             if skipped is not None:
                 return skipped
-            ctx.stored_at_start = self._stored_sha256(path)
             ctx.source = self.tasks.source(path) if path.is_file() else SourceFile(path)
             self._run_stages(ctx)
         except WorkerLostError as exc:  # says which task, not which file

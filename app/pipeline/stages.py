@@ -23,14 +23,13 @@ from docgraph.app.pipeline.execution.spread_encoder import SpreadEncoder
 from docgraph.app.pipeline.gnn_store import refresh_stale_gnn
 from docgraph.app.pipeline.unchanged import same_source, source_path_of, uploaded_source
 from docgraph.app.pipeline.vanished_links import Relink, links_with_other_documents, write_with_current_links
-from docgraph.app.stores.base import GraphStore, WriteResult
+from docgraph.app.stores.base import GraphStore, Row, WriteResult
 from docgraph.app.stores.cypher import load
 from docgraph.app.stores.kept_copies import (
     changed_message,
     copies_locked,
     drop_unused_copy,
     keep_copy,
-    stored_sha256,
 )
 from docgraph.errors import BadDocumentError, IngestError
 from docgraph.ingest.types import DocumentLayout
@@ -57,7 +56,6 @@ class IngestContext:
     file_state: FileState | None = None  # the file as the ingest began, to tell whether it changed since
     uploaded_as: str = ""  # a client's upload (API, UI) of this name: its temporary path is no source
     replace: bool = False  # the caller lets this file replace whatever its document id holds at the write
-    stored_at_start: str | None = None  # the sha256 stored under the document's id as the ingest began
     timings: dict[str, float] = field(default_factory=dict)
 
     def run(self, method: str, *args: Any) -> Future[Any]:
@@ -132,37 +130,35 @@ class WriteStage:
         assert ctx.batch is not None
         check_unchanged(ctx)
         if self.files_dir is None:
-            self._check_not_taken(ctx)
-            self._write(ctx)
+            self._write(ctx, self._stored_unless_taken(ctx))
             return
         with copies_locked(self.files_dir):  # held by every write on this data home: no write comes between
-            self._check_not_taken(ctx)
-            self._write_with_copy(ctx, self.files_dir)
+            self._write_with_copy(ctx, self.files_dir, self._stored_unless_taken(ctx))
 
-    def _check_not_taken(self, ctx: IngestContext) -> None:
-        """The caller's check of the name, made again at the write: another process may have stored
-        another file under this id since (two files of one new name, in two processes, or in a
-        long batch), and a name alone never replaces a document. A file replaces what was read
-        from its own path; an upload, nothing but its own content."""
+    def _stored_unless_taken(self, ctx: IngestContext) -> Row | None:
+        """What is stored under the document's id (its sha256 and source_path; None: nothing), with
+        the caller's check of the name made again: another process may have stored another file
+        under this id since (two files of one new name, in two processes, or in a long batch), and a
+        name alone never replaces a document. A file replaces what was read from its own path; an
+        upload, nothing but its own content."""
         assert ctx.batch is not None
-        if ctx.replace:
-            return
         rows = self.store.read(load("stored_source", self.store.dialect), {"doc_id": ctx.batch.doc_id})
-        if not rows or rows[0]["sha256"] == ctx.batch.sha256:
-            return
-        source = str(rows[0]["source_path"] or "")
+        stored = rows[0] if rows else None
+        if stored is None or ctx.replace or stored["sha256"] == ctx.batch.sha256:
+            return stored
+        source = str(stored["source_path"] or "")
         # An upload's name was let through only with nothing else stored under it (the API, the web
         # app): any other content there now came since.
-        taken = bool(ctx.uploaded_as) or (bool(source) and not same_source(source, ctx.path))
-        if taken:
+        if ctx.uploaded_as or (source and not same_source(source, ctx.path)):
             raise BadDocumentError(taken_message(ctx.path.name, ctx.batch.doc_id, source))
+        return stored
 
-    def _write_with_copy(self, ctx: IngestContext, files_dir: Path) -> None:
+    def _write_with_copy(self, ctx: IngestContext, files_dir: Path, stored: Row | None) -> None:
         assert ctx.batch is not None
-        previous = stored_sha256(self.store, ctx.batch.doc_id)
+        previous = str(stored["sha256"] or "") if stored else ""
         made = keep_copy(ctx.path, files_dir, ctx.batch.sha256)
         try:
-            self._write(ctx)
+            self._write(ctx, stored)
         except BaseException:
             if made:
                 drop_unused_copy(self.store, files_dir, ctx.batch.sha256)
@@ -170,11 +166,11 @@ class WriteStage:
         if previous and previous != ctx.batch.sha256:  # another file replaced: its copy may go
             drop_unused_copy(self.store, files_dir, previous)
 
-    def _write(self, ctx: IngestContext) -> None:
+    def _write(self, ctx: IngestContext, stored: Row | None) -> None:
         assert ctx.batch is not None
         carry_descriptions(self.store, ctx.batch)
         doc_id = ctx.batch.doc_id
-        linked = links_with_other_documents(self.store, doc_id) if ctx.stored_at_start else 0
+        linked = links_with_other_documents(self.store, doc_id) if stored else 0
         ctx.result = write_with_current_links(self.store, ctx.batch, self.force, self.relink)
         if not ctx.result.written:
             ctx.refreshed = refresh_stale_gnn(self.store, ctx.batch)
