@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from docgraph.app.pipeline.reports import IngestReport
-from docgraph.app.pipeline.source_files import same_content
+from docgraph.app.pipeline.source_files import by_document_id, same_content
 from docgraph.app.pipeline.unchanged import same_source
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, Row
@@ -62,14 +62,9 @@ def colliding_ids(paths: list[Path]) -> dict[Path, str]:
     """The files that would be stored under one document id with another file of ``paths`` holding
     other content, each with why: ingested together, the later would silently replace the earlier
     (copies of one file are one document). A name that gives no id at all is left for the ingest."""
-    by_id: dict[str, list[Path]] = {}
-    for path in paths:
-        try:
-            by_id.setdefault(doc_id_for(path.name), []).append(path)
-        except DocgraphError:
-            continue
     clashes: dict[Path, str] = {}
-    for doc_id, same in by_id.items():
+    for doc_id, indexes in by_document_id(paths).items():
+        same = [paths[i] for i in indexes]
         if len({p.resolve() for p in same}) > 1 and not same_content(same):
             names = " and ".join(str(p) for p in same[:3]) + (f" and {len(same) - 3} more" if len(same) > 3 else "")
             clashes |= dict.fromkeys(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from docgraph.errors import BadDocumentError, DocgraphError
@@ -51,18 +51,24 @@ def same_content(paths: list[Path]) -> bool:
         return False
 
 
-def first_copies(paths: list[Path]) -> dict[int, int]:
-    """For each later copy among ``paths`` (another path of one document id holding the same bytes),
-    the index of its first: read together, both copies would be read; one after the other, the
-    second is found stored."""
+def by_document_id(paths: Sequence[Path]) -> dict[str, list[int]]:
+    """The indexes of ``paths`` under the document id each file would be stored as; a name that
+    gives no id is left out (its ingest reports it)."""
     by_id: dict[str, list[int]] = {}
     for index, path in enumerate(paths):
         try:
             by_id.setdefault(doc_id_for(path.name), []).append(index)
         except DocgraphError:
             continue
+    return by_id
+
+
+def first_copies(paths: list[Path]) -> dict[int, int]:
+    """For each later copy among ``paths`` (another path of one document id holding the same bytes),
+    the index of its first: read together, both copies would be read; one after the other, the
+    second is found stored."""
     firsts: dict[int, int] = {}
-    for indexes in by_id.values():
+    for indexes in by_document_id(paths).values():
         if len(indexes) > 1 and same_content([paths[i] for i in indexes]):
             firsts |= dict.fromkeys(indexes[1:], indexes[0])
     return firsts
