@@ -123,3 +123,72 @@ def test_a_chinese_paragraph_running_over_a_page_break_is_one_passage(
         "RETURN a.text AS last, b.text AS first, e.continuation AS continuation"
     )
     assert [(row["last"][-3:], row["first"][:3], row["continuation"]) for row in rows] == [("机里的", "润滑油", True)]
+
+
+def _german_manual_with_a_figure(folder: Path) -> Path:
+    """Two chapters ("Kapitel 1 ..."), a paragraph referring to "Abbildung 3" and "Kapitel 2", and
+    on page 2 a drawing captioned "Abbildung 3: ...". Nothing in it is English."""
+    pdf = folder / "handbuch.pdf"
+    body = [
+        "Dieses Handbuch beschreibt den Kühlschrank KS-200. Den Aufbau des Geräts",
+        "zeigt Abbildung 3, die Maße stehen in Tabelle 2. Wie das Gerät aufgestellt",
+        "wird, steht in Kapitel 2 auf der nächsten Seite.",
+    ]
+    with pymupdf.open() as doc:
+        for number, title in ((1, "Kapitel 1 Einleitung"), (2, "Kapitel 2 Aufstellung")):
+            page = doc.new_page()
+            page.insert_font(fontname="dv", fontfile=DEJAVU)
+            page.insert_text((72, 80), title, fontname="dv", fontsize=16)
+            lines = body if number == 1 else ["Stellen Sie das Gerät auf einen ebenen Boden."]
+            for line, text in enumerate(lines):
+                page.insert_text((72, 120 + 15 * line), text, fontname="dv", fontsize=11)
+        figure_page = doc[1]
+        figure_page.draw_rect(pymupdf.Rect(150, 160, 450, 360), color=(0, 0, 0), fill=(0.8, 0.8, 0.9))
+        figure_page.draw_line((160, 200), (440, 340))
+        caption = "Abbildung 3: Aufbau des Kühlschranks mit Gemüseschale"
+        figure_page.insert_text((150, 380), caption, fontname="dv", fontsize=10)
+        doc.set_toc([[1, "Kapitel 1 Einleitung", 1], [1, "Kapitel 2 Aufstellung", 2]])
+        doc.save(pdf)
+    return pdf
+
+
+def _chinese_manual_with_a_figure(folder: Path) -> Path:
+    pdf = folder / "xitong.pdf"
+    with pymupdf.open() as doc:
+        page = doc.new_page()
+        page.insert_text((72, 80), "第1章 概述", fontname="china-s", fontsize=16)
+        page.insert_text((72, 120), "本系统由三个模块组成，如图1所示。", fontname="china-s", fontsize=11)
+        page.draw_rect(pymupdf.Rect(150, 160, 450, 360), color=(0, 0, 0), fill=(0.8, 0.8, 0.9))
+        page.draw_line((160, 200), (440, 340))
+        page.insert_text((150, 380), "图1：系统结构", fontname="china-s", fontsize=10)
+        doc.save(pdf)
+    return pdf
+
+
+def test_captions_and_references_in_german_and_chinese_are_linked(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """Caption and reference words were English only: "Abbildung 3: ..." and "图1：..." captioned
+    nothing, "siehe Abbildung 3", "如图1所示" and "in Kapitel 2" had no REF edge, and a chapter
+    titled "Kapitel 2 Aufstellung" had no number."""
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    pipeline = build_ingest_pipeline(falkordb_store, settings, embed=False)
+    for pdf in (_german_manual_with_a_figure(tmp_path), _chinese_manual_with_a_figure(tmp_path)):
+        assert pipeline.ingest(pdf).status == "ingested"
+    captions = falkordb_store.read(
+        "MATCH (c:Region)-[:CAPTION_OF]->(f:Region) RETURN c.doc_id AS doc, c.text AS caption, f.kind AS kind"
+    )
+    assert {(row["doc"], str(row["caption"])[:11], row["kind"]) for row in captions} == {
+        ("handbuch", "Abbildung 3", "figure"),
+        ("xitong", "图1：系统结构", "figure"),
+    }
+    refs = falkordb_store.read(
+        "MATCH (r:Region)-[e:REF]->(t) RETURN r.doc_id AS doc, e.label AS label, coalesce(t.kind, t.title) AS target"
+    )
+    assert {(row["doc"], row["label"], row["target"]) for row in refs} == {
+        ("handbuch", "Figure 3", "figure"),
+        ("handbuch", "Chapter 2", "Kapitel 2 Aufstellung"),
+        ("xitong", "Figure 1", "figure"),
+    }
+    numbers = falkordb_store.read("MATCH (s:Section) RETURN s.title AS title, s.number AS number")
+    assert {(row["title"], row["number"]) for row in numbers} >= {("Kapitel 2 Aufstellung", "2"), ("第1章 概述", "1")}

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import pairwise
 
+from docgraph.ingest.labels import CJK_FIGURE, CJK_TABLE, FIGURE_CAPTION_WORDS, NUMBER_END, TABLE_CAPTION_WORDS
 from docgraph.ingest.structure.ids import IdScheme, PlacedRegion
 from docgraph.ingest.structure.sections import SectionTree
 from docgraph.ingest.types import PageLayout
@@ -23,9 +24,17 @@ NO_OVERLAP_PENALTY = 10_000.0
 DASHES = "\u2010\u2011\u2012\u2013\u2014-"
 _SEP = rf"[.{DASHES}]"
 # A figure/table number: "3", "2-1", "3.2", "3a", "A.1", or roman "IV".
-LABEL_NUMBER = rf"(?:(?:[A-Z]{_SEP})?\d{{1,3}}(?:{_SEP}\d{{1,3}})*[a-z]?\b|[IVXL]{{1,6}}\b)"
+LABEL_NUMBER = rf"(?:(?:[A-Z]{_SEP})?\d{{1,3}}(?:{_SEP}\d{{1,3}})*[a-z]?{NUMBER_END}|[IVXL]{{1,6}}\b)"
+
+
+def _label_words(english: str, others: tuple[str, ...], cjk: str) -> str:
+    return "|".join([english, *(re.escape(f) for w in others for f in (w, w.upper())), cjk])
+
+
+_FIGURE_LABEL = _label_words(r"Figure|FIGURE|Fig\.|FIG\.", FIGURE_CAPTION_WORDS, CJK_FIGURE)
+_TABLE_LABEL = _label_words(r"Table|TABLE|Tab\.|TAB\.", TABLE_CAPTION_WORDS, CJK_TABLE)
 _CAPTION_LABEL = re.compile(
-    rf"^\s*(?:(?P<figure>Figure|FIGURE|Fig\.|FIG\.)|(?P<table>Table|TABLE|Tab\.|TAB\.))\s*(?P<number>{LABEL_NUMBER})"
+    rf"^\s*(?:(?P<figure>{_FIGURE_LABEL})|(?P<table>{_TABLE_LABEL}))\s*(?P<number>{LABEL_NUMBER})"
 )
 
 

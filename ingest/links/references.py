@@ -12,6 +12,14 @@ from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 
+from docgraph.ingest.labels import (
+    CJK_REFERENCE_WORDS,
+    LIST_WORDS,
+    NUMBER_END,
+    PLURAL_ENDINGS,
+    REFERENCE_WORDS,
+    TITLE_WORDS,
+)
 from docgraph.ingest.links.edges import DASHES, LABEL_NUMBER, caption_label
 from docgraph.ingest.structure.ids import IdScheme, PlacedRegion
 from docgraph.ingest.structure.sections import TOP_OF_PAGE, SectionSpec, SectionTree
@@ -26,12 +34,13 @@ PAGE_OFFSET_MIN_PAGES = 2
 PAGE_OFFSET_MIN_SHARE = 0.3
 
 _FIG_NUM = LABEL_NUMBER
-_SEC_NUM = r"(?:\d{1,3}(?:\.\d{1,3})*|[A-Z](?:\.\d{1,3})+)\b"
-_CHAP_NUM = r"(?:\d{1,3}|[IVXL]{1,6})\b"
-_APP_NUM = r"(?:[A-Z]|\d{1,2})(?:\.\d{1,3})*\b"
+_SEC_NUM = rf"(?:\d{{1,3}}(?:\.\d{{1,3}})*|[A-Z](?:\.\d{{1,3}})+){NUMBER_END}"
+_CHAP_NUM = rf"(?:\d{{1,3}}{NUMBER_END}|[IVXL]{{1,6}}\b)"
+_APP_NUM = rf"(?:[A-Z]|\d{{1,2}})(?:\.\d{{1,3}})*{NUMBER_END}"
 _EQ_NUM = r"\(?\d{1,3}(?:\.\d{1,3})*[a-z]?\)?(?!\w)"
 _PAGE_NUM = r"\d{1,4}\b(?!\.\d|\s*(?:<<|>>|[<>=*/+^%]))"  # not "page\n1<<3" in a flags table
-_LIST_SEP = r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+)"
+_LIST_WORD = "|".join(LIST_WORDS)
+_LIST_SEP = rf"(?:\s*,\s*(?:(?:{_LIST_WORD})\s+)?|\s+(?:{_LIST_WORD}|&)\s+)"
 
 # kind -> (keyword pattern, number pattern, name used in the REF label)
 _PATTERNS: dict[str, tuple[str, str, str]] = {
@@ -43,11 +52,20 @@ _PATTERNS: dict[str, tuple[str, str, str]] = {
     "equation": (r"\b(?:Equations?|equations?)\s+|\b(?:Eqs?\.|eqs?\.|Eqn\.|eqn\.)\s*", _EQ_NUM, "Equation"),
     "page": (r"\b(?:Pages?|pages?)\s+|\bpp?\.\s+", _PAGE_NUM, "page"),
 }
+
+
+def _keywords(kind: str, english: str) -> str:
+    """English as written, then the other languages' words in any case (``docgraph.ingest.labels``)."""
+    others = "|".join(w + (r"\s*" if w.endswith(r"\.") else r"\s+") for w in REFERENCE_WORDS[kind])
+    cjk = CJK_REFERENCE_WORDS.get(kind)
+    return rf"{english}|\b(?i:{others})" + (rf"|(?:{cjk})\s*" if cjk else "")
+
+
 _MENTION_RES = {
-    kind: (re.compile(rf"(?P<kw>{kw})(?P<nums>{num}(?:{_LIST_SEP}{num})*)"), re.compile(num))
+    kind: (re.compile(rf"(?P<kw>{_keywords(kind, kw)})(?P<nums>{num}(?:{_LIST_SEP}{num})*)"), re.compile(num))
     for kind, (kw, num, _) in _PATTERNS.items()
 }
-_PLURAL = re.compile(r"(?:s|§§|pp\.)\s*$", re.IGNORECASE)
+_PLURAL = re.compile(rf"(?:{'|'.join(re.escape(e) for e in PLURAL_ENDINGS)})\s*$", re.IGNORECASE)
 _LABEL_END = re.compile(rf"\s*(?::|\.|[{DASHES}]\s)")
 _EQ_TAG = re.compile(r"\((\d{1,3}(?:\.\d{1,3})*[a-z]?)\)\s*$")
 _INT = re.compile(r"(?<![\w.,/:])\d{1,4}(?![\w/:]|[.,]\d)")
@@ -136,8 +154,10 @@ class TargetIndex:
     def _section_by_title(self, kind: str, number: str, part: int) -> str | None:
         if kind == "section":
             return None
-        wanted = [kind, number.lower()]
-        found = [(0, p, key) for tokens, _, key, p in self.section_titles if tokens[:2] == wanted]
+        words, wanted = TITLE_WORDS[kind], number.lower()
+        found = [
+            (0, p, key) for tokens, _, key, p in self.section_titles if tokens[1:2] == [wanted] and tokens[0] in words
+        ]
         if not found and kind == "appendix" and re.fullmatch(r"[A-Z]", number):
             # Appendices titled just "A Copying Information" (the letter is their number).
             found = [
@@ -178,7 +198,7 @@ def build_target_index(
         key, part = ids.section(section.index), parts.of(section.anchor)
         if section.number:
             index.sections.setdefault(canonical_number(section.number), []).append((0, part, key))
-        index.section_titles.append((re.findall(r"[a-z0-9]+", section.title.lower()), section.level, key, part))
+        index.section_titles.append((re.findall(r"[^\W_]+", section.title.lower()), section.level, key, part))
     anchors = {section.index: section.anchor for section in tree.sections}
     for section_index, number in implied.items():  # after the printed numbers, which come first
         index.sections.setdefault(number, []).append((1, parts.of(anchors[section_index]), ids.section(section_index)))

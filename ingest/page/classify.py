@@ -8,20 +8,24 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from docgraph.ingest.floats.captions import CAPTION_DELIMITER_RE, CAPTION_RE
+from docgraph.ingest.labels import APPENDIX_WORDS, CJK_HEADING_NUMBER, HEADING_WORDS
 from docgraph.ingest.page.blocks import BULLET_GLYPH_RE, Block
 from docgraph.ingest.pdf.lines import TextLine
 from docgraph.ingest.pdf.text import ends_sentence
 from docgraph.ingest.types import BBox
 from docgraph.records import RegionKind
 
+_HEADING_WORDS = "|".join(HEADING_WORDS)
 NUMBERED_HEADING_RE = re.compile(
-    r"^\s*(?:(?:chapter|part|section|appendix)\s+[\dA-Z]+\b|\d+(?:\.\d+)*\.?\s+\S|[A-Z](?:\.\d+)+\.?\s+\S)",
+    rf"^\s*(?:(?:chapter|part|section|appendix|{_HEADING_WORDS}|{'|'.join(APPENDIX_WORDS)})\s+[\dA-Z]+\b"
+    rf"|\d+(?:\.\d+)*\.?\s+\S|[A-Z](?:\.\d+)+\.?\s+\S|{CJK_HEADING_NUMBER.pattern[1:]})",
     re.IGNORECASE,
 )
-# The first numbered heading ("1 Introduction", "1.1 Scope", "Chapter 1 Basics"): a section, never
-# the document's title however large it is set (it would lose its number and its section).
+# The first numbered heading ("1 Introduction", "1.1 Scope", "Chapter 1 Basics", "第1章"): a
+# section, never the document's title however large it is set (it would lose its number).
 FIRST_NUMBERED_HEADING_RE = re.compile(
-    r"^\s*(?:(?:chapter|part|section)\s+)?[01](?:\.\d+)*\.?\s+[^\W\d]", re.IGNORECASE
+    rf"^\s*(?:(?:(?:chapter|part|section|{_HEADING_WORDS})\s+)?[01](?:\.\d+)*\.?\s+[^\W\d]|第\s*1\s*[章节節部篇])",
+    re.IGNORECASE,
 )
 HEADER_MAX_CHARS = 160
 HEADER_MAX_LINES = 3

@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 
 from docgraph.ingest.floats.captions import CAPTION_RE
+from docgraph.ingest.labels import CJK_FIGURE, FIGURE_CAPTION_WORDS
 from docgraph.ingest.page.blocks import BLANK_LINE_EM, Block, code_rows
 from docgraph.ingest.page.classify import NUMBERED_HEADING_RE, FontStats, near_float
 from docgraph.ingest.pdf.lines import TextLine, lines_in
@@ -22,7 +23,9 @@ LISTING_GAP_EM = 2.0  # white inside one listing: a blank line or two between it
 # continuation prompts "+ " (R) and "... " (Python).
 _PROMPT = re.compile(r"^\s*(?:[A-Za-z]*> |\$ |>>> |\.\.\. |In \[\d*\]: |\+ )")
 _STYLE_SUFFIX = re.compile(r"(bold|italic|oblique|regular|roman|demi|slant|semibold|medium|light|book)+$", re.I)
-_FIGURE_CAPTION = re.compile(r"^\s*(figure|fig\.)", re.IGNORECASE)
+_FIGURE_CAPTION = re.compile(
+    r"^\s*(?:figure|fig\.|" + "|".join(re.escape(w) for w in FIGURE_CAPTION_WORDS) + f"|{CJK_FIGURE})", re.IGNORECASE
+)
 # A tick value: "40", "-0.5", "1e-3", "25%", and "10−1" (10 with its exponent set as a superscript).
 _TICK_VALUE = re.compile(r"^[-+\u2212\u2013]?(?:\d+(?:[.,]\d+)*|\.\d+)(?:[eE][-+\u2212]?\d+|[-\u2212]\d+)?%?$")
 _FIGURE_CONTENT_KINDS: frozenset[RegionKind] = frozenset({"paragraph", "section_header", "list", "formula", "footnote"})

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from typing import Literal
 
+from docgraph.ingest.labels import APPENDIX_WORDS, CJK_HEADING_NUMBER, HEADING_WORDS
 from docgraph.ingest.structure.ids import PlacedRegion
 from docgraph.ingest.types import DocumentLayout, OutlineEntry
 
@@ -34,11 +35,13 @@ Anchor = tuple[int, float]  # (page, position in the page's reading order); -0.5
 TOP_OF_PAGE = -0.5
 Subheader = tuple[int, list[PlacedRegion], str]  # (outline entry it falls under or -1, header group, title)
 
+_HEADING_WORDS = "|".join(f for w in HEADING_WORDS for f in (w, w.upper()))
+_APPENDIX_WORDS = "|".join(f for w in APPENDIX_WORDS for f in (w, w.upper()))
 _NUMBERED = re.compile(
-    r"^(?:(?:[Cc]hapter|CHAPTER|[Ss]ection|SECTION)\s+)?"
+    rf"^(?:(?:[Cc]hapter|CHAPTER|[Ss]ection|SECTION|{_HEADING_WORDS})\s+)?"
     r"(\d{1,3}(?:\.\d{1,3})*|[A-Z](?:\.\d{1,3})+)\.?(?=[:\s]|$)"
 )
-_APPENDIX = re.compile(r"^(?:[Aa]ppendix|APPENDIX)\s+([A-Z])\.?(?=[:\s]|$)")
+_APPENDIX = re.compile(rf"^(?:[Aa]ppendix|APPENDIX|{_APPENDIX_WORDS})\s+([A-Z])\.?(?=[:\s]|$)")
 # "A. Reference card", not an author line "A. Author, B. Author" (a second initial follows)
 _LETTERED = re.compile(r"^([A-Z])\.\s+(?=[A-Z])(?!.*\b[A-Z]\.\s)")
 
@@ -65,7 +68,7 @@ class SectionTree:
 def parse_number(title: str) -> str:
     """Section number written at the start of a title: "2.3.1 Foo" -> "2.3.1", "Appendix B" -> "B"."""
     text = title.strip()
-    match = _NUMBERED.match(text) or _APPENDIX.match(text) or _LETTERED.match(text)
+    match = _NUMBERED.match(text) or _APPENDIX.match(text) or _LETTERED.match(text) or CJK_HEADING_NUMBER.match(text)
     return match.group(1) if match else ""
 
 
@@ -80,7 +83,7 @@ def normalise_title(text: str) -> str:
 
 def strip_number(title: str) -> str:
     text = title.strip()
-    match = _NUMBERED.match(text) or _APPENDIX.match(text) or _LETTERED.match(text)
+    match = _NUMBERED.match(text) or _APPENDIX.match(text) or _LETTERED.match(text) or CJK_HEADING_NUMBER.match(text)
     return text[match.end() :].lstrip(" :.") if match else text
 
 

@@ -1,0 +1,147 @@
+"""The words that label figures, tables and document parts, in the languages docgraph reads.
+
+English first, as before; then German, French, Spanish, Italian, Portuguese, Dutch, Polish,
+Russian, and Chinese or Japanese (图 3, 表 2, 第 3 章). Captions start with a label word ("Abbildung
+3:", "Tableau 2."); references name one mid-sentence ("siehe Abschnitt 4.2", "на рисунке 3"), so
+the reference words take the inflected forms a sentence needs. A word ending in "." is an
+abbreviation: the number may follow it without a space.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+# Caption words other than English, as written at the start of a caption (title case).
+FIGURE_CAPTION_WORDS = (
+    "Abbildung",
+    "Abb.",
+    "Bild",
+    "Figura",
+    "Figuur",
+    "Afbeelding",
+    "Rysunek",
+    "Rys.",
+    "Рисунок",
+    "Рис.",
+)
+TABLE_CAPTION_WORDS = (
+    "Tabelle",
+    "Tableau",
+    "Tabla",
+    "Cuadro",
+    "Tabella",
+    "Tabela",
+    "Quadro",
+    "Tabel",
+    "Таблица",
+    "Табл.",
+)
+# Chinese and Japanese write the label before the number, often without a space: "图3", "表 2-1".
+CJK_FIGURE = "[图圖図]"
+CJK_TABLE = "(?<![代列发發图圖报報时時课課])表"  # not 代表 "represents", 列表 "list", 图表 "chart", ...
+
+# Reference words other than English, per kind, as regular expressions matched without case.
+REFERENCE_WORDS: dict[str, tuple[str, ...]] = {
+    "figure": (
+        r"Abbildung(?:en)?",
+        r"Abb\.",
+        r"Bild(?:er|ern)?",
+        r"Figuras?",
+        r"Figu(?:ur|ren)",
+        r"Afbeelding(?:en)?",
+        r"Rysun(?:ek|ku|ki|kach|kiem)",
+        r"Rys\.",
+        r"Рисун(?:ок|ка|ке|ком|ки|ков|кам|ках|ками)",
+        r"Рис\.",
+    ),
+    "table": (
+        r"Tabelle(?:n)?",
+        r"Tableaux?",
+        r"Tablas?",
+        r"Cuadros?",
+        r"Tabella",
+        r"Tabelas?",
+        r"Quadros?",
+        r"Tabel(?:len)?",
+        r"Таблиц(?:а|ы|е|у|ей|ам|ах|ами)",
+        r"Табл\.",
+    ),
+    "section": (
+        r"Abschnitt(?:e|en|s)?",
+        r"Abschn\.",
+        r"Secci(?:ón|ones)",
+        r"Se(?:cç|ç)(?:ão|ões)",
+        r"Sezion(?:e|i)",
+        r"Secties?",
+        r"Paragraaf",
+        r"Раздел(?:а|е|ом|ы|ов|ах)?",
+    ),
+    "chapter": (
+        r"Kapiteln?",
+        r"Kap\.",
+        r"Chapitres?",
+        r"Cap[íi]tulos?",
+        r"Capitol[oi]",
+        r"Hoofdstuk(?:ken)?",
+        r"Rozdzia(?:ł|le|łu)",
+        r"Глав(?:а|ы|е|у|ой|ам|ах)",
+    ),
+    "appendix": (
+        r"Anh(?:ang|änge|ängen)",
+        r"Annexes?",
+        r"Ap[ée]ndices?",
+        r"Anexos?",
+        r"Appendic(?:e|i)",
+        r"Bijlagen?",
+        r"Za(?:łącznik|łączniku)",
+        r"Приложени(?:е|я|и|ю|ем)",
+    ),
+    "equation": (
+        r"Gleichung(?:en)?",
+        r"Gl\.",
+        r"Équations?",
+        r"Ecuaci(?:ón|ones)",
+        r"Equazion(?:e|i)",
+        r"Equa(?:ção|ções)",
+        r"Vergelijking(?:en)?",
+        r"Równani(?:e|a|u)",
+        r"Уравнени(?:е|я|и|ю|ем)",
+    ),
+    "page": (
+        r"Seiten?",
+        r"P[áa]ginas?",
+        r"Pág\.",
+        r"Pagine",
+        r"Stron(?:a|ie|y)",
+        r"Страниц(?:а|ы|е|у|ах)",
+        r"Стр\.",
+    ),
+}
+# Chinese and Japanese reference words, written before the number without a space.
+CJK_REFERENCE_WORDS = {"figure": CJK_FIGURE, "table": CJK_TABLE}
+# Words joining the numbers after a plural reference word ("Tabellen 2 und 3", "таблицы 2 и 3").
+LIST_WORDS = ("and", "or", "und", "oder", "et", "ou", "y", "e", "o", "en", "i", "lub", "и", "или")
+# A plural reference word takes a list of numbers ("Figures 2, 3", "Abbildungen 2 und 3").
+PLURAL_ENDINGS = ("s", "§§", "pp.", "en", "ux", "i", "ы", "и", "ах")
+# Words that may precede a chapter or section number in a heading ("Kapitel 3 Grundlagen"), and an
+# appendix letter ("Anhang B").
+HEADING_WORDS = ("Kapitel", "Abschnitt", "Chapitre", "Capítulo", "Capitolo", "Hoofdstuk", "Rozdział", "Глава", "Раздел")
+APPENDIX_WORDS = ("Anhang", "Annexe", "Apéndice", "Anexo", "Appendice", "Bijlage", "Załącznik", "Приложение")
+# A heading "Kapitel 3 ..." is what "Kapitel 3" refers to, as "Chapter 3 ..." is for "Chapter 3".
+TITLE_WORDS = {
+    "chapter": frozenset({"chapter", "kapitel", "chapitre", "capítulo", "capitolo", "hoofdstuk", "rozdział", "глава"}),
+    "appendix": frozenset({"appendix", *(w.lower() for w in APPENDIX_WORDS)}),
+}
+# A Chinese or Japanese heading's number: "第3章", "第 2 节", "第1節".
+CJK_HEADING_NUMBER = re.compile(r"^\s*第\s*(\d{1,3})\s*[章节節部篇]\s*")
+# What a label's number may not run on into: a Latin, Greek or Cyrillic letter or a digit. A CJK
+# character may follow ("图3所示"), where a word boundary would not be found.
+NUMBER_END = r"(?![0-9A-Za-z_\u00c0-\u024f\u0370-\u04ff])"
+
+
+def caption_word_pattern(words: Iterable[str]) -> str:
+    """An alternation of caption ``words`` in title and upper case; a full word needs a space
+    before its number, an abbreviation ("Abb.") need not have one."""
+    forms = sorted({form for word in words for form in (word, word.upper())}, key=len, reverse=True)
+    return "|".join(re.escape(f) + (r"\s*" if f.endswith(".") else r"\s+") for f in forms)
