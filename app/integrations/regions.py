@@ -14,6 +14,7 @@ from typing import Any
 
 from docgraph.app.retrieval.base import ContextRegion, Retriever, ScoredRegion, check_k, check_question
 from docgraph.app.retrieval.expansion import expand
+from docgraph.app.retrieval.hits import retrieve_distinct
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore
 
@@ -65,7 +66,7 @@ def retrieve_regions(
     """The ``k`` best regions for ``query``, best first, each with its section path (and context)."""
     check_question(query)
     check_k(k)
-    hits = retriever.retrieve(query, k=k, doc_id=doc_id)
+    hits = retrieve_distinct(retriever, query, k, doc_id)
     if with_context and not any(hit.context for hit in hits):
         expand(store, hits)  # this retriever does not attach the graph context itself
     if not with_context:

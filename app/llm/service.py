@@ -41,6 +41,7 @@ from docgraph.app.llm.router import RouteDecision, route_question
 from docgraph.app.llm.text2cypher import Text2CypherResult, generate_cypher
 from docgraph.app.llm.uncertainty import answer_with_rereads, prune_evidence
 from docgraph.app.retrieval.base import Retriever, ScoredRegion, check_k, check_question
+from docgraph.app.retrieval.hits import retrieve_distinct
 from docgraph.app.retrieval.relevance import AbstentionBar, Evidence, dense_part, measure
 from docgraph.app.stores.base import GraphStore, Row
 from docgraph.errors import LLMRequestError, LLMTimeoutError, LLMUnavailableError, Text2CypherError
@@ -227,7 +228,7 @@ def _retrieve(
     rankings: list[Groups] = []
     found: list[list[ScoredRegion]] = []
     for query in queries:
-        hits = retriever.retrieve(query, k=per_query * rounds, doc_id=doc_id)
+        hits = retrieve_distinct(retriever, query, per_query * rounds, doc_id)
         rankings.append(evidence_groups(passages_from_hits(store, hits)))
         found.append(hits)
         result.note("retrieve", query=query, retriever=retriever.name, hits=[h.region_id for h in hits])

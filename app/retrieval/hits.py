@@ -8,7 +8,7 @@ from collections import OrderedDict
 import numpy as np
 from numpy.typing import NDArray
 
-from docgraph.app.retrieval.base import PageHit, ScoredRegion, check_query
+from docgraph.app.retrieval.base import PageHit, Retriever, ScoredRegion, check_query
 from docgraph.app.retrieval.corpus import RegionInfo
 from docgraph.app.retrieval.pages import rank_pages
 from docgraph.models.encoders import TextEncoder
@@ -28,6 +28,37 @@ def hit_from(info: RegionInfo, score: float, signals: dict[str, float]) -> Score
         score=score,
         signals=signals,
     )
+
+
+def copy_key(hit: ScoredRegion) -> tuple[str, str]:
+    """What a region shares with the same region of another document of the same content (a file
+    stored again under a new name): its id without the document's (``<doc_id>@<version>:p3:r2``
+    names the version and the place) and its text (a figure may be described in one copy only)."""
+    return hit.region_id.split("@", 1)[-1], hit.text
+
+
+def without_copies(hits: list[ScoredRegion]) -> list[ScoredRegion]:
+    """``hits`` less each hit whose region an earlier (better) hit has in another document."""
+    seen: set[tuple[str, str]] = set()
+    kept: list[ScoredRegion] = []
+    for hit in hits:
+        key = copy_key(hit)
+        if key not in seen:
+            seen.add(key)
+            kept.append(hit)
+    return kept
+
+
+def retrieve_distinct(retriever: Retriever, query: str, k: int, doc_id: str | None = None) -> list[ScoredRegion]:
+    """The ``k`` best hits, one per region of documents stored twice: a renamed file ingested again
+    is a second document until the first is deleted, and citing both copies of a passage would
+    spend half the answer's reading on nothing new. Asks for twice as many hits once when copies
+    were dropped from a full ranking."""
+    hits = retriever.retrieve(query, k=k, doc_id=doc_id)
+    distinct = without_copies(hits)
+    if len(distinct) < len(hits) and len(hits) >= k:
+        distinct = without_copies(retriever.retrieve(query, k=2 * k, doc_id=doc_id))[:k]
+    return distinct
 
 
 class QueryVectors:
