@@ -169,7 +169,9 @@ class ContextRegionModel(ResponseModel):
     page: int
     kind: str
     text: str
-    relation: str = Field(description="caption, captioned, refers_to, referred_by, continues, continued_from")
+    relation: str = Field(
+        description="caption, captioned, refers_to, referred_by, continues, continued_from, next_page, previous_page"
+    )
     bbox: list[float]
 
 

@@ -26,6 +26,8 @@ RELATION_LABELS = {
     "referred_by": "Referred to by",
     "continues": "Continues",
     "continued_from": "Continued from",
+    "next_page": "Next page",
+    "previous_page": "Previous page",
 }
 
 

@@ -10,7 +10,7 @@ region, and anything that does not resolve is an invented citation.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from docgraph.app.retrieval.base import ScoredRegion
@@ -36,6 +36,7 @@ class Passage:
     description: str = ""
     ocr: bool = False  # some of the text was read by OCR: it may hold misread words
     excerpt: str = ""  # what the prompt shows of a long region, cut to the question (app.llm.focus)
+    of_hit: str = ""  # graph context: the region id of the hit whose neighbour it is
 
     @property
     def shown(self) -> str:
@@ -73,9 +74,23 @@ class Context:
     passages: list[Passage]  # hit by hit in rank order, reading order within each hit's group
     tags: dict[str, Passage]  # tag text (without brackets) -> region
     tag_for: dict[str, str]  # region id -> tag text
+    # (hit's region id, relation) -> the neighbour's region id, as the graph tied them, whether the
+    # neighbour stayed its context or is a hit of its own
+    neighbours: dict[tuple[str, str], str] = field(default_factory=dict)
+    # the retrieved regions, also those kept as an earlier hit's context (where they were met first)
+    hits: frozenset[str] = frozenset()
 
     def tag_of(self, item: Passage) -> str:
         return self.tag_for[item.region_id]
+
+    def is_hit(self, item: Passage) -> bool:
+        return item.via == "retrieved" or item.region_id in self.hits
+
+    def neighbour(self, hit: Passage, relation: str) -> Passage | None:
+        """The passage tied to ``hit`` by ``relation`` (see ``ContextRegion``), if it was kept."""
+        region_id = self.neighbours.get((hit.region_id, relation))
+        tag = self.tag_for.get(region_id) if region_id else None
+        return self.tags[tag] if tag else None
 
     def resolve(self, doc_id: str, page: int, ref: str) -> Passage | None:
         return self.tags.get(tag_text(doc_id, page, ref))
@@ -96,7 +111,8 @@ def tag_text(doc_id: str, page: int, ref: str) -> str:
 def build_context(items: Iterable[Passage], max_chars: int = MAX_CONTEXT_CHARS) -> Context:
     """Deduplicate, keep the best-ranked regions that fit ``max_chars``, order them (see
     :func:`_in_rank_groups`), tag them."""
-    unique = _deduplicate(items)
+    listed = list(items)
+    unique = _deduplicate(listed)
     kept = _within_budget(unique, max_chars)
     kept = _in_rank_groups(unique, {item.region_id for item in kept})
     tags: dict[str, Passage] = {}
@@ -105,7 +121,9 @@ def build_context(items: Iterable[Passage], max_chars: int = MAX_CONTEXT_CHARS) 
         if tag in tags:  # two versions of a document in one store; the full id keeps the tag unique
             tag = tag_text(item.doc_id, item.page, item.region_id)
         tags[tag] = item
-    return Context(kept, tags, {item.region_id: tag for tag, item in tags.items()})
+    neighbours = {(item.of_hit, item.via): item.region_id for item in listed if item.of_hit}
+    hits = frozenset(item.region_id for item in listed if item.via == "retrieved")
+    return Context(kept, tags, {item.region_id: tag for tag, item in tags.items()}, neighbours, hits)
 
 
 def _in_rank_groups(ranked: list[Passage], kept: set[str]) -> list[Passage]:
@@ -189,12 +207,14 @@ def passages_from_hits(store: GraphStore, hits: Sequence[ScoredRegion]) -> list[
     Reading position, section and description come from the store in one query; a region the store
     no longer has is dropped (its document was deleted since it was retrieved).
     """
-    wanted: list[tuple[str, str, float]] = []  # (region id, via, score)
+    wanted: list[tuple[str, str, float, str]] = []  # (region id, via, score, the hit it is context of)
     for hit in hits:
-        wanted.append((hit.region_id, "retrieved", hit.score))
-        wanted += [(neighbour.region_id, neighbour.relation, 0.0) for neighbour in hit.context]
+        wanted.append((hit.region_id, "retrieved", hit.score, ""))
+        wanted += [(neighbour.region_id, neighbour.relation, 0.0, hit.region_id) for neighbour in hit.context]
     stored = {p.region_id: p for p in regions_by_id(store, list(dict.fromkeys(w[0] for w in wanted)))}
-    return [replace(stored[rid], via=via, score=score) for rid, via, score in wanted if rid in stored]
+    return [
+        replace(stored[rid], via=via, score=score, of_hit=of_hit) for rid, via, score, of_hit in wanted if rid in stored
+    ]
 
 
 def regions_by_id(store: GraphStore, region_ids: Sequence[str], via: str = "retrieved") -> list[Passage]:

@@ -3,17 +3,20 @@
 From each of the best-ranked retrieved regions the sentences that share the most words with the
 question are quoted (a window of up to two sentences), so the reader sees the part that matters
 rather than a whole page. From a table, its header row and the rows that share the most words with
-the question are quoted, so the row that answers is there however far down the table it is.
+the question are quoted, so the row that answers is there however far down the table it is. A
+sentence cut by a page break is quoted whole, from both parts, and a figure found without text of
+its own by its caption.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from docgraph.app.llm.citations import Citation, cite_passages
 from docgraph.app.llm.context import Context, Passage
 from docgraph.app.llm.text_units import is_table_rule, sentences
 from docgraph.app.retrieval.text import tokenize
+from docgraph.ingest.pdf.text import join_two
 
 MAX_PASSAGES = 3
 MAX_QUOTE_CHARS = 360
@@ -31,21 +34,75 @@ class ExtractiveAnswer:
 
 
 def extractive_answer(question: str, context: Context, max_passages: int = MAX_PASSAGES) -> ExtractiveAnswer:
-    chosen = best_passages(context, max_passages)
-    if not chosen:
-        return ExtractiveAnswer(NO_EVIDENCE, [], [])
+    """Up to ``max_passages`` quotes of the best passages; a passage already quoted as the other
+    part of a sentence cut by a page break is not quoted again."""
     terms = content_words(question)
-    lines = [f"{i}. “{quote_passage(p, terms)}” [{context.tag_of(p)}]" for i, p in enumerate(chosen, start=1)]
-    return ExtractiveAnswer("\n".join(lines), cite_passages(chosen, context), chosen)
+    lines: list[str] = []
+    quoted: list[Passage] = []
+    for passage in best_passages(context, len(context.passages)):
+        if len(lines) == max_passages:
+            break
+        if any(passage.region_id == part.region_id for part in quoted):
+            continue
+        quote, parts = quote_across_breaks(passage, context, terms)
+        tags = " ".join(f"[{context.tag_of(part)}]" for part in parts)
+        lines.append(f"{len(lines) + 1}. “{quote}” {tags}")
+        quoted += parts
+    if not lines:
+        return ExtractiveAnswer(NO_EVIDENCE, [], [])
+    return ExtractiveAnswer("\n".join(lines), cite_passages(quoted, context), quoted)
 
 
 def best_passages(context: Context, limit: int) -> list[Passage]:
     """The highest-scored retrieved passages with content; headings and graph context only when
-    nothing better was found (a bare heading answers nothing)."""
-    with_text = [p for p in context.passages if p.text.strip() or p.description.strip()]
-    ranked = sorted(with_text, key=lambda p: (p.via != "retrieved", p.kind in HEADING_KINDS, -p.score))
-    content = [p for p in ranked if p.via == "retrieved" and p.kind not in HEADING_KINDS]
+    nothing better was found (a bare heading answers nothing). A figure or table hit without text
+    stands for its caption."""
+    with_text = [p for p in _captions_for_bare_hits(context) if p.text.strip() or p.description.strip()]
+    ranked = sorted(with_text, key=lambda p: (not context.is_hit(p), p.kind in HEADING_KINDS, -p.score))
+    content = [p for p in ranked if context.is_hit(p) and p.kind not in HEADING_KINDS]
     return (content or ranked)[:limit]
+
+
+def _captions_for_bare_hits(context: Context) -> list[Passage]:
+    """The context's passages, each figure or table hit with no text replaced by its caption, taken
+    as retrieved with the hit's score (a chart drawn without words is found by its caption)."""
+    passages = list(context.passages)
+    for i, hit in enumerate(passages):
+        if context.is_hit(hit) and not (hit.text.strip() or hit.description.strip()):
+            caption = context.neighbour(hit, "caption")
+            if caption is not None and caption.text.strip():
+                passages[i] = replace(caption, via="retrieved", score=hit.score)
+    return passages
+
+
+def quote_across_breaks(passage: Passage, context: Context, terms: set[str]) -> tuple[str, list[Passage]]:
+    """The quote of ``passage`` and the passages it is taken from: a best window that reaches the
+    start (end) of a paragraph cut by a page break begins with the last sentence of the part before
+    it (ends with the first sentence of the part after it)."""
+    text = passage.text or passage.description
+    if passage.kind == "table" or not text.strip():
+        return quote_passage(passage, terms), [passage]
+    units = sentences(text) or [" ".join(text.split())]
+    start, end = best_window(units, terms)
+    parts, before, after = [passage], [], []
+    earlier = context.neighbour(passage, "continued_from") if start == 0 else None
+    if earlier is not None and (earlier_units := sentences(earlier.text)):
+        before, parts = [_cut(earlier_units[-1])], [earlier, *parts]
+    later = context.neighbour(passage, "continues") if end == len(units) else None
+    if later is not None and (later_units := sentences(later.text)):
+        after, parts = [_cut(later_units[0])], [*parts, later]
+    window = " ".join(units[start:end])
+    quote = ""
+    for piece in [*before, _cut_start(window) if after else _cut(window), *after]:
+        quote = join_two(quote, piece)
+    return quote, parts
+
+
+def best_window(units: list[str], terms: set[str]) -> tuple[int, int]:
+    """Where the window of up to ``WINDOW_SENTENCES`` sentences sharing the most words with the
+    question starts and ends (the first such window)."""
+    start = max(range(len(units)), key=lambda i: len(terms & content_words(" ".join(units[i : i + WINDOW_SENTENCES]))))
+    return start, min(start + WINDOW_SENTENCES, len(units))
 
 
 def content_words(text: str) -> set[str]:
@@ -80,8 +137,15 @@ def best_rows_quote(rows: list[str], terms: set[str]) -> str:
 def best_quote(text: str, terms: set[str]) -> str:
     """The window of sentences sharing the most words with the question, cut to a readable length."""
     units = sentences(text) or [" ".join(text.split())]
-    windows = [" ".join(units[i : i + WINDOW_SENTENCES]) for i in range(len(units))]
-    return _cut(max(windows, key=lambda window: len(terms & content_words(window))))
+    start, end = best_window(units, terms)
+    return _cut(" ".join(units[start:end]))
+
+
+def _cut_start(quote: str) -> str:
+    """``quote`` cut to a readable length from its start: its end runs on into the next part."""
+    if len(quote) <= MAX_QUOTE_CHARS:
+        return quote
+    return "… " + quote[-MAX_QUOTE_CHARS:].split(" ", 1)[-1]
 
 
 def _cut(quote: str) -> str:

@@ -20,7 +20,8 @@ class ContextRegion:
 
     ``caption`` (the hit's caption), ``captioned`` (the figure/table the hit captions), ``refers_to``
     (what the hit points at), ``referred_by``, ``continues`` (the hit's continuation on the next
-    page), ``continued_from`` (the part before a page break).
+    page), ``continued_from`` (the part before a page break); where the text does not run on over
+    the break, ``next_page`` (the region starting the next page) or ``previous_page``.
     """
 
     region_id: str

@@ -2,7 +2,8 @@
 
 One query (``cypher/retrieval_context.cypher``) fetches, for all hits at once: the caption of a
 figure/table hit or the figure/table a caption belongs to, REF targets (and sources), and the region
-that continues a hit across a page break (or that the hit continues).
+that continues a hit across a page break (or that the hit continues); where the text does not run
+on over the break, the region after it (``next_page``) or before it (``previous_page``).
 """
 
 from __future__ import annotations
@@ -24,8 +25,13 @@ _RELATION = {
     ("HAS_NEXT", True): "continues",
     ("HAS_NEXT", False): "continued_from",
 }
+# A page break the text does not run on over: the regions are next to each other, nothing more.
+_PAGE_TURN = {"continues": "next_page", "continued_from": "previous_page"}
 # Closer ties first when a hit has more neighbours than fit.
-_PRIORITY = {"caption": 0, "captioned": 0, "continues": 1, "continued_from": 1, "refers_to": 2, "referred_by": 3}
+_PRIORITY = {
+    **{"caption": 0, "captioned": 0, "continues": 1, "continued_from": 1, "next_page": 1, "previous_page": 1},
+    **{"refers_to": 2, "referred_by": 3},
+}
 
 
 def expand(store: GraphStore, hits: Sequence[ScoredRegion], limit: int = MAX_CONTEXT_PER_HIT) -> None:
@@ -38,6 +44,8 @@ def expand(store: GraphStore, hits: Sequence[ScoredRegion], limit: int = MAX_CON
     seen: set[tuple[str, str, str]] = set()
     for row in rows:
         relation = _RELATION.get((str(row["type"]), bool(row["outgoing"])))
+        if row["type"] == "HAS_NEXT" and not row["continuation"] and relation is not None:
+            relation = _PAGE_TURN[relation]
         hit_id, other = str(row["hit"]), str(row["region_id"])
         if relation is None or (hit_id, other, relation) in seen:
             continue

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 DEFAULT_RERANKER = ROOT / "models" / "checkpoints" / "rerank-minilm.pt"
 CONTEXT_WORDS = 40  # words of each neighbour read with a region
 # Neighbours read with a region, in this order; what it refers to is left out (often a whole page).
-CONTEXT_RELATIONS = ("caption", "captioned", "continued_from", "continues")
+CONTEXT_RELATIONS = ("caption", "captioned", "continued_from", "previous_page", "continues", "next_page")
 
 
 @dataclass(frozen=True, slots=True)
