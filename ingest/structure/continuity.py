@@ -1,5 +1,7 @@
 """Paragraphs and tables that run on past a page break, and paragraphs that run on past a column
-break (the foot of one column to the top of the next, in two-column papers), get ``continues=True``."""
+break (the foot of one column to the top of the next, in two-column papers), get ``continues=True``.
+A list item cut by a page break runs on in a paragraph (its tail has no bullet); a paragraph runs
+on past a table set at the top of the next page."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from docgraph.records import FURNITURE_KINDS, RegionKind
 # Regions that float or sit outside the text flow; a page break inside the flow skips them.
 _OUT_OF_FLOW: frozenset[RegionKind] = FURNITURE_KINDS | {"footnote", "figure", "caption"}
 _RUNS_ON = (",", "-", "\u2010", "(", "[", "/", "&", "，", "、", "（")
+_RUNNING_TEXT: frozenset[RegionKind] = frozenset({"paragraph", "list"})
 COLUMN_WIDTH_TOLERANCE = 0.15  # the two parts of a paragraph split by a column break are set as wide
 COLUMN_GAP_SLACK = 2.0  # points of overlap allowed between two columns' boxes
 
@@ -28,7 +31,7 @@ def paragraph_continues(last: Region, first: Region) -> bool:
     lowercase word, or right after a comma, hyphen or open bracket; in Chinese or Japanese, which
     have no lowercase, with a character of theirs after one.
     """
-    if last.kind != "paragraph" or first.kind != "paragraph" or not last.text or not first.text:
+    if last.kind not in _RUNNING_TEXT or first.kind != "paragraph" or not last.text or not first.text:
         return False
     if ends_sentence(last.text):
         return False
@@ -76,3 +79,5 @@ def mark_continuations(pages: Sequence[PageLayout]) -> None:
         last, first = flow[-1], next_flow[0]
         if paragraph_continues(last, first) or table_continues(last, first):
             last.continues = True
+        elif first.kind == "table" and len(next_flow) > 1 and paragraph_continues(last, next_flow[1]):
+            last.continues = True  # the table was set at the top of the page, the text runs on below it

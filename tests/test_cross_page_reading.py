@@ -1,0 +1,103 @@
+"""Text that runs on over a page break past what sits between its parts: a table set at the top of
+the next page, and the bulletless tail of a list item. PDFs made here, read by the native reader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+
+from docgraph.ingest.graph import build_graph
+from docgraph.ingest.readers.native import NativeReader
+
+FILLER = (
+    "The plant keeps a written record of every inspection so that the auditors can trace what was done "
+    "and when. Each record names the person who did the work and the parts that were replaced."
+)
+LEAD = 13.5
+
+
+def _wrapped(text: str, width: float = 440) -> list[str]:
+    lines, current = [], ""
+    for word in text.split():
+        longer = f"{current} {word}".strip()
+        if pymupdf.get_text_length(longer, "helv", 10) <= width:
+            current = longer
+        else:
+            lines, current = [*lines, current], word
+    return [*lines, current]
+
+
+def _filled_first_page(doc: pymupdf.Document) -> pymupdf.Page:
+    page = doc.new_page()
+    page.insert_text((72, 72), "Transfer Switch Guide", fontname="hebo", fontsize=16)
+    y = 110.0
+    for _ in range(8):
+        for line in _wrapped(FILLER):
+            page.insert_text((72, y), line, fontname="helv", fontsize=10)
+            y += LEAD
+        y += 8
+    return page
+
+
+def _cross_page_steps(pdf: Path) -> list[tuple[str, str, bool]]:
+    batch = build_graph(NativeReader().read(pdf))
+    text = {node.key: str(node.props.get("text", "")) for node in batch.nodes if node.label == "Region"}
+    return [
+        (text[edge.src_key][-20:], text[edge.dst_key][:20], bool(edge.props.get("continuation")))
+        for edge in batch.edges
+        if edge.type == "HAS_NEXT" and edge.src_label == "Region" and edge.props.get("cross_page")
+    ]
+
+
+def test_a_paragraph_runs_on_past_a_table_set_at_the_top_of_the_next_page(tmp_path: Path) -> None:
+    """The page break led from the cut paragraph to the table, and its second half stood alone:
+    "... has been stable for a full five" / "minutes, which is known as the retransfer delay ..."."""
+    cut = _wrapped(
+        "The automatic transfer switch hands the load to the generator within ten seconds of a mains failure, "
+        "and it returns the load to the mains only after the mains voltage has been stable for a full five "
+        "minutes, which is known as the retransfer delay; the electrician sets it on the front panel."
+    )
+    pdf = tmp_path / "switch.pdf"
+    with pymupdf.open() as doc:
+        first = _filled_first_page(doc)
+        for i, line in enumerate(cut[:2]):
+            first.insert_text((72, 720 + LEAD * i), line, fontname="helv", fontsize=10)
+        second = doc.new_page()
+        for row, cells in enumerate((("Setting", "Value"), ("Transfer delay", "10 s"), ("Retransfer delay", "5 min"))):
+            top = 72 + 16 * row
+            second.draw_rect(pymupdf.Rect(72, top, 372, top + 16), color=(0, 0, 0), width=0.5)
+            second.draw_line((272, top), (272, top + 16), color=(0, 0, 0), width=0.5)
+            for x, cell in zip((75, 275), cells, strict=True):
+                second.insert_text((x, top + 12), cell, fontname="hebo" if row == 0 else "helv", fontsize=9)
+        for i, line in enumerate(cut[2:]):
+            second.insert_text((72, 150 + LEAD * i), line, fontname="helv", fontsize=10)
+        doc.save(pdf)
+    assert ("for a full five", "minutes, which is kn", True) in [
+        (last[-15:], first, continues) for last, first, continues in _cross_page_steps(pdf)
+    ]
+
+
+def test_a_list_item_cut_by_a_page_break_runs_on_in_its_tail(tmp_path: Path) -> None:
+    """The tail of a bulleted item on the next page has no bullet, so it is read as a paragraph:
+    "... to the laboratory courier at" ended the list, and "the gate, and never ..." began nothing."""
+    item = _wrapped(
+        "Keep the sample bottle closed and in the cool box at a temperature between two and eight degrees "
+        "Celsius from the moment it is filled until it is handed over to the laboratory courier at the gate, "
+        "and never leave it in direct sunlight.",
+        width=420,
+    )
+    pdf = tmp_path / "sampling.pdf"
+    with pymupdf.open() as doc:
+        first = _filled_first_page(doc)
+        first.insert_text((72, 720), "\u2022", fontname="helv", fontsize=10)
+        for i, line in enumerate(item[:2]):
+            first.insert_text((86, 720 + LEAD * i), line, fontname="helv", fontsize=10)
+        second = doc.new_page()
+        for i, line in enumerate(item[2:]):
+            second.insert_text((86, 72 + LEAD * i), line, fontname="helv", fontsize=10)
+        second.insert_text((72, 120), "\u2022", fontname="helv", fontsize=10)
+        second.insert_text((86, 120), "Sign the chain-of-custody form.", fontname="helv", fontsize=10)
+        doc.save(pdf)
+    steps = _cross_page_steps(pdf)
+    assert any(last.endswith("courier at") and continues for last, _, continues in steps), steps
