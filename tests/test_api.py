@@ -238,7 +238,13 @@ def test_delete_removes_a_document_and_then_it_is_not_found(client: TestClient, 
 
     deleted = client.delete("/documents/zoo-copy")
     assert deleted.status_code == 200
-    assert deleted.json() == {"doc_id": "zoo-copy", "deleted_nodes": sum(last["report"]["nodes"].values())}
+    assert deleted.json() == {
+        "doc_id": "zoo-copy",
+        "deleted_nodes": sum(last["report"]["nodes"].values()),
+        "same_content": [SAMPLE_DOC],  # the same file is still stored: a delete to be rid of it says so
+    }
+    # the job that stored it named it (its file name, its report) after the delete: gone too
+    assert "zoo copy.pdf" not in [job["file_name"] for job in client.get("/jobs").json()]
     assert [d["doc_id"] for d in client.get("/documents").json()] == [SAMPLE_DOC]
     gone = assert_error(client.delete("/documents/zoo-copy"), 404, "not_found")
     assert gone["message"] == "no document 'zoo-copy' in the store (GET /documents lists them)"

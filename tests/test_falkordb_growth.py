@@ -103,6 +103,8 @@ def test_ghost_nodes_are_found_by_store_check(
         "repaired": {},
         "stale_fulltext_indexes": {},
         "rebuilt_fulltext_indexes": [],
+        "unused_copies": [],
+        "removed_copies": [],
     }
     assert json.loads(found.stdout) | {"store": ""} == expected
     assert found.stderr.count("\n") == 1 and "1 ghost nodes (Orphan 1)" in found.stderr

@@ -71,6 +71,10 @@ class JobStore:
                 (self._kept,),
             )
 
+    def forget(self, job_ids: list[str]) -> None:
+        with self._lock, self._connect() as db:
+            db.executemany("DELETE FROM jobs WHERE job_id = ?", [(job_id,) for job_id in job_ids])
+
     def load(self) -> list[dict[str, Any]]:
         """Every kept job's record, oldest first."""
         with self._lock, self._connect() as db:

@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from docgraph.app.api.job_store import JobStore
+from docgraph.app.jobs.documents import doc_id_or_empty
 from docgraph.app.pipeline.ingest_pipeline import IngestPipeline
 from docgraph.app.pipeline.reports import OUTCOMES, IngestReport
 from docgraph.app.pipeline.stages import IngestContext, Stage, WriteStage
 from docgraph.errors import DocgraphError, IngestCancelled, JobNotFoundError, JobStateError
-from docgraph.ingest.structure.ids import doc_id_for
 
 log = logging.getLogger("docgraph.api")
 
@@ -222,6 +222,22 @@ class JobManager:
             unfinished = [job for job in self._jobs.values() if job.status in UNFINISHED]
         return next((job for job in unfinished if doc_id_or_empty(job.file_name) in doc_ids), None)
 
+    def forget_document(self, doc_id: str) -> int:
+        """Drop the ended jobs that stored or tried ``doc_id`` (their file names and reports), from
+        memory and disk: a deleted document's name is gone from ``GET /jobs`` too. How many went."""
+        with self._lock:
+            gone = [
+                key
+                for key, job in self._jobs.items()
+                if job.status not in UNFINISHED
+                and doc_id in (doc_id_or_empty(job.file_name), str((job.report or {}).get("doc_id") or ""))
+            ]
+            for key in gone:
+                del self._jobs[key]
+        if self._store is not None and gone:
+            self._store.forget(gone)
+        return len(gone)
+
     def _queue(self, job: Job) -> None:
         with self._lock:
             self._jobs[job.job_id] = job
@@ -371,13 +387,6 @@ class JobManager:
             except DocgraphError as error:  # the document is stored: only this remark is lost
                 log.warning("ingest job %s: could not look for copies of %s: %s", job.job_id, report.doc_id, error)
         return report
-
-
-def doc_id_or_empty(file_name: str) -> str:
-    try:
-        return doc_id_for(file_name)
-    except DocgraphError:  # a name that gives no id; its job fails with the reason
-        return ""
 
 
 def clash_refusal(doc_id: str) -> str:

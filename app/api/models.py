@@ -114,6 +114,9 @@ class DocumentModel(ResponseModel):
 class DeleteResultModel(ResponseModel):
     doc_id: str
     deleted_nodes: int
+    same_content: list[str] = Field(
+        description="The stored documents that still hold the same file (a copy, or the file under another name)"
+    )
 
 
 class IngestReportModel(ResponseModel):

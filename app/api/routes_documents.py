@@ -12,13 +12,20 @@ from starlette.responses import JSONResponse
 
 from docgraph.app.api.access import key_id_of
 from docgraph.app.api.errors import ApiError, SafeJSONResponse, public_message
-from docgraph.app.api.jobs import KEPT_JOBS, clash_refusal, doc_id_or_empty
+from docgraph.app.api.jobs import KEPT_JOBS, clash_refusal
 from docgraph.app.api.models import DeleteResultModel, DocumentModel, HealthModel, JobModel, JobStatus, as_json
 from docgraph.app.api.responses import documented
 from docgraph.app.api.state import ApiState
 from docgraph.app.config import Settings
-from docgraph.app.jobs.documents import clashing_document, find_document, list_documents, upload_file_name
+from docgraph.app.jobs.documents import (
+    clashing_document,
+    doc_id_or_empty,
+    find_document,
+    list_documents,
+    upload_file_name,
+)
 from docgraph.app.jobs.documents import delete_document as delete_document_and_copy
+from docgraph.app.jobs.page_cache import page_cache_dir
 from docgraph.app.llm.client import llm_configured
 from docgraph.app.llm.probe import llm_problem
 from docgraph.app.resources import docgraph_release
@@ -156,8 +163,10 @@ def delete_document(doc_id: str, state: State) -> dict[str, Any]:
             "conflict",
             f"{doc_id!r} is being ingested (job {writing.job_id}, {state_now}): delete it once the job has ended",
         )
-    deleted_id, deleted = delete_document_and_copy(store, doc_id, kept_copies_dir(state.settings.home, store))
-    return as_json(DeleteResultModel, {"doc_id": deleted_id, "deleted_nodes": deleted})
+    files_dir, page_cache = kept_copies_dir(state.settings.home, store), page_cache_dir(state.settings.home)
+    deleted = delete_document_and_copy(store, doc_id, files_dir, page_cache)
+    state.jobs.forget_document(deleted.doc_id)  # the ended jobs that name it
+    return as_json(DeleteResultModel, deleted.to_json())
 
 
 def _named_ids(store: GraphStore, doc: str) -> set[str]:

@@ -40,6 +40,7 @@ from docgraph.app.jobs.documents import (
     page_turn,
 )
 from docgraph.app.jobs.ingest_batch import ingest_batch
+from docgraph.app.jobs.page_cache import page_cache_dir
 from docgraph.app.jobs.relink import relink_corpus
 from docgraph.app.llm.client import vision_configured
 from docgraph.app.llm.service import describe_document
@@ -279,17 +280,17 @@ def delete_command(
     store: StoreOption = None,
 ) -> None:
     """Delete a document and everything under it."""
-    with opened_store(store) as (graph_store, settings):
-        document = find_document(graph_store, doc)
-        # on FalkorDB the delete rebuilds the full-text indexes: seconds per 10,000 regions
-        with nullcontext() if json_out else err_console.status(f"deleting {document['doc_id']}"):
-            doc_id, deleted = delete_document(
-                graph_store, str(document["doc_id"]), kept_copies_dir(settings.home, graph_store)
-            )
+    # on FalkorDB the delete rebuilds the full-text indexes: seconds per 10,000 regions
+    progress = nullcontext() if json_out else err_console.status(f"deleting {doc}")
+    with opened_store(store) as (graph_store, settings), progress:
+        files_dir = kept_copies_dir(settings.home, graph_store)
+        deleted = delete_document(graph_store, doc, files_dir, page_cache_dir(settings.home))
     if json_out:
-        print_json({"doc_id": doc_id, "deleted_nodes": deleted})
+        print_json(deleted.to_json())
     else:
-        console.print(f"deleted {doc_id}: {deleted} nodes")
+        console.print(f"deleted {deleted.doc_id}: {deleted.deleted_nodes} nodes")
+        if deleted.note:
+            err_console.print(f"note: {deleted.note}")
 
 
 @handles_errors

@@ -22,6 +22,7 @@ from docgraph.app.cli.common import (
 from docgraph.app.jobs.documents import list_documents
 from docgraph.app.llm.cypher_guard import unsupplied_parameters
 from docgraph.app.stores import falkordb_server
+from docgraph.app.stores.kept_copies import copies_locked, drop_unused_copies, kept_copies_dir, unused_copies
 from docgraph.app.stores.query_errors import query_problem
 from docgraph.app.stores.schema import load_graph_schema
 from docgraph.app.stores.url import parse_store_url
@@ -176,40 +177,50 @@ def store_check(
     repair: Annotated[
         bool,
         typer.Option(
-            "--repair", help="Clear the ghost nodes and rebuild stale full-text indexes (with nothing else writing)."
+            "--repair",
+            help="Clear the ghost nodes, rebuild stale full-text indexes and remove kept PDF copies no document "
+            "uses (with nothing else writing).",
         ),
     ] = False,
     json_out: JsonOption = False,
     store: StoreOption = None,
 ) -> None:
-    """Look for ghost nodes, deleted nodes that FalkorDB 4.16 still lists, and full-text indexes whose
-    scores drifted (exit 1 if any); --repair mends both."""
+    """Look for ghost nodes, deleted nodes that FalkorDB 4.16 still lists, full-text indexes whose
+    scores drifted, and kept PDF copies that no document uses (an ingest or delete cut off): exit 1
+    if any; --repair mends them."""
     from docgraph.app.stores.falkordb_store import FalkorDBStore
 
-    with opened_store(store) as (graph_store, _):
+    with opened_store(store) as (graph_store, settings):
         if not isinstance(graph_store, FalkorDBStore):
             raise ConfigError(f"`docgraph store check` looks for FalkorDB ghost nodes; the store is {graph_store.url}")
         repaired = graph_store.repair_ghost_nodes() if repair else {}
         rebuilt = list(graph_store.stale_fulltext_indexes()) if repair else []
         if rebuilt:
             graph_store.refresh_fulltext(rebuilt)
+        files_dir = kept_copies_dir(settings.home, graph_store)
+        with copies_locked(files_dir):
+            removed = drop_unused_copies(graph_store, files_dir) if repair else []
+            unused = unused_copies(graph_store, files_dir)
         ghosts, stale = graph_store.ghost_nodes(), graph_store.stale_fulltext_indexes()
         url = graph_store.url
     if json_out:
         print_json(
             {
                 "store": url,
-                "ok": not ghosts and not stale,
+                "ok": not ghosts and not stale and not unused,
                 "ghost_nodes": ghosts,
                 "repaired": repaired,
                 "stale_fulltext_indexes": {label: {"entries": e, "nodes": n} for label, (e, n) in stale.items()},
                 "rebuilt_fulltext_indexes": rebuilt,
+                "unused_copies": unused,
+                "removed_copies": removed,
             }
         )
-    elif not ghosts and not stale:
+    elif not ghosts and not stale and not unused:
         cleared = f" ({sum(repaired.values())} cleared)" if repaired else ""
         mended = f" ({', '.join(rebuilt)} rebuilt)" if rebuilt else ""
-        console.print(f"ok: no ghost nodes{cleared}, full-text indexes up to date{mended} in {url}")
+        swept = f", {len(removed)} unused PDF copies removed" if removed else ""
+        console.print(f"ok: no ghost nodes{cleared}, full-text indexes up to date{mended}{swept} in {url}")
     problems = []
     if ghosts:
         listed = ", ".join(f"{label} {count}" for label, count in ghosts.items())
@@ -222,6 +233,8 @@ def store_check(
         problems.append(
             f"stale full-text indexes ({listed}; nodes changed or deleted since an index was built lower its scores)"
         )
+    if unused:
+        problems.append(f"{len(unused)} kept PDF copies no document uses (an ingest or a delete cut off)")
     if problems:
         raise StoreError(f"{url} holds {'; and '.join(problems)}: mend them with `docgraph store check --repair`")
 

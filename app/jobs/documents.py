@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
 import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from docgraph.app.jobs.page_cache import drop_page_images
 from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.pipeline.source_files import by_document_id, same_content
 from docgraph.app.pipeline.unchanged import same_source
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, Row
 from docgraph.app.stores.ingest_claims import delete_claim
-from docgraph.app.stores.kept_copies import copies_locked, drop_unused_copy, kept_copy_path, stored_sha256
+from docgraph.app.stores.kept_copies import copies_locked, drop_unused_copies, kept_copy_path, stored_sha256
 from docgraph.errors import (
     AmbiguousDocumentError,
     ConfigError,
     DocgraphError,
     DocumentNotFoundError,
+    StoreError,
     UnknownDocumentError,
 )
 from docgraph.ingest.structure.ids import doc_id_for, file_sha256
@@ -169,18 +173,71 @@ def locate_pdf(document: dict[str, Any], files_dir: Path) -> Path:
     )
 
 
-def delete_document(store: GraphStore, doc: str, files_dir: Path) -> tuple[str, int]:
-    """Delete a document (by id or file name) and its kept PDF copy, unless another stored document
-    has the same content; returns its id and how many nodes went. Refused
-    (:class:`DocumentBusyError`) while a process on this data home ingests it."""
-    document = find_document(store, doc)
+@dataclass(frozen=True, slots=True)
+class DeletedDocument:
+    doc_id: str
+    deleted_nodes: int
+    same_content: list[str]  # the stored documents that still hold the same file (a copy, a renamed one)
+    page_images: int  # cached page images removed
+
+    def to_json(self) -> dict[str, Any]:
+        return {"doc_id": self.doc_id, "deleted_nodes": self.deleted_nodes, "same_content": self.same_content}
+
+    @property
+    def note(self) -> str:
+        """What a user who deletes to be rid of the content must know: it is still stored."""
+        if not self.same_content:
+            return ""
+        return f"the same file is still stored as {', '.join(self.same_content)}: delete that too to remove it"
+
+
+def delete_document(store: GraphStore, doc: str, files_dir: Path, page_cache: Path | None = None) -> DeletedDocument:
+    """Delete a document (by id or file name), its kept PDF copy unless another stored document has
+    the same content, and its page images cached under ``page_cache``. Refused
+    (:class:`DocumentBusyError`) while a process on this data home ingests it, stored yet or not."""
+    try:
+        document = find_document(store, doc)
+    except DocumentNotFoundError:
+        for named in {doc, doc_id_or_empty(doc)} - {""}:
+            with delete_claim(files_dir, named):  # busy: its ingest will store it
+                pass
+        _drop_unused_copies(store, files_dir)  # an earlier delete of it may have been cut off
+        raise
     doc_id, sha256 = str(document["doc_id"]), str(document.get("sha256") or "")
     with delete_claim(files_dir, doc_id):
-        deleted = store.delete_document(doc_id)
-    if sha256:
-        with copies_locked(files_dir):
-            drop_unused_copy(store, files_dir, sha256)
-    return doc_id, deleted
+        try:
+            deleted = store.delete_document(doc_id)
+        finally:  # also when cut off after the nodes went (the index rebuild, a signal, the server)
+            images = _drop_leftovers(store, doc_id, files_dir, page_cache, document)
+    others = {"sha256": sha256, "doc_id": doc_id}
+    rows = store.read(cypher.load("documents_with_sha256", store.dialect), others) if sha256 else []
+    return DeletedDocument(doc_id, deleted, sorted(str(row["doc_id"]) for row in rows), images)
+
+
+def _drop_leftovers(store: GraphStore, doc_id: str, files_dir: Path, page_cache: Path | None, document: Row) -> int:
+    """Once ``doc_id`` is no longer stored: the kept copies no document uses and its cached page
+    images (how many). Best effort: a server that cannot be asked leaves them to a later delete or
+    ``docgraph store check --repair``."""
+    with contextlib.suppress(StoreError):
+        if stored_sha256(store, doc_id) is not None:
+            return 0
+        _drop_unused_copies(store, files_dir)
+        if page_cache is not None:
+            return drop_page_images(page_cache, str(document.get("sha256") or ""), str(document.get("ingest_id") or ""))
+    return 0
+
+
+def _drop_unused_copies(store: GraphStore, files_dir: Path) -> None:
+    with contextlib.suppress(StoreError), copies_locked(files_dir):  # best effort: a server gone keeps them
+        drop_unused_copies(store, files_dir)
+
+
+def doc_id_or_empty(file_name: str) -> str:
+    """The id ``file_name`` gives its document; "" for a name that gives none (its ingest says why)."""
+    try:
+        return doc_id_for(file_name)
+    except DocgraphError:
+        return ""
 
 
 REPLACE_REMEDY = "pass --replace (replace=True in Python) to replace it, or rename the file"

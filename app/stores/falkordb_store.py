@@ -26,10 +26,10 @@ import redis
 from falkordb import FalkorDB
 from redis.exceptions import NoPermissionError
 
+from docgraph.app.stores import falkordb_disk
 from docgraph.app.stores.base import Dialect, GraphCounts, Row, ScoredNode, WriteResult
 from docgraph.app.stores.cypher import identifier, load, render
 from docgraph.app.stores.falkordb_client import ClosedPool, one_line, query_error, rows_of
-from docgraph.app.stores.falkordb_disk import check_aof_written, snapshot_now, start_compaction
 from docgraph.app.stores.falkordb_ghosts import ghost_ids, repair_ghosts
 from docgraph.app.stores.falkordb_write import DocumentWriter, encode_query
 from docgraph.app.stores.records import DEFAULT_CHUNK_ROWS, check_vector_sizes
@@ -76,7 +76,7 @@ class FalkorDBStore:
         chunk_rows: int = DEFAULT_CHUNK_ROWS,
         compact_aof_bytes: int | None = None,
         reader: FalkorDB | None = None,
-        restart: Callable[[], object] | None = None,
+        restart: Callable[[], bool] | None = None,
     ) -> None:
         """``reader``: a client for reads whose reply timeout is ``query_timeout_s + REPLY_GRACE_S``
         (see ``connect_falkordb``). Writes, and reads given a longer limit, go through ``db``, which
@@ -95,6 +95,8 @@ class FalkorDBStore:
         # the labels to rebuild when the outermost fulltext_refresh_deferred block ends: per context,
         # so the threads of the UI and the API sharing a store are not deferred by another's block
         self._deferral: ContextVar[set[str] | None] = ContextVar(f"fulltext_deferral_{id(self)}", default=None)
+        if compact_aof_bytes is not None:
+            falkordb_disk.stop_query_log(db.connection)
         with contextlib.suppress(StorePermissionError):  # a reader's account: the writers make the graph
             self.write(load("create_graph", DIALECT))
 
@@ -176,14 +178,11 @@ class FalkorDBStore:
         """Rebuild the full-text indexes of ``labels`` (those that have one), then wait for them.
 
         FalkorDB 4.16 keeps counting a node's old entry in the term statistics of its label's
-        full-text index when the node is updated, whichever property changed, so every in-place
-        write lowers the index's scores until common words weigh nothing: after ``docgraph
-        reembed`` of the sample document a query's best region scored 1.0 and the others 0.0,
-        where they scored 2.7 to 2.0 before. Creating nodes keeps the statistics right; deleting
-        them does not (after a 40-region document was deleted, every remaining region scored 0), so
-        ``delete_document`` and a ``write_document`` that replaces a stored version call this too.
-        Meanwhile other clients' full-text queries fail or see part of the index. Two clients may
-        rebuild at once: a drop or a create that the other one already made is not an error."""
+        full-text index when the node is updated or deleted, so every in-place write and delete
+        lowers the index's scores (docs/falkordb.md): ``delete_document`` and a ``write_document``
+        that replaces a stored version call this too. Meanwhile other clients' full-text queries
+        fail or see part of the index. Two clients may rebuild at once: a drop or a create that the
+        other one already made is not an error."""
         deferred = self._deferral.get()
         if deferred is not None:
             deferred.update(labels)
@@ -240,14 +239,17 @@ class FalkorDBStore:
         if result.replaced:  # the old version's nodes were deleted: see refresh_fulltext
             self.refresh_fulltext(FULLTEXT_PROPERTY)
         if result.written and self._compact_aof_bytes is not None:  # docgraph's own server: its disk
-            check_aof_written(self._db.connection, batch.doc_id)
-            start_compaction(self._db.connection, self._compact_aof_bytes)
+            falkordb_disk.check_aof_written(self._db.connection, batch.doc_id)
+            falkordb_disk.start_compaction(self._db.connection, self._compact_aof_bytes)
         return result
 
     def delete_document(self, doc_id: str) -> int:
         deleted = self._writer.delete(doc_id)
         if deleted:
             self.refresh_fulltext(FULLTEXT_PROPERTY)
+            falkordb_disk.forget_deleted_text(
+                self._db.connection, self.graph_name, own_server=self._compact_aof_bytes is not None
+            )
         return deleted
 
     # ---- queries ---------------------------------------------------------------------------
@@ -277,7 +279,8 @@ class FalkorDBStore:
             lost = isinstance(cause, redis.ConnectionError) and (read_only or "connecting to" in str(cause))
             if self._restart is None or not lost:
                 raise
-            self._restart()
+            if self._restart():
+                self.mend_after_start()
             return self._run_once(query, params, timeout_s, read_only)
 
     def _run_once(
@@ -354,6 +357,10 @@ class FalkorDBStore:
         :mod:`app.stores.falkordb_ghosts`; graphs written before docgraph's workaround may hold some)."""
         return {label: len(ids) for label, ids in ghost_ids(self).items()}
 
+    def mend_after_start(self) -> None:
+        """Rebuild the full-text indexes a start after a crash counted twice (docs/falkordb.md)."""
+        self.refresh_fulltext(list(self.stale_fulltext_indexes()))
+
     def stale_fulltext_indexes(self) -> dict[str, tuple[int, int]]:
         """Per label whose full-text index counts more entries than it holds nodes (nodes updated in
         place or deleted since it was built, which lower its scores: see refresh_fulltext), the two
@@ -364,7 +371,7 @@ class FalkorDBStore:
 
     def snapshot(self, timeout_s: float) -> bool:
         """Save the whole dataset to disk now (an AOF rewrite, or an RDB save); whether it completed."""
-        return snapshot_now(self._db.connection, timeout_s)
+        return falkordb_disk.snapshot_now(self._db.connection, timeout_s)
 
     def repair_ghost_nodes(self) -> dict[str, int]:
         """Clear the ghost nodes; returns how many there were per label."""

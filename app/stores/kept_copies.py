@@ -56,6 +56,26 @@ def drop_unused_copy(store: GraphStore, files_dir: Path, sha256: str) -> None:
         kept_copy_path(files_dir, sha256).unlink(missing_ok=True)
 
 
+def unused_copies(store: GraphStore, files_dir: Path) -> list[str]:
+    """The kept copies no stored document uses, and copies left half made: an ingest or a delete cut
+    off between its copy and its write (killed, the server gone) leaves them, and no document names
+    them any more. The caller holds :func:`copies_locked`, under which every write makes its copy
+    and stores its document, so no write is half done meanwhile."""
+    if not files_dir.is_dir():
+        return []
+    stored = {str(row["sha256"]) for row in store.read(cypher.load("stored_sha256s", store.dialect))}
+    unused = [path.name for path in files_dir.glob("*.pdf") if path.stem not in stored]
+    return sorted(unused + [path.name for path in files_dir.glob("*.part")])
+
+
+def drop_unused_copies(store: GraphStore, files_dir: Path) -> list[str]:
+    """Remove :func:`unused_copies` (the caller holds :func:`copies_locked`); their names."""
+    unused = unused_copies(store, files_dir)
+    for name in unused:
+        (files_dir / name).unlink(missing_ok=True)
+    return unused
+
+
 def kept_copy_path(files_dir: Path, sha256: str) -> Path:
     return files_dir / f"{sha256}.pdf"
 

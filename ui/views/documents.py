@@ -9,6 +9,7 @@ from typing import Any
 import streamlit as st
 
 from docgraph.app.jobs.documents import delete_document, list_documents
+from docgraph.app.jobs.page_cache import page_cache_dir
 from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.kept_copies import kept_copies_dir
@@ -202,9 +203,11 @@ def _manage_section(graph_store: GraphStore, doc_ids: list[str]) -> None:
                 st.error(f"{doc_id} is being ingested ({ingesting.text}): delete it once that ends.")
                 return
             with common.shown_errors("Deleting"), st.spinner(f"Deleting {doc_id}…"):
-                files_dir = kept_copies_dir(common.settings().home, graph_store)
-                _, deleted = delete_document(graph_store, str(doc_id), files_dir)
-                st.session_state[MESSAGES] = [("success", f"Deleted {doc_id}: {deleted} nodes.")]
+                home = common.settings().home
+                files_dir = kept_copies_dir(home, graph_store)
+                deleted = delete_document(graph_store, str(doc_id), files_dir, page_cache_dir(home))
+                messages = [("success", f"Deleted {doc_id}: {deleted.deleted_nodes} nodes.")]
+                st.session_state[MESSAGES] = messages + ([("warning", deleted.note)] if deleted.note else [])
                 st.session_state[DELETE_ROUND] = deletes + 1
                 common.refresh_health()
                 st.rerun()

@@ -1,0 +1,51 @@
+"""Where rendered page images are kept (``<home>/cache/pages``), named so that a cached file is never
+stale, and how a deleted document's images go with it.
+
+A rendering depends only on the stored document version (sha256) and the ingest that stored it (its
+regions, and how far each page was turned to read it), the page, the resolution and the set of
+highlighted regions and the chosen one, so those make its file name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from pathlib import Path
+
+DEFAULT_DPI = 110
+
+
+def page_cache_dir(home: Path) -> Path:
+    return home / "cache" / "pages"
+
+
+def _document_part(sha256: str, ingest_id: str) -> str:
+    """The start of every image name of one stored document: its content and its ingest (another
+    document of the same content, and a --force re-read, have images of their own)."""
+    return f"{sha256[:16]}-{hashlib.sha256(ingest_id.encode('utf-8')).hexdigest()[:8]}"
+
+
+def cache_path(
+    cache_dir: Path,
+    sha256: str,
+    page: int,
+    highlight: Iterable[str],
+    dpi: int = DEFAULT_DPI,
+    chosen: str | None = None,
+    ingest_id: str = "",
+) -> Path:
+    marked = "\n".join(sorted(set(highlight))) + (f"\nchosen:{chosen}" if chosen else "")
+    digest = hashlib.sha256(marked.encode("utf-8")).hexdigest()[:12] if marked else "plain"
+    return cache_dir / f"{_document_part(sha256, ingest_id)}-p{page}-{dpi}dpi-{digest}.png"
+
+
+def drop_page_images(cache_dir: Path, sha256: str, ingest_id: str) -> int:
+    """Remove the cached images of the document stored as ``sha256`` by ``ingest_id`` (its pages
+    are readable in them); how many went."""
+    if not sha256 or not cache_dir.is_dir():
+        return 0
+    dropped = 0
+    for image in cache_dir.glob(f"{_document_part(sha256, ingest_id)}-p*.png"):
+        image.unlink(missing_ok=True)
+        dropped += 1
+    return dropped

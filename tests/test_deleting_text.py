@@ -1,0 +1,106 @@
+"""What a delete leaves of a document's text: nothing in the store's files or logs (FalkorDB's
+query log and slow logs, the append-only file), no cached page image, and a delete of a document
+still being ingested is refused as such. A real local store, PDFs made here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+import pytest
+import redis
+
+from docgraph.app.config import Settings
+from docgraph.app.jobs.documents import delete_document
+from docgraph.app.jobs.page_cache import page_cache_dir
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.stores import falkordb_server
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.app.stores.ingest_claims import ingest_claim
+from docgraph.app.stores.kept_copies import kept_copies_dir
+from docgraph.app.ui_support.page_images import page_image
+from docgraph.errors import DocumentBusyError
+
+SECRET = "quuxcontractword"
+
+
+def contract(folder: Path, name: str = "contract.pdf", word: str = SECRET) -> Path:
+    pdf = folder / name
+    with pymupdf.open() as doc:
+        for number in range(2):
+            page = doc.new_page()
+            page.insert_text((72, 72), f"Supply contract, part {number + 1}", fontname="hebo", fontsize=14)
+            page.insert_text((72, 110), f"The {word} clause binds both parties for ten years.", fontsize=11)
+        doc.save(pdf)
+    return pdf
+
+
+def _files_holding(folder: Path, word: bytes) -> list[str]:
+    return [str(path) for path in folder.rglob("*") if path.is_file() and word in path.read_bytes()]
+
+
+def test_a_deleted_documents_text_is_not_kept_in_the_stores_files_or_logs(
+    falkordb_store: FalkorDBStore, local_home: Path, tmp_path: Path
+) -> None:
+    """FalkorDB logged the last 1,000 queries with their parameters (every region's text) in a key
+    saved with the data, and the append-only file kept the writes until it was next compacted: a
+    deleted contract could be read back from the store's folder after the delete, even after a
+    restart."""
+    settings = Settings(home=local_home, graph=falkordb_store.graph_name, store="")
+    pipeline = build_ingest_pipeline(falkordb_store, settings, embed=False)
+    assert pipeline.ingest(contract(tmp_path)).status == "ingested"
+    assert pipeline.ingest(contract(tmp_path, "other.pdf", "keeperword")).status == "ingested"
+    falkordb_store.read("CALL db.idx.fulltext.queryNodes('Region', $word) YIELD node RETURN node", {"word": SECRET})
+    data_dir = falkordb_server.server_paths(local_home).data_dir
+    client = redis.Redis(unix_socket_path=str(falkordb_server.server_paths(local_home).socket))
+    assert client.execute_command("GRAPH.CONFIG", "GET", "CMD_INFO")[1] in (0, False)
+    client.config_set("rdbcompression", "no")  # the snapshot's strings as written, for the search below
+
+    files_dir = kept_copies_dir(local_home, falkordb_store)
+    deleted = delete_document(falkordb_store, "contract", files_dir, page_cache_dir(local_home))
+
+    assert deleted.deleted_nodes > 0 and deleted.same_content == []
+    assert _files_holding(data_dir, SECRET.encode()) == []
+    assert _files_holding(data_dir, b"keeperword")  # what is still stored is still on disk
+    logged = [str(entry) for entry in client.execute_command("GRAPH.SLOWLOG", falkordb_store.graph_name)]
+    assert not any(SECRET in entry for entry in logged)
+    assert not any(SECRET.encode() in key for key in client.keys("telemetry*"))
+
+
+def test_a_deleted_documents_cached_page_images_go_with_it(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """The web app's rendered pages (readable images of the document) stayed under
+    ``<home>/cache/pages`` for ever."""
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    pipeline = build_ingest_pipeline(falkordb_store, settings, embed=False)
+    assert pipeline.ingest(contract(tmp_path)).status == "ingested"
+    assert pipeline.ingest(contract(tmp_path, "other.pdf", "keeperword")).status == "ingested"
+    images = [page_image(falkordb_store, settings, doc, 1) for doc in ("contract", "other")]
+    assert all(image.is_file() for image in images)
+
+    files_dir = kept_copies_dir(settings.home, falkordb_store)
+    deleted = delete_document(falkordb_store, "contract", files_dir, page_cache_dir(settings.home))
+
+    assert deleted.page_images == 1
+    assert [image.is_file() for image in images] == [False, True]
+
+
+def test_a_delete_of_a_document_being_ingested_for_the_first_time_says_so(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """It said "no document 'inflight' in the store", and a moment later the ingest stored it."""
+    files_dir = kept_copies_dir(tmp_path / "home", falkordb_store)
+    with ingest_claim(files_dir, "inflight"), pytest.raises(DocumentBusyError, match="being ingested"):
+        delete_document(falkordb_store, "inflight.pdf", files_dir)
+
+
+def test_a_delete_names_the_documents_still_holding_the_same_file(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    pipeline = build_ingest_pipeline(falkordb_store, settings, embed=False)
+    first = contract(tmp_path)
+    assert pipeline.ingest(first).status == "ingested"
+    assert pipeline.ingest(first.rename(tmp_path / "contract-signed.pdf")).status == "ingested"
+    deleted = delete_document(falkordb_store, "contract", kept_copies_dir(settings.home, falkordb_store))
+    assert deleted.same_content == ["contract-signed"]
+    assert "still stored as contract-signed" in deleted.note
