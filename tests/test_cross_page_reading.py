@@ -40,6 +40,16 @@ def _filled_first_page(doc: pymupdf.Document) -> pymupdf.Page:
     return page
 
 
+def _ruled_table(page: pymupdf.Page, rows: list[tuple[str, str]], top: float, header: bool) -> float:
+    for row, cells in enumerate(rows):
+        y = top + 16 * row
+        page.draw_rect(pymupdf.Rect(72, y, 372, y + 16), color=(0, 0, 0), width=0.5)
+        page.draw_line((272, y), (272, y + 16), color=(0, 0, 0), width=0.5)
+        for x, cell in zip((75, 275), cells, strict=True):
+            page.insert_text((x, y + 12), cell, fontname="hebo" if header and row == 0 else "helv", fontsize=9)
+    return top + 16 * len(rows)
+
+
 def _cross_page_steps(pdf: Path) -> list[tuple[str, str, bool]]:
     batch = build_graph(NativeReader().read(pdf))
     text = {node.key: str(node.props.get("text", "")) for node in batch.nodes if node.label == "Region"}
@@ -64,12 +74,9 @@ def test_a_paragraph_runs_on_past_a_table_set_at_the_top_of_the_next_page(tmp_pa
         for i, line in enumerate(cut[:2]):
             first.insert_text((72, 720 + LEAD * i), line, fontname="helv", fontsize=10)
         second = doc.new_page()
-        for row, cells in enumerate((("Setting", "Value"), ("Transfer delay", "10 s"), ("Retransfer delay", "5 min"))):
-            top = 72 + 16 * row
-            second.draw_rect(pymupdf.Rect(72, top, 372, top + 16), color=(0, 0, 0), width=0.5)
-            second.draw_line((272, top), (272, top + 16), color=(0, 0, 0), width=0.5)
-            for x, cell in zip((75, 275), cells, strict=True):
-                second.insert_text((x, top + 12), cell, fontname="hebo" if row == 0 else "helv", fontsize=9)
+        _ruled_table(
+            second, [("Setting", "Value"), ("Transfer delay", "10 s"), ("Retransfer delay", "5 min")], 72, True
+        )
         for i, line in enumerate(cut[2:]):
             second.insert_text((72, 150 + LEAD * i), line, fontname="helv", fontsize=10)
         doc.save(pdf)
@@ -101,3 +108,21 @@ def test_a_list_item_cut_by_a_page_break_runs_on_in_its_tail(tmp_path: Path) -> 
         doc.save(pdf)
     steps = _cross_page_steps(pdf)
     assert any(last.endswith("courier at") and continues for last, _, continues in steps), steps
+
+
+def test_a_table_continued_without_its_header_row_takes_the_header_of_its_first_part(tmp_path: Path) -> None:
+    """The part on the next page read its first data row as its header ("| S-213 | Pump hall |"),
+    and no column was named in it: a quote or an embedding of "S-221 | 45" said nothing of days."""
+    sensors = [(f"S-2{n:02d}", f"{30 + n} days") for n in range(40)]
+    pdf = tmp_path / "sensors.pdf"
+    with pymupdf.open() as doc:
+        first = doc.new_page()
+        first.insert_text((72, 72), "Calibration intervals", fontname="hebo", fontsize=14)
+        _ruled_table(first, [("Sensor", "Calibration interval"), *sensors[:36]], 100, True)
+        _ruled_table(doc.new_page(), sensors[36:], 72, False)
+        doc.save(pdf)
+    pages = NativeReader().read(pdf).pages
+    (continued,) = [region for region in pages[1].regions if region.kind == "table"]
+    assert continued.text.splitlines()[0] == "| Sensor | Calibration interval |", continued.text
+    assert "| S-236 | 66 days |" in continued.text
+    assert any(region.continues for region in pages[0].regions if region.kind == "table")

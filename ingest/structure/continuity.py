@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import pairwise
 
+from docgraph.ingest.floats.tables import to_markdown
 from docgraph.ingest.pdf.text import ends_sentence, starts_lowercase, unspaced_between
 from docgraph.ingest.types import PageLayout, Region
 from docgraph.records import FURNITURE_KINDS, RegionKind
@@ -55,6 +56,17 @@ def table_continues(last: Region, first: Region) -> bool:
     return not titled or opening == last.cells[0]
 
 
+def _repeat_header(last: Region, first: Region) -> None:
+    """A table continued without its header row takes the header of the part it continues, so that
+    its rows still read as columns: "S-221 | 45" alone names no column, in a quote or an embedding.
+    A first row without a word (a grid of numbers) is no header: it is not repeated."""
+    assert last.cells and first.cells
+    header = last.cells[0]
+    if first.cells[0] != header and any(ch.isalpha() for cell in header for ch in cell):
+        first.cells = [list(header), *first.cells]
+        first.text = to_markdown(first.cells)
+
+
 def column_break(last: Region, first: Region) -> bool:
     """``first`` opens the next column after ``last`` closed one: it lies wholly to the right of
     ``last``, starts above its middle, and is as wide (one column's measure)."""
@@ -77,7 +89,10 @@ def mark_continuations(pages: Sequence[PageLayout]) -> None:
         if not flow or not next_flow:
             continue
         last, first = flow[-1], next_flow[0]
-        if paragraph_continues(last, first) or table_continues(last, first):
+        if table_continues(last, first):
+            last.continues = True
+            _repeat_header(last, first)
+        elif paragraph_continues(last, first):
             last.continues = True
         elif first.kind == "table" and len(next_flow) > 1 and paragraph_continues(last, next_flow[1]):
             last.continues = True  # the table was set at the top of the page, the text runs on below it
