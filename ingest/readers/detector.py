@@ -12,7 +12,6 @@ PyMuPDF layout model's boxes do. OCR runs in a worker thread while the next page
 from __future__ import annotations
 
 import re
-import tempfile
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -57,6 +56,7 @@ from docgraph.ingest.types import BBox, DocumentLayout, PageLayout, ProgressCall
 from docgraph.models.layout_detector import Detection, LayoutDetector
 from docgraph.models.runtimes import process_threads
 from docgraph.models.scan_selection import SelectionParams, select
+from docgraph.process_folders import process_temp_folder
 from docgraph.records import RegionKind
 
 DetectPages = Literal["all", "untexted"]
@@ -80,6 +80,7 @@ EXTRA_KINDS: dict[str, RegionKind] = {
 DETECTOR_KINDS: dict[str, RegionKind] = {**MODEL_KINDS, **EXTRA_KINDS}
 # A picture's words go to its figure's text (ingest.floats.image_text), not into the page's lines.
 NO_OCR_KINDS: frozenset[RegionKind] = frozenset({"figure"})
+OCR_FOLDER_PREFIX = "docgraph-ocr-"  # page images for tesseract, one folder per process (docgraph.process_folders)
 TABLE_PSM = 4  # tesseract's "one column of text of varying sizes": the block mode (6) loses ruled cells
 DUPLICATE_LINE_SHARE = 0.5  # an OCR line mostly on top of one already read was read twice
 INK_LEVEL = 128  # grey values below this are ink
@@ -181,11 +182,11 @@ class DetectorReader:
 
     def scan_window(self, path: Path, window: PageWindow, progress: ProgressCallback | None = None) -> list[PageScan]:
         """The window's pages; OCR runs in threads while the next page is detected."""
-        with tempfile.TemporaryDirectory(prefix="docgraph-ocr-") as tmp, ThreadPoolExecutor(self.ocr_workers) as pool:
+        with process_temp_folder(OCR_FOLDER_PREFIX) as tmp, ThreadPoolExecutor(self.ocr_workers) as pool:
             pending: list[PendingPage] = []
 
             def scan_one(doc: pymupdf.Document, index: int, name: str) -> PageScan:
-                pending.append(self.scan(load_page_checked(doc, index, name), Path(tmp), pool))
+                pending.append(self.scan(load_page_checked(doc, index, name), tmp, pool))
                 _bound_backlog(pending, self.ocr_workers + 1)
                 return pending[-1].scan
 

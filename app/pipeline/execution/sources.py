@@ -17,6 +17,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from docgraph.app.pipeline.execution.base import SourceFile
+from docgraph.process_folders import remove_orphaned_folders
 
 KEPT_FILES = 8  # the documents a worker may be reading at once, and a margin
 FOLDER_PREFIX = "docgraph-sources-"  # then the pid, a dash and mkdtemp's random part
@@ -52,32 +53,7 @@ def _process_folder() -> Path:
     global _folder
     if _folder is None:
         base = Path(tempfile.gettempdir())
-        remove_orphaned_folders(base)
+        remove_orphaned_folders(base, FOLDER_PREFIX)
         _folder = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-", dir=base))
         atexit.register(shutil.rmtree, _folder, True)
     return _folder
-
-
-def remove_orphaned_folders(base: Path) -> list[Path]:
-    """Remove this user's folders of copies whose process no longer runs; returns them."""
-    removed = []
-    for folder in base.glob(f"{FOLDER_PREFIX}*"):
-        pid = folder.name.removeprefix(FOLDER_PREFIX).split("-", 1)[0]
-        try:
-            owned = folder.is_dir() and folder.stat().st_uid == os.getuid()
-        except OSError:
-            continue
-        if owned and pid.isdigit() and not _running(int(pid)):
-            shutil.rmtree(folder, ignore_errors=True)
-            removed.append(folder)
-    return removed
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process of that pid: running
-        return True
-    return True
