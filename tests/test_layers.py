@@ -1,8 +1,8 @@
 """The import structure: layers import downward only, and no module imports itself round a circle.
 
 Every import counts, those inside functions too; only ``if TYPE_CHECKING:`` blocks are left out,
-since they never run. The layers, bottom first: ``docgraph.errors`` and ``docgraph.records``, then
-``models``, ``ingest``, ``app`` and ``ui``.
+since they never run. The layers, bottom first: ``docgraph.errors``, ``docgraph.records`` and
+``docgraph.process_folders``, then ``models``, ``ingest``, ``app`` and ``ui``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "docgraph"
-LAYERS = ("docgraph.errors", "docgraph.records", "docgraph.models", "docgraph.ingest", "docgraph.app", "docgraph.ui")
+LAYERS = (
+    "docgraph.errors",
+    "docgraph.records",
+    "docgraph.process_folders",
+    "docgraph.models",
+    "docgraph.ingest",
+    "docgraph.app",
+    "docgraph.ui",
+)
 
 
 def module_name(path: Path) -> str:

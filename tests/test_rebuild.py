@@ -31,6 +31,23 @@ from tests.conftest import local_settings
 SAMPLE = ROOT / "samples" / "docgraph-sample.pdf"
 
 
+def test_a_document_read_by_older_reading_code_is_read_again(
+    falkordb_store: FalkorDBStore, local_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The build named the release, not the reading code: a library stored before a change to what
+    is read (a table's header, a caption's language) stayed as it was read, "unchanged", until
+    every file was forced."""
+    settings = local_settings(local_home, falkordb_store.graph_name)
+    monkeypatch.setattr("docgraph.app.pipeline.build.READING_REVISION", "2000-01-01")
+    older = build_ingest_pipeline(falkordb_store, settings, embed=False)
+    assert older.ingest(SAMPLE).status == "ingested"
+    monkeypatch.undo()
+    current = build_ingest_pipeline(falkordb_store, settings, embed=False)
+    assert "(reading 2000-01-01)" in older.build and older.build != current.build
+    assert current.ingest(SAMPLE).status == "replaced"
+    assert current.ingest(SAMPLE).status == "unchanged"
+
+
 def test_another_reader_rebuilds_a_stored_document(falkordb_store: FalkorDBStore, local_home: Path) -> None:
     settings = local_settings(local_home, falkordb_store.graph_name)
     native = build_ingest_pipeline(falkordb_store, settings, reader=make_reader("native", settings), embed=False)
