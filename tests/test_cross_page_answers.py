@@ -147,3 +147,16 @@ def test_a_figure_found_without_text_is_quoted_by_its_caption() -> None:
     answer = extractive_answer("What does Figure 3 show?", build_context([figure, caption, filler]), max_passages=1)
     assert answer.text == f"1. “{label}” [d p.5 #r3]"
     assert [c.region_id for c in answer.citations] == [caption.region_id]
+
+
+def test_a_part_quoted_twice_is_one_piece_of_evidence_and_the_part_before_keeps_its_end() -> None:
+    """A hit quoted alone and again as the part before another hit's break was listed twice in the
+    evidence; and a long part before a break was cut at its end, the words next to the join lost."""
+    long_start = "The generator manual says that " + "the operator shall check the panel and " * 12
+    first = _passage("p1:r1", "paragraph", "The battery is a sealed lead acid unit. " + long_start + "the", 2.0)
+    second = _passage("p2:r0", "paragraph", "battery must be replaced every ninety days.", 1.5)
+    tie = _passage("p1:r1", "paragraph", first.text, 0.0, "continued_from", second.region_id)
+    context = build_context([first, second, tie])
+    answer = extractive_answer("When must the battery be replaced?", context, max_passages=3)
+    assert [p.region_id for p in answer.passages] == [first.region_id, second.region_id], answer.text
+    assert "panel and the battery must be replaced every ninety days." in answer.text

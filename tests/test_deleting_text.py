@@ -4,17 +4,21 @@ still being ingested is refused as such. A real local store, PDFs made here."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pymupdf
 import pytest
 import redis
+from typer.testing import CliRunner
 
+from docgraph.app.cli.main import app
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import delete_document
 from docgraph.app.jobs.page_cache import page_cache_dir
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.stores import falkordb_server
+from docgraph.app.stores.factory import open_store
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.app.stores.ingest_claims import ingest_claim
 from docgraph.app.stores.kept_copies import kept_copies_dir
@@ -75,13 +79,25 @@ def test_a_deleted_documents_cached_page_images_go_with_it(falkordb_store: Falko
     assert pipeline.ingest(contract(tmp_path)).status == "ingested"
     assert pipeline.ingest(contract(tmp_path, "other.pdf", "keeperword")).status == "ingested"
     images = [page_image(falkordb_store, settings, doc, 1) for doc in ("contract", "other")]
-    assert all(image.is_file() for image in images)
+    force = build_ingest_pipeline(falkordb_store, settings, embed=False, force=True)
+    assert force.ingest(tmp_path / "contract.pdf").status == "replaced"  # read again: rendered anew
+    images.append(page_image(falkordb_store, settings, "contract", 1))
+    assert all(image.is_file() for image in images) and len(set(images)) == 3
 
     files_dir = kept_copies_dir(settings.home, falkordb_store)
     deleted = delete_document(falkordb_store, "contract", files_dir, page_cache_dir(settings.home))
 
-    assert deleted.page_images == 1
-    assert [image.is_file() for image in images] == [False, True]
+    assert deleted.page_images == 2
+    assert [image.is_file() for image in images] == [False, True, False]
+
+
+def test_an_older_servers_query_log_is_dropped_for_every_graph(falkordb_store: FalkorDBStore, local_home: Path) -> None:
+    """Switching the log off kept what a server an older release started had logged: the queries
+    of every graph, deleted documents' text among them, stayed in the saved data."""
+    client = redis.Redis(unix_socket_path=str(falkordb_server.server_paths(local_home).socket))
+    client.xadd("telemetry{an_old_graph}", {"query": f"CREATE (:Region {{text: '{SECRET}'}})"})
+    open_store(Settings(home=local_home, graph=falkordb_store.graph_name, store="")).close()
+    assert client.keys("telemetry*") == []
 
 
 def test_a_delete_of_a_document_being_ingested_for_the_first_time_says_so(
@@ -104,3 +120,31 @@ def test_a_delete_names_the_documents_still_holding_the_same_file(
     deleted = delete_document(falkordb_store, "contract", kept_copies_dir(settings.home, falkordb_store))
     assert deleted.same_content == ["contract-signed"]
     assert "still stored as contract-signed" in deleted.note
+
+
+def test_the_cli_deletes_several_documents_at_once_and_a_typo_deletes_none(
+    falkordb_store: FalkorDBStore, local_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each delete rewrote the server's whole append-only file (seconds per GB): several documents
+    named at once are deleted with one rewrite, and a name that is not stored stops all of them."""
+    settings = Settings(home=local_home, graph=falkordb_store.graph_name, store="")
+    pipeline = build_ingest_pipeline(falkordb_store, settings, embed=False)
+    for name, word in (("contract.pdf", SECRET), ("other.pdf", "keeperword"), ("third.pdf", "thirdword")):
+        assert pipeline.ingest(contract(tmp_path, name, word)).status == "ingested"
+    for variable, value in (
+        ("DOCGRAPH_HOME", str(local_home)),
+        ("DOCGRAPH_STORE", ""),
+        ("DOCGRAPH_GRAPH", settings.graph),
+    ):
+        monkeypatch.setenv(variable, value)
+
+    typo = CliRunner().invoke(app, ["delete", "contract", "nosuchdoc", "--json"])
+    assert typo.exit_code == 1 and "no document 'nosuchdoc'" in typo.stdout
+    assert len(falkordb_store.read("MATCH (d:Document) RETURN d.doc_id AS doc")) == 3
+
+    both = CliRunner().invoke(app, ["delete", "contract", "other", "--json"])
+    assert both.exit_code == 0, both.stderr
+    assert [one["doc_id"] for one in json.loads(both.stdout)] == ["contract", "other"]
+    assert falkordb_store.read("MATCH (d:Document) RETURN d.doc_id AS doc") == [{"doc": "third"}]
+    data_dir = falkordb_server.server_paths(local_home).data_dir
+    assert _files_holding(data_dir, SECRET.encode()) == []

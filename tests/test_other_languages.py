@@ -15,6 +15,7 @@ from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.floats.captions import CAPTION_DELIMITER_RE
 
 DEJAVU = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"  # Debian's fonts-dejavu-core (make sysdeps)
 GERMAN = [
@@ -192,3 +193,13 @@ def test_captions_and_references_in_german_and_chinese_are_linked(
     }
     numbers = falkordb_store.read("MATCH (s:Section) RETURN s.title AS title, s.number AS number")
     assert {(row["title"], row["number"]) for row in numbers} >= {("Kapitel 2 Aufstellung", "2"), ("第1章 概述", "1")}
+
+
+def test_caption_words_of_other_languages_do_not_take_english_lines_for_captions() -> None:
+    """ "Tableau" and "Quadro" are English product names too: "Quadro 4000: a card ..." and
+    "Tableau 10.5 - the dashboards ..." were read as captions and left the text flow."""
+    for english in ("Quadro 4000: a professional card with 256 cores", "Tableau 10.5 - the dashboards export"):
+        assert not CAPTION_DELIMITER_RE.match(english), english
+    for caption in ("Tableau 2 – Résultats", "Tableau 2 : Résultats", "Abbildung 3. Aufbau", "图1：系统结构"):
+        assert CAPTION_DELIMITER_RE.match(caption), caption
+    assert CAPTION_DELIMITER_RE.match("Figure 10.5 - Pressure drop")  # English as before

@@ -179,6 +179,7 @@ class DeletedDocument:
     deleted_nodes: int
     same_content: list[str]  # the stored documents that still hold the same file (a copy, a renamed one)
     page_images: int  # cached page images removed
+    text_on_disk: bool = False  # the store's append-only file could not be rewritten without its text
 
     def to_json(self) -> dict[str, Any]:
         return {"doc_id": self.doc_id, "deleted_nodes": self.deleted_nodes, "same_content": self.same_content}
@@ -186,9 +187,16 @@ class DeletedDocument:
     @property
     def note(self) -> str:
         """What a user who deletes to be rid of the content must know: it is still stored."""
-        if not self.same_content:
-            return ""
-        return f"the same file is still stored as {', '.join(self.same_content)}: delete that too to remove it"
+        notes = []
+        if self.same_content:
+            others = ", ".join(self.same_content)
+            notes.append(f"the same file is still stored as {others}: delete that too to remove it")
+        if self.text_on_disk:
+            notes.append(
+                "the store's append-only file could not be rewritten: its text stays on disk until the next "
+                "compaction (`docgraph store stop` compacts it)"
+            )
+        return "; ".join(notes)
 
 
 def delete_document(store: GraphStore, doc: str, files_dir: Path, page_cache: Path | None = None) -> DeletedDocument:
@@ -211,7 +219,8 @@ def delete_document(store: GraphStore, doc: str, files_dir: Path, page_cache: Pa
             images = _drop_leftovers(store, doc_id, files_dir, page_cache, document)
     others = {"sha256": sha256, "doc_id": doc_id}
     rows = store.read(cypher.load("documents_with_sha256", store.dialect), others) if sha256 else []
-    return DeletedDocument(doc_id, deleted, sorted(str(row["doc_id"]) for row in rows), images)
+    same_content = sorted(str(row["doc_id"]) for row in rows)
+    return DeletedDocument(doc_id, deleted, same_content, images, bool(getattr(store, "deleted_text_on_disk", False)))
 
 
 def _drop_leftovers(store: GraphStore, doc_id: str, files_dir: Path, page_cache: Path | None, document: Row) -> int:
@@ -222,8 +231,10 @@ def _drop_leftovers(store: GraphStore, doc_id: str, files_dir: Path, page_cache:
         if stored_sha256(store, doc_id) is not None:
             return 0
         _drop_unused_copies(store, files_dir)
-        if page_cache is not None:
-            return drop_page_images(page_cache, str(document.get("sha256") or ""), str(document.get("ingest_id") or ""))
+        sha256 = str(document.get("sha256") or "")
+        if page_cache is not None and sha256:
+            rows = store.read(cypher.load("documents_with_sha256", store.dialect), {"sha256": sha256, "doc_id": doc_id})
+            return drop_page_images(page_cache, sha256, [str(row["ingest_id"] or "") for row in rows])
     return 0
 
 

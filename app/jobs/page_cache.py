@@ -39,13 +39,16 @@ def cache_path(
     return cache_dir / f"{_document_part(sha256, ingest_id)}-p{page}-{dpi}dpi-{digest}.png"
 
 
-def drop_page_images(cache_dir: Path, sha256: str, ingest_id: str) -> int:
-    """Remove the cached images of the document stored as ``sha256`` by ``ingest_id`` (its pages
-    are readable in them); how many went."""
+def drop_page_images(cache_dir: Path, sha256: str, kept_ingests: Iterable[str] = ()) -> int:
+    """Remove the cached images of the file ``sha256`` (its pages are readable in them), those of
+    every ingest of it (a --force re-read renders anew) but the still stored ``kept_ingests`` (other
+    documents of the same file); how many went."""
     if not sha256 or not cache_dir.is_dir():
         return 0
+    kept = {_document_part(sha256, ingest_id) for ingest_id in kept_ingests}
     dropped = 0
-    for image in cache_dir.glob(f"{_document_part(sha256, ingest_id)}-p*.png"):
-        image.unlink(missing_ok=True)
-        dropped += 1
+    for image in cache_dir.glob(f"{sha256[:16]}-*.png"):
+        if image.name[: len(_document_part(sha256, ""))] not in kept:
+            image.unlink(missing_ok=True)
+            dropped += 1
     return dropped

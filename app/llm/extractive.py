@@ -50,7 +50,8 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
         quoted += parts
     if not lines:
         return ExtractiveAnswer(NO_EVIDENCE, [], [])
-    return ExtractiveAnswer("\n".join(lines), cite_passages(quoted, context), quoted)
+    evidence = list({part.region_id: part for part in quoted}.values())  # a part quoted twice is one
+    return ExtractiveAnswer("\n".join(lines), cite_passages(evidence, context), evidence)
 
 
 def best_passages(context: Context, limit: int) -> list[Passage]:
@@ -87,7 +88,7 @@ def quote_across_breaks(passage: Passage, context: Context, terms: set[str]) -> 
     parts, before, after = [passage], [], []
     earlier = context.neighbour(passage, "continued_from") if start == 0 else None
     if earlier is not None and (earlier_units := sentences(earlier.text)):
-        before, parts = [_cut(earlier_units[-1])], [earlier, *parts]
+        before, parts = [_cut_start(earlier_units[-1])], [earlier, *parts]
     later = context.neighbour(passage, "continues") if end == len(units) else None
     if later is not None and (later_units := sentences(later.text)):
         after, parts = [_cut(later_units[0])], [*parts, later]

@@ -174,24 +174,29 @@ FORGET_TIMEOUT_S = 300.0
 
 
 def stop_query_log(client: redis.Redis) -> None:
+    """Switch the log off, and drop what it kept of every graph (a server an older release started)."""
     with contextlib.suppress(redis.RedisError):
         client.execute_command("GRAPH.CONFIG", "SET", *QUERY_LOG_OFF)  # type: ignore[no-untyped-call]
+        for key in client.scan_iter(match="telemetry{*}", count=1000):
+            client.delete(key)
 
 
-def forget_deleted_text(client: redis.Redis, graph: str, *, own_server: bool) -> None:
+def forget_deleted_text(client: redis.Redis, graph: str, *, own_server: bool) -> bool:
     """What the server still keeps of a deleted document's text besides the graph, dropped: FalkorDB's
     query log (a key saved with the data, ``telemetry{graph}``, on a server started as FalkorDB is
     by default) and slow-query log, Redis's slow log, and on docgraph's own server the writes in the
-    append-only file (rewritten from the data as it is now). Best effort: a server's account
-    without the rights keeps them, and an external server's files are its owner's."""
+    append-only file (rewritten from the data as it is now: all of the server's data, seconds per
+    GB). Best effort: a server's account without the rights keeps them, and an external server's
+    files are its owner's. Whether the append-only file was rewritten (or needed not be)."""
     with contextlib.suppress(redis.RedisError):
         client.delete(f"telemetry{{{graph}}}")
     with contextlib.suppress(redis.RedisError):
         client.execute_command("GRAPH.SLOWLOG", graph, "RESET")  # type: ignore[no-untyped-call]
-    if own_server:
-        with contextlib.suppress(redis.RedisError):
-            client.slowlog_reset()
-        snapshot_now(client, FORGET_TIMEOUT_S)
+    if not own_server:
+        return True
+    with contextlib.suppress(redis.RedisError):
+        client.slowlog_reset()
+    return snapshot_now(client, FORGET_TIMEOUT_S)
 
 
 def _aof_behind(info: dict[str, Any], min_bytes: int) -> bool:

@@ -19,7 +19,6 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from difflib import SequenceMatcher
 from typing import Any
 
 import redis
@@ -31,6 +30,7 @@ from docgraph.app.stores.base import Dialect, GraphCounts, Row, ScoredNode, Writ
 from docgraph.app.stores.cypher import identifier, load, render
 from docgraph.app.stores.falkordb_client import ClosedPool, one_line, query_error, rows_of
 from docgraph.app.stores.falkordb_ghosts import ghost_ids, repair_ghosts
+from docgraph.app.stores.falkordb_graphs import GRAPHS_LOOKED_AT, graphs_with_documents
 from docgraph.app.stores.falkordb_write import DocumentWriter, encode_query
 from docgraph.app.stores.records import DEFAULT_CHUNK_ROWS, check_vector_sizes
 from docgraph.app.stores.results import IndexInfo, fulltext_terms, graph_counts, scored_nodes
@@ -54,11 +54,11 @@ from docgraph.errors import (
 from docgraph.records import GraphBatch
 
 DIALECT: Dialect = "falkordb"
+FORGET_DELETED = "(deleted text)"  # put off with the index rebuilds in a fulltext_refresh_deferred block
 _ALREADY_DONE = ("already indexed", "already exists")
 _ALREADY_GONE = ("no such index",)
 _BUILT = "OPERATIONAL"
 INDEX_REBUILD_TIMEOUT_S = 600.0  # a full-text index of 10,500 regions takes about 11 s
-GRAPHS_LOOKED_AT = 50  # by graphs_with_documents: a query each
 REPLY_GRACE_S = 30.0  # slack past a read's own limit: for the wait before it runs, and its reply
 
 
@@ -95,27 +95,15 @@ class FalkorDBStore:
         # the labels to rebuild when the outermost fulltext_refresh_deferred block ends: per context,
         # so the threads of the UI and the API sharing a store are not deferred by another's block
         self._deferral: ContextVar[set[str] | None] = ContextVar(f"fulltext_deferral_{id(self)}", default=None)
+        self.deleted_text_on_disk = False  # the last delete's text is still in the append-only file
         if compact_aof_bytes is not None:
             falkordb_disk.stop_query_log(db.connection)
         with contextlib.suppress(StorePermissionError):  # a reader's account: the writers make the graph
             self.write(load("create_graph", DIALECT))
 
     def graphs_with_documents(self, limit: int = GRAPHS_LOOKED_AT) -> list[str]:
-        """The server's other graphs that hold documents, for a user whose graph holds none (a
-        mistyped graph name reads a new, empty graph); the first ``limit`` names are looked at."""
-        try:
-            names = [str(name) for name in self._db.list_graphs() if str(name) != self.graph_name]
-        except redis.RedisError:
-            return []
-        names.sort(key=lambda name: (-SequenceMatcher(None, name, self.graph_name).ratio(), name))  # likeliest first
-        found = []
-        for name in names[:limit]:
-            try:
-                if self._db.select_graph(name).ro_query(load("any_document", DIALECT), timeout=1000).result_set:
-                    found.append(name)
-            except redis.RedisError:  # another user's graph this account may not read
-                continue
-        return found
+        """The server's other graphs that hold documents (:mod:`app.stores.falkordb_graphs`)."""
+        return graphs_with_documents(self._db, self.graph_name, limit)
 
     # ---- schema ----------------------------------------------------------------------------
 
@@ -183,12 +171,15 @@ class FalkorDBStore:
         that replaces a stored version call this too. Meanwhile other clients' full-text queries
         fail or see part of the index. Two clients may rebuild at once: a drop or a create that the
         other one already made is not an error."""
+        wanted = list(labels)
         deferred = self._deferral.get()
         if deferred is not None:
-            deferred.update(labels)
+            deferred.update(wanted)
             return
+        if FORGET_DELETED in wanted:
+            self._forget_deleted_text()
         indexed = {info.label for info in self.list_indexes() if info.kind == "FULLTEXT"}
-        rebuilt = [label for label in dict.fromkeys(labels) if label in indexed and label in FULLTEXT_PROPERTY]
+        rebuilt = [label for label in dict.fromkeys(wanted) if label in indexed and label in FULLTEXT_PROPERTY]
         for label in rebuilt:
             drop = render("drop_fulltext_index", DIALECT, label=label, property=FULLTEXT_PROPERTY[label])
             self._rebuild_index(drop, fulltext_index_ddl(DIALECT, label))
@@ -244,13 +235,17 @@ class FalkorDBStore:
         return result
 
     def delete_document(self, doc_id: str) -> int:
+        """Delete the document, then rebuild the full-text indexes and forget the deleted text (both
+        once at the end of a ``fulltext_refresh_deferred`` block)."""
         deleted = self._writer.delete(doc_id)
         if deleted:
-            self.refresh_fulltext(FULLTEXT_PROPERTY)
-            falkordb_disk.forget_deleted_text(
-                self._db.connection, self.graph_name, own_server=self._compact_aof_bytes is not None
-            )
+            self.refresh_fulltext([*FULLTEXT_PROPERTY, FORGET_DELETED])
         return deleted
+
+    def _forget_deleted_text(self) -> None:
+        own_server = self._compact_aof_bytes is not None
+        done = falkordb_disk.forget_deleted_text(self._db.connection, self.graph_name, own_server=own_server)
+        self.deleted_text_on_disk = not done
 
     # ---- queries ---------------------------------------------------------------------------
 

@@ -13,14 +13,21 @@ from docgraph.ingest.labels import (
     CJK_FIGURE,
     CJK_TABLE,
     FIGURE_CAPTION_WORDS,
+    NUMBER_END,
     TABLE_CAPTION_WORDS,
     caption_word_pattern,
 )
 
-_OTHER_LANGUAGES = caption_word_pattern(FIGURE_CAPTION_WORDS + TABLE_CAPTION_WORDS)
-CAPTION_RE = re.compile(
-    r"^\s*(?:(?:Figure|FIGURE|Table|TABLE|Listing|LISTING|Algorithm|ALGORITHM|Chart|Exhibit|Plate|Scheme)\s+"
-    rf"|(?:Fig|FIG|Tab|TAB)\.\s*|{_OTHER_LANGUAGES}|(?:{CJK_FIGURE}|{CJK_TABLE})\s*)"
+_ENGLISH = (
+    r"(?:(?:Figure|FIGURE|Table|TABLE|Listing|LISTING|Algorithm|ALGORITHM|Chart|Exhibit|Plate|Scheme)\s+"
+    r"|(?:Fig|FIG|Tab|TAB)\.\s*)"
     r"(?:(?:[A-Z]\.?)?\d+(?:[.\-–]\d+)*|[IVXL]{1,6}\b)"  # "TABLE II." (REVTeX, IEEE)
 )
-CAPTION_DELIMITER_RE = re.compile(CAPTION_RE.pattern + r"\s*[:.\-–—：]\s*\S")
+# Other languages' words may begin an English line ("Tableau 10.5 - ...", "Quadro 4000: ..."): their
+# number has at most three digits a part, and a delimiter that is no hyphen and no decimal point.
+_OTHER = (
+    rf"(?:{caption_word_pattern(FIGURE_CAPTION_WORDS + TABLE_CAPTION_WORDS)}|(?:{CJK_FIGURE}|{CJK_TABLE})\s*)"
+    rf"(?:\d{{1,3}}(?:[.\-–]\d{{1,3}})*{NUMBER_END}|[IVXL]{{1,6}}\b)"
+)
+CAPTION_RE = re.compile(rf"^\s*(?:{_ENGLISH}|{_OTHER})")
+CAPTION_DELIMITER_RE = re.compile(rf"^\s*(?:{_ENGLISH}\s*[:.\-–—]|{_OTHER}\s*(?:[:–—：]|\.(?!\d)))\s*\S")
