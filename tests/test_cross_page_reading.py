@@ -126,3 +126,36 @@ def test_a_table_continued_without_its_header_row_takes_the_header_of_its_first_
     assert continued.text.splitlines()[0] == "| Sensor | Calibration interval |", continued.text
     assert "| S-236 | 66 days |" in continued.text
     assert any(region.continues for region in pages[0].regions if region.kind == "table")
+
+
+def test_a_number_in_a_table_at_the_top_of_a_page_is_no_page_number(tmp_path: Path) -> None:
+    """A table continued at the top of a page opened with a row "S-236 | 40": its "40", in the band
+    where page numbers stand, was read as the page's header besides its cell."""
+    sensors = [(f"S-2{n:02d}", f"{30 + n * 7 % 50}") for n in range(40)]  # not a run of line numbers
+    pdf = tmp_path / "intervals.pdf"
+    with pymupdf.open() as doc:
+        first = doc.new_page()
+        first.insert_text((72, 72), "Calibration intervals (days)", fontname="hebo", fontsize=14)
+        _ruled_table(first, [("Sensor", "Days"), *sensors[:34]], 100, True)
+        second = doc.new_page()
+        _ruled_table(second, sensors[34:], 72, False)
+        for number, page in enumerate(doc, start=1):  # page numbers at the foot, as a book has them
+            page.insert_text((300, 756), str(number), fontname="helv", fontsize=9)
+        doc.save(pdf)
+    pages = NativeReader().read(pdf).pages
+    assert [region.text for page in pages for region in page.regions if region.kind == "page_header"] == []
+    assert [region.kind for region in pages[1].regions] == ["table", "page_footer"]
+
+
+def test_a_ruled_tables_column_of_numbers_rising_by_one_is_kept(tmp_path: Path) -> None:
+    """A last column counting up by one (64, 65, 66, ...) was taken for line numbers printed in the
+    margin and dropped: the table kept its first column and lost the other."""
+    rows = [(f"Batch {n}", f"{64 + n}") for n in range(8)]
+    pdf = tmp_path / "batches.pdf"
+    with pymupdf.open() as doc:
+        page = doc.new_page()
+        page.insert_text((72, 72), "Samples per batch", fontname="hebo", fontsize=14)
+        _ruled_table(page, [("Batch", "Samples"), *rows], 100, True)
+        doc.save(pdf)
+    (table,) = [region for page in NativeReader().read(pdf).pages for region in page.regions if region.kind == "table"]
+    assert "| Batch 0 | 64 |" in table.text and "| Batch 7 | 71 |" in table.text, table.text

@@ -44,6 +44,7 @@ class PageLines:
     height: float
     lines: Sequence[TextLine]
     figures: Sequence[BBox] = ()  # a number at a figure's edge is its tick label, not a page number
+    tables: Sequence[BBox] = ()  # a number in a ruled table's cell is the table's
 
 
 @dataclass(slots=True)
@@ -92,11 +93,17 @@ def _eligible(line: TextLine, body_size: float) -> bool:
 
 def _numbers_content(line: TextLine, page: PageLines) -> bool:
     """A number that belongs to the page's content: a tick label ("100" at the top of a plot's y
-    axis, reaching into the band) or the number of a listing's line ("96" beside a code line, with
-    "95" or "97" right above or below it, ending at the same edge)."""
+    axis, reaching into the band), a cell of a ruled table set at the top of the page, or the number
+    of a listing's line ("96" beside a code line, with "95" or "97" right above or below it, ending
+    at the same edge)."""
     if not is_page_number(line.text):
         return False
-    return any(line.bbox.near(f, TICK_LABEL_REACH) for f in page.figures) or _listing_line_number(line, page.lines)
+    in_table = any(line.bbox.centre_in(table) for table in page.tables)
+    return (
+        in_table
+        or any(line.bbox.near(f, TICK_LABEL_REACH) for f in page.figures)
+        or _listing_line_number(line, page.lines)
+    )
 
 
 def _listing_line_number(line: TextLine, lines: Sequence[TextLine]) -> bool:

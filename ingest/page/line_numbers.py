@@ -45,9 +45,12 @@ def margin_line_numbers(lines: Sequence[TextLine]) -> set[int]:
     return found
 
 
-def drop_line_numbers(lines: list[TextLine], words: list[Word]) -> tuple[list[TextLine], list[Word]]:
-    """``lines`` and ``words`` without the page's margin line numbers."""
-    dropped = margin_line_numbers(lines)
+def drop_line_numbers(
+    lines: list[TextLine], words: list[Word], tables: Sequence[BBox] = ()
+) -> tuple[list[TextLine], list[Word]]:
+    """``lines`` and ``words`` without the page's margin line numbers; numbers inside a ruled table
+    (``tables``) are its cells, though they rise by one down its last column."""
+    dropped = {i for i in margin_line_numbers(lines) if not any(lines[i].bbox.centre_in(t) for t in tables)}
     if not dropped:
         return lines, words
     boxes = [lines[i].bbox for i in dropped]

@@ -13,6 +13,7 @@ from docgraph.ingest.floats.image_text import ImageText
 from docgraph.ingest.floats.layout_model import ModelBox, model_tables, run_layout_model
 from docgraph.ingest.floats.tables import FoundTable, drawn_as_chart, find_ruled_tables
 from docgraph.ingest.links.pdf_links import PageFrame, PageLink, page_frame, page_links
+from docgraph.ingest.page.furniture import PageLines
 from docgraph.ingest.page.line_numbers import drop_line_numbers
 from docgraph.ingest.pdf import api as pdf_api
 from docgraph.ingest.pdf.lines import TEXT_FLAGS, TextLine, extract_lines
@@ -38,13 +39,18 @@ class PageScan:
     links: list[PageLink] = field(default_factory=list)  # to other places in the document
     turn: int = 0  # degrees it was turned clockwise to stand upright (a scan fed sideways)
 
+    def furniture_view(self) -> PageLines:
+        """What furniture detection reads of the page: its lines, figures and tables."""
+        return PageLines(self.height, self.lines, self.figures, [table.bbox for table in self.tables])
+
 
 def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
     textpage = page.get_textpage(flags=TEXT_FLAGS)
     drawings = page.get_drawings()
     lines = extract_lines(page, textpage, drawings)
     page_words = pdf_api.words(page, TEXT_FLAGS, textpage)
-    lines, words = drop_line_numbers(lines, page_words)
+    ruled = find_ruled_tables(page, drawings, page_words)  # margin line numbers lie outside them
+    lines, words = drop_line_numbers(lines, page_words, [table.bbox for table in ruled])
     chars = sum(line.chars for line in lines)
     scan = PageScan(
         number=page.number + 1,
@@ -60,7 +66,7 @@ def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
         scan.tables = model_tables(scan.model_boxes)
         scan.figures = [b.bbox for b in scan.model_boxes if b.kind == "figure"]
     else:
-        scan.tables = find_ruled_tables(page, drawings, words)
+        scan.tables = ruled
         scan.tables += find_framed_tables(drawings, words, [t.bbox for t in scan.tables], lines)
         scan.tables += find_captioned_tables(lines, words, [t.bbox for t in scan.tables])
         scan.figures = find_figures(page, drawings, [t.bbox for t in scan.tables], lines)

@@ -28,7 +28,7 @@ from docgraph.ingest.floats.layout_model import MODEL_KINDS, ModelBox
 from docgraph.ingest.floats.tables import FoundTable
 from docgraph.ingest.page.assemble import assemble_page
 from docgraph.ingest.page.classify import font_stats
-from docgraph.ingest.page.furniture import PageLines, detect_furniture
+from docgraph.ingest.page.furniture import detect_furniture
 from docgraph.ingest.page.scan import PageScan, scan_page
 from docgraph.ingest.page.text_layer import has_good_text_layer
 from docgraph.ingest.pdf import api as pdf_api
@@ -303,7 +303,7 @@ def assemble_pages(scans: list[PageScan]) -> list[PageLayout]:
     text_lines = [ln for s in scans for ln in s.lines if not read_by_ocr(ln)]
     ocr_stats = font_stats(ocr_lines)
     text_stats = font_stats(text_lines) if text_lines else ocr_stats
-    marks = detect_furniture([PageLines(s.height, s.lines, s.figures) for s in scans], text_stats.body_size)
+    marks = detect_furniture([s.furniture_view() for s in scans], text_stats.body_size)
     first_text_page = next((s.number for s in scans if s.has_text_layer), 0)
     pages = []
     for scan, mark in zip(scans, marks, strict=True):

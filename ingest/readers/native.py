@@ -10,7 +10,7 @@ import pymupdf
 from docgraph.ingest.floats.layout_model import layout_model_available
 from docgraph.ingest.page.assemble import assemble_page
 from docgraph.ingest.page.classify import font_stats
-from docgraph.ingest.page.furniture import PageLines, detect_furniture
+from docgraph.ingest.page.furniture import detect_furniture
 from docgraph.ingest.page.scan import PageScan, scan_page
 from docgraph.ingest.pdf.checks import load_page_checked
 from docgraph.ingest.readers.paged import PageWindow, read_in_windows, scan_pages
@@ -57,7 +57,7 @@ class NativeReader:
 
 def assemble_pages(scans: list[PageScan]) -> list[PageLayout]:
     stats = font_stats(line for scan in scans for line in scan.lines)
-    marks = detect_furniture([PageLines(s.height, s.lines, s.figures) for s in scans], stats.body_size)
+    marks = detect_furniture([s.furniture_view() for s in scans], stats.body_size)
     first_text_page = next((s.number for s in scans if s.has_text_layer), 0)
     pages = []
     for scan, mark in zip(scans, marks, strict=True):
