@@ -39,7 +39,7 @@ def _open_falkordb(target: StoreURL, settings: Settings, vector_dimension: int) 
     from docgraph.app.stores.falkordb_disk import COMPACT_AFTER_WRITES_BYTES
     from docgraph.app.stores.falkordb_store import REPLY_GRACE_S, FalkorDBStore
 
-    socket, compact_aof_bytes, restart = None, None, None
+    socket, compact_aof_bytes, restart, started = None, None, None, False
     if target.kind == "falkordb-local":
         home = target.path
         assert home is not None  # parse_store_url always sets it for falkordb-local
