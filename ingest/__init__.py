@@ -4,4 +4,4 @@
 # that reads some PDF otherwise (other regions, text, kinds or edges), so that documents stored
 # before are read again at their next ingest, as after a new release (not after a change that
 # reads every PDF as before: a rebuild of a whole library costs its reading time again).
-READING_REVISION = "2026-11-30.2"
+READING_REVISION = "2026-11-30.3"

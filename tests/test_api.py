@@ -242,6 +242,7 @@ def test_delete_removes_a_document_and_then_it_is_not_found(client: TestClient, 
         "doc_id": "zoo-copy",
         "deleted_nodes": sum(last["report"]["nodes"].values()),
         "same_content": [SAMPLE_DOC],  # the same file is still stored: a delete to be rid of it says so
+        "text_on_disk": False,
     }
     # the job that stored it named it (its file name, its report) after the delete: gone too
     assert "zoo copy.pdf" not in [job["file_name"] for job in client.get("/jobs").json()]

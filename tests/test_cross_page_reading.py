@@ -159,3 +159,22 @@ def test_a_ruled_tables_column_of_numbers_rising_by_one_is_kept(tmp_path: Path) 
         doc.save(pdf)
     (table,) = [region for page in NativeReader().read(pdf).pages for region in page.regions if region.kind == "table"]
     assert "| Batch 0 | 64 |" in table.text and "| Batch 7 | 71 |" in table.text, table.text
+
+
+def test_a_new_captioned_table_atop_the_next_page_keeps_its_own_header(tmp_path: Path) -> None:
+    """A table of the same columns opening the next page under its own caption ("Table 2: ...") was
+    taken for the continuation of the one before, and given that one's header over its own."""
+    sensors = [(f"S-2{n:02d}", f"{30 + n} days") for n in range(36)]
+    pdf = tmp_path / "two-tables.pdf"
+    with pymupdf.open() as doc:
+        first = doc.new_page()
+        first.insert_text((72, 72), "Calibration intervals", fontname="hebo", fontsize=14)
+        _ruled_table(first, [("Sensor", "Calibration interval"), *sensors], 100, True)
+        second = doc.new_page()
+        second.insert_text((72, 72), "Table 2: Rated power of the pumps", fontname="helv", fontsize=10)
+        _ruled_table(second, [("Pump", "Rated power"), *[(f"P-{n}", f"{100 + n} kW") for n in range(6)]], 90, True)
+        doc.save(pdf)
+    pages = NativeReader().read(pdf).pages
+    (pumps,) = [region for region in pages[1].regions if region.kind == "table"]
+    assert pumps.text.startswith("| Pump | Rated power |\n| --- | --- |\n| P-0 | 100 kW |"), pumps.text
+    assert not any(region.continues for region in pages[0].regions)

@@ -148,3 +148,34 @@ def test_the_cli_deletes_several_documents_at_once_and_a_typo_deletes_none(
     assert falkordb_store.read("MATCH (d:Document) RETURN d.doc_id AS doc") == [{"doc": "third"}]
     data_dir = falkordb_server.server_paths(local_home).data_dir
     assert _files_holding(data_dir, SECRET.encode()) == []
+
+
+def test_several_names_of_one_document_and_a_busy_one_delete_nothing_twice_or_half(
+    falkordb_store: FalkorDBStore, local_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`delete alpha alpha.pdf` deleted alpha, then failed on its second name; a document being
+    ingested, named after others, was found busy only after those were deleted, unreported; and the
+    note said the same file was still stored as a document deleted by the same command."""
+    settings = Settings(home=local_home, graph=falkordb_store.graph_name, store="")
+    pipeline = build_ingest_pipeline(falkordb_store, settings, embed=False)
+    alpha = contract(tmp_path, "alpha.pdf")
+    assert pipeline.ingest(alpha).status == "ingested"
+    assert pipeline.ingest(alpha.rename(tmp_path / "alpha-copy.pdf")).status == "ingested"  # the same file
+    assert pipeline.ingest(contract(tmp_path, "beta.pdf", "betaword")).status == "ingested"
+    for variable, value in (
+        ("DOCGRAPH_HOME", str(local_home)),
+        ("DOCGRAPH_STORE", ""),
+        ("DOCGRAPH_GRAPH", settings.graph),
+    ):
+        monkeypatch.setenv(variable, value)
+
+    with ingest_claim(kept_copies_dir(local_home, falkordb_store), "beta"):
+        busy = CliRunner().invoke(app, ["delete", "alpha", "beta"])
+    assert busy.exit_code == 1 and "'beta' is being ingested" in busy.stderr
+    assert len(falkordb_store.read("MATCH (d:Document) RETURN d.doc_id AS doc")) == 3
+
+    named_twice = CliRunner().invoke(app, ["delete", "alpha", "alpha.pdf", "alpha-copy", "--json"])
+    assert named_twice.exit_code == 0, named_twice.stderr
+    deleted = json.loads(named_twice.stdout)
+    assert [(one["doc_id"], one["same_content"]) for one in deleted] == [("alpha", []), ("alpha-copy", [])]
+    assert falkordb_store.read("MATCH (d:Document) RETURN d.doc_id AS doc") == [{"doc": "beta"}]

@@ -200,6 +200,12 @@ def test_caption_words_of_other_languages_do_not_take_english_lines_for_captions
     "Tableau 10.5 - the dashboards ..." were read as captions and left the text flow."""
     for english in ("Quadro 4000: a professional card with 256 cores", "Tableau 10.5 - the dashboards export"):
         assert not CAPTION_DELIMITER_RE.match(english), english
-    for caption in ("Tableau 2 – Résultats", "Tableau 2 : Résultats", "Abbildung 3. Aufbau", "图1：系统结构"):
+    for caption in (
+        "Tableau 2 – Résultats",
+        "Tableau 2 : Résultats",
+        "Abbildung 3a. Teil",
+        "Tabelle A.1: Werte",
+        "图1：系统结构",
+    ):
         assert CAPTION_DELIMITER_RE.match(caption), caption
     assert CAPTION_DELIMITER_RE.match("Figure 10.5 - Pressure drop")  # English as before

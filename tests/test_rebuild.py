@@ -48,6 +48,21 @@ def test_a_document_read_by_older_reading_code_is_read_again(
     assert current.ingest(SAMPLE).status == "unchanged"
 
 
+def test_a_document_stored_with_vectors_by_older_reading_code_keeps_them_under_no_embed(
+    falkordb_store: FalkorDBStore, local_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--no-embed keeps a document stored with embeddings: it only takes from it. Once the build
+    named the reading revision, every revision re-read such a document without its vectors."""
+    settings = local_settings(local_home, falkordb_store.graph_name)
+    monkeypatch.setattr("docgraph.app.pipeline.build.READING_REVISION", "2000-01-01")
+    assert build_ingest_pipeline(falkordb_store, settings).ingest(SAMPLE).status == "ingested"
+    monkeypatch.undo()
+    report = build_ingest_pipeline(falkordb_store, settings, embed=False).ingest(SAMPLE)
+    assert report.status == "unchanged" and any("kept as it is" in note for note in report.notes)
+    embedded = "MATCH (r:Region) WHERE r.embedding IS NOT NULL RETURN count(r) AS n"
+    assert falkordb_store.read(embedded)[0]["n"] > 0
+
+
 def test_another_reader_rebuilds_a_stored_document(falkordb_store: FalkorDBStore, local_home: Path) -> None:
     settings = local_settings(local_home, falkordb_store.graph_name)
     native = build_ingest_pipeline(falkordb_store, settings, reader=make_reader("native", settings), embed=False)

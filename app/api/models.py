@@ -117,6 +117,9 @@ class DeleteResultModel(ResponseModel):
     same_content: list[str] = Field(
         description="The stored documents that still hold the same file (a copy, or the file under another name)"
     )
+    text_on_disk: bool = Field(
+        description="The store's append-only file could not be rewritten: the text stays until its next compaction"
+    )
 
 
 class IngestReportModel(ResponseModel):

@@ -8,7 +8,6 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
-from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, cast
 
@@ -32,7 +31,7 @@ from docgraph.app.cli.common import (
 from docgraph.app.cli.ingest_reports import print_reports, untexted_hint
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import (
-    delete_document,
+    delete_documents,
     documents_with_sources,
     find_document,
     locate_pdf,
@@ -52,7 +51,7 @@ from docgraph.app.pipeline.source_files import expand_paths
 from docgraph.app.pipeline.stages import ProgressFn
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.kept_copies import kept_copies_dir
-from docgraph.errors import ConfigError, DocgraphError, DocumentNotFoundError, IngestInterrupted
+from docgraph.errors import ConfigError, DocgraphError, IngestInterrupted
 
 
 @handles_errors
@@ -286,22 +285,15 @@ def delete_command(
     progress = nullcontext() if json_out else err_console.status(f"deleting {', '.join(docs)}")
     with opened_store(store) as (graph_store, settings), progress:
         files_dir, page_cache = kept_copies_dir(settings.home, graph_store), page_cache_dir(settings.home)
-        for doc in docs:  # all found before any is deleted: a typo deletes nothing
-            try:
-                find_document(graph_store, doc)
-            except DocumentNotFoundError:
-                delete_document(graph_store, doc, files_dir)  # raises, saying why: being ingested, or not stored
-        with graph_store.fulltext_refresh_deferred():
-            deleted = [delete_document(graph_store, doc, files_dir, page_cache) for doc in docs]
-        on_disk = bool(getattr(graph_store, "deleted_text_on_disk", False))
-    results = [replace(each, text_on_disk=on_disk) for each in deleted]
-    if json_out:
-        print_json(results[0].to_json() if len(results) == 1 else [one.to_json() for one in results])
-        return
-    for one in results:
+        results, failure = delete_documents(graph_store, docs, files_dir, page_cache)
+    if json_out and results:
+        print_json(results[0].to_json() if len(docs) == 1 else [one.to_json() for one in results])
+    for one in [] if json_out else results:
         console.print(f"deleted {one.doc_id}: {one.deleted_nodes} nodes")
         if one.note:
             err_console.print(f"note: {one.note}")
+    if failure is not None:  # after the documents it did delete are reported
+        raise failure
 
 
 @handles_errors

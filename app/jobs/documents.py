@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -182,7 +182,12 @@ class DeletedDocument:
     text_on_disk: bool = False  # the store's append-only file could not be rewritten without its text
 
     def to_json(self) -> dict[str, Any]:
-        return {"doc_id": self.doc_id, "deleted_nodes": self.deleted_nodes, "same_content": self.same_content}
+        return {
+            "doc_id": self.doc_id,
+            "deleted_nodes": self.deleted_nodes,
+            "same_content": self.same_content,
+            "text_on_disk": self.text_on_disk,
+        }
 
     @property
     def note(self) -> str:
@@ -221,6 +226,41 @@ def delete_document(store: GraphStore, doc: str, files_dir: Path, page_cache: Pa
     rows = store.read(cypher.load("documents_with_sha256", store.dialect), others) if sha256 else []
     same_content = sorted(str(row["doc_id"]) for row in rows)
     return DeletedDocument(doc_id, deleted, same_content, images, bool(getattr(store, "deleted_text_on_disk", False)))
+
+
+def delete_documents(
+    store: GraphStore, docs: list[str], files_dir: Path, page_cache: Path | None = None
+) -> tuple[list[DeletedDocument], DocgraphError | None]:
+    """Delete the documents ``docs`` name (ids or file names), rebuilding the indexes and rewriting
+    the store's files once for all. Each is found, and found not being ingested, before any is
+    deleted (a typo deletes nothing); a failure midway ends the batch and is returned beside the
+    documents deleted before it. A note about the same file stored elsewhere leaves out the others
+    deleted here."""
+    ids: list[str] = []
+    for doc in docs:
+        try:
+            doc_id = str(find_document(store, doc)["doc_id"])
+        except DocumentNotFoundError:
+            delete_document(store, doc, files_dir)  # raises, saying why: being ingested, or not stored
+            raise
+        with delete_claim(files_dir, doc_id):  # DocumentBusyError while a process ingests it
+            pass
+        ids.append(doc_id)
+    deleted: list[DeletedDocument] = []
+    failure: DocgraphError | None = None
+    with store.fulltext_refresh_deferred():
+        for doc_id in dict.fromkeys(ids):
+            try:
+                deleted.append(delete_document(store, doc_id, files_dir, page_cache))
+            except DocgraphError as error:
+                failure = error
+                break
+    on_disk, gone = bool(getattr(store, "deleted_text_on_disk", False)), set(ids)
+    kept = [
+        replace(one, same_content=[o for o in one.same_content if o not in gone], text_on_disk=on_disk)
+        for one in deleted
+    ]
+    return kept, failure
 
 
 def _drop_leftovers(store: GraphStore, doc_id: str, files_dir: Path, page_cache: Path | None, document: Row) -> int:

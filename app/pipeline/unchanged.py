@@ -69,10 +69,21 @@ def stored_as_built(store: GraphStore, path: Path, build: str) -> StoredDocument
 
 
 def _builds_as(stored: str, build: str) -> bool:
-    if stored == build or _without_corpus_links(stored) == build:
+    """Whether a document stored as ``stored`` is kept for ``build``: the same build, or one this
+    build would only take from (its vectors, its links to other documents), by whatever release or
+    reading revision (the first part: re-reading loses what this build would not make again)."""
+    if stored == build:
+        return True
+    stored, build = _past_release(stored), _past_release(build)
+    if _without_corpus_links(stored) == build != stored:  # stored with links to other documents
         return True
     without = build.removesuffix(f"{BUILD_SEPARATOR}{NO_EMBEDDINGS}")
     return without != build and stored.startswith(f"{without}{BUILD_SEPARATOR}{ENCODER_BUILD_PREFIX}")
+
+
+def _past_release(build: str) -> str:
+    """A build without its first part, the docgraph release and reading revision."""
+    return build.split(BUILD_SEPARATOR, 1)[-1]
 
 
 def _without_corpus_links(build: str) -> str:
@@ -84,7 +95,8 @@ def kept_as_stored_note(stored: StoredDocument, build: str) -> str | None:
     """Why a document stored as another build than ``build`` was kept as it is (see stored_as_built)."""
     if stored.build == build:
         return None
-    return KEPT_CORPUS_LINKS_NOTE if _without_corpus_links(stored.build) == build else KEPT_EMBEDDINGS_NOTE
+    links_only = _without_corpus_links(_past_release(stored.build)) == _past_release(build)
+    return KEPT_CORPUS_LINKS_NOTE if links_only else KEPT_EMBEDDINGS_NOTE
 
 
 def source_path_of(path: Path) -> str:

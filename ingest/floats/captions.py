@@ -27,7 +27,7 @@ _ENGLISH = (
 # number has at most three digits a part, and a delimiter that is no hyphen and no decimal point.
 _OTHER = (
     rf"(?:{caption_word_pattern(FIGURE_CAPTION_WORDS + TABLE_CAPTION_WORDS)}|(?:{CJK_FIGURE}|{CJK_TABLE})\s*)"
-    rf"(?:\d{{1,3}}(?:[.\-–]\d{{1,3}})*{NUMBER_END}|[IVXL]{{1,6}}\b)"
+    rf"(?:(?:[A-Z]\.?)?\d{{1,3}}(?:[.\-–]\d{{1,3}})*[a-z]?{NUMBER_END}|[IVXL]{{1,6}}\b)"  # "Tabelle A.1", "3a"
 )
 CAPTION_RE = re.compile(rf"^\s*(?:{_ENGLISH}|{_OTHER})")
 CAPTION_DELIMITER_RE = re.compile(rf"^\s*(?:{_ENGLISH}\s*[:.\-–—]|{_OTHER}\s*(?:[:–—：]|\.(?!\d)))\s*\S")

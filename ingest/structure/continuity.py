@@ -59,12 +59,28 @@ def table_continues(last: Region, first: Region) -> bool:
 def _repeat_header(last: Region, first: Region) -> None:
     """A table continued without its header row takes the header of the part it continues, so that
     its rows still read as columns: "S-221 | 45" alone names no column, in a quote or an embedding.
-    A first row without a word (a grid of numbers) is no header: it is not repeated."""
+    A first row with a cell that holds no word ("40", a grid of numbers) is data, not a header: it is
+    not repeated; nor is one the continuation repeats already, up to case and spacing."""
     assert last.cells and first.cells
     header = last.cells[0]
-    if first.cells[0] != header and any(ch.isalpha() for cell in header for ch in cell):
+    words = [cell for cell in header if cell.strip()]
+    if (
+        words
+        and all(any(ch.isalpha() for ch in cell) for cell in words)
+        and _row_key(first.cells[0]) != _row_key(header)
+    ):
         first.cells = [list(header), *first.cells]
         first.text = to_markdown(first.cells)
+
+
+def _row_key(row: Sequence[str]) -> list[str]:
+    return [" ".join(cell.split()).casefold() for cell in row]
+
+
+def _captioned_anew(page: PageLayout, table: Region) -> bool:
+    """A caption comes before ``table`` on its page: a table of its own ("Table 2: ..."), however
+    like the one before it is."""
+    return any(region.kind == "caption" and region.order < table.order for region in page.regions)
 
 
 def column_break(last: Region, first: Region) -> bool:
@@ -89,7 +105,7 @@ def mark_continuations(pages: Sequence[PageLayout]) -> None:
         if not flow or not next_flow:
             continue
         last, first = flow[-1], next_flow[0]
-        if table_continues(last, first):
+        if table_continues(last, first) and not _captioned_anew(following, first):
             last.continues = True
             _repeat_header(last, first)
         elif paragraph_continues(last, first):
