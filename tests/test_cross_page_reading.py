@@ -50,6 +50,13 @@ def _ruled_table(page: pymupdf.Page, rows: list[tuple[str, str]], top: float, he
     return top + 16 * len(rows)
 
 
+def _titled_table(doc: pymupdf.Document, title: str, rows: list[tuple[str, str]]) -> None:
+    """A page with a title and a ruled table under it, its first row the header."""
+    page = doc.new_page()
+    page.insert_text((72, 72), title, fontname="hebo", fontsize=14)
+    _ruled_table(page, rows, 100, True)
+
+
 def _cross_page_steps(pdf: Path) -> list[tuple[str, str, bool]]:
     batch = build_graph(NativeReader().read(pdf))
     text = {node.key: str(node.props.get("text", "")) for node in batch.nodes if node.label == "Region"}
@@ -116,9 +123,7 @@ def test_a_table_continued_without_its_header_row_takes_the_header_of_its_first_
     sensors = [(f"S-2{n:02d}", f"{30 + n} days") for n in range(40)]
     pdf = tmp_path / "sensors.pdf"
     with pymupdf.open() as doc:
-        first = doc.new_page()
-        first.insert_text((72, 72), "Calibration intervals", fontname="hebo", fontsize=14)
-        _ruled_table(first, [("Sensor", "Calibration interval"), *sensors[:36]], 100, True)
+        _titled_table(doc, "Calibration intervals", [("Sensor", "Calibration interval"), *sensors[:36]])
         _ruled_table(doc.new_page(), sensors[36:], 72, False)
         doc.save(pdf)
     pages = NativeReader().read(pdf).pages
@@ -134,9 +139,7 @@ def test_a_number_in_a_table_at_the_top_of_a_page_is_no_page_number(tmp_path: Pa
     sensors = [(f"S-2{n:02d}", f"{30 + n * 7 % 50}") for n in range(40)]  # not a run of line numbers
     pdf = tmp_path / "intervals.pdf"
     with pymupdf.open() as doc:
-        first = doc.new_page()
-        first.insert_text((72, 72), "Calibration intervals (days)", fontname="hebo", fontsize=14)
-        _ruled_table(first, [("Sensor", "Days"), *sensors[:34]], 100, True)
+        _titled_table(doc, "Calibration intervals (days)", [("Sensor", "Days"), *sensors[:34]])
         second = doc.new_page()
         _ruled_table(second, sensors[34:], 72, False)
         for number, page in enumerate(doc, start=1):  # page numbers at the foot, as a book has them
@@ -153,9 +156,7 @@ def test_a_ruled_tables_column_of_numbers_rising_by_one_is_kept(tmp_path: Path) 
     rows = [(f"Batch {n}", f"{64 + n}") for n in range(8)]
     pdf = tmp_path / "batches.pdf"
     with pymupdf.open() as doc:
-        page = doc.new_page()
-        page.insert_text((72, 72), "Samples per batch", fontname="hebo", fontsize=14)
-        _ruled_table(page, [("Batch", "Samples"), *rows], 100, True)
+        _titled_table(doc, "Samples per batch", [("Batch", "Samples"), *rows])
         doc.save(pdf)
     (table,) = [region for page in NativeReader().read(pdf).pages for region in page.regions if region.kind == "table"]
     assert "| Batch 0 | 64 |" in table.text and "| Batch 7 | 71 |" in table.text, table.text
@@ -167,9 +168,7 @@ def test_a_new_captioned_table_atop_the_next_page_keeps_its_own_header(tmp_path:
     sensors = [(f"S-2{n:02d}", f"{30 + n} days") for n in range(36)]
     pdf = tmp_path / "two-tables.pdf"
     with pymupdf.open() as doc:
-        first = doc.new_page()
-        first.insert_text((72, 72), "Calibration intervals", fontname="hebo", fontsize=14)
-        _ruled_table(first, [("Sensor", "Calibration interval"), *sensors], 100, True)
+        _titled_table(doc, "Calibration intervals", [("Sensor", "Calibration interval"), *sensors])
         second = doc.new_page()
         second.insert_text((72, 72), "Table 2: Rated power of the pumps", fontname="helv", fontsize=10)
         _ruled_table(second, [("Pump", "Rated power"), *[(f"P-{n}", f"{100 + n} kW") for n in range(6)]], 90, True)
