@@ -14,16 +14,16 @@ from docgraph.errors import StoreError
 
 def test_a_store_that_fails_to_open_leaves_no_server(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     started: list[Path] = []
-    start = falkordb_server.ensure_running
+    start = falkordb_server.running_server
 
-    def recorded_start(home: Path, *args: object, **kwargs: object) -> Path:
+    def recorded_start(home: Path, *args: object, **kwargs: object) -> tuple[Path, bool]:
         started.append(home)
         return start(home, *args, **kwargs)  # type: ignore[arg-type]
 
     def refused(*args: object, **kwargs: object) -> None:
         raise StoreError("the client could not connect")
 
-    monkeypatch.setattr(falkordb_server, "ensure_running", recorded_start)
+    monkeypatch.setattr(falkordb_server, "running_server", recorded_start)
     monkeypatch.setattr(falkordb_client, "connect_falkordb", refused)
     with pytest.raises(StoreError, match="could not connect"), temporary_local_store(Settings(home=tmp_path, store="")):
         pytest.fail("the store should not have opened")
