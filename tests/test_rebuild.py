@@ -31,30 +31,13 @@ from tests.conftest import local_settings
 SAMPLE = ROOT / "samples" / "docgraph-sample.pdf"
 
 
-def test_a_document_read_by_older_reading_code_is_read_again(
+def test_a_document_stored_with_vectors_by_an_older_release_keeps_them_under_no_embed(
     falkordb_store: FalkorDBStore, local_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The build named the release, not the reading code: a library stored before a change to what
-    is read (a table's header, a caption's language) stayed as it was read, "unchanged", until
-    every file was forced."""
+    """--no-embed keeps a document stored with embeddings: it only takes from it. A document stored
+    by another release was re-read without its vectors."""
     settings = local_settings(local_home, falkordb_store.graph_name)
-    monkeypatch.setattr("docgraph.app.pipeline.build.READING_REVISION", "2000-01-01")
-    older = build_ingest_pipeline(falkordb_store, settings, embed=False)
-    assert older.ingest(SAMPLE).status == "ingested"
-    monkeypatch.undo()
-    current = build_ingest_pipeline(falkordb_store, settings, embed=False)
-    assert "(reading 2000-01-01)" in older.build and older.build != current.build
-    assert current.ingest(SAMPLE).status == "replaced"
-    assert current.ingest(SAMPLE).status == "unchanged"
-
-
-def test_a_document_stored_with_vectors_by_older_reading_code_keeps_them_under_no_embed(
-    falkordb_store: FalkorDBStore, local_home: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """--no-embed keeps a document stored with embeddings: it only takes from it. Once the build
-    named the reading revision, every revision re-read such a document without its vectors."""
-    settings = local_settings(local_home, falkordb_store.graph_name)
-    monkeypatch.setattr("docgraph.app.pipeline.build.READING_REVISION", "2000-01-01")
+    monkeypatch.setattr("docgraph.app.pipeline.build.docgraph_release", lambda: "0.0.1")
     assert build_ingest_pipeline(falkordb_store, settings).ingest(SAMPLE).status == "ingested"
     monkeypatch.undo()
     report = build_ingest_pipeline(falkordb_store, settings, embed=False).ingest(SAMPLE)

@@ -28,7 +28,6 @@ from docgraph.app.resources import docgraph_release
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.kept_copies import kept_copies_dir
 from docgraph.errors import ModelError
-from docgraph.ingest import READING_REVISION
 from docgraph.ingest.links.similarity import DEFAULT_K
 from docgraph.ingest.types import Reader
 from docgraph.models.encoder_loader import encoder_label
@@ -58,16 +57,16 @@ def build_ingest_pipeline(
     settings and reader) do the store-free work; by default this process does it, one document
     at a time.
 
-    Its ``build`` names the reader, the encoder, the GNN checkpoint, the docgraph release and its
-    reading code's revision: a file stored as another pipeline built it is rebuilt (for another
-    checkpoint only, its GNN vectors are rewritten), not skipped as unchanged. ``force`` rebuilds a
-    file stored as this pipeline builds it too: what the build does not name (a change to
-    docgraph's code within one release that reads nothing otherwise) reaches it only so."""
+    Its ``build`` names the reader, the encoder, the GNN checkpoint and the docgraph release: a file
+    stored as another pipeline built it is rebuilt (for another checkpoint only, its GNN vectors
+    are rewritten), not skipped as unchanged. ``force``
+    rebuilds a file stored as this pipeline builds it too: what the build does not name (a change
+    to docgraph's code within one release) reaches it only so."""
     chosen = reader or make_reader(settings.reader, settings)
     stages: list[Stage] = [ReadStage(chosen), GraphStage()]
     relink: Relink | None = None
     notes: list[str] = reader_notes(chosen)
-    build = [f"docgraph {docgraph_release()} (reading {READING_REVISION})", reader_build(chosen, settings)]
+    build = [f"docgraph {docgraph_release()}", reader_build(chosen, settings)]
     worker = IngestWorker(chosen)
     if embed:
         # this process encodes, or the executor's workers do with encoders of their own
