@@ -18,6 +18,7 @@ from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from tests.test_cross_page_reading import wrapped
 
 FILLER = (
     "The plant keeps a written record of every inspection so that the auditors can trace what was done and "
@@ -29,17 +30,6 @@ CUT = (
     "for at least forty minutes while the coolant stays below ninety-five degrees."
 )
 WHOLE_SENTENCE = "must be tested every ninety days by running it under a resistive load bank for at least forty minutes"
-
-
-def _wrapped(text: str, width: float = 460) -> list[str]:
-    lines, current = [], ""
-    for word in text.split():
-        longer = f"{current} {word}".strip()
-        if pymupdf.get_text_length(longer, "helv", 10) <= width:
-            current = longer
-        else:
-            lines, current = [*lines, current], word
-    return [*lines, current]
 
 
 def _write(page: pymupdf.Page, lines: list[str], y: float) -> float:
@@ -54,13 +44,13 @@ def generator_guide(folder: Path) -> Path:
     line; page 2: the rest of it, a paragraph, a drawing captioned "Figure 1: ..."; page 3: a
     paragraph after a page turn that cuts nothing."""
     pdf = folder / "generator.pdf"
-    cut = _wrapped(CUT)
+    cut = wrapped(CUT, 460)
     with pymupdf.open() as doc:
         first = doc.new_page()
         first.insert_text((72, 72), "Generator Maintenance Guide", fontname="hebo", fontsize=16)
         y = 110.0
         for _ in range(7):
-            y = _write(first, _wrapped(FILLER), y)
+            y = _write(first, wrapped(FILLER, 460), y)
         _write(first, cut[:2], 720 - 13.5)
         second = doc.new_page()
         y = _write(second, cut[2:], 72)

@@ -17,7 +17,8 @@ FILLER = (
 LEAD = 13.5
 
 
-def _wrapped(text: str, width: float = 440) -> list[str]:
+def wrapped(text: str, width: float) -> list[str]:
+    """``text`` broken into lines of 10-point Helvetica at most ``width`` points wide."""
     lines, current = [], ""
     for word in text.split():
         longer = f"{current} {word}".strip()
@@ -33,7 +34,7 @@ def _filled_first_page(doc: pymupdf.Document) -> pymupdf.Page:
     page.insert_text((72, 72), "Transfer Switch Guide", fontname="hebo", fontsize=16)
     y = 110.0
     for _ in range(8):
-        for line in _wrapped(FILLER):
+        for line in wrapped(FILLER, 440):
             page.insert_text((72, y), line, fontname="helv", fontsize=10)
             y += LEAD
         y += 8
@@ -70,10 +71,11 @@ def _cross_page_steps(pdf: Path) -> list[tuple[str, str, bool]]:
 def test_a_paragraph_runs_on_past_a_table_set_at_the_top_of_the_next_page(tmp_path: Path) -> None:
     """The page break led from the cut paragraph to the table, and its second half stood alone:
     "... has been stable for a full five" / "minutes, which is known as the retransfer delay ..."."""
-    cut = _wrapped(
+    cut = wrapped(
         "The automatic transfer switch hands the load to the generator within ten seconds of a mains failure, "
         "and it returns the load to the mains only after the mains voltage has been stable for a full five "
-        "minutes, which is known as the retransfer delay; the electrician sets it on the front panel."
+        "minutes, which is known as the retransfer delay; the electrician sets it on the front panel.",
+        440,
     )
     pdf = tmp_path / "switch.pdf"
     with pymupdf.open() as doc:
@@ -95,7 +97,7 @@ def test_a_paragraph_runs_on_past_a_table_set_at_the_top_of_the_next_page(tmp_pa
 def test_a_list_item_cut_by_a_page_break_runs_on_in_its_tail(tmp_path: Path) -> None:
     """The tail of a bulleted item on the next page has no bullet, so it is read as a paragraph:
     "... to the laboratory courier at" ended the list, and "the gate, and never ..." began nothing."""
-    item = _wrapped(
+    item = wrapped(
         "Keep the sample bottle closed and in the cool box at a temperature between two and eight degrees "
         "Celsius from the moment it is filled until it is handed over to the laboratory courier at the gate, "
         "and never leave it in direct sunlight.",
