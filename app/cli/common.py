@@ -310,3 +310,16 @@ class TerminalStream:
     def close(self) -> str:
         rest, self.pending = self.pending, ""
         return terminal_text(rest)
+
+    def write(self, piece: str) -> None:
+        """The piece's safe text, written at once: Ctrl-C landing inside Rich's buffered print
+        lost the words or wrote them twice, and the line it cuts must end whole."""
+        self._put(self.feed(piece))
+
+    def end_line(self) -> None:
+        self._put(self.close() + "\n")
+
+    @staticmethod
+    def _put(text: str) -> None:
+        console.file.write(text)
+        console.file.flush()

@@ -60,7 +60,7 @@ def ask_command(
         def stream(piece: str) -> None:
             note_status()
             streamed.append(piece)
-            console.print(safe.feed(piece), end="", markup=False, highlight=False, soft_wrap=True)
+            safe.write(piece)
 
         try:
             result = ask(
@@ -75,7 +75,7 @@ def ask_command(
             )
         except KeyboardInterrupt:  # the reply is stopped (its stream closed); the line it was on ends
             if streamed:
-                console.print(safe.close(), markup=False, highlight=False)
+                safe.end_line()
             err_console.print("interrupted: the answer above is cut off" if streamed else "interrupted", markup=False)
             raise typer.Exit(130) from None
         if result.answer == NO_DOCUMENTS:
@@ -85,7 +85,7 @@ def ask_command(
         return
     note_status()
     if streamed:
-        console.print(safe.close(), markup=False, highlight=False)
+        safe.end_line()
         shown_checked = shows_kept_answer("".join(streamed), result.answer)
         if result.removed_citations and not shown_checked:  # the stream showed them; the answer kept is without
             removed = ", ".join(f"[{tag}]" for tag in result.removed_citations)
