@@ -15,13 +15,13 @@ from typer.testing import CliRunner
 from docgraph.app.cli.main import app
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import delete_document
-from docgraph.app.jobs.page_cache import page_cache_dir
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.stores import falkordb_server
 from docgraph.app.stores.factory import open_store
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.app.stores.ingest_claims import ingest_claim
 from docgraph.app.stores.kept_copies import kept_copies_dir
+from docgraph.app.stores.page_cache import page_cache_dir
 from docgraph.app.ui_support.page_images import page_image
 from docgraph.errors import DocumentBusyError
 
@@ -82,13 +82,34 @@ def test_a_deleted_documents_cached_page_images_go_with_it(falkordb_store: Falko
     force = build_ingest_pipeline(falkordb_store, settings, embed=False, force=True)
     assert force.ingest(tmp_path / "contract.pdf").status == "replaced"  # read again: rendered anew
     images.append(page_image(falkordb_store, settings, "contract", 1))
-    assert all(image.is_file() for image in images) and len(set(images)) == 3
+    assert len(set(images)) == 3 and [image.is_file() for image in images] == [False, True, True]
 
     files_dir = kept_copies_dir(settings.home, falkordb_store)
     deleted = delete_document(falkordb_store, "contract", files_dir, page_cache_dir(settings.home))
 
-    assert deleted.page_images == 2
+    assert deleted.page_images == 1
     assert [image.is_file() for image in images] == [False, True, False]
+
+
+def test_a_replaced_versions_page_images_go_at_once_but_another_documents_stay(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """A document replaced by another file (--replace) kept the old version's rendered pages, its
+    text readable in them, until the document itself was deleted, and after a delete for ever."""
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    pipeline = build_ingest_pipeline(falkordb_store, settings, embed=False)
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir(), (tmp_path / "c").mkdir()
+    assert pipeline.ingest(contract(tmp_path / "a")).status == "ingested"
+    assert pipeline.ingest(contract(tmp_path / "c", "copy.pdf")).status == "ingested"  # the same content
+    old_images = [page_image(falkordb_store, settings, doc, 1) for doc in ("contract", "copy")]
+    renamed = contract(tmp_path / "b", word="novelword")
+    assert pipeline.ingest(renamed, replace=True).status == "replaced"
+    assert pipeline.ingest(contract(tmp_path / "a", "copy.pdf", "novelword"), replace=True).status == "replaced"
+    assert [image.is_file() for image in old_images] == [False, False]
+    kept = [page_image(falkordb_store, settings, doc, 1) for doc in ("contract", "copy")]
+
+    assert pipeline.ingest(contract(tmp_path / "c", "copy.pdf"), replace=True).status == "replaced"
+    assert [image.is_file() for image in kept] == [True, False]  # contract still has that content
 
 
 def test_an_older_servers_query_log_is_dropped_for_every_graph(falkordb_store: FalkorDBStore, local_home: Path) -> None:

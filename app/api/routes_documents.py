@@ -25,12 +25,12 @@ from docgraph.app.jobs.documents import (
     upload_file_name,
 )
 from docgraph.app.jobs.documents import delete_document as delete_document_and_copy
-from docgraph.app.jobs.page_cache import page_cache_dir
 from docgraph.app.llm.client import llm_configured
 from docgraph.app.llm.probe import llm_problem
 from docgraph.app.resources import docgraph_release
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.kept_copies import kept_copies_dir
+from docgraph.app.stores.page_cache import page_cache_dir
 from docgraph.app.stores.url import parse_store_url
 from docgraph.errors import DocgraphError, DocumentNotFoundError
 

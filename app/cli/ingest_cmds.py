@@ -40,7 +40,6 @@ from docgraph.app.jobs.documents import (
     page_turn,
 )
 from docgraph.app.jobs.ingest_batch import ingest_batch
-from docgraph.app.jobs.page_cache import page_cache_dir
 from docgraph.app.jobs.relink import relink_corpus
 from docgraph.app.llm.client import vision_configured
 from docgraph.app.llm.service import describe_document
@@ -51,6 +50,7 @@ from docgraph.app.pipeline.source_files import expand_paths
 from docgraph.app.pipeline.stages import ProgressFn
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.kept_copies import kept_copies_dir
+from docgraph.app.stores.page_cache import page_cache_dir
 from docgraph.errors import ConfigError, DocgraphError, IngestInterrupted
 
 

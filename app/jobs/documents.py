@@ -8,7 +8,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from docgraph.app.jobs.page_cache import drop_page_images
 from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.pipeline.source_files import by_document_id, same_content
 from docgraph.app.pipeline.unchanged import same_source
@@ -16,6 +15,7 @@ from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, Row
 from docgraph.app.stores.ingest_claims import delete_claim
 from docgraph.app.stores.kept_copies import copies_locked, drop_unused_copies, kept_copy_path, stored_sha256
+from docgraph.app.stores.page_cache import drop_page_images
 from docgraph.errors import (
     AmbiguousDocumentError,
     ConfigError,

@@ -27,6 +27,7 @@ from docgraph.app.pipeline.worker import IngestWorker, WorkerSpec
 from docgraph.app.resources import docgraph_release
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.kept_copies import kept_copies_dir
+from docgraph.app.stores.page_cache import page_cache_dir
 from docgraph.errors import ModelError
 from docgraph.ingest.links.similarity import DEFAULT_K
 from docgraph.ingest.types import Reader
@@ -88,7 +89,8 @@ def build_ingest_pipeline(
         notes.append("embeddings off (as asked): vector search and the GNN will not see these documents")
         build.append(NO_EMBEDDINGS)
     files_dir = kept_copies_dir(settings.home, store)
-    stages.append(WriteStage(store, files_dir=files_dir, force=force, relink=relink))
+    page_cache = page_cache_dir(settings.home)
+    stages.append(WriteStage(store, files_dir=files_dir, page_cache=page_cache, force=force, relink=relink))
     return IngestPipeline(stages, notes, BUILD_SEPARATOR.join(build), tasks=tasks or InlineExecutor(worker))
 
 

@@ -8,6 +8,7 @@ anything is written, so a bad file never touches the graph. ``build.py`` puts th
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -31,7 +32,8 @@ from docgraph.app.stores.kept_copies import (
     drop_unused_copy,
     keep_copy,
 )
-from docgraph.errors import BadDocumentError, IngestError
+from docgraph.app.stores.page_cache import drop_page_images
+from docgraph.errors import BadDocumentError, IngestError, StoreError
 from docgraph.ingest.types import DocumentLayout
 from docgraph.records import GraphBatch
 
@@ -120,6 +122,7 @@ class WriteStage:
     store: GraphStore
     uses_store = True  # run by one document at a time (IngestPipeline)
     files_dir: Path | None = None  # where a copy of each PDF is kept for rendering
+    page_cache: Path | None = None  # where rendered page images are kept (a replaced version's go)
     force: bool = False  # rewrite a document stored in the same version (GraphStore.write_document)
     relink: Relink | None = None  # chooses the links to other documents again (corpus_similarity_edges)
     name: str = "graph_write"
@@ -130,10 +133,14 @@ class WriteStage:
         assert ctx.batch is not None
         check_unchanged(ctx)
         if self.files_dir is None:
-            self._write(ctx, self._stored_unless_taken(ctx))
-            return
-        with copies_locked(self.files_dir):  # held by every write on this data home: no write comes between
-            self._write_with_copy(ctx, self.files_dir, self._stored_unless_taken(ctx))
+            stored = self._stored_unless_taken(ctx)
+            self._write(ctx, stored)
+        else:
+            with copies_locked(self.files_dir):  # held by every write on this data home: no write comes between
+                stored = self._stored_unless_taken(ctx)
+                self._write_with_copy(ctx, self.files_dir, stored)
+        if stored is not None and ctx.result is not None and ctx.result.written:
+            self._drop_replaced_images(str(stored["sha256"] or ""))
 
     def _stored_unless_taken(self, ctx: IngestContext) -> Row | None:
         """What is stored under the document's id (its sha256 and source_path; None: nothing), with
@@ -165,6 +172,16 @@ class WriteStage:
             raise
         if previous and previous != ctx.batch.sha256:  # another file replaced: its copy may go
             drop_unused_copy(self.store, files_dir, previous)
+
+    def _drop_replaced_images(self, sha256: str) -> None:
+        """The replaced version's cached page images (another file's, or those of the reading a
+        --force re-read replaced), but those of stored documents of that content. Best effort: a
+        later delete of the document takes what is left."""
+        if self.page_cache is None or not sha256:
+            return
+        with contextlib.suppress(StoreError, OSError):
+            rows = self.store.read(load("documents_with_sha256", self.store.dialect), {"sha256": sha256, "doc_id": ""})
+            drop_page_images(self.page_cache, sha256, [str(row["ingest_id"] or "") for row in rows])
 
     def _write(self, ctx: IngestContext, stored: Row | None) -> None:
         assert ctx.batch is not None

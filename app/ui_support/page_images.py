@@ -1,5 +1,5 @@
 """Page images with region boxes, rendered once and kept on disk under ``<home>/cache/pages``
-(:mod:`app.jobs.page_cache` names them)."""
+(:mod:`app.stores.page_cache` names them)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from pathlib import Path
 
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import find_document, locate_pdf, page_regions, page_turn
-from docgraph.app.jobs.page_cache import DEFAULT_DPI, cache_path, page_cache_dir
 from docgraph.app.jobs.render import render_page
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.kept_copies import kept_copies_dir
+from docgraph.app.stores.page_cache import DEFAULT_DPI, cache_path, page_cache_dir
 
 
 def page_image(

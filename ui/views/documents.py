@@ -9,10 +9,10 @@ from typing import Any
 import streamlit as st
 
 from docgraph.app.jobs.documents import delete_document, list_documents
-from docgraph.app.jobs.page_cache import page_cache_dir
 from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.kept_copies import kept_copies_dir
+from docgraph.app.stores.page_cache import page_cache_dir
 from docgraph.app.ui_support.ingest import (
     OverallProgress,
     folder_pdfs,
