@@ -13,7 +13,7 @@ from docgraph.app.pipeline.source_files import by_document_id, same_content
 from docgraph.app.pipeline.unchanged import same_source
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, Row
-from docgraph.app.stores.ingest_claims import delete_claim
+from docgraph.app.stores.ingest_claims import check_not_ingested, delete_claim
 from docgraph.app.stores.kept_copies import copies_locked, drop_unused_copies, kept_copy_path, stored_sha256
 from docgraph.app.stores.page_cache import drop_page_images
 from docgraph.errors import (
@@ -212,8 +212,7 @@ def delete_document(store: GraphStore, doc: str, files_dir: Path, page_cache: Pa
         document = find_document(store, doc)
     except DocumentNotFoundError:
         for named in {doc, doc_id_or_empty(doc)} - {""}:
-            with delete_claim(files_dir, named):  # busy: its ingest will store it
-                pass
+            check_not_ingested(files_dir, named)  # busy: its ingest will store it
         _drop_unused_copies(store, files_dir)  # an earlier delete of it may have been cut off
         raise
     doc_id, sha256 = str(document["doc_id"]), str(document.get("sha256") or "")
@@ -221,10 +220,7 @@ def delete_document(store: GraphStore, doc: str, files_dir: Path, page_cache: Pa
         try:
             deleted = store.delete_document(doc_id)
         finally:  # also when cut off after the nodes went (the index rebuild, a signal, the server)
-            images = _drop_leftovers(store, doc_id, files_dir, page_cache, document)
-    others = {"sha256": sha256, "doc_id": doc_id}
-    rows = store.read(cypher.load("documents_with_sha256", store.dialect), others) if sha256 else []
-    same_content = sorted(str(row["doc_id"]) for row in rows)
+            images, same_content = _drop_leftovers(store, doc_id, files_dir, page_cache, sha256)
     return DeletedDocument(doc_id, deleted, same_content, images, bool(getattr(store, "deleted_text_on_disk", False)))
 
 
@@ -243,8 +239,7 @@ def delete_documents(
         except DocumentNotFoundError:
             delete_document(store, doc, files_dir)  # raises, saying why: being ingested, or not stored
             raise
-        with delete_claim(files_dir, doc_id):  # DocumentBusyError while a process ingests it
-            pass
+        check_not_ingested(files_dir, doc_id)
         ids.append(doc_id)
     deleted: list[DeletedDocument] = []
     failure: DocgraphError | None = None
@@ -263,19 +258,22 @@ def delete_documents(
     return kept, failure
 
 
-def _drop_leftovers(store: GraphStore, doc_id: str, files_dir: Path, page_cache: Path | None, document: Row) -> int:
+def _drop_leftovers(
+    store: GraphStore, doc_id: str, files_dir: Path, page_cache: Path | None, sha256: str
+) -> tuple[int, list[str]]:
     """Once ``doc_id`` is no longer stored: the kept copies no document uses and its cached page
-    images (how many). Best effort: a server that cannot be asked leaves them to a later delete or
-    ``docgraph store check --repair``."""
+    images; how many images went, and the documents still stored with its content. Best effort: a
+    server that cannot be asked leaves them to a later delete or ``docgraph store check --repair``."""
     with contextlib.suppress(StoreError):
         if stored_sha256(store, doc_id) is not None:
-            return 0
+            return 0, []
         _drop_unused_copies(store, files_dir)
-        sha256 = str(document.get("sha256") or "")
-        if page_cache is not None and sha256:
+        if sha256:
             rows = store.read(cypher.load("documents_with_sha256", store.dialect), {"sha256": sha256, "doc_id": doc_id})
-            return drop_page_images(page_cache, sha256, [str(row["ingest_id"] or "") for row in rows])
-    return 0
+            ingests = [str(row["ingest_id"] or "") for row in rows]
+            images = drop_page_images(page_cache, sha256, ingests) if page_cache is not None else 0
+            return images, sorted(str(row["doc_id"]) for row in rows)
+    return 0, []
 
 
 def _drop_unused_copies(store: GraphStore, files_dir: Path) -> None:

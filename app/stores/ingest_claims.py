@@ -56,6 +56,12 @@ def delete_claim(files_dir: Path, doc_id: str) -> Iterator[None]:
         os.close(descriptor)
 
 
+def check_not_ingested(files_dir: Path, doc_id: str) -> None:
+    """:class:`DocumentBusyError` while a process on this data home ingests ``doc_id``."""
+    with delete_claim(files_dir, doc_id):
+        pass
+
+
 def _locked(path: Path, mode: int) -> int:
     """A descriptor of ``path`` locked in ``mode``, the file still at that path once locked; a
     folder that cannot be written (another user's data home) is a StoreError, in one line."""
