@@ -179,3 +179,47 @@ def test_a_new_captioned_table_atop_the_next_page_keeps_its_own_header(tmp_path:
     (pumps,) = [region for region in pages[1].regions if region.kind == "table"]
     assert pumps.text.startswith("| Pump | Rated power |\n| --- | --- |\n| P-0 | 100 kW |"), pumps.text
     assert not any(region.continues for region in pages[0].regions)
+
+
+def _chapters_pdf(pdf: Path, chapters: list[str], running_title: bool) -> None:
+    """Two pages a chapter, its heading atop its first page's text; with ``running_title`` the
+    chapter's title also heads every page of it in small bold type, as books print it."""
+    with pymupdf.open() as doc:
+        for chapter in chapters:
+            for half in range(2):
+                page = doc.new_page()
+                if running_title:
+                    page.insert_text((72, 48), chapter, fontname="hebo", fontsize=9)
+                y = 84.0
+                if half == 0:
+                    page.insert_text((72, y), chapter, fontname="hebo", fontsize=16)
+                    y += 30
+                words = FILLER.split()
+                turned = " ".join(words[doc.page_count :] + words[: doc.page_count])  # no line twice atop a page
+                for line in wrapped(turned, 440) * 4:
+                    page.insert_text((72, y), line, fontname="helv", fontsize=10)
+                    y += LEAD
+                page.insert_text((300, 756), str(doc.page_count), fontname="helv", fontsize=9)
+        doc.save(pdf)
+
+
+def test_a_running_title_that_changes_with_each_short_chapter_is_no_section(tmp_path: Path) -> None:
+    """Each chapter's title atop its two pages repeated on too few pages to be taken as a running
+    header: every page's head became a section of its own, the chapters' sections doubled."""
+    chapters = ["1 Intake screens", "2 Coagulation", "3 Filtration", "4 Disinfection"]
+    _chapters_pdf(tmp_path / "manual.pdf", chapters, running_title=True)
+    pages = NativeReader().read(tmp_path / "manual.pdf").pages
+    headings = [region.text for page in pages for region in page.regions if region.kind == "section_header"]
+    heads = [region.text for page in pages for region in page.regions if region.kind == "page_header"]
+    assert headings == chapters
+    assert heads == [chapter for chapter in chapters for _ in range(2)]
+
+
+def test_a_chapter_heading_atop_each_chapters_first_page_stays_a_section(tmp_path: Path) -> None:
+    """Headings at one place and in one font on several pages, the first line of each, are no
+    running title: no larger text repeats them."""
+    chapters = ["1 Intake screens", "2 Coagulation", "3 Filtration", "4 Disinfection"]
+    _chapters_pdf(tmp_path / "manual.pdf", chapters, running_title=False)
+    pages = NativeReader().read(tmp_path / "manual.pdf").pages
+    assert [region.text for page in pages for region in page.regions if region.kind == "section_header"] == chapters
+    assert [region.text for page in pages for region in page.regions if region.kind == "page_header"] == []

@@ -26,6 +26,7 @@ TICK_LABEL_REACH = 12.0  # points between a figure's drawing and the numbers on 
 LINE_NUMBER_REACH = 3.5  # font sizes between numbered lines of a listing (a wrapped line between), at most
 LINE_NUMBER_EDGE = 2.0  # points: a listing's line numbers end at one edge
 MAX_SIZE_RATIO = 1.35  # a line much larger than body text is a title, not a running header
+HEADING_SIZE_STEP = 1.0  # points larger than a running title that the heading it repeats is set in
 
 _PAGE_NUMBER = re.compile(
     r"^[\s\-–—|.]*(?:page|p\.|seite|pag\.?)?\s*(?:\d{1,5}|[ivxlcdm]{1,7})"
@@ -152,6 +153,10 @@ def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list
                 page_signatures.add(_signature(band, line))
         signatures.update(page_signatures)
 
+    for sig_page, index, band in _running_title_lines(pages, candidates, min_repeat):
+        _add(marks[sig_page], index, band)
+        signatures[_signature(band, pages[sig_page].lines[index])] += 1
+
     # Second pass: same place, same font as furniture seen on several pages.
     for page, found, mark in zip(pages, candidates, marks, strict=True):
         for index, band in found:
@@ -159,6 +164,48 @@ def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list
                 _add(mark, index, band)
     _mark_inner_page_numbers(pages, marks, min_repeat)
     return marks
+
+
+def _running_title_lines(
+    pages: Sequence[PageLines], candidates: list[list[tuple[int, str]]], min_repeat: int
+) -> list[tuple[int, int, str]]:
+    """(page, line index, band) of running titles that change with each chapter, on too few pages
+    for their text to repeat: a page's first (or last) line, at one place and in one font on several
+    pages, most of them repeating a heading (the same text set larger elsewhere in the document)."""
+    largest: dict[str, float] = {}
+    for page in pages:
+        for line in page.lines:
+            key = furniture_key(line.text)
+            largest[key] = max(largest.get(key, 0.0), line.size)
+    edges = [_edge_line(page, found) for page, found in zip(pages, candidates, strict=True)]
+    slots: Counter[tuple[str, int, str, int]] = Counter()
+    titled: Counter[tuple[str, int, str, int]] = Counter()
+    for page, (index, band) in zip(pages, edges, strict=True):
+        if index >= 0:
+            line = page.lines[index]
+            slots[_signature(band, line)] += 1
+            titled[_signature(band, line)] += largest[furniture_key(line.text)] >= line.size + HEADING_SIZE_STEP
+    taken = {sig for sig, count in slots.items() if count >= min_repeat and 2 * titled[sig] >= count}
+    return [
+        (number, index, band)
+        for number, (page, (index, band)) in enumerate(zip(pages, edges, strict=True))
+        if index >= 0 and _signature(band, page.lines[index]) in taken
+    ]
+
+
+def _edge_line(page: PageLines, found: list[tuple[int, str]]) -> tuple[int, str]:
+    """(index, band) of the page's first line when it is in the top band and of its last when it is
+    in the bottom band (the first of the two when both are); (-1, "") for neither."""
+    flowing = [i for i, line in enumerate(page.lines) if line.horizontal and line.text.strip()]
+    bands = dict(found)
+    if flowing:
+        for index, band in (
+            (min(flowing, key=lambda i: page.lines[i].bbox.y0), "top"),
+            (max(flowing, key=lambda i: page.lines[i].bbox.y1), "bottom"),
+        ):
+            if bands.get(index) == band:
+                return index, band
+    return -1, ""
 
 
 def _mark_inner_page_numbers(pages: Sequence[PageLines], marks: list[FurnitureMarks], min_repeat: int) -> None:
