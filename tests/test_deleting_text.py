@@ -200,3 +200,38 @@ def test_several_names_of_one_document_and_a_busy_one_delete_nothing_twice_or_ha
     deleted = json.loads(named_twice.stdout)
     assert [(one["doc_id"], one["same_content"]) for one in deleted] == [("alpha", []), ("alpha-copy", [])]
     assert falkordb_store.read("MATCH (d:Document) RETURN d.doc_id AS doc") == [{"doc": "beta"}]
+
+
+def test_delete_all_empties_the_store_and_asks_for_either_names_or_all(
+    falkordb_store: FalkorDBStore, local_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """There was no way to delete every document but to name each one (or drop the graph, which
+    leaves the kept copies and page images behind)."""
+    settings = Settings(home=local_home, graph=falkordb_store.graph_name, store="")
+    pipeline = build_ingest_pipeline(falkordb_store, settings, embed=False)
+    for name, word in (("contract.pdf", SECRET), ("other.pdf", "keeperword")):
+        assert pipeline.ingest(contract(tmp_path, name, word)).status == "ingested"
+    for variable, value in (
+        ("DOCGRAPH_HOME", str(local_home)),
+        ("DOCGRAPH_STORE", ""),
+        ("DOCGRAPH_GRAPH", settings.graph),
+    ):
+        monkeypatch.setenv(variable, value)
+
+    for wrong in (["delete"], ["delete", "contract", "--all"]):
+        refused = CliRunner().invoke(app, wrong)
+        assert refused.exit_code != 0 and "or --all, not both" in refused.stderr
+        assert len(refused.stderr.strip().splitlines()) == 1
+    assert len(falkordb_store.read("MATCH (d:Document) RETURN d.doc_id AS doc")) == 2
+
+    every = CliRunner().invoke(app, ["delete", "--all", "--json"])
+    assert every.exit_code == 0, every.stderr
+    assert sorted(one["doc_id"] for one in json.loads(every.stdout)) == ["contract", "other"]
+    assert falkordb_store.read("MATCH (d:Document) RETURN d.doc_id AS doc") == []
+    assert list(kept_copies_dir(local_home, falkordb_store).glob("*.pdf")) == []
+    assert _files_holding(falkordb_server.server_paths(local_home).data_dir, SECRET.encode()) == []
+
+    again = CliRunner().invoke(app, ["delete", "--all", "--json"])
+    assert again.exit_code == 0 and json.loads(again.stdout) == []
+    said = CliRunner().invoke(app, ["delete", "--all"])
+    assert said.exit_code == 0 and "nothing deleted" in said.stderr

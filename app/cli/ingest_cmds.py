@@ -34,6 +34,7 @@ from docgraph.app.jobs.documents import (
     delete_documents,
     documents_with_sources,
     find_document,
+    list_documents,
     locate_pdf,
     note_copies,
     page_regions,
@@ -275,19 +276,26 @@ def _progress(quiet: bool) -> Progress:
 
 @handles_errors
 def delete_command(
-    docs: Annotated[list[str], typer.Argument(help="Document ids (or file names).", metavar="DOC...")],
+    docs: Annotated[list[str] | None, typer.Argument(help="Document ids (or file names).", metavar="DOC...")] = None,
+    every: Annotated[bool, typer.Option("--all", help="Delete every document of the store.")] = False,
     json_out: JsonOption = False,
     store: StoreOption = None,
 ) -> None:
-    """Delete documents and everything under them (--json: an object, a list of them for several)."""
+    """Delete documents and everything under them (--json: an object, a list of them for several or --all)."""
+    if every == bool(docs):
+        raise ConfigError("delete needs the documents to delete (ids or file names) or --all, not both")
     # on FalkorDB a delete rebuilds the full-text indexes (seconds per 10,000 regions) and rewrites the
     # local server's append-only file (seconds per GB): once for all the documents named
-    progress = nullcontext() if json_out else err_console.status(f"deleting {', '.join(docs)}")
-    with opened_store(store) as (graph_store, settings), progress:
+    with opened_store(store) as (graph_store, settings):
+        named = docs or [str(row["doc_id"]) for row in list_documents(graph_store)]
+        progress = nullcontext() if json_out or not named else err_console.status(f"deleting {', '.join(named)}")
         files_dir, page_cache = kept_copies_dir(settings.home, graph_store), page_cache_dir(settings.home)
-        results, failure = delete_documents(graph_store, docs, files_dir, page_cache)
-    if json_out and results:
-        print_json(results[0].to_json() if len(docs) == 1 else [one.to_json() for one in results])
+        with progress:
+            results, failure = delete_documents(graph_store, named, files_dir, page_cache) if named else ([], None)
+    if not named and not json_out:
+        err_console.print("no documents in the store: nothing deleted")
+    if json_out and (results or every):
+        print_json(results[0].to_json() if len(named) == 1 and not every else [one.to_json() for one in results])
     for one in [] if json_out else results:
         console.print(f"deleted {one.doc_id}: {one.deleted_nodes} nodes")
         if one.note:
