@@ -223,3 +223,25 @@ def test_a_chapter_heading_atop_each_chapters_first_page_stays_a_section(tmp_pat
     pages = NativeReader().read(tmp_path / "manual.pdf").pages
     assert [region.text for page in pages for region in page.regions if region.kind == "section_header"] == chapters
     assert [region.text for page in pages for region in page.regions if region.kind == "page_header"] == []
+
+
+def test_a_word_hyphenated_over_a_page_break_is_stored_whole(tmp_path: Path) -> None:
+    """ "... to stop further chlori-" | "nation in the bottle": neither part held the word, so
+    searching "chlorination" missed the passage; a real hyphen ("read-" | "only") stays."""
+    pdf = tmp_path / "sampling.pdf"
+    with pymupdf.open() as doc:
+        for last_line, next_line in (
+            ("The sample bottles contain a reagent to stop further chlori-", "nation in the bottle before it is read."),
+            ("The field sheet is kept in a folder that is read-", "only at the far end of the network."),
+        ):
+            page = _filled_first_page(doc) if doc.page_count == 0 else doc.new_page()
+            page.insert_text((72, 720), last_line, fontname="helv", fontsize=10)
+            following = doc.new_page()
+            following.insert_text((72, 72), next_line, fontname="helv", fontsize=10)
+            following.insert_text((72, 100), "The end of the section.", fontname="helv", fontsize=10)
+        doc.save(pdf)
+    steps = _cross_page_steps(pdf)
+    assert [(last[-12:], first[:12], continues) for last, first, continues in steps if continues] == [
+        ("chlorination", "in the bottl", True),
+        ("is read-only", "at the far e", True),
+    ]

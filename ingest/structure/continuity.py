@@ -9,13 +9,14 @@ from collections.abc import Sequence
 from itertools import pairwise
 
 from docgraph.ingest.floats.tables import to_markdown
-from docgraph.ingest.pdf.text import ends_sentence, starts_lowercase, unspaced_between
+from docgraph.ingest.pdf.text import ends_sentence, join_two, starts_lowercase, unspaced_between
 from docgraph.ingest.types import PageLayout, Region
 from docgraph.records import FURNITURE_KINDS, RegionKind
 
 # Regions that float or sit outside the text flow; a page break inside the flow skips them.
 _OUT_OF_FLOW: frozenset[RegionKind] = FURNITURE_KINDS | {"footnote", "figure", "caption"}
 _RUNS_ON = (",", "-", "\u2010", "(", "[", "/", "&", "，", "、", "（")
+_HYPHENS = ("-", "\u2010", "\u2011")
 _RUNNING_TEXT: frozenset[RegionKind] = frozenset({"paragraph", "list"})
 COLUMN_WIDTH_TOLERANCE = 0.15  # the two parts of a paragraph split by a column break are set as wide
 COLUMN_GAP_SLACK = 2.0  # points of overlap allowed between two columns' boxes
@@ -93,11 +94,22 @@ def column_break(last: Region, first: Region) -> bool:
     return b.x0 >= a.x1 - COLUMN_GAP_SLACK and b.y0 < (a.y0 + a.y1) / 2
 
 
+def _mend_split_word(last: Region, first: Region) -> None:
+    """A word hyphenated over the break ("infor-" | "mation desk") is kept whole at the end of the
+    part it starts in ("information" | "desk"), so that search and embeddings see the word; a real
+    hyphen stays ("well-known"). A continuing part of one word is left as it is."""
+    left, right = last.text.rstrip(), first.text.lstrip()
+    word, _, rest = right.partition(" ")
+    if left.endswith(_HYPHENS) and len(left) >= 2 and left[-2].isalpha() and word[:1].isalpha() and rest.strip():
+        last.text, first.text = join_two(left, word), rest.lstrip()
+
+
 def mark_continuations(pages: Sequence[PageLayout]) -> None:
     for page in pages:
         for last, first in pairwise(_flow(page)):
             if column_break(last, first) and paragraph_continues(last, first):
                 last.continues = True
+                _mend_split_word(last, first)
     for page, following in pairwise(pages):
         if following.number != page.number + 1:
             continue
@@ -110,5 +122,6 @@ def mark_continuations(pages: Sequence[PageLayout]) -> None:
             _repeat_header(last, first)
         elif paragraph_continues(last, first):
             last.continues = True
+            _mend_split_word(last, first)
         elif first.kind == "table" and len(next_flow) > 1 and paragraph_continues(last, next_flow[1]):
             last.continues = True  # the table was set at the top of the page, the text runs on below it
