@@ -27,6 +27,7 @@ fused (docs/experiments/retrieval-weights.md says why). The default weights keep
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -35,11 +36,11 @@ from numpy.typing import NDArray
 from docgraph.app.retrieval.base import PageHit, ScoredRegion, check_query
 from docgraph.app.retrieval.bm25 import scores_across, top_k_of
 from docgraph.app.retrieval.bm25_page import BM25PageRetriever, best_pages
-from docgraph.app.retrieval.corpus import FURNITURE, Corpus, DocumentIndex, RegionInfo
+from docgraph.app.retrieval.corpus import FURNITURE, Corpus, DocumentIndex, LabelledPlaces, RegionInfo
 from docgraph.app.retrieval.expansion import expand
 from docgraph.app.retrieval.gnn import GnnRetriever
 from docgraph.app.retrieval.hits import REGIONS_FOR_PAGES, QueryVectors, hit_from
-from docgraph.app.retrieval.kinds import named_kinds
+from docgraph.app.retrieval.kinds import named_kinds, named_labels
 from docgraph.app.retrieval.pages import rank_pages
 from docgraph.app.retrieval.references import asks_about_reference, follow_references
 from docgraph.app.retrieval.sections import region_section_scores, section_scores
@@ -192,7 +193,9 @@ class HybridRetriever:
     ) -> list[ScoredRegion]:
         """Gathered ``candidates`` fused under ``weights``, best first, with references followed when
         ``following`` (scripts/gnn_headroom.py re-fuses one gathering under several weightings)."""
-        hits = fuse(candidates, weights, named_kinds(query))
+        labels = named_labels(query)
+        places = self.corpus.labelled(labels, {c.info.doc_id for c in candidates}) if labels else None
+        hits = fuse(candidates, weights, named_kinds(query), places)
         if following:
             hits = follow_references(hits, self.corpus.references, weights.reference, weights.reference_hops)
         return hits
@@ -217,16 +220,21 @@ class HybridRetriever:
 
 
 def fuse(
-    candidates: list[Candidate], weights: HybridWeights, kinds: frozenset[str] = frozenset()
+    candidates: list[Candidate],
+    weights: HybridWeights,
+    kinds: frozenset[str] = frozenset(),
+    labelled: LabelledPlaces | None = None,
 ) -> list[ScoredRegion]:
     """Weighted sum of max-normalised signals, best first; a region of one of ``kinds`` (the kinds the
-    question names) gains ``weights.kind``, and across documents one of a document that holds much
-    of the best evidence gains up to ``weights.document`` (:func:`document_terms`)."""
+    question names) gains ``weights.kind``: with ``labelled`` (where the labels it names are), only
+    their captions and the regions of those kinds on their pages do. Across documents a region of a
+    document that holds much of the best evidence gains up to ``weights.document`` (:func:`document_terms`)."""
     best = {s: max((c.raw[s] for c in candidates), default=0.0) for s in SIGNALS}
+    named = _named_place(kinds, labelled)
     hits: list[ScoredRegion] = []
     for candidate in candidates:
         terms = {s: weights.of(s) * candidate.raw[s] / best[s] for s in SIGNALS if best[s] > 0 and weights.of(s)}
-        if candidate.info.kind in kinds and weights.kind:
+        if weights.kind and named(candidate.info):
             terms["kind"] = weights.kind
         hits.append(hit_from(candidate.info, sum(terms.values()), terms))
     if weights.document:
@@ -236,6 +244,14 @@ def fuse(
                 hit.score += term
     hits.sort(key=lambda h: -h.score)
     return hits
+
+
+def _named_place(kinds: frozenset[str], labelled: LabelledPlaces | None) -> Callable[[RegionInfo], bool]:
+    if labelled is None:
+        return lambda info: info.kind in kinds
+    return lambda info: (
+        info.region_id in labelled.captions or (info.kind in kinds and (info.doc_id, info.page) in labelled.pages)
+    )
 
 
 def document_terms(hits: list[ScoredRegion], weight: float, regions: int) -> list[float]:

@@ -6,7 +6,9 @@ question places its answer in, said in so many words: "the <up to four words> ta
 "the ... figure / diagram / chart / plot / graph / screenshot / picture / illustration", "Figure 2".
 A word that merely contains the noun (``write.table``, ``sqlTables``), "a table" (any table) and "the
 table of contents" name no kind. The hybrid gives regions of a named kind a fixed bonus
-(:attr:`app.retrieval.hybrid.HybridWeights.kind`).
+(:attr:`app.retrieval.hybrid.HybridWeights.kind`); a question that names a label ("Figure 3")
+gives it to the caption of that label and the regions of its kind on the caption's page, when a
+caption of that label is stored (every region of the kind otherwise).
 """
 
 from __future__ import annotations
@@ -18,6 +20,26 @@ _LABEL = r" (?:\d|[IVXL]+\b|[A-Z]\.\d)"  # "Table 3", "Table II", "Figure A.1"
 _TABLE = re.compile(rf"(?i:{_BEFORE}tables?\b(?! of contents))|\b[Tt]ables?{_LABEL}")
 _PICTURES = r"(?:figure|diagram|chart|plot|graph|screenshot|picture|illustration)s?\b(?! out)"
 _FIGURE = re.compile(rf"(?i:{_BEFORE}{_PICTURES})|\b(?:[Ff]igs?\.|[Ff]igures?){_LABEL}")
+
+
+_NUMBERED = re.compile(
+    r"\b(?P<word>[Tt]ables?|TABLES?|[Ff]igs?\.|FIGS?\.|[Ff]igures?|FIGURES?)\s*"
+    r"(?P<number>(?:[A-Z][.\u2010-\u2014-])?\d{1,3}(?:[.\u2010-\u2014-]\d{1,3})*[a-z]?|[IVXL]{1,6})\b"
+)
+_DASH = re.compile(r"[\u2010-\u2014-]")
+
+
+def label_key(kind: str, number: str) -> tuple[str, str]:
+    """("figure", "3"): a label as questions and captions both name it ("Table 2–1" is "Table 2-1")."""
+    return kind, _DASH.sub("-", number.rstrip(".")).casefold()
+
+
+def named_labels(question: str) -> frozenset[tuple[str, str]]:
+    """The figure and table labels ``question`` names: "Figure 3", "Fig. 2a", "Table A.1"."""
+    return frozenset(
+        label_key("table" if match["word"][0] in "Tt" else "figure", match["number"])
+        for match in _NUMBERED.finditer(question)
+    )
 
 
 def named_kinds(question: str) -> frozenset[str]:
