@@ -32,6 +32,11 @@ SUBJECTS = [
         ("As Fig. 2a shows, which curve is steeper?", {("figure", "2a")}),
         ("According to Table 6–2, what synonym can I use?", {("table", "6-2")}),
         ("Compare TABLE II with Figure A.1.", {("table", "ii"), ("figure", "a.1")}),
+        (
+            "Compare Figures 3 and 4, then Tables 2, 5 or 6.",
+            {("figure", "3"), ("figure", "4"), ("table", "2"), ("table", "5"), ("table", "6")},
+        ),
+        ("Which table I should use for the pumps?", set()),
         ("Which tables does sqlTables list?", set()),
         ("In the figure of the filter beds, where does water flow?", set()),
     ],
@@ -41,39 +46,57 @@ def test_named_labels(question: str, labels: set[tuple[str, str]]) -> None:
 
 
 def _manual(pdf: Path) -> None:
-    """A page per figure (a picture, then "Figure N: ..."), then two tables over two pages each,
-    one captioned above (pages 5 and 6), one below (8 and 9)."""
+    """Pages 1-4: a picture each, "Figure N: ..." under it; page 5: Figure 5 at its foot, its caption
+    atop page 6. Pages 7-8: Table 1, captioned above; pages 9-10: Table 2 captioned below its second
+    part, and Table 3 right under that caption, running on to page 11 and captioned below there."""
     with pymupdf.open() as doc:
         for number, (subject, prose) in enumerate(SUBJECTS, start=1):
             page = doc.new_page()
             page.insert_text((72, 80), f"{number} Part {number}", fontname="hebo", fontsize=14)
             page.insert_text((72, 110), prose, fontname="helv", fontsize=10)
-            picture = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 120, 60), 0)
-            picture.set_rect(picture.irect, (40 * number, 120, 200))
-            page.insert_image(pymupdf.Rect(100, 140, 460, 320), pixmap=picture)
+            _picture(page, pymupdf.Rect(100, 140, 460, 320), number)
             page.insert_text((72, 350), f"Figure {number}: {subject}.", fontname="helv", fontsize=9)
+        page = doc.new_page()
+        page.insert_text((72, 80), "The screens are cleaned by a raking machine.", fontname="helv", fontsize=10)
+        _picture(page, pymupdf.Rect(100, 500, 460, 740), 5)
+        page = doc.new_page()
+        page.insert_text((72, 80), "Figure 5: The raking machine lifting debris.", fontname="helv", fontsize=9)
+        page.insert_text((72, 110), "The machine runs every hour.", fontname="helv", fontsize=10)
         valves = [("Valve", "Setting")] + [(f"V-{n:02d}", f"{10 + n * 3} kPa") for n in range(60)]
-        _table_over_two_pages(doc, valves, "Table 1: Valve settings.", above=True)
-        doc.new_page().insert_text((72, 80), "The pumps run at the speeds below.", fontname="helv", fontsize=10)
-        pumps = [("Pump", "Speed")] + [(f"P-{n:02d}", f"{900 + n * 7} rpm") for n in range(60)]
-        _table_over_two_pages(doc, pumps, "Table 2: Pump speeds.", above=False)
+        page = doc.new_page()
+        page.insert_text((72, 100), "Table 1: Valve settings.", fontname="helv", fontsize=9)
+        _table(page, valves[:40], 120)
+        _table(doc.new_page(), valves[40:], 72)
+        pumps = [("Pump", "Speed")] + [(f"P-{n:02d}", f"{900 + n * 7} rpm") for n in range(49)]
+        motors = [("Motor", "Rating")] + [(f"M-{n:02d}", f"{5 + n} kW") for n in range(47)]
+        page = doc.new_page()
+        page.insert_text((72, 80), "The pumps run at the speeds below.", fontname="helv", fontsize=10)
+        _table(page, pumps[:40], 100)
+        page = doc.new_page()
+        end = _table(page, pumps[40:], 72)
+        page.insert_text((72, end + 20), "Table 2: Pump speeds.", fontname="helv", fontsize=9)
+        _table(page, motors[:28], end + 50)
+        page = doc.new_page()
+        end = _table(page, motors[28:], 72)
+        page.insert_text((72, end + 20), "Table 3: Motor ratings.", fontname="helv", fontsize=9)
         doc.save(pdf)
 
 
-def _table_over_two_pages(doc: pymupdf.Document, rows: list[tuple[str, str]], caption: str, above: bool) -> None:
-    """A ruled table of ``rows`` over two pages, ``caption`` above its first part or below its last."""
-    for part, (top, chunk) in enumerate([(120, rows[:40]), (72, rows[40:])]):
-        page = doc.new_page()
-        if part == 0 and above:
-            page.insert_text((72, 100), caption, fontname="helv", fontsize=9)
-        for row, cells in enumerate(chunk):
-            y = top + 16 * row
-            page.draw_rect(pymupdf.Rect(72, y, 372, y + 16), color=(0, 0, 0), width=0.5)
-            page.draw_line((222, y), (222, y + 16), color=(0, 0, 0), width=0.5)
-            for x, cell in zip((75, 225), cells, strict=True):
-                page.insert_text((x, y + 12), cell, fontname="helv", fontsize=9)
-        if part == 1 and not above:
-            page.insert_text((72, top + 16 * len(chunk) + 20), caption, fontname="helv", fontsize=9)
+def _picture(page: pymupdf.Page, rect: pymupdf.Rect, shade: int) -> None:
+    picture = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 120, 60), 0)
+    picture.set_rect(picture.irect, (40 * shade, 120, 200))
+    page.insert_image(rect, pixmap=picture)
+
+
+def _table(page: pymupdf.Page, rows: list[tuple[str, str]], top: float) -> float:
+    """A ruled two-column table of ``rows`` from ``top``; where it ends."""
+    for row, cells in enumerate(rows):
+        y = top + 16 * row
+        page.draw_rect(pymupdf.Rect(72, y, 372, y + 16), color=(0, 0, 0), width=0.5)
+        page.draw_line((222, y), (222, y + 16), color=(0, 0, 0), width=0.5)
+        for x, cell in zip((75, 225), cells, strict=True):
+            page.insert_text((x, y + 12), cell, fontname="helv", fontsize=9)
+    return top + 16 * len(rows)
 
 
 def _bonused(hits: list[ScoredRegion]) -> set[tuple[int, str]]:
@@ -94,15 +117,28 @@ def test_a_named_label_gives_the_bonus_to_its_caption_and_what_it_captions(
     hits = hybrid.retrieve("What does Figure 3 show?", 40)
     assert _bonused(hits) == {(3, "caption"), (3, "figure")}
     assert hits[0].page == 3
+    assert _bonused(hybrid.retrieve("Compare Figures 3 and 4.", 40)) == {
+        (n, kind) for n in (3, 4) for kind in ("caption", "figure")
+    }
+    assert _bonused(hybrid.retrieve("What does FIGURE 5 show?", 40)) == {(5, "figure"), (6, "caption")}
     assert _bonused(hybrid.retrieve("What does Table 1 give for valve V-45?", 40)) == {
-        (5, "caption"),
-        (5, "table"),
-        (6, "table"),
+        (7, "caption"),
+        (7, "table"),
+        (8, "table"),
     }
     assert _bonused(hybrid.retrieve("What speed does Table 2 give for pump P-05?", 40)) == {
-        (8, "table"),
         (9, "table"),
-        (9, "caption"),
+        (10, "table"),
+        (10, "caption"),
     }
-    # A label no caption has: every figure, as for "the figure of ..."
-    assert _bonused(hybrid.retrieve("What does Figure 9 show?", 40)) == {(n, "figure") for n in range(1, 5)}
+    assert _bonused(hybrid.retrieve("What rating does Table 3 give for motor M-30?", 40)) == {
+        (10, "table"),
+        (11, "table"),
+        (11, "caption"),
+    }
+    # A label no caption has: every region of its kind, as for "the figure of ..."; a found one of
+    # another kind does not narrow this one
+    every_figure = {(n, "figure") for n in range(1, 6)}
+    assert _bonused(hybrid.retrieve("What does Figure 9 show?", 40)) == every_figure
+    named = _bonused(hybrid.retrieve("Does Figure 9 match the valves of Table 1?", 40))
+    assert named == every_figure | {(7, "caption"), (7, "table"), (8, "table")}

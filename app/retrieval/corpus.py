@@ -19,10 +19,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from docgraph.app.retrieval.bm25 import BM25Index
-from docgraph.app.retrieval.kinds import label_key
+from docgraph.app.retrieval.labels import Captions, Label, LabelledPlaces, labelled_places, load_captions
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore
-from docgraph.ingest.links.edges import caption_kind, caption_label
 
 # Kinds that carry no content of their own for lexical search.
 FURNITURE = frozenset({"page_header", "page_footer"})
@@ -38,7 +37,6 @@ class RegionInfo:
     bbox: tuple[float, ...]
     text: str
     section_id: str | None
-    continues: bool = False  # runs on past a page (or column) break
 
     @property
     def search_text(self) -> str:
@@ -54,14 +52,6 @@ class SectionInfo:
     parent_id: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class LabelledPlaces:
-    """Where a question's labels ("Figure 3") are: their captions and the pages of what they caption."""
-
-    captions: frozenset[str]  # region ids
-    pages: frozenset[tuple[str, int]]  # (doc_id, page)
-
-
 @dataclass
 class DocumentIndex:
     doc_id: str
@@ -72,6 +62,7 @@ class DocumentIndex:
     sections: dict[str, SectionInfo]
     passages: dict[str, NDArray[np.float32]] = field(default_factory=dict)  # region id -> passages x dim
     references: dict[str, frozenset[int]] = field(default_factory=dict)  # region id -> pages it refers to
+    captions: Captions = field(default_factory=lambda: Captions({}))  # what each labelled caption captions
     region_row: dict[str, int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _region_bm25: BM25Index | None = None
@@ -126,35 +117,6 @@ class DocumentIndex:
                 members.setdefault(region.section_id, []).append(row)
         return members
 
-    @cached_property
-    def labelled_captions(self) -> dict[tuple[str, str], list[RegionInfo]]:
-        """Label (:func:`app.retrieval.kinds.label_key`) -> the captions that start with it."""
-        captions: dict[tuple[str, str], list[RegionInfo]] = {}
-        for region in self.regions:
-            label = caption_label(region.text) if region.kind == "caption" else None
-            if label is not None:
-                captions.setdefault(label_key(label.kind, label.number), []).append(region)
-        return captions
-
-    def labelled_pages(self, captions: list[RegionInfo]) -> Iterator[tuple[str, int]]:
-        """(doc_id, page) of this document's ``captions`` and of the other pages of the figure or
-        table each captions: a table continued over page breaks, its caption above or below it."""
-        for caption in captions:
-            if caption.doc_id == self.doc_id:
-                kind = caption_kind(caption.text)
-                first = last = caption.page
-                while self._runs_on(first - 1, kind):
-                    first -= 1
-                while self._runs_on(last, kind):
-                    last += 1
-                yield from ((self.doc_id, page) for page in range(first, last + 1))
-
-    def _runs_on(self, page: int, kind: str | None) -> bool:
-        """A region of ``kind`` on ``page`` runs on onto the next page."""
-        return any(
-            self.regions[row].kind == kind and self.regions[row].continues for row in self.page_rows.get(page, [])
-        )
-
     def ancestors(self, section_id: str) -> list[str]:
         """The section and its enclosing sections, nearest first."""
         chain: list[str] = []
@@ -194,7 +156,6 @@ def load_document(store: GraphStore, doc_id: str, version: str) -> DocumentIndex
             bbox=tuple(float(x) for x in (row["bbox"] or ())),
             text=" ".join(str(part) for part in (row["text"], row.get("description")) if part),
             section_id=row["section_id"],
-            continues=bool(row.get("continues")),
         )
         for row in store.read(cypher.load("retrieval_doc_regions", dialect), params)
     ]
@@ -219,6 +180,7 @@ def load_document(store: GraphStore, doc_id: str, version: str) -> DocumentIndex
         passages=_passages(store, doc_id),
     )
     document.references = _references(store, document)
+    document.captions = load_captions(store, doc_id)
     return document
 
 
@@ -345,17 +307,11 @@ class Corpus:
                 return other.regions[row]
         return None
 
-    def labelled(self, labels: frozenset[tuple[str, str]], doc_ids: set[str]) -> LabelledPlaces | None:
-        """Where the loaded documents ``doc_ids`` hold ``labels``; None when none of them does."""
+    def labelled(self, labels: frozenset[Label], doc_ids: set[str]) -> LabelledPlaces | None:
+        """Where ``labels`` are in the loaded documents ``doc_ids`` (None: in none of them)."""
         with self._lock:
-            documents = [self._documents[doc] for doc in sorted(doc_ids) if doc in self._documents]
-        captions = [
-            found for document in documents for label in labels for found in document.labelled_captions.get(label, [])
-        ]
-        if not captions:
-            return None
-        pages = {place for document in documents for place in document.labelled_pages(captions)}
-        return LabelledPlaces(frozenset(c.region_id for c in captions), frozenset(pages))
+            documents = [self._documents[doc].captions for doc in sorted(doc_ids) if doc in self._documents]
+        return labelled_places(labels, documents)
 
     def section_titles(self, region_id: str) -> list[str]:
         """Titles of a loaded region's enclosing sections, outermost first (none when it has none)."""

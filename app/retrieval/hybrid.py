@@ -36,11 +36,12 @@ from numpy.typing import NDArray
 from docgraph.app.retrieval.base import PageHit, ScoredRegion, check_query
 from docgraph.app.retrieval.bm25 import scores_across, top_k_of
 from docgraph.app.retrieval.bm25_page import BM25PageRetriever, best_pages
-from docgraph.app.retrieval.corpus import FURNITURE, Corpus, DocumentIndex, LabelledPlaces, RegionInfo
+from docgraph.app.retrieval.corpus import FURNITURE, Corpus, DocumentIndex, RegionInfo
 from docgraph.app.retrieval.expansion import expand
 from docgraph.app.retrieval.gnn import GnnRetriever
 from docgraph.app.retrieval.hits import REGIONS_FOR_PAGES, QueryVectors, hit_from
 from docgraph.app.retrieval.kinds import named_kinds, named_labels
+from docgraph.app.retrieval.labels import LabelledPlaces
 from docgraph.app.retrieval.pages import rank_pages
 from docgraph.app.retrieval.references import asks_about_reference, follow_references
 from docgraph.app.retrieval.sections import region_section_scores, section_scores
@@ -195,7 +196,7 @@ class HybridRetriever:
         ``following`` (scripts/gnn_headroom.py re-fuses one gathering under several weightings)."""
         labels = named_labels(query)
         places = self.corpus.labelled(labels, {c.info.doc_id for c in candidates}) if labels else None
-        hits = fuse(candidates, weights, named_kinds(query), places)
+        hits = fuse(candidates, weights, named_kinds(query) | {kind for kind, _ in labels}, places)
         if following:
             hits = follow_references(hits, self.corpus.references, weights.reference, weights.reference_hops)
         return hits
@@ -226,8 +227,8 @@ def fuse(
     labelled: LabelledPlaces | None = None,
 ) -> list[ScoredRegion]:
     """Weighted sum of max-normalised signals, best first; a region of one of ``kinds`` (the kinds the
-    question names) gains ``weights.kind``: with ``labelled`` (where the labels it names are), only
-    their captions and the regions of those kinds on their pages do. Across documents a region of a
+    question names) gains ``weights.kind``; of a kind whose named label was found (``labelled``),
+    only the label's caption and what it captions do. Across documents a region of a
     document that holds much of the best evidence gains up to ``weights.document`` (:func:`document_terms`)."""
     best = {s: max((c.raw[s] for c in candidates), default=0.0) for s in SIGNALS}
     named = _named_place(kinds, labelled)
@@ -249,9 +250,7 @@ def fuse(
 def _named_place(kinds: frozenset[str], labelled: LabelledPlaces | None) -> Callable[[RegionInfo], bool]:
     if labelled is None:
         return lambda info: info.kind in kinds
-    return lambda info: (
-        info.region_id in labelled.captions or (info.kind in kinds and (info.doc_id, info.page) in labelled.pages)
-    )
+    return lambda info: info.region_id in labelled.regions or (info.kind in kinds and info.kind not in labelled.kinds)
 
 
 def document_terms(hits: list[ScoredRegion], weight: float, regions: int) -> list[float]:

@@ -22,9 +22,14 @@ _PICTURES = r"(?:figure|diagram|chart|plot|graph|screenshot|picture|illustration
 _FIGURE = re.compile(rf"(?i:{_BEFORE}{_PICTURES})|\b(?:[Ff]igs?\.|[Ff]igures?){_LABEL}")
 
 
+_ARABIC = r"(?:[A-Z][.\u2010-\u2014-])?\d{1,3}(?:[.\u2010-\u2014-]\d{1,3})*[a-z]?\b"  # 3, 2-1, A.1, 2a
+_ROMAN = r"(?:[IVXL]{2,6}|[VXL]|I(?!\s+[a-z]))\b"  # II, V; an I before a lowercase word is the pronoun
+_ITEM = re.compile(rf"{_ARABIC}|{_ROMAN}")
+# "Figure 3", "Figures 3 and 4", "Tables 2, 3 or 5", "Fig. 2a", "TABLE II" (Roman numerals only after a
+# capital: "which table I need" names none)
 _NUMBERED = re.compile(
     r"\b(?P<word>[Tt]ables?|TABLES?|[Ff]igs?\.|FIGS?\.|[Ff]igures?|FIGURES?)\s*"
-    r"(?P<number>(?:[A-Z][.\u2010-\u2014-])?\d{1,3}(?:[.\u2010-\u2014-]\d{1,3})*[a-z]?|[IVXL]{1,6})\b"
+    rf"(?P<items>(?:{_ARABIC}|{_ROMAN})(?:\s*(?:,|and|or|&)\s*(?:{_ARABIC}|{_ROMAN}))*)"
 )
 _DASH = re.compile(r"[\u2010-\u2014-]")
 
@@ -35,11 +40,14 @@ def label_key(kind: str, number: str) -> tuple[str, str]:
 
 
 def named_labels(question: str) -> frozenset[tuple[str, str]]:
-    """The figure and table labels ``question`` names: "Figure 3", "Fig. 2a", "Table A.1"."""
-    return frozenset(
-        label_key("table" if match["word"][0] in "Tt" else "figure", match["number"])
-        for match in _NUMBERED.finditer(question)
-    )
+    """The figure and table labels ``question`` names: "Figure 3", "Figures 3 and 4", "Table A.1"."""
+    labels = set()
+    for match in _NUMBERED.finditer(question):
+        kind = "table" if match["word"][0] in "Tt" else "figure"
+        for item in _ITEM.findall(match["items"]):
+            if any(ch.isdigit() for ch in item) or match["word"][0].isupper():  # a Roman one after a capital
+                labels.add(label_key(kind, item))
+    return frozenset(labels)
 
 
 def named_kinds(question: str) -> frozenset[str]:
