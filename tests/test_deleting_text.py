@@ -24,6 +24,7 @@ from docgraph.app.stores.kept_copies import kept_copies_dir
 from docgraph.app.stores.page_cache import page_cache_dir
 from docgraph.app.ui_support.page_images import page_image
 from docgraph.errors import DocumentBusyError
+from tests.conftest import fresh_graph_name
 
 SECRET = "quuxcontractword"
 
@@ -61,7 +62,7 @@ def test_a_deleted_documents_text_is_not_kept_in_the_stores_files_or_logs(
     client.config_set("rdbcompression", "no")  # the snapshot's strings as written, for the search below
 
     files_dir = kept_copies_dir(local_home, falkordb_store)
-    deleted = delete_document(falkordb_store, "contract", files_dir, page_cache_dir(local_home))
+    deleted = delete_document(falkordb_store, "contract", files_dir, page_cache_dir(local_home, falkordb_store))
 
     assert deleted.deleted_nodes > 0 and deleted.same_content == []
     assert _files_holding(data_dir, SECRET.encode()) == []
@@ -85,7 +86,7 @@ def test_a_deleted_documents_cached_page_images_go_with_it(falkordb_store: Falko
     assert len(set(images)) == 3 and [image.is_file() for image in images] == [False, True, True]
 
     files_dir = kept_copies_dir(settings.home, falkordb_store)
-    deleted = delete_document(falkordb_store, "contract", files_dir, page_cache_dir(settings.home))
+    deleted = delete_document(falkordb_store, "contract", files_dir, page_cache_dir(settings.home, falkordb_store))
 
     assert deleted.page_images == 1
     assert [image.is_file() for image in images] == [False, True, False]
@@ -235,3 +236,32 @@ def test_delete_all_empties_the_store_and_asks_for_either_names_or_all(
     assert again.exit_code == 0 and json.loads(again.stdout) == []
     said = CliRunner().invoke(app, ["delete", "--all"])
     assert said.exit_code == 0 and "nothing deleted" in said.stderr
+
+
+def test_another_graphs_page_images_and_an_older_releases_are_dropped_as_they_should(
+    falkordb_store: FalkorDBStore, local_home: Path, tmp_path: Path
+) -> None:
+    """Page images were cached in one folder for every graph of a data home, and which to keep was
+    asked of the graph at hand: a --force re-read in one graph dropped another graph's images of
+    the same file. Images an older release cached in that folder go with a delete of their file."""
+    settings = Settings(home=local_home, graph=falkordb_store.graph_name, store="")
+    other_settings = Settings(home=local_home, graph=fresh_graph_name(), store="")
+    other = open_store(other_settings)
+    try:
+        other.apply_schema()
+        pdf = contract(tmp_path)
+        for store, each in ((falkordb_store, settings), (other, other_settings)):
+            assert build_ingest_pipeline(store, each, embed=False).ingest(pdf).status == "ingested"
+        images = [page_image(falkordb_store, settings, "contract", 1), page_image(other, other_settings, "contract", 1)]
+        force = build_ingest_pipeline(falkordb_store, settings, embed=False, force=True)
+        assert force.ingest(pdf).status == "replaced"
+        assert [image.is_file() for image in images] == [False, True]
+
+        older = images[1].parent.parent / images[1].name  # where an older release kept it
+        older.write_bytes(images[1].read_bytes())
+        files_dir = kept_copies_dir(local_home, other)
+        deleted = delete_document(other, "contract", files_dir, page_cache_dir(local_home, other))
+        assert deleted.page_images == 2 and not older.exists() and not images[1].exists()
+    finally:
+        other.delete_graph()  # type: ignore[attr-defined]
+        other.close()

@@ -117,7 +117,7 @@ def test_ask_answers_with_clickable_citations_and_evidence(ui_env: Settings, sto
 
     first = result.citations[0]
     assert at.image[0].proto.imgs[0].caption == f"{DOC}, page {first.page}"
-    cached = list((ui_env.home / "cache" / "pages").glob("*.png"))
+    cached = list((ui_env.home / "cache" / "pages").glob("*/*.png"))  # a folder per store
     assert any(f"-p{first.page}-" in path.name and not path.name.endswith("-plain.png") for path in cached)
     shown = texts(at.markdown)
     section = store.read(

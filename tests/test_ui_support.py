@@ -25,6 +25,7 @@ from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.app.stores.page_cache import page_cache_dir
 from docgraph.app.stores.query_errors import query_problem
 from docgraph.app.ui_support.answers import (
     markdown_text,
@@ -179,7 +180,7 @@ def test_page_images_are_rendered_once_with_highlights(sample: tuple[GraphStore,
     cited = region_with(store, "penguins are fed")
     highlighted = page_image(store, settings, DOC, 1, {cited})
     plain = page_image(store, settings, DOC, 1)
-    assert highlighted != plain and highlighted.parent == settings.home / "cache" / "pages"
+    assert highlighted != plain and highlighted.parent == page_cache_dir(settings.home, store)
     stamp = highlighted.stat().st_mtime_ns
     assert page_image(store, settings, DOC, 1, [cited]) == highlighted
     assert highlighted.stat().st_mtime_ns == stamp  # served from the cache, not drawn again

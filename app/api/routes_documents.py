@@ -163,7 +163,7 @@ def delete_document(doc_id: str, state: State) -> dict[str, Any]:
             "conflict",
             f"{doc_id!r} is being ingested (job {writing.job_id}, {state_now}): delete it once the job has ended",
         )
-    files_dir, page_cache = kept_copies_dir(state.settings.home, store), page_cache_dir(state.settings.home)
+    files_dir, page_cache = kept_copies_dir(state.settings.home, store), page_cache_dir(state.settings.home, store)
     deleted = delete_document_and_copy(store, doc_id, files_dir, page_cache)
     state.jobs.forget_document(deleted.doc_id)  # the ended jobs that name it
     return as_json(DeleteResultModel, deleted.to_json())

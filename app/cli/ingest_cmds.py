@@ -288,8 +288,9 @@ def delete_command(
     # local server's append-only file (seconds per GB): once for all the documents named
     with opened_store(store) as (graph_store, settings):
         named = docs or [str(row["doc_id"]) for row in list_documents(graph_store)]
-        progress = nullcontext() if json_out or not named else err_console.status(f"deleting {', '.join(named)}")
-        files_dir, page_cache = kept_copies_dir(settings.home, graph_store), page_cache_dir(settings.home)
+        shown = ", ".join(named) if len(named) <= 3 else f"{len(named)} documents"
+        progress = nullcontext() if json_out or not named else err_console.status(f"deleting {shown}")
+        files_dir, page_cache = kept_copies_dir(settings.home, graph_store), page_cache_dir(settings.home, graph_store)
         with progress:
             results, failure = delete_documents(graph_store, named, files_dir, page_cache) if named else ([], None)
     if not named and not json_out:

@@ -15,7 +15,7 @@ from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, Row
 from docgraph.app.stores.ingest_claims import check_not_ingested, delete_claim
 from docgraph.app.stores.kept_copies import copies_locked, drop_unused_copies, kept_copy_path, stored_sha256
-from docgraph.app.stores.page_cache import drop_page_images
+from docgraph.app.stores.page_cache import drop_unused_images
 from docgraph.errors import (
     AmbiguousDocumentError,
     ConfigError,
@@ -268,11 +268,12 @@ def _drop_leftovers(
         if stored_sha256(store, doc_id) is not None:
             return 0, []
         _drop_unused_copies(store, files_dir)
+        if sha256 and page_cache is not None:
+            images, rows = drop_unused_images(store, page_cache, sha256, doc_id)
+            return images, sorted(str(row["doc_id"]) for row in rows)
         if sha256:
             rows = store.read(cypher.load("documents_with_sha256", store.dialect), {"sha256": sha256, "doc_id": doc_id})
-            ingests = [str(row["ingest_id"] or "") for row in rows]
-            images = drop_page_images(page_cache, sha256, ingests) if page_cache is not None else 0
-            return images, sorted(str(row["doc_id"]) for row in rows)
+            return 0, sorted(str(row["doc_id"]) for row in rows)
     return 0, []
 
 

@@ -89,7 +89,7 @@ def build_ingest_pipeline(
         notes.append("embeddings off (as asked): vector search and the GNN will not see these documents")
         build.append(NO_EMBEDDINGS)
     files_dir = kept_copies_dir(settings.home, store)
-    page_cache = page_cache_dir(settings.home)
+    page_cache = page_cache_dir(settings.home, store)
     stages.append(WriteStage(store, files_dir=files_dir, page_cache=page_cache, force=force, relink=relink))
     return IngestPipeline(stages, notes, BUILD_SEPARATOR.join(build), tasks=tasks or InlineExecutor(worker))
 

@@ -32,7 +32,7 @@ from docgraph.app.stores.kept_copies import (
     drop_unused_copy,
     keep_copy,
 )
-from docgraph.app.stores.page_cache import drop_page_images
+from docgraph.app.stores.page_cache import drop_unused_images
 from docgraph.errors import BadDocumentError, IngestError, StoreError
 from docgraph.ingest.types import DocumentLayout
 from docgraph.records import GraphBatch
@@ -177,11 +177,9 @@ class WriteStage:
         """The replaced version's cached page images (another file's, or those of the reading a
         --force re-read replaced), but those of stored documents of that content. Best effort: a
         later delete of the document takes what is left."""
-        if self.page_cache is None or not sha256:
-            return
-        with contextlib.suppress(StoreError, OSError):
-            rows = self.store.read(load("documents_with_sha256", self.store.dialect), {"sha256": sha256, "doc_id": ""})
-            drop_page_images(self.page_cache, sha256, [str(row["ingest_id"] or "") for row in rows])
+        if self.page_cache is not None and sha256:
+            with contextlib.suppress(StoreError, OSError):
+                drop_unused_images(self.store, self.page_cache, sha256)
 
     def _write(self, ctx: IngestContext, stored: Row | None) -> None:
         assert ctx.batch is not None

@@ -20,7 +20,12 @@ from docgraph.errors import BadDocumentError
 def kept_copies_dir(home: Path, store: GraphStore) -> Path:
     """One folder per store, so that deleting a document of one graph never takes a file another
     graph renders from."""
-    return home / "files" / hashlib.sha256(store.url.encode()).hexdigest()[:12]
+    return home / "files" / store_key(store)
+
+
+def store_key(store: GraphStore) -> str:
+    """The name of a store's own folders under a data home (its graph's, on a shared server)."""
+    return hashlib.sha256(store.url.encode()).hexdigest()[:12]
 
 
 def stored_sha256(store: GraphStore, doc_id: str) -> str | None:

@@ -13,6 +13,7 @@ from docgraph.app.stores import falkordb_server
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import open_store
 from docgraph.app.stores.kept_copies import kept_copies_dir, remove_kept_copies
+from docgraph.app.stores.page_cache import page_cache_dir, remove_page_cache
 
 
 @contextmanager
@@ -33,5 +34,6 @@ def temporary_local_store(settings: Settings) -> Iterator[GraphStore]:
         if store is not None:
             store.close()
             remove_kept_copies(kept_copies_dir(settings.home, store))
+            remove_page_cache(page_cache_dir(settings.home, store))
         falkordb_server.stop(home)
         shutil.rmtree(home, ignore_errors=True)

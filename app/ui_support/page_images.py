@@ -30,7 +30,9 @@ def page_image(
     marked = set(highlight)
     document = find_document(store, doc_id)
     ingest_id = str(document.get("ingest_id") or "")
-    target = cache_path(page_cache_dir(settings.home), str(document["sha256"]), page, marked, dpi, chosen, ingest_id)
+    target = cache_path(
+        page_cache_dir(settings.home, store), str(document["sha256"]), page, marked, dpi, chosen, ingest_id
+    )
     if target.is_file():
         return target
     regions = page_regions(store, str(document["doc_id"]), page)

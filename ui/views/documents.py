@@ -205,7 +205,7 @@ def _manage_section(graph_store: GraphStore, doc_ids: list[str]) -> None:
             with common.shown_errors("Deleting"), st.spinner(f"Deleting {doc_id}…"):
                 home = common.settings().home
                 files_dir = kept_copies_dir(home, graph_store)
-                deleted = delete_document(graph_store, str(doc_id), files_dir, page_cache_dir(home))
+                deleted = delete_document(graph_store, str(doc_id), files_dir, page_cache_dir(home, graph_store))
                 messages = [("success", f"Deleted {doc_id}: {deleted.deleted_nodes} nodes.")]
                 st.session_state[MESSAGES] = messages + ([("warning", deleted.note)] if deleted.note else [])
                 st.session_state[DELETE_ROUND] = deletes + 1
