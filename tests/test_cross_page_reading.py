@@ -245,3 +245,22 @@ def test_a_word_hyphenated_over_a_page_break_is_stored_whole(tmp_path: Path) -> 
         ("chlorination", "in the bottl", True),
         ("is read-only", "at the far e", True),
     ]
+
+
+def test_a_word_hyphenated_over_a_page_break_and_a_table_atop_the_next_page_is_stored_whole(
+    tmp_path: Path,
+) -> None:
+    """With a table set at the top of the next page between its parts, the word stayed split."""
+    pdf = tmp_path / "switch.pdf"
+    with pymupdf.open() as doc:
+        first = _filled_first_page(doc)
+        first.insert_text((72, 720), "The switch returns the load once the mains is sta-", fontname="helv", fontsize=10)
+        second = doc.new_page()
+        _ruled_table(
+            second, [("Setting", "Value"), ("Transfer delay", "10 s"), ("Retransfer delay", "5 min")], 72, True
+        )
+        second.insert_text((72, 150), "ble for five minutes, the retransfer delay.", fontname="helv", fontsize=10)
+        doc.save(pdf)
+    assert ("the mains is stable", "for five minutes, th", True) in [
+        (last[-19:], first, continues) for last, first, continues in _cross_page_steps(pdf)
+    ]

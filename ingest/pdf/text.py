@@ -36,7 +36,7 @@ _TRANSLATION = str.maketrans({**LIGATURES, **_DROP_CHARS, **_SPACE_CHARS, **SYMB
 _PRESENTATION_FORMS = re.compile("[\ufb1d-\ufdff\ufe70-\ufefe]+")
 
 # Characters that end a line with a hyphen which may be a hyphenation point.
-_HYPHENS = ("-", "\u2010", "\u2011")
+LINE_HYPHENS = ("-", "\u2010", "\u2011")
 _SPACE_RUN = re.compile(r"[ ]{2,}")
 _SENTENCE_END = re.compile(r"""[.!?:;。！？：；]["')\]\u201d\u2019」』）]*$""")  # Chinese and Japanese stops too
 
@@ -133,7 +133,7 @@ def join_two(left: str, right: str) -> str:
         return right
     if not right:
         return left
-    if left.endswith(_HYPHENS) and len(left) >= 2 and left[-2].isalnum() and right[0].isalnum():
+    if left.endswith(LINE_HYPHENS) and len(left) >= 2 and left[-2].isalnum() and right[0].isalnum():
         before = _last_word(left[:-1])
         after = _first_word(right)
         if left[-2].isalpha() and not keeps_hyphen(before, after):

@@ -9,14 +9,13 @@ from collections.abc import Sequence
 from itertools import pairwise
 
 from docgraph.ingest.floats.tables import to_markdown
-from docgraph.ingest.pdf.text import ends_sentence, join_two, starts_lowercase, unspaced_between
+from docgraph.ingest.pdf.text import LINE_HYPHENS, ends_sentence, join_two, starts_lowercase, unspaced_between
 from docgraph.ingest.types import PageLayout, Region
 from docgraph.records import FURNITURE_KINDS, RegionKind
 
 # Regions that float or sit outside the text flow; a page break inside the flow skips them.
 _OUT_OF_FLOW: frozenset[RegionKind] = FURNITURE_KINDS | {"footnote", "figure", "caption"}
 _RUNS_ON = (",", "-", "\u2010", "(", "[", "/", "&", "，", "、", "（")
-_HYPHENS = ("-", "\u2010", "\u2011")
 _RUNNING_TEXT: frozenset[RegionKind] = frozenset({"paragraph", "list"})
 COLUMN_WIDTH_TOLERANCE = 0.15  # the two parts of a paragraph split by a column break are set as wide
 COLUMN_GAP_SLACK = 2.0  # points of overlap allowed between two columns' boxes
@@ -100,7 +99,7 @@ def _mend_split_word(last: Region, first: Region) -> None:
     hyphen stays ("well-known"). A continuing part of one word is left as it is."""
     left, right = last.text.rstrip(), first.text.lstrip()
     word, _, rest = right.partition(" ")
-    if left.endswith(_HYPHENS) and len(left) >= 2 and left[-2].isalpha() and word[:1].isalpha() and rest.strip():
+    if left.endswith(LINE_HYPHENS) and len(left) >= 2 and left[-2].isalpha() and word[:1].isalpha() and rest.strip():
         last.text, first.text = join_two(left, word), rest.lstrip()
 
 
@@ -125,3 +124,4 @@ def mark_continuations(pages: Sequence[PageLayout]) -> None:
             _mend_split_word(last, first)
         elif first.kind == "table" and len(next_flow) > 1 and paragraph_continues(last, next_flow[1]):
             last.continues = True  # the table was set at the top of the page, the text runs on below it
+            _mend_split_word(last, next_flow[1])
