@@ -126,6 +126,15 @@ LIST_WORDS = ("and", "or", "und", "oder", "et", "ou", "y", "e", "o", "en", "i", 
 PLURAL_ENDINGS = ("s", "§§", "pp.", "en", "ux", "i", "ы", "и", "ах")
 # Words that may precede a chapter or section number in a heading ("Kapitel 3 Grundlagen"), and an
 # appendix letter ("Anhang B").
+# A caption that says its table or figure goes on from an earlier page: "Table 3 (continued)", "Table
+# 3 - cont.", "Tabelle 2 (Fortsetzung)", "表3（续）": the word in brackets, or ending the caption (but
+# words that end captions otherwise: "Fees of the suite")
+_GOES_ON = (
+    r"(?:continued|cont(?:'|\.)?d?\.?|fortsetzung|forts\.|suite|continuación|continua(?:zione|ção)?|vervolg"
+    r"|ciąg dalszy|продолжение|续|續|続き?)"
+)
+_GOES_ON_LAST = r"(?:continued|cont(?:'|\.)?d?\.|fortsetzung|continuación|vervolg|продолжение)"  # no "suite"
+CONTINUED = re.compile(rf"[(\[（]\s*{_GOES_ON}\s*[)\]）]|(?<!\w){_GOES_ON_LAST}\s*[.:]?\s*$", re.IGNORECASE)
 HEADING_WORDS = ("Kapitel", "Abschnitt", "Chapitre", "Capítulo", "Capitolo", "Hoofdstuk", "Rozdział", "Глава", "Раздел")
 APPENDIX_WORDS = ("Anhang", "Annexe", "Apéndice", "Anexo", "Appendice", "Bijlage", "Załącznik", "Приложение")
 # A heading "Kapitel 3 ..." is what "Kapitel 3" refers to, as "Chapter 3 ..." is for "Chapter 3".

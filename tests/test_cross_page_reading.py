@@ -135,6 +135,23 @@ def test_a_table_continued_without_its_header_row_takes_the_header_of_its_first_
     assert any(region.continues for region in pages[0].regions if region.kind == "table")
 
 
+def test_a_table_continued_under_a_continued_caption_is_still_its_first_parts(tmp_path: Path) -> None:
+    """A second part under "Table 1 (continued)" was taken for a table of its own (a caption before
+    it): no continuation, and its first data row read as its header."""
+    sensors = [(f"S-2{n:02d}", f"{30 + n} days") for n in range(40)]
+    pdf = tmp_path / "sensors.pdf"
+    with pymupdf.open() as doc:
+        _titled_table(doc, "Table 1: Calibration intervals", [("Sensor", "Calibration interval"), *sensors[:36]])
+        second = doc.new_page()
+        second.insert_text((72, 72), "Table 1 (continued)", fontname="helv", fontsize=10)
+        _ruled_table(second, sensors[36:], 90, False)
+        doc.save(pdf)
+    pages = NativeReader().read(pdf).pages
+    (continued,) = [region for region in pages[1].regions if region.kind == "table"]
+    assert continued.text.splitlines()[0] == "| Sensor | Calibration interval |", continued.text
+    assert any(region.continues for region in pages[0].regions if region.kind == "table")
+
+
 def test_a_number_in_a_table_at_the_top_of_a_page_is_no_page_number(tmp_path: Path) -> None:
     """A table continued at the top of a page opened with a row "S-236 | 40": its "40", in the band
     where page numbers stand, was read as the page's header besides its cell."""
@@ -264,3 +281,35 @@ def test_a_word_hyphenated_over_a_page_break_and_a_table_atop_the_next_page_is_s
     assert ("the mains is stable", "for five minutes, th", True) in [
         (last[-19:], first, continues) for last, first, continues in _cross_page_steps(pdf)
     ]
+
+
+def test_alternating_running_heads_of_a_short_book_are_headers(tmp_path: Path) -> None:
+    """In a five-page book the book's title headed two pages and a chapter's one, too few for the
+    text to repeat, and no heading repeats them larger: they were read as body text, and a word
+    hyphenated over the page break was joined to the head ("incre-Water ...")."""
+    pdf = tmp_path / "handbook.pdf"
+    heads = {2: "Water Works Handbook", 4: "Water Works Handbook", 5: "2 Coagulation"}
+    with pymupdf.open() as doc:
+        for number in range(1, 6):
+            page = doc.new_page()
+            if number in heads:
+                page.insert_text((72, 48), heads[number], fontname="heit", fontsize=8)
+            y = 84.0
+            if number in (1, 3):
+                for line in (f"Chapter {1 + number // 3}", "Intake" if number == 1 else "Coagulation"):
+                    page.insert_text((72, y), line, fontname="hebo", fontsize=16)
+                    y += 24
+            words = FILLER.split()
+            for line in wrapped(" ".join(words[number:] + words[:number]), 440) * 3:
+                page.insert_text((72, y), line, fontname="helv", fontsize=10)
+                y += LEAD
+            if number == 1:
+                page.insert_text((72, y), "Screens are raked so that incre-", fontname="helv", fontsize=10)
+            if number == 2:  # the rest of the word, first under the head
+                page.insert_text((72, 72), "mental builds stay quick.", fontname="helv", fontsize=10)
+            page.insert_text((300, 756), str(number), fontname="helv", fontsize=9)
+        doc.save(pdf)
+    pages = NativeReader().read(pdf).pages
+    assert [r.text for p in pages for r in p.regions if r.kind == "page_header"] == [heads[n] for n in (2, 4, 5)]
+    assert not any(r.text in heads.values() for p in pages for r in p.regions if r.kind != "page_header")
+    assert (" so that incremental", "builds stay quick.", True) in _cross_page_steps(pdf)

@@ -27,6 +27,7 @@ LINE_NUMBER_REACH = 3.5  # font sizes between numbered lines of a listing (a wra
 LINE_NUMBER_EDGE = 2.0  # points: a listing's line numbers end at one edge
 MAX_SIZE_RATIO = 1.35  # a line much larger than body text is a title, not a running header
 HEADING_SIZE_STEP = 1.0  # points larger than a running title that the heading it repeats is set in
+SMALLER_THAN_BODY = 1.0  # points smaller than body text that a running title may be set in
 
 _PAGE_NUMBER = re.compile(
     r"^[\s\-–—|.]*(?:page|p\.|seite|pag\.?)?\s*(?:\d{1,5}|[ivxlcdm]{1,7})"
@@ -153,7 +154,7 @@ def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list
                 page_signatures.add(_signature(band, line))
         signatures.update(page_signatures)
 
-    for sig_page, index, band in _running_title_lines(pages, candidates, min_repeat):
+    for sig_page, index, band in _running_title_lines(pages, candidates, min_repeat, body_size):
         _add(marks[sig_page], index, band)
         signatures[_signature(band, pages[sig_page].lines[index])] += 1
 
@@ -167,17 +168,23 @@ def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list
 
 
 def _running_title_lines(
-    pages: Sequence[PageLines], candidates: list[list[tuple[int, str]]], min_repeat: int
+    pages: Sequence[PageLines], candidates: list[list[tuple[int, str]]], min_repeat: int, body_size: float
 ) -> list[tuple[int, int, str]]:
     """(page, line index, band) of running titles that change with each chapter, on too few pages
-    for their text to repeat: a page's first (or last) line, at one place and in one font on several
-    pages, most of them repeating a heading (the same text set larger elsewhere in the document)."""
+    for their text to repeat: a page's first (or last) line outside a table, at one place and in one
+    font on several pages, set smaller than the body text or most of them repeating a heading (the
+    same text set larger elsewhere in the document). Alternating heads (the book's title on left
+    pages, the chapter's on right ones) share the place."""
     largest: dict[str, float] = {}
     for page in pages:
         for line in page.lines:
             key = furniture_key(line.text)
             largest[key] = max(largest.get(key, 0.0), line.size)
     edges = [_edge_line(page, found) for page, found in zip(pages, candidates, strict=True)]
+    edges = [
+        (index, band) if index < 0 or not any(page.lines[index].bbox.centre_in(t) for t in page.tables) else (-1, "")
+        for page, (index, band) in zip(pages, edges, strict=True)
+    ]
     slots: Counter[tuple[str, int, str, int]] = Counter()
     titled: Counter[tuple[str, int, str, int]] = Counter()
     for page, (index, band) in zip(pages, edges, strict=True):
@@ -185,7 +192,12 @@ def _running_title_lines(
             line = page.lines[index]
             slots[_signature(band, line)] += 1
             titled[_signature(band, line)] += largest[furniture_key(line.text)] >= line.size + HEADING_SIZE_STEP
-    taken = {sig for sig, count in slots.items() if count >= min_repeat and 2 * titled[sig] >= count}
+    small = body_size > 0 and body_size - SMALLER_THAN_BODY
+    taken = {
+        sig
+        for sig, count in slots.items()
+        if count >= min_repeat and (2 * titled[sig] >= count or (small and sig[3] <= small))
+    }
     return [
         (number, index, band)
         for number, (page, (index, band)) in enumerate(zip(pages, edges, strict=True))

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 
 from docgraph.ingest.floats.tables import to_markdown
+from docgraph.ingest.labels import CONTINUED
 from docgraph.ingest.pdf.text import LINE_HYPHENS, ends_sentence, join_two, starts_lowercase, unspaced_between
 from docgraph.ingest.types import PageLayout, Region
 from docgraph.records import FURNITURE_KINDS, RegionKind
@@ -79,8 +80,11 @@ def _row_key(row: Sequence[str]) -> list[str]:
 
 def _captioned_anew(page: PageLayout, table: Region) -> bool:
     """A caption comes before ``table`` on its page: a table of its own ("Table 2: ..."), however
-    like the one before it is."""
-    return any(region.kind == "caption" and region.order < table.order for region in page.regions)
+    like the one before it is; one that says it goes on ("Table 2 (continued)") is not."""
+    return any(
+        region.kind == "caption" and region.order < table.order and not CONTINUED.search(region.text)
+        for region in page.regions
+    )
 
 
 def column_break(last: Region, first: Region) -> bool:
@@ -96,10 +100,11 @@ def column_break(last: Region, first: Region) -> bool:
 def _mend_split_word(last: Region, first: Region) -> None:
     """A word hyphenated over the break ("infor-" | "mation desk") is kept whole at the end of the
     part it starts in ("information" | "desk"), so that search and embeddings see the word; a real
-    hyphen stays ("well-known"). A continuing part of one word is left as it is."""
+    hyphen stays ("well-known"). A continuing part that starts with a capital (a running head
+    taken for text, a name) or is one word is left as it is."""
     left, right = last.text.rstrip(), first.text.lstrip()
     word, _, rest = right.partition(" ")
-    if left.endswith(LINE_HYPHENS) and len(left) >= 2 and left[-2].isalpha() and word[:1].isalpha() and rest.strip():
+    if left.endswith(LINE_HYPHENS) and len(left) >= 2 and left[-2].isalpha() and word[:1].islower() and rest.strip():
         last.text, first.text = join_two(left, word), rest.lstrip()
 
 
