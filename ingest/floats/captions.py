@@ -2,7 +2,8 @@
 "Tableau 2", "图 1": ``docgraph.ingest.labels``).
 
 ``CAPTION_RE`` matches a caption label; ``CAPTION_DELIMITER_RE`` one followed by its delimiter and
-text ("Table 2: Results"), which alone is enough to call a line a caption.
+text ("Table 2: Results"), which alone is enough to call a line a caption; ``PROSE_AFTER_LABEL_RE``
+one followed by a lowercase word ("Table 2 lists ..."), which is prose.
 """
 
 from __future__ import annotations
@@ -30,4 +31,7 @@ _OTHER = (
     rf"(?:(?:[A-Z]\.?)?\d{{1,3}}(?:[.\-–]\d{{1,3}})*[a-z]?{NUMBER_END}|[IVXL]{{1,6}}\b)"  # "Tabelle A.1", "3a"
 )
 CAPTION_RE = re.compile(rf"^\s*(?:{_ENGLISH}|{_OTHER})")
-CAPTION_DELIMITER_RE = re.compile(rf"^\s*(?:{_ENGLISH}\s*[:.\-–—]|{_OTHER}\s*(?:[:–—：]|\.(?!\d)))\s*\S")
+# "Table 3.2 lists every key ...": a sentence about the table, its verb after the label, however near
+PROSE_AFTER_LABEL_RE = re.compile(rf"^\s*(?:{_ENGLISH}|{_OTHER})\s+[a-z\u00df-\u00ff]")
+# (a point or dash before a digit goes on with the number: "Table 3.2 lists" is no "Table 3." caption)
+CAPTION_DELIMITER_RE = re.compile(rf"^\s*(?:{_ENGLISH}\s*(?:[:—]|[.\-–](?!\d))|{_OTHER}\s*(?:[:–—：]|\.(?!\d)))\s*\S")

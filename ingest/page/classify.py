@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from docgraph.ingest.floats.captions import CAPTION_DELIMITER_RE, CAPTION_RE
+from docgraph.ingest.floats.captions import CAPTION_DELIMITER_RE, CAPTION_RE, PROSE_AFTER_LABEL_RE
 from docgraph.ingest.labels import APPENDIX_WORDS, CJK_HEADING_NUMBER, HEADING_WORDS
 from docgraph.ingest.page.blocks import BULLET_GLYPH_RE, Block
 from docgraph.ingest.pdf.lines import TextLine
@@ -82,8 +82,11 @@ def page_context(blocks: list[Block], stats: FontStats, height: float, title_all
 
 
 def is_caption_text(text: str, near_float: bool) -> bool:
-    """ "Figure 3: ..." is a caption anywhere; "Figure 3 shows ..." only right next to a figure or table."""
-    return bool(CAPTION_DELIMITER_RE.match(text)) or (near_float and bool(CAPTION_RE.match(text)))
+    """ "Figure 3: ..." is a caption anywhere; "Figure 3 Pump layout" only right next to a figure or
+    table; "Figure 3 shows ..." nowhere (a sentence about the figure)."""
+    if CAPTION_DELIMITER_RE.match(text):
+        return True
+    return near_float and bool(CAPTION_RE.match(text)) and not PROSE_AFTER_LABEL_RE.match(text)
 
 
 def classify_block(block: Block, stats: FontStats, ctx: PageContext, near_float: bool = False) -> RegionKind:
