@@ -282,8 +282,10 @@ def delete_command(
     store: StoreOption = None,
 ) -> None:
     """Delete documents and everything under them (--json: an object, a list of them for several or --all)."""
-    if every == bool(docs):
-        raise ConfigError("delete needs the documents to delete (ids or file names) or --all, not both")
+    if every and docs:
+        raise ConfigError("delete takes the documents to delete (ids or file names) or --all, not both")
+    if not every and not docs:
+        raise ConfigError("delete needs the documents to delete (ids or file names), or --all for every one")
     # on FalkorDB a delete rebuilds the full-text indexes (seconds per 10,000 regions) and rewrites the
     # local server's append-only file (seconds per GB): once for all the documents named
     with opened_store(store) as (graph_store, settings):
