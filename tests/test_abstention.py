@@ -97,6 +97,37 @@ def test_a_document_with_no_passage_is_not_said_to_have_nearest_ones(local_home:
         store.close()
 
 
+def test_a_question_in_another_inflection_than_the_text_is_answered(local_home: Path, tmp_path: Path) -> None:
+    """ "How often should the door filter be cleaned?" was said not to be answered while its first
+    quote was "Clean the door filter | 3 months": "cleaned" did not count as found in "Clean"."""
+    pdf = tmp_path / "service.pdf"
+    rows = [("Task", "Interval"), ("Clean the door filter", "3 months"), ("Check the cable glands", "12 months")]
+    rows += [("Replace the door seal", "24 months"), ("Lubricate the hinges", "6 months")]
+    with pymupdf.open() as document:
+        page = document.new_page()
+        page.insert_text((72, 72), "Table 2: Maintenance intervals", fontsize=10)
+        for row, cells in enumerate(rows):
+            y = 84 + 16 * row
+            page.draw_rect(pymupdf.Rect(72, y, 372, y + 16), color=(0, 0, 0), width=0.5)
+            page.draw_line((252, y), (252, y + 16), color=(0, 0, 0), width=0.5)
+            for x, cell in zip((75, 255), cells, strict=True):
+                page.insert_text((x, y + 12), cell, fontsize=9)
+        document.save(pdf)
+    settings = Settings(home=local_home, graph=fresh_graph_name(), store="")
+    store = open_store(settings)
+    try:
+        store.apply_schema()
+        assert build_ingest_pipeline(store, settings).ingest(pdf).status == "ingested"
+        store.wait_for_indexes()
+        retriever = make_retriever("hybrid", store, load_encoder())
+        for question in ("How often should the door filter be cleaned?", "How often are the cable glands checked?"):
+            result = ask(question, store, no_llm_settings(tmp_path), retriever, doc_id="service")
+            assert not result.abstained, (question, result.relevance)
+    finally:
+        store.delete_graph()  # type: ignore[attr-defined]
+        store.close()
+
+
 def test_an_abstained_question_asks_the_model_nothing_more(store: GraphStore, tmp_path: Path) -> None:
     retriever = make_retriever("hybrid", store, load_encoder())
     streamed: list[str] = []

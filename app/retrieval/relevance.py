@@ -13,6 +13,7 @@ chosen on the train questions against written nonsense and out-of-domain questio
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,7 @@ from docgraph.app.retrieval.text import tokenize
 from docgraph.app.retrieval.vector import DenseRetriever
 
 HITS_READ = 5  # the first hits the measures read
+_VOWELS = re.compile(r"[aeiouy]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,14 +87,28 @@ def known(question: str, dense: DenseRetriever) -> float:
 
 
 def coverage(question: str, hits: Sequence[ScoredRegion]) -> float:
-    """The share of the question's distinct content words that occur in the hits or their context
-    (0 for a question without any: it names nothing the documents could hold)."""
-    wanted = set(tokenize(question))
+    """The share of the question's distinct content words that occur in the hits or their context,
+    in any inflection ("cleaned" is found in "Clean the filter"); 0 for a question without any: it
+    names nothing the documents could hold."""
+    wanted = {inflection_stem(word) for word in tokenize(question)}
     if not wanted:
         return 0.0
     found: set[str] = set()
     for hit in hits:
-        found.update(tokenize(hit.text))
+        found.update(inflection_stem(word) for word in tokenize(hit.text))
         for neighbour in hit.context:
-            found.update(tokenize(neighbour.text))
+            found.update(inflection_stem(word) for word in tokenize(neighbour.text))
     return len(wanted & found) / len(wanted)
+
+
+def inflection_stem(word: str) -> str:
+    """A folded word without its -ed or -ing and final e, as Porter's step 1b takes them off (till
+    none is left): "cleaned", "cleaning", "clean" -> "clean"; "stored", "store" -> "stor";
+    "embedded", "embed" -> "emb"; "string", "need" stay. The same for the forms of one word, not a
+    real stem."""
+    for _ in range(3):
+        stem = next((word[: -len(s)] for s in ("ing", "ed") if word.endswith(s) and not word.endswith("eed")), "")
+        if len(stem) < 2 or not _VOWELS.search(stem):
+            break
+        word = stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz" else stem
+    return word[:-1] if len(word) >= 3 and word.endswith("e") else word
