@@ -124,8 +124,6 @@ CJK_REFERENCE_WORDS = {"figure": CJK_FIGURE, "table": CJK_TABLE}
 LIST_WORDS = ("and", "or", "und", "oder", "et", "ou", "y", "e", "o", "en", "i", "lub", "и", "или")
 # A plural reference word takes a list of numbers ("Figures 2, 3", "Abbildungen 2 und 3").
 PLURAL_ENDINGS = ("s", "§§", "pp.", "en", "ux", "i", "ы", "и", "ах")
-# Words that may precede a chapter or section number in a heading ("Kapitel 3 Grundlagen"), and an
-# appendix letter ("Anhang B").
 # A caption that says its table or figure goes on from an earlier page: "Table 3 (continued)", "Table
 # 3 - cont.", "Tabelle 2 (Fortsetzung)", "表3（续）": the word in brackets, or ending the caption (but
 # words that end captions otherwise: "Fees of the suite")
@@ -135,8 +133,15 @@ _GOES_ON = (
 )
 _GOES_ON_LAST = r"(?:continued|cont(?:'|\.)?d?\.|fortsetzung|continuación|vervolg|продолжение)"  # no "suite"
 CONTINUED = re.compile(rf"[(\[（]\s*{_GOES_ON}\s*[)\]）]|(?<!\w){_GOES_ON_LAST}\s*[.:]?\s*$", re.IGNORECASE)
+# Words that may precede a chapter or section number in a heading ("Kapitel 3 Grundlagen"), and an
+# appendix letter ("Anhang B").
 HEADING_WORDS = ("Kapitel", "Abschnitt", "Chapitre", "Capítulo", "Capitolo", "Hoofdstuk", "Rozdział", "Глава", "Раздел")
 APPENDIX_WORDS = ("Anhang", "Annexe", "Apéndice", "Anexo", "Appendice", "Bijlage", "Załącznik", "Приложение")
+# A heading that is a label alone ("Chapter 3", "PART II", "Anhang B"), its title set on the next line
+_LABEL_WORDS = "|".join(("chapter", "part", "appendix", *HEADING_WORDS, *APPENDIX_WORDS))
+BARE_HEADING_LABEL = re.compile(
+    rf"^\s*(?i:{_LABEL_WORDS})\s+(?:\d{{1,3}}|[IVXLC]{{1,6}}|[A-Z])\.?\s*$|^\s*第\s*\d{{1,3}}\s*[章部篇]\s*$"
+)
 # A heading "Kapitel 3 ..." is what "Kapitel 3" refers to, as "Chapter 3 ..." is for "Chapter 3".
 TITLE_WORDS = {
     "chapter": frozenset({"chapter", "kapitel", "chapitre", "capítulo", "capitolo", "hoofdstuk", "rozdział", "глава"}),

@@ -177,6 +177,29 @@ def test_a_heading_wrapped_over_two_regions_is_one_section() -> None:
     assert parent(batch, "Region", key_of(batch, "Results")) == ("Section", section_key(batch, "2. Method and Results"))
 
 
+def test_a_bare_chapter_label_over_its_title_in_another_size_is_one_section() -> None:
+    """A chapter opening "Chapter 3" over "Configuration" (set larger, a gap between) made two
+    sections: an empty "Chapter 3" and an unnumbered "Configuration" holding 3.1 and 3.2."""
+    batch = build(
+        layout(
+            page(
+                1,
+                region("section_header", "Chapter 3", 100, 114, font_size=14),
+                region("section_header", "Configuration", 130, 154, font_size=24),
+                region("paragraph", "The daemon reads one file.", 180),
+                region("section_header", "3.1 The main settings", 220, font_size=12),
+                region("section_header", "Chapter 4", 300, 314, font_size=14),
+                region("paragraph", "A chapter without a title line.", 330),
+            )
+        )
+    )
+    assert [(n.props["title"], n.props["number"], n.props["level"]) for n in sections(batch)] == [
+        ("Chapter 3 Configuration", "3", 1),
+        ("3.1 The main settings", "3.1", 2),
+        ("Chapter 4", "4", 1),
+    ]
+
+
 def test_no_headers_and_no_outline_means_everything_under_document() -> None:
     batch = build(layout(page(1, region("paragraph", "just text", 100))))
     assert sections(batch) == [] and batch.stats["section_source"] == "none"

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from typing import Literal
 
-from docgraph.ingest.labels import APPENDIX_WORDS, CJK_HEADING_NUMBER, HEADING_WORDS
+from docgraph.ingest.labels import APPENDIX_WORDS, BARE_HEADING_LABEL, CJK_HEADING_NUMBER, HEADING_WORDS
 from docgraph.ingest.structure.ids import PlacedRegion
 from docgraph.ingest.types import DocumentLayout, OutlineEntry
 
@@ -303,18 +303,17 @@ def _group_title(group: list[PlacedRegion]) -> str:
 
 def _wraps_onto(first: PlacedRegion, second: PlacedRegion) -> bool:
     """``second`` is the next line of the heading ``first``: right after it in reading order, same
-    kind and size, unnumbered, and closer below it than a line height.
+    kind, unnumbered, and of the same size closer below it than a line height, or the title of a
+    bare "Chapter 3" set in any size up to three lines below it.
     """
     a, b = first.region, second.region
     line_height = a.font_size if a.font_size > 0 else 12.0
-    return (
-        second.page == first.page
-        and second.position == first.position + 1
-        and a.kind == b.kind
-        and abs(a.font_size - b.font_size) <= FONT_TOLERANCE
-        and not parse_number(b.text)
-        and 0 <= b.bbox.y0 - a.bbox.y1 < line_height
-    )
+    bare = bool(BARE_HEADING_LABEL.match(a.text))
+    same_size = abs(a.font_size - b.font_size) <= FONT_TOLERANCE
+    next_after = second.page == first.page and second.position == first.position + 1 and a.kind == b.kind
+    gap = b.bbox.y0 - a.bbox.y1
+    close = 0 <= gap < line_height if same_size and not bare else 0 <= gap < 3 * max(line_height, b.font_size)
+    return next_after and not parse_number(b.text) and (same_size or bare) and close
 
 
 def _header_levels(headers: list[PlacedRegion], numbers: list[str]) -> list[int]:
