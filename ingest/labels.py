@@ -131,8 +131,10 @@ _GOES_ON = (
     r"(?:continued|cont(?:'|\.)?d?\.?|fortsetzung|forts\.|suite|continuación|continua(?:zione|ção)?|vervolg"
     r"|ciąg dalszy|продолжение|续|續|続き?)"
 )
-_GOES_ON_LAST = r"(?:continued|cont(?:'|\.)?d?\.|fortsetzung|continuación|vervolg|продолжение)"  # no "suite"
-CONTINUED = re.compile(rf"[(\[（]\s*{_GOES_ON}\s*[)\]）]|(?<!\w){_GOES_ON_LAST}\s*[.:]?\s*$", re.IGNORECASE)
+_GOES_ON_LAST = r"(?:continued|cont(?:'|\.)?d\.?|cont\.|fortsetzung|continuación|vervolg|продолжение)"  # no "suite"
+CONTINUED = re.compile(
+    rf"[(\[（]\s*{_GOES_ON}(?!\w)[^)\]）]{{0,40}}[)\]）]|(?<!\w){_GOES_ON_LAST}\s*[.:]?\s*$", re.IGNORECASE
+)
 # Words that may precede a chapter or section number in a heading ("Kapitel 3 Grundlagen"), and an
 # appendix letter ("Anhang B").
 HEADING_WORDS = ("Kapitel", "Abschnitt", "Chapitre", "Capítulo", "Capitolo", "Hoofdstuk", "Rozdział", "Глава", "Раздел")

@@ -8,6 +8,7 @@ from pathlib import Path
 import pymupdf
 
 from docgraph.ingest.floats.captions import CAPTION_DELIMITER_RE
+from docgraph.ingest.page.classify import is_caption_text
 from docgraph.ingest.readers.native import NativeReader
 
 
@@ -43,6 +44,13 @@ def test_a_sentence_that_opens_with_a_label_is_no_caption(tmp_path: Path) -> Non
         ("figure", ""),
         ("caption", "Fig. 2.1 Templat"),
     ]
+
+
+def test_a_caption_that_goes_on_in_lowercase_is_still_a_caption() -> None:
+    for caption in ("Figure 3 a) intake screen", "Fig. 2 pH dependence of the dose", "Table 1 mRNA primers"):
+        assert is_caption_text(caption, near_float=True), caption
+    assert is_caption_text("Table 2 continued", near_float=True)
+    assert not is_caption_text("Figure 3 is a plot of the dose.", near_float=True)
 
 
 def test_a_point_or_dash_before_a_digit_is_part_of_the_number() -> None:

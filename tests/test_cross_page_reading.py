@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pymupdf
+import pytest
 
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
@@ -135,7 +136,10 @@ def test_a_table_continued_without_its_header_row_takes_the_header_of_its_first_
     assert any(region.continues for region in pages[0].regions if region.kind == "table")
 
 
-def test_a_table_continued_under_a_continued_caption_is_still_its_first_parts(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "said", ["Table 1 (continued)", "Table 1 continued", "Table 1 cont'd", "Table 1 (continued on p. 3)"]
+)
+def test_a_table_continued_under_a_continued_caption_is_still_its_first_parts(tmp_path: Path, said: str) -> None:
     """A second part under "Table 1 (continued)" was taken for a table of its own (a caption before
     it): no continuation, and its first data row read as its header."""
     sensors = [(f"S-2{n:02d}", f"{30 + n} days") for n in range(40)]
@@ -143,7 +147,7 @@ def test_a_table_continued_under_a_continued_caption_is_still_its_first_parts(tm
     with pymupdf.open() as doc:
         _titled_table(doc, "Table 1: Calibration intervals", [("Sensor", "Calibration interval"), *sensors[:36]])
         second = doc.new_page()
-        second.insert_text((72, 72), "Table 1 (continued)", fontname="helv", fontsize=10)
+        second.insert_text((72, 72), said, fontname="helv", fontsize=10)
         _ruled_table(second, sensors[36:], 90, False)
         doc.save(pdf)
     pages = NativeReader().read(pdf).pages
@@ -313,3 +317,31 @@ def test_alternating_running_heads_of_a_short_book_are_headers(tmp_path: Path) -
     assert [r.text for p in pages for r in p.regions if r.kind == "page_header"] == [heads[n] for n in (2, 4, 5)]
     assert not any(r.text in heads.values() for p in pages for r in p.regions if r.kind != "page_header")
     assert (" so that incremental", "builds stay quick.", True) in _cross_page_steps(pdf)
+
+
+TREES = ["Alder", "Birch", "Cedar", "Elm", "Fir", "Hazel", "Larch", "Maple", "Oak", "Pine"]
+BIRDS = ["Crane", "Dove", "Eagle", "Finch", "Gull", "Heron", "Ibis", "Jay", "Kite", "Lark"]
+
+
+def test_pages_of_small_type_keep_their_first_lines(tmp_path: Path) -> None:
+    """References set smaller than the body, from the top of four pages, lost each page's first
+    entry to the running-head rule (a first line, smaller than the body, at one place on several
+    pages)."""
+    pdf = tmp_path / "report.pdf"
+    words = FILLER.split()
+    with pymupdf.open() as doc:
+        for number in range(3):
+            page = doc.new_page()
+            lines = wrapped(" ".join(words[number:] + words[:number]), 440) * 25
+            for row, line in enumerate(lines[:52]):
+                page.insert_text((72, 60 + 13 * row), line, fontname="helv", fontsize=10)
+        for number in range(4):
+            page = doc.new_page()
+            for row in range(40):
+                n = number * 40 + row
+                name = f"{TREES[n % 10]} {BIRDS[n // 10 % 10]}, {TREES[n // 100]}"
+                entry = f"{name}. On filters of the {BIRDS[n % 10]} plant."
+                page.insert_text((72, 60 + 12 * row), entry, fontname="helv", fontsize=9)
+        doc.save(pdf)
+    pages = NativeReader().read(pdf).pages
+    assert [r.text for p in pages for r in p.regions if r.kind in ("page_header", "page_footer")] == []

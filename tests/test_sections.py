@@ -184,20 +184,26 @@ def test_a_bare_chapter_label_over_its_title_in_another_size_is_one_section() ->
         layout(
             page(
                 1,
-                region("section_header", "Chapter 3", 100, 114, font_size=14),
-                region("section_header", "Configuration", 130, 154, font_size=24),
-                region("paragraph", "The daemon reads one file.", 180),
-                region("section_header", "3.1 The main settings", 220, font_size=12),
-                region("section_header", "Chapter 4", 300, 314, font_size=14),
-                region("paragraph", "A chapter without a title line.", 330),
+                region("section_header", "Chapter 2", 60, 74, font_size=14),
+                region("title", "Installation", 90, 114, font_size=24),  # a first page's title
+                region("paragraph", "The package installs one daemon.", 120),
+                region("section_header", "Chapter 3", 200, 214, font_size=14),
+                region("section_header", "Configuration", 230, 254, font_size=24),
+                region("paragraph", "The daemon reads one file.", 280),
+                region("section_header", "3.1 The main settings", 320, font_size=12),
+                region("section_header", "Chapter 4", 400, 420, font_size=20),
+                region("section_header", "Overview", 440, 452, font_size=12),  # smaller: a heading of its own
+                region("paragraph", "A chapter without a title line.", 470),
             )
         )
     )
-    assert [(n.props["title"], n.props["number"], n.props["level"]) for n in sections(batch)] == [
+    assert [(n.props["title"], n.props["number"], n.props["level"]) for n in sections(batch)][1:] == [
         ("Chapter 3 Configuration", "3", 1),
         ("3.1 The main settings", "3.1", 2),
         ("Chapter 4", "4", 1),
+        ("Overview", "", 2),
     ]
+    assert sections(batch)[0].props["title"] == "Chapter 2 Installation"
 
 
 def test_no_headers_and_no_outline_means_everything_under_document() -> None:

@@ -32,6 +32,11 @@ _OTHER = (
 )
 CAPTION_RE = re.compile(rf"^\s*(?:{_ENGLISH}|{_OTHER})")
 # "Table 3.2 lists every key ...": a sentence about the table, its verb after the label, however near
-PROSE_AFTER_LABEL_RE = re.compile(rf"^\s*(?:{_ENGLISH}|{_OTHER})\s+[a-z\u00df-\u00ff]")
+# ("Figure 3 a) intake", "Fig. 2 pH dependence", "Table 1 mRNA primers" are captions)
+_VERBS = (
+    r"shows?|lists?|gives?|presents?|illustrates?|summari[sz]es|contains?|compares?|depicts?|displays?"
+    r"|describes?|provides?|plots?|reports?|demonstrates?|indicates?|outlines?|is|are|was|were|has|also"
+)
+PROSE_AFTER_LABEL_RE = re.compile(rf"^\s*(?:{_ENGLISH}|{_OTHER})\s+(?:{_VERBS})\b")
 # (a point or dash before a digit goes on with the number: "Table 3.2 lists" is no "Table 3." caption)
 CAPTION_DELIMITER_RE = re.compile(rf"^\s*(?:{_ENGLISH}\s*(?:[:—]|[.\-–](?!\d))|{_OTHER}\s*(?:[:–—：]|\.(?!\d)))\s*\S")

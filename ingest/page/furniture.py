@@ -28,6 +28,7 @@ LINE_NUMBER_EDGE = 2.0  # points: a listing's line numbers end at one edge
 MAX_SIZE_RATIO = 1.35  # a line much larger than body text is a title, not a running header
 HEADING_SIZE_STEP = 1.0  # points larger than a running title that the heading it repeats is set in
 SMALLER_THAN_BODY = 1.0  # points smaller than body text that a running title may be set in
+SMALL_HEAD_GAP = 1.0  # body sizes of white, at least, between a small running head and the text below
 
 _PAGE_NUMBER = re.compile(
     r"^[\s\-–—|.]*(?:page|p\.|seite|pag\.?)?\s*(?:\d{1,5}|[ivxlcdm]{1,7})"
@@ -172,32 +173,25 @@ def _running_title_lines(
 ) -> list[tuple[int, int, str]]:
     """(page, line index, band) of running titles that change with each chapter, on too few pages
     for their text to repeat: a page's first (or last) line outside a table, at one place and in one
-    font on several pages, set smaller than the body text or most of them repeating a heading (the
-    same text set larger elsewhere in the document). Alternating heads (the book's title on left
-    pages, the chapter's on right ones) share the place."""
+    font on several pages, most of them repeating a heading (the same text set larger elsewhere in
+    the document); or a first line set smaller than the body, apart from the text under it (a short
+    book's alternating heads: the book's title on left pages, the chapter's on right ones)."""
     largest: dict[str, float] = {}
     for page in pages:
         for line in page.lines:
             key = furniture_key(line.text)
             largest[key] = max(largest.get(key, 0.0), line.size)
     edges = [_edge_line(page, found) for page, found in zip(pages, candidates, strict=True)]
-    edges = [
-        (index, band) if index < 0 or not any(page.lines[index].bbox.centre_in(t) for t in page.tables) else (-1, "")
-        for page, (index, band) in zip(pages, edges, strict=True)
-    ]
     slots: Counter[tuple[str, int, str, int]] = Counter()
-    titled: Counter[tuple[str, int, str, int]] = Counter()
+    marked: Counter[tuple[str, int, str, int]] = Counter()  # those repeating a heading, or a small head
     for page, (index, band) in zip(pages, edges, strict=True):
         if index >= 0:
-            line = page.lines[index]
-            slots[_signature(band, line)] += 1
-            titled[_signature(band, line)] += largest[furniture_key(line.text)] >= line.size + HEADING_SIZE_STEP
-    small = body_size > 0 and body_size - SMALLER_THAN_BODY
-    taken = {
-        sig
-        for sig, count in slots.items()
-        if count >= min_repeat and (2 * titled[sig] >= count or (small and sig[3] <= small))
-    }
+            line, sig = page.lines[index], _signature(band, page.lines[index])
+            slots[sig] += 1
+            marked[sig] += largest[furniture_key(line.text)] >= line.size + HEADING_SIZE_STEP or (
+                band == "top" and _small_head(line, page, body_size)
+            )
+    taken = {sig for sig, count in slots.items() if count >= min_repeat and 2 * marked[sig] >= count}
     return [
         (number, index, band)
         for number, (page, (index, band)) in enumerate(zip(pages, edges, strict=True))
@@ -205,9 +199,17 @@ def _running_title_lines(
     ]
 
 
+def _small_head(line: TextLine, page: PageLines, body_size: float) -> bool:
+    """``line``, a page's first, is set smaller than the body and stands apart from the text under
+    it by more than a body line (a head, not the first line of small text: references, an index)."""
+    below = [other.bbox.y0 for other in page.lines if other.horizontal and other.bbox.y0 >= line.bbox.y1 - 0.5]
+    apart = min(below, default=page.height) - line.bbox.y1 >= SMALL_HEAD_GAP * body_size
+    return body_size > 0 and line.size <= body_size - SMALLER_THAN_BODY and apart
+
+
 def _edge_line(page: PageLines, found: list[tuple[int, str]]) -> tuple[int, str]:
     """(index, band) of the page's first line when it is in the top band and of its last when it is
-    in the bottom band (the first of the two when both are); (-1, "") for neither."""
+    in the bottom band (the first of the two when both are), not in a table; (-1, "") for neither."""
     flowing = [i for i, line in enumerate(page.lines) if line.horizontal and line.text.strip()]
     bands = dict(found)
     if flowing:
@@ -215,7 +217,7 @@ def _edge_line(page: PageLines, found: list[tuple[int, str]]) -> tuple[int, str]
             (min(flowing, key=lambda i: page.lines[i].bbox.y0), "top"),
             (max(flowing, key=lambda i: page.lines[i].bbox.y1), "bottom"),
         ):
-            if bands.get(index) == band:
+            if bands.get(index) == band and not any(page.lines[index].bbox.centre_in(t) for t in page.tables):
                 return index, band
     return -1, ""
 

@@ -302,18 +302,18 @@ def _group_title(group: list[PlacedRegion]) -> str:
 
 
 def _wraps_onto(first: PlacedRegion, second: PlacedRegion) -> bool:
-    """``second`` is the next line of the heading ``first``: right after it in reading order, same
-    kind, unnumbered, and of the same size closer below it than a line height, or the title of a
-    bare "Chapter 3" set in any size up to three lines below it.
+    """``second`` is the next line of the heading ``first``: right after it in reading order and
+    unnumbered; either of the same kind and size and closer below it than a line height, or the
+    title of a bare "Chapter 3" (a title or header set no smaller, up to three lines below it).
     """
     a, b = first.region, second.region
-    line_height = a.font_size if a.font_size > 0 else 12.0
-    bare = bool(BARE_HEADING_LABEL.match(a.text))
-    same_size = abs(a.font_size - b.font_size) <= FONT_TOLERANCE
-    next_after = second.page == first.page and second.position == first.position + 1 and a.kind == b.kind
-    gap = b.bbox.y0 - a.bbox.y1
-    close = 0 <= gap < line_height if same_size and not bare else 0 <= gap < 3 * max(line_height, b.font_size)
-    return next_after and not parse_number(b.text) and (same_size or bare) and close
+    if second.page != first.page or second.position != first.position + 1 or parse_number(b.text):
+        return False
+    gap, line_height = b.bbox.y0 - a.bbox.y1, a.font_size if a.font_size > 0 else 12.0
+    if BARE_HEADING_LABEL.match(a.text):
+        larger = b.font_size >= a.font_size - FONT_TOLERANCE
+        return b.kind in HEADER_KINDS and larger and 0 <= gap < 3 * max(line_height, b.font_size)
+    return a.kind == b.kind and abs(a.font_size - b.font_size) <= FONT_TOLERANCE and 0 <= gap < line_height
 
 
 def _header_levels(headers: list[PlacedRegion], numbers: list[str]) -> list[int]:
