@@ -17,6 +17,7 @@ from docgraph.app.config import Settings
 from docgraph.app.llm.service import NOT_ANSWERED, ask
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.resources import ROOT
+from docgraph.app.retrieval.base import ScoredRegion
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.retrieval.relevance import AbstentionBar, Evidence, coverage
 from docgraph.app.stores.base import GraphStore
@@ -126,6 +127,16 @@ def test_a_question_in_another_inflection_than_the_text_is_answered(local_home: 
     finally:
         store.delete_graph()  # type: ignore[attr-defined]
         store.close()
+
+
+def test_coverage_meets_a_words_inflections_but_no_other_word() -> None:
+    """Taking a final e off every word made "care" meet "car" and "plane" "plan", so off-topic
+    questions cleared the bar on passages about something else."""
+    hit = ScoredRegion(
+        "r", "d", 1, (), "paragraph", "Plan each service of the car ahead; stored parts are checked.", 1.0
+    )
+    assert coverage("How should I care for a plane?", [hit]) == 0.0
+    assert coverage("Where is the store that checks the car?", [hit]) == 1.0
 
 
 def test_an_abstained_question_asks_the_model_nothing_more(store: GraphStore, tmp_path: Path) -> None:

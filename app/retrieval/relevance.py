@@ -88,27 +88,27 @@ def known(question: str, dense: DenseRetriever) -> float:
 
 def coverage(question: str, hits: Sequence[ScoredRegion]) -> float:
     """The share of the question's distinct content words that occur in the hits or their context,
-    in any inflection ("cleaned" is found in "Clean the filter"); 0 for a question without any: it
-    names nothing the documents could hold."""
-    wanted = {inflection_stem(word) for word in tokenize(question)}
+    in any inflection ("cleaned" is found in "Clean the filter", "store" in "stored"); 0 for a
+    question without any: it names nothing the documents could hold."""
+    wanted = set(tokenize(question))
     if not wanted:
         return 0.0
     found: set[str] = set()
     for hit in hits:
-        found.update(inflection_stem(word) for word in tokenize(hit.text))
-        for neighbour in hit.context:
-            found.update(inflection_stem(word) for word in tokenize(neighbour.text))
-    return len(wanted & found) / len(wanted)
+        for text in (hit.text, *(neighbour.text for neighbour in hit.context)):
+            found.update(form for word in tokenize(text) for form in word_forms(word))
+    return sum(1 for word in wanted if not found.isdisjoint(word_forms(word))) / len(wanted)
 
 
-def inflection_stem(word: str) -> str:
-    """A folded word without its -ed or -ing and final e, as Porter's step 1b takes them off (till
-    none is left): "cleaned", "cleaning", "clean" -> "clean"; "stored", "store" -> "stor";
-    "embedded", "embed" -> "emb"; "string", "need" stay. The same for the forms of one word, not a
-    real stem."""
-    for _ in range(3):
-        stem = next((word[: -len(s)] for s in ("ing", "ed") if word.endswith(s) and not word.endswith("eed")), "")
-        if len(stem) < 2 or not _VOWELS.search(stem):
-            break
-        word = stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz" else stem
-    return word[:-1] if len(word) >= 3 and word.endswith("e") else word
+def word_forms(word: str) -> set[str]:
+    """A folded word and, when it ends in -ed or -ing, its stem with and without a final e, as
+    Porter's step 1b takes the ending off: "stored" -> stored, stor, store; "stopping" -> stopping,
+    stop, stope; "clean" -> clean. Two words meet when their forms do ("cleaned" and "clean"), and a
+    bare word is never shortened ("care" and "car" do not)."""
+    suffix = next((s for s in ("ing", "ed") if word.endswith(s) and not word.endswith("eed")), "")
+    stem = word[: -len(suffix)] if suffix else ""
+    if len(stem) < 2 or not _VOWELS.search(stem):
+        return {word}
+    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+        stem = stem[:-1]  # "stopped" -> "stop"
+    return {word, stem, stem + "e"}
