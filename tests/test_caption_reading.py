@@ -58,3 +58,26 @@ def test_a_point_or_dash_before_a_digit_is_part_of_the_number() -> None:
         assert not CAPTION_DELIMITER_RE.match(prose), prose
     for caption in ("Table 3.2: All keys", "Table 3. Results", "Figure 2-1 - Shapes", "Figure 3.1. The pump"):
         assert CAPTION_DELIMITER_RE.match(caption), caption
+
+
+def test_a_caption_over_two_lines_is_one_caption_above_or_below_its_figure(tmp_path: Path) -> None:
+    """A centred caption's shorter second line, which MuPDF puts in a block of its own, was a
+    paragraph of its own; the second line of a caption set above a figure became the figure's text."""
+    pdf = tmp_path / "manual.pdf"
+    below = ["Figure 1: The process tree after start-up: the supervisor (PID 1 of the service)", "and its workers."]
+    above = ["Figure 2: The machine axes X, Y and Z with their positive directions as seen from the", "operator."]
+    with pymupdf.open() as doc:
+        for lines, caption_top, picture_top in ((below, 300, 100), (above, 80, 130)):
+            page = doc.new_page()
+            page.insert_text((72, 60), "The manual shows the parts of the machine in pictures.", fontsize=10)
+            picture = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 120, 60), 0)
+            picture.set_rect(picture.irect, (90, 120, 200))
+            page.insert_image(pymupdf.Rect(150, picture_top, 450, picture_top + 180), pixmap=picture)
+            for row, line in enumerate(lines):
+                width = pymupdf.get_text_length(line, "tiro", 9)
+                page.insert_text((306 - width / 2, caption_top + 12 * row), line, fontname="tiro", fontsize=9)
+        doc.save(pdf)
+    pages = NativeReader().read(pdf).pages
+    captions = [region.text for page in pages for region in page.regions if region.kind == "caption"]
+    assert captions == [" ".join(below), " ".join(above)]
+    assert all(not region.text for page in pages for region in page.regions if region.kind == "figure")

@@ -24,6 +24,7 @@ PARAGRAPH_GAP = 0.8  # of the font size: a larger vertical gap between lines sta
 INDENT_EM = 0.8  # first-line indent (in em) that, after a short line, starts a new paragraph
 SHORT_LINE_EM = 2.0  # a line ending this many em before the block's right edge is "short"
 BLANK_LINE_EM = 0.8  # more white than this between two rows of a listing is a blank line
+CAPTION_ALIGN_PT = 2.0  # points: a caption's next line is centred on its line or flush with it
 
 
 @dataclass(slots=True)
@@ -155,7 +156,9 @@ def _make_block(lines: list[TextLine]) -> Block:
 
 def _starts_new_block(current: list[TextLine], line: TextLine) -> bool:
     prev = current[-1]
-    if line.block != prev.block or line.horizontal != prev.horizontal:
+    if line.block != prev.block and not caption_goes_on(current, line):
+        return True
+    if line.horizontal != prev.horizontal:
         return True
     if abs(line.size - prev.size) > SIZE_STEP or line.mono != prev.mono or line.bold != prev.bold:
         return True
@@ -173,6 +176,20 @@ def _starts_new_block(current: list[TextLine], line: TextLine) -> bool:
     if BULLET_RE.match(current[0].text) and line.bbox.x0 < current[0].bbox.x0 - 0.5 * line.size:
         return True  # text left of the bullet: the list item has ended
     return not line.mono and _paragraph_break(current, line)
+
+
+def caption_goes_on(current: list[TextLine], line: TextLine) -> bool:
+    """``line``, which MuPDF put in a block of its own, is the next line of the caption ``current``
+    (a centred caption's shorter second line): set in its font right under it, centred on it or
+    flush with it, and the caption's sentence runs on into it."""
+    prev = current[-1]
+    same_type = line.font == prev.font and abs(line.size - prev.size) <= SIZE_STEP and line.bold == prev.bold
+    centred = abs((line.bbox.x0 + line.bbox.x1) - (prev.bbox.x0 + prev.bbox.x1)) / 2 <= CAPTION_ALIGN_PT
+    aligned = centred or abs(line.bbox.x0 - prev.bbox.x0) <= CAPTION_ALIGN_PT
+    close = -0.5 < line.bbox.y0 - prev.bbox.y1 < PARAGRAPH_GAP * prev.size
+    runs_on = not ends_sentence(prev.text) or line.text.lstrip()[:1].islower()
+    starts_caption = bool(CAPTION_RE.match(current[0].text)) and not CAPTION_RE.match(line.text)
+    return starts_caption and same_type and aligned and close and runs_on
 
 
 def _paragraph_break(current: list[TextLine], line: TextLine) -> bool:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from docgraph.ingest.floats.captions import CAPTION_RE
 from docgraph.ingest.labels import CJK_FIGURE, FIGURE_CAPTION_WORDS
-from docgraph.ingest.page.blocks import BLANK_LINE_EM, Block, code_rows
+from docgraph.ingest.page.blocks import BLANK_LINE_EM, Block, caption_goes_on, code_rows
 from docgraph.ingest.page.classify import NUMBERED_HEADING_RE, FontStats, near_float
 from docgraph.ingest.pdf.lines import TextLine, lines_in
 from docgraph.ingest.pdf.text import ends_sentence, starts_lowercase
@@ -53,6 +53,12 @@ def _is_label(line: TextLine, stats: FontStats) -> bool:
     return not line.horizontal or other_font or small or tiny or _tick_labels(text)
 
 
+def _under_caption(line: TextLine, lines: Sequence[TextLine]) -> bool:
+    """``line`` goes on from a caption line right above it ("... as seen from the" / "operator's
+    position ..."): the caption's, not a label of the figure under it."""
+    return any(CAPTION_RE.match(other.text) and caption_goes_on([other], line) for other in lines)
+
+
 def _tick_labels(text: str) -> bool:
     """Numbers, perhaps with an axis name among them ("60 y 40"): what an axis prints beside it."""
     tokens = [(token, bool(_TICK_VALUE.match(token))) for token in text.split()]
@@ -79,7 +85,7 @@ def absorb_figure_labels(
         for index, line in enumerate(lines):
             if index in used or index in taken or line.mono:
                 continue
-            if line.bbox.near(grown, LABEL_MARGIN) and _is_label(line, stats):
+            if line.bbox.near(grown, LABEL_MARGIN) and _is_label(line, stats) and not _under_caption(line, lines):
                 taken.add(index)
                 labels.append(index)
                 grown = grown.union(line.bbox)
