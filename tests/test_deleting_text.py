@@ -40,6 +40,16 @@ def contract(folder: Path, name: str = "contract.pdf", word: str = SECRET) -> Pa
     return pdf
 
 
+def _cli_uses(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI runner's commands open the store ``settings`` names."""
+    for variable, value in (
+        ("DOCGRAPH_HOME", str(settings.home)),
+        ("DOCGRAPH_STORE", ""),
+        ("DOCGRAPH_GRAPH", settings.graph),
+    ):
+        monkeypatch.setenv(variable, value)
+
+
 def _files_holding(folder: Path, word: bytes) -> list[str]:
     return [str(path) for path in folder.rglob("*") if path.is_file() and word in path.read_bytes()]
 
@@ -153,12 +163,7 @@ def test_the_cli_deletes_several_documents_at_once_and_a_typo_deletes_none(
     pipeline = build_ingest_pipeline(falkordb_store, settings, embed=False)
     for name, word in (("contract.pdf", SECRET), ("other.pdf", "keeperword"), ("third.pdf", "thirdword")):
         assert pipeline.ingest(contract(tmp_path, name, word)).status == "ingested"
-    for variable, value in (
-        ("DOCGRAPH_HOME", str(local_home)),
-        ("DOCGRAPH_STORE", ""),
-        ("DOCGRAPH_GRAPH", settings.graph),
-    ):
-        monkeypatch.setenv(variable, value)
+    _cli_uses(settings, monkeypatch)
 
     typo = CliRunner().invoke(app, ["delete", "contract", "nosuchdoc", "--json"])
     assert typo.exit_code == 1 and "no document 'nosuchdoc'" in typo.stdout
@@ -184,12 +189,7 @@ def test_several_names_of_one_document_and_a_busy_one_delete_nothing_twice_or_ha
     assert pipeline.ingest(alpha).status == "ingested"
     assert pipeline.ingest(alpha.rename(tmp_path / "alpha-copy.pdf")).status == "ingested"  # the same file
     assert pipeline.ingest(contract(tmp_path, "beta.pdf", "betaword")).status == "ingested"
-    for variable, value in (
-        ("DOCGRAPH_HOME", str(local_home)),
-        ("DOCGRAPH_STORE", ""),
-        ("DOCGRAPH_GRAPH", settings.graph),
-    ):
-        monkeypatch.setenv(variable, value)
+    _cli_uses(settings, monkeypatch)
 
     with ingest_claim(kept_copies_dir(local_home, falkordb_store), "beta"):
         busy = CliRunner().invoke(app, ["delete", "alpha", "beta"])
@@ -212,12 +212,7 @@ def test_delete_all_empties_the_store_and_asks_for_either_names_or_all(
     pipeline = build_ingest_pipeline(falkordb_store, settings, embed=False)
     for name, word in (("contract.pdf", SECRET), ("other.pdf", "keeperword")):
         assert pipeline.ingest(contract(tmp_path, name, word)).status == "ingested"
-    for variable, value in (
-        ("DOCGRAPH_HOME", str(local_home)),
-        ("DOCGRAPH_STORE", ""),
-        ("DOCGRAPH_GRAPH", settings.graph),
-    ):
-        monkeypatch.setenv(variable, value)
+    _cli_uses(settings, monkeypatch)
 
     for wrong, said in ((["delete"], "or --all for every one"), (["delete", "contract", "--all"], "not both")):
         refused = CliRunner().invoke(app, wrong)

@@ -268,12 +268,9 @@ def _drop_leftovers(
         if stored_sha256(store, doc_id) is not None:
             return 0, []
         _drop_unused_copies(store, files_dir)
-        if sha256 and page_cache is not None:
+        if sha256:
             images, rows = drop_unused_images(store, page_cache, sha256, doc_id)
             return images, sorted(str(row["doc_id"]) for row in rows)
-        if sha256:
-            rows = store.read(cypher.load("documents_with_sha256", store.dialect), {"sha256": sha256, "doc_id": doc_id})
-            return 0, sorted(str(row["doc_id"]) for row in rows)
     return 0, []
 
 

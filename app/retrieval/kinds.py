@@ -7,13 +7,15 @@ question places its answer in, said in so many words: "the <up to four words> ta
 A word that merely contains the noun (``write.table``, ``sqlTables``), "a table" (any table) and "the
 table of contents" name no kind. The hybrid gives regions of a named kind a fixed bonus
 (:attr:`app.retrieval.hybrid.HybridWeights.kind`); a question that names a label ("Figure 3")
-gives it to the caption of that label and the regions of its kind on the caption's page, when a
-caption of that label is stored (every region of the kind otherwise).
+gives it to that label's caption and what it captions, when a caption of that label is stored
+(every region of the kind otherwise: :mod:`app.retrieval.labels`).
 """
 
 from __future__ import annotations
 
 import re
+
+from docgraph.ingest.links.edges import DASHES
 
 _BEFORE = r"\bthe (?:[\w-]+ ){0,4}"  # "the", then up to four words: "the flat contingency table"
 _LABEL = r" (?:\d|[IVXL]+\b|[A-Z]\.\d)"  # "Table 3", "Table II", "Figure A.1"
@@ -22,7 +24,8 @@ _PICTURES = r"(?:figure|diagram|chart|plot|graph|screenshot|picture|illustration
 _FIGURE = re.compile(rf"(?i:{_BEFORE}{_PICTURES})|\b(?:[Ff]igs?\.|[Ff]igures?){_LABEL}")
 
 
-_ARABIC = r"(?:[A-Z][.\u2010-\u2014-])?\d{1,3}(?:[.\u2010-\u2014-]\d{1,3})*[a-z]?\b"  # 3, 2-1, A.1, 2a
+_SEP = rf"[.{DASHES}]"
+_ARABIC = rf"(?:[A-Z]{_SEP})?\d{{1,3}}(?:{_SEP}\d{{1,3}})*[a-z]?\b"  # 3, 2-1, A.1, 2a
 _ROMAN = r"(?:[IVXL]{2,6}|[VXL]|I(?!\s+[a-z]))\b"  # II, V; an I before a lowercase word is the pronoun
 _ITEM = re.compile(rf"{_ARABIC}|{_ROMAN}")
 # "Figure 3", "Figures 3 and 4", "Tables 2, 3 or 5", "Fig. 2a", "TABLE II" (Roman numerals only after a
@@ -31,7 +34,7 @@ _NUMBERED = re.compile(
     r"\b(?P<word>[Tt]ables?|TABLES?|[Ff]igs?\.|FIGS?\.|[Ff]igures?|FIGURES?)\s*"
     rf"(?P<items>(?:{_ARABIC}|{_ROMAN})(?:\s*(?:,|and|or|&)\s*(?:{_ARABIC}|{_ROMAN}))*)"
 )
-_DASH = re.compile(r"[\u2010-\u2014-]")
+_DASH = re.compile(f"[{DASHES}]")
 
 
 def label_key(kind: str, number: str) -> tuple[str, str]:

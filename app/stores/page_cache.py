@@ -63,10 +63,15 @@ def drop_page_images(cache_dir: Path, sha256: str, kept_ingests: Iterable[str] =
     return dropped
 
 
-def drop_unused_images(store: GraphStore, cache_dir: Path, sha256: str, doc_id: str = "") -> tuple[int, list[Row]]:
-    """Drop the cached images of the file ``sha256`` that no document of ``store`` but ``doc_id``
-    (gone or replaced) stores; how many went, and those documents (:func:`drop_page_images`)."""
+def drop_unused_images(
+    store: GraphStore, cache_dir: Path | None, sha256: str, doc_id: str = ""
+) -> tuple[int, list[Row]]:
+    """Drop the cached images of the file ``sha256`` under ``cache_dir`` (None: no cache) that no
+    document of ``store`` but ``doc_id`` (gone or replaced) stores; how many went, and those
+    documents (:func:`drop_page_images`)."""
     rows = store.read(cypher.load("documents_with_sha256", store.dialect), {"sha256": sha256, "doc_id": doc_id})
+    if cache_dir is None:
+        return 0, rows
     return drop_page_images(cache_dir, sha256, [str(row["ingest_id"] or "") for row in rows]), rows
 
 

@@ -3,7 +3,7 @@
 
 ``CAPTION_RE`` matches a caption label; ``CAPTION_DELIMITER_RE`` one followed by its delimiter and
 text ("Table 2: Results"), which alone is enough to call a line a caption; ``PROSE_AFTER_LABEL_RE``
-one followed by a lowercase word ("Table 2 lists ..."), which is prose.
+one followed by a verb ("Table 2 lists ..."), which is prose.
 """
 
 from __future__ import annotations
