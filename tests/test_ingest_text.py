@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pymupdf
 import pytest
 
@@ -19,6 +21,7 @@ from docgraph.ingest.pdf.text import (
     shorten,
     starts_lowercase,
 )
+from docgraph.ingest.readers.native import NativeReader
 
 
 @pytest.mark.parametrize(
@@ -61,6 +64,12 @@ def test_clean_inline_makes_one_line() -> None:
         (["compu-", "tation, and"], "computation, and"),
         (["is ex-", "panded"], "is expanded"),
         (["the co-", "efficient"], "the coefficient"),
+        (["do it with-", "out the key"], "do it without the key"),  # "out" ends compounds too
+        (["keep run-", "ning"], "keep running"),  # "run" starts compounds too
+        (["turn it clock-", "wise."], "turn it clockwise."),
+        (["an ELE-", "MENT tag"], "an ELEMENT tag"),  # a word in capitals
+        (["Some-", "thing else"], "Something else"),
+        (["a feed-", "forward path"], "a feedforward path"),  # no common word, no known compound
         (["soft\u00ad", "ware"], "software"),
         (["range 1-", "5"], "range 1-5"),
         (["plain line", "next line"], "plain line next line"),
@@ -78,6 +87,20 @@ def test_keeps_hyphen_rules() -> None:
     assert keeps_hyphen("well", "known")  # known compound prefix
     assert keeps_hyphen("non", "Linear")  # uppercase continuation
     assert keeps_hyphen("ISO", "latin")  # capitals inside the first part
+
+
+def test_a_common_word_hyphenated_at_a_line_end_is_read_whole(tmp_path: Path) -> None:
+    """A word split where its halves also end or start compounds ("with-" | "out", "run-" | "ning",
+    "clock-" | "wise") was stored with the hyphen, so searching "without" missed the passage."""
+    pdf = tmp_path / "wrapped.pdf"
+    lines = ["The operator may stop the spindle with-", "out the key while the program is run-", "ning."]
+    with pymupdf.open() as doc:
+        page = doc.new_page()
+        for number, line in enumerate(lines):
+            page.insert_text((72, 100 + 13 * number), line, fontname="helv", fontsize=10)
+        doc.save(pdf)
+    texts = [region.text for page in NativeReader().read(pdf).pages for region in page.regions]
+    assert texts == ["The operator may stop the spindle without the key while the program is running."]
 
 
 def test_join_two_without_hyphen_adds_one_space() -> None:

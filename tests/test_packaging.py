@@ -21,5 +21,6 @@ def test_the_wheel_holds_the_typed_marker_and_the_files_the_code_reads(tmp_path:
     assert "docgraph/py.typed" in names
     expected = ["docgraph/app/library.py", "docgraph/cypher/write_nodes.cypher", "docgraph/samples/docgraph-sample.pdf"]
     expected += ["docgraph/models/checkpoints/rgcn-minilm.pt", "docgraph/models/checkpoints/rerank-minilm.pt"]
+    expected += ["docgraph/ingest/pdf/common_words.txt.gz", "docgraph/ingest/pdf/common_words.NOTICE"]
     assert not [name for name in expected if name not in names]
     assert any(name.startswith("docgraph/app/llm/prompts/") and name.endswith(".md") for name in names)

@@ -6,6 +6,8 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from docgraph.ingest.pdf.common_words import is_common_word
+
 # A page number alone, arabic or roman ("III": a thesis may number its front matter so)
 PAGE_NUMBER = re.compile(r"^\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*$", re.IGNORECASE)
 
@@ -96,14 +98,17 @@ def keeps_hyphen(before: str, after: str) -> bool:
     """Decide whether a line-final hyphen between ``before`` and ``after`` is a real hyphen.
 
     ``before`` is the fragment ending in the hyphen (without it); ``after`` the next line's first
-    word. A real hyphen is assumed when the next part starts with an uppercase letter or digit, when
-    the first part has digits, capitals after its first letter or another hyphen, or when the
-    halves form a known compound pattern.
+    word. Halves that spell a common word ("with-" | "out", "run-" | "ning", "ELE-" | "MENT") are
+    one word. Otherwise a real hyphen is assumed when the next part starts with an uppercase letter
+    or digit, when the first part has digits, capitals after its first letter or another hyphen, or
+    when the halves form a known compound pattern.
     """
     head = re.sub(r"^\W+", "", before)
     tail = re.sub(r"\W+$", "", after)
     if not head or not tail:
         return True
+    if _spells_one_word(head, tail):
+        return False
     if not tail[0].isalpha() or tail[0].isupper():
         return True
     if "-" in head or any(ch.isdigit() for ch in head) or any(ch.isupper() for ch in head[1:]):
@@ -111,6 +116,15 @@ def keeps_hyphen(before: str, after: str) -> bool:
     if not head[-1].isalpha():
         return True
     return head.lower() in _COMPOUND_PREFIXES or tail.lower() in _COMPOUND_SUFFIXES
+
+
+def _spells_one_word(head: str, tail: str) -> bool:
+    """Lowercase ("with" | "out"), capitalised ("Some" | "thing") or all-capital ("OP" | "TIONAL")
+    halves that together are a common word."""
+    if not (head.isascii() and tail.isascii() and head.isalpha() and tail.isalpha()):
+        return False
+    same_case = (tail.islower() and (head.islower() or head.istitle())) or (head.isupper() and tail.isupper())
+    return same_case and is_common_word(head + tail)
 
 
 # Chinese and Japanese characters and their punctuation (CJK symbols, kana, ideographs, full-width
