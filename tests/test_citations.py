@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pymupdf
 import pytest
 
 from docgraph.ingest.graph import build_graph
@@ -265,3 +266,37 @@ def test_zoo_citations_link_to_their_reference_entries() -> None:
     # Every citation in the paper's text resolves: 14 (source, entry) pairs, none unresolved.
     assert sum(1 for e in zoo.edges if e.props.get("kind") == "citation") == 14
     assert zoo.stats["unresolved_citations"] == 0
+
+
+def test_a_reference_list_set_without_space_between_entries_is_read_entry_by_entry(tmp_path: Path) -> None:
+    """Entries with hanging labels and 1.5 pt between them were one region: "[2] and [4]" cited
+    the whole list once, as "[2]", and no entry could be told apart."""
+    entries = [
+        ["V. Karpukhin et al. Dense passage retrieval for open-domain", "question answering. In Proc. EMNLP, 2020."],
+        ["P. Dasigi et al. A dataset of information-seeking questions", "anchored in research papers. NAACL, 2021."],
+        ["J. Lee. Footnotes considered harmful. Journal of", "Typography, 2017."],
+        ["R. Nogueira et al. Document ranking with a pretrained", "sequence-to-sequence model. EMNLP, 2020."],
+    ]
+    body = ["Dense retrievers [2] and rerankers [4] answer questions over", "papers, as [1] showed."]
+    pdf = tmp_path / "paper.pdf"
+    with pymupdf.open() as doc:
+        page = doc.new_page()
+        page.insert_text((72, 50), "Rerankers for Scientific Questions", fontname="hebo", fontsize=16)
+        page.insert_text((72, 72), "1 Introduction", fontname="hebo", fontsize=12)
+        for n, line in enumerate(body):
+            page.insert_text((72, 92 + 12 * n), line, fontname="helv", fontsize=10)
+        page.insert_text((72, 140), "References", fontname="hebo", fontsize=12)
+        y = 150.0
+        for number, lines in enumerate(entries, start=1):
+            for n, line in enumerate(lines):
+                y += 10
+                if n == 0:
+                    page.insert_text((72, y), f"[{number}]", fontname="helv", fontsize=8)
+                page.insert_text((90, y), line, fontname="helv", fontsize=8)
+            y += 1.5
+        doc.save(pdf)
+    batch = build_graph(NativeReader().read(pdf), "2024-01-01T00:00:00+00:00")
+    texts = {n.key: n.props["text"] for n in batch.nodes if n.label == "Region"}
+    assert [t[:6] for t in texts.values() if t.startswith("[")] == ["[1] V.", "[2] P.", "[3] J.", "[4] R."]
+    cited = sorted((e.props["label"], texts[e.dst_key][:6]) for e in batch.edges if e.props.get("kind") == "citation")
+    assert cited == [("[1]", "[1] V."), ("[2]", "[2] P."), ("[4]", "[4] R.")]

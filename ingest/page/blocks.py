@@ -17,6 +17,8 @@ BULLET_RE = re.compile(
     r"^\s*(?:[•◦▪▫‣⁃∙·●○■□►▸➢➤✓✔❖\-–—*](?=\s|$)|\(?\d{1,2}[.)](?=\s)|\(?[a-z][.)](?=\s)|\([ivx]{1,4}\)(?=\s))"
 )
 BULLET_GLYPH_RE = re.compile(r"^\s*[•◦▪▫‣⁃∙·●○■□►▸➢➤✓✔❖]")
+# "[12] R. Nogueira et al. ...": a numbered bibliography entry's label
+_ENTRY_LABEL = re.compile(r"^\s*\[\d{1,3}\]\s")
 # "A.1 Part One", "2.3 Results": a subsection number opening a bold line right under a bold heading
 _SUBHEADING_START = re.compile(r"^\s*(?:[A-Z]|\d{1,2})(?:\.\d{1,2})+\.?\s+[A-Z]")
 SIZE_STEP = 0.6  # points: a larger font-size change between lines starts a new block
@@ -166,6 +168,8 @@ def _starts_new_block(current: list[TextLine], line: TextLine) -> bool:
         return True
     if line.bold and _SUBHEADING_START.match(line.text):  # two headings in one MuPDF block
         return True
+    if _next_entry(current, line):
+        return True
     if CAPTION_RE.match(line.text) and ends_sentence(prev.text):  # not "... shown in\nFigure 1."
         return True
     gap = line.bbox.y0 - prev.bbox.y1
@@ -176,6 +180,16 @@ def _starts_new_block(current: list[TextLine], line: TextLine) -> bool:
     if BULLET_RE.match(current[0].text) and line.bbox.x0 < current[0].bbox.x0 - 0.5 * line.size:
         return True  # text left of the bullet: the list item has ended
     return not line.mono and _paragraph_break(current, line)
+
+
+def _next_entry(current: list[TextLine], line: TextLine) -> bool:
+    """``line`` opens the next entry of a numbered reference list set without space between its
+    entries ("[3] ... 2020." | "[4] P. Dasigi ..."): it follows an entry, or its label hangs left of
+    the lines before it. A running line that starts with a citation does neither."""
+    if not (_ENTRY_LABEL.match(line.text) and ends_sentence(current[-1].text)):
+        return False
+    hangs = line.bbox.x0 < min(ln.bbox.x0 for ln in current) - 0.5 * line.size
+    return hangs or bool(_ENTRY_LABEL.match(current[0].text))
 
 
 def caption_goes_on(current: list[TextLine], line: TextLine) -> bool:
