@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from docgraph.ingest.labels import CJK_FIGURE, CJK_TABLE, FIGURE_CAPTION_WORDS, NUMBER_END, TABLE_CAPTION_WORDS
+from docgraph.ingest.links.caption_sides import CaptionSides, nothing_between
 from docgraph.ingest.structure.ids import IdScheme, PlacedRegion
 from docgraph.ingest.structure.sections import SectionTree
 from docgraph.ingest.types import PageLayout
@@ -20,6 +21,9 @@ FLOATS_AROUND_CAPTIONS = FLOATING_KINDS | {"table"}
 # Added to the distance of a caption/target pair with no horizontal overlap: such a pair is only
 # taken when nothing overlapping is left on the page.
 NO_OVERLAP_PENALTY = 10_000.0
+# Added for a caption between two floats to the one on the side its kind's captions do not use:
+# taken only when the float on the usual side has gone to another caption.
+OFF_SIDE_PENALTY = 1_000.0
 
 DASHES = "\u2010\u2011\u2012\u2013\u2014-"
 _SEP = rf"[.{DASHES}]"
@@ -150,8 +154,9 @@ def link_captions(placed: list[PlacedRegion], page_heights: dict[int, float]) ->
     Tried in tiers, each matched greedily nearest first: the preferred kind on the same page, the
     preferred kind on an adjacent page, then the other kind on the same page. A caption that names
     no kind prefers nothing. Vertical gap is the distance; horizontal overlap is required unless
-    nothing overlapping is left. Captions that are a bare label ("Figure 1.") come last and only
-    on their own page.
+    nothing overlapping is left. On its page a caption never reaches past another caption or a float
+    of its kind, and one set between two floats of its kind takes the one on the side the document's
+    captions of that kind use. Captions that are a bare label ("Figure 1.") come last and only on their own page.
     """
     captions = [pr for pr in placed if pr.region.kind == "caption"]
     targets = [pr for pr in placed if pr.region.kind in CAPTION_TARGET_KINDS]
@@ -166,8 +171,13 @@ def link_captions(placed: list[PlacedRegion], page_heights: dict[int, float]) ->
     def described(rule: Rule) -> Rule:
         return lambda c, t: c.key not in bare and rule(c, t)
 
+    def kind_of(caption: PlacedRegion) -> str | None:
+        return caption_kind(caption.region.text)
+
+    clear = nothing_between(placed, kind_of)
+
     def same_page(c: PlacedRegion, t: PlacedRegion) -> bool:
-        return c.page == t.page and wanted(c, t)
+        return c.page == t.page and wanted(c, t) and clear(c, t)
 
     only_floats_between = _only_floats_between(placed)
 
@@ -175,15 +185,16 @@ def link_captions(placed: list[PlacedRegion], page_heights: dict[int, float]) ->
         return abs(c.page - t.page) == 1 and wanted(c, t) and only_floats_between(c, t)
 
     def same_page_other(c: PlacedRegion, t: PlacedRegion) -> bool:
-        return c.page == t.page and not wanted(c, t)
+        return c.page == t.page and not wanted(c, t) and clear(c, t)
 
     across = _adjacent_page_distance(page_heights)
+    near = _same_page_distance(CaptionSides(placed, kind_of))
     tiers: list[tuple[Rule, Distance]] = [
-        (described(same_page), _same_page_distance),
+        (described(same_page), near),
         (described(adjacent_page), across),
-        (described(same_page_other), _same_page_distance),
-        (same_page, _same_page_distance),
-        (same_page_other, _same_page_distance),
+        (described(same_page_other), near),
+        (same_page, near),
+        (same_page_other, near),
     ]
     for allowed, distance in tiers:
         open_captions = [c for c in captions if c.key not in links]
@@ -207,10 +218,16 @@ def _greedy(pairs: Iterable[_Pair]) -> list[_Pair]:
     return chosen
 
 
-def _same_page_distance(caption: PlacedRegion, target: PlacedRegion) -> float:
-    c, t = caption.region.bbox, target.region.bbox
-    gap = max(0.0, max(c.y0, t.y0) - min(c.y1, t.y1))
-    return gap + (0.0 if c.x_overlap(t) > 0 else NO_OVERLAP_PENALTY)
+def _same_page_distance(sides: CaptionSides) -> Distance:
+    """Vertical gap, longer for a pair with no horizontal overlap or on the unusual side."""
+
+    def distance(caption: PlacedRegion, target: PlacedRegion) -> float:
+        c, t = caption.region.bbox, target.region.bbox
+        gap = max(0.0, max(c.y0, t.y0) - min(c.y1, t.y1))
+        gap += 0.0 if c.x_overlap(t) > 0 else NO_OVERLAP_PENALTY
+        return gap + (OFF_SIDE_PENALTY if sides.off_side(caption, target) else 0.0)
+
+    return distance
 
 
 def _only_floats_between(placed: list[PlacedRegion]) -> Callable[[PlacedRegion, PlacedRegion], bool]:
