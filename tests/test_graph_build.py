@@ -284,6 +284,25 @@ def test_continuation_stays_adjacent_across_floats() -> None:
     ]
 
 
+def test_continuation_stays_adjacent_across_floats_atop_the_next_column() -> None:
+    # A paragraph closing the left column goes on under a figure and its caption atop the right one
+    # (or under a footnote ending the left column, as a reader that keeps page order may place it).
+    doc = layout(
+        page(
+            1,
+            region("paragraph", "cut by the", 600, 700, x0=54, x1=290, continues=True),
+            region("footnote", "1 a footnote", 720, 740, x0=54, x1=290),
+            region("figure", "a figure", 72, 200, x0=322, x1=558),
+            region("caption", "Figure 1: A figure.", 210, 220, x0=322, x1=558),
+            region("paragraph", "column break.", 230, 300, x0=322, x1=558),
+        ),
+    )
+    batch = build(doc)
+    chain = [(e.src_key, e.dst_key, e.props) for e in edges(batch, "HAS_NEXT", "Region")]
+    cut, rest = key_of(batch, "cut by the"), key_of(batch, "column break.")
+    assert chain[0] == (cut, rest, {"cross_page": False, "continuation": True})
+
+
 def test_continues_without_a_following_text_region_gets_no_continuation() -> None:
     doc = layout(page(1, region("paragraph", "last words", 600, continues=True)), page(2, region("figure", "fig", 40)))
     batch = build(doc)

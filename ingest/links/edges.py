@@ -74,9 +74,9 @@ def document_flow(body: list[PlacedRegion]) -> list[PlacedRegion]:
     """Body regions in document reading order, a split paragraph or table read through its break.
 
     The reader judges continuations on the text flow, skipping floats: a footnote after the cut
-    paragraph, or a figure (or, for a paragraph, a table) atop the next page, may sit between the two
-    parts in page order. Such floats are read right after the continuing part, so the two parts stay
-    adjacent in the chain.
+    paragraph, or a figure (or, for a paragraph, a table) atop the next page or column, may sit
+    between the two parts in page order. Such floats are read right after the continuing part, so the
+    two parts stay adjacent in the chain.
     """
     flow = list(body)
     for i in range(len(flow)):
@@ -85,7 +85,7 @@ def document_flow(body: list[PlacedRegion]) -> list[PlacedRegion]:
         # a paragraph runs on in a paragraph: a table set at the top of the next page is read after it
         skipped = FLOATS_AROUND_CAPTIONS if flow[i].region.kind != "table" else FLOATING_KINDS
         j = next((k for k in range(i + 1, len(flow)) if flow[k].region.kind not in skipped), None)
-        if j is not None and j > i + 1 and flow[j].page > flow[i].page:
+        if j is not None and j > i + 1:
             flow[i + 1 : j + 1] = [flow[j], *flow[i + 1 : j]]
     return flow
 

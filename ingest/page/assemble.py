@@ -189,10 +189,16 @@ def _mark_ocr(drafts: Sequence[Draft], lines: Sequence[TextLine]) -> None:
         draft.ocr = draft.ocr or any(box.centre_in(draft.bbox) for box in read)
 
 
+def _footnotes_last(body: Sequence[Draft], order: list[int]) -> list[int]:
+    """Footnotes are read after the page's text, as they are on a one-column page: one closing the
+    left column of two would otherwise come between a paragraph's halves across the gutter."""
+    return [i for i in order if body[i].kind != "footnote"] + [i for i in order if body[i].kind == "footnote"]
+
+
 def _page_layout(scan: PageScan, drafts: list[Draft], furniture: list[Draft]) -> PageLayout:
     _mark_ocr([*drafts, *furniture], scan.lines)
     body = [d for d in drafts if d.kind not in FURNITURE_KINDS and (d.text or d.kind in ("figure", "table", "formula"))]
-    order = reading_order([(d.bbox.x0, d.bbox.y0, d.bbox.x1, d.bbox.y1) for d in body])
+    order = _footnotes_last(body, reading_order([(d.bbox.x0, d.bbox.y0, d.bbox.x1, d.bbox.y1) for d in body]))
     regions = [body[i].to_region(n) for n, i in enumerate(order)]
     regions += [d.to_region(len(order) + k) for k, d in enumerate(furniture)]
     header = " ".join(d.text for d in furniture if d.kind == "page_header")

@@ -34,12 +34,14 @@ HEADER_SIZE_STEP = 1.0  # points above body size that make a short bold line a h
 HEADER_SIZE_RATIO = 1.15  # a short line this much larger than body text is a header even if not bold
 _DOT_LEADER = re.compile(r"(?:\.\s?){4,}\s*\S*\d+\s*$")
 FOOTNOTE_TOP_SHARE = 0.6  # footnotes live below this share of the page height
-# A footnote starts with its mark: "1Text" (a superscript digit), "12 See", "∗Corresponding author";
-# a paper's author footnotes also with "Email addresses:" or "URL:". Small text low on a page without
-# a mark is code, a bibliography set small or a listing's numbers. Three digits are more often a
-# numbered code line ("143 \\def...") than the hundredth footnote of a document.
+# A footnote starts with its mark: "1Text" (a superscript digit), "12 See", "¹ Code" (a Unicode
+# superscript), "∗Corresponding author"; a paper's author footnotes also with "Email addresses:" or
+# "URL:". Small text low on a page without a mark is code, a bibliography set small or a listing's
+# numbers. Three digits are more often a numbered code line ("143 \\def...") than the hundredth
+# footnote of a document.
 _FOOTNOTE_MARK = re.compile(
-    r"^(?:[*∗†‡§¶⋆]+\s?\S|\(?\d{1,2}\)?\s?(?:[^\W\d_]|[“\"(])|(?:e-?mail(?: address(?:es)?)?|url)\s*:)",
+    r"^(?:[*∗†‡§¶⋆]+\s?\S|(?:\(?\d{1,2}\)?|[⁰¹²³⁴-⁹]{1,2})\s?(?:[^\W\d_]|[“\"(])"
+    r"|(?:e-?mail(?: address(?:es)?)?|url)\s*:)",
     re.IGNORECASE,
 )
 FOOTNOTE_GAP_EM = 1.5  # a mark-less block this close under a footnote continues it
@@ -72,13 +74,18 @@ class PageContext:
     height: float
     title_allowed: bool  # first page with text, no title found yet
     largest_size: float  # largest font size among the page's body blocks
-    lowest_body_y: float  # bottom of the lowest body-size block on the page
+    body_boxes: tuple[BBox, ...]  # the page's blocks set in the body size
+
+    def lowest_body_over(self, box: BBox) -> float:
+        """Bottom of the lowest body text in ``box``'s column (the body blocks it overlaps across):
+        in two columns a footnote ends one column, however far down the other one runs."""
+        return max((b.y1 for b in self.body_boxes if b.x_overlap(box) > 0), default=0.0)
 
 
 def page_context(blocks: list[Block], stats: FontStats, height: float, title_allowed: bool) -> PageContext:
     largest = max((b.size for b in blocks if b.lines[0].horizontal), default=0.0)
-    body = [b.bbox.y1 for b in blocks if abs(b.size - stats.body_size) <= 0.6 and not b.mono]
-    return PageContext(height, title_allowed, largest, max(body, default=0.0))
+    body = tuple(b.bbox for b in blocks if abs(b.size - stats.body_size) <= 0.6 and not b.mono)
+    return PageContext(height, title_allowed, largest, body)
 
 
 def is_caption_text(text: str, near_float: bool) -> bool:
@@ -165,13 +172,15 @@ def _reads_like_sentence(text: str) -> bool:
 
 
 def _is_footnote(block: Block, stats: FontStats, ctx: PageContext) -> bool:
-    return _in_footnote_zone(block, stats, ctx) and bool(_FOOTNOTE_MARK.match(block.raw_text.strip()))
+    """Small marked text under its column's body; an index entry ("2D graphs . . . 98") is none."""
+    text = block.raw_text.strip()
+    return _in_footnote_zone(block, stats, ctx) and bool(_FOOTNOTE_MARK.match(text)) and not _DOT_LEADER.search(text)
 
 
 def _in_footnote_zone(block: Block, stats: FontStats, ctx: PageContext) -> bool:
     small = block.size <= stats.body_size - 0.9
     low = block.bbox.y0 >= FOOTNOTE_TOP_SHARE * ctx.height
-    return small and low and block.bbox.y0 >= ctx.lowest_body_y - 1.0
+    return small and low and block.bbox.y0 >= ctx.lowest_body_over(block.bbox) - 1.0
 
 
 def extend_footnotes(blocks: list[Block], stats: FontStats, ctx: PageContext) -> None:

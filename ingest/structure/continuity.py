@@ -31,14 +31,22 @@ def paragraph_continues(last: Region, first: Region) -> bool:
 
     It must not end like a sentence, and the next page must start mid-sentence: with a
     lowercase word, or right after a comma, hyphen or open bracket; in Chinese or Japanese, which
-    have no lowercase, with a character of theirs after one.
+    have no lowercase, with a character of theirs after one. A number has no case, but style guides
+    spell out a number that opens a sentence: a paragraph cut after a lowercase word ("the server
+    draws") goes on in one that starts with a numeral ("731 W at full load").
     """
     if last.kind not in _RUNNING_TEXT or first.kind != "paragraph" or not last.text or not first.text:
         return False
     if ends_sentence(last.text):
         return False
     runs_on = last.text.rstrip().endswith(_RUNS_ON) or unspaced_between(last.text, first.text)
-    return starts_lowercase(first.text) or runs_on
+    return starts_lowercase(first.text) or runs_on or _number_runs_on(last, first)
+
+
+def _number_runs_on(last: Region, first: Region) -> bool:
+    """A paragraph stopping on a lowercase word, the next starting with a numeral."""
+    left, right = last.text.rstrip(), first.text.lstrip()
+    return last.kind == "paragraph" and left[-1].islower() and right[:1].isdigit()
 
 
 def table_continues(last: Region, first: Region) -> bool:
