@@ -84,6 +84,7 @@ def test_words_that_only_look_british_are_left_alone(word: str) -> None:
 def test_plurals_fold_before_the_final_y() -> None:
     assert fold("tables") == fold("table") and fold("classes") == "class"
     assert fold("entries") == fold("entry")
+    assert fold("indexes") == fold("index") and fold("boxes") == fold("box") and fold("crashes") == fold("crash")
     assert fold("arrays") == fold("array")  # the plural goes first, then y -> i, as in Porter
     assert fold("keys") == fold("key") == "key"  # too short to fold
     assert fold("analysis") == "analysis" and fold("status") == "status"

@@ -2,8 +2,9 @@
 
 One splitter for the extractive answer's quotes and for the focused excerpts the generator reads,
 so both cut a passage at the same places. A full stop ends a sentence only before what can start
-one (a capital, a digit, a quote or bracket), so "e.g. the" and "fig. 3" stay whole; CJK full
-stops need no space after them.
+one (a capital, a digit, a quote or bracket), so "e.g. the" stays whole, and never after an
+abbreviation that goes on ("et al. (2019)", "Dr. Lee") or a label's before its number ("Eq. (4)",
+"Fig. 3", "p. 12"); CJK full stops need no space after them.
 """
 
 from __future__ import annotations
@@ -16,9 +17,35 @@ _SENTENCE_END = re.compile(rf"(?<=[.!?])\s+(?=[\"'(\[0-9{_CAPITALS}])|(?<=[ã€‚ï¼
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")  # a markdown header separator, | --- | --- |
 
 
+# Abbreviations a sentence goes on after, and labels abbreviated before a number or "(4)".
+_GOES_ON_AFTER = frozenset({"al", "cf", "e.g", "i.e", "vs", "viz", "approx", "dr", "mr", "mrs", "ms", "prof"})
+_LABELS = frozenset({"eq", "eqs", "fig", "figs", "sec", "secs", "sect", "tab", "ref", "refs", "no", "nos"})
+_LABELS_TOO = frozenset({"vol", "p", "pp", "ch", "chap", "app", "art", "thm", "def", "lem", "prop"})
+_WORD_BEFORE_STOP = re.compile(r"([\w.]+)\.$")
+
+
 def sentences(text: str) -> list[str]:
     """``text``'s sentences, its whitespace runs made single spaces."""
-    return [unit for unit in _SENTENCE_END.split(" ".join(text.split())) if unit]
+    text = " ".join(text.split())
+    units: list[str] = []
+    start = 0
+    for end in _SENTENCE_END.finditer(text):
+        if not _goes_on(text[start : end.start()], text[end.end() : end.end() + 1]):
+            units.append(text[start : end.start()])
+            start = end.end()
+    units.append(text[start:])
+    return [unit for unit in units if unit]
+
+
+def _goes_on(before: str, next_char: str) -> bool:
+    """Whether the full stop ending ``before`` belongs to an abbreviation the sentence goes on after."""
+    word = _WORD_BEFORE_STOP.search(before)
+    if not word:
+        return False
+    abbreviation = word.group(1).lower()
+    if abbreviation in _GOES_ON_AFTER:
+        return True
+    return abbreviation in _LABELS | _LABELS_TOO and (next_char.isdigit() or next_char == "(")
 
 
 def is_table_rule(line: str) -> bool:

@@ -64,13 +64,14 @@ STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
 @lru_cache(maxsize=200_000)
 def fold(word: str) -> str:
     """Lowercase, spell the American way and fold plurals as Porter's step 1a does ("tables" ->
-    "table", "classes" -> "class", "colours" -> "color").
+    "table", "classes" -> "class", "colours" -> "color"), and "-xes", "-shes" as Porter's step 5
+    then meets the singular ("indexes" -> "index", "crashes" -> "crash").
 
     The fold only has to be the same for query and text, not a real stem ("canvas" -> "canva").
     """
     word = american(word.lower() if word.isascii() else _strip_accents(word.casefold()))
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-2] if word.endswith(("sses", "ies")) else word[:-1]
+        word = word[:-2] if word.endswith(("sses", "ies", "xes", "shes")) else word[:-1]
     if len(word) > 3 and word.endswith("y"):  # Porter's step 1c after 1a: "entry" meets "entries",
         word = word[:-1] + "i"  # and "array" meets "arrays"
     return word
