@@ -84,3 +84,26 @@ def test_the_first_prose_ends_the_byline(
     draw = [(150.0, 110.0, "Software Manual", "tibo", 18.0), *((x, y, t, "tibo", 12.0) for x, y, t in lines)]
     page = _first_page(tmp_path, [*draw, (0, prose_y, "PROSE", "", 0)])
     assert {text: _kind(page, text) for text in kinds} == kinds
+
+
+@pytest.mark.parametrize(("x", "kind"), [(None, "title"), (72.0, "section_header")])
+def test_a_centred_heading_a_little_larger_than_anything_else_opens_a_paper_as_its_title(
+    tmp_path: Path, x: float | None, kind: str
+) -> None:
+    """groff's -ms sets a paper's title 2 points above the text and its headings in bold at the
+    text's size: 1.4 times the body was asked of a title, so the title was a section and the
+    document was named after its file. A heading set flush left stays a section."""
+    title = "Measuring the Energy Cost of Dense Retrieval"
+    left = x if x is not None else (72 + 523 - pymupdf.get_text_length(title, "tibo", 12)) / 2
+    page = _first_page(
+        tmp_path,
+        [
+            (left, 100, title, "tibo", 12),
+            (250, 120, "Hannah Voss", "tiit", 10),
+            (0, 140, "PROSE", "", 0),
+            (72, 300, "1. Introduction", "tibo", 10),
+            (0, 312, "PROSE", "", 0),
+        ],
+    )
+    assert _kind(page, title) == kind
+    assert _kind(page, "1. Introduction") == "section_header"

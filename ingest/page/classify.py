@@ -30,6 +30,8 @@ FIRST_NUMBERED_HEADING_RE = re.compile(
 HEADER_MAX_CHARS = 160
 HEADER_MAX_LINES = 3
 TITLE_SIZE_RATIO = 1.4  # title: at least this much larger than body text
+TITLE_SIZE_LEAD = 1.0  # points a centred first-page title is set above anything else on the page
+CENTRED_SHARE = 0.05  # of the text width: how far off the middle a centred line may sit
 HEADER_SIZE_STEP = 1.0  # points above body size that make a short bold line a header
 HEADER_SIZE_RATIO = 1.15  # a short line this much larger than body text is a header even if not bold
 _DOT_LEADER = re.compile(r"(?:\.\s?){4,}\s*\S*\d+\s*$")
@@ -144,6 +146,32 @@ def promote_title(blocks: list[Block], stats: FontStats, ctx: PageContext) -> No
     headers = [b for b in blocks if b.kind == "section_header" and _is_title(b, stats, ctx)]
     if headers:
         min(headers, key=lambda b: b.bbox.y0).kind = "title"
+    elif (centred := _centred_title(blocks, stats)) is not None:
+        centred.kind = "title"
+
+
+def _centred_title(blocks: list[Block], stats: FontStats) -> Block | None:
+    """The first page's first block when it is a heading set centred, larger than the body and
+    than anything else on the page: a title a little larger than the text (groff's -ms sets it
+    2 points up), where a section heading is set flush left or no larger than the body."""
+    text_blocks = [b for b in blocks if b.lines[0].horizontal and b.kind not in ("page_header", "page_footer")]
+    if not text_blocks:
+        return None
+    first = min(text_blocks, key=lambda b: b.bbox.y0)
+    others = max((b.size for b in text_blocks if b is not first), default=0.0)
+    left, right = min(b.bbox.x0 for b in text_blocks), max(b.bbox.x1 for b in text_blocks)
+    off_centre = abs((first.bbox.x0 + first.bbox.x1) - (left + right)) / 2
+    return (
+        first
+        if first.kind == "section_header"
+        and first.size >= HEADER_SIZE_RATIO * stats.body_size
+        and first.size >= others + TITLE_SIZE_LEAD
+        and off_centre <= CENTRED_SHARE * (right - left)
+        and first.bbox.x0 > left + CENTRED_SHARE * (right - left)
+        and len(first.lines) <= 4
+        and not FIRST_NUMBERED_HEADING_RE.match(first.raw_text)
+        else None
+    )
 
 
 def _is_header(block: Block, text: str, stats: FontStats) -> bool:
