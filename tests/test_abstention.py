@@ -139,6 +139,17 @@ def test_coverage_meets_a_words_inflections_but_no_other_word() -> None:
     assert coverage("Where is the store that checks the car?", [hit]) == 1.0
 
 
+def test_coverage_meets_an_irregular_past_and_leaves_out_the_words_that_frame_a_question() -> None:
+    """A paper's reader asked "How long did training take ...?" of "Training took 14 hours", and
+    "What do the authors say about limitations ...?" of the limitations' own text: "take", and
+    "authors" and "say", were counted missing, and ask abstained while quoting the answer."""
+    hit = ScoredRegion("r", "d", 1, (), "paragraph", "Training took 14 hours. A limitation of RGNR is speed.", 1.0)
+    assert coverage("How long did training take?", [hit]) == pytest.approx(2 / 3)  # "long" is not there
+    assert coverage("What do the authors say about limitations of RGNR?", [hit]) == 1.0
+    assert coverage("What do the authors say?", [hit]) == 0.0  # names nothing the documents could hold
+    assert coverage("How long does the drive shaft take to cool?", [hit]) == 0.2  # "take" only
+
+
 def test_an_abstained_question_asks_the_model_nothing_more(store: GraphStore, tmp_path: Path) -> None:
     retriever = make_retriever("hybrid", store, load_encoder())
     streamed: list[str] = []

@@ -19,10 +19,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from docgraph.app.retrieval.base import ScoredRegion
-from docgraph.app.retrieval.text import tokenize
+from docgraph.app.retrieval.irregular_verbs import BASE_OF
+from docgraph.app.retrieval.text import fold, tokenize
 from docgraph.app.retrieval.vector import DenseRetriever
 
 HITS_READ = 5  # the first hits the measures read
+# Words that frame a question about a document rather than name what it holds ("What do the authors
+# say about ...", "Which section describes ..."): no passage need hold them.
+_FRAME = "author authors say says said mention mentions mentioned describe describes described discuss discussed"
+FRAME_WORDS = frozenset(fold(word) for word in _FRAME.split())
 _VOWELS = re.compile(r"[aeiouy]")
 
 
@@ -75,7 +80,7 @@ def known(question: str, dense: DenseRetriever) -> float:
     """The share of the question's distinct content words that some stored document holds. The
     documents already loaded are looked in first, and no other is loaded once every word is
     found: a question asked inside one document rarely needs the rest of the store."""
-    wanted = set(tokenize(question))
+    wanted = content_words(question)
     if not wanted:
         return 0.0
     missing = set(wanted)
@@ -90,7 +95,7 @@ def coverage(question: str, hits: Sequence[ScoredRegion]) -> float:
     """The share of the question's distinct content words that occur in the hits or their context,
     in any inflection ("cleaned" is found in "Clean the filter", "store" in "stored"); 0 for a
     question without any: it names nothing the documents could hold."""
-    wanted = set(tokenize(question))
+    wanted = content_words(question)
     if not wanted:
         return 0.0
     found: set[str] = set()
@@ -100,11 +105,19 @@ def coverage(question: str, hits: Sequence[ScoredRegion]) -> float:
     return sum(1 for word in wanted if not found.isdisjoint(word_forms(word))) / len(wanted)
 
 
+def content_words(question: str) -> set[str]:
+    """The question's distinct content words, less those that frame it (:data:`FRAME_WORDS`)."""
+    return set(tokenize(question)) - FRAME_WORDS
+
+
 def word_forms(word: str) -> set[str]:
     """A folded word and, when it ends in -ed or -ing, its stem with and without a final e, as
     Porter's step 1b takes the ending off: "stored" -> stored, stor, store; "stopping" -> stopping,
     stop, stope; "clean" -> clean. Two words meet when their forms do ("cleaned" and "clean"), and a
-    bare word is never shortened ("care" and "car" do not)."""
+    bare word is never shortened ("care" and "car" do not). An irregular verb's past forms also stand
+    for the verb ("took" -> take)."""
+    if word in BASE_OF:
+        return {word, BASE_OF[word]}
     suffix = next((s for s in ("ing", "ed") if word.endswith(s) and not word.endswith("eed")), "")
     stem = word[: -len(suffix)] if suffix else ""
     if len(stem) < 2 or not _VOWELS.search(stem):
