@@ -117,6 +117,12 @@ REFERENCE_WORDS: dict[str, tuple[str, ...]] = {
         r"Страниц(?:а|ы|е|у|ах)",
         r"Стр\.",
     ),
+    "slide": (
+        r"Folien?",
+        r"Diapositivas?",
+        r"Diapositives?",
+        r"Слайд(?:ы|а|е|ах)?",
+    ),
 }
 # Chinese and Japanese reference words, written before the number without a space.
 CJK_REFERENCE_WORDS = {"figure": CJK_FIGURE, "table": CJK_TABLE}

@@ -12,6 +12,7 @@ from docgraph.app.pipeline.readers import make_reader
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.links.references import find_mentions
+from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import OutlineEntry, PageLayout
 from docgraph.records import GraphBatch
 from tests.test_graph_build import WHEN, build, edges, key_of, layout, page, region
@@ -316,3 +317,19 @@ def test_a_merged_pdf_read_from_its_pages_refers_each_paper_to_its_own_targets(t
     assert len(second) == len(links) // 2 > 0  # the second paper refers as often as the first
     assert all(target > pages for _, target in second), links
     assert all(target <= pages for source, target in links if source <= pages), links
+
+
+@pytest.mark.parametrize(("width", "height", "linked"), [(842, 595, True), (595, 842, False)])
+def test_a_deck_refers_to_its_slides_by_number(tmp_path: Path, width: int, height: int, linked: bool) -> None:
+    """A slide deck's "See slide 3 for the headcount" made no edge: only pages were referred to. A
+    deck's pages are landscape; in a portrait document "slide 2 mm" is no reference at all."""
+    pdf = tmp_path / "deck.pdf"
+    texts = ["See slide 3 for the headcount by depot.", "Slide 2 mm of shim under the rail.", "Depot headcount"]
+    with pymupdf.open() as doc:
+        for text in texts:
+            doc.new_page(width=width, height=height).insert_text((60, 120), text, fontname="helv", fontsize=20)
+        doc.save(pdf)
+    batch = build_graph(NativeReader().read(pdf), WHEN)
+    slide_3 = next(n.key for n in batch.nodes if n.label == "Page" and n.props["number"] == 3)
+    assert refs(batch, "See slide 3 for the headcount by depot.") == ([("Page", slide_3, "slide 3")] if linked else [])
+    assert linked or batch.stats["unresolved_refs"] == 0  # not counted as a reference that found nothing

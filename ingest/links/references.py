@@ -51,6 +51,7 @@ _PATTERNS: dict[str, tuple[str, str, str]] = {
     "appendix": (r"\b(?:Appendix|APPENDIX|appendix|Appendices|appendices)\s+", _APP_NUM, "Appendix"),
     "equation": (r"\b(?:Equations?|equations?)\s+|\b(?:Eqs?\.|eqs?\.|Eqn\.|eqn\.)\s*", _EQ_NUM, "Equation"),
     "page": (r"\b(?:Pages?|pages?)\s+|\bpp?\.\s+", _PAGE_NUM, "page"),
+    "slide": (r"\b(?:Slides?|SLIDES?|slides?)\s+", _PAGE_NUM, "slide"),
 }
 
 
@@ -73,7 +74,7 @@ _INT = re.compile(r"(?<![\w.,/:])\d{1,4}(?![\w/:]|[.,]\d)")
 
 @dataclass(frozen=True, slots=True)
 class Mention:
-    kind: str  # figure | table | section | chapter | appendix | equation | page
+    kind: str  # figure | table | section | chapter | appendix | equation | page | slide
     number: str  # as written, brackets stripped
     start: int
 
@@ -136,6 +137,7 @@ class TargetIndex:
     printed_pages: dict[int, int] = field(default_factory=dict)  # printed number -> physical page
     page_offset: int | None = None  # printed - physical, when page numbers were found
     page_numbers: set[int] = field(default_factory=set)
+    slides: bool = False  # every page is landscape: a deck, whose "slide 10" is its tenth page
 
     def resolve(self, mention: Mention, ids: IdScheme, part: int = 0) -> tuple[str, str] | None:
         number = mention.canonical
@@ -145,7 +147,7 @@ class TargetIndex:
         if mention.kind == "equation":
             key = _pick(self.equations.get(number), part)
             return ("Region", key) if key else None
-        if mention.kind == "page":
+        if mention.kind in ("page", "slide"):
             page = self._physical_page(int(number))
             return ("Page", ids.page(page)) if page else None
         key = _pick(self.sections.get(number), part) or self._section_by_title(mention.kind, mention.number, part)
@@ -191,7 +193,8 @@ def build_target_index(
     ids: IdScheme,
 ) -> TargetIndex:
     parts = document_parts(placed, tree)
-    index = TargetIndex(parts=parts, page_numbers={page.number for page in pages})
+    slides = bool(pages) and all(page.width > page.height for page in pages)
+    index = TargetIndex(parts=parts, page_numbers={page.number for page in pages}, slides=slides)
     _index_figures(index, placed, captions)
     implied = implied_section_numbers(tree.sections)
     for section in tree.sections:
@@ -307,6 +310,8 @@ def reference_edges(
         targets: set[tuple[str, str]] = set()
         for mention in find_mentions(pr.region.text):
             if mention.start < skip_until or (mention.kind, mention.canonical) in seen:
+                continue
+            if mention.kind == "slide" and not index.slides:  # "slide 2 mm along the rail" is no reference
                 continue
             seen.add((mention.kind, mention.canonical))
             target = index.resolve(mention, ids, index.parts.of(pr.place))
