@@ -345,3 +345,33 @@ def test_pages_of_small_type_keep_their_first_lines(tmp_path: Path) -> None:
         doc.save(pdf)
     pages = NativeReader().read(pdf).pages
     assert [r.text for p in pages for r in p.regions if r.kind in ("page_header", "page_footer")] == []
+
+
+def test_a_letterhead_on_every_page_is_no_title_nor_section(tmp_path: Path) -> None:
+    """A memo's 18-point company name atop both pages was set too large to be a running head: it
+    was the title on page 1 and a section on page 2, which cut the paragraph running over the break."""
+    pdf = tmp_path / "memo.pdf"
+    with pymupdf.open() as doc:
+        doc.new_page()
+        doc.new_page()
+        first, second = doc[0], doc[1]
+        first.insert_text((72, 130), "MEMORANDUM", fontname="hebo", fontsize=14)
+        y = 160.0
+        for _ in range(7):
+            for line in wrapped(FILLER, 440):
+                first.insert_text((72, y), line, fontname="helv", fontsize=10)
+                y += LEAD
+            y += 8
+        first.insert_text(
+            (72, y + 40), "Please brief your shift leaders and confirm to me", fontname="helv", fontsize=10
+        )
+        second.insert_text((72, 160), "by e-mail that you have done so by Friday.", fontname="helv", fontsize=10)
+        for page in (first, second):
+            page.insert_text((72, 60), "CORVANE LOGISTICS", fontname="hebo", fontsize=18)
+        doc.save(pdf)
+    pages = NativeReader().read(pdf).pages
+    kinds = {region.text: region.kind for page in pages for region in page.regions}
+    assert kinds["CORVANE LOGISTICS"] == "page_header" and kinds["MEMORANDUM"] == "title"
+    assert ("and confirm to me", "by e-mail that you h", True) in [
+        (last[-17:], first, continues) for last, first, continues in _cross_page_steps(pdf)
+    ]

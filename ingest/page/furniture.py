@@ -126,13 +126,16 @@ def _listing_line_number(line: TextLine, lines: Sequence[TextLine]) -> bool:
 def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list[FurnitureMarks]:
     """Mark header/footer lines on every page (indexes into each page's ``lines``)."""
     min_repeat = 3 if len(pages) >= 5 else 2
+    letterheads = _letterheads(pages)
     candidates: list[list[tuple[int, str]]] = []  # per page: (line index, band)
     key_pages: Counter[tuple[str, str]] = Counter()
     for page in pages:
         found = []
         for index, line in enumerate(page.lines):
             band = _band(line, page.height)
-            if band is not None and _eligible(line, body_size) and not _numbers_content(line, page):
+            if band is None or _numbers_content(line, page):
+                continue
+            if _eligible(line, body_size) or _large_line(band, line) in letterheads:
                 found.append((index, band))
         candidates.append(found)
         keys = {(band, furniture_key(page.lines[i].text)) for i, band in found}
@@ -166,6 +169,23 @@ def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list
                 _add(mark, index, band)
     _mark_inner_page_numbers(pages, marks, min_repeat)
     return marks
+
+
+def _large_line(band: str, line: TextLine) -> tuple[tuple[str, int, str, int], str]:
+    return _signature(band, line), line.text.strip()
+
+
+def _letterheads(pages: Sequence[PageLines]) -> set[tuple[tuple[str, int, str, int], str]]:
+    """Lines printed alike, word for word, at one place and in one font on every page: a
+    letterhead or a logo's words, however large they are set. A title or a chapter's opening
+    ("CHAPTER 2") is not on every page."""
+    if len(pages) < 2:
+        return set()
+    per_page = [
+        {_large_line(band, line) for line in page.lines if (band := _band(line, page.height)) and line.text.strip()}
+        for page in pages
+    ]
+    return set.intersection(*per_page)
 
 
 def _running_title_lines(
