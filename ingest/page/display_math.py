@@ -6,6 +6,10 @@ segmenter makes each piece a block of its own, so a physics paper's page came ou
 one-symbol "paragraphs" ("∞", "i=0", "(3)"). Pieces that touch one another and carry math are
 joined here into one formula region, its equation number last, where references look for it.
 
+A formula set on one line with its number comes out as one block (or one row of blocks); it is a
+formula when it is displayed: its own row, indented within its column, math before a number that
+ends at the column's right edge, as a typesetter sets an equation number.
+
 Only blocks the font rules typed (paragraph or formula) take part; prose never does: a block
 with more than one word of running text is not a piece of a formula.
 """
@@ -34,6 +38,10 @@ SIDE_GAP_EM = 1.5  # horizontal gap between pieces
 ROW_GAP_EM = 3.0  # ... on one row: a fraction beside the left-hand side
 SAME_EDGE = 1.5  # points: two blocks' edges this close are one column edge
 TAG_REACH_EM = 12.0  # an equation number sits at the column's right edge, far from its formula
+DISPLAY_INDENT_EM = 1.0  # a displayed line starts at least this far inside its column's left edge
+RIGHT_EDGE_EM = 0.5  # ... and its equation number ends this close to the column's right edge
+# Relations and arrows: what makes a line with a number at its end an equation.
+RELATION_SIGNS = frozenset("=<>≤≥≠≈≡∼≃≅∝∈∉∋⊂⊆⊃⊇≺≻≪≫→←↔⇒⇐⇔↦⟶⟹")
 # Words that are operators in a formula, not prose ("lim", "sin").
 MATH_WORDS = frozenset(
     {"lim", "sin", "cos", "tan", "cot", "sec", "csc", "log", "exp", "max", "min", "sup", "inf", "det"}
@@ -44,6 +52,7 @@ _PROSE_WORD = re.compile(r"[A-Za-z][a-z]{2,}")
 _TRIM = ".,;:()[]{}"
 _ASCII_OPERATORS = frozenset("=+<>^")
 EQUATION_TAG = re.compile(r"\(\s*[A-Z]?\d{1,3}(?:\.\d{1,3})*[a-z]?\s*\)")
+_TAG_LAST = re.compile(rf"\s{EQUATION_TAG.pattern}[\s,.]*$")  # a number after a space, last on its line
 
 
 @dataclass(slots=True)
@@ -193,12 +202,57 @@ def _ends_in_tag(text: str) -> bool:
     return bool(tags) and not text[tags[-1].end() :].strip(" ,.")
 
 
+def _numbered_lines(blocks: list[Block], members: list[_Member], taken: set[int], em: float) -> list[list[_Member]]:
+    """Seeds on no formula yet that are displayed equations of one line, each a formula of its own."""
+    indexes = {m.index for m in members}
+    prose = [b.bbox for i, b in enumerate(blocks) if i not in indexes and b.kind in PROSE_KINDS and len(b.lines) > 1]
+    seeds = (m for m in members if m.role == "seed" and m.index not in taken)
+    return [[m] for m in seeds if _numbered_line(m.block, em) and _displayed(m.box, _column(m.box, prose, em), em)]
+
+
+def _numbered_line(block: Block, em: float) -> bool:
+    """One row, not code nor a list item, whose equation number comes last after a space, with a
+    relation, an arrow or a math character before it."""
+    rows = [line.center_y for line in block.lines]
+    if block.mono or block.list_item or max(rows) - min(rows) > 0.4 * em:
+        return False
+    tag = _TAG_LAST.search(block.raw_text)
+    if tag is None:
+        return False
+    body = block.raw_text[: tag.start()]
+    return any(ch in RELATION_SIGNS or is_math_char(ch) for ch in body) or (block.math > 0 and bool(body.strip()))
+
+
+def _column(box: BBox, prose: list[BBox], em: float) -> tuple[float, float] | None:
+    """Left and right edges of the column ``box`` is set in: those of the nearest paragraphs above
+    and below that run past its middle (a display sits between the sentences around it)."""
+    middle = (box.x0 + box.x1) / 2
+    around = [p for p in prose if p.x0 <= middle <= p.x1]
+    above = [p for p in around if p.y1 <= box.y0 + 0.5 * em]
+    below = [p for p in around if p.y0 >= box.y1 - 0.5 * em]
+    near = [max(above, key=lambda p: p.y1)] if above else []
+    near += [min(below, key=lambda p: p.y0)] if below else []
+    if not near:
+        return None
+    return min(p.x0 for p in near), max(p.x1 for p in near)
+
+
+def _displayed(box: BBox, column: tuple[float, float] | None, em: float) -> bool:
+    """Indented or centred in its column, its number at the column's right edge (a ragged column's
+    lines end short of it)."""
+    if column is None:
+        return False
+    left, right = column
+    return box.x0 >= left + DISPLAY_INDENT_EM * em and box.x1 >= right - RIGHT_EDGE_EM * em
+
+
 def join_display_math(blocks: list[Block], em: float) -> list[Block]:
     """The page's blocks with each displayed formula's pieces joined into one formula block, at
-    the place of its first piece."""
+    the place of its first piece; a displayed line with its equation number is a formula too."""
     members = [_Member(i, b, role, b.bbox) for i, b in enumerate(blocks) if (role := _role(b)) is not None]
     geometry = _geometry(blocks, {m.index for m in members}, em)
     clusters = _clusters(members, geometry)
+    clusters += _numbered_lines(blocks, members, {m.index for g in clusters for m in g}, em)
     if not clusters:
         return blocks
     joined: dict[int, list[Block]] = {}
