@@ -33,13 +33,19 @@ def wrapped(text: str, width: float) -> list[str]:
 def _filled_first_page(doc: pymupdf.Document) -> pymupdf.Page:
     page = doc.new_page()
     page.insert_text((72, 72), "Transfer Switch Guide", fontname="hebo", fontsize=16)
-    y = 110.0
-    for _ in range(8):
+    _fill(page, 110.0, 8)
+    return page
+
+
+def _fill(page: pymupdf.Page, top: float, paragraphs: int) -> float:
+    """``paragraphs`` paragraphs of filler from ``top`` down; where the next line would go."""
+    y = top
+    for _ in range(paragraphs):
         for line in wrapped(FILLER, 440):
             page.insert_text((72, y), line, fontname="helv", fontsize=10)
             y += LEAD
         y += 8
-    return page
+    return y
 
 
 def _ruled_table(page: pymupdf.Page, rows: list[tuple[str, str]], top: float, header: bool) -> float:
@@ -356,12 +362,7 @@ def test_a_letterhead_on_every_page_is_no_title_nor_section(tmp_path: Path) -> N
         doc.new_page()
         first, second = doc[0], doc[1]
         first.insert_text((72, 130), "MEMORANDUM", fontname="hebo", fontsize=14)
-        y = 160.0
-        for _ in range(7):
-            for line in wrapped(FILLER, 440):
-                first.insert_text((72, y), line, fontname="helv", fontsize=10)
-                y += LEAD
-            y += 8
+        y = _fill(first, 160.0, 7)
         first.insert_text(
             (72, y + 40), "Please brief your shift leaders and confirm to me", fontname="helv", fontsize=10
         )
