@@ -376,3 +376,20 @@ def test_a_letterhead_on_every_page_is_no_title_nor_section(tmp_path: Path) -> N
     assert ("and confirm to me", "by e-mail that you h", True) in [
         (last[-17:], first, continues) for last, first, continues in _cross_page_steps(pdf)
     ]
+
+
+def test_a_table_header_repeated_atop_each_page_is_no_running_head(tmp_path: Path) -> None:
+    """A spreadsheet's header row, repeated atop every page its table runs over, sat in the top band
+    on several pages and was read into the running head as well as the table."""
+    pdf = tmp_path / "kpis.pdf"
+    with pymupdf.open() as doc:
+        for number in range(3):
+            page = doc.new_page()
+            page.insert_text((72, 30), "Depot KPIs Q3", fontname="helv", fontsize=8)
+            rows = [("Depot", "Shipments")] + [(f"Depot {number}-{row}", f"{1000 + row:,}") for row in range(20)]
+            _ruled_table(page, rows, 48, True)
+        doc.save(pdf)
+    pages = NativeReader().read(pdf).pages
+    heads = [region.text for page in pages for region in page.regions if region.kind == "page_header"]
+    assert heads == ["Depot KPIs Q3"] * 3
+    assert all(page.regions[0].kind == "table" and "| Depot | Shipments |" in page.regions[0].text for page in pages)

@@ -94,19 +94,18 @@ def _eligible(line: TextLine, body_size: float) -> bool:
     return not (body_size > 0 and line.size > MAX_SIZE_RATIO * body_size)
 
 
+def _in_table(line: TextLine, page: PageLines) -> bool:
+    """A ruled table's line: its header row repeated atop each page it runs over is no running head."""
+    return any(line.bbox.centre_in(table) for table in page.tables)
+
+
 def _numbers_content(line: TextLine, page: PageLines) -> bool:
     """A number that belongs to the page's content: a tick label ("100" at the top of a plot's y
-    axis, reaching into the band), a cell of a ruled table set at the top of the page, or the number
-    of a listing's line ("96" beside a code line, with "95" or "97" right above or below it, ending
-    at the same edge)."""
+    axis, reaching into the band) or the number of a listing's line ("96" beside a code line, with
+    "95" or "97" right above or below it, ending at the same edge)."""
     if not is_page_number(line.text):
         return False
-    in_table = any(line.bbox.centre_in(table) for table in page.tables)
-    return (
-        in_table
-        or any(line.bbox.near(f, TICK_LABEL_REACH) for f in page.figures)
-        or _listing_line_number(line, page.lines)
-    )
+    return any(line.bbox.near(f, TICK_LABEL_REACH) for f in page.figures) or _listing_line_number(line, page.lines)
 
 
 def _listing_line_number(line: TextLine, lines: Sequence[TextLine]) -> bool:
@@ -133,7 +132,7 @@ def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list
         found = []
         for index, line in enumerate(page.lines):
             band = _band(line, page.height)
-            if band is None or _numbers_content(line, page):
+            if band is None or _in_table(line, page) or _numbers_content(line, page):
                 continue
             if _eligible(line, body_size) or _large_line(band, line) in letterheads:
                 found.append((index, band))
@@ -295,7 +294,7 @@ def _below_first_row(page: PageLines, index: int, band: str) -> bool:
 
 def _page_number_at(page: PageLines, index: int) -> bool:
     line = page.lines[index]
-    return is_page_number(line.text) and not _numbers_content(line, page)
+    return is_page_number(line.text) and not (_in_table(line, page) or _numbers_content(line, page))
 
 
 def _add(mark: FurnitureMarks, index: int, band: str) -> None:
