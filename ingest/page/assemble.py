@@ -20,6 +20,7 @@ from docgraph.ingest.page.classify import (
 from docgraph.ingest.page.definitions import join_definition_lines
 from docgraph.ingest.page.display_math import join_display_math
 from docgraph.ingest.page.furniture import FurnitureMarks
+from docgraph.ingest.page.list_rows import attach_row_cells
 from docgraph.ingest.page.merge import absorb_figure_labels, figures_for_orphan_captions, merge_blocks
 from docgraph.ingest.page.model_regions import model_blocks
 from docgraph.ingest.page.reading_order import reading_order
@@ -82,7 +83,7 @@ def assemble_page(scan: PageScan, stats: FontStats, marks: FurnitureMarks, title
     rest = [line for i, line in enumerate(scan.lines) if i not in work.used]
     blocks = work.blocks + segment_lines(join_definition_lines(rest))
     _classify(blocks, stats, scan.height, title_allowed, work.floats)
-    blocks = merge_blocks(join_display_math(blocks, stats.body_size), stats)
+    blocks = merge_blocks(attach_row_cells(join_display_math(blocks, stats.body_size)), stats)
     figure_drafts, blocks = figures_for_orphan_captions(blocks, work.floats, stats)
     work.drafts.extend(_figure_draft(box, labels) for box, labels in figure_drafts)
     work.drafts.extend(_block_draft(b) for b in blocks)

@@ -7,7 +7,14 @@ from collections.abc import Sequence
 
 from docgraph.ingest.floats.captions import CAPTION_RE
 from docgraph.ingest.labels import CJK_FIGURE, FIGURE_CAPTION_WORDS
-from docgraph.ingest.page.blocks import BLANK_LINE_EM, Block, caption_goes_on, code_rows
+from docgraph.ingest.page.blocks import (
+    BLANK_LINE_EM,
+    BULLET_RE,
+    Block,
+    caption_goes_on,
+    code_rows,
+    split_list_items,
+)
 from docgraph.ingest.page.classify import NUMBERED_HEADING_RE, FontStats, near_float
 from docgraph.ingest.pdf.lines import TextLine, lines_in
 from docgraph.ingest.pdf.text import ends_sentence, starts_lowercase
@@ -19,6 +26,7 @@ LABEL_MAX_CHARS = 60
 ORPHAN_REACH = 120.0  # how far above a caption the content of a text-only figure may start
 SAME_ROW_GAP_EM = 1.0  # white between two pieces of one line of prose, at most
 LISTING_GAP_EM = 2.0  # white inside one listing: a blank line or two between its parts, at most
+NEST_INDENT_EM = 2.0  # a list item starts at most this far left or right of an item before it
 # An interactive session's prompt: "R> ", "> ", "gnuplot> ", "$ ", ">>> ", "In [3]: ", and the
 # continuation prompts "+ " (R) and "... " (Python).
 _PROMPT = re.compile(r"^\s*(?:[A-Za-z]*> |\$ |>>> |\.\.\. |In \[\d*\]: |\+ )")
@@ -113,7 +121,7 @@ def _joinable(prev: Block, cur: Block) -> bool:
     if gap < -0.5 * em:
         return False
     if prev.kind == "list" and cur.kind == "list":  # items of one list, from either source
-        return gap <= 1.5 * em and abs(cur.bbox.x0 - prev.bbox.x0) <= 2 * em
+        return gap <= 1.5 * em and _list_goes_on(prev, cur, em)
     if prev.source != "fonts" or cur.source != "fonts":  # model boxes are kept as the model drew them
         return False
     if prev.kind == "list" and cur.kind == "paragraph":  # the last item goes on: indented, or mid-sentence
@@ -138,6 +146,19 @@ def _joinable(prev: Block, cur: Block) -> bool:
         continues = not ends_sentence(prev.raw_text) or starts_lowercase(cur.raw_text)
         return same_style and gap <= 0.5 * em and overlap >= 0.5 * narrow and continues
     return False
+
+
+def _list_goes_on(prev: Block, cur: Block, em: float) -> bool:
+    """``cur`` starts where an item of the list ``prev`` starts, or a level in or out from one: a
+    sub-item under its item, the next item back out of a sub-list. The em is also the items' first
+    lines' size, as set: a sub-item set smaller than its item, and longer, must not shrink it."""
+    starts = [item[0] for item in split_list_items(prev.lines)]
+    em = max(em, cur.lines[0].size, *(line.size for line in starts))
+    opens_deeper = cur.bbox.x0 < starts[0].bbox.x0 - em and BULLET_RE.match(starts[0].text)
+    if opens_deeper:  # ``prev`` opens with sub-items whose item is not in it (a page or column before)
+        return False
+    anchors = [prev.bbox.x0, *(line.bbox.x0 for line in starts)]
+    return any(abs(cur.bbox.x0 - x) <= NEST_INDENT_EM * em for x in anchors)
 
 
 def _output_follows(prev: Block, cur: Block) -> bool:
