@@ -19,6 +19,7 @@ from docgraph.ingest.page.classify import (
 )
 from docgraph.ingest.page.definitions import join_definition_lines
 from docgraph.ingest.page.display_math import join_display_math
+from docgraph.ingest.page.form_fields import field_texts
 from docgraph.ingest.page.furniture import FurnitureMarks
 from docgraph.ingest.page.list_rows import attach_row_cells
 from docgraph.ingest.page.merge import absorb_figure_labels, figures_for_orphan_captions, merge_blocks
@@ -74,6 +75,7 @@ class _PageWork:
 def assemble_page(scan: PageScan, stats: FontStats, marks: FurnitureMarks, title_allowed: bool) -> PageLayout:
     work = _PageWork(scan, stats, set(marks.header) | set(marks.footer), set(marks.header), set(marks.footer))
     _add_tables(work)
+    _add_form_fields(work)
     if scan.model_boxes is not None:
         _add_model_regions(work, title_allowed)
     else:
@@ -99,6 +101,16 @@ def _add_tables(work: _PageWork) -> None:
         text = to_markdown(table.cells)
         work.drafts.append(Draft("table", table.bbox, text, work.stats.body_size, False, table.cells))
         work.floats.append(table.bbox)
+
+
+def _add_form_fields(work: _PageWork) -> None:
+    """Each filled field a paragraph "label: value", its label line taken from the text."""
+    if not work.scan.fields:
+        return
+    tables = [table.bbox for table in work.scan.tables]
+    for entry in field_texts(work.scan.fields, work.scan.lines, work.used, tables, work.stats.body_size):
+        work.used.update(entry.labels)
+        work.drafts.append(Draft("paragraph", entry.bbox, entry.text, entry.size))
 
 
 def _add_model_regions(work: _PageWork, title_allowed: bool) -> None:

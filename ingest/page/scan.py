@@ -17,6 +17,7 @@ from docgraph.ingest.page.furniture import PageLines
 from docgraph.ingest.page.line_numbers import drop_line_numbers
 from docgraph.ingest.pdf import api as pdf_api
 from docgraph.ingest.pdf.lines import TEXT_FLAGS, TextLine, extract_lines
+from docgraph.ingest.pdf.widgets import FormField, form_fields, outside_fields
 from docgraph.ingest.types import BBox
 
 MIN_TEXT_CHARS = 10  # fewer visible characters than this on a page with a large image: a scan
@@ -38,6 +39,7 @@ class PageScan:
     image_text: list[ImageText] = field(default_factory=list)  # read by OCR in embedded pictures
     links: list[PageLink] = field(default_factory=list)  # to other places in the document
     turn: int = 0  # degrees it was turned clockwise to stand upright (a scan fed sideways)
+    fields: list[FormField] = field(default_factory=list)  # its fillable form's fields
 
     def furniture_view(self) -> PageLines:
         """What furniture detection reads of the page: its lines, figures and tables."""
@@ -47,7 +49,9 @@ class PageScan:
 def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
     textpage = page.get_textpage(flags=TEXT_FLAGS)
     drawings = page.get_drawings()
-    lines = extract_lines(page, textpage, drawings)
+    fields = form_fields(page)
+    lines = extract_lines(page, textpage, drawings, apart=[f.bbox for f in fields])
+    lines = outside_fields(lines, fields)  # the fields say their values
     page_words = pdf_api.words(page, TEXT_FLAGS, textpage)
     ruled = find_ruled_tables(page, drawings, page_words)  # margin line numbers lie outside them
     lines, words = drop_line_numbers(lines, page_words, [table.bbox for table in ruled])
@@ -60,6 +64,7 @@ def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
         has_text_layer=_has_text_layer(page, chars),
         links=page_links(page, page_words),
         frame=page_frame(page),
+        fields=fields,
     )
     if use_model:
         scan.model_boxes = run_layout_model(page, words)

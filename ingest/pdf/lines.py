@@ -61,10 +61,14 @@ class TextLine:
 
 
 def extract_lines(
-    page: pymupdf.Page, textpage: pymupdf.TextPage | None = None, drawings: Sequence[dict[str, Any]] = ()
+    page: pymupdf.Page,
+    textpage: pymupdf.TextPage | None = None,
+    drawings: Sequence[dict[str, Any]] = (),
+    apart: Sequence[BBox] = (),
 ) -> list[TextLine]:
-    """All non-empty text lines of the page, pieces on one baseline of a block merged; underscores
-    drawn as rules among ``drawings`` (the page's paths) written back into the text."""
+    """All non-empty text lines of the page, pieces on one baseline of a block merged unless one of
+    the ``apart`` boxes (form fields) parts them; underscores drawn as rules among ``drawings`` (the
+    page's paths) written back into the text."""
     rules = short_rules(drawings)
     # Characters' positions are only needed to place such underscores; "rawdict" costs more.
     data = pdf_api.text_dict(page, TEXT_FLAGS, textpage, with_chars=bool(rules))
@@ -77,7 +81,7 @@ def extract_lines(
             for raw in block["lines"]:
                 restore_underscores(raw["spans"], rules_on_line(raw["bbox"], rules))
         block_lines = [ln for ln in (_line_from_dict(raw, block_no, fixed_pitch) for raw in block["lines"]) if ln]
-        lines.extend(_merge_same_row(rows_in_order(block_lines)))
+        lines.extend(_merge_same_row(rows_in_order(block_lines), apart))
     return lines
 
 
@@ -177,16 +181,28 @@ def _row_rtl(row: list[TextLine]) -> bool:
     return right_to_left("".join(line.text for line in row))
 
 
-def _merge_same_row(lines: list[TextLine]) -> list[TextLine]:
+def _merge_same_row(lines: list[TextLine], apart: Sequence[BBox] = ()) -> list[TextLine]:
     """Join consecutive pieces that sit on the same baseline (a bullet and its text, split spans)."""
     merged: list[TextLine] = []
     for line in lines:
         prev = merged[-1] if merged else None
-        if prev is not None and _same_row(prev, line):
+        if prev is not None and _same_row(prev, line) and not _parted(prev.bbox, line.bbox, apart):
             merged[-1] = _join(prev, line)
         else:
             merged.append(line)
     return merged
+
+
+def _parted(a: BBox, b: BBox, boxes: Sequence[BBox]) -> bool:
+    """A box lies between the two pieces on their row, or holds one piece and not the other: the
+    labels either side of a check box, a label and the value its field draws."""
+    lo, hi = min(a.x1, b.x1), max(a.x0, b.x0)
+    for box in boxes:
+        if a.centre_in(box) != b.centre_in(box):
+            return True
+        if lo <= (box.x0 + box.x1) / 2 <= hi and box.y0 < max(a.y1, b.y1) and box.y1 > min(a.y0, b.y0):
+            return True
+    return False
 
 
 def _same_row(a: TextLine, b: TextLine) -> bool:

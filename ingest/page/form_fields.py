@@ -1,0 +1,166 @@
+"""A filled form's fields as text that keeps each label with its value ("Reporter name: Jonas
+Lindqvist", "Police notified: no").
+
+A form prints its labels and leaves the values to its fields. A field's label is the printed line
+next to it, as forms are set: left of a text or choice field on its row, or right above it when
+nothing is left of it; beside a check box or radio button, on whichever side is nearer (a box
+before its label, "Yes [x]" after it). Without one, the field's tooltip (/TU) or its name stands in.
+The label line is taken into the field's region, so it does not stay a paragraph of its own; a
+field left blank keeps its label as printed. Fields inside a table are left to the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from docgraph.ingest.pdf.lines import TextLine
+from docgraph.ingest.pdf.text import join_lines
+from docgraph.ingest.pdf.widgets import FormField
+from docgraph.ingest.types import BBox
+
+ABOVE_MAX_GAP_EM = 1.5  # a label set right above its field: no more than this far above it
+ABOVE_MAX_INDENT_EM = 2.0  # ... and starting about where the field does
+EDGE = 1.0  # points a label may reach into its field's box
+
+
+@dataclass(slots=True)
+class FieldText:
+    """A field's region: its label and value as one text, over the label line(s) and the field."""
+
+    bbox: BBox
+    text: str
+    size: float
+    labels: list[int]  # indexes of the lines taken as its label
+
+
+@dataclass(slots=True)
+class _Page:
+    lines: Sequence[TextLine]
+    free: list[int]  # lines not yet taken (not furniture, not in a table)
+    fields: Sequence[FormField]
+
+
+def field_texts(
+    fields: Sequence[FormField], lines: Sequence[TextLine], used: set[int], tables: Sequence[BBox], body_size: float
+) -> list[FieldText]:
+    """One region's text per filled field (and per radio group with a choice) outside ``tables``."""
+    loose = [f for f in fields if not any(f.bbox.centre_in(t) for t in tables)]
+    page = _Page(lines, [i for i in range(len(lines)) if i not in used], loose)
+    found: list[FieldText] = []
+    for field in loose:
+        if field.kind == "checkbox":
+            found.append(_entry(page, [field], _button_label(page, field), "yes" if field.on else "no", body_size))
+        elif field.kind in ("text", "choice") and field.value:
+            found.append(_entry(page, [field], _field_label(page, field), field.value, body_size))
+    found.extend(_radio_groups(page, body_size))
+    return found
+
+
+def _entry(page: _Page, fields: Sequence[FormField], labels: list[int], value: str, size: float) -> FieldText:
+    label = join_lines([page.lines[i].text for i in labels]) if labels else _fallback_label(fields[0])
+    box = fields[0].bbox
+    for other in [*(f.bbox for f in fields[1:]), *(page.lines[i].bbox for i in labels)]:
+        box = box.union(other)
+    label_size = max((page.lines[i].size for i in labels), default=size)
+    return FieldText(box, _label_with_value(label, value), label_size, labels)
+
+
+def _label_with_value(label: str, value: str) -> str:
+    """ "Reporter name *" and "Jonas" -> "Reporter name: Jonas"; a question keeps its mark."""
+    label = " ".join(label.split()).rstrip(" :*")
+    return f"{label} {value}" if label.endswith("?") else f"{label}: {value}"
+
+
+def _fallback_label(field: FormField) -> str:
+    return field.tooltip.strip() or field.readable_name() or "Field"
+
+
+def _field_label(page: _Page, field: FormField) -> list[int]:
+    return _beside(page, field.bbox, left=True) or _above(page, field.bbox)
+
+
+def _button_label(page: _Page, field: FormField, taken: Sequence[int] = ()) -> list[int]:
+    """A check box's or radio button's label: the nearer line beside it, else one right above."""
+    sides = [_beside(page, field.bbox, left, taken) for left in (True, False)]
+    near = sorted((side for side in sides if side), key=lambda side: _gap(page.lines[side[0]].bbox, field.bbox))
+    return near[0] if near else _above(page, field.bbox, taken)
+
+
+def _gap(line: BBox, box: BBox) -> float:
+    return max(box.x0 - line.x1, line.x0 - box.x1)
+
+
+def _same_row(line: BBox, box: BBox) -> bool:
+    overlap = min(line.y1, box.y1) - max(line.y0, box.y0)
+    return overlap >= 0.5 * min(line.height, box.height)
+
+
+def _beside(page: _Page, box: BBox, left: bool, taken: Sequence[int] = ()) -> list[int]:
+    """The nearest line on the field's row on one side, with no other field between them; below it
+    the lines of a label wrapped beside a tall field."""
+    row = [i for i in page.free if i not in taken and _same_row(page.lines[i].bbox, box)]
+    if left:
+        side = [i for i in row if page.lines[i].bbox.x1 <= box.x0 + EDGE]
+    else:
+        side = [i for i in row if page.lines[i].bbox.x0 >= box.x1 - EDGE]
+    side = [i for i in side if not _field_between(page, page.lines[i].bbox, box)]
+    if not side:
+        return []
+    nearest = min(side, key=lambda i: _gap(page.lines[i].bbox, box))
+    head = page.lines[nearest].bbox
+    return sorted((i for i in side if page.lines[i].bbox.x_overlap(head) > 0), key=lambda i: page.lines[i].bbox.y0)
+
+
+def _field_between(page: _Page, line: BBox, box: BBox) -> bool:
+    """Another field lies on the row between the line and the field: the line is that one's label."""
+    lo, hi = min(line.x1, box.x1), max(line.x0, box.x0)
+    return any(
+        other.bbox != box and lo <= (other.bbox.x0 + other.bbox.x1) / 2 <= hi and _same_row(line, other.bbox)
+        for other in page.fields
+    )
+
+
+def _above(page: _Page, box: BBox, taken: Sequence[int] = ()) -> list[int]:
+    """The line right above the field, starting about where it does (not a heading further left)."""
+    candidates = []
+    for i in page.free:
+        line = page.lines[i]
+        indent, gap = line.bbox.x0 - box.x0, box.y0 - line.bbox.y1
+        if i in taken or not -EDGE <= gap <= ABOVE_MAX_GAP_EM * line.size or line.bbox.x0 >= box.x1:
+            continue
+        if abs(indent) <= ABOVE_MAX_INDENT_EM * line.size and not _labels_another(page, line.bbox, box):
+            candidates.append(i)
+    return [max(candidates, key=lambda i: page.lines[i].bbox.y1)] if candidates else []
+
+
+def _labels_another(page: _Page, line: BBox, box: BBox) -> bool:
+    """The line is on another field's row: that field's label, not a label over this one."""
+    return any(other.bbox != box and _same_row(line, other.bbox) for other in page.fields)
+
+
+def _radio_groups(page: _Page, size: float) -> list[FieldText]:
+    """A radio group with a choice: "<group label>: <chosen option's label>". Each button's label is
+    the line beside it; the group's is the line left of (or above) its first button, or the
+    group's tooltip or name."""
+    groups: dict[str, list[FormField]] = {}
+    for field in page.fields:
+        if field.kind == "radio":
+            groups.setdefault(field.name, []).append(field)
+    found = []
+    for buttons in groups.values():
+        chosen = next((b for b in buttons if b.on), None)
+        if chosen is None:
+            continue
+        options = {id(b): _button_label(page, b) for b in buttons}
+        taken = [i for labels in options.values() for i in labels]
+        first = min(buttons, key=lambda b: (round(b.bbox.y0), b.bbox.x0))
+        group = _beside(page, first.bbox, True, taken) or _above(page, first.bbox, taken)
+        picked = options[id(chosen)]
+        value = join_lines([page.lines[i].text for i in picked]) if picked else chosen.state or "yes"
+        entry = _entry(page, buttons, group, " ".join(value.split()), size)
+        entry.labels += taken
+        for i in taken:
+            entry.bbox = entry.bbox.union(page.lines[i].bbox)
+        found.append(entry)
+    return found

@@ -1,0 +1,176 @@
+"""A filled PDF form reads as its labels with their values ("Reporter name: Jonas Lindqvist",
+"Police notified: no").
+
+MuPDF's text includes the widgets' appearance streams: before fields were read, each value was a
+paragraph of its own away from its label, a ticked box a lone "3" (ZapfDingbats' tick) and an
+unticked one nothing at all.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+
+from docgraph.app.llm.service import ask
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import Region
+from docgraph.models.encoder_loader import load_encoder
+from tests.llm_data import no_llm_settings
+
+TEXT_FIELDS = [
+    ("reporter_name", "Reporter name *", "Jonas Lindqvist"),
+    ("employee_id", "Employee ID *", "CV-20931"),
+    ("depot", "Depot", "Tampere"),
+    ("damage", "Estimated damage (EUR)", ""),  # left blank
+]
+CHECKS = [
+    ("injury", "Injury involved", False),
+    ("police", "Police notified", False),
+    ("roadworthy", "Roadworthy", True),
+]
+DESCRIPTION = "Reversing truck struck dock door 4 during early loading; no cargo damage."
+
+
+def _text_field(page: pymupdf.Page, name: str, rect: pymupdf.Rect, value: str, multiline: bool = False) -> None:
+    widget = pymupdf.Widget()
+    widget.field_type = pymupdf.PDF_WIDGET_TYPE_TEXT
+    widget.field_name = name
+    widget.rect = rect
+    widget.field_value = value
+    widget.text_fontsize = 10
+    if multiline:
+        widget.field_flags = pymupdf.PDF_TX_FIELD_IS_MULTILINE
+    page.add_widget(widget)
+
+
+def _checkbox(page: pymupdf.Page, name: str, rect: pymupdf.Rect, ticked: bool) -> None:
+    widget = pymupdf.Widget()
+    widget.field_type = pymupdf.PDF_WIDGET_TYPE_CHECKBOX
+    widget.field_name = name
+    widget.rect = rect
+    widget.field_value = ticked
+    page.add_widget(widget)
+
+
+def incident_form(out: Path) -> Path:
+    """A report form: a heading, labels left of their text fields, a multi-line field, check boxes
+    before their labels, and one box after its label ("Photos attached [x]")."""
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((50, 60), "Vehicle Incident Report", fontsize=18)
+        page.insert_text((50, 100), "Section A - Reporter", fontsize=12)
+        y = 114
+        for name, label, value in TEXT_FIELDS:
+            page.insert_text((50, y + 14), label, fontsize=10)
+            _text_field(page, name, pymupdf.Rect(200, y, 545, y + 20), value)
+            y += 28
+        page.insert_text((50, y + 14), "Description *", fontsize=10)
+        _text_field(page, "description", pymupdf.Rect(200, y, 545, y + 60), DESCRIPTION, multiline=True)
+        y += 74
+        page.insert_text((50, y + 10), "Section B - Checks", fontsize=12)
+        y += 22
+        for name, label, ticked in CHECKS:
+            _checkbox(page, name, pymupdf.Rect(50, y, 62, y + 12), ticked)
+            page.insert_text((70, y + 10), label, fontsize=10)
+            y += 20
+        page.insert_text((50, y + 10), "Photos attached", fontsize=10)
+        _checkbox(page, "photos", pymupdf.Rect(140, y, 152, y + 12), True)
+        doc.save(out)
+    return out
+
+
+def _without_appearances(src: Path, out: Path) -> Path:
+    """The form as pypdf or pdftk fill it: values in /V, no appearance streams, NeedAppearances."""
+    with pymupdf.open(src) as doc:
+        for widget in doc[0].widgets():
+            doc.xref_set_key(widget.xref, "AP", "null")
+        doc.xref_set_key(doc.pdf_catalog(), "AcroForm/NeedAppearances", "true")
+        doc.save(out)
+    return out
+
+
+def _texts(path: Path) -> list[str]:
+    regions: list[Region] = sorted(NativeReader().read(path).pages[0].regions, key=lambda r: r.order)
+    return [r.text for r in regions if r.kind not in ("page_header", "page_footer")]
+
+
+EXPECTED = [
+    "Vehicle Incident Report",
+    "Section A - Reporter",
+    "Reporter name: Jonas Lindqvist",
+    "Employee ID: CV-20931",
+    "Depot: Tampere",
+    "Estimated damage (EUR)",  # a blank field leaves its label as printed
+    f"Description: {DESCRIPTION}",
+    "Section B - Checks",
+    "Injury involved: no",
+    "Police notified: no",
+    "Roadworthy: yes",
+    "Photos attached: yes",
+]
+
+
+def test_each_field_reads_as_its_label_and_value_in_reading_order(tmp_path: Path) -> None:
+    assert _texts(incident_form(tmp_path / "form.pdf")) == EXPECTED
+
+
+def test_the_values_drawn_by_the_widgets_are_not_stored_again(tmp_path: Path) -> None:
+    texts = _texts(incident_form(tmp_path / "form.pdf"))
+    assert "3" not in texts  # the tick glyph
+    assert sum("Jonas Lindqvist" in text for text in texts) == 1
+    assert sum("CV-20931" in text for text in texts) == 1
+
+
+def test_a_form_without_appearance_streams_reads_the_same(tmp_path: Path) -> None:
+    bare = _without_appearances(incident_form(tmp_path / "form.pdf"), tmp_path / "bare.pdf")
+    assert _texts(bare) == EXPECTED
+
+
+def test_fields_without_printed_labels_take_the_label_above_or_their_tooltip(tmp_path: Path) -> None:
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((72, 100), "Delivery address", fontsize=10)
+        _text_field(page, "address", pymupdf.Rect(72, 104, 400, 124), "Hallituskatu 12, Tampere")
+        widget = pymupdf.Widget()
+        widget.field_type = pymupdf.PDF_WIDGET_TYPE_COMBOBOX
+        widget.field_name = "form1[0].shiftCode[0]"
+        widget.choice_values = ["Early", "Late"]
+        widget.field_value = "Late"
+        widget.rect = pymupdf.Rect(72, 200, 200, 220)
+        page.add_widget(widget)
+        doc.save(tmp_path / "labels.pdf")
+    assert _texts(tmp_path / "labels.pdf") == ["Delivery address: Hallituskatu 12, Tampere", "Shift code: Late"]
+
+
+def test_a_radio_group_reads_as_its_question_and_the_chosen_option(tmp_path: Path) -> None:
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((50, 80), "Police notified?", fontsize=10)
+        for i, option in enumerate(["Yes", "No"]):
+            widget = pymupdf.Widget()
+            widget.field_type = pymupdf.PDF_WIDGET_TYPE_RADIOBUTTON
+            widget.field_name = "police"
+            widget.rect = pymupdf.Rect(200 + 60 * i, 70, 212 + 60 * i, 82)
+            page.add_widget(widget)
+            page.insert_text((216 + 60 * i, 80), option, fontsize=10)
+            on = next(s for s in widget.button_states()["normal"] if s != "Off")
+            doc.xref_set_key(widget.xref, "AS", f"/{on}" if option == "No" else "/Off")
+        doc.save(tmp_path / "radio.pdf")
+    assert _texts(tmp_path / "radio.pdf") == ["Police notified? No"]
+
+
+def test_the_answer_quotes_the_label_with_its_value(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    pdf = incident_form(tmp_path / "incident.pdf")
+    settings = no_llm_settings(tmp_path)
+    report = build_ingest_pipeline(falkordb_store, settings, embed=False).ingest(pdf)
+    assert report.status == "ingested", report.error
+    retriever = make_retriever("bm25-region", falkordb_store, load_encoder())
+
+    result = ask("What is the reporter name on the form?", falkordb_store, settings, retriever, k=3)
+
+    assert result.mode == "extractive"
+    assert "Reporter name: Jonas Lindqvist" in result.answer.splitlines()[0]
