@@ -12,8 +12,8 @@ import pytest
 
 from docgraph.app.llm.citations import check_citations
 from docgraph.app.llm.client import NOT_CONFIGURED, llm_status, make_client
-from docgraph.app.llm.context import build_context, regions_by_id
-from docgraph.app.llm.extractive import best_quote, content_words
+from docgraph.app.llm.context import Passage, build_context, regions_by_id
+from docgraph.app.llm.extractive import best_quote, content_words, quote_passage
 from docgraph.app.llm.service import ask
 from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.registry import make_retriever
@@ -220,6 +220,16 @@ def test_the_extractive_quote_keeps_a_label_with_its_number_and_meets_a_plural_i
     quote = best_quote(text, content_words("What gives the energy per query?"))
     assert quote.startswith("The energy per query is then given by Eq. (1) and Eq. (2), as Smith et al. (2019) did.")
     assert "19 kWh" in best_quote(text, content_words("How much energy does it take to build the HNSW index?"))
+
+
+def test_the_quote_of_a_table_keeps_the_row_a_lone_digit_names() -> None:
+    """ "What does exit code 3 mean?" quoted the header and the first row: a one-character word was
+    no content word, so no row shared a word with the question."""
+    rows = ["0 | Success", "1 | General error", "2 | Usage error", "3 | Configuration file not found"]
+    table = "\n".join(["| Exit code | Meaning |", "| --- | --- |", *(f"| {row} |" for row in rows)])
+    passage = Passage("t", "manual", 4, 2, "table", (), table)
+    quote = quote_passage(passage, content_words("What does exit code 3 mean?"))
+    assert quote == "| Exit code | Meaning | … | 3 | Configuration file not found |"
 
 
 def renamed(batch: GraphBatch, doc_id: str) -> GraphBatch:

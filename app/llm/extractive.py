@@ -107,8 +107,9 @@ def best_window(units: list[str], terms: set[str]) -> tuple[int, int]:
 
 
 def content_words(text: str) -> set[str]:
-    """The words retrieval matches on (stop words out, plurals and spellings folded, CJK in pairs)."""
-    return {word for word in tokenize(text) if len(word) > 1}
+    """The words retrieval matches on (stop words out, plurals and spellings folded, CJK in pairs);
+    a lone letter is left out, a lone digit kept ("exit code 3" names the table's row "3")."""
+    return {word for word in tokenize(text) if len(word) > 1 or word.isdigit()}
 
 
 def quote_passage(passage: Passage, terms: set[str]) -> str:

@@ -80,7 +80,7 @@ def known(question: str, dense: DenseRetriever) -> float:
     """The share of the question's distinct content words that some stored document holds. The
     documents already loaded are looked in first, and no other is loaded once every word is
     found: a question asked inside one document rarely needs the rest of the store."""
-    wanted = content_words(question)
+    wanted = named_words(question)
     if not wanted:
         return 0.0
     missing = set(wanted)
@@ -95,7 +95,7 @@ def coverage(question: str, hits: Sequence[ScoredRegion]) -> float:
     """The share of the question's distinct content words that occur in the hits or their context,
     in any inflection ("cleaned" is found in "Clean the filter", "store" in "stored"); 0 for a
     question without any: it names nothing the documents could hold."""
-    wanted = content_words(question)
+    wanted = named_words(question)
     if not wanted:
         return 0.0
     found: set[str] = set()
@@ -105,7 +105,7 @@ def coverage(question: str, hits: Sequence[ScoredRegion]) -> float:
     return sum(1 for word in wanted if not found.isdisjoint(word_forms(word))) / len(wanted)
 
 
-def content_words(question: str) -> set[str]:
+def named_words(question: str) -> set[str]:
     """The question's distinct content words, less those that frame it (:data:`FRAME_WORDS`)."""
     return set(tokenize(question)) - FRAME_WORDS
 
