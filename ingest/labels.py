@@ -167,3 +167,13 @@ def caption_word_pattern(words: Iterable[str]) -> str:
     before its number, an abbreviation ("Abb.") need not have one."""
     forms = sorted({form for word in words for form in (word, word.upper())}, key=len, reverse=True)
     return "|".join(re.escape(f) + (r"\s*" if f.endswith(".") else r"\s+") for f in forms)
+
+
+# Headings of a document's front matter, in the languages above: parts of a document, never its title.
+FRONT_MATTER_HEADING = re.compile(
+    r"^\s*(?:abstract|summary|executive summary|synopsis|contents|table of contents|introduction|"
+    r"preface|foreword|overview|keywords|key words|acknowledge?ments?|"
+    r"r[ée]sum[ée]|table des mati[èe]res|sommaire|zusammenfassung|inhalt|inhaltsverzeichnis|einleitung|"
+    r"resumen|resumo|[íi]ndice|sum[áa]rio|introducci[óo]n|introdu[çc][ãa]o|introduzione|sommario)\b",
+    re.IGNORECASE,
+)

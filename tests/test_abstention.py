@@ -146,7 +146,9 @@ def test_coverage_meets_an_irregular_past_and_leaves_out_the_words_that_frame_a_
     hit = ScoredRegion("r", "d", 1, (), "paragraph", "Training took 14 hours. A limitation of RGNR is speed.", 1.0)
     assert coverage("How long did training take?", [hit]) == pytest.approx(2 / 3)  # "long" is not there
     assert coverage("What do the authors say about limitations of RGNR?", [hit]) == 1.0
-    assert coverage("What do the authors say?", [hit]) == 0.0  # names nothing the documents could hold
+    assert coverage("What do the authors say?", [hit]) == 0.0  # asks for the authors, not in this passage
+    credits = ScoredRegion("r", "d", 1, (), "paragraph", "Author: Jane Doe, Acme Labs.", 1.0)
+    assert coverage("Who is the author?", [credits]) == 1.0  # a question of frame words only asks them
     assert coverage("How long does the drive shaft take to cool?", [hit]) == 0.2  # "take" only
 
 

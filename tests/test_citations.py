@@ -300,3 +300,23 @@ def test_a_reference_list_set_without_space_between_entries_is_read_entry_by_ent
     assert [t[:6] for t in texts.values() if t.startswith("[")] == ["[1] V.", "[2] P.", "[3] J.", "[4] R."]
     cited = sorted((e.props["label"], texts[e.dst_key][:6]) for e in batch.edges if e.props.get("kind") == "citation")
     assert cited == [("[1]", "[1] V."), ("[2]", "[2] P."), ("[4]", "[4] R.")]
+
+
+def test_prose_that_opens_sentences_with_citations_stays_one_paragraph(tmp_path: Path) -> None:
+    """IEEE-style related work ("[3] introduced ... reports. " | "[5] extended ...") was cut at each
+    line opening with a citation after a sentence end: its labels neither hang nor count up by one."""
+    lines = [
+        "[3] introduced retrieval over document graphs and reported large gains on long",
+        "reports. Their index keeps one node per paragraph and links them in reading order.",
+        "[5] extended it to tables, keeping each row as a node of its own, and showed that",
+        "row-level nodes answer numeric questions far more often than page-level ones do.",
+    ]
+    pdf = tmp_path / "related.pdf"
+    with pymupdf.open() as doc:
+        page = doc.new_page()
+        page.insert_text((72, 72), "Related work", fontname="hebo", fontsize=12)
+        for n, line in enumerate(lines):
+            page.insert_text((72, 92 + 12.5 * n), line, fontname="helv", fontsize=10)
+        doc.save(pdf)
+    regions = NativeReader().read(pdf).pages[0].regions
+    assert [region.text[:16] for region in regions if region.kind == "paragraph"] == ["[3] introduced r"]

@@ -353,9 +353,10 @@ def test_pages_of_small_type_keep_their_first_lines(tmp_path: Path) -> None:
     assert [r.text for p in pages for r in p.regions if r.kind in ("page_header", "page_footer")] == []
 
 
-def test_a_letterhead_on_every_page_is_no_title_nor_section(tmp_path: Path) -> None:
+def test_a_letterhead_on_every_page_is_no_section_after_the_first(tmp_path: Path) -> None:
     """A memo's 18-point company name atop both pages was set too large to be a running head: it
-    was the title on page 1 and a section on page 2, which cut the paragraph running over the break."""
+    was a section on page 2, which cut the paragraph running over the break. On page 1 it stays
+    what it was (there it may be the title: a two-page menu repeats "Spring Menu")."""
     pdf = tmp_path / "memo.pdf"
     with pymupdf.open() as doc:
         doc.new_page()
@@ -371,8 +372,8 @@ def test_a_letterhead_on_every_page_is_no_title_nor_section(tmp_path: Path) -> N
             page.insert_text((72, 60), "CORVANE LOGISTICS", fontname="hebo", fontsize=18)
         doc.save(pdf)
     pages = NativeReader().read(pdf).pages
-    kinds = {region.text: region.kind for page in pages for region in page.regions}
-    assert kinds["CORVANE LOGISTICS"] == "page_header" and kinds["MEMORANDUM"] == "title"
+    assert (pages[0].regions[0].kind, pages[0].regions[0].text) == ("title", "CORVANE LOGISTICS")
+    assert [r.text for r in pages[1].regions if r.kind == "page_header"] == ["CORVANE LOGISTICS"]
     assert ("and confirm to me", "by e-mail that you h", True) in [
         (last[-17:], first, continues) for last, first, continues in _cross_page_steps(pdf)
     ]
@@ -393,3 +394,38 @@ def test_a_table_header_repeated_atop_each_page_is_no_running_head(tmp_path: Pat
     heads = [region.text for page in pages for region in page.regions if region.kind == "page_header"]
     assert heads == ["Depot KPIs Q3"] * 3
     assert all(page.regions[0].kind == "table" and "| Depot | Shipments |" in page.regions[0].text for page in pages)
+
+
+def test_a_one_line_byline_does_not_run_on_into_a_page_that_opens_with_a_year(tmp_path: Path) -> None:
+    """A paragraph ending on a lowercase word runs on into one opening with a numeral ("the server
+    draws" | "731 W ..."), but "Prepared by the operations team" | "2023 was a difficult year" was
+    joined too: a short line without a full stop is a byline or a label more often."""
+    pdf = tmp_path / "report.pdf"
+    with pymupdf.open() as doc:
+        first = _filled_first_page(doc)
+        first.insert_text((72, 740), "Prepared by the operations team", fontname="helv", fontsize=10)
+        doc.new_page().insert_text((72, 72), "2023 was a difficult year for the supplier network.", fontsize=10)
+        doc.save(pdf)
+    assert [(last, first, continues) for last, first, continues in _cross_page_steps(pdf)] == [
+        (" the operations team", "2023 was a difficult", False)
+    ]
+
+
+def test_a_two_page_menu_keeps_its_title_repeated_atop_both_pages(tmp_path: Path) -> None:
+    """Taken as a letterhead on every page, the title "Spring Menu" became page 1's running head and
+    "Starters" the title."""
+    pdf = tmp_path / "menu.pdf"
+    with pymupdf.open() as doc:
+        for course, dishes in (
+            ("Starters", ["Tomato soup 6.50", "Green salad 7.00"]),
+            ("Desserts", ["Apple pie 5.00"]),
+        ):
+            page = doc.new_page()
+            page.insert_text((220, 60), "Spring Menu", fontname="hebo", fontsize=30)
+            page.insert_text((72, 120), course, fontname="hebo", fontsize=16)
+            for n, dish in enumerate(dishes):
+                page.insert_text((72, 150 + 20 * n), dish, fontname="helv", fontsize=11)
+        doc.save(pdf)
+    first, second = NativeReader().read(pdf).pages
+    assert [(r.kind, r.text) for r in first.regions if r.kind in ("title", "page_header")] == [("title", "Spring Menu")]
+    assert [r.text for r in second.regions if r.kind == "page_header"] == ["Spring Menu"]

@@ -70,6 +70,8 @@ def test_clean_inline_makes_one_line() -> None:
         (["an ELE-", "MENT tag"], "an ELEMENT tag"),  # a word in capitals
         (["Some-", "thing else"], "Something else"),
         (["a feed-", "forward path"], "a feedforward path"),  # no common word, no known compound
+        (["the A-", "side of it"], "the A-side of it"),  # a one-letter head: a compound
+        (["the CO-", "OP shop"], "the CO-OP shop"),  # a short word in capitals: more often a compound
         (["soft\u00ad", "ware"], "software"),
         (["range 1-", "5"], "range 1-5"),
         (["plain line", "next line"], "plain line next line"),

@@ -15,6 +15,7 @@ from docgraph.app.llm.client import NOT_CONFIGURED, llm_status, make_client
 from docgraph.app.llm.context import Passage, build_context, regions_by_id
 from docgraph.app.llm.extractive import best_quote, content_words, quote_passage
 from docgraph.app.llm.service import ask
+from docgraph.app.llm.text_units import sentences
 from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
@@ -220,6 +221,19 @@ def test_the_extractive_quote_keeps_a_label_with_its_number_and_meets_a_plural_i
     quote = best_quote(text, content_words("What gives the energy per query?"))
     assert quote.startswith("The energy per query is then given by Eq. (1) and Eq. (2), as Smith et al. (2019) did.")
     assert "19 kWh" in best_quote(text, content_words("How much energy does it take to build the HNSW index?"))
+
+
+def test_a_sentence_ends_after_a_unit_or_et_al_that_ends_it() -> None:
+    """The first abbreviation list kept "12 ms." and "Lee et al." from ending their sentences."""
+    assert sentences("The median latency was 12 ms. The hit rate was 93%.") == [
+        "The median latency was 12 ms.",
+        "The hit rate was 93%.",
+    ]
+    assert sentences("It was proposed by Lee et al. We extend it. Lee et al. [12] did.") == [
+        "It was proposed by Lee et al.",
+        "We extend it.",
+        "Lee et al. [12] did.",
+    ]
 
 
 def test_the_quote_of_a_table_keeps_the_row_a_lone_digit_names() -> None:

@@ -107,6 +107,19 @@ def test_a_short_line_beside_one_item_stays_apart(tmp_path: Path) -> None:
     assert _list_regions(path, 1) == ["\u2022 Pilot electric trucks\n\u2022 Approve the barriers budget"]
 
 
+def test_a_column_of_text_beside_a_bulleted_list_is_no_row_cells(tmp_path: Path) -> None:
+    """A bulleted list beside a column of key facts on the same baselines took one fact into each
+    item ("Faster onboarding for new staff Launch: March 2024"): only numbered rows have cells."""
+    doc = pymupdf.open()
+    page = _slide(doc, "Why we switch")
+    _bullets(page, [(0, "Faster onboarding"), (0, "Lower running cost"), (0, "Better support")])
+    for baseline, fact in ((140, "Launch: March 2024"), (179, "Budget: 2 million"), (218, "Owner: Operations")):
+        page.insert_text((520, baseline), fact, fontname="dv", fontsize=15)
+    path = tmp_path / "facts.pdf"
+    doc.save(path)
+    assert _list_regions(path, 1) == ["\u2022 Faster onboarding\n\u2022 Lower running cost\n\u2022 Better support"]
+
+
 def test_sub_items_opening_a_page_are_not_glued_to_the_next_item(tmp_path: Path) -> None:
     """Sub-items that go on from their item on the page before end where the next item starts."""
     doc = pymupdf.open()

@@ -107,3 +107,11 @@ def test_a_centred_heading_a_little_larger_than_anything_else_opens_a_paper_as_i
     )
     assert _kind(page, title) == kind
     assert _kind(page, "1. Introduction") == "section_header"
+
+
+def test_a_centred_front_matter_heading_opening_the_first_page_is_no_title(tmp_path: Path) -> None:
+    """A report whose cover has no text opens with "Contents", centred a point or two above the
+    text: it was taken for the document's title."""
+    left = (72 + 523 - pymupdf.get_text_length("Contents", "tibo", 12)) / 2
+    page = _first_page(tmp_path, [(left, 100, "Contents", "tibo", 12), (0, 140, "PROSE", "", 0)])
+    assert _kind(page, "Contents") == "section_header"

@@ -139,3 +139,21 @@ def test_index_entries_set_small_at_the_foot_are_not_footnotes(tmp_path: Path) -
     layout, _ = _read(tmp_path / "index.pdf", doc)
     entries = [r.kind for r in layout.pages[0].regions if "graphs . ." in r.text]
     assert entries and all(kind == "paragraph" for kind in entries)
+
+
+def test_small_numbered_notes_beside_text_running_on_below_are_no_footnotes(tmp_path: Path) -> None:
+    """A sidebar of small numbered steps right of a one-column page's text, which runs on at the
+    left below the full-width text above it, was read as three footnotes: only body text overlapping
+    the notes across was looked at, as if they ended a column of their own."""
+    text = "The pump draws water from the tank and feeds it to the filter. The operator checks the gauge. "
+    pdf = tmp_path / "sidebar.pdf"
+    with pymupdf.open() as doc:
+        page = doc.new_page()
+        page.insert_textbox(pymupdf.Rect(72, 72, 523, 480), text * 6, fontsize=11)
+        page.insert_textbox(pymupdf.Rect(72, 500, 290, 780), text * 3, fontsize=11)
+        for y, step in ((560, "1 Close the inlet valve first."), (590, "2 Drain the outlet pipe.")):
+            page.insert_text((330, y), step, fontsize=8)
+        page.insert_text((330, 620), "3 Open the filter housing.", fontsize=8)
+        doc.save(pdf)
+    kinds = [region.kind for page in NativeReader().read(pdf).pages for region in page.regions]
+    assert "footnote" not in kinds

@@ -3,8 +3,8 @@
 One splitter for the extractive answer's quotes and for the focused excerpts the generator reads,
 so both cut a passage at the same places. A full stop ends a sentence only before what can start
 one (a capital, a digit, a quote or bracket), so "e.g. the" stays whole, and never after an
-abbreviation that goes on ("et al. (2019)", "Dr. Lee") or a label's before its number ("Eq. (4)",
-"Fig. 3", "p. 12"); CJK full stops need no space after them.
+abbreviation that goes on ("Dr. Lee", "e.g. Adam") or a label's before its number or bracket
+("Eq. (4)", "Fig. 3", "p. 12", "et al. (2019)"); CJK full stops need no space after them.
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")  # a markdown header separator, |
 
 
 # Abbreviations a sentence goes on after, and labels abbreviated before a number or "(4)".
-_GOES_ON_AFTER = frozenset({"al", "cf", "e.g", "i.e", "vs", "viz", "approx", "dr", "mr", "mrs", "ms", "prof"})
+_GOES_ON_AFTER = frozenset({"cf", "e.g", "i.e", "vs", "viz", "approx", "dr", "mr", "mrs", "prof"})
 _LABELS = frozenset({"eq", "eqs", "fig", "figs", "sec", "secs", "sect", "tab", "ref", "refs", "no", "nos"})
-_LABELS_TOO = frozenset({"vol", "p", "pp", "ch", "chap", "app", "art", "thm", "def", "lem", "prop"})
+# "et al." goes on before its year or reference, and may end a sentence ("... by Lee et al. We").
+_LABELS_TOO = frozenset({"al", "vol", "p", "pp", "ch", "chap", "thm", "lem", "prop"})
 _WORD_BEFORE_STOP = re.compile(r"([\w.]+)\.$")
 
 
@@ -45,7 +46,7 @@ def _goes_on(before: str, next_char: str) -> bool:
     abbreviation = word.group(1).lower()
     if abbreviation in _GOES_ON_AFTER:
         return True
-    return abbreviation in _LABELS | _LABELS_TOO and (next_char.isdigit() or next_char == "(")
+    return abbreviation in _LABELS | _LABELS_TOO and (next_char.isdigit() or next_char in "([")
 
 
 def is_table_rule(line: str) -> bool:

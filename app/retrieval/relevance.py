@@ -26,7 +26,8 @@ from docgraph.app.retrieval.vector import DenseRetriever
 HITS_READ = 5  # the first hits the measures read
 # Words that frame a question about a document rather than name what it holds ("What do the authors
 # say about ...", "Which section describes ..."): no passage need hold them.
-_FRAME = "author authors say says said mention mentions mentioned describe describes described discuss discussed"
+_FRAME = "author authors say says said mention mentions mentioned mentioning describe describes described describing"
+_FRAME += " discuss discussed discussing"
 FRAME_WORDS = frozenset(fold(word) for word in _FRAME.split())
 _VOWELS = re.compile(r"[aeiouy]")
 
@@ -106,8 +107,10 @@ def coverage(question: str, hits: Sequence[ScoredRegion]) -> float:
 
 
 def named_words(question: str) -> set[str]:
-    """The question's distinct content words, less those that frame it (:data:`FRAME_WORDS`)."""
-    return set(tokenize(question)) - FRAME_WORDS
+    """The question's distinct content words, less those that frame it (:data:`FRAME_WORDS`) when
+    others remain: "Who is the author?" asks for the author."""
+    words = set(tokenize(question))
+    return (words - FRAME_WORDS) or words
 
 
 def word_forms(word: str) -> set[str]:

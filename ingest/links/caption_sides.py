@@ -91,7 +91,8 @@ def nothing_between(placed: Iterable[PlacedRegion], kind_of: KindOf) -> Between:
 
     A caption is set against its own float: one lying across another caption or float, in the
     column both share, belongs to something else. A float of the other kind does not stand in the
-    way, as a caption's label outweighs how its float was told a figure or a table.
+    way, as a caption's label outweighs how its float was told a figure or a table; for a caption
+    of no known kind ("Algorithm 1", "Exhibit 3") every caption and float in between does.
     """
     blockers: dict[int, list[PlacedRegion]] = {}
     for pr in placed:

@@ -18,7 +18,7 @@ BULLET_RE = re.compile(
 )
 BULLET_GLYPH_RE = re.compile(r"^\s*[•◦▪▫‣⁃∙·●○■□►▸➢➤✓✔❖]")
 # "[12] R. Nogueira et al. ...": a numbered bibliography entry's label
-_ENTRY_LABEL = re.compile(r"^\s*\[\d{1,3}\]\s")
+_ENTRY_LABEL = re.compile(r"^\s*\[(\d{1,3})\]\s")
 # "A.1 Part One", "2.3 Results": a subsection number opening a bold line right under a bold heading
 _SUBHEADING_START = re.compile(r"^\s*(?:[A-Z]|\d{1,2})(?:\.\d{1,2})+\.?\s+[A-Z]")
 SIZE_STEP = 0.6  # points: a larger font-size change between lines starts a new block
@@ -184,12 +184,16 @@ def _starts_new_block(current: list[TextLine], line: TextLine) -> bool:
 
 def _next_entry(current: list[TextLine], line: TextLine) -> bool:
     """``line`` opens the next entry of a numbered reference list set without space between its
-    entries ("[3] ... 2020." | "[4] P. Dasigi ..."): it follows an entry, or its label hangs left of
-    the lines before it. A running line that starts with a citation does neither."""
-    if not (_ENTRY_LABEL.match(line.text) and ends_sentence(current[-1].text)):
+    entries ("[3] ... 2020." | "[4] P. Dasigi ..."): its label hangs left of the lines before it, or
+    it follows an entry whose number is one less. Prose that opens sentences with citations ("[3]
+    introduced ... [5] extended ...") does neither."""
+    label = _ENTRY_LABEL.match(line.text)
+    if label is None or not ends_sentence(current[-1].text):
         return False
-    hangs = line.bbox.x0 < min(ln.bbox.x0 for ln in current) - 0.5 * line.size
-    return hangs or bool(_ENTRY_LABEL.match(current[0].text))
+    if line.bbox.x0 < min(ln.bbox.x0 for ln in current) - 0.5 * line.size:
+        return True
+    first = _ENTRY_LABEL.match(current[0].text)
+    return first is not None and int(first.group(1)) + 1 == int(label.group(1))
 
 
 def caption_goes_on(current: list[TextLine], line: TextLine) -> bool:

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from docgraph.ingest.floats.captions import CAPTION_DELIMITER_RE, CAPTION_RE, PROSE_AFTER_LABEL_RE
-from docgraph.ingest.labels import APPENDIX_WORDS, CJK_HEADING_NUMBER, HEADING_WORDS
+from docgraph.ingest.labels import APPENDIX_WORDS, CJK_HEADING_NUMBER, FRONT_MATTER_HEADING, HEADING_WORDS
 from docgraph.ingest.page.blocks import BULLET_GLYPH_RE, Block
 from docgraph.ingest.pdf.lines import TextLine
 from docgraph.ingest.pdf.text import ends_sentence
@@ -36,6 +36,7 @@ HEADER_SIZE_STEP = 1.0  # points above body size that make a short bold line a h
 HEADER_SIZE_RATIO = 1.15  # a short line this much larger than body text is a header even if not bold
 _DOT_LEADER = re.compile(r"(?:\.\s?){4,}\s*\S*\d+\s*$")
 FOOTNOTE_TOP_SHARE = 0.6  # footnotes live below this share of the page height
+FULL_WIDTH_SHARE = 0.7  # of the text's width: a body block this wide is set across the page, in no column
 # A footnote starts with its mark: "1Text" (a superscript digit), "12 See", "¹ Code" (a Unicode
 # superscript), "∗Corresponding author"; a paper's author footnotes also with "Email addresses:" or
 # "URL:". Small text low on a page without a mark is code, a bibliography set small or a listing's
@@ -80,8 +81,15 @@ class PageContext:
 
     def lowest_body_over(self, box: BBox) -> float:
         """Bottom of the lowest body text in ``box``'s column (the body blocks it overlaps across):
-        in two columns a footnote ends one column, however far down the other one runs."""
-        return max((b.y1 for b in self.body_boxes if b.x_overlap(box) > 0), default=0.0)
+        in two columns a footnote ends one column, however far down the other one runs. Under text
+        set across the page (the nearest body block above is most of the text's width) ``box`` is in
+        no column of its own, a sidebar beside text running on below, and the whole page counts."""
+        over = [b for b in self.body_boxes if b.x_overlap(box) > 0]
+        above = max((b for b in over if b.y1 <= box.y0 + 1.0), key=lambda b: b.y1, default=None)
+        left = min((b.x0 for b in self.body_boxes), default=0.0)
+        right = max((b.x1 for b in self.body_boxes), default=0.0)
+        across = above is not None and above.width > FULL_WIDTH_SHARE * (right - left)
+        return max((b.y1 for b in (self.body_boxes if across else over)), default=0.0)
 
 
 def page_context(blocks: list[Block], stats: FontStats, height: float, title_allowed: bool) -> PageContext:
@@ -153,7 +161,8 @@ def promote_title(blocks: list[Block], stats: FontStats, ctx: PageContext) -> No
 def _centred_title(blocks: list[Block], stats: FontStats) -> Block | None:
     """The first page's first block when it is a heading set centred, larger than the body and
     than anything else on the page: a title a little larger than the text (groff's -ms sets it
-    2 points up), where a section heading is set flush left or no larger than the body."""
+    2 points up), where a section heading is set flush left or no larger than the body. A
+    front-matter heading ("Contents", "Preface") set so heads its page and titles nothing."""
     text_blocks = [b for b in blocks if b.lines[0].horizontal and b.kind not in ("page_header", "page_footer")]
     if not text_blocks:
         return None
@@ -170,6 +179,7 @@ def _centred_title(blocks: list[Block], stats: FontStats) -> Block | None:
         and first.bbox.x0 > left + CENTRED_SHARE * (right - left)
         and len(first.lines) <= 4
         and not FIRST_NUMBERED_HEADING_RE.match(first.raw_text)
+        and not FRONT_MATTER_HEADING.match(first.raw_text)
         else None
     )
 

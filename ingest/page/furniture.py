@@ -30,6 +30,8 @@ HEADING_SIZE_STEP = 1.0  # points larger than a running title that the heading i
 SMALLER_THAN_BODY = 1.0  # points smaller than body text that a running title may be set in
 SMALL_HEAD_GAP = 1.0  # body sizes of white, at least, between a small running head and the text below
 
+LargeLine = tuple[tuple[str, int, str, int], str]  # a line's place and font, and its text
+
 _PAGE_NUMBER = re.compile(
     r"^[\s\-–—|.]*(?:page|p\.|seite|pag\.?)?\s*(?:\d{1,5}|[ivxlcdm]{1,7})"
     r"(?:\s*(?:of|/|von|de)\s*\d{1,5})?[\s\-–—|.]*$",
@@ -48,6 +50,7 @@ class PageLines:
     lines: Sequence[TextLine]
     figures: Sequence[BBox] = ()  # a number at a figure's edge is its tick label, not a page number
     tables: Sequence[BBox] = ()  # a number in a ruled table's cell is the table's
+    number: int = 0  # 1-based page number in the document (0: not known)
 
 
 @dataclass(slots=True)
@@ -125,7 +128,7 @@ def _listing_line_number(line: TextLine, lines: Sequence[TextLine]) -> bool:
 def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list[FurnitureMarks]:
     """Mark header/footer lines on every page (indexes into each page's ``lines``)."""
     min_repeat = 3 if len(pages) >= 5 else 2
-    letterheads = _letterheads(pages)
+    letterheads = _letterheads(pages, body_size)
     candidates: list[list[tuple[int, str]]] = []  # per page: (line index, band)
     key_pages: Counter[tuple[str, str]] = Counter()
     for page in pages:
@@ -134,7 +137,7 @@ def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list
             band = _band(line, page.height)
             if band is None or _in_table(line, page) or _numbers_content(line, page):
                 continue
-            if _eligible(line, body_size) or _large_line(band, line) in letterheads:
+            if _eligible(line, body_size):
                 found.append((index, band))
         candidates.append(found)
         keys = {(band, furniture_key(page.lines[i].text)) for i, band in found}
@@ -157,6 +160,10 @@ def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list
                 page_signatures.add(_signature(band, line))
         signatures.update(page_signatures)
 
+    for page, mark in zip(pages, marks, strict=True):
+        if page.number != 1:  # on the first page such a line may be the title
+            _mark_letterheads(page, mark, letterheads, body_size)
+
     for sig_page, index, band in _running_title_lines(pages, candidates, min_repeat, body_size):
         _add(marks[sig_page], index, band)
         signatures[_signature(band, pages[sig_page].lines[index])] += 1
@@ -170,21 +177,30 @@ def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list
     return marks
 
 
-def _large_line(band: str, line: TextLine) -> tuple[tuple[str, int, str, int], str]:
-    return _signature(band, line), line.text.strip()
-
-
-def _letterheads(pages: Sequence[PageLines]) -> set[tuple[tuple[str, int, str, int], str]]:
-    """Lines printed alike, word for word, at one place and in one font on every page: a
-    letterhead or a logo's words, however large they are set. A title or a chapter's opening
-    ("CHAPTER 2") is not on every page."""
+def _letterheads(pages: Sequence[PageLines], body_size: float) -> set[LargeLine]:
+    """Lines too large for a running head printed alike, word for word, at one place and in one
+    font on every page: a letterhead, a logo's words or a title repeated atop each page. They are
+    furniture after the document's first page, where such a line may be its title (a two-page menu
+    repeating "Spring Menu"); a chapter's opening ("CHAPTER 2") is not on every page."""
     if len(pages) < 2:
         return set()
-    per_page = [
-        {_large_line(band, line) for line in page.lines if (band := _band(line, page.height)) and line.text.strip()}
-        for page in pages
-    ]
-    return set.intersection(*per_page)
+    return set.intersection(*({line for _, line in _large_lines(page, body_size)} for page in pages))
+
+
+def _large_lines(page: PageLines, body_size: float) -> list[tuple[int, LargeLine]]:
+    """(index, place and text) of the page's lines in its bands set too large for a running head."""
+    found = []
+    for index, line in enumerate(page.lines):
+        band = _band(line, page.height)
+        if band is not None and line.text.strip() and not _eligible(line, body_size) and not _in_table(line, page):
+            found.append((index, (_signature(band, line), line.text.strip())))
+    return found
+
+
+def _mark_letterheads(page: PageLines, mark: FurnitureMarks, letterheads: set[LargeLine], body_size: float) -> None:
+    for index, line in _large_lines(page, body_size):
+        if line in letterheads:
+            _add(mark, index, line[0][0])
 
 
 def _running_title_lines(

@@ -5,17 +5,19 @@ bulleted item, on the item's baseline and ems away from it, without dot leaders.
 piece of text of its own, often in another size, so it becomes a block of its own, and the blocks
 of cells sit between the items' blocks: the items were read as separate lists and the cells as
 detached paragraphs after them, each row losing its cell. Cells set so, at least ``MIN_ROWS`` of
-them starting or ending at one edge, each on the last line of a list block to its left, are that
-item's: the cell is appended to the item's text, as a contents entry keeps its page number.
+them starting or ending at one edge, each on the last line of a numbered list block to its left,
+are that item's: the cell is appended to the item's text, as a contents entry keeps its page number.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from docgraph.ingest.page.blocks import Block
 from docgraph.ingest.pdf.lines import TextLine
 
+_NUMBER = re.compile(r"^\s*\(?(?:\d{1,2}|[a-z]|[ivx]{1,4})[.)]\s")
 MIN_ROWS = 3
 MAX_CELL_WORDS = 6  # a cell is a label, a number or a name, not a sentence
 EDGE_TOLERANCE = 2.0  # points: the cells of one column start (or end) at one edge
@@ -35,7 +37,7 @@ def attach_row_cells(blocks: list[Block]) -> list[Block]:
 
 def _row_cells(blocks: Sequence[Block]) -> list[tuple[Block, Block]]:
     """(cell, item) pairs whose cells line up in a column of at least ``MIN_ROWS``."""
-    items = [b for b in blocks if b.kind == "list" and b.source == "fonts" and b.lines[-1].horizontal]
+    items = [b for b in blocks if b.kind == "list" and b.source == "fonts" and _numbered(b) and b.lines[-1].horizontal]
     pairs: list[tuple[Block, Block]] = []
     for cell in filter(_cell_like, blocks):
         item = _item_left_of(cell, items)
@@ -44,6 +46,12 @@ def _row_cells(blocks: Sequence[Block]) -> list[tuple[Block, Block]]:
     lefts = [cell.bbox.x0 for cell, _ in pairs]
     rights = [cell.bbox.x1 for cell, _ in pairs]
     return [(c, i) for c, i in pairs if _in_column(c.bbox.x0, lefts) or _in_column(c.bbox.x1, rights)]
+
+
+def _numbered(item: Block) -> bool:
+    """A numbered item ("1.", "(a)", "iv)"): an agenda's or a schedule's rows are numbered, and a
+    bulleted list beside a second column of text ("Launch: March 2024") is no such row."""
+    return bool(_NUMBER.match(item.lines[0].text))
 
 
 def _cell_like(block: Block) -> bool:

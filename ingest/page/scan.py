@@ -43,7 +43,7 @@ class PageScan:
 
     def furniture_view(self) -> PageLines:
         """What furniture detection reads of the page: its lines, figures and tables."""
-        return PageLines(self.height, self.lines, self.figures, [table.bbox for table in self.tables])
+        return PageLines(self.height, self.lines, self.figures, [table.bbox for table in self.tables], self.number)
 
 
 def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:

@@ -14,17 +14,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from docgraph.ingest.labels import FRONT_MATTER_HEADING
 from docgraph.ingest.page.blocks import Block
 from docgraph.ingest.page.classify import NUMBERED_HEADING_RE
 
 PROSE_MIN_WORDS = 12
-_FRONT_MATTER = re.compile(
-    r"^\s*(?:abstract|summary|executive summary|synopsis|contents|table of contents|introduction|"
-    r"preface|foreword|overview|keywords|key words|acknowledge?ments?|"
-    r"r[ée]sum[ée]|table des mati[èe]res|sommaire|zusammenfassung|inhalt|inhaltsverzeichnis|einleitung|"
-    r"resumen|resumo|[íi]ndice|sum[áa]rio|introducci[óo]n|introdu[çc][ãa]o|introduzione|sommario)\b",
-    re.IGNORECASE,
-)
 _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
     r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
@@ -60,7 +54,7 @@ def demote_byline(blocks: Sequence[Block]) -> None:
 
 def _starts_a_section(block: Block) -> bool:
     text = block.raw_text
-    return block.kind == "section_header" and bool(NUMBERED_HEADING_RE.match(text) or _FRONT_MATTER.match(text))
+    return block.kind == "section_header" and bool(NUMBERED_HEADING_RE.match(text) or FRONT_MATTER_HEADING.match(text))
 
 
 def _prose(block: Block) -> bool:

@@ -37,6 +37,7 @@ _TRANSLATION = str.maketrans({**LIGATURES, **_DROP_CHARS, **_SPACE_CHARS, **SYMB
 # that NFKC turns into the letters (and lam-alef into lam and alef).
 _PRESENTATION_FORMS = re.compile("[\ufb1d-\ufdff\ufe70-\ufefe]+")
 
+MIN_CAPITALS_WORD = 7  # letters: a word in capitals joined over a line-end hyphen ("ELEMENT")
 # Characters that end a line with a hyphen which may be a hyphenation point.
 LINE_HYPHENS = ("-", "\u2010", "\u2011")
 _SPACE_RUN = re.compile(r"[ ]{2,}")
@@ -120,10 +121,12 @@ def keeps_hyphen(before: str, after: str) -> bool:
 
 def _spells_one_word(head: str, tail: str) -> bool:
     """Lowercase ("with" | "out"), capitalised ("Some" | "thing") or all-capital ("OP" | "TIONAL")
-    halves that together are a common word."""
-    if not (head.isascii() and tail.isascii() and head.isalpha() and tail.isalpha()):
+    halves that together are a common word. A one-letter head ("A-" | "side") and a short word in
+    capitals ("CO-" | "OP", "RE-" | "SIGN") are more often a real compound."""
+    if len(head) < 2 or not (head.isascii() and tail.isascii() and head.isalpha() and tail.isalpha()):
         return False
-    same_case = (tail.islower() and (head.islower() or head.istitle())) or (head.isupper() and tail.isupper())
+    capitals = head.isupper() and tail.isupper() and len(head + tail) >= MIN_CAPITALS_WORD
+    same_case = (tail.islower() and (head.islower() or head.istitle())) or capitals
     return same_case and is_common_word(head + tail)
 
 

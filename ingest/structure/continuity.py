@@ -44,9 +44,12 @@ def paragraph_continues(last: Region, first: Region) -> bool:
 
 
 def _number_runs_on(last: Region, first: Region) -> bool:
-    """A paragraph stopping on a lowercase word, the next starting with a numeral."""
+    """A paragraph stopping on a lowercase word, set as wide as the next, which starts with a
+    numeral; a short line without a full stop is more often a byline or a label than a cut
+    sentence ("Prepared by the operations team" | "2023 was a difficult year")."""
     left, right = last.text.rstrip(), first.text.lstrip()
-    return last.kind == "paragraph" and left[-1].islower() and right[:1].isdigit()
+    as_wide = last.bbox.width >= (1.0 - COLUMN_WIDTH_TOLERANCE) * first.bbox.width
+    return last.kind == "paragraph" and as_wide and left[-1].islower() and right[:1].isdigit()
 
 
 def table_continues(last: Region, first: Region) -> bool:
