@@ -72,6 +72,7 @@ def test_clean_inline_makes_one_line() -> None:
         (["a feed-", "forward path"], "a feedforward path"),  # no common word, no known compound
         (["the A-", "side of it"], "the A-side of it"),  # a one-letter head: a compound
         (["the CO-", "OP shop"], "the CO-OP shop"),  # a short word in capitals: more often a compound
+        (["within forty-", "five (45) days"], "within forty-five (45) days"),
         (["soft\u00ad", "ware"], "software"),
         (["range 1-", "5"], "range 1-5"),
         (["plain line", "next line"], "plain line next line"),
@@ -103,6 +104,27 @@ def test_a_common_word_hyphenated_at_a_line_end_is_read_whole(tmp_path: Path) ->
         doc.save(pdf)
     texts = [region.text for page in NativeReader().read(pdf).pages for region in page.regions]
     assert texts == ["The operator may stop the spindle without the key while the program is running."]
+
+
+def test_a_figure_in_brackets_after_its_number_word_goes_on_with_the_sentence(tmp_path: Path) -> None:
+    """A contract's "at least ninety" | "(90) days before ..." was cut at the bracket, as if "(90)"
+    opened a list item: the clause was a paragraph ending "ninety" and a list "(90) days ..."."""
+    pdf = tmp_path / "clause.pdf"
+    lines = [
+        "The Agreement renews for one year unless a party gives notice at least ninety",
+        "(90) days before the end of the Initial Term. The Supplier shall:",
+        "(1) keep a record of each renewal;",
+        "(2) send the Customer a copy.",
+    ]
+    with pymupdf.open() as doc:
+        page = doc.new_page()
+        for number, line in enumerate(lines):
+            page.insert_text((72, 100 + 12.5 * number), line, fontname="helv", fontsize=10)
+        doc.save(pdf)
+    regions = [region for page in NativeReader().read(pdf).pages for region in page.regions]
+    assert [region.kind for region in regions] == ["paragraph", "list"]
+    assert "notice at least ninety (90) days before" in regions[0].text
+    assert regions[1].text.startswith("(1) keep a record")
 
 
 def test_join_two_without_hyphen_adds_one_space() -> None:

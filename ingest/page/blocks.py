@@ -17,6 +17,8 @@ BULLET_RE = re.compile(
     r"^\s*(?:[•◦▪▫‣⁃∙·●○■□►▸➢➤✓✔❖\-–—*](?=\s|$)|\(?\d{1,2}[.)](?=\s)|\(?[a-z][.)](?=\s)|\([ivx]{1,4}\)(?=\s))"
 )
 BULLET_GLYPH_RE = re.compile(r"^\s*[•◦▪▫‣⁃∙·●○■□►▸➢➤✓✔❖]")
+# "(90) days": a number in brackets at a line's start, which a list item may open with too
+_BRACKETED_FIGURE = re.compile(r"^\s*\(\d{1,3}\)\s")
 # "[12] R. Nogueira et al. ...": a numbered bibliography entry's label
 _ENTRY_LABEL = re.compile(r"^\s*\[(\d{1,3})\]\s")
 # "A.1 Part One", "2.3 Results": a subsection number opening a bold line right under a bold heading
@@ -164,7 +166,7 @@ def _starts_new_block(current: list[TextLine], line: TextLine) -> bool:
         return True
     if abs(line.size - prev.size) > SIZE_STEP or line.mono != prev.mono or line.bold != prev.bold:
         return True
-    if BULLET_RE.match(line.text):
+    if BULLET_RE.match(line.text) and not _figure_in_brackets(prev, line):
         return True
     if line.bold and _SUBHEADING_START.match(line.text):  # two headings in one MuPDF block
         return True
@@ -180,6 +182,12 @@ def _starts_new_block(current: list[TextLine], line: TextLine) -> bool:
     if BULLET_RE.match(current[0].text) and line.bbox.x0 < current[0].bbox.x0 - 0.5 * line.size:
         return True  # text left of the bullet: the list item has ended
     return not line.mono and _paragraph_break(current, line)
+
+
+def _figure_in_brackets(prev: TextLine, line: TextLine) -> bool:
+    """``line`` opens with a number in brackets that repeats the word the line before stops on, mid-
+    sentence: a contract's "within ninety" | "(90) days", no list item."""
+    return bool(_BRACKETED_FIGURE.match(line.text)) and prev.text.rstrip()[-1:].islower()
 
 
 def _next_entry(current: list[TextLine], line: TextLine) -> bool:

@@ -43,11 +43,13 @@ LINE_HYPHENS = ("-", "\u2010", "\u2011")
 _SPACE_RUN = re.compile(r"[ ]{2,}")
 _SENTENCE_END = re.compile(r"""[.!?:;。！？：；]["')\]\u201d\u2019」』）]*$""")  # Chinese and Japanese stops too
 
-# First halves that are usually a real compound ("self-contained"), second halves likewise ("read-only").
+# First halves that are usually a real compound ("self-contained", "forty-five"), second halves
+# likewise ("read-only").
 # fmt: off
 _COMPOUND_PREFIXES = frozenset(
     {"self", "non", "well", "so", "read", "write", "built", "cross", "semi", "anti", "user", "end", "run",
-     "high", "low", "long", "short", "multi", "third", "first", "second", "all"}
+     "high", "low", "long", "short", "multi", "third", "first", "second", "all",
+     "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"}
 )
 _COMPOUND_SUFFIXES = frozenset(
     {"only", "in", "based", "like", "specific", "free", "level", "time", "wise", "side", "defined",
