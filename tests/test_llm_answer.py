@@ -236,6 +236,34 @@ def test_a_sentence_ends_after_a_unit_or_et_al_that_ends_it() -> None:
     ]
 
 
+def test_a_clause_number_and_a_legal_label_keep_their_sentence() -> None:
+    """A contract's quotes were "4." and "... in line with § 257 Abs.": an enumerator and a legal
+    label before its number ended a sentence."""
+    assert sentences("4. Critical Failure. A Critical Failure occurs when two targets are missed.") == [
+        "4. Critical Failure.",
+        "A Critical Failure occurs when two targets are missed.",
+    ]
+    assert sentences("Records are kept under § 257 Abs. 4 HGB and Art. 28 GDPR. Then.") == [
+        "Records are kept under § 257 Abs. 4 HGB and Art. 28 GDPR.",
+        "Then.",
+    ]
+    assert sentences("It is the state of the art. (See the survey.)") == [
+        "It is the state of the art.",
+        "(See the survey.)",
+    ]
+
+
+def test_a_table_no_row_of_which_shares_a_word_is_quoted_from_its_first_row() -> None:
+    """ "Which sub-processors are listed in Annex III?" quoted the header and the first of three
+    rows: with no row sharing a word, the table as a whole answers."""
+    rows = ["Cloudwave Hosting B.V. | Amsterdam", "Sendly Mail Ltd | Dublin", "Kestrel Support Oy | Tampere"]
+    table = "\n".join(["| Sub-processor | Location |", "| --- | --- |", *(f"| {row} |" for row in rows)])
+    quote = quote_passage(
+        Passage("t", "dpa", 3, 1, "table", (), table), content_words("Which are listed in Annex III?")
+    )
+    assert all(row.split(" | ")[0] in quote for row in rows)
+
+
 def test_the_quote_of_a_table_keeps_the_row_a_lone_digit_names() -> None:
     """ "What does exit code 3 mean?" quoted the header and the first row: a one-character word was
     no content word, so no row shared a word with the question."""

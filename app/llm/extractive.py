@@ -125,11 +125,13 @@ def markdown_rows(text: str) -> list[str]:
 
 
 def best_rows_quote(rows: list[str], terms: set[str]) -> str:
-    """The header row, then the rows sharing the most words with the question, in table order."""
+    """The header row, then the rows sharing the most words with the question, in table order; when
+    none does, the rows from the first on, as many as the quote holds (the table as a whole is the
+    answer: "Which sub-processors are listed in Annex III?")."""
     header, body = rows[0], rows[1:]
     shared = [len(terms & content_words(row)) for row in body]
     ranked = sorted(range(len(body)), key=lambda i: (-shared[i], i))
-    chosen = sorted(i for i in ranked[:TABLE_ROWS_QUOTED] if shared[i]) or [0]
+    chosen = sorted(i for i in ranked[:TABLE_ROWS_QUOTED] if shared[i]) or list(range(len(body)))
     parts = [header]
     for previous, i in zip([-1, *chosen], chosen, strict=False):
         parts.append(("… " if i > previous + 1 else "") + body[i])

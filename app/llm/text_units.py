@@ -4,7 +4,8 @@ One splitter for the extractive answer's quotes and for the focused excerpts the
 so both cut a passage at the same places. A full stop ends a sentence only before what can start
 one (a capital, a digit, a quote or bracket), so "e.g. the" stays whole, and never after an
 abbreviation that goes on ("Dr. Lee", "e.g. Adam") or a label's before its number or bracket
-("Eq. (4)", "Fig. 3", "p. 12", "et al. (2019)"); CJK full stops need no space after them.
+("Eq. (4)", "Fig. 3", "p. 12", "et al. (2019)", "Art. 28"), nor after a number that opens a unit ("4.
+Critical Service Level Failure."); CJK full stops need no space after them.
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ _GOES_ON_AFTER = frozenset({"cf", "e.g", "i.e", "vs", "viz", "approx", "dr", "mr
 _LABELS = frozenset({"eq", "eqs", "fig", "figs", "sec", "secs", "sect", "tab", "ref", "refs", "no", "nos"})
 # "et al." goes on before its year or reference, and may end a sentence ("... by Lee et al. We").
 _LABELS_TOO = frozenset({"al", "vol", "p", "pp", "ch", "chap", "thm", "lem", "prop"})
+# Legal labels, before a number only: "Art. 28", "§ 257 Abs. 4", "para. 3", "Sch. 2", "cl. 4.2".
+_BEFORE_NUMBER = frozenset({"art", "arts", "abs", "para", "paras", "sch", "cl", "subs", "nr"})
 _WORD_BEFORE_STOP = re.compile(r"([\w.]+)\.$")
+_ENUMERATOR = re.compile(r"^\(?\d{1,3}(?:\.\d{1,3})*$")  # "4" of "4. Critical Service Level Failure."
 
 
 def sentences(text: str) -> list[str]:
@@ -44,8 +48,10 @@ def _goes_on(before: str, next_char: str) -> bool:
     if not word:
         return False
     abbreviation = word.group(1).lower()
-    if abbreviation in _GOES_ON_AFTER:
-        return True
+    if abbreviation in _GOES_ON_AFTER or _ENUMERATOR.match(before.strip().removesuffix(".")):
+        return True  # a unit never is a bare number: "4." numbers the heading or item after it
+    if abbreviation in _BEFORE_NUMBER:
+        return next_char.isdigit()
     return abbreviation in _LABELS | _LABELS_TOO and (next_char.isdigit() or next_char in "([")
 
 
