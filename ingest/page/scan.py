@@ -12,6 +12,7 @@ from docgraph.ingest.floats.framed_tables import find_framed_tables
 from docgraph.ingest.floats.image_text import ImageText
 from docgraph.ingest.floats.layout_model import ModelBox, model_tables, run_layout_model
 from docgraph.ingest.floats.tables import FoundTable, drawn_as_chart, find_ruled_tables
+from docgraph.ingest.floats.unruled_tables import find_unruled_tables
 from docgraph.ingest.links.pdf_links import PageFrame, PageLink, page_frame, page_links
 from docgraph.ingest.page.furniture import PageLines
 from docgraph.ingest.page.line_numbers import drop_line_numbers
@@ -72,6 +73,7 @@ def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
         scan.figures = [b.bbox for b in scan.model_boxes if b.kind == "figure"]
     else:
         scan.tables = ruled
+        scan.tables += find_unruled_tables(drawings, words, lines, [t.bbox for t in scan.tables])
         scan.tables += find_framed_tables(drawings, words, [t.bbox for t in scan.tables], lines)
         scan.tables += find_captioned_tables(lines, words, [t.bbox for t in scan.tables])
         scan.figures = find_figures(page, drawings, [t.bbox for t in scan.tables], lines)
