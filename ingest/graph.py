@@ -70,6 +70,7 @@ def build_graph(
         "captions_linked": len(captions),
         "resolved_refs": references.resolved,
         "unresolved_refs": references.unresolved,
+        "external_refs": references.external,
         "resolved_citations": citations.resolved,
         "unresolved_citations": citations.unresolved,
         "link_refs": linked.resolved,

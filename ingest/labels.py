@@ -89,7 +89,6 @@ REFERENCE_WORDS: dict[str, tuple[str, ...]] = {
     ),
     "appendix": (
         r"Anh(?:ang|änge|ängen)",
-        r"Annexes?",
         r"Ap[ée]ndices?",
         r"Anexos?",
         r"Appendic(?:e|i)",
@@ -116,6 +115,27 @@ REFERENCE_WORDS: dict[str, tuple[str, ...]] = {
         r"Stron(?:a|ie|y)",
         r"Страниц(?:а|ы|е|у|ах)",
         r"Стр\.",
+    ),
+    # Legal documents: clauses and articles ("Klausel 4", "Art. 12"), and what is annexed to them.
+    "clause": (
+        r"Klauseln?",
+        r"Ziffern?",
+        r"Ziff\.",
+        r"Cl[áa]usulas?",
+        r"Clausol[ae]",
+    ),
+    "article": (
+        r"Artikel(?:n|s)?",
+        r"Art[íi]culos?",
+        r"Articol[oi]",
+        r"Artigos?",
+        r"Artyku(?:ł|łu|le)",
+        r"Стать(?:я|и|е|ю|ей)",
+    ),
+    "annex": (
+        r"Annexes?",
+        r"Anlagen?",
+        r"Allegat[oi]",
     ),
     "slide": (
         r"Folien?",
@@ -145,8 +165,24 @@ CONTINUED = re.compile(
 # appendix letter ("Anhang B").
 HEADING_WORDS = ("Kapitel", "Abschnitt", "Chapitre", "Capítulo", "Capitolo", "Hoofdstuk", "Rozdział", "Глава", "Раздел")
 APPENDIX_WORDS = ("Anhang", "Annexe", "Apéndice", "Anexo", "Appendice", "Bijlage", "Załącznik", "Приложение")
+# Words before a legal document's article or clause number and the number or letter of what is
+# annexed to it or groups its parts ("Article 5 ...", "Schedule 2 ...", "Annex III ...", "Part II ...").
+ARTICLE_WORDS = ("Article", "Artikel", "Artículo", "Articolo", "Artigo", "Artykuł", "Статья")
+CLAUSE_WORDS = ("Clause", "Klausel", "Ziffer", "Cláusula", "Clausola")
+ANNEX_WORDS = ("Schedule", "Annex", "Anlage", "Allegato", "Exhibit")
+PART_WORDS = ("Part", "Teil", "Partie", "Parte", "Deel", "Część", "Часть")
+# A legal document's "Article 5 ...", "§ 5 ...", "Clause 7 ...", "SCHEDULE 2 – ...", "Annex III ...",
+# "Part II ...": the number, Roman numeral or letter after the word, as "Appendix B" gives "B".
+_LEGAL_HEADING_WORDS = "|".join(
+    f for w in (*ARTICLE_WORDS, *CLAUSE_WORDS, *ANNEX_WORDS, *PART_WORDS) for f in (w, w.upper())
+)
+LEGAL_HEADING_NUMBER = re.compile(
+    rf"^(?:(?:{_LEGAL_HEADING_WORDS})\s+|§\s*)(\d{{1,3}}(?:\.\d{{1,3}})*|[IVXLC]{{1,7}}|[A-Z])\.?(?=[:\s.–—-]|$)"
+)
 # A heading that is a label alone ("Chapter 3", "PART II", "Anhang B"), its title set on the next line
-_LABEL_WORDS = "|".join(("chapter", "part", "appendix", *HEADING_WORDS, *APPENDIX_WORDS))
+_LABEL_WORDS = "|".join(
+    ("chapter", "appendix", *HEADING_WORDS, *APPENDIX_WORDS, *ARTICLE_WORDS, *CLAUSE_WORDS, *ANNEX_WORDS, *PART_WORDS)
+)
 BARE_HEADING_LABEL = re.compile(
     rf"^\s*(?i:{_LABEL_WORDS})\s+(?:\d{{1,3}}|[IVXLC]{{1,6}}|[A-Z])\.?\s*$|^\s*第\s*\d{{1,3}}\s*[章部篇]\s*$"
 )
@@ -154,7 +190,16 @@ BARE_HEADING_LABEL = re.compile(
 TITLE_WORDS = {
     "chapter": frozenset({"chapter", "kapitel", "chapitre", "capítulo", "capitolo", "hoofdstuk", "rozdział", "глава"}),
     "appendix": frozenset({"appendix", *(w.lower() for w in APPENDIX_WORDS)}),
+    "article": frozenset(w.lower() for w in ARTICLE_WORDS),
+    "clause": frozenset(w.lower() for w in CLAUSE_WORDS),
+    "schedule": frozenset({"schedule"}),
+    "annex": frozenset({"annex", "annexe", "anlage", "anhang", "anexo", "allegato"}),
+    "exhibit": frozenset({"exhibit"}),
+    "part": frozenset(w.lower() for w in PART_WORDS),
 }
+# Headings of what is attached to a legal document or groups its parts ("Schedule 2 ...", "Annex III
+# ...", "Part II ..."): numbered in a series of their own, not in the clauses' numbering.
+ATTACHMENT_TITLE_WORDS = frozenset(w.lower() for w in (*ANNEX_WORDS, *PART_WORDS))
 # A Chinese or Japanese heading's number: "第3章", "第 2 节", "第1節".
 CJK_HEADING_NUMBER = re.compile(r"^\s*第\s*(\d{1,3})\s*[章节節部篇]\s*")
 # What a label's number may not run on into: a Latin, Greek or Cyrillic letter or a digit. A CJK

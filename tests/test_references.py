@@ -58,7 +58,7 @@ def refs(batch: GraphBatch, source_text: str) -> list[tuple[str, str, str]]:
         ("siehe Abbildung 3 und Tabelle 2", [("figure", "3"), ("table", "2")]),
         ("in den Abbildungen 3 und 4, Abschnitt 2.1", [("figure", "3"), ("figure", "4"), ("section", "2.1")]),
         ("wie Abb. 5 zeigt; Seite 12", [("figure", "5"), ("page", "12")]),
-        ("voir le tableau 2 et l'annexe B", [("table", "2"), ("appendix", "B")]),
+        ("voir le tableau 2 et l'annexe B", [("table", "2"), ("annex", "B")]),
         ("véase la sección 4.2 y el capítulo 3", [("section", "4.2"), ("chapter", "3")]),
         ("на рисунке 3 и в таблице 2, см. раздел 4.1", [("figure", "3"), ("table", "2"), ("section", "4.1")]),
         ("如图3所示，参数见表2", [("figure", "3"), ("table", "2")]),

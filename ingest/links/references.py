@@ -10,17 +10,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from docgraph.ingest.labels import (
-    CJK_REFERENCE_WORDS,
-    LIST_WORDS,
-    NUMBER_END,
-    PLURAL_ENDINGS,
-    REFERENCE_WORDS,
-    TITLE_WORDS,
-)
-from docgraph.ingest.links.edges import DASHES, LABEL_NUMBER, caption_label
+from docgraph.ingest.labels import ATTACHMENT_TITLE_WORDS, TITLE_WORDS
+from docgraph.ingest.links.edges import DASHES, caption_label
+from docgraph.ingest.links.mentions import Mention, canonical_number, find_mentions
 from docgraph.ingest.structure.ids import IdScheme, PlacedRegion
 from docgraph.ingest.structure.sections import TOP_OF_PAGE, SectionSpec, SectionTree
 from docgraph.ingest.types import PageLayout
@@ -32,79 +26,13 @@ NON_SOURCE_KINDS = frozenset({"section_header", "title", "figure", "page_header"
 MAX_LABEL_PARAGRAPH_CHARS = 400
 PAGE_OFFSET_MIN_PAGES = 2
 PAGE_OFFSET_MIN_SHARE = 0.3
-
-_FIG_NUM = LABEL_NUMBER
-_SEC_NUM = rf"(?:\d{{1,3}}(?:\.\d{{1,3}})*|[A-Z](?:\.\d{{1,3}})+){NUMBER_END}"
-_CHAP_NUM = rf"(?:\d{{1,3}}{NUMBER_END}|[IVXL]{{1,6}}\b)"
-_APP_NUM = rf"(?:[A-Z]|\d{{1,2}})(?:\.\d{{1,3}})*{NUMBER_END}"
-_EQ_NUM = r"\(?\d{1,3}(?:\.\d{1,3})*[a-z]?\)?(?!\w)"
-_PAGE_NUM = r"\d{1,4}\b(?!\.\d|\s*(?:<<|>>|[<>=*/+^%]))"  # not "page\n1<<3" in a flags table
-_LIST_WORD = "|".join(LIST_WORDS)
-_LIST_SEP = rf"(?:\s*,\s*(?:(?:{_LIST_WORD})\s+)?|\s+(?:{_LIST_WORD}|&)\s+)"
-
-# kind -> (keyword pattern, number pattern, name used in the REF label)
-_PATTERNS: dict[str, tuple[str, str, str]] = {
-    "figure": (r"\b(?:Figures?|FIGURES?|figures?)\s+|\b(?:Figs?\.|FIGS?\.|figs?\.)\s*", _FIG_NUM, "Figure"),
-    "table": (r"\b(?:Tables?|TABLES?|tables?)\s+|\b(?:Tabs?\.)\s*", _FIG_NUM, "Table"),
-    "section": (r"\b(?:Sections?|SECTIONS?|sections?)\s+|\b(?:Sects?\.|Secs?\.)\s*|§§?\s*", _SEC_NUM, "Section"),
-    "chapter": (r"\b(?:Chapters?|CHAPTERS?|chapters?)\s+|\b(?:Chap\.|Ch\.)\s*", _CHAP_NUM, "Chapter"),
-    "appendix": (r"\b(?:Appendix|APPENDIX|appendix|Appendices|appendices)\s+", _APP_NUM, "Appendix"),
-    "equation": (r"\b(?:Equations?|equations?)\s+|\b(?:Eqs?\.|eqs?\.|Eqn\.|eqn\.)\s*", _EQ_NUM, "Equation"),
-    "page": (r"\b(?:Pages?|pages?)\s+|\bpp?\.\s+", _PAGE_NUM, "page"),
-    "slide": (r"\b(?:Slides?|SLIDES?|slides?)\s+", _PAGE_NUM, "slide"),
-}
-
-
-def _keywords(kind: str, english: str) -> str:
-    """English as written, then the other languages' words in any case (``docgraph.ingest.labels``)."""
-    others = "|".join(w + (r"\s*" if w.endswith(r"\.") else r"\s+") for w in REFERENCE_WORDS[kind])
-    cjk = CJK_REFERENCE_WORDS.get(kind)
-    return rf"{english}|\b(?i:{others})" + (rf"|(?:{cjk})\s*" if cjk else "")
-
-
-_MENTION_RES = {
-    kind: (re.compile(rf"(?P<kw>{_keywords(kind, kw)})(?P<nums>{num}(?:{_LIST_SEP}{num})*)"), re.compile(num))
-    for kind, (kw, num, _) in _PATTERNS.items()
-}
-_PLURAL = re.compile(rf"(?:{'|'.join(re.escape(e) for e in PLURAL_ENDINGS)})\s*$", re.IGNORECASE)
 _LABEL_END = re.compile(rf"\s*(?::|\.|[{DASHES}]\s)")
 _EQ_TAG = re.compile(r"\((\d{1,3}(?:\.\d{1,3})*[a-z]?)\)\s*$")
+# Schedules, annexes and exhibits: their numbers are their own series ("Schedule 2" is no clause 2).
+ANNEXED_KINDS = frozenset({"schedule", "annex", "exhibit"})
+CONTAINER_TITLE_WORDS = ATTACHMENT_TITLE_WORDS | TITLE_WORDS["appendix"]
+_PARAGRAPH_OF = re.compile(r"(.+?)\s+of\s+(\w+)\s+(\S+)")
 _INT = re.compile(r"(?<![\w.,/:])\d{1,4}(?![\w/:]|[.,]\d)")
-
-
-@dataclass(frozen=True, slots=True)
-class Mention:
-    kind: str  # figure | table | section | chapter | appendix | equation | page | slide
-    number: str  # as written, brackets stripped
-    start: int
-
-    @property
-    def label(self) -> str:
-        return f"{_PATTERNS[self.kind][2]} {self.number}"
-
-    @property
-    def canonical(self) -> str:
-        return canonical_number(self.number)
-
-
-def canonical_number(number: str) -> str:
-    """ "2–1", "2-1" and "2.1" are written variants of one number."""
-    return re.sub(rf"[{DASHES}]", ".", number.strip("() ")).lower()
-
-
-def find_mentions(text: str) -> list[Mention]:
-    """Every explicit reference in ``text``, in order; plural keywords take a list of numbers."""
-    mentions: list[Mention] = []
-    for kind, (mention_re, number_re) in _MENTION_RES.items():
-        for match in mention_re.finditer(text):
-            nums = match.group("nums")
-            found = list(number_re.finditer(nums))
-            if not _PLURAL.search(match.group("kw")):
-                found = found[:1]
-            for number in found:
-                mentions.append(Mention(kind, number.group(0).strip("()"), match.start("nums") + number.start()))
-    return sorted(mentions, key=lambda m: m.start)
-
 
 # ---- targets -------------------------------------------------------------------------------
 
@@ -132,6 +60,7 @@ class TargetIndex:
     parts: Parts = field(default_factory=Parts)
     figures: dict[tuple[str, str], Choices] = field(default_factory=dict)  # (figure|table, number)
     sections: dict[str, Choices] = field(default_factory=dict)  # number -> sections
+    section_numbers: dict[str, str] = field(default_factory=dict)  # section key -> its canonical number
     section_titles: list[tuple[list[str], int, str, int]] = field(default_factory=list)  # (tokens, level, key, part)
     equations: dict[str, Choices] = field(default_factory=dict)  # number -> formula regions
     printed_pages: dict[int, int] = field(default_factory=dict)  # printed number -> physical page
@@ -150,11 +79,45 @@ class TargetIndex:
         if mention.kind in ("page", "slide"):
             page = self._physical_page(int(number))
             return ("Page", ids.page(page)) if page else None
-        key = _pick(self.sections.get(number), part) or self._section_by_title(mention.kind, mention.number, part)
+        if mention.kind == "paragraph":
+            key = self._paragraph(mention.number, part)
+        elif mention.kind in ANNEXED_KINDS:  # numbered in a series of their own: by heading only
+            key = self._section_by_title(mention.kind, mention.number, part)
+        else:
+            key = self._section_by_number(mention.number, part)
+            key = key or self._section_by_title(mention.kind, mention.number.split("(")[0], part)
         return ("Section", key) if key else None
 
+    def _section_by_number(self, number: str, part: int) -> str | None:
+        """The section numbered ``number``; for a sub-clause "4.2(b)(ii)" the deepest that exists of
+        4.2.b.ii, 4.2.b and 4.2."""
+        parts = canonical_number(number).split(".")
+        for depth in range(len(parts), len(parts) - number.count("(") - 1, -1):
+            key = _pick(self.sections.get(".".join(parts[:depth])), part)
+            if key:
+                return key
+        return None
+
+    def _paragraph(self, number: str, part: int) -> str | None:
+        """ "Paragraph 4 of Schedule 3": the section numbered 4 after Schedule 3's heading and before
+        the next schedule, annex or part, else Schedule 3 itself."""
+        match = _PARAGRAPH_OF.fullmatch(number)
+        if match is None:
+            return None
+        container = self._section_by_title(match.group(2).lower(), match.group(3), part)
+        order = [key for _, _, key, _ in self.section_titles]
+        if container is None:
+            return None
+        wanted = canonical_number(match.group(1))
+        for tokens, _, key, _ in self.section_titles[order.index(container) + 1 :]:
+            if tokens[:1] and tokens[0] in CONTAINER_TITLE_WORDS:
+                break
+            if self.section_numbers.get(key) == wanted:
+                return key
+        return container
+
     def _section_by_title(self, kind: str, number: str, part: int) -> str | None:
-        if kind == "section":
+        if kind not in TITLE_WORDS:
             return None
         words, wanted = TITLE_WORDS[kind], number.lower()
         found = [
@@ -196,12 +159,19 @@ def build_target_index(
     slides = bool(pages) and all(page.width > page.height for page in pages)
     index = TargetIndex(parts=parts, page_numbers={page.number for page in pages}, slides=slides)
     _index_figures(index, placed, captions)
-    implied = implied_section_numbers(tree.sections)
-    for section in tree.sections:
+    titles = [re.findall(r"[^\W_]+", section.title.lower()) for section in tree.sections]
+    # A schedule's, annex's or part's number is not in the clauses' numbering, nor are its children's.
+    numbered = [
+        replace(section, number="") if tokens[:1] and tokens[0] in ATTACHMENT_TITLE_WORDS else section
+        for section, tokens in zip(tree.sections, titles, strict=True)
+    ]
+    implied = implied_section_numbers(numbered)
+    for section, tokens in zip(numbered, titles, strict=True):
         key, part = ids.section(section.index), parts.of(section.anchor)
         if section.number:
             index.sections.setdefault(canonical_number(section.number), []).append((0, part, key))
-        index.section_titles.append((re.findall(r"[^\W_]+", section.title.lower()), section.level, key, part))
+        index.section_titles.append((tokens, section.level, key, part))
+    index.section_numbers = {ids.section(s.index): canonical_number(s.number) for s in tree.sections if s.number}
     anchors = {section.index: section.anchor for section in tree.sections}
     for section_index, number in implied.items():  # after the printed numbers, which come first
         index.sections.setdefault(number, []).append((1, parts.of(anchors[section_index]), ids.section(section_index)))
@@ -296,6 +266,7 @@ class ReferenceResult:
     resolved: int
     unresolved: int
     unresolved_labels: Counter[str]
+    external: int = 0  # mentions of another document's parts ("Art. 28 GDPR"): no target here
 
 
 def reference_edges(
@@ -310,6 +281,9 @@ def reference_edges(
         targets: set[tuple[str, str]] = set()
         for mention in find_mentions(pr.region.text):
             if mention.start < skip_until or (mention.kind, mention.canonical) in seen:
+                continue
+            if mention.external:
+                result.external += 1
                 continue
             if mention.kind == "slide" and not index.slides:  # "slide 2 mm along the rail" is no reference
                 continue

@@ -19,7 +19,13 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from typing import Literal
 
-from docgraph.ingest.labels import APPENDIX_WORDS, BARE_HEADING_LABEL, CJK_HEADING_NUMBER, HEADING_WORDS
+from docgraph.ingest.labels import (
+    APPENDIX_WORDS,
+    BARE_HEADING_LABEL,
+    CJK_HEADING_NUMBER,
+    HEADING_WORDS,
+    LEGAL_HEADING_NUMBER,
+)
 from docgraph.ingest.structure.ids import PlacedRegion
 from docgraph.ingest.types import DocumentLayout, OutlineEntry
 
@@ -68,7 +74,7 @@ class SectionTree:
 def parse_number(title: str) -> str:
     """Section number written at the start of a title: "2.3.1 Foo" -> "2.3.1", "Appendix B" -> "B"."""
     text = title.strip()
-    match = _NUMBERED.match(text) or _APPENDIX.match(text) or _LETTERED.match(text) or CJK_HEADING_NUMBER.match(text)
+    match = _number_match(text)
     return match.group(1) if match else ""
 
 
@@ -83,8 +89,18 @@ def normalise_title(text: str) -> str:
 
 def strip_number(title: str) -> str:
     text = title.strip()
-    match = _NUMBERED.match(text) or _APPENDIX.match(text) or _LETTERED.match(text) or CJK_HEADING_NUMBER.match(text)
-    return text[match.end() :].lstrip(" :.") if match else text
+    match = _number_match(text)
+    return text[match.end() :].lstrip(" :.–—-") if match else text
+
+
+def _number_match(text: str) -> re.Match[str] | None:
+    return (
+        _NUMBERED.match(text)
+        or _APPENDIX.match(text)
+        or LEGAL_HEADING_NUMBER.match(text)
+        or _LETTERED.match(text)
+        or CJK_HEADING_NUMBER.match(text)
+    )
 
 
 def title_similarity(a: str, b: str) -> float:

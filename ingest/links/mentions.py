@@ -1,0 +1,141 @@
+"""Explicit references written in text: "see Figure 3", "Section 2.1", "clause 4.2(b)", "page 12".
+
+A mention names a kind and a number in the document's own numbering. One that names another
+document ("Section 7.3 of the Helios MSA", "Art. 28 GDPR", a cited journal's "2011, p. 1") is
+marked external: it points outside the document and is neither resolved nor counted unresolved.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from docgraph.ingest.labels import CJK_REFERENCE_WORDS, LIST_WORDS, NUMBER_END, PLURAL_ENDINGS, REFERENCE_WORDS
+from docgraph.ingest.links.edges import DASHES, LABEL_NUMBER
+
+_FIG_NUM = LABEL_NUMBER
+_SEC_NUM = rf"(?:\d{{1,3}}(?:\.\d{{1,3}})*|[A-Z](?:\.\d{{1,3}})+){NUMBER_END}"
+_CHAP_NUM = rf"(?:\d{{1,3}}{NUMBER_END}|[IVXL]{{1,6}}\b)"
+_APP_NUM = rf"(?:[A-Z]|\d{{1,2}})(?:\.\d{{1,3}})*{NUMBER_END}"
+_EQ_NUM = r"\(?\d{1,3}(?:\.\d{1,3})*[a-z]?\)?(?!\w)"
+_PAGE_NUM = r"\d{1,4}\b(?!\.\d|\s*(?:<<|>>|[<>=*/+^%]))"  # not "page\n1<<3" in a flags table
+# A clause or article number with its sub-clause letters, romans or numbers: "4.2(b)(ii)", "12(3)".
+_SUB = r"\((?:[a-z]{1,2}|[ivx]{1,5}|\d{1,2})\)"
+_CLAUSE_NUM = rf"\d{{1,3}}(?:\.\d{{1,3}})*(?:{_SUB})*{NUMBER_END}"
+_ARTICLE_NUM = rf"(?:\d{{1,3}}(?:{_SUB})*|[IVXL]{{1,6}}){NUMBER_END}"
+# Schedules, annexes and exhibits are numbered, lettered or numbered in Roman: "Annex III".
+_ATTACH_NUM = rf"(?:\d{{1,2}}|[IVXL]{{1,6}}|[A-Z])(?:\.\d{{1,3}})*{NUMBER_END}"
+_ATTACH_WORD = r"(?:Schedule|SCHEDULE|Annex|ANNEX|Exhibit|EXHIBIT|Appendix|APPENDIX|Part|PART)"
+# A paragraph number is a reference only when it says whose paragraph: "Paragraph 4 of Schedule 3".
+_PARA_NUM = rf"\d{{1,3}}(?:\.\d{{1,3}})*(?:{_SUB})*\s+of\s+{_ATTACH_WORD}\s+{_ATTACH_NUM}"
+_LIST_WORD = "|".join(LIST_WORDS)
+_LIST_SEP = rf"(?:\s*,\s*(?:(?:{_LIST_WORD})\s+)?|\s+(?:{_LIST_WORD}|&)\s+)"
+
+# kind -> (keyword pattern, number pattern, name used in the REF label)
+PATTERNS: dict[str, tuple[str, str, str]] = {
+    "figure": (r"\b(?:Figures?|FIGURES?|figures?)\s+|\b(?:Figs?\.|FIGS?\.|figs?\.)\s*", _FIG_NUM, "Figure"),
+    "table": (r"\b(?:Tables?|TABLES?|tables?)\s+|\b(?:Tabs?\.)\s*", _FIG_NUM, "Table"),
+    "section": (r"\b(?:Sections?|SECTIONS?|sections?)\s+|\b(?:Sects?\.|Secs?\.)\s*|§§?\s*", _SEC_NUM, "Section"),
+    "chapter": (r"\b(?:Chapters?|CHAPTERS?|chapters?)\s+|\b(?:Chap\.|Ch\.)\s*", _CHAP_NUM, "Chapter"),
+    "appendix": (r"\b(?:Appendix|APPENDIX|appendix|Appendices|appendices)\s+", _APP_NUM, "Appendix"),
+    "equation": (r"\b(?:Equations?|equations?)\s+|\b(?:Eqs?\.|eqs?\.|Eqn\.|eqn\.)\s*", _EQ_NUM, "Equation"),
+    "page": (r"\b(?:Pages?|pages?)\s+|\bpp?\.\s+", _PAGE_NUM, "page"),
+    "slide": (r"\b(?:Slides?|SLIDES?|slides?)\s+", _PAGE_NUM, "slide"),
+    "clause": (r"\b(?:Clauses?|CLAUSES?|clauses?)\s+|\b(?:[Cc]ls?\.)\s*", _CLAUSE_NUM, "Clause"),
+    "article": (r"\b(?:Articles?|ARTICLES?|articles?)\s+|\bArt\.\s*", _ARTICLE_NUM, "Article"),
+    "schedule": (r"\b(?:Schedules?|SCHEDULES?)\s+", _ATTACH_NUM, "Schedule"),
+    "annex": (r"\b(?:Annex(?:es)?|ANNEX(?:ES)?)\s+", _ATTACH_NUM, "Annex"),
+    "exhibit": (r"\b(?:Exhibits?|EXHIBITS?)\s+", _ATTACH_NUM, "Exhibit"),
+    "paragraph": (r"\b(?:Paragraphs?|PARAGRAPHS?|paragraphs?)\s+|\b[Pp]aras?\.\s*", _PARA_NUM, "Paragraph"),
+}
+
+# What follows a mention of another document's part: its name ("of the Helios MSA", "of Directive
+# 2011/7/EU"; "of this Agreement" and "of Schedule 2" stay inside) or a statute's abbreviation after
+# the subdivisions it is cited by ("Art. 28 GDPR", "§ 5 Abs. 2 BDSG").
+_SUBDIVISION = (
+    r"(?:\s*\(\w{1,4}\))*(?:,?\s*(?:Abs\.|UAbs\.|Satz|S\.|Nr\.|lit\.|para\.|sentence|point)\s*\w{1,4}"
+    r"(?:\s*\(\w{1,4}\))*)*"
+)
+_REFERENCE_NOUN = (
+    r"(?i:schedules?|annex(?:es)?|exhibits?|appendix|appendices|parts?|chapters?|sections?|articles?|clauses?"
+    r"|paragraphs?)\b"
+)
+_OTHER_DOCUMENT = re.compile(rf"{_SUBDIVISION}\s+of\s+(?:the\s+)?(?!{_REFERENCE_NOUN})[A-Z]")
+_STATUTE = re.compile(rf"{_SUBDIVISION}\s+[A-ZÄÖÜ][A-Za-zäöü]{{0,4}}[A-ZÄÖÜ](?![\w-])")
+_STATUTE_KINDS = frozenset({"section", "clause", "article", "paragraph"})
+# A page cited after a year or a date: "(OJ L 48, 23.2.2011, p. 1)", "Springer, 2011, pp. 3-4".
+_CITED_PAGE = re.compile(r"(?:\b(?:1[5-9]|20)\d\d[a-z]?|\b\d{1,2}\.\s?\d{1,2}\.\s?\d{2,4})\)?\s*[,;:]\s*$")
+
+
+def _keywords(kind: str, english: str) -> str:
+    """English as written, then the other languages' words in any case (``docgraph.ingest.labels``)."""
+    others = "|".join(w + (r"\s*" if w.endswith(r"\.") else r"\s+") for w in REFERENCE_WORDS.get(kind, ()))
+    cjk = CJK_REFERENCE_WORDS.get(kind)
+    return english + (rf"|\b(?i:{others})" if others else "") + (rf"|(?:{cjk})\s*" if cjk else "")
+
+
+_MENTION_RES = {
+    kind: (re.compile(rf"(?P<kw>{_keywords(kind, kw)})(?P<nums>{num}(?:{_LIST_SEP}{num})*)"), re.compile(num))
+    for kind, (kw, num, _) in PATTERNS.items()
+}
+_PLURAL = re.compile(rf"(?:{'|'.join(re.escape(e) for e in PLURAL_ENDINGS)})\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    kind: str  # a key of PATTERNS: figure | table | section | ... | clause | article | annex | paragraph
+    number: str  # as written, brackets stripped
+    start: int
+    external: bool = False  # names a part of another document: no target here
+
+    @property
+    def label(self) -> str:
+        return f"{PATTERNS[self.kind][2]} {self.number}"
+
+    @property
+    def canonical(self) -> str:
+        return canonical_number(self.number)
+
+
+def canonical_number(number: str) -> str:
+    """ "2–1", "2-1" and "2.1" are written variants of one number, as are "4.2(b)" and "4.2.b"."""
+    number = re.sub(r"\((\w+)\)", r".\1", _unbracketed(number.strip()))
+    return re.sub(rf"[{DASHES}]", ".", number).lower()
+
+
+def find_mentions(text: str) -> list[Mention]:
+    """Every explicit reference in ``text``, in order; plural keywords take a list of numbers."""
+    mentions: list[Mention] = []
+    for kind, (mention_re, number_re) in _MENTION_RES.items():
+        for match in mention_re.finditer(text):
+            nums = match.group("nums")
+            found = list(number_re.finditer(nums))
+            if not _PLURAL.search(match.group("kw")):
+                found = found[:1]
+            external = _is_external(text, kind, match.start(), match.end())
+            for number in found:
+                start = match.start("nums") + number.start()
+                mentions.append(Mention(kind, _unbracketed(number.group(0)), start, external))
+    return _outside_paragraphs(sorted(mentions, key=lambda m: m.start))
+
+
+def _outside_paragraphs(mentions: list[Mention]) -> list[Mention]:
+    """Without the "Schedule 3" of "Paragraph 4 of Schedule 3": that names the paragraph's place."""
+    spans = [(m.start, m.start + len(m.number)) for m in mentions if m.kind == "paragraph"]
+    return [m for m in mentions if m.kind == "paragraph" or not any(a < m.start < b for a, b in spans)]
+
+
+def _unbracketed(number: str) -> str:
+    """ "(3)" -> "3", "3)" -> "3", but "4.2(b)" keeps its sub-clause."""
+    number = number.lstrip("(")
+    while number.endswith(")") and number.count(")") > number.count("("):
+        number = number[:-1]
+    return number
+
+
+def _is_external(text: str, kind: str, start: int, end: int) -> bool:
+    """Whether the mention at ``text[start:end]`` names a part of another document."""
+    if kind in ("page", "slide"):
+        return bool(_CITED_PAGE.search(text, max(0, start - 40), start))
+    after = text[end : end + 80]
+    return bool(_OTHER_DOCUMENT.match(after) or (kind in _STATUTE_KINDS and _STATUTE.match(after)))
