@@ -39,7 +39,8 @@ def build_graph(
     tree = build_sections(layout, placed)
     captions = link_captions(placed, {page.number: page.height for page in layout.pages})
     targets = build_target_index(placed, tree, captions, layout.pages, ids)
-    references = reference_edges(placed, targets, ids, captions)
+    own_names = " ".join([document_title(layout), *(pr.region.text for pr in placed if pr.region.kind == "title")])
+    references = reference_edges(placed, targets, ids, captions, own_names)
     citations = citation_edges(placed, tree)
     linked = link_reference_edges(placed, layout.links, tree, captions, ids, references.edges + citations.edges)
     untexted = _pages_without_text(layout)
@@ -84,6 +85,11 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def document_title(layout: DocumentLayout) -> str:
+    """The title the PDF gives itself or the reader found, else its file's name."""
+    return layout.title.strip() or PurePath(layout.file_name).stem
+
+
 def _pages_without_text(layout: DocumentLayout) -> set[int]:
     return set(layout.pages_without_text) | {page.number for page in layout.pages if not page.has_text_layer}
 
@@ -93,7 +99,7 @@ def _document_node(
 ) -> NodeRecord:
     props = {
         "doc_id": doc_id,
-        "title": layout.title.strip() or PurePath(layout.file_name).stem,
+        "title": document_title(layout),
         "file_name": layout.file_name,
         "sha256": layout.sha256.lower(),
         "page_count": layout.page_count,

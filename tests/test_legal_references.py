@@ -56,6 +56,13 @@ def test_mentions_of_another_document_are_external(text: str, external: bool) ->
     assert [m.external for m in find_mentions(text)][:1] == [external]
 
 
+def test_a_part_of_the_document_named_by_its_own_title_is_its_own() -> None:
+    """The LilyPond Contributor's Guide's "section 4 of the Contributors' Guide" was external."""
+    text = "See section 4 of the Contributors’ Guide and section 1.1 of the Notation Reference."
+    mentions = find_mentions(text, "LilyPond Contributor’s Guide")
+    assert [(m.number, m.external) for m in mentions] == [("4", False), ("1.1", True)]
+
+
 @pytest.mark.parametrize(
     ("title", "number"),
     [

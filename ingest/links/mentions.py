@@ -60,7 +60,10 @@ _REFERENCE_NOUN = (
     r"(?i:schedules?|annex(?:es)?|exhibits?|appendix|appendices|parts?|chapters?|sections?|articles?|clauses?"
     r"|paragraphs?)\b"
 )
-_OTHER_DOCUMENT = re.compile(rf"{_SUBDIVISION}\s+of\s+(?:the\s+)?(?!{_REFERENCE_NOUN})[A-Z]")
+_OTHER_DOCUMENT = re.compile(
+    rf"{_SUBDIVISION}\s+of\s+(?:the\s+)?(?!{_REFERENCE_NOUN})(?P<name>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*)"
+)
+_NAME_WORD = re.compile(r"[^\W\d_]+")
 _STATUTE = re.compile(rf"{_SUBDIVISION}\s+[A-ZÄÖÜ][A-Za-zäöü]{{0,4}}[A-ZÄÖÜ](?![\w-])")
 _STATUTE_KINDS = frozenset({"section", "clause", "article", "paragraph"})
 # A page cited after a year or a date: "(OJ L 48, 23.2.2011, p. 1)", "Springer, 2011, pp. 3-4".
@@ -103,8 +106,9 @@ def canonical_number(number: str) -> str:
     return re.sub(rf"[{DASHES}]", ".", number).lower()
 
 
-def find_mentions(text: str) -> list[Mention]:
-    """Every explicit reference in ``text``, in order; plural keywords take a list of numbers."""
+def find_mentions(text: str, own_title: str = "") -> list[Mention]:
+    """Every explicit reference in ``text``, in order; plural keywords take a list of numbers. A
+    part "of" a document named by ``own_title``'s words is this document's."""
     mentions: list[Mention] = []
     for kind, (mention_re, number_re) in _MENTION_RES.items():
         for match in mention_re.finditer(text):
@@ -112,7 +116,7 @@ def find_mentions(text: str) -> list[Mention]:
             found = list(number_re.finditer(nums))
             if not _PLURAL.search(match.group("kw")):
                 found = found[:1]
-            external = _is_external(text, kind, match.start(), match.end())
+            external = _is_external(text, kind, match.start(), match.end(), own_title)
             for number in found:
                 start = match.start("nums") + number.start()
                 mentions.append(Mention(kind, _unbracketed(number.group(0)), start, external))
@@ -133,9 +137,23 @@ def _unbracketed(number: str) -> str:
     return number
 
 
-def _is_external(text: str, kind: str, start: int, end: int) -> bool:
-    """Whether the mention at ``text[start:end]`` names a part of another document."""
+def _is_external(text: str, kind: str, start: int, end: int, own_title: str) -> bool:
+    """Whether the mention at ``text[start:end]`` names a part of another document: "section 4 of
+    the Contributors' Guide" inside "LilyPond Contributor's Guide" names this one."""
     if kind in ("page", "slide"):
         return bool(_CITED_PAGE.search(text, max(0, start - 40), start))
     after = text[end : end + 80]
-    return bool(_OTHER_DOCUMENT.match(after) or (kind in _STATUTE_KINDS and _STATUTE.match(after)))
+    other = _OTHER_DOCUMENT.match(after)
+    if other and not _names(other.group("name"), own_title):
+        return True
+    return kind in _STATUTE_KINDS and bool(_STATUTE.match(after))
+
+
+def _names(name: str, title: str) -> bool:
+    """Whether every word of ``name`` is a word of ``title``, in any case, plural or possessive."""
+    words = {_singular(word) for word in _NAME_WORD.findall(title.lower())}
+    return bool(words) and all(_singular(word) in words for word in _NAME_WORD.findall(name.lower()))
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word

@@ -270,16 +270,18 @@ class ReferenceResult:
 
 
 def reference_edges(
-    placed: list[PlacedRegion], index: TargetIndex, ids: IdScheme, captions: dict[str, str]
+    placed: list[PlacedRegion], index: TargetIndex, ids: IdScheme, captions: dict[str, str], title: str = ""
 ) -> ReferenceResult:
-    """REF edges from every source region; each distinct mention in a region counts once."""
+    """REF edges from every source region; each distinct mention in a region counts once. ``title``
+    holds the document's titles ("LilyPond Contributor's Guide"): a part "of" what they name is this
+    document's part."""
     result = ReferenceResult([], 0, 0, Counter())
     for pr in placed:
         if pr.region.kind in NON_SOURCE_KINDS or not pr.region.text:
             continue
         skip_until, seen = _own_label(pr, captions)
         targets: set[tuple[str, str]] = set()
-        for mention in find_mentions(pr.region.text):
+        for mention in find_mentions(pr.region.text, title):
             if mention.start < skip_until or (mention.kind, mention.canonical) in seen:
                 continue
             if mention.external:
