@@ -11,7 +11,7 @@ import pytest
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.links.references import find_mentions
 from docgraph.ingest.readers.native import NativeReader
-from docgraph.ingest.structure.sections import parse_number
+from docgraph.ingest.structure.heading_numbers import parse_number
 from docgraph.records import GraphBatch
 from tests.test_graph_build import WHEN, edges
 

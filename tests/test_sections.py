@@ -6,7 +6,7 @@ from itertools import pairwise
 
 import pytest
 
-from docgraph.ingest.structure.sections import parse_number, title_similarity
+from docgraph.ingest.structure.heading_numbers import parse_number, title_similarity
 from docgraph.ingest.types import OutlineEntry
 from docgraph.records import GraphBatch, NodeRecord
 from tests.test_graph_build import build, edges, key_of, layout, page, region, targets

@@ -14,8 +14,9 @@ import unicodedata
 from dataclasses import dataclass, field
 from itertools import pairwise
 
+from docgraph.ingest.structure.heading_numbers import strip_number
 from docgraph.ingest.structure.ids import PlacedRegion
-from docgraph.ingest.structure.sections import SectionTree, strip_number
+from docgraph.ingest.structure.sections import SectionTree
 from docgraph.records import EdgeRecord
 
 BIB_KINDS = frozenset({"paragraph", "list", "footnote"})

@@ -12,44 +12,26 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 import statistics
-import unicodedata
 from dataclasses import dataclass, replace
-from difflib import SequenceMatcher
 from typing import Literal
 
-from docgraph.ingest.labels import (
-    APPENDIX_WORDS,
-    BARE_HEADING_LABEL,
-    CJK_HEADING_NUMBER,
-    HEADING_WORDS,
-    LEGAL_HEADING_NUMBER,
-)
+from docgraph.ingest.labels import BARE_HEADING_LABEL
+from docgraph.ingest.structure.heading_numbers import HEADER_MATCH, level_of_number, parse_number, title_similarity
 from docgraph.ingest.structure.ids import PlacedRegion
 from docgraph.ingest.types import DocumentLayout, OutlineEntry
 
 HEADER_KINDS = frozenset({"section_header", "title"})
 MAX_HEADER_CHARS = 300
 MAX_FONT_LEVELS = 6
-# A header-kind region is accepted at a looser similarity than a region of another kind.
-HEADER_MATCH = 0.75
+# A region of another kind than a header matches an outline entry only this closely (a header
+# region at HEADER_MATCH).
 OTHER_MATCH = 0.9
 FONT_TOLERANCE = 0.5
 
 Anchor = tuple[int, float]  # (page, position in the page's reading order); -0.5 = top of the page
 TOP_OF_PAGE = -0.5
 Subheader = tuple[int, list[PlacedRegion], str]  # (outline entry it falls under or -1, header group, title)
-
-_HEADING_WORDS = "|".join(f for w in HEADING_WORDS for f in (w, w.upper()))
-_APPENDIX_WORDS = "|".join(f for w in APPENDIX_WORDS for f in (w, w.upper()))
-_NUMBERED = re.compile(
-    rf"^(?:(?:[Cc]hapter|CHAPTER|[Ss]ection|SECTION|{_HEADING_WORDS})\s+)?"
-    r"(\d{1,3}(?:\.\d{1,3})*|[A-Z](?:\.\d{1,3})+)\.?(?=[:\s]|$)"
-)
-_APPENDIX = re.compile(rf"^(?:[Aa]ppendix|APPENDIX|{_APPENDIX_WORDS})\s+([A-Z])\.?(?=[:\s]|$)")
-# "A. Reference card", not an author line "A. Author, B. Author" (a second initial follows)
-_LETTERED = re.compile(r"^([A-Z])\.\s+(?=[A-Z])(?!.*\b[A-Z]\.\s)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,60 +51,6 @@ class SectionTree:
     sections: list[SectionSpec]
     owner: dict[str, int]  # region_id -> index of the section it hangs under; absent = the document
     source: Literal["outline", "headers", "none"]
-
-
-def parse_number(title: str) -> str:
-    """Section number written at the start of a title: "2.3.1 Foo" -> "2.3.1", "Appendix B" -> "B"."""
-    text = title.strip()
-    match = _number_match(text)
-    return match.group(1) if match else ""
-
-
-def level_of_number(number: str) -> int:
-    return number.count(".") + 1
-
-
-def normalise_title(text: str) -> str:
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return "".join(ch for ch in folded if ch.isalnum())
-
-
-def strip_number(title: str) -> str:
-    text = title.strip()
-    match = _number_match(text)
-    return text[match.end() :].lstrip(" :.–—-") if match else text
-
-
-def _number_match(text: str) -> re.Match[str] | None:
-    return (
-        _NUMBERED.match(text)
-        or _APPENDIX.match(text)
-        or LEGAL_HEADING_NUMBER.match(text)
-        or _LETTERED.match(text)
-        or CJK_HEADING_NUMBER.match(text)
-    )
-
-
-def title_similarity(a: str, b: str) -> float:
-    """1.0 for the same title up to case, spacing, punctuation and leading numbering; else a ratio
-    (0.0 for pairs too different to reach ``HEADER_MATCH``)."""
-    return max(_similarity(a, b), _similarity(strip_number(a), strip_number(b)))
-
-
-def _similarity(a: str, b: str) -> float:
-    na, nb = normalise_title(a), normalise_title(b)
-    if not na or not nb:
-        return 0.0
-    if na == nb:
-        return 1.0
-    short, long = sorted((na, nb), key=len)
-    if short in long and len(short) / len(long) >= 0.5:
-        return 0.9
-    matcher = SequenceMatcher(None, na, nb, autojunk=False)
-    # Cheap upper bounds first: pairs that cannot reach a match threshold are not worth a full ratio.
-    if matcher.real_quick_ratio() < HEADER_MATCH or matcher.quick_ratio() < HEADER_MATCH:
-        return 0.0
-    return matcher.ratio()
 
 
 def build_sections(layout: DocumentLayout, placed: list[PlacedRegion]) -> SectionTree:
