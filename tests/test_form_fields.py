@@ -146,6 +146,23 @@ def test_fields_without_printed_labels_take_the_label_above_or_their_tooltip(tmp
     assert _texts(tmp_path / "labels.pdf") == ["Delivery address: Hallituskatu 12, Tampere", "Shift code: Late"]
 
 
+def test_a_label_printed_inside_a_fields_box_is_kept_and_labels_it(tmp_path: Path) -> None:
+    """A boxed form prints its labels small in the fields' corners: every line inside a field's box
+    was dropped as the widget's own, so a blank field's label vanished and a filled one read
+    "Text2: Depot 4, Tampere"."""
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        for name, top, label, value in (
+            ("Text1", 100, "Description of the incident", ""),
+            ("Text2", 170, "Location", "Depot 4"),
+        ):
+            page.draw_rect(pymupdf.Rect(72, top, 523, top + 40), color=(0, 0, 0), width=0.5)
+            page.insert_text((75, top + 9), label, fontsize=7)
+            _text_field(page, name, pymupdf.Rect(72, top, 523, top + 40), value)
+        doc.save(tmp_path / "boxed.pdf")
+    assert _texts(tmp_path / "boxed.pdf") == ["Description of the incident", "Location: Depot 4"]
+
+
 def test_a_radio_group_reads_as_its_question_and_the_chosen_option(tmp_path: Path) -> None:
     with pymupdf.open() as doc:
         page = doc.new_page(width=595, height=842)

@@ -108,11 +108,12 @@ def test_a_common_word_hyphenated_at_a_line_end_is_read_whole(tmp_path: Path) ->
 
 def test_a_figure_in_brackets_after_its_number_word_goes_on_with_the_sentence(tmp_path: Path) -> None:
     """A contract's "at least ninety" | "(90) days before ..." was cut at the bracket, as if "(90)"
-    opened a list item: the clause was a paragraph ending "ninety" and a list "(90) days ..."."""
+    opened a list item: the clause was a paragraph ending "ninety" and a list "(90) days ...". Only
+    a number word is so repeated: "(1)" after "... all of the following" opens the list."""
     pdf = tmp_path / "clause.pdf"
     lines = [
         "The Agreement renews for one year unless a party gives notice at least ninety",
-        "(90) days before the end of the Initial Term. The Supplier shall:",
+        "(90) days before the end of the Initial Term. The Supplier shall then do all of the following",
         "(1) keep a record of each renewal;",
         "(2) send the Customer a copy.",
     ]

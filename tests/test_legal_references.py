@@ -50,6 +50,12 @@ def test_find_legal_mentions(text: str, found: list[tuple[str, str]]) -> None:
         ("Table 1 of Schedule 2", False),
         ("see Section 4.1 for details", False),
         ("on page 12, 2011 figures", False),
+        # a capitalised word after a number is no statute unless it is one's code
+        ("SUBJECT TO CLAUSE 8 AND CLAUSE 9", False),
+        ("see Section 3 FAQ for details", False),
+        # a part "of" a part of this document, or of "This Guide", is this document's
+        ("the bound in equation (3) of Theorem 2", False),
+        ("Section 3 of This Guide", False),
     ],
 )
 def test_mentions_of_another_document_are_external(text: str, external: bool) -> None:

@@ -254,6 +254,11 @@ def test_a_table_no_row_of_which_shares_a_word_is_quoted_from_its_first_row() ->
         Passage("t", "dpa", 3, 1, "table", (), table), content_words("Which are listed in Annex III?")
     )
     assert all(row.split(" | ")[0] in quote for row in rows)
+    long_table = "\n".join(
+        ["| Sub-processor | Location |", "| --- | --- |", *(f"| Northdata {n} AS | Oslo |" for n in range(500))]
+    )
+    quote = quote_passage(Passage("t", "dpa", 3, 1, "table", (), long_table), content_words("What is in Annex III?"))
+    assert quote.endswith("| Oslo |") and len(quote) <= 360  # whole rows, as many as the quote holds
 
 
 def test_the_quote_of_a_table_keeps_the_row_a_lone_digit_names() -> None:

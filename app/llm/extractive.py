@@ -131,11 +131,22 @@ def best_rows_quote(rows: list[str], terms: set[str]) -> str:
     header, body = rows[0], rows[1:]
     shared = [len(terms & content_words(row)) for row in body]
     ranked = sorted(range(len(body)), key=lambda i: (-shared[i], i))
-    chosen = sorted(i for i in ranked[:TABLE_ROWS_QUOTED] if shared[i]) or list(range(len(body)))
+    chosen = sorted(i for i in ranked[:TABLE_ROWS_QUOTED] if shared[i]) or _rows_that_fit(header, body)
     parts = [header]
     for previous, i in zip([-1, *chosen], chosen, strict=False):
         parts.append(("… " if i > previous + 1 else "") + body[i])
     return _cut(" ".join(parts))
+
+
+def _rows_that_fit(header: str, body: list[str]) -> list[int]:
+    """The first rows that fit in a quote after the header, whole (at least the first one)."""
+    room, taken = MAX_QUOTE_CHARS - len(header), list[int]()
+    for i, row in enumerate(body):
+        room -= len(row) + 1
+        if taken and room < 0:
+            break
+        taken.append(i)
+    return taken
 
 
 def best_quote(text: str, terms: set[str]) -> str:

@@ -56,16 +56,26 @@ _SUBDIVISION = (
     r"(?:\s*\(\w{1,4}\))*(?:,?\s*(?:Abs\.|UAbs\.|Satz|S\.|Nr\.|lit\.|para\.|sentence|point)\s*\w{1,4}"
     r"(?:\s*\(\w{1,4}\))*)*"
 )
+# Parts of this document a part may be "of" ("Paragraph 4 of Schedule 3", "Eq. 4 of Lemma 1").
 _REFERENCE_NOUN = (
     r"(?i:schedules?|annex(?:es)?|exhibits?|appendix|appendices|parts?|chapters?|sections?|articles?|clauses?"
-    r"|paragraphs?)\b"
+    r"|paragraphs?|tables?|figures?|equations?|theorems?|lemmas?|examples?|definitions?|propositions?"
+    r"|corollar(?:y|ies)|this|these|its|our)\b"
 )
 _OTHER_DOCUMENT = re.compile(
-    rf"{_SUBDIVISION}\s+of\s+(?:the\s+)?(?!{_REFERENCE_NOUN})(?P<name>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*)"
+    rf"{_SUBDIVISION}\s+of\s+(?i:the\s+)?(?!{_REFERENCE_NOUN})(?P<name>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*)"
 )
 _NAME_WORD = re.compile(r"[^\W\d_]+")
-_STATUTE = re.compile(rf"{_SUBDIVISION}\s+[A-ZÄÖÜ][A-Za-zäöü]{{0,4}}[A-ZÄÖÜ](?![\w-])")
+# Codes of statutes a subdivision is cited with ("Art. 28 GDPR", "§ 5 Abs. 2 BDSG", "s. 3 UCC"): a
+# known list, as a capitalised word after a section number is as often a manual's "Section 3 FAQ".
+_STATUTE_CODES = (
+    "GDPR|DSGVO|RGPD|BDSG|HGB|BGB|StGB|StPO|ZPO|AO|UStG|EStG|AktG|GmbHG|InsO|UWG|UrhG|TMG|TTDSG|KSchG|BetrVG"
+    "|ArbZG|TKG|VwVfG|GG|AEUV|TFEU|TEU|EUV|ECHR|EMRK|UCC|USC|CFR|CCPA|HIPAA|LGPD|PIPEDA|LOPDGDD|DPA|FOIA"
+)
+_STATUTE = re.compile(rf"{_SUBDIVISION}\s+(?:{_STATUTE_CODES})(?![\w-])")
 _STATUTE_KINDS = frozenset({"section", "clause", "article", "paragraph"})
+# Kinds whose part may belong to another document named after it ("Section 7.3 of the Helios MSA").
+_QUALIFIED_KINDS = _STATUTE_KINDS | {"chapter", "appendix", "schedule", "annex", "exhibit"}
 # A page cited after a year or a date: "(OJ L 48, 23.2.2011, p. 1)", "Springer, 2011, pp. 3-4".
 _CITED_PAGE = re.compile(r"(?:\b(?:1[5-9]|20)\d\d[a-z]?|\b\d{1,2}\.\s?\d{1,2}\.\s?\d{2,4})\)?\s*[,;:]\s*$")
 
@@ -86,7 +96,7 @@ _PLURAL = re.compile(rf"(?:{'|'.join(re.escape(e) for e in PLURAL_ENDINGS)})\s*$
 
 @dataclass(frozen=True, slots=True)
 class Mention:
-    kind: str  # a key of PATTERNS: figure | table | section | ... | clause | article | annex | paragraph
+    kind: str  # a key of PATTERNS: figure | table | section | ... | clause | article | schedule | annex | ...
     number: str  # as written, brackets stripped
     start: int
     external: bool = False  # names a part of another document: no target here
@@ -143,7 +153,7 @@ def _is_external(text: str, kind: str, start: int, end: int, own_title: str) -> 
     if kind in ("page", "slide"):
         return bool(_CITED_PAGE.search(text, max(0, start - 40), start))
     after = text[end : end + 80]
-    other = _OTHER_DOCUMENT.match(after)
+    other = _OTHER_DOCUMENT.match(after) if kind in _QUALIFIED_KINDS else None
     if other and not _names(other.group("name"), own_title):
         return True
     return kind in _STATUTE_KINDS and bool(_STATUTE.match(after))

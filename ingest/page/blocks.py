@@ -17,6 +17,9 @@ BULLET_RE = re.compile(
     r"^\s*(?:[•◦▪▫‣⁃∙·●○■□►▸➢➤✓✔❖\-–—*](?=\s|$)|\(?\d{1,2}[.)](?=\s)|\(?[a-z][.)](?=\s)|\([ivx]{1,4}\)(?=\s))"
 )
 BULLET_GLYPH_RE = re.compile(r"^\s*[•◦▪▫‣⁃∙·●○■□►▸➢➤✓✔❖]")
+_NUMBERS = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen"
+_NUMBERS += " seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand"
+_NUMBER_WORDS = frozenset(_NUMBERS.split())  # "ninety" | "(90) days", "forty-five" | "(45) days"
 # "(90) days": a number in brackets at a line's start, which a list item may open with too
 _BRACKETED_FIGURE = re.compile(r"^\s*\(\d{1,3}\)\s")
 # "[12] R. Nogueira et al. ...": a numbered bibliography entry's label
@@ -133,7 +136,7 @@ def _blank_line_between(above: TextLine, below: TextLine) -> bool:
 def split_list_items(lines: Sequence[TextLine]) -> list[list[TextLine]]:
     items: list[list[TextLine]] = []
     for line in lines:
-        if not items or BULLET_RE.match(line.text):
+        if not items or (BULLET_RE.match(line.text) and not _figure_in_brackets(items[-1][-1], line)):
             items.append([line])
         else:
             items[-1].append(line)
@@ -185,9 +188,12 @@ def _starts_new_block(current: list[TextLine], line: TextLine) -> bool:
 
 
 def _figure_in_brackets(prev: TextLine, line: TextLine) -> bool:
-    """``line`` opens with a number in brackets that repeats the word the line before stops on, mid-
-    sentence: a contract's "within ninety" | "(90) days", no list item."""
-    return bool(_BRACKETED_FIGURE.match(line.text)) and prev.text.rstrip()[-1:].islower()
+    """``line`` opens with a number in brackets that repeats the number word the line before stops
+    on: a contract's "within ninety" | "(90) days", no list item ("... apply" | "(1) the other ...")."""
+    if not _BRACKETED_FIGURE.match(line.text):
+        return False
+    last = prev.text.rstrip().rsplit(None, 1)[-1].lower() if prev.text.strip() else ""
+    return bool(last) and all(part in _NUMBER_WORDS for part in last.split("-"))
 
 
 def _next_entry(current: list[TextLine], line: TextLine) -> bool:

@@ -77,7 +77,12 @@ def _fallback_label(field: FormField) -> str:
 
 
 def _field_label(page: _Page, field: FormField) -> list[int]:
-    return _beside(page, field.bbox, left=True) or _above(page, field.bbox)
+    return _inside(page, field.bbox) or _beside(page, field.bbox, left=True) or _above(page, field.bbox)
+
+
+def _inside(page: _Page, box: BBox) -> list[int]:
+    """A label printed inside the field's box (a boxed form's small caption in its corner)."""
+    return sorted((i for i in page.free if page.lines[i].bbox.centre_in(box)), key=lambda i: page.lines[i].bbox.y0)
 
 
 def _button_label(page: _Page, field: FormField, taken: Sequence[int] = ()) -> list[int]:

@@ -105,8 +105,17 @@ def _is_on(widget: Any, state: str) -> bool:
 
 
 def outside_fields(lines: Sequence[TextLine], fields: Sequence[FormField]) -> list[TextLine]:
-    """The lines that are not a field's appearance: a line centred in a field's box is its value
-    or tick as the widget draws it, which the field itself says."""
+    """The lines that are not a field's appearance: a line centred in a field's box that is (part
+    of) its value, or a box's tick, is drawn by the widget, which the field itself says; a label
+    printed inside the box ("Location" in its corner) stays."""
     if not fields:
         return list(lines)
-    return [ln for ln in lines if not any(ln.bbox.centre_in(f.bbox) for f in fields)]
+    return [ln for ln in lines if not any(ln.bbox.centre_in(f.bbox) and _drawn_by(f, ln.text) for f in fields)]
+
+
+def _drawn_by(field: FormField, text: str) -> bool:
+    """Whether ``text`` is what the widget of ``field`` draws: a tick, or a piece of its value."""
+    words = " ".join(text.split())
+    if field.kind in ("checkbox", "radio"):
+        return len(words) <= 2
+    return bool(words) and words in field.value
