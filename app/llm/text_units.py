@@ -20,9 +20,11 @@ _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")  # a markdown header separator, |
 
 # Abbreviations a sentence goes on after, and labels abbreviated before a number or "(4)".
 _GOES_ON_AFTER = frozenset({"cf", "e.g", "i.e", "vs", "viz", "approx", "dr", "mr", "mrs", "prof"})
-_LABELS = frozenset({"eq", "eqs", "fig", "figs", "sec", "secs", "sect", "tab", "ref", "refs", "no", "nos"})
 # "et al." goes on before its year or reference, and may end a sentence ("... by Lee et al. We").
-_LABELS_TOO = frozenset({"al", "vol", "p", "pp", "ch", "chap", "thm", "lem", "prop"})
+_LABELS = frozenset(
+    {"eq", "eqs", "fig", "figs", "sec", "secs", "sect", "tab", "ref", "refs", "no", "nos"}
+    | {"al", "vol", "p", "pp", "ch", "chap", "thm", "lem", "prop"}
+)
 # Legal labels, before a number only: "Art. 28", "§ 257 Abs. 4", "para. 3", "Sch. 2", "cl. 4.2".
 _BEFORE_NUMBER = frozenset({"art", "arts", "abs", "para", "paras", "sch", "cl", "subs", "nr"})
 _WORD_BEFORE_STOP = re.compile(r"([\w.]+)\.$")
@@ -52,7 +54,7 @@ def _goes_on(before: str, next_char: str) -> bool:
         return True  # a unit never is a bare number: "4." numbers the heading or item after it
     if abbreviation in _BEFORE_NUMBER:
         return next_char.isdigit()
-    return abbreviation in _LABELS | _LABELS_TOO and (next_char.isdigit() or next_char in "([")
+    return abbreviation in _LABELS and (next_char.isdigit() or next_char in "([")
 
 
 def is_table_rule(line: str) -> bool:
