@@ -164,15 +164,17 @@ def link_captions(placed: list[PlacedRegion], page_heights: dict[int, float]) ->
     links: dict[str, str] = {}
     taken: set[str] = set()
 
+    kinds = {c.key: caption_kind(c.region.text) for c in captions}
+
+    def kind_of(caption: PlacedRegion) -> str | None:
+        return kinds[caption.key]
+
     def wanted(caption: PlacedRegion, target: PlacedRegion) -> bool:
-        kind = caption_kind(caption.region.text)
+        kind = kind_of(caption)
         return kind is None or kind == target.region.kind
 
     def described(rule: Rule) -> Rule:
         return lambda c, t: c.key not in bare and rule(c, t)
-
-    def kind_of(caption: PlacedRegion) -> str | None:
-        return caption_kind(caption.region.text)
 
     clear = nothing_between(placed, kind_of)
 
