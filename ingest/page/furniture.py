@@ -128,7 +128,8 @@ def _listing_line_number(line: TextLine, lines: Sequence[TextLine]) -> bool:
 def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list[FurnitureMarks]:
     """Mark header/footer lines on every page (indexes into each page's ``lines``)."""
     min_repeat = 3 if len(pages) >= 5 else 2
-    letterheads = _letterheads(pages, body_size)
+    large = [_large_lines(page, body_size) for page in pages]
+    letterheads = _letterheads(large)
     candidates: list[list[tuple[int, str]]] = []  # per page: (line index, band)
     key_pages: Counter[tuple[str, str]] = Counter()
     for page in pages:
@@ -160,9 +161,9 @@ def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list
                 page_signatures.add(_signature(band, line))
         signatures.update(page_signatures)
 
-    for page, mark in zip(pages, marks, strict=True):
+    for page, mark, page_large in zip(pages, marks, large, strict=True):
         if page.number != 1:  # on the first page such a line may be the title
-            _mark_letterheads(page, mark, letterheads, body_size)
+            _mark_letterheads(mark, page_large, letterheads)
 
     for sig_page, index, band in _running_title_lines(pages, candidates, min_repeat, body_size):
         _add(marks[sig_page], index, band)
@@ -177,14 +178,15 @@ def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list
     return marks
 
 
-def _letterheads(pages: Sequence[PageLines], body_size: float) -> set[LargeLine]:
-    """Lines too large for a running head printed alike, word for word, at one place and in one
-    font on every page: a letterhead, a logo's words or a title repeated atop each page. They are
-    furniture after the document's first page, where such a line may be its title (a two-page menu
-    repeating "Spring Menu"); a chapter's opening ("CHAPTER 2") is not on every page."""
-    if len(pages) < 2:
+def _letterheads(large: Sequence[list[tuple[int, LargeLine]]]) -> set[LargeLine]:
+    """Of each page's lines too large for a running head (``large``), those printed alike, word for
+    word, at one place and in one font on every page: a letterhead, a logo's words or a title
+    repeated atop each page. They are furniture after the document's first page, where such a line
+    may be its title (a two-page menu repeating "Spring Menu"); a chapter's opening ("CHAPTER 2") is
+    not on every page."""
+    if len(large) < 2:
         return set()
-    return set.intersection(*({line for _, line in _large_lines(page, body_size)} for page in pages))
+    return set.intersection(*({line for _, line in page} for page in large))
 
 
 def _large_lines(page: PageLines, body_size: float) -> list[tuple[int, LargeLine]]:
@@ -197,8 +199,8 @@ def _large_lines(page: PageLines, body_size: float) -> list[tuple[int, LargeLine
     return found
 
 
-def _mark_letterheads(page: PageLines, mark: FurnitureMarks, letterheads: set[LargeLine], body_size: float) -> None:
-    for index, line in _large_lines(page, body_size):
+def _mark_letterheads(mark: FurnitureMarks, large: list[tuple[int, LargeLine]], letterheads: set[LargeLine]) -> None:
+    for index, line in large:
         if line in letterheads:
             _add(mark, index, line[0][0])
 
