@@ -54,6 +54,10 @@ class BBox:
         """Width the two boxes share across (negative: the gap between them)."""
         return min(self.x1, other.x1) - max(self.x0, other.x0)
 
+    def y_overlap(self, other: BBox) -> float:
+        """Height the two boxes share down (negative: the gap between them)."""
+        return min(self.y1, other.y1) - max(self.y0, other.y0)
+
     def intersection(self, other: BBox) -> BBox | None:
         """The box the two share; None when they do not overlap."""
         x0, y0 = max(self.x0, other.x0), max(self.y0, other.y0)
@@ -62,7 +66,7 @@ class BBox:
 
     def intersection_area(self, other: BBox) -> float:
         w = self.x_overlap(other)
-        h = min(self.y1, other.y1) - max(self.y0, other.y0)
+        h = self.y_overlap(other)
         return w * h if w > 0 and h > 0 else 0.0
 
     def as_list(self) -> list[float]:

@@ -104,7 +104,7 @@ class _Geometry:
 
     def tags_along(self, tag: BBox, formula: BBox) -> bool:
         """An equation number on the formula's row, to its right, within reach, in its column."""
-        overlap = min(tag.y1, formula.y1) - max(tag.y0, formula.y0)
+        overlap = tag.y_overlap(formula)
         gap = tag.x0 - formula.x1
         in_reach = -self.em <= gap <= TAG_REACH_EM * self.em
         return overlap >= 0.5 * tag.height and in_reach and not self.across_columns(formula, tag)

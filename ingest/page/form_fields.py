@@ -97,7 +97,7 @@ def _gap(line: BBox, box: BBox) -> float:
 
 
 def _same_row(line: BBox, box: BBox) -> bool:
-    overlap = min(line.y1, box.y1) - max(line.y0, box.y0)
+    overlap = line.y_overlap(box)
     return overlap >= 0.5 * min(line.height, box.height)
 
 

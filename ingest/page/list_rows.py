@@ -68,7 +68,7 @@ def _item_left_of(cell: Block, items: Sequence[Block]) -> Block | None:
 
 
 def _same_row(a: TextLine, b: TextLine) -> bool:
-    overlap = min(a.bbox.y1, b.bbox.y1) - max(a.bbox.y0, b.bbox.y0)
+    overlap = a.bbox.y_overlap(b.bbox)
     return overlap >= SAME_ROW_OVERLAP * min(a.bbox.height, b.bbox.height) > 0
 
 

@@ -170,7 +170,7 @@ def _same_row(prev: Block, cur: Block, em: float) -> bool:
     """``cur`` goes on along the line where ``prev`` stops: MuPDF cuts a line of prose into blocks
     at an inline subscript or a change of font ("Here A" | "ml 1,39 and B" | "ml 1,39 are the ...")."""
     last, first = prev.lines[-1], cur.lines[0]
-    overlap = min(last.bbox.y1, first.bbox.y1) - max(last.bbox.y0, first.bbox.y0)
+    overlap = last.bbox.y_overlap(first.bbox)
     gap = first.bbox.x0 - last.bbox.x1
     # the next piece may start under the end of the last (a subscript set below a superscript)
     rightwards = first.bbox.x0 > last.bbox.x0 + 0.5 * last.bbox.width

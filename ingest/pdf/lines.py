@@ -208,7 +208,7 @@ def _parted(a: BBox, b: BBox, boxes: Sequence[BBox]) -> bool:
 def _same_row(a: TextLine, b: TextLine) -> bool:
     if not (a.horizontal and b.horizontal):
         return False
-    overlap = min(a.bbox.y1, b.bbox.y1) - max(a.bbox.y0, b.bbox.y0)
+    overlap = a.bbox.y_overlap(b.bbox)
     height = min(a.bbox.height, b.bbox.height)
     gap = max(a.bbox.x0, b.bbox.x0) - min(a.bbox.x1, b.bbox.x1)  # either order: streams need not go left to right
     return height > 0 and overlap >= 0.6 * height and -1.0 <= gap <= _SAME_ROW_MAX_GAP_EM * max(a.size, 1.0)
