@@ -105,11 +105,11 @@ class TargetIndex:
         if match is None:
             return None
         container = self._section_by_title(match.group(2).lower(), match.group(3), part)
-        order = [key for _, _, key, _ in self.section_titles]
         if container is None:
             return None
         wanted = canonical_number(match.group(1))
-        for tokens, _, key, _ in self.section_titles[order.index(container) + 1 :]:
+        after = next(i for i, (_, _, key, _) in enumerate(self.section_titles) if key == container) + 1
+        for tokens, _, key, _ in self.section_titles[after:]:
             if tokens[:1] and tokens[0] in CONTAINER_TITLE_WORDS:
                 break
             if self.section_numbers.get(key) == wanted:
