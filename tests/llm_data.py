@@ -12,8 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from docgraph.app.config import Settings
+from docgraph.app.llm.answer import AnswerResult
+from docgraph.app.llm.service import ask
+from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.resources import SAMPLES_DIR
+from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.stores.base import GraphStore
 from docgraph.ingest.structure.ids import file_sha256
+from docgraph.models.encoder_loader import load_encoder
 from docgraph.records import EdgeRecord, GraphBatch, NodeRecord
 
 DOC_ID = "zoo"
@@ -142,6 +148,16 @@ def llm_settings(base_url: str, home: Path, **overrides: Any) -> Settings:
 
 def no_llm_settings(home: Path, **overrides: Any) -> Settings:
     return Settings(home=home, llm_base_url="", llm_api_key="", **overrides)
+
+
+def ask_of_pdf(store: GraphStore, pdf: Path, question: str, home: Path) -> AnswerResult:
+    """``pdf`` ingested into ``store`` (no embeddings) and ``question`` asked of it with no model,
+    over BM25 regions, as a user without an endpoint gets it: the extractive answer."""
+    settings = no_llm_settings(home)
+    report = build_ingest_pipeline(store, settings, embed=False).ingest(pdf)
+    assert report.status == "ingested", report.error
+    retriever = make_retriever("bm25-region", store, load_encoder())
+    return ask(question, store, settings, retriever, k=3)
 
 
 def sample_eval_inputs(folder: Path, questions: list[dict[str, Any]]) -> tuple[Path, Path]:

@@ -12,14 +12,10 @@ from pathlib import Path
 
 import pymupdf
 
-from docgraph.app.llm.service import ask
-from docgraph.app.pipeline.build import build_ingest_pipeline
-from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import Region
-from docgraph.models.encoder_loader import load_encoder
-from tests.llm_data import no_llm_settings
+from tests.llm_data import ask_of_pdf
 
 TEXT_FIELDS = [
     ("reporter_name", "Reporter name *", "Jonas Lindqvist"),
@@ -182,12 +178,7 @@ def test_a_radio_group_reads_as_its_question_and_the_chosen_option(tmp_path: Pat
 
 def test_the_answer_quotes_the_label_with_its_value(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
     pdf = incident_form(tmp_path / "incident.pdf")
-    settings = no_llm_settings(tmp_path)
-    report = build_ingest_pipeline(falkordb_store, settings, embed=False).ingest(pdf)
-    assert report.status == "ingested", report.error
-    retriever = make_retriever("bm25-region", falkordb_store, load_encoder())
-
-    result = ask("What is the reporter name on the form?", falkordb_store, settings, retriever, k=3)
+    result = ask_of_pdf(falkordb_store, pdf, "What is the reporter name on the form?", tmp_path)
 
     assert result.mode == "extractive"
     assert "Reporter name: Jonas Lindqvist" in result.answer.splitlines()[0]

@@ -8,9 +8,6 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from docgraph.app.llm.service import ask
-from docgraph.app.pipeline.build import build_ingest_pipeline
-from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.floats.framed_tables import find_framed_tables
 from docgraph.ingest.graph import build_graph
@@ -18,9 +15,8 @@ from docgraph.ingest.pdf import api as pdf_api
 from docgraph.ingest.pdf.lines import TEXT_FLAGS, extract_lines
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
-from docgraph.models.encoder_loader import load_encoder
 from tests.conftest import TRAIN_DIR
-from tests.llm_data import no_llm_settings
+from tests.llm_data import ask_of_pdf
 from tests.test_two_column import COLUMNS, PAPER, typeset
 
 ROWS = [
@@ -145,12 +141,7 @@ def test_the_extractive_answer_quotes_the_header_and_the_row_asked_about(
     # A long table: the row asked about lies far past the first few hundred characters.
     rows = [ROWS[0], *([f"Baseline{i:02d}", "10.0", "10.0", "10.0"] for i in range(30)), ROWS[2]]
     pdf = booktabs_page(tmp_path / "results.pdf", rows)
-    settings = no_llm_settings(tmp_path)
-    report = build_ingest_pipeline(falkordb_store, settings, embed=False).ingest(pdf)
-    assert report.status == "ingested", report.error
-    retriever = make_retriever("bm25-region", falkordb_store, load_encoder())
-
-    result = ask("What accuracy does the Dense method reach on MMLong?", falkordb_store, settings, retriever, k=3)
+    result = ask_of_pdf(falkordb_store, pdf, "What accuracy does the Dense method reach on MMLong?", tmp_path)
 
     assert result.mode == "extractive"
     first = result.answer.splitlines()[0]
