@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from docgraph.ingest.floats.captions import CAPTION_RE
 from docgraph.ingest.pdf.lines import TextLine
-from docgraph.ingest.pdf.text import ends_sentence, join_code_lines, join_lines
+from docgraph.ingest.pdf.text import NUMBER_WORDS, ends_sentence, join_code_lines, join_lines
 from docgraph.ingest.types import BBox
 from docgraph.records import RegionKind
 
@@ -17,9 +17,6 @@ BULLET_RE = re.compile(
     r"^\s*(?:[•◦▪▫‣⁃∙·●○■□►▸➢➤✓✔❖\-–—*](?=\s|$)|\(?\d{1,2}[.)](?=\s)|\(?[a-z][.)](?=\s)|\([ivx]{1,4}\)(?=\s))"
 )
 BULLET_GLYPH_RE = re.compile(r"^\s*[•◦▪▫‣⁃∙·●○■□►▸➢➤✓✔❖]")
-_NUMBERS = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen"
-_NUMBERS += " seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand"
-_NUMBER_WORDS = frozenset(_NUMBERS.split())  # "ninety" | "(90) days", "forty-five" | "(45) days"
 # "(90) days": a number in brackets at a line's start, which a list item may open with too
 _BRACKETED_FIGURE = re.compile(r"^\s*\(\d{1,3}\)\s")
 # "[12] R. Nogueira et al. ...": a numbered bibliography entry's label
@@ -193,7 +190,7 @@ def _figure_in_brackets(prev: TextLine, line: TextLine) -> bool:
     if not _BRACKETED_FIGURE.match(line.text):
         return False
     last = prev.text.rstrip().rsplit(None, 1)[-1].lower() if prev.text.strip() else ""
-    return bool(last) and all(part in _NUMBER_WORDS for part in last.split("-"))
+    return bool(last) and all(part in NUMBER_WORDS for part in last.split("-"))
 
 
 def _next_entry(current: list[TextLine], line: TextLine) -> bool:

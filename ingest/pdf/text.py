@@ -43,13 +43,16 @@ LINE_HYPHENS = ("-", "\u2010", "\u2011")
 _SPACE_RUN = re.compile(r"[ ]{2,}")
 _SENTENCE_END = re.compile(r"""[.!?:;。！？：；]["')\]\u201d\u2019」』）]*$""")  # Chinese and Japanese stops too
 
+# Numbers written as words; the tens start compounds ("forty-five").
+TENS = frozenset({"twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"})
+_UNITS = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen"
+NUMBER_WORDS = TENS | set(f"{_UNITS} seventeen eighteen nineteen hundred thousand".split())
 # First halves that are usually a real compound ("self-contained", "forty-five"), second halves
 # likewise ("read-only").
 # fmt: off
-_COMPOUND_PREFIXES = frozenset(
+_COMPOUND_PREFIXES = TENS | frozenset(
     {"self", "non", "well", "so", "read", "write", "built", "cross", "semi", "anti", "user", "end", "run",
-     "high", "low", "long", "short", "multi", "third", "first", "second", "all",
-     "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"}
+     "high", "low", "long", "short", "multi", "third", "first", "second", "all"}
 )
 _COMPOUND_SUFFIXES = frozenset(
     {"only", "in", "based", "like", "specific", "free", "level", "time", "wise", "side", "defined",
