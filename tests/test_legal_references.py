@@ -9,7 +9,7 @@ import pymupdf
 import pytest
 
 from docgraph.ingest.graph import build_graph
-from docgraph.ingest.links.references import find_mentions
+from docgraph.ingest.links.references import TargetIndex, find_mentions, index_clause
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.structure.heading_numbers import parse_number
 from docgraph.records import GraphBatch
@@ -164,3 +164,33 @@ def test_a_contract_refers_to_its_clauses_schedules_and_annexes_not_to_other_doc
     # Clause 9 does not exist; Section 7.3 of the MSA, Art. 28 GDPR and the Journal's page are external.
     stats = batch.stats
     assert (stats["resolved_refs"], stats["unresolved_refs"], stats["external_refs"]) == (6, 1, 3)
+
+
+def _sub_clauses(path: Path) -> None:
+    """A clause whose sub-clauses are paragraphs opening with their numbers, one citing another,
+    and a paragraph opening with a measure."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    _put(page, 60, "9 Liability", 14, True)
+    _put(page, 85, "9.1 Neither party limits its liability for death or personal injury caused by negligence.")
+    _put(page, 130, "9.2 Subject to clause 9.1, the total liability of each party is limited to the charges paid.")
+    _put(page, 175, "9.3 The limit in clause 9.2(b) applies to each contract year; see also clause 3.5.")
+    _put(page, 220, "3.5 mm of sealant is applied to every joint of the enclosure before it is closed.")
+    doc.save(path)
+
+
+def test_a_sub_clause_without_a_heading_is_the_paragraph_it_opens(tmp_path: Path) -> None:
+    """ "clause 9.1" resolved nowhere when 9.1 was a paragraph, not a heading; "3.5 mm" opens no clause."""
+    _sub_clauses(tmp_path / "liability.pdf")
+    batch = build_graph(NativeReader().read(tmp_path / "liability.pdf"), WHEN)
+    nodes = {n.key: n for n in batch.nodes}
+    refs = [(nodes[e.src_key].props["text"][:3], nodes[e.dst_key].props["text"][:3]) for e in edges(batch, "REF")]
+    assert refs == [("9.2", "9.1"), ("9.3", "9.2")]  # 9.2(b): no 9.2.b of its own, so 9.2
+    assert batch.stats["unresolved_refs"] == 1  # clause 3.5
+
+
+def test_each_numbered_item_of_a_list_of_sub_clauses_is_a_target() -> None:
+    index = TargetIndex()
+    index_clause(index, "list-key", "list", "10.1 The Supplier shall insure.\n10.2 “Claim” means a demand.", 0)
+    index_clause(index, "para-key", "paragraph", "In 10.3 Years the Supplier shall renew.", 0)
+    assert sorted(index.clauses) == ["10.1", "10.2"]

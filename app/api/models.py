@@ -42,6 +42,7 @@ Variant = Literal[
     "no-lead-in",
     "no-gnn-no-lead-in",
     "no-kind",
+    "no-part",
     "per-document-bm25",
     "hybrid-rerank",
     "dense-region",

@@ -20,8 +20,11 @@ from numpy.typing import NDArray
 
 from docgraph.app.retrieval.bm25 import BM25Index
 from docgraph.app.retrieval.labels import Captions, Label, LabelledPlaces, labelled_places, load_captions
+from docgraph.app.retrieval.named_parts import part_index, resolved_parts
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore
+from docgraph.ingest.links.mentions import Mention
+from docgraph.ingest.links.references import TargetIndex
 
 # Kinds that carry no content of their own for lexical search.
 FURNITURE = frozenset({"page_header", "page_footer"})
@@ -50,6 +53,7 @@ class SectionInfo:
     level: int
     page_start: int
     parent_id: str | None
+    number: str = ""  # as printed ("7.3", "B" of "Appendix B"), "" if none
 
 
 @dataclass
@@ -117,6 +121,23 @@ class DocumentIndex:
                 members.setdefault(region.section_id, []).append(row)
         return members
 
+    @cached_property
+    def parts(self) -> TargetIndex:
+        """The document's numbering, for the parts a question names (:mod:`app.retrieval.named_parts`)."""
+        return part_index(self.sections.values(), ((r.region_id, r.kind, r.text) for r in self.regions))
+
+    def part_rows(self, mentions: list[Mention]) -> list[int]:
+        """Rows of the regions in the parts ``mentions`` name (a section with its subsections, a
+        sub-clause's paragraph), in reading order."""
+        targets = resolved_parts(self.parts, mentions)
+        sections = {key for label, key in targets if label == "Section"}
+        return [
+            row
+            for row, region in enumerate(self.regions)
+            if ("Region", region.region_id) in targets
+            or (region.section_id is not None and not sections.isdisjoint(self.ancestors(region.section_id)))
+        ]
+
     def ancestors(self, section_id: str) -> list[str]:
         """The section and its enclosing sections, nearest first."""
         chain: list[str] = []
@@ -168,6 +189,7 @@ def load_document(store: GraphStore, doc_id: str, version: str) -> DocumentIndex
             level=int(row["level"] or 1),
             page_start=int(row["page_start"] or 0),
             parent_id=row["parent_id"],
+            number=str(row["number"] or ""),
         )
         sections[info.section_id] = info
     document = DocumentIndex(
@@ -312,6 +334,12 @@ class Corpus:
         with self._lock:
             documents = [self._documents[doc].captions for doc in sorted(doc_ids) if doc in self._documents]
         return labelled_places(labels, documents)
+
+    def part_regions(self, parts: list[Mention], doc_ids: set[str]) -> frozenset[str]:
+        """The regions of the named ``parts`` in the loaded documents ``doc_ids``."""
+        with self._lock:
+            documents = [self._documents[doc] for doc in sorted(doc_ids) if doc in self._documents]
+        return frozenset(document.regions[row].region_id for document in documents for row in document.part_rows(parts))
 
     def section_titles(self, region_id: str) -> list[str]:
         """Titles of a loaded region's enclosing sections, outermost first (none when it has none)."""

@@ -42,11 +42,13 @@ from docgraph.app.retrieval.gnn import GnnRetriever
 from docgraph.app.retrieval.hits import REGIONS_FOR_PAGES, QueryVectors, hit_from
 from docgraph.app.retrieval.kinds import named_kinds, named_labels
 from docgraph.app.retrieval.labels import LabelledPlaces
+from docgraph.app.retrieval.named_parts import PART_CANDIDATES, named_parts
 from docgraph.app.retrieval.pages import rank_pages
 from docgraph.app.retrieval.references import asks_about_reference, follow_references
 from docgraph.app.retrieval.sections import region_section_scores, section_scores
 from docgraph.app.retrieval.vector import MIN_CANDIDATES, OVERFETCH, DenseRetriever
 from docgraph.app.stores.base import GraphStore
+from docgraph.ingest.links.mentions import Mention
 
 SIGNALS = ("dense", "bm25", "page", "section", "gnn")
 
@@ -72,6 +74,7 @@ class HybridWeights:
     reference: float = 0.5  # share of a referring hit's score its targets gain (reference questions)
     reference_hops: int = 2  # how many of the best hits have their references followed
     kind: float = 0.5  # added to a region of the kind the question names (``app.retrieval.kinds``)
+    part: float = 1.0  # added to a region of a part the question names ("clause 7.3": ``named_parts``)
     one_scale: bool = True  # lexical scores of several documents on one scale (``bm25.scores_across``)
     document: float = 0.0  # added, scaled by its document's share of the best evidence (see ``fuse``)
     document_regions: int = 5  # the best candidates of each document that make its evidence
@@ -129,6 +132,9 @@ class HybridRetriever:
             best = _best_on_page(document, page, bm25_scores[document.doc_id])
             if best is not None:
                 lexical.setdefault(best.region_id, best)
+        in_reach = set(documents) if len(documents) == 1 else {info.doc_id for info in lexical.values()}
+        for info in _named_part_starts(documents, named_parts(query) if w.part else [], in_reach):
+            lexical.setdefault(info.region_id, info)
         wanted = max(MIN_CANDIDATES, round(w.depth * OVERFETCH))
         cosines = self.dense.candidates(query_vector, wanted, list(lexical), doc_id, passages=False)
         chosen = dict(lexical)
@@ -194,9 +200,11 @@ class HybridRetriever:
     ) -> list[ScoredRegion]:
         """Gathered ``candidates`` fused under ``weights``, best first, with references followed when
         ``following`` (scripts/gnn_headroom.py re-fuses one gathering under several weightings)."""
-        labels = named_labels(query)
-        places = self.corpus.labelled(labels, {c.info.doc_id for c in candidates}) if labels else None
-        hits = fuse(candidates, weights, named_kinds(query) | {kind for kind, _ in labels}, places)
+        labels, parts = named_labels(query), named_parts(query)
+        doc_ids = {c.info.doc_id for c in candidates}
+        places = self.corpus.labelled(labels, doc_ids) if labels else None
+        in_parts = self.corpus.part_regions(parts, doc_ids) if parts and weights.part else frozenset()
+        hits = fuse(candidates, weights, named_kinds(query) | {kind for kind, _ in labels}, places, in_parts)
         if following:
             hits = follow_references(hits, self.corpus.references, weights.reference, weights.reference_hops)
         return hits
@@ -225,11 +233,13 @@ def fuse(
     weights: HybridWeights,
     kinds: frozenset[str] = frozenset(),
     labelled: LabelledPlaces | None = None,
+    in_parts: frozenset[str] = frozenset(),
 ) -> list[ScoredRegion]:
     """Weighted sum of max-normalised signals, best first; a region of one of ``kinds`` (the kinds the
     question names) gains ``weights.kind``; of a kind whose named label was found (``labelled``),
-    only the label's caption and what it captions do. Across documents a region of a
-    document that holds much of the best evidence gains up to ``weights.document`` (:func:`document_terms`)."""
+    only the label's caption and what it captions do; a region of a part the question names by
+    number (``in_parts``) gains ``weights.part``. Across documents a region of a document that holds
+    much of the best evidence gains up to ``weights.document`` (:func:`document_terms`)."""
     best = {s: max((c.raw[s] for c in candidates), default=0.0) for s in SIGNALS}
     named = _named_place(kinds, labelled)
     hits: list[ScoredRegion] = []
@@ -237,6 +247,8 @@ def fuse(
         terms = {s: weights.of(s) * candidate.raw[s] / best[s] for s in SIGNALS if best[s] > 0 and weights.of(s)}
         if weights.kind and named(candidate.info):
             terms["kind"] = weights.kind
+        if candidate.info.region_id in in_parts:
+            terms["part"] = weights.part
         hits.append(hit_from(candidate.info, sum(terms.values()), terms))
     if weights.document:
         for hit, term in zip(hits, document_terms(hits, weights.document, weights.document_regions), strict=True):
@@ -279,6 +291,22 @@ def _lexical_top(
                 ranked.append((score, info))
     ranked.sort(key=lambda item: -item[0])
     return [info for _, info in ranked[:n]]
+
+
+def _named_part_starts(
+    documents: dict[str, DocumentIndex], parts: list[Mention], doc_ids: set[str]
+) -> list[RegionInfo]:
+    """The first body regions of each part the question names (``parts``), in the documents the
+    lexical candidates are of: their words need not be the question's ("What does clause 7.3 say?")."""
+    if not parts:
+        return []
+    starts: list[RegionInfo] = []
+    for doc_id in sorted(doc_ids):
+        rows = [
+            row for row in documents[doc_id].part_rows(parts) if documents[doc_id].regions[row].kind not in FURNITURE
+        ]
+        starts += [documents[doc_id].regions[row] for row in rows[:PART_CANDIDATES]]
+    return starts
 
 
 def _best_on_page(document: DocumentIndex, page: int, scores: NDArray[np.float32]) -> RegionInfo | None:

@@ -48,10 +48,16 @@ _LABEL = re.compile(
 ReferencesOf = Callable[[str], frozenset[int]]  # region id -> the pages it refers to
 
 
+def describes_referral(question: str) -> bool:
+    """Whether the question says that a passage refers somewhere ("Section 2.2 defers ... to a later
+    section"): a part it names may then be where the reference is made, not where the answer is."""
+    return _REFERRAL.search(question) is not None
+
+
 def asks_about_reference(question: str) -> bool:
     """Whether the question asks about something a passage refers to: it says that a passage
     refers somewhere, or it names a section, appendix, equation or step by its label."""
-    return _REFERRAL.search(question) is not None or _LABEL.search(question) is not None
+    return describes_referral(question) or _LABEL.search(question) is not None
 
 
 def follow_references(

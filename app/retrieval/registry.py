@@ -60,6 +60,8 @@ _FACTORIES: dict[str, Factory] = {
     "no-gnn-no-lead-in": _hybrid(None, NO_LEAD_IN),
     # The hybrid without the bonus for regions of the kind a question names (app.retrieval.kinds).
     "no-kind": _hybrid(GNN_PROPERTY, HybridWeights(kind=0.0)),
+    # The hybrid without the signal of the parts a question names by number (app.retrieval.named_parts).
+    "no-part": _hybrid(GNN_PROPERTY, HybridWeights(part=0.0)),
     # The hybrid scoring each document's lexical signals with that document's own statistics.
     "per-document-bm25": _hybrid(GNN_PROPERTY, HybridWeights(one_scale=False)),
     "hybrid-rerank": _reranked,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from docgraph.ingest.labels import ATTACHMENT_TITLE_WORDS, TITLE_WORDS
@@ -33,6 +34,12 @@ ANNEXED_KINDS = frozenset({"schedule", "annex", "exhibit"})
 CONTAINER_TITLE_WORDS = ATTACHMENT_TITLE_WORDS | TITLE_WORDS["appendix"]
 _PARAGRAPH_OF = re.compile(r"(.+?)\s+of\s+(\w+)\s+(\S+)")
 _INT = re.compile(r"(?<![\w.,/:])\d{1,4}(?![\w/:]|[.,]\d)")
+# A contract's sub-clause set as a paragraph that opens with its number: "7.3 The Customer may ...",
+# "9.1 Obligation. ...", "1.2 "Business Day" means ..." (not "3.5 mm of ...": a capital or a quote
+# follows), or an item of a list of them. Only numbers of two levels or more: a paragraph opening
+# "1." is as often an item of a list of steps.
+NUMBERED_PARAGRAPH = re.compile(r"^(\d{1,3}(?:\.\d{1,3})+)\.?[ \t]+(?=[^\W\d_a-z]|[\"“‘'(])", re.MULTILINE)
+NUMBERED_PARAGRAPH_KINDS = frozenset({"paragraph", "list"})
 
 # ---- targets -------------------------------------------------------------------------------
 
@@ -60,6 +67,7 @@ class TargetIndex:
     parts: Parts = field(default_factory=Parts)
     figures: dict[tuple[str, str], Choices] = field(default_factory=dict)  # (figure|table, number)
     sections: dict[str, Choices] = field(default_factory=dict)  # number -> sections
+    clauses: dict[str, Choices] = field(default_factory=dict)  # number -> paragraphs opening with it
     section_numbers: dict[str, str] = field(default_factory=dict)  # section key -> its canonical number
     section_titles: list[tuple[list[str], int, str, int]] = field(default_factory=list)  # (tokens, level, key, part)
     equations: dict[str, Choices] = field(default_factory=dict)  # number -> formula regions
@@ -79,23 +87,34 @@ class TargetIndex:
         if mention.kind in ("page", "slide"):
             page = self._physical_page(int(number))
             return ("Page", ids.page(page)) if page else None
+        return self.resolve_part(mention, part)
+
+    def resolve_part(self, mention: Mention, part: int = 0) -> tuple[str, str] | None:
+        """Where a mention of a part of the document (section, clause, article, schedule, ...)
+        points: a Section, or the paragraph a sub-clause without a heading of its own opens."""
         if mention.kind == "paragraph":
             key = self._paragraph(mention.number, part)
         elif mention.kind in ANNEXED_KINDS:  # numbered in a series of their own: by heading only
             key = self._section_by_title(mention.kind, mention.number, part)
         else:
-            key = self._section_by_number(mention.number, part)
-            key = key or self._section_by_title(mention.kind, mention.number.split("(")[0], part)
+            numbered = self._numbered(mention.number, part)
+            if numbered is not None:
+                return numbered
+            key = self._section_by_title(mention.kind, mention.number.split("(")[0], part)
         return ("Section", key) if key else None
 
-    def _section_by_number(self, number: str, part: int) -> str | None:
-        """The section numbered ``number``; for a sub-clause "4.2(b)(ii)" the deepest that exists of
-        4.2.b.ii, 4.2.b and 4.2."""
+    def _numbered(self, number: str, part: int) -> tuple[str, str] | None:
+        """The section numbered ``number``, else the paragraph that opens with it; for a sub-clause
+        "4.2(b)(ii)" the deepest that exists of 4.2.b.ii, 4.2.b and 4.2."""
         parts = canonical_number(number).split(".")
         for depth in range(len(parts), len(parts) - number.count("(") - 1, -1):
-            key = _pick(self.sections.get(".".join(parts[:depth])), part)
+            wanted = ".".join(parts[:depth])
+            key = _pick(self.sections.get(wanted), part)
             if key:
-                return key
+                return ("Section", key)
+            key = _pick(self.clauses.get(wanted), part)
+            if key:
+                return ("Region", key)
         return None
 
     def _paragraph(self, number: str, part: int) -> str | None:
@@ -159,28 +178,47 @@ def build_target_index(
     slides = bool(pages) and all(page.width > page.height for page in pages)
     index = TargetIndex(parts=parts, page_numbers={page.number for page in pages}, slides=slides)
     _index_figures(index, placed, captions)
-    titles = [re.findall(r"[^\W_]+", section.title.lower()) for section in tree.sections]
-    # A schedule's, annex's or part's number is not in the clauses' numbering, nor are its children's.
-    numbered = [
-        replace(section, number="") if tokens[:1] and tokens[0] in ATTACHMENT_TITLE_WORDS else section
-        for section, tokens in zip(tree.sections, titles, strict=True)
-    ]
-    implied = implied_section_numbers(numbered)
-    for section, tokens in zip(numbered, titles, strict=True):
-        key, part = ids.section(section.index), parts.of(section.anchor)
-        if section.number:
-            index.sections.setdefault(canonical_number(section.number), []).append((0, part, key))
-        index.section_titles.append((tokens, section.level, key, part))
-    index.section_numbers = {ids.section(s.index): canonical_number(s.number) for s in tree.sections if s.number}
-    anchors = {section.index: section.anchor for section in tree.sections}
-    for section_index, number in implied.items():  # after the printed numbers, which come first
-        index.sections.setdefault(number, []).append((1, parts.of(anchors[section_index]), ids.section(section_index)))
+    index_sections(index, tree.sections, ids.section, lambda section: parts.of(section.anchor))
     for pr in placed:
         tag = _EQ_TAG.search(pr.region.text) if pr.region.kind == "formula" else None
         if tag:
             index.equations.setdefault(canonical_number(tag.group(1)), []).append((0, parts.of(pr.place), pr.key))
+        index_clause(index, pr.key, pr.region.kind, pr.region.text, parts.of(pr.place))
     index.page_offset, index.printed_pages = printed_page_map(pages, placed)
     return index
+
+
+def index_sections(
+    index: TargetIndex, sections: list[SectionSpec], key_of: Callable[[int], str], part_of: Callable[[SectionSpec], int]
+) -> None:
+    """The sections' numbers (printed, then implied) and titles into ``index``, each under the key
+    ``key_of`` gives its index; the stored document's sections are indexed so at query time."""
+    titles = [re.findall(r"[^\W_]+", section.title.lower()) for section in sections]
+    # A schedule's, annex's or part's number is not in the clauses' numbering, nor are its children's.
+    numbered = [
+        replace(section, number="") if tokens[:1] and tokens[0] in ATTACHMENT_TITLE_WORDS else section
+        for section, tokens in zip(sections, titles, strict=True)
+    ]
+    implied = implied_section_numbers(numbered)
+    for section, tokens in zip(numbered, titles, strict=True):
+        key, part = key_of(section.index), part_of(section)
+        if section.number:
+            index.sections.setdefault(canonical_number(section.number), []).append((0, part, key))
+        index.section_titles.append((tokens, section.level, key, part))
+    index.section_numbers = {key_of(s.index): canonical_number(s.number) for s in sections if s.number}
+    by_index = {section.index: section for section in sections}
+    for section_index, number in implied.items():  # after the printed numbers, which come first
+        index.sections.setdefault(number, []).append((1, part_of(by_index[section_index]), key_of(section_index)))
+
+
+def index_clause(index: TargetIndex, key: str, kind: str, text: str, part: int) -> None:
+    """A paragraph that opens with a sub-clause number ("7.3 The Customer may ..."), or a list with
+    an item that does, as that number's target when no section bears it (:data:`NUMBERED_PARAGRAPH`)."""
+    if kind not in NUMBERED_PARAGRAPH_KINDS:
+        return
+    for match in NUMBERED_PARAGRAPH.finditer(text) if kind == "list" else [NUMBERED_PARAGRAPH.match(text)]:
+        if match:
+            index.clauses.setdefault(canonical_number(match.group(1)), []).append((0, part, key))
 
 
 def document_parts(placed: list[PlacedRegion], tree: SectionTree) -> Parts:

@@ -1,0 +1,89 @@
+"""The parts of a document a question names by number: "What does clause 7.3 say?", "Summarise
+Schedule 2", "In Section 4.1, which port ...?". The user says where the answer is; its words may
+not say what (a clause's text need not contain "clause" or its own topic's words).
+
+The question's mentions are found as a region's are at ingest (:func:`find_mentions`; another
+document's parts, "Art. 28 GDPR", are none) and resolved in the stored document's own numbering as
+REF edges are (:class:`TargetIndex`): a section by its number or heading, a sub-clause without a
+heading by the paragraph it opens. The hybrid takes the first regions of each named part as
+candidates, and being in a named part is one more signal, 1 or 0, weighted as the others are
+(``HybridWeights.part``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Protocol
+
+from docgraph.app.retrieval.references import describes_referral
+from docgraph.ingest.links.mentions import Mention, find_mentions
+from docgraph.ingest.links.references import TargetIndex, index_clause, index_sections
+from docgraph.ingest.structure.sections import SectionSpec
+
+# Mention kinds that name a part of the document's text (figures, tables, equations and pages are
+# found otherwise: :mod:`app.retrieval.labels`, REF edges).
+PART_KINDS = frozenset(
+    {"section", "chapter", "appendix", "clause", "article", "schedule", "annex", "exhibit", "paragraph"}
+)
+PART_CANDIDATES = 12  # regions of a named part, from its start, taken as candidates
+
+
+class StoredSection(Protocol):
+    """A stored section as the corpus loads it (:class:`app.retrieval.corpus.SectionInfo`)."""
+
+    @property
+    def section_id(self) -> str: ...
+    @property
+    def number(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def level(self) -> int: ...
+    @property
+    def page_start(self) -> int: ...
+    @property
+    def parent_id(self) -> str | None: ...
+
+
+def named_parts(question: str) -> list[Mention]:
+    """The parts of the document ``question`` names by number as where its answer is, in order;
+    none when it says that a passage refers somewhere ("Section 2.2 defers the details to a later
+    section": the part may be the referring one; following references answers those)."""
+    if describes_referral(question):
+        return []
+    return [m for m in find_mentions(question) if m.kind in PART_KINDS and not m.external]
+
+
+def part_index(sections: Iterable[StoredSection], regions: Iterable[tuple[str, str, str]]) -> TargetIndex:
+    """A stored document's numbering: its ``sections`` (in document order) and its ``regions``
+    (id, kind, text) that open with a sub-clause number, as ingest indexes them (one part)."""
+    ordered = list(sections)
+    position = {section.section_id: i for i, section in enumerate(ordered)}
+    specs = [
+        SectionSpec(
+            index=i,
+            title=section.title,
+            level=section.level,
+            number=section.number,
+            page_start=section.page_start,
+            parent=position.get(section.parent_id) if section.parent_id else None,
+            anchor=(section.page_start, 0.0),
+            header_key=None,
+        )
+        for i, section in enumerate(ordered)
+    ]
+    index = TargetIndex()
+    index_sections(index, specs, lambda i: ordered[i].section_id, lambda _: 0)
+    for region_id, kind, text in regions:
+        index_clause(index, region_id, kind, text, 0)
+    return index
+
+
+def resolved_parts(index: TargetIndex, mentions: Iterable[Mention]) -> list[tuple[str, str]]:
+    """("Section", section id) or ("Region", region id) of each mention that resolves, once each."""
+    found: list[tuple[str, str]] = []
+    for mention in mentions:
+        target = index.resolve_part(mention)
+        if target is not None and target not in found:
+            found.append(target)
+    return found

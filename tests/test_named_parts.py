@@ -1,0 +1,125 @@
+"""A question that names a part of a contract or manual by number ("What does clause 7.3 say?"):
+the part's regions are candidates and rank first, though the question's words match another
+clause better. A real local store, a contract made here, the ONNX encoder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.retrieval.base import Retriever
+from docgraph.app.retrieval.named_parts import named_parts
+from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.stores.base import GraphStore
+
+CLAUSES = [
+    ("1. Definitions", ['1.1 "Services" means the managed hosting services described in Schedule 1.']),
+    ("2. Term", ["2.1 This Agreement continues for an initial term of thirty-six months."]),
+    ("3. Services", ["3.1 The Supplier shall provide the Services with reasonable skill and care."]),
+    (
+        "4. Charges and Payment",
+        [
+            "4.1 The Customer shall pay the charges set out in Schedule 3 monthly in arrears.",
+            "4.2 The Supplier shall invoice on the first Business Day of each month, and the Customer shall pay"
+            " each undisputed invoice within thirty days of receipt.",
+        ],
+    ),
+    (
+        "5. Confidentiality",
+        [
+            "5.1 Each party shall keep the other party's confidential information secret.",
+            "5.2 The obligations in this clause survive termination of this Agreement for five years.",
+        ],
+    ),
+    (
+        "6. Termination",
+        [
+            "6.1 Either party may terminate this Agreement by written notice for a material breach not"
+            " remedied within thirty days.",
+            "6.2 Either party may terminate this Agreement at once if the other party becomes insolvent.",
+            "6.3 The Customer may terminate this Agreement for convenience on one hundred and eighty days'"
+            " written notice, on payment of the early termination fee in Schedule 3.",
+        ],
+    ),
+    (
+        "7. Liability",
+        [
+            "7.1 Neither party limits its liability for death or personal injury caused by its negligence.",
+            "7.2 Subject to clause 7.1, each party's total liability in each contract year is limited to one"
+            " hundred and fifty per cent of the charges paid in that year.",
+        ],
+    ),
+]
+SCHEDULES = [
+    ("SCHEDULE 1 - SERVICES", "The Supplier hosts the warehouse system in two data centres."),
+    ("SCHEDULE 2 - SERVICE LEVELS", "Availability is at least 99.9 per cent in each calendar month."),
+    ("SCHEDULE 3 - CHARGES", "The monthly charge is twelve thousand pounds."),
+]
+
+
+def _contract(pdf: Path) -> None:
+    """Numbered clauses whose sub-clauses are paragraphs opening with their numbers (no heading of
+    their own), then a page per schedule."""
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        y = 60.0
+        page.insert_text((72, y), "MANAGED HOSTING SERVICES AGREEMENT", fontname="hebo", fontsize=16)
+        for heading, paragraphs in CLAUSES:
+            y += 34
+            page.insert_text((72, y), heading, fontname="hebo", fontsize=12)
+            for text in paragraphs:
+                rect = pymupdf.Rect(72, y + 8, 523, y + 60)
+                assert page.insert_textbox(rect, text, fontname="helv", fontsize=10) >= 0
+                y += 14 * (1 + len(text) // 90) + 8
+        for heading, text in SCHEDULES:
+            page = doc.new_page(width=595, height=842)
+            page.insert_text((72, 60), heading, fontname="hebo", fontsize=14)
+            page.insert_text((72, 90), text, fontname="helv", fontsize=10)
+        doc.save(pdf)
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        ("What does clause 7.3 say?", [("clause", "7.3")]),
+        ("Summarise Schedule 2 and Article 5.", [("schedule", "2"), ("article", "5")]),
+        ("In Section 4.1, which port is used?", [("section", "4.1")]),
+        ("What does Section 7.3 of the Helios MSA say?", []),  # another document's part
+        ("What does Figure 3 show?", []),  # a label: app.retrieval.labels
+        # a part that refers elsewhere: the answer is where it points (references are followed)
+        ("Section 2.2 defers the details to a later section. How is yearmon defined?", []),
+    ],
+)
+def test_named_parts(question: str, parts: list[tuple[str, str]]) -> None:
+    assert [(m.kind, m.number) for m in named_parts(question)] == parts
+
+
+@pytest.fixture
+def contract_hybrid(falkordb_store: GraphStore, tmp_path: Path) -> Retriever:
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    _contract(tmp_path / "msa.pdf")
+    assert build_ingest_pipeline(falkordb_store, settings).ingest(tmp_path / "msa.pdf").status == "ingested"
+    falkordb_store.wait_for_indexes()
+    return make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+
+
+def test_a_named_clause_ranks_first_though_another_says_clause(contract_hybrid: Retriever) -> None:
+    """ "What does clause 6.3 say?" quoted 5.2 ("The obligations in this clause ..."): no region
+    holds "6.3" but as its number, and nothing looked the number up."""
+    top = contract_hybrid.retrieve("What does clause 6.3 say?", 5)[0]
+    assert top.text.startswith("6.3 The Customer may terminate") and "part" in top.signals
+    top = contract_hybrid.retrieve("What is in clause 4.2?", 5)[0]
+    assert top.text.startswith("4.2 The Supplier shall invoice")
+    # a clause with a heading: its sub-clauses; a schedule: its page
+    assert contract_hybrid.retrieve("What does clause 5 cover?", 5)[0].text.startswith("5.")
+    assert contract_hybrid.retrieve("What does Schedule 2 say?", 5)[0].page == 3
+
+
+def test_another_documents_clause_gains_nothing(contract_hybrid: Retriever) -> None:
+    hits = contract_hybrid.retrieve("What does clause 6.3 of the Helios MSA say?", 20)
+    assert hits and not [hit for hit in hits if "part" in hit.signals]
