@@ -99,6 +99,12 @@ def test_named_parts(question: str, parts: list[tuple[str, str]]) -> None:
     assert [(m.kind, m.number) for m in named_parts(question)] == parts
 
 
+def test_a_part_of_a_document_named_by_its_title_is_that_documents() -> None:
+    question = "What does clause 7.3 of the Agreement say?"
+    assert [m.number for m in named_parts(question, "Managed Hosting Services Agreement")] == ["7.3"]
+    assert named_parts(question, "Data Processing Addendum") == []  # the main agreement's clause
+
+
 @pytest.fixture
 def contract_hybrid(falkordb_store: GraphStore, tmp_path: Path) -> Retriever:
     settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
@@ -123,3 +129,6 @@ def test_a_named_clause_ranks_first_though_another_says_clause(contract_hybrid: 
 def test_another_documents_clause_gains_nothing(contract_hybrid: Retriever) -> None:
     hits = contract_hybrid.retrieve("What does clause 6.3 of the Helios MSA say?", 20)
     assert hits and not [hit for hit in hits if "part" in hit.signals]
+    # "the Agreement" is this one, by its title
+    top = contract_hybrid.retrieve("What does clause 6.3 of the Agreement say?", 5)[0]
+    assert top.text.startswith("6.3 The Customer may terminate") and "part" in top.signals

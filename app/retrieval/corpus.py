@@ -20,10 +20,9 @@ from numpy.typing import NDArray
 
 from docgraph.app.retrieval.bm25 import BM25Index
 from docgraph.app.retrieval.labels import Captions, Label, LabelledPlaces, labelled_places, load_captions
-from docgraph.app.retrieval.named_parts import part_index, resolved_parts
+from docgraph.app.retrieval.named_parts import named_parts, part_index, resolved_parts
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore
-from docgraph.ingest.links.mentions import Mention
 from docgraph.ingest.links.references import TargetIndex
 
 # Kinds that carry no content of their own for lexical search.
@@ -126,10 +125,15 @@ class DocumentIndex:
         """The document's numbering, for the parts a question names (:mod:`app.retrieval.named_parts`)."""
         return part_index(self.sections.values(), ((r.region_id, r.kind, r.text) for r in self.regions))
 
-    def part_rows(self, mentions: list[Mention]) -> list[int]:
-        """Rows of the regions in the parts ``mentions`` name (a section with its subsections, a
+    @cached_property
+    def own_names(self) -> str:
+        """The document's titles, which "Section 3 of the Guide" may name it by."""
+        return " ".join(region.text for region in self.regions if region.kind == "title")
+
+    def part_rows(self, question: str) -> list[int]:
+        """Rows of the regions in the parts ``question`` names (a section with its subsections, a
         sub-clause's paragraph), in reading order."""
-        targets = resolved_parts(self.parts, mentions)
+        targets = resolved_parts(self.parts, named_parts(question, self.own_names))
         sections = {key for label, key in targets if label == "Section"}
         return [
             row
@@ -335,11 +339,13 @@ class Corpus:
             documents = [self._documents[doc].captions for doc in sorted(doc_ids) if doc in self._documents]
         return labelled_places(labels, documents)
 
-    def part_regions(self, parts: list[Mention], doc_ids: set[str]) -> frozenset[str]:
-        """The regions of the named ``parts`` in the loaded documents ``doc_ids``."""
+    def part_regions(self, question: str, doc_ids: set[str]) -> frozenset[str]:
+        """The regions of the parts ``question`` names in the loaded documents ``doc_ids``."""
         with self._lock:
             documents = [self._documents[doc] for doc in sorted(doc_ids) if doc in self._documents]
-        return frozenset(document.regions[row].region_id for document in documents for row in document.part_rows(parts))
+        return frozenset(
+            document.regions[row].region_id for document in documents for row in document.part_rows(question)
+        )
 
     def section_titles(self, region_id: str) -> list[str]:
         """Titles of a loaded region's enclosing sections, outermost first (none when it has none)."""

@@ -42,13 +42,12 @@ from docgraph.app.retrieval.gnn import GnnRetriever
 from docgraph.app.retrieval.hits import REGIONS_FOR_PAGES, QueryVectors, hit_from
 from docgraph.app.retrieval.kinds import named_kinds, named_labels
 from docgraph.app.retrieval.labels import LabelledPlaces
-from docgraph.app.retrieval.named_parts import PART_CANDIDATES, named_parts
+from docgraph.app.retrieval.named_parts import PART_CANDIDATES, names_parts
 from docgraph.app.retrieval.pages import rank_pages
 from docgraph.app.retrieval.references import asks_about_reference, follow_references
 from docgraph.app.retrieval.sections import region_section_scores, section_scores
 from docgraph.app.retrieval.vector import MIN_CANDIDATES, OVERFETCH, DenseRetriever
 from docgraph.app.stores.base import GraphStore
-from docgraph.ingest.links.mentions import Mention
 
 SIGNALS = ("dense", "bm25", "page", "section", "gnn")
 
@@ -133,7 +132,7 @@ class HybridRetriever:
             if best is not None:
                 lexical.setdefault(best.region_id, best)
         in_reach = set(documents) if len(documents) == 1 else {info.doc_id for info in lexical.values()}
-        for info in _named_part_starts(documents, named_parts(query) if w.part else [], in_reach):
+        for info in _named_part_starts(documents, query, in_reach) if w.part and names_parts(query) else []:
             lexical.setdefault(info.region_id, info)
         wanted = max(MIN_CANDIDATES, round(w.depth * OVERFETCH))
         cosines = self.dense.candidates(query_vector, wanted, list(lexical), doc_id, passages=False)
@@ -200,10 +199,9 @@ class HybridRetriever:
     ) -> list[ScoredRegion]:
         """Gathered ``candidates`` fused under ``weights``, best first, with references followed when
         ``following`` (scripts/gnn_headroom.py re-fuses one gathering under several weightings)."""
-        labels, parts = named_labels(query), named_parts(query)
-        doc_ids = {c.info.doc_id for c in candidates}
+        labels, doc_ids = named_labels(query), {c.info.doc_id for c in candidates}
         places = self.corpus.labelled(labels, doc_ids) if labels else None
-        in_parts = self.corpus.part_regions(parts, doc_ids) if parts and weights.part else frozenset()
+        in_parts = self.corpus.part_regions(query, doc_ids) if weights.part and names_parts(query) else frozenset()
         hits = fuse(candidates, weights, named_kinds(query) | {kind for kind, _ in labels}, places, in_parts)
         if following:
             hits = follow_references(hits, self.corpus.references, weights.reference, weights.reference_hops)
@@ -293,19 +291,13 @@ def _lexical_top(
     return [info for _, info in ranked[:n]]
 
 
-def _named_part_starts(
-    documents: dict[str, DocumentIndex], parts: list[Mention], doc_ids: set[str]
-) -> list[RegionInfo]:
-    """The first body regions of each part the question names (``parts``), in the documents the
-    lexical candidates are of: their words need not be the question's ("What does clause 7.3 say?")."""
-    if not parts:
-        return []
+def _named_part_starts(documents: dict[str, DocumentIndex], query: str, doc_ids: set[str]) -> list[RegionInfo]:
+    """The first body regions of each part ``query`` names, in the documents ``doc_ids``: their words
+    need not be the question's ("What does clause 7.3 say?")."""
     starts: list[RegionInfo] = []
     for doc_id in sorted(doc_ids):
-        rows = [
-            row for row in documents[doc_id].part_rows(parts) if documents[doc_id].regions[row].kind not in FURNITURE
-        ]
-        starts += [documents[doc_id].regions[row] for row in rows[:PART_CANDIDATES]]
+        regions = [documents[doc_id].regions[row] for row in documents[doc_id].part_rows(query)]
+        starts += [info for info in regions if info.kind not in FURNITURE][:PART_CANDIDATES]
     return starts
 
 

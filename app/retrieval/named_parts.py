@@ -45,13 +45,20 @@ class StoredSection(Protocol):
     def parent_id(self) -> str | None: ...
 
 
-def named_parts(question: str) -> list[Mention]:
-    """The parts of the document ``question`` names by number as where its answer is, in order;
-    none when it says that a passage refers somewhere ("Section 2.2 defers the details to a later
+def names_parts(question: str) -> bool:
+    """Whether ``question`` names a part of some document by number as where its answer is: not
+    when it says that a passage refers somewhere ("Section 2.2 defers the details to a later
     section": the part may be the referring one; following references answers those)."""
-    if describes_referral(question):
+    return not describes_referral(question) and any(m.kind in PART_KINDS for m in find_mentions(question))
+
+
+def named_parts(question: str, own_names: str = "") -> list[Mention]:
+    """The parts of the document whose titles are ``own_names`` that ``question`` names by number as
+    where its answer is, in order: "clause 7.3 of the Agreement" is one of a document titled "...
+    Services Agreement", of no other."""
+    if not names_parts(question):
         return []
-    return [m for m in find_mentions(question) if m.kind in PART_KINDS and not m.external]
+    return [m for m in find_mentions(question, own_names) if m.kind in PART_KINDS and not m.external]
 
 
 def part_index(sections: Iterable[StoredSection], regions: Iterable[tuple[str, str, str]]) -> TargetIndex:
