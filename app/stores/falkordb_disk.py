@@ -214,3 +214,12 @@ def _wait_for_save(client: redis.Redis, timeout_s: float, kind: _SaveKind) -> bo
             return info.get(f"{kind.status}_status") == "ok"
         time.sleep(_POLL_S)
     return False
+
+
+def last_log_line(log_file: Path) -> str:
+    """The server log's last non-blank line ("" without one), to say why a start failed."""
+    try:
+        lines = [line.strip() for line in log_file.read_text(errors="replace").splitlines() if line.strip()]
+    except OSError:
+        return ""
+    return lines[-1] if lines else ""

@@ -68,3 +68,13 @@ def send_shutdown(unix_socket: Path) -> None:
         connection.connect(str(unix_socket))
         connection.sendall(b"*1\r\n$8\r\nSHUTDOWN\r\n")
         connection.recv(1)  # returns when the server closes the connection (or on a refusal)
+
+
+def wait_saved(pid_file: Path, pid: int, timeout_s: float) -> bool:
+    """Wait until the server has removed its pid file (data saved) or exited."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if not pid_file.exists() or not is_server_alive(pid):
+            return True
+        time.sleep(POLL_S)
+    return False

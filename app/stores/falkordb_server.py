@@ -34,8 +34,8 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from docgraph.app.stores import falkordb_wedge
-from docgraph.app.stores.falkordb_disk import QUERY_LOG_OFF, StartupLog, compact_aof
-from docgraph.app.stores.falkordb_process import is_server_alive, send_shutdown, serves, wait_exit
+from docgraph.app.stores.falkordb_disk import QUERY_LOG_OFF, StartupLog, compact_aof, last_log_line
+from docgraph.app.stores.falkordb_process import is_server_alive, send_shutdown, serves, wait_exit, wait_saved
 from docgraph.errors import StoreUnavailableError
 
 START_TIMEOUT_S = 300.0  # a large graph takes a while to load; a server that dies is noticed at once
@@ -346,17 +346,9 @@ def _client(paths: ServerPaths) -> redis.Redis:
 
 
 def _start_failure(paths: ServerPaths, reason: str) -> StoreUnavailableError:
-    tail = _log_tail(paths.log_file)
+    tail = last_log_line(paths.log_file)
     detail = f"; last log line: {tail}" if tail else ""
     return StoreUnavailableError(f"FalkorDB did not start: {reason}; see log {paths.log_file}{detail}")
-
-
-def _log_tail(log_file: Path) -> str:
-    try:
-        lines = [line.strip() for line in log_file.read_text(errors="replace").splitlines() if line.strip()]
-    except OSError:
-        return ""
-    return lines[-1] if lines else ""
 
 
 def _shutdown(paths: ServerPaths, pid: int, timeout_s: float) -> None:
@@ -371,7 +363,7 @@ def _shutdown(paths: ServerPaths, pid: int, timeout_s: float) -> None:
         send_shutdown(paths.socket)
     elif not is_server_alive(pid):  # it went down by itself while loading: nothing left to stop
         return
-    if _wait_saved(paths, pid, timeout_s):
+    if wait_saved(paths.pid_file, pid, timeout_s):
         if not wait_exit(pid, _EXIT_GRACE_S):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
@@ -391,13 +383,3 @@ def _kill(paths: ServerPaths, pid: int) -> None:
     if not wait_exit(pid, 10.0):
         raise StoreUnavailableError(f"FalkorDB (pid {pid}) did not exit on SIGKILL; see log {paths.log_file}")
     _clear_stale(paths)
-
-
-def _wait_saved(paths: ServerPaths, pid: int, timeout_s: float) -> bool:
-    """Wait until the server has removed its pid file (data saved) or exited."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if not paths.pid_file.exists() or not is_server_alive(pid):
-            return True
-        time.sleep(_POLL_S)
-    return False
