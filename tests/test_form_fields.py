@@ -176,6 +176,36 @@ def test_a_radio_group_reads_as_its_question_and_the_chosen_option(tmp_path: Pat
     assert _texts(tmp_path / "radio.pdf") == ["Police notified? No"]
 
 
+def test_yes_and_no_check_boxes_on_a_row_read_as_their_question_and_the_ticked_answer(tmp_path: Path) -> None:
+    """Each box read as its own answer word: "Yes: no", "No: yes". Labels after their boxes or before
+    them; a row with nothing ticked keeps its printed words; a lone "Yes" box answers its row too."""
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        rows = [
+            ("Police notified?", "after", "No"),
+            ("Injury involved?", "before", "Yes"),
+            ("Dangerous goods?", "after", ""),
+        ]
+        for row, (question, side, ticked) in enumerate(rows):
+            y = 80 + 30 * row
+            page.insert_text((50, y), question, fontsize=10)
+            for i, answer in enumerate(["Yes", "No"]):
+                x = 250 + 70 * i
+                box, label_x = (x + 22, x) if side == "after" else (x, x + 16)
+                _checkbox(page, f"q{row}_{answer}", pymupdf.Rect(box, y - 10, box + 12, y + 2), answer == ticked)
+                page.insert_text((label_x, y), answer, fontsize=10)
+        page.insert_text((50, 200), "Photos attached", fontsize=10)
+        page.insert_text((250, 200), "Yes", fontsize=10)
+        _checkbox(page, "photos", pymupdf.Rect(272, 190, 284, 202), True)
+        doc.save(tmp_path / "answers.pdf")
+    assert _texts(tmp_path / "answers.pdf") == [
+        "Police notified? No",
+        "Injury involved? Yes",
+        "Dangerous goods? Yes No",
+        "Photos attached: Yes",
+    ]
+
+
 def test_the_answer_quotes_the_label_with_its_value(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
     pdf = incident_form(tmp_path / "incident.pdf")
     result = ask_of_pdf(falkordb_store, pdf, "What is the reporter name on the form?", tmp_path)

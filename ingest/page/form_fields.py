@@ -5,6 +5,7 @@ A form prints its labels and leaves the values to its fields. A field's label is
 next to it, as forms are set: left of a text or choice field on its row, or right above it when
 nothing is left of it; beside a check box or radio button, on whichever side is nearer (a box
 before its label, "Yes [x]" after it). Without one, the field's tooltip (/TU) or its name stands in.
+Check boxes labelled "Yes" and "No" on a row answer one question, as a radio group's buttons do.
 The label line is taken into the field's region, so it does not stay a paragraph of its own; a
 field left blank keeps its label as printed. Fields inside a table are left to the table.
 """
@@ -22,6 +23,10 @@ from docgraph.ingest.types import BBox
 ABOVE_MAX_GAP_EM = 1.5  # a label set right above its field: no more than this far above it
 ABOVE_MAX_INDENT_EM = 2.0  # ... and starting about where the field does
 EDGE = 1.0  # points a label may reach into its field's box
+# Labels of check boxes that answer the question their row asks, in the languages docgraph reads.
+ANSWER_WORDS = frozenset(
+    {"yes", "no", "n/a", "na", "ja", "nein", "oui", "non", "sí", "si", "sim", "não", "tak", "nie", "да", "нет"}
+)
 
 
 @dataclass(slots=True)
@@ -47,13 +52,19 @@ def field_texts(
     """One region's text per filled field (and per radio group with a choice) outside ``tables``."""
     loose = [f for f in fields if not any(f.bbox.centre_in(t) for t in tables)]
     page = _Page(lines, [i for i in range(len(lines)) if i not in used], loose)
+    answer_rows = _answer_rows(page)
+    in_rows = {id(box) for row in answer_rows for box in row}
     found: list[FieldText] = []
     for field in loose:
-        if field.kind == "checkbox":
+        if field.kind == "checkbox" and id(field) not in in_rows:
             found.append(_entry(page, [field], _button_label(page, field), "yes" if field.on else "no", body_size))
         elif field.kind in ("text", "choice") and field.value:
             found.append(_entry(page, [field], _field_label(page, field), field.value, body_size))
-    found.extend(_radio_groups(page, body_size))
+    radio_groups = [[f for f in page.fields if f.kind == "radio" and f.name == name] for name in _radio_names(page)]
+    for buttons in [*radio_groups, *answer_rows]:
+        entry = _chosen_option(page, buttons, body_size)
+        if entry is not None:
+            found.append(entry)
     return found
 
 
@@ -144,28 +155,47 @@ def _labels_another(page: _Page, line: BBox, box: BBox) -> bool:
     return any(other.bbox != box and _same_row(line, other.bbox) for other in page.fields)
 
 
-def _radio_groups(page: _Page, size: float) -> list[FieldText]:
-    """A radio group with a choice: "<group label>: <chosen option's label>". Each button's label is
-    the line beside it; the group's is the line left of (or above) its first button, or the
-    group's tooltip or name."""
-    groups: dict[str, list[FormField]] = {}
-    for field in page.fields:
-        if field.kind == "radio":
-            groups.setdefault(field.name, []).append(field)
-    found = []
-    for buttons in groups.values():
-        chosen = next((b for b in buttons if b.on), None)
-        if chosen is None:
-            continue
-        options = {id(b): _button_label(page, b) for b in buttons}
-        taken = [i for labels in options.values() for i in labels]
-        first = min(buttons, key=lambda b: (round(b.bbox.y0), b.bbox.x0))
-        group = _beside(page, first.bbox, True, taken) or _above(page, first.bbox, taken)
-        picked = options[id(chosen)]
-        value = join_lines([page.lines[i].text for i in picked]) if picked else chosen.state or "yes"
-        entry = _entry(page, buttons, group, " ".join(value.split()), size)
-        entry.labels += taken
-        for i in taken:
-            entry.bbox = entry.bbox.union(page.lines[i].bbox)
-        found.append(entry)
-    return found
+def _radio_names(page: _Page) -> list[str]:
+    return list(dict.fromkeys(field.name for field in page.fields if field.kind == "radio"))
+
+
+def _answer_rows(page: _Page) -> list[list[FormField]]:
+    """Check boxes labelled only with answers ("Yes", "No", "N/A") set on one row: one question's
+    choices, as a radio group's are ("Police notified?  Yes [ ]  No [x]" was "Yes: no", "No: yes");
+    a lone "Yes [x]" answers the question before it too."""
+    answers = [
+        field
+        for field in page.fields
+        if field.kind == "checkbox" and _label_text(page, _button_label(page, field)) in ANSWER_WORDS
+    ]
+    rows: list[list[FormField]] = []
+    for field in sorted(answers, key=lambda f: (round(f.bbox.y0), f.bbox.x0)):
+        row = next((row for row in rows if _same_row(row[0].bbox, field.bbox)), None)
+        if row is None:
+            rows.append([field])
+        else:
+            row.append(field)
+    return rows
+
+
+def _label_text(page: _Page, labels: list[int]) -> str:
+    return " ".join(page.lines[i].text for i in labels).strip(" :").casefold()
+
+
+def _chosen_option(page: _Page, buttons: list[FormField], size: float) -> FieldText | None:
+    """A group of buttons with a choice: "<group label>: <chosen options' labels>". Each button's
+    label is the line beside it; the group's is the line left of (or above) its first button, or
+    the group's tooltip or name. None when nothing is chosen (the labels stay as printed)."""
+    chosen = [b for b in buttons if b.on]
+    if not chosen:
+        return None
+    options = {id(b): _button_label(page, b) for b in buttons}
+    taken = [i for labels in options.values() for i in labels]
+    first = min(buttons, key=lambda b: (round(b.bbox.y0), b.bbox.x0))
+    group = _beside(page, first.bbox, True, taken) or _above(page, first.bbox, taken)
+    picked = [join_lines([page.lines[i].text for i in options[id(b)]]) or b.state or "yes" for b in chosen]
+    entry = _entry(page, buttons, group, ", ".join(" ".join(value.split()) for value in picked), size)
+    entry.labels += taken
+    for i in taken:
+        entry.bbox = entry.bbox.union(page.lines[i].bbox)
+    return entry
