@@ -50,6 +50,9 @@ def test_find_legal_mentions(text: str, found: list[tuple[str, str]]) -> None:
         ("Table 1 of Schedule 2", False),
         ("see Section 4.1 for details", False),
         ("on page 12, 2011 figures", False),
+        # a year before a page spelled out in running text is no citation; in brackets it is
+        ("Released in 2019, page 12 lists the changes", False),
+        ("as shown (Lee 2019, page 4)", True),
         # a capitalised word after a number is no statute unless it is one's code
         ("SUBJECT TO CLAUSE 8 AND CLAUSE 9", False),
         ("see Section 3 FAQ for details", False),

@@ -150,13 +150,20 @@ def _unbracketed(number: str) -> str:
 def _is_external(text: str, kind: str, start: int, end: int, own_title: str) -> bool:
     """Whether the mention at ``text[start:end]`` names a part of another document: "section 4 of
     the Contributors' Guide" inside "LilyPond Contributor's Guide" names this one."""
-    if kind in ("page", "slide"):
-        return bool(_CITED_PAGE.search(text, max(0, start - 40), start))
+    if kind in ("page", "slide"):  # a cited work's page: "(Springer, 2011, pp. 3-4)", "(Lee 2019, page 4)"
+        cited = _CITED_PAGE.search(text, max(0, start - 40), start) is not None
+        return cited and (text[start] == "p" and text[start : start + 4].lower() != "page" or _in_brackets(text, start))
     after = text[end : end + 80]
     other = _OTHER_DOCUMENT.match(after) if kind in _QUALIFIED_KINDS else None
     if other and not _names(other.group("name"), own_title):
         return True
     return kind in _STATUTE_KINDS and bool(_STATUTE.match(after))
+
+
+def _in_brackets(text: str, start: int) -> bool:
+    """Whether ``text[start]`` lies inside brackets opened within the 80 characters before it."""
+    before = text[max(0, start - 80) : start]
+    return before.count("(") + before.count("[") > before.count(")") + before.count("]")
 
 
 def _names(name: str, title: str) -> bool:
