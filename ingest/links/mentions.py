@@ -152,7 +152,8 @@ def _is_external(text: str, kind: str, start: int, end: int, own_title: str) -> 
     the Contributors' Guide" inside "LilyPond Contributor's Guide" names this one."""
     if kind in ("page", "slide"):  # a cited work's page: "(Springer, 2011, pp. 3-4)", "(Lee 2019, page 4)"
         cited = _CITED_PAGE.search(text, max(0, start - 40), start) is not None
-        return cited and (text[start] == "p" and text[start : start + 4].lower() != "page" or _in_brackets(text, start))
+        abbreviated = text[start] == "p" and text[start : start + 4].lower() != "page"  # "p. 1", "pp. 3-4"
+        return cited and (abbreviated or _in_brackets(text, start))
     after = text[end : end + 80]
     other = _OTHER_DOCUMENT.match(after) if kind in _QUALIFIED_KINDS else None
     if other and not _names(other.group("name"), own_title):
