@@ -215,7 +215,7 @@ def test_code_keeps_indentation_and_lists_are_merged(reportlab: DocumentLayout) 
 @pytest.mark.slow
 def test_footnote_at_page_bottom(zoo: DocumentLayout) -> None:
     footnotes = texts(zoo.pages[16], "footnote")
-    assert footnotes == ['10Coercion from "zoo" to "irts" is contained in the tseries package.']
+    assert footnotes == ['¹⁰Coercion from "zoo" to "irts" is contained in the tseries package.']
 
 
 # ---- furniture --------------------------------------------------------------------------------

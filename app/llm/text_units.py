@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 
+_MARKS = "⁰¹²³⁴⁵⁶⁷⁸⁹"  # footnote marks, which may follow a full stop: "... in 2019.¹ The"
 # A sentence starts with a capital of any alphabet ("Ö", "É", "Ё"), not only A-Z.
 _CAPITALS = re.escape("".join(ch for ch in map(chr, range(0x3000)) if ch.isupper()))
-_SENTENCE_END = re.compile(rf"(?<=[.!?])\s+(?=[\"'(\[0-9{_CAPITALS}])|(?<=[。！？])\s*")
+_SENTENCE_END = re.compile(rf"(?<=[.!?{_MARKS}])\s+(?=[\"'(\[0-9{_CAPITALS}])|(?<=[。！？])\s*")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")  # a markdown header separator, | --- | --- |
 
 
@@ -37,7 +38,10 @@ def sentences(text: str) -> list[str]:
     units: list[str] = []
     start = 0
     for end in _SENTENCE_END.finditer(text):
-        if not _goes_on(text[start : end.start()], text[end.end() : end.end() + 1]):
+        before = text[start : end.start()]
+        if before.rstrip(_MARKS)[-1:] not in ("", ".", "!", "?", "。", "！", "？"):  # "cards¹ for" goes on
+            continue
+        if not _goes_on(before.rstrip(_MARKS), text[end.end() : end.end() + 1]):
             units.append(text[start : end.start()])
             start = end.end()
     units.append(text[start:])

@@ -44,6 +44,8 @@ def _token_pattern() -> re.Pattern[str]:
 _ASCII_TOKEN = re.compile(r"[^\W_]+(?:[._\-][^\W_]+)*")  # the same words where no text has a mark
 _PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+[0-9]*(?![a-z])")
 _SEPARATORS = re.compile(r"[._\-]")
+# Superscript marks and exponents part words: folded to digits they glued onto the word before.
+_SUPERSCRIPT_SPACES = dict.fromkeys(map(ord, "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ"), " ")
 # Scripts written without spaces between words (CJK, Hangul, Thai, Lao, Myanmar, Khmer): indexed as
 # overlapping character pairs instead of words.
 _UNSPACED = re.compile(
@@ -84,6 +86,8 @@ def _strip_accents(word: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     tokens: list[str] = []
+    if not text.isascii():  # "processor¹", "10⁻³": the word and the number, not "processor1", "103"
+        text = text.translate(_SUPERSCRIPT_SPACES)
     if not text.isascii() and _UNSPACED.search(text):
         tokens += [pair for run in _UNSPACED.findall(text) for pair in _character_pairs(run)]
         text = _UNSPACED.sub(" ", text)

@@ -34,8 +34,12 @@ _STYLE_SUFFIX = re.compile(r"(bold|italic|oblique|regular|roman|demi|slant|semib
 _FIGURE_CAPTION = re.compile(
     r"^\s*(?:figure|fig\.|" + "|".join(re.escape(w) for w in FIGURE_CAPTION_WORDS) + f"|{CJK_FIGURE})", re.IGNORECASE
 )
-# A tick value: "40", "-0.5", "1e-3", "25%", and "10−1" (10 with its exponent set as a superscript).
-_TICK_VALUE = re.compile(r"^[-+\u2212\u2013]?(?:\d+(?:[.,]\d+)*|\.\d+)(?:[eE][-+\u2212]?\d+|[-\u2212]\d+)?%?$")
+# A tick value: "40", "-0.5", "1e-3", "25%", and "10−1" or "10⁻¹" (10 with its exponent set as a
+# superscript, read as such or not).
+_TICK_VALUE = re.compile(
+    r"^[-+\u2212\u2013]?(?:\d+(?:[.,]\d+)*|\.\d+)(?:[eE][-+\u2212]?\d+|[-\u2212]\d+|[⁺⁻]?[⁰¹²³⁴-⁹]+)?%?$"
+)
+TIGHT_GAP_EM = 0.25  # below this gap, two blocks' lines are set at one paragraph's line spacing
 _FIGURE_CONTENT_KINDS: frozenset[RegionKind] = frozenset({"paragraph", "section_header", "list", "formula", "footnote"})
 
 
@@ -143,9 +147,19 @@ def _joinable(prev: Block, cur: Block) -> bool:
         same_style = prev.font == cur.font and abs(prev.size - cur.size) < 0.3
         overlap = prev.bbox.x_overlap(cur.bbox)
         narrow = min(prev.bbox.width, cur.bbox.width)
-        continues = not ends_sentence(prev.raw_text) or starts_lowercase(cur.raw_text)
+        continues = not ends_sentence(prev.raw_text) or starts_lowercase(cur.raw_text) or _runs_on(prev, cur, em)
         return same_style and gap <= 0.5 * em and overlap >= 0.5 * narrow and continues
     return False
+
+
+def _runs_on(prev: Block, cur: Block, em: float) -> bool:
+    """A sentence that ends a full line ("... a BibTEX bibliography.¹", a taller line MuPDF ended its
+    block at) and the next set flush under it at the line spacing: one paragraph; a new one would
+    start indented, below a short last line or after a wider gap."""
+    last = prev.lines[-1]
+    full = last.bbox.x1 >= prev.bbox.x1 - em and len(prev.lines) > 1
+    flush = abs(cur.bbox.x0 - last.bbox.x0) <= 0.5 and abs(cur.bbox.x0 - prev.bbox.x0) <= 0.5
+    return full and flush and cur.bbox.y0 - last.bbox.y1 <= TIGHT_GAP_EM * em
 
 
 def _list_goes_on(prev: Block, cur: Block, em: float) -> bool:

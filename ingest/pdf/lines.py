@@ -15,12 +15,14 @@ import pymupdf
 from docgraph.ingest.pdf import api as pdf_api
 from docgraph.ingest.pdf.fixed_pitch import fixed_pitch_fonts
 from docgraph.ingest.pdf.rule_underscores import restore_underscores, rules_on_line, short_rules
-from docgraph.ingest.pdf.text import normalize_chars
+from docgraph.ingest.pdf.text import as_superscript, normalize_chars
 from docgraph.ingest.types import BBox
 
 # Ligatures are normalised by ingest.pdf.text (tested there), so MuPDF is asked to keep them as is.
 TEXT_FLAGS = pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
 
+RAISED_SIZE = 0.85  # a superscript mark is set at most this share of the text it follows,
+RAISED_BASELINE = 0.1  # and its baseline at least this share of that text's size above that text's
 _BOLD_NAME = re.compile(r"bold|black|heavy|demi|semibold|cmbx|cmb\d|[-,]bd?$", re.IGNORECASE)
 _MONO_NAME = re.compile(r"mono|courier|consol|menlo|typewriter|cmtt|cmsltt|sftt|code|inconsolata|\btt", re.IGNORECASE)
 _MATH_NAME = re.compile(r"cmmi|cmsy|cmex|msam|msbm|math|stixgeneral|symbol|eufm|rsfs|tx(?:sy|ex|mi|ms)", re.IGNORECASE)
@@ -100,7 +102,7 @@ def _line_from_dict(raw: dict[str, Any], block_no: int, fixed_pitch: frozenset[s
     if horizontal:  # content streams may draw a line's pieces out of order (leaders before titles)
         backwards = right_to_left("".join(s["text"] for s in spans))  # Hebrew, Arabic: read from the right
         spans.sort(key=lambda s: s["bbox"][0], reverse=backwards)
-    text = normalize_chars("".join(s["text"] for s in spans))
+    text = normalize_chars("".join(_span_texts(spans)))
     if not text.strip():
         return None
     weights: Counter[tuple[float, str, bool, bool, bool]] = Counter()
@@ -144,6 +146,38 @@ def _line_from_dict(raw: dict[str, Any], block_no: int, fixed_pitch: frozenset[s
         horizontal=horizontal,
         chars=total,
     )
+
+
+def _span_texts(spans: list[dict[str, Any]]) -> list[str]:
+    """The spans' texts, a raised small mark or exponent after a word in superscript characters
+    (with the spans that go on at its size and height: the "1" of a "−1" set in two fonts)."""
+    texts = [str(span["text"]) for span in spans]
+    raised_at: tuple[float, float] | None = None  # (size, baseline) of the superscript just written
+    for i in range(1, len(spans)):
+        span, before = spans[i], spans[i - 1]
+        mark, at = texts[i].strip(), (float(span["size"]), float(span["origin"][1]))
+        raised = (  # MuPDF flags subscripts too: the baseline says which
+            bool(int(span.get("flags", 0)) & pymupdf.TEXT_FONT_SUPERSCRIPT)
+            and span["size"] < RAISED_SIZE * before["size"]
+            and at[1] < float(before["origin"][1]) - RAISED_BASELINE * float(before["size"])
+        )
+        going_on = raised_at is not None and abs(at[0] - raised_at[0]) < 0.1 and abs(at[1] - raised_at[1]) < 0.5
+        written = as_superscript(mark) if mark and texts[i - 1][-1:].strip() and (raised or going_on) else None
+        if written is not None:
+            texts[i] = texts[i].replace(mark, written, 1)
+        raised_at = at if written is not None else None
+    if len(spans) > 1 and _leads_raised(spans[0], spans[1]):  # a footnote's own mark: "²The only case"
+        mark = texts[0].strip()
+        texts[0] = texts[0].replace(mark, as_superscript(mark) or mark, 1)
+    return texts
+
+
+def _leads_raised(first: dict[str, Any], second: dict[str, Any]) -> bool:
+    """The line's first span is set small and raised before the text after it (MuPDF flags no
+    superscript at a line's start: it has nothing to compare with)."""
+    size, baseline = float(second["size"]), float(second["origin"][1])
+    small = float(first["size"]) < RAISED_SIZE * size
+    return small and float(first["origin"][1]) < baseline - RAISED_BASELINE * size
 
 
 def _watermark(direction: tuple[float, float], spans: list[dict[str, Any]]) -> bool:

@@ -35,13 +35,18 @@ _TRANSLATION = str.maketrans({**LIGATURES, **_DROP_CHARS, **_SPACE_CHARS, **SYMB
 
 # Hebrew and Arabic presentation forms (U+FB1D-U+FDFF, U+FE70-U+FEFE): compatibility characters
 # that NFKC turns into the letters (and lam-alef into lam and alef).
+# A mark or exponent set raised and small after a word ("processor" + raised "1", "10" + raised "−3")
+# is written in superscript characters: glued on as plain digits it read "processor1" and "10−3".
+SUPERSCRIPTS = str.maketrans("0123456789+-−=()ni", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ⁿⁱ")
+_SUPERSCRIBABLE = re.compile(r"[0-9+\-−=()ni]+(?:,[0-9+\-−=()ni]+)*")
 _PRESENTATION_FORMS = re.compile("[\ufb1d-\ufdff\ufe70-\ufefe]+")
 
 MIN_CAPITALS_WORD = 7  # letters: a word in capitals joined over a line-end hyphen ("ELEMENT")
 # Characters that end a line with a hyphen which may be a hyphenation point.
 LINE_HYPHENS = ("-", "\u2010", "\u2011")
 _SPACE_RUN = re.compile(r"[ ]{2,}")
-_SENTENCE_END = re.compile(r"""[.!?:;。！？：；]["')\]\u201d\u2019」』）]*$""")  # Chinese and Japanese stops too
+# Chinese and Japanese stops too; a footnote mark may follow ("... in 2019.¹")
+_SENTENCE_END = re.compile(r"""[.!?:;。！？：；]["')\]\u201d\u2019」』）]*[⁰¹²³⁴-⁹]*$""")
 
 # Numbers written as words; the tens start compounds ("forty-five").
 TENS = frozenset({"twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"})
@@ -72,6 +77,12 @@ def normalize_chars(text: str) -> str:
     if not unicodedata.is_normalized("NFC", text) and any(unicodedata.combining(ch) for ch in text):
         text = unicodedata.normalize("NFC", text)  # only then: NFC also swaps symbols (Ω ohm) otherwise
     return text
+
+
+def as_superscript(text: str) -> str | None:
+    """``text`` in superscript characters ("1,3" -> "¹,³", "−3" -> "⁻³"); None when one of its
+    characters has none (a raised "th", "A" of the LaTeX logo, a "†" that is a mark already)."""
+    return text.translate(SUPERSCRIPTS) if _SUPERSCRIBABLE.fullmatch(text) else None
 
 
 def _as_letters(shaped: re.Match[str]) -> str:
