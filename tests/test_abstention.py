@@ -129,6 +129,45 @@ def test_a_question_in_another_inflection_than_the_text_is_answered(local_home: 
         store.close()
 
 
+def _review_with_a_running_head(pdf: Path) -> None:
+    """Four pages under the running head "Corvane Logistics Oy | Confidential", which alone names the
+    company; the answer on page 3, far from the title."""
+    paragraphs = [
+        "Warehouse safety audits were completed at all sites; no major findings were raised.",
+        "Training hours per employee rose to 14 in the quarter, and two apprentices joined.",
+        "We handled 12,400 shipments in Q3, up from 10,900 in Q2. Average delivery time fell to 1.8 days.",
+        "Fuel costs rose by 6 per cent, offset by the route planning changes introduced in July.",
+    ]
+    with pymupdf.open() as document:
+        for number, text in enumerate(paragraphs, start=1):
+            page = document.new_page(width=595, height=842)
+            page.insert_text((72, 40), "Corvane Logistics Oy  |  Confidential", fontsize=8)
+            page.insert_text((480, 820), str(number), fontsize=8)
+            if number == 1:
+                page.insert_text((72, 90), "Operations Review, Third Quarter", fontname="hebo", fontsize=16)
+            page.insert_textbox(pymupdf.Rect(72, 130, 523, 210), text, fontsize=10)
+        document.save(pdf)
+
+
+def test_a_name_the_running_head_gives_the_document_counts_as_found(local_home: Path, tmp_path: Path) -> None:
+    """ "How many shipments did Corvane Logistics handle?" was not answered: the company is named in
+    the running head only, which is no passage."""
+    pdf = tmp_path / "review.pdf"
+    _review_with_a_running_head(pdf)
+    settings = Settings(home=local_home, graph=fresh_graph_name(), store="")
+    store = open_store(settings)
+    try:
+        store.apply_schema()
+        assert build_ingest_pipeline(store, settings).ingest(pdf).status == "ingested"
+        store.wait_for_indexes()
+        retriever = make_retriever("hybrid", store, load_encoder())
+        result = ask("How many shipments did Corvane Logistics handle?", store, no_llm_settings(tmp_path), retriever)
+        assert not result.abstained and "12,400 shipments" in result.answer, result.relevance
+    finally:
+        store.delete_graph()  # type: ignore[attr-defined]
+        store.close()
+
+
 def test_coverage_meets_a_words_inflections_but_no_other_word() -> None:
     """Taking a final e off every word made "care" meet "car" and "plane" "plan", so off-topic
     questions cleared the bar on passages about something else."""

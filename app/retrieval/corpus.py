@@ -21,12 +21,14 @@ from numpy.typing import NDArray
 from docgraph.app.retrieval.bm25 import BM25Index
 from docgraph.app.retrieval.labels import Captions, Label, LabelledPlaces, labelled_places, load_captions
 from docgraph.app.retrieval.named_parts import named_parts, part_index, resolved_parts
+from docgraph.app.retrieval.text import tokenize
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore
 from docgraph.ingest.links.references import TargetIndex
 
 # Kinds that carry no content of their own for lexical search.
 FURNITURE = frozenset({"page_header", "page_footer"})
+NAME_SHARE = 0.5  # of a document's pages a running head or foot is on to name the document
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +132,19 @@ class DocumentIndex:
         """The document's titles, which "Section 3 of the Guide" may name it by."""
         return " ".join(region.text for region in self.regions if region.kind == "title")
 
+    @cached_property
+    def name_texts(self) -> list[str]:
+        """What names the document rather than says what it holds: its id (the file's name), its
+        titles, and a running head or foot on half its pages or more ("Corvane Logistics" atop
+        every page of a memo; not a manual's chapter titles, each over its own chapter's pages)."""
+        pages: dict[str, set[int]] = {}
+        for region in self.regions:
+            if region.kind in FURNITURE:
+                pages.setdefault(region.text, set()).add(region.page)
+        running = [text for text, on in pages.items() if len(on) >= NAME_SHARE * len(self.page_numbers)]
+        titles = [region.text for region in self.regions if region.kind == "title"]
+        return [self.doc_id, *dict.fromkeys(titles), *running]
+
     def part_rows(self, question: str) -> list[int]:
         """Rows of the regions in the parts ``question`` names (a section with its subsections, a
         sub-clause's paragraph), in reading order."""
@@ -141,6 +156,11 @@ class DocumentIndex:
             if ("Region", region.region_id) in targets
             or (region.section_id is not None and not sections.isdisjoint(self.ancestors(region.section_id)))
         ]
+
+    @cached_property
+    def name_words(self) -> frozenset[str]:
+        """The tokens of :attr:`name_texts`."""
+        return frozenset(word for text in self.name_texts for word in tokenize(text))
 
     def ancestors(self, section_id: str) -> list[str]:
         """The section and its enclosing sections, nearest first."""
@@ -338,6 +358,12 @@ class Corpus:
         with self._lock:
             documents = [self._documents[doc].captions for doc in sorted(doc_ids) if doc in self._documents]
         return labelled_places(labels, documents)
+
+    def document_names(self, doc_ids: set[str]) -> list[str]:
+        """The name texts (:attr:`DocumentIndex.name_texts`) of the loaded documents ``doc_ids``."""
+        with self._lock:
+            documents = [self._documents[doc] for doc in sorted(doc_ids) if doc in self._documents]
+        return [text for document in documents for text in document.name_texts]
 
     def part_regions(self, question: str, doc_ids: set[str]) -> frozenset[str]:
         """The regions of the parts ``question`` names in the loaded documents ``doc_ids``."""

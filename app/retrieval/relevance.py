@@ -74,28 +74,32 @@ def measure(question: str, hits: Sequence[ScoredRegion], dense: DenseRetriever) 
     if not first:
         return Evidence(0.0, 0.0, 0.0)
     cosines = dense.exact_cosines(dense.vectors(question), [hit.region_id for hit in first])
-    return Evidence(max(cosines.values(), default=0.0), coverage(question, first), known(question, dense))
+    names = dense.corpus.document_names({hit.doc_id for hit in first})
+    return Evidence(max(cosines.values(), default=0.0), coverage(question, first, names), known(question, dense))
 
 
 def known(question: str, dense: DenseRetriever) -> float:
-    """The share of the question's distinct content words that some stored document holds. The
-    documents already loaded are looked in first, and no other is loaded once every word is
-    found: a question asked inside one document rarely needs the rest of the store."""
+    """The share of the question's distinct content words that some stored document holds or is
+    named by. The documents already loaded are looked in first, and no other is loaded once every
+    word is found: a question asked inside one document rarely needs the rest of the store."""
     wanted = named_words(question)
     if not wanted:
         return 0.0
     missing = set(wanted)
     for document in dense.corpus.loaded_first():
         missing = {word for word in missing if word not in document.region_bm25.vocabulary}
+        missing -= document.name_words
         if not missing:
             break
     return (len(wanted) - len(missing)) / len(wanted)
 
 
-def coverage(question: str, hits: Sequence[ScoredRegion]) -> float:
+def coverage(question: str, hits: Sequence[ScoredRegion], names: Sequence[str] = ()) -> float:
     """The share of the question's distinct content words that occur in the hits or their context,
-    in any inflection ("cleaned" is found in "Clean the filter", "store" in "stored"); 0 for a
-    question without any: it names nothing the documents could hold."""
+    in any inflection ("cleaned" is found in "Clean the filter", "store" in "stored"), or in the
+    ``names`` of their documents ("How many shipments did Corvane handle?" of a memo whose
+    letterhead alone says Corvane); 0 for a question without any: it names nothing the documents
+    could hold."""
     wanted = named_words(question)
     if not wanted:
         return 0.0
@@ -103,6 +107,7 @@ def coverage(question: str, hits: Sequence[ScoredRegion]) -> float:
     for hit in hits:
         for text in (hit.text, *(neighbour.text for neighbour in hit.context)):
             found.update(form for word in tokenize(text) for form in word_forms(word))
+    found.update(form for text in names for word in tokenize(text) for form in word_forms(word))
     return sum(1 for word in wanted if not found.isdisjoint(word_forms(word))) / len(wanted)
 
 
