@@ -53,3 +53,46 @@ def test_shaded_header_words_do_not_split_columns(tmp_path: Path) -> None:
         ["North", "98.2", "101.5", "199.7"],
         ["South", "121.4", "118.8", "240.2"],
     ]
+
+
+SEGMENTS = """
+<table>
+<tr><th rowspan="2">Segment</th><th colspan="2">Volume (kt)</th><th colspan="2">Cost</th><th rowspan="2">Note</th></tr>
+<tr><th class="n">2023</th><th class="n">2024</th><th class="n">Fuel</th><th class="n">Per unit</th></tr>
+<tr><td>Road</td><td class="n">18,240</td><td class="n">19,610</td><td class="n">212.4</td><td class="n">26.19</td>
+<td>5</td></tr>
+<tr><td>Rail</td><td class="n">7,905</td><td class="n">7,322</td><td class="n">48.1</td><td class="n">14.90</td>
+<td>6</td></tr>
+</table>"""
+
+
+def test_group_labels_name_each_column_they_span(tmp_path: Path) -> None:
+    """A two-row header, "Volume (kt)" over 2023 and 2024, "Cost" over Fuel and Per unit, with
+    "Segment" and "Note" spanning both rows: one header row that names each column in full,
+    where the group label stood over its first column only and its second row read as data."""
+    rows = table_rows(table_page(tmp_path / "segments.pdf", SEGMENTS))
+    assert rows == [
+        ["Segment", "Volume (kt) 2023", "Volume (kt) 2024", "Cost Fuel", "Cost Per unit", "Note"],
+        ["Road", "18,240", "19,610", "212.4", "26.19", "5"],
+        ["Rail", "7,905", "7,322", "48.1", "14.90", "6"],
+    ]
+
+
+QUARTERS = """
+<table>
+<tr><th rowspan="2">Region</th><th colspan="3">2024</th><th rowspan="2" class="n">Average</th></tr>
+<tr><th class="n">Q1</th><th class="n">Q2</th><th class="n">Q3</th></tr>
+<tr><td>North</td><td class="n">13.2</td><td class="n">13.6</td><td class="n">14.1</td><td class="n">13.6</td></tr>
+<tr><td>Wales</td><td class="n">12.4</td><td class="n">12.8</td><td class="n">13.0</td><td class="n">12.7</td></tr>
+</table>"""
+
+
+def test_a_place_under_a_cell_spanning_rows_is_no_group(tmp_path: Path) -> None:
+    """ "Average" spans both header rows, so the second row ends in an empty place right of "Q3":
+    that is no group label over the next column, and the first row of numbers stays a row."""
+    rows = table_rows(table_page(tmp_path / "quarters.pdf", QUARTERS))
+    assert rows == [
+        ["Region", "2024 Q1", "2024 Q2", "2024 Q3", "Average"],
+        ["North", "13.2", "13.6", "14.1", "13.6"],
+        ["Wales", "12.4", "12.8", "13.0", "12.7"],
+    ]

@@ -9,6 +9,7 @@ from typing import Any
 
 import pymupdf
 
+from docgraph.ingest.floats.table_headers import join_group_header
 from docgraph.ingest.pdf import api as pdf_api
 from docgraph.ingest.pdf.api import Word
 from docgraph.ingest.pdf.text import clean_inline
@@ -93,7 +94,9 @@ def find_ruled_tables(page: pymupdf.Page, drawings: list[dict[str, Any]], words:
         paths = visible_paths([p for p in drawings if _meet(_box(p["rect"]), BBox(*area))])
         finder = pdf_api.find_tables(page, clip=area, use_layout=False, paths=paths)
         for table in finder.tables if finder is not None else []:
-            cells = [[_words_in(rect, words) if rect else "" for rect in row.cells] for row in table.rows]
+            rects = [row.cells for row in table.rows]
+            cells = [[_words_in(rect, words) if rect else "" for rect in row] for row in rects]
+            cells = join_group_header(rects, cells)
             box = BBox(*table.bbox)
             if is_real_table(cells) and not drawn_as_chart(drawings, box):
                 found.append(FoundTable(box, cells))
