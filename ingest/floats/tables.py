@@ -9,6 +9,7 @@ from typing import Any
 
 import pymupdf
 
+from docgraph.ingest.floats.table_headers import join_group_header
 from docgraph.ingest.pdf import api as pdf_api
 from docgraph.ingest.pdf.api import Word
 from docgraph.ingest.pdf.text import clean_inline
@@ -90,13 +91,51 @@ def find_ruled_tables(page: pymupdf.Page, drawings: list[dict[str, Any]], words:
     """
     found = []
     for area in grid_candidates(page, drawings):
-        finder = pdf_api.find_tables(page, clip=area, use_layout=False, paths=drawings)
+        paths = visible_paths([p for p in drawings if _meet(_box(p["rect"]), BBox(*area))])
+        finder = pdf_api.find_tables(page, clip=area, use_layout=False, paths=paths)
         for table in finder.tables if finder is not None else []:
-            cells = [[_words_in(rect, words) if rect else "" for rect in row.cells] for row in table.rows]
+            rects = [row.cells for row in table.rows]
+            cells = [[_words_in(rect, words) if rect else "" for rect in row] for row in rects]
+            cells = join_group_header(rects, cells)
             box = BBox(*table.bbox)
             if is_real_table(cells) and not drawn_as_chart(drawings, box):
                 found.append(FoundTable(box, cells))
     return found
+
+
+def visible_paths(drawings: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The drawings less the fills that cannot be seen: a fill laid on a fill of its own colour
+    that wholly holds it, with nothing drawn between them where it lies. Such a fill draws no edge,
+    so it must not cut a cell: HTML renderers shade a header cell and then each word in it again,
+    and the word's box would part the cell into narrow columns of its own. (Too many drawings to
+    compare pairwise: all are kept.)"""
+    if len(drawings) > MAX_CLUSTERED_PATHS:
+        return list(drawings)
+    boxes = [_box(path["rect"]) for path in drawings]
+    kept: list[int] = []
+    for index, path in enumerate(drawings):
+        box = boxes[index]
+        # What shows under it: the last visible drawing there (a hidden fill is its fill's colour).
+        under = next((j for j in reversed(kept) if _meet(boxes[j], box)), None)
+        hidden = under is not None and _same_fill(path, drawings[under]) and boxes[under].union(box) == boxes[under]
+        if not hidden:
+            kept.append(index)
+    return [drawings[j] for j in kept]
+
+
+def _same_fill(path: dict[str, Any], below: dict[str, Any]) -> bool:
+    """Both are plain fills (no stroke) of one colour and opacity."""
+    plain = path.get("type") == "f" and below.get("type") == "f"
+    return plain and path.get("fill") == below.get("fill") and path.get("fill_opacity") == below.get("fill_opacity")
+
+
+def _box(rect: Sequence[float]) -> BBox:
+    return BBox(*rect[:4])
+
+
+def _meet(a: BBox, b: BBox) -> bool:
+    """Whether two boxes overlap or touch (a rule drawn as a line has no height)."""
+    return a.x0 <= b.x1 and b.x0 <= a.x1 and a.y0 <= b.y1 and b.y0 <= a.y1
 
 
 def drawn_as_chart(drawings: Sequence[dict[str, Any]], box: BBox) -> bool:

@@ -1,0 +1,77 @@
+"""A ruled table's header set on two rows or more: group labels ("Year ended 31 December", "Volume")
+each spanning the columns under it, over a row of column labels ("2023", "2024"). Written as one
+header row, each column named by its group and its own label, so the markdown's header row names
+every column of numbers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+Rect = Sequence[float]  # x0, y0, x1, y1
+
+
+def join_group_header(rects: Sequence[Sequence[Rect | None]], cells: list[list[str]]) -> list[list[str]]:
+    """``cells`` with their leading group-label rows and the row under them joined into one header
+    row. ``rects`` are the grid's cells, None where a spanning cell covers the place (as PyMuPDF's
+    table finder gives them). Unchanged when the first row spans no columns, or is all one cell
+    (a title set in the grid)."""
+    columns = len(cells[0]) if cells else 0
+    centres = _centres(rects, columns)
+    groups = 0
+    while groups < len(cells) - 2 and _has_group_label(rects[groups], cells[groups], centres):
+        groups += 1
+    if groups == 0:
+        return cells
+    header_rows = [_spread(rects[r], cells[r], centres) for r in range(groups + 1)]
+    return [_joined(header_rows, columns), *cells[groups + 1 :]]
+
+
+def _has_group_label(rects: Sequence[Rect | None], texts: Sequence[str], centres: Sequence[float]) -> bool:
+    """A row with a labelled cell spanning the next column, and more than that one cell (a place
+    left empty by a cell above that spans rows is no group)."""
+    spanned = [j for j in range(1, len(rects)) if rects[j] is None and _covers(rects, j, centres[j])]
+    labelled = any(texts[_left(rects, j)] for j in spanned)
+    return labelled and sum(rect is not None for rect in rects) > 1
+
+
+def _centres(rects: Sequence[Sequence[Rect | None]], columns: int) -> list[float]:
+    """Each column's middle: from its narrowest cell (one that spans nothing)."""
+    centres = []
+    for j in range(columns):
+        own = [rect for row in rects if j < len(row) and (rect := row[j]) is not None]
+        narrowest = min(own, key=lambda rect: rect[2] - rect[0]) if own else None
+        centres.append((narrowest[0] + narrowest[2]) / 2 if narrowest else 0.0)
+    return centres
+
+
+def _spread(rects: Sequence[Rect | None], texts: Sequence[str], centres: Sequence[float]) -> list[str]:
+    """The row's texts with a spanning cell's label set in every column it covers."""
+    spread = list(texts)
+    for j, rect in enumerate(rects):
+        if rect is None and j > 0 and _covers(rects, j, centres[j]):
+            spread[j] = texts[_left(rects, j)]
+    return spread
+
+
+def _covers(rects: Sequence[Rect | None], j: int, centre: float) -> bool:
+    """Whether the nearest cell left of place ``j`` in its row reaches over column ``j``'s middle."""
+    left = _left(rects, j)
+    rect = rects[left]
+    return rect is not None and rect[2] >= centre
+
+
+def _left(rects: Sequence[Rect | None], j: int) -> int:
+    """The place of the nearest cell left of place ``j`` (0 when there is none)."""
+    return next((i for i in range(j - 1, -1, -1) if rects[i] is not None), 0)
+
+
+def _joined(rows: Sequence[Sequence[str]], columns: int) -> list[str]:
+    """Each column's labels top down, a label repeated from the row above said once."""
+    header = []
+    for j in range(columns):
+        labels: list[str] = []
+        for row in rows:
+            if row[j] and (not labels or labels[-1] != row[j]):
+                labels.append(row[j])
+        header.append(" ".join(labels))
+    return header
