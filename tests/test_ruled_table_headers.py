@@ -96,3 +96,19 @@ def test_a_place_under_a_cell_spanning_rows_is_no_group(tmp_path: Path) -> None:
         ["North", "13.2", "13.6", "14.1", "13.6"],
         ["Wales", "12.4", "12.8", "13.0", "12.7"],
     ]
+
+
+SPANS = """
+<table>
+<tr><td colspan="2" rowspan="2">Top Left</td><td class="n">02</td><td class="n">03</td><td class="n">04</td></tr>
+<tr><td class="n">12</td><td class="n">13</td><td class="n">14</td></tr>
+<tr><td class="n">20</td><td class="n">21</td><td class="n">22</td><td class="n">23</td><td class="n">24</td></tr>
+<tr><td class="n">30</td><td class="n">31</td><td class="n">32</td><td class="n">33</td><td class="n">34</td></tr>
+</table>"""
+
+
+def test_a_cell_spanning_columns_over_a_row_of_values_is_no_group_label(tmp_path: Path) -> None:
+    """A grid showing off its spans (the ReportLab guide's "Top Left" over two columns and two
+    rows): its first row holds values over values, so it is data, not a header to join."""
+    rows = table_rows(table_page(tmp_path / "spans.pdf", SPANS))
+    assert [row[2:] for row in rows[:2]] == [["02", "03", "04"], ["12", "13", "14"]]

@@ -18,7 +18,7 @@ def join_group_header(rects: Sequence[Sequence[Rect | None]], cells: list[list[s
     columns = len(cells[0]) if cells else 0
     centres = _centres(rects, columns)
     groups = 0
-    while groups < len(cells) - 2 and _has_group_label(rects[groups], cells[groups], centres):
+    while groups < len(cells) - 2 and _has_group_label(rects[groups : groups + 2], cells[groups : groups + 2], centres):
         groups += 1
     if groups == 0:
         return cells
@@ -26,12 +26,20 @@ def join_group_header(rects: Sequence[Sequence[Rect | None]], cells: list[list[s
     return [_joined(header_rows, columns), *cells[groups + 1 :]]
 
 
-def _has_group_label(rects: Sequence[Rect | None], texts: Sequence[str], centres: Sequence[float]) -> bool:
-    """A row with a labelled cell spanning the next column, and more than that one cell (a place
-    left empty by a cell above that spans rows is no group)."""
+def _has_group_label(
+    rows: Sequence[Sequence[Rect | None]], texts: Sequence[Sequence[str]], centres: Sequence[float]
+) -> bool:
+    """The first of two rows holds a labelled cell spanning the next column, and more than that one
+    cell (a place left empty by a cell above that spans rows is no group), and each of its cells that
+    spans no column has nothing of its own under it: a label over its column's labels spans down to
+    them or stands over an empty place, while a row of values over values is data (a grid showing
+    off its spans: "Top Left" over two columns, then "02 03 04" over "12 13 14")."""
+    rects, below, row_texts, below_texts = rows[0], rows[1], texts[0], texts[1]
     spanned = [j for j in range(1, len(rects)) if rects[j] is None and _covers(rects, j, centres[j])]
-    labelled = any(texts[_left(rects, j)] for j in spanned)
-    return labelled and sum(rect is not None for rect in rects) > 1
+    labelled = any(row_texts[_left(rects, j)] for j in spanned)
+    single = [j for j in range(len(rects)) if rects[j] is not None and row_texts[j] and j + 1 not in spanned]
+    over_values = any(j < len(below) and below[j] is not None and below_texts[j] for j in single)
+    return labelled and sum(rect is not None for rect in rects) > 1 and not over_values
 
 
 def _centres(rects: Sequence[Sequence[Rect | None]], columns: int) -> list[float]:
