@@ -89,6 +89,30 @@ def test_a_table_with_no_rules_is_found_next_to_its_caption(tmp_path: Path, capt
     ]
 
 
+def test_a_source_note_and_the_next_heading_are_no_rows_of_an_unruled_table(tmp_path: Path) -> None:
+    """A bulletin's unruled table took the line under it ("Source: ...") and the next section's
+    heading as two more rows, and the section was gone; its header, centred over a wide column of
+    row labels set flush left, fell in white of its own once the note no longer bridged them."""
+    rows = [("16 to 24", "53.1", "12.6"), ("25 to 34", "84.0", "3.9"), ("35 to 49", "85.2", "3.0")]
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((56, 100), "Table 1: Rates by age group, per cent", fontsize=9)
+        for x, header in ((120, "Age group"), (300, "Employment"), (420, "Unemployment")):
+            page.insert_text((x, 122), header, fontsize=9)
+        for i, row in enumerate(rows):
+            for x, cell in zip((60, 320, 450), row, strict=True):
+                page.insert_text((x, 137 + 15 * i), cell, fontsize=9)
+        page.insert_text((56, 190), "Source: Labour Force Survey. Seasonally adjusted.", fontsize=8)
+        page.insert_text((56, 220), "Earnings", fontname="hebo", fontsize=13)
+        page.insert_textbox(pymupdf.Rect(56, 232, 540, 300), "Pay grew faster in the public sector. " * 4, fontsize=10)
+        doc.save(tmp_path / "bulletin.pdf")
+    regions = NativeReader().read(tmp_path / "bulletin.pdf").pages[0].regions
+    [table] = [r for r in regions if r.kind == "table"]
+    assert table.cells == [["Age group", "Employment", "Unemployment"], *map(list, rows)]
+    assert [r.text for r in regions if r.kind == "section_header"] == ["Earnings"]
+    assert any(r.text.startswith("Source: Labour Force Survey") for r in regions if r.kind == "paragraph")
+
+
 def test_aligned_text_with_no_rules_and_no_caption_is_left_as_text(tmp_path: Path) -> None:
     pdf = booktabs_page(tmp_path / "plain.pdf", rules=False)
     with pymupdf.open(pdf) as doc:

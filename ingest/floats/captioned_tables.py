@@ -70,14 +70,21 @@ def _widest_space(words: Sequence[Word]) -> float:
 
 def _largest_table(stack: list[BBox], words: Sequence[Word], taken: Sequence[BBox]) -> FoundTable | None:
     """The table made of the most blocks nearest the caption (a heading or paragraph just past the
-    table's end is not part of it: with it the words no longer fall into columns)."""
+    table's end is not part of it: with it the words no longer fall into columns, or its last row
+    is a lone cell, as a source note's or the next heading's is)."""
     for area in reversed(list(accumulate(stack, BBox.union))):  # the areas of the first 1, 2, … blocks
         if any(area.intersection_area(t) > 0 for t in taken):
             continue
         table = table_from_words(area, [w for w in words if centre_in(w, area)], MIN_ROWS)
-        if table is not None:
+        if table is not None and not _ends_in_a_lone_cell(table.cells):
             return table
     return None
+
+
+def _ends_in_a_lone_cell(cells: list[list[str]]) -> bool:
+    """The last row has one cell of text, in a table of several columns ("Source: Labour Force
+    Survey." or the heading "Earnings" under the rows): a table's last row holds values."""
+    return len(cells[-1]) > 1 and sum(1 for cell in cells[-1] if cell.strip()) == 1
 
 
 def _blocks(words: Sequence[Word]) -> list[BBox]:

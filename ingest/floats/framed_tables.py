@@ -165,8 +165,29 @@ def table_from_words(
     if not gaps or not reads_as_cells(lines, words, gaps):
         return None
     row_cuts = [(a[1] + b[0]) / 2 - area.y0 for a, b in pairwise(lines)]
-    cells = grid_cells(area, row_cuts, [g - area.x0 for g in gaps], words)
+    cells = headers_over_their_columns(grid_cells(area, row_cuts, [g - area.x0 for g in gaps], words))
     return FoundTable(area, cells) if is_real_table(cells) else None
+
+
+def headers_over_their_columns(cells: list[list[str]]) -> list[list[str]]:
+    """A header centred over a wide column of text set flush left falls in white of its own: a
+    column with a header and nothing under it, beside one with rows under no header, is one column
+    ("Age group" over "16 to 24")."""
+    j = 0
+    while len(cells) > 1 and j < len(cells[0]):
+        header_only = cells[0][j].strip() and not any(row[j].strip() for row in cells[1:])
+        partner = next((k for k in (j - 1, j + 1) if 0 <= k < len(cells[0]) and _headless(cells, k)), None)
+        if header_only and partner is not None:
+            cells = [[*row[:partner], row[partner] or row[j], *row[partner + 1 :]] for row in cells]
+            cells = [row[:j] + row[j + 1 :] for row in cells]
+            continue
+        j += 1
+    return cells
+
+
+def _headless(cells: list[list[str]], k: int) -> bool:
+    """Column ``k`` has no header and text under it."""
+    return not cells[0][k].strip() and any(row[k].strip() for row in cells[1:])
 
 
 def word_lines(words: Sequence[Word]) -> list[tuple[float, float]]:
