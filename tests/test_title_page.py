@@ -115,3 +115,23 @@ def test_a_centred_front_matter_heading_opening_the_first_page_is_no_title(tmp_p
     left = (72 + 523 - pymupdf.get_text_length("Contents", "tibo", 12)) / 2
     page = _first_page(tmp_path, [(left, 100, "Contents", "tibo", 12), (0, 140, "PROSE", "", 0)])
     assert _kind(page, "Contents") == "section_header"
+
+
+@pytest.mark.parametrize("rise", [3.0, -3.0])
+def test_the_headings_opening_two_columns_under_a_title_are_sections(tmp_path: Path, rise: float) -> None:
+    """A newsletter's two columns open under its title with a heading each, one set a little higher
+    than the other: the higher one was taken for the byline (only the header right above the first
+    prose headed it), so its article was read under the other column's last heading."""
+    path = tmp_path / "newsletter.pdf"
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((56, 70), "THE HARBOUR BULLETIN", fontname="hebo", fontsize=26)
+        page.insert_text((56, 90), "Staff newsletter - Issue 42 - Summer 2024", fontname="helv", fontsize=10)
+        for x, y, heading in ((56, 124, "New canteen opens in June"), (310, 124 - rise, "Long service awards")):
+            page.insert_text((x, y), heading, fontname="tibo", fontsize=13)
+            page.insert_textbox(pymupdf.Rect(x, y + 8, x + 229, y + 300), PROSE * 2, fontname="tiro", fontsize=10)
+        doc.save(path)
+    [first] = NativeReader().read(path).pages
+    assert _kind(first, "THE HARBOUR BULLETIN") == "title"
+    assert _kind(first, "New canteen opens in June") == _kind(first, "Long service awards") == "section_header"
+    assert _kind(first, "Staff newsletter") == "paragraph"

@@ -84,6 +84,8 @@ def assemble_page(scan: PageScan, stats: FontStats, marks: FurnitureMarks, title
 
     rest = [line for i, line in enumerate(scan.lines) if i not in work.used]
     blocks = work.blocks + segment_lines(join_definition_lines(rest))
+    if scan.model_boxes is not None:
+        blocks = _in_reading_order(blocks)
     _classify(blocks, stats, scan.height, title_allowed, work.floats)
     blocks = merge_blocks(attach_row_cells(join_display_math(blocks, stats.body_size)), stats)
     figure_drafts, blocks = figures_for_orphan_captions(blocks, work.floats, stats)
@@ -135,6 +137,13 @@ def _add_detected_figures(work: _PageWork) -> None:
         grown, labels = absorb_figure_labels(box, lines, work.used, work.stats)
         work.used.update(labels)
         work.add_figure(grown, labels)
+
+
+def _in_reading_order(blocks: list[Block]) -> list[Block]:
+    """The layout model's blocks come in its own order (by score), and the lines it missed after
+    them: put in reading order, the items of a list, one box each, are neighbours that join."""
+    order = reading_order([(b.bbox.x0, b.bbox.y0, b.bbox.x1, b.bbox.y1) for b in blocks])
+    return [blocks[i] for i in order]
 
 
 def _classify(blocks: list[Block], stats: FontStats, height: float, title_allowed: bool, floats: list[BBox]) -> None:

@@ -6,7 +6,8 @@ affiliations, a date ("February 6, 2023") and subtitles ("Reference Manual", "fo
 they would head the abstract ("February 6, 2023" > "Abstract ..."). They are the title page's
 paragraphs: every header below the title and above the first real section (a numbered heading, a
 front-matter heading such as "Abstract" or "Contents", or the first prose) is one, except a header
-right above that prose, which heads it, unless it is a date.
+right above that prose, which heads it, unless it is a date, and one set flush over the prose that
+opens its column.
 """
 
 from __future__ import annotations
@@ -49,7 +50,19 @@ def demote_byline(blocks: Sequence[Block]) -> None:
             byline.append(block)
         previous = block
     for block in byline:
-        block.kind = "paragraph"
+        if not _opens_a_column(block, below):
+            block.kind = "paragraph"
+
+
+def _opens_a_column(header: Block, blocks: Sequence[Block]) -> bool:
+    """``header`` heads the prose right under it in its column, set flush with it: a newsletter's
+    columns under its title open with headings set at slightly different heights, and only the
+    lower one stood right above the first prose. A centred author's name is not flush with prose."""
+    if _DATE.match(header.raw_text):
+        return False
+    under = [b for b in blocks if b.bbox.y0 >= header.bbox.y1 - 1.0 and b.bbox.x_overlap(header.bbox) > 0]
+    first = min(under, key=lambda b: b.bbox.y0, default=None)
+    return first is not None and _prose(first) and abs(first.bbox.x0 - header.bbox.x0) <= max(header.size, 1.0)
 
 
 def _starts_a_section(block: Block) -> bool:

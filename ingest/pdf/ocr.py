@@ -16,6 +16,7 @@ import io
 import math
 import os
 import shutil
+import statistics
 import subprocess
 from collections.abc import Sequence
 from concurrent.futures import Executor, Future
@@ -291,9 +292,9 @@ def read_by_ocr(line: TextLine) -> bool:
 def words_to_lines(words: Sequence[OcrWord], block_base: int = 0) -> list[TextLine]:
     """Tesseract's lines as :class:`TextLine` records, so the native reader's steps apply.
 
-    The font size is estimated from the line's ink height, which is all OCR knows; it is only
-    compared with other OCR'd lines. ``block`` numbers are offset by ``block_base`` so lines from
-    different crops never share a block.
+    The font size is estimated from the ink height of the line's words (:func:`ink_size`), which
+    is all OCR knows; it is only compared with other OCR'd lines. ``block`` numbers are offset by
+    ``block_base`` so lines from different crops never share a block.
     """
     groups: dict[tuple[int, int, int, int], list[OcrWord]] = {}
     for word in words:
@@ -311,7 +312,7 @@ def words_to_lines(words: Sequence[OcrWord], block_base: int = 0) -> list[TextLi
             TextLine(
                 text=text,
                 bbox=box,
-                size=round(box.height * 2) / 2,
+                size=ink_size(members),
                 font=OCR_FONT,
                 bold=False,
                 mono=False,
@@ -323,6 +324,13 @@ def words_to_lines(words: Sequence[OcrWord], block_base: int = 0) -> list[TextLi
         )
     lines.sort(key=lambda ln: (ln.block, ln.bbox.y0, ln.bbox.x0))
     return lines
+
+
+def ink_size(words: Sequence[OcrWord]) -> float:
+    """A line's size: the median height of its words, to the half point. The line's own box is
+    no measure: on a page lying askew it grows with the line's length (a 450-point line at one
+    degree rises 8 points), so a scan's long body lines looked larger than its headings."""
+    return round(statistics.median(w.bbox.height for w in words) * 2) / 2
 
 
 def words_as_tuples(words: Sequence[OcrWord]) -> list[tuple[float, float, float, float, str, int, int, int]]:
