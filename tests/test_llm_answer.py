@@ -209,6 +209,17 @@ def test_the_extractive_quote_matches_words_as_retrieval_does() -> None:
     assert "営業時間は午前9時から" in quote and "入場料" not in quote
 
 
+def test_the_extractive_quote_meets_a_word_in_another_inflection_as_abstention_does() -> None:
+    """A scanned procedure read as one list: the quote took "Loosen the four motor mounting bolts"
+    for "... be tightened to?", and the step that tightens them to 45 Nm went unquoted."""
+    steps = (
+        "1. Loosen the four motor mounting bolts and slide the motor. 2. Remove the old belt. 3. Fit the"
+        " new belt over both pulleys. 4. Slide the motor back and tighten the motor mounting bolts to 45 Nm."
+    )
+    quote = best_quote(steps, content_words("What torque should the motor mounting bolts be tightened to?"))
+    assert "45 Nm" in quote and "Loosen" not in quote
+
+
 def test_the_extractive_quote_keeps_a_label_with_its_number_and_meets_a_plural_in_es() -> None:
     """A paper's "Eq. (1)" cut its sentence ("... is then given by Eq." | "(1) and ..."), and
     "indexes" did not meet "index", so the sentence that answered lost to the first two."""

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from docgraph.app.llm.citations import Citation, cite_passages
 from docgraph.app.llm.context import Context, Passage
 from docgraph.app.llm.text_units import is_table_rule, sentences
+from docgraph.app.retrieval.relevance import word_forms
 from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.pdf.text import join_two
 
@@ -102,7 +103,7 @@ def quote_across_breaks(passage: Passage, context: Context, terms: set[str]) -> 
 def best_window(units: list[str], terms: set[str]) -> tuple[int, int]:
     """Where the window of up to ``WINDOW_SENTENCES`` sentences sharing the most words with the
     question starts and ends (the first such window)."""
-    start = max(range(len(units)), key=lambda i: len(terms & content_words(" ".join(units[i : i + WINDOW_SENTENCES]))))
+    start = max(range(len(units)), key=lambda i: shared_words(terms, " ".join(units[i : i + WINDOW_SENTENCES])))
     return start, min(start + WINDOW_SENTENCES, len(units))
 
 
@@ -110,6 +111,13 @@ def content_words(text: str) -> set[str]:
     """The words retrieval matches on (stop words out, plurals and spellings folded, CJK in pairs);
     a lone letter is left out, a lone digit kept ("exit code 3" names the table's row "3")."""
     return {word for word in tokenize(text) if len(word) > 1 or word.isdigit()}
+
+
+def shared_words(terms: set[str], text: str) -> int:
+    """How many of the question's ``terms`` ``text`` holds, in any inflection, as abstention's
+    coverage counts them ("tightened" is in "tighten the bolts to 45 Nm")."""
+    found = {form for word in content_words(text) for form in word_forms(word)}
+    return sum(1 for term in terms if not found.isdisjoint(word_forms(term)))
 
 
 def quote_passage(passage: Passage, terms: set[str]) -> str:
@@ -129,7 +137,7 @@ def best_rows_quote(rows: list[str], terms: set[str]) -> str:
     none does, the rows from the first on, as many as the quote holds (the table as a whole is the
     answer: "Which sub-processors are listed in Annex III?")."""
     header, body = rows[0], rows[1:]
-    shared = [len(terms & content_words(row)) for row in body]
+    shared = [shared_words(terms, row) for row in body]
     ranked = sorted(range(len(body)), key=lambda i: (-shared[i], i))
     chosen = sorted(i for i in ranked[:TABLE_ROWS_QUOTED] if shared[i]) or _rows_that_fit(header, body)
     parts = [header]
