@@ -54,7 +54,7 @@ def test_a_paragraph_cut_by_the_page_break_continues_past_the_page_number(manual
 def test_a_marked_note_below_the_text_is_a_footnote(manual: DocumentLayout) -> None:
     notes = [r.text for r in ordered(manual, 3) if r.kind == "footnote"]
     assert len(notes) == 1
-    assert notes[0].startswith("1latex8.bst is in fact identical to abbrv.bst")
+    assert notes[0].startswith("¹latex8.bst is in fact identical to abbrv.bst")  # its mark a superscript
 
 
 def test_a_bibliography_set_small_is_not_footnotes() -> None:

@@ -43,16 +43,16 @@ def numbered(layout: DocumentLayout, number: int, tag: str) -> Region:
 
 def test_the_pieces_of_an_equation_are_one_formula_ending_in_its_number(paper: DocumentLayout) -> None:
     first = numbered(paper, 3, "(1)")
-    assert first.text.startswith("χ+(p) ≲[2|p|(|p| + pz)]−1/2")
+    assert first.text.startswith("χ+(p) ≲[2|p|(|p| + pz)]⁻¹/2")  # the exponent raised
     assert "px + ipy" in first.text
     eqnarray = numbered(paper, 3, "(4)")
-    assert eqnarray.text.startswith("M =ig2")
-    assert "Z(4E1E2)1/2(l2" in eqnarray.text  # the fraction, a piece of its own in the text layer
+    assert eqnarray.text.startswith("M =ig²")
+    assert "Z(4E1E2)¹/2(l²" in eqnarray.text  # the fraction, a piece of its own in the text layer
 
 
 def test_equations_stacked_in_one_display_stay_apart(paper: DocumentLayout) -> None:
     assert numbered(paper, 3, "(1)") is not numbered(paper, 3, "(2)")
-    assert numbered(paper, 4, "(6a)").text.startswith("M =ig2")
+    assert numbered(paper, 4, "(6a)").text.startswith("M =ig²")
     assert "abcdefαβγδ" in numbered(paper, 4, "(6b)").text
 
 
