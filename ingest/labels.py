@@ -196,6 +196,7 @@ TITLE_WORDS = {
     "annex": frozenset({"annex", "annexe", "anlage", "anhang", "anexo", "allegato"}),
     "exhibit": frozenset({"exhibit"}),
     "part": frozenset(w.lower() for w in PART_WORDS),
+    "note": frozenset({"note", "nota"}),
 }
 # Headings of what is attached to a legal document or groups its parts ("Schedule 2 ...", "Annex III
 # ...", "Part II ..."): numbered in a series of their own, not in the clauses' numbering.

@@ -16,6 +16,8 @@ from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.named_parts import named_parts
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
+from docgraph.ingest.graph import build_graph
+from docgraph.ingest.readers.native import NativeReader
 
 CLAUSES = [
     ("1. Definitions", ['1.1 "Services" means the managed hosting services described in Schedule 1.']),
@@ -132,3 +134,42 @@ def test_another_documents_clause_gains_nothing(contract_hybrid: Retriever) -> N
     # "the Agreement" is this one, by its title
     top = contract_hybrid.retrieve("What does clause 6.3 of the Agreement say?", 5)[0]
     assert top.text.startswith("6.3 The Customer may terminate") and "part" in top.signals
+
+
+def _statements(pdf: Path) -> None:
+    """A report's prose citing its notes, then the notes, each under a heading "Note N ..."."""
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((72, 60), "Northwind Group Annual Report", fontname="hebo", fontsize=16)
+        prose = (
+            "Revenue grew by 7 per cent, mostly in road freight (Note 5). Net debt fell to 212 million pounds"
+            " after the bond was repaid; the terms of the remaining loans are in Note 12."
+        )
+        assert page.insert_textbox(pymupdf.Rect(72, 90, 523, 160), prose, fontname="helv", fontsize=10) >= 0
+        page = doc.new_page(width=595, height=842)
+        notes = [
+            ("Note 5 Revenue", "Revenue is recognised when goods are delivered to the customer."),
+            ("Note 12 Borrowings", "The revolving credit facility of 300 million pounds matures in 2029."),
+        ]
+        y = 60.0
+        for heading, text in notes:
+            page.insert_text((72, y), heading, fontname="hebo", fontsize=12)
+            page.insert_text((72, y + 20), text, fontname="helv", fontsize=10)
+            y += 60
+        doc.save(pdf)
+
+
+def test_a_financial_statements_notes_are_referred_to_and_asked_about(
+    falkordb_store: GraphStore, tmp_path: Path
+) -> None:
+    """ "Note 12" linked nowhere, and "What does Note 12 say?" was answered from the contents."""
+    _statements(tmp_path / "report.pdf")
+    batch = build_graph(NativeReader().read(tmp_path / "report.pdf"))
+    titles = {n.key: n.props.get("title") for n in batch.nodes if n.label == "Section"}
+    assert sorted(titles[e.dst_key] for e in batch.edges if e.type == "REF") == ["Note 12 Borrowings", "Note 5 Revenue"]
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    assert build_ingest_pipeline(falkordb_store, settings).ingest(tmp_path / "report.pdf").status == "ingested"
+    falkordb_store.wait_for_indexes()
+    hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    top = hybrid.retrieve("What does Note 12 say?", 5)[0]
+    assert top.page == 2 and "part" in top.signals and ("credit facility" in top.text or "Borrowings" in top.text)

@@ -23,7 +23,7 @@ from docgraph.ingest.structure.sections import SectionSpec
 # Mention kinds that name a part of the document's text (figures, tables, equations and pages are
 # found otherwise: :mod:`app.retrieval.labels`, REF edges).
 PART_KINDS = frozenset(
-    {"section", "chapter", "appendix", "clause", "article", "schedule", "annex", "exhibit", "paragraph"}
+    {"section", "chapter", "appendix", "clause", "article", "schedule", "annex", "exhibit", "paragraph", "note"}
 )
 PART_CANDIDATES = 12  # regions of a named part, from its start, taken as candidates
 

@@ -28,6 +28,7 @@ _ATTACH_NUM = rf"(?:\d{{1,2}}|[IVXL]{{1,6}}|[A-Z])(?:\.\d{{1,3}})*{NUMBER_END}"
 _ATTACH_WORD = r"(?:Schedule|SCHEDULE|Annex|ANNEX|Exhibit|EXHIBIT|Appendix|APPENDIX|Part|PART)"
 # A paragraph number is a reference only when it says whose paragraph: "Paragraph 4 of Schedule 3".
 _PARA_NUM = rf"\d{{1,3}}(?:\.\d{{1,3}})*(?:{_SUB})*\s+of\s+{_ATTACH_WORD}\s+{_ATTACH_NUM}"
+_NOTE_NUM = rf"\d{{1,2}}(?:\.\d{{1,2}})?[a-z]?{NUMBER_END}"  # "Note 12", "Note 3.2", "Note 7a"
 _LIST_WORD = "|".join(LIST_WORDS)
 _LIST_SEP = rf"(?:\s*,\s*(?:(?:{_LIST_WORD})\s+)?|\s+(?:{_LIST_WORD}|&)\s+)"
 
@@ -47,6 +48,8 @@ PATTERNS: dict[str, tuple[str, str, str]] = {
     "annex": (r"\b(?:Annex(?:es)?|ANNEX(?:ES)?)\s+", _ATTACH_NUM, "Annex"),
     "exhibit": (r"\b(?:Exhibits?|EXHIBITS?)\s+", _ATTACH_NUM, "Exhibit"),
     "paragraph": (r"\b(?:Paragraphs?|PARAGRAPHS?|paragraphs?)\s+|\b[Pp]aras?\.\s*", _PARA_NUM, "Paragraph"),
+    # a financial statement's notes ("see Note 12", "Notes 5 and 12"), capitalised: "note 3" is a word
+    "note": (r"\b(?:Notes?|NOTES?|Notas?)\s+", _NOTE_NUM, "Note"),
 }
 
 # What follows a mention of another document's part: its name ("of the Helios MSA", "of Directive

@@ -29,8 +29,9 @@ PAGE_OFFSET_MIN_PAGES = 2
 PAGE_OFFSET_MIN_SHARE = 0.3
 _LABEL_END = re.compile(rf"\s*(?::|\.|[{DASHES}]\s)")
 _EQ_TAG = re.compile(r"\((\d{1,3}(?:\.\d{1,3})*[a-z]?)\)\s*$")
-# Schedules, annexes and exhibits: their numbers are their own series ("Schedule 2" is no clause 2).
-ANNEXED_KINDS = frozenset({"schedule", "annex", "exhibit"})
+# Schedules, annexes, exhibits and a financial statement's notes: their numbers are their own series
+# ("Schedule 2" is no clause 2, "Note 12" no section 12), found by the headings that bear them.
+ANNEXED_KINDS = frozenset({"schedule", "annex", "exhibit", "note"})
 CONTAINER_TITLE_WORDS = ATTACHMENT_TITLE_WORDS | TITLE_WORDS["appendix"]
 _PARAGRAPH_OF = re.compile(r"(.+?)\s+of\s+(\w+)\s+(\S+)")
 _INT = re.compile(r"(?<![\w.,/:])\d{1,4}(?![\w/:]|[.,]\d)")
