@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from docgraph.app.retrieval.corpus import RegionInfo
+from docgraph.app.retrieval.document_index import RegionInfo
 from docgraph.app.retrieval.hybrid import Candidate, HybridWeights, fuse
 from docgraph.app.retrieval.kinds import named_kinds
 

@@ -20,7 +20,8 @@ from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.embedding import embed_batch
 from docgraph.app.resources import ROOT
 from docgraph.app.retrieval.base import Retriever, ScoredRegion
-from docgraph.app.retrieval.corpus import Corpus, page_lead_in
+from docgraph.app.retrieval.corpus import Corpus
+from docgraph.app.retrieval.document_index import page_lead_in
 from docgraph.app.retrieval.hybrid import SIGNALS, HybridRetriever, HybridWeights
 from docgraph.app.retrieval.registry import RETRIEVER_NAMES, make_retriever, make_retrievers
 from docgraph.app.stores.base import GraphStore

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from docgraph.app.retrieval.base import PageHit, ScoredRegion, check_query
 from docgraph.app.retrieval.bm25 import scores_across, top_k_of
-from docgraph.app.retrieval.corpus import Corpus, DocumentIndex, RegionInfo
+from docgraph.app.retrieval.corpus import Corpus
+from docgraph.app.retrieval.document_index import DocumentIndex, RegionInfo
 from docgraph.app.retrieval.hits import hit_from
 
 

@@ -13,7 +13,8 @@ import re
 
 from docgraph.app.retrieval.base import ScoredRegion, check_query
 from docgraph.app.retrieval.bm25 import scores_across, top_k_of
-from docgraph.app.retrieval.corpus import FURNITURE, Corpus, RegionInfo
+from docgraph.app.retrieval.corpus import Corpus
+from docgraph.app.retrieval.document_index import FURNITURE, RegionInfo
 from docgraph.app.retrieval.hits import RegionPageRanking, hit_from
 from docgraph.app.retrieval.text import tokenize
 from docgraph.app.stores.base import GraphStore

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from docgraph.app.retrieval.base import PageHit, Retriever, ScoredRegion, check_query
-from docgraph.app.retrieval.corpus import RegionInfo
+from docgraph.app.retrieval.document_index import RegionInfo
 from docgraph.app.retrieval.pages import rank_pages
 from docgraph.models.encoders import TextEncoder
 

@@ -36,7 +36,8 @@ from numpy.typing import NDArray
 from docgraph.app.retrieval.base import PageHit, ScoredRegion, check_query
 from docgraph.app.retrieval.bm25 import scores_across, top_k_of
 from docgraph.app.retrieval.bm25_page import BM25PageRetriever, best_pages
-from docgraph.app.retrieval.corpus import FURNITURE, Corpus, DocumentIndex, RegionInfo
+from docgraph.app.retrieval.corpus import Corpus
+from docgraph.app.retrieval.document_index import FURNITURE, DocumentIndex, RegionInfo
 from docgraph.app.retrieval.expansion import expand
 from docgraph.app.retrieval.gnn import GnnRetriever
 from docgraph.app.retrieval.hits import REGIONS_FOR_PAGES, QueryVectors, hit_from

@@ -13,7 +13,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from docgraph.app.retrieval.base import ScoredRegion, check_query
-from docgraph.app.retrieval.corpus import FURNITURE, Corpus, DocumentIndex, RegionInfo
+from docgraph.app.retrieval.corpus import Corpus
+from docgraph.app.retrieval.document_index import FURNITURE, DocumentIndex, RegionInfo
 from docgraph.app.retrieval.hits import QueryVectors, RegionPageRanking, hit_from
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore

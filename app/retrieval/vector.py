@@ -19,7 +19,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from docgraph.app.retrieval.base import ScoredRegion, check_query
-from docgraph.app.retrieval.corpus import FURNITURE, Corpus, RegionInfo
+from docgraph.app.retrieval.corpus import Corpus
+from docgraph.app.retrieval.document_index import FURNITURE, RegionInfo
 from docgraph.app.retrieval.hits import QueryVectors, RegionPageRanking, hit_from
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore, Row

@@ -1,0 +1,182 @@
+"""One stored document as retrieval sees it: its regions (page, kind, section), pages (body text)
+and sections (title, parent, number), with BM25 indexes over region text, page text and page text
+with its lead-in built on first use, the passage vectors of its long regions, the pages its regions
+refer to, its captions' labels and its numbering (the parts a question may name).
+:mod:`app.retrieval.corpus` loads documents and keeps them in step with the store.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+from numpy.typing import NDArray
+
+from docgraph.app.retrieval.bm25 import BM25Index
+from docgraph.app.retrieval.labels import Captions
+from docgraph.app.retrieval.named_parts import named_parts, part_index, resolved_parts
+from docgraph.app.retrieval.text import tokenize
+from docgraph.ingest.links.references import TargetIndex
+
+# Kinds that carry no content of their own for lexical search.
+FURNITURE = frozenset({"page_header", "page_footer"})
+NAME_SHARE = 0.5  # of a document's pages a running head or foot is on to name the document
+
+
+@dataclass(frozen=True, slots=True)
+class RegionInfo:
+    region_id: str
+    doc_id: str
+    page: int
+    order: int
+    kind: str
+    bbox: tuple[float, ...]
+    text: str
+    section_id: str | None
+
+    @property
+    def search_text(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True, slots=True)
+class SectionInfo:
+    section_id: str
+    title: str
+    level: int
+    page_start: int
+    parent_id: str | None
+    number: str = ""  # as printed ("7.3", "B" of "Appendix B"), "" if none
+
+
+@dataclass
+class DocumentIndex:
+    doc_id: str
+    version: str  # the stored document version (GraphBatch.version) and its count of descriptions
+    regions: list[RegionInfo]
+    page_numbers: list[int]
+    page_texts: list[str]
+    sections: dict[str, SectionInfo]
+    passages: dict[str, NDArray[np.float32]] = field(default_factory=dict)  # region id -> passages x dim
+    references: dict[str, frozenset[int]] = field(default_factory=dict)  # region id -> pages it refers to
+    captions: Captions = field(default_factory=lambda: Captions({}))  # what each labelled caption captions
+    region_row: dict[str, int] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _region_bm25: BM25Index | None = None
+    _page_bm25: BM25Index | None = None
+    _lead_in_page_bm25: BM25Index | None = None
+
+    def __post_init__(self) -> None:
+        self.region_row = {r.region_id: i for i, r in enumerate(self.regions)}
+
+    @property
+    def region_bm25(self) -> BM25Index:
+        with self._lock:
+            if self._region_bm25 is None:
+                texts = [r.search_text if r.kind not in FURNITURE else "" for r in self.regions]
+                self._region_bm25 = BM25Index(texts)
+            return self._region_bm25
+
+    @property
+    def page_bm25(self) -> BM25Index:
+        with self._lock:
+            if self._page_bm25 is None:
+                self._page_bm25 = BM25Index(self.page_texts)
+            return self._page_bm25
+
+    @property
+    def lead_in_page_bm25(self) -> BM25Index:
+        """BM25 over each page's text led by its lead-in (see :func:`page_lead_in`)."""
+        with self._lock:
+            if self._lead_in_page_bm25 is None:
+                texts = [
+                    f"{page_lead_in(self, page)} {text}"
+                    for page, text in zip(self.page_numbers, self.page_texts, strict=True)
+                ]
+                self._lead_in_page_bm25 = BM25Index(texts)
+            return self._lead_in_page_bm25
+
+    @cached_property
+    def page_rows(self) -> dict[int, list[int]]:
+        """Page number -> rows of its body (non-furniture) regions, in reading order."""
+        rows: dict[int, list[int]] = {}
+        for row, region in enumerate(self.regions):
+            if region.kind not in FURNITURE:
+                rows.setdefault(region.page, []).append(row)
+        return rows
+
+    @cached_property
+    def section_members(self) -> dict[str, list[int]]:
+        """Section id -> rows of the regions directly under it."""
+        members: dict[str, list[int]] = {}
+        for row, region in enumerate(self.regions):
+            if region.section_id is not None:
+                members.setdefault(region.section_id, []).append(row)
+        return members
+
+    @cached_property
+    def parts(self) -> TargetIndex:
+        """The document's numbering, for the parts a question names (:mod:`app.retrieval.named_parts`)."""
+        return part_index(self.sections.values(), ((r.region_id, r.kind, r.text) for r in self.regions))
+
+    @cached_property
+    def own_names(self) -> str:
+        """The document's titles, which "Section 3 of the Guide" may name it by."""
+        return " ".join(region.text for region in self.regions if region.kind == "title")
+
+    @cached_property
+    def name_texts(self) -> list[str]:
+        """What names the document rather than says what it holds: its id (the file's name), its
+        titles, and a running head or foot on half its pages or more ("Corvane Logistics" atop
+        every page of a memo; not a manual's chapter titles, each over its own chapter's pages)."""
+        pages: dict[str, set[int]] = {}
+        for region in self.regions:
+            if region.kind in FURNITURE:
+                pages.setdefault(region.text, set()).add(region.page)
+        running = [text for text, on in pages.items() if len(on) >= NAME_SHARE * len(self.page_numbers)]
+        titles = [region.text for region in self.regions if region.kind == "title"]
+        return [self.doc_id, *dict.fromkeys(titles), *running]
+
+    def part_rows(self, question: str) -> list[int]:
+        """Rows of the regions in the parts ``question`` names (a section with its subsections, a
+        sub-clause's paragraph), in reading order."""
+        targets = resolved_parts(self.parts, named_parts(question, self.own_names))
+        sections = {key for label, key in targets if label == "Section"}
+        return [
+            row
+            for row, region in enumerate(self.regions)
+            if ("Region", region.region_id) in targets
+            or (region.section_id is not None and not sections.isdisjoint(self.ancestors(region.section_id)))
+        ]
+
+    @cached_property
+    def name_words(self) -> frozenset[str]:
+        """The tokens of :attr:`name_texts`."""
+        return frozenset(word for text in self.name_texts for word in tokenize(text))
+
+    def ancestors(self, section_id: str) -> list[str]:
+        """The section and its enclosing sections, nearest first."""
+        chain: list[str] = []
+        current: str | None = section_id
+        while current is not None and current in self.sections and current not in chain:
+            chain.append(current)
+            current = self.sections[current].parent_id
+        return chain
+
+
+def page_lead_in(document: DocumentIndex, page: int) -> str:
+    """The text of the previous page's regions whose section goes on onto ``page``.
+
+    A page that continues a section often answers a question about that section's topic without
+    naming it: the heading and the paragraph that set the topic are at the foot of the page before.
+    Page-level BM25 then scores the continuation 0 on the topic words. Led by this text, the page
+    matches them as well as the page before does, and its own words decide between the two."""
+    continuing = {document.regions[row].section_id for row in document.page_rows.get(page, [])} - {None}
+    if not continuing:
+        return ""
+    before = document.page_rows.get(page - 1, [])
+    return " ".join(
+        document.regions[row].search_text for row in before if document.regions[row].section_id in continuing
+    )
