@@ -10,14 +10,16 @@ import pymupdf
 import pytest
 
 from docgraph.app.config import Settings
+from docgraph.app.llm.service import ask
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.base import Retriever
-from docgraph.app.retrieval.named_parts import named_parts
+from docgraph.app.retrieval.named_parts import named_parts, printed_number
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
+from tests.llm_data import no_llm_settings
 
 CLAUSES = [
     ("1. Definitions", ['1.1 "Services" means the managed hosting services described in Schedule 1.']),
@@ -173,3 +175,36 @@ def test_a_financial_statements_notes_are_referred_to_and_asked_about(
     hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
     top = hybrid.retrieve("What does Note 12 say?", 5)[0]
     assert top.page == 2 and "part" in top.signals and ("credit facility" in top.text or "Borrowings" in top.text)
+
+
+def test_a_named_page_is_the_one_counted_so_and_the_one_printed_so(falkordb_store: GraphStore, tmp_path: Path) -> None:
+    """ "What is on page 3?" ranked a page-1 paragraph first (its words name nothing the dense and
+    GNN scores could tell apart) and abstained. A report with an unnumbered cover: its third page
+    prints "2", its fourth "3"; both page 3s are the part asked about, and come first."""
+    with pymupdf.open() as doc:
+        doc.new_page(width=595, height=842).insert_text((72, 300), "Fleet Report 2024", fontname="hebo", fontsize=24)
+        texts = [
+            "The fleet grew to 84 vehicles, twelve of them electric vans.",
+            "Fuel costs rose by 6 per cent, offset by new route planning.",
+            "We handled 12,400 shipments in the third quarter.",
+        ]
+        for printed, text in enumerate(texts, start=1):
+            page = doc.new_page(width=595, height=842)
+            page.insert_text((72, 100), text, fontname="helv", fontsize=10)
+            page.insert_text((290, 815), f"Page {printed}", fontname="helv", fontsize=8)
+        doc.save(tmp_path / "fleet.pdf")
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    assert build_ingest_pipeline(falkordb_store, settings).ingest(tmp_path / "fleet.pdf").status == "ingested"
+    falkordb_store.wait_for_indexes()
+    hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    hits = hybrid.retrieve("What is on page 3?", 5)
+    assert {hit.page for hit in hits[:2]} == {3, 4} and all("part" in hit.signals for hit in hits[:2])
+    result = ask("What is on page 3?", falkordb_store, no_llm_settings(tmp_path), hybrid)
+    assert not result.abstained and "Fuel costs rose" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("text", "number"), [("12", 12), ("Page 12", 12), ("Page 12 of 40", 12), ("- 12 -", 12), ("Chapter 2", None)]
+)
+def test_the_number_a_running_foot_prints(text: str, number: int | None) -> None:
+    assert printed_number(text) == number

@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from docgraph.app.retrieval.bm25 import BM25Index
 from docgraph.app.retrieval.labels import Captions
-from docgraph.app.retrieval.named_parts import named_parts, part_index, resolved_parts
+from docgraph.app.retrieval.named_parts import named_pages, named_parts, part_index, printed_number, resolved_parts
 from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.links.references import TargetIndex
 
@@ -144,12 +144,32 @@ class DocumentIndex:
         sub-clause's paragraph), in reading order."""
         targets = resolved_parts(self.parts, named_parts(question, self.own_names))
         sections = {key for label, key in targets if label == "Section"}
+        pages = self.named_pages(question)
         return [
             row
             for row, region in enumerate(self.regions)
             if ("Region", region.region_id) in targets
             or (region.section_id is not None and not sections.isdisjoint(self.ancestors(region.section_id)))
+            or (region.page in pages and region.kind not in FURNITURE)
         ]
+
+    def named_pages(self, question: str) -> set[int]:
+        """The pages ``question`` names: the one that prints the number, and the one counted so (a
+        reader of the text cites the printed number, a reader of the viewer or of docgraph's own
+        citations the count)."""
+        numbers = named_pages(question)
+        printed = {number: page for page, number in self.printed_numbers.items() if number in numbers}
+        return {n for n in numbers if n in self.page_rows} | set(printed.values())
+
+    @cached_property
+    def printed_numbers(self) -> dict[int, int]:
+        """Page -> the number its running head or foot prints, where one does."""
+        found: dict[int, int] = {}
+        for region in self.regions:
+            number = printed_number(region.text) if region.kind in FURNITURE else None
+            if number is not None:
+                found.setdefault(region.page, number)
+        return found
 
     @cached_property
     def name_words(self) -> frozenset[str]:

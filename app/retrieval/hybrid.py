@@ -43,7 +43,7 @@ from docgraph.app.retrieval.gnn import GnnRetriever
 from docgraph.app.retrieval.hits import REGIONS_FOR_PAGES, QueryVectors, hit_from
 from docgraph.app.retrieval.kinds import named_kinds, named_labels
 from docgraph.app.retrieval.labels import LabelledPlaces
-from docgraph.app.retrieval.named_parts import PART_CANDIDATES, names_parts
+from docgraph.app.retrieval.named_parts import PART_CANDIDATES, asks_only_where, names_parts
 from docgraph.app.retrieval.pages import rank_pages
 from docgraph.app.retrieval.references import asks_about_reference, follow_references
 from docgraph.app.retrieval.sections import region_section_scores, section_scores
@@ -206,6 +206,8 @@ class HybridRetriever:
         hits = fuse(candidates, weights, named_kinds(query) | {kind for kind, _ in labels}, places, in_parts)
         if following:
             hits = follow_references(hits, self.corpus.references, weights.reference, weights.reference_hops)
+        if in_parts and asks_only_where(query):  # "What is on page 3?": nothing else to rank by
+            hits = _parts_first(hits, in_parts)
         return hits
 
     def follows_references(self, query: str) -> bool:
@@ -262,6 +264,17 @@ def _named_place(kinds: frozenset[str], labelled: LabelledPlaces | None) -> Call
     if labelled is None:
         return lambda info: info.kind in kinds
     return lambda info: info.region_id in labelled.regions or (info.kind in kinds and info.kind not in labelled.kinds)
+
+
+def _parts_first(hits: list[ScoredRegion], in_parts: frozenset[str]) -> list[ScoredRegion]:
+    """``hits`` with those in the named parts lifted over every other by the best other's score,
+    their order among themselves kept (recorded in their ``part`` signal)."""
+    outside = max((hit.score for hit in hits if hit.region_id not in in_parts), default=0.0)
+    for hit in hits:
+        if hit.region_id in in_parts:
+            hit.score += outside
+            hit.signals["part"] = hit.signals.get("part", 0.0) + outside
+    return sorted(hits, key=lambda hit: -hit.score)
 
 
 def document_terms(hits: list[ScoredRegion], weight: float, regions: int) -> list[float]:

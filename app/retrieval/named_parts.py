@@ -12,10 +12,12 @@ candidates, and being in a named part is one more signal, 1 or 0, weighted as th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Protocol
 
 from docgraph.app.retrieval.references import describes_referral
+from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.links.mentions import Mention, find_mentions
 from docgraph.ingest.links.references import TargetIndex, index_clause, index_sections
 from docgraph.ingest.structure.sections import SectionSpec
@@ -25,7 +27,14 @@ from docgraph.ingest.structure.sections import SectionSpec
 PART_KINDS = frozenset(
     {"section", "chapter", "appendix", "clause", "article", "schedule", "annex", "exhibit", "paragraph", "note"}
 )
+PAGE_KINDS = frozenset({"page"})  # "What is on page 3?": the page, as printed on it or as counted
 PART_CANDIDATES = 12  # regions of a named part, from its start, taken as candidates
+# Words that ask for a part as a whole ("What does clause 7.3 say?", "Summarise page 2").
+_WHERE_ONLY = "say says said show shows state states contain contains content cover covers summarise summary list"
+WHERE_ONLY_WORDS = frozenset(tokenize(_WHERE_ONLY + " read text mention mentions describe describes explain"))
+_PRINTED_NUMBER = re.compile(
+    r"^\s*(?:(?i:page|p\.|seite|page|página|pagina)\s*)?[-–—]?\s*(\d{1,4})\s*[-–—]?(?:\s*(?i:of|/|von|de|di)\s*\d{1,4})?\s*$"
+)
 
 
 class StoredSection(Protocol):
@@ -49,7 +58,8 @@ def names_parts(question: str) -> bool:
     """Whether ``question`` names a part of some document by number as where its answer is: not
     when it says that a passage refers somewhere ("Section 2.2 defers the details to a later
     section": the part may be the referring one; following references answers those)."""
-    return not describes_referral(question) and any(m.kind in PART_KINDS for m in find_mentions(question))
+    named = PART_KINDS | PAGE_KINDS
+    return not describes_referral(question) and any(m.kind in named for m in find_mentions(question))
 
 
 def named_parts(question: str, own_names: str = "") -> list[Mention]:
@@ -59,6 +69,36 @@ def named_parts(question: str, own_names: str = "") -> list[Mention]:
     if not names_parts(question):
         return []
     return [m for m in find_mentions(question, own_names) if m.kind in PART_KINDS and not m.external]
+
+
+def named_pages(question: str) -> list[int]:
+    """The page numbers ``question`` names as where its answer is ("on page 3", "pages 4 and 5")."""
+    if not names_parts(question):
+        return []
+    return [int(m.number) for m in find_mentions(question) if m.kind in PAGE_KINDS and not m.external]
+
+
+def part_label_words(question: str) -> set[str]:
+    """The words of the labels ``question`` names parts by ("clause", "7.3", "page", "3"): they say
+    where the answer is, and a passage of that part holds them without printing them."""
+    if not names_parts(question):
+        return set()
+    named = [m for m in find_mentions(question) if m.kind in PART_KINDS | PAGE_KINDS and not m.external]
+    return {word for m in named for word in tokenize(m.label)}
+
+
+def asks_only_where(question: str) -> bool:
+    """Whether ``question`` names parts and nothing it asks of them ("What is on page 3?", "What
+    does clause 7.3 say?", "Summarise Schedule 2"): the other signals then rank by words that name
+    nothing, and the part's regions come first."""
+    label = part_label_words(question)
+    return bool(label) and set(tokenize(question)) <= label | WHERE_ONLY_WORDS
+
+
+def printed_number(text: str) -> int | None:
+    """The page number a running head or foot prints ("12", "Page 12", "Page 12 of 40", "- 12 -")."""
+    match = _PRINTED_NUMBER.match(text)
+    return int(match.group(1)) if match else None
 
 
 def part_index(sections: Iterable[StoredSection], regions: Iterable[tuple[str, str, str]]) -> TargetIndex:

@@ -20,6 +20,7 @@ from typing import Any
 
 from docgraph.app.retrieval.base import ScoredRegion
 from docgraph.app.retrieval.irregular_verbs import BASE_OF
+from docgraph.app.retrieval.named_parts import part_label_words
 from docgraph.app.retrieval.text import fold, tokenize
 from docgraph.app.retrieval.vector import DenseRetriever
 
@@ -75,6 +76,8 @@ def measure(question: str, hits: Sequence[ScoredRegion], dense: DenseRetriever) 
         return Evidence(0.0, 0.0, 0.0)
     cosines = dense.exact_cosines(dense.vectors(question), [hit.region_id for hit in first])
     names = dense.corpus.document_names({hit.doc_id for hit in first})
+    if any("part" in hit.signals for hit in first):  # a hit lies in the clause or page asked about
+        names = [*names, " ".join(part_label_words(question))]
     return Evidence(max(cosines.values(), default=0.0), coverage(question, first, names), known(question, dense))
 
 
