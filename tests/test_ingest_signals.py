@@ -12,13 +12,13 @@ import sys
 import time
 from pathlib import Path
 
-import pymupdf
 import pytest
 from typer.testing import CliRunner
 
 from docgraph.app.cli.main import app
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from tests.long_pdfs import long_report
 
 DOCGRAPH = Path(sys.executable).with_name("docgraph")
 PDFS = Path(__file__).parent / "data" / "pdfs"
@@ -44,23 +44,6 @@ def four_pdfs(folder: Path, names: list[str]) -> list[Path]:
     return files
 
 
-def long_pdf(path: Path, pages: int = 150) -> Path:
-    """A report of ``pages`` pages of six paragraphs: read and embedded long enough (seconds on any
-    machine) that a signal sent once the file before it is stored finds it still under way."""
-    doc = pymupdf.open()
-    for number in range(1, pages + 1):
-        page = doc.new_page(width=595, height=842)
-        for paragraph in range(6):  # six regions a page to read and embed
-            text = " ".join(
-                f"Reading {number}.{paragraph}.{line}: site {number * 7 + line} lists its pumps, valves and meters."
-                for line in range(4)
-            )
-            rect = pymupdf.Rect(72, 72 + 110 * paragraph, 523, 170 + 110 * paragraph)
-            assert page.insert_textbox(rect, text, fontsize=10) >= 0
-    doc.save(path)
-    return path
-
-
 def started_ingest(files: list[Path], workers: str, home: Path, store: FalkorDBStore) -> subprocess.Popen[str]:
     """`docgraph ingest FILES --workers N --json` in a process group of its own (as a service runs)."""
     env = {**os.environ, "DOCGRAPH_HOME": str(home), "DOCGRAPH_GRAPH": store.graph_name, "DOCGRAPH_STORE": ""}
@@ -79,7 +62,7 @@ def test_sigterm_reports_what_ended_and_lists_every_other_file_in_json(
 ) -> None:
     """SIGTERM ended the command with nothing on stdout or stderr (exit 143): no JSON for a script."""
     files = four_pdfs(tmp_path, ["a-first", "b-second", "c-third", "d-fourth"])
-    long_pdf(files[1])  # read for seconds: the signal finds it under way (CI once had all four done)
+    long_report(files[1], 150)  # read for seconds: the signal finds it under way (CI once had all four done)
     ingest = started_ingest(files, "1", local_home, falkordb_store)
     try:
         deadline = time.monotonic() + WAIT_S

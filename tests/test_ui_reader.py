@@ -21,6 +21,7 @@ from docgraph.app.jobs.documents import page_regions
 from docgraph.app.stores import cypher
 from docgraph.app.stores.factory import open_store
 from docgraph.app.ui_support.page_images import DEFAULT_DPI
+from tests.long_pdfs import long_report
 from tests.ui_helpers import (
     CHROMIUM,
     CHROMIUM_FLAGS,
@@ -41,7 +42,8 @@ pytestmark = [
 VIEWPORT = {"width": 1400, "height": 1000}
 QUESTIONS = ("When are the penguins fed?", "What do animals on a special diet get?")
 SECOND_DOC = "harbour-zoo-second"
-UPLOAD_COPIES = 12  # the 3-page sample alone was ingested between two redraws of the progress bar
+# the 3-page sample alone, and 12 copies of it, were ingested between two redraws of the progress bar
+UPLOAD_PAGES = 36
 LONG_TITLE = "zoo: An S3 Class and Methods for Indexed Totally Ordered Observations, Second Edition"
 LONG_MS = 240_000  # the first answer loads the sentence encoder in the app process
 PIPELINE_STAGES = ("read", "graph", "embed", "graph_write")
@@ -261,12 +263,9 @@ def test_ingest_names_its_stages_the_table_shows_every_column_and_a_failure_name
             bar => window.progressLabels.push(bar.innerText))).observe(document.body,
             {subtree: true, childList: true, characterData: true}); }"""
     )
-    upload = tmp_path / "third-manual.pdf"
-    with pymupdf.open(SAMPLE_PDF) as pdf, pymupdf.open(SAMPLE_PDF) as sample:
-        pdf.set_metadata({"title": LONG_TITLE})  # a title as long as real manuals have
-        for _ in range(UPLOAD_COPIES - 1):  # pages enough that its stages outlast the bar's 1 s redraw
-            pdf.insert_pdf(sample)
-        pdf.save(upload)
+    # distinct pages enough that its stages outlast the bar's 1 s redraw; a title as long as real
+    # manuals have
+    upload = long_report(tmp_path / "third-manual.pdf", UPLOAD_PAGES, LONG_TITLE)
     broken = tmp_path / "broken-manual.pdf"
     broken.write_bytes(b"this is not a PDF")
     page.locator("input[type='file']").set_input_files([str(upload), str(broken)])
@@ -280,7 +279,7 @@ def test_ingest_names_its_stages_the_table_shows_every_column_and_a_failure_name
     # The batch runs in the background and the bar is redrawn each second with the stage running
     # then: a quick stage (reading pages, the graph) may come and go between two redraws, which is
     # why either counting stage will do (tests/test_ui_support.py checks the labels of every stage).
-    counted = rf"read \d+/{3 * UPLOAD_COPIES} pages|embed \d+/\d+ regions"
+    counted = rf"read \d+/{UPLOAD_PAGES} pages|embed \d+/\d+ regions"
     assert any(re.fullmatch(counted, label) for label in shown), labels
     sent = b"".join(frames)
     found = [re.search(rb"third-manual\.pdf: %s(?!\w)" % stage.encode(), sent) for stage in PIPELINE_STAGES]
