@@ -24,6 +24,7 @@ from PIL import Image
 
 from docgraph.ingest.floats.detector_tables import read_from_a_rule, table_cells
 from docgraph.ingest.floats.image_text import ImageTextJob, submit_image_text
+from docgraph.ingest.floats.ink_edges import widened_to_ink
 from docgraph.ingest.floats.layout_model import MODEL_KINDS, ModelBox
 from docgraph.ingest.floats.tables import FoundTable
 from docgraph.ingest.page.assemble import assemble_page
@@ -211,6 +212,8 @@ class DetectorReader:
             scan.lines, scan.tables, scan.figures = [], [], []
         image, detections = self.detect(page)
         boxes = self.select_boxes(page, detections)
+        if not good:  # OCR reads inside the boxes: none may cut a word
+            boxes = widened_to_ink(np.asarray(image.convert("L")) < INK_LEVEL, boxes, page.rect.width / image.width)
         pending = PendingPage(scan, boxes)
         if good and any(b.kind == "table" for b in boxes):
             pending.text_words = pdf_api.words(page, TEXT_FLAGS)
