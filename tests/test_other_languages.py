@@ -10,12 +10,15 @@ import pymupdf
 
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import find_document
+from docgraph.app.llm.service import ask
 from docgraph.app.llm.text_units import sentences
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.retrieval.text import tokenize
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.floats.captions import CAPTION_DELIMITER_RE
+from tests.llm_data import no_llm_settings
 
 DEJAVU = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"  # Debian's fonts-dejavu-core (make sysdeps)
 GERMAN = [
@@ -209,3 +212,38 @@ def test_caption_words_of_other_languages_do_not_take_english_lines_for_captions
     ):
         assert CAPTION_DELIMITER_RE.match(caption), caption
     assert CAPTION_DELIMITER_RE.match("Figure 10.5 - Pressure drop")  # English as before
+
+
+CONDITIONS = [
+    "Gehen Sie bei der ersten Inbetriebnahme wie folgt vor:",
+    "Rechnungen sind innerhalb von 30 Tagen ab Rechnungsdatum ohne Abzug zur Zahlung fällig. Bei Zahlung"
+    " innerhalb von 10 Tagen gewährt die Verkäuferin 2 % Skonto auf den Rechnungsbetrag.",
+    "Prévoir en amont un disjoncteur de 16 A courbe C pour protéger le variateur.",
+]
+
+
+def test_german_and_french_function_words_neither_rank_passages_nor_count_as_missing(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """Only English function words were left out: "Wie hoch ist der Skonto?" ranked the line sharing
+    "wie" and "der" over the clause holding "Skonto", and "Quel disjoncteur faut-il prévoir en
+    amont ?" was not answered while quoting the line that answers it ("quel", "il" not found)."""
+    pdf = tmp_path / "bedingungen.pdf"
+    with pymupdf.open() as doc:
+        for text in CONDITIONS:
+            doc.new_page().insert_textbox(pymupdf.Rect(72, 72, 523, 142), text, fontsize=10)
+        doc.save(pdf)
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    assert build_ingest_pipeline(falkordb_store, settings).ingest(pdf).status == "ingested"
+    falkordb_store.wait_for_indexes()
+    retriever = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    hits = retriever.retrieve("Wie hoch ist der Skonto?", k=3)
+    assert hits and "Skonto" in hits[0].text, [hit.text for hit in hits]
+    result = ask("Quel disjoncteur faut-il prévoir en amont ?", falkordb_store, no_llm_settings(tmp_path), retriever)
+    assert not result.abstained and "disjoncteur de 16 A" in result.answer, result.relevance
+
+
+def test_function_words_that_english_or_code_spells_too_go_only_from_german_or_french() -> None:
+    assert tokenize("Is DES supported on the die? Run du") == ["des", "supported", "die", "run", "du"]
+    assert tokenize("Wie hoch ist die Nennspannung des Kompressors?") == ["hoch", "nennspannung", "kompressor"]
+    assert tokenize("Quelle est la tension que supporte le moteur ?") == ["tension", "supporte", "moteur"]
