@@ -14,7 +14,9 @@ from docgraph.app.llm.service import ask
 from docgraph.app.llm.text_units import sentences
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.retrieval.base import ScoredRegion
 from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.retrieval.relevance import coverage
 from docgraph.app.retrieval.text import tokenize
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.floats.captions import CAPTION_DELIMITER_RE
@@ -247,3 +249,41 @@ def test_function_words_that_english_or_code_spells_too_go_only_from_german_or_f
     assert tokenize("Is DES supported on the die? Run du") == ["des", "supported", "die", "run", "du"]
     assert tokenize("Wie hoch ist die Nennspannung des Kompressors?") == ["hoch", "nennspannung", "kompressor"]
     assert tokenize("Quelle est la tension que supporte le moteur ?") == ["tension", "supporte", "moteur"]
+
+
+MAINTENANCE = [
+    "Die Hebebühne ist jährlich durch eine befähigte Person zu prüfen.",
+    "Das Wartungsintervall für den Ansaugfilter beträgt 500 Betriebsstunden.",
+    "Le ventilateur doit être remplacé après 30 000 heures de fonctionnement.",
+]
+
+
+def test_a_german_or_french_word_counts_as_found_inside_a_compound_or_another_inflection(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """ "Wie oft muss die Hebebühne geprüft werden?" was refused while quoting "Die Hebebühne ist
+    jährlich ... zu prüfen": "geprüft" is no token of "prüfen", nor "Filter" of "Ansaugfilter", nor
+    "remplacer" of "remplacé", so the bar found a third of the question's words."""
+    pdf = tmp_path / "wartung.pdf"
+    with pymupdf.open() as doc:
+        page = doc.new_page()
+        for line, text in enumerate(MAINTENANCE):
+            page.insert_text((72, 72 + 40 * line), text, fontsize=11)
+        doc.save(pdf)
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    assert build_ingest_pipeline(falkordb_store, settings).ingest(pdf).status == "ingested"
+    falkordb_store.wait_for_indexes()
+    retriever = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    for question in (
+        "Wie oft muss die Hebebühne geprüft werden?",
+        "Wie lange ist das Wartungsintervall für den Filter?",
+        "Quand faut-il remplacer le ventilateur ?",
+    ):
+        result = ask(question, falkordb_store, no_llm_settings(tmp_path), retriever)
+        assert not result.abstained, (question, result.relevance)
+
+
+def test_an_english_word_inside_another_word_is_not_found() -> None:
+    hit = ScoredRegion("r", "d", 1, (), "paragraph", "Send the report to support.", 1.0)
+    assert coverage("Which port is open?", [hit]) == 0.0
+    assert coverage("Welcher Port ist offen?", [hit]) == 0.5  # German: "Port" in "report"

@@ -124,6 +124,11 @@ def _stop_words_of(text: str) -> frozenset[str]:
     return STOP_WORDS.union(*extra) if extra else STOP_WORDS
 
 
+def reads_german_or_french(text: str) -> bool:
+    """Whether ``text`` holds two German or two French function words ("Wie oft muss ...")."""
+    return _stop_words_of(text) is not STOP_WORDS
+
+
 def tokenize(text: str) -> list[str]:
     tokens: list[str] = []
     stop_words = _stop_words_of(text)
