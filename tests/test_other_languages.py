@@ -287,3 +287,28 @@ def test_an_english_word_inside_another_word_is_not_found() -> None:
     hit = ScoredRegion("r", "d", 1, (), "paragraph", "Send the report to support.", 1.0)
     assert coverage("Which port is open?", [hit]) == 0.0
     assert coverage("Welcher Port ist offen?", [hit]) == 0.5  # German: "Port" in "report"
+
+
+def test_german_abbreviations_end_no_sentence_in_a_quote(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """ "Welches Kompressoröl fülle ich nach?" was answered with the quote "B. Kompressoröl der Klasse
+    VG 100 nach (vgl.": the full stops of "z. B.", "vgl. Tabelle", "Abb. 2" and "ca. 5" were taken
+    for sentence ends."""
+    pdf = tmp_path / "oelstand.pdf"
+    text = (
+        "Prüfen Sie den Ölstand am Schauglas (siehe Abb. 2). Füllen Sie z. B. Kompressoröl der Klasse VG 100"
+        " nach (vgl. Tabelle 2). Warten Sie danach ca. 5 Minuten."
+    )
+    with pymupdf.open() as doc:
+        doc.new_page().insert_textbox(pymupdf.Rect(72, 72, 523, 200), text, fontsize=11)
+        doc.save(pdf)
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    assert build_ingest_pipeline(falkordb_store, settings).ingest(pdf).status == "ingested"
+    falkordb_store.wait_for_indexes()
+    retriever = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    result = ask("Welches Kompressoröl fülle ich nach?", falkordb_store, no_llm_settings(tmp_path), retriever)
+    assert "Füllen Sie z. B. Kompressoröl der Klasse VG 100 nach (vgl. Tabelle 2).”" in result.answer, result.answer
+    assert sentences(text) == [
+        "Prüfen Sie den Ölstand am Schauglas (siehe Abb. 2).",
+        "Füllen Sie z. B. Kompressoröl der Klasse VG 100 nach (vgl. Tabelle 2).",
+        "Warten Sie danach ca. 5 Minuten.",
+    ]
