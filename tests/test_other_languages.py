@@ -10,12 +10,17 @@ import pymupdf
 
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import find_document
+from docgraph.app.llm.service import ask
 from docgraph.app.llm.text_units import sentences
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.retrieval.base import ScoredRegion
 from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.retrieval.relevance import coverage
+from docgraph.app.retrieval.text import tokenize
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.floats.captions import CAPTION_DELIMITER_RE
+from tests.llm_data import no_llm_settings
 
 DEJAVU = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"  # Debian's fonts-dejavu-core (make sysdeps)
 GERMAN = [
@@ -209,3 +214,101 @@ def test_caption_words_of_other_languages_do_not_take_english_lines_for_captions
     ):
         assert CAPTION_DELIMITER_RE.match(caption), caption
     assert CAPTION_DELIMITER_RE.match("Figure 10.5 - Pressure drop")  # English as before
+
+
+CONDITIONS = [
+    "Gehen Sie bei der ersten Inbetriebnahme wie folgt vor:",
+    "Rechnungen sind innerhalb von 30 Tagen ab Rechnungsdatum ohne Abzug zur Zahlung fällig. Bei Zahlung"
+    " innerhalb von 10 Tagen gewährt die Verkäuferin 2 % Skonto auf den Rechnungsbetrag.",
+    "Prévoir en amont un disjoncteur de 16 A courbe C pour protéger le variateur.",
+]
+
+
+def test_german_and_french_function_words_neither_rank_passages_nor_count_as_missing(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """Only English function words were left out: "Wie hoch ist der Skonto?" ranked the line sharing
+    "wie" and "der" over the clause holding "Skonto", and "Quel disjoncteur faut-il prévoir en
+    amont ?" was not answered while quoting the line that answers it ("quel", "il" not found)."""
+    pdf = tmp_path / "bedingungen.pdf"
+    with pymupdf.open() as doc:
+        for text in CONDITIONS:
+            doc.new_page().insert_textbox(pymupdf.Rect(72, 72, 523, 142), text, fontsize=10)
+        doc.save(pdf)
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    assert build_ingest_pipeline(falkordb_store, settings).ingest(pdf).status == "ingested"
+    falkordb_store.wait_for_indexes()
+    retriever = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    hits = retriever.retrieve("Wie hoch ist der Skonto?", k=3)
+    assert hits and "Skonto" in hits[0].text, [hit.text for hit in hits]
+    result = ask("Quel disjoncteur faut-il prévoir en amont ?", falkordb_store, no_llm_settings(tmp_path), retriever)
+    assert not result.abstained and "disjoncteur de 16 A" in result.answer, result.relevance
+
+
+def test_function_words_that_english_or_code_spells_too_go_only_from_german_or_french() -> None:
+    assert tokenize("Is DES supported on the die? Run du") == ["des", "supported", "die", "run", "du"]
+    assert tokenize("Wie hoch ist die Nennspannung des Kompressors?") == ["hoch", "nennspannung", "kompressor"]
+    assert tokenize("Quelle est la tension que supporte le moteur ?") == ["tension", "supporte", "moteur"]
+
+
+MAINTENANCE = [
+    "Die Hebebühne ist jährlich durch eine befähigte Person zu prüfen.",
+    "Das Wartungsintervall für den Ansaugfilter beträgt 500 Betriebsstunden.",
+    "Le ventilateur doit être remplacé après 30 000 heures de fonctionnement.",
+]
+
+
+def test_a_german_or_french_word_counts_as_found_inside_a_compound_or_another_inflection(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """ "Wie oft muss die Hebebühne geprüft werden?" was refused while quoting "Die Hebebühne ist
+    jährlich ... zu prüfen": "geprüft" is no token of "prüfen", nor "Filter" of "Ansaugfilter", nor
+    "remplacer" of "remplacé", so the bar found a third of the question's words."""
+    pdf = tmp_path / "wartung.pdf"
+    with pymupdf.open() as doc:
+        page = doc.new_page()
+        for line, text in enumerate(MAINTENANCE):
+            page.insert_text((72, 72 + 40 * line), text, fontsize=11)
+        doc.save(pdf)
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    assert build_ingest_pipeline(falkordb_store, settings).ingest(pdf).status == "ingested"
+    falkordb_store.wait_for_indexes()
+    retriever = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    for question in (
+        "Wie oft muss die Hebebühne geprüft werden?",
+        "Wie lange ist das Wartungsintervall für den Filter?",
+        "Quand faut-il remplacer le ventilateur ?",
+    ):
+        result = ask(question, falkordb_store, no_llm_settings(tmp_path), retriever)
+        assert not result.abstained, (question, result.relevance)
+
+
+def test_an_english_word_inside_another_word_is_not_found() -> None:
+    hit = ScoredRegion("r", "d", 1, (), "paragraph", "Send the report to support.", 1.0)
+    assert coverage("Which port is open?", [hit]) == 0.0
+    assert coverage("Welcher Port ist offen?", [hit]) == 0.5  # German: "Port" in "report"
+
+
+def test_german_abbreviations_end_no_sentence_in_a_quote(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """ "Welches Kompressoröl fülle ich nach?" was answered with the quote "B. Kompressoröl der Klasse
+    VG 100 nach (vgl.": the full stops of "z. B.", "vgl. Tabelle", "Abb. 2" and "ca. 5" were taken
+    for sentence ends."""
+    pdf = tmp_path / "oelstand.pdf"
+    text = (
+        "Prüfen Sie den Ölstand am Schauglas (siehe Abb. 2). Füllen Sie z. B. Kompressoröl der Klasse VG 100"
+        " nach (vgl. Tabelle 2). Warten Sie danach ca. 5 Minuten."
+    )
+    with pymupdf.open() as doc:
+        doc.new_page().insert_textbox(pymupdf.Rect(72, 72, 523, 200), text, fontsize=11)
+        doc.save(pdf)
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    assert build_ingest_pipeline(falkordb_store, settings).ingest(pdf).status == "ingested"
+    falkordb_store.wait_for_indexes()
+    retriever = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    result = ask("Welches Kompressoröl fülle ich nach?", falkordb_store, no_llm_settings(tmp_path), retriever)
+    assert "Füllen Sie z. B. Kompressoröl der Klasse VG 100 nach (vgl. Tabelle 2).”" in result.answer, result.answer
+    assert sentences(text) == [
+        "Prüfen Sie den Ölstand am Schauglas (siehe Abb. 2).",
+        "Füllen Sie z. B. Kompressoröl der Klasse VG 100 nach (vgl. Tabelle 2).",
+        "Warten Sie danach ca. 5 Minuten.",
+    ]

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from docgraph.ingest.labels import FIGURE_CAPTION_WORDS, REFERENCE_WORDS, TABLE_CAPTION_WORDS
+
 _MARKS = "⁰¹²³⁴⁵⁶⁷⁸⁹"  # footnote marks, which may follow a full stop: "... in 2019.¹ The"
 # A sentence starts with a capital of any alphabet ("Ö", "É", "Ё"), not only A-Z.
 _CAPITALS = re.escape("".join(ch for ch in map(chr, range(0x3000)) if ch.isupper()))
@@ -19,15 +21,30 @@ _SENTENCE_END = re.compile(rf"(?<=[.!?{_MARKS}])\s+(?=[\"'(\[0-9{_CAPITALS}])|(?
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")  # a markdown header separator, | --- | --- |
 
 
-# Abbreviations a sentence goes on after, and labels abbreviated before a number or "(4)".
-_GOES_ON_AFTER = frozenset({"cf", "e.g", "i.e", "vs", "viz", "approx", "dr", "mr", "mrs", "prof"})
+def _abbreviated_labels() -> frozenset[str]:
+    """The label words of other languages written with a full stop ("Abb.", "Kap.", "Abschn.",
+    "Рис."), as :mod:`ingest.labels` lists them for captions and references."""
+    words = [*FIGURE_CAPTION_WORDS, *TABLE_CAPTION_WORDS]
+    words += [pattern.replace("\\.", ".") for patterns in REFERENCE_WORDS.values() for pattern in patterns]
+    return frozenset(word[:-1].lower() for word in words if re.fullmatch(r"[^\W\d_]+\.", word))
+
+
+# Abbreviations a sentence goes on after, and labels abbreviated before a number or "(4)", German
+# and French ones too: "(vgl. Tabelle 2)", "ca. 5 Minuten", "siehe Abb. 2", "S. 12" were cut in two.
+_GOES_ON_AFTER = frozenset(
+    {"cf", "e.g", "i.e", "vs", "viz", "approx", "dr", "mr", "mrs", "prof"}
+    | {"vgl", "bzw", "ca", "ggf", "evtl", "inkl", "zzgl", "bspw", "gem", "env", "resp"}
+)
 # "et al." goes on before its year or reference, and may end a sentence ("... by Lee et al. We").
-_LABELS = frozenset(
+_LABELS = _abbreviated_labels() | frozenset(
     {"eq", "eqs", "fig", "figs", "sec", "secs", "sect", "tab", "ref", "refs", "no", "nos"}
     | {"al", "vol", "p", "pp", "ch", "chap", "thm", "lem", "prop"}
 )
-# Legal labels, before a number only: "Art. 28", "§ 257 Abs. 4", "para. 3", "Sch. 2", "cl. 4.2".
-_BEFORE_NUMBER = frozenset({"art", "arts", "abs", "para", "paras", "sch", "cl", "subs", "nr"})
+# Legal labels, before a number only: "Art. 28", "§ 257 Abs. 4", "para. 3", "Sch. 2", "cl. 4.2";
+# and "S. 12" (Seite), "max. 10 bar".
+_BEFORE_NUMBER = frozenset({"art", "arts", "abs", "para", "paras", "sch", "cl", "subs", "nr", "s", "max", "min"})
+# Two-word abbreviations ("z. B.", "d. h.", "u. a.", "p. ex."), whose stops end no sentence.
+_TWO_WORDS = re.compile(r"(?<![\w.])(?:z\.\s?b|d\.\s?h|u\.\s?a|z\.\s?t|u\.\s?u|o\.\s?ä|i\.\s?d\.\s?r|p\.\s?ex)\.", re.I)
 _WORD_BEFORE_STOP = re.compile(r"([\w.]+)\.$")
 _ENUMERATOR = re.compile(r"^\(?\d{1,3}(?:\.\d{1,3})*$")  # "4" of "4. Critical Service Level Failure."
 
@@ -37,7 +54,8 @@ def sentences(text: str) -> list[str]:
     text = " ".join(text.split())
     units: list[str] = []
     start = 0
-    for end in _SENTENCE_END.finditer(text):
+    masked = _TWO_WORDS.sub(lambda found: found.group(0).replace(".", "\0"), text)  # same length
+    for end in _SENTENCE_END.finditer(masked):
         before = text[start : end.start()]
         if before.rstrip(_MARKS)[-1:] not in ("", ".", "!", "?", "。", "！", "？"):  # "cards¹ for" goes on
             continue

@@ -21,7 +21,7 @@ from typing import Any
 from docgraph.app.retrieval.base import ScoredRegion
 from docgraph.app.retrieval.irregular_verbs import BASE_OF
 from docgraph.app.retrieval.named_parts import part_label_words
-from docgraph.app.retrieval.text import fold, tokenize
+from docgraph.app.retrieval.text import fold, reads_german_or_french, tokenize
 from docgraph.app.retrieval.vector import DenseRetriever
 
 HITS_READ = 5  # the first hits the measures read
@@ -102,7 +102,8 @@ def coverage(question: str, hits: Sequence[ScoredRegion], names: Sequence[str] =
     in any inflection ("cleaned" is found in "Clean the filter", "store" in "stored"), or in the
     ``names`` of their documents ("How many shipments did Corvane handle?" of a memo whose
     letterhead alone says Corvane); 0 for a question without any: it names nothing the documents
-    could hold."""
+    could hold. In a German or French question, a word also counts as found when its
+    :func:`stem` is part of a passage's word (compounds, "geprüft" of "prüfen")."""
     wanted = named_words(question)
     if not wanted:
         return 0.0
@@ -111,7 +112,33 @@ def coverage(question: str, hits: Sequence[ScoredRegion], names: Sequence[str] =
         for text in (hit.text, *(neighbour.text for neighbour in hit.context)):
             found.update(form for word in tokenize(text) for form in word_forms(word))
     found.update(form for text in names for word in tokenize(text) for form in word_forms(word))
-    return sum(1 for word in wanted if not found.isdisjoint(word_forms(word))) / len(wanted)
+    missing = [word for word in wanted if found.isdisjoint(word_forms(word))]
+    if missing and reads_german_or_french(question):
+        missing = [word for word in missing if not _inside_a_word(word, found)]
+    return (len(wanted) - len(missing)) / len(wanted)
+
+
+# German and French inflections, longest first, and the fewest letters a stem keeps.
+_ENDINGS = ("ungen", "ees", "ent", "en", "er", "es", "et", "st", "ez", "ee", "e", "n", "s", "t")
+MIN_STEM = 4
+
+
+def stem(word: str) -> str:
+    """A German or French word without its inflection and a participle's "ge-": "geprüft" ->
+    "pruf", "gewechselt" -> "wechsel", "remplacer" -> "remplac". German writes compounds as one
+    word and inflects inside them, so a question's "Filter" or "geprüft" is in a passage's
+    "Ansaugfilter" or "prüfen" as this stem, not as a token."""
+    if word.startswith("ge") and len(word) > MIN_STEM + 2:
+        word = word[2:]
+    ending = next((e for e in _ENDINGS if word.endswith(e) and len(word) - len(e) >= MIN_STEM), "")
+    return word[: len(word) - len(ending)]
+
+
+def _inside_a_word(word: str, found: set[str]) -> bool:
+    """Whether ``word``'s :func:`stem` is part of one of the ``found`` words; a word too short for
+    a stem ("oft", "öl") never is."""
+    part = stem(word)
+    return len(part) >= MIN_STEM and any(part in form for form in found)
 
 
 def named_words(question: str) -> set[str]:

@@ -60,7 +60,34 @@ _STOP_WORDS_TEXT = """
     during each few further here just more most no nor not now off once only other out over own same
     some too under until up very get gets give gives given
 """
-STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
+# German and French function words, written without their accents as tokens are ("für" is "fur"):
+# counted as words, a short passage sharing "wie", "ist", "der" with "Wie hoch ist der Skonto?"
+# outranked the clause that holds "Skonto", and the abstention bar found such a question's key term
+# in too small a share of its words. Those that English or code also spells ("die", "des", "est",
+# "pour", "der" of ASN.1, the "du" command, "CE" marking, single letters) go only from a text that
+# reads as that language: one holding two of its other function words.
+_GERMAN_STOP_WORDS = """
+    aber alle allem allen aller alles als auch auf bei beim bist damit dann das dass dem denen deren
+    dessen diese diesem diesen dieser dieses doch dort durch ein eine einem einen einer eines euch euer
+    fur gegen gibt habe haben hatte hier ich ihm ihn ihnen ihr ihre ist jede jedem jeden jeder jedes
+    kann kein keine konnen konnte mache machen macht mein meine mich mir muss mussen nach nicht noch
+    nur oder ohne sein seine sich sie sind soll sollen sollte uber und uns unser unter vom von vor
+    waren wann warum weil welche welchem welchen welcher welches wenn wer werde werden wie wir wird wo
+    wurde wurden zum zur zwischen darf durfen
+"""
+_GERMAN_HOMOGRAPHS = "am aus bis da den der des dies die du er es hat im ja man mit ob um war zu"
+_FRENCH_STOP_WORDS = """
+    aux avec ces cette ceci cela comme dans elle elles etre faut il ils je les leur leurs lui mais mes
+    moi nos notre nous ou pas peut peuvent pourquoi qu que quel quelle quelles quels qui quoi quand se
+    ses sont sur tes toi une vos votre vous doit doivent dois faire fait
+"""
+_FRENCH_HOMOGRAPHS = "au ce comment d de des du en est et j l la le mon n ne par pour s sa si son tu un"
+STOP_WORDS = frozenset((_STOP_WORDS_TEXT + _GERMAN_STOP_WORDS + _FRENCH_STOP_WORDS).split())
+_HOMOGRAPHS = (  # a language's function words, and those of its function words English spells too
+    (frozenset(_GERMAN_STOP_WORDS.split()), frozenset(_GERMAN_HOMOGRAPHS.split())),
+    (frozenset(_FRENCH_STOP_WORDS.split()), frozenset(_FRENCH_HOMOGRAPHS.split())),
+)
+_LETTER_RUN = re.compile(r"[^\W\d_]+")
 
 
 @lru_cache(maxsize=200_000)
@@ -79,13 +106,32 @@ def fold(word: str) -> str:
     return word
 
 
+def _plain(word: str) -> str:
+    """ "Für" -> "fur", "Faut" -> "faut": a word lowercased and without its accents."""
+    return word.lower() if word.isascii() else _strip_accents(word.casefold())
+
+
 def _strip_accents(word: str) -> str:
     """ "poincaré" -> "poincare": the letters without their combining marks."""
     return "".join(ch for ch in unicodedata.normalize("NFKD", word) if not unicodedata.combining(ch))
 
 
+def _stop_words_of(text: str) -> frozenset[str]:
+    """:data:`STOP_WORDS`, and the English homographs of German or French function words when
+    ``text`` holds two of that language's others ("Wie hoch ist die Nennspannung?": "die")."""
+    words = {_plain(word) for word in _LETTER_RUN.findall(text)}
+    extra = [homographs for own, homographs in _HOMOGRAPHS if len(words & own) >= 2]
+    return STOP_WORDS.union(*extra) if extra else STOP_WORDS
+
+
+def reads_german_or_french(text: str) -> bool:
+    """Whether ``text`` holds two German or two French function words ("Wie oft muss ...")."""
+    return _stop_words_of(text) is not STOP_WORDS
+
+
 def tokenize(text: str) -> list[str]:
     tokens: list[str] = []
+    stop_words = _stop_words_of(text)
     if not text.isascii():  # "processor¹", "10⁻³": the word and the number, not "processor1", "103"
         text = text.translate(_SUPERSCRIPT_SPACES)
     if not text.isascii() and _UNSPACED.search(text):
@@ -98,13 +144,15 @@ def tokenize(text: str) -> list[str]:
         for part in parts:
             pieces = _PARTS.findall(part) if part.isascii() else [part]  # camelCase is an ASCII habit
             sub.extend(pieces if len(pieces) > 1 else [part])
-        whole = raw.lower() if raw.isascii() else _strip_accents(raw.casefold())
+        whole = _plain(raw)
+        if len(sub) > 1 and all(_plain(s) in stop_words for s in sub):
+            continue  # "faut-il", "est-ce": function words joined are no word either
         if len(sub) > 1:
             tokens.append(whole)
-            tokens.extend(fold(s) for s in sub if s.lower() not in STOP_WORDS)
+            tokens.extend(fold(s) for s in sub if _plain(s) not in stop_words)
             if len(parts) == 2 and "-" in raw and raw.isascii() and all(part.isalpha() for part in parts):
                 tokens.append(fold("".join(parts).lower()))  # "multi-line" also as "multiline"
-        elif whole not in STOP_WORDS:
+        elif whole not in stop_words:
             tokens.append(fold(whole))
     return tokens
 
