@@ -65,27 +65,42 @@ _STOP_WORDS_TEXT = """
 # outranked the clause that holds "Skonto", and the abstention bar found such a question's key term
 # in too small a share of its words. Those that English or code also spells ("die", "des", "est",
 # "pour", "der" of ASN.1, the "du" command, "CE" marking, single letters) go only from a text that
-# reads as that language: one holding two of its other function words.
+# reads as that language: one holding two of its other function words. So do those that name things
+# in English technical text: "Allen key", DAS and DEM, an EIN, ICH guidelines, LDAP's "ou", AWS SES,
+# MES software.
 _GERMAN_STOP_WORDS = """
-    aber alle allem allen aller alles als auch auf bei beim bist damit dann das dass dem denen deren
-    dessen diese diesem diesen dieser dieses doch dort durch ein eine einem einen einer eines euch euer
-    fur gegen gibt habe haben hatte hier ich ihm ihn ihnen ihr ihre ist jede jedem jeden jeder jedes
-    kann kein keine konnen konnte mache machen macht mein meine mich mir muss mussen nach nicht noch
-    nur oder ohne sein seine sich sie sind soll sollen sollte uber und uns unser unter vom von vor
-    waren wann warum weil welche welchem welchen welcher welches wenn wer werde werden wie wir wird wo
-    wurde wurden zum zur zwischen darf durfen
+    aber alle allem aller alles auch auf bei beim bist damit dann dass denen deren dessen diese
+    diesem diesen dieser dieses doch dort durch eine einem einen einer eines euch euer fur gegen
+    gibt habe haben hatte hier ihm ihn ihnen ihr ihre jede jedem jeden jeder jedes kann kein keine
+    konnen konnte mache machen macht mein meine mich muss mussen nach nicht noch nur oder ohne sein
+    seine sich sie sind soll sollen sollte uber und unser unter vom von vor waren wann warum weil
+    welche welchem welchen welcher welches wenn werde werden wie wir wird wo wurde wurden zum zur
+    zwischen darf durfen
 """
 _GERMAN_HOMOGRAPHS = "am aus bis da den der des dies die du er es hat im ja man mit ob um war zu"
+# function words that English technical text spells as names
+_GERMAN_NAMES = "allen als das dem ein ich ist mir uns wer"
 _FRENCH_STOP_WORDS = """
-    aux avec ces cette ceci cela comme dans elle elles etre faut il ils je les leur leurs lui mais mes
-    moi nos notre nous ou pas peut peuvent pourquoi qu que quel quelle quelles quels qui quoi quand se
-    ses sont sur tes toi une vos votre vous doit doivent dois faire fait
+    aux avec cette ceci cela comme dans elle elles etre faut ils je leur leurs mais moi notre nous
+    peut peuvent pourquoi qu quel quelle quelles quels quoi quand sont tes toi une vos votre vous
+    doit doivent dois faire fait
 """
 _FRENCH_HOMOGRAPHS = "au ce comment d de des du en est et j l la le mon n ne par pour s sa si son tu un"
+_FRENCH_NAMES = "ces il les lui mes nos ou pas que qui se ses sur"
 STOP_WORDS = frozenset((_STOP_WORDS_TEXT + _GERMAN_STOP_WORDS + _FRENCH_STOP_WORDS).split())
-_HOMOGRAPHS = (  # a language's function words, and those of its function words English spells too
-    (frozenset(_GERMAN_STOP_WORDS.split()), frozenset(_GERMAN_HOMOGRAPHS.split())),
-    (frozenset(_FRENCH_STOP_WORDS.split()), frozenset(_FRENCH_HOMOGRAPHS.split())),
+# Per language: its own function words, those English spells as names, and those dropped only from
+# a text in it (the names, and the words English spells too).
+_LANGUAGES = (
+    (
+        frozenset(_GERMAN_STOP_WORDS.split()),
+        frozenset(_GERMAN_NAMES.split()),
+        frozenset((_GERMAN_HOMOGRAPHS + " " + _GERMAN_NAMES).split()),
+    ),
+    (
+        frozenset(_FRENCH_STOP_WORDS.split()),
+        frozenset(_FRENCH_NAMES.split()),
+        frozenset((_FRENCH_HOMOGRAPHS + " " + _FRENCH_NAMES).split()),
+    ),
 )
 _LETTER_RUN = re.compile(r"[^\W\d_]+")
 
@@ -117,10 +132,11 @@ def _strip_accents(word: str) -> str:
 
 
 def _stop_words_of(text: str) -> frozenset[str]:
-    """:data:`STOP_WORDS`, and the English homographs of German or French function words when
-    ``text`` holds two of that language's others ("Wie hoch ist die Nennspannung?": "die")."""
+    """:data:`STOP_WORDS`, and the words dropped only from a German or French text when ``text``
+    reads as one: two of that language's function words, one of them its own ("Wie hoch ist die
+    Nennspannung?": "wie" and "ist"; not "the DAS and the MES server; ou=people for SES")."""
     words = {_plain(word) for word in _LETTER_RUN.findall(text)}
-    extra = [homographs for own, homographs in _HOMOGRAPHS if len(words & own) >= 2]
+    extra = [dropped for own, names, dropped in _LANGUAGES if words & own and len(words & (own | names)) >= 2]
     return STOP_WORDS.union(*extra) if extra else STOP_WORDS
 
 
