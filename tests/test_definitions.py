@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pymupdf
 import pytest
 
 from docgraph.ingest.page.definitions import join_definition_lines
@@ -81,3 +82,36 @@ def test_the_function_reference_of_a_gnu_manual_has_whole_signatures() -> None:
     assert "int asn1_parser2tree (const char * file, asn1_node * definitions, char * error_desc) [Function]" in texts
     assert not any(text.strip() == "[Function]" for text in texts)
     assert "definitions, char * error_desc)" not in texts
+
+
+def _texinfo_page(path: Path) -> Path:
+    """A page as texinfo sets ``@deftypefun`` with ``@deftypefunx``: two definitions sharing one
+    description, then a name too long for its arguments, which go under it in smaller type."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+
+    def put(x: float, y: float, text: str, size: float = 10.9, font: str = "helv") -> None:
+        page.insert_text((x, y), text, fontsize=size, fontname=font)
+
+    put(90, 100, "void conf_init (conf_t * conf)", 12, "cour")
+    put(474, 100, "[Function]")
+    put(90, 117, "void conf_destroy (conf_t * conf)", 12, "cour")
+    put(474, 117, "[Function]")
+    put(119, 134, "These functions initialize and destroy the configuration object conf.")
+    put(90, 160, "double conf_setting_get_float", 12, "cour")
+    put(474, 160, "[Function]")
+    put(140, 175, "(const conf_setting_t * setting)", 10.9, "cour")
+    put(119, 190, "This function returns the value of the given setting as a double.")
+    doc.save(path)
+    return path
+
+
+def test_a_group_of_definitions_and_arguments_under_a_long_name_come_out_whole(tmp_path: Path) -> None:
+    page = NativeReader().read(_texinfo_page(tmp_path / "texinfo.pdf")).pages[0]
+    texts = [region.text for region in page.regions]
+    joined = " | ".join(texts)
+    assert "void conf_init (conf_t * conf) [Function]" in joined
+    assert "void conf_destroy (conf_t * conf) [Function]" in joined
+    assert "double conf_setting_get_float (const conf_setting_t * setting) [Function]" in texts
+    assert not any(text.strip() == "[Function]" for text in texts)
+    assert any(text.startswith("This function returns the value") for text in texts)

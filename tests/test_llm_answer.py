@@ -314,3 +314,26 @@ def test_the_cypher_route_keeps_its_evidence_to_the_document_asked_about(zoo_sto
         )
     assert result.route == "cypher" and {row["region_id"].split("@")[0] for row in result.rows} == {"zoo", "zoo2"}
     assert result.evidence and {p.doc_id for p in result.evidence} == {"zoo2"}
+
+
+def test_the_quote_of_a_list_is_its_items_that_answer() -> None:
+    """An option or command list's items end in no full stop before the next item: the list was
+    one sentence, quoted from its start and cut there, the item that answers left out."""
+    items = [
+        "h help;",
+        "c continue execution;",
+        "i step to the next instruction;",
+        "s step to the next executable line;",
+        "n step to the next executable line in the current file;",
+        "f step to the next file;",
+        "r return to the file associated with the most recent breakpoint;",
+        "b set a breakpoint at the line the debugger stopped at;",
+        "d delete every breakpoint set so far in this session;",
+        "t toggle tracing (-vvvvv) mode;",
+        "q quit debugging and end execution;",
+        "x exit the debugger and run to completion.",
+    ]
+    passage = Passage("l", "manual", 183, 3, "list", (), "\n".join(items))
+    quote = quote_passage(passage, content_words("Which debugger command toggles tracing mode?"))
+    assert "t toggle tracing (-vvvvv) mode;" in quote
+    assert "h help;" not in quote  # the items that answer, not the list from its start

@@ -3,7 +3,8 @@
 From each of the best-ranked retrieved regions the sentences that share the most words with the
 question are quoted (a window of up to two sentences), so the reader sees the part that matters
 rather than a whole page. From a table, its header row and the rows that share the most words with
-the question are quoted, so the row that answers is there however far down the table it is. A
+the question are quoted, so the row that answers is there however far down the table it is; from a
+list, its items count as sentences (an option list's items end in no full stop before the next). A
 sentence cut by a page break is quoted whole, from both parts, and a figure found without text of
 its own by its caption.
 """
@@ -84,7 +85,7 @@ def quote_across_breaks(passage: Passage, context: Context, terms: set[str]) -> 
     text = passage.text or passage.description
     if passage.kind == "table" or not text.strip():
         return quote_passage(passage, terms), [passage]
-    units = sentences(text) or [" ".join(text.split())]
+    units = quote_units(text, passage.kind)
     start, end = best_window(units, terms)
     parts, before, after = [passage], [], []
     earlier = context.neighbour(passage, "continued_from") if start == 0 else None
@@ -123,7 +124,7 @@ def shared_words(terms: set[str], text: str) -> int:
 def quote_passage(passage: Passage, terms: set[str]) -> str:
     if passage.kind == "table" and len(table_rows := markdown_rows(passage.text)) > 1:
         return best_rows_quote(table_rows, terms)
-    return best_quote(passage.text or passage.description, terms)
+    return best_quote(passage.text or passage.description, terms, passage.kind)
 
 
 def markdown_rows(text: str) -> list[str]:
@@ -157,11 +158,18 @@ def _rows_that_fit(header: str, body: list[str]) -> list[int]:
     return taken
 
 
-def best_quote(text: str, terms: set[str]) -> str:
+def best_quote(text: str, terms: set[str], kind: str = "paragraph") -> str:
     """The window of sentences sharing the most words with the question, cut to a readable length."""
-    units = sentences(text) or [" ".join(text.split())]
+    units = quote_units(text, kind)
     start, end = best_window(units, terms)
     return _cut(" ".join(units[start:end]))
+
+
+def quote_units(text: str, kind: str) -> list[str]:
+    """What a quote is made of: ``text``'s sentences, a list's taken item by item (its lines), so
+    that "--timeout MS Connect timeout ... (default 5000)." is not run into the items around it."""
+    lines = text.splitlines() if kind == "list" else [text]
+    return [unit for line in lines for unit in sentences(line)] or [" ".join(text.split())]
 
 
 def _cut_start(quote: str) -> str:

@@ -26,6 +26,7 @@ from docgraph.ingest.page.merge import absorb_figure_labels, figures_for_orphan_
 from docgraph.ingest.page.model_regions import model_blocks
 from docgraph.ingest.page.reading_order import reading_order
 from docgraph.ingest.page.scan import PageScan
+from docgraph.ingest.page.term_rows import attach_term_rows
 from docgraph.ingest.page.title_page import demote_byline
 from docgraph.ingest.page.toc_entries import demote_toc_entries
 from docgraph.ingest.pdf.lines import TextLine, lines_in
@@ -87,7 +88,7 @@ def assemble_page(scan: PageScan, stats: FontStats, marks: FurnitureMarks, title
     if scan.model_boxes is not None:
         blocks = _in_reading_order(blocks)
     _classify(blocks, stats, scan.height, title_allowed, work.floats)
-    blocks = merge_blocks(attach_row_cells(join_display_math(blocks, stats.body_size)), stats)
+    blocks = merge_blocks(attach_term_rows(attach_row_cells(join_display_math(blocks, stats.body_size))), stats)
     figure_drafts, blocks = figures_for_orphan_captions(blocks, work.floats, stats)
     work.drafts.extend(_figure_draft(box, labels) for box, labels in figure_drafts)
     work.drafts.extend(_block_draft(b) for b in blocks)

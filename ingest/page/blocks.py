@@ -133,7 +133,8 @@ def _blank_line_between(above: TextLine, below: TextLine) -> bool:
 def split_list_items(lines: Sequence[TextLine]) -> list[list[TextLine]]:
     items: list[list[TextLine]] = []
     for line in lines:
-        if not items or (BULLET_RE.match(line.text) and not _figure_in_brackets(items[-1][-1], line)):
+        bullet = BULLET_RE.match(line.text) and not _figure_in_brackets(items[-1][-1], line) if items else False
+        if not items or line.item or bullet:
             items.append([line])
         else:
             items[-1].append(line)

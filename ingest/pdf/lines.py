@@ -56,6 +56,7 @@ class TextLine:
     block: int  # index of the MuPDF block it came from
     horizontal: bool = True
     chars: int = 0  # non-space characters
+    item: bool = False  # opens a list item by its place, without a bullet: a term list's term
 
     @property
     def center_y(self) -> float:
