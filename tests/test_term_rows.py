@@ -72,3 +72,30 @@ def test_a_listing_with_a_note_beside_its_first_line_stays_whole(tmp_path: Path)
     regions = NativeReader().read(_struct_beside_note(tmp_path / "structs.pdf")).pages[0].regions
     assert not any(region.kind == "list" for region in regions)
     assert not any("struct arg_str" in region.text and "For options" in region.text for region in regions)
+
+
+def test_a_paragraph_indented_less_than_the_descriptions_is_no_part_of_the_last_item(tmp_path: Path) -> None:
+    """The Asymptote manual's operator lists: "The usual boolean operators are also defined:" set with
+    a paragraph's first-line indent, under "^ power; ...", was read into that item, and the next
+    list into the same list."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    y = 90.0
+    for group in (
+        [("-", "subtraction"), ("*", "multiplication"), ("^", "power")],
+        [("==", "equals"), ("!=", "not equals"), ("<", "less than")],
+    ):
+        for term, description in group:
+            page.insert_text((72, y), term, fontsize=9, fontname="cour")
+            page.insert_text((130, y), description, fontsize=10, fontname="helv")
+            y += 19
+        page.insert_text((87, y), "The usual boolean operators are also defined:", fontsize=10, fontname="helv")
+        y += 21
+    doc.save(tmp_path / "operators.pdf")
+    regions = NativeReader().read(tmp_path / "operators.pdf").pages[0].regions
+    assert [(r.kind, r.text.split("\n")[0]) for r in regions] == [
+        ("list", "- subtraction"),
+        ("paragraph", "The usual boolean operators are also defined:"),
+        ("list", "== equals"),
+        ("paragraph", "The usual boolean operators are also defined:"),
+    ]

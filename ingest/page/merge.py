@@ -131,7 +131,8 @@ def _joinable(prev: Block, cur: Block) -> bool:
     if prev.kind == "list" and cur.kind == "paragraph":  # the last item goes on: indented, or mid-sentence
         mid_sentence = starts_lowercase(cur.raw_text) and not ends_sentence(prev.raw_text)
         wrapped = mid_sentence and cur.bbox.x0 >= prev.bbox.x0 - em  # not text well left of the item
-        return gap <= 0.8 * em and (cur.bbox.x0 >= prev.bbox.x0 + em or wrapped)
+        indented = cur.bbox.x0 >= prev.bbox.x0 + em and cur.bbox.x0 >= _item_body_edge(prev) - 0.5 * em
+        return gap <= 0.8 * em and (indented or wrapped)
     if prev.kind == "list" and cur.kind == "code" and len(cur.lines) == 1:  # an item's URL or command
         return gap <= 0.5 * em and cur.bbox.x0 >= prev.bbox.x0 + em
     if prev.kind == cur.kind == "code":  # one listing cut at a wrapped line, or a command and its output
@@ -150,6 +151,14 @@ def _joinable(prev: Block, cur: Block) -> bool:
         continues = not ends_sentence(prev.raw_text) or starts_lowercase(cur.raw_text) or _runs_on(prev, cur, em)
         return same_style and gap <= 0.5 * em and overlap >= 0.5 * narrow and continues
     return False
+
+
+def _item_body_edge(block: Block) -> float:
+    """Where the last item's text wraps to (its lines after the first): a term list's descriptions
+    hang far right of their terms, and a paragraph indented less than they are is the text's next
+    paragraph, not the item's ("The usual boolean operators are also defined:" after "^ power; ...")."""
+    rest = split_list_items(block.lines)[-1][1:]
+    return min((line.bbox.x0 for line in rest), default=block.bbox.x0)
 
 
 def _runs_on(prev: Block, cur: Block, em: float) -> bool:
