@@ -220,3 +220,19 @@ def test_a_code_word_in_a_bold_heading_keeps_it_bold_but_a_bold_code_word_makes_
             ("A sentence.", "Times-Roman"),
         ).bold
     )
+
+
+def test_a_suspended_hyphen_before_a_conjunction_is_kept_with_its_space() -> None:
+    """ "Der Ein-" | "und Ausschalter" was stored "Einund Ausschalter", "pre-" | "and post-processing"
+    "preand"; "col-" | "or" is still "color"."""
+    assert join_two("Der Ein-", "und Ausschalter") == "Der Ein- und Ausschalter"
+    assert join_two("Ansaug-", "oder Abluftöffnungen") == "Ansaug- oder Abluftöffnungen"
+    assert join_two("the pre-", "and post-processing steps") == "the pre- and post-processing steps"
+    assert join_two("the col-", "or of the line") == "the color of the line"
+
+
+def test_a_hyphen_before_a_hyphenated_rest_is_kept() -> None:
+    """ "case-" | "by-case" was "caseby-case", "black-" | "on-white" "blackon-white" (gnuplot)."""
+    assert join_two("on a case-", "by-case basis") == "on a case-by-case basis"
+    assert join_two("is black-", "on-white.") == "is black-on-white."
+    assert join_two("docu-", "ment-based") == "document-based"

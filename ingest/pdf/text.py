@@ -43,6 +43,8 @@ _PRESENTATION_FORMS = re.compile("[\ufb1d-\ufdff\ufe70-\ufefe]+")
 
 MIN_CAPITALS_WORD = 7  # letters: a word in capitals joined over a line-end hyphen ("ELEMENT")
 # Characters that end a line with a hyphen which may be a hyphenation point.
+# Conjunctions after which a line-final hyphen is a suspended compound's ("Ein- und Ausschalter").
+SUSPENDING_CONJUNCTIONS = frozenset({"und", "oder", "bzw", "sowie", "and", "or", "nor", "et", "ou"})
 LINE_HYPHENS = ("-", "\u2010", "\u2011")
 _SPACE_RUN = re.compile(r"[ ]{2,}")
 # Chinese and Japanese stops too; a footnote mark may follow ("... in 2019.¹")
@@ -124,15 +126,24 @@ def keeps_hyphen(before: str, after: str) -> bool:
     tail = re.sub(r"\W+$", "", after)
     if not head or not tail:
         return True
-    if _spells_one_word(head, tail):
+    if _spells_one_word(head, tail.split("-")[0]):  # "docu-" | "ment-based" is "document-based"
         return False
-    if not tail[0].isalpha() or tail[0].isupper():
+    if not tail[0].isalpha() or tail[0].isupper() or "-" in tail:  # "state-" | "of-the-art"
         return True
     if "-" in head or any(ch.isdigit() for ch in head) or any(ch.isupper() for ch in head[1:]):
         return True
     if not head[-1].isalpha():
         return True
     return head.lower() in _COMPOUND_PREFIXES or tail.lower() in _COMPOUND_SUFFIXES
+
+
+def _suspended(before: str, after: str, right: str) -> bool:
+    """A hyphen that holds the first word's place for the second part of a later compound ("Ein-
+    und Ausschalter", "Ansaug- oder Abluftöffnung", "pre- and post-processing"): the next line opens
+    with a conjunction and goes on, and the halves spell no word ("col-" | "or" is "color")."""
+    head, tail = re.sub(r"^\W+", "", before), re.sub(r"\W+$", "", after)
+    goes_on = len(right.split()) > 1
+    return tail.lower() in SUSPENDING_CONJUNCTIONS and goes_on and head.isalpha() and not is_common_word(head + tail)
 
 
 def _spells_one_word(head: str, tail: str) -> bool:
@@ -169,6 +180,8 @@ def join_two(left: str, right: str) -> str:
     if left.endswith(LINE_HYPHENS) and len(left) >= 2 and left[-2].isalnum() and right[0].isalnum():
         before = _last_word(left[:-1])
         after = _first_word(right)
+        if _suspended(before, after, right):
+            return left + " " + right  # "Ein-" | "und Ausschalter", "pre-" | "and post-processing"
         if left[-2].isalpha() and not keeps_hyphen(before, after):
             return left[:-1] + right
         return left[:-1] + "-" + right  # a real hyphen (or a range like 1-5) split at the line end
