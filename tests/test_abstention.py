@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -114,16 +115,23 @@ def test_a_question_in_another_inflection_than_the_text_is_answered(local_home: 
             for x, cell in zip((75, 255), cells, strict=True):
                 page.insert_text((x, y + 12), cell, fontsize=9)
         document.save(pdf)
-    settings = Settings(home=local_home, graph=fresh_graph_name(), store="")
+    with _store_holding(pdf, local_home) as store:
+        retriever = make_retriever("hybrid", store, load_encoder())
+        for question in ("How often should the door filter be cleaned?", "How often are the cable glands checked?"):
+            result = ask(question, store, no_llm_settings(tmp_path), retriever, doc_id="service")
+            assert not result.abstained, (question, result.relevance)
+
+
+@contextmanager
+def _store_holding(pdf: Path, home: Path) -> Iterator[GraphStore]:
+    """A fresh graph in the local store with ``pdf`` ingested; deleted afterwards."""
+    settings = Settings(home=home, graph=fresh_graph_name(), store="")
     store = open_store(settings)
     try:
         store.apply_schema()
         assert build_ingest_pipeline(store, settings).ingest(pdf).status == "ingested"
         store.wait_for_indexes()
-        retriever = make_retriever("hybrid", store, load_encoder())
-        for question in ("How often should the door filter be cleaned?", "How often are the cable glands checked?"):
-            result = ask(question, store, no_llm_settings(tmp_path), retriever, doc_id="service")
-            assert not result.abstained, (question, result.relevance)
+        yield store
     finally:
         store.delete_graph()  # type: ignore[attr-defined]
         store.close()
@@ -154,18 +162,10 @@ def test_a_name_the_running_head_gives_the_document_counts_as_found(local_home: 
     the running head only, which is no passage."""
     pdf = tmp_path / "review.pdf"
     _review_with_a_running_head(pdf)
-    settings = Settings(home=local_home, graph=fresh_graph_name(), store="")
-    store = open_store(settings)
-    try:
-        store.apply_schema()
-        assert build_ingest_pipeline(store, settings).ingest(pdf).status == "ingested"
-        store.wait_for_indexes()
+    with _store_holding(pdf, local_home) as store:
         retriever = make_retriever("hybrid", store, load_encoder())
         result = ask("How many shipments did Corvane Logistics handle?", store, no_llm_settings(tmp_path), retriever)
         assert not result.abstained and "12,400 shipments" in result.answer, result.relevance
-    finally:
-        store.delete_graph()  # type: ignore[attr-defined]
-        store.close()
 
 
 def test_coverage_meets_a_words_inflections_but_no_other_word() -> None:
