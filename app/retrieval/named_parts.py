@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Protocol
 
 from docgraph.app.retrieval.references import describes_referral
@@ -59,7 +60,7 @@ def names_parts(question: str) -> bool:
     when it says that a passage refers somewhere ("Section 2.2 defers the details to a later
     section": the part may be the referring one; following references answers those)."""
     named = PART_KINDS | PAGE_KINDS
-    return not describes_referral(question) and any(m.kind in named for m in find_mentions(question))
+    return not describes_referral(question) and any(m.kind in named for m in _mentions(question))
 
 
 def named_parts(question: str, own_names: str = "") -> list[Mention]:
@@ -68,14 +69,14 @@ def named_parts(question: str, own_names: str = "") -> list[Mention]:
     Services Agreement", of no other."""
     if not names_parts(question):
         return []
-    return [m for m in find_mentions(question, own_names) if m.kind in PART_KINDS and not m.external]
+    return [m for m in _mentions(question, own_names) if m.kind in PART_KINDS and not m.external]
 
 
 def named_pages(question: str) -> list[int]:
     """The page numbers ``question`` names as where its answer is ("on page 3", "pages 4 and 5")."""
     if not names_parts(question):
         return []
-    return [int(m.number) for m in find_mentions(question) if m.kind in PAGE_KINDS and not m.external]
+    return [int(m.number) for m in _mentions(question) if m.kind in PAGE_KINDS and not m.external]
 
 
 def part_label_words(question: str) -> set[str]:
@@ -83,8 +84,15 @@ def part_label_words(question: str) -> set[str]:
     where the answer is, and a passage of that part holds them without printing them."""
     if not names_parts(question):
         return set()
-    named = [m for m in find_mentions(question) if m.kind in PART_KINDS | PAGE_KINDS and not m.external]
+    named = [m for m in _mentions(question) if m.kind in PART_KINDS | PAGE_KINDS and not m.external]
     return {word for m in named for word in tokenize(m.label)}
+
+
+@lru_cache(maxsize=256)
+def _mentions(question: str, own_names: str = "") -> tuple[Mention, ...]:
+    """The mentions in ``question``, read once per question and document name: one query asks
+    for them in gathering, in ranking and per document."""
+    return tuple(find_mentions(question, own_names))
 
 
 def asks_only_where(question: str) -> bool:
