@@ -142,3 +142,57 @@ def test_a_named_label_gives_the_bonus_to_its_caption_and_what_it_captions(
     assert _bonused(hybrid.retrieve("What does Figure 9 show?", 40)) == every_figure
     named = _bonused(hybrid.retrieve("Does Figure 9 match the valves of Table 1?", 40))
     assert named == every_figure | {(7, "caption"), (7, "table"), (8, "table")}
+
+
+LEAD = (
+    "Drivers log each refuelling at the depot pump, and the depot manager checks the log against the "
+    "supplier's delivery notes every month. Vehicles that idle for long spells at loading bays burn far "
+    "more than the route planners expect, so the depots with the busiest bays appear high in the list. "
+    "New vans delivered in the spring replaced the oldest diesel vehicles on the town routes. "
+)
+
+
+def _report(pdf: Path, title: str, tables: list[tuple[str, list[tuple[str, str]]]]) -> None:
+    """A report of one page per table: a heading, a sentence on what the table shows, the ruled
+    table, and its caption ("Table N: ...") under it."""
+    with pymupdf.open() as doc:
+        for number, (subject, rows) in enumerate(tables, start=1):
+            page = doc.new_page()
+            page.insert_text((72, 60), title, fontname="hebo", fontsize=14)
+            lead = f"Table {number} shows the {subject.lower()} for 2023. " + (
+                LEAD * 3 if number == 3 else "As the table shows, 3 sites opened and 3 closed."
+            )
+            page.insert_textbox(pymupdf.Rect(72, 80, 520, 300), lead, fontsize=10)
+            end = _table(page, rows, 310)
+            page.insert_text((72, end + 20), f"Table {number}: {subject}.", fontname="helv", fontsize=9)
+        doc.save(pdf)
+
+
+def test_a_question_asking_only_what_a_label_shows_puts_that_label_first_across_a_store(
+    falkordb_store: GraphStore, tmp_path: Path
+) -> None:
+    """An analyst asked "What does Table 3 show?" of a store of reports, one of which has a Table 3:
+    its caption ranked under the other reports' tables (the question has no other word to rank by).
+    The named label's caption and table come first, as a named page's regions do."""
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    pipeline = build_ingest_pipeline(falkordb_store, settings)
+    sites = [("Site", "Staff")] + [(f"Site {n}", f"{30 + 3 * n} staff") for n in range(12)]
+    sales = [("Quarter", "Sales")] + [(f"Q{n % 4 + 1} {2020 + n // 4}", f"{300 + 13 * n} k") for n in range(12)]
+    fuel = [("Depot", "Litres")] + [(f"Depot {n}", f"{1200 + 31 * n} l") for n in range(12)]
+    for name, tables in [
+        ("north", [("Staff numbers by site", sites), ("Quarterly sales", sales)]),
+        ("south", [("Quarterly sales", sales), ("Staff numbers by site", sites)]),
+        ("east", [("Staff numbers by site", sites), ("Quarterly sales", sales)]),
+        ("fleet", [("Quarterly sales", sales), ("Staff numbers by site", sites), ("Fuel used by depot", fuel)]),
+    ]:
+        _report(tmp_path / f"{name}.pdf", f"{name.title()} region annual report", tables)
+        assert pipeline.ingest(tmp_path / f"{name}.pdf").status == "ingested"
+    falkordb_store.wait_for_indexes()
+    hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+
+    hits = hybrid.retrieve("What does Table 3 show?", 10)
+    assert {(hit.doc_id, hit.page, hit.kind) for hit in hits[:2]} == {("fleet", 3, "caption"), ("fleet", 3, "table")}
+    # A question that asks something of the table ranks by its words as before: the label's regions
+    # gain the kind bonus, not the first places
+    hits = hybrid.retrieve("Which depot used the most fuel in Table 3?", 10)
+    assert "part" not in hits[0].signals

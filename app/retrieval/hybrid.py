@@ -41,9 +41,9 @@ from docgraph.app.retrieval.document_index import FURNITURE, DocumentIndex, Regi
 from docgraph.app.retrieval.expansion import expand
 from docgraph.app.retrieval.gnn import GnnRetriever
 from docgraph.app.retrieval.hits import REGIONS_FOR_PAGES, QueryVectors, hit_from
-from docgraph.app.retrieval.kinds import named_kinds, named_labels
+from docgraph.app.retrieval.kinds import named_kinds, named_label_words, named_labels
 from docgraph.app.retrieval.labels import LabelledPlaces
-from docgraph.app.retrieval.named_parts import PART_CANDIDATES, asks_only_where, names_parts
+from docgraph.app.retrieval.named_parts import PART_CANDIDATES, asks_only_where, names_parts, part_label_words
 from docgraph.app.retrieval.pages import rank_pages
 from docgraph.app.retrieval.references import asks_about_reference, follow_references
 from docgraph.app.retrieval.sections import region_section_scores, section_scores
@@ -206,8 +206,9 @@ class HybridRetriever:
         hits = fuse(candidates, weights, named_kinds(query) | {kind for kind, _ in labels}, places, in_parts)
         if following:
             hits = follow_references(hits, self.corpus.references, weights.reference, weights.reference_hops)
-        if in_parts and asks_only_where(query):  # "What is on page 3?": nothing else to rank by
-            hits = _parts_first(hits, in_parts)
+        named = in_parts | (places.regions if places else frozenset())
+        if named and asks_only_where(query, part_label_words(query) | named_label_words(query)):
+            hits = _parts_first(hits, named)  # "What is on page 3?": nothing else to rank by
         return hits
 
     def follows_references(self, query: str) -> bool:
@@ -267,8 +268,8 @@ def _named_place(kinds: frozenset[str], labelled: LabelledPlaces | None) -> Call
 
 
 def _parts_first(hits: list[ScoredRegion], in_parts: frozenset[str]) -> list[ScoredRegion]:
-    """``hits`` with those in the named parts lifted over every other by the best other's score,
-    their order among themselves kept (recorded in their ``part`` signal)."""
+    """``hits`` with those in the named parts (or of the named labels) lifted over every other by
+    the best other's score, their order among themselves kept (recorded in their ``part`` signal)."""
     outside = max((hit.score for hit in hits if hit.region_id not in in_parts), default=0.0)
     for hit in hits:
         if hit.region_id in in_parts:

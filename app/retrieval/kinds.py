@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.links.edges import DASHES
 
 _BEFORE = r"\bthe (?:[\w-]+ ){0,4}"  # "the", then up to four words: "the flat contingency table"
@@ -51,6 +52,11 @@ def named_labels(question: str) -> frozenset[tuple[str, str]]:
             if any(ch.isdigit() for ch in item) or match["word"][0].isupper():  # a Roman one after a capital
                 labels.add(label_key(kind, item))
     return frozenset(labels)
+
+
+def named_label_words(question: str) -> set[str]:
+    """The words of the figure and table labels ``question`` names ("table" and "3" of "Table 3")."""
+    return {word for match in _NUMBERED.finditer(question) for word in tokenize(match.group(0))}
 
 
 def named_kinds(question: str) -> frozenset[str]:

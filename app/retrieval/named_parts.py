@@ -95,12 +95,11 @@ def _mentions(question: str, own_names: str = "") -> tuple[Mention, ...]:
     return tuple(find_mentions(question, own_names))
 
 
-def asks_only_where(question: str) -> bool:
-    """Whether ``question`` names parts and nothing it asks of them ("What is on page 3?", "What
-    does clause 7.3 say?", "Summarise Schedule 2"): the other signals then rank by words that name
-    nothing, and the part's regions come first."""
-    label = part_label_words(question)
-    return bool(label) and set(tokenize(question)) <= label | WHERE_ONLY_WORDS
+def asks_only_where(question: str, named: set[str]) -> bool:
+    """Whether ``question`` names parts or labels, whose words are ``named``, and nothing it asks of
+    them ("What is on page 3?", "What does clause 7.3 say?", "What does Table 3 show?"): the other
+    signals then rank by words that name nothing, and the named places come first."""
+    return bool(named) and set(tokenize(question)) <= named | WHERE_ONLY_WORDS
 
 
 def printed_number(text: str) -> int | None:
