@@ -113,3 +113,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="rewrite tests/data/golden/retrieval.json from this run (see tests/test_golden_retrieval.py)",
     )
+
+
+@pytest.fixture
+def cli_env(local_home: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """A fresh graph on the shared test server, chosen through the environment as a user would."""
+    env = {
+        "DOCGRAPH_HOME": str(local_home),
+        "DOCGRAPH_STORE": "",
+        "DOCGRAPH_GRAPH": f"cli_{uuid.uuid4().hex[:8]}",
+    }
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    return env

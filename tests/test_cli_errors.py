@@ -6,9 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli import cli_env, run
-
-__all__ = ["cli_env"]  # the fixture
+from tests.cli_helpers import run
 
 
 @pytest.mark.parametrize(
