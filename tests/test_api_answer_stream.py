@@ -31,9 +31,9 @@ from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import open_store
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from tests.api_helpers import ROUTE_RETRIEVE, assert_error
 from tests.conftest import fresh_graph_name, local_settings
 from tests.llm_server import Reply, ScriptedLLMServer
-from tests.test_api import ROUTE_RETRIEVE, assert_error
 from tests.ui_helpers import free_port, wait_for_json
 
 QUESTION = {"question": "When are the penguins fed?", "k": 3}

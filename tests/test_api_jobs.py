@@ -21,8 +21,8 @@ from docgraph.app.pipeline.ingest_pipeline import IngestPipeline
 from docgraph.app.pipeline.stages import IngestContext, WriteStage
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.errors import BadDocumentError, StoreUnavailableError
+from tests.api_helpers import assert_error, follow_job, served, upload
 from tests.conftest import fresh_graph_name
-from tests.test_api import assert_error, follow_job, served, upload
 
 SAMPLE = (SAMPLES_DIR / "docgraph-sample.pdf").read_bytes()
 WAIT_S = 120

@@ -41,8 +41,8 @@ from docgraph.app.llm.text2cypher import Text2CypherResult
 from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.retrieval.base import ContextRegion, ScoredRegion
 from docgraph.app.retrieval.registry import RETRIEVER_NAMES
+from tests.api_helpers import assert_error
 from tests.conftest import fresh_graph_name
-from tests.test_api import assert_error
 from tests.ui_helpers import wait_for_json
 
 # ---- failures ------------------------------------------------------------------------------------

@@ -46,10 +46,10 @@ from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.factory import open_store
 from docgraph.models.encoder_loader import load_encoder
 from docgraph.models.encoders import TextEncoder
+from tests.api_helpers import assert_error
 from tests.conftest import fresh_graph_name
 from tests.llama_server import llama_server, missing_reason, smollm2_model
 from tests.llm_data import zoo_batch
-from tests.test_api import assert_error
 from tests.test_ui_apptest import no_failure, page, texts
 from tests.ui_helpers import FOREIGN_ENV
 

@@ -24,9 +24,9 @@ from docgraph.app.auth.keys import KeyStore
 from docgraph.app.config import Settings
 from docgraph.app.mcp.server import build_server
 from docgraph.app.resources import docgraph_release
+from tests.api_helpers import ROUTE_RETRIEVE
 from tests.conftest import fresh_graph_name
 from tests.llm_server import Reply, ScriptedLLMServer
-from tests.test_api import ROUTE_RETRIEVE
 from tests.ui_helpers import free_port, wait_for_json
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "docgraph-sample.pdf"

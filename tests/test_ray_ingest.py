@@ -158,7 +158,7 @@ def test_the_cluster_s_error_messages_go_to_standard_error(
 
 def test_an_upload_to_an_api_whose_cluster_cannot_be_joined_fails_in_one_line(local_home: Path) -> None:
     """The job said "ConfigError: cannot join ..." and the server logged a traceback for it."""
-    from tests.test_api import SAMPLE_PDF, follow_job, served, upload
+    from tests.api_helpers import SAMPLE_PDF, follow_job, served, upload
 
     with socket.socket() as held:  # bound, never listening: refused
         held.bind(("127.0.0.1", 0))
