@@ -1,0 +1,112 @@
+"""Patent documents: drawings labelled "FIG. 2A", paragraphs numbered "[0012]", claims that depend
+on claims ("The device of claim 3, wherein ..."), and an EP-style gutter of line numbers (5, 10, 15,
+...) between the two columns of text.
+
+A patent made here as patent offices print them: a drawing sheet, two columns of numbered
+paragraphs with the line numbers in the gutter, then the claims."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from docgraph.app.retrieval.kinds import named_labels
+from docgraph.ingest.graph import build_graph
+from docgraph.ingest.links.mentions import find_mentions
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import DocumentLayout
+from docgraph.records import GraphBatch
+
+COLUMNS = ((57.0, 282.0), (313.0, 538.0))
+PARAGRAPHS = [
+    "[0001] The present invention relates to a device for cooling a battery module of an electric vehicle.",
+    "[0002] Conventional cooling plates carry coolant through a single serpentine channel, so that the"
+    " coolant warms as it flows and the cells near the outlet are cooled less than the cells near the inlet.",
+    "[0003] FIG. 2A is a top view of the cooling plate, showing the flow channels.",
+    "[0004] FIG. 2B is a cross-sectional view of the cooling plate taken along line 2B-2B.",
+    "[0005] As shown in FIG. 2A, the cooling plate 112 defines a plurality of flow channels 118. Adjacent"
+    " flow channels carry coolant in opposite directions, so that the warm end of each channel lies next to"
+    " the cool end of its neighbour and heat spreads sideways through the plate.",
+    "[0006] Referring to FIG. 2B, each flow channel 118 has a cross-section whose height decreases from"
+    " about 3.0 mm at the inlet 114 to about 2.0 mm at the outlet 116. The ribs 119 between the channels"
+    " carry the load of the battery module.",
+    "[0007] A temperature sensor 120 is mounted on the cooling plate 112 near the outlet 116, where the"
+    " coolant is warmest. The sensor may be a thermistor or a thermocouple, read by a controller 130 that"
+    " opens a valve further when the temperature across the plate differs by more than four degrees.",
+    "[0008] The cooling plate 112 may be made by brazing two stamped aluminium sheets together, one sheet"
+    " carrying the channels 118 and the other being flat, as described in paragraph [0005] above.",
+]
+
+
+def _drawing_sheet(doc: pymupdf.Document) -> None:
+    page = doc.new_page(width=595, height=842)
+    for label, top in (("FIG. 2A", 80.0), ("FIG. 2B", 450.0)):
+        frame = pymupdf.Rect(120, top, 475, top + 300)
+        page.draw_rect(frame, width=1.2)
+        page.draw_line((frame.x0 + 20, frame.y1 - 20), (frame.x1 - 20, frame.y0 + 20), width=0.6)
+        page.insert_text((frame.x1 + 6, top + 60), "112", fontname="helv", fontsize=10)
+        page.insert_text((frame.x0 + frame.width / 2 - 25, frame.y1 + 26), label, fontname="hebo", fontsize=16)
+
+
+def _description(doc: pymupdf.Document) -> None:
+    """Two columns of numbered paragraphs, the line numbers 5 ... 50 in the gutter between them."""
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((255, 40), "EP 3 456 789 A1", fontname="tibo", fontsize=10)
+    column, y = 0, 80.0
+    for text in PARAGRAPHS:
+        x0, x1 = COLUMNS[column]
+        rect = pymupdf.Rect(x0, y, x1, 770)
+        spare = page.insert_textbox(rect, text, fontname="tiro", fontsize=10, lineheight=1.25, align=3)
+        y = 770 - spare + 6
+        if y > 420 and column == 0:
+            column, y = 1, 80.0
+    for k in range(1, 11):
+        page.insert_text((292, 80 + 12.5 * 5 * k), str(5 * k), fontname="tiro", fontsize=8)
+    page.insert_text((293, 815), "2", fontname="tiro", fontsize=9)
+
+
+@pytest.fixture(scope="module")
+def patent(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("patent") / "patent.pdf"
+    with pymupdf.open() as doc:
+        _drawing_sheet(doc)
+        _description(doc)
+        doc.save(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def layout(patent: Path) -> DocumentLayout:
+    return NativeReader().read(patent)
+
+
+@pytest.fixture(scope="module")
+def batch(layout: DocumentLayout) -> GraphBatch:
+    return build_graph(layout)
+
+
+def _texts(batch: GraphBatch) -> dict[str, str]:
+    return {n.key: str(n.props.get("text") or n.props.get("title") or "") for n in batch.nodes}
+
+
+def _refs(batch: GraphBatch) -> set[tuple[str, str]]:
+    """(first words of the referring region, the target's text) of each REF edge."""
+    texts = _texts(batch)
+    return {(texts[e.src_key][:6], texts[e.dst_key]) for e in batch.edges if e.type == "REF"}
+
+
+def test_a_drawing_s_capital_panel_letter_is_its_label(batch: GraphBatch) -> None:
+    texts = _texts(batch)
+    captioned = {texts[e.src_key]: texts[e.dst_key] for e in batch.edges if e.type == "CAPTION_OF"}
+    assert set(captioned) == {"FIG. 2A", "FIG. 2B"}
+    figures = {e.dst_key for e in batch.edges if e.type == "CAPTION_OF"}
+    cited = {texts[e.src_key][:6] for e in batch.edges if e.type == "REF" and e.dst_key in figures}
+    assert cited == {"[0003]", "[0004]", "[0005]", "[0006]"}
+
+
+def test_figs_abbreviated_in_the_plural_take_every_panel_named() -> None:
+    mentions = find_mentions("FIGS. 2A and 2B show the plate; Figs. 3 and 4 the pump.")
+    assert [m.number for m in mentions] == ["2A", "2B", "3", "4"]
+    assert named_labels("What is shown in FIG. 2A?") == {("figure", "2a")}
