@@ -13,6 +13,7 @@ import pymupdf
 import pytest
 
 from docgraph.app.retrieval.kinds import named_labels
+from docgraph.app.retrieval.named_parts import asks_only_where, named_parts, part_index, resolved_parts
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.links.mentions import find_mentions
 from docgraph.ingest.readers.native import NativeReader
@@ -110,3 +111,17 @@ def test_figs_abbreviated_in_the_plural_take_every_panel_named() -> None:
     mentions = find_mentions("FIGS. 2A and 2B show the plate; Figs. 3 and 4 the pump.")
     assert [m.number for m in mentions] == ["2A", "2B", "3", "4"]
     assert named_labels("What is shown in FIG. 2A?") == {("figure", "2a")}
+
+
+def test_a_patent_paragraph_s_number_refers_to_it(batch: GraphBatch) -> None:
+    assert ("[0008]", PARAGRAPHS[4]) in _refs(batch)
+
+
+def test_a_question_names_a_patent_paragraph_by_its_number(batch: GraphBatch) -> None:
+    regions = [(n.key, str(n.props["kind"]), str(n.props["text"])) for n in batch.nodes if n.label == "Region"]
+    index = part_index([], regions)
+    texts = _texts(batch)
+    for question in ("What is paragraph [0006] about?", "Summarise para. [006]"):
+        found = resolved_parts(index, named_parts(question))
+        assert [texts[key][:6] for _, key in found] == ["[0006]"]
+    assert asks_only_where("What is paragraph [0006] about?")

@@ -41,6 +41,8 @@ _INT = re.compile(r"(?<![\w.,/:])\d{1,4}(?![\w/:]|[.,]\d)")
 # "1." is as often an item of a list of steps.
 NUMBERED_PARAGRAPH = re.compile(r"^(\d{1,3}(?:\.\d{1,3})+)\.?[ \t]+(?=[^\W\d_a-z]|[\"“‘'(])", re.MULTILINE)
 NUMBERED_PARAGRAPH_KINDS = frozenset({"paragraph", "list"})
+# A patent's paragraph opens with its number in brackets: "[0023] The controller ...".
+BRACKETED_PARAGRAPH = re.compile(r"^\[(\d{3,5})\]\s")
 
 # ---- targets -------------------------------------------------------------------------------
 
@@ -93,6 +95,9 @@ class TargetIndex:
     def resolve_part(self, mention: Mention, part: int = 0) -> tuple[str, str] | None:
         """Where a mention of a part of the document (section, clause, article, schedule, ...)
         points: a Section, or the paragraph a sub-clause without a heading of its own opens."""
+        if mention.kind == "paragraph" and mention.number.startswith("["):  # a patent's "[0023]"
+            key = _pick(self.clauses.get(_bracketed_key(mention.number.strip("[]"))), part)
+            return ("Region", key) if key else None
         if mention.kind == "paragraph":
             key = self._paragraph(mention.number, part)
         elif mention.kind in ANNEXED_KINDS:  # numbered in a series of their own: by heading only
@@ -214,12 +219,22 @@ def index_sections(
 
 def index_clause(index: TargetIndex, key: str, kind: str, text: str, part: int) -> None:
     """A paragraph that opens with a sub-clause number ("7.3 The Customer may ..."), or a list with
-    an item that does, as that number's target when no section bears it (:data:`NUMBERED_PARAGRAPH`)."""
+    an item that does, as that number's target when no section bears it (:data:`NUMBERED_PARAGRAPH`);
+    a patent's paragraph "[0023] ..." as the target of "paragraph [0023]"."""
     if kind not in NUMBERED_PARAGRAPH_KINDS:
         return
+    bracketed = BRACKETED_PARAGRAPH.match(text)
+    if bracketed:
+        index.clauses.setdefault(_bracketed_key(bracketed.group(1)), []).append((0, part, key))
     for match in NUMBERED_PARAGRAPH.finditer(text) if kind == "list" else [NUMBERED_PARAGRAPH.match(text)]:
         if match:
             index.clauses.setdefault(canonical_number(match.group(1)), []).append((0, part, key))
+
+
+def _bracketed_key(digits: str) -> str:
+    """Where a patent's paragraph "[0023]" is indexed among the clauses: "[23]", which no clause
+    number is, and "[023]" or "[0023]" in a mention finds it."""
+    return f"[{int(digits)}]"
 
 
 def document_parts(placed: list[PlacedRegion], tree: SectionTree) -> Parts:
