@@ -16,8 +16,10 @@ from docgraph.app.retrieval.kinds import named_labels
 from docgraph.app.retrieval.named_parts import asks_only_where, named_parts, part_index, resolved_parts
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.links.mentions import find_mentions
+from docgraph.ingest.page.line_numbers import margin_line_numbers
+from docgraph.ingest.pdf.lines import TextLine
 from docgraph.ingest.readers.native import NativeReader
-from docgraph.ingest.types import DocumentLayout
+from docgraph.ingest.types import BBox, DocumentLayout
 from docgraph.records import GraphBatch
 
 COLUMNS = ((57.0, 282.0), (313.0, 538.0))
@@ -38,6 +40,23 @@ PARAGRAPHS = [
     " opens a valve further when the temperature across the plate differs by more than four degrees.",
     "[0008] The cooling plate 112 may be made by brazing two stamped aluminium sheets together, one sheet"
     " carrying the channels 118 and the other being flat, as described in paragraph [0005] above.",
+    "[0009] Alternatively, the cooling plate 112 may be extruded with the channels 118 formed as hollow"
+    " profiles, and the narrowing cross-section may then be made by pressing the extrusion between tapered"
+    " dies. The ribs 119 are then as thick as the walls of the profile.",
+    "[0010] While the embodiments above describe a liquid coolant, the cooling plate 112 may carry a"
+    " refrigerant that evaporates in the flow channels 118. In that case the narrowing cross-section keeps"
+    " the vapour velocity high enough to carry the liquid film along the channel walls, and the plate"
+    " works as the evaporator of the vehicle's air conditioning circuit.",
+    "[0011] In tests with a module of ninety-six cells charged at three times their capacity per hour, the"
+    " largest temperature difference between cells was about three degrees with the plate 112, against"
+    " nearly eight degrees for a serpentine plate at the same flow of coolant.",
+    "[0012] The terms first, second and the like distinguish one element from another and do not imply an"
+    " order. As used herein, the term about means within ten per cent of the stated value, and a range"
+    " includes its end points.",
+    "[0013] The foregoing description of the embodiments has been provided for purposes of illustration. It"
+    " is not intended to be exhaustive or to limit the disclosure. Individual elements or features of a"
+    " particular embodiment are generally not limited to that embodiment, but are interchangeable where"
+    " applicable, and may be used in a selected embodiment even if not specifically shown or described.",
 ]
 
 
@@ -61,7 +80,7 @@ def _description(doc: pymupdf.Document) -> None:
         rect = pymupdf.Rect(x0, y, x1, 770)
         spare = page.insert_textbox(rect, text, fontname="tiro", fontsize=10, lineheight=1.25, align=3)
         y = 770 - spare + 6
-        if y > 420 and column == 0:
+        if y > 640 and column == 0:
             column, y = 1, 80.0
     for k in range(1, 11):
         page.insert_text((292, 80 + 12.5 * 5 * k), str(5 * k), fontname="tiro", fontsize=8)
@@ -125,3 +144,22 @@ def test_a_question_names_a_patent_paragraph_by_its_number(batch: GraphBatch) ->
         found = resolved_parts(index, named_parts(question))
         assert [texts[key][:6] for _, key in found] == ["[0006]"]
     assert asks_only_where("What is paragraph [0006] about?")
+
+
+def test_line_numbers_in_the_gutter_are_not_text(layout: DocumentLayout) -> None:
+    page = layout.pages[1]
+    assert [r.text for r in page.regions if r.text.strip().isdigit()] == ["2"]  # the page number
+    assert not any(r.text.endswith(" 50") for r in page.regions)
+    paragraphs = [r.text[:6] for r in page.regions if r.kind == "paragraph"]
+    assert paragraphs == [f"[{n:04d}]" for n in range(1, len(PARAGRAPHS) + 1)]
+
+
+def _line(text: str, x0: float, y0: float, width: float) -> TextLine:
+    return TextLine(text, BBox(x0, y0, x0 + width, y0 + 8), 9.0, "Times", False, False, 0.0, 0)
+
+
+def test_a_table_s_column_of_years_between_its_other_columns_is_kept() -> None:
+    rows = [_line(f"release {k} of the library", 72, 100 + 12 * k, 150) for k in range(10)]
+    rows += [_line(str(2010 + k), 240, 100 + 12 * k, 20) for k in range(10)]
+    rows += [_line("maintained, with security fixes", 280, 100 + 12 * k, 150) for k in range(10)]
+    assert margin_line_numbers(rows) == set()
