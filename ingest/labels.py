@@ -137,6 +137,12 @@ REFERENCE_WORDS: dict[str, tuple[str, ...]] = {
         r"Anlagen?",
         r"Allegat[oi]",
     ),
+    "claim": (  # a patent's claims: "nach Anspruch 2", "selon la revendication 2"
+        r"Anspr(?:uch|uchs|üche|üchen)",
+        r"revendications?",
+        r"reivindicaci(?:ón|ones)",
+        r"rivendicazion[ei]",
+    ),
     "slide": (
         r"Folien?",
         r"Diapositivas?",

@@ -58,6 +58,19 @@ PARAGRAPHS = [
     " particular embodiment are generally not limited to that embodiment, but are interchangeable where"
     " applicable, and may be used in a selected embodiment even if not specifically shown or described.",
 ]
+CLAIMS = [
+    "A device for cooling a battery module, comprising: a housing; a cooling plate disposed in the housing,"
+    " the cooling plate having an inlet and an outlet; and a plurality of flow channels formed in the cooling"
+    " plate, wherein adjacent ones of the flow channels carry coolant in opposite directions.",
+    "The device of claim 1, wherein the housing is made of an aluminium alloy that surrounds the module.",
+    "The device of claim 1, further comprising a temperature sensor mounted on the cooling plate adjacent"
+    " the outlet, where the coolant leaving the plate is warmest.",
+    "The device of claim 3, wherein the temperature sensor is a thermistor bonded to the cooling plate.",
+    "The device of claim 3, further comprising a controller configured to open a valve further when a"
+    " signal from the temperature sensor exceeds a threshold.",
+    "A method of cooling a battery module, comprising: passing coolant through adjacent flow channels of a"
+    " cooling plate in opposite directions, and reading a temperature sensor mounted on the plate.",
+]
 
 
 def _drawing_sheet(doc: pymupdf.Document) -> None:
@@ -87,12 +100,36 @@ def _description(doc: pymupdf.Document) -> None:
     page.insert_text((293, 815), "2", fontname="tiro", fontsize=9)
 
 
+def _claims(doc: pymupdf.Document) -> None:
+    """The claims as a drafting office types them: each numbered paragraph indented on its first line
+    only, its next lines back at the margin, one and a half lines apart."""
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((72, 90), "What is claimed is:", fontname="tiro", fontsize=10)
+    y = 110.0
+    for number, text in enumerate(CLAIMS, 1):
+        html = f"<p style='text-indent:36pt;line-height:1.5;text-align:justify'>{number}. {text}</p>"
+        spare, _ = page.insert_htmlbox(pymupdf.Rect(72, y, 540, 720), html, css="p {font: 10pt serif;}")
+        y = 720 - spare + 10 if spare >= 0 else y
+
+
+def _printed_claims(doc: pymupdf.Document) -> None:
+    """The claims as a patent office prints them: in a column, each at the margin, close together."""
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((57, 90), "Claims", fontname="tibo", fontsize=10)
+    y = 100.0
+    for number, text in enumerate(CLAIMS, 1):
+        spare = page.insert_textbox(pymupdf.Rect(57, y, 282, 770), f"{number}. {text}", fontname="tiro", fontsize=10)
+        y = 770 - spare + 4
+
+
 @pytest.fixture(scope="module")
 def patent(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("patent") / "patent.pdf"
     with pymupdf.open() as doc:
         _drawing_sheet(doc)
         _description(doc)
+        _claims(doc)
+        _printed_claims(doc)
         doc.save(path)
     return path
 
@@ -163,3 +200,22 @@ def test_a_table_s_column_of_years_between_its_other_columns_is_kept() -> None:
     rows += [_line(str(2010 + k), 240, 100 + 12 * k, 20) for k in range(10)]
     rows += [_line("maintained, with security fixes", 280, 100 + 12 * k, 150) for k in range(10)]
     assert margin_line_numbers(rows) == set()
+
+
+@pytest.mark.parametrize("page", [2, 3])
+def test_each_claim_is_a_region_of_its_own(layout: DocumentLayout, page: int) -> None:
+    claims = [r.text for r in layout.pages[page].regions if r.kind in ("list", "paragraph")]
+    assert claims[-len(CLAIMS) :] == [f"{n}. {text}" for n, text in enumerate(CLAIMS, 1)]
+
+
+def test_a_dependent_claim_refers_to_the_claim_it_narrows(batch: GraphBatch) -> None:
+    claims = {(source[:2], target[:2]) for source, target in _refs(batch) if target[1:3] == ". "}
+    assert claims == {("2.", "1."), ("3.", "1."), ("4.", "3."), ("5.", "3.")}
+
+
+def test_a_question_names_a_claim_by_its_number(batch: GraphBatch) -> None:
+    regions = [(n.key, str(n.props["kind"]), str(n.props["text"])) for n in batch.nodes if n.label == "Region"]
+    index = part_index([], regions)
+    texts = _texts(batch)
+    found = resolved_parts(index, named_parts("What does claim 5 add to claim 3?"))
+    assert [texts[key][:2] for _, key in found] == ["5.", "3."]
