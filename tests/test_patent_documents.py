@@ -12,8 +12,14 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from docgraph.app.config import Settings
+from docgraph.app.llm.service import ask
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.kinds import named_labels
 from docgraph.app.retrieval.named_parts import asks_only_where, named_parts, part_index, resolved_parts
+from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.stores.base import GraphStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.links.mentions import find_mentions
 from docgraph.ingest.page.line_numbers import margin_line_numbers
@@ -21,6 +27,7 @@ from docgraph.ingest.pdf.lines import TextLine
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import BBox, DocumentLayout
 from docgraph.records import GraphBatch
+from tests.llm_data import no_llm_settings
 
 COLUMNS = ((57.0, 282.0), (313.0, 538.0))
 PARAGRAPHS = [
@@ -219,3 +226,19 @@ def test_a_question_names_a_claim_by_its_number(batch: GraphBatch) -> None:
     texts = _texts(batch)
     found = resolved_parts(index, named_parts("What does claim 5 add to claim 3?"))
     assert [texts[key][:2] for _, key in found] == ["5.", "3."]
+
+
+def test_a_bare_drawing_label_is_answered_by_the_text_that_describes_it(
+    falkordb_store: GraphStore, patent: Path, tmp_path: Path
+) -> None:
+    """The drawing sheet's caption is "FIG. 2B" alone and its drawing's text a reference numeral
+    ("112"); what the figure shows is in the paragraph that describes the drawings."""
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    assert build_ingest_pipeline(falkordb_store, settings).ingest(patent).status == "ingested"
+    falkordb_store.wait_for_indexes()
+    hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    named = {hit.text[:6] for hit in hybrid.retrieve("What is shown in FIG. 2B?", 10) if "kind" in hit.signals}
+    assert {"[0004]", "[0006]"} <= named  # they refer to it: the label's bonus is theirs too
+    result = ask("What is shown in FIG. 2B?", falkordb_store, no_llm_settings(tmp_path), hybrid)
+    first = result.answer.splitlines()[0]  # [0004] "FIG. 2B is a cross-sectional view" or [0006]
+    assert first.startswith(("1. “[0004] FIG. 2B", "1. “[0006] Referring to FIG. 2B")), result.answer
