@@ -137,6 +137,12 @@ REFERENCE_WORDS: dict[str, tuple[str, ...]] = {
         r"Anlagen?",
         r"Allegat[oi]",
     ),
+    "claim": (  # a patent's claims: "nach Anspruch 2", "selon la revendication 2"
+        r"Anspr(?:uch|uchs|üche|üchen)",
+        r"revendications?",
+        r"reivindicaci(?:ón|ones)",
+        r"rivendicazion[ei]",
+    ),
     "slide": (
         r"Folien?",
         r"Diapositivas?",
@@ -148,8 +154,9 @@ REFERENCE_WORDS: dict[str, tuple[str, ...]] = {
 CJK_REFERENCE_WORDS = {"figure": CJK_FIGURE, "table": CJK_TABLE}
 # Words joining the numbers after a plural reference word ("Tabellen 2 und 3", "таблицы 2 и 3").
 LIST_WORDS = ("and", "or", "und", "oder", "et", "ou", "y", "e", "o", "en", "i", "lub", "и", "или")
-# A plural reference word takes a list of numbers ("Figures 2, 3", "Abbildungen 2 und 3").
-PLURAL_ENDINGS = ("s", "§§", "pp.", "en", "ux", "i", "ы", "и", "ах")
+# A plural reference word takes a list of numbers ("Figures 2, 3", "Abbildungen 2 und 3", "FIGS. 2A
+# and 2B").
+PLURAL_ENDINGS = ("s", "s.", "§§", "pp.", "en", "ux", "i", "ы", "и", "ах")
 # A caption that says its table or figure goes on from an earlier page: "Table 3 (continued)", "Table
 # 3 - cont.", "Tabelle 2 (Fortsetzung)", "表3（续）": the word in brackets, or ending the caption (but
 # words that end captions otherwise: "Fees of the suite")

@@ -11,6 +11,7 @@ its own by its caption.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from docgraph.app.llm.citations import Citation, cite_passages
@@ -18,8 +19,10 @@ from docgraph.app.llm.context import Context, Passage
 from docgraph.app.llm.text_units import is_table_rule, sentences
 from docgraph.app.retrieval.relevance import word_forms
 from docgraph.app.retrieval.text import tokenize
+from docgraph.ingest.links.edges import caption_label
 from docgraph.ingest.pdf.text import join_two
 
+_WORD = re.compile(r"[^\W\d_]{3,}")
 MAX_PASSAGES = 3
 MAX_QUOTE_CHARS = 360
 WINDOW_SENTENCES = 2
@@ -68,14 +71,30 @@ def best_passages(context: Context, limit: int) -> list[Passage]:
 
 def _captions_for_bare_hits(context: Context) -> list[Passage]:
     """The context's passages, each figure or table hit with no text replaced by its caption, taken
-    as retrieved with the hit's score (a chart drawn without words is found by its caption)."""
+    as retrieved with the hit's score (a chart drawn without words is found by its caption); a
+    drawing whose text is its reference numerals ("112 114") under a bare label ("FIG. 2B") by the
+    passage that refers to it, which says what it shows ("FIG. 2B is a cross-sectional view ...")."""
     passages = list(context.passages)
     for i, hit in enumerate(passages):
-        if context.is_hit(hit) and not (hit.text.strip() or hit.description.strip()):
-            caption = context.neighbour(hit, "caption")
-            if caption is not None and caption.text.strip():
-                passages[i] = replace(caption, via="retrieved", score=hit.score)
+        if not context.is_hit(hit) or hit.kind not in ("figure", "table") or hit.description.strip():
+            continue
+        caption = context.neighbour(hit, "caption")
+        told = caption if caption is not None and caption.text.strip() else None
+        if told is not None and _bare_label(told.text):
+            told = context.neighbour(hit, "referred_by") or (told if not hit.text.strip() else None)
+        if told is not None and not _has_words(hit.text):
+            passages[i] = replace(told, via="retrieved", score=hit.score)
     return passages
+
+
+def _has_words(text: str) -> bool:
+    """Whether ``text`` holds a word, not only a drawing's numerals and step labels ("S1 S2", "112")."""
+    return _WORD.search(text) is not None
+
+
+def _bare_label(text: str) -> bool:
+    label = caption_label(text)
+    return label is not None and label.bare
 
 
 def quote_across_breaks(passage: Passage, context: Context, terms: set[str]) -> tuple[str, list[Passage]]:

@@ -26,7 +26,7 @@ _FIGURE = re.compile(rf"(?i:{_BEFORE}{_PICTURES})|\b(?:[Ff]igs?\.|[Ff]igures?){_
 
 
 _SEP = rf"[.{DASHES}]"
-_ARABIC = rf"(?:[A-Z]{_SEP})?\d{{1,3}}(?:{_SEP}\d{{1,3}})*[a-z]?\b"  # 3, 2-1, A.1, 2a
+_ARABIC = rf"(?:[A-Z]{_SEP})?\d{{1,3}}(?:{_SEP}\d{{1,3}})*[a-zA-Z]?\b"  # 3, 2-1, A.1, 2a, 2A
 _ROMAN = r"(?:[IVXL]{2,6}|[VXL]|I(?!\s+[a-z]))\b"  # II, V; an I before a lowercase word is the pronoun
 _ITEM = re.compile(rf"{_ARABIC}|{_ROMAN}")
 # "Figure 3", "Figures 3 and 4", "Tables 2, 3 or 5", "Fig. 2a", "TABLE II" (Roman numerals only after a

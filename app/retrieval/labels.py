@@ -1,7 +1,8 @@
 """Where the figure and table labels a question names are: "What does Figure 3 show?" is about the
 caption "Figure 3: ..." and what it captions (CAPTION_OF), a table with every part it runs on to
-over page breaks. The hybrid gives its kind bonus to those regions only, for each kind of which a
-named label was found (:func:`app.retrieval.hybrid.fuse`)."""
+over page breaks; under a bare caption ("FIG. 4", as patent drawings print them), also the passages
+that refer to it (REF: "FIG. 4 is a flow chart of ..."). The hybrid gives its kind bonus to those
+regions only, for each kind of which a named label was found (:func:`app.retrieval.hybrid.fuse`)."""
 
 from __future__ import annotations
 
@@ -39,15 +40,17 @@ def load_captions(store: GraphStore, doc_id: str) -> Captions:
     for row in store.read(cypher.load("retrieval_doc_table_parts", store.dialect), params):
         after[str(row["region_id"])] = str(row["next_id"])
     before = {part: previous for previous, part in after.items()}
+    referrers: dict[str, set[str]] = {}
+    for row in store.read(cypher.load("retrieval_doc_figure_referrers", store.dialect), params):
+        referrers.setdefault(str(row["target_id"]), set()).add(str(row["region_id"]))
     by_label: dict[Label, list[frozenset[str]]] = {}
     for row in store.read(cypher.load("retrieval_doc_captions", store.dialect), params):
         label = caption_label(str(row["caption"] or ""))
         if label is not None:
-            parts = {
-                str(row["caption_id"]),
-                *_chain(str(row["target_id"]), before),
-                *_chain(str(row["target_id"]), after),
-            }
+            target = str(row["target_id"])
+            parts = {str(row["caption_id"]), *_chain(target, before), *_chain(target, after)}
+            if label.bare:  # "FIG. 4" alone: what the figure shows is said where the text refers to it
+                parts |= referrers.get(target, set())
             by_label.setdefault(label_key(label.kind, label.number), []).append(frozenset(parts))
     return Captions(by_label)
 

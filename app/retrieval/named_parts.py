@@ -19,6 +19,7 @@ from typing import Protocol
 
 from docgraph.app.retrieval.references import describes_referral
 from docgraph.app.retrieval.text import tokenize
+from docgraph.ingest.links.claims import claim_targets
 from docgraph.ingest.links.mentions import Mention, find_mentions
 from docgraph.ingest.links.references import TargetIndex, index_clause, index_sections
 from docgraph.ingest.structure.sections import SectionSpec
@@ -27,6 +28,7 @@ from docgraph.ingest.structure.sections import SectionSpec
 # found otherwise: :mod:`app.retrieval.labels`, REF edges).
 PART_KINDS = frozenset(
     {"section", "chapter", "appendix", "clause", "article", "schedule", "annex", "exhibit", "paragraph", "note"}
+    | {"claim"}  # a patent's
 )
 PAGE_KINDS = frozenset({"page"})  # "What is on page 3?": the page, as printed on it or as counted
 PART_CANDIDATES = 12  # regions of a named part, from its start, taken as candidates
@@ -110,7 +112,8 @@ def printed_number(text: str) -> int | None:
 
 def part_index(sections: Iterable[StoredSection], regions: Iterable[tuple[str, str, str]]) -> TargetIndex:
     """A stored document's numbering: its ``sections`` (in document order) and its ``regions``
-    (id, kind, text) that open with a sub-clause number, as ingest indexes them (one part)."""
+    (id, kind, text; in document order) that open with a sub-clause number or are a patent's
+    claims, as ingest indexes them (one part)."""
     ordered = list(sections)
     position = {section.section_id: i for i, section in enumerate(ordered)}
     specs = [
@@ -128,8 +131,10 @@ def part_index(sections: Iterable[StoredSection], regions: Iterable[tuple[str, s
     ]
     index = TargetIndex()
     index_sections(index, specs, lambda i: ordered[i].section_id, lambda _: 0)
-    for region_id, kind, text in regions:
+    listed = list(regions)
+    for region_id, kind, text in listed:
         index_clause(index, region_id, kind, text, 0)
+    index.claims = claim_targets((region_id, kind, text, 0) for region_id, kind, text in listed)
     return index
 
 

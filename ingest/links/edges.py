@@ -27,8 +27,9 @@ OFF_SIDE_PENALTY = 1_000.0
 
 DASHES = "\u2010\u2011\u2012\u2013\u2014-"
 _SEP = rf"[.{DASHES}]"
-# A figure/table number: "3", "2-1", "3.2", "3a", "A.1", or roman "IV".
-LABEL_NUMBER = rf"(?:(?:[A-Z]{_SEP})?\d{{1,3}}(?:{_SEP}\d{{1,3}})*[a-z]?{NUMBER_END}|[IVXL]{{1,6}}\b)"
+# A figure/table number: "3", "2-1", "3.2", "3a", "A.1", or roman "IV"; a panel's letter may be a
+# capital, as patent drawings ("FIG. 2A") and many journals ("Figure 3B") print it.
+LABEL_NUMBER = rf"(?:(?:[A-Z]{_SEP})?\d{{1,3}}(?:{_SEP}\d{{1,3}})*[a-zA-Z]?{NUMBER_END}|[IVXL]{{1,6}}\b)"
 
 
 def _label_words(english: str, others: tuple[str, ...], cjk: str) -> str:

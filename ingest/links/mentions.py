@@ -26,8 +26,10 @@ _ARTICLE_NUM = rf"(?:\d{{1,3}}(?:{_SUB})*|[IVXL]{{1,6}}){NUMBER_END}"
 # Schedules, annexes and exhibits are numbered, lettered or numbered in Roman: "Annex III".
 _ATTACH_NUM = rf"(?:\d{{1,2}}|[IVXL]{{1,6}}|[A-Z])(?:\.\d{{1,3}})*{NUMBER_END}"
 _ATTACH_WORD = r"(?:Schedule|SCHEDULE|Annex|ANNEX|Exhibit|EXHIBIT|Appendix|APPENDIX|Part|PART)"
-# A paragraph number is a reference only when it says whose paragraph: "Paragraph 4 of Schedule 3".
-_PARA_NUM = rf"\d{{1,3}}(?:\.\d{{1,3}})*(?:{_SUB})*\s+of\s+{_ATTACH_WORD}\s+{_ATTACH_NUM}"
+# A paragraph number is a reference only when it says whose paragraph: "Paragraph 4 of Schedule 3";
+# or when it is a patent's, printed in brackets at the paragraph's start: "paragraph [0023]".
+_PARA_NUM = rf"(?:\d{{1,3}}(?:\.\d{{1,3}})*(?:{_SUB})*\s+of\s+{_ATTACH_WORD}\s+{_ATTACH_NUM}|\[\d{{3,5}}\])"
+_CLAIM_NUM = rf"\d{{1,3}}{NUMBER_END}"  # a patent's "claim 3", "claims 1 or 2", "Anspruch 2"
 _NOTE_NUM = rf"\d{{1,2}}(?:\.\d{{1,2}})?[a-z]?{NUMBER_END}"  # "Note 12", "Note 3.2", "Note 7a"
 _LIST_WORD = "|".join(LIST_WORDS)
 _LIST_SEP = rf"(?:\s*,\s*(?:(?:{_LIST_WORD})\s+)?|\s+(?:{_LIST_WORD}|&)\s+)"
@@ -50,6 +52,7 @@ PATTERNS: dict[str, tuple[str, str, str]] = {
     "paragraph": (r"\b(?:Paragraphs?|PARAGRAPHS?|paragraphs?)\s+|\b[Pp]aras?\.\s*", _PARA_NUM, "Paragraph"),
     # a financial statement's notes ("see Note 12", "Notes 5 and 12"), capitalised: "note 3" is a word
     "note": (r"\b(?:Notes?|NOTES?|Notas?)\s+", _NOTE_NUM, "Note"),
+    "claim": (r"\b(?:Claims?|CLAIMS?|claims?)\s+", _CLAIM_NUM, "Claim"),
 }
 
 # What follows a mention of another document's part: its name ("of the Helios MSA", "of Directive

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from docgraph.ingest.labels import ATTACHMENT_TITLE_WORDS, TITLE_WORDS
+from docgraph.ingest.links.claims import claim_targets
 from docgraph.ingest.links.edges import DASHES, caption_label
 from docgraph.ingest.links.mentions import Mention, canonical_number, find_mentions
 from docgraph.ingest.structure.ids import IdScheme, PlacedRegion
@@ -41,6 +42,8 @@ _INT = re.compile(r"(?<![\w.,/:])\d{1,4}(?![\w/:]|[.,]\d)")
 # "1." is as often an item of a list of steps.
 NUMBERED_PARAGRAPH = re.compile(r"^(\d{1,3}(?:\.\d{1,3})+)\.?[ \t]+(?=[^\W\d_a-z]|[\"“‘'(])", re.MULTILINE)
 NUMBERED_PARAGRAPH_KINDS = frozenset({"paragraph", "list"})
+# A patent's paragraph opens with its number in brackets: "[0023] The controller ...".
+BRACKETED_PARAGRAPH = re.compile(r"^\[(\d{3,5})\]\s")
 
 # ---- targets -------------------------------------------------------------------------------
 
@@ -69,6 +72,7 @@ class TargetIndex:
     figures: dict[tuple[str, str], Choices] = field(default_factory=dict)  # (figure|table, number)
     sections: dict[str, Choices] = field(default_factory=dict)  # number -> sections
     clauses: dict[str, Choices] = field(default_factory=dict)  # number -> paragraphs opening with it
+    claims: dict[str, Choices] = field(default_factory=dict)  # a patent's claim number -> its region
     section_numbers: dict[str, str] = field(default_factory=dict)  # section key -> its canonical number
     section_titles: list[tuple[list[str], int, str, int]] = field(default_factory=list)  # (tokens, level, key, part)
     equations: dict[str, Choices] = field(default_factory=dict)  # number -> formula regions
@@ -93,6 +97,12 @@ class TargetIndex:
     def resolve_part(self, mention: Mention, part: int = 0) -> tuple[str, str] | None:
         """Where a mention of a part of the document (section, clause, article, schedule, ...)
         points: a Section, or the paragraph a sub-clause without a heading of its own opens."""
+        if mention.kind == "claim":
+            key = _pick(self.claims.get(mention.canonical), part)
+            return ("Region", key) if key else None
+        if mention.kind == "paragraph" and mention.number.startswith("["):  # a patent's "[0023]"
+            key = _pick(self.clauses.get(_bracketed_key(mention.number.strip("[]"))), part)
+            return ("Region", key) if key else None
         if mention.kind == "paragraph":
             key = self._paragraph(mention.number, part)
         elif mention.kind in ANNEXED_KINDS:  # numbered in a series of their own: by heading only
@@ -185,6 +195,7 @@ def build_target_index(
         if tag:
             index.equations.setdefault(canonical_number(tag.group(1)), []).append((0, parts.of(pr.place), pr.key))
         index_clause(index, pr.key, pr.region.kind, pr.region.text, parts.of(pr.place))
+    index.claims = claim_targets((pr.key, pr.region.kind, pr.region.text, parts.of(pr.place)) for pr in placed)
     index.page_offset, index.printed_pages = printed_page_map(pages, placed)
     return index
 
@@ -214,12 +225,22 @@ def index_sections(
 
 def index_clause(index: TargetIndex, key: str, kind: str, text: str, part: int) -> None:
     """A paragraph that opens with a sub-clause number ("7.3 The Customer may ..."), or a list with
-    an item that does, as that number's target when no section bears it (:data:`NUMBERED_PARAGRAPH`)."""
+    an item that does, as that number's target when no section bears it (:data:`NUMBERED_PARAGRAPH`);
+    a patent's paragraph "[0023] ..." as the target of "paragraph [0023]"."""
     if kind not in NUMBERED_PARAGRAPH_KINDS:
         return
+    bracketed = BRACKETED_PARAGRAPH.match(text)
+    if bracketed:
+        index.clauses.setdefault(_bracketed_key(bracketed.group(1)), []).append((0, part, key))
     for match in NUMBERED_PARAGRAPH.finditer(text) if kind == "list" else [NUMBERED_PARAGRAPH.match(text)]:
         if match:
             index.clauses.setdefault(canonical_number(match.group(1)), []).append((0, part, key))
+
+
+def _bracketed_key(digits: str) -> str:
+    """Where a patent's paragraph "[0023]" is indexed among the clauses: "[23]", which no clause
+    number is, and "[023]" or "[0023]" in a mention finds it."""
+    return f"[{int(digits)}]"
 
 
 def document_parts(placed: list[PlacedRegion], tree: SectionTree) -> Parts:
@@ -327,6 +348,8 @@ def reference_edges(
                 result.external += 1
                 continue
             if mention.kind == "slide" and not index.slides:  # "slide 2 mm along the rail" is no reference
+                continue
+            if mention.kind == "claim" and not index.claims:  # "they claim 30 % savings": no patent's claims
                 continue
             seen.add((mention.kind, mention.canonical))
             target = index.resolve(mention, ids, index.parts.of(pr.place))

@@ -7,8 +7,8 @@ real ones. They number the page's lines, not its content, and are dropped before
 
 A run of number-only lines is margin numbering when the numbers share a left or a right edge, rise
 down the page by one step (1, 2, 3 or 5, 10, 15), and lie wholly outside the page's text: left of
-where its lines usually start, or right of every other line beside them. A table's "No." column is
-not taken, as it starts where the text does.
+where its lines usually start, right of every other line beside them, or in the gutter between two
+columns (European patents). A table's "No." column is not taken, as it starts where the text does.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ MIN_RUN = 5  # fewer numbers in a column than this are not a numbering
 EDGE_TOLERANCE = 2.0  # points: numbers of one column share an edge within this (right-aligned digits)
 MARGIN_GAP = 1.0  # points: how far outside the text a number must end
 STEP_SHARE = 0.8  # share of consecutive numbers that must differ by the column's usual step
+GUTTER_LINES_PER_NUMBER = 2  # lines beside a gutter per number in it (a table has one)
 
 _NUMBER = re.compile(r"\d{1,5}")
 
@@ -66,8 +67,21 @@ def _columns(lines: Sequence[TextLine], numbers: set[int]) -> list[list[int]]:
         by_edge: defaultdict[int, list[int]] = defaultdict(list)
         for i in numbers:
             by_edge[round(edge(lines[i].bbox) / EDGE_TOLERANCE)].append(i)
-        groups += [sorted(g, key=lambda i: lines[i].bbox.y0) for g in by_edge.values() if len(g) >= MIN_RUN]
+        for group in by_edge.values():
+            groups += [run for run in _rising_runs(group, lines) if len(run) >= MIN_RUN]
     return groups
+
+
+def _rising_runs(group: list[int], lines: Sequence[TextLine]) -> list[list[int]]:
+    """``group`` top to bottom, cut where its value falls: the page number under a gutter's line
+    numbers ("5" ... "55", then "2") shares their left edge but numbers no line."""
+    runs: list[list[int]] = []
+    for i in sorted(group, key=lambda i: lines[i].bbox.y0):
+        if runs and int(lines[i].text) > int(lines[runs[-1][-1]].text):
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
 
 
 def _numbering(column: list[int], lines: Sequence[TextLine]) -> bool:
@@ -93,7 +107,21 @@ def _outside_text(
     if right <= start - MARGIN_GAP and right <= min(b.x0 for b in beside) - MARGIN_GAP:
         return True
     # A contents page's numbers end where its text block does; margin numbers start beyond it.
-    return left >= end + MARGIN_GAP and left >= max(b.x1 for b in beside) + MARGIN_GAP
+    if left >= end + MARGIN_GAP and left >= max(b.x1 for b in beside) + MARGIN_GAP:
+        return True
+    return _in_gutter(len(column), left, right, beside)
+
+
+def _in_gutter(count: int, left: float, right: float, beside: Sequence[BBox]) -> bool:
+    """Numbers in the gutter between two columns, as European patents print every fifth line's: no
+    line crosses them, there is text on both sides, and a column beside them (the other may end
+    early) has more lines than there are numbers. A table's column of years or counts numbers its
+    rows, one line beside each number."""
+    before = [b for b in beside if b.x1 <= left - MARGIN_GAP]
+    after = [b for b in beside if b.x0 >= right + MARGIN_GAP]
+    crossed = len(before) + len(after) < len(beside)
+    sides = sorted((len(before), len(after)))
+    return not crossed and sides[0] > 0 and sides[1] >= GUTTER_LINES_PER_NUMBER * count
 
 
 def _usual_edges(lines: Sequence[TextLine]) -> tuple[float, float]:

@@ -39,6 +39,10 @@ _FIGURE_CAPTION = re.compile(
 _TICK_VALUE = re.compile(
     r"^[-+\u2212\u2013]?(?:\d+(?:[.,]\d+)*|\.\d+)(?:[eE][-+\u2212]?\d+|[-\u2212]\d+|[⁺⁻]?[⁰¹²³⁴-⁹]+)?%?$"
 )
+# A patent claim's opening that names another claim: "2. The device of claim 1", "3. Verfahren nach Anspruch 2".
+_NAMES_CLAIM = re.compile(
+    r"^\s*\d{1,3}\s?\.\s.{0,200}?\b(?:claims?|Anspr(?:uch|üche)|revendications?)\s+\d", re.IGNORECASE | re.DOTALL
+)
 TIGHT_GAP_EM = 0.25  # below this gap, two blocks' lines are set at one paragraph's line spacing
 _FIGURE_CONTENT_KINDS: frozenset[RegionKind] = frozenset({"paragraph", "section_header", "list", "formula", "footnote"})
 
@@ -125,12 +129,13 @@ def _joinable(prev: Block, cur: Block) -> bool:
     if gap < -0.5 * em:
         return False
     if prev.kind == "list" and cur.kind == "list":  # items of one list, from either source
-        return gap <= 1.5 * em and _list_goes_on(prev, cur, em)
+        return gap <= 1.5 * em and _list_goes_on(prev, cur, em) and not _claims(prev, cur)
     if prev.source != "fonts" or cur.source != "fonts":  # model boxes are kept as the model drew them
         return False
     if prev.kind == "list" and cur.kind == "paragraph":  # the last item goes on: indented, or mid-sentence
         mid_sentence = starts_lowercase(cur.raw_text) and not ends_sentence(prev.raw_text)
-        wrapped = mid_sentence and cur.bbox.x0 >= prev.bbox.x0 - em  # not text well left of the item
+        # not text well left of the item, unless the item's line is full and wraps back to the margin
+        wrapped = mid_sentence and (cur.bbox.x0 >= prev.bbox.x0 - em or _wraps_back(prev, cur, em))
         indented = cur.bbox.x0 >= prev.bbox.x0 + em and cur.bbox.x0 >= _item_body_edge(prev) - 0.5 * em
         return gap <= 0.8 * em and (indented or wrapped)
     if prev.kind == "list" and cur.kind == "code" and len(cur.lines) == 1:  # an item's URL or command
@@ -151,6 +156,20 @@ def _joinable(prev: Block, cur: Block) -> bool:
         continues = not ends_sentence(prev.raw_text) or starts_lowercase(cur.raw_text) or _runs_on(prev, cur, em)
         return same_style and gap <= 0.5 * em and overlap >= 0.5 * narrow and continues
     return False
+
+
+def _claims(prev: Block, cur: Block) -> bool:
+    """Two claims of a patent, each a region of its own, as "claim 3" names one: a dependent claim
+    names the claim it narrows ("2. The device of claim 1, wherein ..."), so an item that names a
+    claim, or follows one that does, is not the item before's list."""
+    last = " ".join(line.text for line in split_list_items(prev.lines)[-1])
+    return bool(_NAMES_CLAIM.search(last) or _NAMES_CLAIM.search(cur.raw_text))
+
+
+def _wraps_back(prev: Block, cur: Block, em: float) -> bool:
+    """A numbered paragraph indented on its first line only ("    1. A hearing system, comprising:
+    ...", its next lines at the margin): the item's last line ends where the lines under it do, full."""
+    return prev.lines[-1].bbox.x1 >= cur.bbox.x1 - em and cur.bbox.x0 < prev.bbox.x0
 
 
 def _item_body_edge(block: Block) -> float:

@@ -1,0 +1,43 @@
+"""A patent's claims, the targets of "claim 3": numbered paragraphs (or a list of them) after the
+line or heading that opens them ("What is claimed is:", "Claims", "Patentansprüche").
+
+A dependent claim names the claims it narrows ("The device of claim 3, wherein ...", "according to
+any one of claims 1 to 3"), and users ask for claims by number. The claims are numbered in a series
+of their own: "1." in the description is a list's first step, not claim 1, so only numbered text
+after an opening counts, up to the next heading that opens something else. A patent printing its
+claims in three languages has three claim 1s; the first is taken, as for any number in two places.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+# What opens the claims: a heading "Claims", a line "What is claimed is:" (US), or "We claim:".
+CLAIMS_OPENING = re.compile(
+    r"^\s*(?:what\s+is\s+claimed\s+is|what\s+is\s+claimed|(?:we|i)\s+claim|the\s+invention\s+claimed\s+is"
+    r"|claims|patentansprüche|revendications|reivindicaciones|rivendicazioni|conclusies)\s*:?\s*$",
+    re.IGNORECASE,
+)
+# A claim opens with its number: "3. The device of claim 1, wherein ..."; a list holds one a line.
+_CLAIM_NUMBER = re.compile(r"^(\d{1,3})\s?\.\s+(?=\S)", re.MULTILINE)
+_CLAIM_KINDS = frozenset({"paragraph", "list"})
+_ENDING_KINDS = frozenset({"section_header", "title"})  # a heading that does not open claims ends them
+
+
+def claim_targets(regions: Iterable[tuple[str, str, str, int]]) -> dict[str, list[tuple[int, int, str]]]:
+    """Claim number -> (rank, part, key) of each region that opens with it or, a list, holds an item
+    that does; ``regions`` are (key, kind, text, part) in document order."""
+    claims: dict[str, list[tuple[int, int, str]]] = {}
+    inside = False
+    for key, kind, text, part in regions:
+        if CLAIMS_OPENING.match(text):
+            inside = True
+        elif kind in _ENDING_KINDS:
+            inside = False
+        elif inside and kind in _CLAIM_KINDS:
+            found = _CLAIM_NUMBER.finditer(text) if kind == "list" else [_CLAIM_NUMBER.match(text)]
+            for match in found:
+                if match:
+                    claims.setdefault(match.group(1), []).append((0, part, key))
+    return claims
