@@ -100,12 +100,22 @@ def _captioned_anew(page: PageLayout, table: Region) -> bool:
 
 def column_break(last: Region, first: Region) -> bool:
     """``first`` opens the next column after ``last`` closed one: it lies wholly to the right of
-    ``last``, starts above its middle, and is as wide (one column's measure)."""
+    ``last``, starts above its middle, and is as wide (one column's measure), or is the paragraph's
+    last line alone."""
     a, b = last.bbox, first.bbox
     wide = max(a.width, b.width)
-    if wide <= 0 or abs(a.width - b.width) > COLUMN_WIDTH_TOLERANCE * wide:
+    if wide <= 0 or (abs(a.width - b.width) > COLUMN_WIDTH_TOLERANCE * wide and not _last_line_alone(last, first)):
         return False
     return b.x0 >= a.x1 - COLUMN_GAP_SLACK and b.y0 < (a.y0 + a.y1) / 2
+
+
+def _last_line_alone(last: Region, first: Region) -> bool:
+    """``first`` is one line narrower than ``last``: a paragraph's last line set alone at the head of
+    the next column ("the end of the year."), as short as the words it holds. The columns lie a
+    gutter apart, not across a box (a contents list's titles and their page numbers)."""
+    a, b = last.bbox, first.bbox
+    one_line = 0 < b.height < 2 * first.font_size
+    return one_line and b.width < a.width and b.x0 - a.x1 < 0.5 * a.width
 
 
 def _mend_split_word(last: Region, first: Region) -> None:
