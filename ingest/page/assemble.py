@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from docgraph.ingest.floats.figures import figure_caption_near, is_text_box
 from docgraph.ingest.floats.image_text import text_in
 from docgraph.ingest.floats.tables import to_markdown
+from docgraph.ingest.page.article_heads import demote_article_heads
 from docgraph.ingest.page.blocks import Block, segment_lines
 from docgraph.ingest.page.classify import (
     FontStats,
@@ -154,6 +155,7 @@ def _classify(blocks: list[Block], stats: FontStats, height: float, title_allowe
             block.kind = classify_block(block, stats, ctx, near_float(block.bbox, floats))
     extend_footnotes(blocks, stats, ctx)
     promote_title(blocks, stats, ctx)
+    demote_article_heads(blocks)
     demote_byline(blocks)
     demote_toc_entries(blocks)
 
