@@ -19,6 +19,7 @@ from docgraph.ingest.links.edges import (
     reading_order_edges,
     section_edges,
 )
+from docgraph.ingest.links.jumps import jump_edges
 from docgraph.ingest.links.link_references import link_reference_edges
 from docgraph.ingest.links.references import build_target_index, reference_edges
 from docgraph.ingest.structure.ids import IdScheme, PlacedRegion, camel_case, place_regions
@@ -55,6 +56,7 @@ def build_graph(
     batch.edges += page_edges(doc_id, ids, layout.pages)
     batch.edges += on_page_edges(ids, placed)
     batch.edges += reading_order_edges(placed)
+    batch.edges += jump_edges(placed, references.edges, ids)
     batch.edges += section_edges(doc_id, ids, tree, placed)
     batch.edges += caption_edges(captions)
     batch.edges += references.edges

@@ -245,3 +245,30 @@ def test_a_page_of_hatching_is_no_stack_of_tables(tmp_path: Path) -> None:
     with pymupdf.open(tmp_path / "hatching.pdf") as doc:
         page = doc[0]
         assert find_framed_tables(page.get_drawings(), pdf_api.words(page, TEXT_FLAGS)) == []
+
+
+def test_a_heading_under_the_page_head_rule_is_no_row_of_the_table_below(tmp_path: Path) -> None:
+    """A newsletter's events page: the running head's rule spans the page as the table's rules do,
+    and the page's heading and its deck sit between it and the table. The table starts at its own
+    top rule; the heading stays a heading."""
+    events = [["Date", "Event", "Time"], ["Sat 5 April", "Footbridge working party", "10 am"]]
+    events += [["Wed 9 April", "Committee meeting", "7.30 pm"], ["Sat 28 June", "Summer fete", "12 noon"]]
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((40, 28), "The Riverside Review  ·  Spring 2025", fontname="helv", fontsize=7.5)
+        page.draw_line((40, 33), (555, 33), width=0.5)
+        page.insert_text((40, 72), "What's on this spring", fontname="tibo", fontsize=22)
+        page.insert_text((40, 90), "Dates for your diary from April to June.", fontname="tiit", fontsize=11)
+        y = 104.0
+        page.draw_line((40, y), (555, y), width=1)
+        for r, row in enumerate(events):
+            for x, cell in zip((43, 153, 373), row, strict=True):
+                page.insert_text((x, y + 9.5), cell, fontname="hebo" if r == 0 else "helv", fontsize=8.5)
+            y += 13
+            page.draw_line((40, y), (555, y), width=1 if r in (0, len(events) - 1) else 0.3)
+        page.insert_textbox(pymupdf.Rect(40, y + 20, 300, y + 200), PROSE * 3, fontname="tiro", fontsize=9.5)
+        doc.save(tmp_path / "events.pdf")
+    page_layout = NativeReader().read(tmp_path / "events.pdf").pages[0]
+    [table] = [r for r in page_layout.regions if r.kind == "table"]
+    assert table.cells == events
+    assert any(r.kind in ("title", "section_header") and r.text == "What's on this spring" for r in page_layout.regions)

@@ -140,3 +140,34 @@ def test_sub_items_opening_a_page_are_not_glued_to_the_next_item(tmp_path: Path)
         ["\u2022 translation:", "\u2022 dev/foo:"],
         ["\u2022 regression", "\u2022 reviews:"],
     ]
+
+
+NEWS = (
+    "More than ninety members crowded into the Church Hall on the evening of 12 March for the "
+    "forty-third Annual General Meeting, the largest turnout since the campaign to save the towpath. "
+)
+
+
+def test_a_contents_box_keeps_each_entrys_page_number(tmp_path: Path) -> None:
+    """A newsletter's "In this issue" box: titles at the left, their page numbers flush right and
+    no leaders. Each number is read after its title, not as a column of bare numbers after them."""
+    entries = [("New library opens its doors", "2"), ("What's on: spring events", "3")]
+    entries += [("Treasurer's report", "4"), ("Allotment news", "4"), ("AGM continued", "5")]
+    doc = pymupdf.open()
+    for number in (1, 2):
+        page = doc.new_page(width=595, height=842)
+        page.insert_textbox(pymupdf.Rect(40, 130, 370, 700), NEWS * 20, fontname="tiro", fontsize=9.5)
+        page.insert_text((40, 815), f"Spring 2025 | {number}", fontname="helv", fontsize=8)
+    page = doc[0]
+    page.draw_rect(pymupdf.Rect(393, 132, 555, 250), color=(0.2, 0.3, 0.6), width=0.8)
+    page.insert_text((400, 149), "In this issue", fontname="hebo", fontsize=11)
+    for k, (title, number) in enumerate(entries):
+        y = 166 + 13 * k
+        page.insert_text((400, y), title, fontname="helv", fontsize=8.5)
+        right = 548 - pymupdf.get_text_length(number, fontname="hebo", fontsize=8.5)
+        page.insert_text((right, y), number, fontname="hebo", fontsize=8.5)
+    doc.save(tmp_path / "contents-box.pdf")
+    texts = [r.text for r in NativeReader().read(tmp_path / "contents-box.pdf").pages[0].regions]
+    assert not [t for t in texts if t.strip().isdigit() and t.strip() != "1"]
+    box = next(t for t in texts if "New library" in t)
+    assert " ".join(f"{title} {number}" for title, number in entries) in box

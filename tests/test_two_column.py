@@ -145,3 +145,20 @@ def test_an_appendix_heading_and_its_first_subsection_in_one_text_block_are_two_
         titles[e.src_key]: titles.get(e.dst_key) for e in batch.edges if e.type == "IS_UNDER" and e.src_key in titles
     }
     assert under["A.1 Part One"] == "A Research Methods"
+
+
+def test_a_paragraphs_last_line_alone_atop_the_next_column_continues_it(tmp_path: Path) -> None:
+    """A newsletter's column ends one line before its paragraph does: "the end of the year." stands
+    alone at the head of the next column, far narrower than the column, and is still its tail."""
+    words = [*(SENTENCE * 3).split(), "charged", "the", "old", "rate", "until"]
+    lines = [" ".join(words[i : i + 9]) for i in range(0, len(words), 9)]
+    doc = pymupdf.open()
+    page = doc.new_page(width=PAGE.width, height=PAGE.height)
+    for k, line in enumerate(lines):
+        page.insert_text((54, 100 + 12 * k), line, fontname="tiro", fontsize=9.5)
+    page.insert_text((318, 100), "the end of the year.", fontname="tiro", fontsize=9.5)
+    for k, line in enumerate(lines):
+        page.insert_text((328 if k == 0 else 318, 112 + 12 * k), line, fontname="tiro", fontsize=9.5)
+    doc.save(tmp_path / "newsletter.pdf")
+    found = continuations(NativeReader().read(tmp_path / "newsletter.pdf"))
+    assert found == [("old rate until", "the end of", False)]

@@ -177,6 +177,17 @@ def image_figures(page: pymupdf.Page, lines: Sequence[TextLine]) -> list[BBox]:
     return boxes
 
 
+def lone_pictures(page: pymupdf.Page, figures: Sequence[BBox], lines: Sequence[TextLine]) -> list[BBox]:
+    """The figures that are one embedded picture alone (a photo): the box is the image's own,
+    nothing drawn merged into it."""
+    images = image_figures(page, lines)
+    return [box for box in figures if any(_same_box(box, image) for image in images)]
+
+
+def _same_box(a: BBox, b: BBox, slack: float = 1.0) -> bool:
+    return max(abs(a.x0 - b.x0), abs(a.y0 - b.y0), abs(a.x1 - b.x1), abs(a.y1 - b.y1)) <= slack
+
+
 def merge_boxes(boxes: Sequence[BBox], gap: float = MERGE_GAP) -> list[BBox]:
     """Union boxes that overlap or lie within ``gap`` of each other, until stable."""
     merged = list(boxes)

@@ -35,6 +35,7 @@ MAX_CODE_SHARE = 0.8  # a band set in a monospaced font beyond this share is a c
 OPEN_ROW_GAP = 1.0  # line heights between rows of a table running on past its last rule
 MAX_RULES = 200  # more horizontal strokes than this: a drawing, a form or hatching, not booktabs tables
 MIN_OPEN_ROWS = 2  # rows past the last rule, for it to be a table broken by the page
+HEADING_SCALE = 1.5  # a line set this much larger than the page's median line is a heading
 
 
 def horizontal_rules(drawings: Sequence[dict[str, Any]]) -> list[Rule]:
@@ -54,11 +55,21 @@ def find_framed_tables(
     rules = horizontal_rules(drawings)
     if len(rules) > MAX_RULES:
         return []
+    headings = _headings(lines)
     for stack in _stacks(rules):
         opened = _with_open_foot(stack, words, rules)
-        tables = _tables_in_stack(opened, words, [*taken], open_foot=len(opened) > len(stack))
+        tables = _tables_in_stack(opened, words, [*taken, *headings], open_foot=len(opened) > len(stack))
         found += [t for t in tables if not code_listing(lines, t.bbox)]
     return found
+
+
+def _headings(lines: Sequence[TextLine]) -> list[BBox]:
+    """Lines set far larger than the page's text: headings, which no table between rules holds. A
+    page's head rule over a heading set above a table is no top rule of the table."""
+    if not lines:
+        return []
+    body = statistics.median(line.size for line in lines)
+    return [line.bbox for line in lines if line.size >= HEADING_SCALE * body]
 
 
 def _with_open_foot(stack: list[Rule], words: Sequence[Word], rules: Sequence[Rule]) -> list[Rule]:

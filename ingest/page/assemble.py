@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from docgraph.ingest.floats.figures import figure_caption_near, is_text_box
 from docgraph.ingest.floats.image_text import text_in
 from docgraph.ingest.floats.tables import to_markdown
+from docgraph.ingest.page.article_heads import demote_article_heads
 from docgraph.ingest.page.blocks import Block, segment_lines
 from docgraph.ingest.page.classify import (
     FontStats,
@@ -24,6 +25,7 @@ from docgraph.ingest.page.furniture import FurnitureMarks
 from docgraph.ingest.page.list_rows import attach_row_cells
 from docgraph.ingest.page.merge import absorb_figure_labels, figures_for_orphan_captions, merge_blocks
 from docgraph.ingest.page.model_regions import model_blocks
+from docgraph.ingest.page.photo_captions import caption_photos, worded_lines
 from docgraph.ingest.page.reading_order import reading_order
 from docgraph.ingest.page.scan import PageScan
 from docgraph.ingest.page.term_rows import attach_term_rows
@@ -88,6 +90,7 @@ def assemble_page(scan: PageScan, stats: FontStats, marks: FurnitureMarks, title
     if scan.model_boxes is not None:
         blocks = _in_reading_order(blocks)
     _classify(blocks, stats, scan.height, title_allowed, work.floats)
+    caption_photos(blocks, scan.photos, stats)
     blocks = merge_blocks(attach_term_rows(attach_row_cells(join_display_math(blocks, stats.body_size))), stats)
     figure_drafts, blocks = figures_for_orphan_captions(blocks, work.floats, stats)
     work.drafts.extend(_figure_draft(box, labels) for box, labels in figure_drafts)
@@ -135,7 +138,9 @@ def _add_detected_figures(work: _PageWork) -> None:
         chart = box in work.scan.charts
         if not chart and is_text_box(box, inside, work.stats.body_size, figure_caption_near(box, lines)):
             continue
-        grown, labels = absorb_figure_labels(box, lines, work.used, work.stats)
+        # A photo's labels are few: a line of words near it is its caption or a byline, not a label.
+        worded = worded_lines(lines) if box in work.scan.photos else set()
+        grown, labels = absorb_figure_labels(box, lines, work.used | worded, work.stats)
         work.used.update(labels)
         work.add_figure(grown, labels)
 
@@ -154,6 +159,7 @@ def _classify(blocks: list[Block], stats: FontStats, height: float, title_allowe
             block.kind = classify_block(block, stats, ctx, near_float(block.bbox, floats))
     extend_footnotes(blocks, stats, ctx)
     promote_title(blocks, stats, ctx)
+    demote_article_heads(blocks)
     demote_byline(blocks)
     demote_toc_entries(blocks)
 

@@ -7,6 +7,8 @@ of cells sit between the items' blocks: the items were read as separate lists an
 detached paragraphs after them, each row losing its cell. Cells set so, at least ``MIN_ROWS`` of
 them starting or ending at one edge, each on the last line of a numbered list block to its left,
 are that item's: the cell is appended to the item's text, as a contents entry keeps its page number.
+So is a bare page number set so at the right of a one-line title: the entries of a contents box
+without leaders (a newsletter's "In this issue").
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ from collections.abc import Sequence
 
 from docgraph.ingest.page.blocks import Block
 from docgraph.ingest.pdf.lines import TextLine
+from docgraph.ingest.pdf.text import PAGE_NUMBER
 
 _NUMBER = re.compile(r"^\s*\(?(?:\d{1,2}|[a-z]|[ivx]{1,4})[.)]\s")
 MIN_ROWS = 3
 MAX_CELL_WORDS = 6  # a cell is a label, a number or a name, not a sentence
+MAX_ENTRY_WORDS = 12  # a contents entry is a title, not a line of prose
 EDGE_TOLERANCE = 2.0  # points: the cells of one column start (or end) at one edge
 SAME_ROW_OVERLAP = 0.6  # of the lower line's height: an item and its cell share one baseline
 
@@ -38,9 +42,12 @@ def attach_row_cells(blocks: list[Block]) -> list[Block]:
 def _row_cells(blocks: Sequence[Block]) -> list[tuple[Block, Block]]:
     """(cell, item) pairs whose cells line up in a column of at least ``MIN_ROWS``."""
     items = [b for b in blocks if b.kind == "list" and b.source == "fonts" and _numbered(b) and b.lines[-1].horizontal]
+    entries = [b for b in blocks if _entry_like(b)]
     pairs: list[tuple[Block, Block]] = []
     for cell in filter(_cell_like, blocks):
         item = _item_left_of(cell, items)
+        if item is None and PAGE_NUMBER.match(cell.lines[0].text):  # a contents entry's page number
+            item = _item_left_of(cell, [entry for entry in entries if entry is not cell])
         if item is not None:
             pairs.append((cell, item))
     lefts = [cell.bbox.x0 for cell, _ in pairs]
@@ -52,6 +59,13 @@ def _numbered(item: Block) -> bool:
     """A numbered item ("1.", "(a)", "iv)"): an agenda's or a schedule's rows are numbered, and a
     bulleted list beside a second column of text ("Launch: March 2024") is no such row."""
     return bool(_NUMBER.match(item.lines[0].text))
+
+
+def _entry_like(block: Block) -> bool:
+    """A contents entry without leaders: a title of one line ("New library opens its doors")."""
+    line = block.lines[-1]
+    short = len(line.text.split()) <= MAX_ENTRY_WORDS
+    return block.kind == "paragraph" and block.source == "fonts" and len(block.lines) == 1 and line.horizontal and short
 
 
 def _cell_like(block: Block) -> bool:

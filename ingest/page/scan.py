@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import pymupdf
 
 from docgraph.ingest.floats.captioned_tables import find_captioned_tables
-from docgraph.ingest.floats.figures import find_figures
+from docgraph.ingest.floats.figures import find_figures, lone_pictures
 from docgraph.ingest.floats.framed_tables import find_framed_tables
 from docgraph.ingest.floats.image_text import ImageText
 from docgraph.ingest.floats.layout_model import ModelBox, model_tables, run_layout_model
@@ -35,6 +35,7 @@ class PageScan:
     tables: list[FoundTable] = field(default_factory=list)
     figures: list[BBox] = field(default_factory=list)
     charts: list[BBox] = field(default_factory=list)  # figures drawn as charts (``tables.drawn_as_chart``)
+    photos: list[BBox] = field(default_factory=list)  # figures that are one embedded picture alone
     model_boxes: list[ModelBox] | None = None
     has_text_layer: bool = True
     image_text: list[ImageText] = field(default_factory=list)  # read by OCR in embedded pictures
@@ -78,6 +79,7 @@ def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
         scan.tables += find_captioned_tables(lines, words, [t.bbox for t in scan.tables])
         scan.figures = find_figures(page, drawings, [t.bbox for t in scan.tables], lines)
         scan.charts = [box for box in scan.figures if drawn_as_chart(drawings, box)]
+        scan.photos = lone_pictures(page, scan.figures, lines)
     return scan
 
 

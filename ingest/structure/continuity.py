@@ -1,5 +1,6 @@
 """Paragraphs and tables that run on past a page break, and paragraphs that run on past a column
-break (the foot of one column to the top of the next, in two-column papers), get ``continues=True``.
+break (the foot of one column to the top of the next, in two-column papers) or a pull quote set inside
+their column, get ``continues=True``.
 A list item cut by a page break runs on in a paragraph (its tail has no bullet); a paragraph runs
 on past a table set at the top of the next page."""
 
@@ -20,6 +21,8 @@ _RUNS_ON = (",", "-", "\u2010", "(", "[", "/", "&", "，", "、", "（")
 _RUNNING_TEXT: frozenset[RegionKind] = frozenset({"paragraph", "list"})
 COLUMN_WIDTH_TOLERANCE = 0.15  # the two parts of a paragraph split by a column break are set as wide
 COLUMN_GAP_SLACK = 2.0  # points of overlap allowed between two columns' boxes
+PULL_QUOTE_SCALE = 1.2  # a pull quote is set this much larger than the text it interrupts, at least
+PULL_QUOTE_WORDS = 4
 
 
 def _flow(page: PageLayout) -> list[Region]:
@@ -100,12 +103,22 @@ def _captioned_anew(page: PageLayout, table: Region) -> bool:
 
 def column_break(last: Region, first: Region) -> bool:
     """``first`` opens the next column after ``last`` closed one: it lies wholly to the right of
-    ``last``, starts above its middle, and is as wide (one column's measure)."""
+    ``last``, starts above its middle, and is as wide (one column's measure), or is the paragraph's
+    last line alone."""
     a, b = last.bbox, first.bbox
     wide = max(a.width, b.width)
-    if wide <= 0 or abs(a.width - b.width) > COLUMN_WIDTH_TOLERANCE * wide:
+    if wide <= 0 or (abs(a.width - b.width) > COLUMN_WIDTH_TOLERANCE * wide and not _last_line_alone(last, first)):
         return False
     return b.x0 >= a.x1 - COLUMN_GAP_SLACK and b.y0 < (a.y0 + a.y1) / 2
+
+
+def _last_line_alone(last: Region, first: Region) -> bool:
+    """``first`` is one line narrower than ``last``: a paragraph's last line set alone at the head of
+    the next column ("the end of the year."), as short as the words it holds. The columns lie a
+    gutter apart, not across a box (a contents list's titles and their page numbers)."""
+    a, b = last.bbox, first.bbox
+    one_line = 0 < b.height < 2 * first.font_size
+    return one_line and b.width < a.width and b.x0 - a.x1 < 0.5 * a.width
 
 
 def _mend_split_word(last: Region, first: Region) -> None:
@@ -119,8 +132,33 @@ def _mend_split_word(last: Region, first: Region) -> None:
         last.text, first.text = join_two(left, word), rest.lstrip()
 
 
+def _pull_quote_between(last: Region, quote: Region, first: Region) -> bool:
+    """``quote`` is set large (a pull quote, a magazine's "quote set large") inside the column
+    between the two parts of one paragraph: ``first`` lies under ``last`` in its column, at its
+    size, and ``quote`` between them in type a fifth larger at least, a sentence across most of the
+    column (not an index's group letter, "T")."""
+    a, q, b = last.bbox, quote.bbox, first.bbox
+    same_column = a.x_overlap(b) >= 0.5 * min(a.width, b.width) and q.x_overlap(a) >= 0.5 * a.width
+    between = a.y1 - 1.0 <= q.y0 and q.y1 <= b.y0 + 1.0
+    large = quote.kind == "paragraph" and quote.font_size >= PULL_QUOTE_SCALE * last.font_size
+    worded = len(quote.text.split()) >= PULL_QUOTE_WORDS
+    return same_column and between and large and worded and abs(last.font_size - first.font_size) < 0.5
+
+
+def _read_past_pull_quotes(page: PageLayout) -> None:
+    """A paragraph cut by a pull quote goes on under it: the two parts are linked, and the quote is
+    read after the second part, as a float is."""
+    flow = _flow(page)
+    for last, quote, first in zip(flow, flow[1:], flow[2:], strict=False):
+        if _pull_quote_between(last, quote, first) and paragraph_continues(last, first):
+            last.continues = True
+            quote.order, first.order = first.order, quote.order
+            _mend_split_word(last, first)
+
+
 def mark_continuations(pages: Sequence[PageLayout]) -> None:
     for page in pages:
+        _read_past_pull_quotes(page)
         for last, first in pairwise(_flow(page)):
             if column_break(last, first) and paragraph_continues(last, first):
                 last.continues = True
