@@ -15,6 +15,7 @@ from docgraph.ingest.page.classify import (
     extend_footnotes,
     near_float,
     page_context,
+    promote_margin_headings,
     promote_title,
 )
 from docgraph.ingest.page.definitions import join_definition_lines
@@ -152,6 +153,7 @@ def _classify(blocks: list[Block], stats: FontStats, height: float, title_allowe
     for block in blocks:
         if block.kind is None:
             block.kind = classify_block(block, stats, ctx, near_float(block.bbox, floats))
+    promote_margin_headings(blocks, stats)
     extend_footnotes(blocks, stats, ctx)
     promote_title(blocks, stats, ctx)
     demote_byline(blocks)
