@@ -1,0 +1,77 @@
+"""An ISO- or IEC-style standard: clause numbers without a word ("5.3 Timers"), and annexes whose
+heading is three centred lines, "Annex A" | "(normative)" | "Message encoding".
+
+Before, the status line between the label and the title cut the heading in two: "Annex A" was a
+section holding only "(normative)", and A.1 and A.2 hung under a section "Message encoding" of
+their own, so "What is in Annex A?" found nothing of the annex.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+
+from docgraph.ingest.graph import build_graph
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.records import GraphBatch
+
+WIDTH, HEIGHT, LEFT = 595, 842, 62
+BODY = {
+    "5.3 Timers": "Each endpoint maintains a retransmission timer. The default timeout is 3 s.",
+    "A.1 General": "Every message shall be encoded as a header followed by a payload.",
+    "A.2 Header encoding": "The header consists of a version, a type, flags, a length and a sequence number.",
+    "B.1 Exchange": "A client sends OPEN; the server answers ACCEPT.",
+}
+
+
+def _centred(page: pymupdf.Page, y: float, text: str, fontname: str, size: float) -> None:
+    x = (WIDTH - pymupdf.get_text_length(text, fontname=fontname, fontsize=size)) / 2
+    page.insert_text((x, y), text, fontname=fontname, fontsize=size)
+
+
+def _clause(page: pymupdf.Page, y: float, heading: str) -> float:
+    page.insert_text((LEFT, y), heading, fontname="hebo", fontsize=11)
+    page.insert_text((LEFT, y + 22), BODY[heading], fontname="tiro", fontsize=11)
+    return y + 56
+
+
+def _annex(page: pymupdf.Page, y: float, label: str, status: str, title: str) -> float:
+    _centred(page, y, label, "hebo", 12)
+    _centred(page, y + 17, status, "tiro", 11)
+    _centred(page, y + 34, title, "hebo", 12)
+    return y + 64
+
+
+def _standard(pdf: Path) -> Path:
+    """A clause on its page, then the annexes: "Annex A (normative)" and "Annex B (informative)"."""
+    with pymupdf.open() as doc:
+        for number in (1, 2):
+            page = doc.new_page(width=WIDTH, height=HEIGHT)
+            page.insert_text((LEFT, 50), "ISO/IEC 99999:2025(E)", fontname="tibo", fontsize=10)
+            foot = f"© ISO/IEC 2025 – All rights reserved   {number}"
+            page.insert_text((LEFT, 805), foot, fontname="tiro", fontsize=8)
+        first, second = doc[0], doc[1]
+        _clause(first, 100, "5.3 Timers")
+        y = _annex(second, 100, "Annex A", "(normative)", "Message encoding")
+        y = _clause(second, _clause(second, y, "A.1 General"), "A.2 Header encoding")
+        _clause(second, _annex(second, y + 20, "Annex B", "(informative)", "Example exchange"), "B.1 Exchange")
+        doc.save(pdf)
+    return pdf
+
+
+def _parents(batch: GraphBatch) -> dict[str, str]:
+    titles = {n.key: n.props["title"] for n in batch.nodes if n.label == "Section"}
+    under = (e for e in batch.edges if e.type == "IS_UNDER" and e.src_key in titles)
+    return {titles[e.src_key]: titles.get(e.dst_key, "") for e in under}
+
+
+def test_an_annex_heading_with_its_status_line_is_one_section_over_its_subclauses(tmp_path: Path) -> None:
+    batch = build_graph(NativeReader().read(_standard(tmp_path / "standard.pdf")))
+    sections = {n.props["title"]: n.props for n in batch.nodes if n.label == "Section"}
+    annex_a = "Annex A (normative) Message encoding"
+    assert sections[annex_a]["number"] == "A"
+    assert "Message encoding" not in sections
+    parents = _parents(batch)
+    assert parents["A.1 General"] == annex_a and parents["A.2 Header encoding"] == annex_a
+    assert parents["B.1 Exchange"] == "Annex B (informative) Example exchange"
