@@ -19,6 +19,7 @@ from docgraph.records import GraphBatch
 WIDTH, HEIGHT, LEFT = 595, 842, 62
 BODY = {
     "5.3 Timers": "Each endpoint maintains a retransmission timer. The default timeout is 3 s.",
+    "5.4 Void": "(reserved)",
     "A.1 General": "Every message shall be encoded as a header followed by a payload.",
     "A.2 Header encoding": "The header consists of a version, a type, flags, a length and a sequence number.",
     "B.1 Exchange": "A client sends OPEN; the server answers ACCEPT.",
@@ -52,7 +53,7 @@ def _standard(pdf: Path) -> Path:
             foot = f"© ISO/IEC 2025 – All rights reserved   {number}"
             page.insert_text((LEFT, 805), foot, fontname="tiro", fontsize=8)
         first, second = doc[0], doc[1]
-        _clause(first, 100, "5.3 Timers")
+        _clause(first, _clause(first, 100, "5.3 Timers"), "5.4 Void")
         y = _annex(second, 100, "Annex A", "(normative)", "Message encoding")
         y = _clause(second, _clause(second, y, "A.1 General"), "A.2 Header encoding")
         _clause(second, _annex(second, y + 20, "Annex B", "(informative)", "Example exchange"), "B.1 Exchange")
@@ -75,3 +76,10 @@ def test_an_annex_heading_with_its_status_line_is_one_section_over_its_subclause
     parents = _parents(batch)
     assert parents["A.1 General"] == annex_a and parents["A.2 Header encoding"] == annex_a
     assert parents["B.1 Exchange"] == "Annex B (informative) Example exchange"
+
+
+def test_the_status_line_is_read_as_part_of_the_heading_and_a_clause_text_in_brackets_is_not(tmp_path: Path) -> None:
+    layout = NativeReader().read(_standard(tmp_path / "standard.pdf"))
+    kinds = {r.text: r.kind for page in layout.pages for r in page.regions}
+    assert kinds["(normative)"] == kinds["(informative)"] == "section_header"
+    assert kinds["(reserved)"] == "paragraph"

@@ -15,6 +15,7 @@ from docgraph.ingest.page.classify import (
     extend_footnotes,
     near_float,
     page_context,
+    promote_heading_status,
     promote_margin_headings,
     promote_title,
 )
@@ -154,6 +155,7 @@ def _classify(blocks: list[Block], stats: FontStats, height: float, title_allowe
         if block.kind is None:
             block.kind = classify_block(block, stats, ctx, near_float(block.bbox, floats))
     promote_margin_headings(blocks, stats)
+    promote_heading_status(blocks)
     extend_footnotes(blocks, stats, ctx)
     promote_title(blocks, stats, ctx)
     demote_byline(blocks)

@@ -8,7 +8,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from docgraph.ingest.floats.captions import CAPTION_DELIMITER_RE, CAPTION_RE, PROSE_AFTER_LABEL_RE
-from docgraph.ingest.labels import APPENDIX_WORDS, CJK_HEADING_NUMBER, FRONT_MATTER_HEADING, HEADING_WORDS
+from docgraph.ingest.labels import (
+    APPENDIX_WORDS,
+    BARE_HEADING_LABEL,
+    CJK_HEADING_NUMBER,
+    FRONT_MATTER_HEADING,
+    HEADING_STATUS,
+    HEADING_WORDS,
+)
 from docgraph.ingest.page.blocks import BULLET_GLYPH_RE, Block
 from docgraph.ingest.page.typewriter import at_text_margin, preformatted, typewritten
 from docgraph.ingest.pdf.lines import TextLine
@@ -230,6 +237,20 @@ def promote_margin_headings(blocks: list[Block], stats: FontStats) -> None:
         prose = block.kind in ("paragraph", "list") and not text.endswith((".", ",", ";", ":"))
         if prose and short and heading_like and at_text_margin(block, text_blocks):
             block.kind = "section_header"
+
+
+def promote_heading_status(blocks: list[Block]) -> None:
+    """An annex's status line ("(normative)") set right under its bare label ("Annex A") is part of
+    its heading, as the title under it is: no text of the annex."""
+    labels = [b for b in blocks if b.kind == "section_header" and BARE_HEADING_LABEL.match(b.raw_text)]
+    for block in blocks:
+        status = block.kind == "paragraph" and HEADING_STATUS.match(block.raw_text.strip())
+        if status and any(_right_under(label.bbox, block.bbox, label.size) for label in labels):
+            block.kind = "section_header"
+
+
+def _right_under(above: BBox, below: BBox, size: float) -> bool:
+    return above.x_overlap(below) > 0 and 0 <= below.y0 - above.y1 < 2 * size
 
 
 def _reads_like_sentence(text: str) -> bool:

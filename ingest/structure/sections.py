@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 import statistics
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from docgraph.ingest.labels import BARE_HEADING_LABEL
+from docgraph.ingest.labels import BARE_HEADING_LABEL, HEADING_STATUS
 from docgraph.ingest.structure.heading_numbers import HEADER_MATCH, level_of_number, parse_number, title_similarity
 from docgraph.ingest.structure.ids import PlacedRegion
 from docgraph.ingest.types import DocumentLayout, OutlineEntry
@@ -29,7 +28,6 @@ MAX_FONT_LEVELS = 6
 # region at HEADER_MATCH).
 OTHER_MATCH = 0.9
 FONT_TOLERANCE = 0.5
-_STATUS_LINE = re.compile(r"^\(\s*[^\W\d_][^()]{0,30}\)$")  # an annex's "(normative)", "(informative)"
 
 Anchor = tuple[int, float]  # (page, position in the page's reading order); -0.5 = top of the page
 TOP_OF_PAGE = -0.5
@@ -258,8 +256,8 @@ def _status_of_label(group: list[PlacedRegion], pr: PlacedRegion) -> bool:
     return (
         len(group) == 1
         and bool(BARE_HEADING_LABEL.match(label.region.text))
-        and pr.region.kind == "paragraph"
-        and bool(_STATUS_LINE.match(pr.region.text.strip()))
+        and pr.region.kind in ("paragraph", "section_header")
+        and bool(HEADING_STATUS.match(pr.region.text.strip()))
         and pr.page == label.page
         and pr.position == label.position + 1
         and 0 <= pr.region.bbox.y0 - label.region.bbox.y1 < 3 * _line_height(label)
@@ -281,7 +279,7 @@ def _wraps_onto(group: list[PlacedRegion], second: PlacedRegion) -> bool:
     if second.page != first.page or second.position != first.position + 1 or parse_number(b.text):
         return False
     gap = b.bbox.y0 - a.bbox.y1
-    statuses = all(_STATUS_LINE.match(pr.region.text.strip()) for pr in group[1:])
+    statuses = all(HEADING_STATUS.match(pr.region.text.strip()) for pr in group[1:])
     if BARE_HEADING_LABEL.match(label.region.text) and statuses:
         larger = b.font_size >= label.region.font_size - FONT_TOLERANCE
         return b.kind in HEADER_KINDS and larger and 0 <= gap < 3 * max(_line_height(label), b.font_size)
