@@ -1,5 +1,5 @@
-"""An ISO- or IEC-style standard: clause numbers without a word ("5.3 Timers"), and annexes whose
-heading is three centred lines, "Annex A" | "(normative)" | "Message encoding".
+"""An ISO- or IEC-style standard: clause numbers without a word ("5.3 Timers", "see A.2"), and
+annexes whose heading is three centred lines, "Annex A" | "(normative)" | "Message encoding".
 
 Before, the status line between the label and the title cut the heading in two: "Annex A" was a
 section holding only "(normative)", and A.1 and A.2 hung under a section "Message encoding" of
@@ -18,7 +18,7 @@ from docgraph.records import GraphBatch
 
 WIDTH, HEIGHT, LEFT = 595, 842, 62
 BODY = {
-    "5.3 Timers": "Each endpoint maintains a retransmission timer. The default timeout is 3 s.",
+    "5.3 Timers": "Each endpoint maintains a retransmission timer, encoded as a header field (see A.2).",
     "5.4 Void": "(reserved)",
     "A.1 General": "Every message shall be encoded as a header followed by a payload.",
     "A.2 Header encoding": "The header consists of a version, a type, flags, a length and a sequence number.",
@@ -83,3 +83,12 @@ def test_the_status_line_is_read_as_part_of_the_heading_and_a_clause_text_in_bra
     kinds = {r.text: r.kind for page in layout.pages for r in page.regions}
     assert kinds["(normative)"] == kinds["(informative)"] == "section_header"
     assert kinds["(reserved)"] == "paragraph"
+
+
+def test_see_and_a_subclause_number_refers_to_that_subclause(tmp_path: Path) -> None:
+    """ISO cites a subclause by its number alone: "(see A.2)" was no reference before."""
+    batch = build_graph(NativeReader().read(_standard(tmp_path / "standard.pdf")))
+    titles = {n.key: n.props["title"] for n in batch.nodes if n.label == "Section"}
+    timer = next(n.key for n in batch.nodes if n.label == "Region" and "(see A.2)" in n.props["text"])
+    refs = [(e.props["label"], titles.get(e.dst_key)) for e in batch.edges if e.type == "REF" and e.src_key == timer]
+    assert refs == [("Section A.2", "A.2 Header encoding")]

@@ -29,6 +29,9 @@ _ATTACH_WORD = r"(?:Schedule|SCHEDULE|Annex|ANNEX|Exhibit|EXHIBIT|Appendix|APPEN
 # A paragraph number is a reference only when it says whose paragraph: "Paragraph 4 of Schedule 3".
 _PARA_NUM = rf"\d{{1,3}}(?:\.\d{{1,3}})*(?:{_SUB})*\s+of\s+{_ATTACH_WORD}\s+{_ATTACH_NUM}"
 _NOTE_NUM = rf"\d{{1,2}}(?:\.\d{{1,2}})?[a-z]?{NUMBER_END}"  # "Note 12", "Note 3.2", "Note 7a"
+# A standard names its subclauses by number alone: "(see 6.2)", "see also A.2" (ISO/IEC Directives
+# Part 2); a dotted number after "see" is one, a bare "see 5" is not.
+_SEE_SUBCLAUSE = r"\b[Ss]ee(?:\s+also)?\s+(?=(?:\d{1,3}|[A-Z])\.\d)"
 _LIST_WORD = "|".join(LIST_WORDS)
 _LIST_SEP = rf"(?:\s*,\s*(?:(?:{_LIST_WORD})\s+)?|\s+(?:{_LIST_WORD}|&)\s+)"
 
@@ -36,7 +39,11 @@ _LIST_SEP = rf"(?:\s*,\s*(?:(?:{_LIST_WORD})\s+)?|\s+(?:{_LIST_WORD}|&)\s+)"
 PATTERNS: dict[str, tuple[str, str, str]] = {
     "figure": (r"\b(?:Figures?|FIGURES?|figures?)\s+|\b(?:Figs?\.|FIGS?\.|figs?\.)\s*", _FIG_NUM, "Figure"),
     "table": (r"\b(?:Tables?|TABLES?|tables?)\s+|\b(?:Tabs?\.)\s*", _FIG_NUM, "Table"),
-    "section": (r"\b(?:Sections?|SECTIONS?|sections?)\s+|\b(?:Sects?\.|Secs?\.)\s*|§§?\s*", _SEC_NUM, "Section"),
+    "section": (
+        r"\b(?:Sections?|SECTIONS?|sections?)\s+|\b(?:Sects?\.|Secs?\.)\s*|§§?\s*|" + _SEE_SUBCLAUSE,
+        _SEC_NUM,
+        "Section",
+    ),
     "chapter": (r"\b(?:Chapters?|CHAPTERS?|chapters?)\s+|\b(?:Chap\.|Ch\.)\s*", _CHAP_NUM, "Chapter"),
     "appendix": (r"\b(?:Appendix|APPENDIX|appendix|Appendices|appendices)\s+", _APP_NUM, "Appendix"),
     "equation": (r"\b(?:Equations?|equations?)\s+|\b(?:Eqs?\.|eqs?\.|Eqn\.|eqn\.)\s*", _EQ_NUM, "Equation"),
