@@ -92,3 +92,32 @@ def test_see_and_a_subclause_number_refers_to_that_subclause(tmp_path: Path) -> 
     timer = next(n.key for n in batch.nodes if n.label == "Region" and "(see A.2)" in n.props["text"])
     refs = [(e.props["label"], titles.get(e.dst_key)) for e in batch.edges if e.type == "REF" and e.src_key == timer]
     assert refs == [("Section A.2", "A.2 Header encoding")]
+
+
+def _cites_another_rfc(pdf: Path) -> Path:
+    """An RFC-style text whose sections 2 and 2.1 exist here, citing another RFC's by its tag."""
+    lines = [
+        ("hebo", 14, "1. Introduction"),
+        ("tiro", 11, "The algorithm reuses the loss detection of Section 2.1 of [RFC9000] unchanged."),
+        ("tiro", 11, "Timers follow [RFC9000], Section 2, and the window of Section 2.1 below."),
+        ("hebo", 14, "2. Congestion Window"),
+        ("tiro", 11, "A sender MUST NOT have more bytes in flight than the congestion window."),
+        ("hebo", 12, "2.1. Initial Window"),
+        ("tiro", 11, "The initial window is ten times the maximum datagram size."),
+    ]
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=612, height=792)
+        for row, (font, size, text) in enumerate(lines):
+            page.insert_text((72, 80 + 30 * row), text, fontname=font, fontsize=size)
+        doc.save(pdf)
+    return pdf
+
+
+def test_a_section_of_a_cited_document_is_no_reference_here(tmp_path: Path) -> None:
+    """ "Section 2.1 of [RFC9000]" and "[RFC9000], Section 2" name the cited RFC's sections, not this
+    document's 2.1 and 2: before, both became REF edges to this document's sections."""
+    batch = build_graph(NativeReader().read(_cites_another_rfc(tmp_path / "rfc.pdf")))
+    titles = {n.key: n.props["title"] for n in batch.nodes if n.label == "Section"}
+    refs = [(e.props["label"], titles.get(e.dst_key)) for e in batch.edges if e.type == "REF"]
+    assert refs == [("Section 2.1", "2.1. Initial Window")]  # "the window of Section 2.1 below"
+    assert batch.stats["external_refs"] == 2

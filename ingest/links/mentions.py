@@ -66,6 +66,7 @@ _SUBDIVISION = (
     r"(?:\s*\(\w{1,4}\))*(?:,?\s*(?:Abs\.|UAbs\.|Satz|S\.|Nr\.|lit\.|para\.|sentence|point)\s*\w{1,4}"
     r"(?:\s*\(\w{1,4}\))*)*"
 )
+_CITATION = r"\[[^\[\]\s]{1,40}\]"  # a bibliography tag: "[RFC9000]", "[I-D.ietf-quic-http]", "[12]"
 # Parts of this document a part may be "of" ("Paragraph 4 of Schedule 3", "Eq. 4 of Lemma 1").
 _REFERENCE_NOUN = (
     r"(?i:schedules?|annex(?:es)?|exhibits?|appendix|appendices|parts?|chapters?|sections?|articles?|clauses?"
@@ -73,8 +74,12 @@ _REFERENCE_NOUN = (
     r"|corollar(?:y|ies)|this|these|its|our)\b"
 )
 _OTHER_DOCUMENT = re.compile(
-    rf"{_SUBDIVISION}\s+of\s+(?i:the\s+)?(?!{_REFERENCE_NOUN})(?P<name>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*)"
+    rf"{_SUBDIVISION}\s+of\s+(?:(?P<cited>{_CITATION})|(?i:the\s+)?(?!{_REFERENCE_NOUN})"
+    rf"(?P<name>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*))"
 )
+# A cited work's part, as RFCs write it: "Section 4.2 of [RFC9000]", "[RFC9000], Section 4.2" (a
+# document never cites itself by its bibliography tag).
+_CITED_BEFORE = re.compile(rf"{_CITATION},?\s*$")
 _NAME_WORD = re.compile(r"[^\W\d_]+")
 # Codes of statutes a subdivision is cited with ("Art. 28 GDPR", "§ 5 Abs. 2 BDSG", "s. 3 UCC"): a
 # known list, as a capitalised word after a section number is as often a manual's "Section 3 FAQ".
@@ -166,7 +171,9 @@ def _is_external(text: str, kind: str, start: int, end: int, own_title: str) -> 
         return cited and (abbreviated or _in_brackets(text, start))
     after = text[end : end + 80]
     other = _OTHER_DOCUMENT.match(after) if kind in _QUALIFIED_KINDS else None
-    if other and not _names(other.group("name"), own_title):
+    if other and (other.group("cited") or not _names(other.group("name"), own_title)):
+        return True
+    if kind in _QUALIFIED_KINDS and _CITED_BEFORE.search(text, max(0, start - 50), start):
         return True
     return kind in _STATUTE_KINDS and bool(_STATUTE.match(after))
 
