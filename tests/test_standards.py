@@ -121,3 +121,34 @@ def test_a_section_of_a_cited_document_is_no_reference_here(tmp_path: Path) -> N
     refs = [(e.props["label"], titles.get(e.dst_key)) for e in batch.edges if e.type == "REF"]
     assert refs == [("Section 2.1", "2.1. Initial Window")]  # "the window of Section 2.1 below"
     assert batch.stats["external_refs"] == 2
+
+
+def _artwork(pdf: Path) -> Path:
+    """An RFC as xml2rfc sets it: text in Times, a state machine drawn in Courier, "Figure 1: ..."
+    centred under it, and a paragraph that points to it."""
+    art = [
+        "+--------+  send OPEN  +-----------+",
+        "| CLOSED |------------>| OPEN-SENT |",
+        "+--------+             +-----------+",
+    ]
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=612, height=792)
+        page.insert_text((72, 80), "3. Protocol Overview", fontname="hebo", fontsize=14)
+        text = "An association moves through the states of Figure 1."
+        page.insert_text((72, 110), text, fontname="tiro", fontsize=11)
+        for row, line in enumerate(art):
+            page.insert_text((120, 140 + 11 * row), line, fontname="cour", fontsize=9)
+        page.insert_text((230, 190), "Figure 1: ETP State Machine", fontname="tiro", fontsize=10)
+        page.insert_text((72, 220), "An endpoint in the OPEN-SENT state MAY resend OPEN.", fontname="tiro", fontsize=11)
+        doc.save(pdf)
+    return pdf
+
+
+def test_a_figure_drawn_in_text_is_what_its_caption_captions_and_figure_1_refers_to(tmp_path: Path) -> None:
+    """Before, the caption captioned nothing (no figure region) and "Figure 1" reached the caption."""
+    batch = build_graph(NativeReader().read(_artwork(tmp_path / "rfc.pdf")))
+    kinds = {n.key: n.props["kind"] for n in batch.nodes if n.label == "Region"}
+    (caption_of,) = [(kinds[e.src_key], kinds[e.dst_key]) for e in batch.edges if e.type == "CAPTION_OF"]
+    assert caption_of == ("caption", "code")
+    refs = [kinds.get(e.dst_key) for e in batch.edges if e.type == "REF" and e.props["label"] == "Figure 1"]
+    assert refs == ["code"]
