@@ -12,9 +12,16 @@ from pathlib import Path
 
 import pymupdf
 
+from docgraph.app.config import Settings
+from docgraph.app.llm.service import ask
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.stores.base import GraphStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.records import GraphBatch
+from tests.llm_data import no_llm_settings
 
 WIDTH, HEIGHT, LEFT = 595, 842, 62
 BODY = {
@@ -152,3 +159,26 @@ def test_a_figure_drawn_in_text_is_what_its_caption_captions_and_figure_1_refers
     assert caption_of == ("caption", "code")
     refs = [kinds.get(e.dst_key) for e in batch.edges if e.type == "REF" and e.props["label"] == "Figure 1"]
     assert refs == ["code"]
+
+
+def test_what_a_citation_refers_to_is_answered_from_its_entry(falkordb_store: GraphStore, tmp_path: Path) -> None:
+    """ "What does RFC8446 refer to?" quoted the reference entry first yet abstained: "refer" was
+    counted a word the passages must hold, as "say" or "mention" are not."""
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=612, height=792)
+        rows = [
+            ("hebo", 14, "6. Security Considerations"),
+            ("tiro", 11, "Deployments that need confidentiality MUST use keys exported from TLS 1.3 [RFC8446]."),
+            ("hebo", 14, "7. Normative References"),
+            ("tiro", 11, '[RFC8446] Rescorla, E., "The Transport Layer Security (TLS) Protocol Version 1.3",'),
+            ("tiro", 11, "RFC 8446, DOI 10.17487/RFC8446, August 2018."),
+        ]
+        for row, (font, size, text) in enumerate(rows):
+            page.insert_text((72, 80 + 24 * row), text, fontname=font, fontsize=size)
+        doc.save(tmp_path / "rfc.pdf")
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    assert build_ingest_pipeline(falkordb_store, settings).ingest(tmp_path / "rfc.pdf").status == "ingested"
+    falkordb_store.wait_for_indexes()
+    hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    result = ask("What does RFC8446 refer to?", falkordb_store, no_llm_settings(tmp_path), hybrid)
+    assert not result.abstained and "Transport Layer Security" in result.answer
