@@ -182,3 +182,24 @@ def test_what_a_citation_refers_to_is_answered_from_its_entry(falkordb_store: Gr
     hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
     result = ask("What does RFC8446 refer to?", falkordb_store, no_llm_settings(tmp_path), hybrid)
     assert not result.abstained and "Transport Layer Security" in result.answer
+
+
+def test_a_formula_wrapped_before_an_operator_stays_in_its_paragraph(tmp_path: Path) -> None:
+    """A line opening "* max_datagram_size))" inside brackets the line before left open was a list
+    item of its own, cut from its sentence; a real "* " list after a colon stays a list."""
+    rows = [
+        "The initial congestion window SHOULD be min(10 * max_datagram_size, max(14720, 2",
+        "* max_datagram_size)).",
+        "",
+        "The sender tracks two values:",
+        "* the congestion window, and",
+        "* the slow start threshold.",
+    ]
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=612, height=792)
+        for row, text in enumerate(rows):
+            page.insert_text((72, 80 + 14 * row), text, fontname="tiro", fontsize=11)
+        doc.save(tmp_path / "rfc.pdf")
+    regions = [(r.kind, r.text) for p in NativeReader().read(tmp_path / "rfc.pdf").pages for r in p.regions]
+    assert ("paragraph", " ".join(rows[:2])) in regions
+    assert [kind for kind, text in regions if "slow start" in text] == ["list"]
