@@ -193,6 +193,8 @@ _LABEL_WORDS = "|".join(
 BARE_HEADING_LABEL = re.compile(
     rf"^\s*(?i:{_LABEL_WORDS})\s+(?:\d{{1,3}}|[IVXLC]{{1,6}}|[A-Z])\.?\s*$|^\s*第\s*\d{{1,3}}\s*[章部篇]\s*$"
 )
+# The status a standard sets between an annex's label and its title: "(normative)", "(informative)"
+HEADING_STATUS = re.compile(r"^\(\s*[^\W\d_][^()]{0,30}\)$")
 # A heading "Kapitel 3 ..." is what "Kapitel 3" refers to, as "Chapter 3 ..." is for "Chapter 3".
 TITLE_WORDS = {
     "chapter": frozenset({"chapter", "kapitel", "chapitre", "capítulo", "capitolo", "hoofdstuk", "rozdział", "глава"}),

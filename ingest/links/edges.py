@@ -24,6 +24,7 @@ NO_OVERLAP_PENALTY = 10_000.0
 # Added for a caption between two floats to the one on the side its kind's captions do not use:
 # taken only when the float on the usual side has gone to another caption.
 OFF_SIDE_PENALTY = 1_000.0
+DRAWING_GAP_LINES = 3  # how far (in the caption's lines) a figure drawn in text sits from its caption
 
 DASHES = "\u2010\u2011\u2012\u2013\u2014-"
 _SEP = rf"[.{DASHES}]"
@@ -206,7 +207,32 @@ def link_captions(placed: list[PlacedRegion], page_heights: dict[int, float]) ->
         for pair in _greedy(pairs):
             links[pair.caption.key] = pair.target.key
             taken.add(pair.target.key)
+    unlinked = {c.key for c in captions if c.key not in links and kinds[c.key] == "figure"}
+    links.update(_drawings_in_text(unlinked, placed))
     return links
+
+
+def _drawings_in_text(captions: set[str], placed: list[PlacedRegion]) -> dict[str, str]:
+    """A "Figure N" caption left without a figure captions the code block right before it (or else
+    right after it) in reading order, set just above (below) it: a figure drawn in text, as an RFC's
+    packet diagrams and state machines are, or a listing captioned as a figure."""
+    at = {pr.place: pr for pr in placed}
+    links: dict[str, str] = {}
+    for caption in (pr for pr in placed if pr.key in captions):
+        for step in (-1, 1):
+            block = at.get((caption.page, caption.position + step))
+            if block is not None and _draws_in_text(caption, block) and block.key not in links.values():
+                links[caption.key] = block.key
+                break
+    return links
+
+
+def _draws_in_text(caption: PlacedRegion, block: PlacedRegion) -> bool:
+    """A code block right over or under the caption, within three of its lines."""
+    c, b = caption.region.bbox, block.region.bbox
+    gap = max(c.y0 - b.y1, b.y0 - c.y1)
+    near = 0 <= gap < DRAWING_GAP_LINES * max(caption.region.font_size, 1.0)
+    return block.region.kind == "code" and c.x_overlap(b) > 0 and near
 
 
 def _greedy(pairs: Iterable[_Pair]) -> list[_Pair]:

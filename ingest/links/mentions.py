@@ -31,6 +31,9 @@ _ATTACH_WORD = r"(?:Schedule|SCHEDULE|Annex|ANNEX|Exhibit|EXHIBIT|Appendix|APPEN
 _PARA_NUM = rf"(?:\d{{1,3}}(?:\.\d{{1,3}})*(?:{_SUB})*\s+of\s+{_ATTACH_WORD}\s+{_ATTACH_NUM}|\[\d{{3,5}}\])"
 _CLAIM_NUM = rf"\d{{1,3}}{NUMBER_END}"  # a patent's "claim 3", "claims 1 or 2", "Anspruch 2"
 _NOTE_NUM = rf"\d{{1,2}}(?:\.\d{{1,2}})?[a-z]?{NUMBER_END}"  # "Note 12", "Note 3.2", "Note 7a"
+# A standard names its subclauses by number alone: "(see 6.2)", "see also A.2" (ISO/IEC Directives
+# Part 2); a dotted number after "see" is one, a bare "see 5" is not.
+_SEE_SUBCLAUSE = r"\b[Ss]ee(?:\s+also)?\s+(?=(?:\d{1,3}|[A-Z])\.\d)"
 _LIST_WORD = "|".join(LIST_WORDS)
 _LIST_SEP = rf"(?:\s*,\s*(?:(?:{_LIST_WORD})\s+)?|\s+(?:{_LIST_WORD}|&)\s+)"
 
@@ -38,7 +41,11 @@ _LIST_SEP = rf"(?:\s*,\s*(?:(?:{_LIST_WORD})\s+)?|\s+(?:{_LIST_WORD}|&)\s+)"
 PATTERNS: dict[str, tuple[str, str, str]] = {
     "figure": (r"\b(?:Figures?|FIGURES?|figures?)\s+|\b(?:Figs?\.|FIGS?\.|figs?\.)\s*", _FIG_NUM, "Figure"),
     "table": (r"\b(?:Tables?|TABLES?|tables?)\s+|\b(?:Tabs?\.)\s*", _FIG_NUM, "Table"),
-    "section": (r"\b(?:Sections?|SECTIONS?|sections?)\s+|\b(?:Sects?\.|Secs?\.)\s*|§§?\s*", _SEC_NUM, "Section"),
+    "section": (
+        r"\b(?:Sections?|SECTIONS?|sections?)\s+|\b(?:Sects?\.|Secs?\.)\s*|§§?\s*|" + _SEE_SUBCLAUSE,
+        _SEC_NUM,
+        "Section",
+    ),
     "chapter": (r"\b(?:Chapters?|CHAPTERS?|chapters?)\s+|\b(?:Chap\.|Ch\.)\s*", _CHAP_NUM, "Chapter"),
     "appendix": (r"\b(?:Appendix|APPENDIX|appendix|Appendices|appendices)\s+", _APP_NUM, "Appendix"),
     "equation": (r"\b(?:Equations?|equations?)\s+|\b(?:Eqs?\.|eqs?\.|Eqn\.|eqn\.)\s*", _EQ_NUM, "Equation"),
@@ -62,6 +69,7 @@ _SUBDIVISION = (
     r"(?:\s*\(\w{1,4}\))*(?:,?\s*(?:Abs\.|UAbs\.|Satz|S\.|Nr\.|lit\.|para\.|sentence|point)\s*\w{1,4}"
     r"(?:\s*\(\w{1,4}\))*)*"
 )
+_CITATION = r"\[[^\[\]\s]{1,40}\]"  # a bibliography tag: "[RFC9000]", "[I-D.ietf-quic-http]", "[12]"
 # Parts of this document a part may be "of" ("Paragraph 4 of Schedule 3", "Eq. 4 of Lemma 1").
 _REFERENCE_NOUN = (
     r"(?i:schedules?|annex(?:es)?|exhibits?|appendix|appendices|parts?|chapters?|sections?|articles?|clauses?"
@@ -69,8 +77,12 @@ _REFERENCE_NOUN = (
     r"|corollar(?:y|ies)|this|these|its|our)\b"
 )
 _OTHER_DOCUMENT = re.compile(
-    rf"{_SUBDIVISION}\s+of\s+(?i:the\s+)?(?!{_REFERENCE_NOUN})(?P<name>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*)"
+    rf"{_SUBDIVISION}\s+of\s+(?:(?P<cited>{_CITATION})|(?i:the\s+)?(?!{_REFERENCE_NOUN})"
+    rf"(?P<name>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*))"
 )
+# A cited work's part, as RFCs write it: "Section 4.2 of [RFC9000]", "[RFC9000], Section 4.2" (a
+# document never cites itself by its bibliography tag).
+_CITED_BEFORE = re.compile(rf"{_CITATION},?\s*$")
 _NAME_WORD = re.compile(r"[^\W\d_]+")
 # Codes of statutes a subdivision is cited with ("Art. 28 GDPR", "§ 5 Abs. 2 BDSG", "s. 3 UCC"): a
 # known list, as a capitalised word after a section number is as often a manual's "Section 3 FAQ".
@@ -162,7 +174,9 @@ def _is_external(text: str, kind: str, start: int, end: int, own_title: str) -> 
         return cited and (abbreviated or _in_brackets(text, start))
     after = text[end : end + 80]
     other = _OTHER_DOCUMENT.match(after) if kind in _QUALIFIED_KINDS else None
-    if other and not _names(other.group("name"), own_title):
+    if other and (other.group("cited") or not _names(other.group("name"), own_title)):
+        return True
+    if kind in _QUALIFIED_KINDS and _CITED_BEFORE.search(text, max(0, start - 50), start):
         return True
     return kind in _STATUTE_KINDS and bool(_STATUTE.match(after))
 

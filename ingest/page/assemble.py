@@ -16,6 +16,8 @@ from docgraph.ingest.page.classify import (
     extend_footnotes,
     near_float,
     page_context,
+    promote_heading_status,
+    promote_margin_headings,
     promote_title,
 )
 from docgraph.ingest.page.definitions import join_definition_lines
@@ -157,6 +159,8 @@ def _classify(blocks: list[Block], stats: FontStats, height: float, title_allowe
     for block in blocks:
         if block.kind is None:
             block.kind = classify_block(block, stats, ctx, near_float(block.bbox, floats))
+    promote_margin_headings(blocks, stats)
+    promote_heading_status(blocks)
     extend_footnotes(blocks, stats, ctx)
     promote_title(blocks, stats, ctx)
     demote_article_heads(blocks)

@@ -17,6 +17,7 @@ BULLET_RE = re.compile(
     r"^\s*(?:[•◦▪▫‣⁃∙·●○■□►▸➢➤✓✔❖\-–—*](?=\s|$)|\(?\d{1,2}[.)](?=\s)|\(?[a-z][.)](?=\s)|\([ivx]{1,4}\)(?=\s))"
 )
 BULLET_GLYPH_RE = re.compile(r"^\s*[•◦▪▫‣⁃∙·●○■□►▸➢➤✓✔❖]")
+_OPERATORS = frozenset("*-–−+")  # bullet glyphs that are also arithmetic operators
 # "(90) days": a number in brackets at a line's start, which a list item may open with too
 _BRACKETED_FIGURE = re.compile(r"^\s*\(\d{1,3}\)\s")
 # "[12] R. Nogueira et al. ...": a numbered bibliography entry's label
@@ -167,7 +168,7 @@ def _starts_new_block(current: list[TextLine], line: TextLine) -> bool:
         return True
     if abs(line.size - prev.size) > SIZE_STEP or line.mono != prev.mono or line.bold != prev.bold:
         return True
-    if BULLET_RE.match(line.text) and not _figure_in_brackets(prev, line):
+    if BULLET_RE.match(line.text) and not _figure_in_brackets(prev, line) and not _operator_goes_on(current, line):
         return True
     if line.bold and _SUBHEADING_START.match(line.text):  # two headings in one MuPDF block
         return True
@@ -192,6 +193,15 @@ def _figure_in_brackets(prev: TextLine, line: TextLine) -> bool:
         return False
     last = prev.text.rstrip().rsplit(None, 1)[-1].lower() if prev.text.strip() else ""
     return bool(last) and all(part in NUMBER_WORDS for part in last.split("-"))
+
+
+def _operator_goes_on(current: list[TextLine], line: TextLine) -> bool:
+    """``line`` opens with an operator ("* max_size))") inside a bracket the lines before it left
+    open ("min(10 * max_size, max(14720, 2"): a formula wrapped over the line end, no list item."""
+    if line.text.lstrip()[:1] not in _OPERATORS:
+        return False
+    text = " ".join(ln.text for ln in current)
+    return text.count("(") > text.count(")")
 
 
 def _next_entry(current: list[TextLine], line: TextLine) -> bool:

@@ -8,8 +8,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from docgraph.ingest.floats.captions import CAPTION_DELIMITER_RE, CAPTION_RE, PROSE_AFTER_LABEL_RE
-from docgraph.ingest.labels import APPENDIX_WORDS, CJK_HEADING_NUMBER, FRONT_MATTER_HEADING, HEADING_WORDS
+from docgraph.ingest.labels import (
+    APPENDIX_WORDS,
+    BARE_HEADING_LABEL,
+    CJK_HEADING_NUMBER,
+    FRONT_MATTER_HEADING,
+    HEADING_STATUS,
+    HEADING_WORDS,
+)
 from docgraph.ingest.page.blocks import BULLET_GLYPH_RE, Block
+from docgraph.ingest.page.typewriter import at_text_margin, preformatted, typewritten
 from docgraph.ingest.pdf.lines import TextLine
 from docgraph.ingest.pdf.text import ends_sentence
 from docgraph.ingest.types import BBox
@@ -54,22 +62,26 @@ FOOTNOTE_GAP_EM = 1.5  # a mark-less block this close under a footnote continues
 class FontStats:
     body_size: float
     body_font: str
+    typewriter: bool = False  # the text itself is monospaced: the font does not tell code
 
 
 def font_stats(lines: Iterable[TextLine]) -> FontStats:
-    """Body size and font: the most common (by characters) among non-monospace lines."""
+    """Body size and font: the most common (by characters) among non-monospace lines, or among
+    all lines of a typewritten document."""
+    lines = list(lines)
+    typewriter = typewritten(lines)
     sizes: Counter[float] = Counter()
     fonts: Counter[str] = Counter()
     any_sizes: Counter[float] = Counter()
     for line in lines:
         any_sizes[round(line.size * 2) / 2] += line.chars
-        if not line.mono:
+        if typewriter or not line.mono:
             sizes[round(line.size * 2) / 2] += line.chars
             fonts[line.font] += line.chars
     counts = sizes or any_sizes
     body = counts.most_common(1)[0][0] if counts else 10.0
     font = fonts.most_common(1)[0][0] if fonts else ""
-    return FontStats(body_size=body, body_font=font)
+    return FontStats(body_size=body, body_font=font, typewriter=typewriter)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +106,7 @@ class PageContext:
 
 def page_context(blocks: list[Block], stats: FontStats, height: float, title_allowed: bool) -> PageContext:
     largest = max((b.size for b in blocks if b.lines[0].horizontal), default=0.0)
-    body = tuple(b.bbox for b in blocks if abs(b.size - stats.body_size) <= 0.6 and not b.mono)
+    body = tuple(b.bbox for b in blocks if abs(b.size - stats.body_size) <= 0.6 and (stats.typewriter or not b.mono))
     return PageContext(height, title_allowed, largest, body)
 
 
@@ -117,7 +129,7 @@ def classify_block(block: Block, stats: FontStats, ctx: PageContext, near_float:
         return "paragraph"
     if block.list_item and BULLET_GLYPH_RE.match(text):  # a bulleted list of code words is still a list
         return "list"
-    if block.mono and not (block.size >= stats.body_size + HEADER_SIZE_STEP and _is_header(block, text, stats)):
+    if _is_code(block, text, stats):
         return "code"
     if block.math >= 0.5 and len(text) < 400:
         return "formula"
@@ -130,6 +142,13 @@ def classify_block(block: Block, stats: FontStats, ctx: PageContext, near_float:
     if block.list_item:
         return "list"
     return "paragraph"
+
+
+def _is_code(block: Block, text: str, stats: FontStats) -> bool:
+    """A monospaced block, unless a larger heading, or prose in a typewritten document."""
+    if not block.mono or (block.size >= stats.body_size + HEADER_SIZE_STEP and _is_header(block, text, stats)):
+        return False
+    return not stats.typewriter or preformatted(block)
 
 
 def _is_title(block: Block, stats: FontStats, ctx: PageContext) -> bool:
@@ -202,6 +221,36 @@ def _is_header(block: Block, text: str, stats: FontStats) -> bool:
         heading_like = text[0].isupper() or text[0].isdigit()
         return len(block.lines) <= 2 and heading_like and not text.endswith((":", ".", ",", ";"))
     return False
+
+
+def promote_margin_headings(blocks: list[Block], stats: FontStats) -> None:
+    """In a typewritten document, a one-line paragraph at the page's text margin, the body indented
+    past it, that reads as a heading ("4.2.1.  Retransmission", "Security Considerations") is one:
+    such a document sets its headings in the body's font and size."""
+    if not stats.typewriter:
+        return
+    text_blocks = [b for b in blocks if b.kind in ("paragraph", "list", "code", "section_header")]
+    for block in text_blocks:
+        text = block.raw_text.strip()
+        short = len(block.lines) == 1 and len(text) <= HEADER_MAX_CHARS // 2 and sum(map(str.isalpha, text)) >= 2
+        heading_like = bool(NUMBERED_HEADING_RE.match(text)) or (text[:1].isupper() and len(text.split()) <= 6)
+        prose = block.kind in ("paragraph", "list") and not text.endswith((".", ",", ";", ":"))
+        if prose and short and heading_like and at_text_margin(block, text_blocks):
+            block.kind = "section_header"
+
+
+def promote_heading_status(blocks: list[Block]) -> None:
+    """An annex's status line ("(normative)") set right under its bare label ("Annex A") is part of
+    its heading, as the title under it is: no text of the annex."""
+    labels = [b for b in blocks if b.kind == "section_header" and BARE_HEADING_LABEL.match(b.raw_text)]
+    for block in blocks:
+        status = block.kind == "paragraph" and HEADING_STATUS.match(block.raw_text.strip())
+        if status and any(_right_under(label.bbox, block.bbox, label.size) for label in labels):
+            block.kind = "section_header"
+
+
+def _right_under(above: BBox, below: BBox, size: float) -> bool:
+    return above.x_overlap(below) > 0 and 0 <= below.y0 - above.y1 < 2 * size
 
 
 def _reads_like_sentence(text: str) -> bool:

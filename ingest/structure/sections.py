@@ -16,7 +16,7 @@ import statistics
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from docgraph.ingest.labels import BARE_HEADING_LABEL
+from docgraph.ingest.labels import BARE_HEADING_LABEL, HEADING_STATUS
 from docgraph.ingest.structure.heading_numbers import HEADER_MATCH, level_of_number, parse_number, title_similarity
 from docgraph.ingest.structure.ids import PlacedRegion
 from docgraph.ingest.types import DocumentLayout, OutlineEntry
@@ -229,12 +229,16 @@ def _from_headers(placed: list[PlacedRegion]) -> list[SectionSpec]:
 
 
 def _header_groups(placed: list[PlacedRegion]) -> list[list[PlacedRegion]]:
-    """Header regions, those that are one heading wrapped over two regions grouped together."""
+    """Header regions, those that are one heading wrapped over two regions grouped together, with
+    the status line an annex's label carries ("Annex A" | "(normative)" | "Message encoding")."""
     groups: list[list[PlacedRegion]] = []
     for pr in placed:
+        if groups and _status_of_label(groups[-1], pr):
+            groups[-1].append(pr)
+            continue
         if pr.region.kind not in HEADER_KINDS or not pr.region.text.strip():
             continue
-        if groups and _wraps_onto(groups[-1][-1], pr):
+        if groups and _wraps_onto(groups[-1], pr):
             groups[-1].append(pr)
         else:
             groups.append([pr])
@@ -245,19 +249,41 @@ def _group_title(group: list[PlacedRegion]) -> str:
     return " ".join(" ".join(pr.region.text for pr in group).split())
 
 
-def _wraps_onto(first: PlacedRegion, second: PlacedRegion) -> bool:
-    """``second`` is the next line of the heading ``first``: right after it in reading order and
+def _status_of_label(group: list[PlacedRegion], pr: PlacedRegion) -> bool:
+    """``pr`` is a short bracketed line ("(normative)", "(informative)") right under a bare label
+    ("Annex A"), as ISO and IEC standards set an annex's heading over its title."""
+    label = group[0]
+    return (
+        len(group) == 1
+        and bool(BARE_HEADING_LABEL.match(label.region.text))
+        and pr.region.kind in ("paragraph", "section_header")
+        and bool(HEADING_STATUS.match(pr.region.text.strip()))
+        and pr.page == label.page
+        and pr.position == label.position + 1
+        and 0 <= pr.region.bbox.y0 - label.region.bbox.y1 < 3 * _line_height(label)
+    )
+
+
+def _line_height(pr: PlacedRegion) -> float:
+    return pr.region.font_size if pr.region.font_size > 0 else 12.0
+
+
+def _wraps_onto(group: list[PlacedRegion], second: PlacedRegion) -> bool:
+    """``second`` is the next line of the heading ``group``: right after it in reading order and
     unnumbered; either of the same kind and size and closer below it than a line height, or the
-    title of a bare "Chapter 3" (a title or header set no smaller, up to three lines below it).
+    title of a bare "Chapter 3" (a title or header set no smaller, up to three lines below it, past
+    an annex's status line).
     """
+    first, label = group[-1], group[0]
     a, b = first.region, second.region
     if second.page != first.page or second.position != first.position + 1 or parse_number(b.text):
         return False
-    gap, line_height = b.bbox.y0 - a.bbox.y1, a.font_size if a.font_size > 0 else 12.0
-    if BARE_HEADING_LABEL.match(a.text):
-        larger = b.font_size >= a.font_size - FONT_TOLERANCE
-        return b.kind in HEADER_KINDS and larger and 0 <= gap < 3 * max(line_height, b.font_size)
-    return a.kind == b.kind and abs(a.font_size - b.font_size) <= FONT_TOLERANCE and 0 <= gap < line_height
+    gap = b.bbox.y0 - a.bbox.y1
+    statuses = all(HEADING_STATUS.match(pr.region.text.strip()) for pr in group[1:])
+    if BARE_HEADING_LABEL.match(label.region.text) and statuses:
+        larger = b.font_size >= label.region.font_size - FONT_TOLERANCE
+        return b.kind in HEADER_KINDS and larger and 0 <= gap < 3 * max(_line_height(label), b.font_size)
+    return a.kind == b.kind and abs(a.font_size - b.font_size) <= FONT_TOLERANCE and 0 <= gap < _line_height(first)
 
 
 def _header_levels(headers: list[PlacedRegion], numbers: list[str]) -> list[int]:

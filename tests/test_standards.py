@@ -1,0 +1,205 @@
+"""An ISO- or IEC-style standard: clause numbers without a word ("5.3 Timers", "see A.2"), and
+annexes whose heading is three centred lines, "Annex A" | "(normative)" | "Message encoding".
+
+Before, the status line between the label and the title cut the heading in two: "Annex A" was a
+section holding only "(normative)", and A.1 and A.2 hung under a section "Message encoding" of
+their own, so "What is in Annex A?" found nothing of the annex.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+
+from docgraph.app.config import Settings
+from docgraph.app.llm.service import ask
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.stores.base import GraphStore
+from docgraph.ingest.graph import build_graph
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.records import GraphBatch
+from tests.llm_data import no_llm_settings
+
+WIDTH, HEIGHT, LEFT = 595, 842, 62
+BODY = {
+    "5.3 Timers": "Each endpoint maintains a retransmission timer, encoded as a header field (see A.2).",
+    "5.4 Void": "(reserved)",
+    "A.1 General": "Every message shall be encoded as a header followed by a payload.",
+    "A.2 Header encoding": "The header consists of a version, a type, flags, a length and a sequence number.",
+    "B.1 Exchange": "A client sends OPEN; the server answers ACCEPT.",
+}
+
+
+def _centred(page: pymupdf.Page, y: float, text: str, fontname: str, size: float) -> None:
+    x = (WIDTH - pymupdf.get_text_length(text, fontname=fontname, fontsize=size)) / 2
+    page.insert_text((x, y), text, fontname=fontname, fontsize=size)
+
+
+def _clause(page: pymupdf.Page, y: float, heading: str) -> float:
+    page.insert_text((LEFT, y), heading, fontname="hebo", fontsize=11)
+    page.insert_text((LEFT, y + 22), BODY[heading], fontname="tiro", fontsize=11)
+    return y + 56
+
+
+def _annex(page: pymupdf.Page, y: float, label: str, status: str, title: str) -> float:
+    _centred(page, y, label, "hebo", 12)
+    _centred(page, y + 17, status, "tiro", 11)
+    _centred(page, y + 34, title, "hebo", 12)
+    return y + 64
+
+
+def _standard(pdf: Path) -> Path:
+    """A clause on its page, then the annexes: "Annex A (normative)" and "Annex B (informative)"."""
+    with pymupdf.open() as doc:
+        for number in (1, 2):
+            page = doc.new_page(width=WIDTH, height=HEIGHT)
+            page.insert_text((LEFT, 50), "ISO/IEC 99999:2025(E)", fontname="tibo", fontsize=10)
+            foot = f"© ISO/IEC 2025 – All rights reserved   {number}"
+            page.insert_text((LEFT, 805), foot, fontname="tiro", fontsize=8)
+        first, second = doc[0], doc[1]
+        _clause(first, _clause(first, 100, "5.3 Timers"), "5.4 Void")
+        y = _annex(second, 100, "Annex A", "(normative)", "Message encoding")
+        y = _clause(second, _clause(second, y, "A.1 General"), "A.2 Header encoding")
+        _clause(second, _annex(second, y + 20, "Annex B", "(informative)", "Example exchange"), "B.1 Exchange")
+        doc.save(pdf)
+    return pdf
+
+
+def _parents(batch: GraphBatch) -> dict[str, str]:
+    titles = {n.key: n.props["title"] for n in batch.nodes if n.label == "Section"}
+    under = (e for e in batch.edges if e.type == "IS_UNDER" and e.src_key in titles)
+    return {titles[e.src_key]: titles.get(e.dst_key, "") for e in under}
+
+
+def test_an_annex_heading_with_its_status_line_is_one_section_over_its_subclauses(tmp_path: Path) -> None:
+    batch = build_graph(NativeReader().read(_standard(tmp_path / "standard.pdf")))
+    sections = {n.props["title"]: n.props for n in batch.nodes if n.label == "Section"}
+    annex_a = "Annex A (normative) Message encoding"
+    assert sections[annex_a]["number"] == "A"
+    assert "Message encoding" not in sections
+    parents = _parents(batch)
+    assert parents["A.1 General"] == annex_a and parents["A.2 Header encoding"] == annex_a
+    assert parents["B.1 Exchange"] == "Annex B (informative) Example exchange"
+
+
+def test_the_status_line_is_read_as_part_of_the_heading_and_a_clause_text_in_brackets_is_not(tmp_path: Path) -> None:
+    layout = NativeReader().read(_standard(tmp_path / "standard.pdf"))
+    kinds = {r.text: r.kind for page in layout.pages for r in page.regions}
+    assert kinds["(normative)"] == kinds["(informative)"] == "section_header"
+    assert kinds["(reserved)"] == "paragraph"
+
+
+def test_see_and_a_subclause_number_refers_to_that_subclause(tmp_path: Path) -> None:
+    """ISO cites a subclause by its number alone: "(see A.2)" was no reference before."""
+    batch = build_graph(NativeReader().read(_standard(tmp_path / "standard.pdf")))
+    titles = {n.key: n.props["title"] for n in batch.nodes if n.label == "Section"}
+    timer = next(n.key for n in batch.nodes if n.label == "Region" and "(see A.2)" in n.props["text"])
+    refs = [(e.props["label"], titles.get(e.dst_key)) for e in batch.edges if e.type == "REF" and e.src_key == timer]
+    assert refs == [("Section A.2", "A.2 Header encoding")]
+
+
+def _cites_another_rfc(pdf: Path) -> Path:
+    """An RFC-style text whose sections 2 and 2.1 exist here, citing another RFC's by its tag."""
+    lines = [
+        ("hebo", 14, "1. Introduction"),
+        ("tiro", 11, "The algorithm reuses the loss detection of Section 2.1 of [RFC9000] unchanged."),
+        ("tiro", 11, "Timers follow [RFC9000], Section 2, and the window of Section 2.1 below."),
+        ("hebo", 14, "2. Congestion Window"),
+        ("tiro", 11, "A sender MUST NOT have more bytes in flight than the congestion window."),
+        ("hebo", 12, "2.1. Initial Window"),
+        ("tiro", 11, "The initial window is ten times the maximum datagram size."),
+    ]
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=612, height=792)
+        for row, (font, size, text) in enumerate(lines):
+            page.insert_text((72, 80 + 30 * row), text, fontname=font, fontsize=size)
+        doc.save(pdf)
+    return pdf
+
+
+def test_a_section_of_a_cited_document_is_no_reference_here(tmp_path: Path) -> None:
+    """ "Section 2.1 of [RFC9000]" and "[RFC9000], Section 2" name the cited RFC's sections, not this
+    document's 2.1 and 2: before, both became REF edges to this document's sections."""
+    batch = build_graph(NativeReader().read(_cites_another_rfc(tmp_path / "rfc.pdf")))
+    titles = {n.key: n.props["title"] for n in batch.nodes if n.label == "Section"}
+    refs = [(e.props["label"], titles.get(e.dst_key)) for e in batch.edges if e.type == "REF"]
+    assert refs == [("Section 2.1", "2.1. Initial Window")]  # "the window of Section 2.1 below"
+    assert batch.stats["external_refs"] == 2
+
+
+def _artwork(pdf: Path) -> Path:
+    """An RFC as xml2rfc sets it: text in Times, a state machine drawn in Courier, "Figure 1: ..."
+    centred under it, and a paragraph that points to it."""
+    art = [
+        "+--------+  send OPEN  +-----------+",
+        "| CLOSED |------------>| OPEN-SENT |",
+        "+--------+             +-----------+",
+    ]
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=612, height=792)
+        page.insert_text((72, 80), "3. Protocol Overview", fontname="hebo", fontsize=14)
+        text = "An association moves through the states of Figure 1."
+        page.insert_text((72, 110), text, fontname="tiro", fontsize=11)
+        for row, line in enumerate(art):
+            page.insert_text((120, 140 + 11 * row), line, fontname="cour", fontsize=9)
+        page.insert_text((230, 190), "Figure 1: ETP State Machine", fontname="tiro", fontsize=10)
+        page.insert_text((72, 220), "An endpoint in the OPEN-SENT state MAY resend OPEN.", fontname="tiro", fontsize=11)
+        doc.save(pdf)
+    return pdf
+
+
+def test_a_figure_drawn_in_text_is_what_its_caption_captions_and_figure_1_refers_to(tmp_path: Path) -> None:
+    """Before, the caption captioned nothing (no figure region) and "Figure 1" reached the caption."""
+    batch = build_graph(NativeReader().read(_artwork(tmp_path / "rfc.pdf")))
+    kinds = {n.key: n.props["kind"] for n in batch.nodes if n.label == "Region"}
+    (caption_of,) = [(kinds[e.src_key], kinds[e.dst_key]) for e in batch.edges if e.type == "CAPTION_OF"]
+    assert caption_of == ("caption", "code")
+    refs = [kinds.get(e.dst_key) for e in batch.edges if e.type == "REF" and e.props["label"] == "Figure 1"]
+    assert refs == ["code"]
+
+
+def test_what_a_citation_refers_to_is_answered_from_its_entry(falkordb_store: GraphStore, tmp_path: Path) -> None:
+    """ "What does RFC8446 refer to?" quoted the reference entry first yet abstained: "refer" was
+    counted a word the passages must hold, as "say" or "mention" are not."""
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=612, height=792)
+        rows = [
+            ("hebo", 14, "6. Security Considerations"),
+            ("tiro", 11, "Deployments that need confidentiality MUST use keys exported from TLS 1.3 [RFC8446]."),
+            ("hebo", 14, "7. Normative References"),
+            ("tiro", 11, '[RFC8446] Rescorla, E., "The Transport Layer Security (TLS) Protocol Version 1.3",'),
+            ("tiro", 11, "RFC 8446, DOI 10.17487/RFC8446, August 2018."),
+        ]
+        for row, (font, size, text) in enumerate(rows):
+            page.insert_text((72, 80 + 24 * row), text, fontname=font, fontsize=size)
+        doc.save(tmp_path / "rfc.pdf")
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    assert build_ingest_pipeline(falkordb_store, settings).ingest(tmp_path / "rfc.pdf").status == "ingested"
+    falkordb_store.wait_for_indexes()
+    hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    result = ask("What does RFC8446 refer to?", falkordb_store, no_llm_settings(tmp_path), hybrid)
+    assert not result.abstained and "Transport Layer Security" in result.answer
+
+
+def test_a_formula_wrapped_before_an_operator_stays_in_its_paragraph(tmp_path: Path) -> None:
+    """A line opening "* max_datagram_size))" inside brackets the line before left open was a list
+    item of its own, cut from its sentence; a real "* " list after a colon stays a list."""
+    rows = [
+        "The initial congestion window SHOULD be min(10 * max_datagram_size, max(14720, 2",
+        "* max_datagram_size)).",
+        "",
+        "The sender tracks two values:",
+        "* the congestion window, and",
+        "* the slow start threshold.",
+    ]
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=612, height=792)
+        for row, text in enumerate(rows):
+            page.insert_text((72, 80 + 14 * row), text, fontname="tiro", fontsize=11)
+        doc.save(tmp_path / "rfc.pdf")
+    regions = [(r.kind, r.text) for p in NativeReader().read(tmp_path / "rfc.pdf").pages for r in p.regions]
+    assert ("paragraph", " ".join(rows[:2])) in regions
+    assert [kind for kind, text in regions if "slow start" in text] == ["list"]
