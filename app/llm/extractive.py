@@ -86,7 +86,7 @@ def quote_across_breaks(passage: Passage, context: Context, terms: set[str]) -> 
     if passage.kind == "table" or not text.strip():
         return quote_passage(passage, terms), [passage]
     units = quote_units(text, passage.kind)
-    start, end = best_window(units, terms)
+    start, end = best_window(units, terms, item_starts(text, passage.kind))
     parts, before, after = [passage], [], []
     earlier = context.neighbour(passage, "continued_from") if start == 0 else None
     if earlier is not None and (earlier_units := sentences(earlier.text)):
@@ -101,11 +101,16 @@ def quote_across_breaks(passage: Passage, context: Context, terms: set[str]) -> 
     return quote, parts
 
 
-def best_window(units: list[str], terms: set[str]) -> tuple[int, int]:
+def best_window(units: list[str], terms: set[str], starts: frozenset[int] = frozenset()) -> tuple[int, int]:
     """Where the window of up to ``WINDOW_SENTENCES`` sentences sharing the most words with the
-    question starts and ends (the first such window)."""
-    start = max(range(len(units)), key=lambda i: shared_words(terms, " ".join(units[i : i + WINDOW_SENTENCES])))
-    return start, min(start + WINDOW_SENTENCES, len(units))
+    question starts and ends (the first such window); a window ends before one of ``starts`` (a
+    list item's first sentence), so that an option's quote does not run into the next one's."""
+
+    def end_of(i: int) -> int:
+        return min([i + WINDOW_SENTENCES, len(units), *(s for s in starts if s > i)])
+
+    start = max(range(len(units)), key=lambda i: shared_words(terms, " ".join(units[i : end_of(i)])))
+    return start, end_of(start)
 
 
 def content_words(text: str) -> set[str]:
@@ -161,7 +166,7 @@ def _rows_that_fit(header: str, body: list[str]) -> list[int]:
 def best_quote(text: str, terms: set[str], kind: str = "paragraph") -> str:
     """The window of sentences sharing the most words with the question, cut to a readable length."""
     units = quote_units(text, kind)
-    start, end = best_window(units, terms)
+    start, end = best_window(units, terms, item_starts(text, kind))
     return _cut(" ".join(units[start:end]))
 
 
@@ -170,6 +175,14 @@ def quote_units(text: str, kind: str) -> list[str]:
     that "--timeout MS Connect timeout ... (default 5000)." is not run into the items around it."""
     lines = text.splitlines() if kind == "list" else [text]
     return [unit for line in lines for unit in sentences(line)] or [" ".join(text.split())]
+
+
+def item_starts(text: str, kind: str) -> frozenset[int]:
+    """Where each item of a list starts among its :func:`quote_units` (none for other kinds)."""
+    if kind != "list":
+        return frozenset()
+    counts = [len(sentences(line)) for line in text.splitlines()]
+    return frozenset(sum(counts[:i]) for i in range(1, len(counts)))
 
 
 def _cut_start(quote: str) -> str:
