@@ -182,3 +182,11 @@ def test_a_named_option_is_answered_from_its_item(asked: Callable[[str], AnswerR
     assert f"“{item}”" in result.answer
     answer = asked("What is the default of --timeout?").answer
     assert "“--timeout SECS Abort a transfer that receives no data for SECS seconds. The default is 30.”" in answer
+
+
+def test_a_definition_line_is_quoted_with_its_description(asked: Callable[[str], AnswerResult]) -> None:
+    """ "What does nf_close do?" quoted "int nf_close(nf_session *s)" alone: the line says nothing."""
+    result = asked("What does nf_close do?")
+    line = next(entry for entry in result.answer.split("\n") if "int nf_close(nf_session *s)" in entry)
+    assert "“Closes the session s and frees its memory." in line
+    assert {citation.kind for citation in result.citations} >= {"code", "paragraph"}

@@ -6,7 +6,8 @@ rather than a whole page. From a table, its header row and the rows that share t
 the question are quoted, so the row that answers is there however far down the table it is; from a
 list, its items count as sentences (an option list's items end in no full stop before the next). A
 sentence cut by a page break is quoted whole, from both parts, and a figure found without text of
-its own by its caption.
+its own by its caption. A bare line (a reference manual's definition line, "int f(const char *s)")
+says nothing alone: it is quoted with the start of the description after it.
 """
 
 from __future__ import annotations
@@ -18,13 +19,15 @@ from docgraph.app.llm.context import Context, Passage
 from docgraph.app.llm.text_units import is_table_rule, sentences
 from docgraph.app.retrieval.relevance import word_forms
 from docgraph.app.retrieval.text import tokenize
-from docgraph.ingest.pdf.text import join_two
+from docgraph.ingest.pdf.text import ends_sentence, join_two
 
 MAX_PASSAGES = 3
 MAX_QUOTE_CHARS = 360
 WINDOW_SENTENCES = 2
 TABLE_ROWS_QUOTED = 2
 HEADING_KINDS = frozenset({"title", "section_header", "page_header", "page_footer"})
+DESCRIPTION_KINDS = frozenset({"paragraph", "list"})
+BARE_LINE_CHARS = 200
 NO_EVIDENCE = "No passage of the stored documents matches this question."
 
 
@@ -47,6 +50,9 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
         if any(passage.region_id == part.region_id for part in quoted):
             continue
         quote, parts = quote_across_breaks(passage, context, terms)
+        described = context.neighbour(passage, "next") if bare_line(passage) else None
+        if described is not None and described.kind in DESCRIPTION_KINDS and described.text.strip():
+            quote, parts = f"{quote}” “{best_quote(described.text, terms, described.kind)}", [*parts, described]
         tags = " ".join(f"[{context.tag_of(part)}]" for part in parts)
         lines.append(f"{len(lines) + 1}. “{quote}” {tags}")
         quoted += parts
@@ -54,6 +60,14 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
         return ExtractiveAnswer(NO_EVIDENCE, [], [])
     evidence = list({part.region_id: part for part in quoted}.values())  # a part quoted twice is one
     return ExtractiveAnswer("\n".join(lines), cite_passages(evidence, context), evidence)
+
+
+def bare_line(passage: Passage) -> bool:
+    """A line that answers nothing alone: one short line of code or text that is no sentence, as a
+    reference manual's definition line ("int config_read_file (config_t * config, ...)") is."""
+    text = passage.text.strip()
+    short = "\n" not in text and len(text) <= BARE_LINE_CHARS
+    return passage.kind in ("code", "paragraph") and short and bool(text) and not ends_sentence(text)
 
 
 def best_passages(context: Context, limit: int) -> list[Passage]:
