@@ -163,6 +163,19 @@ def _regions(graph: GraphBatch) -> dict[str, dict[str, object]]:
     return {node.key: node.props for node in graph.nodes if node.label == "Region"}
 
 
+def test_a_notice_label_is_no_section(graph: GraphBatch) -> None:
+    """ "Warning" set bold on its own line over a notice box was a section header, and the text
+    after the box ("After installing, run ldconfig ...") was filed under "Warning"."""
+    titles = {node.key: node.props["title"] for node in graph.nodes if node.label == "Section"}
+    assert "Warning" not in titles.values()
+    regions = _regions(graph)
+    under = {e.src_key: titles[e.dst_key] for e in graph.edges if e.type == "IS_UNDER" and e.dst_key in titles}
+    texts = {str(props["text"]): under.get(key) for key, props in regions.items()}
+    assert texts["Warning Do not install netfetch over a copy built with another TLS backend."] == "1 Installing"
+    after = next(text for text in texts if text.startswith("After installing"))
+    assert texts[after] == "1 Installing"
+
+
 @pytest.fixture
 def asked(falkordb_store: GraphStore, manual: Path, tmp_path: Path) -> Callable[[str], AnswerResult]:
     settings = no_llm_settings(tmp_path / "home", graph=falkordb_store.graph_name, store="")
