@@ -176,6 +176,21 @@ def test_a_notice_label_is_no_section(graph: GraphBatch) -> None:
     assert texts[after] == "1 Installing"
 
 
+def test_a_code_listing_cut_by_a_page_break_is_continued(graph: GraphBatch) -> None:
+    """The listing's part at the foot of page 1 ("int main ... {") left its rest on page 2 unlinked."""
+    regions = _regions(graph)
+    linked = [
+        (regions[e.src_key], regions[e.dst_key])
+        for e in graph.edges
+        if e.type == "HAS_NEXT" and e.props.get("continuation")
+    ]
+    assert [(first["kind"], first["page"], rest["kind"], rest["page"]) for first, rest in linked] == [
+        ("code", 1, "code", 2)
+    ]
+    first, rest = linked[0]
+    assert "int main(int argc, char **argv)" in str(first["text"]) and str(rest["text"]).rstrip().endswith("}")
+
+
 @pytest.fixture
 def asked(falkordb_store: GraphStore, manual: Path, tmp_path: Path) -> Callable[[str], AnswerResult]:
     settings = no_llm_settings(tmp_path / "home", graph=falkordb_store.graph_name, store="")
