@@ -218,3 +218,11 @@ def test_a_definition_line_is_quoted_with_its_description(asked: Callable[[str],
     line = next(entry for entry in result.answer.split("\n") if "int nf_close(nf_session *s)" in entry)
     assert "“Closes the session s and frees its memory." in line
     assert {citation.kind for citation in result.citations} >= {"code", "paragraph"}
+
+
+def test_a_code_quote_keeps_its_lines(asked: Callable[[str], AnswerResult]) -> None:
+    """A listing was quoted as one line: "# ~/.netfetchrc retries = 5 timeout = 60 resume = yes"."""
+    answer = asked("What does the example configuration file ~/.netfetchrc contain?").answer
+    assert "“# ~/.netfetchrc\nretries = 5\ntimeout = 60\nresume = yes”" in answer
+    answer = asked("What does the first program do when nf_open returns NULL?").answer
+    assert "    if (s == NULL) {\n" in answer

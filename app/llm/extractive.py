@@ -7,7 +7,9 @@ the question are quoted, so the row that answers is there however far down the t
 list, its items count as sentences (an option list's items end in no full stop before the next). A
 sentence cut by a page break is quoted whole, from both parts, and a figure found without text of
 its own by its caption. A bare line (a reference manual's definition line, "int f(const char *s)")
-says nothing alone: it is quoted with the start of the description after it.
+says nothing alone: it is quoted with the start of the description after it. A code listing is
+quoted line by line as it is set, from its top (or from the line that matches best, when that lies
+further down than a quote holds), run on into its part on the next page.
 """
 
 from __future__ import annotations
@@ -99,6 +101,8 @@ def quote_across_breaks(passage: Passage, context: Context, terms: set[str]) -> 
     text = passage.text or passage.description
     if passage.kind == "table" or not text.strip():
         return quote_passage(passage, terms), [passage]
+    if passage.kind == "code":
+        return _code_across_breaks(passage, context, terms)
     units = quote_units(text, passage.kind)
     start, end = best_window(units, terms, item_starts(text, passage.kind))
     parts, before, after = [passage], [], []
@@ -113,6 +117,41 @@ def quote_across_breaks(passage: Passage, context: Context, terms: set[str]) -> 
     for piece in [*before, _cut_start(window) if after else _cut(window), *after]:
         quote = join_two(quote, piece)
     return quote, parts
+
+
+def _code_across_breaks(passage: Passage, context: Context, terms: set[str]) -> tuple[str, list[Passage]]:
+    """A listing's quote (:func:`code_window`) and the parts it is taken from: a listing cut by a
+    page break runs on into its part on the next page while the quote has room."""
+    later = context.neighbour(passage, "continues")
+    parts = [passage] if later is None else [passage, later]
+    spans = [_code_lines(part.text) for part in parts]
+    lines = [line for span in spans for line in span]
+    start, end = code_window(lines, terms)
+    firsts = [sum(len(span) for span in spans[:i]) for i in range(len(spans))]  # each part's first line
+    quoted = [first < end and start < first + len(span) for first, span in zip(firsts, spans, strict=True)]
+    taken = [part for part, used in zip(parts, quoted, strict=True) if used]
+    return _code_text(lines, start, end), taken
+
+
+def _code_lines(text: str) -> list[str]:
+    return [line.rstrip() for line in text.strip("\n").splitlines()]
+
+
+def code_window(lines: list[str], terms: set[str]) -> tuple[int, int]:
+    """Where a listing's quote starts and ends: its lines as set (indents and line breaks kept: code
+    run into one line reads as none), from the first or, when the line sharing the most words with
+    the question lies beyond what a quote holds, from that line; as many lines as fit."""
+    best = max(range(len(lines)), key=lambda i: shared_words(terms, lines[i]))
+    start = 0 if len("\n".join(lines[: best + 1])) <= MAX_QUOTE_CHARS else best
+    end, size = start + 1, len(lines[start])
+    while end < len(lines) and size + 1 + len(lines[end]) <= MAX_QUOTE_CHARS:
+        size, end = size + 1 + len(lines[end]), end + 1
+    return start, end
+
+
+def _code_text(lines: list[str], start: int, end: int) -> str:
+    """The lines quoted, "…" on a line of its own where the listing goes on."""
+    return "\n".join(lines[start:end] + (["…"] if end < len(lines) else []))
 
 
 def best_window(units: list[str], terms: set[str], starts: frozenset[int] = frozenset()) -> tuple[int, int]:
