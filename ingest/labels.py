@@ -232,3 +232,10 @@ FRONT_MATTER_HEADING = re.compile(
     r"resumen|resumo|[íi]ndice|sum[áa]rio|introducci[óo]n|introdu[çc][ãa]o|introduzione|sommario)\b",
     re.IGNORECASE,
 )
+# The label of a notice box (an admonition: "Warning", "Note", "Tip"), set bold on a line of its own
+# over the box's text: a label, not a heading, so the text after the box stays in its section.
+NOTICE_LABEL = re.compile(
+    r"^\s*(?i:warning|caution|danger|note|notice|important|tip|hint|attention|remark|"
+    r"warnung|achtung|vorsicht|gefahr|hinweis|wichtig|tipp|avertissement|remarque|astuce|conseil|"
+    r"advertencia|aviso|precauci[óo]n|nota|importante|consejo|avvertenza|attenzione|suggerimento)\s*:?\s*$"
+)

@@ -127,3 +127,14 @@ def test_thai_lao_khmer_and_myanmar_are_cut_into_character_pairs_too() -> None:
     index = BM25Index(texts)
     assert index.scores("อาหาร")[0] > 0 and [i for i, _ in index.top_k("นกเพนกวิน อาหาร", 1)] == [0]
     assert tokenize("ភាសាខ្មែរ")[:2] == ["ភា", "ាស"] and tokenize("မြန်မာ")[0] == "မြ"
+
+
+def test_a_command_line_option_is_also_kept_with_its_dashes() -> None:
+    """ "--retries" was the word "retri" alone, as "retries = 5" and nf_set_retries are: a question
+    naming the option met every use of the word alike."""
+    assert tokenize("--retries N") == ["--retries", "retri", "n"]
+    assert tokenize("the \u2013retries and \u2212v options")[:2] == ["--retries", "-v"]  # as TeX sets them
+    assert tokenize("--with-ssl=yes")[:2] == ["--with-ssl", "with-ssl"]
+    assert [t for t in tokenize("a well-known -1 offset, pages 3-5 - see x-y") if t.startswith("-")] == []
+    texts = ["--retries N Retry a failed transfer N times.", "retries = 5", "int nf_set_retries(int count)"]
+    assert [i for i, _ in BM25Index(texts).top_k("What does --retries do?", 1)] == [0]

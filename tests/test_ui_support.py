@@ -290,6 +290,17 @@ def test_quoted_evidence_is_shown_as_written_and_model_dollars_are_no_formula() 
     assert "$5 to $10" in html and "<strong>adults</strong>" in html and "<code>Journals$age</code>" in html
 
 
+def test_a_quoted_listing_keeps_its_lines_and_indents() -> None:
+    """A code quote's lines ran into one line on the page ("{ return 0; }"), its indents gone."""
+    cite = Citation("d@1:p2:r3", "d", 2, (0.0, 0.0, 1.0, 1.0), "code", "d p.2 #r3")
+    answer = "Nearest:\n\n1. “int main(void)\n{\n    return 0;\n}” [d p.2 #r3]\n2. “Text.” [d p.2 #r3]"
+    extractive = AnswerResult("q", answer=answer)
+    extractive.citations = [cite]
+    html = markdown_it.MarkdownIt("commonmark").render(numbered_answer(extractive))
+    assert "“int main(void)<br />\n{<br />\n\u00a0\u00a0\u00a0\u00a0return 0;<br />\n}”" in html
+    assert html.count("<li>") == 2 and html.startswith("<p>Nearest:</p>")
+
+
 def test_node_label_colours_stand_apart_from_every_kind_colour() -> None:
     """Page was #8c8c8c beside page_header's #999999 in one legend, Section #e67300 beside
     section_header's #e64c00, Document #444444 beside code's #4c4c4c."""

@@ -236,6 +236,16 @@ def reading_neighbours(store: GraphStore, region_ids: Sequence[str]) -> list[Pas
     return regions_by_id(store, list(dict.fromkeys(neighbours)), via="next")
 
 
+def next_regions(store: GraphStore, hits: Sequence[Passage]) -> list[Passage]:
+    """The region after each of ``hits`` in reading order, as its graph context (``via="next"``)."""
+    if not hits:
+        return []
+    rows = store.read(cypher.load("llm_next_regions", store.dialect), {"ids": [hit.region_id for hit in hits]})
+    after = {str(row["hit"]): str(row["region_id"]) for row in rows}
+    found = {p.region_id: p for p in regions_by_id(store, list(dict.fromkeys(after.values())), via="next")}
+    return [replace(found[after[hit]], of_hit=hit) for hit in after if after[hit] in found]
+
+
 def passage_from_row(row: dict[str, Any], via: str, score: float = 0.0) -> Passage:
     return Passage(
         region_id=str(row["region_id"]),

@@ -6,7 +6,10 @@ rather than a whole page. From a table, its header row and the rows that share t
 the question are quoted, so the row that answers is there however far down the table it is; from a
 list, its items count as sentences (an option list's items end in no full stop before the next). A
 sentence cut by a page break is quoted whole, from both parts, and a figure found without text of
-its own by its caption.
+its own by its caption. A bare line (a reference manual's definition line, "int f(const char *s)")
+says nothing alone: it is quoted with the start of the description after it. A code listing is
+quoted line by line as it is set, from its top (or from the line that matches best, when that lies
+further down than a quote holds), run on into its part on the next page.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from docgraph.app.llm.text_units import is_table_rule, sentences
 from docgraph.app.retrieval.relevance import word_forms
 from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.links.edges import caption_label
-from docgraph.ingest.pdf.text import join_two
+from docgraph.ingest.pdf.text import ends_sentence, join_two
 
 _WORD = re.compile(r"[^\W\d_]{3,}")
 MAX_PASSAGES = 3
@@ -28,6 +31,8 @@ MAX_QUOTE_CHARS = 360
 WINDOW_SENTENCES = 2
 TABLE_ROWS_QUOTED = 2
 HEADING_KINDS = frozenset({"title", "section_header", "page_header", "page_footer"})
+DESCRIPTION_KINDS = frozenset({"paragraph", "list"})
+BARE_LINE_CHARS = 200
 NO_EVIDENCE = "No passage of the stored documents matches this question."
 
 
@@ -50,6 +55,9 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
         if any(passage.region_id == part.region_id for part in quoted):
             continue
         quote, parts = quote_across_breaks(passage, context, terms)
+        described = context.neighbour(passage, "next") if bare_line(passage) else None
+        if described is not None and described.kind in DESCRIPTION_KINDS and described.text.strip():
+            quote, parts = f"{quote}” “{best_quote(described.text, terms, described.kind)}", [*parts, described]
         tags = " ".join(f"[{context.tag_of(part)}]" for part in parts)
         lines.append(f"{len(lines) + 1}. “{quote}” {tags}")
         quoted += parts
@@ -57,6 +65,14 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
         return ExtractiveAnswer(NO_EVIDENCE, [], [])
     evidence = list({part.region_id: part for part in quoted}.values())  # a part quoted twice is one
     return ExtractiveAnswer("\n".join(lines), cite_passages(evidence, context), evidence)
+
+
+def bare_line(passage: Passage) -> bool:
+    """A line that answers nothing alone: one short line of code or text that is no sentence, as a
+    reference manual's definition line ("int config_read_file (config_t * config, ...)") is."""
+    text = passage.text.strip()
+    short = "\n" not in text and len(text) <= BARE_LINE_CHARS
+    return passage.kind in ("code", "paragraph") and short and bool(text) and not ends_sentence(text)
 
 
 def best_passages(context: Context, limit: int) -> list[Passage]:
@@ -104,8 +120,10 @@ def quote_across_breaks(passage: Passage, context: Context, terms: set[str]) -> 
     text = passage.text or passage.description
     if passage.kind == "table" or not text.strip():
         return quote_passage(passage, terms), [passage]
+    if passage.kind == "code":
+        return _code_across_breaks(passage, context, terms)
     units = quote_units(text, passage.kind)
-    start, end = best_window(units, terms)
+    start, end = best_window(units, terms, item_starts(text, passage.kind))
     parts, before, after = [passage], [], []
     earlier = context.neighbour(passage, "continued_from") if start == 0 else None
     if earlier is not None and (earlier_units := sentences(earlier.text)):
@@ -120,11 +138,51 @@ def quote_across_breaks(passage: Passage, context: Context, terms: set[str]) -> 
     return quote, parts
 
 
-def best_window(units: list[str], terms: set[str]) -> tuple[int, int]:
+def _code_across_breaks(passage: Passage, context: Context, terms: set[str]) -> tuple[str, list[Passage]]:
+    """A listing's quote (:func:`code_window`) and the parts it is taken from: a listing cut by a
+    page break runs on into its part on the next page while the quote has room."""
+    later = context.neighbour(passage, "continues")
+    parts = [passage] if later is None else [passage, later]
+    spans = [_code_lines(part.text) for part in parts]
+    lines = [line for span in spans for line in span]
+    start, end = code_window(lines, terms)
+    firsts = [sum(len(span) for span in spans[:i]) for i in range(len(spans))]  # each part's first line
+    quoted = [first < end and start < first + len(span) for first, span in zip(firsts, spans, strict=True)]
+    taken = [part for part, used in zip(parts, quoted, strict=True) if used]
+    return _code_text(lines, start, end), taken
+
+
+def _code_lines(text: str) -> list[str]:
+    return [line.rstrip() for line in text.strip("\n").splitlines()]
+
+
+def code_window(lines: list[str], terms: set[str]) -> tuple[int, int]:
+    """Where a listing's quote starts and ends: its lines as set (indents and line breaks kept: code
+    run into one line reads as none), from the first or, when the line sharing the most words with
+    the question lies beyond what a quote holds, from that line; as many lines as fit."""
+    best = max(range(len(lines)), key=lambda i: shared_words(terms, lines[i]))
+    start = 0 if len("\n".join(lines[: best + 1])) <= MAX_QUOTE_CHARS else best
+    end, size = start + 1, len(lines[start])
+    while end < len(lines) and size + 1 + len(lines[end]) <= MAX_QUOTE_CHARS:
+        size, end = size + 1 + len(lines[end]), end + 1
+    return start, end
+
+
+def _code_text(lines: list[str], start: int, end: int) -> str:
+    """The lines quoted, "…" on a line of its own where the listing goes on."""
+    return "\n".join(lines[start:end] + (["…"] if end < len(lines) else []))
+
+
+def best_window(units: list[str], terms: set[str], starts: frozenset[int] = frozenset()) -> tuple[int, int]:
     """Where the window of up to ``WINDOW_SENTENCES`` sentences sharing the most words with the
-    question starts and ends (the first such window)."""
-    start = max(range(len(units)), key=lambda i: shared_words(terms, " ".join(units[i : i + WINDOW_SENTENCES])))
-    return start, min(start + WINDOW_SENTENCES, len(units))
+    question starts and ends (the first such window); a window ends before one of ``starts`` (a
+    list item's first sentence), so that an option's quote does not run into the next one's."""
+
+    def end_of(i: int) -> int:
+        return min([i + WINDOW_SENTENCES, len(units), *(s for s in starts if s > i)])
+
+    start = max(range(len(units)), key=lambda i: shared_words(terms, " ".join(units[i : end_of(i)])))
+    return start, end_of(start)
 
 
 def content_words(text: str) -> set[str]:
@@ -180,7 +238,7 @@ def _rows_that_fit(header: str, body: list[str]) -> list[int]:
 def best_quote(text: str, terms: set[str], kind: str = "paragraph") -> str:
     """The window of sentences sharing the most words with the question, cut to a readable length."""
     units = quote_units(text, kind)
-    start, end = best_window(units, terms)
+    start, end = best_window(units, terms, item_starts(text, kind))
     return _cut(" ".join(units[start:end]))
 
 
@@ -189,6 +247,14 @@ def quote_units(text: str, kind: str) -> list[str]:
     that "--timeout MS Connect timeout ... (default 5000)." is not run into the items around it."""
     lines = text.splitlines() if kind == "list" else [text]
     return [unit for line in lines for unit in sentences(line)] or [" ".join(text.split())]
+
+
+def item_starts(text: str, kind: str) -> frozenset[int]:
+    """Where each item of a list starts among its :func:`quote_units` (none for other kinds)."""
+    if kind != "list":
+        return frozenset()
+    counts = [len(sentences(line)) for line in text.splitlines()]
+    return frozenset(sum(counts[:i]) for i in range(1, len(counts)))
 
 
 def _cut_start(quote: str) -> str:

@@ -31,11 +31,12 @@ from docgraph.app.llm.context import (
     build_context,
     evidence_groups,
     first_groups,
+    next_regions,
     passages_from_hits,
     regions_by_id,
 )
 from docgraph.app.llm.describe import DescribeReport, describe_document
-from docgraph.app.llm.extractive import NO_EVIDENCE, extractive_answer
+from docgraph.app.llm.extractive import NO_EVIDENCE, bare_line, extractive_answer
 from docgraph.app.llm.focus import focus_passages
 from docgraph.app.llm.router import RouteDecision, route_question
 from docgraph.app.llm.text2cypher import Text2CypherResult, generate_cypher
@@ -269,7 +270,8 @@ def _answer(
     try:
         if client is None:
             focused = focus_passages(first_groups(groups, first_round), question, settings.context_focus)
-            context = build_context(focused)
+            bare = [p for p in focused if p.via == "retrieved" and bare_line(p)]
+            context = build_context([*focused, *next_regions(store, bare)])
             extractive = extractive_answer(question, context)
             result.answer, result.citations, result.evidence = (
                 extractive.text,

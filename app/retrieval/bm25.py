@@ -76,6 +76,13 @@ class BM25Index:
         column = self.vocabulary.get(term)
         return int(self.document_frequency[column]) if column is not None else 0
 
+    def rows_with(self, term: str) -> list[int]:
+        """The texts that hold the token ``term``."""
+        column = self.vocabulary.get(term)
+        if column is None:
+            return []
+        return [int(row) for row in self.counts.indices[self.counts.indptr[column] : self.counts.indptr[column + 1]]]
+
     def scores(self, query: str, shared: SharedStatistics | None = None) -> NDArray[np.float32]:
         """BM25 score of every text for ``query`` (zeros where nothing matches); with ``shared``, scored
         with the idf and average length of a larger collection (:func:`scores_across`)."""

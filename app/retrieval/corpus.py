@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 
 from docgraph.app.retrieval.document_index import DocumentIndex, RegionInfo, SectionInfo
 from docgraph.app.retrieval.labels import Label, LabelledPlaces, labelled_places, load_captions
+from docgraph.app.retrieval.text import named_options
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore
 
@@ -202,6 +203,21 @@ class Corpus:
             documents = [self._documents[doc] for doc in sorted(doc_ids) if doc in self._documents]
         return frozenset(
             document.regions[row].region_id for document in documents for row in document.part_rows(question)
+        )
+
+    def option_regions(self, question: str, doc_ids: set[str]) -> frozenset[str]:
+        """The regions that hold a command-line option ``question`` names ("--retries"), in the
+        loaded documents ``doc_ids``: where the option is documented, used or listed."""
+        options = named_options(question)
+        if not options:
+            return frozenset()
+        with self._lock:
+            documents = [self._documents[doc] for doc in sorted(doc_ids) if doc in self._documents]
+        return frozenset(
+            document.regions[row].region_id
+            for document in documents
+            for option in options
+            for row in document.region_bm25.rows_with(option)
         )
 
     def section_titles(self, region_id: str) -> list[str]:

@@ -203,7 +203,9 @@ class HybridRetriever:
         labels, doc_ids = named_labels(query), {c.info.doc_id for c in candidates}
         places = self.corpus.labelled(labels, doc_ids) if labels else None
         in_parts = self.corpus.part_regions(query, doc_ids) if weights.part and names_parts(query) else frozenset()
-        hits = fuse(candidates, weights, named_kinds(query) | {kind for kind, _ in labels}, places, in_parts)
+        # a region holding an option the question names ("--retries") is named by it as a part is
+        named = in_parts | (self.corpus.option_regions(query, doc_ids) if weights.part else frozenset())
+        hits = fuse(candidates, weights, named_kinds(query) | {kind for kind, _ in labels}, places, named)
         if following:
             hits = follow_references(hits, self.corpus.references, weights.reference, weights.reference_hops)
         named = in_parts | (places.regions if places else frozenset())
@@ -240,8 +242,9 @@ def fuse(
     """Weighted sum of max-normalised signals, best first; a region of one of ``kinds`` (the kinds the
     question names) gains ``weights.kind``; of a kind whose named label was found (``labelled``),
     only the label's caption and what it captions do; a region of a part the question names by
-    number (``in_parts``) gains ``weights.part``. Across documents a region of a document that holds
-    much of the best evidence gains up to ``weights.document`` (:func:`document_terms`)."""
+    number, or holding an option it names (``in_parts``), gains ``weights.part``. Across documents
+    a region of a document that holds much of the best evidence gains up to ``weights.document``
+    (:func:`document_terms`)."""
     best = {s: max((c.raw[s] for c in candidates), default=0.0) for s in SIGNALS}
     named = _named_place(kinds, labelled)
     hits: list[ScoredRegion] = []

@@ -3,7 +3,10 @@
 Technical manuals name things in code: ``canvas.drawImage``, ``asn1_der_decoding2``, ``--no-time-strict``.
 A compound token is kept whole (so an exact name matches strongly) and also split into its parts
 (so "draw image" and "bookmark page" match ``drawImage`` and ``bookmarkPage``); two words joined by a
-hyphen are also closed up, so "multi-line" meets "multiline" and "read-only" "readonly". Stop words go; a
+hyphen are also closed up, so "multi-line" meets "multiline" and "read-only" "readonly". A command-line
+option is also kept with its dashes ("--retries", "-v"; a dash TeX set for "--" counts as two), so a
+question naming it meets the text that documents it, not only the word's other uses ("retries",
+``nf_set_retries``). Stop words go; a
 light plural fold makes "tables" match "table", and British spellings meet American ones ("colours"
 matches "color", see :mod:`app.retrieval.spelling`). Letters beyond ASCII are letters ("Größe",
 "Poincaré"), and accents fold away, so "Poincare" finds "Poincaré". Chinese, Japanese and Korean
@@ -44,6 +47,10 @@ def _token_pattern() -> re.Pattern[str]:
 _ASCII_TOKEN = re.compile(r"[^\W_]+(?:[._\-][^\W_]+)*")  # the same words where no text has a mark
 _PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+[0-9]*(?![a-z])")
 _SEPARATORS = re.compile(r"[._\-]")
+# A command-line option: one or two dashes (an en or em dash where typesetting joined two, a minus
+# sign for one) at a word's start, then a letter; its name runs on over inner hyphens and dots.
+_OPTION = re.compile(r"(?<![\w\-\u2013\u2014\u2212])(?:--?|[\u2013\u2014\u2212])[^\W\d_](?:\w|[-.](?=\w))*")
+_OPTION_DASHES = str.maketrans({"\u2013": "--", "\u2014": "--", "\u2212": "-"})
 # Superscript marks and exponents part words: folded to digits they glued onto the word before.
 _SUPERSCRIPT_SPACES = dict.fromkeys(map(ord, "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ"), " ")
 # Scripts written without spaces between words (CJK, Hangul, Thai, Lao, Myanmar, Khmer): indexed as
@@ -145,9 +152,14 @@ def reads_german_or_french(text: str) -> bool:
     return _stop_words_of(text) is not STOP_WORDS
 
 
+def named_options(text: str) -> set[str]:
+    """The command-line options ``text`` names, as tokens ("--retries", "-v")."""
+    return {_plain(option.translate(_OPTION_DASHES)) for option in _OPTION.findall(text)}
+
+
 def tokenize(text: str) -> list[str]:
-    tokens: list[str] = []
     stop_words = _stop_words_of(text)
+    tokens = sorted(named_options(text))
     if not text.isascii():  # "processor¹", "10⁻³": the word and the number, not "processor1", "103"
         text = text.translate(_SUPERSCRIPT_SPACES)
     if not text.isascii() and _UNSPACED.search(text):

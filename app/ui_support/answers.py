@@ -22,6 +22,9 @@ _CITATION_TAG = re.compile(r"(\[[^\[\]]*#[^\[\]]*\])")
 # not closed), ``double`` and `single` backtick spans.
 _CODE = re.compile(r"(```.*?(?:```|\Z)|``[^`]*``|`[^`\n]*`)", re.DOTALL)
 _BARE_DOLLAR = re.compile(r"(?<!\\)\$")  # not one the model escaped itself
+# A line break inside a quote (a code listing's next line, with its indent), not one before the
+# next numbered quote or a blank line.
+_QUOTE_LINE_BREAK = re.compile(r"\n(?!\d+\. “)( *)(?=\S)")
 TRACE_ITEMS = 5  # list items a trace line names before "and N more"
 TRACE_CHARS = 200  # longest text a trace line quotes
 
@@ -68,9 +71,12 @@ def safe_markdown(text: str) -> str:
 
 
 def _verbatim_but_tags(text: str) -> str:
-    """Every Markdown and LaTeX sign escaped but in citation tags (numbered next); lines kept."""
+    """Every Markdown and LaTeX sign escaped but in citation tags (numbered next); lines kept: a
+    quoted listing's line breaks are hard breaks and its indents non-breaking spaces (Markdown
+    would run its lines into one and drop the indents)."""
     pieces = _CITATION_TAG.split(text)  # tags at the odd places
-    return "".join(piece if i % 2 else _MARKDOWN_SIGN.sub(r"\\\g<0>", piece) for i, piece in enumerate(pieces))
+    escaped = "".join(piece if i % 2 else _MARKDOWN_SIGN.sub(r"\\\g<0>", piece) for i, piece in enumerate(pieces))
+    return _QUOTE_LINE_BREAK.sub(lambda match: "\\\n" + "\u00a0" * len(match.group(1)), escaped)
 
 
 def markdown_text(text: str) -> str:

@@ -15,6 +15,7 @@ from docgraph.ingest.labels import (
     FRONT_MATTER_HEADING,
     HEADING_STATUS,
     HEADING_WORDS,
+    NOTICE_LABEL,
 )
 from docgraph.ingest.page.blocks import BULLET_GLYPH_RE, Block
 from docgraph.ingest.page.typewriter import at_text_margin, preformatted, typewritten
@@ -208,7 +209,7 @@ def _is_header(block: Block, text: str, stats: FontStats) -> bool:
         return False
     if sum(ch.isalpha() for ch in text) < 2:
         return False
-    if _DOT_LEADER.search(text):  # a table-of-contents entry
+    if _DOT_LEADER.search(text) or NOTICE_LABEL.match(text):  # a table-of-contents entry; a notice's label
         return False
     numbered = bool(NUMBERED_HEADING_RE.match(text))
     much_larger = block.size >= HEADER_SIZE_RATIO * stats.body_size

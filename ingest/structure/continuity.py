@@ -2,7 +2,8 @@
 break (the foot of one column to the top of the next, in two-column papers) or a pull quote set inside
 their column, get ``continues=True``.
 A list item cut by a page break runs on in a paragraph (its tail has no bullet); a paragraph runs
-on past a table set at the top of the next page."""
+on past a table set at the top of the next page; a code listing runs on into the code opening the
+next page when its text says it is cut (a bracket left open, a line that goes on, an indented start)."""
 
 from __future__ import annotations
 
@@ -44,6 +45,20 @@ def paragraph_continues(last: Region, first: Region) -> bool:
         return False
     runs_on = last.text.rstrip().endswith(_RUNS_ON) or unspaced_between(last.text, first.text)
     return starts_lowercase(first.text) or runs_on or _number_runs_on(last, first)
+
+
+def code_continues(last: Region, first: Region) -> bool:
+    """The listing ending page k goes on in the code starting page k+1: it leaves a bracket open
+    (``{`` of a function body) or ends a line that goes on (``\\``, ``,``), or the next part opens
+    indented or closing a bracket. A listing that ends and one that starts at its margin, as two
+    definition lines of a reference manual do, may be two: they are left apart."""
+    if last.kind != "code" or first.kind != "code" or not last.text.strip() or not first.text.strip():
+        return False
+    text = last.text.rstrip()
+    open_brackets = sum(text.count(ch) for ch in "([{") - sum(text.count(ch) for ch in ")]}")
+    opening = first.text.lstrip("\n")
+    indented = opening[:1].isspace() or opening.lstrip().startswith((")", "]", "}"))
+    return open_brackets > 0 or text.endswith(("\\", ",")) or indented
 
 
 def _number_runs_on(last: Region, first: Region) -> bool:
@@ -176,6 +191,8 @@ def mark_continuations(pages: Sequence[PageLayout]) -> None:
         elif paragraph_continues(last, first):
             last.continues = True
             _mend_split_word(last, first)
+        elif code_continues(last, first):
+            last.continues = True
         elif first.kind == "table" and len(next_flow) > 1 and paragraph_continues(last, next_flow[1]):
             last.continues = True  # the table was set at the top of the page, the text runs on below it
             _mend_split_word(last, next_flow[1])
