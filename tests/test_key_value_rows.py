@@ -94,3 +94,19 @@ def test_side_by_side_blocks_and_the_item_table_are_left_as_they_were(tmp_path: 
 def test_the_extractive_answer_quotes_the_due_date(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
     result = ask_of_pdf(falkordb_store, invoice(tmp_path / "invoice.pdf"), "When is invoice 1043 due?", tmp_path)
     assert "Due Date 13/04/2026" in result.answer
+
+
+def test_a_bold_balance_row_alone_is_no_heading(tmp_path: Path) -> None:
+    """A statement's closing row, bold, label and amount apart: read as one paragraph, so it neither
+    heads the notes under it nor drops out of extractive answers as a section title."""
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((50, 62), "Statement of account", fontsize=14, fontname="hebo")
+        intro = "The invoices, credit notes and payments of March are listed in date order."
+        page.insert_text((50, 100), intro, fontsize=9)
+        _right(page, 460, 130, "Balance due at 31/03/2026", "hebo")
+        _right(page, 541, 130, "2,109.60", "hebo")
+        page.insert_text((50, 160), "Please pay the balance due by bank transfer.", fontsize=9)
+        doc.save(tmp_path / "statement.pdf")
+    regions = NativeReader().read(tmp_path / "statement.pdf").pages[0].regions
+    assert ("paragraph", "Balance due at 31/03/2026 2,109.60") in [(r.kind, r.text) for r in regions]

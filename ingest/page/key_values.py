@@ -7,11 +7,14 @@ returns each row's label and value as pieces of one block, too far apart to be o
 labels were read as one column of bare paragraphs ("Due Date") and the values as another
 ("13/04/2026"): no region said what any value was. A block whose every row is such a pair, at
 least ``MIN_ROWS`` of them, labels at one edge and values at one edge, is read row by row, each
-label with its value; its rows are set in one weight (a bold "Total" row stays with the totals).
+label with its value; its rows are set in one weight (a bold "Total" row stays with the totals). A
+block of one such row is one when its value is an amount ("Balance due at 31/03/2026 ... 2,109.60").
+The joined rows are marked (``TextLine.pair``): set in bold, they are still no heading.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from itertools import groupby
@@ -22,6 +25,8 @@ MIN_ROWS = 2
 MAX_WORDS = 6  # a label or a value is a few words, not a sentence
 EDGE_TOLERANCE = 2.0  # points: the labels (or values) of one block start or end at one edge
 SAME_ROW = 0.4  # of the font size: pieces whose middles are this close share a row
+# "2,109.60", "£1,404.96", "(115.20)", "-96,00": a sum of money, with its two decimals
+_AMOUNT = re.compile(r"[-\u2212(]?[£$€]?\s?\d{1,3}(?:[,.'\u00a0 ]?\d{3})*[.,]\d{2}\)?")
 
 
 def join_key_value_rows(lines: Sequence[TextLine]) -> list[TextLine]:
@@ -46,8 +51,10 @@ def _rows(lines: Sequence[TextLine]) -> list[list[TextLine]]:
 
 
 def _key_value_rows(rows: Sequence[Sequence[TextLine]]) -> bool:
-    if len(rows) < MIN_ROWS or any(len(row) != 2 or not _pair(row[0], row[1]) for row in rows):
+    if not rows or any(len(row) != 2 or not _pair(row[0], row[1]) for row in rows):
         return False
+    if len(rows) < MIN_ROWS:
+        return all(_AMOUNT.fullmatch(row[1].text.strip()) for row in rows)
     return _one_edge([row[0] for row in rows]) and _one_edge([row[1] for row in rows])
 
 
@@ -78,6 +85,7 @@ def _joined(label: TextLine, value: TextLine, bold: bool) -> TextLine:
         text=f"{label.text.strip()} {value.text.strip()}",
         bbox=label.bbox.union(value.bbox),
         bold=bold,
+        pair=True,
         chars=label.chars + value.chars,
         math=(label.math * label.chars + value.math * value.chars) / max(label.chars + value.chars, 1),
     )
