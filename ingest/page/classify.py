@@ -205,6 +205,8 @@ def _centred_title(blocks: list[Block], stats: FontStats) -> Block | None:
 
 
 def _is_header(block: Block, text: str, stats: FontStats) -> bool:
+    if all(line.pair for line in block.lines):  # labels with their values: a bold "Total" row, no heading
+        return False
     if len(block.lines) > HEADER_MAX_LINES or len(text) > HEADER_MAX_CHARS or len(text) < 2:
         return False
     if sum(ch.isalpha() for ch in text) < 2:

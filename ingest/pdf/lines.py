@@ -57,6 +57,7 @@ class TextLine:
     horizontal: bool = True
     chars: int = 0  # non-space characters
     item: bool = False  # opens a list item by its place, without a bullet: a term list's term
+    pair: bool = False  # a label and its value set apart on one row ("Total GBP ... 1,404.96")
 
     @property
     def center_y(self) -> float:

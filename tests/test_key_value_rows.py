@@ -1,0 +1,112 @@
+"""An invoice's fields and totals read as labels with their values ("Due Date 13/04/2026").
+
+Accounting software sets each field as a short label with its value ems to its right, flush right;
+MuPDF returns the two as pieces too far apart to be one line. Before they were joined, the labels
+were read as one column of bare paragraphs and the values as another, and an extractive answer to
+"When is invoice 1043 due?" quoted "Invoice Date" alone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.readers.native import NativeReader
+from tests.llm_data import ask_of_pdf
+
+FIELDS = [
+    ("Invoice No.", "1043"),
+    ("Invoice Date", "14/03/2026"),
+    ("Due Date", "13/04/2026"),
+    ("Customer ID", "HP-0042"),
+]
+ADDRESSES = [(50, "Bill To", ["Harbour & Pine Ltd", "14 Quay Street"]), (300, "Ship To", ["Warehouse 2", "Dock Road"])]
+ITEMS = [["Item", "Qty", "Amount"], ["A4 copier paper", "40", "860.00"], ["Toner cartridge", "6", "288.00"]]
+TOTALS = [("Subtotal", "1,170.80"), ("VAT 20%", "234.16"), ("Total GBP", "1,404.96")]
+
+
+def _right(page: pymupdf.Page, x_right: float, y: float, text: str, font: str = "helv") -> None:
+    width = pymupdf.get_text_length(text, fontname=font, fontsize=9)
+    page.insert_text((x_right - width, y), text, fontsize=9, fontname=font)
+
+
+def invoice(out: Path) -> Path:
+    """A one-page invoice: its fields at the top right (bold labels, values flush right), the
+    bill-to and ship-to blocks side by side, a ruled item table, the totals flush right under it
+    (the "Total" row bold) and the payment terms."""
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((50, 62), "Brightwater Supplies", fontsize=14, fontname="hebo")
+        _right(page, 545, 62, "INVOICE", "hebo")
+        for row, (label, value) in enumerate(FIELDS):
+            page.insert_text((380, 110 + 13 * row), label, fontsize=9, fontname="hebo")
+            _right(page, 545, 110 + 13 * row, value)
+        for x, title, lines in ADDRESSES:
+            page.insert_text((x, 190), title, fontsize=9, fontname="hebo")
+            for row, line in enumerate(lines):
+                page.insert_text((x, 203 + 11 * row), line, fontsize=9)
+        page.draw_rect(pymupdf.Rect(50, 240, 545, 288), width=0.7)
+        for row, cells in enumerate(ITEMS):
+            page.draw_line((50, 256 + 16 * row), (545, 256 + 16 * row), width=0.5)
+            page.insert_text((54, 251 + 16 * row), cells[0], fontsize=9)
+            _right(page, 376, 251 + 16 * row, cells[1])
+            _right(page, 541, 251 + 16 * row, cells[2])
+        for x in (330, 380):
+            page.draw_line((x, 240), (x, 288), width=0.5)
+        for row, (label, value) in enumerate(TOTALS):
+            font = "hebo" if label.startswith("Total") else "helv"
+            _right(page, 460, 310 + 13 * row, label, font)
+            _right(page, 541, 310 + 13 * row, value, font)
+        page.insert_text((50, 380), "Payment terms: 30 days net from invoice date.", fontsize=9)
+        doc.save(out)
+    return out
+
+
+def _texts(path: Path) -> list[str]:
+    regions = sorted(NativeReader().read(path).pages[0].regions, key=lambda r: r.order)
+    return [r.text for r in regions]
+
+
+def test_each_field_reads_with_its_value_in_one_region(tmp_path: Path) -> None:
+    texts = _texts(invoice(tmp_path / "invoice.pdf"))
+    fields = " ".join(f"{label} {value}" for label, value in FIELDS)
+    assert fields in texts
+    assert "Due Date" not in texts and "13/04/2026" not in texts
+
+
+def test_the_totals_read_with_their_labels_the_bold_total_among_them(tmp_path: Path) -> None:
+    path = invoice(tmp_path / "invoice.pdf")
+    totals = " ".join(f"{label} {value}" for label, value in TOTALS)
+    assert totals in _texts(path)
+    kinds = {r.text: r.kind for r in NativeReader().read(path).pages[0].regions}
+    assert kinds[totals] == "paragraph"  # not a heading "Total GBP 1,404.96" over the payment terms
+
+
+def test_side_by_side_blocks_and_the_item_table_are_left_as_they_were(tmp_path: Path) -> None:
+    regions = NativeReader().read(invoice(tmp_path / "invoice.pdf")).pages[0].regions
+    texts = [r.text for r in regions]
+    assert "Harbour & Pine Ltd 14 Quay Street" in texts and "Warehouse 2 Dock Road" in texts
+    assert [r.kind for r in regions].count("table") == 1
+
+
+def test_the_extractive_answer_quotes_the_due_date(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    result = ask_of_pdf(falkordb_store, invoice(tmp_path / "invoice.pdf"), "When is invoice 1043 due?", tmp_path)
+    assert "Due Date 13/04/2026" in result.answer
+
+
+def test_a_bold_balance_row_alone_is_no_heading(tmp_path: Path) -> None:
+    """A statement's closing row, bold, label and amount apart: read as one paragraph, so it neither
+    heads the notes under it nor drops out of extractive answers as a section title."""
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((50, 62), "Statement of account", fontsize=14, fontname="hebo")
+        intro = "The invoices, credit notes and payments of March are listed in date order."
+        page.insert_text((50, 100), intro, fontsize=9)
+        _right(page, 460, 130, "Balance due at 31/03/2026", "hebo")
+        _right(page, 541, 130, "2,109.60", "hebo")
+        page.insert_text((50, 160), "Please pay the balance due by bank transfer.", fontsize=9)
+        doc.save(tmp_path / "statement.pdf")
+    regions = NativeReader().read(tmp_path / "statement.pdf").pages[0].regions
+    assert ("paragraph", "Balance due at 31/03/2026 2,109.60") in [(r.kind, r.text) for r in regions]
