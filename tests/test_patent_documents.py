@@ -17,7 +17,13 @@ from docgraph.app.llm.service import ask
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.kinds import named_labels
-from docgraph.app.retrieval.named_parts import asks_only_where, named_parts, part_index, resolved_parts
+from docgraph.app.retrieval.named_parts import (
+    asks_only_where,
+    named_parts,
+    part_index,
+    part_label_words,
+    resolved_parts,
+)
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
 from docgraph.ingest.graph import build_graph
@@ -187,7 +193,8 @@ def test_a_question_names_a_patent_paragraph_by_its_number(batch: GraphBatch) ->
     for question in ("What is paragraph [0006] about?", "Summarise para. [006]"):
         found = resolved_parts(index, named_parts(question))
         assert [texts[key][:6] for _, key in found] == ["[0006]"]
-    assert asks_only_where("What is paragraph [0006] about?")
+    question = "What is paragraph [0006] about?"
+    assert asks_only_where(question, part_label_words(question))
 
 
 def test_line_numbers_in_the_gutter_are_not_text(layout: DocumentLayout) -> None:
