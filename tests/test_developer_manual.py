@@ -50,13 +50,17 @@ OPTIONS = [
     ("--resume", "Continue a partial download instead of starting again from the first byte."),
 ]
 FUNCTIONS = [
-    ("int nf_close(nf_session *s)", "Closes the session s and frees its memory. Returns 0 on success."),
+    (["int nf_close(nf_session *s)"], "Closes the session s and frees its memory. Returns 0 on success."),
     (
-        "int nf_read_config(nf_session *s, const char *path)",
+        ["int nf_read_config(nf_session *s, const char *path)"],
         "Reads the configuration file path and applies its settings to the session s, replacing earlier"
         " values. Returns -1 if the file cannot be opened.",
     ),
-    ("int nf_set_retries(nf_session *s, int count)", "Sets the number of times a failed transfer is retried."),
+    (
+        ["int nf_pause(nf_session *s)", "int nf_unpause(nf_session *s)"],  # one description for both
+        "These functions hold back and let go on the transfers of the session s. They return 0 on success.",
+    ),
+    (["int nf_set_retries(nf_session *s, int count)"], "Sets the number of times a failed transfer is retried."),
 ]
 
 
@@ -138,8 +142,9 @@ def _manual(pdf: Path) -> None:
             m.page.insert_text((LEFT + 10, m.y), term, fontname="cour", fontsize=10)
             m.text(description, indent=140, after=3)
         m.heading("4 Function reference")
-        for signature, description in FUNCTIONS:
-            m.text(signature, "cour", after=3)
+        for signatures, description in FUNCTIONS:
+            for i, signature in enumerate(signatures, start=1):
+                m.text(signature, "cour", after=3 if i == len(signatures) else 13)  # a blank line between
             m.text(description, indent=28)
         m.heading("5 Configuration file")
         m.text("A configuration file holds one setting per line. Lines starting with a hash sign are comments.")
@@ -213,11 +218,16 @@ def test_a_named_option_is_answered_from_its_item(asked: Callable[[str], AnswerR
 
 
 def test_a_definition_line_is_quoted_with_its_description(asked: Callable[[str], AnswerResult]) -> None:
-    """ "What does nf_close do?" quoted "int nf_close(nf_session *s)" alone: the line says nothing."""
+    """ "What does nf_close do?" quoted "int nf_close(nf_session *s)" alone: the line says nothing.
+    A definition sharing its description with the next one's (texinfo's @deftypefunx) reaches it
+    past that line."""
     result = asked("What does nf_close do?")
     line = next(entry for entry in result.answer.split("\n") if "int nf_close(nf_session *s)" in entry)
     assert "“Closes the session s and frees its memory." in line
     assert {citation.kind for citation in result.citations} >= {"code", "paragraph"}
+    answer = asked("What does nf_pause do?").answer
+    line = next(entry for entry in answer.split("\n") if "int nf_pause(nf_session *s)" in entry)
+    assert "“These functions hold back and let go on the transfers of the session s." in line
 
 
 def test_a_code_quote_keeps_its_lines(asked: Callable[[str], AnswerResult]) -> None:

@@ -9,7 +9,7 @@ region, and anything that does not resolve is an invented citation.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -236,14 +236,24 @@ def reading_neighbours(store: GraphStore, region_ids: Sequence[str]) -> list[Pas
     return regions_by_id(store, list(dict.fromkeys(neighbours)), via="next")
 
 
-def next_regions(store: GraphStore, hits: Sequence[Passage]) -> list[Passage]:
-    """The region after each of ``hits`` in reading order, as its graph context (``via="next"``)."""
+def next_regions(store: GraphStore, hits: Sequence[Passage], passed: Callable[[Passage], bool]) -> list[Passage]:
+    """For each of ``hits``, the first region after it in reading order that is not ``passed`` over
+    (a definition line after a definition line, up to four), as its graph context (``via="next"``)."""
     if not hits:
         return []
     rows = store.read(cypher.load("llm_next_regions", store.dialect), {"ids": [hit.region_id for hit in hits]})
-    after = {str(row["hit"]): str(row["region_id"]) for row in rows}
-    found = {p.region_id: p for p in regions_by_id(store, list(dict.fromkeys(after.values())), via="next")}
-    return [replace(found[after[hit]], of_hit=hit) for hit in after if after[hit] in found]
+    chains: dict[str, list[tuple[int, str]]] = {}
+    for row in rows:
+        chains.setdefault(str(row["hit"]), []).append((int(row["steps"]), str(row["region_id"])))
+    ids = list(dict.fromkeys(region_id for chain in chains.values() for _, region_id in chain))
+    found = {p.region_id: p for p in regions_by_id(store, ids, via="next")}
+    after: list[Passage] = []
+    for hit, chain in chains.items():
+        following = [found[region_id] for _, region_id in sorted(chain) if region_id in found]
+        first = next((p for p in following if not passed(p)), None)
+        if first is not None:
+            after.append(replace(first, of_hit=hit))
+    return after
 
 
 def passage_from_row(row: dict[str, Any], via: str, score: float = 0.0) -> Passage:

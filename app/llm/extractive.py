@@ -32,7 +32,7 @@ WINDOW_SENTENCES = 2
 TABLE_ROWS_QUOTED = 2
 HEADING_KINDS = frozenset({"title", "section_header", "page_header", "page_footer"})
 DESCRIPTION_KINDS = frozenset({"paragraph", "list"})
-BARE_LINE_CHARS = 200
+BARE_LINE_CHARS = 600  # a group of definitions sharing one description (@deftypefunx) runs to several
 NO_EVIDENCE = "No passage of the stored documents matches this question."
 
 
@@ -55,8 +55,8 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
         if any(passage.region_id == part.region_id for part in quoted):
             continue
         quote, parts = quote_across_breaks(passage, context, terms)
-        described = context.neighbour(passage, "next") if bare_line(passage) else None
-        if described is not None and described.kind in DESCRIPTION_KINDS and described.text.strip():
+        described = _description(passage, context)
+        if described is not None and all(described.region_id != part.region_id for part in quoted):
             quote, parts = f"{quote}” “{best_quote(described.text, terms, described.kind)}", [*parts, described]
         tags = " ".join(f"[{context.tag_of(part)}]" for part in parts)
         lines.append(f"{len(lines) + 1}. “{quote}” {tags}")
@@ -68,11 +68,24 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
 
 
 def bare_line(passage: Passage) -> bool:
-    """A line that answers nothing alone: one short line of code or text that is no sentence, as a
-    reference manual's definition line ("int config_read_file (config_t * config, ...)") is."""
+    """A line that answers nothing alone: one line of code or text that is no sentence, as a
+    reference manual's definition line ("int config_read_file (config_t * config, ...)") is, or a
+    group of them; not prose cut short by a page break ("... They store the value at value and")."""
     text = passage.text.strip()
-    short = "\n" not in text and len(text) <= BARE_LINE_CHARS
-    return passage.kind in ("code", "paragraph") and short and bool(text) and not ends_sentence(text)
+    one_line = "\n" not in text and len(text) <= BARE_LINE_CHARS and len(sentences(text)) == 1  # no prose cut short
+    return passage.kind in ("code", "paragraph") and one_line and not ends_sentence(text)
+
+
+def _description(passage: Passage, context: Context) -> Passage | None:
+    """The paragraph or list after a bare line, its description; not another bare line (the next
+    definition of a group, which shares the description after it) nor the rest of text cut by a
+    page break (quoted as such)."""
+    if not bare_line(passage) or context.neighbour(passage, "continues") is not None:
+        return None
+    described = context.neighbour(passage, "next")
+    if described is None or described.kind not in DESCRIPTION_KINDS or not described.text.strip():
+        return None
+    return None if bare_line(described) else described
 
 
 def best_passages(context: Context, limit: int) -> list[Passage]:

@@ -271,7 +271,7 @@ def _answer(
         if client is None:
             focused = focus_passages(first_groups(groups, first_round), question, settings.context_focus)
             bare = [p for p in focused if p.via == "retrieved" and bare_line(p)]
-            context = build_context([*focused, *next_regions(store, bare)])
+            context = build_context([*focused, *next_regions(store, bare, passed=bare_line)])
             extractive = extractive_answer(question, context)
             result.answer, result.citations, result.evidence = (
                 extractive.text,
