@@ -34,7 +34,7 @@ PARAGRAPHS = [
     "[0001] The present invention relates to a device for cooling a battery module of an electric vehicle.",
     "[0002] Conventional cooling plates carry coolant through a single serpentine channel, so that the"
     " coolant warms as it flows and the cells near the outlet are cooled less than the cells near the inlet.",
-    "[0003] FIG. 2A is a top view of the cooling plate, showing the flow channels.",
+    "[0003] FIG. 2A is a top view of the cooling plate, showing the flow channels; and",
     "[0004] FIG. 2B is a cross-sectional view of the cooling plate taken along line 2B-2B.",
     "[0005] As shown in FIG. 2A, the cooling plate 112 defines a plurality of flow channels 118. Adjacent"
     " flow channels carry coolant in opposite directions, so that the warm end of each channel lies next to"
@@ -96,12 +96,13 @@ def _description(doc: pymupdf.Document) -> None:
     page.insert_text((255, 40), "EP 3 456 789 A1", fontname="tibo", fontsize=10)
     column, y = 0, 80.0
     for text in PARAGRAPHS:
-        x0, x1 = COLUMNS[column]
-        rect = pymupdf.Rect(x0, y, x1, 770)
-        spare = page.insert_textbox(rect, text, fontname="tiro", fontsize=10, lineheight=1.25, align=3)
-        y = 770 - spare + 6
-        if y > 640 and column == 0:
+        if y > 560:  # the left column is full
             column, y = 1, 80.0
+        x0, x1 = COLUMNS[column]
+        spare = page.insert_textbox(
+            pymupdf.Rect(x0, y, x1, 770), text, fontname="tiro", fontsize=10, lineheight=1.25, align=3
+        )
+        y = 770 - spare + 2  # paragraphs close together, as patent offices set them
     for k in range(1, 11):
         page.insert_text((292, 80 + 12.5 * 5 * k), str(5 * k), fontname="tiro", fontsize=8)
     page.insert_text((293, 815), "2", fontname="tiro", fontsize=9)
@@ -242,3 +243,9 @@ def test_a_bare_drawing_label_is_answered_by_the_text_that_describes_it(
     result = ask("What is shown in FIG. 2B?", falkordb_store, no_llm_settings(tmp_path), hybrid)
     first = result.answer.splitlines()[0]  # [0004] "FIG. 2B is a cross-sectional view" or [0006]
     assert first.startswith(("1. “[0004] FIG. 2B", "1. “[0006] Referring to FIG. 2B")), result.answer
+
+
+def test_a_paragraph_ending_in_and_stops_at_the_next_paragraph_number(layout: DocumentLayout) -> None:
+    texts = [r.text for r in layout.pages[1].regions]
+    assert PARAGRAPHS[2] in texts  # "[0003] FIG. 2A is a top view ...; and"
+    assert PARAGRAPHS[3] in texts

@@ -43,6 +43,8 @@ _TICK_VALUE = re.compile(
 _NAMES_CLAIM = re.compile(
     r"^\s*\d{1,3}\s?\.\s.{0,200}?\b(?:claims?|Anspr(?:uch|üche)|revendications?)\s+\d", re.IGNORECASE | re.DOTALL
 )
+# A patent's paragraph opens with its number: "[0011] Fig. 3 is ...", though the one before ends "; and".
+PATENT_PARAGRAPH = re.compile(r"^\s*\[\d{3,5}\]\s")
 TIGHT_GAP_EM = 0.25  # below this gap, two blocks' lines are set at one paragraph's line spacing
 _FIGURE_CONTENT_KINDS: frozenset[RegionKind] = frozenset({"paragraph", "section_header", "list", "formula", "footnote"})
 
@@ -149,6 +151,8 @@ def _joinable(prev: Block, cur: Block) -> bool:
         return same_style and gap <= 0.6 * em and not NUMBERED_HEADING_RE.match(cur.raw_text)
     if prev.kind == "paragraph" and cur.kind == "code" and len(cur.lines) == 1:  # inline code on its own line
         return gap <= 0.5 * em and not ends_sentence(prev.raw_text)
+    if prev.kind == cur.kind == "paragraph" and PATENT_PARAGRAPH.match(cur.raw_text):  # "[0011] ..." opens one
+        return False
     if prev.kind == cur.kind == "paragraph":
         same_style = prev.font == cur.font and abs(prev.size - cur.size) < 0.3
         overlap = prev.bbox.x_overlap(cur.bbox)
