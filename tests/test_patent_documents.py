@@ -174,6 +174,7 @@ def test_a_drawing_s_capital_panel_letter_is_its_label(batch: GraphBatch) -> Non
 def test_figs_abbreviated_in_the_plural_take_every_panel_named() -> None:
     mentions = find_mentions("FIGS. 2A and 2B show the plate; Figs. 3 and 4 the pump.")
     assert [m.number for m in mentions] == ["2A", "2B", "3", "4"]
+    assert [m.number for m in find_mentions("FIG. 3D is a side view; the Figure 3D rendering")] == ["3D"]
     assert named_labels("What is shown in FIG. 2A?") == {("figure", "2a")}
 
 

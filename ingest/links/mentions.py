@@ -97,6 +97,9 @@ _MENTION_RES = {
     kind: (re.compile(rf"(?P<kw>{_keywords(kind, kw)})(?P<nums>{num}(?:{_LIST_SEP}{num})*)"), re.compile(num))
     for kind, (kw, num, _) in PATTERNS.items()
 }
+# "Figure 3D rendering" names a figure of a 3D rendering, not panel D of Figure 3; a patent's drawings
+# are named in capitals ("FIG. 3D is a side view"), where a panel D is one.
+_DIMENSION = re.compile(r"[234]D")
 _PLURAL = re.compile(rf"(?:{'|'.join(re.escape(e) for e in PLURAL_ENDINGS)})\s*$", re.IGNORECASE)
 
 
@@ -134,6 +137,8 @@ def find_mentions(text: str, own_title: str = "") -> list[Mention]:
                 found = found[:1]
             external = _is_external(text, kind, match.start(), match.end(), own_title)
             for number in found:
+                if kind == "figure" and _DIMENSION.fullmatch(number.group(0)) and not match.group("kw").isupper():
+                    continue
                 start = match.start("nums") + number.start()
                 mentions.append(Mention(kind, _unbracketed(number.group(0)), start, external))
     return _outside_paragraphs(sorted(mentions, key=lambda m: m.start))
