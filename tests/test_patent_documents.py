@@ -77,6 +77,7 @@ CLAIMS = [
     " signal from the temperature sensor exceeds a threshold.",
     "A method of cooling a battery module, comprising: passing coolant through adjacent flow channels of a"
     " cooling plate in opposite directions, and reading a temperature sensor mounted on the plate.",
+    "The device of claim 5 or any one of claims 1 to 3, wherein the coolant is water and glycol.",
 ]
 
 
@@ -217,9 +218,15 @@ def test_each_claim_is_a_region_of_its_own(layout: DocumentLayout, page: int) ->
     assert claims[-len(CLAIMS) :] == [f"{n}. {text}" for n, text in enumerate(CLAIMS, 1)]
 
 
-def test_a_dependent_claim_refers_to_the_claim_it_narrows(batch: GraphBatch) -> None:
-    claims = {(source[:2], target[:2]) for source, target in _refs(batch) if target[1:3] == ". "}
-    assert claims == {("2.", "1."), ("3.", "1."), ("4.", "3."), ("5.", "3.")}
+def test_a_dependent_claim_refers_to_the_claims_it_narrows_in_its_own_set(batch: GraphBatch) -> None:
+    """Each claims set (page 3's, page 4's) refers within itself: a European patent prints three."""
+    texts, pages = _texts(batch), {n.key: n.props.get("page") for n in batch.nodes}
+    refs = [(e.src_key, e.dst_key) for e in batch.edges if e.type == "REF" and texts[e.dst_key][1:3] == ". "]
+    assert all(pages[source] == pages[target] for source, target in refs)
+    named = {(texts[source][:2], texts[target][:2]) for source, target in refs}
+    assert named == {("2.", "1."), ("3.", "1."), ("4.", "3."), ("5.", "3.")} | {
+        ("7.", n) for n in ("1.", "2.", "3.", "5.")
+    }
 
 
 def test_a_question_names_a_claim_by_its_number(batch: GraphBatch) -> None:
