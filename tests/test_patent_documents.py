@@ -257,3 +257,16 @@ def test_a_paragraph_ending_in_and_stops_at_the_next_paragraph_number(layout: Do
     texts = [r.text for r in layout.pages[1].regions]
     assert PARAGRAPHS[2] in texts  # "[0003] FIG. 2A is a top view ...; and"
     assert PARAGRAPHS[3] in texts
+
+
+def test_a_numbered_paragraph_set_larger_is_no_heading(tmp_path: Path) -> None:
+    """A paragraph pasted in at 12 pt among 10 pt ones, its sentence cut off at "; and"."""
+    path = tmp_path / "larger.pdf"
+    with pymupdf.open() as doc:
+        page, y = doc.new_page(width=595, height=842), 80.0
+        for i, text in enumerate(PARAGRAPHS[:8]):
+            box = pymupdf.Rect(57, y, 282, 800)
+            y = 800 - page.insert_textbox(box, text, fontname="tiro", fontsize=12 if i == 2 else 10) + 4
+        doc.save(path)
+    kinds = {r.text[:6]: r.kind for r in NativeReader().read(path).pages[0].regions}
+    assert kinds["[0003]"] == "paragraph"

@@ -22,6 +22,9 @@ _BRACKETED_FIGURE = re.compile(r"^\s*\(\d{1,3}\)\s")
 # "[12] R. Nogueira et al. ...": a numbered bibliography entry's label, or a patent's paragraph
 # number ("[0012] The controller ..."), zero-padded to four digits or more
 _ENTRY_LABEL = re.compile(r"^\s*\[(\d{1,3}|0\d{3,4})\]\s")
+# A patent's paragraph opens with its number: "[0011] Fig. 3 is ...", though the one before ends "; and",
+# and is no heading however large it is set.
+PATENT_PARAGRAPH = re.compile(r"^\s*\[\d{3,5}\]\s")
 # "A.1 Part One", "2.3 Results": a subsection number opening a bold line right under a bold heading
 _SUBHEADING_START = re.compile(r"^\s*(?:[A-Z]|\d{1,2})(?:\.\d{1,2})+\.?\s+[A-Z]")
 SIZE_STEP = 0.6  # points: a larger font-size change between lines starts a new block

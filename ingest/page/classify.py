@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from docgraph.ingest.floats.captions import CAPTION_DELIMITER_RE, CAPTION_RE, PROSE_AFTER_LABEL_RE
 from docgraph.ingest.labels import APPENDIX_WORDS, CJK_HEADING_NUMBER, FRONT_MATTER_HEADING, HEADING_WORDS
-from docgraph.ingest.page.blocks import BULLET_GLYPH_RE, Block
+from docgraph.ingest.page.blocks import BULLET_GLYPH_RE, PATENT_PARAGRAPH, Block
 from docgraph.ingest.pdf.lines import TextLine
 from docgraph.ingest.pdf.text import ends_sentence
 from docgraph.ingest.types import BBox
@@ -189,7 +189,7 @@ def _is_header(block: Block, text: str, stats: FontStats) -> bool:
         return False
     if sum(ch.isalpha() for ch in text) < 2:
         return False
-    if _DOT_LEADER.search(text):  # a table-of-contents entry
+    if _DOT_LEADER.search(text) or PATENT_PARAGRAPH.match(text):  # a contents entry, a patent's "[0003] ..."
         return False
     numbered = bool(NUMBERED_HEADING_RE.match(text))
     much_larger = block.size >= HEADER_SIZE_RATIO * stats.body_size

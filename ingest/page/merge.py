@@ -10,6 +10,7 @@ from docgraph.ingest.labels import CJK_FIGURE, FIGURE_CAPTION_WORDS
 from docgraph.ingest.page.blocks import (
     BLANK_LINE_EM,
     BULLET_RE,
+    PATENT_PARAGRAPH,
     Block,
     caption_goes_on,
     code_rows,
@@ -43,8 +44,6 @@ _TICK_VALUE = re.compile(
 _NAMES_CLAIM = re.compile(
     r"^\s*\d{1,3}\s?\.\s.{0,200}?\b(?:claims?|Anspr(?:uch|üche)|revendications?)\s+\d", re.IGNORECASE | re.DOTALL
 )
-# A patent's paragraph opens with its number: "[0011] Fig. 3 is ...", though the one before ends "; and".
-PATENT_PARAGRAPH = re.compile(r"^\s*\[\d{3,5}\]\s")
 TIGHT_GAP_EM = 0.25  # below this gap, two blocks' lines are set at one paragraph's line spacing
 _FIGURE_CONTENT_KINDS: frozenset[RegionKind] = frozenset({"paragraph", "section_header", "list", "formula", "footnote"})
 
