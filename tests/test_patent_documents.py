@@ -40,7 +40,7 @@ PARAGRAPHS = [
     "[0001] The present invention relates to a device for cooling a battery module of an electric vehicle.",
     "[0002] Conventional cooling plates carry coolant through a single serpentine channel, so that the"
     " coolant warms as it flows and the cells near the outlet are cooled less than the cells near the inlet.",
-    "[0003] FIG. 2A is a top view of the cooling plate, showing the flow channels.",
+    "[0003] FIG. 2A is a top view of the cooling plate, showing the flow channels; and",
     "[0004] FIG. 2B is a cross-sectional view of the cooling plate taken along line 2B-2B.",
     "[0005] As shown in FIG. 2A, the cooling plate 112 defines a plurality of flow channels 118. Adjacent"
     " flow channels carry coolant in opposite directions, so that the warm end of each channel lies next to"
@@ -83,6 +83,7 @@ CLAIMS = [
     " signal from the temperature sensor exceeds a threshold.",
     "A method of cooling a battery module, comprising: passing coolant through adjacent flow channels of a"
     " cooling plate in opposite directions, and reading a temperature sensor mounted on the plate.",
+    "The device of claim 5 or any one of claims 1 to 3, wherein the coolant is water and glycol.",
 ]
 
 
@@ -102,12 +103,13 @@ def _description(doc: pymupdf.Document) -> None:
     page.insert_text((255, 40), "EP 3 456 789 A1", fontname="tibo", fontsize=10)
     column, y = 0, 80.0
     for text in PARAGRAPHS:
-        x0, x1 = COLUMNS[column]
-        rect = pymupdf.Rect(x0, y, x1, 770)
-        spare = page.insert_textbox(rect, text, fontname="tiro", fontsize=10, lineheight=1.25, align=3)
-        y = 770 - spare + 6
-        if y > 640 and column == 0:
+        if y > 560:  # the left column is full
             column, y = 1, 80.0
+        x0, x1 = COLUMNS[column]
+        spare = page.insert_textbox(
+            pymupdf.Rect(x0, y, x1, 770), text, fontname="tiro", fontsize=10, lineheight=1.25, align=3
+        )
+        y = 770 - spare + 2  # paragraphs close together, as patent offices set them
     for k in range(1, 11):
         page.insert_text((292, 80 + 12.5 * 5 * k), str(5 * k), fontname="tiro", fontsize=8)
     page.insert_text((293, 815), "2", fontname="tiro", fontsize=9)
@@ -179,6 +181,7 @@ def test_a_drawing_s_capital_panel_letter_is_its_label(batch: GraphBatch) -> Non
 def test_figs_abbreviated_in_the_plural_take_every_panel_named() -> None:
     mentions = find_mentions("FIGS. 2A and 2B show the plate; Figs. 3 and 4 the pump.")
     assert [m.number for m in mentions] == ["2A", "2B", "3", "4"]
+    assert [m.number for m in find_mentions("FIG. 3D is a side view; the Figure 3D rendering")] == ["3D"]
     assert named_labels("What is shown in FIG. 2A?") == {("figure", "2a")}
 
 
@@ -222,9 +225,15 @@ def test_each_claim_is_a_region_of_its_own(layout: DocumentLayout, page: int) ->
     assert claims[-len(CLAIMS) :] == [f"{n}. {text}" for n, text in enumerate(CLAIMS, 1)]
 
 
-def test_a_dependent_claim_refers_to_the_claim_it_narrows(batch: GraphBatch) -> None:
-    claims = {(source[:2], target[:2]) for source, target in _refs(batch) if target[1:3] == ". "}
-    assert claims == {("2.", "1."), ("3.", "1."), ("4.", "3."), ("5.", "3.")}
+def test_a_dependent_claim_refers_to_the_claims_it_narrows_in_its_own_set(batch: GraphBatch) -> None:
+    """Each claims set (page 3's, page 4's) refers within itself: a European patent prints three."""
+    texts, pages = _texts(batch), {n.key: n.props.get("page") for n in batch.nodes}
+    refs = [(e.src_key, e.dst_key) for e in batch.edges if e.type == "REF" and texts[e.dst_key][1:3] == ". "]
+    assert all(pages[source] == pages[target] for source, target in refs)
+    named = {(texts[source][:2], texts[target][:2]) for source, target in refs}
+    assert named == {("2.", "1."), ("3.", "1."), ("4.", "3."), ("5.", "3.")} | {
+        ("7.", n) for n in ("1.", "2.", "3.", "5.")
+    }
 
 
 def test_a_question_names_a_claim_by_its_number(batch: GraphBatch) -> None:
@@ -249,3 +258,22 @@ def test_a_bare_drawing_label_is_answered_by_the_text_that_describes_it(
     result = ask("What is shown in FIG. 2B?", falkordb_store, no_llm_settings(tmp_path), hybrid)
     first = result.answer.splitlines()[0]  # [0004] "FIG. 2B is a cross-sectional view" or [0006]
     assert first.startswith(("1. “[0004] FIG. 2B", "1. “[0006] Referring to FIG. 2B")), result.answer
+
+
+def test_a_paragraph_ending_in_and_stops_at_the_next_paragraph_number(layout: DocumentLayout) -> None:
+    texts = [r.text for r in layout.pages[1].regions]
+    assert PARAGRAPHS[2] in texts  # "[0003] FIG. 2A is a top view ...; and"
+    assert PARAGRAPHS[3] in texts
+
+
+def test_a_numbered_paragraph_set_larger_is_no_heading(tmp_path: Path) -> None:
+    """A paragraph pasted in at 12 pt among 10 pt ones, its sentence cut off at "; and"."""
+    path = tmp_path / "larger.pdf"
+    with pymupdf.open() as doc:
+        page, y = doc.new_page(width=595, height=842), 80.0
+        for i, text in enumerate(PARAGRAPHS[:8]):
+            box = pymupdf.Rect(57, y, 282, 800)
+            y = 800 - page.insert_textbox(box, text, fontname="tiro", fontsize=12 if i == 2 else 10) + 4
+        doc.save(path)
+    kinds = {r.text[:6]: r.kind for r in NativeReader().read(path).pages[0].regions}
+    assert kinds["[0003]"] == "paragraph"

@@ -134,7 +134,7 @@ def part_index(sections: Iterable[StoredSection], regions: Iterable[tuple[str, s
     listed = list(regions)
     for region_id, kind, text in listed:
         index_clause(index, region_id, kind, text, 0)
-    index.claims = claim_targets((region_id, kind, text, 0) for region_id, kind, text in listed)
+    index.claims = claim_targets(listed)
     return index
 
 

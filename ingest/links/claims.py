@@ -4,14 +4,17 @@ line or heading that opens them ("What is claimed is:", "Claims", "Patentansprü
 A dependent claim names the claims it narrows ("The device of claim 3, wherein ...", "according to
 any one of claims 1 to 3"), and users ask for claims by number. The claims are numbered in a series
 of their own: "1." in the description is a list's first step, not claim 1, so only numbered text
-after an opening counts, up to the next heading that opens something else. A patent printing its
-claims in three languages has three claim 1s; the first is taken, as for any number in two places.
+after an opening counts, up to the next heading that opens something else. A European patent prints
+its claims in three languages ("Claims", "Patentansprüche", "Revendications"): a claim refers to
+the claim of its own set ("Verfahren nach Anspruch 1" to the German claim 1), the description and
+a question to the first set's.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 # What opens the claims: a heading "Claims", a line "What is claimed is:" (US), or "We claim:".
 CLAIMS_OPENING = re.compile(
@@ -25,19 +28,28 @@ _CLAIM_KINDS = frozenset({"paragraph", "list"})
 _ENDING_KINDS = frozenset({"section_header", "title"})  # a heading that does not open claims ends them
 
 
-def claim_targets(regions: Iterable[tuple[str, str, str, int]]) -> dict[str, list[tuple[int, int, str]]]:
-    """Claim number -> (rank, part, key) of each region that opens with it or, a list, holds an item
-    that does; ``regions`` are (key, kind, text, part) in document order."""
-    claims: dict[str, list[tuple[int, int, str]]] = {}
-    inside = False
-    for key, kind, text, part in regions:
+@dataclass(slots=True)
+class Claims:
+    """Claim number -> (rank, set, key) of each region that opens with it or, a list, holds an item
+    that does; and the set (1, 2, ...) of each region inside the claims."""
+
+    targets: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
+    set_of: dict[str, int] = field(default_factory=dict)
+
+
+def claim_targets(regions: Iterable[tuple[str, str, str]]) -> Claims:
+    """The claims among ``regions`` (key, kind, text), in document order."""
+    claims = Claims()
+    sets, inside = 0, False
+    for key, kind, text in regions:
         if CLAIMS_OPENING.match(text):
-            inside = True
+            sets, inside = sets + 1, True
         elif kind in _ENDING_KINDS:
             inside = False
         elif inside and kind in _CLAIM_KINDS:
+            claims.set_of[key] = sets
             found = _CLAIM_NUMBER.finditer(text) if kind == "list" else [_CLAIM_NUMBER.match(text)]
             for match in found:
                 if match:
-                    claims.setdefault(match.group(1), []).append((0, part, key))
+                    claims.targets.setdefault(match.group(1), []).append((0, sets, key))
     return claims

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 from docgraph.ingest.labels import CJK_REFERENCE_WORDS, LIST_WORDS, NUMBER_END, PLURAL_ENDINGS, REFERENCE_WORDS
 from docgraph.ingest.links.edges import DASHES, LABEL_NUMBER
@@ -105,10 +106,21 @@ def _keywords(kind: str, english: str) -> str:
     return english + (rf"|\b(?i:{others})" if others else "") + (rf"|(?:{cjk})\s*" if cjk else "")
 
 
+# A patent's claims name claims in lists and ranges after a singular word too: "claim 2 or 3",
+# "any one of claims 1 to 8", "Ansprüche 1 bis 3".
+_CLAIM_RANGE = re.compile(rf"\s*(?:[{DASHES}]|\b(?:to|through|bis)\b)\s*", re.IGNORECASE)
+_SEPARATORS = {"claim": rf"(?:{_LIST_SEP}|{_CLAIM_RANGE.pattern})"}
+MAX_CLAIM_RANGE = 100
 _MENTION_RES = {
-    kind: (re.compile(rf"(?P<kw>{_keywords(kind, kw)})(?P<nums>{num}(?:{_LIST_SEP}{num})*)"), re.compile(num))
+    kind: (
+        re.compile(rf"(?P<kw>{_keywords(kind, kw)})(?P<nums>{num}(?:{_SEPARATORS.get(kind, _LIST_SEP)}{num})*)"),
+        re.compile(num),
+    )
     for kind, (kw, num, _) in PATTERNS.items()
 }
+# "Figure 3D rendering" names a figure of a 3D rendering, not panel D of Figure 3; a patent's drawings
+# are named in capitals ("FIG. 3D is a side view"), where a panel D is one.
+_DIMENSION = re.compile(r"[234]D")
 _PLURAL = re.compile(rf"(?:{'|'.join(re.escape(e) for e in PLURAL_ENDINGS)})\s*$", re.IGNORECASE)
 
 
@@ -141,14 +153,29 @@ def find_mentions(text: str, own_title: str = "") -> list[Mention]:
     for kind, (mention_re, number_re) in _MENTION_RES.items():
         for match in mention_re.finditer(text):
             nums = match.group("nums")
-            found = list(number_re.finditer(nums))
-            if not _PLURAL.search(match.group("kw")):
+            found = [(number.group(0), number.start()) for number in number_re.finditer(nums)]
+            if kind == "claim":
+                found = _claim_ranges(nums, found)
+            elif not _PLURAL.search(match.group("kw")):
                 found = found[:1]
             external = _is_external(text, kind, match.start(), match.end(), own_title)
-            for number in found:
-                start = match.start("nums") + number.start()
-                mentions.append(Mention(kind, _unbracketed(number.group(0)), start, external))
+            for number, offset in found:
+                if kind == "figure" and _DIMENSION.fullmatch(number) and not match.group("kw").isupper():
+                    continue
+                mentions.append(Mention(kind, _unbracketed(number), match.start("nums") + offset, external))
     return _outside_paragraphs(sorted(mentions, key=lambda m: m.start))
+
+
+def _claim_ranges(nums: str, found: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The claims a list names, a range's inner ones too ("1 to 4": 1, 2, 3, 4), each placed where
+    the range's last number is written."""
+    claims: list[tuple[str, int]] = []
+    for (low, low_at), (high, high_at) in pairwise(found):
+        claims.append((low, low_at))
+        between = nums[low_at + len(low) : high_at]
+        if _CLAIM_RANGE.fullmatch(between) and int(low) < int(high) <= int(low) + MAX_CLAIM_RANGE:
+            claims += [(str(n), high_at) for n in range(int(low) + 1, int(high))]
+    return [*claims, *found[-1:]]
 
 
 def _outside_paragraphs(mentions: list[Mention]) -> list[Mention]:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from docgraph.ingest.labels import ATTACHMENT_TITLE_WORDS, TITLE_WORDS
-from docgraph.ingest.links.claims import claim_targets
+from docgraph.ingest.links.claims import Claims, claim_targets
 from docgraph.ingest.links.edges import DASHES, caption_label
 from docgraph.ingest.links.mentions import Mention, canonical_number, find_mentions
 from docgraph.ingest.structure.ids import IdScheme, PlacedRegion
@@ -72,7 +72,7 @@ class TargetIndex:
     figures: dict[tuple[str, str], Choices] = field(default_factory=dict)  # (figure|table, number)
     sections: dict[str, Choices] = field(default_factory=dict)  # number -> sections
     clauses: dict[str, Choices] = field(default_factory=dict)  # number -> paragraphs opening with it
-    claims: dict[str, Choices] = field(default_factory=dict)  # a patent's claim number -> its region
+    claims: Claims = field(default_factory=Claims)  # a patent's claims, each number's regions
     section_numbers: dict[str, str] = field(default_factory=dict)  # section key -> its canonical number
     section_titles: list[tuple[list[str], int, str, int]] = field(default_factory=list)  # (tokens, level, key, part)
     equations: dict[str, Choices] = field(default_factory=dict)  # number -> formula regions
@@ -97,8 +97,8 @@ class TargetIndex:
     def resolve_part(self, mention: Mention, part: int = 0) -> tuple[str, str] | None:
         """Where a mention of a part of the document (section, clause, article, schedule, ...)
         points: a Section, or the paragraph a sub-clause without a heading of its own opens."""
-        if mention.kind == "claim":
-            key = _pick(self.claims.get(mention.canonical), part)
+        if mention.kind == "claim":  # ``part``: the claims set the mention is in (1, 2, ...), if any
+            key = _pick(self.claims.targets.get(mention.canonical), part)
             return ("Region", key) if key else None
         if mention.kind == "paragraph" and mention.number.startswith("["):  # a patent's "[0023]"
             key = _pick(self.clauses.get(_bracketed_key(mention.number.strip("[]"))), part)
@@ -195,7 +195,7 @@ def build_target_index(
         if tag:
             index.equations.setdefault(canonical_number(tag.group(1)), []).append((0, parts.of(pr.place), pr.key))
         index_clause(index, pr.key, pr.region.kind, pr.region.text, parts.of(pr.place))
-    index.claims = claim_targets((pr.key, pr.region.kind, pr.region.text, parts.of(pr.place)) for pr in placed)
+    index.claims = claim_targets((pr.key, pr.region.kind, pr.region.text) for pr in placed)
     index.page_offset, index.printed_pages = printed_page_map(pages, placed)
     return index
 
@@ -349,10 +349,11 @@ def reference_edges(
                 continue
             if mention.kind == "slide" and not index.slides:  # "slide 2 mm along the rail" is no reference
                 continue
-            if mention.kind == "claim" and not index.claims:  # "they claim 30 % savings": no patent's claims
+            if mention.kind == "claim" and not index.claims.targets:  # "they claim 30 %": no patent's claims
                 continue
             seen.add((mention.kind, mention.canonical))
-            target = index.resolve(mention, ids, index.parts.of(pr.place))
+            part = index.claims.set_of.get(pr.key, 1) if mention.kind == "claim" else index.parts.of(pr.place)
+            target = index.resolve(mention, ids, part)
             if target is None:
                 result.unresolved += 1
                 result.unresolved_labels[mention.label] += 1

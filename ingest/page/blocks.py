@@ -20,8 +20,12 @@ BULLET_GLYPH_RE = re.compile(r"^\s*[•◦▪▫‣⁃∙·●○■□►▸➢
 _OPERATORS = frozenset("*-–−+")  # bullet glyphs that are also arithmetic operators
 # "(90) days": a number in brackets at a line's start, which a list item may open with too
 _BRACKETED_FIGURE = re.compile(r"^\s*\(\d{1,3}\)\s")
-# "[12] R. Nogueira et al. ...": a numbered bibliography entry's label
-_ENTRY_LABEL = re.compile(r"^\s*\[(\d{1,3})\]\s")
+# "[12] R. Nogueira et al. ...": a numbered bibliography entry's label, or a patent's paragraph
+# number ("[0012] The controller ..."), zero-padded to four digits or more
+_ENTRY_LABEL = re.compile(r"^\s*\[(\d{1,3}|0\d{3,4})\]\s")
+# A patent's paragraph opens with its number: "[0011] Fig. 3 is ...", though the one before ends "; and",
+# and is no heading however large it is set.
+PATENT_PARAGRAPH = re.compile(r"^\s*\[\d{3,5}\]\s")
 # "A.1 Part One", "2.3 Results": a subsection number opening a bold line right under a bold heading
 _SUBHEADING_START = re.compile(r"^\s*(?:[A-Z]|\d{1,2})(?:\.\d{1,2})+\.?\s+[A-Z]")
 SIZE_STEP = 0.6  # points: a larger font-size change between lines starts a new block
@@ -208,9 +212,10 @@ def _next_entry(current: list[TextLine], line: TextLine) -> bool:
     """``line`` opens the next entry of a numbered reference list set without space between its
     entries ("[3] ... 2020." | "[4] P. Dasigi ..."): its label hangs left of the lines before it, or
     it follows an entry whose number is one less. Prose that opens sentences with citations ("[3]
-    introduced ... [5] extended ...") does neither."""
+    introduced ... [5] extended ...") does neither. A patent's paragraph may end without a full stop
+    ("[0010] Fig. 2 shows ...; and" | "[0011] Fig. 3 is ...")."""
     label = _ENTRY_LABEL.match(line.text)
-    if label is None or not ends_sentence(current[-1].text):
+    if label is None or not (ends_sentence(current[-1].text) or len(label.group(1)) >= 4):
         return False
     if line.bbox.x0 < min(ln.bbox.x0 for ln in current) - 0.5 * line.size:
         return True

@@ -17,7 +17,7 @@ from docgraph.ingest.labels import (
     HEADING_WORDS,
     NOTICE_LABEL,
 )
-from docgraph.ingest.page.blocks import BULLET_GLYPH_RE, Block
+from docgraph.ingest.page.blocks import BULLET_GLYPH_RE, PATENT_PARAGRAPH, Block
 from docgraph.ingest.page.typewriter import at_text_margin, preformatted, typewritten
 from docgraph.ingest.pdf.lines import TextLine
 from docgraph.ingest.pdf.text import ends_sentence
@@ -211,7 +211,8 @@ def _is_header(block: Block, text: str, stats: FontStats) -> bool:
         return False
     if sum(ch.isalpha() for ch in text) < 2:
         return False
-    if _DOT_LEADER.search(text) or NOTICE_LABEL.match(text):  # a table-of-contents entry; a notice's label
+    if _DOT_LEADER.search(text) or NOTICE_LABEL.match(text) or PATENT_PARAGRAPH.match(text):
+        return False  # a contents entry, a notice's label, a patent's "[0003] ..."
         return False
     numbered = bool(NUMBERED_HEADING_RE.match(text))
     much_larger = block.size >= HEADER_SIZE_RATIO * stats.body_size

@@ -10,6 +10,7 @@ from docgraph.ingest.labels import CJK_FIGURE, FIGURE_CAPTION_WORDS, NOTICE_LABE
 from docgraph.ingest.page.blocks import (
     BLANK_LINE_EM,
     BULLET_RE,
+    PATENT_PARAGRAPH,
     Block,
     caption_goes_on,
     code_rows,
@@ -151,6 +152,8 @@ def _joinable(prev: Block, cur: Block) -> bool:
         return gap <= 0.8 * em and prev.bbox.x_overlap(cur.bbox) > 0
     if prev.kind == "paragraph" and cur.kind == "code" and len(cur.lines) == 1:  # inline code on its own line
         return gap <= 0.5 * em and not ends_sentence(prev.raw_text)
+    if prev.kind == cur.kind == "paragraph" and PATENT_PARAGRAPH.match(cur.raw_text):  # "[0011] ..." opens one
+        return False
     if prev.kind == cur.kind == "paragraph":
         same_style = prev.font == cur.font and abs(prev.size - cur.size) < 0.3
         overlap = prev.bbox.x_overlap(cur.bbox)
