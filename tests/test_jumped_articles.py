@@ -41,14 +41,14 @@ def set_column(page: pymupdf.Page, x: float, y: float, text: str, width: float =
     return y + 12
 
 
-def newsletter(path: Path, arrival: str | None) -> Path:
+def newsletter(path: Path, arrival: str | None, agm: str = AGM, rest: str = REST) -> Path:
     doc = pymupdf.open()
     for number in (1, 2, 3):
         page = doc.new_page(width=595, height=842)
         page.insert_text((40, 815), f"Spring 2025 | {number}", fontname="helv", fontsize=8)
         if number == 1:
             page.insert_text((40, 90), "Packed AGM backs defibrillator", fontname="tibo", fontsize=20)
-            y = set_column(page, 40, 120, AGM)
+            y = set_column(page, 40, 120, agm)
             page.insert_text((40, y + 4), "Continued on page 3", fontname="tiit", fontsize=8.5)
             set_column(page, 230, 120, LIBRARY)
         elif number == 2:
@@ -58,7 +58,7 @@ def newsletter(path: Path, arrival: str | None) -> Path:
             page.insert_text((40, 90), "AGM backs defibrillator", fontname="tibo", fontsize=15)
             if arrival:
                 page.insert_text((40, 104), arrival, fontname="tiit", fontsize=8.5)
-            set_column(page, 40, 120, REST)
+            set_column(page, 40, 120, rest)
     doc.save(path)
     return path
 
@@ -89,3 +89,15 @@ def test_a_jump_line_without_its_arrival_line_links_nothing(tmp_path: Path) -> N
     """Without "Continued from page 1" the page's first text may be another article: no guess."""
     path = newsletter(tmp_path / "spring.pdf", None)
     assert continuations(build_graph(NativeReader().read(path))) == []
+
+
+def test_a_jump_between_paragraphs_links_the_article_but_no_paragraph(tmp_path: Path) -> None:
+    """Cut after a full stop, the article goes on in a new paragraph: the jump links the two
+    (``jump``) without calling them one paragraph (``continuation``)."""
+    agm = AGM.rsplit(" The chair", 1)[0]
+    path = newsletter(tmp_path / "spring.pdf", "Continued from page 1", agm=agm, rest="The committee will " + REST[12:])
+    batch = build_graph(NativeReader().read(path))
+    assert continuations(batch) == []
+    [jump] = [e for e in batch.edges if e.props.get("jump")]
+    text = {n.key: str(n.props.get("text", "")) for n in batch.nodes if n.label == "Region"}
+    assert text[jump.src_key].endswith("rotted through.") and text[jump.dst_key].startswith("The committee")

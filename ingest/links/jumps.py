@@ -1,7 +1,7 @@
 """Articles that jump pages, as newsletters and magazines set them: a column stops on "Continued on
 page 5" and the rest runs on page 5 under "Continued from page 1". The text before the one line is
-linked to the text after the other (``HAS_NEXT {continuation, jump}``), so that the article reads on
-over the pages between.
+linked to the text after the other (``HAS_NEXT {jump}``, and ``continuation`` where the sentence
+runs on over the jump), so that the article reads on over the pages between.
 
 The lines' page numbers are read as their ``REF`` edges resolved them (printed or physical pages).
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from docgraph.ingest.structure.continuity import paragraph_continues
 from docgraph.ingest.structure.ids import IdScheme, PlacedRegion
 from docgraph.records import EdgeRecord
 
@@ -46,9 +47,17 @@ def jump_edges(placed: list[PlacedRegion], references: list[EdgeRecord], ids: Id
         for out_line, in_line in zip(sorted(leaving, key=_place), sorted(arriving, key=_place), strict=True):
             cut, rest = _beside(out_line, placed, -1), _beside(in_line, placed, 1)
             if cut is not None and rest is not None:
-                props = {"cross_page": True, "continuation": True, "jump": True}
-                edges.append(EdgeRecord("HAS_NEXT", "Region", cut.key, "Region", rest.key, props))
+                edges.append(_jump_edge(cut, rest))
     return edges
+
+
+def _jump_edge(cut: PlacedRegion, rest: PlacedRegion) -> EdgeRecord:
+    """The link over the jump; a ``continuation`` where the sentence runs on over it, as a paragraph
+    cut by a page break is one, and where the jump falls between paragraphs, the article's next."""
+    props: dict[str, object] = {"cross_page": True, "jump": True}
+    if paragraph_continues(cut.region, rest.region):
+        props["continuation"] = True
+    return EdgeRecord("HAS_NEXT", "Region", cut.key, "Region", rest.key, props)
 
 
 def _place(pr: PlacedRegion) -> tuple[int, int]:
