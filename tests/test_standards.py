@@ -161,14 +161,18 @@ def test_a_figure_drawn_in_text_is_what_its_caption_captions_and_figure_1_refers
     assert refs == ["code"]
 
 
-def test_what_a_citation_refers_to_is_answered_from_its_entry(falkordb_store: GraphStore, tmp_path: Path) -> None:
-    """ "What does RFC8446 refer to?" quoted the reference entry first yet abstained: "refer" was
-    counted a word the passages must hold, as "say" or "mention" are not."""
+def test_what_a_citation_refers_to_and_how_many_bits_a_field_has_are_answered(
+    falkordb_store: GraphStore, tmp_path: Path
+) -> None:
+    """ "What does RFC8446 refer to?" and "How many bits is the Length field?" quoted the answer
+    first yet abstained: "refer" and "many" were counted words the passages must hold, as "say" or
+    "mention" are not."""
     with pymupdf.open() as doc:
         page = doc.new_page(width=612, height=792)
         rows = [
             ("hebo", 14, "6. Security Considerations"),
             ("tiro", 11, "Deployments that need confidentiality MUST use keys exported from TLS 1.3 [RFC8446]."),
+            ("tiro", 11, "Length: 16 bits. The size of the payload in octets, not counting the header."),
             ("hebo", 14, "7. Normative References"),
             ("tiro", 11, '[RFC8446] Rescorla, E., "The Transport Layer Security (TLS) Protocol Version 1.3",'),
             ("tiro", 11, "RFC 8446, DOI 10.17487/RFC8446, August 2018."),
@@ -182,6 +186,8 @@ def test_what_a_citation_refers_to_is_answered_from_its_entry(falkordb_store: Gr
     hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
     result = ask("What does RFC8446 refer to?", falkordb_store, no_llm_settings(tmp_path), hybrid)
     assert not result.abstained and "Transport Layer Security" in result.answer
+    result = ask("How many bits is the Length field?", falkordb_store, no_llm_settings(tmp_path), hybrid)
+    assert not result.abstained and "16 bits" in result.answer
 
 
 def test_a_formula_wrapped_before_an_operator_stays_in_its_paragraph(tmp_path: Path) -> None:
