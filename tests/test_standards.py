@@ -21,7 +21,7 @@ from docgraph.app.stores.base import GraphStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.records import GraphBatch
-from tests.llm_data import no_llm_settings
+from tests.llm_data import ask_of_pdf, no_llm_settings
 
 WIDTH, HEIGHT, LEFT = 595, 842, 62
 BODY = {
@@ -209,3 +209,23 @@ def test_a_formula_wrapped_before_an_operator_stays_in_its_paragraph(tmp_path: P
     regions = [(r.kind, r.text) for p in NativeReader().read(tmp_path / "rfc.pdf").pages for r in p.regions]
     assert ("paragraph", " ".join(rows[:2])) in regions
     assert [kind for kind, text in regions if "slow start" in text] == ["list"]
+
+
+def test_a_hex_error_code_is_one_word_and_quotes_its_own_row(falkordb_store: GraphStore, tmp_path: Path) -> None:
+    """ "0x1F" was split like a camelCase name into "0x1" and "F", so every row from 0x10 to 0x1E
+    shared a word with "What is error code 0x1F?" and the quote took 0x1A's row beside 0x1F's."""
+    codes = [(f"0x{n:02X}", f"RESERVED_{n}", "reserved") for n in range(0x18, 0x1F)]
+    codes.append(("0x1F", "RETX_EXHAUSTED", "retransmissions exhausted, report dropped"))
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((200, 80), "Table 3: Error codes", fontname="hebo", fontsize=10)
+        for row, cells in enumerate([("Code", "Name", "Meaning"), *codes]):
+            y = 90 + 16 * row
+            page.draw_rect(pymupdf.Rect(100, y, 500, y + 16), width=0.5)
+            for x, cell in zip((104, 164, 304), cells, strict=True):
+                page.insert_text((x, y + 12), cell, fontname="helv", fontsize=9)
+            for x in (160, 300):
+                page.draw_line((x, y), (x, y + 16), width=0.5)
+        doc.save(tmp_path / "codes.pdf")
+    result = ask_of_pdf(falkordb_store, tmp_path / "codes.pdf", "What is error code 0x1F?", tmp_path)
+    assert "RETX_EXHAUSTED" in result.answer and "0x1A" not in result.answer
