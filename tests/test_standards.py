@@ -21,7 +21,7 @@ from docgraph.app.stores.base import GraphStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.records import GraphBatch
-from tests.llm_data import no_llm_settings
+from tests.llm_data import ask_of_pdf, no_llm_settings
 
 WIDTH, HEIGHT, LEFT = 595, 842, 62
 BODY = {
@@ -161,14 +161,18 @@ def test_a_figure_drawn_in_text_is_what_its_caption_captions_and_figure_1_refers
     assert refs == ["code"]
 
 
-def test_what_a_citation_refers_to_is_answered_from_its_entry(falkordb_store: GraphStore, tmp_path: Path) -> None:
-    """ "What does RFC8446 refer to?" quoted the reference entry first yet abstained: "refer" was
-    counted a word the passages must hold, as "say" or "mention" are not."""
+def test_what_a_citation_refers_to_and_how_many_bits_a_field_has_are_answered(
+    falkordb_store: GraphStore, tmp_path: Path
+) -> None:
+    """ "What does RFC8446 refer to?" and "How many bits is the Length field?" quoted the answer
+    first yet abstained: "refer" and "many" were counted words the passages must hold, as "say" or
+    "mention" are not."""
     with pymupdf.open() as doc:
         page = doc.new_page(width=612, height=792)
         rows = [
             ("hebo", 14, "6. Security Considerations"),
             ("tiro", 11, "Deployments that need confidentiality MUST use keys exported from TLS 1.3 [RFC8446]."),
+            ("tiro", 11, "Length: 16 bits. The size of the payload in octets, not counting the header."),
             ("hebo", 14, "7. Normative References"),
             ("tiro", 11, '[RFC8446] Rescorla, E., "The Transport Layer Security (TLS) Protocol Version 1.3",'),
             ("tiro", 11, "RFC 8446, DOI 10.17487/RFC8446, August 2018."),
@@ -182,6 +186,8 @@ def test_what_a_citation_refers_to_is_answered_from_its_entry(falkordb_store: Gr
     hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
     result = ask("What does RFC8446 refer to?", falkordb_store, no_llm_settings(tmp_path), hybrid)
     assert not result.abstained and "Transport Layer Security" in result.answer
+    result = ask("How many bits is the Length field?", falkordb_store, no_llm_settings(tmp_path), hybrid)
+    assert not result.abstained and "16 bits" in result.answer
 
 
 def test_a_formula_wrapped_before_an_operator_stays_in_its_paragraph(tmp_path: Path) -> None:
@@ -203,3 +209,23 @@ def test_a_formula_wrapped_before_an_operator_stays_in_its_paragraph(tmp_path: P
     regions = [(r.kind, r.text) for p in NativeReader().read(tmp_path / "rfc.pdf").pages for r in p.regions]
     assert ("paragraph", " ".join(rows[:2])) in regions
     assert [kind for kind, text in regions if "slow start" in text] == ["list"]
+
+
+def test_a_hex_error_code_is_one_word_and_quotes_its_own_row(falkordb_store: GraphStore, tmp_path: Path) -> None:
+    """ "0x1F" was split like a camelCase name into "0x1" and "F", so every row from 0x10 to 0x1E
+    shared a word with "What is error code 0x1F?" and the quote took 0x1A's row beside 0x1F's."""
+    codes = [(f"0x{n:02X}", f"RESERVED_{n}", "reserved") for n in range(0x18, 0x1F)]
+    codes.append(("0x1F", "RETX_EXHAUSTED", "retransmissions exhausted, report dropped"))
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((200, 80), "Table 3: Error codes", fontname="hebo", fontsize=10)
+        for row, cells in enumerate([("Code", "Name", "Meaning"), *codes]):
+            y = 90 + 16 * row
+            page.draw_rect(pymupdf.Rect(100, y, 500, y + 16), width=0.5)
+            for x, cell in zip((104, 164, 304), cells, strict=True):
+                page.insert_text((x, y + 12), cell, fontname="helv", fontsize=9)
+            for x in (160, 300):
+                page.draw_line((x, y), (x, y + 16), width=0.5)
+        doc.save(tmp_path / "codes.pdf")
+    result = ask_of_pdf(falkordb_store, tmp_path / "codes.pdf", "What is error code 0x1F?", tmp_path)
+    assert "RETX_EXHAUSTED" in result.answer and "0x1A" not in result.answer

@@ -1,6 +1,6 @@
 """A document set wholly in a typewriter font (an RFC printed from its text form): its prose is
 paragraphs, its headings set flush left over the indented body are sections, and only its
-diagrams keep their rows as code.
+diagrams and listings keep their rows as code.
 
 Before, every block was code, so the document had no sections: "Section 4.2.1" resolved to
 nothing and the section tree was empty.
@@ -23,6 +23,12 @@ DIAGRAM = [
     "   |Version|  Type |     Flags     |          Length               |",
     "   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+",
 ]
+LISTING = [  # a listing: no columns, no drawing, lines broken short
+    "   int send_open(int fd) {",
+    "       struct etp_hdr h = { 1, 0 };",
+    "       return write(fd, &h, sizeof h);",
+    "   }",
+]
 SECTIONS = [
     ("4.  Packet Formats", "All multi-octet fields are in network byte order, as Section 4.2.1 assumes."),
     ("4.1.  Header Packet", "The header packet has the following format:"),
@@ -43,6 +49,8 @@ def _rfc_lines() -> list[str]:
         lines += [heading, ""] + ["   " + row for row in textwrap.wrap(body, 69)] + [""]
         if heading.startswith("4.1."):
             lines += [*DIAGRAM, "", "                    Figure 2: ETP Header Packet", ""]
+        if heading.startswith("5."):
+            lines += [*LISTING, ""]
     return lines
 
 
@@ -71,6 +79,8 @@ def test_prose_is_paragraphs_headings_are_sections_and_the_diagram_is_code(tmp_p
     assert retransmit.kind == "paragraph" and "\n" not in retransmit.text
     (diagram,) = [r for r in regions if "+-+-+" in r.text]
     assert diagram.kind == "code" and diagram.text.splitlines()[2].strip() == DIAGRAM[2].strip()
+    (listing,) = [r for r in regions if "send_open" in r.text]
+    assert listing.kind == "code" and len(listing.text.splitlines()) == len(LISTING)
     assert sorted(r.kind for r in regions if "Standards Track" in r.text or "June 2025" in r.text) == [
         "page_footer",
         "page_footer",

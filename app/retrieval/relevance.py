@@ -26,9 +26,11 @@ from docgraph.app.retrieval.vector import DenseRetriever
 
 HITS_READ = 5  # the first hits the measures read
 # Words that frame a question about a document rather than name what it holds ("What do the authors
-# say about ...", "Which section describes ...", "What does [RFC8446] refer to?"): no passage need hold them.
+# say about ...", "Which section describes ...", "What does [RFC8446] refer to?", "How many ..."): no
+# passage need hold them.
 _FRAME = "author authors say says said mention mentions mentioned mentioning describe describes described describing"
 _FRAME += " discuss discussed discussing refer refers referred referring"
+_FRAME += " many much"  # "How many bits is the Length field?" asks for a count, which no passage words so
 FRAME_WORDS = frozenset(fold(word) for word in _FRAME.split())
 _VOWELS = re.compile(r"[aeiouy]")
 

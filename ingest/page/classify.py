@@ -130,7 +130,7 @@ def classify_block(block: Block, stats: FontStats, ctx: PageContext, near_float:
         return "paragraph"
     if block.list_item and BULLET_GLYPH_RE.match(text):  # a bulleted list of code words is still a list
         return "list"
-    if _is_code(block, text, stats):
+    if _is_code(block, text, stats, ctx):
         return "code"
     if block.math >= 0.5 and len(text) < 400:
         return "formula"
@@ -145,11 +145,13 @@ def classify_block(block: Block, stats: FontStats, ctx: PageContext, near_float:
     return "paragraph"
 
 
-def _is_code(block: Block, text: str, stats: FontStats) -> bool:
+def _is_code(block: Block, text: str, stats: FontStats, ctx: PageContext) -> bool:
     """A monospaced block, unless a larger heading, or prose in a typewritten document."""
     if not block.mono or (block.size >= stats.body_size + HEADER_SIZE_STEP and _is_header(block, text, stats)):
         return False
-    return not stats.typewriter or preformatted(block)
+    left = min((b.x0 for b in ctx.body_boxes), default=block.bbox.x0)
+    right = max((b.x1 for b in ctx.body_boxes), default=block.bbox.x1)
+    return not stats.typewriter or preformatted(block, left, right)
 
 
 def _is_title(block: Block, stats: FontStats, ctx: PageContext) -> bool:

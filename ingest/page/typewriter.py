@@ -23,6 +23,8 @@ MIN_CHARS = 200  # fewer characters prove nothing (a one-page listing)
 _COLUMN_GAP = re.compile(r"\S {3,}\S")  # three spaces inside a row: columns kept apart
 _ART_CHARS = frozenset("+-|/\\<>=_*^~#")
 ART_SHARE = 0.3  # of a row's characters, drawing characters: a diagram's row ("+-+-+", "|  |")
+RAGGED_MIN_ROWS = 3  # fewer rows say nothing of how lines are broken
+RAGGED_SHARE = 0.6  # of the page's text width: a row ending before it was broken short
 MARGIN_PT = 1.0  # how near the page's text margin a heading starts
 
 
@@ -35,9 +37,10 @@ def typewritten(lines: Iterable[TextLine]) -> bool:
     return total >= MIN_CHARS and mono >= TYPEWRITER_SHARE * total
 
 
-def preformatted(block: Block) -> bool:
+def preformatted(block: Block, text_left: float, text_right: float) -> bool:
     """Whether a monospaced block keeps its layout: a row with columns apart or drawn in box
-    characters (not "Email: a@b.c" or a sentence with a hyphen)."""
+    characters (not "Email: a@b.c" or a sentence with a hyphen), or rows broken short of the page's
+    text width (``text_left`` to ``text_right``), as code is set."""
     for text, _indent in code_rows(block.lines):
         row = text.strip()
         if _COLUMN_GAP.search(row):
@@ -45,7 +48,16 @@ def preformatted(block: Block) -> bool:
         ink = [ch for ch in row if not ch.isspace()]
         if len(ink) >= 3 and sum(ch in _ART_CHARS for ch in ink) >= ART_SHARE * len(ink):
             return True
-    return False
+    return _ragged(block, text_left + RAGGED_SHARE * (text_right - text_left))
+
+
+def _ragged(block: Block, short_of: float) -> bool:
+    """Whether most rows but the last end before ``short_of``: lines broken where the writer chose
+    (code), not filled to the width and wrapped (prose)."""
+    ends = [line.bbox.x1 for line in sorted(block.lines, key=lambda ln: ln.center_y)]
+    if len(ends) < RAGGED_MIN_ROWS:
+        return False
+    return 2 * sum(end < short_of for end in ends[:-1]) >= len(ends) - 1
 
 
 def at_text_margin(block: Block, blocks: Sequence[Block]) -> bool:
