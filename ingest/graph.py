@@ -17,6 +17,7 @@ from docgraph.ingest.links.edges import (
     on_page_edges,
     page_edges,
     reading_order_edges,
+    run_over_note_edges,
     section_edges,
 )
 from docgraph.ingest.links.link_references import link_reference_edges
@@ -55,6 +56,7 @@ def build_graph(
     batch.edges += page_edges(doc_id, ids, layout.pages)
     batch.edges += on_page_edges(ids, placed)
     batch.edges += reading_order_edges(placed)
+    batch.edges += run_over_note_edges(placed)
     batch.edges += section_edges(doc_id, ids, tree, placed)
     batch.edges += caption_edges(captions)
     batch.edges += references.edges
