@@ -1,10 +1,12 @@
 """A history book's notes: footnotes set "1. Dickens, ..." (Chicago's full-size numbers) under a
 short rule, one running over to the next page's foot, and a chapter whose notes are gathered at its
-end under "Notes". A PDF made here, read by the native reader and built into a graph.
+end under "Notes". The chapters open "CHAPTER 1" in text type over a larger title. A PDF made here,
+read by the native reader and built into a graph.
 
 Before, the notes of a page were one list (their numbers read as a numbered list), a note's run-on
 at the next page's foot was a body paragraph, and a note's line opening "19. Jahrhundert" started a
-new item."""
+new item; "CHAPTER 1" was a paragraph, so no chapter had a number ("see chapter 2" resolved
+nowhere), and the chapters' unnumbered subheadings were set level with them."""
 
 from __future__ import annotations
 
@@ -154,3 +156,15 @@ def test_a_note_run_over_is_linked_to_its_part_on_the_next_page(book: Path) -> N
         if e.type == "HAS_NEXT" and e.props.get("continuation")
     ]
     assert runs == [(2, "2. ", "the outpu")]
+
+
+def test_a_chapter_label_over_its_title_numbers_the_chapter(book: Path) -> None:
+    batch, _ = _graph(book)
+    sections = [(n.props["number"], n.props["title"], n.props["level"]) for n in batch.nodes if n.label == "Section"]
+    assert sections == [
+        ("", "PRINT AND REVOLT", 1),
+        ("1", "CHAPTER 1 The Printer's Reformation", 1),
+        ("", "The Pamphlet Market", 2),
+        ("2", "CHAPTER 2 Luther on the Barricades", 1),
+        ("", "Notes", 2),
+    ]

@@ -15,6 +15,7 @@ from docgraph.ingest.page.classify import (
     extend_footnotes,
     near_float,
     page_context,
+    promote_chapter_labels,
     promote_title,
 )
 from docgraph.ingest.page.definitions import join_definition_lines
@@ -153,6 +154,7 @@ def _classify(blocks: list[Block], stats: FontStats, height: float, title_allowe
         if block.kind is None:
             block.kind = classify_block(block, stats, ctx, near_float(block.bbox, floats))
     extend_footnotes(blocks, stats, ctx)
+    promote_chapter_labels(blocks)
     promote_title(blocks, stats, ctx)
     demote_byline(blocks)
     demote_toc_entries(blocks)

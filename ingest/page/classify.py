@@ -8,7 +8,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from docgraph.ingest.floats.captions import CAPTION_DELIMITER_RE, CAPTION_RE, PROSE_AFTER_LABEL_RE
-from docgraph.ingest.labels import APPENDIX_WORDS, CJK_HEADING_NUMBER, FRONT_MATTER_HEADING, HEADING_WORDS
+from docgraph.ingest.labels import (
+    APPENDIX_WORDS,
+    BARE_HEADING_LABEL,
+    CJK_HEADING_NUMBER,
+    FRONT_MATTER_HEADING,
+    HEADING_WORDS,
+)
 from docgraph.ingest.page.blocks import BULLET_GLYPH_RE, Block
 from docgraph.ingest.pdf.lines import TextLine
 from docgraph.ingest.pdf.text import ends_sentence
@@ -300,3 +306,20 @@ def near_float(box: BBox, floats: list[BBox], max_gap: float = 60.0) -> bool:
         if vertical_gap <= max_gap:
             return True
     return False
+
+
+def promote_chapter_labels(blocks: list[Block]) -> None:
+    """A chapter's label set on its own line over its title ("CHAPTER 3" in text type, as many books
+    set it) is a heading too, so that the title is read as "Chapter 3 ..." and numbered 3."""
+    headings = [b for b in blocks if b.kind in ("section_header", "title")]
+    for block in blocks:
+        if block.kind != "paragraph" or len(block.lines) != 1 or not BARE_HEADING_LABEL.match(block.raw_text):
+            continue
+        if any(_heads(block, heading) for heading in headings):
+            block.kind = "section_header"
+
+
+def _heads(label: Block, heading: Block) -> bool:
+    """``label`` is right over ``heading``: less than three of the heading's lines above it."""
+    gap = heading.bbox.y0 - label.bbox.y1
+    return 0 <= gap < 3 * max(label.size, heading.size) and label.bbox.x_overlap(heading.bbox) > 0
