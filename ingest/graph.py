@@ -21,6 +21,7 @@ from docgraph.ingest.links.edges import (
     section_edges,
 )
 from docgraph.ingest.links.link_references import link_reference_edges
+from docgraph.ingest.links.notes import note_edges
 from docgraph.ingest.links.references import build_target_index, reference_edges
 from docgraph.ingest.structure.ids import IdScheme, PlacedRegion, camel_case, place_regions
 from docgraph.ingest.structure.sections import SectionTree, build_sections
@@ -62,6 +63,7 @@ def build_graph(
     batch.edges += references.edges
     batch.edges += citations.edges
     batch.edges += linked.edges
+    batch.edges += note_edges(placed, tree)
 
     batch.stats = {
         "pages": len(layout.pages),

@@ -1,12 +1,13 @@
 """A history book's notes: footnotes set "1. Dickens, ..." (Chicago's full-size numbers) under a
 short rule, one running over to the next page's foot, and a chapter whose notes are gathered at its
 end under "Notes". The chapters open "CHAPTER 1" in text type over a larger title. A PDF made here,
-read by the native reader and built into a graph.
+read by the native reader, built into a graph, and asked about in a real local store.
 
 Before, the notes of a page were one list (their numbers read as a numbered list), a note's run-on
 at the next page's foot was a body paragraph, and a note's line opening "19. Jahrhundert" started a
 new item; "CHAPTER 1" was a paragraph, so no chapter had a number ("see chapter 2" resolved
-nowhere), and the chapters' unnumbered subheadings were set level with them."""
+nowhere), and the chapters' unnumbered subheadings were set level with them. No mark in the text
+led to its note, and "footnote 3" or "note 1 of chapter 2" named nothing a question could ask for."""
 
 from __future__ import annotations
 
@@ -15,6 +16,13 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.retrieval.base import Retriever
+from docgraph.app.retrieval.named_parts import named_notes
+from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.stores.base import GraphStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.records import GraphBatch
@@ -158,6 +166,22 @@ def test_a_note_run_over_is_linked_to_its_part_on_the_next_page(book: Path) -> N
     assert runs == [(2, "2. ", "the outpu")]
 
 
+def test_a_mark_refers_to_its_note(book: Path) -> None:
+    batch, regions = _graph(book)
+    refs = [
+        (str(regions[e.src_key]["text"])[:20], e.props["label"], str(regions[e.dst_key]["text"])[:12])
+        for e in batch.edges
+        if e.type == "REF" and e.props.get("kind") == "footnote"
+    ]
+    assert refs == [
+        ("Arthur Dickens wrote", "Note 1", "1. A. G. Dic"),
+        ("Arthur Dickens wrote", "Note 2", "2. Mark U. E"),
+        ("The pamphlet was the", "Note 3", "3. Juergen K"),
+        ("On the evening of 18", "Note 1", "1. Friedrich"),  # chapter 2's notes, at its end
+        ("On the evening of 18", "Note 2", "1. Friedrich"),
+    ]
+
+
 def test_a_chapter_label_over_its_title_numbers_the_chapter(book: Path) -> None:
     batch, _ = _graph(book)
     sections = [(n.props["number"], n.props["title"], n.props["level"]) for n in batch.nodes if n.label == "Section"]
@@ -168,3 +192,25 @@ def test_a_chapter_label_over_its_title_numbers_the_chapter(book: Path) -> None:
         ("2", "CHAPTER 2 Luther on the Barricades", 1),
         ("", "Notes", 2),
     ]
+
+
+def test_a_question_names_a_note_by_its_number() -> None:
+    assert named_notes("What source does footnote 12 cite?") == [12]  # "cite" says where the answer is
+    assert named_notes("What does note 7 of chapter 3 say?") == [7]
+    assert named_notes("What does the author note about 1848?") == []
+
+
+@pytest.fixture
+def book_hybrid(falkordb_store: GraphStore, tmp_path: Path, book: Path) -> Retriever:
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    assert build_ingest_pipeline(falkordb_store, settings).ingest(book).status == "ingested"
+    falkordb_store.wait_for_indexes()
+    return make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+
+
+def test_a_note_asked_for_by_number_ranks_first(book_hybrid: Retriever) -> None:
+    top = book_hybrid.retrieve("What source does footnote 3 cite?", 5)[0]
+    assert top.text.startswith("3. Juergen Kocka") and "part" in top.signals
+    # numbers start again in each chapter: the chapter says which note 1
+    assert book_hybrid.retrieve("What does note 1 of chapter 2 say?", 5)[0].text.startswith("1. Friedrich")
+    assert book_hybrid.retrieve("What does note 1 of chapter 1 say?", 5)[0].text.startswith("1. A. G. Dickens")
