@@ -17,10 +17,12 @@ from docgraph.ingest.links.edges import (
     on_page_edges,
     page_edges,
     reading_order_edges,
+    run_over_note_edges,
     section_edges,
 )
 from docgraph.ingest.links.jumps import jump_edges
 from docgraph.ingest.links.link_references import link_reference_edges
+from docgraph.ingest.links.notes import note_edges
 from docgraph.ingest.links.references import build_target_index, reference_edges
 from docgraph.ingest.structure.ids import IdScheme, PlacedRegion, camel_case, place_regions
 from docgraph.ingest.structure.sections import SectionTree, build_sections
@@ -57,11 +59,13 @@ def build_graph(
     batch.edges += on_page_edges(ids, placed)
     batch.edges += reading_order_edges(placed)
     batch.edges += jump_edges(placed, references.edges, ids)
+    batch.edges += run_over_note_edges(placed)
     batch.edges += section_edges(doc_id, ids, tree, placed)
     batch.edges += caption_edges(captions)
     batch.edges += references.edges
     batch.edges += citations.edges
     batch.edges += linked.edges
+    batch.edges += note_edges(placed, tree)
 
     batch.stats = {
         "pages": len(layout.pages),

@@ -16,8 +16,16 @@ from numpy.typing import NDArray
 
 from docgraph.app.retrieval.bm25 import BM25Index
 from docgraph.app.retrieval.labels import Captions
-from docgraph.app.retrieval.named_parts import named_pages, named_parts, part_index, printed_number, resolved_parts
+from docgraph.app.retrieval.named_parts import (
+    named_notes,
+    named_pages,
+    named_parts,
+    part_index,
+    printed_number,
+    resolved_parts,
+)
 from docgraph.app.retrieval.text import tokenize
+from docgraph.ingest.links.notes import NOTES_TITLE, numbers_of
 from docgraph.ingest.links.references import TargetIndex
 
 # Kinds that carry no content of their own for lexical search.
@@ -145,13 +153,34 @@ class DocumentIndex:
         targets = resolved_parts(self.parts, named_parts(question, self.own_names))
         sections = {key for label, key in targets if label == "Section"}
         pages = self.named_pages(question)
+        notes = [row for number in named_notes(question) for row in self.notes.get(number, [])]
+        inside = [row for row in notes if self._under(row, sections)]
+        if inside:  # "note 7 of chapter 3": the chapter says which note 7
+            return inside
         return [
             row
             for row, region in enumerate(self.regions)
             if ("Region", region.region_id) in targets
-            or (region.section_id is not None and not sections.isdisjoint(self.ancestors(region.section_id)))
+            or self._under(row, sections)
             or (region.page in pages and region.kind not in FURNITURE)
+            or row in notes
         ]
+
+    def _under(self, row: int, sections: set[str]) -> bool:
+        section = self.regions[row].section_id
+        return section is not None and not sections.isdisjoint(self.ancestors(section))
+
+    @cached_property
+    def notes(self) -> dict[int, list[int]]:
+        """Note number -> rows of the notes so numbered: footnotes by their mark, and the entries of
+        the "Notes" sections that close chapters (numbers start again in each chapter)."""
+        found: dict[int, list[int]] = {}
+        for row, region in enumerate(self.regions):
+            section = self.sections.get(region.section_id) if region.section_id else None
+            in_notes = section is not None and NOTES_TITLE.match(section.title) is not None
+            for number in numbers_of(region.kind, region.text, in_notes):
+                found.setdefault(number, []).append(row)
+        return found
 
     def named_pages(self, question: str) -> set[int]:
         """The pages ``question`` names: the one that prints the number, and the one counted so (a

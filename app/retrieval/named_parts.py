@@ -35,6 +35,8 @@ PART_CANDIDATES = 12  # regions of a named part, from its start, taken as candid
 # Words that ask for a part as a whole ("What does clause 7.3 say?", "Summarise page 2").
 _WHERE_ONLY = "say says said show shows state states contain contains content cover covers summarise summary list"
 WHERE_ONLY_WORDS = frozenset(tokenize(_WHERE_ONLY + " read text mention mentions describe describes explain"))
+# A note asked for by its number ("footnote 12", "note 7 of chapter 3"), as the text's marks call it.
+_NOTE_ASKED = re.compile(r"\b(?:foot|end)?notes?\s+(\d{1,3})(?![\w.,]\d|\w)", re.IGNORECASE)
 _PRINTED_NUMBER = re.compile(
     r"^\s*(?:(?i:page|p\.|seite|page|página|pagina)\s*)?[-–—]?\s*(\d{1,4})\s*[-–—]?(?:\s*(?i:of|/|von|de|di)\s*\d{1,4})?\s*$"
 )
@@ -62,7 +64,15 @@ def names_parts(question: str) -> bool:
     when it says that a passage refers somewhere ("Section 2.2 defers the details to a later
     section": the part may be the referring one; following references answers those)."""
     named = PART_KINDS | PAGE_KINDS
-    return not describes_referral(question) and any(m.kind in named for m in _mentions(question))
+    parts = any(m.kind in named for m in _mentions(question)) and not describes_referral(question)
+    return parts or _NOTE_ASKED.search(question) is not None  # a note's text is what it cites
+
+
+def named_notes(question: str) -> list[int]:
+    """The note numbers ``question`` names as where its answer is ("What does footnote 12 cite?")."""
+    if not names_parts(question):
+        return []
+    return list(dict.fromkeys(int(match.group(1)) for match in _NOTE_ASKED.finditer(question)))
 
 
 def named_parts(question: str, own_names: str = "") -> list[Mention]:
@@ -87,7 +97,8 @@ def part_label_words(question: str) -> set[str]:
     if not names_parts(question):
         return set()
     named = [m for m in _mentions(question) if m.kind in PART_KINDS | PAGE_KINDS and not m.external]
-    return {word for m in named for word in tokenize(m.label)}
+    notes = [match.group(0) for match in _NOTE_ASKED.finditer(question)]
+    return {word for m in named for word in tokenize(m.label)} | {word for note in notes for word in tokenize(note)}
 
 
 @lru_cache(maxsize=256)

@@ -66,9 +66,25 @@ def reading_order_edges(placed: list[PlacedRegion]) -> list[EdgeRecord]:
     edges: list[EdgeRecord] = []
     for current, following in pairwise(body):
         props: dict[str, object] = {"cross_page": current.page != following.page}
-        if current.region.continues and following.region.kind not in FLOATING_KINDS:
+        if current.region.continues and not {current.region.kind, following.region.kind} & FLOATING_KINDS:
             props["continuation"] = True
         edges.append(EdgeRecord("HAS_NEXT", "Region", current.key, "Region", following.key, props))
+    return edges
+
+
+def run_over_note_edges(placed: list[PlacedRegion]) -> list[EdgeRecord]:
+    """A footnote that runs over to the next page's foot is linked to its part there (``HAS_NEXT
+    {continuation}``) beside the text flow, which reads each page's notes after its text."""
+    first_notes: dict[int, PlacedRegion] = {}
+    for pr in placed:
+        if pr.region.kind == "footnote":
+            first_notes.setdefault(pr.page, pr)
+    edges: list[EdgeRecord] = []
+    for pr in placed:
+        following = first_notes.get(pr.page + 1)
+        if pr.region.kind == "footnote" and pr.region.continues and following is not None:
+            props: dict[str, object] = {"cross_page": True, "continuation": True}
+            edges.append(EdgeRecord("HAS_NEXT", "Region", pr.key, "Region", following.key, props))
     return edges
 
 
@@ -82,7 +98,7 @@ def document_flow(body: list[PlacedRegion]) -> list[PlacedRegion]:
     """
     flow = list(body)
     for i in range(len(flow)):
-        if not flow[i].region.continues:
+        if not flow[i].region.continues or flow[i].region.kind == "footnote":  # see run_over_note_edges
             continue
         # a paragraph runs on in a paragraph: a table set at the top of the next page is read after it
         skipped = FLOATS_AROUND_CAPTIONS if flow[i].region.kind != "table" else FLOATING_KINDS

@@ -16,6 +16,7 @@ from docgraph.ingest.page.classify import (
     extend_footnotes,
     near_float,
     page_context,
+    promote_chapter_labels,
     promote_heading_status,
     promote_margin_headings,
     promote_title,
@@ -163,6 +164,7 @@ def _classify(blocks: list[Block], stats: FontStats, height: float, title_allowe
     promote_margin_headings(blocks, stats)
     promote_heading_status(blocks)
     extend_footnotes(blocks, stats, ctx)
+    promote_chapter_labels(blocks)
     promote_title(blocks, stats, ctx)
     demote_article_heads(blocks)
     demote_byline(blocks)

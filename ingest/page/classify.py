@@ -51,12 +51,15 @@ FULL_WIDTH_SHARE = 0.7  # of the text's width: a body block this wide is set acr
 # "URL:". Small text low on a page without a mark is code, a bibliography set small or a listing's
 # numbers. Three digits are more often a numbered code line ("143 \\def...") than the hundredth
 # footnote of a document.
-_FOOTNOTE_MARK = re.compile(
-    r"^(?:[*∗†‡§¶⋆]+\s?\S|(?:\(?\d{1,2}\)?|[⁰¹²³⁴-⁹]{1,2})\s?(?:[^\W\d_]|[“\"(])"
+FOOTNOTE_MARK = re.compile(
+    r"^(?:[*∗†‡§¶⋆]+\s?\S|(?:\(?\d{1,2}\)?|\d{1,2}\.(?=\s)|[⁰¹²³⁴-⁹]{1,2})\s?(?:[^\W\d_]|[“\"(])"
     r"|(?:e-?mail(?: address(?:es)?)?|url)\s*:)",
     re.IGNORECASE,
 )
+_DOTTED_MARK = re.compile(r"^\d{1,2}\.\s")
+_NOTE_NUMBER = re.compile(r"^\s*\(?(\d{1,3})[.)]?\s")  # "12. See", "(12) See", "12 See"
 FOOTNOTE_GAP_EM = 1.5  # a mark-less block this close under a footnote continues it
+FOOTNOTE_OVERLAP_EM = 0.25  # tight leading: a line's box reaches into the next one's this far
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,9 +268,13 @@ def _reads_like_sentence(text: str) -> bool:
 
 
 def _is_footnote(block: Block, stats: FontStats, ctx: PageContext) -> bool:
-    """Small marked text under its column's body; an index entry ("2D graphs . . . 98") is none."""
+    """Small marked text under its column's body; an index entry ("2D graphs . . . 98") is none. A
+    number with a full stop ("12. See", as Chicago sets notes) marks a note only under body text:
+    a list of references or notes set small on a page of its own is a list."""
     text = block.raw_text.strip()
-    return _in_footnote_zone(block, stats, ctx) and bool(_FOOTNOTE_MARK.match(text)) and not _DOT_LEADER.search(text)
+    if not _in_footnote_zone(block, stats, ctx) or not FOOTNOTE_MARK.match(text) or _DOT_LEADER.search(text):
+        return False
+    return not _DOTTED_MARK.match(text) or ctx.lowest_body_over(block.bbox) > 0
 
 
 def _in_footnote_zone(block: Block, stats: FontStats, ctx: PageContext) -> bool:
@@ -278,18 +285,65 @@ def _in_footnote_zone(block: Block, stats: FontStats, ctx: PageContext) -> bool:
 
 def extend_footnotes(blocks: list[Block], stats: FontStats, ctx: PageContext) -> None:
     """A paragraph in the footnote zone right under a footnote continues it (its second paragraph, an
-    address list under "∗Corresponding author")."""
+    address list under "∗Corresponding author"); the zone's first paragraph right over a footnote is
+    a note run over from the page before (its mark is there)."""
     zone = sorted((b for b in blocks if _in_footnote_zone(b, stats, ctx)), key=lambda b: b.bbox.y0)
     for k, block in enumerate(zone):
         wordy = sum(ch.isalpha() for ch in block.raw_text) >= 2
-        if block.kind == "paragraph" and wordy and any(_continues_footnote(above, block) for above in zone[:k]):
+        if block.kind != "paragraph" or not wordy:
+            continue
+        under_note = any(_continues_footnote(above, block) for above in zone[:k])
+        run_over = k == 0 and any(_continues_footnote(below, block, upward=True) for below in zone[1:])
+        if under_note or run_over:
             block.kind = "footnote"
+    _list_notes_under_heading(blocks)
+    _join_broken_notes(blocks, [b for b in zone if b.kind == "footnote"])
 
 
-def _continues_footnote(above: Block, below: Block) -> bool:
+def _list_notes_under_heading(blocks: list[Block]) -> None:
+    """Notes numbered "12. ..." right under a heading ("Notes" closing a chapter, "References") are
+    that section's list, not the page's footnotes."""
+    listed: list[Block] = []
+    for block in sorted(blocks, key=lambda b: b.bbox.y0):
+        if block.kind != "footnote" or not _DOTTED_MARK.match(block.raw_text):
+            continue
+        over = [b for b in blocks if b.bbox.y1 <= block.bbox.y0 + 1.0 and b.bbox.x_overlap(block.bbox) > 0]
+        above = max(over, key=lambda b: b.bbox.y1, default=None)
+        if above is not None and (above.kind == "section_header" or above in listed):
+            block.kind = "list" if block.list_item else "paragraph"
+            listed.append(block)
+
+
+def _join_broken_notes(blocks: list[Block], notes: list[Block]) -> None:
+    """A note's line that opens with a number ("19. Jahrhundert", "12 km") starts a block of its own:
+    under a note that has not ended its sentence, a number that does not follow that note's own in
+    sequence goes on with it."""
+    kept: list[Block] = []
+    for note in notes:
+        if kept and _broken_off(kept[-1], note):
+            kept[-1].lines.extend(note.lines)
+            blocks.remove(note)
+        else:
+            kept.append(note)
+
+
+def _broken_off(above: Block, below: Block) -> bool:
+    number, previous = _note_number(below), _note_number(above)
+    out_of_sequence = number is not None and number != (previous or 0) + 1
+    return out_of_sequence and _continues_footnote(above, below) and not ends_sentence(above.raw_text)
+
+
+def _note_number(block: Block) -> int | None:
+    match = _NOTE_NUMBER.match(block.raw_text)
+    return int(match.group(1)) if match else None
+
+
+def _continues_footnote(note: Block, block: Block, upward: bool = False) -> bool:
+    """Whether ``block`` sits right under the footnote ``note`` (or right over it, ``upward``)."""
+    above, below = (block, note) if upward else (note, block)
     gap = below.bbox.y0 - above.bbox.y1
-    close = -1.0 <= gap <= FOOTNOTE_GAP_EM * above.size
-    return above.kind == "footnote" and close and above.bbox.x_overlap(below.bbox) > 0
+    close = -FOOTNOTE_OVERLAP_EM * note.size <= gap <= FOOTNOTE_GAP_EM * note.size
+    return note.kind == "footnote" and close and note.bbox.x_overlap(block.bbox) > 0
 
 
 def near_float(box: BBox, floats: list[BBox], max_gap: float = 60.0) -> bool:
@@ -301,3 +355,20 @@ def near_float(box: BBox, floats: list[BBox], max_gap: float = 60.0) -> bool:
         if vertical_gap <= max_gap:
             return True
     return False
+
+
+def promote_chapter_labels(blocks: list[Block]) -> None:
+    """A chapter's label set on its own line over its title ("CHAPTER 3" in text type, as many books
+    set it) is a heading too, so that the title is read as "Chapter 3 ..." and numbered 3."""
+    headings = [b for b in blocks if b.kind in ("section_header", "title")]
+    for block in blocks:
+        if block.kind != "paragraph" or len(block.lines) != 1 or not BARE_HEADING_LABEL.match(block.raw_text):
+            continue
+        if any(_heads(block, heading) for heading in headings):
+            block.kind = "section_header"
+
+
+def _heads(label: Block, heading: Block) -> bool:
+    """``label`` is right over ``heading``: less than three of the heading's lines above it."""
+    gap = heading.bbox.y0 - label.bbox.y1
+    return 0 <= gap < 3 * max(label.size, heading.size) and label.bbox.x_overlap(heading.bbox) > 0

@@ -12,6 +12,7 @@ from itertools import pairwise
 
 from docgraph.ingest.floats.tables import to_markdown
 from docgraph.ingest.labels import CONTINUED
+from docgraph.ingest.page.classify import FOOTNOTE_MARK
 from docgraph.ingest.pdf.text import LINE_HYPHENS, ends_sentence, join_two, starts_lowercase, unspaced_between
 from docgraph.ingest.types import PageLayout, Region
 from docgraph.records import FURNITURE_KINDS, RegionKind
@@ -181,6 +182,7 @@ def mark_continuations(pages: Sequence[PageLayout]) -> None:
     for page, following in pairwise(pages):
         if following.number != page.number + 1:
             continue
+        _mark_run_over_note(page, following)
         flow, next_flow = _flow(page), _flow(following)
         if not flow or not next_flow:
             continue
@@ -196,3 +198,16 @@ def mark_continuations(pages: Sequence[PageLayout]) -> None:
         elif first.kind == "table" and len(next_flow) > 1 and paragraph_continues(last, next_flow[1]):
             last.continues = True  # the table was set at the top of the page, the text runs on below it
             _mend_split_word(last, next_flow[1])
+
+
+def _mark_run_over_note(page: PageLayout, following: PageLayout) -> None:
+    """A footnote too long for its page runs over to the foot of the next, where it opens the notes
+    without a mark of its own: the page's last note, cut mid-sentence, continues there."""
+    notes = [r for r in sorted(page.regions, key=lambda r: r.order) if r.kind == "footnote"]
+    next_notes = [r for r in sorted(following.regions, key=lambda r: r.order) if r.kind == "footnote"]
+    if not notes or not next_notes:
+        return
+    last, first = notes[-1], next_notes[0]
+    if last.text and first.text and not ends_sentence(last.text) and not FOOTNOTE_MARK.match(first.text):
+        last.continues = True
+        _mend_split_word(last, first)

@@ -211,7 +211,8 @@ def _from_headers(placed: list[PlacedRegion]) -> list[SectionSpec]:
     groups = _header_groups(placed)
     headers = [group[0] for group in groups]
     numbers = [parse_number(pr.region.text) if pr.region.kind == "section_header" else "" for pr in headers]
-    levels = _header_levels(headers, numbers)
+    # A heading's size is its largest line's: "Chapter 3" may be set smaller than the title under it.
+    levels = _header_levels([max(group, key=lambda pr: pr.region.font_size) for group in groups], numbers)
     parents = _parents(levels)
     return [
         SectionSpec(
@@ -320,8 +321,12 @@ def _typical_sizes(headers: list[PlacedRegion], numbers: list[str]) -> dict[int,
 
 
 def _closest_level(size: float, typical: dict[int, float]) -> int:
+    """The level whose numbered headers are set nearest ``size``; a header set smaller than every
+    numbered one is under the deepest of them (a book's unnumbered headings inside "Chapter 3")."""
     if size > max(typical.values()) + FONT_TOLERANCE:
         return 1
+    if size < min(typical.values()) - FONT_TOLERANCE:
+        return max(typical) + 1
     return min(typical, key=lambda level: (abs(typical[level] - size), level))
 
 

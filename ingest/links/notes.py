@@ -1,0 +1,93 @@
+"""Note marks -> the notes they call (REF edges, ``kind: 'footnote'``, label "Note 12").
+
+A raised number in the text ("... the child of the printed book,¹") calls the footnote that opens
+with that number at the foot of its page (or of the next, where the note was pushed over), or, in a
+book or thesis that gathers its notes at each chapter's end, the entry so numbered in the first
+"Notes" section after the mark. Numbers start again in each chapter, so a mark is only looked for
+there; a mark with no such note (an exponent, "10⁻³") makes no edge and is not counted.
+"""
+
+from __future__ import annotations
+
+import re
+
+from docgraph.ingest.structure.ids import PlacedRegion
+from docgraph.ingest.structure.sections import SectionTree
+from docgraph.records import EdgeRecord
+
+SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+_TO_DIGITS = str.maketrans(SUPERSCRIPT_DIGITS, "0123456789")
+# A mark after a word or a closing punctuation, not part of an exponent ("10⁻³", "m²⁰").
+_MARK = re.compile(rf"(?<=[^\W\d_]|[.,;:!?)\]’”'\"])([{SUPERSCRIPT_DIGITS}]{{1,3}})(?![{SUPERSCRIPT_DIGITS}⁻⁺])")
+# A note opens with its number: "¹²Text", "12. Text", "12 Text", "(12) Text".
+_NOTE_HEAD = re.compile(rf"^\s*(?:([{SUPERSCRIPT_DIGITS}]{{1,3}})|\(?(\d{{1,3}})[.)]?(?=\s))\s*\S")
+# An entry of a chapter's endnotes: a line opening "12. " (or "12 ") in a list or paragraph.
+_ENTRY_HEAD = re.compile(r"^\s*(\d{1,3})\.?\s+\S", re.MULTILINE)
+NOTES_TITLE = re.compile(r"^\s*(?:end\s*)?notes(?:\s+to\s+.*)?\s*$", re.IGNORECASE)
+SOURCE_KINDS = frozenset({"paragraph", "list", "caption", "table"})
+ENTRY_KINDS = frozenset({"paragraph", "list", "footnote"})
+
+
+def note_number(text: str) -> int | None:
+    """The number a footnote opens with ("¹²Text", "12. Text"), if any."""
+    match = _NOTE_HEAD.match(text)
+    if match is None:
+        return None
+    return int((match.group(1) or match.group(2)).translate(_TO_DIGITS))
+
+
+def entry_numbers(text: str) -> list[int]:
+    """The numbers of the endnotes a region of a "Notes" section holds, one per line opening with one."""
+    return [int(m.group(1)) for m in _ENTRY_HEAD.finditer(text)]
+
+
+def numbers_of(kind: str, text: str, in_notes_section: bool) -> list[int]:
+    """The numbers of the notes a region holds: a footnote's own, or the entries of a "Notes" section."""
+    if kind == "footnote" and not in_notes_section:
+        number = note_number(text)
+        return [number] if number is not None else []
+    return entry_numbers(text) if in_notes_section and kind in ENTRY_KINDS else []
+
+
+def marks(text: str) -> list[int]:
+    """The note numbers raised in ``text``, in order, once each."""
+    return list(dict.fromkeys(int(m.group(1).translate(_TO_DIGITS)) for m in _MARK.finditer(text)))
+
+
+def note_edges(placed: list[PlacedRegion], tree: SectionTree) -> list[EdgeRecord]:
+    footnotes: dict[tuple[int, int], str] = {}  # (page, number) -> footnote
+    for pr in placed:
+        number = note_number(pr.region.text) if pr.region.kind == "footnote" else None
+        if number is not None:
+            footnotes.setdefault((pr.page, number), pr.key)
+    endnotes = _endnote_sections(placed, tree)
+    edges: list[EdgeRecord] = []
+    for index, pr in enumerate(placed):
+        if pr.region.kind not in SOURCE_KINDS:
+            continue
+        for number in marks(pr.region.text):
+            target = footnotes.get((pr.page, number)) or footnotes.get((pr.page + 1, number))
+            target = target or _endnote(endnotes, index, number)
+            if target is not None:
+                props: dict[str, object] = {"kind": "footnote", "label": f"Note {number}"}
+                edges.append(EdgeRecord("REF", "Region", pr.key, "Region", target, props))
+    return edges
+
+
+def _endnote_sections(placed: list[PlacedRegion], tree: SectionTree) -> list[tuple[int, dict[int, str]]]:
+    """(position of its first region, number -> region) of each "Notes" section, in document order."""
+    sections: dict[int, tuple[int, dict[int, str]]] = {}
+    for index, pr in enumerate(placed):
+        owner = tree.owner.get(pr.key)
+        if owner is None or not NOTES_TITLE.match(tree.sections[owner].title):
+            continue
+        _, entries = sections.setdefault(owner, (index, {}))
+        for number in numbers_of(pr.region.kind, pr.region.text, True):
+            entries.setdefault(number, pr.key)
+    return sorted(sections.values(), key=lambda section: section[0])
+
+
+def _endnote(sections: list[tuple[int, dict[int, str]]], index: int, number: int) -> str | None:
+    """The entry ``number`` of the first notes section after the mark at ``index``."""
+    following = next((entries for start, entries in sections if start > index), None)
+    return following.get(number) if following else None
