@@ -120,3 +120,22 @@ def test_a_bold_balance_row_alone_is_no_heading(tmp_path: Path) -> None:
         doc.save(tmp_path / "statement.pdf")
     regions = NativeReader().read(tmp_path / "statement.pdf").pages[0].regions
     assert ("paragraph", "Balance due at 31/03/2026 2,109.60") in [(r.kind, r.text) for r in regions]
+
+
+def test_a_row_of_labels_each_over_its_value_reads_as_one_paragraph_of_fields(tmp_path: Path) -> None:
+    """Labels set over their values ("Due Date" over "30/04/2026"): not a row of labels and a row of
+    values that no longer say which date is which."""
+    labels = ["Invoice No.", "Invoice Date", "Due Date", "Terms"]
+    values = ["K-2026-0311", "31/03/2026", "30/04/2026", "30 days net"]
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((50, 60), "Kestrel Ltd", fontsize=16, fontname="hebo")
+        for column, label in enumerate(labels):  # the row of labels, then the row of values
+            page.insert_text((50 + 120 * column, 110), label, fontsize=8, fontname="hebo")
+        for column, value in enumerate(values):
+            page.insert_text((50 + 120 * column, 123), value, fontsize=10)
+        page.insert_text((50, 160), "Managed IT services for March 2026, as agreed.", fontsize=10)
+        doc.save(tmp_path / "fields.pdf")
+    regions = NativeReader().read(tmp_path / "fields.pdf").pages[0].regions
+    fields = " ".join(f"{label} {value}" for label, value in zip(labels, values, strict=True))
+    assert ("paragraph", fields) in [(r.kind, r.text) for r in regions]

@@ -5,7 +5,9 @@ addresses, supplier and delivery address), each under its label, the labels on o
 returns the row of labels as pieces of one block, often with the first column's lines, so the
 labels were read as one heading "Bill To Ship To" over both addresses, and neither address said
 which it was: "What is the ship-to address?" found nothing. Here each label goes with the lines
-set flush under it, inside its column: "Ship To Harbour & Pine Ltd Warehouse 2, Dock Road ...".
+set flush under it, inside its column: "Ship To Harbour & Pine Ltd Warehouse 2, Dock Road ...". A
+row of labels each over one value ("Invoice No." over "K-2026-0311", "Due Date" over "30/04/2026")
+is one paragraph of fields: "Invoice No. K-2026-0311 Invoice Date 31/03/2026 Due Date ...".
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ def join_labelled_columns(lines: Sequence[TextLine]) -> list[TextLine]:
     used: set[int] = set()
     for row in _label_rows(lines):
         columns = [_column_under(label, row, lines) for label in row]
+        columns = [column if len(column) == 1 or all(map(_worded, column)) else [] for column in columns]
         members = {id(line) for line in row} | {id(line) for column in columns for line in column}
         if all(columns) and not members & used:
             used |= members
@@ -41,13 +44,15 @@ def join_labelled_columns(lines: Sequence[TextLine]) -> list[TextLine]:
 def _regrouped(
     lines: Sequence[TextLine], row: Sequence[TextLine], columns: Sequence[Sequence[TextLine]], members: set[int]
 ) -> list[TextLine]:
-    """``lines`` with the row's labels and columns, label by label, where the first of them was."""
+    """``lines`` with the row's labels and columns, label by label, where the first of them was: a
+    column of lines a block of its own, a row of single values one block of fields."""
     at = next(k for k, line in enumerate(lines) if id(line) in members)
     fresh = min(0, *(line.block for line in lines)) - 1
+    fields = all(len(column) == 1 for column in columns)
     grouped: list[TextLine] = []
     for n, (label, column) in enumerate(zip(row, columns, strict=True)):
-        block = fresh - n
-        grouped.append(_joined(label, column[0], block))
+        block = fresh if fields else fresh - n
+        grouped.append(_joined(label, column[0], block, fields))
         grouped.extend(replace(line, block=block) for line in column[1:])
     rest = [line for line in lines if id(line) not in members]
     kept_before = sum(1 for line in lines[:at] if id(line) not in members)
@@ -78,7 +83,8 @@ def _label_like(line: TextLine) -> bool:
 
 
 def _worded(line: TextLine) -> bool:
-    """An address's or a name's line has words; a column of bare numbers is a table's."""
+    """An address's or a name's line has words; a column of bare numbers under a label is a table's
+    (one number under its label is a field: "Due Date" over "30/04/2026")."""
     return sum(ch.isalpha() for ch in line.text) >= 2
 
 
@@ -100,18 +106,20 @@ def _column_under(label: TextLine, row: Sequence[TextLine], lines: Sequence[Text
         if abs(line.bbox.x0 - label.bbox.x0) > EDGE_TOLERANCE or gap > LINE_GAP * max(line.size, 1.0):
             break
         long = len(line.text.split()) > MAX_LINE_WORDS or len(column) == MAX_COLUMN_LINES
-        if line.bbox.x1 >= right or long or not _prose(line) or not _worded(line):
+        if line.bbox.x1 >= right or long or not _prose(line):
             return []
         column.append(line)
         above = line
     return column
 
 
-def _joined(label: TextLine, first: TextLine, block: int) -> TextLine:
-    """The label with the first line under it, so that the column reads as one."""
+def _joined(label: TextLine, first: TextLine, block: int, field: bool) -> TextLine:
+    """The label with the first line under it, so that the column reads as one; a field (a label
+    over its one value) is no heading however it is set."""
     return replace(
         first,
         block=block,
+        pair=field,
         text=f"{label.text.strip()} {first.text.strip()}",
         bbox=label.bbox.union(first.bbox),
         bold=label.bold and first.bold,
