@@ -1,4 +1,4 @@
-"""An invoice's fields and totals read as labels with their values ("Due Date 13/04/2026").
+"""An invoice's fields, totals and addresses read as labels with their values ("Due Date 13/04/2026").
 
 Accounting software sets each field as a short label with its value ems to its right, flush right;
 MuPDF returns the two as pieces too far apart to be one line. Before they were joined, the labels
@@ -43,8 +43,9 @@ def invoice(out: Path) -> Path:
         for row, (label, value) in enumerate(FIELDS):
             page.insert_text((380, 110 + 13 * row), label, fontsize=9, fontname="hebo")
             _right(page, 545, 110 + 13 * row, value)
-        for x, title, lines in ADDRESSES:
+        for x, title, _ in ADDRESSES:  # the row of labels first, as a report writer sets its rows
             page.insert_text((x, 190), title, fontsize=9, fontname="hebo")
+        for x, _, lines in ADDRESSES:
             for row, line in enumerate(lines):
                 page.insert_text((x, 203 + 11 * row), line, fontsize=9)
         page.draw_rect(pymupdf.Rect(50, 240, 545, 288), width=0.7)
@@ -84,11 +85,20 @@ def test_the_totals_read_with_their_labels_the_bold_total_among_them(tmp_path: P
     assert kinds[totals] == "paragraph"  # not a heading "Total GBP 1,404.96" over the payment terms
 
 
-def test_side_by_side_blocks_and_the_item_table_are_left_as_they_were(tmp_path: Path) -> None:
+def test_side_by_side_addresses_read_each_under_its_own_label(tmp_path: Path) -> None:
+    """Not one heading "Bill To Ship To" over two unnamed addresses."""
     regions = NativeReader().read(invoice(tmp_path / "invoice.pdf")).pages[0].regions
     texts = [r.text for r in regions]
-    assert "Harbour & Pine Ltd 14 Quay Street" in texts and "Warehouse 2 Dock Road" in texts
+    assert "Bill To Harbour & Pine Ltd 14 Quay Street" in texts
+    assert "Ship To Warehouse 2 Dock Road" in texts
+    assert not any("Bill To Ship To" in text for text in texts)
     assert [r.kind for r in regions].count("table") == 1
+
+
+def test_the_extractive_answer_finds_the_ship_to_address(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    pdf = invoice(tmp_path / "invoice.pdf")
+    result = ask_of_pdf(falkordb_store, pdf, "What is the ship-to address of the invoice?", tmp_path)
+    assert "Ship To Warehouse 2 Dock Road" in result.answer
 
 
 def test_the_extractive_answer_quotes_the_due_date(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
@@ -110,3 +120,22 @@ def test_a_bold_balance_row_alone_is_no_heading(tmp_path: Path) -> None:
         doc.save(tmp_path / "statement.pdf")
     regions = NativeReader().read(tmp_path / "statement.pdf").pages[0].regions
     assert ("paragraph", "Balance due at 31/03/2026 2,109.60") in [(r.kind, r.text) for r in regions]
+
+
+def test_a_row_of_labels_each_over_its_value_reads_as_one_paragraph_of_fields(tmp_path: Path) -> None:
+    """Labels set over their values ("Due Date" over "30/04/2026"): not a row of labels and a row of
+    values that no longer say which date is which."""
+    labels = ["Invoice No.", "Invoice Date", "Due Date", "Terms"]
+    values = ["K-2026-0311", "31/03/2026", "30/04/2026", "30 days net"]
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((50, 60), "Kestrel Ltd", fontsize=16, fontname="hebo")
+        for column, label in enumerate(labels):  # the row of labels, then the row of values
+            page.insert_text((50 + 120 * column, 110), label, fontsize=8, fontname="hebo")
+        for column, value in enumerate(values):
+            page.insert_text((50 + 120 * column, 123), value, fontsize=10)
+        page.insert_text((50, 160), "Managed IT services for March 2026, as agreed.", fontsize=10)
+        doc.save(tmp_path / "fields.pdf")
+    regions = NativeReader().read(tmp_path / "fields.pdf").pages[0].regions
+    fields = " ".join(f"{label} {value}" for label, value in zip(labels, values, strict=True))
+    assert ("paragraph", fields) in [(r.kind, r.text) for r in regions]

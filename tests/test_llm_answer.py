@@ -250,6 +250,9 @@ def test_the_extractive_quote_keeps_a_label_with_its_number_and_meets_a_plural_i
             ["Kept under § 257 Abs. 4 HGB and Art. 28 GDPR.", "Then."],
         ),
         ("It is the state of the art. (See the survey.)", ["It is the state of the art.", "(See the survey.)"]),
+        # an order's "Buyer M." | "Okafor": a name's initial cut the name off the quote
+        ("Buyer M. Okafor. Signed: P. Natarajan", ["Buyer M. Okafor.", "Signed: P. Natarajan"]),
+        ("It needs vitamin A. The rest is water.", ["It needs vitamin A.", "The rest is water."]),
     ],
 )
 def test_sentences_end_where_an_abbreviation_or_a_number_does_not_go_on(text: str, units: list[str]) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pymupdf
+import pytest
 
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
@@ -56,9 +57,10 @@ def banded_slide(out: Path) -> Path:
     return out
 
 
-def spreadsheet_page(out: Path, closing_rule: bool = False, header_band: bool = False) -> Path:
+def spreadsheet_page(out: Path, closing_rule: bool = False, header_band: bool = False, rows: int = 4) -> Path:
     """A sheet printed without gridlines: a title, a header row over one rule, numbers set flush
-    right; perhaps a second rule closing the table, or the header on a filled band, no rule."""
+    right; perhaps a second rule closing the table, or the header on a filled band, no rule; the
+    first ``rows`` rows of the fleet."""
     widths = [80, 50, 50, 40, 70, 70, 60, 70, 50]
     edges = [36.0]
     for width in widths:
@@ -67,7 +69,7 @@ def spreadsheet_page(out: Path, closing_rule: bool = False, header_band: bool = 
         page = doc.new_page(width=842, height=595)
         page.insert_text((36, 60), "Fleet by vehicle class, Q3 2024", fontsize=12)
         y = 90.0
-        for i, row in enumerate(FLEET):
+        for i, row in enumerate(FLEET[: rows + 1]):
             for j, cell in enumerate(row):
                 numeric = i > 0 and 0 < j < len(row) - 1
                 x = edges[j + 1] - 4 - pymupdf.get_text_length(cell, fontsize=8.5) if numeric else edges[j] + 3
@@ -173,6 +175,18 @@ def test_a_sheet_closed_by_a_second_rule_keeps_its_header_row(tmp_path: Path) ->
 
 def test_a_sheet_with_its_header_on_a_filled_band_is_a_table(tmp_path: Path) -> None:
     assert _tables(_read(spreadsheet_page(tmp_path / "band.pdf", header_band=True))) == [FLEET]
+
+
+@pytest.mark.parametrize("rows", [1, 2])
+def test_a_row_or_two_between_a_header_band_and_a_closing_rule_are_a_table(tmp_path: Path, rows: int) -> None:
+    """An invoice's one or two line items: a filled header band, the rows, a rule closing them."""
+    path = spreadsheet_page(tmp_path / "items.pdf", closing_rule=True, header_band=True, rows=rows)
+    assert _tables(_read(path)) == [FLEET[: rows + 1]]
+
+
+def test_two_rows_under_a_header_band_alone_are_no_table(tmp_path: Path) -> None:
+    path = spreadsheet_page(tmp_path / "items.pdf", header_band=True, rows=2)
+    assert _tables(_read(path)) == []
 
 
 def test_a_bar_chart_with_value_labels_is_no_table(tmp_path: Path) -> None:

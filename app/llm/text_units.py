@@ -5,13 +5,16 @@ so both cut a passage at the same places. A full stop ends a sentence only befor
 one (a capital, a digit, a quote or bracket), so "e.g. the" stays whole, and never after an
 abbreviation that goes on ("Dr. Lee", "e.g. Adam") or a label's before its number or bracket
 ("Eq. (4)", "Fig. 3", "p. 12", "et al. (2019)", "Art. 28"), nor after a number that opens a unit ("4.
-Critical Service Level Failure."); CJK full stops need no space after them.
+Critical Service Level Failure."), nor after a name's initial ("Buyer M. Okafor": a lone capital
+before a capitalised word that is no function word, where "vitamin A. The" ends); CJK full stops
+need no space after them.
 """
 
 from __future__ import annotations
 
 import re
 
+from docgraph.app.retrieval.text import STOP_WORDS
 from docgraph.ingest.labels import FIGURE_CAPTION_WORDS, REFERENCE_WORDS, TABLE_CAPTION_WORDS
 
 _MARKS = "⁰¹²³⁴⁵⁶⁷⁸⁹"  # footnote marks, which may follow a full stop: "... in 2019.¹ The"
@@ -47,6 +50,8 @@ _BEFORE_NUMBER = frozenset({"art", "arts", "abs", "para", "paras", "sch", "cl", 
 _TWO_WORDS = re.compile(r"(?<![\w.])(?:z\.\s?b|d\.\s?h|u\.\s?a|z\.\s?t|u\.\s?u|o\.\s?ä|i\.\s?d\.\s?r|p\.\s?ex)\.", re.I)
 _WORD_BEFORE_STOP = re.compile(r"([\w.]+)\.$")
 _ENUMERATOR = re.compile(r"^\(?\d{1,3}(?:\.\d{1,3})*$")  # "4" of "4. Critical Service Level Failure."
+_INITIAL = re.compile(r"(?<![\w.])[A-Z]\.$")  # "M." of "M. Okafor", not "U.S." nor "Vol."
+_NEXT_WORD = re.compile(r"[^\W\d_]+")
 
 
 def sentences(text: str) -> list[str]:
@@ -59,15 +64,19 @@ def sentences(text: str) -> list[str]:
         before = text[start : end.start()]
         if before.rstrip(_MARKS)[-1:] not in ("", ".", "!", "?", "。", "！", "？"):  # "cards¹ for" goes on
             continue
-        if not _goes_on(before.rstrip(_MARKS), text[end.end() : end.end() + 1]):
+        if not _goes_on(before.rstrip(_MARKS), text[end.end() :]):
             units.append(text[start : end.start()])
             start = end.end()
     units.append(text[start:])
     return [unit for unit in units if unit]
 
 
-def _goes_on(before: str, next_char: str) -> bool:
-    """Whether the full stop ending ``before`` belongs to an abbreviation the sentence goes on after."""
+def _goes_on(before: str, after: str) -> bool:
+    """Whether the full stop ending ``before`` belongs to an abbreviation the sentence goes on after
+    into ``after``."""
+    next_char = after[:1]
+    if _INITIAL.search(before):
+        return _name_follows(after)
     word = _WORD_BEFORE_STOP.search(before)
     if not word:
         return False
@@ -77,6 +86,13 @@ def _goes_on(before: str, next_char: str) -> bool:
     if abbreviation in _BEFORE_NUMBER:
         return next_char.isdigit()
     return abbreviation in _LABELS and (next_char.isdigit() or next_char in "([")
+
+
+def _name_follows(after: str) -> bool:
+    """``after`` opens with a capitalised word that is no function word: the surname after an
+    initial ("P. Natarajan"); "The", "We", "In" open the next sentence."""
+    word = _NEXT_WORD.match(after)
+    return word is not None and word.group(0)[0].isupper() and word.group(0).lower() not in STOP_WORDS
 
 
 def is_table_rule(line: str) -> bool:

@@ -136,7 +136,8 @@ def _header_rule_table(
 ) -> FoundTable | None:
     """A header row right above ``rule`` (inside ``fill``, when the rule is a filled band's foot)
     and the rows running on below it, down to the next rule across: the longest run, from all of
-    them down to three, that passes :meth:`_Grid.strict_table`."""
+    them down to three, that passes :meth:`_Grid.strict_table`; down to one under a header band
+    when a rule closes the rows."""
     reach = [w for w in words if rule.x0 - ALIGN_SLACK <= (w[0] + w[2]) / 2 <= rule.x1 + ALIGN_SLACK]
     stop = min((r.y for r in rules if r.y > rule.y + ABUT and r.x0 < rule.x1 and r.x1 > rule.x0), default=1e9)
     above = word_lines([w for w in reach if _mid_y(w) < rule.y])
@@ -151,9 +152,13 @@ def _header_rule_table(
     if any(r is not rule and header[0] - 1.5 * height <= r.y < header[0] and _overlaps(r, rule) for r in rules):
         return None  # a rule over the header too: booktabs, ``framed_tables`` reads it
     body = _run_below(word_lines([w for w in reach if rule.y < _mid_y(w) < stop]), rule.y)
-    for count in range(len(body), MIN_BODY_ROWS - 1, -1):
+    least = 1 if fill is not None else MIN_BODY_ROWS
+    for count in range(len(body), least - 1, -1):
         rows = [header, *body[:count]]
-        foot = stop if stop - rows[-1][1] <= MAX_ROW_GAP * height else rows[-1][1]
+        closed = stop - rows[-1][1] <= MAX_ROW_GAP * height
+        if count < MIN_BODY_ROWS and not closed:
+            continue  # fewer rows only between a header band and a closing rule: an invoice's items
+        foot = stop if closed else rows[-1][1]
         area = BBox(rule.x0, header[0], rule.x1, foot)
         if any(area.intersection_area(t) > 0 for t in taken) or _cut_across(area, words):
             continue
