@@ -138,3 +138,12 @@ def test_a_command_line_option_is_also_kept_with_its_dashes() -> None:
     assert [t for t in tokenize("a well-known -1 offset, pages 3-5 - see x-y") if t.startswith("-")] == []
     texts = ["--retries N Retry a failed transfer N times.", "retries = 5", "int nf_set_retries(int count)"]
     assert [i for i, _ in BM25Index(texts).top_k("What does --retries do?", 1)] == [0]
+
+
+def test_a_hex_number_is_one_word_and_its_digits() -> None:
+    """ "0x1F" was split like a camelCase name into "0x1" and "F" (every code from 0x10 to 0x1E then
+    shared a word with it); kept whole only, "0xCF" no longer met the "\\xCF" a C string writes (dev
+    question lt-07 lost its gold page's citation)."""
+    assert tokenize("error 0x1F") == ["error", "0x1f", "0x", "1f"]
+    assert "0x1" not in tokenize("0x1F")
+    assert "cf" in tokenize("0xCF") and "cf" in tokenize(r'value="\xCF"')

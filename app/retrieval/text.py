@@ -51,7 +51,7 @@ _SEPARATORS = re.compile(r"[._\-]")
 # sign for one) at a word's start, then a letter; its name runs on over inner hyphens and dots.
 _OPTION = re.compile(r"(?<![\w\-\u2013\u2014\u2212])(?:--?|[\u2013\u2014\u2212])[^\W\d_](?:\w|[-.](?=\w))*")
 _OPTION_DASHES = str.maketrans({"\u2013": "--", "\u2014": "--", "\u2212": "-"})
-_HEX = re.compile(r"0[xX][0-9A-Fa-f]+$")  # "0x1F" is one number, not "0x1" and "F"
+_HEX = re.compile(r"0[xX][0-9A-Fa-f]+$")  # "0x1F" is a number and its digits, not "0x1" and "F"
 # Superscript marks and exponents part words: folded to digits they glued onto the word before.
 _SUPERSCRIPT_SPACES = dict.fromkeys(map(ord, "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ"), " ")
 # Scripts written without spaces between words (CJK, Hangul, Thai, Lao, Myanmar, Khmer): indexed as
@@ -171,8 +171,10 @@ def tokenize(text: str) -> list[str]:
         parts = [p for p in _SEPARATORS.split(raw) if p]
         sub: list[str] = []
         for part in parts:
-            whole_part = not part.isascii() or _HEX.match(part)  # camelCase is an ASCII habit, and 0x1F a number
-            pieces = [part] if whole_part else _PARTS.findall(part)
+            if _HEX.match(part):  # "0x1F": the number, and its digits as "\x1F" or "1Fh" write them
+                pieces = [part[:2], part[2:]]
+            else:  # camelCase is an ASCII habit
+                pieces = [part] if not part.isascii() else _PARTS.findall(part)
             sub.extend(pieces if len(pieces) > 1 else [part])
         whole = _plain(raw)
         if len(sub) > 1 and all(_plain(s) in stop_words for s in sub):
