@@ -229,3 +229,36 @@ def test_a_hex_error_code_is_one_word_and_quotes_its_own_row(falkordb_store: Gra
         doc.save(tmp_path / "codes.pdf")
     result = ask_of_pdf(falkordb_store, tmp_path / "codes.pdf", "What is error code 0x1F?", tmp_path)
     assert "RETX_EXHAUSTED" in result.answer and "0x1A" not in result.answer
+
+
+def _notes(pdf: Path) -> Path:
+    """Two clauses, each with its own NOTE 1 and NOTE 2, as ISO numbers notes afresh per clause."""
+    rows = [
+        ("hebo", 11, "5.3 Timers"),
+        ("tiro", 11, "Each endpoint maintains a retransmission timer. The default timeout is 3 s."),
+        ("tiro", 10, "NOTE 1 The retransmission timer restarts when an acknowledgement arrives."),
+        ("tiro", 10, "NOTE 2 A timeout below 200 ms causes spurious retransmissions on wireless links."),
+        ("hebo", 11, "6.2 Idle timeout"),
+        ("tiro", 11, "An endpoint shall close an association that was idle for the idle timeout."),
+        ("tiro", 10, "NOTE 1 Keep-alive messages reset the idle timer."),
+        ("tiro", 10, "NOTE 2 Servers usually set the idle timeout to 300 s."),
+    ]
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        for row, (font, size, text) in enumerate(rows):
+            page.insert_text((62, 80 + 26 * row), text, fontname=font, fontsize=size)
+        doc.save(pdf)
+    return pdf
+
+
+def test_a_note_named_by_number_is_the_part_asked_about(falkordb_store: GraphStore, tmp_path: Path) -> None:
+    """ "What does NOTE 2 in clause 5.3 say?" ranked the clause's other paragraphs over its NOTE 2,
+    and "NOTE 2" alone named nothing: notes were found only by a heading ("Note 12 Borrowings")."""
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    assert build_ingest_pipeline(falkordb_store, settings).ingest(_notes(tmp_path / "std.pdf")).status == "ingested"
+    falkordb_store.wait_for_indexes()
+    hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    top = hybrid.retrieve("What does NOTE 2 in clause 5.3 say?", 5)[0]
+    assert top.text.startswith("NOTE 2 A timeout below 200 ms") and "part" in top.signals
+    firsts = {hit.text[:6] for hit in hybrid.retrieve("What does NOTE 2 say?", 5)[:2]}
+    assert firsts == {"NOTE 2"}  # both clauses' NOTE 2: which one is not said

@@ -23,6 +23,9 @@ _MARK = re.compile(rf"(?<=[^\W\d_]|[.,;:!?)\]’”'\"])([{SUPERSCRIPT_DIGITS}]{
 _NOTE_HEAD = re.compile(rf"^\s*(?:([{SUPERSCRIPT_DIGITS}]{{1,3}})|\(?(\d{{1,3}})[.)]?(?=\s))\s*\S")
 # An entry of a chapter's endnotes: a line opening "12. " (or "12 ") in a list or paragraph.
 _ENTRY_HEAD = re.compile(r"^\s*(\d{1,3})\.?\s+\S", re.MULTILINE)
+# A standard's note set as a paragraph that opens with its label: ISO's "NOTE 2 A timeout ...", ETSI's
+# "NOTE 2: ...". Standards number notes afresh in each clause.
+_LABELLED_NOTE = re.compile(r"^\s*(?:NOTE|Note)\s+(\d{1,2})(?::\s*|\s+)(?=[^\W\d_])")
 NOTES_TITLE = re.compile(r"^\s*(?:end\s*)?notes(?:\s+to\s+.*)?\s*$", re.IGNORECASE)
 SOURCE_KINDS = frozenset({"paragraph", "list", "caption", "table"})
 ENTRY_KINDS = frozenset({"paragraph", "list", "footnote"})
@@ -42,7 +45,10 @@ def entry_numbers(text: str) -> list[int]:
 
 
 def numbers_of(kind: str, text: str, in_notes_section: bool) -> list[int]:
-    """The numbers of the notes a region holds: a footnote's own, or the entries of a "Notes" section."""
+    """The numbers of the notes a region holds: a footnote's own, the entries of a "Notes" section, or
+    a standard's note set as a paragraph ("NOTE 2 A timeout ...")."""
+    if kind == "paragraph" and (labelled := _LABELLED_NOTE.match(text)):
+        return [int(labelled.group(1))]
     if kind == "footnote" and not in_notes_section:
         number = note_number(text)
         return [number] if number is not None else []
