@@ -43,8 +43,11 @@ SECTIONS = [
 ]
 
 
+TITLE = "The Example Transport Protocol (ETP), Version 1"
+
+
 def _rfc_lines() -> list[str]:
-    lines: list[str] = []
+    lines: list[str] = [" " * 14 + TITLE, ""]
     for heading, body in SECTIONS:
         lines += [heading, ""] + ["   " + row for row in textwrap.wrap(body, 69)] + [""]
         if heading.startswith("4.1."):
@@ -58,7 +61,7 @@ def _rfc(pdf: Path) -> Path:
     """Two pages in 10-point Courier, 72 columns, with the running head and foot of an RFC."""
     lines = _rfc_lines()
     with pymupdf.open() as doc:
-        for number, chunk in enumerate((lines[:20], lines[20:]), 1):
+        for number, chunk in enumerate((lines[:22], lines[22:]), 1):
             page = doc.new_page(width=612, height=792)
             page.insert_text((72, 60), HEAD, fontname="cour", fontsize=10)
             for row, line in enumerate(chunk):
@@ -81,6 +84,7 @@ def test_prose_is_paragraphs_headings_are_sections_and_the_diagram_is_code(tmp_p
     assert diagram.kind == "code" and diagram.text.splitlines()[2].strip() == DIAGRAM[2].strip()
     (listing,) = [r for r in regions if "send_open" in r.text]
     assert listing.kind == "code" and len(listing.text.splitlines()) == len(LISTING)
+    assert layout.title == TITLE and kinds[TITLE] == "title"  # centred: a typewriter has no larger type
     assert sorted(r.kind for r in regions if "Standards Track" in r.text or "June 2025" in r.text) == [
         "page_footer",
         "page_footer",

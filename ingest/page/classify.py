@@ -18,7 +18,7 @@ from docgraph.ingest.labels import (
     NOTICE_LABEL,
 )
 from docgraph.ingest.page.blocks import BULLET_GLYPH_RE, PATENT_PARAGRAPH, Block
-from docgraph.ingest.page.typewriter import at_text_margin, preformatted, typewritten
+from docgraph.ingest.page.typewriter import at_text_margin, preformatted, typewritten, typewritten_title
 from docgraph.ingest.pdf.lines import TextLine
 from docgraph.ingest.pdf.text import ends_sentence
 from docgraph.ingest.types import BBox
@@ -179,7 +179,7 @@ def promote_title(blocks: list[Block], stats: FontStats, ctx: PageContext) -> No
     headers = [b for b in blocks if b.kind == "section_header" and _is_title(b, stats, ctx)]
     if headers:
         min(headers, key=lambda b: b.bbox.y0).kind = "title"
-    elif (centred := _centred_title(blocks, stats)) is not None:
+    elif (centred := _centred_title(blocks, stats) or typewritten_title(blocks, stats.typewriter)) is not None:
         centred.kind = "title"
 
 

@@ -26,6 +26,7 @@ ART_SHARE = 0.3  # of a row's characters, drawing characters: a diagram's row ("
 RAGGED_MIN_ROWS = 3  # fewer rows say nothing of how lines are broken
 RAGGED_SHARE = 0.6  # of the page's text width: a row ending before it was broken short
 MARGIN_PT = 1.0  # how near the page's text margin a heading starts
+TITLE_INDENT_SHARE = 0.1  # of the text width: how far from the margin a centred title starts
 
 
 def typewritten(lines: Iterable[TextLine]) -> bool:
@@ -73,3 +74,23 @@ def text_start(line: TextLine) -> float:
     """Where a line's first letter stands: past the spaces typed before it, if any."""
     leading = len(line.text) - len(line.text.lstrip())
     return line.bbox.x0 + leading * line.bbox.width / max(len(line.text), 1)
+
+
+def typewritten_title(blocks: Sequence[Block], typewriter: bool) -> Block | None:
+    """A typewritten document's title: the first page's first paragraph set centred, away from the
+    margin, before its first heading ("              The Example Transport Protocol (ETP)"); a
+    typewriter has no larger type to set it in."""
+    text = [b for b in blocks if b.kind in ("paragraph", "list", "code", "section_header") and b.lines[0].horizontal]
+    if not typewriter or not text:
+        return None
+    left = min(text_start(b.lines[0]) for b in text)
+    right = max(b.bbox.x1 for b in text)
+    for block in sorted(text, key=lambda b: b.bbox.y0):
+        if block.kind == "section_header":
+            return None
+        start = text_start(block.lines[0])
+        off_centre = abs((start + block.bbox.x1) - (left + right)) / 2
+        away = start > left + TITLE_INDENT_SHARE * (right - left)
+        if block.kind == "paragraph" and len(block.lines) <= 3 and away and off_centre <= 2 * block.size:
+            return block
+    return None
