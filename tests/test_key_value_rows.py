@@ -168,3 +168,11 @@ def test_two_addresses_side_by_side_are_not_read_as_labels_and_values(tmp_path: 
     right = ["Brightwater Supplies", "Unit 7, Meadow Estate", "Reading RG2 0QX"]
     texts = _texts(_fields_written_column_by_column(tmp_path / "addresses.pdf", left, right, bold=False))
     assert " ".join(left) in texts and " ".join(right) in texts
+
+
+def test_the_totals_are_quoted_without_the_paragraph_after_them(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """The totals paragraph ends in no full stop, as a manual's definition line does; it was quoted
+    with the next paragraph of the page as if that were its description."""
+    result = ask_of_pdf(falkordb_store, invoice(tmp_path / "invoice.pdf"), "What is the subtotal?", tmp_path)
+    assert "Subtotal 1,170.80" in result.answer
+    assert "Payment terms" not in result.answer
