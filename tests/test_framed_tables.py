@@ -272,3 +272,32 @@ def test_a_heading_under_the_page_head_rule_is_no_row_of_the_table_below(tmp_pat
     [table] = [r for r in page_layout.regions if r.kind == "table"]
     assert table.cells == events
     assert any(r.kind in ("title", "section_header") and r.text == "What's on this spring" for r in page_layout.regions)
+
+
+def test_totals_over_a_page_footer_rule_are_no_table(tmp_path: Path) -> None:
+    """An invoice's last page: its item table ruled in a grid, the totals flush right under it, then
+    well below the footer rule with the payment terms and the page number under it. The footer
+    lines ran on past the rule as a table broken by the page would, so the totals and the terms
+    were read as a table of three columns."""
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((50, 60), "Northgate Office Systems", fontsize=14)
+        rows = [["Item", "Qty", "Amount"], ["NG-130 Chair kit", "3", "100.50"], ["NG-131 Chair kit", "4", "138.00"]]
+        for k, row in enumerate(rows):
+            page.draw_line((50, 100 + 16 * k), (545, 100 + 16 * k), width=0.5)
+            page.insert_text((54, 111 + 16 * k), row[0], fontsize=9)
+            page.insert_text((360, 111 + 16 * k), row[1], fontsize=9)
+            page.insert_text((500, 111 + 16 * k), row[2], fontsize=9)
+        page.draw_line((50, 148), (545, 148), width=0.5)
+        for x in (50, 330, 460, 545):
+            page.draw_line((x, 100), (x, 148), width=0.5)
+        for k, (label, value) in enumerate([("Subtotal", "238.50"), ("VAT 20%", "47.70"), ("Total GBP", "286.20")]):
+            page.insert_text((400, 160 + 13 * k), label, fontsize=9)
+            page.insert_text((500, 160 + 13 * k), value, fontsize=9)
+        page.draw_line((50, 760), (545, 760), width=0.5)
+        page.insert_text((50, 772), "Payment terms: 30 days net from invoice date.", fontsize=7.5)
+        page.insert_text((50, 782), "Page 2 of 2", fontsize=7.5)
+        doc.save(tmp_path / "last-page.pdf")
+    regions = NativeReader().read(tmp_path / "last-page.pdf").pages[0].regions
+    tables = [r.text for r in regions if r.kind == "table"]
+    assert len(tables) == 1 and "NG-131 Chair kit" in tables[0] and "Subtotal" not in tables[0]

@@ -139,3 +139,40 @@ def test_a_row_of_labels_each_over_its_value_reads_as_one_paragraph_of_fields(tm
     regions = NativeReader().read(tmp_path / "fields.pdf").pages[0].regions
     fields = " ".join(f"{label} {value}" for label, value in zip(labels, values, strict=True))
     assert ("paragraph", fields) in [(r.kind, r.text) for r in regions]
+
+
+def _fields_written_column_by_column(out: Path, labels: list[str], values: list[str], bold: bool) -> Path:
+    """All the labels written first, then all the values: MuPDF gives them as two blocks."""
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((50, 60), "Orchard Cleaning Services", fontsize=16, fontname="hebo")
+        for row, label in enumerate(labels):
+            page.insert_text((360, 110 + 13 * row), label, fontsize=9, fontname="hebo" if bold else "helv")
+        for row, value in enumerate(values):
+            _right(page, 545, 110 + 13 * row, value)
+        page.insert_text((50, 200), "Office cleaning for March 2026, twelve visits at the agreed rate.", fontsize=10)
+        doc.save(out)
+    return out
+
+
+def test_labels_and_values_written_column_by_column_still_pair_off(tmp_path: Path) -> None:
+    labels = ["Invoice No.:", "Invoice Date:", "Due Date:", "Account:"]
+    values = ["2207", "02/04/2026", "02/05/2026", "HP-0042"]
+    path = _fields_written_column_by_column(tmp_path / "columns.pdf", labels, values, bold=True)
+    fields = " ".join(f"{label} {value}" for label, value in zip(labels, values, strict=True))
+    assert fields in _texts(path)
+
+
+def test_two_addresses_side_by_side_are_not_read_as_labels_and_values(tmp_path: Path) -> None:
+    left = ["Harbour & Pine Ltd", "14 Quay Street", "Portsmouth PO1 3AB"]
+    right = ["Brightwater Supplies", "Unit 7, Meadow Estate", "Reading RG2 0QX"]
+    texts = _texts(_fields_written_column_by_column(tmp_path / "addresses.pdf", left, right, bold=False))
+    assert " ".join(left) in texts and " ".join(right) in texts
+
+
+def test_the_totals_are_quoted_without_the_paragraph_after_them(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """The totals paragraph ends in no full stop, as a manual's definition line does; it was quoted
+    with the next paragraph of the page as if that were its description."""
+    result = ask_of_pdf(falkordb_store, invoice(tmp_path / "invoice.pdf"), "What is the subtotal?", tmp_path)
+    assert "Subtotal 1,170.80" in result.answer
+    assert "Payment terms" not in result.answer

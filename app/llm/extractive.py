@@ -33,6 +33,7 @@ TABLE_ROWS_QUOTED = 2
 HEADING_KINDS = frozenset({"title", "section_header", "page_header", "page_footer"})
 DESCRIPTION_KINDS = frozenset({"paragraph", "list"})
 BARE_LINE_CHARS = 600  # a group of definitions sharing one description (@deftypefunx) runs to several
+DESCRIPTION_SLACK = 2.0  # points a description may start left of its definition line
 NO_EVIDENCE = "No passage of the stored documents matches this question."
 
 
@@ -85,7 +86,14 @@ def _description(passage: Passage, context: Context) -> Passage | None:
     described = context.neighbour(passage, "next")
     if described is None or described.kind not in DESCRIPTION_KINDS or not described.text.strip():
         return None
-    return None if bare_line(described) else described
+    return None if bare_line(described) or _left_of(described, passage) else described
+
+
+def _left_of(described: Passage, line: Passage) -> bool:
+    """``described`` starts left of ``line``: no description under it, as a definition's is (set
+    at its edge or indented), but the next text of the page, as the paragraph after an invoice's
+    totals set flush right ("Subtotal 2,596.00 ... Total GBP 3,115.20")."""
+    return bool(described.bbox and line.bbox) and described.bbox[0] < line.bbox[0] - DESCRIPTION_SLACK
 
 
 def best_passages(context: Context, limit: int) -> list[Passage]:

@@ -141,6 +141,8 @@ def _tables_in_stack(
         for j in range(len(stack) - 1, i, -1):
             if open_foot and j == len(stack) - 1 and i == len(stack) - 2:
                 continue
+            if open_foot and j == len(stack) - 1 and not _inside_text(stack[-2], words):
+                continue  # the rows past the last rule do not run on from the rows above it
             table = _table_between(stack[i], stack[j], words, taken)
             if table is not None:
                 found.append(table)
@@ -150,6 +152,17 @@ def _tables_in_stack(
         if table is None:
             i += 1
     return found
+
+
+def _inside_text(rule: Rule, words: Sequence[Word]) -> bool:
+    """A rule inside a table has its rows close on both sides (a header rule, the last rule before a
+    table runs on over the page break); one with white above it and text only below (a page's footer
+    rule under an invoice's totals) ends what is above it."""
+    across = [w for w in words if rule.x0 <= (w[0] + w[2]) / 2 <= rule.x1]
+    above = max((w[3] for w in across if w[3] <= rule.y + SAME_RULE), default=None)
+    below = min((w[1] for w in across if w[1] >= rule.y - SAME_RULE), default=None)
+    near = MAX_RULE_TO_TEXT
+    return above is not None and below is not None and rule.y - above <= near and below - rule.y <= near
 
 
 def _table_between(top: Rule, bottom: Rule, words: Sequence[Word], taken: Sequence[BBox]) -> FoundTable | None:

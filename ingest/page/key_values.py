@@ -3,7 +3,8 @@
 Accounting software sets an invoice's or an order's fields as a stack of rows, each a short label
 at one edge and its value ems to the right of it, often flush right at the block's edge; the totals
 under a line-item table are set so too ("Subtotal ... 1,170.80", "VAT 20% ... 234.16"). MuPDF
-returns each row's label and value as pieces of one block, too far apart to be one line, so the
+returns each row's label and value as pieces of one block (or the labels as one block and the
+values as the next, when they were written column by column), too far apart to be one line, so the
 labels were read as one column of bare paragraphs ("Due Date") and the values as another
 ("13/04/2026"): no region said what any value was. A block whose every row is such a pair, at
 least ``MIN_ROWS`` of them, labels at one edge and values at one edge, is read row by row, each
@@ -30,13 +31,36 @@ _AMOUNT = re.compile(r"[-\u2212(]?[£$€]?\s?\d{1,3}(?:[,.'\u00a0 ]?\d{3})*[.,]
 
 
 def join_key_value_rows(lines: Sequence[TextLine]) -> list[TextLine]:
-    """``lines`` with the label and value of each row of a key/value block joined into one line."""
+    """``lines`` with the label and value of each row of a key/value block joined into one line;
+    the block may come as two, the labels' and the values' (written column by column)."""
+    blocks = [list(group) for _, group in groupby(lines, key=lambda line: line.block)]
     out: list[TextLine] = []
-    for _, group in groupby(lines, key=lambda line: line.block):
-        block = list(group)
-        rows = _rows(block)
-        out.extend(_joined_rows(rows) if _key_value_rows(rows) else block)
+    k = 0
+    while k < len(blocks):
+        rows = _rows(blocks[k])
+        paired = _paired_rows(blocks[k], blocks[k + 1]) if k + 1 < len(blocks) else []
+        if _key_value_rows(rows):
+            out.extend(_joined_rows(rows))
+        elif paired and _key_value_rows(paired):
+            out.extend(_joined_rows(paired))
+            k += 1
+        else:
+            out.extend(blocks[k])
+        k += 1
     return out
+
+
+def _paired_rows(labels: Sequence[TextLine], values: Sequence[TextLine]) -> list[list[TextLine]]:
+    """Rows of a label column and the value column after it, each label on its value's row; none
+    when the two do not pair off row by row, or the labels do not read as labels (each ending in a
+    colon, or all bold over values that are not): two addresses side by side pair off too."""
+    if len(labels) != len(values):
+        return []
+    rows = [[label, value] for label, value in zip(labels, values, strict=True)]
+    same = all(abs(a.center_y - b.center_y) < SAME_ROW * max(a.size, 1.0) for a, b in rows)
+    colons = all(label.text.rstrip().endswith(":") for label in labels)
+    bold = all(label.bold for label in labels) and not any(value.bold for value in values)
+    return rows if same and (colons or bold) else []
 
 
 def _rows(lines: Sequence[TextLine]) -> list[list[TextLine]]:
