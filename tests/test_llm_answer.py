@@ -250,6 +250,11 @@ def test_the_extractive_quote_keeps_a_label_with_its_number_and_meets_a_plural_i
             ["Kept under § 257 Abs. 4 HGB and Art. 28 GDPR.", "Then."],
         ),
         ("It is the state of the art. (See the survey.)", ["It is the state of the art.", "(See the survey.)"]),
+        # a patent's front page: "(43) Pub. Date: Jun." was quoted without its day and year
+        (
+            "(22) Filed: Nov. 29, 2021. It was granted in Oct. Then.",
+            ["(22) Filed: Nov. 29, 2021.", "It was granted in Oct.", "Then."],
+        ),
     ],
 )
 def test_sentences_end_where_an_abbreviation_or_a_number_does_not_go_on(text: str, units: list[str]) -> None:
