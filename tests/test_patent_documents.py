@@ -270,3 +270,23 @@ def test_a_numbered_paragraph_set_larger_is_no_heading(tmp_path: Path) -> None:
         doc.save(path)
     kinds = {r.text[:6]: r.kind for r in NativeReader().read(path).pages[0].regions}
     assert kinds["[0003]"] == "paragraph"
+
+
+def test_a_drawing_turned_on_its_sheet_keeps_its_label(tmp_path: Path) -> None:
+    """A tall drawing set sideways on its sheet, "FIG. 5" and the numerals turned with it, right of
+    the drawing: the label captions it, and "FIG. 5" in the text refers to it."""
+    path = tmp_path / "sideways.pdf"
+    with pymupdf.open() as doc:
+        sheet = doc.new_page(width=612, height=792)
+        sheet.draw_rect(pymupdf.Rect(150, 100, 460, 700), width=1.2)
+        sheet.draw_line((170, 680), (440, 120), width=0.6)
+        for numeral, y in (("500", 200), ("502", 400), ("504", 600)):
+            sheet.insert_text((470, y), numeral, fontname="helv", fontsize=10, rotate=90)
+        sheet.insert_text((500, 430), "FIG. 5", fontname="hebo", fontsize=16, rotate=90)
+        text = doc.new_page(width=612, height=792)
+        text.insert_textbox(pymupdf.Rect(50, 70, 298, 740), PARAGRAPHS[0] + " FIG. 5 is a side view of it.")
+        doc.save(path)
+    batch = build_graph(NativeReader().read(path))
+    texts = _texts(batch)
+    assert [texts[e.src_key] for e in batch.edges if e.type == "CAPTION_OF"] == ["FIG. 5"]
+    assert [e.props["label"] for e in batch.edges if e.type == "REF"] == ["Figure 5"]

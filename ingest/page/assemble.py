@@ -151,7 +151,8 @@ def _classify(blocks: list[Block], stats: FontStats, height: float, title_allowe
     ctx = page_context(blocks, stats, height, title_allowed)
     for block in blocks:
         if block.kind is None:
-            block.kind = classify_block(block, stats, ctx, near_float(block.bbox, floats))
+            sideways = not block.lines[0].horizontal
+            block.kind = classify_block(block, stats, ctx, near_float(block.bbox, floats, sideways=sideways))
     extend_footnotes(blocks, stats, ctx)
     promote_title(blocks, stats, ctx)
     demote_byline(blocks)
