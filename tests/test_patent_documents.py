@@ -16,6 +16,7 @@ from docgraph.app.config import Settings
 from docgraph.app.llm.service import ask
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.kinds import named_labels
 from docgraph.app.retrieval.named_parts import asks_only_where, named_parts, part_index, resolved_parts
 from docgraph.app.retrieval.registry import make_retriever
@@ -237,15 +238,19 @@ def test_a_question_names_a_claim_by_its_number(batch: GraphBatch) -> None:
     assert [texts[key][:2] for _, key in found] == ["5.", "3."]
 
 
+def _patent_hybrid(store: GraphStore, patent: Path, tmp_path: Path) -> Retriever:
+    settings = Settings(home=tmp_path / "home", graph=store.graph_name, store="")
+    assert build_ingest_pipeline(store, settings).ingest(patent).status == "ingested"
+    store.wait_for_indexes()
+    return make_retriever("hybrid", store, configured_encoder(settings), settings=settings)
+
+
 def test_a_bare_drawing_label_is_answered_by_the_text_that_describes_it(
     falkordb_store: GraphStore, patent: Path, tmp_path: Path
 ) -> None:
     """The drawing sheet's caption is "FIG. 2B" alone and its drawing's text a reference numeral
     ("112"); what the figure shows is in the paragraph that describes the drawings."""
-    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
-    assert build_ingest_pipeline(falkordb_store, settings).ingest(patent).status == "ingested"
-    falkordb_store.wait_for_indexes()
-    hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    hybrid = _patent_hybrid(falkordb_store, patent, tmp_path)
     named = {hit.text[:6] for hit in hybrid.retrieve("What is shown in FIG. 2B?", 10) if "kind" in hit.signals}
     assert {"[0004]", "[0006]"} <= named  # they refer to it: the label's bonus is theirs too
     result = ask("What is shown in FIG. 2B?", falkordb_store, no_llm_settings(tmp_path), hybrid)
@@ -290,3 +295,11 @@ def test_a_drawing_turned_on_its_sheet_keeps_its_label(tmp_path: Path) -> None:
     texts = _texts(batch)
     assert [texts[e.src_key] for e in batch.edges if e.type == "CAPTION_OF"] == ["FIG. 5"]
     assert [e.props["label"] for e in batch.edges if e.type == "REF"] == ["Figure 5"]
+
+
+def test_the_claims_that_depend_on_a_named_claim_are_in_the_part(
+    falkordb_store: GraphStore, patent: Path, tmp_path: Path
+) -> None:
+    hybrid = _patent_hybrid(falkordb_store, patent, tmp_path)
+    hits = hybrid.retrieve("Which claims depend on claim 3?", 10)
+    assert {hit.text[:2] for hit in hits if "part" in hit.signals} == {"3.", "4.", "5.", "7."}

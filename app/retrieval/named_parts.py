@@ -34,6 +34,7 @@ PART_CANDIDATES = 12  # regions of a named part, from its start, taken as candid
 # Words that ask for a part as a whole ("What does clause 7.3 say?", "Summarise page 2").
 _WHERE_ONLY = "say says said show shows state states contain contains content cover covers summarise summary list"
 WHERE_ONLY_WORDS = frozenset(tokenize(_WHERE_ONLY + " read text mention mentions describe describes explain"))
+_DEPENDENTS = re.compile(r"\b(?:depend(?:s|ing|ent)?|dependent)\s+(?:on|upon|from)\b", re.IGNORECASE)
 _PRINTED_NUMBER = re.compile(
     r"^\s*(?:(?i:page|p\.|seite|page|página|pagina)\s*)?[-–—]?\s*(\d{1,4})\s*[-–—]?(?:\s*(?i:of|/|von|de|di)\s*\d{1,4})?\s*$"
 )
@@ -87,6 +88,12 @@ def part_label_words(question: str) -> set[str]:
         return set()
     named = [m for m in find_mentions(question) if m.kind in PART_KINDS | PAGE_KINDS and not m.external]
     return {word for m in named for word in tokenize(m.label)}
+
+
+def asks_for_dependents(question: str) -> bool:
+    """Whether ``question`` asks for what depends on the parts it names ("Which claims depend on
+    claim 3?", "What is dependent from claim 1?"): the regions that refer to them are in the part."""
+    return bool(_DEPENDENTS.search(question))
 
 
 def asks_only_where(question: str) -> bool:
