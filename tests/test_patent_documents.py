@@ -17,8 +17,15 @@ from docgraph.app.llm.service import ask
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.base import Retriever
+from docgraph.app.retrieval.document_index import SectionInfo
 from docgraph.app.retrieval.kinds import named_labels
-from docgraph.app.retrieval.named_parts import asks_only_where, named_parts, part_index, resolved_parts
+from docgraph.app.retrieval.named_parts import (
+    asks_only_where,
+    named_parts,
+    part_index,
+    resolved_parts,
+    titled_sections,
+)
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
 from docgraph.ingest.graph import build_graph
@@ -66,6 +73,7 @@ PARAGRAPHS = [
     " particular embodiment are generally not limited to that embodiment, but are interchangeable where"
     " applicable, and may be used in a selected embodiment even if not specifically shown or described.",
 ]
+HEADINGS = {2: "BACKGROUND", 5: "DETAILED DESCRIPTION"}  # over paragraphs [0002] and [0005]
 CLAIMS = [
     "A device for cooling a battery module, comprising: a housing; a cooling plate disposed in the housing,"
     " the cooling plate having an inlet and an outlet; and a plurality of flow channels formed in the cooling"
@@ -97,10 +105,13 @@ def _description(doc: pymupdf.Document) -> None:
     page = doc.new_page(width=595, height=842)
     page.insert_text((255, 40), "EP 3 456 789 A1", fontname="tibo", fontsize=10)
     column, y = 0, 80.0
-    for text in PARAGRAPHS:
+    for number, text in enumerate(PARAGRAPHS, 1):
         if y > 560:  # the left column is full
             column, y = 1, 80.0
         x0, x1 = COLUMNS[column]
+        if number in HEADINGS:
+            page.insert_text((x0 + 70, y + 12), HEADINGS[number], fontname="tibo", fontsize=10)
+            y += 20
         spare = page.insert_textbox(
             pymupdf.Rect(x0, y, x1, 770), text, fontname="tiro", fontsize=10, lineheight=1.25, align=3
         )
@@ -303,3 +314,28 @@ def test_the_claims_that_depend_on_a_named_claim_are_in_the_part(
     hybrid = _patent_hybrid(falkordb_store, patent, tmp_path)
     hits = hybrid.retrieve("Which claims depend on claim 3?", 10)
     assert {hit.text[:2] for hit in hits if "part" in hit.signals} == {"3.", "4.", "5.", "7."}
+
+
+def test_a_section_named_by_its_title_is_the_part_asked_about(
+    falkordb_store: GraphStore, patent: Path, tmp_path: Path
+) -> None:
+    hybrid = _patent_hybrid(falkordb_store, patent, tmp_path)
+    hits = [hit for hit in hybrid.retrieve("What does the background section say?", 5) if hit.kind == "paragraph"]
+    assert {hit.text[:6] for hit in hits[:3]} == {"[0002]", "[0003]", "[0004]"}
+
+
+@pytest.mark.parametrize(
+    ("question", "titles"),
+    [
+        ("What does the background section say?", ["BACKGROUND"]),
+        ("In the Detailed Description section, what is 112?", ["DETAILED DESCRIPTION"]),
+        ("What heading is drawn on the background chapter page template?", []),  # a page template
+        ("Section 2 of the background section refers to what?", []),  # a referral: references are followed
+    ],
+)
+def test_the_sections_a_question_names_by_title(question: str, titles: list[str]) -> None:
+    sections = [
+        SectionInfo(section_id=title, title=title, level=1, page_start=1, parent_id=None)
+        for title in ("BACKGROUND", "DETAILED DESCRIPTION", "SUMMARY")
+    ]
+    assert titled_sections(question, sections) == titles

@@ -23,6 +23,7 @@ from docgraph.app.retrieval.named_parts import (
     part_index,
     printed_number,
     resolved_parts,
+    titled_sections,
 )
 from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.links.references import TargetIndex
@@ -151,6 +152,7 @@ class DocumentIndex:
         """Rows of the regions in the parts ``question`` names (a section with its subsections, a
         sub-clause's paragraph), in reading order."""
         targets = resolved_parts(self.parts, named_parts(question, self.own_names))
+        targets += [("Section", key) for key in titled_sections(question, self.sections.values())]
         if asks_for_dependents(question):  # "Which claims depend on claim 3?": the claims that refer to it
             targets += [("Region", key) for label, target in targets for key in self.referrers.get(target, ())]
         sections = {key for label, key in targets if label == "Section"}

@@ -34,6 +34,16 @@ PART_CANDIDATES = 12  # regions of a named part, from its start, taken as candid
 # Words that ask for a part as a whole ("What does clause 7.3 say?", "Summarise page 2").
 _WHERE_ONLY = "say says said show shows state states contain contains content cover covers summarise summary list"
 WHERE_ONLY_WORDS = frozenset(tokenize(_WHERE_ONLY + " read text mention mentions describe describes explain"))
+# A section named by its title: "What does the background section say?", "In the Detailed Description
+# section, ..."; it names a part of a document only if one of its sections is so titled. Not a noun
+# the word modifies: "the example chapter page template" is a page template.
+_AFTER_TITLED = (
+    r"[,.?;:!)]|$|(?:say|says|said|state|states|describe|describes|cover|covers|contain|contains|mention"
+    r"|mentions|discuss|discusses|explain|explains|list|lists|is|are|of|in|about|for|and)\b"
+)
+_TITLED_PART = re.compile(
+    rf"\bthe\s+((?:[\w-]+\s+){{0,4}}?[\w-]+)\s+(?:section|chapter)\b(?=\s*(?:{_AFTER_TITLED}))", re.IGNORECASE
+)
 _DEPENDENTS = re.compile(r"\b(?:depend(?:s|ing|ent)?|dependent)\s+(?:on|upon|from)\b", re.IGNORECASE)
 _PRINTED_NUMBER = re.compile(
     r"^\s*(?:(?i:page|p\.|seite|page|página|pagina)\s*)?[-–—]?\s*(\d{1,4})\s*[-–—]?(?:\s*(?i:of|/|von|de|di)\s*\d{1,4})?\s*$"
@@ -62,7 +72,8 @@ def names_parts(question: str) -> bool:
     when it says that a passage refers somewhere ("Section 2.2 defers the details to a later
     section": the part may be the referring one; following references answers those)."""
     named = PART_KINDS | PAGE_KINDS
-    return not describes_referral(question) and any(m.kind in named for m in find_mentions(question))
+    by_number = any(m.kind in named for m in find_mentions(question))
+    return not describes_referral(question) and (by_number or bool(_TITLED_PART.search(question)))
 
 
 def named_parts(question: str, own_names: str = "") -> list[Mention]:
@@ -87,7 +98,21 @@ def part_label_words(question: str) -> set[str]:
     if not names_parts(question):
         return set()
     named = [m for m in find_mentions(question) if m.kind in PART_KINDS | PAGE_KINDS and not m.external]
-    return {word for m in named for word in tokenize(m.label)}
+    titled = {word for found in _TITLED_PART.finditer(question) for word in tokenize(found.group(0))}
+    return {word for m in named for word in tokenize(m.label)} | titled
+
+
+def titled_sections(question: str, sections: Iterable[StoredSection]) -> list[str]:
+    """The ids of the sections ``question`` names by their titles ("the background section": a
+    section titled "BACKGROUND", or one whose title starts so: "Background of the Invention")."""
+    if not names_parts(question):
+        return []
+    named = [words for found in _TITLED_PART.finditer(question) if (words := tokenize(found.group(1)))]
+    return [
+        section.section_id
+        for section in sections
+        if any(tokenize(section.title)[: len(words)] == words for words in named)
+    ]
 
 
 def asks_for_dependents(question: str) -> bool:
