@@ -230,3 +230,9 @@ FRONT_MATTER_HEADING = re.compile(
     r"resumen|resumo|[íi]ndice|sum[áa]rio|introducci[óo]n|introdu[çc][ãa]o|introduzione|sommario)\b",
     re.IGNORECASE,
 )
+# What opens a patent's claims: a heading "Claims", a line "What is claimed is:" (US), or "We claim:".
+CLAIMS_OPENING = re.compile(
+    r"^\s*(?:what\s+is\s+claimed\s+is|what\s+is\s+claimed|(?:we|i)\s+claim|the\s+invention\s+claimed\s+is"
+    r"|claims|patentansprüche|revendications|reivindicaciones|rivendicazioni|conclusies)\s*:?\s*$",
+    re.IGNORECASE,
+)

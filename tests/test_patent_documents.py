@@ -339,3 +339,11 @@ def test_the_sections_a_question_names_by_title(question: str, titles: list[str]
         for title in ("BACKGROUND", "DETAILED DESCRIPTION", "SUMMARY")
     ]
     assert titled_sections(question, sections) == titles
+
+
+def test_the_claims_are_a_section_of_their_own(batch: GraphBatch) -> None:
+    """ "What is claimed is:" opens the claims as a heading would, though set as a line of text."""
+    texts = _texts(batch)
+    claimed = next(n.key for n in batch.nodes if n.label == "Section" and n.props["title"] == "What is claimed is:")
+    under = {texts[e.src_key][:2] for e in batch.edges if e.type == "IS_UNDER" and e.dst_key == claimed}
+    assert under == {"Wh"} | {f"{n}." for n in range(1, len(CLAIMS) + 1)}  # its heading, its claims

@@ -8,7 +8,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from docgraph.ingest.floats.captions import CAPTION_DELIMITER_RE, CAPTION_RE, PROSE_AFTER_LABEL_RE
-from docgraph.ingest.labels import APPENDIX_WORDS, CJK_HEADING_NUMBER, FRONT_MATTER_HEADING, HEADING_WORDS
+from docgraph.ingest.labels import (
+    APPENDIX_WORDS,
+    CJK_HEADING_NUMBER,
+    CLAIMS_OPENING,
+    FRONT_MATTER_HEADING,
+    HEADING_WORDS,
+)
 from docgraph.ingest.page.blocks import BULLET_GLYPH_RE, PATENT_PARAGRAPH, Block
 from docgraph.ingest.pdf.lines import TextLine
 from docgraph.ingest.pdf.text import ends_sentence
@@ -123,7 +129,7 @@ def classify_block(block: Block, stats: FontStats, ctx: PageContext, near_float:
         return "formula"
     if _is_title(block, stats, ctx):
         return "title"
-    if _is_header(block, text, stats):
+    if _is_header(block, text, stats) or CLAIMS_OPENING.match(text):  # "What is claimed is:" opens the claims
         return "section_header"
     if _is_footnote(block, stats, ctx):
         return "footnote"
