@@ -239,3 +239,9 @@ NOTICE_LABEL = re.compile(
     r"warnung|achtung|vorsicht|gefahr|hinweis|wichtig|tipp|avertissement|remarque|astuce|conseil|"
     r"advertencia|aviso|precauci[óo]n|nota|importante|consejo|avvertenza|attenzione|suggerimento)\s*:?\s*$"
 )
+# What opens a patent's claims: a heading "Claims", a line "What is claimed is:" (US), or "We claim:".
+CLAIMS_OPENING = re.compile(
+    r"^\s*(?:what\s+is\s+claimed\s+is|what\s+is\s+claimed|(?:we|i)\s+claim|the\s+invention\s+claimed\s+is"
+    r"|claims|patentansprüche|revendications|reivindicaciones|rivendicazioni|conclusies)\s*:?\s*$",
+    re.IGNORECASE,
+)

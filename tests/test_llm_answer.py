@@ -253,6 +253,11 @@ def test_the_extractive_quote_keeps_a_label_with_its_number_and_meets_a_plural_i
         # an order's "Buyer M." | "Okafor": a name's initial cut the name off the quote
         ("Buyer M. Okafor. Signed: P. Natarajan", ["Buyer M. Okafor.", "Signed: P. Natarajan"]),
         ("It needs vitamin A. The rest is water.", ["It needs vitamin A.", "The rest is water."]),
+        # a patent's front page: "(43) Pub. Date: Jun." was quoted without its day and year
+        (
+            "(22) Filed: Nov. 29, 2021. It was granted in Oct. Then.",
+            ["(22) Filed: Nov. 29, 2021.", "It was granted in Oct.", "Then."],
+        ),
     ],
 )
 def test_sentences_end_where_an_abbreviation_or_a_number_does_not_go_on(text: str, units: list[str]) -> None:

@@ -16,6 +16,8 @@ from docgraph.app.config import Settings
 from docgraph.app.llm.service import ask
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.retrieval.base import Retriever
+from docgraph.app.retrieval.document_index import SectionInfo
 from docgraph.app.retrieval.kinds import named_labels
 from docgraph.app.retrieval.named_parts import (
     asks_only_where,
@@ -23,6 +25,7 @@ from docgraph.app.retrieval.named_parts import (
     part_index,
     part_label_words,
     resolved_parts,
+    titled_sections,
 )
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
@@ -71,6 +74,7 @@ PARAGRAPHS = [
     " particular embodiment are generally not limited to that embodiment, but are interchangeable where"
     " applicable, and may be used in a selected embodiment even if not specifically shown or described.",
 ]
+HEADINGS = {2: "BACKGROUND", 5: "DETAILED DESCRIPTION"}  # over paragraphs [0002] and [0005]
 CLAIMS = [
     "A device for cooling a battery module, comprising: a housing; a cooling plate disposed in the housing,"
     " the cooling plate having an inlet and an outlet; and a plurality of flow channels formed in the cooling"
@@ -102,10 +106,13 @@ def _description(doc: pymupdf.Document) -> None:
     page = doc.new_page(width=595, height=842)
     page.insert_text((255, 40), "EP 3 456 789 A1", fontname="tibo", fontsize=10)
     column, y = 0, 80.0
-    for text in PARAGRAPHS:
+    for number, text in enumerate(PARAGRAPHS, 1):
         if y > 560:  # the left column is full
             column, y = 1, 80.0
         x0, x1 = COLUMNS[column]
+        if number in HEADINGS:
+            page.insert_text((x0 + 70, y + 12), HEADINGS[number], fontname="tibo", fontsize=10)
+            y += 20
         spare = page.insert_textbox(
             pymupdf.Rect(x0, y, x1, 770), text, fontname="tiro", fontsize=10, lineheight=1.25, align=3
         )
@@ -244,15 +251,19 @@ def test_a_question_names_a_claim_by_its_number(batch: GraphBatch) -> None:
     assert [texts[key][:2] for _, key in found] == ["5.", "3."]
 
 
+def _patent_hybrid(store: GraphStore, patent: Path, tmp_path: Path) -> Retriever:
+    settings = Settings(home=tmp_path / "home", graph=store.graph_name, store="")
+    assert build_ingest_pipeline(store, settings).ingest(patent).status == "ingested"
+    store.wait_for_indexes()
+    return make_retriever("hybrid", store, configured_encoder(settings), settings=settings)
+
+
 def test_a_bare_drawing_label_is_answered_by_the_text_that_describes_it(
     falkordb_store: GraphStore, patent: Path, tmp_path: Path
 ) -> None:
     """The drawing sheet's caption is "FIG. 2B" alone and its drawing's text a reference numeral
     ("112"); what the figure shows is in the paragraph that describes the drawings."""
-    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
-    assert build_ingest_pipeline(falkordb_store, settings).ingest(patent).status == "ingested"
-    falkordb_store.wait_for_indexes()
-    hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    hybrid = _patent_hybrid(falkordb_store, patent, tmp_path)
     named = {hit.text[:6] for hit in hybrid.retrieve("What is shown in FIG. 2B?", 10) if "kind" in hit.signals}
     assert {"[0004]", "[0006]"} <= named  # they refer to it: the label's bonus is theirs too
     result = ask("What is shown in FIG. 2B?", falkordb_store, no_llm_settings(tmp_path), hybrid)
@@ -277,3 +288,64 @@ def test_a_numbered_paragraph_set_larger_is_no_heading(tmp_path: Path) -> None:
         doc.save(path)
     kinds = {r.text[:6]: r.kind for r in NativeReader().read(path).pages[0].regions}
     assert kinds["[0003]"] == "paragraph"
+
+
+def test_a_drawing_turned_on_its_sheet_keeps_its_label(tmp_path: Path) -> None:
+    """A tall drawing set sideways on its sheet, "FIG. 5" and the numerals turned with it, right of
+    the drawing: the label captions it, and "FIG. 5" in the text refers to it."""
+    path = tmp_path / "sideways.pdf"
+    with pymupdf.open() as doc:
+        sheet = doc.new_page(width=612, height=792)
+        sheet.draw_rect(pymupdf.Rect(150, 100, 460, 700), width=1.2)
+        sheet.draw_line((170, 680), (440, 120), width=0.6)
+        for numeral, y in (("500", 200), ("502", 400), ("504", 600)):
+            sheet.insert_text((470, y), numeral, fontname="helv", fontsize=10, rotate=90)
+        sheet.insert_text((500, 430), "FIG. 5", fontname="hebo", fontsize=16, rotate=90)
+        text = doc.new_page(width=612, height=792)
+        text.insert_textbox(pymupdf.Rect(50, 70, 298, 740), PARAGRAPHS[0] + " FIG. 5 is a side view of it.")
+        doc.save(path)
+    batch = build_graph(NativeReader().read(path))
+    texts = _texts(batch)
+    assert [texts[e.src_key] for e in batch.edges if e.type == "CAPTION_OF"] == ["FIG. 5"]
+    assert [e.props["label"] for e in batch.edges if e.type == "REF"] == ["Figure 5"]
+
+
+def test_the_claims_that_depend_on_a_named_claim_are_in_the_part(
+    falkordb_store: GraphStore, patent: Path, tmp_path: Path
+) -> None:
+    hybrid = _patent_hybrid(falkordb_store, patent, tmp_path)
+    hits = hybrid.retrieve("Which claims depend on claim 3?", 10)
+    assert {hit.text[:2] for hit in hits if "part" in hit.signals} == {"3.", "4.", "5.", "7."}
+
+
+def test_a_section_named_by_its_title_is_the_part_asked_about(
+    falkordb_store: GraphStore, patent: Path, tmp_path: Path
+) -> None:
+    hybrid = _patent_hybrid(falkordb_store, patent, tmp_path)
+    hits = [hit for hit in hybrid.retrieve("What does the background section say?", 5) if hit.kind == "paragraph"]
+    assert {hit.text[:6] for hit in hits[:3]} == {"[0002]", "[0003]", "[0004]"}
+
+
+@pytest.mark.parametrize(
+    ("question", "titles"),
+    [
+        ("What does the background section say?", ["BACKGROUND"]),
+        ("In the Detailed Description section, what is 112?", ["DETAILED DESCRIPTION"]),
+        ("What heading is drawn on the background chapter page template?", []),  # a page template
+        ("Section 2 of the background section refers to what?", []),  # a referral: references are followed
+    ],
+)
+def test_the_sections_a_question_names_by_title(question: str, titles: list[str]) -> None:
+    sections = [
+        SectionInfo(section_id=title, title=title, level=1, page_start=1, parent_id=None)
+        for title in ("BACKGROUND", "DETAILED DESCRIPTION", "SUMMARY")
+    ]
+    assert titled_sections(question, sections) == titles
+
+
+def test_the_claims_are_a_section_of_their_own(batch: GraphBatch) -> None:
+    """ "What is claimed is:" opens the claims as a heading would, though set as a line of text."""
+    texts = _texts(batch)
+    claimed = next(n.key for n in batch.nodes if n.label == "Section" and n.props["title"] == "What is claimed is:")
+    under = {texts[e.src_key][:2] for e in batch.edges if e.type == "IS_UNDER" and e.dst_key == claimed}
+    assert under == {"Wh"} | {f"{n}." for n in range(1, len(CLAIMS) + 1)}  # its heading, its claims

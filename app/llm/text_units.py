@@ -44,8 +44,11 @@ _LABELS = _abbreviated_labels() | frozenset(
     | {"al", "vol", "p", "pp", "ch", "chap", "thm", "lem", "prop"}
 )
 # Legal labels, before a number only: "Art. 28", "§ 257 Abs. 4", "para. 3", "Sch. 2", "cl. 4.2";
-# and "S. 12" (Seite), "max. 10 bar".
-_BEFORE_NUMBER = frozenset({"art", "arts", "abs", "para", "paras", "sch", "cl", "subs", "nr", "s", "max", "min"})
+# "S. 12" (Seite), "max. 10 bar"; and a month before its day, as US dates are written ("Jun. 1, 2023").
+_MONTHS = frozenset({"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"})
+_BEFORE_NUMBER = (
+    frozenset({"art", "arts", "abs", "para", "paras", "sch", "cl", "subs", "nr", "s", "max", "min"}) | _MONTHS
+)
 # Two-word abbreviations ("z. B.", "d. h.", "u. a.", "p. ex."), whose stops end no sentence.
 _TWO_WORDS = re.compile(r"(?<![\w.])(?:z\.\s?b|d\.\s?h|u\.\s?a|z\.\s?t|u\.\s?u|o\.\s?ä|i\.\s?d\.\s?r|p\.\s?ex)\.", re.I)
 _WORD_BEFORE_STOP = re.compile(r"([\w.]+)\.$")

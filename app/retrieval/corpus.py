@@ -71,7 +71,7 @@ def _passages(store: GraphStore, doc_id: str) -> dict[str, NDArray[np.float32]]:
 
 def _references(store: GraphStore, document: DocumentIndex) -> dict[str, frozenset[int]]:
     """Region id -> the pages its REF edges point at: a page, a region's page, or every page a
-    referenced section covers (with its subsections)."""
+    referenced section covers (with its subsections). Fills ``document.referrers`` on the way."""
     section_pages: dict[str, set[int]] = {}
     for region in document.regions:
         if region.section_id is not None:
@@ -80,6 +80,8 @@ def _references(store: GraphStore, document: DocumentIndex) -> dict[str, frozens
     pages: dict[str, set[int]] = {}
     query = cypher.load("retrieval_doc_references", store.dialect)
     for row in store.read(query, {"doc_id": document.doc_id}):
+        if row["target_id"] is not None:
+            document.referrers.setdefault(str(row["target_id"]), set()).add(str(row["region_id"]))
         found = pages.setdefault(str(row["region_id"]), set())
         if row["page"] is not None:
             found.add(int(row["page"]))

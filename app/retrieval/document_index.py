@@ -17,12 +17,14 @@ from numpy.typing import NDArray
 from docgraph.app.retrieval.bm25 import BM25Index
 from docgraph.app.retrieval.labels import Captions
 from docgraph.app.retrieval.named_parts import (
+    asks_for_dependents,
     named_notes,
     named_pages,
     named_parts,
     part_index,
     printed_number,
     resolved_parts,
+    titled_sections,
 )
 from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.links.notes import NOTES_TITLE, numbers_of
@@ -69,6 +71,7 @@ class DocumentIndex:
     sections: dict[str, SectionInfo]
     passages: dict[str, NDArray[np.float32]] = field(default_factory=dict)  # region id -> passages x dim
     references: dict[str, frozenset[int]] = field(default_factory=dict)  # region id -> pages it refers to
+    referrers: dict[str, set[str]] = field(default_factory=dict)  # region id -> the regions that refer to it
     captions: Captions = field(default_factory=lambda: Captions({}))  # what each labelled caption captions
     region_row: dict[str, int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -151,6 +154,9 @@ class DocumentIndex:
         """Rows of the regions in the parts ``question`` names (a section with its subsections, a
         sub-clause's paragraph), in reading order."""
         targets = resolved_parts(self.parts, named_parts(question, self.own_names))
+        targets += [("Section", key) for key in titled_sections(question, self.sections.values())]
+        if asks_for_dependents(question):  # "Which claims depend on claim 3?": the claims that refer to it
+            targets += [("Region", key) for label, target in targets for key in self.referrers.get(target, ())]
         sections = {key for label, key in targets if label == "Section"}
         pages = self.named_pages(question)
         notes = [row for number in named_notes(question) for row in self.notes.get(number, [])]

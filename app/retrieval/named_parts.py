@@ -37,6 +37,17 @@ _WHERE_ONLY = "say says said show shows state states contain contains content co
 WHERE_ONLY_WORDS = frozenset(tokenize(_WHERE_ONLY + " read text mention mentions describe describes explain"))
 # A note asked for by its number ("footnote 12", "note 7 of chapter 3"), as the text's marks call it.
 _NOTE_ASKED = re.compile(r"\b(?:foot|end)?notes?\s+(\d{1,3})(?![\w.,]\d|\w)", re.IGNORECASE)
+# A section named by its title: "What does the background section say?", "In the Detailed Description
+# section, ..."; it names a part of a document only if one of its sections is so titled. Not a noun
+# the word modifies: "the example chapter page template" is a page template.
+_AFTER_TITLED = (
+    r"[,.?;:!)]|$|(?:say|says|said|state|states|describe|describes|cover|covers|contain|contains|mention"
+    r"|mentions|discuss|discusses|explain|explains|list|lists|is|are|of|in|about|for|and)\b"
+)
+_TITLED_PART = re.compile(
+    rf"\bthe\s+((?:[\w-]+\s+){{0,4}}?[\w-]+)\s+(?:section|chapter)\b(?=\s*(?:{_AFTER_TITLED}))", re.IGNORECASE
+)
+_DEPENDENTS = re.compile(r"\b(?:depend(?:s|ing|ent)?|dependent)\s+(?:on|upon|from)\b", re.IGNORECASE)
 _PRINTED_NUMBER = re.compile(
     r"^\s*(?:(?i:page|p\.|seite|page|página|pagina)\s*)?[-–—]?\s*(\d{1,4})\s*[-–—]?(?:\s*(?i:of|/|von|de|di)\s*\d{1,4})?\s*$"
 )
@@ -64,7 +75,8 @@ def names_parts(question: str) -> bool:
     when it says that a passage refers somewhere ("Section 2.2 defers the details to a later
     section": the part may be the referring one; following references answers those)."""
     named = PART_KINDS | PAGE_KINDS
-    parts = any(m.kind in named for m in _mentions(question)) and not describes_referral(question)
+    named_here = any(m.kind in named for m in _mentions(question)) or bool(_TITLED_PART.search(question))
+    parts = named_here and not describes_referral(question)
     return parts or _NOTE_ASKED.search(question) is not None  # a note's text is what it cites
 
 
@@ -98,7 +110,27 @@ def part_label_words(question: str) -> set[str]:
         return set()
     named = [m for m in _mentions(question) if m.kind in PART_KINDS | PAGE_KINDS and not m.external]
     notes = [match.group(0) for match in _NOTE_ASKED.finditer(question)]
-    return {word for m in named for word in tokenize(m.label)} | {word for note in notes for word in tokenize(note)}
+    titled = [found.group(0) for found in _TITLED_PART.finditer(question)]
+    return {word for text in [*(m.label for m in named), *notes, *titled] for word in tokenize(text)}
+
+
+def titled_sections(question: str, sections: Iterable[StoredSection]) -> list[str]:
+    """The ids of the sections ``question`` names by their titles ("the background section": a
+    section titled "BACKGROUND", or one whose title starts so: "Background of the Invention")."""
+    if not names_parts(question):
+        return []
+    named = [words for found in _TITLED_PART.finditer(question) if (words := tokenize(found.group(1)))]
+    return [
+        section.section_id
+        for section in sections
+        if any(tokenize(section.title)[: len(words)] == words for words in named)
+    ]
+
+
+def asks_for_dependents(question: str) -> bool:
+    """Whether ``question`` asks for what depends on the parts it names ("Which claims depend on
+    claim 3?", "What is dependent from claim 1?"): the regions that refer to them are in the part."""
+    return bool(_DEPENDENTS.search(question))
 
 
 @lru_cache(maxsize=256)

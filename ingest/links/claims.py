@@ -16,12 +16,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-# What opens the claims: a heading "Claims", a line "What is claimed is:" (US), or "We claim:".
-CLAIMS_OPENING = re.compile(
-    r"^\s*(?:what\s+is\s+claimed\s+is|what\s+is\s+claimed|(?:we|i)\s+claim|the\s+invention\s+claimed\s+is"
-    r"|claims|patentansprüche|revendications|reivindicaciones|rivendicazioni|conclusies)\s*:?\s*$",
-    re.IGNORECASE,
-)
+from docgraph.ingest.labels import CLAIMS_OPENING
+
 # A claim opens with its number: "3. The device of claim 1, wherein ..."; a list holds one a line.
 _CLAIM_NUMBER = re.compile(r"^(\d{1,3})\s?\.\s+(?=\S)", re.MULTILINE)
 _CLAIM_KINDS = frozenset({"paragraph", "list"})

@@ -161,7 +161,8 @@ def _classify(blocks: list[Block], stats: FontStats, height: float, title_allowe
     ctx = page_context(blocks, stats, height, title_allowed)
     for block in blocks:
         if block.kind is None:
-            block.kind = classify_block(block, stats, ctx, near_float(block.bbox, floats))
+            sideways = not block.lines[0].horizontal
+            block.kind = classify_block(block, stats, ctx, near_float(block.bbox, floats, sideways=sideways))
     promote_margin_headings(blocks, stats)
     promote_heading_status(blocks)
     extend_footnotes(blocks, stats, ctx)

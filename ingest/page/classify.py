@@ -12,6 +12,7 @@ from docgraph.ingest.labels import (
     APPENDIX_WORDS,
     BARE_HEADING_LABEL,
     CJK_HEADING_NUMBER,
+    CLAIMS_OPENING,
     FRONT_MATTER_HEADING,
     HEADING_STATUS,
     HEADING_WORDS,
@@ -125,9 +126,9 @@ def is_caption_text(text: str, near_float: bool) -> bool:
 def classify_block(block: Block, stats: FontStats, ctx: PageContext, near_float: bool = False) -> RegionKind:
     text = block.raw_text.strip()
     horizontal = block.lines[0].horizontal
-    # Set sideways, "Table 2: ..." beside a sideways table still captions it; nothing else is read
-    # sideways ("near" a float is judged above and below, so it says nothing of such a block).
-    if is_caption_text(text, near_float and horizontal) and len(text) < 600:
+    # Set sideways, "Table 2: ..." beside a sideways table still captions it, and so does "FIG. 5" beside
+    # a drawing turned on its sheet ("near" is then judged left and right); nothing else is read sideways.
+    if is_caption_text(text, near_float) and len(text) < 600:
         return "caption"
     if not horizontal:
         return "paragraph"
@@ -139,7 +140,7 @@ def classify_block(block: Block, stats: FontStats, ctx: PageContext, near_float:
         return "formula"
     if _is_title(block, stats, ctx):
         return "title"
-    if _is_header(block, text, stats):
+    if _is_header(block, text, stats) or CLAIMS_OPENING.match(text):  # "What is claimed is:" opens the claims
         return "section_header"
     if _is_footnote(block, stats, ctx):
         return "footnote"
@@ -346,13 +347,15 @@ def _continues_footnote(note: Block, block: Block, upward: bool = False) -> bool
     return note.kind == "footnote" and close and note.bbox.x_overlap(block.bbox) > 0
 
 
-def near_float(box: BBox, floats: list[BBox], max_gap: float = 60.0) -> bool:
-    """True when ``box`` sits just above or below one of ``floats`` and overlaps it horizontally."""
+def near_float(box: BBox, floats: list[BBox], max_gap: float = 60.0, sideways: bool = False) -> bool:
+    """True when ``box`` sits just above or below one of ``floats`` and overlaps it horizontally; text
+    set ``sideways`` (a patent's drawing turned on its sheet), just left or right of one, beside it."""
     for other in floats:
-        if box.x_overlap(other) <= 0:
+        overlap = box.y_overlap(other) if sideways else box.x_overlap(other)
+        if overlap <= 0:
             continue
-        vertical_gap = max(other.y0 - box.y1, box.y0 - other.y1)
-        if vertical_gap <= max_gap:
+        across = (other.x0 - box.x1, box.x0 - other.x1) if sideways else (other.y0 - box.y1, box.y0 - other.y1)
+        if max(across) <= max_gap:
             return True
     return False
 
