@@ -10,12 +10,16 @@ import signal
 import subprocess
 import sys
 import time
+import weakref
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from docgraph.app.cli.main import app
+from docgraph.app.pipeline.ingest_pipeline import IngestPipeline
+from docgraph.app.pipeline.reports import IngestReport
 from docgraph.app.resources import SAMPLES_DIR
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from tests.long_pdfs import long_report
@@ -124,3 +128,30 @@ def test_sigterm_before_the_documents_are_read_ends_in_one_json_line(
     assert result.exit_code == 128 + signal.SIGTERM
     assert json.loads(result.stdout) == {"error": "terminated", "exit_code": 143}
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # the handler is taken back
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the swallowed one, as meant
+def test_a_sigterm_swallowed_where_it_landed_still_stops_the_ingest(
+    cli_env_for: None, falkordb_store: FalkorDBStore, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A signal that lands in a weakref callback raises its KeyboardInterrupt there, where Python
+    prints it and goes on ("Exception ignored in ..."): CI saw the ingest run on to its end, exit 0.
+    Here the signal lands in a finaliser as the second file starts."""
+    files = four_pdfs(tmp_path, ["a-first", "b-second", "c-third", "d-fourth"])
+    ingest = IngestPipeline.ingest
+
+    def signalled_in_a_finaliser(self: IngestPipeline, path: Path, *args: Any, **kwargs: Any) -> IngestReport:
+        if path.name == "b-second.pdf":
+            weakref.finalize(Finalised(), os.kill, os.getpid(), signal.SIGTERM)  # called when it goes, at once
+        return ingest(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(IngestPipeline, "ingest", signalled_in_a_finaliser)
+    result = CliRunner().invoke(app, ["ingest", *map(str, files), "--no-embed", "--workers", "1", "--json"])
+    assert result.exit_code == 128 + signal.SIGTERM, result.stderr
+    reports = json.loads(result.stdout)
+    assert [report["status"] for report in reports] == ["ingested", "not_ingested", "not_ingested", "not_ingested"]
+    assert stored(falkordb_store) == ["a-first"]
+
+
+class Finalised:
+    """An object whose finaliser runs as soon as it is dropped."""

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import os
-import signal
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Annotated, cast
 
@@ -24,11 +21,11 @@ from docgraph.app.cli.common import (
     note_other_graphs,
     opened_store,
     print_json,
-    print_json_error,
     print_rows,
     stage_progress,
 )
 from docgraph.app.cli.ingest_reports import print_reports, untexted_hint
+from docgraph.app.cli.termination import raise_if_terminated, sigterm_as_ctrl_c, stop_code, stopped_by
 from docgraph.app.config import Settings
 from docgraph.app.jobs.documents import (
     delete_documents,
@@ -121,7 +118,7 @@ def ingest_command(
     files = expand_paths(paths)
     if not files:
         raise typer.BadParameter("no PDF found in the given paths")
-    with _sigterm_as_ctrl_c() as terminated, opened_store(store, schema=True) as (graph_store, settings):
+    with sigterm_as_ctrl_c() as terminated, opened_store(store, schema=True) as (graph_store, settings):
         if describe and not vision_configured(settings):
             raise ConfigError("--describe needs a vision model: set DOCGRAPH_VLM_MODEL and the LLM endpoint")
         if similar_elsewhere is not None:
@@ -137,7 +134,7 @@ def ingest_command(
             )
             # with --json the bars still show on a terminal's stderr (stdout holds the JSON)
             quiet = json_out and not err_console.is_terminal
-            reports = _ingest_all(pipeline, files, graph_store, quiet=quiet, replace=replace)
+            reports = _ingest_all(pipeline, files, graph_store, quiet=quiet, replace=replace, terminated=terminated)
         except IngestInterrupted as interrupted:  # what ended is reported; the rest is named
             reports, left = cast(list[IngestReport], interrupted.reports), interrupted.not_started
             abandoned = interrupted.abandoned
@@ -151,8 +148,8 @@ def ingest_command(
             )
             names = ", ".join(path.name for path in not_ingested)
             said = f"not ingested: {names} (run the command again for them)" if left else "every document ended"
-            err_console.print(f"{_stopped_by(terminated)}: {said}", markup=False)
-            code = _stop_code(terminated)
+            err_console.print(f"{stopped_by(terminated)}: {said}", markup=False)
+            code = stop_code(terminated)
             if abandoned:  # the documents under way still run in this process's threads: end it now
                 sys.stdout.flush()
                 sys.stderr.flush()
@@ -167,54 +164,23 @@ def ingest_command(
                         _describe(graph_store, settings, report)
         except KeyboardInterrupt:  # the documents are stored: their reports are printed all the same
             print_reports(reports, json_out, untexted_hint(chosen))
-            err_console.print(f"{_stopped_by(terminated)}: the documents are stored, their descriptions cut short")
-            raise typer.Exit(_stop_code(terminated)) from None
+            err_console.print(f"{stopped_by(terminated)}: the documents are stored, their descriptions cut short")
+            raise typer.Exit(stop_code(terminated)) from None
     print_reports(reports, json_out, untexted_hint(chosen))
     if any(report.status == "failed" for report in reports):
         raise typer.Exit(1)
 
 
-@contextmanager
-def _sigterm_as_ctrl_c() -> Iterator[list[int]]:
-    """SIGTERM (a service manager stopping a job, ``timeout``) taken as Ctrl-C: the reports of the
-    documents that ended are printed and the others named, instead of an exit with nothing said;
-    the list it gives holds the signal once received."""
-    received: list[int] = []
-
-    def interrupt(signum: int, frame: object) -> None:
-        received.append(signum)
-        raise KeyboardInterrupt
-
-    if threading.current_thread() is not threading.main_thread():  # signals go to the main thread only
-        yield received
-        return
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield received
-    except KeyboardInterrupt:  # before or after the documents' loop (opening the store, loading models)
-        if not received:
-            raise
-        err_console.print("terminated", markup=False)
-        print_json_error("terminated", _stop_code(received))
-        raise typer.Exit(_stop_code(received)) from None
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _stopped_by(terminated: list[int]) -> str:
-    return "terminated" if terminated else "interrupted"
-
-
-def _stop_code(terminated: list[int]) -> int:
-    """The exit status of a command stopped by a signal: 128 + SIGTERM's number, or Ctrl-C's 130."""
-    return 128 + signal.SIGTERM if terminated else 130
-
-
 def _ingest_all(
-    pipeline: IngestPipeline, files: list[Path], graph_store: GraphStore, quiet: bool, replace: bool
+    pipeline: IngestPipeline,
+    files: list[Path],
+    graph_store: GraphStore,
+    quiet: bool,
+    replace: bool,
+    terminated: list[int],
 ) -> list[IngestReport]:
     """Every file through ``pipeline`` (:func:`ingest_batch`), a progress line per document (several
-    at once with workers)."""
+    at once with workers); a SIGTERM in ``terminated`` is raised again as the next stage starts."""
     for note in pipeline.notes:
         err_console.print(f"[dim]note: {note}[/]", highlight=False)
     if pipeline.tasks.workers > 1:
@@ -226,6 +192,8 @@ def _ingest_all(
             task = progress.add_task(path.name, total=None)
 
             def update(stage: str, done: int, total: int) -> None:
+                if stage not in OUTCOMES:  # a document that ended is reported
+                    raise_if_terminated(terminated)
                 progress.update(task, completed=done, total=total, description=stage_description(path.name, stage))
                 if stage in OUTCOMES:
                     progress.advance(overall)
