@@ -27,8 +27,12 @@ ORPHAN_REACH = 120.0  # how far above a caption the content of a text-only figur
 SAME_ROW_GAP_EM = 1.0  # white between two pieces of one line of prose, at most
 LISTING_GAP_EM = 2.0  # white inside one listing: a blank line or two between its parts, at most
 NEST_INDENT_EM = 2.0  # a list item starts at most this far left or right of an item before it
+HANG_EM = (0.8, 4.0)  # a hanging indent: how far in from its first line an entry's other lines start
+RAGGED_EM = 6.0  # a hanging entry's first line, set ragged right, ends at most this far short of the rest
+WRAPPED_LINE_EM = 15.0  # a line this wide was wrapped in a column of text, no label
 # An interactive session's prompt: "R> ", "> ", "gnuplot> ", "$ ", ">>> ", "In [3]: ", and the
 # continuation prompts "+ " (R) and "... " (Python).
+_FULL_STOP = re.compile(r"[.!?][\"'”’)\]]*\s*$")  # not a colon: "London:" ends an entry's first line
 _PROMPT = re.compile(r"^\s*(?:[A-Za-z]*> |\$ |>>> |\.\.\. |In \[\d*\]: |\+ )")
 _STYLE_SUFFIX = re.compile(r"(bold|italic|oblique|regular|roman|demi|slant|semibold|medium|light|book)+$", re.I)
 _FIGURE_CAPTION = re.compile(
@@ -149,8 +153,25 @@ def _joinable(prev: Block, cur: Block) -> bool:
         overlap = prev.bbox.x_overlap(cur.bbox)
         narrow = min(prev.bbox.width, cur.bbox.width)
         continues = not ends_sentence(prev.raw_text) or starts_lowercase(cur.raw_text) or _runs_on(prev, cur, em)
-        return same_style and gap <= 0.5 * em and overlap >= 0.5 * narrow and continues
+        return gap <= 0.5 * em and ((same_style and overlap >= 0.5 * narrow and continues) or _hangs_on(prev, cur, em))
     return False
+
+
+def _hangs_on(prev: Block, cur: Block, em: float) -> bool:
+    """``cur`` is the rest of an entry set with a hanging indent (a bibliography as Chicago sets it,
+    an index): ``prev`` opens it at the margin, and its other lines all start one hang further in.
+    The first line ran on as far as the rest, so no short line ended a paragraph there; titles set in
+    italics may make either part's font another. One line in from a line that ends in a full stop is
+    as often the next paragraph's first, and one under a short line a label's (a column set flush
+    right)."""
+    first = prev.lines[0]
+    hangs = [line.bbox.x0 - first.bbox.x0 for line in prev.lines[1:] + cur.lines]
+    steady = max(hangs) - min(hangs) <= 1.0
+    low, high = HANG_EM
+    full = first.bbox.x1 >= cur.bbox.x1 - RAGGED_EM * em
+    stopped = _FULL_STOP.search(prev.raw_text) is not None
+    wrapped = len(cur.lines) > 1 or (not stopped and first.bbox.width >= WRAPPED_LINE_EM * em)
+    return abs(prev.size - cur.size) < 0.3 and steady and low * em <= min(hangs) <= high * em and full and wrapped
 
 
 def _item_body_edge(block: Block) -> float:
