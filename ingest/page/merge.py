@@ -184,12 +184,23 @@ def _item_body_edge(block: Block) -> float:
 
 def _runs_on(prev: Block, cur: Block, em: float) -> bool:
     """A sentence that ends a full line ("... a BibTEX bibliography.¹", a taller line MuPDF ended its
-    block at) and the next set flush under it at the line spacing: one paragraph; a new one would
-    start indented, below a short last line or after a wider gap."""
+    block at) and the next set flush under it at the line spacing, or under the paragraph's indented
+    first line: one paragraph; a new one would start indented, below a short last line or after a
+    wider gap."""
     last = prev.lines[-1]
     full = last.bbox.x1 >= prev.bbox.x1 - em and len(prev.lines) > 1
     flush = abs(cur.bbox.x0 - last.bbox.x0) <= 0.5 and abs(cur.bbox.x0 - prev.bbox.x0) <= 0.5
-    return full and flush and cur.bbox.y0 - last.bbox.y1 <= TIGHT_GAP_EM * em
+    return ((full and flush) or _first_line_of(prev, cur, em)) and cur.bbox.y0 - last.bbox.y1 <= TIGHT_GAP_EM * em
+
+
+def _first_line_of(prev: Block, cur: Block, em: float) -> bool:
+    """``prev`` is the indented first line of the paragraph ``cur`` goes on with flush left: set in
+    (0.8 to 4 em) and out to the right edge of ``cur``'s lines (justified), a mark after its last word."""
+    first = prev.lines[0]
+    indent = first.bbox.x0 - cur.bbox.x0
+    low, high = HANG_EM
+    full = abs(first.bbox.x1 - cur.bbox.x1) <= 0.5 * em
+    return len(prev.lines) == 1 and low * em <= indent <= high * em and full
 
 
 def _list_goes_on(prev: Block, cur: Block, em: float) -> bool:
