@@ -57,6 +57,7 @@ CH2 = [
 CH2_NOTES = [
     "1. Friedrich Wilhelm Held, Erinnerungen eines Berliner Buchdruckers (Berlin: Springer, 1868), 77.",
     "2. Jonathan Sperber, The European Revolutions, 1848-1851 (Cambridge: Cambridge University Press, 2005), 129.",
+    *(f"{n}. Ibid., {70 + n}; on the printers' clubs of Berlin and Leipzig, see Held, 80-95." for n in range(3, 12)),
 ]
 
 
@@ -152,8 +153,9 @@ def test_each_footnote_is_a_region_of_its_own(book: Path) -> None:
     assert [text[:3] for _, text in notes] == ["1. ", "2. ", "the", "3. "]
     assert notes[2][0] == 3  # the run-on of note 2 at the next page's foot, no body paragraph
     assert notes[3][1].endswith("Klassenbildung im 19. Jahrhundert (Bonn: Dietz, 1990), 311-40.")
-    # the notes gathered at a chapter's end are that section's list
+    # the notes gathered at a chapter's end are that section's list, also where they reach the foot
     assert [r.kind for r in layout.pages[3].regions if r.text.startswith("1. Friedrich")] == ["list"]
+    assert not [r for r in layout.pages[3].regions if r.kind == "footnote"]
 
 
 def test_a_note_run_over_is_linked_to_its_part_on_the_next_page(book: Path) -> None:
@@ -195,8 +197,9 @@ def test_a_chapter_label_over_its_title_numbers_the_chapter(book: Path) -> None:
 
 
 def test_a_question_names_a_note_by_its_number() -> None:
-    assert named_notes("What source does footnote 12 cite?") == [12]  # "cite" says where the answer is
-    assert named_notes("What does note 7 of chapter 3 say?") == [7]
+    assert named_notes("What source does footnote 12 cite?") == [(12, "foot")]  # "cite" says where it is
+    assert named_notes("What does note 7 of chapter 3 say?") == [(7, "")]
+    assert named_notes("What does Endnote 4 say?") == [(4, "end")]
     assert named_notes("What does the author note about 1848?") == []
 
 
@@ -211,6 +214,7 @@ def book_hybrid(falkordb_store: GraphStore, tmp_path: Path, book: Path) -> Retri
 def test_a_note_asked_for_by_number_ranks_first(book_hybrid: Retriever) -> None:
     top = book_hybrid.retrieve("What source does footnote 3 cite?", 5)[0]
     assert top.text.startswith("3. Juergen Kocka") and "part" in top.signals
+    assert book_hybrid.retrieve("What does endnote 3 say?", 5)[0].text.startswith("1. Friedrich")  # chapter 2's
     # numbers start again in each chapter: the chapter says which note 1
     assert book_hybrid.retrieve("What does note 1 of chapter 2 say?", 5)[0].text.startswith("1. Friedrich")
     assert book_hybrid.retrieve("What does note 1 of chapter 1 say?", 5)[0].text.startswith("1. A. G. Dickens")

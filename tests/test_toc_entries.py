@@ -80,7 +80,8 @@ def test_a_running_footer_beside_the_entries_keeps_its_page_number(tmp_path: Pat
 
 
 def test_a_running_header_above_an_index_keeps_its_page_number(tmp_path: Path) -> None:
-    """The first row is the page's header; an entry in the band under it is not."""
+    """The first row is the page's header (its title beside the number, as texinfo sets a running
+    head); an entry in the band under it is not."""
     path = tmp_path / "index.pdf"
     with pymupdf.open() as doc:
         page = doc.new_page(width=595, height=842)
@@ -91,7 +92,7 @@ def test_a_running_header_above_an_index_keeps_its_page_number(tmp_path: Path) -
         page.insert_textbox(pymupdf.Rect(72, 200, RIGHT_EDGE, 700), PROSE, fontname="tiro", fontsize=10)
         doc.save(path)
     page_layout = NativeReader().read(path).pages[0]
-    assert [r.text for r in page_layout.regions if r.kind == "page_header"] == ["103"]
+    assert [r.text for r in page_layout.regions if r.kind == "page_header"] == ["Appendix D: Function index 103"]
     assert "read.csv" in _region(page_layout, "read.csv")[1]
     assert _region(page_layout, "read.csv")[0] == "paragraph"
 

@@ -159,7 +159,7 @@ class DocumentIndex:
             targets += [("Region", key) for label, target in targets for key in self.referrers.get(target, ())]
         sections = {key for label, key in targets if label == "Section"}
         pages = self.named_pages(question)
-        notes = [row for number in named_notes(question) for row in self.notes.get(number, [])]
+        notes = [row for number, kind in named_notes(question) for row in self._notes_of(number, kind)]
         inside = [row for row in notes if self._under(row, sections)]
         if inside:  # "note 7 of chapter 3": the chapter says which note 7
             return inside
@@ -175,6 +175,14 @@ class DocumentIndex:
     def _under(self, row: int, sections: set[str]) -> bool:
         section = self.regions[row].section_id
         return section is not None and not sections.isdisjoint(self.ancestors(section))
+
+    def _notes_of(self, number: int, kind: str) -> list[int]:
+        """Rows of the notes numbered ``number``: of footnotes only for "footnote 3", of the notes
+        gathered at a chapter's end only for "endnote 3", where the document has such notes."""
+        rows = self.notes.get(number, [])
+        footnotes = [row for row in rows if self.regions[row].kind == "footnote"]
+        endnotes = [row for row in rows if self.regions[row].kind != "footnote"]
+        return {"foot": footnotes, "end": endnotes}.get(kind, rows) or rows
 
     @cached_property
     def notes(self) -> dict[int, list[int]]:

@@ -36,7 +36,7 @@ PART_CANDIDATES = 12  # regions of a named part, from its start, taken as candid
 _WHERE_ONLY = "say says said show shows state states contain contains content cover covers summarise summary list"
 WHERE_ONLY_WORDS = frozenset(tokenize(_WHERE_ONLY + " read text mention mentions describe describes explain"))
 # A note asked for by its number ("footnote 12", "note 7 of chapter 3"), as the text's marks call it.
-_NOTE_ASKED = re.compile(r"\b(?:foot|end)?notes?\s+(\d{1,3})(?![\w.,]\d|\w)", re.IGNORECASE)
+_NOTE_ASKED = re.compile(r"\b(foot|end)?notes?\s+(\d{1,3})(?![\w.,]\d|\w)", re.IGNORECASE)
 # A section named by its title: "What does the background section say?", "In the Detailed Description
 # section, ..."; it names a part of a document only if one of its sections is so titled. Not a noun
 # the word modifies: "the example chapter page template" is a page template.
@@ -80,11 +80,13 @@ def names_parts(question: str) -> bool:
     return parts or _NOTE_ASKED.search(question) is not None  # a note's text is what it cites
 
 
-def named_notes(question: str) -> list[int]:
-    """The note numbers ``question`` names as where its answer is ("What does footnote 12 cite?")."""
+def named_notes(question: str) -> list[tuple[int, str]]:
+    """The notes ``question`` names as where its answer is ("What does footnote 12 cite?"): their
+    numbers, each with the kind of note it names ("foot", "end", or "" for a plain "note")."""
     if not names_parts(question):
         return []
-    return list(dict.fromkeys(int(match.group(1)) for match in _NOTE_ASKED.finditer(question)))
+    found = ((int(match.group(2)), (match.group(1) or "").lower()) for match in _NOTE_ASKED.finditer(question))
+    return list(dict.fromkeys(found))
 
 
 def named_parts(question: str, own_names: str = "") -> list[Mention]:

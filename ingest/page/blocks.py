@@ -18,6 +18,8 @@ BULLET_RE = re.compile(
 )
 BULLET_GLYPH_RE = re.compile(r"^\s*[•◦▪▫‣⁃∙·●○■□►▸➢➤✓✔❖]")
 _OPERATORS = frozenset("*-–−+")  # bullet glyphs that are also arithmetic operators
+# A note that opens with its raised mark ("²The only case", "¹² See"), set on straight after the note before
+_RAISED_MARK = re.compile(r"^\s*[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,3}\s?[^\W\d_“\"(]")
 # "(90) days": a number in brackets at a line's start, which a list item may open with too
 _BRACKETED_FIGURE = re.compile(r"^\s*\(\d{1,3}\)\s")
 # "[12] R. Nogueira et al. ...": a numbered bibliography entry's label, or a patent's paragraph
@@ -173,6 +175,8 @@ def _starts_new_block(current: list[TextLine], line: TextLine) -> bool:
     if abs(line.size - prev.size) > SIZE_STEP or line.mono != prev.mono or line.bold != prev.bold:
         return True
     if BULLET_RE.match(line.text) and not _figure_in_brackets(prev, line) and not _operator_goes_on(current, line):
+        return True
+    if _RAISED_MARK.match(line.text) and _RAISED_MARK.match(current[0].text):  # the next of a run of notes
         return True
     if line.bold and _SUBHEADING_START.match(line.text):  # two headings in one MuPDF block
         return True

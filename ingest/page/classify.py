@@ -310,7 +310,8 @@ def _list_notes_under_heading(blocks: list[Block]) -> None:
             continue
         over = [b for b in blocks if b.bbox.y1 <= block.bbox.y0 + 1.0 and b.bbox.x_overlap(block.bbox) > 0]
         above = max(over, key=lambda b: b.bbox.y1, default=None)
-        if above is not None and (above.kind == "section_header" or above in listed):
+        entry = above is not None and above.kind == "list" and abs(above.size - block.size) < 0.3
+        if above is not None and (above.kind == "section_header" or above in listed or entry):
             block.kind = "list" if block.list_item else "paragraph"
             listed.append(block)
 

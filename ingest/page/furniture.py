@@ -29,6 +29,8 @@ MAX_SIZE_RATIO = 1.35  # a line much larger than body text is a title, not a run
 HEADING_SIZE_STEP = 1.0  # points larger than a running title that the heading it repeats is set in
 SMALLER_THAN_BODY = 1.0  # points smaller than body text that a running title may be set in
 SMALL_HEAD_GAP = 1.0  # body sizes of white, at least, between a small running head and the text below
+SIZE_TOLERANCE = 0.5  # points over the body size a running head beside the page number may be set in
+ROW_TOLERANCE_EM = 0.3  # of the page number's size: how far off its row a running head's middle may sit
 
 LargeLine = tuple[tuple[str, int, str, int], str]  # a line's place and font, and its text
 
@@ -175,7 +177,22 @@ def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list
             if index not in mark and signatures[_signature(band, page.lines[index])] >= min_repeat:
                 _add(mark, index, band)
     _mark_inner_page_numbers(pages, marks, min_repeat)
+    for page, found, mark in zip(pages, candidates, marks, strict=True):
+        _mark_beside_page_number(page, found, mark, body_size)
     return marks
+
+
+def _mark_beside_page_number(page: PageLines, found: list[tuple[int, str]], mark: FurnitureMarks, body: float) -> None:
+    """A line in the band on the row of the page's number, set no larger than the text, is a running
+    head however few pages repeat it: a book's chapter title beside the number on right-hand pages,
+    its own title on left-hand ones, in a chapter of a few pages."""
+    numbers = [page.lines[i] for i in mark.header | mark.footer if is_page_number(page.lines[i].text)]
+    for index, band in found:
+        line = page.lines[index]
+        if index in mark or (body > 0 and line.size > body + SIZE_TOLERANCE):
+            continue
+        if any(abs(line.center_y - number.center_y) <= ROW_TOLERANCE_EM * number.size for number in numbers):
+            _add(mark, index, band)
 
 
 def _letterheads(large: Sequence[list[tuple[int, LargeLine]]]) -> set[LargeLine]:

@@ -28,8 +28,12 @@ ORPHAN_REACH = 120.0  # how far above a caption the content of a text-only figur
 SAME_ROW_GAP_EM = 1.0  # white between two pieces of one line of prose, at most
 LISTING_GAP_EM = 2.0  # white inside one listing: a blank line or two between its parts, at most
 NEST_INDENT_EM = 2.0  # a list item starts at most this far left or right of an item before it
+HANG_EM = (0.8, 4.0)  # a hanging indent: how far in from its first line an entry's other lines start
+RAGGED_EM = 6.0  # a hanging entry's first line, set ragged right, ends at most this far short of the rest
+WRAPPED_LINE_EM = 15.0  # a line this wide was wrapped in a column of text, no label
 # An interactive session's prompt: "R> ", "> ", "gnuplot> ", "$ ", ">>> ", "In [3]: ", and the
 # continuation prompts "+ " (R) and "... " (Python).
+_FULL_STOP = re.compile(r"[.!?][\"'”’)\]]*\s*$")  # not a colon: "London:" ends an entry's first line
 _PROMPT = re.compile(r"^\s*(?:[A-Za-z]*> |\$ |>>> |\.\.\. |In \[\d*\]: |\+ )")
 _STYLE_SUFFIX = re.compile(r"(bold|italic|oblique|regular|roman|demi|slant|semibold|medium|light|book)+$", re.I)
 _FIGURE_CAPTION = re.compile(
@@ -159,7 +163,7 @@ def _joinable(prev: Block, cur: Block) -> bool:
         overlap = prev.bbox.x_overlap(cur.bbox)
         narrow = min(prev.bbox.width, cur.bbox.width)
         continues = not ends_sentence(prev.raw_text) or starts_lowercase(cur.raw_text) or _runs_on(prev, cur, em)
-        return same_style and gap <= 0.5 * em and overlap >= 0.5 * narrow and continues
+        return gap <= 0.5 * em and ((same_style and overlap >= 0.5 * narrow and continues) or _hangs_on(prev, cur, em))
     return False
 
 
@@ -177,6 +181,23 @@ def _wraps_back(prev: Block, cur: Block, em: float) -> bool:
     return prev.lines[-1].bbox.x1 >= cur.bbox.x1 - em and cur.bbox.x0 < prev.bbox.x0
 
 
+def _hangs_on(prev: Block, cur: Block, em: float) -> bool:
+    """``cur`` is the rest of an entry set with a hanging indent (a bibliography as Chicago sets it,
+    an index): ``prev`` opens it at the margin, and its other lines all start one hang further in.
+    The first line ran on as far as the rest, so no short line ended a paragraph there; titles set in
+    italics may make either part's font another. One line in from a line that ends in a full stop is
+    as often the next paragraph's first, and one under a short line a label's (a column set flush
+    right)."""
+    first = prev.lines[0]
+    hangs = [line.bbox.x0 - first.bbox.x0 for line in prev.lines[1:] + cur.lines]
+    steady = max(hangs) - min(hangs) <= 1.0
+    low, high = HANG_EM
+    full = first.bbox.x1 >= cur.bbox.x1 - RAGGED_EM * em
+    stopped = _FULL_STOP.search(prev.raw_text) is not None
+    wrapped = len(cur.lines) > 1 or (not stopped and first.bbox.width >= WRAPPED_LINE_EM * em)
+    return abs(prev.size - cur.size) < 0.3 and steady and low * em <= min(hangs) <= high * em and full and wrapped
+
+
 def _item_body_edge(block: Block) -> float:
     """Where the last item's text wraps to (its lines after the first): a term list's descriptions
     hang far right of their terms, and a paragraph indented less than they are is the text's next
@@ -187,12 +208,23 @@ def _item_body_edge(block: Block) -> float:
 
 def _runs_on(prev: Block, cur: Block, em: float) -> bool:
     """A sentence that ends a full line ("... a BibTEX bibliography.¹", a taller line MuPDF ended its
-    block at) and the next set flush under it at the line spacing: one paragraph; a new one would
-    start indented, below a short last line or after a wider gap."""
+    block at) and the next set flush under it at the line spacing, or under the paragraph's indented
+    first line: one paragraph; a new one would start indented, below a short last line or after a
+    wider gap."""
     last = prev.lines[-1]
     full = last.bbox.x1 >= prev.bbox.x1 - em and len(prev.lines) > 1
     flush = abs(cur.bbox.x0 - last.bbox.x0) <= 0.5 and abs(cur.bbox.x0 - prev.bbox.x0) <= 0.5
-    return full and flush and cur.bbox.y0 - last.bbox.y1 <= TIGHT_GAP_EM * em
+    return ((full and flush) or _first_line_of(prev, cur, em)) and cur.bbox.y0 - last.bbox.y1 <= TIGHT_GAP_EM * em
+
+
+def _first_line_of(prev: Block, cur: Block, em: float) -> bool:
+    """``prev`` is the indented first line of the paragraph ``cur`` goes on with flush left: set in
+    (0.8 to 4 em) and out to the right edge of ``cur``'s lines (justified), a mark after its last word."""
+    first = prev.lines[0]
+    indent = first.bbox.x0 - cur.bbox.x0
+    low, high = HANG_EM
+    full = abs(first.bbox.x1 - cur.bbox.x1) <= 0.5 * em
+    return len(prev.lines) == 1 and low * em <= indent <= high * em and full
 
 
 def _list_goes_on(prev: Block, cur: Block, em: float) -> bool:
