@@ -112,12 +112,7 @@ def _cites_another_rfc(pdf: Path) -> Path:
         ("hebo", 12, "2.1. Initial Window"),
         ("tiro", 11, "The initial window is ten times the maximum datagram size."),
     ]
-    with pymupdf.open() as doc:
-        page = doc.new_page(width=612, height=792)
-        for row, (font, size, text) in enumerate(lines):
-            page.insert_text((72, 80 + 30 * row), text, fontname=font, fontsize=size)
-        doc.save(pdf)
-    return pdf
+    return _lines_pdf(pdf, lines, left=72, step=30)
 
 
 def test_a_section_of_a_cited_document_is_no_reference_here(tmp_path: Path) -> None:
@@ -243,10 +238,15 @@ def _notes(pdf: Path) -> Path:
         ("tiro", 10, "NOTE 1 Keep-alive messages reset the idle timer."),
         ("tiro", 10, "NOTE 2 Servers usually set the idle timeout to 300 s."),
     ]
+    return _lines_pdf(pdf, rows, left=62, step=26)
+
+
+def _lines_pdf(pdf: Path, lines: list[tuple[str, int, str]], left: float, step: float) -> Path:
+    """One page of ``lines`` (font, size, text), one under another ``step`` apart."""
     with pymupdf.open() as doc:
-        page = doc.new_page(width=595, height=842)
-        for row, (font, size, text) in enumerate(rows):
-            page.insert_text((62, 80 + 26 * row), text, fontname=font, fontsize=size)
+        page = doc.new_page(width=612, height=792)
+        for row, (font, size, text) in enumerate(lines):
+            page.insert_text((left, 80 + step * row), text, fontname=font, fontsize=size)
         doc.save(pdf)
     return pdf
 
