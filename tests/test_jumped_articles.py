@@ -8,9 +8,15 @@ from pathlib import Path
 
 import pymupdf
 
+from docgraph.app.llm.service import ask
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.stores.base import GraphStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.records import GraphBatch
+from tests.llm_data import no_llm_settings
 
 AGM = (
     "More than ninety members crowded into the Church Hall for the Annual General Meeting. The chair "
@@ -101,3 +107,16 @@ def test_a_jump_between_paragraphs_links_the_article_but_no_paragraph(tmp_path: 
     [jump] = [e for e in batch.edges if e.props.get("jump")]
     text = {n.key: str(n.props.get("text", "")) for n in batch.nodes if n.label == "Region"}
     assert text[jump.src_key].endswith("rotted through.") and text[jump.dst_key].startswith("The committee")
+
+
+def test_an_answer_quotes_the_article_not_its_jump_line(falkordb_store: GraphStore, tmp_path: Path) -> None:
+    """The newsletter review: "Continued from page 1" was quoted as an answer's second passage (it
+    shares the page and words with the article's rest, and says nothing)."""
+    path = newsletter(tmp_path / "spring.pdf", "Continued from page 1")
+    settings = no_llm_settings(tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    assert build_ingest_pipeline(falkordb_store, settings).ingest(path).status == "ingested"
+    falkordb_store.wait_for_indexes()
+    hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    result = ask("When will the working party inspect the bridge?", falkordb_store, settings, hybrid, k=8)
+    assert "on 5 April" in result.answer
+    assert "Continued from" not in result.answer

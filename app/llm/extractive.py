@@ -23,6 +23,7 @@ from docgraph.app.llm.text_units import is_table_rule, sentences
 from docgraph.app.retrieval.relevance import word_forms
 from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.links.edges import caption_label
+from docgraph.ingest.links.jumps import JUMP_IN, JUMP_OUT
 from docgraph.ingest.pdf.text import ends_sentence, join_two
 
 _WORD = re.compile(r"[^\W\d_]{3,}")
@@ -101,9 +102,15 @@ def best_passages(context: Context, limit: int) -> list[Passage]:
     nothing better was found (a bare heading answers nothing). A figure or table hit without text
     stands for its caption."""
     with_text = [p for p in _captions_for_bare_hits(context) if p.text.strip() or p.description.strip()]
-    ranked = sorted(with_text, key=lambda p: (not context.is_hit(p), p.kind in HEADING_KINDS, -p.score))
-    content = [p for p in ranked if context.is_hit(p) and p.kind not in HEADING_KINDS]
+    ranked = sorted(with_text, key=lambda p: (not context.is_hit(p), _says_nothing(p), -p.score))
+    content = [p for p in ranked if context.is_hit(p) and not _says_nothing(p)]
     return (content or ranked)[:limit]
+
+
+def _says_nothing(passage: Passage) -> bool:
+    """A heading, or a newsletter's jump line ("Continued from page 1"): where text is, not text."""
+    text = passage.text.strip()
+    return passage.kind in HEADING_KINDS or bool(JUMP_IN.match(text) or JUMP_OUT.match(text))
 
 
 def _captions_for_bare_hits(context: Context) -> list[Passage]:
