@@ -245,3 +245,10 @@ CLAIMS_OPENING = re.compile(
     r"|claims|patentansprüche|revendications|reivindicaciones|rivendicazioni|conclusies)\s*:?\s*$",
     re.IGNORECASE,
 )
+
+# A newsletter's jump lines, the whole line, brackets and a closing stop or arrow allowed: "Continued on
+# page 5", "(continued on p. 4)", "Turn to page 7"; and above the rest, "Continued from page 1".
+_CONTINUED = r"(?:continued|cont(?:'d|\.|d\.?))"
+_JUMP_PAGE = r"(?:page|pg\.?|p\.)\s*\d+"
+JUMP_OUT = re.compile(rf"^\W*(?:{_CONTINUED}\s+(?:on|over\s+on)|turn\s+to)\s+{_JUMP_PAGE}\W*$", re.IGNORECASE)
+JUMP_IN = re.compile(rf"^\W*{_CONTINUED}\s+from\s+{_JUMP_PAGE}\W*$", re.IGNORECASE)

@@ -22,8 +22,8 @@ from docgraph.app.llm.context import Context, Passage
 from docgraph.app.llm.text_units import is_table_rule, sentences
 from docgraph.app.retrieval.relevance import word_forms
 from docgraph.app.retrieval.text import tokenize
+from docgraph.ingest.labels import JUMP_IN, JUMP_OUT
 from docgraph.ingest.links.edges import caption_label
-from docgraph.ingest.links.jumps import JUMP_IN, JUMP_OUT
 from docgraph.ingest.pdf.text import ends_sentence, join_two
 
 _WORD = re.compile(r"[^\W\d_]{3,}")

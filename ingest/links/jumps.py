@@ -8,18 +8,13 @@ The lines' page numbers are read as their ``REF`` edges resolved them (printed o
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 
+from docgraph.ingest.labels import JUMP_IN, JUMP_OUT
 from docgraph.ingest.structure.continuity import paragraph_continues
 from docgraph.ingest.structure.ids import IdScheme, PlacedRegion
 from docgraph.records import EdgeRecord
 
-_CONTINUED = r"(?:continued|cont(?:'d|\.|d\.?))"
-_PAGE = r"(?:page|pg\.?|p\.)\s*\d+"
-# The whole line, brackets and a closing stop or arrow allowed: "Continued on page 5", "(continued on p. 4)"
-JUMP_OUT = re.compile(rf"^\W*(?:{_CONTINUED}\s+(?:on|over\s+on)|turn\s+to)\s+{_PAGE}\W*$", re.IGNORECASE)
-JUMP_IN = re.compile(rf"^\W*{_CONTINUED}\s+from\s+{_PAGE}\W*$", re.IGNORECASE)
 _RUNNING_TEXT = ("paragraph", "list")
 
 
