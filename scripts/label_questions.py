@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 import docgraph
-from docgraph.app.retrieval.labels import load_captions
+from docgraph.app.retrieval.corpus import load_document
 
 
 def main() -> None:
@@ -22,7 +22,7 @@ def main() -> None:
         first = {"document": 0, "store": 0}
         asked, missed = 0, []
         for doc_id in documents:
-            for (kind, number), places in load_captions(store, doc_id).by_label.items():
+            for (kind, number), places in load_document(store, doc_id, "").captions.by_label.items():
                 if len(places) != 1:
                     continue
                 label = f"{kind.title()} {number.upper() if number.isalpha() else number}"

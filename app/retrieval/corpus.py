@@ -57,8 +57,8 @@ def load_document(store: GraphStore, doc_id: str, version: str) -> DocumentIndex
         sections=sections,
         passages=_passages(store, doc_id),
     )
-    document.references = _references(store, document)
-    document.captions = load_captions(store, doc_id)
+    document.references, document.referrers = _references(store, document)
+    document.captions = load_captions(store, doc_id, document.referrers)
     return document
 
 
@@ -69,25 +69,26 @@ def _passages(store: GraphStore, doc_id: str) -> dict[str, NDArray[np.float32]]:
     return {str(row["region_id"]): np.asarray(row["vectors"], dtype=np.float32) for row in rows if row["vectors"]}
 
 
-def _references(store: GraphStore, document: DocumentIndex) -> dict[str, frozenset[int]]:
+def _references(store: GraphStore, document: DocumentIndex) -> tuple[dict[str, frozenset[int]], dict[str, set[str]]]:
     """Region id -> the pages its REF edges point at: a page, a region's page, or every page a
-    referenced section covers (with its subsections). Fills ``document.referrers`` on the way."""
+    referenced section covers (with its subsections); and region id -> the regions that refer to it."""
     section_pages: dict[str, set[int]] = {}
     for region in document.regions:
         if region.section_id is not None:
             for section_id in document.ancestors(region.section_id):
                 section_pages.setdefault(section_id, set()).add(region.page)
     pages: dict[str, set[int]] = {}
+    referrers: dict[str, set[str]] = {}
     query = cypher.load("retrieval_doc_references", store.dialect)
     for row in store.read(query, {"doc_id": document.doc_id}):
         if row["target_id"] is not None:
-            document.referrers.setdefault(str(row["target_id"]), set()).add(str(row["region_id"]))
+            referrers.setdefault(str(row["target_id"]), set()).add(str(row["region_id"]))
         found = pages.setdefault(str(row["region_id"]), set())
         if row["page"] is not None:
             found.add(int(row["page"]))
         if row["section_id"] is not None:
             found |= section_pages.get(str(row["section_id"]), set())
-    return {region_id: frozenset(found) for region_id, found in pages.items() if found}
+    return {region_id: frozenset(found) for region_id, found in pages.items() if found}, referrers
 
 
 def stored_builds(store: GraphStore) -> dict[str, tuple[str, str]]:

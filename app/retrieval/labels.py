@@ -34,15 +34,14 @@ class Captions:
     by_label: dict[Label, list[frozenset[str]]]
 
 
-def load_captions(store: GraphStore, doc_id: str) -> Captions:
+def load_captions(store: GraphStore, doc_id: str, referrers: dict[str, set[str]]) -> Captions:
+    """``doc_id``'s labelled captions; ``referrers`` (region id -> the regions whose REF edges point
+    at it, as the corpus loads them with the document's references) gives a bare caption's."""
     params = {"doc_id": doc_id}
     after: dict[str, str] = {}
     for row in store.read(cypher.load("retrieval_doc_table_parts", store.dialect), params):
         after[str(row["region_id"])] = str(row["next_id"])
     before = {part: previous for previous, part in after.items()}
-    referrers: dict[str, set[str]] = {}
-    for row in store.read(cypher.load("retrieval_doc_figure_referrers", store.dialect), params):
-        referrers.setdefault(str(row["target_id"]), set()).add(str(row["region_id"]))
     by_label: dict[Label, list[frozenset[str]]] = {}
     for row in store.read(cypher.load("retrieval_doc_captions", store.dialect), params):
         label = caption_label(str(row["caption"] or ""))
