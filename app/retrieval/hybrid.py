@@ -204,13 +204,13 @@ class HybridRetriever:
         places = self.corpus.labelled(labels, doc_ids) if labels else None
         in_parts = self.corpus.part_regions(query, doc_ids) if weights.part and names_parts(query) else frozenset()
         # a region holding an option the question names ("--retries") is named by it as a part is
-        named = in_parts | (self.corpus.option_regions(query, doc_ids) if weights.part else frozenset())
-        hits = fuse(candidates, weights, named_kinds(query) | {kind for kind, _ in labels}, places, named)
+        options = self.corpus.option_regions(query, doc_ids) if weights.part else frozenset()
+        hits = fuse(candidates, weights, named_kinds(query) | {kind for kind, _ in labels}, places, in_parts | options)
         if following:
             hits = follow_references(hits, self.corpus.references, weights.reference, weights.reference_hops)
-        named = in_parts | (places.regions if places else frozenset())
-        if named and asks_only_where(query, part_label_words(query) | named_label_words(query)):
-            hits = _parts_first(hits, named)  # "What is on page 3?": nothing else to rank by
+        asked_places = in_parts | (places.regions if places else frozenset())
+        if asked_places and asks_only_where(query, part_label_words(query) | named_label_words(query)):
+            hits = _parts_first(hits, asked_places)  # "What is on page 3?": nothing else to rank by
         return hits
 
     def follows_references(self, query: str) -> bool:
