@@ -16,8 +16,9 @@ import re
 
 from docgraph.app.retrieval.text import STOP_WORDS
 from docgraph.ingest.labels import FIGURE_CAPTION_WORDS, REFERENCE_WORDS, TABLE_CAPTION_WORDS
+from docgraph.ingest.pdf.text import SUPERSCRIPT_DIGITS
 
-_MARKS = "⁰¹²³⁴⁵⁶⁷⁸⁹"  # footnote marks, which may follow a full stop: "... in 2019.¹ The"
+_MARKS = SUPERSCRIPT_DIGITS  # footnote marks, which may follow a full stop: "... in 2019.¹ The"
 # A sentence starts with a capital of any alphabet ("Ö", "É", "Ё"), not only A-Z.
 _CAPITALS = re.escape("".join(ch for ch in map(chr, range(0x3000)) if ch.isupper()))
 _SENTENCE_END = re.compile(rf"(?<=[.!?{_MARKS}])\s+(?=[\"'(\[0-9{_CAPITALS}])|(?<=[。！？])\s*")

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 
+from docgraph.ingest.pdf.text import SUPERSCRIPT_DIGITS
 from docgraph.ingest.structure.ids import PlacedRegion
 from docgraph.ingest.structure.sections import SectionTree
 from docgraph.records import EdgeRecord
 
-SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 _TO_DIGITS = str.maketrans(SUPERSCRIPT_DIGITS, "0123456789")
 # A mark after a word or a closing punctuation, not part of an exponent ("10⁻³", "m²⁰").
 _MARK = re.compile(rf"(?<=[^\W\d_]|[.,;:!?)\]’”'\"])([{SUPERSCRIPT_DIGITS}]{{1,3}})(?![{SUPERSCRIPT_DIGITS}⁻⁺])")

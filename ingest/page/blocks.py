@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from docgraph.ingest.floats.captions import CAPTION_RE
 from docgraph.ingest.pdf.lines import TextLine
-from docgraph.ingest.pdf.text import NUMBER_WORDS, ends_sentence, join_code_lines, join_lines
+from docgraph.ingest.pdf.text import NUMBER_WORDS, SUPERSCRIPT_DIGITS, ends_sentence, join_code_lines, join_lines
 from docgraph.ingest.types import BBox
 from docgraph.records import RegionKind
 
@@ -19,7 +19,7 @@ BULLET_RE = re.compile(
 BULLET_GLYPH_RE = re.compile(r"^\s*[•◦▪▫‣⁃∙·●○■□►▸➢➤✓✔❖]")
 _OPERATORS = frozenset("*-–−+")  # bullet glyphs that are also arithmetic operators
 # A note that opens with its raised mark ("²The only case", "¹² See"), set on straight after the note before
-_RAISED_MARK = re.compile(r"^\s*[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,3}\s?[^\W\d_“\"(]")
+_RAISED_MARK = re.compile(rf"^\s*[{SUPERSCRIPT_DIGITS}]{{1,3}}\s?[^\W\d_“\"(]")
 # "(90) days": a number in brackets at a line's start, which a list item may open with too
 _BRACKETED_FIGURE = re.compile(r"^\s*\(\d{1,3}\)\s")
 # "[12] R. Nogueira et al. ...": a numbered bibliography entry's label, or a patent's paragraph

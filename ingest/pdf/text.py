@@ -37,7 +37,8 @@ _TRANSLATION = str.maketrans({**LIGATURES, **_DROP_CHARS, **_SPACE_CHARS, **SYMB
 # that NFKC turns into the letters (and lam-alef into lam and alef).
 # A mark or exponent set raised and small after a word ("processor" + raised "1", "10" + raised "−3")
 # is written in superscript characters: glued on as plain digits it read "processor1" and "10−3".
-SUPERSCRIPTS = str.maketrans("0123456789+-−=()ni", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ⁿⁱ")
+SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"  # raised digits: footnote marks and exponents
+SUPERSCRIPTS = str.maketrans("0123456789+-−=()ni", SUPERSCRIPT_DIGITS + "⁺⁻⁻⁼⁽⁾ⁿⁱ")
 _SUPERSCRIBABLE = re.compile(r"[0-9+\-−=()ni]+(?:,[0-9+\-−=()ni]+)*")
 _PRESENTATION_FORMS = re.compile("[\ufb1d-\ufdff\ufe70-\ufefe]+")
 
