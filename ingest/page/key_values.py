@@ -25,7 +25,6 @@ from docgraph.ingest.pdf.lines import TextLine
 MIN_ROWS = 2
 MAX_WORDS = 6  # a label or a value is a few words, not a sentence
 EDGE_TOLERANCE = 2.0  # points: the labels (or values) of one block start or end at one edge
-SAME_ROW = 0.4  # of the font size: pieces whose middles are this close share a row
 # "2,109.60", "£1,404.96", "(115.20)", "-96,00": a sum of money, with its two decimals
 _AMOUNT = re.compile(r"[-\u2212(]?[£$€]?\s?\d{1,3}(?:[,.'\u00a0 ]?\d{3})*[.,]\d{2}\)?")
 
@@ -57,7 +56,7 @@ def _paired_rows(labels: Sequence[TextLine], values: Sequence[TextLine]) -> list
     if len(labels) != len(values):
         return []
     rows = [[label, value] for label, value in zip(labels, values, strict=True)]
-    same = all(abs(a.center_y - b.center_y) < SAME_ROW * max(a.size, 1.0) for a, b in rows)
+    same = all(a.on_row_of(b) for a, b in rows)
     colons = all(label.text.rstrip().endswith(":") for label in labels)
     bold = all(label.bold for label in labels) and not any(value.bold for value in values)
     return rows if same and (colons or bold) else []
@@ -67,7 +66,7 @@ def _rows(lines: Sequence[TextLine]) -> list[list[TextLine]]:
     """Consecutive pieces on one row, in the order the block gives them (left to right)."""
     rows: list[list[TextLine]] = []
     for line in lines:
-        if rows and abs(line.center_y - rows[-1][0].center_y) < SAME_ROW * max(line.size, 1.0):
+        if rows and line.on_row_of(rows[-1][0]):
             rows[-1].append(line)
         else:
             rows.append([line])

@@ -23,7 +23,6 @@ MAX_LINE_WORDS = 8
 EDGE_TOLERANCE = 2.0  # points: a label and the lines under it start at one edge
 LINE_GAP = 0.8  # of the font size: the white between a label and its first line, at most
 APART_EM = 4.0  # labels on one row further apart than this head columns of their own
-SAME_ROW = 0.4  # of the font size
 
 
 def join_labelled_columns(lines: Sequence[TextLine]) -> list[TextLine]:
@@ -72,8 +71,7 @@ def _label_rows(lines: Sequence[TextLine]) -> list[list[TextLine]]:
 
 
 def _next_label(last: TextLine, line: TextLine) -> bool:
-    same_row = abs(line.center_y - last.center_y) < SAME_ROW * max(line.size, 1.0)
-    return same_row and line.bbox.x0 - last.bbox.x1 > APART_EM * max(line.size, 1.0)
+    return line.on_row_of(last) and line.bbox.x0 - last.bbox.x1 > APART_EM * max(line.size, 1.0)
 
 
 def _label_like(line: TextLine) -> bool:

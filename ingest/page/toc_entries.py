@@ -86,5 +86,5 @@ def _title_left_of(lines: Sequence[TextLine], index: int, rows: list[int], cente
 
 def _number_after_gap(title: TextLine, number: TextLine) -> bool:
     """``number`` sits on ``title``'s row, ems to its right."""
-    same_row = abs(title.center_y - number.center_y) < 0.4 * max(title.size, 1.0)
+    same_row = title.on_row_of(number)
     return same_row and number.bbox.x0 - title.bbox.x1 >= ENTRY_GAP_EM * max(title.size, 1.0)

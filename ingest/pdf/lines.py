@@ -32,6 +32,7 @@ _MATH_NAME = re.compile(r"cmmi|cmsy|cmex|msam|msbm|math|stixgeneral|symbol|eufm|
 _MATH_RANGES = ((0x2200, 0x22FF), (0x2A00, 0x2AFF), (0x27C0, 0x27EF), (0x2980, 0x29FF), (0x1D400, 0x1D7FF))
 _FIRST_MATH_CHAR = chr(_MATH_RANGES[0][0])
 _SAME_ROW_MAX_GAP_EM = 4.0  # pieces of one visual line further apart than this are separate items
+SAME_ROW = 0.4  # of a line's font size: pieces whose middles are this close share a row
 # Text set at a slant this large is a watermark ("DRAFT", "Not for distribution") across the page;
 # slanted labels of a chart's axis are small.
 WATERMARK_MIN_SIZE = 20.0
@@ -62,6 +63,11 @@ class TextLine:
     @property
     def center_y(self) -> float:
         return (self.bbox.y0 + self.bbox.y1) / 2
+
+    def on_row_of(self, other: TextLine) -> bool:
+        """Whether ``other`` sits on this line's row: their middles closer than SAME_ROW of this
+        line's font size."""
+        return abs(self.center_y - other.center_y) < SAME_ROW * max(self.size, 1.0)
 
 
 def extract_lines(
@@ -193,7 +199,7 @@ def rows_in_order(lines: list[TextLine]) -> list[TextLine]:
         return lines
     rows: list[list[TextLine]] = []
     for line in sorted(lines, key=lambda ln: ln.center_y):
-        if rows and abs(line.center_y - rows[-1][-1].center_y) < 0.4 * max(line.size, 1.0):
+        if rows and line.on_row_of(rows[-1][-1]):
             rows[-1].append(line)
         else:
             rows.append([line])
