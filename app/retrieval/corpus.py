@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 
 from docgraph.app.retrieval.document_index import DocumentIndex, RegionInfo, SectionInfo
 from docgraph.app.retrieval.labels import Label, LabelledPlaces, labelled_places, load_captions
+from docgraph.app.retrieval.named_documents import NamedDocuments, named_documents
 from docgraph.app.retrieval.text import named_options
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore
@@ -207,6 +208,11 @@ class Corpus:
         return frozenset(
             document.regions[row].region_id for document in documents for row in document.part_rows(question)
         )
+
+    def named_documents(self, question: str, doc_id: str | None = None) -> NamedDocuments:
+        """The documents in scope (``doc_id``'s, or all) that ``question`` names ("invoice 1043"):
+        :func:`app.retrieval.named_documents.named_documents`."""
+        return named_documents(question, self.documents(doc_id))
 
     def option_regions(self, question: str, doc_ids: set[str]) -> frozenset[str]:
         """The regions that hold a command-line option ``question`` names ("--retries"), in the

@@ -75,6 +75,7 @@ class HybridWeights:
     reference_hops: int = 2  # how many of the best hits have their references followed
     kind: float = 0.5  # added to a region of the kind the question names (``app.retrieval.kinds``)
     part: float = 1.0  # added to a region of a part the question names ("clause 7.3": ``named_parts``)
+    named_document: float = 1.0  # added to a region of a document the question names ("invoice 1043")
     one_scale: bool = True  # lexical scores of several documents on one scale (``bm25.scores_across``)
     document: float = 0.0  # added, scaled by its document's share of the best evidence (see ``fuse``)
     document_regions: int = 5  # the best candidates of each document that make its evidence
@@ -193,19 +194,32 @@ class HybridRetriever:
         # twice and lift the referring passage over its target (see ``follows_references``).
         if following:
             w = replace(w, gnn=0.0)
-        return self.ranked(self.gather(query, doc_id, w), query, w, following)[:n]
+        # a question naming a stored document ("invoice 1043") is scored without the naming words,
+        # the named document's regions lifted instead
+        named = self.corpus.named_documents(query, doc_id) if w.named_document else None
+        if named is not None and named.doc_ids:
+            query = named.unnamed
+        candidates = self.gather(query, doc_id, w)
+        return self.ranked(candidates, query, w, following, named.doc_ids if named else frozenset())[:n]
 
     def ranked(
-        self, candidates: list[Candidate], query: str, weights: HybridWeights, following: bool
+        self,
+        candidates: list[Candidate],
+        query: str,
+        weights: HybridWeights,
+        following: bool,
+        named_documents: frozenset[str] = frozenset(),
     ) -> list[ScoredRegion]:
         """Gathered ``candidates`` fused under ``weights``, best first, with references followed when
-        ``following`` (scripts/gnn_headroom.py re-fuses one gathering under several weightings)."""
+        ``following`` (scripts/gnn_headroom.py re-fuses one gathering under several weightings); the
+        regions of ``named_documents`` (those the question names) are lifted."""
         labels, doc_ids = named_labels(query), {c.info.doc_id for c in candidates}
         places = self.corpus.labelled(labels, doc_ids) if labels else None
         in_parts = self.corpus.part_regions(query, doc_ids) if weights.part and names_parts(query) else frozenset()
         # a region holding an option the question names ("--retries") is named by it as a part is
         options = self.corpus.option_regions(query, doc_ids) if weights.part else frozenset()
-        hits = fuse(candidates, weights, named_kinds(query) | {kind for kind, _ in labels}, places, in_parts | options)
+        kinds = named_kinds(query) | {kind for kind, _ in labels}
+        hits = fuse(candidates, weights, kinds, places, in_parts | options, named_documents)
         if following:
             hits = follow_references(hits, self.corpus.references, weights.reference, weights.reference_hops)
         asked_places = in_parts | (places.regions if places else frozenset())
@@ -238,11 +252,13 @@ def fuse(
     kinds: frozenset[str] = frozenset(),
     labelled: LabelledPlaces | None = None,
     in_parts: frozenset[str] = frozenset(),
+    named_documents: frozenset[str] = frozenset(),
 ) -> list[ScoredRegion]:
     """Weighted sum of max-normalised signals, best first; a region of one of ``kinds`` (the kinds the
     question names) gains ``weights.kind``; of a kind whose named label was found (``labelled``),
     only the label's caption and what it captions do; a region of a part the question names by
-    number, or holding an option it names (``in_parts``), gains ``weights.part``. Across documents
+    number, or holding an option it names (``in_parts``), gains ``weights.part``; a region of a
+    document the question names (``named_documents``) gains ``weights.named_document``. Across documents
     a region of a document that holds much of the best evidence gains up to ``weights.document``
     (:func:`document_terms`)."""
     best = {s: max((c.raw[s] for c in candidates), default=0.0) for s in SIGNALS}
@@ -254,6 +270,8 @@ def fuse(
             terms["kind"] = weights.kind
         if candidate.info.region_id in in_parts:
             terms["part"] = weights.part
+        if candidate.info.doc_id in named_documents:
+            terms["named_document"] = weights.named_document
         hits.append(hit_from(candidate.info, sum(terms.values()), terms))
     if weights.document:
         for hit, term in zip(hits, document_terms(hits, weights.document, weights.document_regions), strict=True):

@@ -1,0 +1,91 @@
+"""The stored documents a question names: "What is the total of invoice 1043?" of a store of fifteen
+invoices asks about ``invoice-1043``, "Does libtasn1 enforce SIZE constraints?" about the Libtasn1
+manual.
+
+A document is named by a word of its :attr:`~app.retrieval.document_index.DocumentIndex.name_texts`
+(its file name, titles, a running head on half its pages) that the question writes as a name: with
+a digit, an underscore, or a capital letter past the question's first word. A word every document
+in scope is named by ("invoice" of fifteen invoices) names none of them, nor do a figure, table,
+section or page label's words ("Table 3", "page 5"), which name parts of documents.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from docgraph.app.retrieval.document_index import DocumentIndex
+from docgraph.app.retrieval.kinds import named_label_words
+from docgraph.app.retrieval.named_parts import part_label_words
+from docgraph.app.retrieval.text import tokenize
+
+_EDGES = "?.,;:!'’\"“”‘()[]"
+_POSSESSIVE = re.compile(r"['’]s$")
+
+
+@dataclass(frozen=True, slots=True)
+class NamedDocuments:
+    """The documents a question names, and the question without the words that named them (which
+    say which document to read, not which passage: "Invoice No. 1043" is no answer to "What is the
+    total of invoice 1043?")."""
+
+    doc_ids: frozenset[str]
+    unnamed: str
+
+
+def naming_words(question: str) -> set[str]:
+    """The whole tokens of the words ``question`` writes as names ("1043", "libtasn1", "northgate" of
+    "Northgate's"), less the words of the labels it names parts by ("Table 3", "page 5")."""
+    labels = part_label_words(question) | named_label_words(question)
+    words = question.split()
+    return {
+        token
+        for position, word in enumerate(words)
+        if (token := _token(word)) and token not in labels and _written_as_name(_bare(word), position)
+    }
+
+
+def named_documents(question: str, documents: Iterable[DocumentIndex]) -> NamedDocuments:
+    """The ``documents`` whose names hold one of the question's :func:`naming_words`; none when
+    the words name none of them or every one."""
+    candidates = list(documents)
+    words = naming_words(question) if len(candidates) > 1 else set()
+    named = [document for document in candidates if words & document.name_words]
+    if not named or len(named) == len(candidates):
+        return NamedDocuments(frozenset(), question)
+    names = frozenset().union(*(document.name_words for document in named))
+    unnamed = " ".join(_without_names(question.split(), words & names, names))
+    return NamedDocuments(frozenset(document.doc_id for document in named), unnamed if tokenize(unnamed) else question)
+
+
+def _without_names(words: list[str], naming: set[str], names: frozenset[str]) -> list[str]:
+    """``words`` without those that name the documents: each naming word, and the words of the
+    documents' names next to it ("invoice" of "the total of invoice 1043", not "methods" of "What
+    methods does zoo provide?", a title word that says what the document holds)."""
+    tokens = [_token(word) for word in words]
+    dropped = [token in naming for token in tokens]
+    for start in [i for i, drop in enumerate(dropped) if drop]:
+        for step in (-1, 1):
+            i = start + step
+            while 0 <= i < len(words) and not dropped[i] and tokens[i] in names:
+                dropped[i] = True
+                i += step
+    return [word for word, drop in zip(words, dropped, strict=True) if not drop]
+
+
+def _token(word: str) -> str:
+    """A question's ``word`` ("1043?", "Northgate's", "ReportLab") as its whole token ("1043",
+    "northgate", "reportlab": not its parts)."""
+    tokens = tokenize(_bare(word))
+    return tokens[0] if tokens else ""
+
+
+def _bare(word: str) -> str:
+    """ "Northgate's," -> "Northgate": a word without its punctuation and possessive."""
+    return _POSSESSIVE.sub("", word.strip(_EDGES))
+
+
+def _written_as_name(word: str, position: int) -> bool:
+    """A word with a digit or an underscore, or capitalised past the question's first word."""
+    return any(ch.isdigit() for ch in word) or "_" in word or (position > 0 and word[:1].isupper())
