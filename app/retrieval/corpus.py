@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 
 from docgraph.app.retrieval.document_index import DocumentIndex, RegionInfo, SectionInfo
 from docgraph.app.retrieval.labels import Label, LabelledPlaces, labelled_places, load_captions
-from docgraph.app.retrieval.named_documents import NamedDocuments, named_documents
+from docgraph.app.retrieval.named_documents import NamedDocuments, named_documents, naming_words
 from docgraph.app.retrieval.text import named_options
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore
@@ -228,6 +228,21 @@ class Corpus:
             for option in options
             for row in document.region_bm25.rows_with(option)
         )
+
+    def naming_regions(self, question: str, doc_ids: set[str]) -> frozenset[str]:
+        """The regions of the loaded documents ``doc_ids`` that hold every word ``question`` writes
+        as a name, when it writes two or more ("Smith 1998": the bibliography entry and the notes
+        citing it), a document's own names left out."""
+        words = naming_words(question)
+        with self._lock:
+            documents = [self._documents[doc] for doc in sorted(doc_ids) if doc in self._documents]
+        found: set[str] = set()
+        for document in documents:
+            own = words - document.name_words
+            if len(own) >= 2:
+                rows = set.intersection(*(set(document.region_bm25.rows_with(word)) for word in own))
+                found.update(document.regions[row].region_id for row in rows)
+        return frozenset(found)
 
     def section_titles(self, region_id: str) -> list[str]:
         """Titles of a loaded region's enclosing sections, outermost first (none when it has none)."""

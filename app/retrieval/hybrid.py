@@ -218,6 +218,8 @@ class HybridRetriever:
         in_parts = self.corpus.part_regions(query, doc_ids) if weights.part and names_parts(query) else frozenset()
         # a region holding an option the question names ("--retries") is named by it as a part is
         options = self.corpus.option_regions(query, doc_ids) if weights.part else frozenset()
+        # so is a region holding every name the question writes ("Smith 1998", "release 3.6.12")
+        options |= self.corpus.naming_regions(query, doc_ids) if weights.part else frozenset()
         kinds = named_kinds(query) | {kind for kind, _ in labels}
         hits = fuse(candidates, weights, kinds, places, in_parts | options, named_documents)
         if following:
