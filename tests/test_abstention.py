@@ -191,6 +191,14 @@ def test_coverage_meets_an_irregular_past_and_leaves_out_the_words_that_frame_a_
     assert coverage("How long does the drive shaft take to cool?", [hit]) == 0.2  # "take" only
 
 
+def test_what_happened_asks_for_events_no_passage_names_so() -> None:
+    """A newsletter's reader asked "What happened at the AGM?" of the AGM report: "happened" was
+    counted missing (no passage words its events so) and ask abstained while quoting the report."""
+    report = ScoredRegion("r", "d", 1, (), "paragraph", "At the AGM members voted to buy a defibrillator.", 1.0)
+    assert coverage("What happened at the AGM?", [report]) == 1.0
+    assert coverage("What happens if the AGM is not quorate?", [report]) == 0.5  # "quorate" is not there
+
+
 def test_an_abstained_question_asks_the_model_nothing_more(store: GraphStore, tmp_path: Path) -> None:
     retriever = make_retriever("hybrid", store, load_encoder())
     streamed: list[str] = []

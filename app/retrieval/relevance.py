@@ -30,6 +30,7 @@ HITS_READ = 5  # the first hits the measures read
 # passage need hold them.
 _FRAME = "author authors say says said mention mentions mentioned mentioning describe describes described describing"
 _FRAME += " discuss discussed discussing refer refers referred referring"
+_FRAME += " happen happens happened happening"  # "What happened at the AGM?" asks for the events
 _FRAME += " many much"  # "How many bits is the Length field?" asks for a count, which no passage words so
 FRAME_WORDS = frozenset(fold(word) for word in _FRAME.split())
 _VOWELS = re.compile(r"[aeiouy]")
