@@ -197,8 +197,7 @@ class HybridRetriever:
         # a question naming a stored document ("invoice 1043") is scored without the naming words,
         # the named document's regions lifted instead
         named = self.corpus.named_documents(query, doc_id) if w.named_document else None
-        if named is not None and named.doc_ids:
-            query = named.unnamed
+        query = named.unnamed if named is not None else query
         candidates = self.gather(query, doc_id, w)
         return self.ranked(candidates, query, w, following, named.doc_ids if named else frozenset())[:n]
 

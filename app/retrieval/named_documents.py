@@ -47,16 +47,19 @@ def naming_words(question: str) -> set[str]:
 
 
 def named_documents(question: str, documents: Iterable[DocumentIndex]) -> NamedDocuments:
-    """The ``documents`` whose names hold one of the question's :func:`naming_words`; none when
-    the words name none of them or every one."""
+    """The ``documents`` whose names hold one of the question's :func:`naming_words` (none when
+    the words name every one: one document in scope, fifteen invoices of one supplier), and the
+    question without those words whenever they name one, in scope alone too ("What is the maximum
+    input voltage of the HSX310?" of its datasheet: "The HSX310 is a ..." is no answer either)."""
     candidates = list(documents)
-    words = naming_words(question) if len(candidates) > 1 else set()
+    words = naming_words(question)
     named = [document for document in candidates if words & document.name_words]
-    if not named or len(named) == len(candidates):
+    if not named:
         return NamedDocuments(frozenset(), question)
     names = frozenset().union(*(document.name_words for document in named))
     unnamed = " ".join(_without_names(question.split(), words & names, names))
-    return NamedDocuments(frozenset(document.doc_id for document in named), unnamed if tokenize(unnamed) else question)
+    lifted = frozenset(document.doc_id for document in named) if len(named) < len(candidates) else frozenset()
+    return NamedDocuments(lifted, unnamed if tokenize(unnamed) else question)
 
 
 def _without_names(words: list[str], naming: set[str], names: frozenset[str]) -> list[str]:
