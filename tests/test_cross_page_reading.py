@@ -429,3 +429,21 @@ def test_a_two_page_menu_keeps_its_title_repeated_atop_both_pages(tmp_path: Path
     first, second = NativeReader().read(pdf).pages
     assert [(r.kind, r.text) for r in first.regions if r.kind in ("title", "page_header")] == [("title", "Spring Menu")]
     assert [r.text for r in second.regions if r.kind == "page_header"] == ["Spring Menu"]
+
+
+def test_a_paragraph_cut_inside_a_name_after_its_underscore_runs_on(tmp_path: Path) -> None:
+    """A developer manual's "... set CONFIG_" | "TRUE before ..." was two paragraphs: the next page
+    starts with a capital and "CONFIG_" ends no sentence but did not say it runs on either."""
+    pdf = tmp_path / "config.pdf"
+    with pymupdf.open() as doc:
+        first = _filled_first_page(doc)
+        cut = "To keep the parsed settings after the file is closed, set the option CONFIG_"
+        first.insert_text((72, 740), "The reader frees its buffers when it returns.", fontname="helv", fontsize=10)
+        first.insert_text((72, 740 + LEAD), cut, fontname="helv", fontsize=10)
+        second = doc.new_page()
+        rest = "OPTION_KEEP_PARSED before calling config_read_file()."
+        second.insert_text((72, 72), rest, fontname="helv", fontsize=10)
+        doc.save(pdf)
+    steps = _cross_page_steps(pdf)
+    runs_on = [last.endswith("CONFIG_") and first.startswith("OPTION_KEEP") and on for last, first, on in steps]
+    assert any(runs_on), steps

@@ -19,7 +19,7 @@ from docgraph.records import FURNITURE_KINDS, RegionKind
 
 # Regions that float or sit outside the text flow; a page break inside the flow skips them.
 _OUT_OF_FLOW: frozenset[RegionKind] = FURNITURE_KINDS | {"footnote", "figure", "caption"}
-_RUNS_ON = (",", "-", "\u2010", "(", "[", "/", "&", "，", "、", "（")
+_RUNS_ON = (",", "-", "\u2010", "(", "[", "/", "&", "_", "，", "、", "（")  # "_": a name cut ("CONFIG_")
 _RUNNING_TEXT: frozenset[RegionKind] = frozenset({"paragraph", "list"})
 COLUMN_WIDTH_TOLERANCE = 0.15  # the two parts of a paragraph split by a column break are set as wide
 COLUMN_GAP_SLACK = 2.0  # points of overlap allowed between two columns' boxes
