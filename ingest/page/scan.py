@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import pymupdf
 
 from docgraph.ingest.floats.captioned_tables import find_captioned_tables
-from docgraph.ingest.floats.figures import find_figures, lone_pictures
+from docgraph.ingest.floats.figures import find_figures, is_strip, lone_pictures
 from docgraph.ingest.floats.framed_tables import find_framed_tables
 from docgraph.ingest.floats.image_text import ImageText
 from docgraph.ingest.floats.layout_model import ModelBox, model_tables, run_layout_model
@@ -45,7 +45,8 @@ class PageScan:
 
     def furniture_view(self) -> PageLines:
         """What furniture detection reads of the page: its lines, figures and tables."""
-        return PageLines(self.height, self.lines, self.figures, [table.bbox for table in self.tables], self.number)
+        tables = [table.bbox for table in self.tables]
+        return PageLines(self.height, self.lines, self.figures, tables, self.number, self.width)
 
 
 def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
@@ -80,6 +81,9 @@ def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
         scan.figures = find_figures(page, drawings, [t.bbox for t in scan.tables], lines)
         scan.charts = [box for box in scan.figures if drawn_as_chart(drawings, box)]
         scan.photos = lone_pictures(page, scan.figures, lines)
+        bands = [box for box in scan.photos if is_strip(box, scan.width)]  # the design's, no figure
+        scan.figures = [box for box in scan.figures if box not in bands]
+        scan.photos = [box for box in scan.photos if box not in bands]
     return scan
 
 
