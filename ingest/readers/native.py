@@ -11,6 +11,7 @@ from docgraph.ingest.floats.layout_model import layout_model_available
 from docgraph.ingest.page.assemble import assemble_page
 from docgraph.ingest.page.classify import FontStats, font_stats
 from docgraph.ingest.page.furniture import FurnitureMarks, detect_furniture
+from docgraph.ingest.page.logos import drop_logos
 from docgraph.ingest.page.scan import PageScan, scan_page
 from docgraph.ingest.page.slide_titles import promote_slide_titles
 from docgraph.ingest.pdf.checks import load_page_checked
@@ -57,6 +58,7 @@ class NativeReader:
 
 
 def assemble_pages(scans: list[PageScan]) -> list[PageLayout]:
+    drop_logos(scans)
     stats, marks = body_stats(scans)
     first_text_page = next((s.number for s in scans if s.has_text_layer), 0)
     pages = []
