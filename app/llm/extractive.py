@@ -100,17 +100,20 @@ def _left_of(described: Passage, line: Passage) -> bool:
 def best_passages(context: Context, limit: int) -> list[Passage]:
     """The highest-scored retrieved passages with content; headings and graph context only when
     nothing better was found (a bare heading answers nothing). A figure or table hit without text
-    stands for its caption."""
-    with_text = [p for p in _captions_for_bare_hits(context) if p.text.strip() or p.description.strip()]
+    stands for its caption, and a heading hit for the text it heads."""
+    found = _bodies_for_heading_hits(context, _captions_for_bare_hits(context))
+    with_text = [p for p in found if p.text.strip() or p.description.strip()]
     ranked = sorted(with_text, key=lambda p: (not context.is_hit(p), _says_nothing(p), -p.score))
     content = [p for p in ranked if context.is_hit(p) and not _says_nothing(p)]
     return (content or ranked)[:limit]
 
 
 def _says_nothing(passage: Passage) -> bool:
-    """A heading, or a newsletter's jump line ("Continued from page 1"): where text is, not text."""
+    """A heading, or a newsletter's jump line ("Continued from page 1"): where text is, not text;
+    or a number alone (a chart's tick value, a slide's "7 / 19" read with its navigation symbols)."""
     text = passage.text.strip()
-    return passage.kind in HEADING_KINDS or bool(JUMP_IN.match(text) or JUMP_OUT.match(text))
+    bare_number = passage.kind in ("paragraph", "figure") and not _has_words(text) and not passage.description
+    return passage.kind in HEADING_KINDS or bare_number or bool(JUMP_IN.match(text) or JUMP_OUT.match(text))
 
 
 def _captions_for_bare_hits(context: Context) -> list[Passage]:
@@ -129,6 +132,29 @@ def _captions_for_bare_hits(context: Context) -> list[Passage]:
         if told is not None and not _has_words(hit.text):
             passages[i] = replace(told, via="retrieved", score=hit.score)
     return passages
+
+
+def heading_hit(passage: Passage) -> bool:
+    return passage.via == "retrieved" and passage.kind == "section_header"
+
+
+def passed_under_heading(passage: Passage) -> bool:
+    """Passed over on the way from a heading to the text it heads: a running head or foot, or a
+    picture or number without words (a logo, a chart's tick values). Another heading stops the way."""
+    furniture = passage.kind in ("page_header", "page_footer")
+    return furniture or (passage.kind not in HEADING_KINDS and not _has_words(passage.text))
+
+
+def _bodies_for_heading_hits(context: Context, passages: list[Passage]) -> list[Passage]:
+    """Each heading hit replaced by the text under it (its ``next`` neighbour), taken as retrieved
+    with the heading's score: asked "What does the slide on round robin say?", a slide's title
+    matches best and its bullets are the answer."""
+    found = list(passages)
+    for i, hit in enumerate(found):
+        body = context.neighbour(hit, "next") if heading_hit(hit) else None
+        if body is not None and not _says_nothing(body):
+            found[i] = replace(body, via="retrieved", score=hit.score)
+    return found
 
 
 def _has_words(text: str) -> bool:

@@ -1,0 +1,77 @@
+"""The extractive answer to a question about a slide by its topic ("What does the slide on round
+robin say?", app/llm/extractive.py). The slide's title matches the question best, and a heading
+says nothing, so the answer skipped it and quoted whatever ranked next: a chart's tick value
+("14") read as a paragraph of its own. A heading hit now stands for the text under it, and a number
+alone answers nothing while text does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+
+from docgraph.app.config import Settings
+from docgraph.app.llm.service import ask
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.stores.base import GraphStore
+from tests.llm_data import no_llm_settings
+
+SLIDES = [
+    ("Process States", ["A process is new, ready, running, waiting or terminated", "Only one runs on a core at once"]),
+    (
+        "Round Robin (RR)",
+        [
+            "Each process gets a small unit of CPU time, the time quantum q, typically 10 to 100 milliseconds",
+            "After q has elapsed the process is preempted and added to the end of the ready queue",
+        ],
+    ),
+    (
+        "Round Robin (cont.)",
+        [
+            "Performance depends heavily on the size of the quantum chosen by the designer",
+            "If q is too large it degenerates into first-come, first-served scheduling",
+        ],
+    ),
+    ("Round Robin in Code", ["A simplified dispatcher loop takes the next process and runs it for one quantum"]),
+    ("Gantt Chart for Round Robin", []),  # a chart's tick values under it, each a paragraph of its own
+    ("Multilevel Queues", ["Interactive processes get their own queue, batch jobs another"]),
+]
+
+
+def _deck(path: Path) -> None:
+    with pymupdf.open() as doc:
+        for number, (title, bullets) in enumerate(SLIDES, start=1):
+            page = doc.new_page(width=720, height=405)
+            page.insert_text((30, 45), title, fontname="hebo", fontsize=26)
+            y = 100.0
+            for bullet in bullets:
+                y += 30 * page.insert_textbox(
+                    pymupdf.Rect(50, y - 18, 680, y + 60), bullet, fontname="helv", fontsize=18
+                )
+            if not bullets:
+                for tick in range(0, 32, 4):
+                    page.insert_text((80 + 18 * tick, 230), str(tick), fontname="helv", fontsize=11)
+            page.insert_text((680, 395), str(number), fontname="helv", fontsize=9)
+        doc.save(path)
+
+
+def test_a_slides_title_hit_is_answered_by_its_bullets(falkordb_store: GraphStore, tmp_path: Path) -> None:
+    _deck(tmp_path / "deck.pdf")
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    assert build_ingest_pipeline(falkordb_store, settings).ingest(tmp_path / "deck.pdf").status == "ingested"
+    falkordb_store.wait_for_indexes()
+    hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    question = "What does the slide on round robin say?"
+    assert {hit.kind for hit in hybrid.retrieve(question, 2)} == {"section_header"}  # two slides' titles
+    result = ask(question, falkordb_store, no_llm_settings(tmp_path), hybrid, k=2)
+    assert _quotes(result.answer) and all("quantum" in quote for quote in _quotes(result.answer))
+    result = ask(question, falkordb_store, no_llm_settings(tmp_path), hybrid)
+    assert all(any(ch.isalpha() for ch in quote) for quote in _quotes(result.answer))
+    result = ask("What does the Gantt chart for round robin show?", falkordb_store, no_llm_settings(tmp_path), hybrid)
+    assert all(any(ch.isalpha() for ch in quote) for quote in _quotes(result.answer))  # no tick values alone
+
+
+def _quotes(answer: str) -> list[str]:
+    return [line.split("“")[1].split("”")[0] for line in answer.splitlines() if "“" in line]
