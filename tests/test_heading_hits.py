@@ -1,5 +1,5 @@
 """The extractive answer to a question about a slide by its topic ("What does the slide on round
-robin say?", app/llm/extractive.py). The slide's title matches the question best, and a heading
+robin say?"; app/llm/extractive.py). The slide's title matches the question best, and a heading
 says nothing, so the answer skipped it and quoted whatever ranked next: a chart's tick value
 ("14") read as a paragraph of its own. A heading hit now stands for the text under it, and a number
 alone answers nothing while text does."""
@@ -11,12 +11,16 @@ from pathlib import Path
 import pymupdf
 
 from docgraph.app.config import Settings
+from docgraph.app.llm.extractive import best_quote, content_words
 from docgraph.app.llm.service import ask
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
+from docgraph.ingest.readers.native import NativeReader
 from tests.llm_data import no_llm_settings
+
+DEJAVU = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"  # Debian's fonts-dejavu-core (make sysdeps)
 
 SLIDES = [
     ("Process States", ["A process is new, ready, running, waiting or terminated", "Only one runs on a core at once"]),
@@ -75,3 +79,32 @@ def test_a_slides_title_hit_is_answered_by_its_bullets(falkordb_store: GraphStor
 
 def _quotes(answer: str) -> list[str]:
     return [line.split("“")[1].split("”")[0] for line in answer.splitlines() if "“" in line]
+
+
+def test_a_bullet_is_quoted_with_its_sub_bullets(tmp_path: Path) -> None:
+    """ "What are the three phases of cellular respiration?" quoted "• The three phases of cellular
+    respiration" alone: each line of a list was an item, so the sub-bullets naming the phases were
+    items of their own. A line opening with another mark than the list's first goes on its item."""
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=720, height=405)
+        page.insert_font(fontname="dv", fontfile=DEJAVU)
+        page.insert_text((30, 45), "Overview of Cellular Respiration", fontname="hebo", fontsize=26)
+        items = [
+            (0, "Cells release the energy stored in glucose to make ATP"),
+            (0, "The three phases of cellular respiration"),
+            (1, "Glycolysis, in the cytosol"),
+            (1, "The Krebs cycle, in the mitochondrial matrix"),
+            (1, "Oxidative phosphorylation, on the inner membrane"),
+            (0, "Electron carriers shuttle electrons between the phases"),
+        ]
+        y = 100.0
+        for level, text in items:
+            size = 18 if level == 0 else 15
+            page.insert_text((40 + 28 * level, y), "•" if level == 0 else "–", fontname="dv", fontsize=size)
+            page.insert_text((60 + 28 * level, y), text, fontname="dv", fontsize=size)
+            y += size * 1.6
+        doc.save(tmp_path / "slide.pdf")
+    (listed,) = [r for r in NativeReader().read(tmp_path / "slide.pdf").pages[0].regions if r.kind == "list"]
+    quote = best_quote(listed.text, content_words("What are the three phases of cellular respiration?"), "list")
+    assert quote.startswith("• The three phases") and "Krebs cycle" in quote and "Oxidative" in quote
+    assert "Electron carriers" not in quote

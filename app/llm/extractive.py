@@ -27,6 +27,7 @@ from docgraph.ingest.links.edges import caption_label
 from docgraph.ingest.pdf.text import ends_sentence, join_two
 
 _WORD = re.compile(r"[^\W\d_]{3,}")
+_ITEM_MARK = re.compile(r"^\s*([•◦▪▫▸►‣∙·○■□➢✓*–—-]|\d{1,2}[.)]|[a-z][.)])\s")
 MAX_PASSAGES = 3
 MAX_QUOTE_CHARS = 360
 WINDOW_SENTENCES = 2
@@ -299,7 +300,7 @@ def best_quote(text: str, terms: set[str], kind: str = "paragraph") -> str:
 def quote_units(text: str, kind: str) -> list[str]:
     """What a quote is made of: ``text``'s sentences, a list's taken item by item (its lines), so
     that "--timeout MS Connect timeout ... (default 5000)." is not run into the items around it."""
-    lines = text.splitlines() if kind == "list" else [text]
+    lines = list_items(text) if kind == "list" else [text]
     return [unit for line in lines for unit in sentences(line)] or [" ".join(text.split())]
 
 
@@ -307,8 +308,33 @@ def item_starts(text: str, kind: str) -> frozenset[int]:
     """Where each item of a list starts among its :func:`quote_units` (none for other kinds)."""
     if kind != "list":
         return frozenset()
-    counts = [len(sentences(line)) for line in text.splitlines()]
+    counts = [len(sentences(line)) for line in list_items(text)]
     return frozenset(sum(counts[:i]) for i in range(1, len(counts)))
+
+
+def list_items(text: str) -> list[str]:
+    """A list's items, each with its sub-items: a line opening with another mark than the list's
+    first line ("– Glycolysis, in the cytosol" under "• The three phases of respiration") goes on
+    its item, so that the item is quoted with what it introduces."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    first = _item_mark(lines[0]) if lines else None
+    items: list[str] = []
+    for line in lines:
+        mark = _item_mark(line)
+        if items and first is not None and mark is not None and mark != first:
+            items[-1] = f"{items[-1]} {line.strip()}"
+        else:
+            items.append(line)
+    return items
+
+
+def _item_mark(line: str) -> str | None:
+    """The kind of mark ``line`` opens with: its bullet glyph, "1." for a number, "a." for a letter."""
+    match = _ITEM_MARK.match(line)
+    if match is None:
+        return None
+    mark = match.group(1)
+    return "1." if mark[0].isdigit() else "a." if mark[0].isalpha() else mark
 
 
 def _cut_start(quote: str) -> str:
