@@ -85,3 +85,26 @@ def test_a_title_under_a_shaded_band_is_no_caption(tmp_path: Path) -> None:
     _deck(tmp_path / "deck.pdf", 10, "tibo", frames, band=True)  # in its own face, as beamer's SFSX
     kinds = _kinds(tmp_path / "deck.pdf")
     assert all(kinds[title] == "section_header" for title, _ in frames[1:])
+
+
+def test_an_agendas_highlighted_part_is_one_of_its_items(tmp_path: Path) -> None:
+    """A lecture repeats its agenda before each part, the part to come in bold: that item was read
+    as a section header ("2. Scheduling criteria", a section holding only the agenda's rest) and
+    the agenda cut into two lists around it."""
+    parts = ["Processes and the scheduler", "Scheduling criteria", "Scheduling algorithms", "Summary"]
+    with pymupdf.open() as doc:
+        for current in range(len(parts)):
+            page = doc.new_page(width=720, height=405)
+            page.insert_text((30, 45), "Outline", fontname="hebo", fontsize=26)
+            for i, part in enumerate(parts):
+                font = "hebo" if i == current else "helv"
+                page.insert_text((60, 100 + 36 * i), f"{i + 1}.  {part}", fontname=font, fontsize=20)
+            page = doc.new_page(width=720, height=405)
+            page.insert_text((30, 45), parts[current], fontname="hebo", fontsize=26)
+            page.insert_text(
+                (50, 100), f"What this part says about {parts[current].lower()}.", fontname="helv", fontsize=18
+            )
+        doc.save(tmp_path / "deck.pdf")
+    for page in NativeReader().read(tmp_path / "deck.pdf").pages[2::2]:  # the agendas after the first
+        kinds = [(region.kind, region.text.count("\n") + 1) for region in page.regions]
+        assert kinds == [("section_header", 1), ("list", len(parts))]
