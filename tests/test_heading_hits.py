@@ -108,3 +108,35 @@ def test_a_bullet_is_quoted_with_its_sub_bullets(tmp_path: Path) -> None:
     quote = best_quote(listed.text, content_words("What are the three phases of cellular respiration?"), "list")
     assert quote.startswith("• The three phases") and "Krebs cycle" in quote and "Oxidative" in quote
     assert "Electron carriers" not in quote
+
+
+def test_a_frame_repeated_over_its_overlays_is_quoted_once(falkordb_store: GraphStore, tmp_path: Path) -> None:
+    """Beamer prints a frame once per overlay step, each page the one before plus a bullet: the
+    answer quoted the same bullet from each page, three quotes saying one thing."""
+    bullets = [
+        "Strict two-phase locking holds exclusive locks until commit",
+        "It avoids cascading aborts",
+        "Deadlocks are found in the wait-for graph",
+    ]
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=720, height=405)
+        page.insert_text((30, 45), "Transactions", fontname="hebo", fontsize=26)
+        page.insert_text((50, 100), "A transaction is one logical unit of work.", fontname="helv", fontsize=18)
+        for step in range(1, len(bullets) + 1):
+            page = doc.new_page(width=720, height=405)
+            page.insert_text((30, 45), "Strict Two-Phase Locking", fontname="hebo", fontsize=26)
+            for i, bullet in enumerate(bullets[:step]):
+                page.insert_text((50, 100 + 40 * i), bullet, fontname="helv", fontsize=18)
+        doc.save(tmp_path / "overlays.pdf")
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    assert build_ingest_pipeline(falkordb_store, settings).ingest(tmp_path / "overlays.pdf").status == "ingested"
+    falkordb_store.wait_for_indexes()
+    hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    result = ask(
+        "How long does strict two-phase locking hold exclusive locks?",
+        falkordb_store,
+        no_llm_settings(tmp_path),
+        hybrid,
+    )
+    quotes = _quotes(result.answer)
+    assert quotes and len(quotes) == len(set(quotes))

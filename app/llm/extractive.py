@@ -48,16 +48,20 @@ class ExtractiveAnswer:
 
 def extractive_answer(question: str, context: Context, max_passages: int = MAX_PASSAGES) -> ExtractiveAnswer:
     """Up to ``max_passages`` quotes of the best passages; a passage already quoted as the other
-    part of a sentence cut by a page break is not quoted again."""
+    part of a sentence cut by a page break is not quoted again, nor a quote said word for word."""
     terms = content_words(question)
     lines: list[str] = []
     quoted: list[Passage] = []
+    said: set[str] = set()
     for passage in best_passages(context, len(context.passages)):
         if len(lines) == max_passages:
             break
         if any(passage.region_id == part.region_id for part in quoted):
             continue
         quote, parts = quote_across_breaks(passage, context, terms)
+        if quote in said:  # a slide repeated (an agenda before each part, a beamer frame's overlays)
+            continue
+        said.add(quote)
         described = _description(passage, context)
         if described is not None and all(described.region_id != part.region_id for part in quoted):
             quote, parts = f"{quote}” “{best_quote(described.text, terms, described.kind)}", [*parts, described]
