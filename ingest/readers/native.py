@@ -11,7 +11,7 @@ from docgraph.ingest.floats.layout_model import layout_model_available
 from docgraph.ingest.page.assemble import assemble_page
 from docgraph.ingest.page.classify import FontStats, font_stats
 from docgraph.ingest.page.furniture import FurnitureMarks, detect_furniture
-from docgraph.ingest.page.logos import drop_logos
+from docgraph.ingest.page.logos import drop_logos, mark_repeated_figures
 from docgraph.ingest.page.scan import PageScan, scan_page
 from docgraph.ingest.page.slide_titles import promote_slide_titles
 from docgraph.ingest.pdf.checks import load_page_checked
@@ -65,6 +65,7 @@ def assemble_pages(scans: list[PageScan]) -> list[PageLayout]:
     for scan, mark in zip(scans, marks, strict=True):
         pages.append(assemble_page(scan, stats, mark, title_allowed=scan.number == first_text_page))
     promote_slide_titles(pages, stats.body_size)
+    mark_repeated_figures(pages)
     mark_continuations(pages)
     return pages
 
