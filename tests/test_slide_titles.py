@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pymupdf
 
+from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 
 WIDTH, HEIGHT = 362.8, 272.1  # beamer's 128 mm x 96 mm
@@ -108,3 +109,28 @@ def test_an_agendas_highlighted_part_is_one_of_its_items(tmp_path: Path) -> None
     for page in NativeReader().read(tmp_path / "deck.pdf").pages[2::2]:  # the agendas after the first
         kinds = [(region.kind, region.text.count("\n") + 1) for region in page.regions]
         assert kinds == [("section_header", 1), ("list", len(parts))]
+
+
+def test_a_continued_slide_stays_in_its_section(tmp_path: Path) -> None:
+    """A topic run over two slides, the second titled "Round Robin (cont.)", made a section of its
+    own beside "Round Robin (RR)": the second slide's bullets were in no section about round robin
+    but one titled "(cont.)"."""
+    slides = [
+        ("First-Come, First-Served", "Processes are served in the order they arrive."),
+        ("Round Robin (RR)", "Each process gets a small unit of CPU time, the quantum."),
+        ("Round Robin (cont.)", "A quantum too large degenerates into first-come, first-served."),
+        ("Summary", "Round robin gives good response time."),
+    ]
+    with pymupdf.open() as doc:
+        for title, text in slides:
+            page = doc.new_page(width=720, height=405)
+            page.insert_text((30, 45), title, fontname="hebo", fontsize=26)
+            page.insert_text((50, 100), text, fontname="helv", fontsize=18)
+        doc.save(tmp_path / "deck.pdf")
+    batch = build_graph(NativeReader().read(tmp_path / "deck.pdf"))
+    titles = {node.key: node.props["title"] for node in batch.nodes if node.label == "Section"}
+    texts = {node.key: node.props["text"] for node in batch.nodes if node.label == "Region"}
+    under = {texts[e.src_key]: titles[e.dst_key] for e in batch.edges if e.type == "IS_UNDER" and e.dst_key in titles}
+    assert "Round Robin (cont.)" not in titles.values()
+    assert under["A quantum too large degenerates into first-come, first-served."] == "Round Robin (RR)"
+    assert under["Round robin gives good response time."] == "Summary"
