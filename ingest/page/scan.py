@@ -14,6 +14,7 @@ from docgraph.ingest.floats.layout_model import ModelBox, model_tables, run_layo
 from docgraph.ingest.floats.tables import FoundTable, drawn_as_chart, find_ruled_tables
 from docgraph.ingest.floats.unruled_tables import find_unruled_tables
 from docgraph.ingest.links.pdf_links import PageFrame, PageLink, page_frame, page_links
+from docgraph.ingest.page.drawn_bullets import marked_lines
 from docgraph.ingest.page.furniture import PageLines
 from docgraph.ingest.page.line_numbers import drop_line_numbers
 from docgraph.ingest.pdf import api as pdf_api
@@ -55,6 +56,7 @@ def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
     fields = form_fields(page)
     lines = extract_lines(page, textpage, drawings, apart=[f.bbox for f in fields])
     lines = outside_fields(lines, fields)  # the fields say their values
+    lines = marked_lines(lines, drawings, [BBox(*info["bbox"]) for info in page.get_image_info()])
     page_words = pdf_api.words(page, TEXT_FLAGS, textpage)
     ruled = find_ruled_tables(page, drawings, page_words)  # margin line numbers lie outside them
     lines, words = drop_line_numbers(lines, page_words, [table.bbox for table in ruled])
