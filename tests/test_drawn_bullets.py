@@ -20,19 +20,24 @@ PHASES = [
 
 
 def test_items_opened_by_drawn_triangles_are_one_list(tmp_path: Path) -> None:
+    """The phases are sub-items, their marks drawn as small balls further in: each goes on its item."""
     with pymupdf.open() as doc:
         page = doc.new_page(width=362.8, height=272.1)
         page.insert_text((8, 29), "ARIES Recovery", fontname="helv", fontsize=11)
         y = 60.0
-        for item in PHASES:
-            triangle = [(14, y - 7), (19, y - 4), (14, y - 1)]
-            page.draw_polyline(triangle, color=(0.2, 0.2, 0.7), fill=(0.2, 0.2, 0.7), closePath=True)
-            page.insert_text((24, y), item, fontname="helv", fontsize=10)
-            y += 18
+        for i, item in enumerate(PHASES):
+            if i == 0:
+                triangle = [(14, y - 7), (19, y - 4), (14, y - 1)]
+                page.draw_polyline(triangle, color=(0.2, 0.2, 0.7), fill=(0.2, 0.2, 0.7), closePath=True)
+                page.insert_text((24, y), item, fontname="helv", fontsize=10)
+            else:
+                page.draw_circle((32, y - 3), 1.6, color=(0.2, 0.2, 0.7), fill=(0.2, 0.2, 0.7))
+                page.insert_text((40, y), item, fontname="helv", fontsize=8.5)
+            y += 16
         doc.save(tmp_path / "frame.pdf")
     regions = NativeReader().read(tmp_path / "frame.pdf").pages[0].regions
     (listed,) = [region for region in regions if region.kind == "list"]
-    assert listed.text.splitlines() == [f"• {item}" for item in PHASES]
+    assert listed.text.splitlines() == [f"• {PHASES[0]}", *(f"– {item}" for item in PHASES[1:])]
 
 
 def test_a_margin_icon_drawn_in_pieces_opens_no_item(tmp_path: Path) -> None:
