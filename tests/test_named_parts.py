@@ -14,7 +14,7 @@ from docgraph.app.llm.service import ask
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.base import Retriever
-from docgraph.app.retrieval.named_parts import named_parts, printed_number
+from docgraph.app.retrieval.named_parts import named_pages, named_parts, printed_number
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
 from docgraph.ingest.graph import build_graph
@@ -208,3 +208,31 @@ def test_a_named_page_is_the_one_counted_so_and_the_one_printed_so(falkordb_stor
 )
 def test_the_number_a_running_foot_prints(text: str, number: int | None) -> None:
     assert printed_number(text) == number
+
+
+def test_a_named_slide_is_the_decks_page_so_counted(falkordb_store: GraphStore, tmp_path: Path) -> None:
+    """ "What is on slide 3?" abstained over a lecture deck: "slide" named no part, though a deck's
+    own "see slide 3" refers to its third page. In a deck (every page landscape) it names that page;
+    elsewhere "slide" stays a word ("slide 3 mm along the rail")."""
+    slides = [
+        ("Process States", "A process moves through five states during its lifetime."),
+        ("Scheduling Criteria", "Throughput counts the processes completed per time unit."),
+        ("Round Robin", "Each process gets a small unit of CPU time, the time quantum."),
+        ("Summary", "Round robin gives good response time if the quantum is chosen well."),
+    ]
+    with pymupdf.open() as doc:
+        for title, text in slides:
+            page = doc.new_page(width=720, height=405)
+            page.insert_text((30, 45), title, fontname="hebo", fontsize=26)
+            page.insert_text((50, 100), text, fontname="helv", fontsize=18)
+        doc.save(tmp_path / "deck.pdf")
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    assert build_ingest_pipeline(falkordb_store, settings).ingest(tmp_path / "deck.pdf").status == "ingested"
+    falkordb_store.wait_for_indexes()
+    hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    hits = hybrid.retrieve("What is on slide 3?", 5)
+    assert hits[0].page == 3 and "part" in hits[0].signals
+    result = ask("What is on slide 3?", falkordb_store, no_llm_settings(tmp_path), hybrid)
+    assert not result.abstained and "time quantum" in result.answer
+    assert named_pages("What is on slide 3?", slides=True) == [3]
+    assert named_pages("Move the carriage slide 3 mm along the rail.", slides=False) == []

@@ -27,6 +27,7 @@ from docgraph.ingest.links.edges import caption_label
 from docgraph.ingest.pdf.text import ends_sentence, join_two
 
 _WORD = re.compile(r"[^\W\d_]{3,}")
+_ITEM_MARK = re.compile(r"^\s*([•◦▪▫▸►‣∙·○■□➢✓*–—-]|\d{1,2}[.)]|[a-z][.)])\s")
 MAX_PASSAGES = 3
 MAX_QUOTE_CHARS = 360
 WINDOW_SENTENCES = 2
@@ -47,16 +48,20 @@ class ExtractiveAnswer:
 
 def extractive_answer(question: str, context: Context, max_passages: int = MAX_PASSAGES) -> ExtractiveAnswer:
     """Up to ``max_passages`` quotes of the best passages; a passage already quoted as the other
-    part of a sentence cut by a page break is not quoted again."""
+    part of a sentence cut by a page break is not quoted again, nor a quote said word for word."""
     terms = content_words(question)
     lines: list[str] = []
     quoted: list[Passage] = []
+    said: set[str] = set()
     for passage in best_passages(context, len(context.passages)):
         if len(lines) == max_passages:
             break
         if any(passage.region_id == part.region_id for part in quoted):
             continue
         quote, parts = quote_across_breaks(passage, context, terms)
+        if quote in said:  # a slide repeated (an agenda before each part, a beamer frame's overlays)
+            continue
+        said.add(quote)
         described = _description(passage, context)
         if described is not None and all(described.region_id != part.region_id for part in quoted):
             quote, parts = f"{quote}” “{best_quote(described.text, terms, described.kind)}", [*parts, described]
@@ -100,17 +105,20 @@ def _left_of(described: Passage, line: Passage) -> bool:
 def best_passages(context: Context, limit: int) -> list[Passage]:
     """The highest-scored retrieved passages with content; headings and graph context only when
     nothing better was found (a bare heading answers nothing). A figure or table hit without text
-    stands for its caption."""
-    with_text = [p for p in _captions_for_bare_hits(context) if p.text.strip() or p.description.strip()]
+    stands for its caption, and a heading hit for the text it heads."""
+    found = _bodies_for_heading_hits(context, _captions_for_bare_hits(context))
+    with_text = [p for p in found if p.text.strip() or p.description.strip()]
     ranked = sorted(with_text, key=lambda p: (not context.is_hit(p), _says_nothing(p), -p.score))
     content = [p for p in ranked if context.is_hit(p) and not _says_nothing(p)]
     return (content or ranked)[:limit]
 
 
 def _says_nothing(passage: Passage) -> bool:
-    """A heading, or a newsletter's jump line ("Continued from page 1"): where text is, not text."""
+    """A heading, or a newsletter's jump line ("Continued from page 1"): where text is, not text;
+    or a number alone (a chart's tick value, a slide's "7 / 19" read with its navigation symbols)."""
     text = passage.text.strip()
-    return passage.kind in HEADING_KINDS or bool(JUMP_IN.match(text) or JUMP_OUT.match(text))
+    bare_number = passage.kind in ("paragraph", "figure") and not _has_words(text) and not passage.description
+    return passage.kind in HEADING_KINDS or bare_number or bool(JUMP_IN.match(text) or JUMP_OUT.match(text))
 
 
 def _captions_for_bare_hits(context: Context) -> list[Passage]:
@@ -129,6 +137,29 @@ def _captions_for_bare_hits(context: Context) -> list[Passage]:
         if told is not None and not _has_words(hit.text):
             passages[i] = replace(told, via="retrieved", score=hit.score)
     return passages
+
+
+def heading_hit(passage: Passage) -> bool:
+    return passage.via == "retrieved" and passage.kind == "section_header"
+
+
+def passed_under_heading(passage: Passage) -> bool:
+    """Passed over on the way from a heading to the text it heads: a running head or foot, or a
+    picture or number without words (a logo, a chart's tick values). Another heading stops the way."""
+    furniture = passage.kind in ("page_header", "page_footer")
+    return furniture or (passage.kind not in HEADING_KINDS and not _has_words(passage.text))
+
+
+def _bodies_for_heading_hits(context: Context, passages: list[Passage]) -> list[Passage]:
+    """Each heading hit replaced by the text under it (its ``next`` neighbour), taken as retrieved
+    with the heading's score: asked "What does the slide on round robin say?", a slide's title
+    matches best and its bullets are the answer."""
+    found = list(passages)
+    for i, hit in enumerate(found):
+        body = context.neighbour(hit, "next") if heading_hit(hit) else None
+        if body is not None and not _says_nothing(body):
+            found[i] = replace(body, via="retrieved", score=hit.score)
+    return found
 
 
 def _has_words(text: str) -> bool:
@@ -273,7 +304,7 @@ def best_quote(text: str, terms: set[str], kind: str = "paragraph") -> str:
 def quote_units(text: str, kind: str) -> list[str]:
     """What a quote is made of: ``text``'s sentences, a list's taken item by item (its lines), so
     that "--timeout MS Connect timeout ... (default 5000)." is not run into the items around it."""
-    lines = text.splitlines() if kind == "list" else [text]
+    lines = list_items(text) if kind == "list" else [text]
     return [unit for line in lines for unit in sentences(line)] or [" ".join(text.split())]
 
 
@@ -281,8 +312,33 @@ def item_starts(text: str, kind: str) -> frozenset[int]:
     """Where each item of a list starts among its :func:`quote_units` (none for other kinds)."""
     if kind != "list":
         return frozenset()
-    counts = [len(sentences(line)) for line in text.splitlines()]
+    counts = [len(sentences(line)) for line in list_items(text)]
     return frozenset(sum(counts[:i]) for i in range(1, len(counts)))
+
+
+def list_items(text: str) -> list[str]:
+    """A list's items, each with its sub-items: a line opening with another mark than the list's
+    first line ("– Glycolysis, in the cytosol" under "• The three phases of respiration") goes on
+    its item, so that the item is quoted with what it introduces."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    first = _item_mark(lines[0]) if lines else None
+    items: list[str] = []
+    for line in lines:
+        mark = _item_mark(line)
+        if items and first is not None and mark is not None and mark != first:
+            items[-1] = f"{items[-1]} {line.strip()}"
+        else:
+            items.append(line)
+    return items
+
+
+def _item_mark(line: str) -> str | None:
+    """The kind of mark ``line`` opens with: its bullet glyph, "1." for a number, "a." for a letter."""
+    match = _ITEM_MARK.match(line)
+    if match is None:
+        return None
+    mark = match.group(1)
+    return "1." if mark[0].isdigit() else "a." if mark[0].isalpha() else mark
 
 
 def _cut_start(quote: str) -> str:

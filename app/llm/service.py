@@ -36,7 +36,7 @@ from docgraph.app.llm.context import (
     regions_by_id,
 )
 from docgraph.app.llm.describe import DescribeReport, describe_document
-from docgraph.app.llm.extractive import NO_EVIDENCE, bare_line, extractive_answer
+from docgraph.app.llm.extractive import NO_EVIDENCE, bare_line, extractive_answer, heading_hit, passed_under_heading
 from docgraph.app.llm.focus import focus_passages
 from docgraph.app.llm.router import RouteDecision, route_question
 from docgraph.app.llm.text2cypher import Text2CypherResult, generate_cypher
@@ -271,7 +271,9 @@ def _answer(
         if client is None:
             focused = focus_passages(first_groups(groups, first_round), question, settings.context_focus)
             bare = [p for p in focused if p.via == "retrieved" and bare_line(p)]
-            context = build_context([*focused, *next_regions(store, bare, passed=bare_line)])
+            headings = [p for p in focused if heading_hit(p)]
+            bodies = next_regions(store, headings, passed=passed_under_heading)  # the text a heading hit heads
+            context = build_context([*focused, *next_regions(store, bare, passed=bare_line), *bodies])
             extractive = extractive_answer(question, context)
             result.answer, result.citations, result.evidence = (
                 extractive.text,

@@ -57,6 +57,7 @@ def load_document(store: GraphStore, doc_id: str, version: str) -> DocumentIndex
         page_texts=[str(p["text"] or "") for p in pages],
         sections=sections,
         passages=_passages(store, doc_id),
+        slides=bool(pages) and all(float(p["width"] or 0) > float(p["height"] or 0) for p in pages),
     )
     document.references, document.referrers = _references(store, document)
     document.captions = load_captions(store, doc_id, document.referrers)

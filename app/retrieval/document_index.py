@@ -74,6 +74,7 @@ class DocumentIndex:
     referrers: dict[str, set[str]] = field(default_factory=dict)  # region id -> the regions that refer to it
     captions: Captions = field(default_factory=lambda: Captions({}))  # what each labelled caption captions
     region_row: dict[str, int] = field(default_factory=dict)
+    slides: bool = False  # every page is landscape: a deck, whose "slide 12" is its twelfth page
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _region_bm25: BM25Index | None = None
     _page_bm25: BM25Index | None = None
@@ -200,7 +201,7 @@ class DocumentIndex:
         """The pages ``question`` names: the one that prints the number, and the one counted so (a
         reader of the text cites the printed number, a reader of the viewer or of docgraph's own
         citations the count)."""
-        numbers = named_pages(question)
+        numbers = named_pages(question, self.slides)
         printed = {number: page for page, number in self.printed_numbers.items() if number in numbers}
         return {n for n in numbers if n in self.page_rows} | set(printed.values())
 

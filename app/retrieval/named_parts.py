@@ -30,7 +30,7 @@ PART_KINDS = frozenset(
     {"section", "chapter", "appendix", "clause", "article", "schedule", "annex", "exhibit", "paragraph", "note"}
     | {"claim"}  # a patent's
 )
-PAGE_KINDS = frozenset({"page"})  # "What is on page 3?": the page, as printed on it or as counted
+PAGE_KINDS = frozenset({"page", "slide"})  # "What is on page 3?": the page, as printed on it or as counted
 PART_CANDIDATES = 12  # regions of a named part, from its start, taken as candidates
 # Words that ask for a part as a whole ("What does clause 7.3 say?", "Summarise page 2").
 _WHERE_ONLY = "say says said show shows state states contain contains content cover covers summarise summary list"
@@ -98,11 +98,13 @@ def named_parts(question: str, own_names: str = "") -> list[Mention]:
     return [m for m in _mentions(question, own_names) if m.kind in PART_KINDS and not m.external]
 
 
-def named_pages(question: str) -> list[int]:
-    """The page numbers ``question`` names as where its answer is ("on page 3", "pages 4 and 5")."""
+def named_pages(question: str, slides: bool = False) -> list[int]:
+    """The page numbers ``question`` names as where its answer is ("on page 3", "pages 4 and 5"); in
+    a slide deck (``slides``) "slide 12" names its twelfth page too, as a deck's "see slide 12" does."""
     if not names_parts(question):
         return []
-    return [int(m.number) for m in _mentions(question) if m.kind in PAGE_KINDS and not m.external]
+    kinds = PAGE_KINDS if slides else PAGE_KINDS - {"slide"}
+    return [int(m.number) for m in _mentions(question) if m.kind in kinds and not m.external]
 
 
 def part_label_words(question: str) -> set[str]:

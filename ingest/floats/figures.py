@@ -27,6 +27,8 @@ LISTING_MIN_LETTERS = 30
 LISTING_HEIGHT_SHARE = 0.5  # share of a candidate's height its text lines cover, for a listing
 LISTING_SIZE_DROP = 3.0  # points: code is often set smaller than the body text
 MIN_CHARS_OVER_BACKGROUND = 200  # this much text on a page-sized image is the page's own text,
+STRIP_WIDTH_SHARE = 0.9  # of the page's width: a picture this wide and ...
+STRIP_ASPECT = 8.0  # ... this many times wider than high is a band of the page's design
 MIN_LARGE_TEXT_SIZE = 11.0  # and so is less set this large (a slide, a cover); else a scan's stamp
 
 
@@ -182,6 +184,12 @@ def lone_pictures(page: pymupdf.Page, figures: Sequence[BBox], lines: Sequence[T
     nothing drawn merged into it."""
     images = image_figures(page, lines)
     return [box for box in figures if any(_same_box(box, image) for image in images)]
+
+
+def is_strip(box: BBox, page_width: float) -> bool:
+    """A picture across the page and many times wider than high: a theme's band (the shaded head of
+    a beamer slide, over its frame title), no photo that the text under it captions."""
+    return box.width >= STRIP_WIDTH_SHARE * page_width and box.width >= STRIP_ASPECT * box.height
 
 
 def _same_box(a: BBox, b: BBox, slack: float = 1.0) -> bool:

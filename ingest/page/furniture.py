@@ -31,6 +31,7 @@ SMALLER_THAN_BODY = 1.0  # points smaller than body text that a running title ma
 SMALL_HEAD_GAP = 1.0  # body sizes of white, at least, between a small running head and the text below
 SIZE_TOLERANCE = 0.5  # points over the body size a running head beside the page number may be set in
 ROW_TOLERANCE_EM = 0.3  # of the page number's size: how far off its row a running head's middle may sit
+SLIDE_TITLE_STEP = 1.0  # points over the body size that a slide's title in the top band is set in, at least
 
 LargeLine = tuple[tuple[str, int, str, int], str]  # a line's place and font, and its text
 
@@ -53,6 +54,7 @@ class PageLines:
     figures: Sequence[BBox] = ()  # a number at a figure's edge is its tick label, not a page number
     tables: Sequence[BBox] = ()  # a number in a ruled table's cell is the table's
     number: int = 0  # 1-based page number in the document (0: not known)
+    width: float = 0.0  # 0: not known
 
 
 @dataclass(slots=True)
@@ -143,8 +145,10 @@ def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list
             if _eligible(line, body_size):
                 found.append((index, band))
         candidates.append(found)
-        keys = {(band, furniture_key(page.lines[i].text)) for i, band in found}
-        key_pages.update(keys)
+    if len(pages) > 1 and all(page.width > page.height for page in pages):
+        candidates = _without_slide_titles(pages, candidates, body_size)
+    for page, found in zip(pages, candidates, strict=True):
+        key_pages.update({(band, furniture_key(page.lines[i].text)) for i, band in found})
 
     def repeats(key: tuple[str, str]) -> bool:
         return len(pages) > 1 and key_pages[key] >= min_repeat
@@ -180,6 +184,28 @@ def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list
     for page, found, mark in zip(pages, candidates, marks, strict=True):
         _mark_beside_page_number(page, found, mark, body_size)
     return marks
+
+
+def _without_slide_titles(
+    pages: Sequence[PageLines], candidates: list[list[tuple[int, str]]], body_size: float
+) -> list[list[tuple[int, str]]]:
+    """A deck's candidates less its slides' titles: a line in the top band set larger than the body,
+    or bold in its size, that few slides print (a beamer frame's title, repeated only over the pages
+    of its overlays, at one place and in one font on every slide). A course name or a navigation
+    bar of section names printed on most slides stays furniture."""
+    on_pages: Counter[str] = Counter()
+    for page, found in zip(pages, candidates, strict=True):
+        on_pages.update({furniture_key(page.lines[i].text) for i, band in found if band == "top"})
+
+    def title(page: PageLines, index: int, band: str) -> bool:
+        line = page.lines[index]
+        set_apart = line.size >= body_size + SLIDE_TITLE_STEP or (line.bold and line.size >= body_size - SIZE_TOLERANCE)
+        return band == "top" and set_apart and 2 * on_pages[furniture_key(line.text)] < len(pages)
+
+    return [
+        [(i, band) for i, band in found if not title(page, i, band)]
+        for page, found in zip(pages, candidates, strict=True)
+    ]
 
 
 def _mark_beside_page_number(page: PageLines, found: list[tuple[int, str]], mark: FurnitureMarks, body: float) -> None:

@@ -7,13 +7,14 @@ from dataclasses import dataclass, field
 import pymupdf
 
 from docgraph.ingest.floats.captioned_tables import find_captioned_tables
-from docgraph.ingest.floats.figures import find_figures, lone_pictures
+from docgraph.ingest.floats.figures import find_figures, is_strip, lone_pictures
 from docgraph.ingest.floats.framed_tables import find_framed_tables
 from docgraph.ingest.floats.image_text import ImageText
 from docgraph.ingest.floats.layout_model import ModelBox, model_tables, run_layout_model
 from docgraph.ingest.floats.tables import FoundTable, drawn_as_chart, find_ruled_tables
 from docgraph.ingest.floats.unruled_tables import find_unruled_tables
 from docgraph.ingest.links.pdf_links import PageFrame, PageLink, page_frame, page_links
+from docgraph.ingest.page.drawn_bullets import marked_lines
 from docgraph.ingest.page.furniture import PageLines
 from docgraph.ingest.page.line_numbers import drop_line_numbers
 from docgraph.ingest.pdf import api as pdf_api
@@ -45,7 +46,8 @@ class PageScan:
 
     def furniture_view(self) -> PageLines:
         """What furniture detection reads of the page: its lines, figures and tables."""
-        return PageLines(self.height, self.lines, self.figures, [table.bbox for table in self.tables], self.number)
+        tables = [table.bbox for table in self.tables]
+        return PageLines(self.height, self.lines, self.figures, tables, self.number, self.width)
 
 
 def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
@@ -54,6 +56,7 @@ def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
     fields = form_fields(page)
     lines = extract_lines(page, textpage, drawings, apart=[f.bbox for f in fields])
     lines = outside_fields(lines, fields)  # the fields say their values
+    lines = marked_lines(lines, drawings, [BBox(*info["bbox"]) for info in page.get_image_info()])
     page_words = pdf_api.words(page, TEXT_FLAGS, textpage)
     ruled = find_ruled_tables(page, drawings, page_words)  # margin line numbers lie outside them
     lines, words = drop_line_numbers(lines, page_words, [table.bbox for table in ruled])
@@ -80,6 +83,9 @@ def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
         scan.figures = find_figures(page, drawings, [t.bbox for t in scan.tables], lines)
         scan.charts = [box for box in scan.figures if drawn_as_chart(drawings, box)]
         scan.photos = lone_pictures(page, scan.figures, lines)
+        bands = [box for box in scan.photos if is_strip(box, scan.width)]  # the design's, no figure
+        scan.figures = [box for box in scan.figures if box not in bands]
+        scan.photos = [box for box in scan.photos if box not in bands]
     return scan
 
 

@@ -9,9 +9,11 @@ import pymupdf
 
 from docgraph.ingest.floats.layout_model import layout_model_available
 from docgraph.ingest.page.assemble import assemble_page
-from docgraph.ingest.page.classify import font_stats
-from docgraph.ingest.page.furniture import detect_furniture
+from docgraph.ingest.page.classify import FontStats, font_stats
+from docgraph.ingest.page.furniture import FurnitureMarks, detect_furniture
+from docgraph.ingest.page.logos import drop_logos, mark_repeated_figures
 from docgraph.ingest.page.scan import PageScan, scan_page
+from docgraph.ingest.page.slide_titles import promote_slide_titles
 from docgraph.ingest.pdf.checks import load_page_checked
 from docgraph.ingest.readers.paged import PageWindow, read_in_windows, scan_pages
 from docgraph.ingest.structure.continuity import mark_continuations
@@ -56,11 +58,29 @@ class NativeReader:
 
 
 def assemble_pages(scans: list[PageScan]) -> list[PageLayout]:
-    stats = font_stats(line for scan in scans for line in scan.lines)
-    marks = detect_furniture([s.furniture_view() for s in scans], stats.body_size)
+    drop_logos(scans)
+    stats, marks = body_stats(scans)
     first_text_page = next((s.number for s in scans if s.has_text_layer), 0)
     pages = []
     for scan, mark in zip(scans, marks, strict=True):
         pages.append(assemble_page(scan, stats, mark, title_allowed=scan.number == first_text_page))
+    promote_slide_titles(pages, stats.body_size)
+    mark_repeated_figures(pages)
     mark_continuations(pages)
     return pages
+
+
+def body_stats(scans: list[PageScan]) -> tuple[FontStats, list[FurnitureMarks]]:
+    """The body text's size and font, and each page's running heads and feet. In a slide deck the
+    furniture can outweigh the text: a beamer navigation bar of section names and a footline of
+    three boxes, set at 5 pt, hold more characters than a slide's few bullets, which were then all
+    read as headings. So the body is counted again without the furniture, and where that changes
+    its size, furniture is found again against the new size."""
+    views = [scan.furniture_view() for scan in scans]
+    stats = font_stats(line for scan in scans for line in scan.lines)
+    marks = detect_furniture(views, stats.body_size)
+    text = [line for scan, mark in zip(scans, marks, strict=True) for i, line in enumerate(scan.lines) if i not in mark]
+    body = font_stats(text)
+    if not text or body.body_size == stats.body_size:
+        return stats, marks
+    return body, detect_furniture(views, body.body_size)

@@ -16,7 +16,7 @@ import statistics
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from docgraph.ingest.labels import BARE_HEADING_LABEL, HEADING_STATUS
+from docgraph.ingest.labels import BARE_HEADING_LABEL, CONTINUED, HEADING_STATUS
 from docgraph.ingest.structure.heading_numbers import HEADER_MATCH, level_of_number, parse_number, title_similarity
 from docgraph.ingest.structure.ids import PlacedRegion
 from docgraph.ingest.types import DocumentLayout, OutlineEntry
@@ -208,7 +208,7 @@ def _merge_subheaders(outline: list[SectionSpec], subheaders: list[Subheader]) -
 
 
 def _from_headers(placed: list[PlacedRegion]) -> list[SectionSpec]:
-    groups = _header_groups(placed)
+    groups = _without_continued(_header_groups(placed))
     headers = [group[0] for group in groups]
     numbers = [parse_number(pr.region.text) if pr.region.kind == "section_header" else "" for pr in headers]
     # A heading's size is its largest line's: "Chapter 3" may be set smaller than the title under it.
@@ -244,6 +244,22 @@ def _header_groups(placed: list[PlacedRegion]) -> list[list[PlacedRegion]]:
         else:
             groups.append([pr])
     return groups
+
+
+def _without_continued(groups: list[list[PlacedRegion]]) -> list[list[PlacedRegion]]:
+    """The header groups less those that say their section goes on: a slide "Round Robin (cont.)"
+    after "Round Robin (RR)", set in its size, heads no section of its own; its text stays in the
+    section it continues."""
+    kept: list[list[PlacedRegion]] = []
+    for group in groups:
+        title = _group_title(group)
+        mark = CONTINUED.search(title)
+        stem = title[: mark.start()].strip().casefold() if mark else ""
+        size = max(pr.region.font_size for pr in group)
+        same_size = [g for g in kept if abs(max(pr.region.font_size for pr in g) - size) < 0.5]
+        if not (stem and same_size and _group_title(same_size[-1]).casefold().startswith(stem)):
+            kept.append(group)
+    return kept
 
 
 def _group_title(group: list[PlacedRegion]) -> str:
