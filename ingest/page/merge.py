@@ -48,6 +48,10 @@ _TICK_VALUE = re.compile(
 _NAMES_CLAIM = re.compile(
     r"^\s*\d{1,3}\s?\.\s.{0,200}?\b(?:claims?|Anspr(?:uch|üche)|revendications?)\s+\d", re.IGNORECASE | re.DOTALL
 )
+# A paragraph's clause number: "1.3.2 Offer ...", "7.3. The Customer ..." (two levels or more).
+_CLAUSE_NUMBER = re.compile(r"^\s*(\d{1,3}(?:\.\d{1,3})+)\.?\s+\S")
+# A sentence closed by a tag after its full stop: a guideline's grade "... for 5 days. [A]", a citation.
+_TAGGED_END = re.compile(r"[.!?]\s+\[[^\[\]]{1,8}\]$")
 TIGHT_GAP_EM = 0.25  # below this gap, two blocks' lines are set at one paragraph's line spacing
 _FIGURE_CONTENT_KINDS: frozenset[RegionKind] = frozenset({"paragraph", "section_header", "list", "formula", "footnote"})
 
@@ -158,13 +162,27 @@ def _joinable(prev: Block, cur: Block) -> bool:
         return gap <= 0.5 * em and not ends_sentence(prev.raw_text)
     if prev.kind == cur.kind == "paragraph" and PATENT_PARAGRAPH.match(cur.raw_text):  # "[0011] ..." opens one
         return False
+    if prev.kind == cur.kind == "paragraph" and _next_clause(prev, cur):
+        return False
     if prev.kind == cur.kind == "paragraph":
         same_style = prev.font == cur.font and abs(prev.size - cur.size) < 0.3
         overlap = prev.bbox.x_overlap(cur.bbox)
         narrow = min(prev.bbox.width, cur.bbox.width)
-        continues = not ends_sentence(prev.raw_text) or starts_lowercase(cur.raw_text) or _runs_on(prev, cur, em)
+        ended = ends_sentence(prev.raw_text) or _TAGGED_END.search(prev.raw_text.rstrip()) is not None
+        continues = not ended or starts_lowercase(cur.raw_text) or _runs_on(prev, cur, em)
         return gap <= 0.5 * em and ((same_style and overlap >= 0.5 * narrow and continues) or _hangs_on(prev, cur, em))
     return False
+
+
+def _next_clause(prev: Block, cur: Block) -> bool:
+    """``cur`` opens with the clause number after the one ``prev`` opens with ("1.3.1 Start ..." |
+    "1.3.2 Offer ..."): a guideline's next recommendation or a contract's next sub-clause, set apart
+    by a little white only, is a paragraph of its own, so that "recommendation 1.3.2" finds it."""
+    first, second = _CLAUSE_NUMBER.match(prev.raw_text), _CLAUSE_NUMBER.match(cur.raw_text)
+    if first is None or second is None:
+        return False
+    before, after = first.group(1).split("."), second.group(1).split(".")
+    return len(before) == len(after) and before[:-1] == after[:-1] and int(after[-1]) == int(before[-1]) + 1
 
 
 def _claims(prev: Block, cur: Block) -> bool:

@@ -1,0 +1,67 @@
+"""Medicines information and clinical guidelines as publishers set them from HTML: numbered
+recommendations set a little apart, a dosing table run on over a page break without a rule over its
+rest, a treatment algorithm under its heading and the sentence that leads into it, and answers that
+quote the row of a dose band or the list a lead-in opens. PDFs made here with PyMuPDF's Story, read
+by the native reader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import DocumentLayout
+
+CSS = """
+body { font-family: serif; font-size: 10pt; line-height: 1.25; }
+h2 { font-family: sans-serif; font-size: 11pt; font-weight: bold; margin-top: 8pt; margin-bottom: 4pt; }
+p { margin-top: 0; margin-bottom: 5pt; }
+td, th { border: 0.6pt solid black; padding: 2pt 4pt; font-size: 9pt; }
+"""
+BODY = pymupdf.Rect(56, 70, 539, 772)
+FILLER = "The committee discussed the evidence on the balance of benefits and harms of treatment. " * 6
+RECOMMENDATIONS = [
+    ("1.3.1", "Start antibiotic treatment as soon as possible after diagnosis, within 4 hours of arrival.", "A"),
+    (
+        "1.3.2",
+        "Offer amoxicillin 500 mg three times a day for 5 days to adults with low-severity disease.",
+        "2012, amended 2019",
+    ),
+    ("1.3.3", "Offer co-amoxiclav with clarithromycin to adults with high-severity disease.", "B"),
+]
+BANDS = [
+    ("10 to &lt;15 kg", "62.5 mg twice daily"),
+    ("15 to &lt;25 kg", "125 mg twice daily"),
+    ("25 to &lt;35 kg", "187.5 mg twice daily"),
+    ("35 to &lt;45 kg", "250 mg twice daily"),
+    ("&ge;45 kg", "&ndash;"),
+]
+
+
+def typeset(html: str, pdf: Path) -> DocumentLayout:
+    """``html`` flowed over as many A4 pages as it takes, as an HTML renderer sets it, then read."""
+    story = pymupdf.Story(html, user_css=CSS)
+    writer = pymupdf.DocumentWriter(str(pdf))
+    more = 1
+    while more:
+        device = writer.begin_page(pymupdf.paper_rect("a4"))
+        more, _ = story.place(BODY)
+        story.draw(device)
+        writer.end_page()
+    writer.close()
+    return NativeReader().read(pdf)
+
+
+def regions(layout: DocumentLayout) -> list[tuple[int, str, str]]:
+    return [(page.number, region.kind, region.text) for page in layout.pages for region in page.regions]
+
+
+def test_each_numbered_recommendation_is_a_paragraph_of_its_own(tmp_path: Path) -> None:
+    # Each ends in its grade or its history, after its full stop; the last one, the text after it.
+    paragraphs = "".join(f"<p><b>{number}</b> {text} [{grade}]</p>" for number, text, grade in RECOMMENDATIONS)
+    layout = typeset(f"<h2>1.3 Choice of antibiotic</h2>{paragraphs}<p>{FILLER}</p>", tmp_path / "guideline.pdf")
+
+    texts = [text for _, kind, text in regions(layout) if kind == "paragraph"]
+    for number, text, grade in RECOMMENDATIONS:
+        assert f"{number} {text} [{grade}]" in texts
