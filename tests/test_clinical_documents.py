@@ -65,3 +65,27 @@ def test_each_numbered_recommendation_is_a_paragraph_of_its_own(tmp_path: Path) 
     texts = [text for _, kind, text in regions(layout) if kind == "paragraph"]
     for number, text, grade in RECOMMENDATIONS:
         assert f"{number} {text} [{grade}]" in texts
+
+
+def test_a_figures_heading_and_the_sentence_leading_into_it_stay_text(tmp_path: Path) -> None:
+    html = (
+        f"<p>{FILLER}</p><h2>1.5 Treatment algorithm</h2><p>Figure 1 summarises the choice of antibiotic.</p>"
+        '<p style="margin-top:150pt"><b>Figure 1: Antibiotic choice by severity</b></p>'
+    )
+    pdf = tmp_path / "algorithm.pdf"
+    typeset(html, pdf)
+    with pymupdf.open(pdf) as doc:  # the flowchart, its boxes labelled in another font, under the sentence
+        page = doc[0]
+        top = page.search_for("Figure 1 summarises")[0].y1 + 1
+        for i, label in enumerate(["Score 0: low", "Score 1-2: moderate", "Score 3-5: high"]):
+            box = pymupdf.Rect(90 + 150 * i, top + 60, 220 + 150 * i, top + 110)
+            page.draw_rect(box, color=(0, 0, 0), fill=(0.9, 0.93, 1), width=0.8)
+            inner = pymupdf.Rect(box.x0 + 3, box.y0 + 3, box.x1 - 3, box.y1 - 3)
+            page.insert_textbox(inner, label, fontname="helv", fontsize=8, align=1)
+            page.draw_line((295, top), (box.x0 + 65, box.y0), width=0.8)
+        doc.saveIncr()
+    found = regions(NativeReader().read(pdf))
+
+    assert (1, "section_header", "1.5 Treatment algorithm") in found
+    kinds = [kind for _, kind, text in found if "Figure 1 summarises" in text or "Score 0" in text]
+    assert kinds == ["paragraph", "figure"]

@@ -84,6 +84,18 @@ def _under_caption(line: TextLine, lines: Sequence[TextLine]) -> bool:
     return any(CAPTION_RE.match(other.text) and caption_goes_on([other], line) for other in lines)
 
 
+def _text_between(line: TextLine, figure: BBox, lines: Sequence[TextLine], stats: FontStats) -> bool:
+    """A line of the text (no label) lies between ``line`` and the figure, above or below it: ``line``
+    belongs to the text, as a heading over the paragraph that leads into the figure does."""
+    for other in lines:
+        if other is line or other.bbox.x_overlap(line.bbox) <= 0 or _is_label(other, stats):
+            continue
+        middle = (other.bbox.y0 + other.bbox.y1) / 2
+        if line.bbox.y1 <= middle <= figure.y0 or figure.y1 <= middle <= line.bbox.y0:
+            return True
+    return False
+
+
 def _tick_labels(text: str) -> bool:
     """Numbers, perhaps with an axis name among them ("60 y 40"): what an axis prints beside it."""
     tokens = [(token, bool(_TICK_VALUE.match(token))) for token in text.split()]
@@ -110,7 +122,8 @@ def absorb_figure_labels(
         for index, line in enumerate(lines):
             if index in used or index in taken or line.mono:
                 continue
-            if line.bbox.near(grown, LABEL_MARGIN) and _is_label(line, stats) and not _under_caption(line, lines):
+            near = line.bbox.near(grown, LABEL_MARGIN) and _is_label(line, stats)
+            if near and not _under_caption(line, lines) and not _text_between(line, grown, lines, stats):
                 taken.add(index)
                 labels.append(index)
                 grown = grown.union(line.bbox)
