@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pymupdf
 
+from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
 
@@ -65,6 +66,22 @@ def test_each_numbered_recommendation_is_a_paragraph_of_its_own(tmp_path: Path) 
     texts = [text for _, kind, text in regions(layout) if kind == "paragraph"]
     for number, text, grade in RECOMMENDATIONS:
         assert f"{number} {text} [{grade}]" in texts
+
+
+def test_a_dosing_table_run_on_without_a_rule_over_its_rest_stays_a_table(tmp_path: Path) -> None:
+    # The table fills the foot of the first page: its last band, one line high, runs on to the next
+    # page, whose part the renderer draws without a rule over it (each row's border is drawn under it).
+    rows = "".join(f"<tr><td>{band}</td><td>{dose}</td><td>5 to 7 days</td></tr>" for band, dose in BANDS)
+    table = f"<table><tr><th>Body weight</th><th>Dose</th><th>Duration</th></tr>{rows}</table>"
+    html = f"<p>{FILLER * 6}</p><p>{(FILLER * 3)[:1300]}</p>{table}<p>{FILLER}</p>"
+    layout = typeset(html, tmp_path / "smpc.pdf")
+    assert "35 to <45 kg" in layout.pages[0].regions[-1].text, "the other bands end page 1"
+
+    rest = layout.pages[1].regions[0]
+    assert rest.kind == "table"
+    assert rest.text == "| Body weight | Dose | Duration |\n| --- | --- | --- |\n| ≥45 kg | – | 5 to 7 days |"
+    edges = build_graph(layout).edges
+    assert any(edge.type == "HAS_NEXT" and edge.props.get("continuation") for edge in edges)
 
 
 def test_a_figures_heading_and_the_sentence_leading_into_it_stay_text(tmp_path: Path) -> None:
