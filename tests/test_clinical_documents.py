@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pymupdf
 
+from docgraph.app.retrieval.named_parts import asks_only_where, part_label_words
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
@@ -66,6 +67,13 @@ def test_each_numbered_recommendation_is_a_paragraph_of_its_own(tmp_path: Path) 
     texts = [text for _, kind, text in regions(layout) if kind == "paragraph"]
     for number, text, grade in RECOMMENDATIONS:
         assert f"{number} {text} [{grade}]" in texts
+
+
+def test_a_question_naming_a_recommendation_asks_only_where_it_is() -> None:
+    question = "What does recommendation 1.3.2 say?"
+
+    assert asks_only_where(question, part_label_words(question))
+    assert not part_label_words("What does the third recommendation say?")
 
 
 def test_a_dosing_table_run_on_without_a_rule_over_its_rest_stays_a_table(tmp_path: Path) -> None:
