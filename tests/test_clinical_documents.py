@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pymupdf
 
+from docgraph.app.llm.extractive import best_quote, best_rows_quote, markdown_rows
 from docgraph.app.retrieval.named_parts import asks_only_where, part_label_words
+from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
@@ -114,3 +116,28 @@ def test_a_figures_heading_and_the_sentence_leading_into_it_stay_text(tmp_path: 
     assert (1, "section_header", "1.5 Treatment algorithm") in found
     kinds = [kind for _, kind, text in found if "Figure 1 summarises" in text or "Score 0" in text]
     assert kinds == ["paragraph", "figure"]
+
+
+def test_the_quote_of_a_dose_table_is_the_row_of_the_band_asked_about() -> None:
+    rows = markdown_rows(
+        "| Creatinine clearance (ml/min) | Dose |\n| --- | --- |\n| >50 | 500 mg every 12 hours |\n"
+        "| 30–50 | Reduce dose: 250 mg every 12 hours |\n| 10–29 | Reduce dose: 250 mg every 24 hours |\n"
+        "| <10 or on haemodialysis | Not recommended |"
+    )
+
+    on_dialysis = best_rows_quote(rows, set(tokenize("What is the dose in haemodialysis?")))
+    at_40 = best_rows_quote(rows, set(tokenize("What dose when creatinine clearance is 40 ml/min?")))
+
+    assert "| <10 or on haemodialysis | Not recommended |" in on_dialysis
+    assert "| 30–50 | Reduce dose: 250 mg every 12 hours |" in at_40
+    assert "| >50 |" not in at_40
+
+
+def test_the_quote_of_a_list_of_weight_bands_is_the_band_holding_the_weight() -> None:
+    items = "\n".join(f"• {band.replace('&lt;', 'under ')}: {dose}" for band, dose in BANDS[:4])
+
+    at_20 = best_quote(items, set(tokenize("What is the dose for a child of 20 kg?")), "list")
+    at_25 = best_quote(items, set(tokenize("What is the dose for a child of 25 kg?")), "list")
+
+    assert at_20 == "• 15 to under 25 kg: 125 mg twice daily"
+    assert at_25 == "• 25 to under 35 kg: 187.5 mg twice daily"
