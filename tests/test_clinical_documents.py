@@ -13,9 +13,11 @@ import pymupdf
 from docgraph.app.llm.extractive import best_quote, best_rows_quote, markdown_rows
 from docgraph.app.retrieval.named_parts import asks_only_where, part_label_words
 from docgraph.app.retrieval.text import tokenize
+from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
+from tests.llm_data import ask_of_pdf
 
 CSS = """
 body { font-family: serif; font-size: 10pt; line-height: 1.25; }
@@ -141,3 +143,21 @@ def test_the_quote_of_a_list_of_weight_bands_is_the_band_holding_the_weight() ->
 
     assert at_20 == "• 15 to under 25 kg: 125 mg twice daily"
     assert at_25 == "• 25 to under 35 kg: 187.5 mg twice daily"
+
+
+def test_a_lead_in_over_a_list_is_quoted_with_the_list(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # A patient leaflet: each frequency, a line that ends in a colon, over the side effects it names.
+    groups = {
+        "Very common (may affect more than 1 in 10 people):": ["diarrhoea", "feeling sick (nausea)", "headache"],
+        "Uncommon (may affect up to 1 in 100 people):": ["ringing in the ears", "difficulty sleeping"],
+    }
+    items = {lead: "".join(f"<li>{item}</li>" for item in effects) for lead, effects in groups.items()}
+    lists = "".join(f"<p>{lead}</p><ul>{listed}</ul>" for lead, listed in items.items())
+    pdf = tmp_path / "leaflet.pdf"
+    typeset(f"<h2>4. Possible side effects</h2><p>{FILLER}</p>{lists}", pdf)
+
+    result = ask_of_pdf(falkordb_store, pdf, "What are the very common side effects?", tmp_path)
+
+    first = result.answer.splitlines()[0]
+    assert first.startswith("1. “Very common (may affect more than 1 in 10 people):”")
+    assert "diarrhoea • feeling sick (nausea) • headache" in first

@@ -66,7 +66,7 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
         quote, parts = quote_across_breaks(passage, context, terms)
         described = _description(passage, context)
         if described is not None and all(described.region_id != part.region_id for part in quoted):
-            quote, parts = f"{quote}” “{best_quote(described.text, terms, described.kind)}", [*parts, described]
+            quote, parts = f"{quote}” “{_description_quote(passage, described, terms)}", [*parts, described]
         tags = " ".join(f"[{context.tag_of(part)}]" for part in parts)
         lines.append(f"{len(lines) + 1}. “{quote}” {tags}")
         quoted += parts
@@ -82,7 +82,8 @@ def bare_line(passage: Passage) -> bool:
     group of them; not prose cut short by a page break ("... They store the value at value and")."""
     text = passage.text.strip()
     one_line = "\n" not in text and len(text) <= BARE_LINE_CHARS and len(sentences(text)) == 1  # no prose cut short
-    return passage.kind in ("code", "paragraph") and one_line and not ends_sentence(text)
+    lead_in = passage.kind == "paragraph" and text.endswith(":")  # "Very common (may affect 1 in 10 people):"
+    return passage.kind in ("code", "paragraph") and one_line and (lead_in or not ends_sentence(text))
 
 
 def _description(passage: Passage, context: Context) -> Passage | None:
@@ -95,6 +96,19 @@ def _description(passage: Passage, context: Context) -> Passage | None:
     if described is None or described.kind not in DESCRIPTION_KINDS or not described.text.strip():
         return None
     return None if bare_line(described) or _left_of(described, passage) else described
+
+
+def _description_quote(line: Passage, described: Passage, terms: set[str]) -> str:
+    """The part of the description of ``line`` that answers: its best sentences, or the items of a
+    list that name the question's words ``line`` does not ("Do not take Zelvarex:" asked about
+    simvastatin), else the list from its start, as much as a quote holds: the list a lead-in opens
+    is its answer ("Very common (may affect 1 in 10 people):" over the side effects it names)."""
+    if described.kind != "list":
+        return best_quote(described.text, terms, described.kind)
+    rest = terms - terms_in(terms, line.text)
+    if not shared_words(rest, described.text):
+        return _cut(" ".join(described.text.split()))
+    return best_quote(described.text, rest, described.kind)
 
 
 def _left_of(described: Passage, line: Passage) -> bool:
