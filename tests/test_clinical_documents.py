@@ -161,3 +161,15 @@ def test_a_lead_in_over_a_list_is_quoted_with_the_list(falkordb_store: FalkorDBS
     first = result.answer.splitlines()[0]
     assert first.startswith("1. “Very common (may affect more than 1 in 10 people):”")
     assert "diarrhoea • feeling sick (nausea) • headache" in first
+
+
+def test_a_paragraph_leading_into_a_list_is_quoted_with_the_list(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    lead = "Tell your doctor if you are taking any other medicines. In particular, tell them if you take:"
+    items = ["warfarin (to thin the blood)", "digoxin (for heart problems)", "ritonavir (for HIV infection)"]
+    pdf = tmp_path / "leaflet.pdf"
+    listed = "".join(f"<li>{item}</li>" for item in items)
+    typeset(f"<h2>Other medicines and Zelvarex</h2><p>{FILLER}</p><p>{lead}</p><ul>{listed}</ul>", pdf)
+
+    result = ask_of_pdf(falkordb_store, pdf, "Which other medicines should I tell my doctor about?", tmp_path)
+
+    assert "• warfarin (to thin the blood) • digoxin (for heart problems)" in result.answer.splitlines()[0]

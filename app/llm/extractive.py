@@ -79,11 +79,15 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
 def bare_line(passage: Passage) -> bool:
     """A line that answers nothing alone: one line of code or text that is no sentence, as a
     reference manual's definition line ("int config_read_file (config_t * config, ...)") is, or a
-    group of them; not prose cut short by a page break ("... They store the value at value and")."""
+    group of them; not prose cut short by a page break ("... They store the value at value and").
+    Also a short paragraph that leads into what follows it, ending in a colon ("Very common (may
+    affect more than 1 in 10 people):" over the side effects)."""
     text = passage.text.strip()
-    one_line = "\n" not in text and len(text) <= BARE_LINE_CHARS and len(sentences(text)) == 1  # no prose cut short
-    lead_in = passage.kind == "paragraph" and text.endswith(":")  # "Very common (may affect 1 in 10 people):"
-    return passage.kind in ("code", "paragraph") and one_line and (lead_in or not ends_sentence(text))
+    short = "\n" not in text and len(text) <= BARE_LINE_CHARS
+    one_line = short and len(sentences(text)) == 1  # no prose cut short
+    # a lead-in: "Very common (may affect 1 in 10 people):", "... In particular, tell them if you take:"
+    lead_in = passage.kind == "paragraph" and short and text.endswith(":")
+    return lead_in or (passage.kind in ("code", "paragraph") and one_line and not ends_sentence(text))
 
 
 def _description(passage: Passage, context: Context) -> Passage | None:
