@@ -12,6 +12,7 @@ import pymupdf
 
 from docgraph.app.llm.extractive import best_quote, best_rows_quote, markdown_rows
 from docgraph.app.retrieval.named_parts import asks_only_where, part_label_words
+from docgraph.app.retrieval.relevance import named_words
 from docgraph.app.retrieval.text import tokenize
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
@@ -173,3 +174,9 @@ def test_a_paragraph_leading_into_a_list_is_quoted_with_the_list(falkordb_store:
     result = ask_of_pdf(falkordb_store, pdf, "Which other medicines should I tell my doctor about?", tmp_path)
 
     assert "• warfarin (to thin the blood) • digoxin (for heart problems)" in result.answer.splitlines()[0]
+
+
+def test_a_question_what_an_abbreviation_stands_for_names_the_abbreviation_only() -> None:
+    # No passage words "stand": the list of abbreviations spells ULN out ("ULN, upper limit of normal").
+    assert named_words("What does ULN stand for?") == {"uln"}
+    assert named_words("What is meant by ULN?") == {"uln"}
