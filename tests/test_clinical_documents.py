@@ -16,6 +16,7 @@ from docgraph.app.retrieval.relevance import named_words
 from docgraph.app.retrieval.text import tokenize
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
+from docgraph.ingest.links.mentions import find_mentions
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
 from tests.llm_data import ask_of_pdf
@@ -180,3 +181,12 @@ def test_a_question_what_an_abbreviation_stands_for_names_the_abbreviation_only(
     # No passage words "stand": the list of abbreviations spells ULN out ("ULN, upper limit of normal").
     assert named_words("What does ULN stand for?") == {"uln"}
     assert named_words("What is meant by ULN?") == {"uln"}
+
+
+def test_a_section_of_another_document_named_before_it_is_no_reference_here() -> None:
+    # A guideline's table note sends the reader to the medicine's SmPC, not to its own section 4.2.
+    note = "Zelvaromycin is off-label under 6 months; see the SmPC, section 4.2, for renal dose adjustments."
+    own = "Community-acquired pneumonia: antimicrobial prescribing"
+
+    assert [m.external for m in find_mentions(note, own)] == [True]
+    assert [m.external for m in find_mentions("In the Introduction, section 2 explains the scope.", own)] == [False]

@@ -86,6 +86,9 @@ _OTHER_DOCUMENT = re.compile(
     rf"{_SUBDIVISION}\s+of\s+(?:(?P<cited>{_CITATION})|(?i:the\s+)?(?!{_REFERENCE_NOUN})"
     rf"(?P<name>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*))"
 )
+# Another document named just before its part, by an abbreviation (two capitals or more): "see the
+# SmPC, section 4.2", "the BNF, section 5.1"; not "the Introduction, section 2".
+_NAMED_BEFORE = re.compile(r"\bthe\s+(?P<name>(?=\w*[A-Z]\w*[A-Z])[A-Z][\w-]*),\s*$")
 # A cited work's part, as RFCs write it: "Section 4.2 of [RFC9000]", "[RFC9000], Section 4.2" (a
 # document never cites itself by its bibliography tag).
 _CITED_BEFORE = re.compile(rf"{_CITATION},?\s*$")
@@ -209,6 +212,9 @@ def _is_external(text: str, kind: str, start: int, end: int, own_title: str) -> 
     if other and (other.group("cited") or not _names(other.group("name"), own_title)):
         return True
     if kind in _QUALIFIED_KINDS and _CITED_BEFORE.search(text, max(0, start - 50), start):
+        return True
+    named = _NAMED_BEFORE.search(text, max(0, start - 50), start) if kind in _QUALIFIED_KINDS else None
+    if named and not _names(named.group("name"), own_title):
         return True
     return kind in _STATUTE_KINDS and bool(_STATUTE.match(after))
 
