@@ -190,3 +190,17 @@ def test_a_section_of_another_document_named_before_it_is_no_reference_here() ->
 
     assert [m.external for m in find_mentions(note, own)] == [True]
     assert [m.external for m in find_mentions("In the Introduction, section 2 explains the scope.", own)] == [False]
+
+
+def test_an_item_of_a_list_is_quoted_under_its_lead_in(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "if you are taking simvastatin" alone reads as a condition to tell the doctor, not a "do not".
+    items = ["if you are allergic to zelvaromycin", "if you have liver problems", "if you are taking simvastatin"]
+    pdf = tmp_path / "leaflet.pdf"
+    listed = "".join(f"<li>{item}</li>" for item in items)
+    lead = "<p>Do not use this medicine:</p>"
+    typeset(f"<h2>2. Before you take Zelvarex</h2><p>{FILLER}</p>{lead}<ul>{listed}</ul>", pdf)
+
+    result = ask_of_pdf(falkordb_store, pdf, "Can I take Zelvarex with simvastatin?", tmp_path)
+
+    quoted = next(line for line in result.answer.splitlines() if "simvastatin" in line)
+    assert "“Do not use this medicine:” “• if you are taking simvastatin”" in quoted

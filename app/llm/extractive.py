@@ -64,6 +64,9 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
         if any(passage.region_id == part.region_id for part in quoted):
             continue
         quote, parts = quote_across_breaks(passage, context, terms)
+        lead = context.neighbour(passage, "lead_in")
+        if lead is not None and all(lead.region_id != part.region_id for part in quoted):
+            quote, parts = f"{_cut_start(lead.text.strip())}” “{quote}", [lead, *parts]
         described = _description(passage, context)
         if described is not None and all(described.region_id != part.region_id for part in quoted):
             quote, parts = f"{quote}” “{_description_quote(passage, described, terms)}", [*parts, described]

@@ -31,6 +31,7 @@ from docgraph.app.llm.context import (
     build_context,
     evidence_groups,
     first_groups,
+    lead_ins,
     next_regions,
     passages_from_hits,
     regions_by_id,
@@ -271,7 +272,8 @@ def _answer(
         if client is None:
             focused = focus_passages(first_groups(groups, first_round), question, settings.context_focus)
             bare = [p for p in focused if p.via == "retrieved" and bare_line(p)]
-            context = build_context([*focused, *next_regions(store, bare, passed=bare_line)])
+            lists = [p for p in focused if p.via == "retrieved" and p.kind == "list"]
+            context = build_context([*focused, *next_regions(store, bare, passed=bare_line), *lead_ins(store, lists)])
             extractive = extractive_answer(question, context)
             result.answer, result.citations, result.evidence = (
                 extractive.text,
