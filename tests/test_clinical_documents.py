@@ -204,3 +204,20 @@ def test_an_item_of_a_list_is_quoted_under_its_lead_in(falkordb_store: FalkorDBS
 
     quoted = next(line for line in result.answer.splitlines() if "simvastatin" in line)
     assert "“Do not use this medicine:” “• if you are taking simvastatin”" in quoted
+
+
+def test_raised_reference_numbers_cite_the_numbered_references(tmp_path: Path) -> None:
+    # Vancouver style, as medical texts cite: a raised number after the word, the list at the end.
+    refs = "".join(f"<p>{n}. Author{n} A, et al. A trial of course length. Lancet 2021;3:{n}.</p>" for n in range(1, 6))
+    html = (
+        f"<h2>3 Rationale</h2><p>A 5-day course was as effective in children<sup>4</sup> and in adults<sup>5</sup>."
+        f"</p><p>Each bed needs 20 m<sup>2</sup> of floor.</p><p>{FILLER}</p><h2>7 References</h2>{refs}"
+    )
+    layout = typeset(html, tmp_path / "guideline.pdf")
+    batch = build_graph(layout)
+    texts = {node.key: node.props.get("text", "") for node in batch.nodes}
+
+    cited = [edge for edge in batch.edges if edge.type == "REF" and edge.props.get("kind") == "citation"]
+    assert [edge.props["label"] for edge in cited] == ["[4]"]  # the list holds 4 and 5: one edge; m² none
+    assert texts[cited[0].src_key].startswith("A 5-day course")
+    assert "4. Author4 A" in texts[cited[0].dst_key] and "5. Author5 A" in texts[cited[0].dst_key]
