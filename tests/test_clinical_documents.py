@@ -221,3 +221,16 @@ def test_raised_reference_numbers_cite_the_numbered_references(tmp_path: Path) -
     assert [edge.props["label"] for edge in cited] == ["[4]"]  # the list holds 4 and 5: one edge; m² none
     assert texts[cited[0].src_key].startswith("A 5-day course")
     assert "4. Author4 A" in texts[cited[0].dst_key] and "5. Author5 A" in texts[cited[0].dst_key]
+
+
+def test_a_weight_no_band_holds_is_answered_with_every_band(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "kg" is in every band: it names none of them; 50 kg is in none, so the list is quoted whole.
+    bands = "".join(f"<li>{band.replace('&lt;', 'under ')}: {dose}</li>" for band, dose in BANDS[:4])
+    pdf = tmp_path / "leaflet.pdf"
+    typeset(f"<h2>3. How to take it</h2><p>{FILLER}</p><p>The usual dose by weight is:</p><ul>{bands}</ul>", pdf)
+
+    result = ask_of_pdf(falkordb_store, pdf, "What is the dose for a child weighing 50 kg?", tmp_path)
+
+    first = result.answer.splitlines()[0]
+    assert "• 10 to under 15 kg: 62.5 mg twice daily • 15 to under 25 kg" in first
+    assert "• 35 to under 45 kg: 250 mg twice daily" in first

@@ -107,12 +107,15 @@ def _description(passage: Passage, context: Context) -> Passage | None:
 
 def _description_quote(line: Passage, described: Passage, terms: set[str]) -> str:
     """The part of the description of ``line`` that answers: its best sentences, or the items of a
-    list that name the question's words ``line`` does not ("Do not take Zelvarex:" asked about
-    simvastatin), else the list from its start, as much as a quote holds: the list a lead-in opens
-    is its answer ("Very common (may affect 1 in 10 people):" over the side effects it names)."""
+    list that name the question's words ``line`` and the other items do not ("Do not take
+    Zelvarex:" asked about simvastatin, a list of weight bands asked about 20 kg), else the list
+    from its start, as much as a quote holds: the list a lead-in opens is its answer ("Very common
+    (may affect 1 in 10 people):" over the side effects it names; no band holds 50 kg)."""
     if described.kind != "list":
         return best_quote(described.text, terms, described.kind)
     rest = terms - terms_in(terms, line.text)
+    items = [terms_in(rest, item) for item in described.text.splitlines() if item.strip()]
+    rest -= items[0].intersection(*items[1:]) if items else set()  # "kg" in every band names none
     if not shared_words(rest, described.text):
         return _cut(" ".join(described.text.split()))
     return best_quote(described.text, rest, described.kind)
