@@ -234,3 +234,20 @@ def test_a_weight_no_band_holds_is_answered_with_every_band(falkordb_store: Falk
     first = result.answer.splitlines()[0]
     assert "• 10 to under 15 kg: 62.5 mg twice daily • 15 to under 25 kg" in first
     assert "• 35 to under 45 kg: 250 mg twice daily" in first
+
+
+def test_each_row_of_a_group_spanning_rows_names_its_group(tmp_path: Path) -> None:
+    # An SmPC's adverse reactions: each system organ class set once, over the rows of its frequencies.
+    rows = [
+        ('<td rowspan="2">Nervous system disorders</td>', "Very common", "Headache"),
+        ("", "Rare", "Convulsions"),
+        ('<td rowspan="2">Gastrointestinal disorders</td>', "Very common", "Diarrhoea"),
+        ("", "Uncommon", "Pancreatitis"),
+    ]
+    body = "".join(f"<tr>{group}<td>{frequency}</td><td>{reaction}</td></tr>" for group, frequency, reaction in rows)
+    header = "<tr><th>System organ class</th><th>Frequency</th><th>Adverse reaction</th></tr>"
+    found = regions(typeset(f"<p>{FILLER}</p><table>{header}{body}</table>", tmp_path / "smpc.pdf"))
+
+    table = next(text for _, kind, text in found if kind == "table")
+    assert "| Nervous system disorders | Rare | Convulsions |" in table
+    assert "| Gastrointestinal disorders | Uncommon | Pancreatitis |" in table

@@ -102,11 +102,25 @@ def find_ruled_tables(page: pymupdf.Page, drawings: list[dict[str, Any]], words:
         for table in finder.tables if finder is not None else []:
             rects = [row.cells for row in table.rows]
             cells = [[_words_in(rect, words) if rect else "" for rect in row] for row in rects]
-            cells = join_group_header(rects, cells)
+            cells = join_group_header(rects, fill_spanned_rows(rects, cells))
             box = BBox(*table.bbox)
             if is_real_table(cells) and not drawn_as_chart(drawings, box):
                 found.append(FoundTable(box, cells))
     return found
+
+
+def fill_spanned_rows(rects: Sequence[Sequence[Any]], cells: list[list[str]]) -> list[list[str]]:
+    """``cells`` with each place that a body cell spanning rows covers (None in ``rects``, as PyMuPDF's
+    table finder gives it) holding that cell's text, so that each row names its group: an SmPC's
+    "Nervous system disorders" set once over "Very common | Headache" and "Rare | Convulsions"."""
+    filled = [list(row) for row in cells]
+    for r in range(2, len(rects)):
+        tops = [rect[1] for rect in rects[r] if rect is not None]
+        for c, rect in enumerate(rects[r]):
+            above = next((k for k in range(r - 1, 0, -1) if c < len(rects[k]) and rects[k][c] is not None), None)
+            if rect is None and tops and above is not None and rects[above][c][3] > min(tops) + 1:
+                filled[r][c] = filled[above][c]
+    return filled
 
 
 def closing_lines(paths: Sequence[dict[str, Any]]) -> list[tuple[tuple[float, float], tuple[float, float]]]:
