@@ -236,6 +236,22 @@ def reading_neighbours(store: GraphStore, region_ids: Sequence[str]) -> list[Pas
     return regions_by_id(store, list(dict.fromkeys(neighbours)), via="next")
 
 
+def lead_ins(store: GraphStore, lists: Sequence[Passage]) -> list[Passage]:
+    """For each of ``lists``, the paragraph right before it that leads into it, ending in a colon
+    ("Do not take Zelvarex:"), as its graph context (``via="lead_in"``): an item quoted without it
+    may say the opposite of what the leaflet says."""
+    if not lists:
+        return []
+    rows = store.read(cypher.load("llm_lead_ins", store.dialect), {"ids": [item.region_id for item in lists]})
+    before = {str(row["hit"]): str(row["region_id"]) for row in rows}
+    found = {p.region_id: p for p in regions_by_id(store, list(dict.fromkeys(before.values())), via="lead_in")}
+    return [
+        replace(found[region_id], of_hit=hit)
+        for hit, region_id in before.items()
+        if region_id in found and found[region_id].kind == "paragraph" and found[region_id].text.rstrip().endswith(":")
+    ]
+
+
 def next_regions(store: GraphStore, hits: Sequence[Passage], passed: Callable[[Passage], bool]) -> list[Passage]:
     """For each of ``hits``, the first region after it in reading order that is not ``passed`` over
     (a definition line after a definition line, up to four), as its graph context (``via="next"``)."""

@@ -14,6 +14,7 @@ further down than a quote holds), run on into its part on the next page.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, replace
 
@@ -28,6 +29,12 @@ from docgraph.ingest.pdf.text import ends_sentence, join_two
 
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _ITEM_MARK = re.compile(r"^\s*([•◦▪▫▸►‣∙·○■□➢✓*–—-]|\d{1,2}[.)]|[a-z][.)])\s")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# A band of values: "15 to <25", "10 kg to under 15 kg", "30–50"; and one bound: "<10", "≥45", "under 6".
+_BAND = re.compile(
+    r"(?<![\d.])(\d+(?:\.\d+)?)\s*(?:[a-z/%]+\s*)?(?:-|–|—|to)\s*(<|under|less than)?\s*(\d+(?:\.\d+)?)", re.I
+)
+_BOUND = re.compile(r"(?<![\w.])(<|>|≤|≥|under|over)\s*(\d+(?:\.\d+)?)", re.I)
 MAX_PASSAGES = 3
 MAX_QUOTE_CHARS = 360
 WINDOW_SENTENCES = 2
@@ -59,12 +66,15 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
         if any(passage.region_id == part.region_id for part in quoted):
             continue
         quote, parts = quote_across_breaks(passage, context, terms)
+        lead = context.neighbour(passage, "lead_in")
+        if lead is not None and all(lead.region_id != part.region_id for part in quoted):
+            quote, parts = f"{_cut_start(lead.text.strip())}” “{quote}", [lead, *parts]
         if quote in said:  # a slide repeated (an agenda before each part, a beamer frame's overlays)
             continue
         said.add(quote)
         described = _description(passage, context)
         if described is not None and all(described.region_id != part.region_id for part in quoted):
-            quote, parts = f"{quote}” “{best_quote(described.text, terms, described.kind)}", [*parts, described]
+            quote, parts = f"{quote}” “{_description_quote(passage, described, terms)}", [*parts, described]
         tags = " ".join(f"[{context.tag_of(part)}]" for part in parts)
         lines.append(f"{len(lines) + 1}. “{quote}” {tags}")
         quoted += parts
@@ -77,10 +87,15 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
 def bare_line(passage: Passage) -> bool:
     """A line that answers nothing alone: one line of code or text that is no sentence, as a
     reference manual's definition line ("int config_read_file (config_t * config, ...)") is, or a
-    group of them; not prose cut short by a page break ("... They store the value at value and")."""
+    group of them; not prose cut short by a page break ("... They store the value at value and").
+    Also a short paragraph that leads into what follows it, ending in a colon ("Very common (may
+    affect more than 1 in 10 people):" over the side effects)."""
     text = passage.text.strip()
-    one_line = "\n" not in text and len(text) <= BARE_LINE_CHARS and len(sentences(text)) == 1  # no prose cut short
-    return passage.kind in ("code", "paragraph") and one_line and not ends_sentence(text)
+    short = "\n" not in text and len(text) <= BARE_LINE_CHARS
+    one_line = short and len(sentences(text)) == 1  # no prose cut short
+    # a lead-in: "Very common (may affect 1 in 10 people):", "... In particular, tell them if you take:"
+    lead_in = passage.kind == "paragraph" and short and text.endswith(":")
+    return lead_in or (passage.kind in ("code", "paragraph") and one_line and not ends_sentence(text))
 
 
 def _description(passage: Passage, context: Context) -> Passage | None:
@@ -93,6 +108,22 @@ def _description(passage: Passage, context: Context) -> Passage | None:
     if described is None or described.kind not in DESCRIPTION_KINDS or not described.text.strip():
         return None
     return None if bare_line(described) or _left_of(described, passage) else described
+
+
+def _description_quote(line: Passage, described: Passage, terms: set[str]) -> str:
+    """The part of the description of ``line`` that answers: its best sentences, or the items of a
+    list that name the question's words ``line`` and the other items do not ("Do not take
+    Zelvarex:" asked about simvastatin, a list of weight bands asked about 20 kg), else the list
+    from its start, as much as a quote holds: the list a lead-in opens is its answer ("Very common
+    (may affect 1 in 10 people):" over the side effects it names; no band holds 50 kg)."""
+    if described.kind != "list":
+        return best_quote(described.text, terms, described.kind)
+    rest = terms - terms_in(terms, line.text)
+    items = [terms_in(rest, item) for item in described.text.splitlines() if item.strip()]
+    rest -= items[0].intersection(*items[1:]) if items else set()  # "kg" in every band names none
+    if not shared_words(rest, described.text):
+        return _cut(" ".join(described.text.split()))
+    return best_quote(described.text, rest, described.kind)
 
 
 def _left_of(described: Passage, line: Passage) -> bool:
@@ -253,8 +284,41 @@ def content_words(text: str) -> set[str]:
 def shared_words(terms: set[str], text: str) -> int:
     """How many of the question's ``terms`` ``text`` holds, in any inflection, as abstention's
     coverage counts them ("tightened" is in "tighten the bolts to 45 Nm")."""
+    return len(terms_in(terms, text))
+
+
+def terms_in(terms: set[str], text: str) -> set[str]:
+    """The question's ``terms`` that ``text`` holds, in any inflection; of its numbers, those inside
+    a band ``text`` gives, not those it prints as a band's open end (:func:`numbers_in_bands`)."""
     found = {form for word in content_words(text) for form in word_forms(word)}
-    return sum(1 for term in terms if not found.isdisjoint(word_forms(term)))
+    inside, outside = numbers_in_bands(terms, text)
+    return {term for term in terms if not found.isdisjoint(word_forms(term))} - outside | inside
+
+
+Band = tuple[float, float, bool, bool]  # low, high, whether low itself is out, whether high is
+
+
+def numbers_in_bands(terms: set[str], text: str) -> tuple[set[str], set[str]]:
+    """The numbers among ``terms`` inside a band that ``text`` gives ("15 kg to under 25 kg",
+    "10–29", "<10", "≥45 kg"), and those it prints as an end the band leaves out and no band holds
+    ("25" of "15 to <25 kg"). A dosing table by weight or by creatinine clearance names a child of
+    20 kg or a clearance of 40 ml/min by its band, never by the number itself."""
+    numbers = {term: float(term) for term in terms if _NUMBER.fullmatch(term)}
+    if not numbers:
+        return set(), set()
+    bands: list[Band] = [(float(m[1]), float(m[3]), False, bool(m[2])) for m in _BAND.finditer(text)]
+    for bound in _BOUND.finditer(_BAND.sub(" ", text)):  # a bound of its own, not a band's upper one
+        sign, limit = bound[1].lower(), float(bound[2])
+        below = sign in ("<", "≤", "under")
+        bands.append((-math.inf, limit, False, sign != "≤") if below else (limit, math.inf, sign != "≥", False))
+    inside = {term for term, value in numbers.items() if any(_inside(value, band) for band in bands)}
+    ends = {end for low, high, low_out, high_out in bands for end, out in ((low, low_out), (high, high_out)) if out}
+    return inside, {term for term, value in numbers.items() if value in ends} - inside
+
+
+def _inside(value: float, band: Band) -> bool:
+    low, high, low_out, high_out = band
+    return (low < value if low_out else low <= value) and (value < high if high_out else value <= high)
 
 
 def quote_passage(passage: Passage, terms: set[str]) -> str:
@@ -274,13 +338,21 @@ def best_rows_quote(rows: list[str], terms: set[str]) -> str:
     none does, the rows from the first on, as many as the quote holds (the table as a whole is the
     answer: "Which sub-processors are listed in Annex III?")."""
     header, body = rows[0], rows[1:]
-    shared = [shared_words(terms, row) for row in body]
+    shared = _row_scores(terms, body)
     ranked = sorted(range(len(body)), key=lambda i: (-shared[i], i))
     chosen = sorted(i for i in ranked[:TABLE_ROWS_QUOTED] if shared[i]) or _rows_that_fit(header, body)
     parts = [header]
     for previous, i in zip([-1, *chosen], chosen, strict=False):
         parts.append(("… " if i > previous + 1 else "") + body[i])
     return _cut(" ".join(parts))
+
+
+def _row_scores(terms: set[str], rows: list[str]) -> list[float]:
+    """How well each row shares the question's words, a word counting for less the more rows hold
+    it: "dose" in most rows of a dose table names none of them, "haemodialysis" names its row."""
+    held = [terms_in(terms, row) for row in rows]
+    rows_with = {term: sum(term in found for found in held) for term in terms}
+    return [sum(math.log(1 + len(rows) / rows_with[term]) for term in found) for found in held]
 
 
 def _rows_that_fit(header: str, body: list[str]) -> list[int]:

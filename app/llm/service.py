@@ -31,6 +31,7 @@ from docgraph.app.llm.context import (
     build_context,
     evidence_groups,
     first_groups,
+    lead_ins,
     next_regions,
     passages_from_hits,
     regions_by_id,
@@ -273,7 +274,9 @@ def _answer(
             bare = [p for p in focused if p.via == "retrieved" and bare_line(p)]
             headings = [p for p in focused if heading_hit(p)]
             bodies = next_regions(store, headings, passed=passed_under_heading)  # the text a heading hit heads
-            context = build_context([*focused, *next_regions(store, bare, passed=bare_line), *bodies])
+            lists = [p for p in focused if p.via == "retrieved" and p.kind == "list"]
+            after = [*next_regions(store, bare, passed=bare_line), *bodies, *lead_ins(store, lists)]
+            context = build_context([*focused, *after])
             extractive = extractive_answer(question, context)
             result.answer, result.citations, result.evidence = (
                 extractive.text,

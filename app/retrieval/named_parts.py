@@ -115,7 +115,15 @@ def part_label_words(question: str) -> set[str]:
     named = [m for m in _mentions(question) if m.kind in PART_KINDS | PAGE_KINDS and not m.external]
     notes = [match.group(0) for match in _NOTE_ASKED.finditer(question)]
     titled = [found.group(0) for found in _TITLED_PART.finditer(question)]
-    return {word for text in [*(m.label for m in named), *notes, *titled] for word in tokenize(text)}
+    written = [_word_before(question, m) for m in named]
+    return {word for text in [*(m.label for m in named), *written, *notes, *titled] for word in tokenize(text)}
+
+
+def _word_before(question: str, mention: Mention) -> str:
+    """The word ``question`` names ``mention`` by, as written ("recommendation 1.3.2", "Klausel 4"),
+    which its label may spell otherwise ("Clause 1.3.2")."""
+    before = question[: mention.start].split()
+    return before[-1] if before else ""
 
 
 def titled_sections(question: str, sections: Iterable[StoredSection]) -> list[str]:

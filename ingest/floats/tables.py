@@ -28,6 +28,9 @@ MIN_CHART_MARKS = 8
 TICK_SIZE = 6.0  # points
 SLANT = 0.5  # points: a stroke moving more than this on both axes is slanted
 ROUNDED_CORNERS = 4  # curve pieces of a rounded frame, which a table may have
+NONE_MARKS = frozenset({"-", "\u2013", "\u2014"})  # a cell that says "none" or "not applicable"
+RULE_THICKNESS = 2.0  # points: a rectangle this thin on one axis is a drawn rule
+OPEN_SIDE_RULES = 3  # vertical rules that stop at one height, no rule across them: a grid cut open
 
 
 @dataclass(slots=True)
@@ -72,11 +75,13 @@ def grid_candidates(page: pymupdf.Page, drawings: list[dict[str, Any]]) -> list[
     boxes = [(tuple(p["rect"]), p) for p in ruling]
     areas = []
     for rect in page.cluster_drawings(drawings=ruling):
-        if rect.width < MIN_TABLE_WIDTH or rect.height < MIN_TABLE_HEIGHT:
+        if rect.width < MIN_TABLE_WIDTH:
             continue
         x0, y0, x1, y1 = rect.x0 - 1, rect.y0 - 1, rect.x1 + 1, rect.y1 + 1
         inside = [p for (a, b, c, d), p in boxes if a >= x0 and b >= y0 and c <= x1 and d <= y1]
-        if may_have_ruled_table(inside):
+        # a row of cells a page break left alone, one line high, is a table's part too
+        row_of_cells = len(_rules(inside)[1]) >= OPEN_SIDE_RULES
+        if may_have_ruled_table(inside) and (rect.height >= MIN_TABLE_HEIGHT or row_of_cells):
             areas.append((rect.x0 - 2, rect.y0 - 2, rect.x1 + 2, rect.y1 + 2))
     return areas
 
@@ -92,15 +97,74 @@ def find_ruled_tables(page: pymupdf.Page, drawings: list[dict[str, Any]], words:
     found = []
     for area in grid_candidates(page, drawings):
         paths = visible_paths([p for p in drawings if _meet(_box(p["rect"]), BBox(*area))])
-        finder = pdf_api.find_tables(page, clip=area, use_layout=False, paths=paths)
+        closing = closing_lines(paths)
+        finder = pdf_api.find_tables(page, clip=area, use_layout=False, paths=paths, add_lines=closing or None)
         for table in finder.tables if finder is not None else []:
             rects = [row.cells for row in table.rows]
             cells = [[_words_in(rect, words) if rect else "" for rect in row] for row in rects]
-            cells = join_group_header(rects, cells)
+            cells = join_group_header(rects, fill_spanned_rows(rects, cells))
             box = BBox(*table.bbox)
             if is_real_table(cells) and not drawn_as_chart(drawings, box):
                 found.append(FoundTable(box, cells))
     return found
+
+
+def fill_spanned_rows(rects: Sequence[Sequence[Any]], cells: list[list[str]]) -> list[list[str]]:
+    """``cells`` with each place that a body cell spanning rows covers (None in ``rects``, as PyMuPDF's
+    table finder gives it) holding that cell's text, so that each row names its group: an SmPC's
+    "Nervous system disorders" set once over "Very common | Headache" and "Rare | Convulsions"."""
+    filled = [list(row) for row in cells]
+    for r in range(2, len(rects)):
+        tops = [rect[1] for rect in rects[r] if rect is not None]
+        for c, rect in enumerate(rects[r]):
+            above = next((k for k in range(r - 1, 0, -1) if c < len(rects[k]) and rects[k][c] is not None), None)
+            if rect is None and tops and above is not None and rects[above][c][3] > min(tops) + 1:
+                filled[r][c] = filled[above][c]
+    return filled
+
+
+def closing_lines(paths: Sequence[dict[str, Any]]) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    """Rules that close a grid a page break cut open. A table's part that runs on over a page break
+    may be drawn without a rule along its cut side (HTML renderers draw each row's border under it,
+    and the rule over the part's first row closed the part on the page before), and the line finder
+    sees no cell in an open grid. Where three vertical rules or more start (or end) at one height
+    and no horizontal rule runs there between them, a rule across them is added."""
+    horizontal, vertical = _rules(paths)
+    lines = []
+    for side in (0, 1):  # the tops of the vertical rules, then their bottoms
+        ends: dict[int, list[float]] = {}
+        for x, y0, y1 in vertical:
+            ends.setdefault(round((y0, y1)[side]), []).append(x)
+        for y, xs in ends.items():
+            left, right = min(xs), max(xs)
+            closed = any(abs(h_y - y) <= 1.5 and h_x0 < right and h_x1 > left for h_y, h_x0, h_x1 in horizontal)
+            if len(xs) >= OPEN_SIDE_RULES and not closed:
+                lines.append(((left, float(y)), (right, float(y))))
+    return lines
+
+
+Rule = tuple[float, float, float]  # a rule's position across it, then where it starts and ends along it
+
+
+def _rules(paths: Sequence[dict[str, Any]]) -> tuple[list[Rule], list[Rule]]:
+    """The horizontal rules (y, x0, x1) and vertical rules (x, y0, y1) among ``paths``: lines, and
+    rectangles thin on one axis."""
+    horizontal: list[Rule] = []
+    vertical: list[Rule] = []
+    for path in paths:
+        for item in path.get("items", []):
+            if item[0] == "l":
+                p, q = item[1], item[2]
+                box = BBox(min(p.x, q.x), min(p.y, q.y), max(p.x, q.x), max(p.y, q.y))
+            elif item[0] == "re":
+                box = _box(item[1])
+            else:
+                continue
+            if box.height <= RULE_THICKNESS and box.width >= MIN_EDGE_LENGTH:
+                horizontal.append(((box.y0 + box.y1) / 2, box.x0, box.x1))
+            elif box.width <= RULE_THICKNESS and box.height >= MIN_EDGE_LENGTH:
+                vertical.append(((box.x0 + box.x1) / 2, box.y0, box.y1))
+    return horizontal, vertical
 
 
 def visible_paths(drawings: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -190,8 +254,8 @@ def is_real_table(cells: list[list[str]]) -> bool:
     filled = sum(1 for row in cells for cell in row if any(ch.isalnum() for ch in cell))
     if cols < 2 or filled < 2:
         return False
-    if rows == 1:  # one row: only a fully filled row is plausibly a table fragment
-        return filled == cols
+    if rows == 1:  # one row: only a fully filled row is plausibly a table fragment (a dash: "none")
+        return filled + sum(1 for cell in cells[0] if cell.strip() in NONE_MARKS) == cols
     return filled >= 3
 
 

@@ -38,6 +38,11 @@ _SEE_SUBCLAUSE = r"\b[Ss]ee(?:\s+also)?\s+(?=(?:\d{1,3}|[A-Z])\.\d)"
 _LIST_WORD = "|".join(LIST_WORDS)
 _LIST_SEP = rf"(?:\s*,\s*(?:(?:{_LIST_WORD})\s+)?|\s+(?:{_LIST_WORD}|&)\s+)"
 
+# A clinical guideline's numbered recommendation, as the guideline and its readers name it
+# ("recommendation 1.3.2"): a paragraph that opens with its number, as a sub-clause is. A number of
+# one level ("Recommendation 3") is a report's own series, not its section 3.
+_RECOMMENDATION = r"\b(?:Recommendations?|recommendations?)\s+(?=\d{1,3}\.\d)"
+
 # kind -> (keyword pattern, number pattern, name used in the REF label)
 PATTERNS: dict[str, tuple[str, str, str]] = {
     "figure": (r"\b(?:Figures?|FIGURES?|figures?)\s+|\b(?:Figs?\.|FIGS?\.|figs?\.)\s*", _FIG_NUM, "Figure"),
@@ -52,7 +57,7 @@ PATTERNS: dict[str, tuple[str, str, str]] = {
     "equation": (r"\b(?:Equations?|equations?)\s+|\b(?:Eqs?\.|eqs?\.|Eqn\.|eqn\.)\s*", _EQ_NUM, "Equation"),
     "page": (r"\b(?:Pages?|pages?)\s+|\bpp?\.\s+", _PAGE_NUM, "page"),
     "slide": (r"\b(?:Slides?|SLIDES?|slides?)\s+", _PAGE_NUM, "slide"),
-    "clause": (r"\b(?:Clauses?|CLAUSES?|clauses?)\s+|\b(?:[Cc]ls?\.)\s*", _CLAUSE_NUM, "Clause"),
+    "clause": (r"\b(?:Clauses?|CLAUSES?|clauses?)\s+|\b(?:[Cc]ls?\.)\s*|" + _RECOMMENDATION, _CLAUSE_NUM, "Clause"),
     "article": (r"\b(?:Articles?|ARTICLES?|articles?)\s+|\bArt\.\s*", _ARTICLE_NUM, "Article"),
     "schedule": (r"\b(?:Schedules?|SCHEDULES?)\s+", _ATTACH_NUM, "Schedule"),
     "annex": (r"\b(?:Annex(?:es)?|ANNEX(?:ES)?)\s+", _ATTACH_NUM, "Annex"),
@@ -81,6 +86,9 @@ _OTHER_DOCUMENT = re.compile(
     rf"{_SUBDIVISION}\s+of\s+(?:(?P<cited>{_CITATION})|(?i:the\s+)?(?!{_REFERENCE_NOUN})"
     rf"(?P<name>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*))"
 )
+# Another document named just before its part, by an abbreviation (two capitals or more): "see the
+# SmPC, section 4.2", "the BNF, section 5.1"; not "the Introduction, section 2".
+_NAMED_BEFORE = re.compile(r"\bthe\s+(?P<name>(?=\w*[A-Z]\w*[A-Z])[A-Z][\w-]*),\s*$")
 # A cited work's part, as RFCs write it: "Section 4.2 of [RFC9000]", "[RFC9000], Section 4.2" (a
 # document never cites itself by its bibliography tag).
 _CITED_BEFORE = re.compile(rf"{_CITATION},?\s*$")
@@ -204,6 +212,9 @@ def _is_external(text: str, kind: str, start: int, end: int, own_title: str) -> 
     if other and (other.group("cited") or not _names(other.group("name"), own_title)):
         return True
     if kind in _QUALIFIED_KINDS and _CITED_BEFORE.search(text, max(0, start - 50), start):
+        return True
+    named = _NAMED_BEFORE.search(text, max(0, start - 50), start) if kind in _QUALIFIED_KINDS else None
+    if named and not _names(named.group("name"), own_title):
         return True
     return kind in _STATUTE_KINDS and bool(_STATUTE.match(after))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from docgraph.ingest.links.citations import bibliography_regions, build_bibliography
 from docgraph.ingest.pdf.text import SUPERSCRIPT_DIGITS
 from docgraph.ingest.structure.ids import PlacedRegion
 from docgraph.ingest.structure.sections import SectionTree
@@ -26,6 +27,10 @@ _ENTRY_HEAD = re.compile(r"^\s*(\d{1,3})\.?\s+\S", re.MULTILINE)
 # A standard's note set as a paragraph that opens with its label: ISO's "NOTE 2 A timeout ...", ETSI's
 # "NOTE 2: ...". Standards number notes afresh in each clause.
 _LABELLED_NOTE = re.compile(r"^\s*(?:NOTE|Note)\s+(\d{1,2})(?::\s*|\s+)(?=[^\W\d_])")
+# A raised reference number (Vancouver style), after a word of three letters or more or a punctuation mark.
+_CITED_MARK = re.compile(
+    rf"(?:(?<=[^\W\d_]{{3}})|(?<=[.,;:)\]’”'\"]))([{SUPERSCRIPT_DIGITS}]{{1,3}})(?![{SUPERSCRIPT_DIGITS}⁻⁺/])"
+)
 NOTES_TITLE = re.compile(r"^\s*(?:end\s*)?notes(?:\s+to\s+.*)?\s*$", re.IGNORECASE)
 SOURCE_KINDS = frozenset({"paragraph", "list", "caption", "table"})
 ENTRY_KINDS = frozenset({"paragraph", "list", "footnote"})
@@ -67,17 +72,33 @@ def note_edges(placed: list[PlacedRegion], tree: SectionTree) -> list[EdgeRecord
         if number is not None:
             footnotes.setdefault((pr.page, number), pr.key)
     endnotes = _endnote_sections(placed, tree)
+    references = build_bibliography(bibliography_regions(placed, tree)).numbers
+    # the front matter's raised numbers are the authors' affiliations ("CV Rajagopal¹,³"), no citations
+    body = next((i for i, pr in enumerate(placed) if pr.region.kind == "section_header"), len(placed))
     edges: list[EdgeRecord] = []
+    linked: set[tuple[str, str | None, str]] = set()
     for index, pr in enumerate(placed):
         if pr.region.kind not in SOURCE_KINDS:
             continue
         for number in marks(pr.region.text):
             target = footnotes.get((pr.page, number)) or footnotes.get((pr.page + 1, number))
             target = target or _endnote(endnotes, index, number)
-            if target is not None:
-                props: dict[str, object] = {"kind": "footnote", "label": f"Note {number}"}
+            props: dict[str, object] = {"kind": "footnote", "label": f"Note {number}"}
+            if target is None and index > body and number in references and number in cited_marks(pr.region.text):
+                target, props = references[number], {"kind": "citation", "label": f"[{number}]"}
+            # one citation edge to a reference list that holds two cited entries; a note edge per note
+            seen = (pr.key, target, "" if props["kind"] == "citation" else str(props["label"]))
+            if target is not None and target != pr.key and seen not in linked:
+                linked.add(seen)
                 edges.append(EdgeRecord("REF", "Region", pr.key, "Region", target, props))
     return edges
+
+
+def cited_marks(text: str) -> list[int]:
+    """The raised numbers of ``text`` set as a medical text cites its numbered references
+    ("... in children⁴ and in adults⁵."): after a word of three letters or more or a punctuation
+    mark, never after a unit's letters ("m²", "cm³") nor before a fraction's slash ("(x)¹/2")."""
+    return [int(m.group(1).translate(_TO_DIGITS)) for m in _CITED_MARK.finditer(text)]
 
 
 def _endnote_sections(placed: list[PlacedRegion], tree: SectionTree) -> list[tuple[int, dict[int, str]]]:

@@ -48,6 +48,10 @@ _TICK_VALUE = re.compile(
 _NAMES_CLAIM = re.compile(
     r"^\s*\d{1,3}\s?\.\s.{0,200}?\b(?:claims?|Anspr(?:uch|üche)|revendications?)\s+\d", re.IGNORECASE | re.DOTALL
 )
+# A paragraph's clause number: "1.3.2 Offer ...", "7.3. The Customer ..." (two levels or more).
+_CLAUSE_NUMBER = re.compile(r"^\s*(\d{1,3}(?:\.\d{1,3})+)\.?\s+\S")
+# A sentence closed by a tag after its full stop: a guideline's grade "... for 5 days. [A]", a citation.
+_TAGGED_END = re.compile(r"[.!?]\s+\[[^\[\]]{1,8}\]$")
 TIGHT_GAP_EM = 0.25  # below this gap, two blocks' lines are set at one paragraph's line spacing
 _FIGURE_CONTENT_KINDS: frozenset[RegionKind] = frozenset({"paragraph", "section_header", "list", "formula", "footnote"})
 
@@ -80,6 +84,18 @@ def _under_caption(line: TextLine, lines: Sequence[TextLine]) -> bool:
     return any(CAPTION_RE.match(other.text) and caption_goes_on([other], line) for other in lines)
 
 
+def _text_between(line: TextLine, figure: BBox, lines: Sequence[TextLine], stats: FontStats) -> bool:
+    """A line of the text (no label) lies between ``line`` and the figure, above or below it: ``line``
+    belongs to the text, as a heading over the paragraph that leads into the figure does."""
+    for other in lines:
+        if other is line or other.bbox.x_overlap(line.bbox) <= 0 or _is_label(other, stats):
+            continue
+        middle = (other.bbox.y0 + other.bbox.y1) / 2
+        if line.bbox.y1 <= middle <= figure.y0 or figure.y1 <= middle <= line.bbox.y0:
+            return True
+    return False
+
+
 def _tick_labels(text: str) -> bool:
     """Numbers, perhaps with an axis name among them ("60 y 40"): what an axis prints beside it."""
     tokens = [(token, bool(_TICK_VALUE.match(token))) for token in text.split()]
@@ -106,7 +122,8 @@ def absorb_figure_labels(
         for index, line in enumerate(lines):
             if index in used or index in taken or line.mono:
                 continue
-            if line.bbox.near(grown, LABEL_MARGIN) and _is_label(line, stats) and not _under_caption(line, lines):
+            near = line.bbox.near(grown, LABEL_MARGIN) and _is_label(line, stats)
+            if near and not _under_caption(line, lines) and not _text_between(line, grown, lines, stats):
                 taken.add(index)
                 labels.append(index)
                 grown = grown.union(line.bbox)
@@ -158,13 +175,27 @@ def _joinable(prev: Block, cur: Block) -> bool:
         return gap <= 0.5 * em and not ends_sentence(prev.raw_text)
     if prev.kind == cur.kind == "paragraph" and PATENT_PARAGRAPH.match(cur.raw_text):  # "[0011] ..." opens one
         return False
+    if prev.kind == cur.kind == "paragraph" and _next_clause(prev, cur):
+        return False
     if prev.kind == cur.kind == "paragraph":
         same_style = prev.font == cur.font and abs(prev.size - cur.size) < 0.3
         overlap = prev.bbox.x_overlap(cur.bbox)
         narrow = min(prev.bbox.width, cur.bbox.width)
-        continues = not ends_sentence(prev.raw_text) or starts_lowercase(cur.raw_text) or _runs_on(prev, cur, em)
+        ended = ends_sentence(prev.raw_text) or _TAGGED_END.search(prev.raw_text.rstrip()) is not None
+        continues = not ended or starts_lowercase(cur.raw_text) or _runs_on(prev, cur, em)
         return gap <= 0.5 * em and ((same_style and overlap >= 0.5 * narrow and continues) or _hangs_on(prev, cur, em))
     return False
+
+
+def _next_clause(prev: Block, cur: Block) -> bool:
+    """``cur`` opens with the clause number after the one ``prev`` opens with ("1.3.1 Start ..." |
+    "1.3.2 Offer ..."): a guideline's next recommendation or a contract's next sub-clause, set apart
+    by a little white only, is a paragraph of its own, so that "recommendation 1.3.2" finds it."""
+    first, second = _CLAUSE_NUMBER.match(prev.raw_text), _CLAUSE_NUMBER.match(cur.raw_text)
+    if first is None or second is None:
+        return False
+    before, after = first.group(1).split("."), second.group(1).split(".")
+    return len(before) == len(after) and before[:-1] == after[:-1] and int(after[-1]) == int(before[-1]) + 1
 
 
 def _claims(prev: Block, cur: Block) -> bool:
