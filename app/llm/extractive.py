@@ -20,21 +20,14 @@ from dataclasses import dataclass, replace
 
 from docgraph.app.llm.citations import Citation, cite_passages
 from docgraph.app.llm.context import Context, Passage
+from docgraph.app.llm.question_terms import content_words, shared_words, terms_in
 from docgraph.app.llm.text_units import is_table_rule, sentences
-from docgraph.app.retrieval.relevance import word_forms
-from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.labels import JUMP_IN, JUMP_OUT
 from docgraph.ingest.links.edges import caption_label
 from docgraph.ingest.pdf.text import ends_sentence, join_two
 
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _ITEM_MARK = re.compile(r"^\s*([•◦▪▫▸►‣∙·○■□➢✓*–—-]|\d{1,2}[.)]|[a-z][.)])\s")
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-# A band of values: "15 to <25", "10 kg to under 15 kg", "30–50"; and one bound: "<10", "≥45", "under 6".
-_BAND = re.compile(
-    r"(?<![\d.])(\d+(?:\.\d+)?)\s*(?:[a-z/%]+\s*)?(?:-|–|—|to)\s*(<|under|less than)?\s*(\d+(?:\.\d+)?)", re.I
-)
-_BOUND = re.compile(r"(?<![\w.])(<|>|≤|≥|under|over)\s*(\d+(?:\.\d+)?)", re.I)
 MAX_PASSAGES = 3
 MAX_QUOTE_CHARS = 360
 WINDOW_SENTENCES = 2
@@ -184,11 +177,13 @@ def passed_under_heading(passage: Passage) -> bool:
 def _bodies_for_heading_hits(context: Context, passages: list[Passage]) -> list[Passage]:
     """Each heading hit replaced by the text under it (its ``next`` neighbour), taken as retrieved
     with the heading's score: asked "What does the slide on round robin say?", a slide's title
-    matches best and its bullets are the answer."""
+    matches best and its bullets are the answer. Not where another hit speaks for the heading's
+    section ("Very common:" and its list under "Possible side effects")."""
+    speaking = {(p.doc_id, p.section) for p in passages if context.is_hit(p) and not _says_nothing(p)}
     found = list(passages)
     for i, hit in enumerate(found):
         body = context.neighbour(hit, "next") if heading_hit(hit) else None
-        if body is not None and not _says_nothing(body):
+        if body is not None and not _says_nothing(body) and (hit.doc_id, hit.section) not in speaking:
             found[i] = replace(body, via="retrieved", score=hit.score)
     return found
 
@@ -273,52 +268,6 @@ def best_window(units: list[str], terms: set[str], starts: frozenset[int] = froz
 
     start = max(range(len(units)), key=lambda i: shared_words(terms, " ".join(units[i : end_of(i)])))
     return start, end_of(start)
-
-
-def content_words(text: str) -> set[str]:
-    """The words retrieval matches on (stop words out, plurals and spellings folded, CJK in pairs);
-    a lone letter is left out, a lone digit kept ("exit code 3" names the table's row "3")."""
-    return {word for word in tokenize(text) if len(word) > 1 or word.isdigit()}
-
-
-def shared_words(terms: set[str], text: str) -> int:
-    """How many of the question's ``terms`` ``text`` holds, in any inflection, as abstention's
-    coverage counts them ("tightened" is in "tighten the bolts to 45 Nm")."""
-    return len(terms_in(terms, text))
-
-
-def terms_in(terms: set[str], text: str) -> set[str]:
-    """The question's ``terms`` that ``text`` holds, in any inflection; of its numbers, those inside
-    a band ``text`` gives, not those it prints as a band's open end (:func:`numbers_in_bands`)."""
-    found = {form for word in content_words(text) for form in word_forms(word)}
-    inside, outside = numbers_in_bands(terms, text)
-    return {term for term in terms if not found.isdisjoint(word_forms(term))} - outside | inside
-
-
-Band = tuple[float, float, bool, bool]  # low, high, whether low itself is out, whether high is
-
-
-def numbers_in_bands(terms: set[str], text: str) -> tuple[set[str], set[str]]:
-    """The numbers among ``terms`` inside a band that ``text`` gives ("15 kg to under 25 kg",
-    "10–29", "<10", "≥45 kg"), and those it prints as an end the band leaves out and no band holds
-    ("25" of "15 to <25 kg"). A dosing table by weight or by creatinine clearance names a child of
-    20 kg or a clearance of 40 ml/min by its band, never by the number itself."""
-    numbers = {term: float(term) for term in terms if _NUMBER.fullmatch(term)}
-    if not numbers:
-        return set(), set()
-    bands: list[Band] = [(float(m[1]), float(m[3]), False, bool(m[2])) for m in _BAND.finditer(text)]
-    for bound in _BOUND.finditer(_BAND.sub(" ", text)):  # a bound of its own, not a band's upper one
-        sign, limit = bound[1].lower(), float(bound[2])
-        below = sign in ("<", "≤", "under")
-        bands.append((-math.inf, limit, False, sign != "≤") if below else (limit, math.inf, sign != "≥", False))
-    inside = {term for term, value in numbers.items() if any(_inside(value, band) for band in bands)}
-    ends = {end for low, high, low_out, high_out in bands for end, out in ((low, low_out), (high, high_out)) if out}
-    return inside, {term for term, value in numbers.items() if value in ends} - inside
-
-
-def _inside(value: float, band: Band) -> bool:
-    low, high, low_out, high_out = band
-    return (low < value if low_out else low <= value) and (value < high if high_out else value <= high)
 
 
 def quote_passage(passage: Passage, terms: set[str]) -> str:
