@@ -60,7 +60,15 @@ def find_framed_tables(
         opened = _with_open_foot(stack, words, rules)
         tables = _tables_in_stack(opened, words, [*taken, *headings], open_foot=len(opened) > len(stack))
         found += [t for t in tables if not code_listing(lines, t.bbox)]
-    return found
+    return [t for t in found if not _holds_another(t, found)]
+
+
+def _holds_another(table: FoundTable, found: Sequence[FoundTable]) -> bool:
+    """Whether another table framed by rules of its own lies inside ``table``'s band: then the band
+    is a section between two rules (a datasheet's headings are underlined across the page), which
+    holds the table with its caption and notes, not a table itself."""
+    inside = [t.bbox for t in found if t is not table and t.bbox.area < table.bbox.area]
+    return any(table.bbox.intersection_area(box) >= 0.9 * box.area for box in inside)
 
 
 def _headings(lines: Sequence[TextLine]) -> list[BBox]:
@@ -80,9 +88,23 @@ def _with_open_foot(stack: list[Rule], words: Sequence[Word], rules: Sequence[Ru
     x0, x1, last = stack[0].x0, stack[0].x1, stack[-1].y
     # Rows run on down to the next rule across the column at most: past it lies another table.
     stop = min((r.y for r in rules if r.y > last + SAME_RULE and r.x0 < x1 and r.x1 > x0), default=float("inf"))
-    lines = word_lines([w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1])
-    below = _run_of_lines([line for line in lines if last < line[0] and line[1] < stop], last)
-    return [*stack, Rule(x0, x1, below + 1.0)] if below is not None else stack
+    across = [w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1]
+    below = _run_of_lines([line for line in word_lines(across) if last < line[0] and line[1] < stop], last)
+    if below is None or not _keeps_columns(across, stack[0].y, last, below):
+        return stack
+    return [*stack, Rule(x0, x1, below + 1.0)]
+
+
+def _keeps_columns(words: Sequence[Word], top: float, last: float, below: float) -> bool:
+    """Whether the lines between ``last`` and ``below`` keep the white between the columns of the
+    rows above ``last``: a table's rows run on so, its notes set under it ("¹ Average current at
+    one measurement per second") run across them."""
+    above = [w for w in words if top < (w[1] + w[3]) / 2 < last]
+    run = [w for w in words if last < (w[1] + w[3]) / 2 < below]
+    if not above:
+        return False
+    x0, x1 = min(w[0] for w in above), max(w[2] for w in above)
+    return len(column_gaps([*above, *run], x0, x1)) >= len(column_gaps(above, x0, x1))
 
 
 def _run_of_lines(lines: Sequence[tuple[float, float]], edge: float) -> float | None:
