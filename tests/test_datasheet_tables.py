@@ -1,11 +1,15 @@
 """A component datasheet's specification table: each section heading underlined across the page,
 and under one of them a caption, a table framed by rules of its own (a top rule, a rule under the
-header, a bottom rule) and its notes set small under the bottom rule.
+header, a bottom rule) and its notes set small under the bottom rule, each opening with a mark
+that the table's cells carry ("Supply current¹", "Dropout Voltage(3)").
 
 The band between two headings' rules was read as a table too: the caption, the rows with their
 first columns run together, the notes and the next heading in it, beside the real table. And the
 notes ran on past the table's bottom rule as the rows of a table broken by the page do, so they
 were read as its last rows, and their lines across the first columns merged those columns.
+
+A table's notes sit mid-page, above the page's footnote zone: they were paragraphs, or one list
+("(1) ...", "(2) ..."), so "footnote 2" named no note and the table's marks called none.
 """
 
 from __future__ import annotations
@@ -14,6 +18,12 @@ from pathlib import Path
 
 import pymupdf
 
+from docgraph.app.config import Settings
+from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.embedding import configured_encoder
+from docgraph.app.retrieval.registry import make_retriever
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import PageLayout
 
@@ -84,3 +94,69 @@ def test_the_notes_and_the_next_heading_stay_text(tmp_path: Path) -> None:
     assert all(texts.get(note) in ("paragraph", "footnote") for note in NOTES)
     assert texts.get("PIN DESCRIPTIONS") == "section_header"
     assert texts.get("Table 1. Electrical Specifications") == "caption"
+
+
+def test_the_notes_under_the_table_are_its_footnotes_called_by_its_marks(tmp_path: Path) -> None:
+    layout = NativeReader().read(specification_page(tmp_path / "datasheet.pdf"))
+    notes = [r.text for r in layout.pages[0].regions if r.kind == "footnote"]
+    assert notes == NOTES
+    batch = build_graph(layout)
+    text = {n.key: n.props["text"] for n in batch.nodes if n.label == "Region"}
+    calls = {(e.props["label"], text[e.dst_key]) for e in batch.edges if e.props.get("kind") == "footnote"}
+    assert calls == {("Note 1", NOTES[0]), ("Note 2", NOTES[1])}
+
+
+RULED_NOTES = [
+    "(1) Minimum output load current is 0 µA.",
+    "(2) Based on an end-point calculation using 1 mA and 300 mA loads.",
+    "(3) Defined at 90% of the nominal output voltage.",
+]
+STEPS = ["1. Solder the part.", "2. Bake the board for one hour."]
+
+
+def ruled_table_page(out: Path) -> Path:
+    """A table ruled in a grid, its notes "(1) ..." under it, as TI sets them, then prose; and a
+    second table with a numbered list under it that its cells do not mark."""
+    rows = [["Parameter", "Min", "Max", "Unit"], ["Supply current(1)", "", "60", "µA"]]
+    rows += [["Load regulation(2)", "", "0.005", "%/mA"], ["Dropout voltage(3)", "", "190", "mV"]]
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=612, height=792)
+        y = 80.0
+        for table in (rows, [["Step", "Time"], ["Reflow", "60 s"], ["Cool", "120 s"]]):
+            top = y
+            for row in table:
+                for k, cell in enumerate(row):
+                    page.insert_text((53 + 150 * k, y + 11), cell, fontsize=8, fontname="dj", fontfile=FONT)
+                page.draw_line((50, y), (50 + 150 * len(row), y), width=0.5)
+                y += 15
+            page.draw_line((50, y), (50 + 150 * len(table[0]), y), width=0.5)
+            for k in range(len(table[0]) + 1):
+                page.draw_line((50 + 150 * k, top), (50 + 150 * k, y), width=0.5)
+            for note in RULED_NOTES if table is rows else STEPS:
+                y += 10
+                page.insert_text((50, y), note, fontsize=7.5, fontname="dj", fontfile=FONT)
+            y += 12
+            page.insert_textbox(pymupdf.Rect(50, y, 560, y + 60), PROSE, fontsize=9, fontname="dj", fontfile=FONT)
+            y += 80
+        doc.save(out)
+    return out
+
+
+PROSE = "The regulator is stable with a 1 µF ceramic output capacitor over the whole load range. " * 3
+
+
+def test_numbered_notes_under_a_ruled_table_are_one_footnote_each(tmp_path: Path) -> None:
+    regions = NativeReader().read(ruled_table_page(tmp_path / "ruled.pdf")).pages[0].regions
+    assert [r.text for r in regions if r.kind == "footnote"] == RULED_NOTES
+    assert any(r.kind == "list" and r.text.startswith("1. Solder") for r in regions)  # no marks call them
+    kinds = [r.kind for r in regions if r.kind not in ("page_header", "page_footer")]
+    assert kinds.index("footnote") < kinds.index("paragraph")  # read under the table, not after the page
+
+
+def test_footnote_2_is_found_by_its_number(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+    pdf = ruled_table_page(tmp_path / "ruled.pdf")
+    assert build_ingest_pipeline(falkordb_store, settings).ingest(pdf).status == "ingested"
+    falkordb_store.wait_for_indexes()
+    hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    assert hybrid.retrieve("What does footnote 2 say?", 5)[0].text == RULED_NOTES[1]
