@@ -26,6 +26,7 @@ from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import PageLayout
+from tests.llm_data import ask_of_pdf
 
 HEADER = ["Parameter", "Symbol", "Conditions", "Min", "Typ", "Max", "Unit"]
 ROWS = [
@@ -71,7 +72,8 @@ def specification_page(out: Path) -> Path:
             y += 10
             page.insert_text((50, y), note, fontsize=7.5, fontname="dj", fontfile=FONT)
         _heading(page, y + 30, "PIN DESCRIPTIONS")
-        page.insert_text((50, y + 50), "The HSX310 comes in a six-pin DFN package.", fontsize=9)
+        about = "The HSX310 comes in a six-pin DFN package of 2 mm by 2 mm. Its pins are described below. " * 3
+        page.insert_textbox(pymupdf.Rect(50, y + 40, 562, y + 90), about, fontsize=9, fontname="dj", fontfile=FONT)
         page.draw_line((50, 752), (562, 752), width=0.5)
         page.insert_text((260, 765), "Rev. A | Page 2 of 4", fontsize=8)
         doc.save(out)
@@ -160,3 +162,47 @@ def test_footnote_2_is_found_by_its_number(falkordb_store: FalkorDBStore, tmp_pa
     falkordb_store.wait_for_indexes()
     hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
     assert hybrid.retrieve("What does footnote 2 say?", 5)[0].text == RULED_NOTES[1]
+
+
+SPEC_ROWS = [
+    ["Parameter", "Conditions", "Typ", "Max", "Unit"],
+    ["Supply current", "IOUT = 0 µA", "45", "60", "µA"],
+    ["", "IOUT = 300 mA", "390", "520", "µA"],
+    ["Dropout voltage", "IOUT = 100 mA", "40", "65", "mV"],
+    ["", "IOUT = 300 mA", "120", "190", "mV"],
+    ["Current limit", "VOUT = 90% of nominal", "480", "650", "mA"],
+]
+
+
+def spanned_rows_page(out: Path) -> Path:
+    """A specification table ruled in a grid, each parameter named once over its rows of conditions."""
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=612, height=792)
+        page.insert_text((50, 70), "Table 1. Electrical Characteristics", fontsize=9, fontname="djb", fontfile=BOLD)
+        x = [50, 170, 300, 350, 400, 450]
+        y = 80.0
+        for row in SPEC_ROWS:
+            for left, cell in zip(x, row, strict=False):
+                page.insert_text((left + 3, y + 11), cell, fontsize=8, fontname="dj", fontfile=FONT)
+            page.draw_line((x[0], y), (x[-1], y), width=0.5)
+            y += 15
+        page.draw_line((x[0], y), (x[-1], y), width=0.5)
+        for left in x:
+            page.draw_line((left, 80), (left, y), width=0.5)
+        page.insert_textbox(
+            pymupdf.Rect(50, y + 20, 560, y + 80), "The regulator is stable with 1 µF. " * 4, fontsize=9
+        )
+        doc.save(out)
+    return out
+
+
+def test_a_row_under_its_parameter_is_quoted_by_the_parameter_and_its_condition(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """ "Dropout voltage at 300 mA": the row that answers names the condition only; the parameter is
+    the row above it. The quote was the supply current's 300 mA row and the dropout's 100 mA one."""
+    pdf = spanned_rows_page(tmp_path / "spec.pdf")
+    result = ask_of_pdf(falkordb_store, pdf, "What is the dropout voltage at 300 mA?", tmp_path / "home")
+    first = result.answer.splitlines()[0]
+    assert "| Dropout voltage | IOUT = 100 mA | 40 | 65 | mV | |  | IOUT = 300 mA | 120 | 190 | mV |" in first
+    assert "390" not in first
