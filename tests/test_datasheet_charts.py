@@ -100,3 +100,17 @@ def test_an_axis_name_under_a_chart_is_part_of_the_chart(tmp_path: Path) -> None
         text[e.src_key]: sections[e.dst_key] for e in batch.edges if e.type == "IS_UNDER" and e.dst_key in sections
     }
     assert under["Figure 4. Dropout Voltage vs. Load Current"] == "TYPICAL PERFORMANCE CHARACTERISTICS"
+
+
+def test_a_caption_wrapped_after_vs_keeps_its_last_line(tmp_path: Path) -> None:
+    """A narrow chart's caption wraps after "vs." ("... Rejection Ratio vs." over "Frequency"): the
+    full stop ended no sentence, so the second line was no part of the caption, and, set small
+    beside the chart, went into the chart as one of its labels."""
+    with pymupdf.open() as doc:
+        page = _page(doc, "TYPICAL PERFORMANCE CHARACTERISTICS")
+        _chart(page, 90, 180, "FREQUENCY (Hz)", "Figure 5. Power Supply Rejection Ratio vs.")
+        _text(page, (70, 364), "Frequency", 8, bold=True)
+        doc.save(tmp_path / "wrapped.pdf")
+    regions = NativeReader().read(tmp_path / "wrapped.pdf").pages[0].regions
+    assert [r.text for r in regions if r.kind == "caption"] == ["Figure 5. Power Supply Rejection Ratio vs. Frequency"]
+    assert not any(r.text.endswith("Frequency") for r in regions if r.kind == "figure")
