@@ -45,3 +45,38 @@ def test_the_page_numbers_of_a_contents_list_are_kept(tmp_path: Path) -> None:
     text = " ".join(region.text for region in page.regions)
     for number in range(2, 9):
         assert f" {number} " in f" {text} ".replace("|", " ")
+
+
+def _underlined(page: pymupdf.Page, y: float, text: str) -> None:
+    page.insert_text((50, y), text, fontsize=11, fontname="hebo")
+    page.draw_line((50, y + 3), (562, y + 3), width=0.5)
+
+
+def contents_and_history(out: Path) -> Path:
+    """Headings underlined across the page: the contents, then the revision history."""
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=612, height=792)
+        _underlined(page, 80, "TABLE OF CONTENTS")
+        for k, (title, number) in enumerate(ENTRIES):
+            y = 100 + 12 * k
+            entry = title + " " + "." * (70 - len(title))
+            page.insert_text((50, y), entry, fontsize=9, fontname="helv")
+            page.insert_text((470, y), str(number), fontsize=9, fontname="helv")
+        _underlined(page, 230, "REVISION HISTORY")
+        page.insert_text((50, 250), "4/2024, Rev. B to Rev. C", fontsize=9, fontname="hebo")
+        page.insert_text((50, 262), "Changes to the Features section and to Table 1", fontsize=9, fontname="helv")
+        page.insert_text((50, 280), "11/2022, Rev. A to Rev. B", fontsize=9, fontname="hebo")
+        page.insert_text(
+            (50, 292), "Changed the quiescent current maximum from 65 uA to 60 uA", fontsize=9, fontname="helv"
+        )
+        doc.save(out)
+    return out
+
+
+def test_a_heading_underlined_under_the_contents_stays_a_heading(tmp_path: Path) -> None:
+    """The contents between two headings' rules read as a table of entries and page numbers, which
+    took the next heading in as its last row: the revision history had no heading."""
+    page = NativeReader().read(contents_and_history(tmp_path / "history.pdf")).pages[0]
+    headers = [r.text for r in page.regions if r.kind in ("section_header", "title")]
+    assert "REVISION HISTORY" in headers
+    assert not any("REVISION HISTORY" in r.text for r in page.regions if r.kind == "table")

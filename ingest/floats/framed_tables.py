@@ -36,6 +36,7 @@ OPEN_ROW_GAP = 1.0  # line heights between rows of a table running on past its l
 MAX_RULES = 200  # more horizontal strokes than this: a drawing, a form or hatching, not booktabs tables
 MIN_OPEN_ROWS = 2  # rows past the last rule, for it to be a table broken by the page
 HEADING_SCALE = 1.5  # a line set this much larger than the page's median line is a heading
+UNDERLINED_HEADING_STEP = 1.0  # points over the page's median line that an underlined heading is set in
 
 
 def horizontal_rules(drawings: Sequence[dict[str, Any]]) -> list[Rule]:
@@ -55,7 +56,7 @@ def find_framed_tables(
     rules = horizontal_rules(drawings)
     if len(rules) > MAX_RULES:
         return []
-    headings = _headings(lines)
+    headings = _headings(lines) + _underlined_headings(lines, rules)
     for stack in _stacks(rules):
         opened = _with_open_foot(stack, words, rules)
         tables = _tables_in_stack(opened, words, [*taken, *headings], open_foot=len(opened) > len(stack))
@@ -78,6 +79,28 @@ def _headings(lines: Sequence[TextLine]) -> list[BBox]:
         return []
     body = statistics.median(line.size for line in lines)
     return [line.bbox for line in lines if line.size >= HEADING_SCALE * body]
+
+
+def _underlined_headings(lines: Sequence[TextLine], rules: Sequence[Rule]) -> list[BBox]:
+    """Lines set a point or more larger than the page's text with a rule right under them, wider
+    than they are: headings underlined across the page, as datasheets set them. The rule ends the
+    section above, no table, and the band it closes holds the heading."""
+    if not lines:
+        return []
+    body = statistics.median(line.size for line in lines)
+    return [
+        line.bbox
+        for line in lines
+        if line.size >= body + UNDERLINED_HEADING_STEP
+        and any(_underlines(rule, line.bbox, line.size) for rule in rules)
+    ]
+
+
+def _underlines(rule: Rule, box: BBox, size: float) -> bool:
+    """``rule`` runs under the line in ``box``: below its middle (through its descenders, perhaps),
+    at most half a line under it, and at least as wide."""
+    under = (box.y0 + box.y1) / 2 < rule.y <= box.y1 + 0.5 * size
+    return under and rule.x0 <= box.x0 + SAME_RULE and rule.x1 >= box.x1
 
 
 def _with_open_foot(stack: list[Rule], words: Sequence[Word], rules: Sequence[Rule]) -> list[Rule]:
