@@ -26,6 +26,7 @@ PARTS = {
             "The XYZ123 is a low quiescent current linear regulator for portable equipment.",
             "The XYZ123 runs from 2.3 V to 5.5 V. The XYZ123 is stable with ceramic capacitors.",
             "An enable input turns the XYZ123 on and off. The XYZ123 protects itself against overload.",
+            "Revision B of the XYZ123 data sheet updated Table 1, and Table 1 was moved to the first page.",
         ],
         [["Package", "Theta JA", "Unit"], ["5-lead TSOT", "170", "C/W"], ["6-lead LFCSP", "62", "C/W"]],
     ),
@@ -56,7 +57,9 @@ def datasheet(folder: Path, part: str) -> Path:
         page.insert_text(
             (50, y), "Thermal Resistance" if part == "xyz123" else "Register Map", fontsize=11, fontname="hebo"
         )
-        y += 10
+        y += 16
+        page.insert_text((50, y), "Table 1. Package data" if part == "xyz123" else "Table 1. Registers", fontsize=9)
+        y += 6
         for row in rows:
             for k, cell in enumerate(row):
                 page.insert_text(
@@ -85,5 +88,8 @@ def test_a_question_naming_a_part_is_answered_from_its_datasheet(falkordb_store:
     # asked of its datasheet alone, the number still ranks no passage
     top = hybrid.retrieve("What is the theta JA of the XYZ123?", 5, doc_id="xyz123")
     assert top[0].kind == "table" and "170" in top[0].text
+    # "Table 1 of the XYZ123" asks for nothing but the table's place: the number asks nothing more.
+    top = hybrid.retrieve("What does Table 1 of the XYZ123 list?", 3)
+    assert {top[0].kind, top[1].kind} == {"table", "caption"} and "170" in (top[0].text + top[1].text)
     # A question that names no part is asked of every document.
     assert {hit.doc_id for hit in hybrid.retrieve("What is the supply voltage range?", 6)} == set(PARTS)

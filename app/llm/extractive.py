@@ -298,10 +298,24 @@ def best_rows_quote(rows: list[str], terms: set[str]) -> str:
 
 def _row_scores(terms: set[str], rows: list[str]) -> list[float]:
     """How well each row shares the question's words, a word counting for less the more rows hold
-    it: "dose" in most rows of a dose table names none of them, "haemodialysis" names its row."""
-    held = [terms_in(terms, row) for row in rows]
+    it: "dose" in most rows of a dose table names none of them, "haemodialysis" names its row. A
+    row under a parameter set over several rows holds the parameter's words too (:func:`_label_rows`)."""
+    labels = _label_rows(rows)
+    held = [terms_in(terms, row if labels[i] == i else f"{row} {rows[labels[i]]}") for i, row in enumerate(rows)]
     rows_with = {term: sum(term in found for found in held) for term in terms}
     return [sum(math.log(1 + len(rows) / rows_with[term]) for term in found) for found in held]
+
+
+def _label_rows(body: list[str]) -> list[int]:
+    """For each row, the row that names it: itself, or where its first cell is empty, the nearest
+    row above with one. A datasheet sets one parameter over several rows of conditions
+    ("Dropout Voltage | IOUT = 100 mA | 40 mV" over "| IOUT = 300 mA | 120 mV"); a question names
+    the parameter and the condition both."""
+    labels: list[int] = []
+    for i, row in enumerate(body):
+        first = row.strip().removeprefix("|").split("|", 1)[0]
+        labels.append(labels[-1] if i and not first.strip() else i)
+    return labels
 
 
 def _rows_that_fit(header: str, body: list[str]) -> list[int]:

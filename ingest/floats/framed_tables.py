@@ -36,6 +36,7 @@ OPEN_ROW_GAP = 1.0  # line heights between rows of a table running on past its l
 MAX_RULES = 200  # more horizontal strokes than this: a drawing, a form or hatching, not booktabs tables
 MIN_OPEN_ROWS = 2  # rows past the last rule, for it to be a table broken by the page
 HEADING_SCALE = 1.5  # a line set this much larger than the page's median line is a heading
+UNDERLINED_HEADING_STEP = 1.0  # points over the page's median line that an underlined heading is set in
 
 
 def horizontal_rules(drawings: Sequence[dict[str, Any]]) -> list[Rule]:
@@ -55,12 +56,20 @@ def find_framed_tables(
     rules = horizontal_rules(drawings)
     if len(rules) > MAX_RULES:
         return []
-    headings = _headings(lines)
+    headings = _headings(lines) + _underlined_headings(lines, rules)
     for stack in _stacks(rules):
         opened = _with_open_foot(stack, words, rules)
         tables = _tables_in_stack(opened, words, [*taken, *headings], open_foot=len(opened) > len(stack))
         found += [t for t in tables if not code_listing(lines, t.bbox)]
-    return found
+    return [t for t in found if not _holds_another(t, found)]
+
+
+def _holds_another(table: FoundTable, found: Sequence[FoundTable]) -> bool:
+    """Whether another table framed by rules of its own lies inside ``table``'s band: then the band
+    is a section between two rules (a datasheet's headings are underlined across the page), which
+    holds the table with its caption and notes, not a table itself."""
+    inside = [t.bbox for t in found if t is not table and t.bbox.area < table.bbox.area]
+    return any(table.bbox.intersection_area(box) >= 0.9 * box.area for box in inside)
 
 
 def _headings(lines: Sequence[TextLine]) -> list[BBox]:
@@ -72,6 +81,28 @@ def _headings(lines: Sequence[TextLine]) -> list[BBox]:
     return [line.bbox for line in lines if line.size >= HEADING_SCALE * body]
 
 
+def _underlined_headings(lines: Sequence[TextLine], rules: Sequence[Rule]) -> list[BBox]:
+    """Lines set a point or more larger than the page's text with a rule right under them, wider
+    than they are: headings underlined across the page, as datasheets set them. The rule ends the
+    section above, no table, and the band it closes holds the heading."""
+    if not lines:
+        return []
+    body = statistics.median(line.size for line in lines)
+    return [
+        line.bbox
+        for line in lines
+        if line.size >= body + UNDERLINED_HEADING_STEP
+        and any(_underlines(rule, line.bbox, line.size) for rule in rules)
+    ]
+
+
+def _underlines(rule: Rule, box: BBox, size: float) -> bool:
+    """``rule`` runs under the line in ``box``: below its middle (through its descenders, perhaps),
+    at most half a line under it, and at least as wide."""
+    under = (box.y0 + box.y1) / 2 < rule.y <= box.y1 + 0.5 * size
+    return under and rule.x0 <= box.x0 + SAME_RULE and rule.x1 >= box.x1
+
+
 def _with_open_foot(stack: list[Rule], words: Sequence[Word], rules: Sequence[Rule]) -> list[Rule]:
     """The stack, with an edge drawn where rows run on past its last rule to the foot of the page:
     a table broken by a page break (LaTeX longtable) has no bottom rule on its first page. Such a
@@ -80,9 +111,23 @@ def _with_open_foot(stack: list[Rule], words: Sequence[Word], rules: Sequence[Ru
     x0, x1, last = stack[0].x0, stack[0].x1, stack[-1].y
     # Rows run on down to the next rule across the column at most: past it lies another table.
     stop = min((r.y for r in rules if r.y > last + SAME_RULE and r.x0 < x1 and r.x1 > x0), default=float("inf"))
-    lines = word_lines([w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1])
-    below = _run_of_lines([line for line in lines if last < line[0] and line[1] < stop], last)
-    return [*stack, Rule(x0, x1, below + 1.0)] if below is not None else stack
+    across = [w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1]
+    below = _run_of_lines([line for line in word_lines(across) if last < line[0] and line[1] < stop], last)
+    if below is None or not _keeps_columns(across, stack[0].y, last, below):
+        return stack
+    return [*stack, Rule(x0, x1, below + 1.0)]
+
+
+def _keeps_columns(words: Sequence[Word], top: float, last: float, below: float) -> bool:
+    """Whether the lines between ``last`` and ``below`` keep the white between the columns of the
+    rows above ``last``: a table's rows run on so, its notes set under it ("¹ Average current at
+    one measurement per second") run across them."""
+    above = [w for w in words if top < (w[1] + w[3]) / 2 < last]
+    run = [w for w in words if last < (w[1] + w[3]) / 2 < below]
+    if not above:
+        return False
+    x0, x1 = min(w[0] for w in above), max(w[2] for w in above)
+    return len(column_gaps([*above, *run], x0, x1)) >= len(column_gaps(above, x0, x1))
 
 
 def _run_of_lines(lines: Sequence[tuple[float, float]], edge: float) -> float | None:

@@ -18,8 +18,13 @@ from docgraph.ingest.structure.sections import SectionTree
 from docgraph.records import EdgeRecord
 
 _TO_DIGITS = str.maketrans(SUPERSCRIPT_DIGITS, "0123456789")
-# A mark after a word or a closing punctuation, not part of an exponent ("10⁻³", "m²⁰").
-_MARK = re.compile(rf"(?<=[^\W\d_]|[.,;:!?)\]’”'\"])([{SUPERSCRIPT_DIGITS}]{{1,3}})(?![{SUPERSCRIPT_DIGITS}⁻⁺])")
+# A mark after a word or a closing punctuation, not part of an exponent ("10⁻³", "m²⁰") nor of a name
+# that runs on past it ("I²C"): a mark ends its word, so no letter of an alphabet that spaces its
+# words follows it (Chinese and Japanese run on unspaced).
+_RUNS_ON = "A-Za-z0-9\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"
+_MARK = re.compile(
+    rf"(?<=[^\W\d_]|[.,;:!?)\]’”'\"])([{SUPERSCRIPT_DIGITS}]{{1,3}})(?![{SUPERSCRIPT_DIGITS}⁻⁺{_RUNS_ON}])"
+)
 # A note opens with its number: "¹²Text", "12. Text", "12 Text", "(12) Text".
 _NOTE_HEAD = re.compile(rf"^\s*(?:([{SUPERSCRIPT_DIGITS}]{{1,3}})|\(?(\d{{1,3}})[.)]?(?=\s))\s*\S")
 # An entry of a chapter's endnotes: a line opening "12. " (or "12 ") in a list or paragraph.

@@ -14,6 +14,7 @@ from docgraph.ingest.page.classify import (
     FontStats,
     classify_block,
     extend_footnotes,
+    mark_table_notes,
     near_float,
     page_context,
     promote_chapter_labels,
@@ -95,6 +96,7 @@ def assemble_page(scan: PageScan, stats: FontStats, marks: FurnitureMarks, title
     if scan.model_boxes is not None:
         blocks = _in_reading_order(blocks)
     _classify(blocks, stats, scan.height, title_allowed, work.floats)
+    mark_table_notes(blocks, [(table.bbox, to_markdown(table.cells)) for table in scan.tables])
     caption_photos(blocks, scan.photos, stats)
     blocks = merge_blocks(attach_term_rows(attach_row_cells(join_display_math(blocks, stats.body_size))), stats)
     figure_drafts, blocks = figures_for_orphan_captions(blocks, work.floats, stats)
@@ -229,8 +231,14 @@ def _mark_ocr(drafts: Sequence[Draft], lines: Sequence[TextLine]) -> None:
 
 def _footnotes_last(body: Sequence[Draft], order: list[int]) -> list[int]:
     """Footnotes are read after the page's text, as they are on a one-column page: one closing the
-    left column of two would otherwise come between a paragraph's halves across the gutter."""
-    return [i for i in order if body[i].kind != "footnote"] + [i for i in order if body[i].kind == "footnote"]
+    left column of two would otherwise come between a paragraph's halves across the gutter. A note
+    with text of its column under it (a table's note, mid-page) stays where it is."""
+    last = [i for i in order if body[i].kind == "footnote" and not _text_under(body[i], body)]
+    return [i for i in order if i not in last] + last
+
+
+def _text_under(note: Draft, body: Sequence[Draft]) -> bool:
+    return any(d.kind != "footnote" and d.bbox.y0 >= note.bbox.y1 and d.bbox.x_overlap(note.bbox) > 0 for d in body)
 
 
 def _page_layout(scan: PageScan, drafts: list[Draft], furniture: list[Draft]) -> PageLayout:

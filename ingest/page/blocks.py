@@ -36,6 +36,9 @@ INDENT_EM = 0.8  # first-line indent (in em) that, after a short line, starts a 
 SHORT_LINE_EM = 2.0  # a line ending this many em before the block's right edge is "short"
 BLANK_LINE_EM = 0.8  # more white than this between two rows of a listing is a blank line
 CAPTION_ALIGN_PT = 2.0  # points: a caption's next line is centred on its line or flush with it
+# Abbreviations that end no sentence: a caption wrapped after one ("Dropout Voltage vs." over
+# "Load Current") runs on, though its line ends in a full stop.
+_RUNS_ON_AFTER = re.compile(r"\b(?:vs|cf|e\.g|i\.e|approx|incl|resp)\.$", re.IGNORECASE)
 
 
 @dataclass(slots=True)
@@ -237,6 +240,7 @@ def caption_goes_on(current: list[TextLine], line: TextLine) -> bool:
     aligned = centred or abs(line.bbox.x0 - prev.bbox.x0) <= CAPTION_ALIGN_PT
     close = -0.5 < line.bbox.y0 - prev.bbox.y1 < PARAGRAPH_GAP * prev.size
     runs_on = not ends_sentence(prev.text) or line.text.lstrip()[:1].islower()
+    runs_on = runs_on or bool(_RUNS_ON_AFTER.search(prev.text.rstrip()))
     starts_caption = bool(CAPTION_RE.match(current[0].text)) and not CAPTION_RE.match(line.text)
     return starts_caption and same_type and aligned and close and runs_on
 

@@ -30,6 +30,7 @@ STEP_SHARE = 0.8  # share of consecutive numbers that must differ by the column'
 GUTTER_LINES_PER_NUMBER = 2  # lines beside a gutter per number in it (a table has one)
 
 _NUMBER = re.compile(r"\d{1,5}")
+_LEADERS = re.compile(r"(?:\.\s?){4,}\s*$")  # a contents entry's dot leaders, ending its text
 
 
 def margin_line_numbers(lines: Sequence[TextLine]) -> set[int]:
@@ -41,9 +42,18 @@ def margin_line_numbers(lines: Sequence[TextLine]) -> set[int]:
     text_edges = _usual_edges(others)
     found: set[int] = set()
     for column in _columns(lines, numbers):
-        if _numbering(column, lines) and _outside_text(column, lines, others, text_edges):
+        outside = _numbering(column, lines) and _outside_text(column, lines, others, text_edges)
+        if outside and not _led_to(column, lines, others):
             found.update(column)
     return found
+
+
+def _led_to(column: list[int], lines: Sequence[TextLine], others: Sequence[TextLine]) -> bool:
+    """Most numbers of ``column`` end a row whose text ends in dot leaders ("Specifications ....."):
+    a contents list's page numbers, set apart from their leaders, number its entries, not its lines."""
+    led = [o.bbox for o in others if _LEADERS.search(o.text)]
+    on_row = sum(1 for i in column if any(box.y_overlap(lines[i].bbox) > 0 for box in led))
+    return on_row > len(column) / 2
 
 
 def drop_line_numbers(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Container
 from pathlib import Path
 from typing import Literal
 
@@ -15,6 +16,7 @@ from docgraph.ingest.page.logos import drop_logos, mark_repeated_figures
 from docgraph.ingest.page.scan import PageScan, scan_page
 from docgraph.ingest.page.slide_titles import promote_slide_titles
 from docgraph.ingest.pdf.checks import load_page_checked
+from docgraph.ingest.pdf.lines import TextLine
 from docgraph.ingest.readers.paged import PageWindow, read_in_windows, scan_pages
 from docgraph.ingest.structure.continuity import mark_continuations
 from docgraph.ingest.types import DocumentLayout, PageLayout, ProgressCallback
@@ -75,12 +77,23 @@ def body_stats(scans: list[PageScan]) -> tuple[FontStats, list[FurnitureMarks]]:
     furniture can outweigh the text: a beamer navigation bar of section names and a footline of
     three boxes, set at 5 pt, hold more characters than a slide's few bullets, which were then all
     read as headings. So the body is counted again without the furniture, and where that changes
-    its size, furniture is found again against the new size."""
+    its size, furniture is found again against the new size. Lines inside tables never count."""
     views = [scan.furniture_view() for scan in scans]
-    stats = font_stats(line for scan in scans for line in scan.lines)
+    stats = font_stats(line for scan in scans for line in text_lines(scan))
     marks = detect_furniture(views, stats.body_size)
-    text = [line for scan, mark in zip(scans, marks, strict=True) for i, line in enumerate(scan.lines) if i not in mark]
+    text = [line for scan, mark in zip(scans, marks, strict=True) for line in text_lines(scan, mark)]
     body = font_stats(text)
     if not text or body.body_size == stats.body_size:
         return stats, marks
     return body, detect_furniture(views, body.body_size)
+
+
+def text_lines(scan: PageScan, furniture: Container[int] = ()) -> list[TextLine]:
+    """The page's lines outside its tables (and outside ``furniture``, indices of its lines): a
+    table's cells are often set smaller than the text, and in a datasheet, most of whose words are
+    in tables, they would pass for the body size."""
+    return [
+        line
+        for i, line in enumerate(scan.lines)
+        if i not in furniture and not any(line.bbox.centre_in(table.bbox) for table in scan.tables)
+    ]
