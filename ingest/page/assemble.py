@@ -14,7 +14,6 @@ from docgraph.ingest.page.classify import (
     FontStats,
     classify_block,
     extend_footnotes,
-    mark_table_notes,
     near_float,
     page_context,
     promote_chapter_labels,
@@ -34,6 +33,7 @@ from docgraph.ingest.page.model_regions import model_blocks
 from docgraph.ingest.page.photo_captions import caption_photos, worded_lines
 from docgraph.ingest.page.reading_order import reading_order
 from docgraph.ingest.page.scan import PageScan
+from docgraph.ingest.page.table_notes import mark_table_notes
 from docgraph.ingest.page.term_rows import attach_term_rows
 from docgraph.ingest.page.title_page import demote_byline
 from docgraph.ingest.page.toc_entries import demote_toc_entries

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from docgraph.ingest.floats.captions import CAPTION_DELIMITER_RE, CAPTION_RE, PROSE_AFTER_LABEL_RE
@@ -21,7 +21,7 @@ from docgraph.ingest.labels import (
 from docgraph.ingest.page.blocks import BULLET_GLYPH_RE, PATENT_PARAGRAPH, Block
 from docgraph.ingest.page.typewriter import at_text_margin, preformatted, typewritten, typewritten_title
 from docgraph.ingest.pdf.lines import TextLine
-from docgraph.ingest.pdf.text import SUPERSCRIPT_DIGITS, ends_sentence
+from docgraph.ingest.pdf.text import ends_sentence
 from docgraph.ingest.types import BBox
 from docgraph.records import RegionKind
 
@@ -59,11 +59,6 @@ FOOTNOTE_MARK = re.compile(
 )
 _DOTTED_MARK = re.compile(r"^\d{1,2}\.\s")
 _NOTE_NUMBER = re.compile(r"^\s*\(?(\d{1,3})[.)]?\s")  # "12. See", "(12) See", "12 See"
-# A table's note opens with its mark: "(1) Minimum ...", "1. All ...", "¹ Average ...".
-_TABLE_NOTE_MARK = re.compile(rf"^\s*(?:([{SUPERSCRIPT_DIGITS}]{{1,2}})|\(?(\d{{1,2}})[.)]?(?=\s))\s*\S")
-_TO_SUPERSCRIPT = str.maketrans("0123456789", SUPERSCRIPT_DIGITS)
-_FROM_SUPERSCRIPT = str.maketrans(SUPERSCRIPT_DIGITS, "0123456789")
-NOTE_KINDS = frozenset({"paragraph", "list", "footnote"})  # what a table's note may have been read as
 FOOTNOTE_GAP_EM = 1.5  # a mark-less block this close under a footnote continues it
 FOOTNOTE_OVERLAP_EM = 0.25  # tight leading: a line's box reaches into the next one's this far
 
@@ -304,36 +299,6 @@ def extend_footnotes(blocks: list[Block], stats: FontStats, ctx: PageContext) ->
             block.kind = "footnote"
     _list_notes_under_heading(blocks)
     _join_broken_notes(blocks, [b for b in zone if b.kind == "footnote"])
-
-
-def mark_table_notes(blocks: list[Block], tables: Sequence[tuple[BBox, str]]) -> None:
-    """Notes set right under a table, each opening with a mark its cells carry ("Supply current(1)"
-    over "(1) Minimum load ...", "Current¹" over "¹ Average ..."), are the table's footnotes, one
-    region each, though the table sits mid-page above the page's footnote zone (``tables``: each
-    table's box and text)."""
-    for box, text in tables:
-        bottom = box.y1
-        under = [b for b in blocks if b.bbox.y0 >= box.y1 - 1.0 and b.bbox.x_overlap(box) > 0]
-        for block in sorted(under, key=lambda b: b.bbox.y0):
-            number = _table_note_number(block.raw_text)
-            close = block.bbox.y0 - bottom <= FOOTNOTE_GAP_EM * block.size
-            if not close or number is None or block.kind not in NOTE_KINDS or not _marked(text, number):
-                break
-            block.kind = "footnote"
-            bottom = block.bbox.y1
-
-
-def _table_note_number(text: str) -> int | None:
-    match = _TABLE_NOTE_MARK.match(text)
-    if match is None:
-        return None
-    return int((match.group(1) or match.group(2)).translate(_FROM_SUPERSCRIPT))
-
-
-def _marked(text: str, number: int) -> bool:
-    """Whether ``text`` carries the mark of note ``number``: "(2)", or a raised "²" after a word."""
-    raised = str(number).translate(_TO_SUPERSCRIPT)
-    return re.search(rf"\({number}\)|(?<=\S){raised}(?![{SUPERSCRIPT_DIGITS}])", text) is not None
 
 
 def _list_notes_under_heading(blocks: list[Block]) -> None:
