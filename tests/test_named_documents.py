@@ -87,3 +87,5 @@ def test_naming_words_are_written_as_names() -> None:
     assert naming_words("Which Python release does ReportLab 3.6.12 need?") == {"python", "reportlab", "3.6.12"}
     assert naming_words("What does Table 3 of the Guide show on page 5?") == {"guide"}  # labels name parts
     assert naming_words("How is asn1_der_decoding used?") == {"asn1_der_decoding"}
+    # a number of one or two digits names too many things: a store's "Gutenprint 5.2 User's Manual"
+    assert naming_words("What are the 5 stages of lecture 12?") == set()

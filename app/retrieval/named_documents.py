@@ -22,6 +22,7 @@ from docgraph.app.retrieval.text import tokenize
 
 _EDGES = "?.,;:!'’\"“”‘()[]"
 _POSSESSIVE = re.compile(r"['’]s$")
+MIN_NUMBER_DIGITS = 3  # a number names a document ("invoice 1043") from this many digits
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,5 +91,8 @@ def _bare(word: str) -> str:
 
 
 def _written_as_name(word: str, position: int) -> bool:
-    """A word with a digit or an underscore, or capitalised past the question's first word."""
+    """A word with a digit or an underscore, or capitalised past the question's first word; not a
+    number of one or two digits ("the 5 stages", "lecture 5"), which names too many things."""
+    if word.isdigit():
+        return len(word) >= MIN_NUMBER_DIGITS
     return any(ch.isdigit() for ch in word) or "_" in word or (position > 0 and word[:1].isupper())
