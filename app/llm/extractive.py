@@ -22,12 +22,14 @@ from docgraph.app.llm.citations import Citation, cite_passages
 from docgraph.app.llm.context import Context, Passage
 from docgraph.app.llm.question_terms import content_words, shared_words, terms_in
 from docgraph.app.llm.text_units import is_table_rule, sentences
+from docgraph.app.retrieval.named_parts import named_notes
 from docgraph.ingest.labels import JUMP_IN, JUMP_OUT
 from docgraph.ingest.links.edges import caption_label
 from docgraph.ingest.pdf.text import ends_sentence, join_two
 
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _ITEM_MARK = re.compile(r"^\s*([•◦▪▫▸►‣∙·○■□➢✓*–—-]|\d{1,2}[.)]|[a-z][.)])\s")
+_ITEM_NUMBER = re.compile(r"^\s*[(\[]?(\d{1,3})[.)\]]?\s")  # "7. Ibid., 77", "(7) ...", "[7] ..."
 MAX_PASSAGES = 3
 MAX_QUOTE_CHARS = 360
 WINDOW_SENTENCES = 2
@@ -50,6 +52,7 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
     """Up to ``max_passages`` quotes of the best passages; a passage already quoted as the other
     part of a sentence cut by a page break is not quoted again, nor a quote said word for word."""
     terms = content_words(question)
+    notes = frozenset(number for number, _ in named_notes(question))
     lines: list[str] = []
     quoted: list[Passage] = []
     said: set[str] = set()
@@ -58,7 +61,7 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
             break
         if any(passage.region_id == part.region_id for part in quoted):
             continue
-        quote, parts = quote_across_breaks(passage, context, terms)
+        quote, parts = quote_across_breaks(passage, context, terms, notes)
         lead = context.neighbour(passage, "lead_in")
         if lead is not None and all(lead.region_id != part.region_id for part in quoted):
             quote, parts = f"{_cut_start(lead.text.strip())}” “{quote}", [lead, *parts]
@@ -198,17 +201,20 @@ def _bare_label(text: str) -> bool:
     return label is not None and label.bare
 
 
-def quote_across_breaks(passage: Passage, context: Context, terms: set[str]) -> tuple[str, list[Passage]]:
+def quote_across_breaks(
+    passage: Passage, context: Context, terms: set[str], notes: frozenset[int] = frozenset()
+) -> tuple[str, list[Passage]]:
     """The quote of ``passage`` and the passages it is taken from: a best window that reaches the
     start (end) of a paragraph cut by a page break begins with the last sentence of the part before
-    it (ends with the first sentence of the part after it)."""
+    it (ends with the first sentence of the part after it). From a list of notes, the item numbered
+    as one of the ``notes`` the question names is the window."""
     text = passage.text or passage.description
     if passage.kind == "table" or not text.strip():
         return quote_passage(passage, terms), [passage]
     if passage.kind == "code":
         return _code_across_breaks(passage, context, terms)
     units = quote_units(text, passage.kind)
-    start, end = best_window(units, terms, item_starts(text, passage.kind))
+    start, end = asked_item(text, passage.kind, notes) or best_window(units, terms, item_starts(text, passage.kind))
     parts, before, after = [passage], [], []
     earlier = context.neighbour(passage, "continued_from") if start == 0 else None
     if earlier is not None and (earlier_units := sentences(earlier.text)):
@@ -268,6 +274,23 @@ def best_window(units: list[str], terms: set[str], starts: frozenset[int] = froz
 
     start = max(range(len(units)), key=lambda i: shared_words(terms, " ".join(units[i : end_of(i)])))
     return start, end_of(start)
+
+
+def asked_item(text: str, kind: str, notes: frozenset[int]) -> tuple[int, int] | None:
+    """Where the list item numbered as one of the ``notes`` a question names ("What does note 7 of
+    chapter 3 say?") starts and ends among the :func:`quote_units`: a chapter's notes gathered at
+    its end are one list, whose other items share the question's words as well (note 3 holds the
+    chapter's "3")."""
+    if kind != "list" or not notes:
+        return None
+    start = 0
+    for line in text.splitlines():
+        count = len(sentences(line))
+        found = _ITEM_NUMBER.match(line)
+        if found and count and int(found.group(1)) in notes:
+            return start, start + count
+        start += count
+    return None
 
 
 def quote_passage(passage: Passage, terms: set[str]) -> str:
