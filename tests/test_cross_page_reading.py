@@ -447,3 +447,26 @@ def test_a_paragraph_cut_inside_a_name_after_its_underscore_runs_on(tmp_path: Pa
     steps = _cross_page_steps(pdf)
     runs_on = [last.endswith("CONFIG_") and first.startswith("OPTION_KEEP") and on for last, first, on in steps]
     assert any(runs_on), steps
+
+
+def test_a_reference_cut_after_its_series_name_runs_on_into_its_number(tmp_path: Path) -> None:
+    """A standard's bibliography entry cut by the page break after "RFC" ("... BCP 14, RFC" | "2119,
+    March 1997.") was two regions, the number on the next page read as a paragraph of its own."""
+    pdf = tmp_path / "standard.pdf"
+    with pymupdf.open() as doc:
+        page = doc.new_page()
+        page.insert_text((72, 72), "2 Normative references", fontname="hebo", fontsize=12)
+        y = _fill(page, 100.0, 6)
+        entries = [
+            "IETF RFC 5280, Internet X.509 Public Key Infrastructure Certificate and CRL Profile, May 2008",
+            "IETF RFC 8446, The Transport Layer Security (TLS) Protocol Version 1.3, August 2018",
+            "Bradner, S., Key words for use in RFCs to Indicate Requirement Levels, BCP 14, RFC",
+        ]
+        for entry in entries:
+            page.insert_text((72, y + 8), entry, fontname="helv", fontsize=10)
+            y += LEAD + 8
+        following = doc.new_page()
+        following.insert_text((72, 72), "2119, March 1997.", fontname="helv", fontsize=10)
+        following.insert_text((72, 110), "3 Terms and definitions", fontname="hebo", fontsize=12)
+        doc.save(pdf)
+    assert _cross_page_steps(pdf) == [(" Levels, BCP 14, RFC", "2119, March 1997.", True)]
