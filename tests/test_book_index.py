@@ -46,6 +46,8 @@ ENTRIES = [
     *[("Saxony, Electorate of, 27, 58", 0), ("Schmalkaldic League, 96-99, 117", 0), ("Spalatin, Georg, 35", 0)],
     ("W", None),
     *[("Wittenberg, 12, 16, 21-23, 58", 0), ("university of, 13", 1), ("Worms, Diet of (1521), 36-38", 0)],
+    ("Z", None),
+    ("Zwingli, Huldrych, reformer of Zürich, 84-86, 94", 0),
 ]
 BODY = (
     "The printers of Wittenberg worked for a market that stretched from Basel to Danzig, and they chose"
@@ -121,6 +123,7 @@ def test_each_entry_of_an_index_is_an_item_of_its_letters_list(index_page: list[
         "Pamphlets, 18-22, 44, 82",
         "Saxony, Electorate of, 27, 58",
         "Wittenberg, 12, 16, 21-23, 58",
+        "Zwingli, Huldrych, reformer of Zürich, 84-86, 94",  # a letter's one entry, run over
     ]
     assert lists[5] == [
         "Leipzig Disputation (1519), 28-30",

@@ -24,7 +24,7 @@ from docgraph.ingest.pdf.lines import TextLine
 
 MIN_ENTRIES = 4
 MAX_ENTRY_WORDS = 10  # an index line is a term and its pages, never a line of prose
-ENTRY_SHARE = 0.5  # of a run's lines, at least, end in page numbers or are page numbers only
+ENTRY_SHARE = 0.5  # of a run's lines, at least, end in page numbers, are page numbers, or go on
 COLUMN_SLACK_EM = 5.0  # a column's lines start at most this far right of its entries' edge
 RUN_OVER_EM = 1.5  # without a run-over line seen, one this far in from its entry runs it over
 _NUMBERS = r"\d{1,4}(?:\s?[-–]\s?\d{1,4})?(?:n\.?\s?\d{0,3}|ff?\.?)?"  # "45-47", "103n2", "12ff."
@@ -40,7 +40,7 @@ def join_index_entries(blocks: list[Block]) -> list[Block]:
     is an index where its runs hold ``MIN_ENTRIES`` entries together: a letter's few entries between
     its letter and the next are a run of their own."""
     runs = [run for run in _runs(blocks) if _index_run(run)]
-    if sum(_entry(line) for run in runs for block in run for line in block.lines) < MIN_ENTRIES:
+    if sum(_entries([line for block in run for line in block.lines]) for run in runs) < MIN_ENTRIES:
         return blocks
     first = {id(run[0]): run for run in runs}
     taken = {id(block) for run in runs for block in run}
@@ -84,20 +84,31 @@ def _goes_on_below(run: Sequence[Block], below: Block) -> bool:
     return -0.5 * em <= gap <= 0.8 * em and edge - 0.5 * em <= below.bbox.x0 <= edge + COLUMN_SLACK_EM * em
 
 
-def _entry(line: TextLine) -> bool:
-    """``line`` ends an entry: words, then its page numbers after a comma."""
-    return bool(_ENDS_IN_PAGES.search(line.text))
+def _entries(lines: Sequence[TextLine]) -> int:
+    """How many of ``lines`` end an entry: words, then page numbers after a comma, or page numbers
+    alone under words that stop on a comma ("Zwingli, Huldrych, 84-86," | "94")."""
+    above = [None, *lines]
+    return sum(_ends_entry(line, before) for line, before in zip(lines, above, strict=False))
+
+
+def _ends_entry(line: TextLine, above: TextLine | None) -> bool:
+    if _ENDS_IN_PAGES.search(line.text):
+        return True
+    run_over = above is not None and _GOES_ON.search(above.text) and _WORD.search(above.text)
+    return bool(run_over and _PAGES_ONLY.match(line.text))
 
 
 def _ending(line: TextLine) -> bool:
     """``line`` ends an entry or is page numbers only, run over from the line above."""
-    return _entry(line) or bool(_PAGES_ONLY.match(line.text))
+    return bool(_ENDS_IN_PAGES.search(line.text) or _PAGES_ONLY.match(line.text))
 
 
 def _index_run(run: Sequence[Block]) -> bool:
-    """An entry in the run, and at least ``ENTRY_SHARE`` of its lines end in page numbers."""
+    """An entry in the run, and at least ``ENTRY_SHARE`` of its lines end in page numbers or stop
+    on a comma before them."""
     lines = [line for block in run for line in block.lines]
-    return any(map(_entry, lines)) and sum(map(_ending, lines)) >= ENTRY_SHARE * len(lines)
+    indexed = sum(1 for line in lines if _ending(line) or _GOES_ON.search(line.text))
+    return _entries(lines) > 0 and indexed >= ENTRY_SHARE * len(lines)
 
 
 def _as_index(run: Sequence[Block]) -> Block:
