@@ -7,7 +7,9 @@ Before, the notes of a page were one list (their numbers read as a numbered list
 at the next page's foot was a body paragraph, and a note's line opening "19. Jahrhundert" started a
 new item; "CHAPTER 1" was a paragraph, so no chapter had a number ("see chapter 2" resolved
 nowhere), and the chapters' unnumbered subheadings were set level with them. No mark in the text
-led to its note, and "footnote 3" or "note 1 of chapter 2" named nothing a question could ask for."""
+led to its note, and "footnote 3" or "note 1 of chapter 2" named nothing a question could ask for.
+The notes at a chapter's end are one list, and its quote for "note 7 of chapter 2" was note 2, whose
+number is the chapter's."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import pymupdf
 import pytest
 
 from docgraph.app.config import Settings
+from docgraph.app.llm.service import ask
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.base import Retriever
@@ -26,6 +29,7 @@ from docgraph.app.stores.base import GraphStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.records import GraphBatch
+from tests.llm_data import no_llm_settings
 
 LEFT, MEASURE, BODY, NOTE = 60.0, 312.0, 10.5, 8.0
 FILLER = (
@@ -218,3 +222,10 @@ def test_a_note_asked_for_by_number_ranks_first(book_hybrid: Retriever) -> None:
     # numbers start again in each chapter: the chapter says which note 1
     assert book_hybrid.retrieve("What does note 1 of chapter 2 say?", 5)[0].text.startswith("1. Friedrich")
     assert book_hybrid.retrieve("What does note 1 of chapter 1 say?", 5)[0].text.startswith("1. A. G. Dickens")
+
+
+def test_a_note_asked_for_by_number_is_quoted_from_its_chapters_notes(
+    book_hybrid: Retriever, falkordb_store: GraphStore, tmp_path: Path
+) -> None:
+    result = ask("What does note 7 of chapter 2 say?", falkordb_store, no_llm_settings(tmp_path), book_hybrid)
+    assert result.answer.startswith("1. “7. Ibid., 77; on the printers' clubs")

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pymupdf
 
-from docgraph.app.llm.extractive import best_quote, best_rows_quote, markdown_rows
+from docgraph.app.llm.extractive import best_quote
+from docgraph.app.llm.table_quotes import best_rows_quote, markdown_rows
 from docgraph.app.retrieval.named_parts import asks_only_where, part_label_words
 from docgraph.app.retrieval.relevance import named_words
 from docgraph.app.retrieval.text import tokenize

@@ -262,3 +262,95 @@ def test_a_note_named_by_number_is_the_part_asked_about(falkordb_store: GraphSto
     assert top.text.startswith("NOTE 2 A timeout below 200 ms") and "part" in top.signals
     firsts = {hit.text[:6] for hit in hybrid.retrieve("What does NOTE 2 say?", 5)[:2]}
     assert firsts == {"NOTE 2"}  # both clauses' NOTE 2: which one is not said
+
+
+REQUIREMENTS = [
+    ("6 Protocol operation", []),
+    (
+        "6.1 General",
+        [
+            "This clause specifies the behaviour of both endpoints of a session; the state machine of Annex A"
+            " is normative."
+        ],
+    ),
+    (
+        "6.2 Server requirements",
+        [
+            "The server shall accept a connection on port 4840 and shall answer each OPEN message within 2 s.",
+            "The server shall close a client session that has been idle for longer than the negotiated lifetime."
+            " These requirements apply to every client the server accepts.",
+        ],
+    ),
+    (
+        "6.3 Client requirements",
+        [
+            "The initiating endpoint shall send OPEN as its first message and shall not send any other message"
+            " before it has received ACCEPT.",
+            "It shall retransmit an unacknowledged request after the retransmission timeout (see 5.3), at most"
+            " three times, and shall then report the session as failed.",
+        ],
+    ),
+    (
+        "7.1 Authentication",
+        [
+            "Both endpoints shall authenticate with X.509 certificates. Client certificates shall meet the"
+            " requirements of the server's trust policy. Anonymous client sessions are not permitted.",
+        ],
+    ),
+]
+
+
+def _requirements(pdf: Path) -> Path:
+    """Clauses 6 and 7 of a protocol standard, each heading over its paragraphs."""
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=WIDTH, height=HEIGHT)
+        page.insert_text((LEFT, 50), "ISO/IEC 99999:2025(E)", fontname="hebo", fontsize=10)
+        page.insert_text((LEFT, 805), "© ISO/IEC 2025 – All rights reserved   7", fontname="helv", fontsize=8)
+        y = 90.0
+        for heading, paragraphs in REQUIREMENTS:
+            page.insert_text((LEFT, y), heading, fontname="hebo", fontsize=12 if not paragraphs else 11)
+            y += 22
+            for text in paragraphs:
+                box = pymupdf.Rect(LEFT, y - 9, WIDTH - LEFT, y + 100)
+                y += 100 - page.insert_textbox(box, text, fontname="tiro", fontsize=11) + 4
+            y += 14
+        doc.save(pdf)
+    return pdf
+
+
+def test_a_heading_found_for_a_question_is_quoted_with_its_sections_text(
+    falkordb_store: GraphStore, tmp_path: Path
+) -> None:
+    """ "What are the client requirements?" found the heading "6.3 Client requirements" first, but a
+    heading alone answers nothing, so the quotes were of the paragraphs that say "client" and
+    "requirements" elsewhere (6.2's, 7.1's), and 6.3's text, which says neither, came last."""
+    pdf = _requirements(tmp_path / "std.pdf")
+    result = ask_of_pdf(falkordb_store, pdf, "What are the client requirements?", tmp_path / "home")
+    first = result.answer.splitlines()[0]
+    assert first.startswith("1. “The initiating endpoint shall send OPEN")  # 6.3's text, in the heading's place
+
+
+def test_a_sentence_wrapped_after_table_before_its_number_is_no_list_item(tmp_path: Path) -> None:
+    """ "... one of the values of Table" | "5. Codes not listed are reserved ..." read the wrapped
+    line as the list item "5.", cutting the paragraph in two; a numbered list whose item ends on
+    "page" ("1. Read the first page" | "2. Turn ...") stays a list."""
+    rows = [
+        (
+            "tiro",
+            11,
+            "An endpoint reports an error with an ERROR message whose code field holds one of the values of Table",
+        ),
+        (
+            "tiro",
+            11,
+            "5. Codes not listed are reserved for future editions of this document and shall not be sent by an",
+        ),
+        ("tiro", 11, "endpoint; a receiver treats them as code 0x05."),
+    ]
+    steps = [("tiro", 11, "1. Read the first page"), ("tiro", 11, "2. Turn the page and read the second one.")]
+    pdf = _lines_pdf(tmp_path / "std.pdf", [*rows, ("tiro", 11, ""), *steps], left=62, step=13.5)
+    regions = [(r.kind, r.text[:24]) for r in NativeReader().read(pdf).pages[0].regions]
+    assert regions == [
+        ("paragraph", "An endpoint reports an e"),
+        ("list", "1. Read the first page\n2"),
+    ]

@@ -14,24 +14,25 @@ further down than a quote holds), run on into its part on the next page.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, replace
 
 from docgraph.app.llm.citations import Citation, cite_passages
 from docgraph.app.llm.context import Context, Passage
 from docgraph.app.llm.question_terms import content_words, shared_words, terms_in
-from docgraph.app.llm.text_units import is_table_rule, sentences
+from docgraph.app.llm.quote_length import MAX_QUOTE_CHARS, cut, cut_start
+from docgraph.app.llm.table_quotes import best_rows_quote, markdown_rows
+from docgraph.app.llm.text_units import sentences
+from docgraph.app.retrieval.named_parts import named_notes
 from docgraph.ingest.labels import JUMP_IN, JUMP_OUT
 from docgraph.ingest.links.edges import caption_label
 from docgraph.ingest.pdf.text import ends_sentence, join_two
 
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _ITEM_MARK = re.compile(r"^\s*([•◦▪▫▸►‣∙·○■□➢✓*–—-]|\d{1,2}[.)]|[a-z][.)])\s")
+_ITEM_NUMBER = re.compile(r"^\s*[(\[]?(\d{1,3})[.)\]]?\s")  # "7. Ibid., 77", "(7) ...", "[7] ..."
 MAX_PASSAGES = 3
-MAX_QUOTE_CHARS = 360
 WINDOW_SENTENCES = 2
-TABLE_ROWS_QUOTED = 2
 HEADING_KINDS = frozenset({"title", "section_header", "page_header", "page_footer"})
 DESCRIPTION_KINDS = frozenset({"paragraph", "list"})
 BARE_LINE_CHARS = 600  # a group of definitions sharing one description (@deftypefunx) runs to several
@@ -50,6 +51,7 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
     """Up to ``max_passages`` quotes of the best passages; a passage already quoted as the other
     part of a sentence cut by a page break is not quoted again, nor a quote said word for word."""
     terms = content_words(question)
+    notes = frozenset(number for number, _ in named_notes(question))
     lines: list[str] = []
     quoted: list[Passage] = []
     said: set[str] = set()
@@ -58,10 +60,10 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
             break
         if any(passage.region_id == part.region_id for part in quoted):
             continue
-        quote, parts = quote_across_breaks(passage, context, terms)
+        quote, parts = quote_across_breaks(passage, context, terms, notes)
         lead = context.neighbour(passage, "lead_in")
         if lead is not None and all(lead.region_id != part.region_id for part in quoted):
-            quote, parts = f"{_cut_start(lead.text.strip())}” “{quote}", [lead, *parts]
+            quote, parts = f"{cut_start(lead.text.strip())}” “{quote}", [lead, *parts]
         if quote in said:  # a slide repeated (an agenda before each part, a beamer frame's overlays)
             continue
         said.add(quote)
@@ -115,7 +117,7 @@ def _description_quote(line: Passage, described: Passage, terms: set[str]) -> st
     items = [terms_in(rest, item) for item in described.text.splitlines() if item.strip()]
     rest -= items[0].intersection(*items[1:]) if items else set()  # "kg" in every band names none
     if not shared_words(rest, described.text):
-        return _cut(" ".join(described.text.split()))
+        return cut(" ".join(described.text.split()))
     return best_quote(described.text, rest, described.kind)
 
 
@@ -198,27 +200,30 @@ def _bare_label(text: str) -> bool:
     return label is not None and label.bare
 
 
-def quote_across_breaks(passage: Passage, context: Context, terms: set[str]) -> tuple[str, list[Passage]]:
+def quote_across_breaks(
+    passage: Passage, context: Context, terms: set[str], notes: frozenset[int] = frozenset()
+) -> tuple[str, list[Passage]]:
     """The quote of ``passage`` and the passages it is taken from: a best window that reaches the
     start (end) of a paragraph cut by a page break begins with the last sentence of the part before
-    it (ends with the first sentence of the part after it)."""
+    it (ends with the first sentence of the part after it). From a list of notes, the item numbered
+    as one of the ``notes`` the question names is the window."""
     text = passage.text or passage.description
     if passage.kind == "table" or not text.strip():
         return quote_passage(passage, terms), [passage]
     if passage.kind == "code":
         return _code_across_breaks(passage, context, terms)
     units = quote_units(text, passage.kind)
-    start, end = best_window(units, terms, item_starts(text, passage.kind))
+    start, end = asked_item(text, passage.kind, notes) or best_window(units, terms, item_starts(text, passage.kind))
     parts, before, after = [passage], [], []
     earlier = context.neighbour(passage, "continued_from") if start == 0 else None
     if earlier is not None and (earlier_units := sentences(earlier.text)):
-        before, parts = [_cut_start(earlier_units[-1])], [earlier, *parts]
+        before, parts = [cut_start(earlier_units[-1])], [earlier, *parts]
     later = context.neighbour(passage, "continues") if end == len(units) else None
     if later is not None and (later_units := sentences(later.text)):
-        after, parts = [_cut(later_units[0])], [*parts, later]
+        after, parts = [cut(later_units[0])], [*parts, later]
     window = " ".join(units[start:end])
     quote = ""
-    for piece in [*before, _cut_start(window) if after else _cut(window), *after]:
+    for piece in [*before, cut_start(window) if after else cut(window), *after]:
         quote = join_two(quote, piece)
     return quote, parts
 
@@ -270,70 +275,34 @@ def best_window(units: list[str], terms: set[str], starts: frozenset[int] = froz
     return start, end_of(start)
 
 
+def asked_item(text: str, kind: str, notes: frozenset[int]) -> tuple[int, int] | None:
+    """Where the list item numbered as one of the ``notes`` a question names ("What does note 7 of
+    chapter 3 say?") starts and ends among the :func:`quote_units`: a chapter's notes gathered at
+    its end are one list, whose other items share the question's words as well (note 3 holds the
+    chapter's "3")."""
+    if kind != "list" or not notes:
+        return None
+    start = 0
+    for line in text.splitlines():
+        count = len(sentences(line))
+        found = _ITEM_NUMBER.match(line)
+        if found and count and int(found.group(1)) in notes:
+            return start, start + count
+        start += count
+    return None
+
+
 def quote_passage(passage: Passage, terms: set[str]) -> str:
     if passage.kind == "table" and len(table_rows := markdown_rows(passage.text)) > 1:
         return best_rows_quote(table_rows, terms)
     return best_quote(passage.text or passage.description, terms, passage.kind)
 
 
-def markdown_rows(text: str) -> list[str]:
-    """The rows of a markdown table (separator rows left out), each as one line."""
-    lines = [line.strip() for line in text.splitlines()]
-    return [line for line in lines if line.startswith("|") and not is_table_rule(line)]
-
-
-def best_rows_quote(rows: list[str], terms: set[str]) -> str:
-    """The header row, then the rows sharing the most words with the question, in table order; when
-    none does, the rows from the first on, as many as the quote holds (the table as a whole is the
-    answer: "Which sub-processors are listed in Annex III?")."""
-    header, body = rows[0], rows[1:]
-    shared = _row_scores(terms, body)
-    ranked = sorted(range(len(body)), key=lambda i: (-shared[i], i))
-    chosen = sorted(i for i in ranked[:TABLE_ROWS_QUOTED] if shared[i]) or _rows_that_fit(header, body)
-    parts = [header]
-    for previous, i in zip([-1, *chosen], chosen, strict=False):
-        parts.append(("… " if i > previous + 1 else "") + body[i])
-    return _cut(" ".join(parts))
-
-
-def _row_scores(terms: set[str], rows: list[str]) -> list[float]:
-    """How well each row shares the question's words, a word counting for less the more rows hold
-    it: "dose" in most rows of a dose table names none of them, "haemodialysis" names its row. A
-    row under a parameter set over several rows holds the parameter's words too (:func:`_label_rows`)."""
-    labels = _label_rows(rows)
-    held = [terms_in(terms, row if labels[i] == i else f"{row} {rows[labels[i]]}") for i, row in enumerate(rows)]
-    rows_with = {term: sum(term in found for found in held) for term in terms}
-    return [sum(math.log(1 + len(rows) / rows_with[term]) for term in found) for found in held]
-
-
-def _label_rows(body: list[str]) -> list[int]:
-    """For each row, the row that names it: itself, or where its first cell is empty, the nearest
-    row above with one. A datasheet sets one parameter over several rows of conditions
-    ("Dropout Voltage | IOUT = 100 mA | 40 mV" over "| IOUT = 300 mA | 120 mV"); a question names
-    the parameter and the condition both."""
-    labels: list[int] = []
-    for i, row in enumerate(body):
-        first = row.strip().removeprefix("|").split("|", 1)[0]
-        labels.append(labels[-1] if i and not first.strip() else i)
-    return labels
-
-
-def _rows_that_fit(header: str, body: list[str]) -> list[int]:
-    """The first rows that fit in a quote after the header, whole (at least the first one)."""
-    room, taken = MAX_QUOTE_CHARS - len(header), list[int]()
-    for i, row in enumerate(body):
-        room -= len(row) + 1
-        if taken and room < 0:
-            break
-        taken.append(i)
-    return taken
-
-
 def best_quote(text: str, terms: set[str], kind: str = "paragraph") -> str:
     """The window of sentences sharing the most words with the question, cut to a readable length."""
     units = quote_units(text, kind)
     start, end = best_window(units, terms, item_starts(text, kind))
-    return _cut(" ".join(units[start:end]))
+    return cut(" ".join(units[start:end]))
 
 
 def quote_units(text: str, kind: str) -> list[str]:
@@ -374,16 +343,3 @@ def _item_mark(line: str) -> str | None:
         return None
     mark = match.group(1)
     return "1." if mark[0].isdigit() else "a." if mark[0].isalpha() else mark
-
-
-def _cut_start(quote: str) -> str:
-    """``quote`` cut to a readable length from its start: its end runs on into the next part."""
-    if len(quote) <= MAX_QUOTE_CHARS:
-        return quote
-    return "… " + quote[-MAX_QUOTE_CHARS:].split(" ", 1)[-1]
-
-
-def _cut(quote: str) -> str:
-    if len(quote) <= MAX_QUOTE_CHARS:
-        return quote
-    return quote[:MAX_QUOTE_CHARS].rsplit(" ", 1)[0] + " …"

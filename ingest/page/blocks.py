@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docgraph.ingest.floats.captions import CAPTION_RE
+from docgraph.ingest.links.mentions import find_mentions
 from docgraph.ingest.pdf.lines import TextLine
 from docgraph.ingest.pdf.text import NUMBER_WORDS, SUPERSCRIPT_DIGITS, ends_sentence, join_code_lines, join_lines
 from docgraph.ingest.types import BBox
@@ -20,6 +21,7 @@ BULLET_GLYPH_RE = re.compile(r"^\s*[•◦▪▫‣⁃∙·●○■□►▸➢
 _OPERATORS = frozenset("*-–−+")  # bullet glyphs that are also arithmetic operators
 # A note that opens with its raised mark ("²The only case", "¹² See"), set on straight after the note before
 _RAISED_MARK = re.compile(rf"^\s*[{SUPERSCRIPT_DIGITS}]{{1,3}}\s?[^\W\d_“\"(]")
+_ITEM_NUMBER = re.compile(r"^\s*\(?(\d{1,2})[.)]\s")  # "4. ...", "(4) ..."
 # "(90) days": a number in brackets at a line's start, which a list item may open with too
 _BRACKETED_FIGURE = re.compile(r"^\s*\(\d{1,3}\)\s")
 # "[12] R. Nogueira et al. ...": a numbered bibliography entry's label, or a patent's paragraph
@@ -178,7 +180,7 @@ def _starts_new_block(current: list[TextLine], line: TextLine) -> bool:
     if abs(line.size - prev.size) > SIZE_STEP or line.mono != prev.mono or line.bold != prev.bold:
         return True
     if BULLET_RE.match(line.text) and not _figure_in_brackets(prev, line) and not _operator_goes_on(current, line):
-        return True
+        return not _names_its_number(current, line)
     if _RAISED_MARK.match(line.text) and _RAISED_MARK.match(current[0].text):  # the next of a run of notes
         return True
     if line.bold and _SUBHEADING_START.match(line.text):  # two headings in one MuPDF block
@@ -204,6 +206,17 @@ def _figure_in_brackets(prev: TextLine, line: TextLine) -> bool:
         return False
     last = prev.text.rstrip().rsplit(None, 1)[-1].lower() if prev.text.strip() else ""
     return bool(last) and all(part in NUMBER_WORDS for part in last.split("-"))
+
+
+def _names_its_number(current: list[TextLine], line: TextLine) -> bool:
+    """``line`` opens with the number of a part the line before names at its end ("... one of the
+    values of Table" | "5. Codes not listed ..."): a sentence wrapped after its label, no list item;
+    but the next item of a numbered list ("1. Read the first page" | "2. Turn ...") stays one."""
+    tail, number = current[-1].text.rstrip()[-40:], line.text.split(None, 1)[0]
+    opening = _ITEM_NUMBER.match(current[0].text)
+    if ends_sentence(tail) or (opening and f"{int(opening.group(1)) + 1}" == number.strip("().")):
+        return False
+    return any(mention.start == len(tail) + 1 for mention in find_mentions(f"{tail} {number}"))
 
 
 def _operator_goes_on(current: list[TextLine], line: TextLine) -> bool:

@@ -7,6 +7,7 @@ next page when its text says it is cut (a bracket left open, a line that goes on
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from itertools import pairwise
 
@@ -25,6 +26,7 @@ COLUMN_WIDTH_TOLERANCE = 0.15  # the two parts of a paragraph split by a column 
 COLUMN_GAP_SLACK = 2.0  # points of overlap allowed between two columns' boxes
 PULL_QUOTE_SCALE = 1.2  # a pull quote is set this much larger than the text it interrupts, at least
 PULL_QUOTE_WORDS = 4
+_SERIES_NAME = re.compile(r"(?<![\w.-])[A-Z]{2,5}$")  # "RFC", "ISO", "BCP": a number follows
 
 
 def _flow(page: PageLayout) -> list[Region]:
@@ -65,10 +67,14 @@ def code_continues(last: Region, first: Region) -> bool:
 def _number_runs_on(last: Region, first: Region) -> bool:
     """A paragraph stopping on a lowercase word, set as wide as the next, which starts with a
     numeral; a short line without a full stop is more often a byline or a label than a cut
-    sentence ("Prepared by the operations team" | "2023 was a difficult year")."""
+    sentence ("Prepared by the operations team" | "2023 was a difficult year"). A paragraph or an
+    entry of a list may also stop on the capitals that name a series before its number, as a
+    reference does ("BCP 14, RFC" | "2119, March 1997.", "ISO" | "9001")."""
     left, right = last.text.rstrip(), first.text.lstrip()
     as_wide = last.bbox.width >= (1.0 - COLUMN_WIDTH_TOLERANCE) * first.bbox.width
-    return last.kind == "paragraph" and as_wide and left[-1].islower() and right[:1].isdigit()
+    if not (as_wide and right[:1].isdigit()):
+        return False
+    return (last.kind == "paragraph" and left[-1].islower()) or _SERIES_NAME.search(left) is not None
 
 
 def table_continues(last: Region, first: Region) -> bool:

@@ -1,0 +1,65 @@
+"""A table quoted by its rows: the header, then the rows that share the most words with the question,
+wherever they are in the table (the row that answers "the dose at a clearance of 40 ml/min")."""
+
+from __future__ import annotations
+
+import math
+
+from docgraph.app.llm.question_terms import terms_in
+from docgraph.app.llm.quote_length import MAX_QUOTE_CHARS, cut
+from docgraph.app.llm.text_units import is_table_rule
+
+TABLE_ROWS_QUOTED = 2
+
+
+def markdown_rows(text: str) -> list[str]:
+    """The rows of a markdown table (separator rows left out), each as one line."""
+    lines = [line.strip() for line in text.splitlines()]
+    return [line for line in lines if line.startswith("|") and not is_table_rule(line)]
+
+
+def best_rows_quote(rows: list[str], terms: set[str]) -> str:
+    """The header row, then the rows sharing the most words with the question, in table order; when
+    none does, the rows from the first on, as many as the quote holds (the table as a whole is the
+    answer: "Which sub-processors are listed in Annex III?")."""
+    header, body = rows[0], rows[1:]
+    shared = _row_scores(terms, body)
+    ranked = sorted(range(len(body)), key=lambda i: (-shared[i], i))
+    chosen = sorted(i for i in ranked[:TABLE_ROWS_QUOTED] if shared[i]) or _rows_that_fit(header, body)
+    parts = [header]
+    for previous, i in zip([-1, *chosen], chosen, strict=False):
+        parts.append(("… " if i > previous + 1 else "") + body[i])
+    return cut(" ".join(parts))
+
+
+def _row_scores(terms: set[str], rows: list[str]) -> list[float]:
+    """How well each row shares the question's words, a word counting for less the more rows hold
+    it: "dose" in most rows of a dose table names none of them, "haemodialysis" names its row. A
+    row under a parameter set over several rows holds the parameter's words too (:func:`_label_rows`)."""
+    labels = _label_rows(rows)
+    held = [terms_in(terms, row if labels[i] == i else f"{row} {rows[labels[i]]}") for i, row in enumerate(rows)]
+    rows_with = {term: sum(term in found for found in held) for term in terms}
+    return [sum(math.log(1 + len(rows) / rows_with[term]) for term in found) for found in held]
+
+
+def _label_rows(body: list[str]) -> list[int]:
+    """For each row, the row that names it: itself, or where its first cell is empty, the nearest
+    row above with one. A datasheet sets one parameter over several rows of conditions
+    ("Dropout Voltage | IOUT = 100 mA | 40 mV" over "| IOUT = 300 mA | 120 mV"); a question names
+    the parameter and the condition both."""
+    labels: list[int] = []
+    for i, row in enumerate(body):
+        first = row.strip().removeprefix("|").split("|", 1)[0]
+        labels.append(labels[-1] if i and not first.strip() else i)
+    return labels
+
+
+def _rows_that_fit(header: str, body: list[str]) -> list[int]:
+    """The first rows that fit in a quote after the header, whole (at least the first one)."""
+    room, taken = MAX_QUOTE_CHARS - len(header), list[int]()
+    for i, row in enumerate(body):
+        room -= len(row) + 1
+        if taken and room < 0:
+            break
+        taken.append(i)
+    return taken
