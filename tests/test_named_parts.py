@@ -20,6 +20,7 @@ from docgraph.app.stores.base import GraphStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from tests.llm_data import no_llm_settings
+from tests.slide_decks import write_deck
 
 CLAUSES = [
     ("1. Definitions", ['1.1 "Services" means the managed hosting services described in Schedule 1.']),
@@ -220,12 +221,7 @@ def test_a_named_slide_is_the_decks_page_so_counted(falkordb_store: GraphStore, 
         ("Round Robin", "Each process gets a small unit of CPU time, the time quantum."),
         ("Summary", "Round robin gives good response time if the quantum is chosen well."),
     ]
-    with pymupdf.open() as doc:
-        for title, text in slides:
-            page = doc.new_page(width=720, height=405)
-            page.insert_text((30, 45), title, fontname="hebo", fontsize=26)
-            page.insert_text((50, 100), text, fontname="helv", fontsize=18)
-        doc.save(tmp_path / "deck.pdf")
+    write_deck(tmp_path / "deck.pdf", slides)
     settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
     assert build_ingest_pipeline(falkordb_store, settings).ingest(tmp_path / "deck.pdf").status == "ingested"
     falkordb_store.wait_for_indexes()

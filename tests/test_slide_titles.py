@@ -18,6 +18,7 @@ import pymupdf
 
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
+from tests.slide_decks import write_deck
 
 WIDTH, HEIGHT = 362.8, 272.1  # beamer's 128 mm x 96 mm
 SECTIONS = ["Introduction", "ACID Properties", "Concurrency Control", "Recovery", "Summary"]
@@ -121,12 +122,7 @@ def test_a_continued_slide_stays_in_its_section(tmp_path: Path) -> None:
         ("Round Robin (cont.)", "A quantum too large degenerates into first-come, first-served."),
         ("Summary", "Round robin gives good response time."),
     ]
-    with pymupdf.open() as doc:
-        for title, text in slides:
-            page = doc.new_page(width=720, height=405)
-            page.insert_text((30, 45), title, fontname="hebo", fontsize=26)
-            page.insert_text((50, 100), text, fontname="helv", fontsize=18)
-        doc.save(tmp_path / "deck.pdf")
+    write_deck(tmp_path / "deck.pdf", slides)
     batch = build_graph(NativeReader().read(tmp_path / "deck.pdf"))
     titles = {node.key: node.props["title"] for node in batch.nodes if node.label == "Section"}
     texts = {node.key: node.props["text"] for node in batch.nodes if node.label == "Region"}
