@@ -19,6 +19,7 @@ import pymupdf
 import pytest
 
 from docgraph.app.config import Settings
+from docgraph.app.llm.extractive import asked_item, quote_units
 from docgraph.app.llm.service import ask
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.embedding import configured_encoder
@@ -229,3 +230,14 @@ def test_a_note_asked_for_by_number_is_quoted_from_its_chapters_notes(
 ) -> None:
     result = ask("What does note 7 of chapter 2 say?", falkordb_store, no_llm_settings(tmp_path), book_hybrid)
     assert result.answer.startswith("1. “7. Ibid., 77; on the printers' clubs")
+
+
+def test_the_asked_note_is_found_among_the_items_a_quote_is_made_of() -> None:
+    """The asked note's place was counted line by line while a quote's units are counted item by
+    item, a sub-item's line on its item: a note holding bulleted lines put note 7's window past the
+    list's end, and nothing was quoted of it."""
+    petitions = ["6. The petitions were:", "• one from the printers.", "• one from the masons."]
+    notes = "\n".join(["5. Ibid., 12.", *petitions, "7. Smith 1998, 44."])
+    units = quote_units(notes, "list")
+    start, end = asked_item(notes, "list", frozenset({7})) or (0, 0)
+    assert units[start:end] == ["7. Smith 1998, 44."]

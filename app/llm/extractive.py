@@ -277,15 +277,15 @@ def best_window(units: list[str], terms: set[str], starts: frozenset[int] = froz
 
 def asked_item(text: str, kind: str, notes: frozenset[int]) -> tuple[int, int] | None:
     """Where the list item numbered as one of the ``notes`` a question names ("What does note 7 of
-    chapter 3 say?") starts and ends among the :func:`quote_units`: a chapter's notes gathered at
-    its end are one list, whose other items share the question's words as well (note 3 holds the
-    chapter's "3")."""
+    chapter 3 say?") starts and ends among the :func:`quote_units`, counted over the same items: a
+    chapter's notes gathered at its end are one list, whose other items share the question's words
+    as well (note 3 holds the chapter's "3")."""
     if kind != "list" or not notes:
         return None
     start = 0
-    for line in text.splitlines():
-        count = len(sentences(line))
-        found = _ITEM_NUMBER.match(line)
+    for item in list_items(text):
+        count = len(sentences(item))
+        found = _ITEM_NUMBER.match(item)
         if found and count and int(found.group(1)) in notes:
             return start, start + count
         start += count
