@@ -7,6 +7,7 @@ Coordinates are PDF points with the origin at the top-left of the page.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -108,6 +109,20 @@ class PageLayout:
     @property
     def text(self) -> str:
         return "\n".join(r.text for r in self.regions if r.text)
+
+
+class Sized(Protocol):
+    @property
+    def width(self) -> float: ...
+
+    @property
+    def height(self) -> float: ...
+
+
+def landscape_throughout(pages: Sequence[Sized]) -> bool:
+    """Whether there are pages and every one is wider than high: a slide deck, whose "slide 12" is
+    its twelfth page and whose slides' titles head them."""
+    return bool(pages) and all(page.width > page.height for page in pages)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ from docgraph.ingest.links.edges import DASHES, caption_label
 from docgraph.ingest.links.mentions import Mention, canonical_number, find_mentions
 from docgraph.ingest.structure.ids import IdScheme, PlacedRegion
 from docgraph.ingest.structure.sections import TOP_OF_PAGE, SectionSpec, SectionTree
-from docgraph.ingest.types import PageLayout
+from docgraph.ingest.types import PageLayout, landscape_throughout
 from docgraph.records import EdgeRecord
 
 # Kinds of region whose text is searched for references: headings name their own section and
@@ -186,7 +186,7 @@ def build_target_index(
     ids: IdScheme,
 ) -> TargetIndex:
     parts = document_parts(placed, tree)
-    slides = bool(pages) and all(page.width > page.height for page in pages)
+    slides = landscape_throughout(pages)
     index = TargetIndex(parts=parts, page_numbers={page.number for page in pages}, slides=slides)
     _index_figures(index, placed, captions)
     index_sections(index, tree.sections, ids.section, lambda section: parts.of(section.anchor))

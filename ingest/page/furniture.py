@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from docgraph.ingest.page.toc_entries import entry_numbers
 from docgraph.ingest.pdf.lines import TextLine
-from docgraph.ingest.types import BBox
+from docgraph.ingest.types import BBox, landscape_throughout
 
 BAND_FRACTION = 0.12  # share of the page height at the top and at the bottom that may hold furniture
 # A page number may sit further in when it is the page's first or last line, at the same place on
@@ -145,7 +145,7 @@ def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list
             if _eligible(line, body_size):
                 found.append((index, band))
         candidates.append(found)
-    if len(pages) > 1 and all(page.width > page.height for page in pages):
+    if len(pages) > 1 and landscape_throughout(pages):
         candidates = _without_slide_titles(pages, candidates, body_size)
     for page, found in zip(pages, candidates, strict=True):
         key_pages.update({(band, furniture_key(page.lines[i].text)) for i, band in found})

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from docgraph.ingest.types import PageLayout, Region
+from docgraph.ingest.types import PageLayout, Region, landscape_throughout
 
 TITLE_STEP = 1.0  # points over the body size that a slide's title is set in, at least (or bold)
 MAX_TITLE_CHARS = 120
@@ -23,7 +23,7 @@ _ITEM_NUMBER = re.compile(r"^\s*(\d{1,2})[.)]\s")
 def promote_slide_titles(pages: Sequence[PageLayout], body_size: float) -> None:
     """On every page but the first (the title slide) of a deck, every page landscape, the first
     text region, a short paragraph set apart from the body, becomes a section header."""
-    if len(pages) < 2 or not all(page.width > page.height for page in pages):
+    if len(pages) < 2 or not landscape_throughout(pages):
         return
     for page in pages[1:]:
         first = _first_text(page.regions)
