@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Container
 from pathlib import Path
 from typing import Literal
 
@@ -79,21 +78,22 @@ def body_stats(scans: list[PageScan]) -> tuple[FontStats, list[FurnitureMarks]]:
     read as headings. So the body is counted again without the furniture, and where that changes
     its size, furniture is found again against the new size. Lines inside tables never count."""
     views = [scan.furniture_view() for scan in scans]
-    stats = font_stats(line for scan in scans for line in text_lines(scan))
+    outside = [text_lines(scan) for scan in scans]
+    stats = font_stats(line for lines in outside for _, line in lines)
     marks = detect_furniture(views, stats.body_size)
-    text = [line for scan, mark in zip(scans, marks, strict=True) for line in text_lines(scan, mark)]
+    text = [line for lines, mark in zip(outside, marks, strict=True) for i, line in lines if i not in mark]
     body = font_stats(text)
     if not text or body.body_size == stats.body_size:
         return stats, marks
     return body, detect_furniture(views, body.body_size)
 
 
-def text_lines(scan: PageScan, furniture: Container[int] = ()) -> list[TextLine]:
-    """The page's lines outside its tables (and outside ``furniture``, indices of its lines): a
-    table's cells are often set smaller than the text, and in a datasheet, most of whose words are
-    in tables, they would pass for the body size."""
+def text_lines(scan: PageScan) -> list[tuple[int, TextLine]]:
+    """The page's lines outside its tables, each with its index among the page's lines: a table's
+    cells are often set smaller than the text, and in a datasheet, most of whose words are in
+    tables, they would pass for the body size."""
     return [
-        line
+        (i, line)
         for i, line in enumerate(scan.lines)
-        if i not in furniture and not any(line.bbox.centre_in(table.bbox) for table in scan.tables)
+        if not any(line.bbox.centre_in(table.bbox) for table in scan.tables)
     ]
