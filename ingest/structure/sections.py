@@ -255,11 +255,17 @@ def _without_continued(groups: list[list[PlacedRegion]]) -> list[list[PlacedRegi
         title = _group_title(group)
         mark = CONTINUED.search(title)
         stem = title[: mark.start()].strip().casefold() if mark else ""
-        size = max(pr.region.font_size for pr in group)
-        same_size = [g for g in kept if abs(max(pr.region.font_size for pr in g) - size) < 0.5]
-        if not (stem and same_size and _group_title(same_size[-1]).casefold().startswith(stem)):
-            kept.append(group)
+        if stem:  # the last heading kept in its size is the one it may continue
+            size = _group_size(group)
+            before = next((g for g in reversed(kept) if abs(_group_size(g) - size) < 0.5), None)
+            if before is not None and _group_title(before).casefold().startswith(stem):
+                continue
+        kept.append(group)
     return kept
+
+
+def _group_size(group: list[PlacedRegion]) -> float:
+    return max(pr.region.font_size for pr in group)
 
 
 def _group_title(group: list[PlacedRegion]) -> str:
