@@ -15,9 +15,12 @@ from docgraph.app.config import Settings
 from docgraph.app.llm.answer import AnswerResult
 from docgraph.app.llm.service import ask
 from docgraph.app.pipeline.build import build_ingest_pipeline
+from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.resources import SAMPLES_DIR
+from docgraph.app.retrieval.hybrid import HybridRetriever
 from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.structure.ids import file_sha256
 from docgraph.models.encoder_loader import load_encoder
 from docgraph.records import EdgeRecord, GraphBatch, NodeRecord
@@ -158,6 +161,20 @@ def ask_of_pdf(store: GraphStore, pdf: Path, question: str, home: Path) -> Answe
     assert report.status == "ingested", report.error
     retriever = make_retriever("bm25-region", store, load_encoder())
     return ask(question, store, settings, retriever, k=3)
+
+
+def hybrid_over(store: FalkorDBStore, pdfs: list[Path], home: Path) -> HybridRetriever:
+    """``pdfs`` ingested into ``store`` with embeddings and the GNN, as ``docgraph ingest`` does, and
+    the default retriever over them."""
+    settings = Settings(home=home, graph=store.graph_name, store="")
+    pipeline = build_ingest_pipeline(store, settings)
+    for pdf in pdfs:
+        report = pipeline.ingest(pdf)
+        assert report.status == "ingested", report.error
+    store.wait_for_indexes()
+    hybrid = make_retriever("hybrid", store, configured_encoder(settings), settings=settings)
+    assert isinstance(hybrid, HybridRetriever)
+    return hybrid
 
 
 def sample_eval_inputs(folder: Path, questions: list[dict[str, Any]]) -> tuple[Path, Path]:

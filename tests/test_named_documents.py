@@ -9,13 +9,10 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from docgraph.app.config import Settings
-from docgraph.app.pipeline.build import build_ingest_pipeline
-from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.hybrid import HybridRetriever
 from docgraph.app.retrieval.named_documents import naming_words
-from docgraph.app.retrieval.registry import make_retriever
-from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from tests.llm_data import hybrid_over
 
 INVOICES = {  # number -> (date, items as (description, quantity, unit price))
     1029: ("02/03/2026", [("A4 copier paper, box of 5 reams", 20, 21.50), ("Ring binders, pack of 10", 4, 9.80)]),
@@ -52,16 +49,10 @@ def _invoice(pdf: Path, number: int) -> None:
 
 
 @pytest.fixture
-def invoices_hybrid(falkordb_store: GraphStore, tmp_path: Path) -> HybridRetriever:
-    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
-    pipeline = build_ingest_pipeline(falkordb_store, settings)
+def invoices_hybrid(falkordb_store: FalkorDBStore, tmp_path: Path) -> HybridRetriever:
     for number in INVOICES:
         _invoice(tmp_path / f"invoice-{number}.pdf", number)
-        assert pipeline.ingest(tmp_path / f"invoice-{number}.pdf").status == "ingested"
-    falkordb_store.wait_for_indexes()
-    hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
-    assert isinstance(hybrid, HybridRetriever)
-    return hybrid
+    return hybrid_over(falkordb_store, [tmp_path / f"invoice-{number}.pdf" for number in INVOICES], tmp_path / "home")
 
 
 def test_the_named_invoices_total_comes_first(invoices_hybrid: HybridRetriever) -> None:

@@ -9,12 +9,9 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from docgraph.app.config import Settings
-from docgraph.app.pipeline.build import build_ingest_pipeline
-from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.base import Retriever
-from docgraph.app.retrieval.registry import make_retriever
-from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from tests.llm_data import hybrid_over
 
 PROSE = [
     "The printers of Leipzig were the first trade in Saxony to found an association of their own in the"
@@ -70,12 +67,9 @@ def _book(pdf: Path) -> None:
 
 
 @pytest.fixture
-def book_hybrid(falkordb_store: GraphStore, tmp_path: Path) -> Retriever:
-    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
+def book_hybrid(falkordb_store: FalkorDBStore, tmp_path: Path) -> Retriever:
     _book(tmp_path / "printers.pdf")
-    assert build_ingest_pipeline(falkordb_store, settings).ingest(tmp_path / "printers.pdf").status == "ingested"
-    falkordb_store.wait_for_indexes()
-    return make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    return hybrid_over(falkordb_store, [tmp_path / "printers.pdf"], tmp_path / "home")
 
 
 def test_an_author_and_year_find_the_entry_and_the_notes_citing_it(book_hybrid: Retriever) -> None:

@@ -13,11 +13,8 @@ from pathlib import Path
 
 import pymupdf
 
-from docgraph.app.config import Settings
-from docgraph.app.pipeline.build import build_ingest_pipeline
-from docgraph.app.pipeline.embedding import configured_encoder
-from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from tests.llm_data import hybrid_over
 
 PARTS = {
     "xyz123": (
@@ -75,12 +72,7 @@ def datasheet(folder: Path, part: str) -> Path:
 
 
 def test_a_question_naming_a_part_is_answered_from_its_datasheet(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
-    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
-    pipeline = build_ingest_pipeline(falkordb_store, settings)
-    for part in PARTS:
-        assert pipeline.ingest(datasheet(tmp_path, part)).status == "ingested"
-    falkordb_store.wait_for_indexes()
-    hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    hybrid = hybrid_over(falkordb_store, [datasheet(tmp_path, part) for part in PARTS], tmp_path / "home")
     for question in ("What is the theta JA of the XYZ123?", "Which package does the XYZ123 come in?"):
         top = hybrid.retrieve(question, 5)
         assert top[0].kind == "table" and "170" in top[0].text
