@@ -12,7 +12,8 @@ import pytest
 from docgraph.app.retrieval.hybrid import HybridRetriever
 from docgraph.app.retrieval.named_documents import naming_words
 from docgraph.app.stores.falkordb_store import FalkorDBStore
-from tests.llm_data import hybrid_over
+from tests.llm_data import SAMPLE_PDF, hybrid_over
+from tests.test_book_index import _book
 
 INVOICES = {  # number -> (date, items as (description, quantity, unit price))
     1029: ("02/03/2026", [("A4 copier paper, box of 5 reams", 20, 21.50), ("Ring binders, pack of 10", 4, 9.80)]),
@@ -80,3 +81,17 @@ def test_naming_words_are_written_as_names() -> None:
     assert naming_words("How is asn1_der_decoding used?") == {"asn1_der_decoding"}
     # a number of one or two digits names too many things: a store's "Gutenprint 5.2 User's Manual"
     assert naming_words("What are the 5 stages of lecture 12?") == set()
+
+
+def test_a_subject_that_names_a_book_still_finds_its_passage(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """A book filed under its subject: "Luther" names it and lifts its regions, and stays in the
+    question. Dropped with the invoice numbers before, it left "Where is Luther discussed?" to rank
+    the book's index lists without it, the Zwingli entry first."""
+    book = tmp_path / "luther-and-the-printers.pdf"
+    _book(book)
+    hybrid = hybrid_over(falkordb_store, [book, SAMPLE_PDF], tmp_path / "home")
+    named = hybrid.corpus.named_documents("Where is Luther discussed?")
+    assert named.doc_ids == {"luther-and-the-printers"}
+    assert named.unnamed == "Where is Luther discussed?"
+    hits = hybrid.retrieve("Where is Luther discussed?", 3)
+    assert "Luther, Martin, 12, 45-47, 103" in hits[0].text.split("\n")

@@ -7,6 +7,10 @@ A document is named by a word of its :attr:`~app.retrieval.document_index.Docume
 a digit, an underscore, or a capital letter past the question's first word. A word every document
 in scope is named by ("invoice" of fifteen invoices) names none of them, nor do a figure, table,
 section or page label's words ("Table 3", "page 5"), which name parts of documents.
+
+An identifier that names a document ("1043", "HSX310", "libtasn1") says which document to read, not
+which passage; a plain capitalised word that names one ("Luther" of a book titled after him) is
+also what its passages are about, so the question keeps it.
 """
 
 from __future__ import annotations
@@ -27,9 +31,9 @@ MIN_NUMBER_DIGITS = 3  # a number names a document ("invoice 1043") from this ma
 
 @dataclass(frozen=True, slots=True)
 class NamedDocuments:
-    """The documents a question names, and the question without the words that named them (which
-    say which document to read, not which passage: "Invoice No. 1043" is no answer to "What is the
-    total of invoice 1043?")."""
+    """The documents a question names, and the question without the identifiers that named them
+    (which say which document to read, not which passage: "Invoice No. 1043" is no answer to "What
+    is the total of invoice 1043?")."""
 
     doc_ids: frozenset[str]
     unnamed: str
@@ -50,15 +54,17 @@ def naming_words(question: str) -> set[str]:
 def named_documents(question: str, documents: Iterable[DocumentIndex]) -> NamedDocuments:
     """The ``documents`` whose names hold one of the question's :func:`naming_words` (none when
     the words name every one: one document in scope, fifteen invoices of one supplier), and the
-    question without those words whenever they name one, in scope alone too ("What is the maximum
-    input voltage of the HSX310?" of its datasheet: "The HSX310 is a ..." is no answer either)."""
+    question without those of them that are identifiers whenever they name one, in scope alone too
+    ("What is the maximum input voltage of the HSX310?" of its datasheet: "The HSX310 is a ..." is
+    no answer either; "Where is Luther discussed?" keeps "Luther")."""
     candidates = list(documents)
     words = naming_words(question)
     named = [document for document in candidates if words & document.name_words]
     if not named:
         return NamedDocuments(frozenset(), question)
     names = frozenset().union(*(document.name_words for document in named))
-    unnamed = " ".join(_without_names(question.split(), words & names, names))
+    identifiers = {word for word in words & names if _is_identifier(word)}
+    unnamed = " ".join(_without_names(question.split(), identifiers, names)) if identifiers else question
     lifted = frozenset(document.doc_id for document in named) if len(named) < len(candidates) else frozenset()
     return NamedDocuments(lifted, unnamed if tokenize(unnamed) else question)
 
@@ -76,6 +82,12 @@ def _without_names(words: list[str], naming: set[str], names: frozenset[str]) ->
                 dropped[i] = True
                 i += step
     return [word for word, drop in zip(words, dropped, strict=True) if not drop]
+
+
+def _is_identifier(token: str) -> bool:
+    """A token with a digit or an underscore ("1043", "hsx310", "asn1_der_decoding"): a label, not
+    a subject a passage discusses."""
+    return "_" in token or any(ch.isdigit() for ch in token)
 
 
 def _token(word: str) -> str:
