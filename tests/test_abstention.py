@@ -28,6 +28,7 @@ from tests.conftest import fresh_graph_name
 from tests.llm_data import llm_settings, no_llm_settings
 from tests.llm_server import ScriptedLLMServer, confident
 from tests.test_api_access import running_api
+from tests.test_book_index import _book as index_book
 
 SAMPLE = ROOT / "samples" / "docgraph-sample.pdf"
 WATER_REPORT = ROOT / "tests" / "data" / "pdfs" / "water-report.pdf"
@@ -120,6 +121,18 @@ def test_a_question_in_another_inflection_than_the_text_is_answered(local_home: 
         for question in ("How often should the door filter be cleaned?", "How often are the cable glands checked?"):
             result = ask(question, store, no_llm_settings(tmp_path), retriever, doc_id="service")
             assert not result.abstained, (question, result.relevance)
+
+
+def test_a_question_asking_which_pages_is_answered_from_a_books_index(local_home: Path, tmp_path: Path) -> None:
+    """ "Which pages discuss Luther?" was said not to be answered while its first quote was the
+    index entry "Luther, Martin, 12, 45-47, 103": no passage holds "pages"."""
+    pdf = tmp_path / "reformation.pdf"
+    index_book(pdf)
+    with _store_holding(pdf, local_home) as store:
+        retriever = make_retriever("hybrid", store, load_encoder())
+        result = ask("Which pages discuss Luther?", store, no_llm_settings(tmp_path), retriever)
+        assert not result.abstained, result.relevance
+        assert "Luther, Martin, 12, 45-47, 103" in result.answer
 
 
 @contextmanager

@@ -33,6 +33,7 @@ _FRAME += " discuss discussed discussing refer refers referred referring"
 _FRAME += " happen happens happened happening"  # "What happened at the AGM?" asks for the events
 _FRAME += " many much"  # "How many bits is the Length field?" asks for a count, which no passage words so
 _FRAME += " stand stands meant"  # "What does ULN stand for?" asks what a list of abbreviations spells out
+_FRAME += " page pages"  # "Which pages discuss Luther?" asks where: an index entry holds page numbers, not "pages"
 FRAME_WORDS = frozenset(fold(word) for word in _FRAME.split())
 _VOWELS = re.compile(r"[aeiouy]")
 
