@@ -107,4 +107,4 @@ def _written_as_name(word: str, position: int) -> bool:
     number of one or two digits ("the 5 stages", "lecture 5"), which names too many things."""
     if word.isdigit():
         return len(word) >= MIN_NUMBER_DIGITS
-    return any(ch.isdigit() for ch in word) or "_" in word or (position > 0 and word[:1].isupper())
+    return _is_identifier(word) or (position > 0 and word[:1].isupper())
