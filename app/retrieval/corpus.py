@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -19,6 +20,7 @@ from docgraph.app.retrieval.named_documents import NamedDocuments, named_documen
 from docgraph.app.retrieval.text import named_options
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore
+from docgraph.ingest.types import landscape_throughout
 
 
 def load_document(store: GraphStore, doc_id: str, version: str) -> DocumentIndex:
@@ -57,11 +59,21 @@ def load_document(store: GraphStore, doc_id: str, version: str) -> DocumentIndex
         page_texts=[str(p["text"] or "") for p in pages],
         sections=sections,
         passages=_passages(store, doc_id),
-        slides=bool(pages) and all(float(p["width"] or 0) > float(p["height"] or 0) for p in pages),
+        slides=landscape_throughout([_page_size(row) for row in pages]),
     )
     document.references, document.referrers = _references(store, document)
     document.captions = load_captions(store, doc_id, document.referrers)
     return document
+
+
+class _PageSize(NamedTuple):
+    width: float
+    height: float
+
+
+def _page_size(row: dict[str, Any]) -> _PageSize:
+    """A stored page's size, for the rule that says whether a document is a slide deck."""
+    return _PageSize(float(row["width"] or 0), float(row["height"] or 0))
 
 
 def _passages(store: GraphStore, doc_id: str) -> dict[str, NDArray[np.float32]]:
