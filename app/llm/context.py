@@ -248,8 +248,13 @@ def lead_ins(store: GraphStore, lists: Sequence[Passage]) -> list[Passage]:
     return [
         replace(found[region_id], of_hit=hit)
         for hit, region_id in before.items()
-        if region_id in found and found[region_id].kind == "paragraph" and found[region_id].text.rstrip().endswith(":")
+        if region_id in found and leads_in(found[region_id])
     ]
+
+
+def leads_in(passage: Passage) -> bool:
+    """A paragraph ending in a colon, which leads into what follows it ("Do not take Zelvarex:")."""
+    return passage.kind == "paragraph" and passage.text.rstrip().endswith(":")
 
 
 def next_regions(store: GraphStore, hits: Sequence[Passage], passed: Callable[[Passage], bool]) -> list[Passage]:

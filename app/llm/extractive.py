@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, replace
 
 from docgraph.app.llm.citations import Citation, cite_passages
-from docgraph.app.llm.context import Context, Passage
+from docgraph.app.llm.context import Context, Passage, leads_in
 from docgraph.app.llm.question_terms import content_words, shared_words, terms_in
 from docgraph.app.llm.quote_length import MAX_QUOTE_CHARS, cut, cut_start
 from docgraph.app.llm.table_quotes import best_rows_quote, markdown_rows
@@ -89,8 +89,9 @@ def bare_line(passage: Passage) -> bool:
     short = "\n" not in text and len(text) <= BARE_LINE_CHARS
     one_line = short and len(sentences(text)) == 1  # no prose cut short
     # a lead-in: "Very common (may affect 1 in 10 people):", "... In particular, tell them if you take:"
-    lead_in = passage.kind == "paragraph" and short and text.endswith(":")
-    return lead_in or (passage.kind in ("code", "paragraph") and one_line and not ends_sentence(text))
+    if short and leads_in(passage):
+        return True
+    return passage.kind in ("code", "paragraph") and one_line and not ends_sentence(text)
 
 
 def _description(passage: Passage, context: Context) -> Passage | None:
