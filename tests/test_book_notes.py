@@ -18,19 +18,16 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from docgraph.app.config import Settings
 from docgraph.app.llm.extractive import asked_item, quote_units
 from docgraph.app.llm.service import ask
-from docgraph.app.pipeline.build import build_ingest_pipeline
-from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.named_parts import named_notes
-from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.records import GraphBatch
-from tests.llm_data import no_llm_settings
+from tests.llm_data import hybrid_over, no_llm_settings
 
 LEFT, MEASURE, BODY, NOTE = 60.0, 312.0, 10.5, 8.0
 FILLER = (
@@ -209,11 +206,8 @@ def test_a_question_names_a_note_by_its_number() -> None:
 
 
 @pytest.fixture
-def book_hybrid(falkordb_store: GraphStore, tmp_path: Path, book: Path) -> Retriever:
-    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
-    assert build_ingest_pipeline(falkordb_store, settings).ingest(book).status == "ingested"
-    falkordb_store.wait_for_indexes()
-    return make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+def book_hybrid(falkordb_store: FalkorDBStore, tmp_path: Path, book: Path) -> Retriever:
+    return hybrid_over(falkordb_store, [book], tmp_path / "home")
 
 
 def test_a_note_asked_for_by_number_ranks_first(book_hybrid: Retriever) -> None:

@@ -18,15 +18,11 @@ from pathlib import Path
 
 import pymupdf
 
-from docgraph.app.config import Settings
-from docgraph.app.pipeline.build import build_ingest_pipeline
-from docgraph.app.pipeline.embedding import configured_encoder
-from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import PageLayout
-from tests.llm_data import ask_of_pdf
+from tests.llm_data import ask_of_pdf, hybrid_over
 
 HEADER = ["Parameter", "Symbol", "Conditions", "Min", "Typ", "Max", "Unit"]
 ROWS = [
@@ -160,11 +156,7 @@ def test_numbered_notes_under_a_ruled_table_are_one_footnote_each(tmp_path: Path
 
 
 def test_footnote_2_is_found_by_its_number(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
-    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
-    pdf = ruled_table_page(tmp_path / "ruled.pdf")
-    assert build_ingest_pipeline(falkordb_store, settings).ingest(pdf).status == "ingested"
-    falkordb_store.wait_for_indexes()
-    hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    hybrid = hybrid_over(falkordb_store, [ruled_table_page(tmp_path / "ruled.pdf")], tmp_path / "home")
     assert hybrid.retrieve("What does footnote 2 say?", 5)[0].text == RULED_NOTES[1]
 
 

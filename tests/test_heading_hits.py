@@ -10,15 +10,11 @@ from pathlib import Path
 
 import pymupdf
 
-from docgraph.app.config import Settings
 from docgraph.app.llm.extractive import best_quote, content_words
 from docgraph.app.llm.service import ask
-from docgraph.app.pipeline.build import build_ingest_pipeline
-from docgraph.app.pipeline.embedding import configured_encoder
-from docgraph.app.retrieval.registry import make_retriever
-from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.readers.native import NativeReader
-from tests.llm_data import no_llm_settings
+from tests.llm_data import hybrid_over, no_llm_settings
 
 DEJAVU = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"  # Debian's fonts-dejavu-core (make sysdeps)
 
@@ -61,12 +57,9 @@ def _deck(path: Path) -> None:
         doc.save(path)
 
 
-def test_a_slides_title_hit_is_answered_by_its_bullets(falkordb_store: GraphStore, tmp_path: Path) -> None:
+def test_a_slides_title_hit_is_answered_by_its_bullets(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
     _deck(tmp_path / "deck.pdf")
-    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
-    assert build_ingest_pipeline(falkordb_store, settings).ingest(tmp_path / "deck.pdf").status == "ingested"
-    falkordb_store.wait_for_indexes()
-    hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    hybrid = hybrid_over(falkordb_store, [tmp_path / "deck.pdf"], tmp_path / "home")
     question = "What does the slide on round robin say?"
     assert {hit.kind for hit in hybrid.retrieve(question, 2)} == {"section_header"}  # two slides' titles
     result = ask(question, falkordb_store, no_llm_settings(tmp_path), hybrid, k=2)
@@ -110,7 +103,7 @@ def test_a_bullet_is_quoted_with_its_sub_bullets(tmp_path: Path) -> None:
     assert "Electron carriers" not in quote
 
 
-def test_a_frame_repeated_over_its_overlays_is_quoted_once(falkordb_store: GraphStore, tmp_path: Path) -> None:
+def test_a_frame_repeated_over_its_overlays_is_quoted_once(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
     """Beamer prints a frame once per overlay step, each page the one before plus a bullet: the
     answer quoted the same bullet from each page, three quotes saying one thing."""
     bullets = [
@@ -128,10 +121,7 @@ def test_a_frame_repeated_over_its_overlays_is_quoted_once(falkordb_store: Graph
             for i, bullet in enumerate(bullets[:step]):
                 page.insert_text((50, 100 + 40 * i), bullet, fontname="helv", fontsize=18)
         doc.save(tmp_path / "overlays.pdf")
-    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
-    assert build_ingest_pipeline(falkordb_store, settings).ingest(tmp_path / "overlays.pdf").status == "ingested"
-    falkordb_store.wait_for_indexes()
-    hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    hybrid = hybrid_over(falkordb_store, [tmp_path / "overlays.pdf"], tmp_path / "home")
     result = ask(
         "How long does strict two-phase locking hold exclusive locks?",
         falkordb_store,

@@ -12,10 +12,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from docgraph.app.config import Settings
 from docgraph.app.llm.service import ask
-from docgraph.app.pipeline.build import build_ingest_pipeline
-from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.retrieval.base import Retriever
 from docgraph.app.retrieval.document_index import SectionInfo
 from docgraph.app.retrieval.kinds import named_labels
@@ -27,8 +24,7 @@ from docgraph.app.retrieval.named_parts import (
     resolved_parts,
     titled_sections,
 )
-from docgraph.app.retrieval.registry import make_retriever
-from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.links.mentions import find_mentions
 from docgraph.ingest.page.line_numbers import margin_line_numbers
@@ -36,7 +32,7 @@ from docgraph.ingest.pdf.lines import TextLine
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import BBox, DocumentLayout
 from docgraph.records import GraphBatch
-from tests.llm_data import no_llm_settings
+from tests.llm_data import hybrid_over, no_llm_settings
 
 COLUMNS = ((57.0, 282.0), (313.0, 538.0))
 PARAGRAPHS = [
@@ -251,15 +247,12 @@ def test_a_question_names_a_claim_by_its_number(batch: GraphBatch) -> None:
     assert [texts[key][:2] for _, key in found] == ["5.", "3."]
 
 
-def _patent_hybrid(store: GraphStore, patent: Path, tmp_path: Path) -> Retriever:
-    settings = Settings(home=tmp_path / "home", graph=store.graph_name, store="")
-    assert build_ingest_pipeline(store, settings).ingest(patent).status == "ingested"
-    store.wait_for_indexes()
-    return make_retriever("hybrid", store, configured_encoder(settings), settings=settings)
+def _patent_hybrid(store: FalkorDBStore, patent: Path, tmp_path: Path) -> Retriever:
+    return hybrid_over(store, [patent], tmp_path / "home")
 
 
 def test_a_bare_drawing_label_is_answered_by_the_text_that_describes_it(
-    falkordb_store: GraphStore, patent: Path, tmp_path: Path
+    falkordb_store: FalkorDBStore, patent: Path, tmp_path: Path
 ) -> None:
     """The drawing sheet's caption is "FIG. 2B" alone and its drawing's text a reference numeral
     ("112"); what the figure shows is in the paragraph that describes the drawings."""
@@ -311,7 +304,7 @@ def test_a_drawing_turned_on_its_sheet_keeps_its_label(tmp_path: Path) -> None:
 
 
 def test_the_claims_that_depend_on_a_named_claim_are_in_the_part(
-    falkordb_store: GraphStore, patent: Path, tmp_path: Path
+    falkordb_store: FalkorDBStore, patent: Path, tmp_path: Path
 ) -> None:
     hybrid = _patent_hybrid(falkordb_store, patent, tmp_path)
     hits = hybrid.retrieve("Which claims depend on claim 3?", 10)
@@ -319,7 +312,7 @@ def test_the_claims_that_depend_on_a_named_claim_are_in_the_part(
 
 
 def test_a_section_named_by_its_title_is_the_part_asked_about(
-    falkordb_store: GraphStore, patent: Path, tmp_path: Path
+    falkordb_store: FalkorDBStore, patent: Path, tmp_path: Path
 ) -> None:
     hybrid = _patent_hybrid(falkordb_store, patent, tmp_path)
     hits = [hit for hit in hybrid.retrieve("What does the background section say?", 5) if hit.kind == "paragraph"]

@@ -12,16 +12,13 @@ from pathlib import Path
 
 import pymupdf
 
-from docgraph.app.config import Settings
 from docgraph.app.llm.service import ask
-from docgraph.app.pipeline.build import build_ingest_pipeline
-from docgraph.app.pipeline.embedding import configured_encoder
-from docgraph.app.retrieval.registry import make_retriever
 from docgraph.app.stores.base import GraphStore
+from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.records import GraphBatch
-from tests.llm_data import ask_of_pdf, no_llm_settings
+from tests.llm_data import ask_of_pdf, hybrid_over, no_llm_settings
 
 WIDTH, HEIGHT, LEFT = 595, 842, 62
 BODY = {
@@ -157,7 +154,7 @@ def test_a_figure_drawn_in_text_is_what_its_caption_captions_and_figure_1_refers
 
 
 def test_what_a_citation_refers_to_and_how_many_bits_a_field_has_are_answered(
-    falkordb_store: GraphStore, tmp_path: Path
+    falkordb_store: FalkorDBStore, tmp_path: Path
 ) -> None:
     """ "What does RFC8446 refer to?" and "How many bits is the Length field?" quoted the answer
     first yet abstained: "refer" and "many" were counted words the passages must hold, as "say" or
@@ -175,10 +172,7 @@ def test_what_a_citation_refers_to_and_how_many_bits_a_field_has_are_answered(
         for row, (font, size, text) in enumerate(rows):
             page.insert_text((72, 80 + 24 * row), text, fontname=font, fontsize=size)
         doc.save(tmp_path / "rfc.pdf")
-    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
-    assert build_ingest_pipeline(falkordb_store, settings).ingest(tmp_path / "rfc.pdf").status == "ingested"
-    falkordb_store.wait_for_indexes()
-    hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    hybrid = hybrid_over(falkordb_store, [tmp_path / "rfc.pdf"], tmp_path / "home")
     result = ask("What does RFC8446 refer to?", falkordb_store, no_llm_settings(tmp_path), hybrid)
     assert not result.abstained and "Transport Layer Security" in result.answer
     result = ask("How many bits is the Length field?", falkordb_store, no_llm_settings(tmp_path), hybrid)
@@ -251,13 +245,10 @@ def _lines_pdf(pdf: Path, lines: list[tuple[str, int, str]], left: float, step: 
     return pdf
 
 
-def test_a_note_named_by_number_is_the_part_asked_about(falkordb_store: GraphStore, tmp_path: Path) -> None:
+def test_a_note_named_by_number_is_the_part_asked_about(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
     """ "What does NOTE 2 in clause 5.3 say?" ranked the clause's other paragraphs over its NOTE 2,
     and "NOTE 2" alone named nothing: notes were found only by a heading ("Note 12 Borrowings")."""
-    settings = Settings(home=tmp_path / "home", graph=falkordb_store.graph_name, store="")
-    assert build_ingest_pipeline(falkordb_store, settings).ingest(_notes(tmp_path / "std.pdf")).status == "ingested"
-    falkordb_store.wait_for_indexes()
-    hybrid = make_retriever("hybrid", falkordb_store, configured_encoder(settings), settings=settings)
+    hybrid = hybrid_over(falkordb_store, [_notes(tmp_path / "std.pdf")], tmp_path / "home")
     top = hybrid.retrieve("What does NOTE 2 in clause 5.3 say?", 5)[0]
     assert top.text.startswith("NOTE 2 A timeout below 200 ms") and "part" in top.signals
     firsts = {hit.text[:6] for hit in hybrid.retrieve("What does NOTE 2 say?", 5)[:2]}
