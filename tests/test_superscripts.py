@@ -43,6 +43,24 @@ def test_a_raised_mark_or_exponent_is_a_superscript_and_a_lowered_index_is_not(t
     )
 
 
+def test_a_raised_letter_marking_a_table_note_is_a_superscript(tmp_path: Path) -> None:
+    """The clinical review: a dose table's cell read "Not recommendeda", its note mark glued on as a
+    letter, so the cell was never found by "recommended". One raised letter is a mark; a raised
+    word ("5th") is left as set."""
+    with pymupdf.open() as doc:
+        page = doc.new_page()
+        x = _after(page, 72, 100, "Below 10 ml/min: Not recommended")
+        _after(page, x, 96, "a", 6)
+        x = _after(page, 72, 140, "Take the 5")
+        x = _after(page, x, 136, "th", 6)
+        _after(page, x, 140, " dose with food.")
+        doc.save(tmp_path / "notes.pdf")
+    texts = _texts(tmp_path / "notes.pdf")
+    assert texts[0] == "Below 10 ml/min: Not recommendedᵃ"
+    assert texts[1] == "Take the 5th dose with food."
+    assert "recommended" in tokenize(texts[0]) and "recommendeda" not in tokenize(texts[0])
+
+
 def test_footnote_marks_in_real_papers() -> None:
     """A conference template's mark after a full stop, where MuPDF ends a block: the sentence ends
     there, the paragraph runs on; a manual's mark after a word."""

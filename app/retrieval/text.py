@@ -21,6 +21,7 @@ import unicodedata
 from functools import lru_cache
 
 from docgraph.app.retrieval.spelling import american
+from docgraph.ingest.pdf.text import SUPERSCRIPT_LETTERS
 
 
 def _mark_ranges() -> str:
@@ -53,7 +54,7 @@ _OPTION = re.compile(r"(?<![\w\-\u2013\u2014\u2212])(?:--?|[\u2013\u2014\u2212])
 _OPTION_DASHES = str.maketrans({"\u2013": "--", "\u2014": "--", "\u2212": "-"})
 _HEX = re.compile(r"0[xX][0-9A-Fa-f]+$")  # "0x1F" is a number and its digits, not "0x1" and "F"
 # Superscript marks and exponents part words: folded to digits they glued onto the word before.
-_SUPERSCRIPT_SPACES = dict.fromkeys(map(ord, "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ"), " ")
+_SUPERSCRIPT_SPACES = dict.fromkeys(map(ord, "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ" + SUPERSCRIPT_LETTERS), " ")
 # Scripts written without spaces between words (CJK, Hangul, Thai, Lao, Myanmar, Khmer): indexed as
 # overlapping character pairs instead of words.
 _UNSPACED = re.compile(

@@ -38,8 +38,12 @@ _TRANSLATION = str.maketrans({**LIGATURES, **_DROP_CHARS, **_SPACE_CHARS, **SYMB
 # A mark or exponent set raised and small after a word ("processor" + raised "1", "10" + raised "−3")
 # is written in superscript characters: glued on as plain digits it read "processor1" and "10−3".
 SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"  # raised digits: footnote marks and exponents
-SUPERSCRIPTS = str.maketrans("0123456789+-−=()ni", SUPERSCRIPT_DIGITS + "⁺⁻⁻⁼⁽⁾ⁿⁱ")
-_SUPERSCRIBABLE = re.compile(r"[0-9+\-−=()ni]+(?:,[0-9+\-−=()ni]+)*")
+# A table's notes are marked with raised letters ("Not recommended" + raised "a"): one letter of a-h
+# alone, in modifier letters; longer raised words ("th", "er") stay as they are set.
+SUPERSCRIPT_LETTERS = "ᵃᵇᶜᵈᵉᶠᵍʰ"
+SUPERSCRIPTS = str.maketrans("0123456789+-−=()niabcdefgh", SUPERSCRIPT_DIGITS + "⁺⁻⁻⁼⁽⁾ⁿⁱ" + SUPERSCRIPT_LETTERS)
+_MARK = r"(?:[0-9+\-−=()ni]+|[a-h])"
+_SUPERSCRIBABLE = re.compile(rf"{_MARK}(?:,{_MARK})*")
 _PRESENTATION_FORMS = re.compile("[\ufb1d-\ufdff\ufe70-\ufefe]+")
 
 MIN_CAPITALS_WORD = 7  # letters: a word in capitals joined over a line-end hyphen ("ELEMENT")
@@ -83,8 +87,8 @@ def normalize_chars(text: str) -> str:
 
 
 def as_superscript(text: str) -> str | None:
-    """``text`` in superscript characters ("1,3" -> "¹,³", "−3" -> "⁻³"); None when one of its
-    characters has none (a raised "th", "A" of the LaTeX logo, a "†" that is a mark already)."""
+    """``text`` in superscript characters ("1,3" -> "¹,³", "−3" -> "⁻³", "a" -> "ᵃ"); None when one of
+    its characters has none (a raised "th", "A" of the LaTeX logo, a "†" that is a mark already)."""
     return text.translate(SUPERSCRIPTS) if _SUPERSCRIBABLE.fullmatch(text) else None
 
 
