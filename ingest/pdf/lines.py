@@ -14,6 +14,7 @@ import pymupdf
 
 from docgraph.ingest.pdf import api as pdf_api
 from docgraph.ingest.pdf.fixed_pitch import fixed_pitch_fonts
+from docgraph.ingest.pdf.notices import drop_notice_symbols
 from docgraph.ingest.pdf.rule_underscores import restore_underscores, rules_on_line, short_rules
 from docgraph.ingest.pdf.text import as_superscript, normalize_chars
 from docgraph.ingest.types import BBox
@@ -83,6 +84,7 @@ def extract_lines(
     # Characters' positions are only needed to place such underscores; "rawdict" costs more.
     data = pdf_api.text_dict(page, TEXT_FLAGS, textpage, with_chars=bool(rules))
     fixed_pitch = fixed_pitch_fonts(page)
+    drop_notice_symbols(data.get("blocks", []))
     lines: list[TextLine] = []
     for block_no, block in enumerate(data.get("blocks", [])):
         if block.get("type") != 0:
