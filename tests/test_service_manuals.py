@@ -5,10 +5,15 @@ column), read and asked as a technician asks them. PDFs made in tests/service_ma
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
+from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
-from docgraph.ingest.types import DocumentLayout, Region
+from docgraph.ingest.structure.continuity import list_continues
+from docgraph.ingest.types import BBox, DocumentLayout, Region
+from docgraph.records import FURNITURE_KINDS
 from tests.service_manuals import NOTICES, service_manual
 
 
@@ -30,3 +35,34 @@ def test_a_notice_keeps_its_label_after_its_symbol(manual: DocumentLayout) -> No
         assert len(found) == 1 and found[0].kind == "paragraph", (label, found)
         assert found[0].text.startswith(f"{label} {text[:40]}")
     assert not any(region.kind == "list" and "DANGER" in region.text for region in regions)
+
+
+def continued(layout: DocumentLayout) -> list[tuple[str, str]]:
+    """The (first line, first line) of each region and the region it goes on in."""
+    regions = [region for region in in_order(layout) if region.kind not in FURNITURE_KINDS]
+    return [
+        (last.text.splitlines()[0], first.text.splitlines()[0]) for last, first in pairwise(regions) if last.continues
+    ]
+
+
+def test_a_procedure_run_on_over_a_page_break_is_one_list(manual: DocumentLayout) -> None:
+    # Steps 1 to 5 end page 1, steps 6 to 8 open page 2 (its running head read apart)
+    assert manual.pages[1].regions[0].text.startswith("6. Open the steam valve")
+    pairs = continued(manual)
+    assert (
+        "1. Empty the drip tray and the water tank, and remove the water filter.",
+        "6. Open the steam valve for 10 seconds every 2 minutes until the tank is empty.",
+    ) in pairs
+    edges = build_graph(manual).edges
+    assert any(edge.type == "HAS_NEXT" and edge.props.get("continuation") for edge in edges)
+
+
+def test_a_list_that_starts_again_at_one_is_another_list() -> None:
+    # Two procedures, each numbered from 1, the second opening the next page: not one list.
+    assert not list_continues(_list("1. Open the cover.\n2. Lift the lever."), _list("1. Fill the tank."))
+    assert not list_continues(_list("1. Open the cover.\n2. Lift the lever."), _list("3) Fill the tank."))
+    assert list_continues(_list("(a) Open the cover.\n(b) Lift the lever."), _list("(c) Fill the tank."))
+
+
+def _list(text: str) -> Region:
+    return Region(kind="list", bbox=BBox(60, 100, 530, 200), text=text, order=0)

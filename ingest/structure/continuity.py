@@ -27,6 +27,7 @@ COLUMN_GAP_SLACK = 2.0  # points of overlap allowed between two columns' boxes
 PULL_QUOTE_SCALE = 1.2  # a pull quote is set this much larger than the text it interrupts, at least
 PULL_QUOTE_WORDS = 4
 _SERIES_NAME = re.compile(r"(?<![\w.-])[A-Z]{2,5}$")  # "RFC", "ISO", "BCP": a number follows
+_ITEM_MARK = re.compile(r"^\s*(\(?)(\d{1,3}|[a-z])([.)])\s")  # "5. ", "(5) ", "e) "
 
 
 def _flow(page: PageLayout) -> list[Region]:
@@ -48,6 +49,25 @@ def paragraph_continues(last: Region, first: Region) -> bool:
         return False
     runs_on = last.text.rstrip().endswith(_RUNS_ON) or unspaced_between(last.text, first.text)
     return starts_lowercase(first.text) or runs_on or _number_runs_on(last, first)
+
+
+def list_continues(last: Region, first: Region) -> bool:
+    """The numbered list ending page k (or a column) goes on in the list opening page k+1 (the next
+    column): its first item carries the number after the last item's, marked alike ("5." | "6.",
+    "(c)" | "(d)"). A list that starts again at 1 is another list."""
+    if last.kind != "list" or first.kind != "list":
+        return False
+    marks = [found for line in last.text.splitlines() if (found := _ITEM_MARK.match(line))]
+    opening = _ITEM_MARK.match(first.text)
+    if not marks or opening is None:
+        return False
+    before, after = marks[-1], opening
+    if (before.group(1), before.group(3)) != (after.group(1), after.group(3)):
+        return False
+    a, b = before.group(2), after.group(2)
+    if a.isdigit() and b.isdigit():
+        return int(b) == int(a) + 1
+    return a.isalpha() and b.isalpha() and ord(b) == ord(a) + 1
 
 
 def code_continues(last: Region, first: Region) -> bool:
@@ -199,7 +219,7 @@ def mark_continuations(pages: Sequence[PageLayout]) -> None:
         elif paragraph_continues(last, first):
             last.continues = True
             _mend_split_word(last, first)
-        elif code_continues(last, first):
+        elif list_continues(last, first) or code_continues(last, first):
             last.continues = True
         elif first.kind == "table" and len(next_flow) > 1 and paragraph_continues(last, next_flow[1]):
             last.continues = True  # the table was set at the top of the page, the text runs on below it
