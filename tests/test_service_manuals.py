@@ -6,6 +6,7 @@ column), read and asked as a technician asks them. PDFs made in tests/service_ma
 from __future__ import annotations
 
 from itertools import pairwise
+from pathlib import Path
 
 import pytest
 
@@ -14,7 +15,7 @@ from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.structure.continuity import list_continues
 from docgraph.ingest.types import BBox, DocumentLayout, Region
 from docgraph.records import FURNITURE_KINDS
-from tests.service_manuals import NOTICES, service_manual
+from tests.service_manuals import NOTICES, printer_guide, service_manual
 
 
 @pytest.fixture(scope="module")
@@ -66,3 +67,12 @@ def test_a_list_that_starts_again_at_one_is_another_list() -> None:
 
 def _list(text: str) -> Region:
     return Region(kind="list", bbox=BBox(60, 100, 530, 200), text=text, order=0)
+
+
+def test_a_procedure_run_on_into_the_next_column_is_one_list(tmp_path: Path) -> None:
+    # Steps 1 to 4 end the left column of the printer guide, 5 and 6 head the right column.
+    guide = NativeReader().read(printer_guide(tmp_path / "lp40.pdf"))
+    assert (
+        "1. Open the front cover by pulling the release lever.",
+        "5. Slide the new cartridge into the printer until it locks.",
+    ) in continued(guide)

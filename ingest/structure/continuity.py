@@ -70,6 +70,12 @@ def list_continues(last: Region, first: Region) -> bool:
     return a.isalpha() and b.isalpha() and ord(b) == ord(a) + 1
 
 
+def _next_column(last: Region, first: Region) -> bool:
+    """``first`` heads the column right of the one ``last`` ends: wholly to its right, above its middle."""
+    a, b = last.bbox, first.bbox
+    return b.x0 >= a.x1 - COLUMN_GAP_SLACK and b.y0 < (a.y0 + a.y1) / 2
+
+
 def code_continues(last: Region, first: Region) -> bool:
     """The listing ending page k goes on in the code starting page k+1: it leaves a bracket open
     (``{`` of a function body) or ends a line that goes on (``\\``, ``,``), or the next part opens
@@ -205,6 +211,8 @@ def mark_continuations(pages: Sequence[PageLayout]) -> None:
             if column_break(last, first) and paragraph_continues(last, first):
                 last.continues = True
                 _mend_split_word(last, first)
+            elif _next_column(last, first) and list_continues(last, first):
+                last.continues = True
     for page, following in pairwise(pages):
         if following.number != page.number + 1:
             continue
