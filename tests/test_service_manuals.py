@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.structure.continuity import list_continues
 from docgraph.ingest.types import BBox, DocumentLayout, Region
 from docgraph.records import FURNITURE_KINDS
-from tests.service_manuals import NOTICES, printer_guide, service_manual
+from tests.llm_data import ask_of_pdf
+from tests.service_manuals import DESCALING, NOTICES, TONER, printer_guide, service_manual
 
 
 @pytest.fixture(scope="module")
@@ -76,3 +78,24 @@ def test_a_procedure_run_on_into_the_next_column_is_one_list(tmp_path: Path) -> 
         "1. Open the front cover by pulling the release lever.",
         "5. Slide the new cartridge into the printer until it locks.",
     ) in continued(guide)
+
+
+def first_quote(store: FalkorDBStore, pdf: Path, question: str, home: Path) -> str:
+    answer = ask_of_pdf(store, pdf, question, home).answer
+    return answer.splitlines()[0]
+
+
+def test_how_to_descale_quotes_the_whole_procedure_in_order(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # Steps 1 to 5 end page 1 and 6 to 8 open page 2: all eight, in order, after the lead-in.
+    pdf = service_manual(tmp_path / "es200.pdf")
+    quote = first_quote(falkordb_store, pdf, "How do I descale the machine?", tmp_path / "home")
+    assert quote.startswith("1. “To descale the machine:” “1. Empty the drip tray")
+    at = [quote.find(f"{k}. {step}") for k, step in enumerate(DESCALING, 1)]
+    assert -1 not in at and at == sorted(at), quote
+
+
+def test_how_to_replace_the_toner_quotes_both_columns_steps(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    pdf = printer_guide(tmp_path / "lp40.pdf")
+    quote = first_quote(falkordb_store, pdf, "How do I replace the toner cartridge?", tmp_path / "home")
+    at = [quote.find(f"{k}. {step}") for k, step in enumerate(TONER, 1)]
+    assert -1 not in at and at == sorted(at), quote

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 
 from docgraph.app.llm.citations import Citation, cite_passages
 from docgraph.app.llm.context import Context, Passage, leads_in
+from docgraph.app.llm.procedures import asks_how_to, procedure_quote
 from docgraph.app.llm.question_terms import content_words, shared_words, terms_in
 from docgraph.app.llm.quote_length import MAX_QUOTE_CHARS, cut, cut_start
 from docgraph.app.llm.table_quotes import best_rows_quote, markdown_rows
@@ -55,19 +56,21 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
     lines: list[str] = []
     quoted: list[Passage] = []
     said: set[str] = set()
+    how_to = asks_how_to(question)
     for passage in best_passages(context, len(context.passages)):
         if len(lines) == max_passages:
             break
         if any(passage.region_id == part.region_id for part in quoted):
             continue
-        quote, parts = quote_across_breaks(passage, context, terms, notes)
-        lead = context.neighbour(passage, "lead_in")
+        procedure = procedure_quote(passage, context) if how_to else None  # every step, in order
+        quote, parts = procedure or quote_across_breaks(passage, context, terms, notes)
+        lead = None if procedure else context.neighbour(passage, "lead_in")
         if lead is not None and all(lead.region_id != part.region_id for part in quoted):
             quote, parts = f"{cut_start(lead.text.strip())}” “{quote}", [lead, *parts]
         if quote in said:  # a slide repeated (an agenda before each part, a beamer frame's overlays)
             continue
         said.add(quote)
-        described = _description(passage, context)
+        described = None if procedure else _description(passage, context)
         if described is not None and all(described.region_id != part.region_id for part in quoted):
             quote, parts = f"{quote}” “{_description_quote(passage, described, terms)}", [*parts, described]
         tags = " ".join(f"[{context.tag_of(part)}]" for part in parts)

@@ -39,6 +39,7 @@ from docgraph.app.llm.context import (
 from docgraph.app.llm.describe import DescribeReport, describe_document
 from docgraph.app.llm.extractive import NO_EVIDENCE, bare_line, extractive_answer, heading_hit, passed_under_heading
 from docgraph.app.llm.focus import focus_passages
+from docgraph.app.llm.procedures import asks_how_to, list_parts
 from docgraph.app.llm.router import RouteDecision, route_question
 from docgraph.app.llm.text2cypher import Text2CypherResult, generate_cypher
 from docgraph.app.llm.uncertainty import answer_with_rereads, prune_evidence
@@ -276,6 +277,8 @@ def _answer(
             bodies = next_regions(store, headings, passed=passed_under_heading)  # the text a heading hit heads
             lists = [p for p in focused if p.via == "retrieved" and p.kind == "list"]
             after = [*next_regions(store, bare, passed=bare_line), *bodies, *lead_ins(store, lists)]
+            if asks_how_to(question):  # every part of a procedure, however it was reached
+                after += list_parts(store, [*focused, *after])
             context = build_context([*focused, *after])
             extractive = extractive_answer(question, context)
             result.answer, result.citations, result.evidence = (
