@@ -29,6 +29,7 @@ from docgraph.app.retrieval.named_parts import (
 from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.links.notes import NOTES_TITLE, numbers_of
 from docgraph.ingest.links.references import TargetIndex
+from docgraph.ingest.links.statements import proofs
 
 # Kinds that carry no content of their own for lexical search.
 FURNITURE = frozenset({"page_header", "page_footer"})
@@ -156,6 +157,8 @@ class DocumentIndex:
         sub-clause's paragraph), in reading order."""
         targets = resolved_parts(self.parts, named_parts(question, self.own_names))
         targets += [("Section", key) for key in titled_sections(question, self.sections.values())]
+        # a statement's proof belongs to it: "Prove Lemma 2.1" is answered by the proof of Lemma 2.1
+        targets += [("Region", key) for label, target in targets for key in self.proofs.get(target, ())]
         if asks_for_dependents(question):  # "Which claims depend on claim 3?": the claims that refer to it
             targets += [("Region", key) for label, target in targets for key in self.referrers.get(target, ())]
         sections = {key for label, key in targets if label == "Section"}
@@ -172,6 +175,11 @@ class DocumentIndex:
             or (region.page in pages and region.kind not in FURNITURE)
             or row in notes
         ]
+
+    @cached_property
+    def proofs(self) -> dict[str, list[str]]:
+        """A statement's region id -> its proof's (:func:`ingest.links.statements.proofs`)."""
+        return proofs([(region.region_id, region.kind, region.text) for region in self.regions])
 
     def _under(self, row: int, sections: set[str]) -> bool:
         section = self.regions[row].section_id

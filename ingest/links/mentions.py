@@ -13,6 +13,7 @@ from itertools import pairwise
 
 from docgraph.ingest.labels import CJK_REFERENCE_WORDS, LIST_WORDS, NUMBER_END, PLURAL_ENDINGS, REFERENCE_WORDS
 from docgraph.ingest.links.edges import DASHES, LABEL_NUMBER
+from docgraph.ingest.links.statements import mention_patterns
 
 _FIG_NUM = LABEL_NUMBER
 _SEC_NUM = rf"(?:\d{{1,3}}(?:\.\d{{1,3}})*|[A-Z](?:\.\d{{1,3}})+){NUMBER_END}"
@@ -66,6 +67,7 @@ PATTERNS: dict[str, tuple[str, str, str]] = {
     # a financial statement's notes ("see Note 12", "Notes 5 and 12"), capitalised: "note 3" is a word
     "note": (r"\b(?:Notes?|NOTES?|Notas?)\s+", _NOTE_NUM, "Note"),
     "claim": (r"\b(?:Claims?|CLAIMS?|claims?)\s+", _CLAIM_NUM, "Claim"),
+    **mention_patterns(),  # a mathematics text's numbered statements: "by Theorem 3.2"
 }
 
 # What follows a mention of another document's part: its name ("of the Helios MSA", "of Directive

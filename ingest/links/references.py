@@ -17,6 +17,7 @@ from docgraph.ingest.labels import ATTACHMENT_TITLE_WORDS, TITLE_WORDS
 from docgraph.ingest.links.claims import Claims, claim_targets
 from docgraph.ingest.links.edges import DASHES, caption_label
 from docgraph.ingest.links.mentions import Mention, canonical_number, find_mentions
+from docgraph.ingest.links.statements import STATEMENT_KINDS, index_statement
 from docgraph.ingest.structure.ids import IdScheme, PlacedRegion
 from docgraph.ingest.structure.sections import TOP_OF_PAGE, SectionSpec, SectionTree
 from docgraph.ingest.types import PageLayout, landscape_throughout
@@ -76,6 +77,7 @@ class TargetIndex:
     section_numbers: dict[str, str] = field(default_factory=dict)  # section key -> its canonical number
     section_titles: list[tuple[list[str], int, str, int]] = field(default_factory=list)  # (tokens, level, key, part)
     equations: dict[str, Choices] = field(default_factory=dict)  # number -> formula regions
+    statements: dict[tuple[str, str], Choices] = field(default_factory=dict)  # (theorem|lemma|..., number)
     printed_pages: dict[int, int] = field(default_factory=dict)  # printed number -> physical page
     page_offset: int | None = None  # printed - physical, when page numbers were found
     page_numbers: set[int] = field(default_factory=set)
@@ -99,6 +101,9 @@ class TargetIndex:
         points: a Section, or the paragraph a sub-clause without a heading of its own opens."""
         if mention.kind == "claim":  # ``part``: the claims set the mention is in (1, 2, ...), if any
             key = _pick(self.claims.targets.get(mention.canonical), part)
+            return ("Region", key) if key else None
+        if mention.kind in STATEMENT_KINDS:  # "Theorem 3.2": the paragraph its run-in head opens
+            key = _pick(self.statements.get((mention.kind, mention.canonical)), part)
             return ("Region", key) if key else None
         if mention.kind == "paragraph" and mention.number.startswith("["):  # a patent's "[0023]"
             key = _pick(self.clauses.get(_bracketed_key(mention.number.strip("[]"))), part)
@@ -195,6 +200,7 @@ def build_target_index(
         if tag:
             index.equations.setdefault(canonical_number(tag.group(1)), []).append((0, parts.of(pr.place), pr.key))
         index_clause(index, pr.key, pr.region.kind, pr.region.text, parts.of(pr.place))
+        index_statement(index.statements, pr.key, pr.region.kind, pr.region.text, parts.of(pr.place))
     index.claims = claim_targets((pr.key, pr.region.kind, pr.region.text) for pr in placed)
     index.page_offset, index.printed_pages = printed_page_map(pages, placed)
     return index
@@ -350,6 +356,8 @@ def reference_edges(
             if mention.kind == "slide" and not index.slides:  # "slide 2 mm along the rail" is no reference
                 continue
             if mention.kind == "claim" and not index.claims.targets:  # "they claim 30 %": no patent's claims
+                continue
+            if mention.kind in STATEMENT_KINDS and not index.statements:  # "for example 3": none numbered
                 continue
             seen.add((mention.kind, mention.canonical))
             part = index.claims.set_of.get(pr.key, 1) if mention.kind == "claim" else index.parts.of(pr.place)

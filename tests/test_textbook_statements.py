@@ -1,0 +1,68 @@
+"""An analysis textbook's numbered statements as a student asks of them: "by Theorem 3.2" in the
+text refers to the theorem, "Prove Lemma 3.1" names the lemma and is answered by its own proof, not
+by another proof that cites it. PDFs set like LaTeX's book class (:mod:`tests.textbooks`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from docgraph.app.retrieval.base import Retriever
+from docgraph.app.retrieval.named_parts import named_parts
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.graph import build_graph
+from docgraph.ingest.links.statements import proofs, statement_head
+from docgraph.ingest.readers.native import NativeReader
+from tests.llm_data import hybrid_over
+from tests.textbooks import analysis_book
+
+
+@pytest.fixture
+def book(tmp_path: Path) -> Path:
+    return analysis_book(tmp_path / "book.pdf")
+
+
+def _regions(pdf: Path) -> list[tuple[str, str, str]]:
+    layout = NativeReader().read(pdf)
+    return [(f"{page.number}:{n}", r.kind, r.text) for page in layout.pages for n, r in enumerate(page.regions)]
+
+
+def test_a_statement_named_in_the_text_is_referred_to(book: Path) -> None:
+    batch = build_graph(NativeReader().read(book), ingested_at="x", ingest_id="y")
+    texts = {n.key: str(n.props["text"]) for n in batch.nodes if n.label == "Region"}
+    refs = {
+        (texts[e.src_key][:12], e.props["label"], texts[e.dst_key][:12])
+        for e in batch.edges
+        if e.type == "REF" and e.dst_key in texts
+    }
+    assert ("Example 3.3.", "Theorem 3.2", "Theorem 3.2 ") in refs  # "..., by Theorem 3.2, because ..."
+    assert ("Proof. Apply", "Lemma 3.1", "Lemma 3.1 (R") in refs
+
+
+def test_a_proof_belongs_to_the_statement_before_it_or_the_one_it_names(book: Path) -> None:
+    regions = _regions(book)
+    text = {region_id: text for region_id, _, text in regions}
+    heads = {statement_head(t): region_id for region_id, _, t in regions if statement_head(t)}
+    found = {text[statement][:9]: [text[p][:12] for p in ids] for statement, ids in proofs(regions).items()}
+    assert found == {"Lemma 3.1": ["Proof. A con"], "Theorem 3": ["Proof. Apply"]}
+    assert set(heads) >= {("lemma", "3.1"), ("theorem", "3.2"), ("example", "3.3"), ("definition", "3.0")}
+    named = [("s", "paragraph", "Lemma 2.1. X is compact."), ("t", "paragraph", "Theorem 2.2. Y holds.")]
+    late = [("p", "paragraph", "Proof of Lemma 2.1. Cover X by open sets."), ("q", "paragraph", "Proof. Omitted.")]
+    assert proofs(named + late) == {"s": ["p"]}  # a plain proof after another proof belongs to none
+
+
+def test_a_question_names_a_statement() -> None:
+    assert [(m.kind, m.number) for m in named_parts("Prove Lemma 2.1")] == [("lemma", "2.1")]
+    assert [(m.kind, m.number) for m in named_parts("What does Theorem 3.2 say?")] == [("theorem", "3.2")]
+
+
+@pytest.fixture
+def book_hybrid(falkordb_store: FalkorDBStore, tmp_path: Path, book: Path) -> Retriever:
+    return hybrid_over(falkordb_store, [book], tmp_path / "home")
+
+
+def test_a_statement_asked_for_by_number_is_found_with_its_own_proof(book_hybrid: Retriever) -> None:
+    hits = book_hybrid.retrieve("Prove Lemma 3.1", 5)
+    assert [hit.text[:16] for hit in hits[:2]] == ["Lemma 3.1 (Rolle", "Proof. A continu"]
+    assert book_hybrid.retrieve("What does Theorem 3.2 say?", 5)[0].text.startswith("Theorem 3.2 (Mean")
