@@ -15,6 +15,8 @@ from docgraph.app.llm.service import ask
 from docgraph.app.retrieval.hybrid import HybridRetriever
 from docgraph.app.retrieval.relevance import named_words
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import DocumentLayout
 from tests.llm_data import hybrid_over
 from tests.policy_wordings import ipid_pdf, wording_pdf
 
@@ -28,6 +30,10 @@ def policy(falkordb_store: FalkorDBStore, tmp_path: Path) -> HybridRetriever:
 def _ask(store: FalkorDBStore, retriever: HybridRetriever, question: str, home: Path) -> AnswerResult:
     settings = Settings(home=home, graph=store.graph_name, store="", llm_base_url="", llm_api_key="")
     return ask(question, store, settings, retriever, k=5)
+
+
+def _regions(layout: DocumentLayout) -> list[tuple[int, str, str]]:
+    return [(page.number, region.kind, region.text) for page in layout.pages for region in page.regions]
 
 
 def test_what_a_defined_term_means_is_answered_from_the_definitions(
@@ -45,3 +51,14 @@ def test_mean_frames_a_question_only_as_the_verb_a_do_asks_with() -> None:
     assert named_words("What does it mean if my home is unoccupied?") == {"home", "unoccupied"}
     assert "mean" in named_words("What is the mean temperature?")
     assert "mean" in named_words("What does the mean square error measure?")
+
+
+def test_a_bold_defined_term_wrapped_onto_the_last_line_stays_in_its_paragraph(tmp_path: Path) -> None:
+    # "... while the home is" | "**Unoccupied**.": the sentence runs on into the bold term.
+    found = _regions(NativeReader().read(wording_pdf(tmp_path / "wording.pdf")))
+
+    texts = [text for _, _, text in found]
+    assert any(text.endswith("nor for any loss or damage that happens while the home is Unoccupied.") for text in texts)
+    assert "Unoccupied." not in texts
+    assert (1, "section_header", "Section 1 - Buildings") in found
+    assert (1, "section_header", "Definitions") in found
