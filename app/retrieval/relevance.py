@@ -35,6 +35,11 @@ _FRAME += " many much"  # "How many bits is the Length field?" asks for a count,
 _FRAME += " stand stands meant"  # "What does ULN stand for?" asks what a list of abbreviations spells out
 _FRAME += " page pages"  # "Which pages discuss Luther?" asks where: an index entry holds page numbers, not "pages"
 FRAME_WORDS = frozenset(fold(word) for word in _FRAME.split())
+# "What does Unoccupied mean?", "What do the words in bold mean by home?": "mean" as the verb a do
+# asks with frames the question (a glossary says "Unoccupied: not lived in"); "the mean value" names one.
+_ASKS_WHAT_IT_MEANS = re.compile(
+    r"\b(?:do|does|did)\b.*\bmean\b(?=\s*(?:[?.,;!]|$|(?:by|if|when|for|here|in)\b))", re.IGNORECASE
+)
 _VOWELS = re.compile(r"[aeiouy]")
 
 
@@ -147,10 +152,11 @@ def _inside_a_word(word: str, found: set[str]) -> bool:
 
 
 def named_words(question: str) -> set[str]:
-    """The question's distinct content words, less those that frame it (:data:`FRAME_WORDS`) when
-    others remain: "Who is the author?" asks for the author."""
+    """The question's distinct content words, less those that frame it (:data:`FRAME_WORDS`, and
+    "mean" asked with a do) when others remain: "Who is the author?" asks for the author."""
     words = set(tokenize(question))
-    return (words - FRAME_WORDS) or words
+    frame = FRAME_WORDS | {"mean"} if _ASKS_WHAT_IT_MEANS.search(question) else FRAME_WORDS
+    return (words - frame) or words
 
 
 def word_forms(word: str) -> set[str]:

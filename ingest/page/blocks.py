@@ -177,7 +177,9 @@ def _starts_new_block(current: list[TextLine], line: TextLine) -> bool:
         return True
     if line.horizontal != prev.horizontal:
         return True
-    if abs(line.size - prev.size) > SIZE_STEP or line.mono != prev.mono or line.bold != prev.bold:
+    if abs(line.size - prev.size) > SIZE_STEP or line.mono != prev.mono:
+        return True
+    if line.bold != prev.bold and not _bold_run_wrapped(current, line):
         return True
     if BULLET_RE.match(line.text) and not _figure_in_brackets(prev, line) and not _operator_goes_on(current, line):
         return not _names_its_number(current, line)
@@ -197,6 +199,23 @@ def _starts_new_block(current: list[TextLine], line: TextLine) -> bool:
     if BULLET_RE.match(current[0].text) and line.bbox.x0 < current[0].bbox.x0 - 0.5 * line.size:
         return True  # text left of the bullet: the list item has ended
     return not line.mono and _paragraph_break(current, line)
+
+
+def _bold_run_wrapped(current: list[TextLine], line: TextLine) -> bool:
+    """``line`` goes on with the sentence of a paragraph in the text type, though a bold run fills
+    it or the line before: a defined term set in bold ("... while the home is" | "**Unoccupied**.")
+    wrapped to a line of its own. The sentence runs on (the line before ends none), the line is
+    flush with the paragraph, and its first word would not have fitted after the line before within
+    the paragraph's width: the line before was wrapped, not ended."""
+    prev, first = current[-1], current[0]
+    text = line.text.strip()
+    if first.bold or not text or ends_sentence(prev.text) or _SUBHEADING_START.match(text):
+        return False
+    em = max(line.size, 1.0)
+    left = min(ln.bbox.x0 for ln in current)
+    right = max(ln.bbox.x1 for ln in current)
+    word = line.bbox.width * len(text.split()[0]) / len(text)
+    return abs(line.bbox.x0 - left) < 0.5 * em and prev.bbox.x1 + word >= right - 0.5 * em
 
 
 def _figure_in_brackets(prev: TextLine, line: TextLine) -> bool:

@@ -1,0 +1,64 @@
+"""A home-insurance policyholder's documents: the policy wording (bold defined terms inside its
+sentences, "What is covered" / "What is not covered" tables, a FAQ of bold questions, a complaints
+section) and the IPID (boxed panels with icons in two columns), made by tests/policy_wordings.py
+as an insurer's typesetting sets them, read and asked about as the policyholder asks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from docgraph.app.config import Settings
+from docgraph.app.llm.answer import AnswerResult
+from docgraph.app.llm.service import ask
+from docgraph.app.retrieval.hybrid import HybridRetriever
+from docgraph.app.retrieval.relevance import named_words
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import DocumentLayout
+from tests.llm_data import hybrid_over
+from tests.policy_wordings import ipid_pdf, wording_pdf
+
+
+@pytest.fixture
+def policy(falkordb_store: FalkorDBStore, tmp_path: Path) -> HybridRetriever:
+    pdfs = [wording_pdf(tmp_path / "wording.pdf"), ipid_pdf(tmp_path / "ipid.pdf")]
+    return hybrid_over(falkordb_store, pdfs, tmp_path / "home")
+
+
+def _ask(store: FalkorDBStore, retriever: HybridRetriever, question: str, home: Path) -> AnswerResult:
+    settings = Settings(home=home, graph=store.graph_name, store="", llm_base_url="", llm_api_key="")
+    return ask(question, store, settings, retriever, k=5)
+
+
+def _regions(layout: DocumentLayout) -> list[tuple[int, str, str]]:
+    return [(page.number, region.kind, region.text) for page in layout.pages for region in page.regions]
+
+
+def test_what_a_defined_term_means_is_answered_from_the_definitions(
+    falkordb_store: FalkorDBStore, policy: HybridRetriever, tmp_path: Path
+) -> None:
+    # No passage says "mean": the definitions set the term in bold before what it is.
+    result = _ask(falkordb_store, policy, "What does Unoccupied mean?", tmp_path / "home")
+
+    assert not result.abstained
+    assert "Not lived in by you or your family for more than 60 days" in result.answer
+
+
+def test_mean_frames_a_question_only_as_the_verb_a_do_asks_with() -> None:
+    assert named_words("What does Unoccupied mean?") == {"unoccupied"}
+    assert named_words("What does it mean if my home is unoccupied?") == {"home", "unoccupied"}
+    assert "mean" in named_words("What is the mean temperature?")
+    assert "mean" in named_words("What does the mean square error measure?")
+
+
+def test_a_bold_defined_term_wrapped_onto_the_last_line_stays_in_its_paragraph(tmp_path: Path) -> None:
+    # "... while the home is" | "**Unoccupied**.": the sentence runs on into the bold term.
+    found = _regions(NativeReader().read(wording_pdf(tmp_path / "wording.pdf")))
+
+    texts = [text for _, _, text in found]
+    assert any(text.endswith("nor for any loss or damage that happens while the home is Unoccupied.") for text in texts)
+    assert "Unoccupied." not in texts
+    assert (1, "section_header", "Section 1 - Buildings") in found
+    assert (1, "section_header", "Definitions") in found
