@@ -1,0 +1,24 @@
+"""A company secretary's board papers as a word processor exports them: minutes with their header
+fields and bold decision and action lines, the agenda, the action log and a board paper (made by
+tests/board_minutes.py and tests/board_papers.py), read and asked about as the secretary asks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import DocumentLayout
+from tests.board_minutes import FIELDS, write_minutes
+
+
+def regions(layout: DocumentLayout) -> list[tuple[str, str]]:
+    return [(region.kind, region.text) for page in layout.pages for region in page.regions]
+
+
+def test_the_minutes_header_is_read_field_by_field(tmp_path: Path) -> None:
+    # Each label with its value, a wrapped one too: not a column of labels, then the values run on.
+    layout = NativeReader().read(write_minutes(tmp_path / "minutes.pdf"))
+
+    paragraphs = [text for kind, text in regions(layout) if kind == "paragraph"]
+    for label, value in FIELDS:
+        assert f"{label} {value}" in paragraphs
