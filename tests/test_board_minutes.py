@@ -9,6 +9,7 @@ from pathlib import Path
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
 from tests.board_minutes import FIELDS, write_minutes
+from tests.board_papers import write_board_paper
 
 
 def regions(layout: DocumentLayout) -> list[tuple[str, str]]:
@@ -22,3 +23,13 @@ def test_the_minutes_header_is_read_field_by_field(tmp_path: Path) -> None:
     paragraphs = [text for kind, text in regions(layout) if kind == "paragraph"]
     for label, value in FIELDS:
         assert f"{label} {value}" in paragraphs
+
+
+def test_a_bold_action_line_is_a_paragraph_of_its_minute(tmp_path: Path) -> None:
+    # Set bold at the body's size with no full stop, as a secretary sets it; a bold FAQ question stays a heading.
+    layout = NativeReader().read(write_minutes(tmp_path / "minutes.pdf"))
+    paper = NativeReader().read(write_board_paper(tmp_path / "paper.pdf"))
+
+    action = "ACTION: Ravi Patel to report on mould survey completion rates to the May meeting (M26/041)"
+    assert ("paragraph", action) in regions(layout)
+    assert ("section_header", "FAQ: How will tenants report damp and mould?") in regions(paper)
