@@ -239,6 +239,10 @@ NOTICE_LABEL = re.compile(
     r"warnung|achtung|vorsicht|gefahr|hinweis|wichtig|tipp|avertissement|remarque|astuce|conseil|"
     r"advertencia|aviso|precauci[óo]n|nota|importante|consejo|avvertenza|attenzione|suggerimento)\s*:?\s*$"
 )
+# The label a minute's outcome opens with, set bold at the start of its line ("ACTION: Ravi Patel to
+# report ...", "RESOLVED: That the policy be approved"): the line is a paragraph of the minute, not
+# a heading, so the minute's next outcome and text stay under the minute's own heading.
+MINUTE_LABEL = re.compile(r"^\s*(?i:actions?|decisions?|resolved|agreed|noted)\s*:")
 # What opens a patent's claims: a heading "Claims", a line "What is claimed is:" (US), or "We claim:".
 CLAIMS_OPENING = re.compile(
     r"^\s*(?:what\s+is\s+claimed\s+is|what\s+is\s+claimed|(?:we|i)\s+claim|the\s+invention\s+claimed\s+is"

@@ -11,6 +11,10 @@ from docgraph.app.retrieval.relevance import word_forms
 from docgraph.app.retrieval.text import tokenize
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# A reference code of letters and numbers cut by slashes ("A26/03", "M26/041", "HR/2024/7"): one
+# term, whole, as a register or an action log names its entry; its parts name every other entry of
+# the series ("M26" is in each row of an action log), a date's parts ("17/03/2026") are its own.
+_CODE = re.compile(r"(?<![\w/.:])[A-Za-z]+\d*(?:/\w+)*/\w*\d\w*(?![\w/])")
 # A band of values: "15 to <25", "10 kg to under 15 kg", "30–50"; and one bound: "<10", "≥45", "under 6".
 _BAND = re.compile(
     r"(?<![\d.])(\d+(?:\.\d+)?)\s*(?:[a-z/%]+\s*)?(?:-|–|—|to)\s*(<|under|less than)?\s*(\d+(?:\.\d+)?)", re.I
@@ -20,8 +24,10 @@ _BOUND = re.compile(r"(?<![\w.])(<|>|≤|≥|under|over)\s*(\d+(?:\.\d+)?)", re.
 
 def content_words(text: str) -> set[str]:
     """The words retrieval matches on (stop words out, plurals and spellings folded, CJK in pairs);
-    a lone letter is left out, a lone digit kept ("exit code 3" names the table's row "3")."""
-    return {word for word in tokenize(text) if len(word) > 1 or word.isdigit()}
+    a lone letter is left out, a lone digit kept ("exit code 3" names the table's row "3"); a
+    reference code kept whole, not cut at its slashes ("m26/041")."""
+    codes = {code.lower() for code in _CODE.findall(text)}
+    return {word for word in tokenize(_CODE.sub(" ", text)) if len(word) > 1 or word.isdigit()} | codes
 
 
 def shared_words(terms: set[str], text: str) -> int:

@@ -25,6 +25,7 @@ from docgraph.ingest.page.definitions import join_definition_lines
 from docgraph.ingest.page.display_math import join_display_math
 from docgraph.ingest.page.form_fields import field_texts
 from docgraph.ingest.page.furniture import FurnitureMarks
+from docgraph.ingest.page.header_fields import join_header_fields
 from docgraph.ingest.page.index_entries import join_index_entries
 from docgraph.ingest.page.key_values import join_key_value_rows
 from docgraph.ingest.page.labelled_columns import join_labelled_columns
@@ -93,7 +94,7 @@ def assemble_page(scan: PageScan, stats: FontStats, marks: FurnitureMarks, title
     work.drafts = _merge_overlapping_figures(work.drafts)
 
     rest = [line for i, line in enumerate(scan.lines) if i not in work.used]
-    lines = join_key_value_rows(join_labelled_columns(join_definition_lines(rest)))
+    lines = join_key_value_rows(join_labelled_columns(join_header_fields(join_definition_lines(rest))))
     blocks = work.blocks + join_index_entries(segment_lines(lines))
     if scan.model_boxes is not None:
         blocks = _in_reading_order(blocks)

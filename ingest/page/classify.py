@@ -16,6 +16,7 @@ from docgraph.ingest.labels import (
     FRONT_MATTER_HEADING,
     HEADING_STATUS,
     HEADING_WORDS,
+    MINUTE_LABEL,
     NOTICE_LABEL,
 )
 from docgraph.ingest.page.blocks import BULLET_GLYPH_RE, PATENT_PARAGRAPH, Block
@@ -219,7 +220,8 @@ def _is_header(block: Block, text: str, stats: FontStats) -> bool:
         return False
     if _DOT_LEADER.search(text) or NOTICE_LABEL.match(text) or PATENT_PARAGRAPH.match(text):
         return False  # a contents entry, a notice's label, a patent's "[0003] ..."
-        return False
+    if MINUTE_LABEL.match(text):
+        return False  # a minute's outcome: "ACTION: ...", "DECISION: ..."
     numbered = bool(NUMBERED_HEADING_RE.match(text))
     much_larger = block.size >= HEADER_SIZE_RATIO * stats.body_size
     larger = block.size >= stats.body_size + HEADER_SIZE_STEP

@@ -17,6 +17,7 @@ from docgraph.ingest.page.blocks import (
     split_list_items,
 )
 from docgraph.ingest.page.classify import NUMBERED_HEADING_RE, FontStats, near_float
+from docgraph.ingest.page.header_fields import opens_field
 from docgraph.ingest.pdf.lines import TextLine, lines_in
 from docgraph.ingest.pdf.text import ends_sentence, starts_lowercase
 from docgraph.ingest.types import BBox
@@ -145,6 +146,8 @@ def merge_blocks(blocks: list[Block], stats: FontStats) -> list[Block]:
 
 def _joinable(prev: Block, cur: Block) -> bool:
     em = max(prev.size, cur.size, 1.0)
+    if prev.kind == cur.kind == "paragraph" and prev.lines[-1].pair and _field(cur.lines[0]):
+        return False  # the next of a stack of header fields ("Present: ..."): a field of its own
     if prev.kind == cur.kind == "paragraph" and prev.source == cur.source == "fonts" and _same_row(prev, cur, em):
         return True
     gap = cur.bbox.y0 - prev.bbox.y1
@@ -185,6 +188,10 @@ def _joinable(prev: Block, cur: Block) -> bool:
         continues = not ended or starts_lowercase(cur.raw_text) or _runs_on(prev, cur, em)
         return gap <= 0.5 * em and ((same_style and overlap >= 0.5 * narrow and continues) or _hangs_on(prev, cur, em))
     return False
+
+
+def _field(line: TextLine) -> bool:
+    return line.pair and opens_field(line)
 
 
 def _next_clause(prev: Block, cur: Block) -> bool:

@@ -1,0 +1,46 @@
+"""A company secretary's board papers as a word processor exports them: minutes with their header
+fields and bold decision and action lines, the agenda, the action log and a board paper (made by
+tests/board_minutes.py and tests/board_papers.py), read and asked about as the secretary asks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import DocumentLayout
+from tests.board_minutes import FIELDS, write_minutes
+from tests.board_papers import write_action_log, write_board_paper
+from tests.llm_data import ask_of_pdf
+
+
+def regions(layout: DocumentLayout) -> list[tuple[str, str]]:
+    return [(region.kind, region.text) for page in layout.pages for region in page.regions]
+
+
+def test_the_minutes_header_is_read_field_by_field(tmp_path: Path) -> None:
+    # Each label with its value, a wrapped one too: not a column of labels, then the values run on.
+    layout = NativeReader().read(write_minutes(tmp_path / "minutes.pdf"))
+
+    paragraphs = [text for kind, text in regions(layout) if kind == "paragraph"]
+    for label, value in FIELDS:
+        assert f"{label} {value}" in paragraphs
+
+
+def test_a_bold_action_line_is_a_paragraph_of_its_minute(tmp_path: Path) -> None:
+    # Set bold at the body's size with no full stop, as a secretary sets it; a bold FAQ question stays a heading.
+    layout = NativeReader().read(write_minutes(tmp_path / "minutes.pdf"))
+    paper = NativeReader().read(write_board_paper(tmp_path / "paper.pdf"))
+
+    action = "ACTION: Ravi Patel to report on mould survey completion rates to the May meeting (M26/041)"
+    assert ("paragraph", action) in regions(layout)
+    assert ("section_header", "FAQ: How will tenants report damp and mould?") in regions(paper)
+
+
+def test_an_action_named_by_its_code_is_quoted_by_its_own_row(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "M26/041" is one term: its "M26" names every row of the log, and quoted the others with it.
+    result = ask_of_pdf(
+        falkordb_store, write_action_log(tmp_path / "action-log.pdf"), "Who owns action M26/041?", tmp_path
+    )
+    assert "| M26/041 | 4.2 | Report on mould survey completion rates to the May board | Ravi Patel |" in result.answer
+    assert "M26/038" not in result.answer and "M26/039" not in result.answer
