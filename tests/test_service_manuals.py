@@ -15,6 +15,7 @@ from docgraph.app.llm.context import Passage, build_context
 from docgraph.app.llm.extractive import quote_across_breaks
 from docgraph.app.llm.question_terms import content_words
 from docgraph.app.llm.service import ask
+from docgraph.app.retrieval.text import fold, tokenize
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
@@ -134,3 +135,22 @@ def test_a_code_row_is_quoted_from_the_part_of_a_table_that_holds_it() -> None:
 
 def _table(ref: str, page: int, text: str) -> Passage:
     return Passage(f"es200@1:{ref}", "es200", page, 0, "table", (60, 60, 535, 400), text)
+
+
+def test_codes_meet_without_their_padding_and_abbreviations_spelled_out() -> None:
+    # "What does error E5 mean?" of a table listing "E05"; "typical" of a spec sheet's "Typ" column
+    assert tokenize("What does error E5 mean?") == tokenize("What does error E05 mean?")
+    assert fold("F003") == fold("F3") and fold("E10") != fold("E1")
+    for short, word in [("Rev.", "revision"), ("Typ", "typical"), ("Max", "maximum"), ("Qty", "quantity")]:
+        assert tokenize(short) == tokenize(word)
+    assert tokenize("Figs. 2 and 3, Eq. 4") == tokenize("figures 2 and 3, equation 4")
+    # abbreviations of several words stay as they are: "min" is a minimum or a minute
+    assert [fold(word) for word in ("min", "sec", "temp", "ch")] == ["min", "sec", "temp", "ch"]
+
+
+def test_what_error_e5_means_finds_the_row_of_e05(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    pdf = service_manual(tmp_path / "es200.pdf")
+    home = tmp_path / "home"
+    hybrid = hybrid_over(falkordb_store, [pdf], home)
+    quote = ask("What does error E5 mean?", falkordb_store, no_llm_settings(home), hybrid, k=8).answer
+    assert "| E05 | Pump overload | Descale the machine; check the pump for blockage. |" in quote
