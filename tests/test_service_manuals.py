@@ -15,6 +15,7 @@ from docgraph.app.llm.context import Passage, build_context
 from docgraph.app.llm.extractive import quote_across_breaks
 from docgraph.app.llm.question_terms import content_words
 from docgraph.app.llm.service import ask
+from docgraph.app.retrieval.named_parts import named_notices
 from docgraph.app.retrieval.text import fold, tokenize
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
@@ -154,3 +155,19 @@ def test_what_error_e5_means_finds_the_row_of_e05(falkordb_store: FalkorDBStore,
     hybrid = hybrid_over(falkordb_store, [pdf], home)
     quote = ask("What does error E5 mean?", falkordb_store, no_llm_settings(home), hybrid, k=8).answer
     assert "| E05 | Pump overload | Descale the machine; check the pump for blockage. |" in quote
+
+
+def test_a_notice_named_by_its_label_is_quoted(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "notice" is in the paragraph before the notices ("Read these safety notices ..."), "CAUTION"
+    # only in the notice it labels: the question names that notice, and asks only what it says.
+    pdf = service_manual(tmp_path / "es200.pdf")
+    home = tmp_path / "home"
+    hybrid = hybrid_over(falkordb_store, [pdf], home)
+    for question in ("What does the CAUTION notice say?", "What does the CAUTION say about the boiler?"):
+        result = ask(question, falkordb_store, no_llm_settings(home), hybrid, k=8)
+        assert not result.abstained and result.answer.startswith(f"1. “CAUTION {NOTICES['CAUTION'][:30]}"), (
+            result.answer
+        )
+    assert named_notices("What does the danger label say?") == {"DANGER"}
+    assert not named_notices("Which warning messages does the compiler print?")
+    assert not named_notices("How long is the notice period?")
