@@ -24,7 +24,17 @@ from docgraph.ingest.structure.continuity import list_continues
 from docgraph.ingest.types import BBox, DocumentLayout, Region
 from docgraph.records import FURNITURE_KINDS
 from tests.llm_data import ask_of_pdf, hybrid_over, no_llm_settings
-from tests.service_manuals import DESCALING, NOTICES, TONER, printer_guide, service_manual
+from tests.service_manuals import (
+    DESCALING,
+    ERRORS,
+    NOTICES,
+    PARTS,
+    REVISIONS,
+    TONER,
+    printer_guide,
+    service_manual,
+    spec_sheet,
+)
 
 
 @pytest.fixture(scope="module")
@@ -171,3 +181,16 @@ def test_a_notice_named_by_its_label_is_quoted(falkordb_store: FalkorDBStore, tm
     assert named_notices("What does the danger label say?") == {"DANGER"}
     assert not named_notices("Which warning messages does the compiler print?")
     assert not named_notices("How long is the notice period?")
+
+
+def test_a_header_row_set_on_a_tables_one_rule_heads_the_table(tmp_path: Path) -> None:
+    # A word processor's light table style: a bold header over one rule, no rule over it, a rule
+    # under the last row. Codes, dates and part numbers hold no column of numbers.
+    sheet = NativeReader().read(spec_sheet(tmp_path / "sheet.pdf"))
+    tables = [region for region in in_order(sheet) if region.kind == "table"]
+    assert [table.cells[:2] for table in tables if table.cells] == [
+        [["Code", "Meaning", "Remedy"], list(ERRORS[0])],
+        [list(PARTS[0]), list(PARTS[1])],
+        [list(REVISIONS[0]), list(REVISIONS[1])],
+    ]
+    assert not any(region.text in ("Code Meaning Remedy", "Rev. Date Changes") for region in in_order(sheet))
