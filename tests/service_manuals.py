@@ -310,3 +310,46 @@ def printer_guide(pdf: Path) -> Path:
         right.paragraph(("Open the rear door and pull the jammed sheet out slowly with both hands. " * 4).strip())
         doc.save(pdf)
     return pdf
+
+
+def rule_table(sheet: Sheet, rows: Sequence[Sequence[str]], widths: Sequence[float]) -> None:
+    """A table as a word processor's light style sets it: a bold header row over one rule, the
+    rows under it unruled, a rule under the last."""
+    row_h = sheet.size * 1.7
+    x0 = sheet.left
+    y = sheet.y + 4
+    for k, row in enumerate(rows):
+        x = x0
+        for cell, width in zip(row, widths, strict=True):
+            bold = k == 0
+            sheet.page.insert_text(
+                (x + 3, y + row_h - 4),
+                cell,
+                fontsize=sheet.size - 1,
+                fontname="djb" if bold else "dj",
+                fontfile=BOLD if bold else FONT,
+            )
+            x += width
+        y += row_h
+        if k == 0:
+            sheet.page.draw_line((x0, y), (x0 + sum(widths), y), width=0.8)
+    sheet.page.draw_line((x0, y + 2), (x0 + sum(widths), y + 2), width=0.8)
+    sheet.y = y + 8
+
+
+def spec_sheet(pdf: Path) -> Path:
+    """A one-page spare-parts and revision sheet: its error summary, ordering information and
+    revision history each a light-style table under a bold heading."""
+    with pymupdf.open() as doc:
+        doc.new_page(width=A4[0], height=A4[1])
+        page = doc[0]
+        furniture(page, "ES-200 Espresso Machine - Parts and Revisions", 1, 1)
+        s = Sheet(page, 60, 535, 70)
+        s.heading("Error summary")
+        rule_table(s, [("Code", "Meaning", "Remedy"), *ERRORS[:6]], [45, 190, 240])
+        s.heading("Ordering information")
+        rule_table(s, PARTS, [90, 220, 50])
+        s.heading("Revision history")
+        rule_table(s, REVISIONS, [50, 90, 240])
+        doc.save(pdf)
+    return pdf

@@ -5,19 +5,36 @@ column), read and asked as a technician asks them. PDFs made in tests/service_ma
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
 
 import pytest
 
+from docgraph.app.llm.context import Passage, build_context
+from docgraph.app.llm.extractive import quote_across_breaks
+from docgraph.app.llm.question_terms import content_words
+from docgraph.app.llm.service import ask
+from docgraph.app.retrieval.named_parts import named_notices
+from docgraph.app.retrieval.text import fold, tokenize
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.structure.continuity import list_continues
 from docgraph.ingest.types import BBox, DocumentLayout, Region
 from docgraph.records import FURNITURE_KINDS
-from tests.llm_data import ask_of_pdf
-from tests.service_manuals import DESCALING, NOTICES, TONER, printer_guide, service_manual
+from tests.llm_data import ask_of_pdf, hybrid_over, no_llm_settings
+from tests.service_manuals import (
+    DESCALING,
+    ERRORS,
+    NOTICES,
+    PARTS,
+    REVISIONS,
+    TONER,
+    printer_guide,
+    service_manual,
+    spec_sheet,
+)
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +116,81 @@ def test_how_to_replace_the_toner_quotes_both_columns_steps(falkordb_store: Falk
     quote = first_quote(falkordb_store, pdf, "How do I replace the toner cartridge?", tmp_path / "home")
     at = [quote.find(f"{k}. {step}") for k, step in enumerate(TONER, 1)]
     assert -1 not in at and at == sorted(at), quote
+
+
+def test_what_an_error_code_means_quotes_its_row_alone(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "error" is in E16's meaning too; the code names E14's row alone.
+    pdf = service_manual(tmp_path / "es200.pdf")
+    home = tmp_path / "home"
+    hybrid = hybrid_over(falkordb_store, [pdf], home)
+    answer = ask("What does error E14 mean?", falkordb_store, no_llm_settings(home), hybrid, k=8).answer
+    row = "| E14 | Boiler temperature sensor open circuit | Check the NTC connector J4; replace the NTC sensor. |"
+    quotes = [line.split("“", 1)[1].split("”")[0] for line in answer.splitlines() if "| Code |" in line]
+    assert quotes == [f"| Code | Meaning | Remedy | … {row}"], answer
+
+
+def test_a_code_row_is_quoted_from_the_part_of_a_table_that_holds_it() -> None:
+    # The error table runs over a page break; the part retrieved first lacks the row asked about.
+    header = "| Code | Meaning | Remedy |\n| --- | --- | --- |\n"
+    first = _table("p2:r4", 2, header + "| E04 | Flow meter gives no pulses | Replace the flow meter. |")
+    rest = _table(
+        "p3:r0",
+        3,
+        header + "| E14 | Sensor open circuit | Replace the NTC sensor. |\n| E16 | Firmware error | Reload. |",
+    )
+    context = build_context([first, replace(rest, via="continues", of_hit=first.region_id)])
+    quote, parts = quote_across_breaks(first, context, content_words("What does error E14 mean?"))
+    assert quote == "| Code | Meaning | Remedy | | E14 | Sensor open circuit | Replace the NTC sensor. |"
+    assert [part.region_id for part in parts] == [rest.region_id]
+
+
+def _table(ref: str, page: int, text: str) -> Passage:
+    return Passage(f"es200@1:{ref}", "es200", page, 0, "table", (60, 60, 535, 400), text)
+
+
+def test_codes_meet_without_their_padding_and_abbreviations_spelled_out() -> None:
+    # "What does error E5 mean?" of a table listing "E05"; "typical" of a spec sheet's "Typ" column
+    assert tokenize("What does error E5 mean?") == tokenize("What does error E05 mean?")
+    assert fold("F003") == fold("F3") and fold("E10") != fold("E1")
+    for short, word in [("Rev.", "revision"), ("Typ", "typical"), ("Max", "maximum"), ("Qty", "quantity")]:
+        assert tokenize(short) == tokenize(word)
+    assert tokenize("Figs. 2 and 3, Eq. 4") == tokenize("figures 2 and 3, equation 4")
+    # abbreviations of several words stay as they are: "min" is a minimum or a minute
+    assert [fold(word) for word in ("min", "sec", "temp", "ch")] == ["min", "sec", "temp", "ch"]
+
+
+def test_what_error_e5_means_finds_the_row_of_e05(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    pdf = service_manual(tmp_path / "es200.pdf")
+    home = tmp_path / "home"
+    hybrid = hybrid_over(falkordb_store, [pdf], home)
+    quote = ask("What does error E5 mean?", falkordb_store, no_llm_settings(home), hybrid, k=8).answer
+    assert "| E05 | Pump overload | Descale the machine; check the pump for blockage. |" in quote
+
+
+def test_a_notice_named_by_its_label_is_quoted(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "notice" is in the paragraph before the notices ("Read these safety notices ..."), "CAUTION"
+    # only in the notice it labels: the question names that notice, and asks only what it says.
+    pdf = service_manual(tmp_path / "es200.pdf")
+    home = tmp_path / "home"
+    hybrid = hybrid_over(falkordb_store, [pdf], home)
+    for question in ("What does the CAUTION notice say?", "What does the CAUTION say about the boiler?"):
+        result = ask(question, falkordb_store, no_llm_settings(home), hybrid, k=8)
+        assert not result.abstained and result.answer.startswith(f"1. “CAUTION {NOTICES['CAUTION'][:30]}"), (
+            result.answer
+        )
+    assert named_notices("What does the danger label say?") == {"DANGER"}
+    assert not named_notices("Which warning messages does the compiler print?")
+    assert not named_notices("How long is the notice period?")
+
+
+def test_a_header_row_set_on_a_tables_one_rule_heads_the_table(tmp_path: Path) -> None:
+    # A word processor's light table style: a bold header over one rule, no rule over it, a rule
+    # under the last row. Codes, dates and part numbers hold no column of numbers.
+    sheet = NativeReader().read(spec_sheet(tmp_path / "sheet.pdf"))
+    tables = [region for region in in_order(sheet) if region.kind == "table"]
+    assert [table.cells[:2] for table in tables if table.cells] == [
+        [["Code", "Meaning", "Remedy"], list(ERRORS[0])],
+        [list(PARTS[0]), list(PARTS[1])],
+        [list(REVISIONS[0]), list(REVISIONS[1])],
+    ]
+    assert not any(region.text in ("Code Meaning Remedy", "Rev. Date Changes") for region in in_order(sheet))

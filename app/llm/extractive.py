@@ -22,7 +22,7 @@ from docgraph.app.llm.context import Context, Passage, leads_in
 from docgraph.app.llm.procedures import asks_how_to, procedure_quote
 from docgraph.app.llm.question_terms import content_words, shared_words, terms_in
 from docgraph.app.llm.quote_length import MAX_QUOTE_CHARS, cut, cut_start
-from docgraph.app.llm.table_quotes import best_rows_quote, markdown_rows
+from docgraph.app.llm.table_quotes import best_rows_quote, code_rows, markdown_rows
 from docgraph.app.llm.text_units import sentences
 from docgraph.app.retrieval.named_parts import named_notes
 from docgraph.ingest.labels import JUMP_IN, JUMP_OUT
@@ -212,7 +212,9 @@ def quote_across_breaks(
     it (ends with the first sentence of the part after it). From a list of notes, the item numbered
     as one of the ``notes`` the question names is the window."""
     text = passage.text or passage.description
-    if passage.kind == "table" or not text.strip():
+    if passage.kind == "table":
+        return _table_across_breaks(passage, context, terms)
+    if not text.strip():
         return quote_passage(passage, terms), [passage]
     if passage.kind == "code":
         return _code_across_breaks(passage, context, terms)
@@ -230,6 +232,15 @@ def quote_across_breaks(
     for piece in [*before, cut_start(window) if after else cut(window), *after]:
         quote = join_two(quote, piece)
     return quote, parts
+
+
+def _table_across_breaks(passage: Passage, context: Context, terms: set[str]) -> tuple[str, list[Passage]]:
+    """A table's quote: of a table cut by a page break, the part that holds the row of a code the
+    question names ("E14"), whichever part was retrieved."""
+    for part in (passage, context.neighbour(passage, "continues"), context.neighbour(passage, "continued_from")):
+        if part is not None and part.kind == "table" and code_rows(markdown_rows(part.text)[1:], terms):
+            return quote_passage(part, terms), [part]
+    return quote_passage(passage, terms), [passage]
 
 
 def _code_across_breaks(passage: Passage, context: Context, terms: set[str]) -> tuple[str, list[Passage]]:

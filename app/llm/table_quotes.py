@@ -4,12 +4,14 @@ wherever they are in the table (the row that answers "the dose at a clearance of
 from __future__ import annotations
 
 import math
+import re
 
-from docgraph.app.llm.question_terms import terms_in
+from docgraph.app.llm.question_terms import content_words, terms_in
 from docgraph.app.llm.quote_length import MAX_QUOTE_CHARS, cut
 from docgraph.app.llm.text_units import is_table_rule
 
 TABLE_ROWS_QUOTED = 2
+_CODE = re.compile(r"^(?=.*[^\W\d_])(?=.*\d)\w+$")  # "e14", "f3a": letters and digits in one word
 
 
 def markdown_rows(text: str) -> list[str]:
@@ -23,6 +25,9 @@ def best_rows_quote(rows: list[str], terms: set[str]) -> str:
     none does, the rows from the first on, as many as the quote holds (the table as a whole is the
     answer: "Which sub-processors are listed in Annex III?")."""
     header, body = rows[0], rows[1:]
+    named = code_rows(body, terms)
+    if named:  # "What does error E14 mean?": the code's row alone
+        return cut(" ".join([header, *(("… " if i else "") + body[i] for i in named)]))
     shared = _row_scores(terms, body)
     ranked = sorted(range(len(body)), key=lambda i: (-shared[i], i))
     chosen = sorted(i for i in ranked[:TABLE_ROWS_QUOTED] if shared[i]) or _rows_that_fit(header, body)
@@ -30,6 +35,24 @@ def best_rows_quote(rows: list[str], terms: set[str]) -> str:
     for previous, i in zip([-1, *chosen], chosen, strict=False):
         parts.append(("… " if i > previous + 1 else "") + body[i])
     return cut(" ".join(parts))
+
+
+def code_rows(body: list[str], terms: set[str]) -> list[int]:
+    """The rows with a cell that is nothing but a code the question names ("E14", "F3"): an error
+    code's or a part's row, which the other rows' words ("error", "code") do not name."""
+    codes = {term for term in terms if _CODE.match(term)}
+    if not codes:
+        return []
+    return [i for i, row in enumerate(body) if any(_is_code_cell(cell, codes) for cell in _cells(row))]
+
+
+def _cells(row: str) -> list[str]:
+    return [cell.strip() for cell in row.strip().strip("|").split("|")]
+
+
+def _is_code_cell(cell: str, codes: set[str]) -> bool:
+    words = content_words(cell)
+    return len(words) == 1 and words <= codes and len(cell.split()) == 1
 
 
 def _row_scores(terms: set[str], rows: list[str]) -> list[float]:

@@ -17,7 +17,8 @@ from numpy.typing import NDArray
 from docgraph.app.retrieval.document_index import DocumentIndex, RegionInfo, SectionInfo
 from docgraph.app.retrieval.labels import Label, LabelledPlaces, labelled_places, load_captions
 from docgraph.app.retrieval.named_documents import NamedDocuments, named_documents, naming_words
-from docgraph.app.retrieval.text import named_options
+from docgraph.app.retrieval.named_parts import named_notices, opens_with_label
+from docgraph.app.retrieval.text import fold, named_options
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore
 from docgraph.ingest.types import landscape_throughout
@@ -256,6 +257,22 @@ class Corpus:
                 rows = set.intersection(*(set(document.region_bm25.rows_with(word)) for word in own))
                 found.update(document.regions[row].region_id for row in rows)
         return frozenset(found)
+
+    def notice_regions(self, question: str, doc_ids: set[str]) -> frozenset[str]:
+        """The safety notices ``question`` names by their signal word ("the CAUTION notice") in the
+        loaded documents ``doc_ids``: the regions that open with it."""
+        labels = named_notices(question)
+        if not labels:
+            return frozenset()
+        with self._lock:
+            documents = [self._documents[doc] for doc in sorted(doc_ids) if doc in self._documents]
+        return frozenset(
+            document.regions[row].region_id
+            for document in documents
+            for label in labels
+            for row in document.region_bm25.rows_with(fold(label))
+            if opens_with_label(document.regions[row].text, label)
+        )
 
     def section_titles(self, region_id: str) -> list[str]:
         """Titles of a loaded region's enclosing sections, outermost first (none when it has none)."""

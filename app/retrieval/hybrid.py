@@ -43,7 +43,13 @@ from docgraph.app.retrieval.gnn import GnnRetriever
 from docgraph.app.retrieval.hits import REGIONS_FOR_PAGES, QueryVectors, hit_from
 from docgraph.app.retrieval.kinds import named_kinds, named_label_words, named_labels
 from docgraph.app.retrieval.labels import LabelledPlaces
-from docgraph.app.retrieval.named_parts import PART_CANDIDATES, asks_only_where, names_parts, part_label_words
+from docgraph.app.retrieval.named_parts import (
+    PART_CANDIDATES,
+    asks_only_where,
+    names_parts,
+    notice_words,
+    part_label_words,
+)
 from docgraph.app.retrieval.pages import rank_pages
 from docgraph.app.retrieval.references import asks_about_reference, follow_references
 from docgraph.app.retrieval.sections import region_section_scores, section_scores
@@ -219,12 +225,16 @@ class HybridRetriever:
         options = self.corpus.option_regions(query, doc_ids) if weights.part else frozenset()
         # so is a region holding every name the question writes ("Smith 1998", "release 3.6.12")
         options |= self.corpus.naming_regions(query, doc_ids) if weights.part else frozenset()
+        # and a safety notice by its signal word ("the CAUTION notice")
+        notices = self.corpus.notice_regions(query, doc_ids) if weights.part else frozenset()
+        options |= notices
         kinds = named_kinds(query) | {kind for kind, _ in labels}
         hits = fuse(candidates, weights, kinds, places, in_parts | options, named_documents)
         if following:
             hits = follow_references(hits, self.corpus.references, weights.reference, weights.reference_hops)
-        asked_places = in_parts | (places.regions if places else frozenset())
-        if asked_places and asks_only_where(query, part_label_words(query) | named_label_words(query)):
+        asked_places = in_parts | notices | (places.regions if places else frozenset())
+        named_words = part_label_words(query) | named_label_words(query) | notice_words(query)
+        if asked_places and asks_only_where(query, named_words):
             hits = _parts_first(hits, asked_places)  # "What is on page 3?": nothing else to rank by
         return hits
 

@@ -49,6 +49,12 @@ _AFTER_TITLED = (
 _TITLED_PART = re.compile(
     rf"\bthe\s+((?:[\w-]+\s+){{0,4}}?[\w-]+)\s+(?:section|chapter)\b(?=\s*(?:{_AFTER_TITLED}))", re.IGNORECASE
 )
+# A safety notice named by its signal word: set in capitals ("What does the CAUTION say?"), or with
+# the noun it labels ("the warning notice", "the danger label").
+_SIGNAL = "danger|warning|caution|notice"
+_NOTICE_NAMED = re.compile(
+    rf"\b(?:(?:{_SIGNAL})\s+(?:notice|label|sign|statement)s?|(?-i:DANGER|WARNING|CAUTION|NOTICE))\b", re.IGNORECASE
+)
 _DEPENDENTS = re.compile(r"\b(?:depend(?:s|ing|ent)?|dependent)\s+(?:on|upon|from)\b", re.IGNORECASE)
 _PRINTED_NUMBER = re.compile(
     r"^\s*(?:(?i:page|p\.|seite|page|página|pagina)\s*)?[-–—]?\s*(\d{1,4})\s*[-–—]?(?:\s*(?i:of|/|von|de|di)\s*\d{1,4})?\s*$"
@@ -139,6 +145,23 @@ def titled_sections(question: str, sections: Iterable[StoredSection]) -> list[st
         for section in sections
         if any(tokenize(section.title)[: len(words)] == words for words in named)
     ]
+
+
+def named_notices(question: str) -> set[str]:
+    """The signal words of the safety notices ``question`` names ("CAUTION" of "What does the CAUTION
+    notice say?"), in capitals, as a notice's label is set."""
+    return {match.group(0).split()[0].upper() for match in _NOTICE_NAMED.finditer(question)}
+
+
+def notice_words(question: str) -> set[str]:
+    """The words naming a notice in ``question`` ("caution" and "notice" of "the CAUTION notice")."""
+    return {word for match in _NOTICE_NAMED.finditer(question) for word in tokenize(match.group(0))}
+
+
+def opens_with_label(text: str, label: str) -> bool:
+    """``text`` opens with ``label`` in capitals, as a notice does ("CAUTION The boiler ...")."""
+    head = text.lstrip()
+    return head.startswith(label) and not head[len(label) : len(label) + 1].isalnum()
 
 
 def asks_for_dependents(question: str) -> bool:

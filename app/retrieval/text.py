@@ -112,6 +112,18 @@ _LANGUAGES = (
     ),
 )
 _LETTER_RUN = re.compile(r"[^\W\d_]+")
+# Abbreviations a spec sheet or a manual sets for a word that a question spells out ("Typ", "Rev.",
+# "Fig. 3"); not those that stand for several words ("min": minimum or minute, "temp", "sec", "ch").
+_ABBREVIATIONS = {
+    "rev": "revision",
+    "typ": "typical",
+    "max": "maximum",
+    "qty": "quantity",
+    "fig": "figure",
+    "eq": "equation",
+}
+# A code of letters and a zero-padded number ("E05", "F003"): the padding is no part of its name.
+_PADDED_CODE = re.compile(r"^([^\W\d_]{1,4})0+(?=\d)")
 
 
 @lru_cache(maxsize=200_000)
@@ -120,11 +132,17 @@ def fold(word: str) -> str:
     "table", "classes" -> "class", "colours" -> "color"), and "-xes", "-shes" as Porter's step 5
     then meets the singular ("indexes" -> "index", "crashes" -> "crash").
 
-    The fold only has to be the same for query and text, not a real stem ("canvas" -> "canva").
+    A code's zero padding goes ("E05" meets "E5"), and an abbreviation of one word is spelled out
+    ("Typ" -> "typical", "Rev." -> "revision"). The fold only has to be the same for query and
+    text, not a real stem ("canvas" -> "canva").
     """
     word = american(word.lower() if word.isascii() else _strip_accents(word.casefold()))
+    word = _ABBREVIATIONS.get(word, word)
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         word = word[:-2] if word.endswith(("sses", "ies", "xes", "shes")) else word[:-1]
+        word = _ABBREVIATIONS.get(word, word)  # "Figs." as "Fig."
+    if word[-1:].isdigit():
+        word = _PADDED_CODE.sub(r"\1", word)
     if len(word) > 3 and word.endswith("y"):  # Porter's step 1c after 1a: "entry" meets "entries",
         word = word[:-1] + "i"  # and "array" meets "arrays"
     return word

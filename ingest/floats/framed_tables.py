@@ -35,6 +35,7 @@ MAX_CODE_SHARE = 0.8  # a band set in a monospaced font beyond this share is a c
 OPEN_ROW_GAP = 1.0  # line heights between rows of a table running on past its last rule
 MAX_RULES = 200  # more horizontal strokes than this: a drawing, a form or hatching, not booktabs tables
 MIN_OPEN_ROWS = 2  # rows past the last rule, for it to be a table broken by the page
+HEADER_ON_RULE = 0.5  # line heights between a header row and the rule it is set on
 HEADING_SCALE = 1.5  # a line set this much larger than the page's median line is a heading
 UNDERLINED_HEADING_STEP = 1.0  # points over the page's median line that an underlined heading is set in
 
@@ -219,7 +220,32 @@ def _table_between(top: Rule, bottom: Rule, words: Sequence[Word], taken: Sequen
     lines = word_lines(inside)
     if not lines or lines[0][0] - top.y > MAX_RULE_TO_TEXT or bottom.y - lines[-1][1] > MAX_RULE_TO_TEXT:
         return None
-    return table_from_words(area, inside, lines=lines)
+    table = table_from_words(area, inside, lines=lines)
+    return None if table is None else _with_header_on_rule(table, top, words, taken, lines) or table
+
+
+def _with_header_on_rule(
+    table: FoundTable, top: Rule, words: Sequence[Word], taken: Sequence[BBox], lines: list[tuple[float, float]]
+) -> FoundTable | None:
+    """``table`` with the header row set right on its top rule, no rule over it (a word processor's
+    light table style: a bold header over one rule, a rule under the last row): the line just above
+    the rule, when its words fall into the table's columns, two of them at least, and the rows under
+    it read as before. A heading or a caption over the rule spans the columns' white."""
+    x0, x1 = table.bbox.x0, table.bbox.x1
+    above = word_lines([w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and (w[1] + w[3]) / 2 < top.y])
+    if not above:
+        return None
+    head = above[-1]
+    if top.y - head[1] > HEADER_ON_RULE * (head[1] - head[0]):
+        return None
+    area = BBox(x0, head[0], x1, table.bbox.y1)
+    if any(area.intersection_area(t) > 0 for t in taken):
+        return None
+    inside = [w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and head[0] <= (w[1] + w[3]) / 2 < table.bbox.y1]
+    grown = table_from_words(area, inside, lines=[head, *lines])
+    if grown is None or len(grown.cells[0]) != len(table.cells[0]) or grown.cells[1:] != table.cells:
+        return None
+    return grown if sum(1 for cell in grown.cells[0] if cell.strip()) >= 2 else None
 
 
 def table_from_words(
