@@ -9,7 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from docgraph.app.retrieval.base import Retriever
+from docgraph.app.retrieval.named_parts import named_parts
+from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.readers.native import NativeReader
+from tests.llm_data import hybrid_over
 from tests.textbooks import analysis_book
 
 
@@ -30,3 +34,18 @@ def test_a_numbered_display_with_words_between_its_sides_is_a_formula(book: Path
     kinds = {text[:12]: kind for kind, text in regions}
     assert kinds["whenever A i"] == "paragraph" and kinds["3.7. Give an"] == "paragraph"
     assert kinds["A function w"] == "paragraph"
+
+
+def test_a_question_names_an_equation_by_its_number() -> None:
+    assert [(m.kind, m.number) for m in named_parts("What is equation (3.7)?")] == [("equation", "3.7")]
+
+
+@pytest.fixture
+def book_hybrid(falkordb_store: FalkorDBStore, tmp_path: Path, book: Path) -> Retriever:
+    return hybrid_over(falkordb_store, [book], tmp_path / "home")
+
+
+def test_an_equation_asked_for_by_number_is_its_formula(book_hybrid: Retriever) -> None:
+    # the sentence after it says "equation (3.7)" twice; the formula only prints its number
+    top = book_hybrid.retrieve("What is equation (3.7)?", 5)[0]
+    assert top.text == "f(x) = g(x) + C for all x ∈ A (3.7)" and "part" in top.signals

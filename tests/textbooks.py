@@ -221,6 +221,15 @@ def analysis_book(path: Path, alone: bool = False, bare_exercises: bool = True) 
     book.paragraph(
         [("whenever A is an interval. The constant C is fixed by the value at a single point.", "r")], indent=0.0
     )
+    book.paragraph(
+        [
+            (
+                "Equation (3.7) fails when A is not an interval: on a union of two disjoint intervals the constant "
+                "in equation (3.7) may take a different value on each of them.",
+                "r",
+            )
+        ]
+    )
     book.statement(
         "Example 3.3",
         "The function sin satisfies |sin x - sin y| ≤ |x - y| for all real x and y, "
