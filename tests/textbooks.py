@@ -110,18 +110,20 @@ class Book:
             x += _width(text + " ", font)
 
     def statement(self, head: str, body: str, title: str = "", italic: bool = True, alone: bool = False) -> None:
-        """A numbered statement: "**Theorem 3.2 (Mean value theorem).** *body*"; ``alone``: the head
-        (with its title) fills its own line and the body starts below it."""
+        """A numbered statement: "**Theorem 3.2 (Mean value theorem).** *body*"; ``alone``: amsthm's
+        ``break`` style, the head (with its title, without a full stop) fills its own line and the
+        body starts below it."""
         head_runs: list[Run] = [(f"{head} ({title})." if title else f"{head}.", "b")]  # LaTeX's \newtheorem
         body_runs: list[Run] = [(body, "i" if italic else "r")]
         if alone:
-            self.paragraph(head_runs, indent=0.0, gap=LEAD / 2)
+            self.paragraph([(head_runs[0][0].rstrip("."), "b")], indent=0.0, gap=LEAD / 2)
             self.paragraph(body_runs, indent=0.0)
         else:
             self.paragraph([*head_runs, *body_runs], indent=0.0, gap=LEAD / 2)
 
     def proof(self, body: str) -> None:
         self.paragraph([("Proof.", "i"), (body, "r")], box=True)
+        self.y += LEAD / 2  # the proof environment's space below, as above a statement
 
     def display(self, math: str, tag: str = "") -> None:
         """A displayed equation centred in the text block, its number "(3.7)" at the right margin."""
@@ -218,6 +220,15 @@ def analysis_book(path: Path, alone: bool = False, bare_exercises: bool = True) 
     book.display("f(x) = g(x) + C   for all x ∈ A", "(3.7)")
     book.paragraph(
         [("whenever A is an interval. The constant C is fixed by the value at a single point.", "r")], indent=0.0
+    )
+    book.paragraph(
+        [
+            (
+                "Equation (3.7) fails when A is not an interval: on a union of two disjoint intervals the constant "
+                "in equation (3.7) may take a different value on each of them.",
+                "r",
+            )
+        ]
     )
     book.statement(
         "Example 3.3",

@@ -21,16 +21,17 @@ from docgraph.app.retrieval.references import describes_referral
 from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.links.claims import claim_targets
 from docgraph.ingest.links.mentions import Mention, find_mentions
-from docgraph.ingest.links.references import TargetIndex, index_clause, index_sections
+from docgraph.ingest.links.references import TargetIndex, index_clause, index_equation, index_sections
 from docgraph.ingest.links.statements import STATEMENT_KINDS, index_statement
 from docgraph.ingest.structure.sections import SectionSpec
 
-# Mention kinds that name a part of the document's text (figures, tables, equations and pages are
-# found otherwise: :mod:`app.retrieval.labels`, REF edges).
+# Mention kinds that name a part of the document's text (figures, tables and pages are found
+# otherwise: :mod:`app.retrieval.labels`, REF edges); an equation by its number, "equation (3.7)".
 PART_KINDS = frozenset(
     {"section", "chapter", "appendix", "clause", "article", "schedule", "annex", "exhibit", "paragraph", "note"}
     | {"claim"}  # a patent's
     | STATEMENT_KINDS  # a mathematics text's: "Prove Lemma 2.1"
+    | {"equation"}
 )
 PAGE_KINDS = frozenset({"page", "slide"})  # "What is on page 3?": the page, as printed on it or as counted
 PART_CANDIDATES = 12  # regions of a named part, from its start, taken as candidates
@@ -192,8 +193,8 @@ def printed_number(text: str) -> int | None:
 
 def part_index(sections: Iterable[StoredSection], regions: Iterable[tuple[str, str, str]]) -> TargetIndex:
     """A stored document's numbering: its ``sections`` (in document order) and its ``regions``
-    (id, kind, text; in document order) that open with a sub-clause number or a statement's head
-    or are a patent's claims, as ingest indexes them (one part)."""
+    (id, kind, text; in document order) that open with a sub-clause number or a statement's head,
+    formulas that end in their number, or a patent's claims, as ingest indexes them (one part)."""
     ordered = list(sections)
     position = {section.section_id: i for i, section in enumerate(ordered)}
     specs = [
@@ -215,6 +216,7 @@ def part_index(sections: Iterable[StoredSection], regions: Iterable[tuple[str, s
     for region_id, kind, text in listed:
         index_clause(index, region_id, kind, text, 0)
         index_statement(index.statements, region_id, kind, text, 0)
+        index_equation(index, region_id, kind, text, 0)
     index.claims = claim_targets(listed)
     return index
 

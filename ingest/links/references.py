@@ -88,9 +88,6 @@ class TargetIndex:
         if mention.kind in ("figure", "table"):
             key = _pick(self.figures.get((mention.kind, number)), part)
             return ("Region", key) if key else None
-        if mention.kind == "equation":
-            key = _pick(self.equations.get(number), part)
-            return ("Region", key) if key else None
         if mention.kind in ("page", "slide"):
             page = self._physical_page(int(number))
             return ("Page", ids.page(page)) if page else None
@@ -104,6 +101,9 @@ class TargetIndex:
             return ("Region", key) if key else None
         if mention.kind in STATEMENT_KINDS:  # "Theorem 3.2": the paragraph its run-in head opens
             key = _pick(self.statements.get((mention.kind, mention.canonical)), part)
+            return ("Region", key) if key else None
+        if mention.kind == "equation":  # "equation (3.7)": the formula that ends in its number
+            key = _pick(self.equations.get(mention.canonical), part)
             return ("Region", key) if key else None
         if mention.kind == "paragraph" and mention.number.startswith("["):  # a patent's "[0023]"
             key = _pick(self.clauses.get(_bracketed_key(mention.number.strip("[]"))), part)
@@ -196,9 +196,7 @@ def build_target_index(
     _index_figures(index, placed, captions)
     index_sections(index, tree.sections, ids.section, lambda section: parts.of(section.anchor))
     for pr in placed:
-        tag = _EQ_TAG.search(pr.region.text) if pr.region.kind == "formula" else None
-        if tag:
-            index.equations.setdefault(canonical_number(tag.group(1)), []).append((0, parts.of(pr.place), pr.key))
+        index_equation(index, pr.key, pr.region.kind, pr.region.text, parts.of(pr.place))
         index_clause(index, pr.key, pr.region.kind, pr.region.text, parts.of(pr.place))
         index_statement(index.statements, pr.key, pr.region.kind, pr.region.text, parts.of(pr.place))
     index.claims = claim_targets((pr.key, pr.region.kind, pr.region.text) for pr in placed)
@@ -227,6 +225,13 @@ def index_sections(
     by_index = {section.index: section for section in sections}
     for section_index, number in implied.items():  # after the printed numbers, which come first
         index.sections.setdefault(number, []).append((1, part_of(by_index[section_index]), key_of(section_index)))
+
+
+def index_equation(index: TargetIndex, key: str, kind: str, text: str, part: int) -> None:
+    """A formula that ends in its number ("... (3.7)") as that number's target."""
+    tag = _EQ_TAG.search(text) if kind == "formula" else None
+    if tag:
+        index.equations.setdefault(canonical_number(tag.group(1)), []).append((0, part, key))
 
 
 def index_clause(index: TargetIndex, key: str, kind: str, text: str, part: int) -> None:

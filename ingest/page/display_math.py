@@ -40,6 +40,10 @@ SAME_EDGE = 1.5  # points: two blocks' edges this close are one column edge
 TAG_REACH_EM = 12.0  # an equation number sits at the column's right edge, far from its formula
 DISPLAY_INDENT_EM = 1.0  # a displayed line starts at least this far inside its column's left edge
 RIGHT_EDGE_EM = 0.5  # ... and its equation number ends this close to the column's right edge
+# A displayed equation with words between its sides ("f(x) = g(x) for all x ∈ A   (3.7)"): a few
+# words, and centred: it starts farther in than a paragraph's first line (twice its indent).
+MAX_DISPLAY_WORDS = 4
+WORDED_INDENT_EM = 3.0
 # Relations and arrows: what makes a line with a number at its end an equation.
 RELATION_SIGNS = frozenset("=<>≤≥≠≈≡∼≃≅∝∈∉∋⊂⊆⊃⊇≺≻≪≫→←↔⇒⇐⇔↦⟶⟹")
 # Words that are operators in a formula, not prose ("lim", "sin").
@@ -52,6 +56,7 @@ _PROSE_WORD = re.compile(r"[A-Za-z][a-z]{2,}")
 _TRIM = ".,;:()[]{}"
 _ASCII_OPERATORS = frozenset("=+<>^")
 EQUATION_TAG = re.compile(r"\(\s*[A-Z]?\d{1,3}(?:\.\d{1,3})*[a-z]?\s*\)")
+_RELATION = re.compile(f"[{re.escape(''.join(sorted(RELATION_SIGNS)))}]")
 _TAG_LAST = re.compile(rf"\s{EQUATION_TAG.pattern}[\s,.]*$")  # a number after a space, last on its line
 
 
@@ -223,6 +228,27 @@ def _numbered_line(block: Block, em: float) -> bool:
     return any(ch in RELATION_SIGNS or is_math_char(ch) for ch in body) or (block.math > 0 and bool(body.strip()))
 
 
+def _worded_lines(blocks: list[Block], members: set[int], em: float) -> list[list[_Member]]:
+    """Displayed equations of one line with a few words between or after their sides ("for all
+    x ∈ A", "if and only if"), each a formula of its own: a relation with something on both of its
+    sides before the number, set far in from the column's left edge, the number at its right."""
+    prose = [b.bbox for i, b in enumerate(blocks) if i not in members and b.kind in PROSE_KINDS and len(b.lines) > 1]
+    found: list[list[_Member]] = []
+    for index, block in enumerate(blocks):
+        if index in members or block.source != "fonts" or block.kind not in ("paragraph", "formula"):
+            continue
+        tag = _TAG_LAST.search(block.raw_text)
+        if tag is None or not _numbered_line(block, em) or prose_words(block.raw_text) > MAX_DISPLAY_WORDS:
+            continue
+        sides = _RELATION.split(block.raw_text[: tag.start()])
+        column = _column(block.bbox, prose, em)
+        related = len(sides) > 1 and bool(sides[0].strip()) and bool(sides[-1].strip())
+        far_in = column is not None and block.bbox.x0 >= column[0] + WORDED_INDENT_EM * em
+        if related and far_in and _displayed(block.bbox, column, em):
+            found.append([_Member(index, block, "seed", block.bbox)])
+    return found
+
+
 def _column(box: BBox, prose: list[BBox], em: float) -> tuple[float, float] | None:
     """Left and right edges of the column ``box`` is set in: those of the nearest paragraphs above
     and below that run past its middle (a display sits between the sentences around it)."""
@@ -253,6 +279,7 @@ def join_display_math(blocks: list[Block], em: float) -> list[Block]:
     geometry = _geometry(blocks, {m.index for m in members}, em)
     clusters = _clusters(members, geometry)
     clusters += _numbered_lines(blocks, members, {m.index for g in clusters for m in g}, em)
+    clusters += _worded_lines(blocks, {m.index for m in members}, em)
     if not clusters:
         return blocks
     joined: dict[int, list[Block]] = {}
