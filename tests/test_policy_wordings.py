@@ -62,3 +62,18 @@ def test_a_bold_defined_term_wrapped_onto_the_last_line_stays_in_its_paragraph(t
     assert "Unoccupied." not in texts
     assert (1, "section_header", "Section 1 - Buildings") in found
     assert (1, "section_header", "Definitions") in found
+
+
+def test_a_bold_question_over_its_answer_heads_it(tmp_path: Path) -> None:
+    # The FAQ sets each question bold, a size up from the text, and its answer under it.
+    found = _regions(NativeReader().read(wording_pdf(tmp_path / "wording.pdf")))
+
+    question = "What happens if I need to make a claim while I am away from home?"
+    assert (2, "section_header", question) in found
+    assert (2, "section_header", "Can I cancel my policy?") in found or (
+        1,
+        "section_header",
+        "Can I cancel my policy?",
+    ) in found
+    answer = next(i for i, (_, _, text) in enumerate(found) if text.startswith("Our claims line is open from abroad"))
+    assert found[answer - 1][2] == question and found[answer][1] == "paragraph"

@@ -226,7 +226,8 @@ def _is_header(block: Block, text: str, stats: FontStats) -> bool:
     much_larger = block.size >= HEADER_SIZE_RATIO * stats.body_size
     larger = block.size >= stats.body_size + HEADER_SIZE_STEP
     if much_larger or (larger and block.bold):
-        return not text.endswith(",") and (numbered or not _reads_like_sentence(text))
+        asks = block.bold and text.endswith("?")  # a FAQ's question, set over its answer
+        return not text.endswith(",") and (numbered or asks or not _reads_like_sentence(text))
     if block.bold and block.size >= stats.body_size - 1.0:  # bold at body size: stricter, bold runs are common
         if numbered:
             return True
