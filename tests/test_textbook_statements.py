@@ -15,7 +15,7 @@ from docgraph.ingest.graph import build_graph
 from docgraph.ingest.links.statements import proofs, statement_head
 from docgraph.ingest.readers.native import NativeReader
 from tests.llm_data import hybrid_over
-from tests.textbooks import analysis_book
+from tests.textbooks import MVT, analysis_book
 
 
 @pytest.fixture
@@ -66,3 +66,11 @@ def test_a_statement_asked_for_by_number_is_found_with_its_own_proof(book_hybrid
     hits = book_hybrid.retrieve("Prove Lemma 3.1", 5)
     assert [hit.text[:16] for hit in hits[:2]] == ["Lemma 3.1 (Rolle", "Proof. A continu"]
     assert book_hybrid.retrieve("What does Theorem 3.2 say?", 5)[0].text.startswith("Theorem 3.2 (Mean")
+
+
+def test_a_statement_head_alone_on_its_line_is_no_heading(tmp_path: Path) -> None:
+    # amsthm's break style: "Theorem 3.2 (Mean value theorem)" in bold fills its line, no full stop
+    regions = _regions(analysis_book(tmp_path / "break.pdf", alone=True))
+    assert not [text for _, kind, text in regions if kind == "section_header" and text.startswith("Theorem")]
+    statement = [text for _, kind, text in regions if kind == "paragraph" and text.startswith("Theorem 3.2")]
+    assert statement == [f"Theorem 3.2 (Mean value theorem) {MVT}"]

@@ -34,6 +34,7 @@ _HEAD = re.compile(
     r"|THEOREM|LEMMA|PROPOSITION|COROLLARY|DEFINITION|EXAMPLE|EXERCISE|PROBLEM|REMARK|CONJECTURE)"
     rf"\s+(?P<number>{STATEMENT_NUMBER})(?=\s*[.:(]|\s*$)"
 )
+_HEAD_END = re.compile(r"\s*(?:\([^()]{1,80}\))?\s*[.:]?\s*")  # a title in brackets, the head's stop
 _PROOF = re.compile(r"^(?:Proof|PROOF)(?:\s+of\s+(?P<word>[A-Za-z]+)\s+(?P<number>" + STATEMENT_NUMBER + r"))?\s*[.:]")
 PROOF_END_MARKS = "∎□■▫◻◼"
 MAX_PROOF_REGIONS = 12  # a proof's paragraphs and displays, up to its end mark
@@ -48,6 +49,13 @@ def statement_head(text: str) -> Statement | None:
     if match is None:
         return None
     return match.group("word").lower(), match.group("number").lower()
+
+
+def head_alone(text: str) -> bool:
+    """Whether ``text`` is a statement's head and nothing more: "Theorem 3.2 (Mean value theorem)",
+    set alone on its line over its body (amsthm's ``break`` style). It is no heading."""
+    match = _HEAD.match(text)
+    return match is not None and _HEAD_END.fullmatch(text, match.end()) is not None
 
 
 def index_statement(
