@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from docgraph.app.llm.service import ask
 from docgraph.app.retrieval.base import Retriever
-from docgraph.app.retrieval.named_parts import named_parts
+from docgraph.app.retrieval.named_parts import asks_for_proof, named_parts
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.links.statements import proofs, statement_head
 from docgraph.ingest.readers.native import NativeReader
-from tests.llm_data import hybrid_over
+from tests.llm_data import hybrid_over, no_llm_settings
 from tests.textbooks import MVT, analysis_book
 
 
@@ -74,3 +75,14 @@ def test_a_statement_head_alone_on_its_line_is_no_heading(tmp_path: Path) -> Non
     assert not [text for _, kind, text in regions if kind == "section_header" and text.startswith("Theorem")]
     statement = [text for _, kind, text in regions if kind == "paragraph" and text.startswith("Theorem 3.2")]
     assert statement == [f"Theorem 3.2 (Mean value theorem) {MVT}"]
+
+
+def test_the_proof_joins_its_statement_only_when_a_proof_is_asked(
+    book_hybrid: Retriever, falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    assert asks_for_proof("Prove Lemma 2.1") and asks_for_proof("What is the proof of Theorem 3.2?")
+    assert not asks_for_proof("What does Theorem 3.2 say?")
+    hits = book_hybrid.retrieve("What does Theorem 3.2 say?", 5)
+    assert [hit.text[:11] for hit in hits if "part" in hit.signals] == ["Theorem 3.2"]
+    result = ask("What does Theorem 3.2 say?", falkordb_store, no_llm_settings(tmp_path), book_hybrid)
+    assert result.answer.startswith("1. “Theorem 3.2 (Mean value theorem).") and "Proof." not in result.answer

@@ -50,6 +50,9 @@ _AFTER_TITLED = (
 _TITLED_PART = re.compile(
     rf"\bthe\s+((?:[\w-]+\s+){{0,4}}?[\w-]+)\s+(?:section|chapter)\b(?=\s*(?:{_AFTER_TITLED}))", re.IGNORECASE
 )
+# A question that asks for a proof ("Prove Lemma 2.1", "What is the proof of Theorem 3.2?"): only
+# then is a statement's proof part of the statement it names.
+_PROOF_ASKED = re.compile(r"\b(?:prove|proves|proving|proof|proofs|demonstrate)\b", re.IGNORECASE)
 _DEPENDENTS = re.compile(r"\b(?:depend(?:s|ing|ent)?|dependent)\s+(?:on|upon|from)\b", re.IGNORECASE)
 _PRINTED_NUMBER = re.compile(
     r"^\s*(?:(?i:page|p\.|seite|page|página|pagina)\s*)?[-–—]?\s*(\d{1,4})\s*[-–—]?(?:\s*(?i:of|/|von|de|di)\s*\d{1,4})?\s*$"
@@ -140,6 +143,12 @@ def titled_sections(question: str, sections: Iterable[StoredSection]) -> list[st
         for section in sections
         if any(tokenize(section.title)[: len(words)] == words for words in named)
     ]
+
+
+def asks_for_proof(question: str) -> bool:
+    """Whether ``question`` asks for a proof of the statement it names ("Prove Lemma 2.1"), not
+    for what the statement says ("What does Theorem 3.2 say?")."""
+    return _PROOF_ASKED.search(question) is not None
 
 
 def asks_for_dependents(question: str) -> bool:
