@@ -86,3 +86,11 @@ def test_the_proof_joins_its_statement_only_when_a_proof_is_asked(
     assert [hit.text[:11] for hit in hits if "part" in hit.signals] == ["Theorem 3.2"]
     result = ask("What does Theorem 3.2 say?", falkordb_store, no_llm_settings(tmp_path), book_hybrid)
     assert result.answer.startswith("1. “Theorem 3.2 (Mean value theorem).") and "Proof." not in result.answer
+
+
+def test_an_exercise_numbered_without_its_word_is_found_by_it(book: Path, book_hybrid: Retriever) -> None:
+    batch = build_graph(NativeReader().read(book), ingested_at="x", ingest_id="y")
+    numbered = [n for n in batch.nodes if n.label == "Region" and str(n.props["text"]).startswith("3.4. Show")]
+    assert len(numbered) == 1  # the Exercises section's "3.4. Show that ...", no "Exercise" before it
+    top = book_hybrid.retrieve("What is Exercise 3.4?", 5)[0]
+    assert top.text.startswith("3.4. Show that a function") and "part" in top.signals

@@ -22,7 +22,7 @@ from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.links.claims import claim_targets
 from docgraph.ingest.links.mentions import Mention, find_mentions
 from docgraph.ingest.links.references import TargetIndex, index_clause, index_equation, index_sections
-from docgraph.ingest.links.statements import STATEMENT_KINDS, index_statement
+from docgraph.ingest.links.statements import STATEMENT_KINDS, index_statements
 from docgraph.ingest.structure.sections import SectionSpec
 
 # Mention kinds that name a part of the document's text (figures, tables and pages are found
@@ -201,8 +201,8 @@ def part_index(sections: Iterable[StoredSection], regions: Iterable[tuple[str, s
     listed = list(regions)
     for region_id, kind, text in listed:
         index_clause(index, region_id, kind, text, 0)
-        index_statement(index.statements, region_id, kind, text, 0)
         index_equation(index, region_id, kind, text, 0)
+    index_statements(index.statements, ((region_id, kind, text, 0) for region_id, kind, text in listed))
     index.claims = claim_targets(listed)
     return index
 
