@@ -8,14 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from docgraph.app.llm.service import ask
 from docgraph.app.retrieval.base import Retriever
-from docgraph.app.retrieval.named_parts import named_parts
+from docgraph.app.retrieval.named_parts import asks_for_proof, named_parts
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.links.statements import proofs, statement_head
 from docgraph.ingest.readers.native import NativeReader
-from tests.llm_data import hybrid_over
-from tests.textbooks import analysis_book
+from tests.llm_data import hybrid_over, no_llm_settings
+from tests.textbooks import MVT, analysis_book
 
 
 @pytest.fixture
@@ -66,3 +67,30 @@ def test_a_statement_asked_for_by_number_is_found_with_its_own_proof(book_hybrid
     hits = book_hybrid.retrieve("Prove Lemma 3.1", 5)
     assert [hit.text[:16] for hit in hits[:2]] == ["Lemma 3.1 (Rolle", "Proof. A continu"]
     assert book_hybrid.retrieve("What does Theorem 3.2 say?", 5)[0].text.startswith("Theorem 3.2 (Mean")
+
+
+def test_a_statement_head_alone_on_its_line_is_no_heading(tmp_path: Path) -> None:
+    # amsthm's break style: "Theorem 3.2 (Mean value theorem)" in bold fills its line, no full stop
+    regions = _regions(analysis_book(tmp_path / "break.pdf", alone=True))
+    assert not [text for _, kind, text in regions if kind == "section_header" and text.startswith("Theorem")]
+    statement = [text for _, kind, text in regions if kind == "paragraph" and text.startswith("Theorem 3.2")]
+    assert statement == [f"Theorem 3.2 (Mean value theorem) {MVT}"]
+
+
+def test_the_proof_joins_its_statement_only_when_a_proof_is_asked(
+    book_hybrid: Retriever, falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    assert asks_for_proof("Prove Lemma 2.1") and asks_for_proof("What is the proof of Theorem 3.2?")
+    assert not asks_for_proof("What does Theorem 3.2 say?")
+    hits = book_hybrid.retrieve("What does Theorem 3.2 say?", 5)
+    assert [hit.text[:11] for hit in hits if "part" in hit.signals] == ["Theorem 3.2"]
+    result = ask("What does Theorem 3.2 say?", falkordb_store, no_llm_settings(tmp_path), book_hybrid)
+    assert result.answer.startswith("1. “Theorem 3.2 (Mean value theorem).") and "Proof." not in result.answer
+
+
+def test_an_exercise_numbered_without_its_word_is_found_by_it(book: Path, book_hybrid: Retriever) -> None:
+    batch = build_graph(NativeReader().read(book), ingested_at="x", ingest_id="y")
+    numbered = [n for n in batch.nodes if n.label == "Region" and str(n.props["text"]).startswith("3.4. Show")]
+    assert len(numbered) == 1  # the Exercises section's "3.4. Show that ...", no "Exercise" before it
+    top = book_hybrid.retrieve("What is Exercise 3.4?", 5)[0]
+    assert top.text.startswith("3.4. Show that a function") and "part" in top.signals

@@ -18,6 +18,7 @@ from docgraph.app.retrieval.bm25 import BM25Index
 from docgraph.app.retrieval.labels import Captions
 from docgraph.app.retrieval.named_parts import (
     asks_for_dependents,
+    asks_for_proof,
     named_notes,
     named_pages,
     named_parts,
@@ -157,8 +158,8 @@ class DocumentIndex:
         sub-clause's paragraph), in reading order."""
         targets = resolved_parts(self.parts, named_parts(question, self.own_names))
         targets += [("Section", key) for key in titled_sections(question, self.sections.values())]
-        # a statement's proof belongs to it: "Prove Lemma 2.1" is answered by the proof of Lemma 2.1
-        targets += [("Region", key) for label, target in targets for key in self.proofs.get(target, ())]
+        if asks_for_proof(question):  # "Prove Lemma 2.1": the lemma's own proof, which belongs to it
+            targets += [("Region", key) for label, target in targets for key in self.proofs.get(target, ())]
         if asks_for_dependents(question):  # "Which claims depend on claim 3?": the claims that refer to it
             targets += [("Region", key) for label, target in targets for key in self.referrers.get(target, ())]
         sections = {key for label, key in targets if label == "Section"}

@@ -22,7 +22,7 @@ from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.links.claims import claim_targets
 from docgraph.ingest.links.mentions import Mention, find_mentions
 from docgraph.ingest.links.references import TargetIndex, index_clause, index_equation, index_sections
-from docgraph.ingest.links.statements import STATEMENT_KINDS, index_statement
+from docgraph.ingest.links.statements import STATEMENT_KINDS, index_statements
 from docgraph.ingest.structure.sections import SectionSpec
 
 # Mention kinds that name a part of the document's text (figures, tables and pages are found
@@ -56,6 +56,9 @@ _SIGNAL = "danger|warning|caution|notice"
 _NOTICE_NAMED = re.compile(
     rf"\b(?:(?:{_SIGNAL})\s+(?:notice|label|sign|statement)s?|(?-i:DANGER|WARNING|CAUTION|NOTICE))\b", re.IGNORECASE
 )
+# A question that asks for a proof ("Prove Lemma 2.1", "What is the proof of Theorem 3.2?"): only
+# then is a statement's proof part of the statement it names.
+_PROOF_ASKED = re.compile(r"\b(?:prove|proves|proving|proof|proofs|demonstrate)\b", re.IGNORECASE)
 _DEPENDENTS = re.compile(r"\b(?:depend(?:s|ing|ent)?|dependent)\s+(?:on|upon|from)\b", re.IGNORECASE)
 _PRINTED_NUMBER = re.compile(
     r"^\s*(?:(?i:page|p\.|seite|page|página|pagina)\s*)?[-–—]?\s*(\d{1,4})\s*[-–—]?(?:\s*(?i:of|/|von|de|di)\s*\d{1,4})?\s*$"
@@ -165,6 +168,12 @@ def opens_with_label(text: str, label: str) -> bool:
     return head.startswith(label) and not head[len(label) : len(label) + 1].isalnum()
 
 
+def asks_for_proof(question: str) -> bool:
+    """Whether ``question`` asks for a proof of the statement it names ("Prove Lemma 2.1"), not
+    for what the statement says ("What does Theorem 3.2 say?")."""
+    return _PROOF_ASKED.search(question) is not None
+
+
 def asks_for_dependents(question: str) -> bool:
     """Whether ``question`` asks for what depends on the parts it names ("Which claims depend on
     claim 3?", "What is dependent from claim 1?"): the regions that refer to them are in the part."""
@@ -215,8 +224,8 @@ def part_index(sections: Iterable[StoredSection], regions: Iterable[tuple[str, s
     listed = list(regions)
     for region_id, kind, text in listed:
         index_clause(index, region_id, kind, text, 0)
-        index_statement(index.statements, region_id, kind, text, 0)
         index_equation(index, region_id, kind, text, 0)
+    index_statements(index.statements, ((region_id, kind, text, 0) for region_id, kind, text in listed))
     index.claims = claim_targets(listed)
     return index
 

@@ -17,7 +17,7 @@ from docgraph.ingest.labels import ATTACHMENT_TITLE_WORDS, TITLE_WORDS
 from docgraph.ingest.links.claims import Claims, claim_targets
 from docgraph.ingest.links.edges import DASHES, caption_label
 from docgraph.ingest.links.mentions import Mention, canonical_number, find_mentions
-from docgraph.ingest.links.statements import STATEMENT_KINDS, index_statement
+from docgraph.ingest.links.statements import STATEMENT_KINDS, index_statements
 from docgraph.ingest.structure.ids import IdScheme, PlacedRegion
 from docgraph.ingest.structure.sections import TOP_OF_PAGE, SectionSpec, SectionTree
 from docgraph.ingest.types import PageLayout, landscape_throughout
@@ -198,7 +198,7 @@ def build_target_index(
     for pr in placed:
         index_equation(index, pr.key, pr.region.kind, pr.region.text, parts.of(pr.place))
         index_clause(index, pr.key, pr.region.kind, pr.region.text, parts.of(pr.place))
-        index_statement(index.statements, pr.key, pr.region.kind, pr.region.text, parts.of(pr.place))
+    index_statements(index.statements, ((pr.key, pr.region.kind, pr.region.text, parts.of(pr.place)) for pr in placed))
     index.claims = claim_targets((pr.key, pr.region.kind, pr.region.text) for pr in placed)
     index.page_offset, index.printed_pages = printed_page_map(pages, placed)
     return index

@@ -34,7 +34,12 @@ _HEAD = re.compile(
     r"|THEOREM|LEMMA|PROPOSITION|COROLLARY|DEFINITION|EXAMPLE|EXERCISE|PROBLEM|REMARK|CONJECTURE)"
     rf"\s+(?P<number>{STATEMENT_NUMBER})(?=\s*[.:(]|\s*$)"
 )
+_HEAD_END = re.compile(r"\s*(?:\([^()]{1,80}\))?\s*[.:]?\s*")  # a title in brackets, the head's stop
 _PROOF = re.compile(r"^(?:Proof|PROOF)(?:\s+of\s+(?P<word>[A-Za-z]+)\s+(?P<number>" + STATEMENT_NUMBER + r"))?\s*[.:]")
+# An Exercises (Problems) section numbers its exercises without the word: "3.4. Show that ...".
+_EXERCISES_TITLE = re.compile(r"^(?:[\dA-Z]{1,3}(?:\.\d{1,3})*\.?\s+)?(?i:exercises|problems)\b")
+_BARE_NUMBER = re.compile(rf"^({STATEMENT_NUMBER})[.)]\s+\S", re.MULTILINE)
+HEADING_KINDS = frozenset({"section_header", "title"})
 PROOF_END_MARKS = "∎□■▫◻◼"
 MAX_PROOF_REGIONS = 12  # a proof's paragraphs and displays, up to its end mark
 PROOF_BODY_KINDS = frozenset({"paragraph", "list", "formula"})
@@ -50,6 +55,13 @@ def statement_head(text: str) -> Statement | None:
     return match.group("word").lower(), match.group("number").lower()
 
 
+def head_alone(text: str) -> bool:
+    """Whether ``text`` is a statement's head and nothing more: "Theorem 3.2 (Mean value theorem)",
+    set alone on its line over its body (amsthm's ``break`` style). It is no heading."""
+    match = _HEAD.match(text)
+    return match is not None and _HEAD_END.fullmatch(text, match.end()) is not None
+
+
 def index_statement(
     statements: dict[Statement, list[tuple[int, int, str]]], key: str, kind: str, text: str, part: int
 ) -> None:
@@ -57,6 +69,24 @@ def index_statement(
     head = statement_head(text) if kind in STATEMENT_KINDS_OF_REGION else None
     if head is not None:
         statements.setdefault(head, []).append((0, part, key))
+
+
+def index_statements(
+    statements: dict[Statement, list[tuple[int, int, str]]], regions: Iterable[tuple[str, str, str, int]]
+) -> None:
+    """Each region (key, kind, text, part; in document order) that opens with a statement's head as
+    its target (:func:`index_statement`), and in an Exercises section each paragraph or list item
+    numbered without the word ("3.4. Show that ...") as that exercise's."""
+    in_exercises = False
+    for key, kind, text, part in regions:
+        if kind in HEADING_KINDS:
+            in_exercises = _EXERCISES_TITLE.match(text) is not None
+            continue
+        index_statement(statements, key, kind, text, part)
+        if in_exercises and kind in STATEMENT_KINDS_OF_REGION:
+            for match in _BARE_NUMBER.finditer(text) if kind == "list" else [_BARE_NUMBER.match(text)]:
+                if match:
+                    statements.setdefault(("exercise", match.group(1).lower()), []).append((0, part, key))
 
 
 def proofs(regions: Sequence[tuple[str, str, str]]) -> dict[str, list[str]]:

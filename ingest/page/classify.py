@@ -19,6 +19,7 @@ from docgraph.ingest.labels import (
     MINUTE_LABEL,
     NOTICE_LABEL,
 )
+from docgraph.ingest.links.statements import head_alone
 from docgraph.ingest.page.blocks import BULLET_GLYPH_RE, PATENT_PARAGRAPH, Block
 from docgraph.ingest.page.typewriter import at_text_margin, preformatted, typewritten, typewritten_title
 from docgraph.ingest.pdf.lines import TextLine
@@ -229,6 +230,8 @@ def _is_header(block: Block, text: str, stats: FontStats) -> bool:
         asks = block.bold and text.endswith("?")  # a FAQ's question, set over its answer
         return not text.endswith(",") and (numbered or asks or not _reads_like_sentence(text))
     if block.bold and block.size >= stats.body_size - 1.0:  # bold at body size: stricter, bold runs are common
+        if head_alone(text):  # "Theorem 3.2 (Mean value theorem)" over its statement: a run-in head
+            return False
         if numbered:
             return True
         heading_like = text[0].isupper() or text[0].isdigit()

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from docgraph.ingest.floats.captions import CAPTION_RE
 from docgraph.ingest.labels import CJK_FIGURE, FIGURE_CAPTION_WORDS, NOTICE_LABEL
+from docgraph.ingest.links.statements import head_alone
 from docgraph.ingest.page.blocks import (
     BLANK_LINE_EM,
     BULLET_RE,
@@ -173,6 +174,8 @@ def _joinable(prev: Block, cur: Block) -> bool:
         same_style = abs(prev.size - cur.size) < 0.3 and prev.bold == cur.bold
         return same_style and gap <= 0.6 * em and not NUMBERED_HEADING_RE.match(cur.raw_text)
     if prev.kind == cur.kind == "paragraph" and NOTICE_LABEL.match(prev.raw_text):  # a notice's label over its text
+        return gap <= 0.8 * em and prev.bbox.x_overlap(cur.bbox) > 0
+    if prev.kind == cur.kind == "paragraph" and head_alone(prev.raw_text):  # a statement's head over its text
         return gap <= 0.8 * em and prev.bbox.x_overlap(cur.bbox) > 0
     if prev.kind == "paragraph" and cur.kind == "code" and len(cur.lines) == 1:  # inline code on its own line
         return gap <= 0.5 * em and not ends_sentence(prev.raw_text)
