@@ -219,6 +219,9 @@ class HybridRetriever:
         options = self.corpus.option_regions(query, doc_ids) if weights.part else frozenset()
         # so is a region holding every name the question writes ("Smith 1998", "release 3.6.12")
         options |= self.corpus.naming_regions(query, doc_ids) if weights.part else frozenset()
+        # and a header field whose label it names ("Who was present?": "Present: ...")
+        fields = self.corpus.field_regions(query, doc_ids) if weights.part else {}
+        options |= frozenset(fields)
         kinds = named_kinds(query) | {kind for kind, _ in labels}
         hits = fuse(candidates, weights, kinds, places, in_parts | options, named_documents)
         if following:
@@ -226,6 +229,8 @@ class HybridRetriever:
         asked_places = in_parts | (places.regions if places else frozenset())
         if asked_places and asks_only_where(query, part_label_words(query) | named_label_words(query)):
             hits = _parts_first(hits, asked_places)  # "What is on page 3?": nothing else to rank by
+        elif fields and asks_only_where(query, set().union(*fields.values())):
+            hits = _parts_first(hits, frozenset(fields))  # "Who was present?": the field "Present: ..."
         return hits
 
     def follows_references(self, query: str) -> bool:
