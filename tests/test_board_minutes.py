@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from docgraph.app.retrieval.fields import field_label
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
 from tests.board_minutes import FIELDS, write_minutes
 from tests.board_papers import write_action_log, write_board_paper
-from tests.llm_data import ask_of_pdf
+from tests.llm_data import ask_of_pdf, hybrid_over
 
 
 def regions(layout: DocumentLayout) -> list[tuple[str, str]]:
@@ -44,3 +45,19 @@ def test_an_action_named_by_its_code_is_quoted_by_its_own_row(falkordb_store: Fa
     )
     assert "| M26/041 | 4.2 | Report on mould survey completion rates to the May board | Ravi Patel |" in result.answer
     assert "M26/038" not in result.answer and "M26/039" not in result.answer
+
+
+def test_a_question_naming_a_header_field_is_answered_by_it(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "Who was present?" names the field by its label; its value holds none of the question's words.
+    hybrid = hybrid_over(falkordb_store, [write_minutes(tmp_path / "minutes.pdf")], tmp_path)
+
+    present = hybrid.retrieve("Who was present?", k=3)
+    attendance = hybrid.retrieve("Who was in attendance?", k=3)
+    assert present[0].text == "Present: Jane Okafor (Chair), Peter Hughes, Amira Shah, Tom Bell, Li Wei"
+    assert attendance[0].text.startswith("In attendance: Mark Evans (Chief Executive)")
+
+
+def test_a_notice_or_an_outcome_label_is_no_field() -> None:
+    assert field_label("Apologies: Sarah Collins, David Price") == "Apologies"
+    assert field_label("Note: the policy takes effect in April.") is None
+    assert field_label("ACTION: Ravi Patel to report to the May meeting") is None

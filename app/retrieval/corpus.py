@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from docgraph.app.retrieval.document_index import DocumentIndex, RegionInfo, SectionInfo
+from docgraph.app.retrieval.fields import field_regions
 from docgraph.app.retrieval.labels import Label, LabelledPlaces, labelled_places, load_captions
 from docgraph.app.retrieval.named_documents import NamedDocuments, named_documents, naming_words
 from docgraph.app.retrieval.named_parts import named_notices, opens_with_label
@@ -242,6 +243,14 @@ class Corpus:
             for option in options
             for row in document.region_bm25.rows_with(option)
         )
+
+    def field_regions(self, question: str, doc_ids: set[str]) -> dict[str, set[str]]:
+        """The header fields of the loaded documents ``doc_ids`` whose labels ``question`` names
+        ("Who was present?": "Present: ..."), each with its label's words
+        (:func:`app.retrieval.fields.field_regions`)."""
+        with self._lock:
+            documents = [self._documents[doc] for doc in sorted(doc_ids) if doc in self._documents]
+        return field_regions(question, documents)
 
     def naming_regions(self, question: str, doc_ids: set[str]) -> frozenset[str]:
         """The regions of the loaded documents ``doc_ids`` that hold every word ``question`` writes

@@ -228,6 +228,9 @@ class HybridRetriever:
         # and a safety notice by its signal word ("the CAUTION notice")
         notices = self.corpus.notice_regions(query, doc_ids) if weights.part else frozenset()
         options |= notices
+        # and a header field whose label it names ("Who was present?": "Present: ...")
+        fields = self.corpus.field_regions(query, doc_ids) if weights.part else {}
+        options |= frozenset(fields)
         kinds = named_kinds(query) | {kind for kind, _ in labels}
         hits = fuse(candidates, weights, kinds, places, in_parts | options, named_documents)
         if following:
@@ -236,6 +239,8 @@ class HybridRetriever:
         named_words = part_label_words(query) | named_label_words(query) | notice_words(query)
         if asked_places and asks_only_where(query, named_words):
             hits = _parts_first(hits, asked_places)  # "What is on page 3?": nothing else to rank by
+        elif fields and asks_only_where(query, set().union(*fields.values())):
+            hits = _parts_first(hits, frozenset(fields))  # "Who was present?": the field "Present: ..."
         return hits
 
     def follows_references(self, query: str) -> bool:

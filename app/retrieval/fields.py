@@ -1,0 +1,54 @@
+"""A record's header fields a question names by label: "Who was present?" asks for the field
+"Present: Jane Okafor (Chair), ...", "Who sent apologies?" for "Apologies: Sarah Collins, ...".
+
+Minutes, memos and reports open with a stack of fields, each read as a region of its own (a label
+ending in a colon and its value: :mod:`ingest.page.header_fields`). The value seldom holds the
+question's words, the label does: a region that opens with a field label all of whose words the
+question holds, in a stack of two or more such regions, is named by the question as a numbered
+part is; and comes first when the question asks nothing else of it ("Who was present?"). A
+notice's or a minute's outcome label ("Note:", "ACTION:") opens a paragraph, not a field.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from docgraph.app.retrieval.document_index import DocumentIndex
+from docgraph.app.retrieval.text import tokenize
+from docgraph.ingest.labels import MINUTE_LABEL, NOTICE_LABEL
+
+# "Present: ...", "In attendance: ...": a capitalised label of one to three words, its colon, a value
+_FIELD = re.compile(r"^\s*([A-Z][A-Za-z'’-]*(?: [A-Za-z][A-Za-z'’-]*){0,2}):[ \t]+\S")
+
+
+def field_label(text: str) -> str | None:
+    """The label ``text`` opens with as a field ("Present" of "Present: Jane Okafor ..."), if any."""
+    found = _FIELD.match(text)
+    if found is None or NOTICE_LABEL.match(found.group(1)) or MINUTE_LABEL.match(text):
+        return None
+    return found.group(1)
+
+
+def field_regions(question: str, documents: Iterable[DocumentIndex]) -> dict[str, set[str]]:
+    """The regions of ``documents`` that are fields of a stack whose label ``question`` names, each
+    with its label's words."""
+    words = set(tokenize(question))
+    found: dict[str, set[str]] = {}
+    for document in documents:
+        rows = {row for word in words for row in document.region_bm25.rows_with(word)}
+        for row in rows:
+            label = field_label(document.regions[row].text)
+            tokens = set(tokenize(label)) if label is not None else set()
+            named = bool(tokens) and tokens <= words
+            if not named or not _in_stack(document, row):
+                continue
+            found[document.regions[row].region_id] = tokens
+    return found
+
+
+def _in_stack(document: DocumentIndex, row: int) -> bool:
+    """The region at ``row`` has a field next to it on its page: one of a stack of fields."""
+    here = document.regions[row]
+    around = (document.regions[k] for k in (row - 1, row + 1) if 0 <= k < len(document.regions))
+    return any(other.page == here.page and field_label(other.text) is not None for other in around)
