@@ -77,3 +77,16 @@ def test_a_bold_question_over_its_answer_heads_it(tmp_path: Path) -> None:
     ) in found
     answer = next(i for i, (_, _, text) in enumerate(found) if text.startswith("Our claims line is open from abroad"))
     assert found[answer - 1][2] == question and found[answer][1] == "paragraph"
+
+
+def test_an_ipids_panels_with_icons_are_text_not_figures(tmp_path: Path) -> None:
+    # Each panel: a tinted, framed box, an icon by its bold question, a tick or cross by each item.
+    found = _regions(NativeReader().read(ipid_pdf(tmp_path / "ipid.pdf")))
+
+    assert not [text for _, kind, text in found if kind == "figure"]
+    headings = [text for _, kind, text in found if kind == "section_header"]
+    assert {"What is insured?", "Are there any restrictions on cover?", "How do I cancel the contract?"} <= set(
+        headings
+    )
+    texts = " ".join(text for _, _, text in found)
+    assert "An excess of £350 applies to escape of water claims" in texts
