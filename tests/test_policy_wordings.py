@@ -90,3 +90,13 @@ def test_an_ipids_panels_with_icons_are_text_not_figures(tmp_path: Path) -> None
     )
     texts = " ".join(text for _, _, text in found)
     assert "An excess of £350 applies to escape of water claims" in texts
+
+
+def test_the_ticked_items_of_panels_side_by_side_are_items_not_sub_items(tmp_path: Path) -> None:
+    # Each item's tick is a disc with the tick drawn on it; the right column's are a column further in.
+    found = _regions(NativeReader().read(ipid_pdf(tmp_path / "ipid.pdf")))
+
+    lists = [text for _, kind, text in found if kind == "list"]
+    assert any(text.startswith("• Wear and tear and gradual deterioration\n• Loss or damage") for text in lists)
+    restrictions = next(text for text in lists if "An excess of £350" in text)
+    assert restrictions.startswith("• An excess of £350 applies to escape of water claims\n• An excess of £100")
