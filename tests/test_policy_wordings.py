@@ -13,7 +13,7 @@ from docgraph.app.config import Settings
 from docgraph.app.llm.answer import AnswerResult
 from docgraph.app.llm.service import ask
 from docgraph.app.retrieval.hybrid import HybridRetriever
-from docgraph.app.retrieval.relevance import named_words
+from docgraph.app.retrieval.relevance import named_words, word_forms
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
@@ -100,3 +100,15 @@ def test_the_ticked_items_of_panels_side_by_side_are_items_not_sub_items(tmp_pat
     assert any(text.startswith("• Wear and tear and gradual deterioration\n• Loss or damage") for text in lists)
     restrictions = next(text for text in lists if "An excess of £350" in text)
     assert restrictions.startswith("• An excess of £350 applies to escape of water claims\n• An excess of £100")
+
+
+def test_how_to_complain_is_answered_from_the_complaints_section(
+    falkordb_store: FalkorDBStore, policy: HybridRetriever, tmp_path: Path
+) -> None:
+    # The section says "complaint", never "complain".
+    result = _ask(falkordb_store, policy, "How do I complain?", tmp_path / "home")
+
+    assert not result.abstained
+    assert "please contact us in one of these ways" in result.answer
+    assert word_forms("complaint") & word_forms("complain")
+    assert not word_forms("paint") & word_forms("pain")
