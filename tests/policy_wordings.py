@@ -273,15 +273,15 @@ def _icon(page: pymupdf.Page, x: float, y: float, kind: str, radius: float = 7.0
     """A filled circle with a white tick, cross or exclamation mark drawn in it."""
     colour = {"tick": (0.1, 0.55, 0.2), "cross": (0.8, 0.1, 0.1), "warn": (0.95, 0.6, 0.0)}[kind]
     page.draw_circle((x, y), radius, color=colour, fill=colour)
-    white = (1.0, 1.0, 1.0)
+    white, k = (1.0, 1.0, 1.0), radius / 7.0  # the mark drawn inside the disc, to its scale
     if kind == "tick":
-        page.draw_polyline([(x - 3.5, y), (x - 1, y + 3), (x + 4, y - 3)], color=white, width=1.6)
+        page.draw_polyline([(x - 3.5 * k, y), (x - k, y + 3 * k), (x + 4 * k, y - 3 * k)], color=white, width=1.6 * k)
     elif kind == "cross":
-        page.draw_line((x - 3, y - 3), (x + 3, y + 3), color=white, width=1.6)
-        page.draw_line((x - 3, y + 3), (x + 3, y - 3), color=white, width=1.6)
+        page.draw_line((x - 3 * k, y - 3 * k), (x + 3 * k, y + 3 * k), color=white, width=1.6 * k)
+        page.draw_line((x - 3 * k, y + 3 * k), (x + 3 * k, y - 3 * k), color=white, width=1.6 * k)
     else:
-        page.draw_line((x, y - 4), (x, y + 1), color=white, width=1.8)
-        page.draw_circle((x, y + 3.5), 0.9, color=white, fill=white)
+        page.draw_line((x, y - 4 * k), (x, y + k), color=white, width=1.8 * k)
+        page.draw_circle((x, y + 3.5 * k), 0.9 * k, color=white, fill=white)
 
 
 def ipid_pdf(path: Path) -> Path:
@@ -318,7 +318,7 @@ def ipid_pdf(path: Path) -> Path:
             page.insert_text((x0 + 28, top + 20), heading, fontname="hebo", fontsize=11, color=BLUE)
             y = top + 36
             for item in lines:
-                _icon(page, x0 + 14, y - 3, icon, radius=4)
+                _icon(page, x0 + 14, y - 3, icon, radius=3.5)
                 for line in item:
                     write_line(page, x0 + 24, y, line, size)
                     y += size * LEADING

@@ -13,7 +13,7 @@ from docgraph.app.config import Settings
 from docgraph.app.llm.answer import AnswerResult
 from docgraph.app.llm.service import ask
 from docgraph.app.retrieval.hybrid import HybridRetriever
-from docgraph.app.retrieval.relevance import named_words
+from docgraph.app.retrieval.relevance import named_words, word_forms
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
@@ -77,3 +77,38 @@ def test_a_bold_question_over_its_answer_heads_it(tmp_path: Path) -> None:
     ) in found
     answer = next(i for i, (_, _, text) in enumerate(found) if text.startswith("Our claims line is open from abroad"))
     assert found[answer - 1][2] == question and found[answer][1] == "paragraph"
+
+
+def test_an_ipids_panels_with_icons_are_text_not_figures(tmp_path: Path) -> None:
+    # Each panel: a tinted, framed box, an icon by its bold question, a tick or cross by each item.
+    found = _regions(NativeReader().read(ipid_pdf(tmp_path / "ipid.pdf")))
+
+    assert not [text for _, kind, text in found if kind == "figure"]
+    headings = [text for _, kind, text in found if kind == "section_header"]
+    assert {"What is insured?", "Are there any restrictions on cover?", "How do I cancel the contract?"} <= set(
+        headings
+    )
+    texts = " ".join(text for _, _, text in found)
+    assert "An excess of £350 applies to escape of water claims" in texts
+
+
+def test_the_ticked_items_of_panels_side_by_side_are_items_not_sub_items(tmp_path: Path) -> None:
+    # Each item's tick is a disc with the tick drawn on it; the right column's are a column further in.
+    found = _regions(NativeReader().read(ipid_pdf(tmp_path / "ipid.pdf")))
+
+    lists = [text for _, kind, text in found if kind == "list"]
+    assert any(text.startswith("• Wear and tear and gradual deterioration\n• Loss or damage") for text in lists)
+    restrictions = next(text for text in lists if "An excess of £350" in text)
+    assert restrictions.startswith("• An excess of £350 applies to escape of water claims\n• An excess of £100")
+
+
+def test_how_to_complain_is_answered_from_the_complaints_section(
+    falkordb_store: FalkorDBStore, policy: HybridRetriever, tmp_path: Path
+) -> None:
+    # The section says "complaint", never "complain".
+    result = _ask(falkordb_store, policy, "How do I complain?", tmp_path / "home")
+
+    assert not result.abstained
+    assert "please contact us in one of these ways" in result.answer
+    assert word_forms("complaint") & word_forms("complain")
+    assert not word_forms("paint") & word_forms("pain")

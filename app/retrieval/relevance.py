@@ -164,9 +164,12 @@ def word_forms(word: str) -> set[str]:
     Porter's step 1b takes the ending off: "stored" -> stored, stor, store; "stopping" -> stopping,
     stop, stope; "clean" -> clean. Two words meet when their forms do ("cleaned" and "clean"), and a
     bare word is never shortened ("care" and "car" do not). An irregular verb's past forms also stand
-    for the verb ("took" -> take)."""
+    for the verb ("took" -> take), and a noun made with -t its verb ("complaint" -> complain; a
+    short word, "paint" or "saint", is no such noun)."""
     if word in BASE_OF:
         return {word, BASE_OF[word]}
+    if len(word) >= 9 and word.endswith("aint"):  # "complaint", "restraint": the verb and its noun in -t
+        return {word, word[:-1]}
     suffix = next((s for s in ("ing", "ed") if word.endswith(s) and not word.endswith("eed")), "")
     stem = word[: -len(suffix)] if suffix else ""
     if len(stem) < 2 or not _VOWELS.search(stem):

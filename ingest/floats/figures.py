@@ -29,6 +29,8 @@ LISTING_SIZE_DROP = 3.0  # points: code is often set smaller than the body text
 MIN_CHARS_OVER_BACKGROUND = 200  # this much text on a page-sized image is the page's own text,
 STRIP_WIDTH_SHARE = 0.9  # of the page's width: a picture this wide and ...
 STRIP_ASPECT = 8.0  # ... this many times wider than high is a band of the page's design
+PANEL_COVER = 0.9  # of a box's area: a path this large is its frame or tint
+MARK_EM = 2.0  # a mark drawn in a panel (an icon, a tick) is no larger than this many of its text's em
 MIN_LARGE_TEXT_SIZE = 11.0  # and so is less set this large (a slide, a cover); else a scan's stamp
 
 
@@ -108,6 +110,8 @@ def drawing_figures(
             continue  # a shaded or framed box around text, not a picture
         if _tiled_box(members, box) and _lines_inside(box, lines) and not figure_caption_near(box, lines):
             continue  # the same, shaded strip by strip; captioned, it shows a sample of text
+        if _marked_panel(members, box, lines) and not figure_caption_near(box, lines):
+            continue
         boxes.append(box)
     return boxes
 
@@ -123,6 +127,30 @@ def _tiled_box(members: Sequence[dict[str, Any]], box: BBox) -> bool:
         return False
     tiles = [_as_bbox(item[1]) for path in members if path.get("fill") is not None for item in path["items"]]
     return box.area > 0 and _union_area(tiles) >= SHADED_BOX_COVER * box.area
+
+
+def _marked_panel(members: Sequence[dict[str, Any]], box: BBox, lines: Sequence[TextLine]) -> bool:
+    """A framed or tinted box of text whose other drawings are marks no larger than its text, each
+    before a line: the icon by a panel's heading and the tick or cross by each item, as an IPID or
+    a fact sheet sets its panels. A diagram draws shapes, arrows or axes larger than its words."""
+    inside = [line for line in _lines_inside(box, lines) if sum(ch.isalpha() for ch in line.text) >= 2]
+    if not inside or box.area <= 0:
+        return False
+    frames = [path for path in members if _as_bbox(path["rect"]).area >= PANEL_COVER * box.area]
+    marks = [_as_bbox(path["rect"]) for path in members if not any(path is frame for frame in frames)]
+    em = max(line.size for line in inside)
+    return (
+        bool(frames)
+        and _only_rectangles(frames)  # a frame, not a grid or a plot drawn across the box
+        and all(max(rect.width, rect.height) <= MARK_EM * em and _opens_a_line(rect, inside) for rect in marks)
+    )
+
+
+def _opens_a_line(mark: BBox, lines: Sequence[TextLine]) -> bool:
+    """``mark`` stands on the row of one of ``lines``, before its first word: the icon of a heading
+    or an item. A crest or a picture's dots stand apart from the text."""
+    middle = (mark.y0 + mark.y1) / 2
+    return any(line.bbox.y0 <= middle <= line.bbox.y1 and mark.x1 <= line.bbox.x0 + 1.0 for line in lines)
 
 
 def _lines_inside(box: BBox, lines: Sequence[TextLine]) -> list[TextLine]:
