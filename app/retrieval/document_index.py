@@ -190,15 +190,20 @@ class DocumentIndex:
         ]
 
     @cached_property
-    def opening_words(self) -> frozenset[str]:
-        """The words of the document's opening, its first page's lines before its first heading or
-        table ("Agenda for the Board of Management meeting on 17 March 2026"): they say what paper it is."""
+    def opening(self) -> list[str]:
+        """The document's opening, its first page's lines before its first heading or table ("Agenda
+        for the Board of Management meeting on 17 March 2026"): they say what paper it is, and when."""
         opening: list[str] = []
         for region in self.regions:
             if region.page != self.regions[0].page or region.kind in ("section_header", "table"):
                 break
             opening.append(region.text)
-        return frozenset(word for text in opening for word in tokenize(text))
+        return opening
+
+    @cached_property
+    def opening_words(self) -> frozenset[str]:
+        """The tokens of :attr:`opening`."""
+        return frozenset(word for text in self.opening for word in tokenize(text))
 
     @cached_property
     def items(self) -> dict[str, list[str]]:
