@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from docgraph.app.retrieval.dates import find_dates, fullness
 from docgraph.app.retrieval.fields import field_label
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
 from tests.board_minutes import FIELDS, write_minutes
-from tests.board_papers import write_action_log, write_board_paper
+from tests.board_papers import write_action_log, write_agenda, write_board_paper
 from tests.llm_data import ask_of_pdf, hybrid_over
 
 
@@ -61,3 +62,46 @@ def test_a_notice_or_an_outcome_label_is_no_field() -> None:
     assert field_label("Apologies: Sarah Collins, David Price") == "Apologies"
     assert field_label("Note: the policy takes effect in April.") is None
     assert field_label("ACTION: Ravi Patel to report to the May meeting") is None
+
+
+def test_a_minute_or_an_agenda_item_named_by_number_is_read(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "minute 4.2" is the minutes' section 4.2, as "section 4.2" is; "item 5 on the agenda" is the agenda's
+    # row that opens with 5, not the minutes' section 5 nor the agenda's heading lines.
+    pdfs = [write_minutes(tmp_path / "minutes.pdf"), write_agenda(tmp_path / "agenda.pdf")]
+    hybrid = hybrid_over(falkordb_store, pdfs, tmp_path)
+
+    minute = [result.text for result in hybrid.retrieve("What does minute 4.2 say?", k=3)]
+    item = hybrid.retrieve("What is item 5 on the agenda?", k=3)
+    agenda_item = hybrid.retrieve("What is agenda item 3?", k=3)
+    assert "DECISION: The Board approved the revised damp and mould policy, to take effect from 1 April 2026." in minute
+    assert all("February" not in text for text in minute)
+    assert item[0].text.startswith("5 19:00 Damp and mould policy review")
+    assert agenda_item[0].text == "3 18:15 Chief Executive's report Mark Evans"
+
+
+def test_a_meeting_named_by_its_date_names_its_minutes(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "the March meeting" names the minutes dated so ("Date: 17 March 2026"), not February's, and not the
+    # board paper whose "Meeting:" field the words "March meeting" matched.
+    february = tuple((label, "17 February 2026" if label == "Date:" else value) for label, value in FIELDS)
+    pdfs = [
+        write_minutes(tmp_path / "minutes.pdf"),
+        write_minutes(tmp_path / "minutes-feb.pdf", fields=february, held="17 February 2026"),
+        write_board_paper(tmp_path / "paper.pdf"),
+    ]
+    hybrid = hybrid_over(falkordb_store, pdfs, tmp_path)
+
+    decision = "DECISION: The Board approved the revised damp and mould policy, to take effect from 1 April 2026."
+    for question in (
+        "What did the March meeting decide on damp and mould?",
+        "What did the meeting of 17/03/2026 decide on damp and mould?",
+    ):
+        found = hybrid.retrieve(question, k=3)
+        assert {result.doc_id for result in found} == {"minutes"}
+        assert decision in [result.text for result in found]
+
+
+def test_a_date_is_written_as_a_date() -> None:
+    assert find_dates("What did the March meeting decide?") == [((None, 3, None), 13, 18)]
+    assert [date for date, _, _ in find_dates("Minutes of 17 March 2026, agenda 2026-03-17")] == [(17, 3, 2026)] * 2
+    assert find_dates("May I see the minutes?") == [] and find_dates("the May meeting", whole=True) == []
+    assert fullness((None, 3, None), [(17, 3, 2026)]) == 1 and fullness((17, 3, 2026), [(17, 2, 2026)]) == 0

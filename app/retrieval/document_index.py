@@ -17,11 +17,15 @@ from numpy.typing import NDArray
 from docgraph.app.retrieval.bm25 import BM25Index
 from docgraph.app.retrieval.labels import Captions
 from docgraph.app.retrieval.named_parts import (
+    AGENDA,
     asks_for_dependents,
     asks_for_proof,
+    named_items,
     named_notes,
     named_pages,
     named_parts,
+    names_agenda_items,
+    opening_number,
     part_index,
     printed_number,
     resolved_parts,
@@ -156,8 +160,16 @@ class DocumentIndex:
     def part_rows(self, question: str) -> list[int]:
         """Rows of the regions in the parts ``question`` names (a section with its subsections, a
         sub-clause's paragraph), in reading order."""
-        targets = resolved_parts(self.parts, named_parts(question, self.own_names))
+        items = named_items(question)
+        if names_agenda_items(question) and AGENDA not in self.name_words | self.opening_words:
+            items = []  # "agenda item 3" is none of the minutes' parts
+        starts = {item.start for item in named_items(question)} - {item.start for item in items}
+        mentions = [mention for mention in named_parts(question, self.own_names) if mention.start not in starts]
+        targets = resolved_parts(self.parts, mentions)
         targets += [("Section", key) for key in titled_sections(question, self.sections.values())]
+        # an item no section or sub-clause bears: the paragraphs that open with its number (an agenda's rows)
+        unborne = [item.number for item in items if self.parts.resolve_part(item) is None]
+        targets += [("Region", key) for number in unborne for key in self.items.get(number, ())]
         if asks_for_proof(question):  # "Prove Lemma 2.1": the lemma's own proof, which belongs to it
             targets += [("Region", key) for label, target in targets for key in self.proofs.get(target, ())]
         if asks_for_dependents(question):  # "Which claims depend on claim 3?": the claims that refer to it
@@ -176,6 +188,31 @@ class DocumentIndex:
             or (region.page in pages and region.kind not in FURNITURE)
             or row in notes
         ]
+
+    @cached_property
+    def opening(self) -> list[str]:
+        """The document's opening, its first page's lines before its first heading or table ("Agenda
+        for the Board of Management meeting on 17 March 2026"): they say what paper it is, and when."""
+        opening: list[str] = []
+        for region in self.regions:
+            if region.page != self.regions[0].page or region.kind in ("section_header", "table"):
+                break
+            opening.append(region.text)
+        return opening
+
+    @cached_property
+    def opening_words(self) -> frozenset[str]:
+        """The tokens of :attr:`opening`."""
+        return frozenset(word for text in self.opening for word in tokenize(text))
+
+    @cached_property
+    def items(self) -> dict[str, list[str]]:
+        """A whole number -> the ids of the paragraphs that open with it (:func:`opening_number`)."""
+        items: dict[str, list[str]] = {}
+        for region in self.regions:
+            if (number := opening_number(region.kind, region.text)) is not None:
+                items.setdefault(number, []).append(region.region_id)
+        return items
 
     @cached_property
     def proofs(self) -> dict[str, list[str]]:

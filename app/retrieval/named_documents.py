@@ -8,6 +8,9 @@ a digit, an underscore, or a capital letter past the question's first word. A wo
 in scope is named by ("invoice" of fifteen invoices) names none of them, nor do a figure, table,
 section or page label's words ("Table 3", "page 5"), which name parts of documents.
 
+A date names the documents it is the date of ("the March meeting": the minutes headed "Date: 17
+March 2026"; :mod:`app.retrieval.dates`), those it names most fully only.
+
 An identifier that names a document ("1043", "HSX310", "libtasn1") says which document to read, not
 which passage; a plain capitalised word that names one ("Luther" of a book titled after him) is
 also what its passages are about, so the question keeps it.
@@ -19,7 +22,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from docgraph.app.retrieval.dates import Date, find_dates, fullness
 from docgraph.app.retrieval.document_index import DocumentIndex
+from docgraph.app.retrieval.fields import field_label
 from docgraph.app.retrieval.kinds import named_label_words
 from docgraph.app.retrieval.named_parts import part_label_words
 from docgraph.app.retrieval.text import tokenize
@@ -60,13 +65,35 @@ def named_documents(question: str, documents: Iterable[DocumentIndex]) -> NamedD
     candidates = list(documents)
     words = naming_words(question)
     named = [document for document in candidates if words & document.name_words]
-    if not named:
+    dated = _dated(question, candidates)
+    if not named and not dated:
         return NamedDocuments(frozenset(), question)
     names = frozenset().union(*(document.name_words for document in named))
     identifiers = {word for word in words & names if _is_identifier(word)}
     unnamed = " ".join(_without_names(question.split(), identifiers, names)) if identifiers else question
+    named = list({document.doc_id: document for document in [*named, *dated]}.values())
     lifted = frozenset(document.doc_id for document in named) if len(named) < len(candidates) else frozenset()
     return NamedDocuments(lifted, unnamed if tokenize(unnamed) else question)
+
+
+def _dated(question: str, candidates: list[DocumentIndex]) -> list[DocumentIndex]:
+    """The ``candidates`` a date in ``question`` names most fully, by their :func:`header_dates`
+    ("the March meeting" names the minutes dated 17 March 2026; "17 March 2026" names those rather
+    than a report dated "March 2026"). The date stays in the question: a passage may state it."""
+    asked = [date for date, _, _ in find_dates(question)]
+    if not asked:
+        return []
+    held = {document.doc_id: header_dates(document) for document in candidates}
+    scores = {doc_id: max(fullness(date, dates) for date in asked) for doc_id, dates in held.items()}
+    best = max(scores.values(), default=0)
+    return [document for document in candidates if best and scores[document.doc_id] == best]
+
+
+def header_dates(document: DocumentIndex) -> set[Date]:
+    """The whole dates of ``document``'s names and of the date fields of its opening ("Date: 17
+    March 2026"): the document's own date, not one it mentions ("Meeting: Board, 17 March 2026")."""
+    dated = [text for text in document.opening if "date" in tokenize(field_label(text) or "")]
+    return {date for text in [*document.name_texts, *dated] for date, _, _ in find_dates(text, True)}
 
 
 def _without_names(words: list[str], naming: set[str], names: frozenset[str]) -> list[str]:

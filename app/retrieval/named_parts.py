@@ -60,6 +60,16 @@ _NOTICE_NAMED = re.compile(
 # then is a statement's proof part of the statement it names.
 _PROOF_ASKED = re.compile(r"\b(?:prove|proves|proving|proof|proofs|demonstrate)\b", re.IGNORECASE)
 _DEPENDENTS = re.compile(r"\b(?:depend(?:s|ing|ent)?|dependent)\s+(?:on|upon|from)\b", re.IGNORECASE)
+# A meeting's papers name their numbered parts as the meeting does: "minute 4.2", "item 5", "agenda
+# item 3". In a question each names the section so numbered, else the paragraph that opens with the
+# number (an agenda's row "5 19:00 Damp and mould ..."). At question time only: in a manual's text
+# "item 5" is as often a callout on a drawing.
+_ITEM_NAMED = re.compile(r"\b(?:[Mm]inute|MINUTE|[Ii]tem|ITEM)\s+(\d{1,3}(?:\.\d{1,3})*)(?!\w|\.\d)")
+# An item named as the agenda's ("agenda item 3", "item 5 on the agenda") is one of the agenda only.
+_AGENDA_ITEM = re.compile(r"\bagenda\s+item\s+\d|\bitem\s+\d{1,3}\s+(?:on|of|in)\s+the\s+agenda\b", re.IGNORECASE)
+AGENDA = "agenda"
+_OPENING_NUMBER = re.compile(r"^(\d{1,3})\.?[ \t]+(?=\S)")
+ITEM_KINDS = frozenset({"paragraph", "list"})
 _PRINTED_NUMBER = re.compile(
     r"^\s*(?:(?i:page|p\.|seite|page|página|pagina)\s*)?[-–—]?\s*(\d{1,4})\s*[-–—]?(?:\s*(?i:of|/|von|de|di)\s*\d{1,4})?\s*$"
 )
@@ -127,8 +137,10 @@ def part_label_words(question: str) -> set[str]:
     named = [m for m in _mentions(question) if m.kind in PART_KINDS | PAGE_KINDS and not m.external]
     notes = [match.group(0) for match in _NOTE_ASKED.finditer(question)]
     titled = [found.group(0) for found in _TITLED_PART.finditer(question)]
+    agenda = [found.group(0) for found in _AGENDA_ITEM.finditer(question)]  # "item 5 on the agenda"
     written = [_word_before(question, m) for m in named]
-    return {word for text in [*(m.label for m in named), *written, *notes, *titled] for word in tokenize(text)}
+    labels = [*(m.label for m in named), *written, *notes, *titled, *agenda]
+    return {word for text in labels for word in tokenize(text)}
 
 
 def _word_before(question: str, mention: Mention) -> str:
@@ -184,7 +196,27 @@ def asks_for_dependents(question: str) -> bool:
 def _mentions(question: str, own_names: str = "") -> tuple[Mention, ...]:
     """The mentions in ``question``, read once per question and document name: one query asks
     for them in gathering, in ranking and per document."""
-    return tuple(find_mentions(question, own_names))
+    items = [Mention("clause", match.group(1), match.start(1)) for match in _ITEM_NAMED.finditer(question)]
+    return tuple(sorted([*find_mentions(question, own_names), *items], key=lambda mention: mention.start))
+
+
+def named_items(question: str) -> list[Mention]:
+    """The numbered items or minutes ``question`` names ("item 5", "minute 4.2"), as clause mentions."""
+    if not names_parts(question):
+        return []
+    return [Mention("clause", match.group(1), match.start(1)) for match in _ITEM_NAMED.finditer(question)]
+
+
+def names_agenda_items(question: str) -> bool:
+    """Whether ``question`` names its items as the agenda's ("agenda item 3", "item 5 on the agenda")."""
+    return _AGENDA_ITEM.search(question) is not None
+
+
+def opening_number(kind: str, text: str) -> str | None:
+    """The whole number a paragraph opens with, as an agenda's or a list's item does ("5 19:00 Damp
+    and mould ...", "3. Matters arising"): the item a question names by it."""
+    match = _OPENING_NUMBER.match(text) if kind in ITEM_KINDS else None
+    return match.group(1) if match else None
 
 
 def asks_only_where(question: str, named: set[str]) -> bool:
