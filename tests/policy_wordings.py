@@ -178,14 +178,16 @@ COMPLAINT_STEPS = [
     "2. Write to Customer Relations, Harbour Mutual, 1 Quay Street, Bristol BS1 4AA.",
     "3. Email complaints@harbourmutual.example.",
 ]
+COMPLAINT_WAYS = ["\u2022 " + step.split(" ", 1)[1] for step in COMPLAINT_STEPS]  # the same ways, bulleted
 FILLER = (
     "Please read this policy wording together with your schedule and any endorsements, as they form one "
     "contract between you and us. "
 )
 
 
-def wording_pdf(path: Path, question_size: float = 10.5) -> Path:
-    """The policy wording: definitions, two sections of cover tables, the FAQ and complaints."""
+def wording_pdf(path: Path, question_size: float = 10.5, complaint_steps: Sequence[str] = COMPLAINT_STEPS) -> Path:
+    """The policy wording: definitions, two sections of cover tables, the FAQ and complaints (the
+    ways to complain as ``complaint_steps``: numbered, or bulleted as :data:`COMPLAINT_WAYS`)."""
     w = Writer("Harbour Mutual Home Insurance - Policy Wording")
     w.heading("Home Insurance Policy Wording", size=20, before=6)
     w.paragraph(FILLER * 3)
@@ -212,7 +214,7 @@ def wording_pdf(path: Path, question_size: float = 10.5) -> Path:
         w.paragraph(answer)
     w.heading("How to make a complaint")
     w.paragraph("If you are unhappy with our service, please contact us in one of these ways:", after=2)
-    for step in COMPLAINT_STEPS:
+    for step in complaint_steps:
         w.paragraph(step, x0=LEFT + 12, after=2)
     w.paragraph(
         "If you remain unhappy you may refer your complaint to the Financial Ombudsman Service within "

@@ -18,7 +18,7 @@ from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
 from tests.llm_data import hybrid_over
-from tests.policy_wordings import ipid_pdf, wording_pdf
+from tests.policy_wordings import COMPLAINT_WAYS, ipid_pdf, wording_pdf
 
 
 @pytest.fixture
@@ -112,3 +112,20 @@ def test_how_to_complain_is_answered_from_the_complaints_section(
     assert "please contact us in one of these ways" in result.answer
     assert word_forms("complaint") & word_forms("complain")
     assert not word_forms("paint") & word_forms("pain")
+
+
+def test_a_bulleted_list_after_its_lead_in_is_quoted_whole_for_how_to(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    # "... please contact us in one of these ways:" over three bulleted ways: every way, in order,
+    # not only the one that shares the most words with the question.
+    pdfs = [wording_pdf(tmp_path / "wording.pdf", complaint_steps=COMPLAINT_WAYS), ipid_pdf(tmp_path / "ipid.pdf")]
+    retriever = hybrid_over(falkordb_store, pdfs, tmp_path / "home")
+
+    result = _ask(falkordb_store, retriever, "How do I complain?", tmp_path / "home")
+
+    first = result.answer.splitlines()[0]
+    ways = ["Telephone our customer relations team", "Write to Customer Relations", "Email complaints@"]
+    assert "please contact us in one of these ways:" in first
+    positions = [first.find(way) for way in ways]
+    assert -1 not in positions and positions == sorted(positions)

@@ -4,7 +4,8 @@ Quoted as other lists are, a procedure gives the one or two steps that share the
 the question ("How do I descale the machine?" finds "Press and hold the descale key"), or its
 start cut short, and a step from its part after a page or column break apart from the rest. The
 steps are quoted whole instead, from every part the graph ties together, after the sentence that
-leads into them.
+leads into them. A list of unnumbered items a sentence leads into ("... contact us in one of
+these ways:") is the ways asked for: it is quoted whole after that sentence, when it fits a quote.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import replace
 from itertools import pairwise
 
 from docgraph.app.llm.context import Context, Passage, leads_in, regions_by_id
-from docgraph.app.llm.quote_length import cut, cut_start
+from docgraph.app.llm.quote_length import MAX_QUOTE_CHARS, cut, cut_start
 from docgraph.app.stores import cypher
 from docgraph.app.stores.base import GraphStore
 
@@ -69,14 +70,17 @@ def _parts(passage: Passage, context: Context) -> list[Passage]:
 
 def procedure_quote(passage: Passage, context: Context) -> tuple[str, list[Passage]] | None:
     """The whole procedure ``passage`` is a part of, or leads into, and the passages quoted: its
-    lead-in, then every step of every part (each step cut to a quote's length); None when
-    ``passage`` is neither a numbered list nor the sentence leading into one."""
+    lead-in, then every step of every part (each step cut to a quote's length); an unnumbered list
+    after its lead-in whole (:func:`_led_list_quote`); None when ``passage`` is neither a list nor
+    the sentence leading into one."""
     procedure: Passage | None = passage
     lead = context.neighbour(passage, "lead_in")
     if leads_in(passage):
         procedure, lead = context.neighbour(passage, "next"), passage
-    if procedure is None or procedure.kind != "list" or not steps(procedure.text):
+    if procedure is None or procedure.kind != "list":
         return None
+    if not steps(procedure.text):
+        return _led_list_quote(procedure, lead)
     parts = _parts(procedure, context)
     if parts[0].region_id != procedure.region_id:  # the hit was a later part: the lead-in of the first
         lead = context.neighbour(parts[0], "lead_in") or (lead if lead is passage else None)
@@ -84,6 +88,16 @@ def procedure_quote(passage: Passage, context: Context) -> tuple[str, list[Passa
     if lead is None:
         return quote, parts
     return f"{cut_start(lead.text.strip())}” “{quote}", [lead, *parts]
+
+
+def _led_list_quote(items: Passage, lead: Passage | None) -> tuple[str, list[Passage]] | None:
+    """An unnumbered list after the sentence that leads into it, all its items in order, when the
+    list fits a quote: quoted as other lists are, only the item sharing the most words with the
+    question would follow "... in one of these ways:". None without a lead-in or for a long list."""
+    text = " ".join(items.text.split())
+    if lead is None or not leads_in(lead) or not text or len(text) > MAX_QUOTE_CHARS:
+        return None
+    return f"{cut_start(lead.text.strip())}” “{text}", [lead, items]
 
 
 def list_parts(store: GraphStore, lists: Sequence[Passage]) -> list[Passage]:
