@@ -129,3 +129,15 @@ def test_a_bulleted_list_after_its_lead_in_is_quoted_whole_for_how_to(
     assert "please contact us in one of these ways:" in first
     positions = [first.find(way) for way in ways]
     assert -1 not in positions and positions == sorted(positions)
+
+
+def test_a_left_column_running_on_under_a_short_right_one_is_read_whole(tmp_path: Path) -> None:
+    # The IPID's first page: two panels on the left, one shorter on the right, starting level.
+    found = _regions(NativeReader().read(ipid_pdf(tmp_path / "ipid.pdf")))
+
+    texts = [text for _, _, text in found]
+    heading = texts.index("What is not insured?")
+    assert texts[heading + 1].startswith("• Wear and tear and gradual deterioration")
+    restrictions = texts.index("Are there any restrictions on cover?")
+    assert texts[restrictions + 1].startswith("• An excess of £350")
+    assert heading < restrictions
