@@ -141,3 +141,13 @@ def test_a_left_column_running_on_under_a_short_right_one_is_read_whole(tmp_path
     restrictions = texts.index("Are there any restrictions on cover?")
     assert texts[restrictions + 1].startswith("• An excess of £350")
     assert heading < restrictions
+
+
+def test_a_filled_header_band_over_two_columns_names_each_column(tmp_path: Path) -> None:
+    # The header band is one filled rectangle, its rules start under it: a label set in each column.
+    found = _regions(NativeReader().read(wording_pdf(tmp_path / "wording.pdf")))
+
+    tables = [text for _, kind, text in found if kind == "table"]
+    assert len(tables) == 2
+    for table in tables:
+        assert table.startswith("| What is covered | What is not covered |\n| --- | --- |\n")
