@@ -162,3 +162,14 @@ def test_lines_set_in_under_a_colon_without_marks_are_one_list(tmp_path: Path) -
     )
     assert found[lead_in + 1] == (2, "list", "\n".join(COMPLAINT_LINES))
     assert found[lead_in + 2][2].startswith("If you remain unhappy")
+
+
+def test_a_clipped_word_meets_the_word_the_policy_prints_in_full(
+    falkordb_store: FalkorDBStore, policy: HybridRetriever, tmp_path: Path
+) -> None:
+    # The wording says "Telephone our customer relations team", the IPID "Bicycles are covered".
+    phone = _ask(falkordb_store, policy, "What is the phone number for customer relations?", tmp_path / "home")
+    bike = _ask(falkordb_store, policy, "Is my bike covered?", tmp_path / "home")
+
+    assert not phone.abstained and "0800 765 4321" in phone.answer
+    assert not bike.abstained and "Bicycles are covered up to £1,000 each" in bike.answer
