@@ -179,6 +179,7 @@ COMPLAINT_STEPS = [
     "3. Email complaints@harbourmutual.example.",
 ]
 COMPLAINT_WAYS = ["\u2022 " + step.split(" ", 1)[1] for step in COMPLAINT_STEPS]  # the same ways, bulleted
+COMPLAINT_LINES = [step.split(" ", 1)[1] for step in COMPLAINT_STEPS]  # the same ways, set in without a mark
 FILLER = (
     "Please read this policy wording together with your schedule and any endorsements, as they form one "
     "contract between you and us. "
@@ -187,7 +188,8 @@ FILLER = (
 
 def wording_pdf(path: Path, question_size: float = 10.5, complaint_steps: Sequence[str] = COMPLAINT_STEPS) -> Path:
     """The policy wording: definitions, two sections of cover tables, the FAQ and complaints (the
-    ways to complain as ``complaint_steps``: numbered, or bulleted as :data:`COMPLAINT_WAYS`)."""
+    ways to complain as ``complaint_steps``: numbered, bulleted as :data:`COMPLAINT_WAYS`, or set
+    in without a mark as :data:`COMPLAINT_LINES`)."""
     w = Writer("Harbour Mutual Home Insurance - Policy Wording")
     w.heading("Home Insurance Policy Wording", size=20, before=6)
     w.paragraph(FILLER * 3)

@@ -18,7 +18,7 @@ from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
 from tests.llm_data import hybrid_over
-from tests.policy_wordings import COMPLAINT_WAYS, ipid_pdf, wording_pdf
+from tests.policy_wordings import COMPLAINT_LINES, COMPLAINT_WAYS, ipid_pdf, wording_pdf
 
 
 @pytest.fixture
@@ -129,3 +129,47 @@ def test_a_bulleted_list_after_its_lead_in_is_quoted_whole_for_how_to(
     assert "please contact us in one of these ways:" in first
     positions = [first.find(way) for way in ways]
     assert -1 not in positions and positions == sorted(positions)
+
+
+def test_a_left_column_running_on_under_a_short_right_one_is_read_whole(tmp_path: Path) -> None:
+    # The IPID's first page: two panels on the left, one shorter on the right, starting level.
+    found = _regions(NativeReader().read(ipid_pdf(tmp_path / "ipid.pdf")))
+
+    texts = [text for _, _, text in found]
+    heading = texts.index("What is not insured?")
+    assert texts[heading + 1].startswith("• Wear and tear and gradual deterioration")
+    restrictions = texts.index("Are there any restrictions on cover?")
+    assert texts[restrictions + 1].startswith("• An excess of £350")
+    assert heading < restrictions
+
+
+def test_a_filled_header_band_over_two_columns_names_each_column(tmp_path: Path) -> None:
+    # The header band is one filled rectangle, its rules start under it: a label set in each column.
+    found = _regions(NativeReader().read(wording_pdf(tmp_path / "wording.pdf")))
+
+    tables = [text for _, kind, text in found if kind == "table"]
+    assert len(tables) == 2
+    for table in tables:
+        assert table.startswith("| What is covered | What is not covered |\n| --- | --- |\n")
+
+
+def test_lines_set_in_under_a_colon_without_marks_are_one_list(tmp_path: Path) -> None:
+    # "... in one of these ways:" over three short lines set in, no bullet or number before them.
+    found = _regions(NativeReader().read(wording_pdf(tmp_path / "wording.pdf", complaint_steps=COMPLAINT_LINES)))
+
+    lead_in = found.index(
+        (2, "paragraph", "If you are unhappy with our service, please contact us in one of these ways:")
+    )
+    assert found[lead_in + 1] == (2, "list", "\n".join(COMPLAINT_LINES))
+    assert found[lead_in + 2][2].startswith("If you remain unhappy")
+
+
+def test_a_clipped_word_meets_the_word_the_policy_prints_in_full(
+    falkordb_store: FalkorDBStore, policy: HybridRetriever, tmp_path: Path
+) -> None:
+    # The wording says "Telephone our customer relations team", the IPID "Bicycles are covered".
+    phone = _ask(falkordb_store, policy, "What is the phone number for customer relations?", tmp_path / "home")
+    bike = _ask(falkordb_store, policy, "Is my bike covered?", tmp_path / "home")
+
+    assert not phone.abstained and "0800 765 4321" in phone.answer
+    assert not bike.abstained and "Bicycles are covered up to £1,000 each" in bike.answer

@@ -122,6 +122,12 @@ _ABBREVIATIONS = {
     "fig": "figure",
     "eq": "equation",
 }
+# Clipped words that stand for one word only, which a policy or a contract prints in full while its
+# reader says the short one ("phone number" for "Telephone: 0800 ..."). A compound's head would not
+# do: SCOWL's "tele-" words also give "telegram" as "gram" and "televise" as "vise", and "-phone"
+# ones "microphone" and "saxophone" as "phone".
+_CLIPPINGS = {"phone": "telephone", "bike": "bicycle", "fridge": "refrigerator"}
+_SPELT_OUT = _ABBREVIATIONS | _CLIPPINGS
 # A code of letters and a zero-padded number ("E05", "F003"): the padding is no part of its name.
 _PADDED_CODE = re.compile(r"^([^\W\d_]{1,4})0+(?=\d)")
 
@@ -132,15 +138,15 @@ def fold(word: str) -> str:
     "table", "classes" -> "class", "colours" -> "color"), and "-xes", "-shes" as Porter's step 5
     then meets the singular ("indexes" -> "index", "crashes" -> "crash").
 
-    A code's zero padding goes ("E05" meets "E5"), and an abbreviation of one word is spelled out
-    ("Typ" -> "typical", "Rev." -> "revision"). The fold only has to be the same for query and
-    text, not a real stem ("canvas" -> "canva").
+    A code's zero padding goes ("E05" meets "E5"), and an abbreviation or a clipping of one word is
+    spelled out ("Typ" -> "typical", "Rev." -> "revision", "phone" -> "telephone"). The fold only
+    has to be the same for query and text, not a real stem ("canvas" -> "canva").
     """
     word = american(word.lower() if word.isascii() else _strip_accents(word.casefold()))
-    word = _ABBREVIATIONS.get(word, word)
+    word = _SPELT_OUT.get(word, word)
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         word = word[:-2] if word.endswith(("sses", "ies", "xes", "shes")) else word[:-1]
-        word = _ABBREVIATIONS.get(word, word)  # "Figs." as "Fig."
+        word = _SPELT_OUT.get(word, word)  # "Figs." as "Fig.", "phones" as "phone"
     if word[-1:].isdigit():
         word = _PADDED_CODE.sub(r"\1", word)
     if len(word) > 3 and word.endswith("y"):  # Porter's step 1c after 1a: "entry" meets "entries",

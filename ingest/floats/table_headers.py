@@ -1,13 +1,21 @@
 """A ruled table's header set on two rows or more: group labels ("Year ended 31 December", "Volume")
 each spanning the columns under it, over a row of column labels ("2023", "2024"). Written as one
 header row, each column named by its group and its own label, so the markdown's header row names
-every column of numbers."""
+every column of numbers.
+
+A first row drawn as one cell over every column (a filled header band without rules between its
+labels: "What is covered | What is not covered") whose words part at the columns' edges, each
+part set in as far from its column's edge, is a label per column, not one spanning title."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from docgraph.ingest.pdf.api import Word
+from docgraph.ingest.pdf.text import clean_inline
+
 Rect = Sequence[float]  # x0, y0, x1, y1
+INSET_TOLERANCE = 1.5  # points: labels set in alike from their columns' edges
 
 
 def join_group_header(rects: Sequence[Sequence[Rect | None]], cells: list[list[str]]) -> list[list[str]]:
@@ -83,3 +91,45 @@ def _joined(rows: Sequence[Sequence[str]], columns: int) -> list[str]:
                 labels.append(row[j])
         header.append(" ".join(labels))
     return header
+
+
+def split_banded_labels(
+    rects: Sequence[Sequence[Rect | None]], cells: list[list[str]], words: Sequence[Word]
+) -> list[list[str]]:
+    """``cells`` with a first row that is one cell over all the columns split into a label per
+    column, where its words fall wholly inside the columns under it, every column gets some and
+    each column's words start equally far in from its left edge (as column labels are set; a title
+    centred over the columns is not)."""
+    if len(rects) < 2 or not rects[0] or rects[0][0] is None or any(r is not None for r in rects[0][1:]):
+        return cells
+    band = rects[0][0]
+    lefts = _column_lefts(rects, len(rects[0]))
+    if len(rects[0]) < 2 or lefts is None:
+        return cells
+    columns, lefts = len(lefts), [*lefts, float(band[2])]
+    x0, y0, x1, y1 = band[:4]
+    inside = [w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1]
+    parts: list[list[Word]] = [[] for _ in range(columns)]
+    for word in inside:
+        j = next((j for j in range(columns) if lefts[j] <= word[0] and word[2] <= lefts[j + 1]), None)
+        if j is None:  # a word across a column's edge: a spanning title
+            return cells
+        parts[j].append(word)
+    if not all(parts):
+        return cells
+    insets = [min(w[0] for w in part) - lefts[j] for j, part in enumerate(parts)]
+    if max(insets) - min(insets) > INSET_TOLERANCE:
+        return cells
+    labels = [clean_inline(" ".join(w[4] for w in sorted(part, key=lambda w: (w[5], w[6], w[7])))) for part in parts]
+    return [labels, *cells[1:]]
+
+
+def _column_lefts(rects: Sequence[Sequence[Rect | None]], columns: int) -> list[float] | None:
+    """Each column's left edge, from the cells under the first row; None when a column has none."""
+    lefts = []
+    for j in range(columns):
+        own = [float(rect[0]) for row in rects[1:] if j < len(row) and (rect := row[j]) is not None]
+        if not own:
+            return None
+        lefts.append(min(own))
+    return lefts

@@ -9,7 +9,7 @@ from typing import Any
 
 import pymupdf
 
-from docgraph.ingest.floats.table_headers import join_group_header
+from docgraph.ingest.floats.table_headers import join_group_header, split_banded_labels
 from docgraph.ingest.pdf import api as pdf_api
 from docgraph.ingest.pdf.api import Word
 from docgraph.ingest.pdf.text import clean_inline
@@ -102,7 +102,7 @@ def find_ruled_tables(page: pymupdf.Page, drawings: list[dict[str, Any]], words:
         for table in finder.tables if finder is not None else []:
             rects = [row.cells for row in table.rows]
             cells = [[_words_in(rect, words) if rect else "" for rect in row] for row in rects]
-            cells = join_group_header(rects, fill_spanned_rows(rects, cells))
+            cells = join_group_header(rects, fill_spanned_rows(rects, split_banded_labels(rects, cells, words)))
             box = BBox(*table.bbox)
             if is_real_table(cells) and not drawn_as_chart(drawings, box):
                 found.append(FoundTable(box, cells))

@@ -39,6 +39,7 @@ from docgraph.ingest.page.table_notes import mark_table_notes
 from docgraph.ingest.page.term_rows import attach_term_rows
 from docgraph.ingest.page.title_page import demote_byline
 from docgraph.ingest.page.toc_entries import demote_toc_entries
+from docgraph.ingest.page.unmarked_items import mark_unmarked_items
 from docgraph.ingest.pdf.lines import TextLine, lines_in
 from docgraph.ingest.pdf.ocr import read_by_ocr
 from docgraph.ingest.pdf.text import join_lines, shorten
@@ -95,7 +96,7 @@ def assemble_page(scan: PageScan, stats: FontStats, marks: FurnitureMarks, title
 
     rest = [line for i, line in enumerate(scan.lines) if i not in work.used]
     lines = join_key_value_rows(join_labelled_columns(join_header_fields(join_definition_lines(rest))))
-    blocks = work.blocks + join_index_entries(segment_lines(lines))
+    blocks = work.blocks + join_index_entries(segment_lines(mark_unmarked_items(lines)))
     if scan.model_boxes is not None:
         blocks = _in_reading_order(blocks)
     _classify(blocks, stats, scan.height, title_allowed, work.floats)

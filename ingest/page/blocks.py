@@ -168,14 +168,14 @@ def segment_lines(lines: Sequence[TextLine]) -> list[Block]:
 
 
 def _make_block(lines: list[TextLine]) -> Block:
-    return Block(lines=lines, list_item=bool(BULLET_RE.match(lines[0].text)))
+    return Block(lines=lines, list_item=bool(BULLET_RE.match(lines[0].text)) or lines[0].item)
 
 
 def _starts_new_block(current: list[TextLine], line: TextLine) -> bool:
     prev = current[-1]
     if line.block != prev.block and not caption_goes_on(current, line):
         return True
-    if line.horizontal != prev.horizontal:
+    if line.horizontal != prev.horizontal or line.item or prev.item:  # an item set without a mark is a line
         return True
     if abs(line.size - prev.size) > SIZE_STEP or line.mono != prev.mono:
         return True

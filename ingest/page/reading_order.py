@@ -8,6 +8,10 @@ column gutter are merged back (otherwise gaps that happen to line up across two 
 interleave them) when every column runs along most of the merged height, and each band group
 is ordered recursively. Boxes that overlap in both
 directions fall back to a top-to-bottom, left-to-right sort.
+Columns of boxes one under another that start level with the group's top count however short when
+the others run on under them at their own left edges: an IPID's panels side by side, the left
+column running on under a short right one, are read column by column, not in bands that part a
+heading from its text.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ Box = tuple[float, float, float, float]  # x0, y0, x1, y1
 DEFAULT_MIN_COLUMN_GAP = 6.0  # points; narrower gaps are word or cell spacing, not a gutter
 MIN_COLUMN_HEIGHT_SHARE = 0.5  # a column spans at least this share of its group's height ...
 MIN_COLUMN_EXTENT = 100.0  # ... or at least this many points
+LEVEL_TOLERANCE = 3.0  # points: columns whose first boxes start this close start level
+MIN_WIDTH_SHARE = 0.5  # a short column counts when at least this share of the widest one's width
 DEFAULT_ROW_TOLERANCE = 1.0  # points each box is shrunk vertically: ascenders of touching lines overlap
 
 
@@ -95,6 +101,10 @@ class _XYCut:
         A short note beside the first of several lines (a label next to a signature, a margin
         note) has a gutter too, but reading all the lines before the note would be wrong. A
         column qualifies when it spans half the group's height or ``MIN_COLUMN_EXTENT`` points.
+        Short columns qualify too when each stacks two boxes or more from the group's top, at half
+        the widest column's width or more, and the others run on under them at their own left
+        edges: a column, not a note or a margin's marks, beside them (not a heading centred under a
+        row of author blocks, which falls in one of their columns).
         """
         columns = self.columns(items)
         if len(columns) < 2:
@@ -102,11 +112,36 @@ class _XYCut:
         top = min(self.boxes[i][1] for i in items)
         bottom = max(self.boxes[i][3] for i in items)
         needed = min(MIN_COLUMN_HEIGHT_SHARE * (bottom - top), MIN_COLUMN_EXTENT)
-        for column in columns:
-            extent = max(self.boxes[i][3] for i in column) - min(self.boxes[i][1] for i in column)
-            if extent < needed:
-                return False
-        return True
+        short = [column for column in columns if self._extent(column) < needed]
+        if not short:
+            return True
+        widest = max(self._width(column) for column in columns)
+        if not all(self._stacked(column, top, widest) for column in short):
+            return False
+        floor = max(max(self.boxes[i][3] for i in column) for column in short)
+        return all(self._runs_on_flush(column, floor) for column in columns if column not in short)
+
+    def _stacked(self, column: list[int], top: float, widest: float) -> bool:
+        """Boxes one under another from the group's top (not side by side on one row), the column
+        half as wide as the widest or more (a margin's marks or notes are narrow)."""
+        level = self._start(column) - top <= LEVEL_TOLERANCE
+        rows = max(self.boxes[i][1] for i in column) >= min(self.boxes[i][3] for i in column) - self.row_tolerance
+        return rows and level and self._width(column) >= MIN_WIDTH_SHARE * widest
+
+    def _width(self, column: list[int]) -> float:
+        return max(self.boxes[i][2] for i in column) - min(self.boxes[i][0] for i in column)
+
+    def _start(self, column: list[int]) -> float:
+        return min(self.boxes[i][1] for i in column)
+
+    def _extent(self, column: list[int]) -> float:
+        return max(self.boxes[i][3] for i in column) - self._start(column)
+
+    def _runs_on_flush(self, column: list[int], floor: float) -> bool:
+        """Every box of ``column`` starting under ``floor`` starts at the left edge of one above it."""
+        above = [self.boxes[i][0] for i in column if self.boxes[i][1] < floor]
+        below = [self.boxes[i][0] for i in column if self.boxes[i][1] >= floor]
+        return bool(above) and all(any(abs(x - edge) <= LEVEL_TOLERANCE for edge in above) for x in below)
 
 
 def _normalized(box: Box) -> Box:
