@@ -187,7 +187,7 @@ def _starts_new_block(current: list[TextLine], line: TextLine) -> bool:
         return True
     if line.bold and _SUBHEADING_START.match(line.text):  # two headings in one MuPDF block
         return True
-    if _next_entry(current, line):
+    if _next_entry(current, line) or next_run_in_entry(current, line):
         return True
     if CAPTION_RE.match(line.text) and ends_sentence(prev.text):  # not "... shown in\nFigure 1."
         return True
@@ -260,6 +260,21 @@ def _next_entry(current: list[TextLine], line: TextLine) -> bool:
         return True
     first = _ENTRY_LABEL.match(current[0].text)
     return first is not None and int(first.group(1)) + 1 == int(label.group(1))
+
+
+def next_run_in_entry(current: list[TextLine], line: TextLine) -> bool:
+    """``line`` opens the next entry of a run of entries each opening with its term in bold, set
+    without space between them (a glossary: "**chord** The segment ..." | "**critical point** A
+    point ..."): the entry before opened so too and ended its sentence, the line starts where that
+    entry did, and its term is not one the entry names (a manual's "**dashed** will allow ..." |
+    "**dashed** and color are ...": more about the same option)."""
+    first = current[0]
+    if not (line.lead_bold and first.lead_bold) or not ends_sentence(current[-1].text):
+        return False
+    term = line.lead_bold.rstrip(":.").lower()
+    if term in " ".join(ln.text for ln in current).lower():
+        return False
+    return abs(line.bbox.x0 - first.bbox.x0) < 0.5 * max(line.size, 1.0)
 
 
 def caption_goes_on(current: list[TextLine], line: TextLine) -> bool:

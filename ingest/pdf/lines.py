@@ -60,6 +60,7 @@ class TextLine:
     chars: int = 0  # non-space characters
     item: bool = False  # opens a list item by its place, without a bullet: a term list's term
     pair: bool = False  # a label and its value set apart on one row ("Total GBP ... 1,404.96")
+    lead_bold: str = ""  # the bold run it opens with, going on in text type ("**chord** The segment")
 
     @property
     def center_y(self) -> float:
@@ -155,7 +156,25 @@ def _line_from_dict(raw: dict[str, Any], block_no: int, fixed_pitch: frozenset[s
         block=block_no,
         horizontal=horizontal,
         chars=total,
+        lead_bold=_leads_bold(spans),
     )
+
+
+def _leads_bold(spans: list[dict[str, Any]]) -> str:
+    """The bold run of two characters or more that the line opens with (a glossary's term) when it
+    goes on in a text font that is not bold: a run-in head, not a bold line; else ""."""
+    traits = [
+        (bool(int(s.get("flags", 0)) & pymupdf.TEXT_FONT_BOLD) or _font_traits(str(s.get("font", "")))[0], s)
+        for s in spans
+        if str(s["text"]).strip()
+    ]
+    lead = ""
+    for bold, span in traits:
+        if not bold:
+            break
+        lead += str(span["text"])
+    rest = any(not bold and any(map(str.isalpha, str(span["text"]))) for bold, span in traits)
+    return lead.strip() if sum(map(str.isalnum, lead)) >= 2 and rest else ""
 
 
 def _span_texts(spans: list[dict[str, Any]]) -> list[str]:
@@ -275,6 +294,7 @@ def _join(first: TextLine, second: TextLine) -> TextLine:
         block=first.block,
         horizontal=True,
         chars=total,
+        lead_bold=a.lead_bold or (a.text.strip() if a.bold and not a.mono and not b.bold and not b.mono else ""),
     )
 
 
