@@ -1,7 +1,7 @@
 """An analysis textbook's numbered statements as a student asks of them: "by Theorem 3.2" in the
 text refers to the theorem, "Prove Lemma 3.1" names the lemma and is answered by its own proof, not
-by another proof that cites it; each glossary entry at the back of the book is a paragraph of its
-own. PDFs set like LaTeX's book class (:mod:`tests.textbooks`)."""
+by another proof that cites it; each glossary entry and each answer to an exercise at the back of
+the book is a paragraph of its own. PDFs set like LaTeX's book class (:mod:`tests.textbooks`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from docgraph.ingest.graph import build_graph
 from docgraph.ingest.links.statements import proofs, statement_head
 from docgraph.ingest.readers.native import NativeReader
 from tests.llm_data import hybrid_over, no_llm_settings
-from tests.textbooks import GLOSSARY, MVT, analysis_book
+from tests.textbooks import ANSWERS, GLOSSARY, MVT, analysis_book
 
 
 @pytest.fixture
@@ -100,6 +100,13 @@ def test_an_exercise_numbered_without_its_word_is_found_by_it(book: Path, book_h
 @pytest.fixture
 def back_matter(tmp_path: Path) -> Path:
     return analysis_book(tmp_path / "book.pdf", back_matter=True)
+
+
+def test_each_answer_to_an_exercise_is_a_paragraph_of_its_own(back_matter: Path) -> None:
+    # "3.4  By the mean value ..." | "3.5  The function ...": set without space between them
+    paragraphs = [text for _, kind, text in _regions(back_matter) if kind == "paragraph"]
+    for number, text in ANSWERS:
+        assert f"{number} {text}" in paragraphs
 
 
 def test_each_glossary_entry_is_a_paragraph_of_its_own(back_matter: Path) -> None:

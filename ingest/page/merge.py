@@ -15,6 +15,7 @@ from docgraph.ingest.page.blocks import (
     Block,
     caption_goes_on,
     code_rows,
+    next_numbered_entry,
     next_run_in_entry,
     split_list_items,
 )
@@ -199,10 +200,10 @@ def _field(line: TextLine) -> bool:
 
 
 def _next_entry(prev: Block, cur: Block) -> bool:
-    """``cur`` opens the entry after ``prev``'s: the next clause, or the next of a glossary's bold
-    terms."""
+    """``cur`` opens the entry after ``prev``'s: the next clause, the next of a glossary's bold
+    terms or of a run of numbered answers."""
     first = cur.lines[0]
-    return _next_clause(prev, cur) or next_run_in_entry(prev.lines, first)
+    return _next_clause(prev, cur) or next_run_in_entry(prev.lines, first) or next_numbered_entry(prev.lines, first)
 
 
 def _next_clause(prev: Block, cur: Block) -> bool:
