@@ -1,7 +1,8 @@
 """A service technician's manuals: an espresso machine's service manual (safety notices behind
 their symbols, a descaling procedure run on over a page break, an error-code table over two
 pages, a spec sheet) and a printer's two-column user guide (a procedure run on into the next
-column), read and asked as a technician asks them. PDFs made in tests/service_manuals.py."""
+column) and a one-page service bulletin under its running head, read and asked as a technician
+asks them. PDFs made in tests/service_manuals.py and tests/service_pages.py."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ from tests.service_manuals import (
     service_manual,
     spec_sheet,
 )
+from tests.service_pages import BULLETIN_HEAD, service_bulletin
 
 
 @pytest.fixture(scope="module")
@@ -194,3 +196,12 @@ def test_a_header_row_set_on_a_tables_one_rule_heads_the_table(tmp_path: Path) -
         [list(REVISIONS[0]), list(REVISIONS[1])],
     ]
     assert not any(region.text in ("Code Meaning Remedy", "Rev. Date Changes") for region in in_order(sheet))
+
+
+def test_a_one_page_bulletins_running_head_is_a_page_header(tmp_path: Path) -> None:
+    # Set small over a rule atop the only page: no other page repeats it, its place and type say it.
+    bulletin = NativeReader().read(service_bulletin(tmp_path / "sb.pdf"))
+    regions = in_order(bulletin)
+    assert [(r.kind, r.text) for r in regions if r.kind == "page_header"] == [("page_header", BULLETIN_HEAD)]
+    assert not [r for r in regions if r.kind != "page_header" and "SB-2025-07" in r.text]
+    assert regions[0].kind == "title" and regions[0].text == "Replacement of the boiler temperature sensor"
