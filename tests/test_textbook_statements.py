@@ -109,6 +109,18 @@ def test_each_answer_to_an_exercise_is_a_paragraph_of_its_own(back_matter: Path)
         assert f"{number} {text}" in paragraphs
 
 
+def test_the_answer_to_an_exercise_is_found_by_its_number(
+    falkordb_store: FalkorDBStore, tmp_path: Path, back_matter: Path
+) -> None:
+    # "3.5  The function ..." under "Answers to exercises" answers "3.5. Prove that ..." in the
+    # Exercises section: asked for, the answer comes with its exercise, as a proof with its lemma.
+    hybrid = hybrid_over(falkordb_store, [back_matter], tmp_path / "home")
+    answer = f"3.5 {ANSWERS[1][1]}"
+    hits = hybrid.retrieve("What is the answer to Exercise 3.5?", 5)
+    assert answer in [hit.text for hit in hits[:2] if "part" in hit.signals], [hit.text for hit in hits]
+    assert answer not in [hit.text for hit in hybrid.retrieve("What is Exercise 3.5?", 5) if "part" in hit.signals]
+
+
 def test_each_glossary_entry_is_a_paragraph_of_its_own(back_matter: Path) -> None:
     # "**chord** The segment ..." | "**critical point** A point ...": lower-case terms run on no sentence
     paragraphs = [text for _, kind, text in _regions(back_matter) if kind == "paragraph"]
