@@ -1,5 +1,5 @@
-"""One-page service bulletins, set as a word processor sets them (the page furniture and type of
-:mod:`tests.service_manuals`)."""
+"""One-page service bulletins and manual pages with margin notes, set as a word processor or DTP
+tool sets them (the page furniture and type of :mod:`tests.service_manuals`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pymupdf
 
-from tests.service_manuals import A4, Sheet, furniture
+from tests.service_manuals import A4, FONT, Sheet, furniture, wrap
 
 BULLETIN_HEAD = "ES-200 Espresso Machine - Service Bulletin SB-2025-07"
 NTC_STEPS = [
@@ -40,5 +40,45 @@ def service_bulletin(pdf: Path) -> Path:
         for k, step in enumerate(NTC_STEPS, 1):
             s.item(k, step)
         s.paragraph("Record the sensor change and the bulletin number in the machine's service record.")
+        doc.save(pdf)
+    return pdf
+
+
+GRINDER = (
+    "The grinder's burrs wear with every kilogram of beans. Check the grind size each time you service "
+    "the machine: grind one dose at the factory setting and weigh it. A dose lighter than 7 grams means "
+    "worn burrs. Take out the bean hopper, unscrew the upper burr carrier with the service key and lift "
+    "it out. Clean both burrs with the grinder brush, never with water, and fit new burrs (part "
+    "ES2-4410) when their edges are rounded. Refit the carrier, turn it back to the factory setting and "
+    "grind two doses to clear the old grounds before you weigh a dose again."
+)
+MARGIN_NOTES = [("Service key: part ES2-0001.", 3), ("Never wash the burrs.", 6)]
+
+
+def margin_notes_manual(pdf: Path) -> Path:
+    """Two pages of a service manual set with a wide outer margin, as DTP templates set one: the
+    body in a narrow column, and short notes set small in the margin beside the lines they remark
+    on (``MARGIN_NOTES``: each note's text and the body line it sits beside)."""
+    with pymupdf.open() as doc:
+        for _ in range(2):
+            doc.new_page(width=A4[0], height=A4[1])
+        pages = list(doc)
+        for number, page in enumerate(pages, 1):
+            furniture(page, "ES-200 Espresso Machine - Service Manual", number, 2)
+        s = Sheet(pages[0], 60, 400, 70)
+        s.heading("10 Servicing the grinder")
+        notes = dict((line, text) for text, line in MARGIN_NOTES)
+        for n, line in enumerate(wrap(GRINDER, s.right - s.left, s.size), 1):
+            s.y += s.size * s.lead
+            s.words(s.left, line)
+            # written where the note is anchored, after its line, as LaTeX's \marginpar and a word
+            # processor's anchored frame write them
+            for k, row in enumerate(wrap(notes.get(n, ""), 115, 7.5)):
+                pages[0].insert_text((420, s.y + k * 9.5), row, fontsize=7.5, fontname="dj", fontfile=FONT)
+        s.y += 5
+        s.paragraph("Reset the grinder counter in the service menu after you fit new burrs.")
+        s = Sheet(pages[1], 60, 400, 70)
+        s.heading("11 Servicing the pump")
+        s.paragraph("Check the pump pressure once a year with the test manometer on the brew group.")
         doc.save(pdf)
     return pdf

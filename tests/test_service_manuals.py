@@ -1,8 +1,9 @@
 """A service technician's manuals: an espresso machine's service manual (safety notices behind
 their symbols, a descaling procedure run on over a page break, an error-code table over two
 pages, a spec sheet) and a printer's two-column user guide (a procedure run on into the next
-column) and a one-page service bulletin under its running head, read and asked as a technician
-asks them. PDFs made in tests/service_manuals.py and tests/service_pages.py."""
+column), a one-page service bulletin under its running head and a manual page with margin notes,
+read and asked as a technician asks them. PDFs made in tests/service_manuals.py and
+tests/service_pages.py."""
 
 from __future__ import annotations
 
@@ -36,7 +37,13 @@ from tests.service_manuals import (
     service_manual,
     spec_sheet,
 )
-from tests.service_pages import BULLETIN_HEAD, service_bulletin
+from tests.service_pages import (
+    BULLETIN_HEAD,
+    GRINDER,
+    MARGIN_NOTES,
+    margin_notes_manual,
+    service_bulletin,
+)
 
 
 @pytest.fixture(scope="module")
@@ -205,3 +212,12 @@ def test_a_one_page_bulletins_running_head_is_a_page_header(tmp_path: Path) -> N
     assert [(r.kind, r.text) for r in regions if r.kind == "page_header"] == [("page_header", BULLETIN_HEAD)]
     assert not [r for r in regions if r.kind != "page_header" and "SB-2025-07" in r.text]
     assert regions[0].kind == "title" and regions[0].text == "Replacement of the boiler temperature sensor"
+
+
+def test_a_margin_note_leaves_the_paragraph_beside_it_whole(tmp_path: Path) -> None:
+    # Each note is written after the body line it is anchored to, on that line's row, set small.
+    manual = NativeReader().read(margin_notes_manual(tmp_path / "notes.pdf"))
+    texts = [(r.kind, r.text) for r in in_order(manual)]
+    assert ("paragraph", GRINDER) in texts
+    for note, _ in MARGIN_NOTES:
+        assert ("paragraph", note) in texts

@@ -30,6 +30,7 @@ from docgraph.ingest.page.index_entries import join_index_entries
 from docgraph.ingest.page.key_values import join_key_value_rows
 from docgraph.ingest.page.labelled_columns import join_labelled_columns
 from docgraph.ingest.page.list_rows import attach_row_cells
+from docgraph.ingest.page.margin_notes import set_aside_margin_notes
 from docgraph.ingest.page.merge import absorb_figure_labels, figures_for_orphan_captions, merge_blocks
 from docgraph.ingest.page.model_regions import model_blocks
 from docgraph.ingest.page.photo_captions import caption_photos, worded_lines
@@ -93,7 +94,7 @@ def assemble_page(scan: PageScan, stats: FontStats, marks: FurnitureMarks, title
         _add_detected_figures(work)
     work.drafts = _merge_overlapping_figures(work.drafts)
 
-    rest = [line for i, line in enumerate(scan.lines) if i not in work.used]
+    rest = set_aside_margin_notes([line for i, line in enumerate(scan.lines) if i not in work.used], stats.body_size)
     lines = join_key_value_rows(join_labelled_columns(join_header_fields(join_definition_lines(rest))))
     blocks = work.blocks + join_index_entries(segment_lines(lines))
     if scan.model_boxes is not None:
