@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pymupdf
 
-from tests.service_manuals import A4, FONT, Sheet, furniture, wrap
+from tests.service_manuals import A4, FONT, LETTER, Sheet, furniture, wrap
 
 BULLETIN_HEAD = "ES-200 Espresso Machine - Service Bulletin SB-2025-07"
 NTC_STEPS = [
@@ -82,3 +82,44 @@ def margin_notes_manual(pdf: Path) -> Path:
         s.paragraph("Check the pump pressure once a year with the test manometer on the brew group.")
         doc.save(pdf)
     return pdf
+
+
+SUPPLIES = [
+    "Toner cartridge LP-40T: 2,500 pages.",
+    "Drum unit LP-40D: 12,000 pages.",
+    "Fuser kit LP-40F: 50,000 pages.",
+]
+
+
+def short_right_column(pdf: Path) -> Path:
+    """A user guide's page in two columns, the right one short: the left column's text runs the
+    page's length, the right column holds a heading and a few lines at its top."""
+    with pymupdf.open() as doc:
+        for _ in range(2):
+            doc.new_page(width=LETTER[0], height=LETTER[1])
+        pages = list(doc)
+        for number, page in enumerate(pages, 1):
+            furniture(page, "LP-40 Laser Printer User Guide", number, 2)
+        left = Sheet(pages[0], 50, 296, 80)
+        left.heading("Cleaning the printer")
+        for text in CLEANING:
+            left.paragraph(text)
+        right = Sheet(pages[0], 316, 562, 80)
+        right.heading("Supplies")
+        for line in SUPPLIES:
+            right.paragraph(line, gap=1.0)
+        Sheet(pages[1], 50, 296, 80).paragraph("Keep the printer away from direct sunlight and heaters.")
+        doc.save(pdf)
+    return pdf
+
+
+CLEANING = [
+    "Switch the printer off and unplug it before you clean it. Wipe the outside with a soft cloth "
+    "dampened with water; never use solvents or sprays, which can damage the casing and the sensors.",
+    "Open the front cover and take out the toner cartridge. Wipe the paper path and the feed rollers "
+    "with a dry lint-free cloth, turning each roller by hand so that you clean it all round.",
+    "Clean the window of the laser unit with the cleaning wand stored inside the front cover. Slide "
+    "the wand gently from left to right two or three times, then put it back in its holder.",
+    "Refit the toner cartridge, close the front cover and plug the printer in. Print a test page "
+    "from the menu to check that the prints are clean.",
+]

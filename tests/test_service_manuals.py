@@ -39,10 +39,12 @@ from tests.service_manuals import (
 )
 from tests.service_pages import (
     BULLETIN_HEAD,
+    CLEANING,
     GRINDER,
     MARGIN_NOTES,
     margin_notes_manual,
     service_bulletin,
+    short_right_column,
 )
 
 
@@ -221,3 +223,12 @@ def test_a_margin_note_leaves_the_paragraph_beside_it_whole(tmp_path: Path) -> N
     assert ("paragraph", GRINDER) in texts
     for note, _ in MARGIN_NOTES:
         assert ("paragraph", note) in texts
+
+
+def test_a_short_right_column_is_read_after_the_left_one(tmp_path: Path) -> None:
+    # "Supplies" and its three lines head the right column beside a full left column of text.
+    guide = NativeReader().read(short_right_column(tmp_path / "guide.pdf"))
+    page = sorted(guide.pages[0].regions, key=lambda r: r.order)
+    texts = [r.text for r in page if r.kind not in FURNITURE_KINDS]
+    assert texts.index("Supplies") == len(CLEANING) + 1 and texts[0] == "Cleaning the printer"
+    assert texts[1 : len(CLEANING) + 1] == CLEANING

@@ -248,7 +248,8 @@ def _text_under(note: Draft, body: Sequence[Draft]) -> bool:
 def _page_layout(scan: PageScan, drafts: list[Draft], furniture: list[Draft]) -> PageLayout:
     _mark_ocr([*drafts, *furniture], scan.lines)
     body = [d for d in drafts if d.kind not in FURNITURE_KINDS and (d.text or d.kind in ("figure", "table", "formula"))]
-    order = _footnotes_last(body, reading_order([(d.bbox.x0, d.bbox.y0, d.bbox.x1, d.bbox.y1) for d in body]))
+    boxes = [(d.bbox.x0, d.bbox.y0, d.bbox.x1, d.bbox.y1) for d in body]
+    order = _footnotes_last(body, reading_order(boxes, heads=[d.kind == "section_header" for d in body]))
     regions = [body[i].to_region(n) for n, i in enumerate(order)]
     regions += [d.to_region(len(order) + k) for k, d in enumerate(furniture)]
     header = " ".join(d.text for d in furniture if d.kind == "page_header")

@@ -7,7 +7,9 @@ Without one, the boxes are cut into horizontal bands at y-gaps; consecutive band
 column gutter are merged back (otherwise gaps that happen to line up across two columns would
 interleave them) when every column runs along most of the merged height, and each band group
 is ordered recursively. Boxes that overlap in both
-directions fall back to a top-to-bottom, left-to-right sort.
+directions fall back to a top-to-bottom, left-to-right sort. A column right of another that opens
+with a heading at the top of the group is a column however short (a sidebar: a heading and a few
+lines beside a full column of text).
 """
 
 from __future__ import annotations
@@ -26,17 +28,22 @@ def reading_order(
     boxes: Sequence[Box],
     min_column_gap: float = DEFAULT_MIN_COLUMN_GAP,
     row_tolerance: float = DEFAULT_ROW_TOLERANCE,
+    heads: Sequence[bool] = (),
 ) -> list[int]:
-    """Return the indices of ``boxes`` in reading order (a permutation of ``range(len(boxes))``)."""
-    cutter = _XYCut(boxes, min_column_gap, row_tolerance)
+    """Return the indices of ``boxes`` in reading order (a permutation of ``range(len(boxes))``);
+    ``heads``: which boxes are headings, when known."""
+    cutter = _XYCut(boxes, min_column_gap, row_tolerance, heads)
     return cutter.order(list(range(len(boxes))))
 
 
 class _XYCut:
-    def __init__(self, boxes: Sequence[Box], min_column_gap: float, row_tolerance: float) -> None:
+    def __init__(
+        self, boxes: Sequence[Box], min_column_gap: float, row_tolerance: float, heads: Sequence[bool]
+    ) -> None:
         self.boxes = [_normalized(b) for b in boxes]
         self.min_column_gap = min_column_gap
         self.row_tolerance = row_tolerance
+        self.heads = heads
 
     def order(self, items: list[int]) -> list[int]:
         if len(items) <= 1:
@@ -102,11 +109,19 @@ class _XYCut:
         top = min(self.boxes[i][1] for i in items)
         bottom = max(self.boxes[i][3] for i in items)
         needed = min(MIN_COLUMN_HEIGHT_SHARE * (bottom - top), MIN_COLUMN_EXTENT)
-        for column in columns:
+        for n, column in enumerate(columns):
             extent = max(self.boxes[i][3] for i in column) - min(self.boxes[i][1] for i in column)
-            if extent < needed:
+            if extent < needed and not (n > 0 and self.headed_at_top(column, top)):
                 return False
         return True
+
+    def headed_at_top(self, column: list[int], top: float) -> bool:
+        """The column opens with a heading, at the group's top, over more of its own: a sidebar
+        ("Supplies" over a few lines) beside the column left of it, not a note beside a line."""
+        first = min(column, key=self.position_key)
+        head_top, head_bottom = self.boxes[first][1], self.boxes[first][3]
+        heading = first < len(self.heads) and self.heads[first]
+        return heading and len(column) > 1 and head_top - top <= head_bottom - head_top
 
 
 def _normalized(box: Box) -> Box:
