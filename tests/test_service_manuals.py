@@ -1,7 +1,9 @@
 """A service technician's manuals: an espresso machine's service manual (safety notices behind
 their symbols, a descaling procedure run on over a page break, an error-code table over two
 pages, a spec sheet) and a printer's two-column user guide (a procedure run on into the next
-column), read and asked as a technician asks them. PDFs made in tests/service_manuals.py."""
+column), a one-page service bulletin under its running head and a manual page with margin notes,
+read and asked as a technician asks them. PDFs made in tests/service_manuals.py and
+tests/service_pages.py."""
 
 from __future__ import annotations
 
@@ -34,6 +36,15 @@ from tests.service_manuals import (
     printer_guide,
     service_manual,
     spec_sheet,
+)
+from tests.service_pages import (
+    BULLETIN_HEAD,
+    CLEANING,
+    GRINDER,
+    MARGIN_NOTES,
+    margin_notes_manual,
+    service_bulletin,
+    short_right_column,
 )
 
 
@@ -194,3 +205,30 @@ def test_a_header_row_set_on_a_tables_one_rule_heads_the_table(tmp_path: Path) -
         [list(REVISIONS[0]), list(REVISIONS[1])],
     ]
     assert not any(region.text in ("Code Meaning Remedy", "Rev. Date Changes") for region in in_order(sheet))
+
+
+def test_a_one_page_bulletins_running_head_is_a_page_header(tmp_path: Path) -> None:
+    # Set small over a rule atop the only page: no other page repeats it, its place and type say it.
+    bulletin = NativeReader().read(service_bulletin(tmp_path / "sb.pdf"))
+    regions = in_order(bulletin)
+    assert [(r.kind, r.text) for r in regions if r.kind == "page_header"] == [("page_header", BULLETIN_HEAD)]
+    assert not [r for r in regions if r.kind != "page_header" and "SB-2025-07" in r.text]
+    assert regions[0].kind == "title" and regions[0].text == "Replacement of the boiler temperature sensor"
+
+
+def test_a_margin_note_leaves_the_paragraph_beside_it_whole(tmp_path: Path) -> None:
+    # Each note is written after the body line it is anchored to, on that line's row, set small.
+    manual = NativeReader().read(margin_notes_manual(tmp_path / "notes.pdf"))
+    texts = [(r.kind, r.text) for r in in_order(manual)]
+    assert ("paragraph", GRINDER) in texts
+    for note, _ in MARGIN_NOTES:
+        assert ("paragraph", note) in texts
+
+
+def test_a_short_right_column_is_read_after_the_left_one(tmp_path: Path) -> None:
+    # "Supplies" and its three lines head the right column beside a full left column of text.
+    guide = NativeReader().read(short_right_column(tmp_path / "guide.pdf"))
+    page = sorted(guide.pages[0].regions, key=lambda r: r.order)
+    texts = [r.text for r in page if r.kind not in FURNITURE_KINDS]
+    assert texts.index("Supplies") == len(CLEANING) + 1 and texts[0] == "Cleaning the printer"
+    assert texts[1 : len(CLEANING) + 1] == CLEANING

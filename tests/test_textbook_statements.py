@@ -1,6 +1,7 @@
 """An analysis textbook's numbered statements as a student asks of them: "by Theorem 3.2" in the
 text refers to the theorem, "Prove Lemma 3.1" names the lemma and is answered by its own proof, not
-by another proof that cites it. PDFs set like LaTeX's book class (:mod:`tests.textbooks`)."""
+by another proof that cites it; each glossary entry and each answer to an exercise at the back of
+the book is a paragraph of its own. PDFs set like LaTeX's book class (:mod:`tests.textbooks`)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from docgraph.ingest.graph import build_graph
 from docgraph.ingest.links.statements import proofs, statement_head
 from docgraph.ingest.readers.native import NativeReader
 from tests.llm_data import hybrid_over, no_llm_settings
-from tests.textbooks import MVT, analysis_book
+from tests.textbooks import ANSWERS, GLOSSARY, MVT, analysis_book
 
 
 @pytest.fixture
@@ -94,3 +95,42 @@ def test_an_exercise_numbered_without_its_word_is_found_by_it(book: Path, book_h
     assert len(numbered) == 1  # the Exercises section's "3.4. Show that ...", no "Exercise" before it
     top = book_hybrid.retrieve("What is Exercise 3.4?", 5)[0]
     assert top.text.startswith("3.4. Show that a function") and "part" in top.signals
+
+
+@pytest.fixture
+def back_matter(tmp_path: Path) -> Path:
+    return analysis_book(tmp_path / "book.pdf", back_matter=True)
+
+
+def test_each_answer_to_an_exercise_is_a_paragraph_of_its_own(back_matter: Path) -> None:
+    # "3.4  By the mean value ..." | "3.5  The function ...": set without space between them
+    paragraphs = [text for _, kind, text in _regions(back_matter) if kind == "paragraph"]
+    for number, text in ANSWERS:
+        assert f"{number} {text}" in paragraphs
+
+
+def test_the_answer_to_an_exercise_is_found_by_its_number(
+    falkordb_store: FalkorDBStore, tmp_path: Path, back_matter: Path
+) -> None:
+    # "3.5  The function ..." under "Answers to exercises" answers "3.5. Prove that ..." in the
+    # Exercises section: asked for, the answer comes with its exercise, as a proof with its lemma.
+    hybrid = hybrid_over(falkordb_store, [back_matter], tmp_path / "home")
+    answer = f"3.5 {ANSWERS[1][1]}"
+    hits = hybrid.retrieve("What is the answer to Exercise 3.5?", 5)
+    assert answer in [hit.text for hit in hits[:2] if "part" in hit.signals], [hit.text for hit in hits]
+    assert answer not in [hit.text for hit in hybrid.retrieve("What is Exercise 3.5?", 5) if "part" in hit.signals]
+
+
+def test_each_glossary_entry_is_a_paragraph_of_its_own(back_matter: Path) -> None:
+    # "**chord** The segment ..." | "**critical point** A point ...": lower-case terms run on no sentence
+    paragraphs = [text for _, kind, text in _regions(back_matter) if kind == "paragraph"]
+    for term, text in GLOSSARY:
+        assert f"{term} {text}" in paragraphs
+
+
+def test_a_term_asked_about_finds_its_glossary_entry(
+    falkordb_store: FalkorDBStore, tmp_path: Path, back_matter: Path
+) -> None:
+    hybrid = hybrid_over(falkordb_store, [back_matter], tmp_path / "home")
+    top = hybrid.retrieve("What is a critical point?", 5)[0]
+    assert top.text == f"critical point {GLOSSARY[1][1]}"

@@ -2,8 +2,9 @@
 sections, numbered statements (Definition, Theorem, Lemma, Example, Exercise) with bold run-in heads
 and italic bodies, proofs that end in a box at the right margin, displayed equations numbered
 "(3.7)" at the right margin, a running head in body size that prints the section and the page
-number, and an Exercises section numbered "3.4." without the word. Times (PyMuPDF's base-14 fonts)
-stands in for Computer Modern; 10 pt body, 12 pt leading, a 345 pt text block."""
+number, an Exercises section numbered "3.4." without the word, and back matter: answers to the
+exercises and a glossary. Times (PyMuPDF's base-14 fonts) stands in for Computer Modern; 10 pt
+body, 12 pt leading, a 345 pt text block."""
 
 from __future__ import annotations
 
@@ -185,11 +186,12 @@ MVT_PROOF = (
 EXERCISE = "Show that a function whose derivative vanishes identically on an interval is constant there."
 
 
-def analysis_book(path: Path, alone: bool = False, bare_exercises: bool = True) -> Path:
+def analysis_book(path: Path, alone: bool = False, bare_exercises: bool = True, back_matter: bool = False) -> Path:
     """Chapter 3 of a textbook, "Differentiation": Lemma 3.1 (Rolle) with its proof, Theorem 3.2 (the
     mean value theorem, its head alone on its line when ``alone``) with a proof "by Lemma 3.1", the
     display (3.7) with words between its sides, an Example citing Theorem 3.2, and an Exercises
-    section numbered "3.4." (or "Exercise 3.4." unless ``bare_exercises``)."""
+    section numbered "3.4." (or "Exercise 3.4." unless ``bare_exercises``); ``back_matter``: then
+    the answers to the exercises and a glossary (:func:`back_matter`)."""
     book = Book()
     book.chapter(3, "Differentiation")
     book.paragraph([(FILLER * 3, "r")])
@@ -247,4 +249,55 @@ def analysis_book(path: Path, alone: bool = False, bare_exercises: bool = True) 
     ]
     for number, text in exercises:
         book.paragraph([(f"{word}{number}.", "b"), (text, "r")], indent=0.0, gap=LEAD / 3)
+    if back_matter:
+        add_back_matter(book)
     return book.save(path)
+
+
+ANSWERS = [
+    (
+        "3.4",
+        "By the mean value theorem f(y) - f(x) = f'(c)(y - x) = 0 for any two points x and y of the "
+        "interval, so f takes one value throughout.",
+    ),
+    (
+        "3.5",
+        "The function x^5 + x - 1 is increasing, as its derivative 5x^4 + 1 is positive, and it "
+        "changes sign on [0, 1]; so it has exactly one real root, near x = 0.755.",
+    ),
+    ("3.6", "Everywhere: the second derivative 6|x| is defined at every point, at zero too."),
+    ("3.7", "Take f(x) = x^2 sin(1/x) with f(0) = 0; its derivative has no limit at zero."),
+]
+GLOSSARY = [
+    (
+        "chord",
+        "The segment joining two points of a graph; its slope is the difference quotient of the "
+        "function over the interval between them.",
+    ),
+    ("critical point", "A point at which the derivative of a function vanishes or does not exist."),
+    (
+        "Lipschitz function",
+        "A function f with |f(x) - f(y)| at most a fixed constant times |x - y| for "
+        "all x and y; the least such constant is its Lipschitz constant.",
+    ),
+    ("monotone function", "A function that is increasing throughout its domain or decreasing throughout it."),
+    ("tangent", "The line through a point of a graph whose slope is the derivative there."),
+]
+
+
+def add_back_matter(book: Book) -> None:
+    """An appendix of answers and a glossary, as a book class sets its back matter: each answer
+    its number then its text, each glossary entry its term in bold then its definition, wrapped
+    lines flush left (no hanging indent) and no space between entries."""
+    book.head = "Answers to exercises"
+    book.new_page(running_head=False)
+    book._text(LEFT, 180, "Answers to exercises", "b", 24.9)
+    book.y = 230
+    for number, text in ANSWERS:
+        book.paragraph([(f"{number}  {text}", "r")], indent=0.0)
+    book.head = "Glossary"
+    book.new_page(running_head=False)
+    book._text(LEFT, 180, "Glossary", "b", 24.9)
+    book.y = 230
+    for term, text in GLOSSARY:
+        book.paragraph([(term, "b"), (text, "r")], indent=0.0)

@@ -18,6 +18,7 @@ from docgraph.app.retrieval.bm25 import BM25Index
 from docgraph.app.retrieval.labels import Captions
 from docgraph.app.retrieval.named_parts import (
     AGENDA,
+    asks_for_answer,
     asks_for_dependents,
     asks_for_proof,
     named_items,
@@ -34,7 +35,7 @@ from docgraph.app.retrieval.named_parts import (
 from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.links.notes import NOTES_TITLE, numbers_of
 from docgraph.ingest.links.references import TargetIndex
-from docgraph.ingest.links.statements import proofs
+from docgraph.ingest.links.statements import answers, proofs
 
 # Kinds that carry no content of their own for lexical search.
 FURNITURE = frozenset({"page_header", "page_footer"})
@@ -172,6 +173,8 @@ class DocumentIndex:
         targets += [("Region", key) for number in unborne for key in self.items.get(number, ())]
         if asks_for_proof(question):  # "Prove Lemma 2.1": the lemma's own proof, which belongs to it
             targets += [("Region", key) for label, target in targets for key in self.proofs.get(target, ())]
+        if asks_for_answer(question):  # "What is the answer to Exercise 3.5?": its answer at the back
+            targets += [("Region", key) for label, target in targets for key in self.answers.get(target, ())]
         if asks_for_dependents(question):  # "Which claims depend on claim 3?": the claims that refer to it
             targets += [("Region", key) for label, target in targets for key in self.referrers.get(target, ())]
         sections = {key for label, key in targets if label == "Section"}
@@ -213,6 +216,11 @@ class DocumentIndex:
             if (number := opening_number(region.kind, region.text)) is not None:
                 items.setdefault(number, []).append(region.region_id)
         return items
+
+    @cached_property
+    def answers(self) -> dict[str, list[str]]:
+        """An exercise's region id -> its answers' (:func:`ingest.links.statements.answers`)."""
+        return answers([(region.region_id, region.kind, region.text) for region in self.regions])
 
     @cached_property
     def proofs(self) -> dict[str, list[str]]:

@@ -59,6 +59,7 @@ _NOTICE_NAMED = re.compile(
 # A question that asks for a proof ("Prove Lemma 2.1", "What is the proof of Theorem 3.2?"): only
 # then is a statement's proof part of the statement it names.
 _PROOF_ASKED = re.compile(r"\b(?:prove|proves|proving|proof|proofs|demonstrate)\b", re.IGNORECASE)
+_ANSWER_ASKED = re.compile(r"\b(?:answers?|solutions?|solved?|hints?)\b", re.IGNORECASE)
 _DEPENDENTS = re.compile(r"\b(?:depend(?:s|ing|ent)?|dependent)\s+(?:on|upon|from)\b", re.IGNORECASE)
 # A meeting's papers name their numbered parts as the meeting does: "minute 4.2", "item 5", "agenda
 # item 3". In a question each names the section so numbered, else the paragraph that opens with the
@@ -184,6 +185,12 @@ def asks_for_proof(question: str) -> bool:
     """Whether ``question`` asks for a proof of the statement it names ("Prove Lemma 2.1"), not
     for what the statement says ("What does Theorem 3.2 say?")."""
     return _PROOF_ASKED.search(question) is not None
+
+
+def asks_for_answer(question: str) -> bool:
+    """Whether ``question`` asks for the answer to the exercise it names ("What is the answer to
+    Exercise 3.5?", "Solve Exercise 3.5"), which a book prints apart from the exercise."""
+    return _ANSWER_ASKED.search(question) is not None
 
 
 def asks_for_dependents(question: str) -> bool:

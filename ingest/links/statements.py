@@ -39,6 +39,10 @@ _PROOF = re.compile(r"^(?:Proof|PROOF)(?:\s+of\s+(?P<word>[A-Za-z]+)\s+(?P<numbe
 # An Exercises (Problems) section numbers its exercises without the word: "3.4. Show that ...".
 _EXERCISES_TITLE = re.compile(r"^(?:[\dA-Z]{1,3}(?:\.\d{1,3})*\.?\s+)?(?i:exercises|problems)\b")
 _BARE_NUMBER = re.compile(rf"^({STATEMENT_NUMBER})[.)]\s+\S", re.MULTILINE)
+# Answers (solutions, hints) to the exercises, at the back of the book or of a chapter, each opening
+# with its exercise's number: "3.5  The function ..."
+_ANSWERS_TITLE = re.compile(r"^(?:[\dA-Z]{1,3}(?:\.\d{1,3})*\.?\s+)?(?i:answers|solutions|hints)\b")
+_ANSWER_NUMBER = re.compile(rf"^({STATEMENT_NUMBER})[.)]?\s+\S")
 HEADING_KINDS = frozenset({"section_header", "title"})
 PROOF_END_MARKS = "∎□■▫◻◼"
 MAX_PROOF_REGIONS = 12  # a proof's paragraphs and displays, up to its end mark
@@ -112,6 +116,26 @@ def proofs(regions: Sequence[tuple[str, str, str]]) -> dict[str, list[str]]:
         if owner is not None:
             found.setdefault(owner, []).extend(_proof_regions(regions, row))
         last = None
+    return found
+
+
+def answers(regions: Sequence[tuple[str, str, str]]) -> dict[str, list[str]]:
+    """An exercise's region id -> the ids of its answers, from ``regions`` (id, kind, text) in
+    document order: a paragraph under an Answers (Solutions, Hints) heading that opens with the
+    number of an exercise or problem ("3.5  The function ...") answers it."""
+    targets: dict[Statement, list[tuple[int, int, str]]] = {}
+    index_statements(targets, ((region_id, kind, text, 0) for region_id, kind, text in regions))
+    exercises = {number: found[0][2] for (kind, number), found in targets.items() if kind in ("exercise", "problem")}
+    found: dict[str, list[str]] = {}
+    in_answers = False
+    for region_id, kind, text in regions:
+        if kind in HEADING_KINDS:
+            in_answers = _ANSWERS_TITLE.match(text) is not None
+            continue
+        match = _ANSWER_NUMBER.match(text) if in_answers and kind in STATEMENT_KINDS_OF_REGION else None
+        exercise = exercises.get(match.group(1).lower()) if match else None
+        if exercise is not None:
+            found.setdefault(exercise, []).append(region_id)
     return found
 
 

@@ -30,6 +30,7 @@ from docgraph.ingest.page.index_entries import join_index_entries
 from docgraph.ingest.page.key_values import join_key_value_rows
 from docgraph.ingest.page.labelled_columns import join_labelled_columns
 from docgraph.ingest.page.list_rows import attach_row_cells
+from docgraph.ingest.page.margin_notes import set_aside_margin_notes
 from docgraph.ingest.page.merge import absorb_figure_labels, figures_for_orphan_captions, merge_blocks
 from docgraph.ingest.page.model_regions import model_blocks
 from docgraph.ingest.page.photo_captions import caption_photos, worded_lines
@@ -94,7 +95,7 @@ def assemble_page(scan: PageScan, stats: FontStats, marks: FurnitureMarks, title
         _add_detected_figures(work)
     work.drafts = _merge_overlapping_figures(work.drafts)
 
-    rest = [line for i, line in enumerate(scan.lines) if i not in work.used]
+    rest = set_aside_margin_notes([line for i, line in enumerate(scan.lines) if i not in work.used], stats.body_size)
     lines = join_key_value_rows(join_labelled_columns(join_header_fields(join_definition_lines(rest))))
     blocks = work.blocks + join_index_entries(segment_lines(mark_unmarked_items(lines)))
     if scan.model_boxes is not None:
@@ -248,7 +249,8 @@ def _text_under(note: Draft, body: Sequence[Draft]) -> bool:
 def _page_layout(scan: PageScan, drafts: list[Draft], furniture: list[Draft]) -> PageLayout:
     _mark_ocr([*drafts, *furniture], scan.lines)
     body = [d for d in drafts if d.kind not in FURNITURE_KINDS and (d.text or d.kind in ("figure", "table", "formula"))]
-    order = _footnotes_last(body, reading_order([(d.bbox.x0, d.bbox.y0, d.bbox.x1, d.bbox.y1) for d in body]))
+    boxes = [(d.bbox.x0, d.bbox.y0, d.bbox.x1, d.bbox.y1) for d in body]
+    order = _footnotes_last(body, reading_order(boxes, heads=[d.kind == "section_header" for d in body]))
     regions = [body[i].to_region(n) for n, i in enumerate(order)]
     regions += [d.to_region(len(order) + k) for k, d in enumerate(furniture)]
     header = " ".join(d.text for d in furniture if d.kind == "page_header")

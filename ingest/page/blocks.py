@@ -19,6 +19,8 @@ BULLET_RE = re.compile(
 )
 BULLET_GLYPH_RE = re.compile(r"^\s*[•◦▪▫‣⁃∙·●○■□►▸➢➤✓✔❖]")
 _OPERATORS = frozenset("*-–−+")  # bullet glyphs that are also arithmetic operators
+# "3.5  The function ...": an entry opening with a dotted number (an exercise's answer, a sub-clause)
+_DOTTED_NUMBER = re.compile(r"^\s*(\d{1,3}(?:\.\d{1,3}){1,3})\.?\s+\S")
 # A note that opens with its raised mark ("²The only case", "¹² See"), set on straight after the note before
 _RAISED_MARK = re.compile(rf"^\s*[{SUPERSCRIPT_DIGITS}]{{1,3}}\s?[^\W\d_“\"(]")
 _ITEM_NUMBER = re.compile(r"^\s*\(?(\d{1,2})[.)]\s")  # "4. ...", "(4) ..."
@@ -187,7 +189,7 @@ def _starts_new_block(current: list[TextLine], line: TextLine) -> bool:
         return True
     if line.bold and _SUBHEADING_START.match(line.text):  # two headings in one MuPDF block
         return True
-    if _next_entry(current, line):
+    if _next_entry(current, line) or next_run_in_entry(current, line) or next_numbered_entry(current, line):
         return True
     if CAPTION_RE.match(line.text) and ends_sentence(prev.text):  # not "... shown in\nFigure 1."
         return True
@@ -260,6 +262,34 @@ def _next_entry(current: list[TextLine], line: TextLine) -> bool:
         return True
     first = _ENTRY_LABEL.match(current[0].text)
     return first is not None and int(first.group(1)) + 1 == int(label.group(1))
+
+
+def next_run_in_entry(current: list[TextLine], line: TextLine) -> bool:
+    """``line`` opens the next entry of a run of entries each opening with its term in bold, set
+    without space between them (a glossary: "**chord** The segment ..." | "**critical point** A
+    point ..."): the entry before opened so too and ended its sentence, the line starts where that
+    entry did, and its term is not one the entry names (a manual's "**dashed** will allow ..." |
+    "**dashed** and color are ...": more about the same option)."""
+    first = current[0]
+    if not (line.lead_bold and first.lead_bold) or not ends_sentence(current[-1].text):
+        return False
+    term = line.lead_bold.rstrip(":.").lower()
+    if term in " ".join(ln.text for ln in current).lower():
+        return False
+    return abs(line.bbox.x0 - first.bbox.x0) < 0.5 * max(line.size, 1.0)
+
+
+def next_numbered_entry(current: list[TextLine], line: TextLine) -> bool:
+    """``line`` opens the next entry of a run of entries numbered with dotted numbers, set without
+    space between them (a book's answers to its exercises: "3.4  By the mean value ..." | "3.5  The
+    function ..."): the entry before opened with a lower number of as many parts (answers to
+    selected exercises skip some) and ended its sentence, and the line starts where it did."""
+    first = current[0]
+    before, after = _DOTTED_NUMBER.match(first.text), _DOTTED_NUMBER.match(line.text)
+    if before is None or after is None or not ends_sentence(current[-1].text):
+        return False
+    low, high = (tuple(int(part) for part in match.group(1).split(".")) for match in (before, after))
+    return len(low) == len(high) and low < high and abs(line.bbox.x0 - first.bbox.x0) < 0.5 * max(line.size, 1.0)
 
 
 def caption_goes_on(current: list[TextLine], line: TextLine) -> bool:

@@ -181,6 +181,8 @@ def detect_furniture(pages: Sequence[PageLines], body_size: float = 0.0) -> list
             if index not in mark and signatures[_signature(band, page.lines[index])] >= min_repeat:
                 _add(mark, index, band)
     _mark_inner_page_numbers(pages, marks, min_repeat)
+    if len(pages) == 1:
+        _mark_lone_page_head(pages[0], candidates[0], marks[0], body_size)
     for page, found, mark in zip(pages, candidates, marks, strict=True):
         _mark_beside_page_number(page, found, mark, body_size)
     return marks
@@ -277,6 +279,20 @@ def _running_title_lines(
         for number, (page, (index, band)) in enumerate(zip(pages, edges, strict=True))
         if index >= 0 and _signature(band, page.lines[index]) in taken
     ]
+
+
+def _mark_lone_page_head(page: PageLines, found: list[tuple[int, str]], mark: FurnitureMarks, body: float) -> None:
+    """A one-page document's first line, in the top band, set smaller than the body and apart from
+    the text under it, is its running head (a service bulletin's template prints one over a rule),
+    though no other page repeats it; so are the other lines of the band on its row, set no larger
+    (an article's head: its venue at one margin, its authors at the other)."""
+    index, band = _edge_line(page, found)
+    if band != "top" or index in mark or not _small_head(head := page.lines[index], page, body):
+        return
+    for other, other_band in found:
+        line = page.lines[other]
+        if other_band == "top" and head.on_row_of(line) and line.size <= head.size + SIZE_TOLERANCE:
+            _add(mark, other, band)
 
 
 def _small_head(line: TextLine, page: PageLines, body_size: float) -> bool:

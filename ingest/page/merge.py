@@ -15,6 +15,8 @@ from docgraph.ingest.page.blocks import (
     Block,
     caption_goes_on,
     code_rows,
+    next_numbered_entry,
+    next_run_in_entry,
     split_list_items,
 )
 from docgraph.ingest.page.classify import NUMBERED_HEADING_RE, FontStats, near_float
@@ -181,7 +183,7 @@ def _joinable(prev: Block, cur: Block) -> bool:
         return gap <= 0.5 * em and not ends_sentence(prev.raw_text)
     if prev.kind == cur.kind == "paragraph" and PATENT_PARAGRAPH.match(cur.raw_text):  # "[0011] ..." opens one
         return False
-    if prev.kind == cur.kind == "paragraph" and _next_clause(prev, cur):
+    if prev.kind == cur.kind == "paragraph" and _next_entry(prev, cur):
         return False
     if prev.kind == cur.kind == "paragraph":
         same_style = prev.font == cur.font and abs(prev.size - cur.size) < 0.3
@@ -195,6 +197,13 @@ def _joinable(prev: Block, cur: Block) -> bool:
 
 def _field(line: TextLine) -> bool:
     return line.pair and opens_field(line)
+
+
+def _next_entry(prev: Block, cur: Block) -> bool:
+    """``cur`` opens the entry after ``prev``'s: the next clause, the next of a glossary's bold
+    terms or of a run of numbered answers."""
+    first = cur.lines[0]
+    return _next_clause(prev, cur) or next_run_in_entry(prev.lines, first) or next_numbered_entry(prev.lines, first)
 
 
 def _next_clause(prev: Block, cur: Block) -> bool:

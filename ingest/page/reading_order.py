@@ -11,7 +11,8 @@ directions fall back to a top-to-bottom, left-to-right sort.
 Columns of boxes one under another that start level with the group's top count however short when
 the others run on under them at their own left edges: an IPID's panels side by side, the left
 column running on under a short right one, are read column by column, not in bands that part a
-heading from its text.
+heading from its text. So does a column right of another that opens with a heading at the top of
+the group (a sidebar: a heading and a few lines beside a full column of text).
 """
 
 from __future__ import annotations
@@ -32,17 +33,22 @@ def reading_order(
     boxes: Sequence[Box],
     min_column_gap: float = DEFAULT_MIN_COLUMN_GAP,
     row_tolerance: float = DEFAULT_ROW_TOLERANCE,
+    heads: Sequence[bool] = (),
 ) -> list[int]:
-    """Return the indices of ``boxes`` in reading order (a permutation of ``range(len(boxes))``)."""
-    cutter = _XYCut(boxes, min_column_gap, row_tolerance)
+    """Return the indices of ``boxes`` in reading order (a permutation of ``range(len(boxes))``);
+    ``heads``: which boxes are headings, when known."""
+    cutter = _XYCut(boxes, min_column_gap, row_tolerance, heads)
     return cutter.order(list(range(len(boxes))))
 
 
 class _XYCut:
-    def __init__(self, boxes: Sequence[Box], min_column_gap: float, row_tolerance: float) -> None:
+    def __init__(
+        self, boxes: Sequence[Box], min_column_gap: float, row_tolerance: float, heads: Sequence[bool]
+    ) -> None:
         self.boxes = [_normalized(b) for b in boxes]
         self.min_column_gap = min_column_gap
         self.row_tolerance = row_tolerance
+        self.heads = heads
 
     def order(self, items: list[int]) -> list[int]:
         if len(items) <= 1:
@@ -112,7 +118,11 @@ class _XYCut:
         top = min(self.boxes[i][1] for i in items)
         bottom = max(self.boxes[i][3] for i in items)
         needed = min(MIN_COLUMN_HEIGHT_SHARE * (bottom - top), MIN_COLUMN_EXTENT)
-        short = [column for column in columns if self._extent(column) < needed]
+        short = [
+            column
+            for n, column in enumerate(columns)
+            if self._extent(column) < needed and not (n > 0 and self.headed_at_top(column, top))
+        ]
         if not short:
             return True
         widest = max(self._width(column) for column in columns)
@@ -142,6 +152,14 @@ class _XYCut:
         above = [self.boxes[i][0] for i in column if self.boxes[i][1] < floor]
         below = [self.boxes[i][0] for i in column if self.boxes[i][1] >= floor]
         return bool(above) and all(any(abs(x - edge) <= LEVEL_TOLERANCE for edge in above) for x in below)
+
+    def headed_at_top(self, column: list[int], top: float) -> bool:
+        """The column opens with a heading, at the group's top, over more of its own: a sidebar
+        ("Supplies" over a few lines) beside the column left of it, not a note beside a line."""
+        first = min(column, key=self.position_key)
+        head_top, head_bottom = self.boxes[first][1], self.boxes[first][3]
+        heading = first < len(self.heads) and self.heads[first]
+        return heading and len(column) > 1 and head_top - top <= head_bottom - head_top
 
 
 def _normalized(box: Box) -> Box:

@@ -33,6 +33,9 @@ _MATH_NAME = re.compile(r"cmmi|cmsy|cmex|msam|msbm|math|stixgeneral|symbol|eufm|
 _MATH_RANGES = ((0x2200, 0x22FF), (0x2A00, 0x2AFF), (0x27C0, 0x27EF), (0x2980, 0x29FF), (0x1D400, 0x1D7FF))
 _FIRST_MATH_CHAR = chr(_MATH_RANGES[0][0])
 _SAME_ROW_MAX_GAP_EM = 4.0  # pieces of one visual line further apart than this are separate items
+# A margin note on the row of the body line it remarks on: this many em from it, set this many points
+# smaller but no smaller than the body over this ratio (see ``_apart_in_type``)
+_NOTE_GAP_EM, _NOTE_SMALLER, _NOTE_RATIO = 1.5, 1.5, 1.6
 SAME_ROW = 0.4  # of a line's font size: pieces whose middles are this close share a row
 # Text set at a slant this large is a watermark ("DRAFT", "Not for distribution") across the page;
 # slanted labels of a chart's axis are small.
@@ -60,6 +63,7 @@ class TextLine:
     chars: int = 0  # non-space characters
     item: bool = False  # opens a list item by its place, without a bullet: a term list's term
     pair: bool = False  # a label and its value set apart on one row ("Total GBP ... 1,404.96")
+    lead_bold: str = ""  # the bold run it opens with, going on in text type ("**chord** The segment")
 
     @property
     def center_y(self) -> float:
@@ -155,7 +159,25 @@ def _line_from_dict(raw: dict[str, Any], block_no: int, fixed_pitch: frozenset[s
         block=block_no,
         horizontal=horizontal,
         chars=total,
+        lead_bold=_leads_bold(spans),
     )
+
+
+def _leads_bold(spans: list[dict[str, Any]]) -> str:
+    """The bold run of two characters or more that the line opens with (a glossary's term) when it
+    goes on in a text font that is not bold: a run-in head, not a bold line; else ""."""
+    traits = [
+        (bool(int(s.get("flags", 0)) & pymupdf.TEXT_FONT_BOLD) or _font_traits(str(s.get("font", "")))[0], s)
+        for s in spans
+        if str(s["text"]).strip()
+    ]
+    lead = ""
+    for bold, span in traits:
+        if not bold:
+            break
+        lead += str(span["text"])
+    rest = any(not bold and any(map(str.isalpha, str(span["text"]))) for bold, span in traits)
+    return lead.strip() if sum(map(str.isalnum, lead)) >= 2 and rest else ""
 
 
 def _span_texts(spans: list[dict[str, Any]]) -> list[str]:
@@ -255,7 +277,23 @@ def _same_row(a: TextLine, b: TextLine) -> bool:
     overlap = a.bbox.y_overlap(b.bbox)
     height = min(a.bbox.height, b.bbox.height)
     gap = max(a.bbox.x0, b.bbox.x0) - min(a.bbox.x1, b.bbox.x1)  # either order: streams need not go left to right
+    if _apart_in_type(a, b, gap):
+        return False
     return height > 0 and overlap >= 0.6 * height and -1.0 <= gap <= _SAME_ROW_MAX_GAP_EM * max(a.size, 1.0)
+
+
+def _apart_in_type(a: TextLine, b: TextLine, gap: float) -> bool:
+    """Two texts on one row, not one line's pieces: a note set small in the margin, on the row of
+    the body line it remarks on. They stand 1.5 em apart or more, in sizes 1.5 points apart or more
+    (the body at most 1.6 times the note's), neither in typewriter type (an option's term set small
+    before its description), and the smaller is words, two of three letters or more: not a note's
+    mark, a number, nor a formula's subscripts or a chart's logo beside its title."""
+    small, large = sorted((a, b), key=lambda line: line.size)
+    if a.mono or b.mono or gap < _NOTE_GAP_EM * large.size or small.math >= 0.5:
+        return False
+    if large.size - small.size < _NOTE_SMALLER or large.size > _NOTE_RATIO * small.size:
+        return False
+    return sum(1 for word in small.text.split() if sum(map(str.isalpha, word)) >= 3) >= 2
 
 
 def _join(first: TextLine, second: TextLine) -> TextLine:
@@ -275,6 +313,7 @@ def _join(first: TextLine, second: TextLine) -> TextLine:
         block=first.block,
         horizontal=True,
         chars=total,
+        lead_bold=a.lead_bold or (a.text.strip() if a.bold and not a.mono and not b.bold and not b.mono else ""),
     )
 
 
