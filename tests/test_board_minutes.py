@@ -12,7 +12,7 @@ from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
 from tests.board_minutes import FIELDS, write_minutes
-from tests.board_papers import write_action_log, write_agenda, write_board_paper
+from tests.board_papers import COVER, write_action_log, write_agenda, write_board_paper
 from tests.llm_data import ask_of_pdf, hybrid_over
 
 
@@ -26,6 +26,16 @@ def test_the_minutes_header_is_read_field_by_field(tmp_path: Path) -> None:
 
     paragraphs = [text for kind, text in regions(layout) if kind == "paragraph"]
     for label, value in FIELDS:
+        assert f"{label} {value}" in paragraphs
+
+
+def test_a_label_glued_to_its_value_at_a_tab_is_one_field(tmp_path: Path) -> None:
+    # "Meeting:" and "Purpose:" reach nearer the tab stop than "Author:" does: the text layer glues them to
+    # their values, so only one value stood apart and the stack was read as lines run together.
+    layout = NativeReader().read(write_board_paper(tmp_path / "paper.pdf"))
+
+    paragraphs = [text for kind, text in regions(layout) if kind == "paragraph"]
+    for label, value in COVER:
         assert f"{label} {value}" in paragraphs
 
 

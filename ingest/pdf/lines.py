@@ -33,6 +33,7 @@ _MATH_NAME = re.compile(r"cmmi|cmsy|cmex|msam|msbm|math|stixgeneral|symbol|eufm|
 _MATH_RANGES = ((0x2200, 0x22FF), (0x2A00, 0x2AFF), (0x27C0, 0x27EF), (0x2980, 0x29FF), (0x1D400, 0x1D7FF))
 _FIRST_MATH_CHAR = chr(_MATH_RANGES[0][0])
 _SAME_ROW_MAX_GAP_EM = 4.0  # pieces of one visual line further apart than this are separate items
+TAB_GAP_EM = 1.0  # white wider than any word space between two joined pieces: a tab parts them
 SAME_ROW = 0.4  # of a line's font size: pieces whose middles are this close share a row
 # Text set at a slant this large is a watermark ("DRAFT", "Not for distribution") across the page;
 # slanted labels of a chart's axis are small.
@@ -60,6 +61,7 @@ class TextLine:
     chars: int = 0  # non-space characters
     item: bool = False  # opens a list item by its place, without a bullet: a term list's term
     pair: bool = False  # a label and its value set apart on one row ("Total GBP ... 1,404.96")
+    tab: float | None = None  # where the piece after a tab following a colon starts, joined across it
 
     @property
     def center_y(self) -> float:
@@ -264,6 +266,10 @@ def _join(first: TextLine, second: TextLine) -> TextLine:
     total = a.chars + b.chars
     main = a if a.chars >= b.chars else b
     sep = "" if a.text.endswith(" ") or b.text.startswith(" ") else " "
+    # A tab after a colon is kept: a header field's label glued to its value ("Meeting:<tab>..."); not
+    # the white before a contents entry's leaders ("Logistic Regression: family = ... . . . 16").
+    tabbed = a.text.rstrip().endswith(":") and b.bbox.x0 - a.bbox.x1 >= TAB_GAP_EM * a.size
+    tab = a.tab if a.tab is not None else b.bbox.x0 if tabbed else b.tab
     return TextLine(
         text=a.text + sep + b.text,
         bbox=a.bbox.union(b.bbox),
@@ -275,6 +281,7 @@ def _join(first: TextLine, second: TextLine) -> TextLine:
         block=first.block,
         horizontal=True,
         chars=total,
+        tab=tab,
     )
 
 
