@@ -9,6 +9,7 @@ from pathlib import Path
 from docgraph.app.retrieval.dates import find_dates, fullness
 from docgraph.app.retrieval.fields import field_label
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
 from tests.board_minutes import FIELDS, write_minutes
@@ -47,6 +48,18 @@ def test_a_bold_action_line_is_a_paragraph_of_its_minute(tmp_path: Path) -> None
     action = "ACTION: Ravi Patel to report on mould survey completion rates to the May meeting (M26/041)"
     assert ("paragraph", action) in regions(layout)
     assert ("section_header", "FAQ: How will tenants report damp and mould?") in regions(paper)
+
+
+def test_a_minute_named_by_number_is_a_reference_to_it(tmp_path: Path) -> None:
+    # "(see minute 4.2)" in minute 5 is the minutes' own section 4.2, as "see Section 4.2" would be.
+    batch = build_graph(NativeReader().read(write_minutes(tmp_path / "minutes.pdf")))
+
+    texts = {node.key: node.props.get("text") or node.props.get("title") for node in batch.nodes}
+    refs = [
+        (texts[edge.src_key], edge.props["label"], texts[edge.dst_key]) for edge in batch.edges if edge.type == "REF"
+    ]
+    source = "There was no other business. The Chair thanked the tenants' panel for its comments (see minute 4.2)."
+    assert (source, "Minute 4.2", "4.2 Damp and mould") in refs
 
 
 def test_an_action_named_by_its_code_is_quoted_by_its_own_row(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
