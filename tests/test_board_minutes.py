@@ -40,6 +40,16 @@ def test_a_label_glued_to_its_value_at_a_tab_is_one_field(tmp_path: Path) -> Non
         assert f"{label} {value}" in paragraphs
 
 
+def test_a_subtitle_in_the_titles_face_is_part_of_the_title(tmp_path: Path) -> None:
+    # The bold 12 pt line under the 16 pt title says what the document is and when: the title's part,
+    # not a paragraph of the byline.
+    layout = NativeReader().read(write_minutes(tmp_path / "minutes.pdf"))
+
+    subtitle = "Minutes of the Board of Management meeting held on 17 March 2026"
+    assert ("title", f"Northgate Housing Association {subtitle}") in regions(layout)
+    assert all(subtitle not in text for kind, text in regions(layout) if kind != "title")
+
+
 def test_a_bold_action_line_is_a_paragraph_of_its_minute(tmp_path: Path) -> None:
     # Set bold at the body's size with no full stop, as a secretary sets it; a bold FAQ question stays a heading.
     layout = NativeReader().read(write_minutes(tmp_path / "minutes.pdf"))
