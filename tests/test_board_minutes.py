@@ -138,3 +138,14 @@ def test_a_date_is_written_as_a_date() -> None:
     assert [date for date, _, _ in find_dates("Minutes of 17 March 2026, agenda 2026-03-17")] == [(17, 3, 2026)] * 2
     assert find_dates("May I see the minutes?") == [] and find_dates("the May meeting", whole=True) == []
     assert fullness((None, 3, None), [(17, 3, 2026)]) == 1 and fullness((17, 3, 2026), [(17, 2, 2026)]) == 0
+
+
+def test_an_agenda_dated_in_its_subtitle_is_named_by_the_date(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # Two agendas with the same items: only the subtitle says which meeting each is for, and a question
+    # that writes the date asks of that meeting's agenda alone.
+    pdfs = [write_agenda(tmp_path / "agenda.pdf"), write_agenda(tmp_path / "agenda-feb.pdf", held="17 February 2026")]
+    hybrid = hybrid_over(falkordb_store, pdfs, tmp_path)
+
+    found = hybrid.retrieve("Who leads the damp and mould item on the agenda for 17 March 2026?", k=3)
+    assert {result.doc_id for result in found} == {"agenda"}
+    assert found[0].text.startswith("5 19:00 Damp and mould policy review")
