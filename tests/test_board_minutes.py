@@ -13,8 +13,12 @@ from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
 from tests.board_minutes import FIELDS, write_minutes
-from tests.board_papers import COVER, write_action_log, write_agenda, write_board_paper
+from tests.board_papers import AGENDA, COVER, write_action_log, write_agenda, write_board_paper
 from tests.llm_data import ask_of_pdf, hybrid_over
+
+AGENDA_ROW_5 = (
+    "5 | 19:00 | Damp and mould policy review following the Housing Ombudsman's spotlight report | Ravi Patel"
+)
 
 
 def regions(layout: DocumentLayout) -> list[tuple[str, str]]:
@@ -48,6 +52,18 @@ def test_a_subtitle_in_the_titles_face_is_part_of_the_title(tmp_path: Path) -> N
     subtitle = "Minutes of the Board of Management meeting held on 17 March 2026"
     assert ("title", f"Northgate Housing Association {subtitle}") in regions(layout)
     assert all(subtitle not in text for kind, text in regions(layout) if kind != "title")
+
+
+def test_an_agenda_set_with_tabs_under_a_bold_header_row_is_a_table(tmp_path: Path) -> None:
+    # No rules: the bold labels start the columns, a subject wraps within its column, and each lead
+    # stays in its own cell, not run into the wrapped subject ("... held on 17 Chair February 2026").
+    layout = NativeReader().read(write_agenda(tmp_path / "agenda.pdf"))
+
+    tables = [text for kind, text in regions(layout) if kind == "table"]
+    rows = [" | ".join(row) for row in AGENDA]
+    assert len(tables) == 1 and tables[0].splitlines()[0] == "| Item | Time | Subject | Lead |"
+    assert tables[0].splitlines()[2:] == [f"| {row} |" for row in rows]
+    assert all(not text.startswith(("1 18:00", "2 18:05")) for kind, text in regions(layout))
 
 
 def test_a_bold_action_line_is_a_paragraph_of_its_minute(tmp_path: Path) -> None:
@@ -108,8 +124,8 @@ def test_a_minute_or_an_agenda_item_named_by_number_is_read(falkordb_store: Falk
     agenda_item = hybrid.retrieve("What is agenda item 3?", k=3)
     assert "DECISION: The Board approved the revised damp and mould policy, to take effect from 1 April 2026." in minute
     assert all("February" not in text for text in minute)
-    assert item[0].text.startswith("5 19:00 Damp and mould policy review")
-    assert agenda_item[0].text == "3 18:15 Chief Executive's report Mark Evans"
+    assert (item[0].doc_id, item[0].kind) == ("agenda", "table") and f"| {AGENDA_ROW_5} |" in item[0].text
+    assert (agenda_item[0].doc_id, agenda_item[0].kind) == ("agenda", "table")
 
 
 def test_a_meeting_named_by_its_date_names_its_minutes(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
@@ -148,4 +164,4 @@ def test_an_agenda_dated_in_its_subtitle_is_named_by_the_date(falkordb_store: Fa
 
     found = hybrid.retrieve("Who leads the damp and mould item on the agenda for 17 March 2026?", k=3)
     assert {result.doc_id for result in found} == {"agenda"}
-    assert found[0].text.startswith("5 19:00 Damp and mould policy review")
+    assert f"| {AGENDA_ROW_5} |" in found[0].text
