@@ -31,6 +31,16 @@ ACTIONS = (
     ),
     ("M26/042", "5", "Circulate the revised board calendar", "Rachel Green", "24/03/2026", "Closed"),
 )
+# The paper's cover details: a bold label, its value at the tab stop. The tab after "Meeting:" and
+# "Purpose:" is narrower than after "Author:", so the text layer glues those labels to their values.
+COVER = (
+    ("Meeting:", "Board of Management, 17 March 2026"),
+    ("Author:", "Ravi Patel, Director of Property"),
+    (
+        "Purpose:",
+        "For decision: to approve the revised damp and mould policy and the timetable for putting it into effect",
+    ),
+)
 MILESTONES = (
     ("Policy approved by the Board", "17/03/2026"),
     ("Staff briefing completed", "27/03/2026"),
@@ -95,7 +105,7 @@ def write_board_paper(pdf: Path) -> Path:
     """Board paper A26/03: cover details, sections, and a ruled table of milestones by date."""
     flow = Page(pymupdf.open(), "Board paper A26/03")
     flow.text("Board paper A26/03: Damp and mould policy", size=16, bold=True, after=8)
-    for label, value in (("Meeting:", "Board of Management, 17 March 2026"), ("Author:", "Ravi Patel")):
+    for label, value in COVER:
         flow.field(label, value)
     flow.y += 12
     flow.text("1. Purpose", size=12, bold=True, after=4)

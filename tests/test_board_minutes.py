@@ -9,11 +9,16 @@ from pathlib import Path
 from docgraph.app.retrieval.dates import find_dates, fullness
 from docgraph.app.retrieval.fields import field_label
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
 from tests.board_minutes import FIELDS, write_minutes
-from tests.board_papers import write_action_log, write_agenda, write_board_paper
+from tests.board_papers import AGENDA, COVER, write_action_log, write_agenda, write_board_paper
 from tests.llm_data import ask_of_pdf, hybrid_over
+
+AGENDA_ROW_5 = (
+    "5 | 19:00 | Damp and mould policy review following the Housing Ombudsman's spotlight report | Ravi Patel"
+)
 
 
 def regions(layout: DocumentLayout) -> list[tuple[str, str]]:
@@ -29,6 +34,38 @@ def test_the_minutes_header_is_read_field_by_field(tmp_path: Path) -> None:
         assert f"{label} {value}" in paragraphs
 
 
+def test_a_label_glued_to_its_value_at_a_tab_is_one_field(tmp_path: Path) -> None:
+    # "Meeting:" and "Purpose:" reach nearer the tab stop than "Author:" does: the text layer glues them to
+    # their values, so only one value stood apart and the stack was read as lines run together.
+    layout = NativeReader().read(write_board_paper(tmp_path / "paper.pdf"))
+
+    paragraphs = [text for kind, text in regions(layout) if kind == "paragraph"]
+    for label, value in COVER:
+        assert f"{label} {value}" in paragraphs
+
+
+def test_a_subtitle_in_the_titles_face_is_part_of_the_title(tmp_path: Path) -> None:
+    # The bold 12 pt line under the 16 pt title says what the document is and when: the title's part,
+    # not a paragraph of the byline.
+    layout = NativeReader().read(write_minutes(tmp_path / "minutes.pdf"))
+
+    subtitle = "Minutes of the Board of Management meeting held on 17 March 2026"
+    assert ("title", f"Northgate Housing Association {subtitle}") in regions(layout)
+    assert all(subtitle not in text for kind, text in regions(layout) if kind != "title")
+
+
+def test_an_agenda_set_with_tabs_under_a_bold_header_row_is_a_table(tmp_path: Path) -> None:
+    # No rules: the bold labels start the columns, a subject wraps within its column, and each lead
+    # stays in its own cell, not run into the wrapped subject ("... held on 17 Chair February 2026").
+    layout = NativeReader().read(write_agenda(tmp_path / "agenda.pdf"))
+
+    tables = [text for kind, text in regions(layout) if kind == "table"]
+    rows = [" | ".join(row) for row in AGENDA]
+    assert len(tables) == 1 and tables[0].splitlines()[0] == "| Item | Time | Subject | Lead |"
+    assert tables[0].splitlines()[2:] == [f"| {row} |" for row in rows]
+    assert all(not text.startswith(("1 18:00", "2 18:05")) for kind, text in regions(layout))
+
+
 def test_a_bold_action_line_is_a_paragraph_of_its_minute(tmp_path: Path) -> None:
     # Set bold at the body's size with no full stop, as a secretary sets it; a bold FAQ question stays a heading.
     layout = NativeReader().read(write_minutes(tmp_path / "minutes.pdf"))
@@ -37,6 +74,18 @@ def test_a_bold_action_line_is_a_paragraph_of_its_minute(tmp_path: Path) -> None
     action = "ACTION: Ravi Patel to report on mould survey completion rates to the May meeting (M26/041)"
     assert ("paragraph", action) in regions(layout)
     assert ("section_header", "FAQ: How will tenants report damp and mould?") in regions(paper)
+
+
+def test_a_minute_named_by_number_is_a_reference_to_it(tmp_path: Path) -> None:
+    # "(see minute 4.2)" in minute 5 is the minutes' own section 4.2, as "see Section 4.2" would be.
+    batch = build_graph(NativeReader().read(write_minutes(tmp_path / "minutes.pdf")))
+
+    texts = {node.key: node.props.get("text") or node.props.get("title") for node in batch.nodes}
+    refs = [
+        (texts[edge.src_key], edge.props["label"], texts[edge.dst_key]) for edge in batch.edges if edge.type == "REF"
+    ]
+    source = "There was no other business. The Chair thanked the tenants' panel for its comments (see minute 4.2)."
+    assert (source, "Minute 4.2", "4.2 Damp and mould") in refs
 
 
 def test_an_action_named_by_its_code_is_quoted_by_its_own_row(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
@@ -75,8 +124,8 @@ def test_a_minute_or_an_agenda_item_named_by_number_is_read(falkordb_store: Falk
     agenda_item = hybrid.retrieve("What is agenda item 3?", k=3)
     assert "DECISION: The Board approved the revised damp and mould policy, to take effect from 1 April 2026." in minute
     assert all("February" not in text for text in minute)
-    assert item[0].text.startswith("5 19:00 Damp and mould policy review")
-    assert agenda_item[0].text == "3 18:15 Chief Executive's report Mark Evans"
+    assert (item[0].doc_id, item[0].kind) == ("agenda", "table") and f"| {AGENDA_ROW_5} |" in item[0].text
+    assert (agenda_item[0].doc_id, agenda_item[0].kind) == ("agenda", "table")
 
 
 def test_a_meeting_named_by_its_date_names_its_minutes(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
@@ -105,3 +154,14 @@ def test_a_date_is_written_as_a_date() -> None:
     assert [date for date, _, _ in find_dates("Minutes of 17 March 2026, agenda 2026-03-17")] == [(17, 3, 2026)] * 2
     assert find_dates("May I see the minutes?") == [] and find_dates("the May meeting", whole=True) == []
     assert fullness((None, 3, None), [(17, 3, 2026)]) == 1 and fullness((17, 3, 2026), [(17, 2, 2026)]) == 0
+
+
+def test_an_agenda_dated_in_its_subtitle_is_named_by_the_date(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # Two agendas with the same items: only the subtitle says which meeting each is for, and a question
+    # that writes the date asks of that meeting's agenda alone.
+    pdfs = [write_agenda(tmp_path / "agenda.pdf"), write_agenda(tmp_path / "agenda-feb.pdf", held="17 February 2026")]
+    hybrid = hybrid_over(falkordb_store, pdfs, tmp_path)
+
+    found = hybrid.retrieve("Who leads the damp and mould item on the agenda for 17 March 2026?", k=3)
+    assert {result.doc_id for result in found} == {"agenda"}
+    assert f"| {AGENDA_ROW_5} |" in found[0].text

@@ -30,6 +30,7 @@ from docgraph.app.retrieval.named_parts import (
     part_index,
     printed_number,
     resolved_parts,
+    row_numbers,
     titled_sections,
 )
 from docgraph.app.retrieval.text import tokenize
@@ -210,10 +211,15 @@ class DocumentIndex:
 
     @cached_property
     def items(self) -> dict[str, list[str]]:
-        """A whole number -> the ids of the paragraphs that open with it (:func:`opening_number`)."""
+        """A whole number -> the ids of the paragraphs that open with it (:func:`opening_number`),
+        and, in an agenda, of the tables with a row that opens with it (the agenda's table of items)."""
+        agenda = AGENDA in self.name_words | self.opening_words
         items: dict[str, list[str]] = {}
         for region in self.regions:
+            numbers = row_numbers(region.text) if agenda and region.kind == "table" else []
             if (number := opening_number(region.kind, region.text)) is not None:
+                numbers.append(number)
+            for number in dict.fromkeys(numbers):
                 items.setdefault(number, []).append(region.region_id)
         return items
 

@@ -228,8 +228,9 @@ class HybridRetriever:
         # and a safety notice by its signal word ("the CAUTION notice")
         notices = self.corpus.notice_regions(query, doc_ids) if weights.part else frozenset()
         options |= notices
-        # and a header field whose label it names ("Who was present?": "Present: ...")
-        fields = self.corpus.field_regions(query, doc_ids) if weights.part else {}
+        # and a header field whose label it names ("Who was present?": "Present: ..."), of the documents
+        # it names when it names some ("the March meeting": not a board paper's "Meeting:" field)
+        fields = self.corpus.field_regions(query, set(named_documents) or doc_ids) if weights.part else {}
         options |= frozenset(fields)
         kinds = named_kinds(query) | {kind for kind, _ in labels}
         hits = fuse(candidates, weights, kinds, places, in_parts | options, named_documents)

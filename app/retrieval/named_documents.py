@@ -48,12 +48,23 @@ def naming_words(question: str) -> set[str]:
     """The whole tokens of the words ``question`` writes as names ("1043", "libtasn1", "northgate" of
     "Northgate's"), less the words of the labels it names parts by ("Table 3", "page 5")."""
     labels = part_label_words(question) | named_label_words(question)
-    words = question.split()
+    words, dated = question.split(), _date_words(question)
     return {
         token
         for position, word in enumerate(words)
-        if (token := _token(word)) and token not in labels and _written_as_name(_bare(word), position)
+        if (token := _token(word))
+        and token not in labels
+        and position not in dated
+        and _written_as_name(_bare(word), position)
     }
+
+
+def _date_words(question: str) -> set[int]:
+    """The positions of the words of the dates ``question`` writes ("17 March 2026"): a date names
+    the documents it is the date of (:func:`header_dates`), not each one whose name holds "2026"."""
+    spans = [(start, end) for _, start, end in find_dates(question)]
+    words = re.finditer(r"\S+", question)
+    return {i for i, word in enumerate(words) if any(word.start() < end and start < word.end() for start, end in spans)}
 
 
 def named_documents(question: str, documents: Iterable[DocumentIndex]) -> NamedDocuments:
@@ -70,7 +81,8 @@ def named_documents(question: str, documents: Iterable[DocumentIndex]) -> NamedD
         return NamedDocuments(frozenset(), question)
     names = frozenset().union(*(document.name_words for document in named))
     identifiers = {word for word in words & names if _is_identifier(word)}
-    unnamed = " ".join(_without_names(question.split(), identifiers, names)) if identifiers else question
+    words_of = _without_names(question.split(), identifiers, names, _date_words(question))
+    unnamed = " ".join(words_of) if identifiers else question
     named = list({document.doc_id: document for document in [*named, *dated]}.values())
     lifted = frozenset(document.doc_id for document in named) if len(named) < len(candidates) else frozenset()
     return NamedDocuments(lifted, unnamed if tokenize(unnamed) else question)
@@ -96,16 +108,17 @@ def header_dates(document: DocumentIndex) -> set[Date]:
     return {date for text in [*document.name_texts, *dated] for date, _, _ in find_dates(text, True)}
 
 
-def _without_names(words: list[str], naming: set[str], names: frozenset[str]) -> list[str]:
+def _without_names(words: list[str], naming: set[str], names: frozenset[str], dated: set[int]) -> list[str]:
     """``words`` without those that name the documents: each naming word, and the words of the
     documents' names next to it ("invoice" of "the total of invoice 1043", not "methods" of "What
-    methods does zoo provide?", a title word that says what the document holds)."""
+    methods does zoo provide?", a title word that says what the document holds); a date's words
+    (at the positions ``dated``) stay, as a passage may state the date."""
     tokens = [_token(word) for word in words]
     dropped = [token in naming for token in tokens]
     for start in [i for i, drop in enumerate(dropped) if drop]:
         for step in (-1, 1):
             i = start + step
-            while 0 <= i < len(words) and not dropped[i] and tokens[i] in names:
+            while 0 <= i < len(words) and not dropped[i] and i not in dated and tokens[i] in names:
                 dropped[i] = True
                 i += step
     return [word for word, drop in zip(words, dropped, strict=True) if not drop]

@@ -219,6 +219,13 @@ def names_agenda_items(question: str) -> bool:
     return _AGENDA_ITEM.search(question) is not None
 
 
+def row_numbers(text: str) -> list[str]:
+    """The whole numbers a table's body rows open with, in their first cell ("| 5 | 19:00 | Damp and
+    mould ... |"): an agenda set as a table numbers its items so."""
+    rows = text.splitlines()[2:]  # under the header row and its rule
+    return [cell for row in rows if (cell := row.removeprefix("|").split("|", 1)[0].strip()).isdigit()]
+
+
 def opening_number(kind: str, text: str) -> str | None:
     """The whole number a paragraph opens with, as an agenda's or a list's item does ("5 19:00 Damp
     and mould ...", "3. Matters arising"): the item a question names by it."""

@@ -44,6 +44,11 @@ _LIST_SEP = rf"(?:\s*,\s*(?:(?:{_LIST_WORD})\s+)?|\s+(?:{_LIST_WORD}|&)\s+)"
 # one level ("Recommendation 3") is a report's own series, not its section 3.
 _RECOMMENDATION = r"\b(?:Recommendations?|recommendations?)\s+(?=\d{1,3}\.\d)"
 
+# A meeting's minutes name one another by number, as the minutes number them: "(see minute 4.2)",
+# "Minutes 4.1 and 5". Not a time: "1 minute 30 seconds", "minute 3 s".
+_MINUTE = r"\b(?<!\d )(?:[Mm]inutes?|MINUTES?)\s+"
+_MINUTE_NUM = rf"\d{{1,3}}(?:\.\d{{1,3}})*{NUMBER_END}(?!\s*(?:s|secs?|seconds?)\b)"
+
 # kind -> (keyword pattern, number pattern, name used in the REF label)
 PATTERNS: dict[str, tuple[str, str, str]] = {
     "figure": (r"\b(?:Figures?|FIGURES?|figures?)\s+|\b(?:Figs?\.|FIGS?\.|figs?\.)\s*", _FIG_NUM, "Figure"),
@@ -67,6 +72,7 @@ PATTERNS: dict[str, tuple[str, str, str]] = {
     # a financial statement's notes ("see Note 12", "Notes 5 and 12"), capitalised: "note 3" is a word
     "note": (r"\b(?:Notes?|NOTES?|Notas?)\s+", _NOTE_NUM, "Note"),
     "claim": (r"\b(?:Claims?|CLAIMS?|claims?)\s+", _CLAIM_NUM, "Claim"),
+    "minute": (_MINUTE, _MINUTE_NUM, "Minute"),
     **mention_patterns(),  # a mathematics text's numbered statements: "by Theorem 3.2"
 }
 
@@ -104,7 +110,7 @@ _STATUTE_CODES = (
 _STATUTE = re.compile(rf"{_SUBDIVISION}\s+(?:{_STATUTE_CODES})(?![\w-])")
 _STATUTE_KINDS = frozenset({"section", "clause", "article", "paragraph"})
 # Kinds whose part may belong to another document named after it ("Section 7.3 of the Helios MSA").
-_QUALIFIED_KINDS = _STATUTE_KINDS | {"chapter", "appendix", "schedule", "annex", "exhibit"}
+_QUALIFIED_KINDS = _STATUTE_KINDS | {"chapter", "appendix", "schedule", "annex", "exhibit", "minute"}
 # A page cited after a year or a date: "(OJ L 48, 23.2.2011, p. 1)", "Springer, 2011, pp. 3-4".
 _CITED_PAGE = re.compile(r"(?:\b(?:1[5-9]|20)\d\d[a-z]?|\b\d{1,2}\.\s?\d{1,2}\.\s?\d{2,4})\)?\s*[,;:]\s*$")
 

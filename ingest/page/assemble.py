@@ -38,7 +38,7 @@ from docgraph.ingest.page.reading_order import reading_order
 from docgraph.ingest.page.scan import PageScan
 from docgraph.ingest.page.table_notes import mark_table_notes
 from docgraph.ingest.page.term_rows import attach_term_rows
-from docgraph.ingest.page.title_page import demote_byline
+from docgraph.ingest.page.title_page import demote_byline, join_subtitle
 from docgraph.ingest.page.toc_entries import demote_toc_entries
 from docgraph.ingest.page.unmarked_items import mark_unmarked_items
 from docgraph.ingest.pdf.lines import TextLine, lines_in
@@ -175,6 +175,7 @@ def _classify(blocks: list[Block], stats: FontStats, height: float, title_allowe
     extend_footnotes(blocks, stats, ctx)
     promote_chapter_labels(blocks)
     promote_title(blocks, stats, ctx)
+    join_subtitle(blocks)
     demote_article_heads(blocks)
     demote_byline(blocks)
     demote_toc_entries(blocks)

@@ -8,7 +8,9 @@ then a column of values run together ("... Li Wei Apologies: Sarah Collins ...")
 who was present. A run of lines at one edge, each opening with such a label, at least
 ``MIN_FIELDS`` of their values set apart at one tab stop, is read field by field: each label with
 its value and the lines that wrap it (set right of the label's edge, under the value), one line of
-its own, marked as a pair (no heading however set).
+its own, marked as a pair (no heading however set). A label that MuPDF glued to its value across a
+narrow tab counts as set apart at the tab (``TextLine.tab``): a board paper's "Meeting:" and
+"Purpose:" were glued and its "Author:" not, so one value stood apart and the stack ran together.
 """
 
 from __future__ import annotations
@@ -72,8 +74,16 @@ def _stack(lines: Sequence[TextLine], start: int) -> list[list[TextLine]]:
 def _tabbed(fields: Sequence[list[TextLine]]) -> bool:
     """At least ``MIN_FIELDS`` values set apart from their labels, at one tab stop: a header's stack,
     not a run of lines that each open with a word and a colon ("Returns: ...", "Note: ...")."""
-    edges = [field[1].bbox.x0 for field in fields if len(field) > 1 and field[1].on_row_of(field[0])]
+    edges = [edge for edge in map(_value_edge, fields) if edge is not None]
     return len(edges) >= MIN_FIELDS and max(edges) - min(edges) <= EDGE_TOLERANCE
+
+
+def _value_edge(field: Sequence[TextLine]) -> float | None:
+    """Where the field's value starts at its tab stop: a piece of its own on the label's row, or the
+    label's line itself where a narrow tab glued the value to it ("Meeting:" and its value)."""
+    if len(field) > 1 and field[1].on_row_of(field[0]):
+        return field[1].bbox.x0
+    return field[0].tab if field[0].tab is not None and _LABEL.match(field[0].text.strip()) else None
 
 
 def _has_value(field: Sequence[TextLine]) -> bool:
@@ -95,9 +105,12 @@ def _follows(last: TextLine, line: TextLine) -> bool:
 
 def _wraps_value(field: Sequence[TextLine], line: TextLine) -> bool:
     """``line`` goes on with the field's value: set under it, indented past the label's edge (at
-    the value's edge when the value is a piece of its own)."""
-    edge = field[1].bbox.x0 if len(field) > 1 else field[0].bbox.x0 + line.size
-    indented = abs(line.bbox.x0 - edge) <= EDGE_TOLERANCE if len(field) > 1 else line.bbox.x0 >= edge
+    the value's edge when the value's tab stop is known)."""
+    edge = _value_edge(field)
+    if edge is not None:
+        indented = abs(line.bbox.x0 - edge) <= EDGE_TOLERANCE
+    else:
+        indented = line.bbox.x0 >= field[0].bbox.x0 + line.size
     return indented and not opens_field(line)
 
 

@@ -9,6 +9,7 @@ import pymupdf
 from docgraph.ingest.floats.captioned_tables import find_captioned_tables
 from docgraph.ingest.floats.figures import find_figures, is_strip, lone_pictures
 from docgraph.ingest.floats.framed_tables import find_framed_tables
+from docgraph.ingest.floats.header_row_tables import find_header_row_tables
 from docgraph.ingest.floats.image_text import ImageText
 from docgraph.ingest.floats.layout_model import ModelBox, model_tables, run_layout_model
 from docgraph.ingest.floats.tables import FoundTable, drawn_as_chart, find_ruled_tables
@@ -78,6 +79,7 @@ def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
     else:
         scan.tables = ruled
         scan.tables += find_unruled_tables(drawings, words, lines, [t.bbox for t in scan.tables])
+        scan.tables += find_header_row_tables(words, lines, [t.bbox for t in scan.tables])
         scan.tables += find_framed_tables(drawings, words, [t.bbox for t in scan.tables], lines)
         scan.tables += find_captioned_tables(lines, words, [t.bbox for t in scan.tables])
         scan.figures = find_figures(page, drawings, [t.bbox for t in scan.tables], lines)

@@ -7,7 +7,8 @@ they would head the abstract ("February 6, 2023" > "Abstract ..."). They are the
 paragraphs: every header below the title and above the first real section (a numbered heading, a
 front-matter heading such as "Abstract" or "Contents", or the first prose) is one, except a header
 right above that prose, which heads it, unless it is a date, and one set flush over the prose that
-opens its column.
+opens its column. A subtitle set right under the title in the title's face, only smaller, is the
+title's part (:func:`join_subtitle`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from docgraph.ingest.page.blocks import Block
 from docgraph.ingest.page.classify import NUMBERED_HEADING_RE
 
 PROSE_MIN_WORDS = 12
+SUBTITLE_MAX_LINES = 2
+SUBTITLE_EDGE = 2.0  # points: a subtitle starts where its title starts, or is centred under it
+SUBTITLE_GAP = 0.5  # of the title's size: the white between the title and its subtitle, at most
 _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
     r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
@@ -28,6 +32,46 @@ _DATE = re.compile(
     rf"^\W*(?:\d{{1,2}}\s+{_MONTH},?\s+\d{{4}}|{_MONTH}\s+(?:\d{{1,2}},?\s+)?\d{{4}}|\d{{4}}-\d{{2}}-\d{{2}})\b",
     re.IGNORECASE,
 )
+
+
+def join_subtitle(blocks: list[Block]) -> None:
+    """The title's subtitle read as part of the title: a heading of a line or two set close under
+    the title in its face (bold if it is), smaller, flush with it or centred under it, the text
+    under it set otherwise ("Northgate Housing Association" over "Minutes of the Board of Management
+    meeting held on 17 March 2026"). It says what the document is, and when; as a byline's
+    paragraph it was neither title nor head."""
+    title = next((b for b in blocks if b.kind == "title"), None)
+    if title is None:
+        return
+    below = sorted((b for b in blocks if b is not title and b.bbox.y0 >= title.bbox.y1 - 1.0), key=lambda b: b.bbox.y0)
+    if not below or not _subtitle(title, below[0]):
+        return
+    under = below[0]
+    if len(below) > 1 and _alike(below[1], under):
+        return  # a byline's lines set alike: an affiliation over its author ("X Desktop Group" over a name)
+    title.lines.extend(under.lines)
+    blocks.remove(under)
+
+
+def _subtitle(title: Block, block: Block) -> bool:
+    size = title.size
+    flush = abs(block.bbox.x0 - title.bbox.x0) <= SUBTITLE_EDGE
+    centred = abs((block.bbox.x0 + block.bbox.x1) - (title.bbox.x0 + title.bbox.x1)) / 2 <= SUBTITLE_EDGE
+    return (
+        block.kind == "section_header"
+        and len(block.lines) <= SUBTITLE_MAX_LINES
+        and block.font == title.font
+        and block.bold == title.bold
+        and block.size < size
+        and block.bbox.y0 - title.bbox.y1 <= SUBTITLE_GAP * size
+        and (flush or centred)
+        and not _starts_a_section(block)
+        and not _DATE.match(block.raw_text)
+    )
+
+
+def _alike(block: Block, other: Block) -> bool:
+    return block.font == other.font and block.bold == other.bold and abs(block.size - other.size) < 0.5
 
 
 def demote_byline(blocks: Sequence[Block]) -> None:

@@ -36,6 +36,7 @@ _SAME_ROW_MAX_GAP_EM = 4.0  # pieces of one visual line further apart than this 
 # A margin note on the row of the body line it remarks on: this many em from it, set this many points
 # smaller but no smaller than the body over this ratio (see ``_apart_in_type``)
 _NOTE_GAP_EM, _NOTE_SMALLER, _NOTE_RATIO = 1.5, 1.5, 1.6
+TAB_GAP_EM = 1.0  # white wider than any word space between two joined pieces: a tab parts them
 SAME_ROW = 0.4  # of a line's font size: pieces whose middles are this close share a row
 # Text set at a slant this large is a watermark ("DRAFT", "Not for distribution") across the page;
 # slanted labels of a chart's axis are small.
@@ -64,6 +65,7 @@ class TextLine:
     item: bool = False  # opens a list item by its place, without a bullet: a term list's term
     pair: bool = False  # a label and its value set apart on one row ("Total GBP ... 1,404.96")
     lead_bold: str = ""  # the bold run it opens with, going on in text type ("**chord** The segment")
+    tab: float | None = None  # where the piece after a tab following a colon starts, joined across it
 
     @property
     def center_y(self) -> float:
@@ -302,6 +304,10 @@ def _join(first: TextLine, second: TextLine) -> TextLine:
     total = a.chars + b.chars
     main = a if a.chars >= b.chars else b
     sep = "" if a.text.endswith(" ") or b.text.startswith(" ") else " "
+    # A tab after a colon is kept: a header field's label glued to its value ("Meeting:<tab>..."); not
+    # the white before a contents entry's leaders ("Logistic Regression: family = ... . . . 16").
+    tabbed = a.text.rstrip().endswith(":") and b.bbox.x0 - a.bbox.x1 >= TAB_GAP_EM * a.size
+    tab = a.tab if a.tab is not None else b.bbox.x0 if tabbed else b.tab
     return TextLine(
         text=a.text + sep + b.text,
         bbox=a.bbox.union(b.bbox),
@@ -314,6 +320,7 @@ def _join(first: TextLine, second: TextLine) -> TextLine:
         horizontal=True,
         chars=total,
         lead_bold=a.lead_bold or (a.text.strip() if a.bold and not a.mono and not b.bold and not b.mono else ""),
+        tab=tab,
     )
 
 

@@ -23,6 +23,9 @@ from docgraph.ingest.types import DocumentLayout, PageLayout, ProgressCallback
 Mode = Literal["layout", "fonts"]
 DEFAULT_MODE: Mode = "fonts"  # measured: as accurate as the layout model here, and ~15x faster
 DEFAULT_MAX_PAGES = 20_000  # a guard against runaway files; real manuals pass it
+# Fewer characters than this outside tables (a one-page agenda, most of it its table: a title, a
+# subtitle and a line of venue) say nothing of the body's size; the tables' lines count too then.
+MIN_OUTSIDE_CHARS = 400
 
 
 class NativeReader:
@@ -79,6 +82,8 @@ def body_stats(scans: list[PageScan]) -> tuple[FontStats, list[FurnitureMarks]]:
     its size, furniture is found again against the new size. Lines inside tables never count."""
     views = [scan.furniture_view() for scan in scans]
     outside = [text_lines(scan) for scan in scans]
+    if sum(line.chars for lines in outside for _, line in lines) < MIN_OUTSIDE_CHARS:
+        outside = [list(enumerate(scan.lines)) for scan in scans]
     stats = font_stats(line for lines in outside for _, line in lines)
     marks = detect_furniture(views, stats.body_size)
     text = [line for lines, mark in zip(outside, marks, strict=True) for i, line in lines if i not in mark]
