@@ -148,6 +148,16 @@ def furniture(page: pymupdf.Page, head: str, number: int, total: int) -> None:
     page.insert_text((width - 50 - 40, page.rect.height - 30), footer, fontsize=8, fontname="dj", fontfile=FONT)
 
 
+def furnished_pages(doc: pymupdf.Document, head: str, total: int, size: tuple[float, float]) -> list[pymupdf.Page]:
+    """``total`` new pages of ``size``, each with the template's running head and footer."""
+    for _ in range(total):
+        doc.new_page(width=size[0], height=size[1])
+    pages = list(doc)[-total:]  # a page new_page returned is no longer valid once another is made
+    for number, page in enumerate(pages, 1):
+        furniture(page, head, number, total)
+    return pages
+
+
 def triangle(page: pymupdf.Page, x: float, y: float, side: float = 16.0) -> None:
     """A hazard triangle drawn as vector art, its exclamation mark in white."""
     top, left, right = (x + side / 2, y), (x, y + side * 0.87), (x + side, y + side * 0.87)
@@ -213,11 +223,7 @@ def service_manual(pdf: Path) -> Path:
     then the spec sheet, spare parts and revision history."""
     total = 5
     with pymupdf.open() as doc:
-        for _ in range(total):
-            doc.new_page(width=A4[0], height=A4[1])
-        pages = list(doc)
-        for number, page in enumerate(pages, 1):
-            furniture(page, "ES-200 Espresso Machine - Service Manual", number, total)
+        pages = furnished_pages(doc, "ES-200 Espresso Machine - Service Manual", total, A4)
         s = Sheet(pages[0], 60, 535, 90)
         s.words(60, "ES-200 Espresso Machine", bold=True, size=20)
         s.y += 26
@@ -282,11 +288,7 @@ def printer_guide(pdf: Path) -> Path:
     """The LP-40 laser printer's user guide: two Letter pages in two columns; the toner procedure
     runs from the foot of the left column into the top of the right one."""
     with pymupdf.open() as doc:
-        for _ in range(2):
-            doc.new_page(width=LETTER[0], height=LETTER[1])
-        pages = list(doc)
-        for number, page in enumerate(pages, 1):
-            furniture(page, "LP-40 Laser Printer User Guide", number, 2)
+        pages = furnished_pages(doc, "LP-40 Laser Printer User Guide", 2, LETTER)
         left = Sheet(pages[0], 50, 296, 80)
         left.words(50, "LP-40 Laser Printer", bold=True, size=18)
         left.heading("Loading paper")

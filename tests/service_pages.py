@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pymupdf
 
-from tests.service_manuals import A4, FONT, LETTER, Sheet, furniture, wrap
+from tests.service_manuals import A4, FONT, LETTER, Sheet, furnished_pages, furniture, wrap
 
 BULLETIN_HEAD = "ES-200 Espresso Machine - Service Bulletin SB-2025-07"
 NTC_STEPS = [
@@ -60,11 +60,7 @@ def margin_notes_manual(pdf: Path) -> Path:
     body in a narrow column, and short notes set small in the margin beside the lines they remark
     on (``MARGIN_NOTES``: each note's text and the body line it sits beside)."""
     with pymupdf.open() as doc:
-        for _ in range(2):
-            doc.new_page(width=A4[0], height=A4[1])
-        pages = list(doc)
-        for number, page in enumerate(pages, 1):
-            furniture(page, "ES-200 Espresso Machine - Service Manual", number, 2)
+        pages = furnished_pages(doc, "ES-200 Espresso Machine - Service Manual", 2, A4)
         s = Sheet(pages[0], 60, 400, 70)
         s.heading("10 Servicing the grinder")
         notes = dict((line, text) for text, line in MARGIN_NOTES)
@@ -95,11 +91,7 @@ def short_right_column(pdf: Path) -> Path:
     """A user guide's page in two columns, the right one short: the left column's text runs the
     page's length, the right column holds a heading and a few lines at its top."""
     with pymupdf.open() as doc:
-        for _ in range(2):
-            doc.new_page(width=LETTER[0], height=LETTER[1])
-        pages = list(doc)
-        for number, page in enumerate(pages, 1):
-            furniture(page, "LP-40 Laser Printer User Guide", number, 2)
+        pages = furnished_pages(doc, "LP-40 Laser Printer User Guide", 2, LETTER)
         left = Sheet(pages[0], 50, 296, 80)
         left.heading("Cleaning the printer")
         for text in CLEANING:
