@@ -1,0 +1,37 @@
+"""A listed company's annual report as its word processor exports it (made by tests/annual_reports.py),
+read and asked about as a financial analyst asks: the statements' figures, a note by its number."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.graph import build_graph
+from docgraph.ingest.readers.native import NativeReader
+from tests.annual_reports import NOTE_12, write_annual_report
+from tests.llm_data import hybrid_over
+
+
+def test_see_note_12_refers_to_the_note_headed_by_its_number(tmp_path: Path) -> None:
+    # "(see note 12)" in lower case names the note headed "12. Trade and other receivables" after the
+    # "Notes to the consolidated financial statements" heading: no "Note 12" heading bears the number.
+    batch = build_graph(NativeReader().read(write_annual_report(tmp_path / "annual.pdf")))
+
+    titles = {node.key: node.props.get("title") or node.props.get("text", "") for node in batch.nodes}
+    refs = [(titles[e.src_key], e.props["label"], titles[e.dst_key]) for e in batch.edges if e.type == "REF"]
+    assert any(
+        source.endswith("(see note 12).") and (label, target) == ("Note 12", "12. Trade and other receivables")
+        for source, label, target in refs
+    )
+    assert batch.stats["unresolved_refs"] == 0
+
+
+def test_a_note_named_by_number_is_read(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "note 12" names the numbered note, not a footnote: its regions first, no other note's.
+    hybrid = hybrid_over(falkordb_store, [write_annual_report(tmp_path / "annual.pdf")], tmp_path)
+
+    found = hybrid.retrieve("What does note 12 say?", k=8)
+    texts = [result.text for result in found]
+    assert NOTE_12 in texts
+    assert all("payables" not in text and "Intangible" not in text for text in texts[:3])
+
