@@ -35,3 +35,27 @@ def test_a_note_named_by_number_is_read(falkordb_store: FalkorDBStore, tmp_path:
     assert NOTE_12 in texts
     assert all("payables" not in text and "Intangible" not in text for text in texts[:3])
 
+
+def tables(pdf: Path) -> list[str]:
+    layout = NativeReader().read(pdf)
+    return [region.text for page in layout.pages for region in page.regions if region.kind == "table"]
+
+
+def test_a_statement_under_a_lightly_ruled_header_is_a_table(tmp_path: Path) -> None:
+    # The years' labels stand over their units ("2025" over "£m"), a rule over each subtotal's figures
+    # does not close the table, a group's label ("Current assets") is a row of its own, and a note's
+    # table names only its years: each was read as lines of run-together figures.
+    found = tables(write_annual_report(tmp_path / "annual.pdf"))
+
+    income = next(text for text in found if "| Revenue |" in text)
+    assert income.startswith("|  | Notes | 2025 £m | 2024 £m |")
+    for row in ("| Operating profit | 4 | 48.3 | 45.7 |", "| Finance costs | 6 | (12.4) | (10.8) |"):
+        assert row in income
+    assert income.endswith("| Basic earnings per share (pence) | 8 | 41.2p | 40.3p |")
+    balance = next(text for text in found if "| Current assets |" in text)
+    assert "| Current liabilities |" in balance and "| Current tax liabilities |" in balance
+    receivables = next(text for text in found if "| Trade receivables |" in text)
+    assert receivables.startswith("|  | 2025 £m | 2024 £m |")
+    assert "| Less: loss allowance | (1.8) | (1.6) |" in receivables
+    assert all("Consolidated balance sheet" not in text for text in found)
+
