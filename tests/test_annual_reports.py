@@ -59,3 +59,13 @@ def test_a_statement_under_a_lightly_ruled_header_is_a_table(tmp_path: Path) -> 
     assert "| Less: loss allowance | (1.8) | (1.6) |" in receivables
     assert all("Consolidated balance sheet" not in text for text in found)
 
+
+def test_a_statements_notes_column_is_no_line_numbering(tmp_path: Path) -> None:
+    # "10", "11", "12", "13", "14" rise down the Notes column between the line items and their figures,
+    # as a patent's gutter numbers do, but skip the rows that cite no note: they are cells.
+    found = tables(write_annual_report(tmp_path / "annual.pdf"))
+    balance = next(text for text in found if "| Current assets |" in text)
+
+    assert balance.startswith("|  | Notes | 2025 £m | 2024 £m |")
+    assert "| Trade and other receivables | 12 | 68.4 | 61.2 |" in balance
+    assert "| Property, plant and equipment | 10 | 286.4 | 254.7 |" in balance
