@@ -69,3 +69,12 @@ def test_a_statements_notes_column_is_no_line_numbering(tmp_path: Path) -> None:
     assert balance.startswith("|  | Notes | 2025 £m | 2024 £m |")
     assert "| Trade and other receivables | 12 | 68.4 | 61.2 |" in balance
     assert "| Property, plant and equipment | 10 | 286.4 | 254.7 |" in balance
+
+
+def test_a_highlights_figure_set_larger_is_no_title(tmp_path: Path) -> None:
+    # "£412.6m £48.3m 21.5p" is set larger than the company's name over it, and was the document's
+    # title: a figure names nothing, and the largest words set are the title.
+    layout = NativeReader().read(write_annual_report(tmp_path / "annual.pdf"))
+
+    titles = [region.text for page in layout.pages for region in page.regions if region.kind == "title"]
+    assert titles == ["Harbourline Group plc"]
