@@ -34,6 +34,7 @@ from docgraph.app.retrieval.named_parts import (
     titled_sections,
 )
 from docgraph.app.retrieval.text import tokenize
+from docgraph.ingest.links.mentions import Mention
 from docgraph.ingest.links.notes import NOTES_TITLE, numbers_of
 from docgraph.ingest.links.references import TargetIndex
 from docgraph.ingest.links.statements import answers, proofs
@@ -178,9 +179,16 @@ class DocumentIndex:
             targets += [("Region", key) for label, target in targets for key in self.answers.get(target, ())]
         if asks_for_dependents(question):  # "Which claims depend on claim 3?": the claims that refer to it
             targets += [("Region", key) for label, target in targets for key in self.referrers.get(target, ())]
+        named = named_notes(question)
+        # "note 12" of a financial statement: the section headed "12. ..." under its notes' heading
+        targets += [
+            target
+            for number, kind in named
+            if not kind and (target := self.parts.resolve_part(Mention("note", str(number), 0))) is not None
+        ]
         sections = {key for label, key in targets if label == "Section"}
         pages = self.named_pages(question)
-        notes = [row for number, kind in named_notes(question) for row in self._notes_of(number, kind)]
+        notes = [row for number, kind in named for row in self._notes_of(number, kind)]
         inside = [row for row in notes if self._under(row, sections)]
         if inside:  # "note 7 of chapter 3": the chapter says which note 7
             return inside

@@ -41,6 +41,7 @@ ALIGN_SLACK = 2.0  # points
 GAP_HEIGHT_SHARE = 0.45  # of a word's height: white this wide between cells is no word space
 MAX_RULE_GAP = 1.0  # line heights between the rule and the header or first row
 MAX_ROW_GAP = 1.0  # line heights between two rows under a rule
+ACROSS_SHARE = 0.5  # of the header's rule: a rule closing the table runs across this much of it
 MAX_RULES = 200  # as ``framed_tables``: more strokes are a drawing or a form
 _NUMBER = re.compile(r"[(+\-−–]?[$€£¥]?\d[\d,.\u202f ]*%?\)?")
 
@@ -139,11 +140,11 @@ def _header_rule_table(
     them down to three, that passes :meth:`_Grid.strict_table`; down to one under a header band
     when a rule closes the rows."""
     reach = [w for w in words if rule.x0 - ALIGN_SLACK <= (w[0] + w[2]) / 2 <= rule.x1 + ALIGN_SLACK]
-    stop = min((r.y for r in rules if r.y > rule.y + ABUT and r.x0 < rule.x1 and r.x1 > rule.x0), default=1e9)
+    stop = min((r.y for r in rules if r.y > rule.y + ABUT and _across(r, rule)), default=1e9)
     above = word_lines([w for w in reach if _mid_y(w) < rule.y])
     if not above:
         return None
-    header = above[-1]
+    header = above[-1] if fill is not None else _stacked_header(above, reach)
     height = header[1] - header[0]
     if rule.y - header[1] > MAX_RULE_GAP * height:
         return None
@@ -225,6 +226,28 @@ def _cut_across(area: BBox, words: Sequence[Word]) -> bool:
     )
 
 
+def _stacked_header(above: Sequence[tuple[float, float]], words: Sequence[Word]) -> tuple[float, float]:
+    """The header row over a rule: its last line, with the line right above it when each word of
+    the last lies under a word of that one (a unit under its column's year: "2025" over "£m")."""
+    header = above[-1]
+    if len(above) < 2:
+        return header
+    upper = above[-2]
+    if header[0] - upper[1] > MAX_ROW_GAP * (header[1] - header[0]):
+        return header
+    top = [w for w in words if upper[0] <= _mid_y(w) <= upper[1]]
+    under = [w for w in words if header[0] <= _mid_y(w) <= header[1]]
+    stacked = all(any(t[0] - ALIGN_SLACK <= w[0] and w[2] <= t[2] + ALIGN_SLACK for t in top) for w in under)
+    return (upper[0], header[1]) if stacked else header
+
+
+def _across(rule: Rule, header_rule: Rule) -> bool:
+    """Whether ``rule`` runs across most of the table under ``header_rule``, closing it: a rule over
+    one column's figures (a subtotal's) does not."""
+    overlap = min(rule.x1, header_rule.x1) - max(rule.x0, header_rule.x0)
+    return overlap >= ACROSS_SHARE * (header_rule.x1 - header_rule.x0)
+
+
 def _overlaps(a: Rule, b: Rule) -> bool:
     return a.x0 < b.x1 and b.x0 < a.x1
 
@@ -271,13 +294,20 @@ class _Grid:
         """A header over rows that fill the columns it names, one column of numbers, aligned columns."""
         body = range(1, len(self.rows))
         full = FULL_ROW_SHARE * self.columns
-        if self.columns < MIN_RULED_COLUMNS or len(self.row_columns(0)) < max(MIN_RULED_COLUMNS, full):
+        if self.columns < MIN_RULED_COLUMNS or not self._header_names_columns(full):
             return False
-        if any(len(self.row_columns(r)) < 2 for r in body):
-            return False
-        if sum(1 for r in body if len(self.row_columns(r)) >= full) < MIN_FULL_ROWS * len(body):
+        if any(len(self.row_columns(r)) < 2 and (self.row_columns(r) != [0] or r == body[-1]) for r in body):
+            return False  # a lone first cell is a group's label ("Current assets") over its rows
+        rows = [r for r in body if self.row_columns(r) != [0]]  # a group's label fills no columns
+        if sum(1 for r in rows if len(self.row_columns(r)) >= full) < MIN_FULL_ROWS * len(rows):
             return False
         return self.short_cells() and self.aligned(body) and self._number_column(body)
+
+    def _header_names_columns(self, full: float) -> bool:
+        """Whether the header names most columns, or every column but the first (a statement's
+        header names its years, not its line items)."""
+        named = set(self.row_columns(0))
+        return len(named) >= max(MIN_RULED_COLUMNS, full) or named == set(range(1, self.columns))
 
     def _number_column(self, rows: Sequence[int]) -> bool:
         """Whether some column holds a number in most of ``rows``."""

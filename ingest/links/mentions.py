@@ -69,8 +69,9 @@ PATTERNS: dict[str, tuple[str, str, str]] = {
     "annex": (r"\b(?:Annex(?:es)?|ANNEX(?:ES)?)\s+", _ATTACH_NUM, "Annex"),
     "exhibit": (r"\b(?:Exhibits?|EXHIBITS?)\s+", _ATTACH_NUM, "Exhibit"),
     "paragraph": (r"\b(?:Paragraphs?|PARAGRAPHS?|paragraphs?)\s+|\b[Pp]aras?\.\s*", _PARA_NUM, "Paragraph"),
-    # a financial statement's notes ("see Note 12", "Notes 5 and 12"), capitalised: "note 3" is a word
-    "note": (r"\b(?:Notes?|NOTES?|Notas?)\s+", _NOTE_NUM, "Note"),
+    # a financial statement's notes ("see Note 12", "Notes 5 and 12"), capitalised: "note 3" is a word,
+    # but not after "see", "in" or a bracket ("see note 12", "disclosed in note 4", "(note 12)")
+    "note": (r"\b(?:Notes?|NOTES?|Notas?)\s+|(?:(?<=\bsee )|(?<=\bin )|(?<=\())notes?\s+", _NOTE_NUM, "Note"),
     "claim": (r"\b(?:Claims?|CLAIMS?|claims?)\s+", _CLAIM_NUM, "Claim"),
     "minute": (_MINUTE, _MINUTE_NUM, "Minute"),
     **mention_patterns(),  # a mathematics text's numbered statements: "by Theorem 3.2"

@@ -165,6 +165,23 @@ class TargetIndex:
                 for tokens, level, key, p in self.section_titles
                 if level == 1 and tokens[:1] == [number.lower()] and len(tokens) > 1
             ]
+        if not found and kind == "note":
+            return self._numbered_note(wanted, part)
+        return _pick(found, part)
+
+    def _numbered_note(self, number: str, part: int) -> str | None:
+        """A financial statement's note headed "12. Trade and other receivables" after "Notes to
+        the ..." (under it or beside it), up to the next unnumbered heading as high: no other 12."""
+        found: Choices = []
+        inside: int | None = None  # the notes heading's level while in its run
+        for tokens, level, key, p in self.section_titles:
+            numbered = key in self.section_numbers
+            if inside is not None and level <= inside and not numbered:
+                inside = None
+            if tokens[:2] == ["notes", "to"]:
+                inside = level
+            elif inside is not None and self.section_numbers.get(key) == number:
+                found.append((0, p, key))
         return _pick(found, part)
 
     def _physical_page(self, printed: int) -> int | None:

@@ -46,6 +46,8 @@ TITLE_SIZE_LEAD = 1.0  # points a centred first-page title is set above anything
 CENTRED_SHARE = 0.05  # of the text width: how far off the middle a centred line may sit
 HEADER_SIZE_STEP = 1.0  # points above body size that make a short bold line a header
 HEADER_SIZE_RATIO = 1.15  # a short line this much larger than body text is a header even if not bold
+# A word of two letters or more: "£412.6m" or "21.5p" (a report's big figures) names nothing.
+_WORD = re.compile(r"[^\W\d_]{2,}")
 _DOT_LEADER = re.compile(r"(?:\.\s?){4,}\s*\S*\d+\s*$")
 FOOTNOTE_TOP_SHARE = 0.6  # footnotes live below this share of the page height
 FULL_WIDTH_SHARE = 0.7  # of the text's width: a body block this wide is set across the page, in no column
@@ -112,7 +114,8 @@ class PageContext:
 
 
 def page_context(blocks: list[Block], stats: FontStats, height: float, title_allowed: bool) -> PageContext:
-    largest = max((b.size for b in blocks if b.lines[0].horizontal), default=0.0)
+    # the title is the largest words set: a highlights page's figures ("£412.6m") set larger name nothing
+    largest = max((b.size for b in blocks if b.lines[0].horizontal and _WORD.search(b.raw_text)), default=0.0)
     body = tuple(b.bbox for b in blocks if abs(b.size - stats.body_size) <= 0.6 and (stats.typewriter or not b.mono))
     return PageContext(height, title_allowed, largest, body)
 
@@ -167,7 +170,7 @@ def _is_title(block: Block, stats: FontStats, ctx: PageContext) -> bool:
         and block.size >= ctx.largest_size - 0.1
         and block.bbox.y0 < 0.5 * ctx.height
         and len(block.lines) <= 4
-        and any(ch.isalpha() for ch in block.raw_text)
+        and _WORD.search(block.raw_text) is not None
         and not FIRST_NUMBERED_HEADING_RE.match(block.raw_text)
     )
 

@@ -28,6 +28,7 @@ EDGE_TOLERANCE = 2.0  # points: numbers of one column share an edge within this 
 MARGIN_GAP = 1.0  # points: how far outside the text a number must end
 STEP_SHARE = 0.8  # share of consecutive numbers that must differ by the column's usual step
 GUTTER_LINES_PER_NUMBER = 2  # lines beside a gutter per number in it (a table has one)
+EVEN_PITCH = 1.5  # the widest space between a gutter's numbers, per step, to the narrowest
 
 _NUMBER = re.compile(r"\d{1,5}")
 _LEADERS = re.compile(r"(?:\.\s?){4,}\s*$")  # a contents entry's dot leaders, ending its text
@@ -119,7 +120,7 @@ def _outside_text(
     # A contents page's numbers end where its text block does; margin numbers start beyond it.
     if left >= end + MARGIN_GAP and left >= max(b.x1 for b in beside) + MARGIN_GAP:
         return True
-    return _in_gutter(len(column), left, right, beside)
+    return _in_gutter(len(column), left, right, beside) and _even_pitch(column, lines)
 
 
 def _in_gutter(count: int, left: float, right: float, beside: Sequence[BBox]) -> bool:
@@ -132,6 +133,16 @@ def _in_gutter(count: int, left: float, right: float, beside: Sequence[BBox]) ->
     crossed = len(before) + len(after) < len(beside)
     sides = sorted((len(before), len(after)))
     return not crossed and sides[0] > 0 and sides[1] >= GUTTER_LINES_PER_NUMBER * count
+
+
+def _even_pitch(column: list[int], lines: Sequence[TextLine]) -> bool:
+    """Whether the numbers stand as far apart as they differ: a gutter's numbers count the lines of
+    an even grid (every fifth), while a statement's Notes column between its line items and their
+    figures ("10", "11", "12" ...) skips the rows that cite no note."""
+    values = [int(lines[i].text.strip()) for i in column]
+    tops = [lines[i].bbox.y0 for i in column]
+    pitches = [(b - a) / (vb - va) for (a, b), (va, vb) in zip(pairwise(tops), pairwise(values), strict=True)]
+    return max(pitches) <= EVEN_PITCH * min(pitches)
 
 
 def _usual_edges(lines: Sequence[TextLine]) -> tuple[float, float]:

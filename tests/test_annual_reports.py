@@ -1,0 +1,80 @@
+"""A listed company's annual report as its word processor exports it (made by tests/annual_reports.py),
+read and asked about as a financial analyst asks: the statements' figures, a note by its number."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.graph import build_graph
+from docgraph.ingest.readers.native import NativeReader
+from tests.annual_reports import NOTE_12, write_annual_report
+from tests.llm_data import hybrid_over
+
+
+def test_see_note_12_refers_to_the_note_headed_by_its_number(tmp_path: Path) -> None:
+    # "(see note 12)" in lower case names the note headed "12. Trade and other receivables" after the
+    # "Notes to the consolidated financial statements" heading: no "Note 12" heading bears the number.
+    batch = build_graph(NativeReader().read(write_annual_report(tmp_path / "annual.pdf")))
+
+    titles = {node.key: node.props.get("title") or node.props.get("text", "") for node in batch.nodes}
+    refs = [(titles[e.src_key], e.props["label"], titles[e.dst_key]) for e in batch.edges if e.type == "REF"]
+    assert any(
+        source.endswith("(see note 12).") and (label, target) == ("Note 12", "12. Trade and other receivables")
+        for source, label, target in refs
+    )
+    assert batch.stats["unresolved_refs"] == 0
+
+
+def test_a_note_named_by_number_is_read(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "note 12" names the numbered note, not a footnote: its regions first, no other note's.
+    hybrid = hybrid_over(falkordb_store, [write_annual_report(tmp_path / "annual.pdf")], tmp_path)
+
+    found = hybrid.retrieve("What does note 12 say?", k=8)
+    texts = [result.text for result in found]
+    assert NOTE_12 in texts
+    assert all("payables" not in text and "Intangible" not in text for text in texts[:3])
+
+
+def tables(pdf: Path) -> list[str]:
+    layout = NativeReader().read(pdf)
+    return [region.text for page in layout.pages for region in page.regions if region.kind == "table"]
+
+
+def test_a_statement_under_a_lightly_ruled_header_is_a_table(tmp_path: Path) -> None:
+    # The years' labels stand over their units ("2025" over "£m"), a rule over each subtotal's figures
+    # does not close the table, a group's label ("Current assets") is a row of its own, and a note's
+    # table names only its years: each was read as lines of run-together figures.
+    found = tables(write_annual_report(tmp_path / "annual.pdf"))
+
+    income = next(text for text in found if "| Revenue |" in text)
+    assert income.startswith("|  | Notes | 2025 £m | 2024 £m |")
+    for row in ("| Operating profit | 4 | 48.3 | 45.7 |", "| Finance costs | 6 | (12.4) | (10.8) |"):
+        assert row in income
+    assert income.endswith("| Basic earnings per share (pence) | 8 | 41.2p | 40.3p |")
+    balance = next(text for text in found if "| Current assets |" in text)
+    assert "| Current liabilities |" in balance and "| Current tax liabilities |" in balance
+    receivables = next(text for text in found if "| Trade receivables |" in text)
+    assert receivables.startswith("|  | 2025 £m | 2024 £m |")
+    assert "| Less: loss allowance | (1.8) | (1.6) |" in receivables
+    assert all("Consolidated balance sheet" not in text for text in found)
+
+
+def test_a_statements_notes_column_is_no_line_numbering(tmp_path: Path) -> None:
+    # "10", "11", "12", "13", "14" rise down the Notes column between the line items and their figures,
+    # as a patent's gutter numbers do, but skip the rows that cite no note: they are cells.
+    found = tables(write_annual_report(tmp_path / "annual.pdf"))
+    balance = next(text for text in found if "| Current assets |" in text)
+
+    assert balance.startswith("|  | Notes | 2025 £m | 2024 £m |")
+    assert "| Trade and other receivables | 12 | 68.4 | 61.2 |" in balance
+    assert "| Property, plant and equipment | 10 | 286.4 | 254.7 |" in balance
+
+
+def test_a_highlights_figure_set_larger_is_no_title(tmp_path: Path) -> None:
+    # "£412.6m £48.3m 21.5p" is set larger than the company's name over it, and was the document's
+    # title: a figure names nothing, and the largest words set are the title.
+    layout = NativeReader().read(write_annual_report(tmp_path / "annual.pdf"))
+
+    titles = [region.text for page in layout.pages for region in page.regions if region.kind == "title"]
+    assert titles == ["Harbourline Group plc"]
