@@ -17,6 +17,7 @@ from docgraph.ingest.labels import ATTACHMENT_TITLE_WORDS, TITLE_WORDS
 from docgraph.ingest.links.claims import Claims, claim_targets
 from docgraph.ingest.links.edges import DASHES, caption_label
 from docgraph.ingest.links.mentions import Mention, canonical_number, find_mentions
+from docgraph.ingest.links.printed_pages import printed_page_map
 from docgraph.ingest.links.statements import STATEMENT_KINDS, index_statements
 from docgraph.ingest.structure.ids import IdScheme, PlacedRegion
 from docgraph.ingest.structure.sections import TOP_OF_PAGE, SectionSpec, SectionTree
@@ -27,8 +28,6 @@ from docgraph.records import EdgeRecord
 # figure text is drawing content, so neither is a source.
 NON_SOURCE_KINDS = frozenset({"section_header", "title", "figure", "page_header", "page_footer"})
 MAX_LABEL_PARAGRAPH_CHARS = 400
-PAGE_OFFSET_MIN_PAGES = 2
-PAGE_OFFSET_MIN_SHARE = 0.3
 _LABEL_END = re.compile(rf"\s*(?::|\.|[{DASHES}]\s)")
 _EQ_TAG = re.compile(r"\((\d{1,3}(?:\.\d{1,3})*[a-z]?)\)\s*$")
 # Schedules, annexes, exhibits and a financial statement's notes: their numbers are their own series
@@ -36,7 +35,6 @@ _EQ_TAG = re.compile(r"\((\d{1,3}(?:\.\d{1,3})*[a-z]?)\)\s*$")
 ANNEXED_KINDS = frozenset({"schedule", "annex", "exhibit", "note"})
 CONTAINER_TITLE_WORDS = ATTACHMENT_TITLE_WORDS | TITLE_WORDS["appendix"]
 _PARAGRAPH_OF = re.compile(r"(.+?)\s+of\s+(\w+)\s+(\S+)")
-_INT = re.compile(r"(?<![\w.,/:])\d{1,4}(?![\w/:]|[.,]\d)")
 # A contract's sub-clause set as a paragraph that opens with its number: "7.3 The Customer may ...",
 # "9.1 Obligation. ...", "1.2 "Business Day" means ..." (not "3.5 mm of ...": a capital or a quote
 # follows), or an item of a list of them. Only numbers of two levels or more: a paragraph opening
@@ -319,30 +317,6 @@ def _index_figures(index: TargetIndex, placed: list[PlacedRegion], captions: dic
             continue
         number = (label.kind, canonical_number(label.number))
         index.figures.setdefault(number, []).append((rank, index.parts.of(pr.place), target))
-
-
-def printed_page_map(pages: list[PageLayout], placed: list[PlacedRegion]) -> tuple[int | None, dict[int, int]]:
-    """Printed page number -> physical page, from numbers in page headers and footers.
-
-    The offset (printed - physical) seen on the most pages is trusted when it is seen on enough of
-    them; chapter numbers and years in running heads then do not fit it and are ignored.
-    """
-    furniture: dict[int, list[str]] = {page.number: [page.header_text, page.footer_text] for page in pages}
-    for pr in placed:
-        if not pr.is_body:
-            furniture.setdefault(pr.page, []).append(pr.region.text)
-    candidates = {
-        number: {int(m.group(0)) for text in texts for m in _INT.finditer(text)} for number, texts in furniture.items()
-    }
-    offsets = Counter(n - number for number, found in candidates.items() for n in found)
-    with_numbers = sum(1 for found in candidates.values() if found)
-    if not offsets:
-        return None, {}
-    offset, seen = offsets.most_common(1)[0]
-    if seen < max(PAGE_OFFSET_MIN_PAGES, PAGE_OFFSET_MIN_SHARE * with_numbers):
-        return None, {}
-    numbers = sorted(page.number for page in pages)
-    return offset, {number + offset: number for number in numbers if number + offset >= 1}
 
 
 # ---- edges ---------------------------------------------------------------------------------
