@@ -57,3 +57,17 @@ def test_a_question_naming_a_paragraph_by_number_is_answered_by_it(
 
     for question, opening in (("What does paragraph 4.3 say?", "4.3 The northern"), ("Summarise para. 5.3", "5.3 ")):
         assert hybrid.retrieve(question, k=3)[0].text.startswith(opening)
+
+
+def test_an_acts_section_no_part_of_the_report_is_no_reference_to_follow(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    # "the section 106 agreement" is the Planning Act's section 106: the report has no section 106, so
+    # nothing refers to it and no reference is followed; following the best hits' references had lifted
+    # the first page, which they refer to, over the page of the agreement's contributions.
+    hybrid = hybrid_over(falkordb_store, [write_council_report(tmp_path / "report.pdf")], tmp_path)
+
+    question = "What does the section 106 agreement secure?"
+    assert not hybrid.follows_references(question)
+    assert hybrid.follows_references("What does Appendix A say?")
+    assert hybrid.retrieve(question, k=3)[0].page == 3
