@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from docgraph.app.llm.service import ask
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from tests.council_reports import write_council_report
-from tests.llm_data import hybrid_over
+from tests.llm_data import hybrid_over, no_llm_settings
 
 
 def test_numbered_paragraphs_are_paragraphs_with_their_numbers(tmp_path: Path) -> None:
@@ -71,3 +72,16 @@ def test_an_acts_section_no_part_of_the_report_is_no_reference_to_follow(
     assert not hybrid.follows_references(question)
     assert hybrid.follows_references("What does Appendix A say?")
     assert hybrid.retrieve(question, k=3)[0].page == 3
+
+
+def test_a_condition_named_by_number_is_quoted_from_the_conditions(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    # "condition 9" is entry 9 of the appendix of recommended conditions, one list with the others: not
+    # section 9 (the background papers), and the quote is that entry, not the list's first.
+    hybrid = hybrid_over(falkordb_store, [write_council_report(tmp_path / "report.pdf")], tmp_path)
+
+    found = hybrid.retrieve("What is condition 9?", k=3)
+    answer = ask("What is condition 9?", falkordb_store, no_llm_settings(tmp_path), hybrid, k=5).answer
+    assert (found[0].page, found[0].kind) == (6, "list")
+    assert answer.startswith("1. “9. Finished floor levels shall be at least 600 millimetres above")
