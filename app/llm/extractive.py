@@ -24,7 +24,7 @@ from docgraph.app.llm.question_terms import content_words, shared_words, terms_i
 from docgraph.app.llm.quote_length import MAX_QUOTE_CHARS, cut, cut_start
 from docgraph.app.llm.table_quotes import best_rows_quote, code_rows, markdown_rows
 from docgraph.app.llm.text_units import sentences
-from docgraph.app.retrieval.named_parts import named_notes
+from docgraph.app.retrieval.named_parts import named_conditions, named_notes
 from docgraph.ingest.labels import JUMP_IN, JUMP_OUT
 from docgraph.ingest.links.edges import caption_label
 from docgraph.ingest.pdf.text import ends_sentence, join_two
@@ -52,7 +52,8 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
     """Up to ``max_passages`` quotes of the best passages; a passage already quoted as the other
     part of a sentence cut by a page break is not quoted again, nor a quote said word for word."""
     terms = content_words(question)
-    notes = frozenset(number for number, _ in named_notes(question))
+    # the item of a list of notes or conditions that the question names by number is its quote
+    notes = frozenset(number for number, _ in named_notes(question)) | frozenset(named_conditions(question))
     lines: list[str] = []
     quoted: list[Passage] = []
     said: set[str] = set()

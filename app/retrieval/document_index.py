@@ -18,9 +18,11 @@ from docgraph.app.retrieval.bm25 import BM25Index
 from docgraph.app.retrieval.labels import Captions
 from docgraph.app.retrieval.named_parts import (
     AGENDA,
+    CONDITIONS_TITLE,
     asks_for_answer,
     asks_for_dependents,
     asks_for_proof,
+    named_conditions,
     named_items,
     named_notes,
     named_pages,
@@ -35,7 +37,7 @@ from docgraph.app.retrieval.named_parts import (
 )
 from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.links.mentions import Mention
-from docgraph.ingest.links.notes import NOTES_TITLE, numbers_of
+from docgraph.ingest.links.notes import NOTES_TITLE, entry_numbers, numbers_of
 from docgraph.ingest.links.references import TargetIndex
 from docgraph.ingest.links.statements import answers, proofs
 
@@ -192,6 +194,7 @@ class DocumentIndex:
         inside = [row for row in notes if self._under(row, sections)]
         if inside:  # "note 7 of chapter 3": the chapter says which note 7
             return inside
+        notes += [row for number in named_conditions(question) for row in self.conditions.get(number, ())]
         return [
             row
             for row, region in enumerate(self.regions)
@@ -263,6 +266,20 @@ class DocumentIndex:
             in_notes = section is not None and NOTES_TITLE.match(section.title) is not None
             for number in numbers_of(region.kind, region.text, in_notes):
                 found.setdefault(number, []).append(row)
+        return found
+
+    @cached_property
+    def conditions(self) -> dict[int, list[int]]:
+        """Condition number -> rows of the entries so numbered under a section of conditions
+        ("Appendix B – Recommended conditions"), one per line opening with a number."""
+        found: dict[int, list[int]] = {}
+        for row, region in enumerate(self.regions):
+            section = self.sections.get(region.section_id) if region.section_id else None
+            if section is None or region.kind not in ("paragraph", "list"):
+                continue
+            if CONDITIONS_TITLE.search(section.title):
+                for number in entry_numbers(region.text):
+                    found.setdefault(number, []).append(row)
         return found
 
     def named_pages(self, question: str) -> set[int]:

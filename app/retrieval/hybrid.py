@@ -46,12 +46,13 @@ from docgraph.app.retrieval.labels import LabelledPlaces
 from docgraph.app.retrieval.named_parts import (
     PART_CANDIDATES,
     asks_only_where,
+    named_parts,
     names_parts,
     notice_words,
     part_label_words,
 )
 from docgraph.app.retrieval.pages import rank_pages
-from docgraph.app.retrieval.references import asks_about_reference, follow_references
+from docgraph.app.retrieval.references import asks_about_reference, describes_referral, follow_references
 from docgraph.app.retrieval.sections import region_section_scores, section_scores
 from docgraph.app.retrieval.vector import MIN_CANDIDATES, OVERFETCH, DenseRetriever
 from docgraph.app.stores.base import GraphStore
@@ -133,7 +134,7 @@ class HybridRetriever:
         for info in _lexical_top(documents, bm25_scores, w.depth):
             lexical.setdefault(info.region_id, info)
         page_scores: dict[tuple[str, int], float] = {}
-        lead_in = w.page_lead_in and not self.follows_references(query)
+        lead_in = w.page_lead_in and not self.follows_references(query, doc_id)
         for document, page, score in best_pages(found, query, w.pages, lead_in, w.one_scale):
             page_scores[(document.doc_id, page)] = score
             best = _best_on_page(document, page, bm25_scores[document.doc_id])
@@ -194,7 +195,7 @@ class HybridRetriever:
     def scored(self, query: str, n: int, doc_id: str | None = None) -> list[ScoredRegion]:
         """The ``n`` best regions by fused score, without graph context."""
         w = self.weights
-        following = self.follows_references(query)
+        following = self.follows_references(query, doc_id)
         # Following references already carries a hit's score along REF edges; the GNN, whose REF
         # messages make a referring passage resemble what it refers to, would count that relation
         # twice and lift the referring passage over its target (see ``follows_references``).
@@ -244,12 +245,19 @@ class HybridRetriever:
             hits = _parts_first(hits, frozenset(fields))  # "Who was present?": the field "Present: ..."
         return hits
 
-    def follows_references(self, query: str) -> bool:
+    def follows_references(self, query: str, doc_id: str | None = None) -> bool:
         """Whether ``query`` asks about what a passage refers to and references are followed for it.
 
         Such a question is scored without page lead-ins and without the GNN signal, so that the
-        referring passage stays among the best hits and its target can overtake it."""
-        return bool(self.weights.reference) and asks_about_reference(query)
+        referring passage stays among the best hits and its target can overtake it. A part named
+        by its label that no document in scope (``doc_id``'s, or all) has is no reference to follow:
+        "the section 106 agreement" names an Act's section, not the report's, and nothing in the
+        report refers to it (only questions naming a part ask the store)."""
+        if not self.weights.reference or not asks_about_reference(query):
+            return False
+        if describes_referral(query) or not named_parts(query):
+            return True
+        return any(document.part_rows(query) for document in self.corpus.documents(doc_id))
 
     def retrieve(self, query: str, k: int = 10, doc_id: str | None = None) -> list[ScoredRegion]:
         check_query(query, k)

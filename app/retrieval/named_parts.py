@@ -40,6 +40,10 @@ _WHERE_ONLY = "say says said show shows state states contain contains content co
 WHERE_ONLY_WORDS = frozenset(tokenize(_WHERE_ONLY + " read text mention mentions describe describes explain"))
 # A note asked for by its number ("footnote 12", "note 7 of chapter 3"), as the text's marks call it.
 _NOTE_ASKED = re.compile(r"\b(foot|end)?notes?\s+(\d{1,3})(?![\w.,]\d|\w)", re.IGNORECASE)
+# A decision's conditions, numbered in its section or appendix of conditions ("Appendix B –
+# Recommended conditions"), named as a planning report's readers name them: "What is condition 9?".
+_CONDITION_ASKED = re.compile(r"\bconditions?\s+(\d{1,3})(?![\w.,]\d|\w)", re.IGNORECASE)
+CONDITIONS_TITLE = re.compile(r"\bconditions\b", re.IGNORECASE)
 # A section named by its title: "What does the background section say?", "In the Detailed Description
 # section, ..."; it names a part of a document only if one of its sections is so titled. Not a noun
 # the word modifies: "the example chapter page template" is a page template.
@@ -100,7 +104,8 @@ def names_parts(question: str) -> bool:
     named = PART_KINDS | PAGE_KINDS
     named_here = any(m.kind in named for m in _mentions(question)) or bool(_TITLED_PART.search(question))
     parts = named_here and not describes_referral(question)
-    return parts or _NOTE_ASKED.search(question) is not None  # a note's text is what it cites
+    # a note's text is what it cites, and a condition's what it requires
+    return parts or _NOTE_ASKED.search(question) is not None or _CONDITION_ASKED.search(question) is not None
 
 
 def named_notes(question: str) -> list[tuple[int, str]]:
@@ -110,6 +115,11 @@ def named_notes(question: str) -> list[tuple[int, str]]:
         return []
     found = ((int(match.group(2)), (match.group(1) or "").lower()) for match in _NOTE_ASKED.finditer(question))
     return list(dict.fromkeys(found))
+
+
+def named_conditions(question: str) -> list[int]:
+    """The numbers of the conditions ``question`` names ("What is condition 9?"), each once."""
+    return list(dict.fromkeys(int(match.group(1)) for match in _CONDITION_ASKED.finditer(question)))
 
 
 def named_parts(question: str, own_names: str = "") -> list[Mention]:
@@ -137,6 +147,7 @@ def part_label_words(question: str) -> set[str]:
         return set()
     named = [m for m in _mentions(question) if m.kind in PART_KINDS | PAGE_KINDS and not m.external]
     notes = [match.group(0) for match in _NOTE_ASKED.finditer(question)]
+    notes += [match.group(0) for match in _CONDITION_ASKED.finditer(question)]
     titled = [found.group(0) for found in _TITLED_PART.finditer(question)]
     agenda = [found.group(0) for found in _AGENDA_ITEM.finditer(question)]  # "item 5 on the agenda"
     written = [_word_before(question, m) for m in named]

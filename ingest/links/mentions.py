@@ -29,8 +29,13 @@ _ARTICLE_NUM = rf"(?:\d{{1,3}}(?:{_SUB})*|[IVXL]{{1,6}}){NUMBER_END}"
 _ATTACH_NUM = rf"(?:\d{{1,2}}|[IVXL]{{1,6}}|[A-Z])(?:\.\d{{1,3}})*{NUMBER_END}"
 _ATTACH_WORD = r"(?:Schedule|SCHEDULE|Annex|ANNEX|Exhibit|EXHIBIT|Appendix|APPENDIX|Part|PART)"
 # A paragraph number is a reference only when it says whose paragraph: "Paragraph 4 of Schedule 3";
-# or when it is a patent's, printed in brackets at the paragraph's start: "paragraph [0023]".
-_PARA_NUM = rf"(?:\d{{1,3}}(?:\.\d{{1,3}})*(?:{_SUB})*\s+of\s+{_ATTACH_WORD}\s+{_ATTACH_NUM}|\[\d{{3,5}}\])"
+# when it is a patent's, printed in brackets at the paragraph's start: "paragraph [0023]"; or when it
+# has two levels or more, as a report numbers its paragraphs in sections ("as set out in paragraph
+# 4.3"): a bare "paragraph 4" is as often a statute's or a list's.
+_PARA_NUM = (
+    rf"(?:\d{{1,3}}(?:\.\d{{1,3}})*(?:{_SUB})*\s+of\s+{_ATTACH_WORD}\s+{_ATTACH_NUM}|\[\d{{3,5}}\]"
+    rf"|\d{{1,3}}(?:\.\d{{1,3}})+(?:{_SUB})*{NUMBER_END}(?!\.\d))"
+)
 _CLAIM_NUM = rf"\d{{1,3}}{NUMBER_END}"  # a patent's "claim 3", "claims 1 or 2", "Anspruch 2"
 _NOTE_NUM = rf"\d{{1,2}}(?:\.\d{{1,2}})?[a-z]?{NUMBER_END}"  # "Note 12", "Note 3.2", "Note 7a"
 # A standard names its subclauses by number alone: "(see 6.2)", "see also A.2" (ISO/IEC Directives

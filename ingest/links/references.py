@@ -106,6 +106,8 @@ class TargetIndex:
         if mention.kind == "paragraph" and mention.number.startswith("["):  # a patent's "[0023]"
             key = _pick(self.clauses.get(_bracketed_key(mention.number.strip("[]"))), part)
             return ("Region", key) if key else None
+        if mention.kind == "paragraph" and _PARAGRAPH_OF.fullmatch(mention.number) is None:
+            return self._numbered(mention.number, part)  # a report's "paragraph 4.3": as a sub-clause is
         if mention.kind == "paragraph":
             key = self._paragraph(mention.number, part)
         elif mention.kind in ANNEXED_KINDS:  # numbered in a series of their own: by heading only
