@@ -1,0 +1,27 @@
+"""A tenant's solicitor's commercial lease (made by tests/leases.py), read and asked about as the
+solicitor asks: the particulars, the clauses and their sub-clauses, the schedules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docgraph.app.llm.service import ask
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from tests.leases import write_lease
+from tests.llm_data import hybrid_over, no_llm_settings
+
+
+def test_a_particulars_row_named_by_its_label_answers(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "Break Date" means "the date specified as such in the Particulars": the definition and clause 8
+    # say "Break Date" many times over, and the particulars' row that holds the date was not found.
+    hybrid = hybrid_over(falkordb_store, [write_lease(tmp_path / "lease.pdf")], tmp_path)
+    settings = no_llm_settings(tmp_path)
+
+    for question, row in (
+        ("When is the break date?", "| Break Date | 24 June 2029 |"),
+        ("What is the rent?", "| Rent | £86,500 per annum (exclusive of VAT)"),
+    ):
+        assert hybrid.retrieve(question, k=3)[0].kind == "table"
+        assert row in ask(question, falkordb_store, settings, hybrid, k=3).answer
+    # a question that asks more of the tenant than its name is not answered by the particulars
+    assert hybrid.retrieve("Can the tenant assign the lease?", k=1)[0].text.startswith("5.2 Subject to clause 5.3")
