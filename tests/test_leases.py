@@ -25,3 +25,16 @@ def test_a_particulars_row_named_by_its_label_answers(falkordb_store: FalkorDBSt
         assert row in ask(question, falkordb_store, settings, hybrid, k=3).answer
     # a question that asks more of the tenant than its name is not answered by the particulars
     assert hybrid.retrieve("Can the tenant assign the lease?", k=1)[0].text.startswith("5.2 Subject to clause 5.3")
+
+
+def test_a_sub_clause_named_by_number_holds_the_paragraphs_it_leads_into(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    # "8.3 ... unless, on the Break Date:" is read as a paragraph and its (a), (b), (c) as a list: the
+    # part "clause 8.3" was the paragraph alone, and 8.4 ("Subject to clause 8.3, ...") came before
+    # the conditions themselves.
+    hybrid = hybrid_over(falkordb_store, [write_lease(tmp_path / "lease.pdf")], tmp_path)
+
+    hits = [hit.text for hit in hybrid.retrieve("What does clause 8.3 say?", k=2)]
+    assert any(text.startswith("8.3 A Break Notice shall be of no effect unless") for text in hits)
+    assert any(text.startswith("(a) the Tenant has paid all the Rent") for text in hits)
