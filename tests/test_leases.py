@@ -38,3 +38,18 @@ def test_a_sub_clause_named_by_number_holds_the_paragraphs_it_leads_into(
     hits = [hit.text for hit in hybrid.retrieve("What does clause 8.3 say?", k=2)]
     assert any(text.startswith("8.3 A Break Notice shall be of no effect unless") for text in hits)
     assert any(text.startswith("(a) the Tenant has paid all the Rent") for text in hits)
+
+
+def test_conditions_set_out_as_lettered_paragraphs_are_quoted_together(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    # "(a) ...;" "(b) ...; and" "(c) ..." are the parts of one sentence: quoted item by item, the
+    # answer gave the first condition alone, as though paying the rent were all the break asked.
+    hybrid = hybrid_over(falkordb_store, [write_lease(tmp_path / "lease.pdf")], tmp_path)
+    settings = no_llm_settings(tmp_path)
+
+    for question in ("What does clause 8.3 say?", "What are the conditions for the tenant's break?"):
+        answer = ask(question, falkordb_store, settings, hybrid, k=3).answer
+        assert "8.3 A Break Notice shall be of no effect unless, on the Break Date:" in answer
+        assert "(b) the Tenant gives up vacant possession of the whole of the Premises" in answer
+        assert "(c) the Tenant has removed all its fixtures" in answer
