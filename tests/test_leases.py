@@ -7,6 +7,7 @@ from pathlib import Path
 
 from docgraph.app.llm.service import ask
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.readers.native import NativeReader
 from tests.leases import write_lease
 from tests.llm_data import hybrid_over, no_llm_settings
 
@@ -53,3 +54,14 @@ def test_conditions_set_out_as_lettered_paragraphs_are_quoted_together(
         assert "8.3 A Break Notice shall be of no effect unless, on the Break Date:" in answer
         assert "(b) the Tenant gives up vacant possession of the whole of the Premises" in answer
         assert "(c) the Tenant has removed all its fixtures" in answer
+
+
+def test_roman_sub_paragraphs_a_tab_in_stay_in_their_lettered_list(tmp_path: Path) -> None:
+    # "(a) ... which:" at one tab stop, its "(i)" to "(iii)" at the next (half an inch, over 3 em at 11
+    # pt) and "(b)" back out: three lists, so clause 5.3's conditions were read apart from each other.
+    layout = NativeReader().read(write_lease(tmp_path / "lease.pdf"))
+
+    lists = [region.text for page in layout.pages for region in page.regions if region.kind == "list"]
+    conditions = [text for text in lists if text.startswith("(a) that the assignor")]
+    assert len(conditions) == 1
+    assert [line[:5] for line in conditions[0].splitlines()] == ["(a) t", "(i) i", "(ii) ", "(iii)", "(b) t", "(c) t"]
