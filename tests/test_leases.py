@@ -65,3 +65,14 @@ def test_roman_sub_paragraphs_a_tab_in_stay_in_their_lettered_list(tmp_path: Pat
     conditions = [text for text in lists if text.startswith("(a) that the assignor")]
     assert len(conditions) == 1
     assert [line[:5] for line in conditions[0].splitlines()] == ["(a) t", "(i) i", "(ii) ", "(iii)", "(b) t", "(c) t"]
+
+
+def test_conditions_with_sub_paragraphs_are_quoted_from_their_start(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    # "(a) ... which:" leads into "(i)" to "(iii)": quoted item by item, the answer gave "(i) is in
+    # respect of all the tenant covenants" without the agreement it is a term of.
+    hybrid = hybrid_over(falkordb_store, [write_lease(tmp_path / "lease.pdf")], tmp_path)
+
+    answer = ask("Can the tenant assign the lease?", falkordb_store, no_llm_settings(tmp_path), hybrid, k=3).answer
+    assert "(a) that the assignor enters into an authorised guarantee agreement which: (i) is in respect" in answer

@@ -34,8 +34,9 @@ _ITEM_MARK = re.compile(r"^\s*([•◦▪▫▸►‣∙·○■□➢✓*–—
 _ITEM_NUMBER = re.compile(r"^\s*[(\[]?(\d{1,3})[.)\]]?\s")  # "7. Ibid., 77", "(7) ...", "[7] ..."
 MAX_PASSAGES = 3
 WINDOW_SENTENCES = 2
-# a list item that ends one part of a sentence the list enumerates: "...;", "...; and", "...; or"
-_CLAUSE_END = re.compile(r";(?:\s+(?:and|or))?\s*$")
+# a list item that ends one part of a sentence the list enumerates: "...;", "...; and", "...; or", or
+# leads into its own parts: "(a) ... an agreement which:" over its "(i)", "(ii)"
+_CLAUSE_END = re.compile(r"(?:;(?:\s+(?:and|or))?|:)\s*$")
 _LAST_CLAUSE_END = re.compile(r";\s+(?:and|or)\s*$")  # "...; and" before the last part
 HEADING_KINDS = frozenset({"title", "section_header", "page_header", "page_footer"})
 DESCRIPTION_KINDS = frozenset({"paragraph", "list"})
