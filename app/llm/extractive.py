@@ -34,6 +34,10 @@ _ITEM_MARK = re.compile(r"^\s*([•◦▪▫▸►‣∙·○■□➢✓*–—
 _ITEM_NUMBER = re.compile(r"^\s*[(\[]?(\d{1,3})[.)\]]?\s")  # "7. Ibid., 77", "(7) ...", "[7] ..."
 MAX_PASSAGES = 3
 WINDOW_SENTENCES = 2
+# a list item that ends one part of a sentence the list enumerates: "...;", "...; and", "...; or", or
+# leads into its own parts: "(a) ... an agreement which:" over its "(i)", "(ii)"
+_CLAUSE_END = re.compile(r"(?:;(?:\s+(?:and|or))?|:)\s*$")
+_LAST_CLAUSE_END = re.compile(r";\s+(?:and|or)\s*$")  # "...; and" before the last part
 HEADING_KINDS = frozenset({"title", "section_header", "page_header", "page_footer"})
 DESCRIPTION_KINDS = frozenset({"paragraph", "list"})
 BARE_LINE_CHARS = 600  # a group of definitions sharing one description (@deftypefunx) runs to several
@@ -325,15 +329,29 @@ def quote_units(text: str, kind: str) -> list[str]:
     """What a quote is made of: ``text``'s sentences, a list's taken item by item (its lines), so
     that "--timeout MS Connect timeout ... (default 5000)." is not run into the items around it."""
     lines = list_items(text) if kind == "list" else [text]
+    if kind == "list" and enumerates_one_sentence(lines):
+        return [" ".join(" ".join(lines).split())]
     return [unit for line in lines for unit in sentences(line)] or [" ".join(text.split())]
 
 
 def item_starts(text: str, kind: str) -> frozenset[int]:
     """Where each item of a list starts among its :func:`quote_units` (none for other kinds)."""
-    if kind != "list":
+    if kind != "list" or enumerates_one_sentence(list_items(text)):
         return frozenset()
     counts = [len(sentences(line)) for line in list_items(text)]
     return frozenset(sum(counts[:i]) for i in range(1, len(counts)))
+
+
+def enumerates_one_sentence(items: list[str]) -> bool:
+    """Whether a list's ``items`` are the parts of one sentence: each but the last ending in a
+    semicolon, the one before the last in "; and" or "; or" (a contract's "(a) the Tenant has paid
+    ...;" "(b) ...; and" "(c) ..."). It is quoted whole, as one unit: one condition alone says what
+    the sentence does not. A command list's items ending in semicolons ("h help;") join no "and"."""
+    return (
+        len(items) > 1
+        and all(_CLAUSE_END.search(item) for item in items[:-1])
+        and _LAST_CLAUSE_END.search(items[-2]) is not None
+    )
 
 
 def list_items(text: str) -> list[str]:

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from docgraph.app.retrieval.document_index import DocumentIndex, RegionInfo, SectionInfo
-from docgraph.app.retrieval.fields import field_regions
+from docgraph.app.retrieval.fields import field_regions, row_label_tables
 from docgraph.app.retrieval.labels import Label, LabelledPlaces, labelled_places, load_captions
 from docgraph.app.retrieval.named_documents import NamedDocuments, named_documents, naming_words
 from docgraph.app.retrieval.named_parts import named_notices, opens_with_label
@@ -251,6 +251,14 @@ class Corpus:
         with self._lock:
             documents = [self._documents[doc] for doc in sorted(doc_ids) if doc in self._documents]
         return field_regions(question, documents)
+
+    def row_label_tables(self, question: str, doc_ids: set[str]) -> dict[str, set[str]]:
+        """The label-and-value tables of the loaded documents ``doc_ids`` with a row whose label
+        ``question`` names ("When is the break date?": "| Break Date | 24 June 2029 |"), each with the
+        label's words (:func:`app.retrieval.fields.row_label_tables`)."""
+        with self._lock:
+            documents = [self._documents[doc] for doc in sorted(doc_ids) if doc in self._documents]
+        return row_label_tables(question, documents)
 
     def naming_regions(self, question: str, doc_ids: set[str]) -> frozenset[str]:
         """The regions of the loaded documents ``doc_ids`` that hold every word ``question`` writes

@@ -189,6 +189,8 @@ class DocumentIndex:
             if not kind and (target := self.parts.resolve_part(Mention("note", str(number), 0))) is not None
         ]
         sections = {key for label, key in targets if label == "Section"}
+        opened = {key for label, key in targets if label == "Region"}
+        targets += [("Region", key) for key in self._led_in_lists(opened)]
         pages = self.named_pages(question)
         notes = [row for number, kind in named for row in self._notes_of(number, kind)]
         inside = [row for row in notes if self._under(row, sections)]
@@ -203,6 +205,22 @@ class DocumentIndex:
             or (region.page in pages and region.kind not in FURNITURE)
             or row in notes
         ]
+
+    def _led_in_lists(self, keys: set[str]) -> list[str]:
+        """The lists that the regions ``keys`` lead into, ending in a colon ("8.3 A Break Notice shall
+        be of no effect unless, on the Break Date:" over its "(a)", "(b)", "(c)"): a sub-clause's
+        lettered and roman paragraphs are read as lists of their own, and are the sub-clause's text."""
+        found: list[str] = []
+        for row, region in enumerate(self.regions):
+            if region.region_id not in keys or not region.text.rstrip().endswith(":"):
+                continue
+            for after in self.regions[row + 1 :]:
+                if after.kind in FURNITURE:
+                    continue  # a page's foot between the lead-in and its list
+                if after.kind != "list":
+                    break
+                found.append(after.region_id)
+        return found
 
     @cached_property
     def opening(self) -> list[str]:

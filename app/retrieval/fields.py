@@ -7,6 +7,10 @@ question's words, the label does: a region that opens with a field label all of 
 question holds, in a stack of two or more such regions, is named by the question as a numbered
 part is; and comes first when the question asks nothing else of it ("Who was present?"). A
 notice's or a minute's outcome label ("Note:", "ACTION:") opens a paragraph, not a field.
+
+A lease's or a contract's particulars are the same fields set as a table of label and value rows
+("| Break Date | 24 June 2029 |"): a row's label names the table only when the question asks
+nothing else ("When is the break date?"), as "Tenant" is in many questions that ask more of it.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from docgraph.ingest.labels import MINUTE_LABEL, NOTICE_LABEL
 
 # "Present: ...", "In attendance: ...": a capitalised label of one to three words, its colon, a value
 _FIELD = re.compile(r"^\s*([A-Z][A-Za-z'’-]*(?: [A-Za-z][A-Za-z'’-]*){0,2}):[ \t]+\S")
+# a row's label: "Break Date", "Permitted Use", "Landlord"
+_LABEL = re.compile(r"^[A-Z][A-Za-z'’-]*(?: [A-Za-z][A-Za-z'’-]*){0,2}$")
 
 
 def field_label(text: str) -> str | None:
@@ -45,6 +51,33 @@ def field_regions(question: str, documents: Iterable[DocumentIndex]) -> dict[str
                 continue
             found[document.regions[row].region_id] = tokens
     return found
+
+
+def row_label_tables(question: str, documents: Iterable[DocumentIndex]) -> dict[str, set[str]]:
+    """The label-and-value tables of ``documents`` with a row whose label ``question`` names, each with
+    that label's words (of every row it names)."""
+    words = set(tokenize(question))
+    found: dict[str, set[str]] = {}
+    for document in documents:
+        rows = {row for word in words for row in document.region_bm25.rows_with(word)}
+        for row in rows:
+            region = document.regions[row]
+            labels = _row_labels(region.text) if region.kind == "table" else []
+            named = [tokens for tokens in (set(tokenize(label)) for label in labels) if tokens and tokens <= words]
+            if named:
+                found[region.region_id] = set().union(*named)
+    return found
+
+
+def _row_labels(table: str) -> list[str]:
+    """The labels of a table set as rows of a label and its value (three rows or more, two cells
+    each, every first cell a capitalised label of one to three words without digits), else none."""
+    rows = [line.strip().strip("|").split("|") for line in table.splitlines() if line.strip().startswith("|")]
+    rows = [row for row in rows if not all(set(cell.strip()) <= set("-: ") for cell in row)]
+    labels = [row[0].strip() for row in rows]
+    if len(rows) < 3 or any(len(row) != 2 for row in rows) or not all(_LABEL.match(label) for label in labels):
+        return []
+    return labels
 
 
 def _in_stack(document: DocumentIndex, row: int) -> bool:

@@ -233,6 +233,8 @@ class HybridRetriever:
         # it names when it names some ("the March meeting": not a board paper's "Meeting:" field)
         fields = self.corpus.field_regions(query, set(named_documents) or doc_ids) if weights.part else {}
         options |= frozenset(fields)
+        # a particulars table's row ("When is the break date?": "| Break Date | 24 June 2029 |")
+        rows = self.corpus.row_label_tables(query, set(named_documents) or doc_ids) if weights.part else {}
         kinds = named_kinds(query) | {kind for kind, _ in labels}
         hits = fuse(candidates, weights, kinds, places, in_parts | options, named_documents)
         if following:
@@ -243,6 +245,8 @@ class HybridRetriever:
             hits = _parts_first(hits, asked_places)  # "What is on page 3?": nothing else to rank by
         elif fields and asks_only_where(query, set().union(*fields.values())):
             hits = _parts_first(hits, frozenset(fields))  # "Who was present?": the field "Present: ..."
+        elif rows and asks_only_where(query, set().union(*rows.values())):
+            hits = _parts_first(hits, frozenset(rows))
         return hits
 
     def follows_references(self, query: str, doc_id: str | None = None) -> bool:

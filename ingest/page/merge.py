@@ -32,6 +32,7 @@ ORPHAN_REACH = 120.0  # how far above a caption the content of a text-only figur
 SAME_ROW_GAP_EM = 1.0  # white between two pieces of one line of prose, at most
 LISTING_GAP_EM = 2.0  # white inside one listing: a blank line or two between its parts, at most
 NEST_INDENT_EM = 2.0  # a list item starts at most this far left or right of an item before it
+TAB_STOP = 36.0  # a word processor's default tab stop, half an inch: a sub-item's indent after a colon
 HANG_EM = (0.8, 4.0)  # a hanging indent: how far in from its first line an entry's other lines start
 RAGGED_EM = 6.0  # a hanging entry's first line, set ragged right, ends at most this far short of the rest
 WRAPPED_LINE_EM = 15.0  # a line this wide was wrapped in a column of text, no label
@@ -287,7 +288,13 @@ def _list_goes_on(prev: Block, cur: Block, em: float) -> bool:
     if opens_deeper:  # ``prev`` opens with sub-items whose item is not in it (a page or column before)
         return False
     anchors = [prev.bbox.x0, *(line.bbox.x0 for line in starts)]
-    return any(abs(cur.bbox.x0 - x) <= NEST_INDENT_EM * em for x in anchors)
+    if any(abs(cur.bbox.x0 - x) <= NEST_INDENT_EM * em for x in anchors):
+        return True
+    # an item ending in a colon leads into sub-items a word processor's tab stop further in ("(a) ...
+    # an agreement which:" over "(i) ...", half an inch in, which at 11 pt is more than the 2 em above)
+    last = split_list_items(prev.lines)[-1]
+    into = cur.bbox.x0 - starts[-1].bbox.x0
+    return last[-1].text.rstrip().endswith(":") and NEST_INDENT_EM * em < into <= TAB_STOP + 0.5 * em
 
 
 def _output_follows(prev: Block, cur: Block) -> bool:

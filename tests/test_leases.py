@@ -1,0 +1,78 @@
+"""A tenant's solicitor's commercial lease (made by tests/leases.py), read and asked about as the
+solicitor asks: the particulars, the clauses and their sub-clauses, the schedules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docgraph.app.llm.service import ask
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.readers.native import NativeReader
+from tests.leases import write_lease
+from tests.llm_data import hybrid_over, no_llm_settings
+
+
+def test_a_particulars_row_named_by_its_label_answers(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "Break Date" means "the date specified as such in the Particulars": the definition and clause 8
+    # say "Break Date" many times over, and the particulars' row that holds the date was not found.
+    hybrid = hybrid_over(falkordb_store, [write_lease(tmp_path / "lease.pdf")], tmp_path)
+    settings = no_llm_settings(tmp_path)
+
+    for question, row in (
+        ("When is the break date?", "| Break Date | 24 June 2029 |"),
+        ("What is the rent?", "| Rent | £86,500 per annum (exclusive of VAT)"),
+    ):
+        assert hybrid.retrieve(question, k=3)[0].kind == "table"
+        assert row in ask(question, falkordb_store, settings, hybrid, k=3).answer
+    # a question that asks more of the tenant than its name is not answered by the particulars
+    assert hybrid.retrieve("Can the tenant assign the lease?", k=1)[0].text.startswith("5.2 Subject to clause 5.3")
+
+
+def test_a_sub_clause_named_by_number_holds_the_paragraphs_it_leads_into(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    # "8.3 ... unless, on the Break Date:" is read as a paragraph and its (a), (b), (c) as a list: the
+    # part "clause 8.3" was the paragraph alone, and 8.4 ("Subject to clause 8.3, ...") came before
+    # the conditions themselves.
+    hybrid = hybrid_over(falkordb_store, [write_lease(tmp_path / "lease.pdf")], tmp_path)
+
+    hits = [hit.text for hit in hybrid.retrieve("What does clause 8.3 say?", k=2)]
+    assert any(text.startswith("8.3 A Break Notice shall be of no effect unless") for text in hits)
+    assert any(text.startswith("(a) the Tenant has paid all the Rent") for text in hits)
+
+
+def test_conditions_set_out_as_lettered_paragraphs_are_quoted_together(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    # "(a) ...;" "(b) ...; and" "(c) ..." are the parts of one sentence: quoted item by item, the
+    # answer gave the first condition alone, as though paying the rent were all the break asked.
+    hybrid = hybrid_over(falkordb_store, [write_lease(tmp_path / "lease.pdf")], tmp_path)
+    settings = no_llm_settings(tmp_path)
+
+    for question in ("What does clause 8.3 say?", "What are the conditions for the tenant's break?"):
+        answer = ask(question, falkordb_store, settings, hybrid, k=3).answer
+        assert "8.3 A Break Notice shall be of no effect unless, on the Break Date:" in answer
+        assert "(b) the Tenant gives up vacant possession of the whole of the Premises" in answer
+        assert "(c) the Tenant has removed all its fixtures" in answer
+
+
+def test_roman_sub_paragraphs_a_tab_in_stay_in_their_lettered_list(tmp_path: Path) -> None:
+    # "(a) ... which:" at one tab stop, its "(i)" to "(iii)" at the next (half an inch, over 3 em at 11
+    # pt) and "(b)" back out: three lists, so clause 5.3's conditions were read apart from each other.
+    layout = NativeReader().read(write_lease(tmp_path / "lease.pdf"))
+
+    lists = [region.text for page in layout.pages for region in page.regions if region.kind == "list"]
+    conditions = [text for text in lists if text.startswith("(a) that the assignor")]
+    assert len(conditions) == 1
+    assert [line[:5] for line in conditions[0].splitlines()] == ["(a) t", "(i) i", "(ii) ", "(iii)", "(b) t", "(c) t"]
+
+
+def test_conditions_with_sub_paragraphs_are_quoted_from_their_start(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    # "(a) ... which:" leads into "(i)" to "(iii)": quoted item by item, the answer gave "(i) is in
+    # respect of all the tenant covenants" without the agreement it is a term of.
+    hybrid = hybrid_over(falkordb_store, [write_lease(tmp_path / "lease.pdf")], tmp_path)
+
+    answer = ask("Can the tenant assign the lease?", falkordb_store, no_llm_settings(tmp_path), hybrid, k=3).answer
+    assert "(a) that the assignor enters into an authorised guarantee agreement which: (i) is in respect" in answer
