@@ -78,3 +78,24 @@ def test_a_highlights_figure_set_larger_is_no_title(tmp_path: Path) -> None:
 
     titles = [region.text for page in layout.pages for region in page.regions if region.kind == "title"]
     assert titles == ["Harbourline Group plc"]
+
+
+def test_a_balance_sheet_run_over_a_page_break_goes_on_as_its_table(tmp_path: Path) -> None:
+    # Page 2 of the balance sheet repeats no header and has no rule over it, and was read as
+    # run-together paragraphs ("(78.7) (68.9) Non-current liabilities"): in the columns of the table
+    # ending the page before, its rows are that table's next part, under its header.
+    layout = NativeReader().read(write_annual_report(tmp_path / "annual.pdf"))
+    balance = [
+        (page.number, r)
+        for page in layout.pages
+        for r in page.regions
+        if r.kind == "table" and "liabilities |" in r.text
+    ]
+
+    (page, first), (next_page, rest) = balance
+    assert first.continues and next_page == page + 1
+    assert rest.text.startswith(
+        "|  | Notes | 2025 £m | 2024 £m |\n| --- | --- | --- | --- |\n|  |  | (78.7) | (68.9) |"
+    )
+    assert "| Borrowings | 14 | (112.0) | (98.0) |" in rest.text
+    assert rest.text.endswith("| Total equity |  | 217.8 | 205.8 |")

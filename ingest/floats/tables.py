@@ -37,6 +37,7 @@ OPEN_SIDE_RULES = 3  # vertical rules that stop at one height, no rule across th
 class FoundTable:
     bbox: BBox
     cells: list[list[str]]
+    gaps: tuple[float, ...] = ()  # where its columns part, where found from the words' white
 
 
 def _edges(drawings: Sequence[dict[str, Any]]) -> tuple[int, int]:

@@ -43,7 +43,7 @@ MAX_RULE_GAP = 1.0  # line heights between the rule and the header or first row
 MAX_ROW_GAP = 1.0  # line heights between two rows under a rule
 ACROSS_SHARE = 0.5  # of the header's rule: a rule closing the table runs across this much of it
 MAX_RULES = 200  # as ``framed_tables``: more strokes are a drawing or a form
-_NUMBER = re.compile(r"[(+\-−–]?[$€£¥]?\d[\d,.\u202f ]*%?\)?")
+NUMBER = re.compile(r"[(+\-−–]?[$€£¥]?\d[\d,.\u202f ]*%?\)?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,11 +119,11 @@ def _banded_table(stack: Sequence[Fill], words: Sequence[Word], taken: Sequence[
         return None
     inside = [w for w in words if _centre_in(w, area)]
     rows = [(f.box.y0, f.box.y1) for f in stack]
-    header = [w for w in inside if _mid_y(w) <= rows[0][1]]
-    gaps = _gaps(header, [w for w in inside if _mid_y(w) > rows[0][1]], area.x0, area.x1)
+    header = [w for w in inside if mid_y(w) <= rows[0][1]]
+    gaps = _gaps(header, [w for w in inside if mid_y(w) > rows[0][1]], area.x0, area.x1)
     if not gaps:
         return None
-    grid = _Grid(rows, gaps, inside)
+    grid = Grid(rows, gaps, inside)
     if any(not grid.row_columns(r) for r in range(len(rows))):
         return None
     multi = sum(1 for r in range(len(rows)) if len(grid.row_columns(r)) >= 2)
@@ -137,11 +137,11 @@ def _header_rule_table(
 ) -> FoundTable | None:
     """A header row right above ``rule`` (inside ``fill``, when the rule is a filled band's foot)
     and the rows running on below it, down to the next rule across: the longest run, from all of
-    them down to three, that passes :meth:`_Grid.strict_table`; down to one under a header band
+    them down to three, that passes :meth:`Grid.strict_table`; down to one under a header band
     when a rule closes the rows."""
     reach = [w for w in words if rule.x0 - ALIGN_SLACK <= (w[0] + w[2]) / 2 <= rule.x1 + ALIGN_SLACK]
     stop = min((r.y for r in rules if r.y > rule.y + ABUT and _across(r, rule)), default=1e9)
-    above = word_lines([w for w in reach if _mid_y(w) < rule.y])
+    above = word_lines([w for w in reach if mid_y(w) < rule.y])
     if not above:
         return None
     header = above[-1] if fill is not None else _stacked_header(above, reach)
@@ -152,7 +152,7 @@ def _header_rule_table(
         return None  # a header band holds the header row alone, the first row of its table
     if any(r is not rule and header[0] - 1.5 * height <= r.y < header[0] and _overlaps(r, rule) for r in rules):
         return None  # a rule over the header too: booktabs, ``framed_tables`` reads it
-    body = _run_below(word_lines([w for w in reach if rule.y < _mid_y(w) < stop]), rule.y)
+    body = _run_below(word_lines([w for w in reach if rule.y < mid_y(w) < stop]), rule.y)
     least = 1 if fill is not None else MIN_BODY_ROWS
     for count in range(len(body), least - 1, -1):
         rows = [header, *body[:count]]
@@ -163,12 +163,12 @@ def _header_rule_table(
         area = BBox(rule.x0, header[0], rule.x1, foot)
         if any(area.intersection_area(t) > 0 for t in taken) or _cut_across(area, words):
             continue
-        inside = [w for w in reach if header[0] <= _mid_y(w) <= rows[-1][1]]
-        heads = [w for w in inside if _mid_y(w) < rule.y]
-        gaps = _gaps(heads, [w for w in inside if _mid_y(w) > rule.y], rule.x0 - ALIGN_SLACK, rule.x1 + ALIGN_SLACK)
+        inside = [w for w in reach if header[0] <= mid_y(w) <= rows[-1][1]]
+        heads = [w for w in inside if mid_y(w) < rule.y]
+        gaps = _gaps(heads, [w for w in inside if mid_y(w) > rule.y], rule.x0 - ALIGN_SLACK, rule.x1 + ALIGN_SLACK)
         if gaps is None:
             continue
-        grid = _Grid(rows, gaps, inside)
+        grid = Grid(rows, gaps, inside)
         if grid.strict_table():
             return grid.table(area)
     return None
@@ -221,7 +221,7 @@ def _run_below(lines: Sequence[tuple[float, float]], edge: float) -> list[tuple[
 def _cut_across(area: BBox, words: Sequence[Word]) -> bool:
     """Whether a word on the table's lines runs over its left or right edge: the text goes on."""
     return any(
-        area.y0 <= _mid_y(w) <= area.y1 and (w[0] < area.x0 - ALIGN_SLACK < w[2] or w[0] < area.x1 + ALIGN_SLACK < w[2])
+        area.y0 <= mid_y(w) <= area.y1 and (w[0] < area.x0 - ALIGN_SLACK < w[2] or w[0] < area.x1 + ALIGN_SLACK < w[2])
         for w in words
     )
 
@@ -235,8 +235,8 @@ def _stacked_header(above: Sequence[tuple[float, float]], words: Sequence[Word])
     upper = above[-2]
     if header[0] - upper[1] > MAX_ROW_GAP * (header[1] - header[0]):
         return header
-    top = [w for w in words if upper[0] <= _mid_y(w) <= upper[1]]
-    under = [w for w in words if header[0] <= _mid_y(w) <= header[1]]
+    top = [w for w in words if upper[0] <= mid_y(w) <= upper[1]]
+    under = [w for w in words if header[0] <= mid_y(w) <= header[1]]
     stacked = all(any(t[0] - ALIGN_SLACK <= w[0] and w[2] <= t[2] + ALIGN_SLACK for t in top) for w in under)
     return (upper[0], header[1]) if stacked else header
 
@@ -252,22 +252,22 @@ def _overlaps(a: Rule, b: Rule) -> bool:
     return a.x0 < b.x1 and b.x0 < a.x1
 
 
-def _mid_y(word: Word) -> float:
+def mid_y(word: Word) -> float:
     return (word[1] + word[3]) / 2
 
 
 def _centre_in(word: Word, box: BBox) -> bool:
-    return box.x0 <= (word[0] + word[2]) / 2 <= box.x1 and box.y0 <= _mid_y(word) <= box.y1
+    return box.x0 <= (word[0] + word[2]) / 2 <= box.x1 and box.y0 <= mid_y(word) <= box.y1
 
 
-class _Grid:
+class Grid:
     """Words placed in rows (vertical spans) and columns (between white gaps)."""
 
     def __init__(self, rows: Sequence[tuple[float, float]], gaps: list[float], words: Sequence[Word]) -> None:
         self.rows, self.gaps = list(rows), gaps
         self.cells: dict[tuple[int, int], list[Word]] = {}
         for w in words:
-            row = next((k for k, (a, b) in enumerate(self.rows) if a <= _mid_y(w) <= b), None)
+            row = next((k for k, (a, b) in enumerate(self.rows) if a <= mid_y(w) <= b), None)
             if row is not None:
                 column = sum(1 for g in gaps if g < (w[0] + w[2]) / 2)
                 self.cells.setdefault((row, column), []).append(w)
@@ -301,7 +301,7 @@ class _Grid:
         rows = [r for r in body if self.row_columns(r) != [0]]  # a group's label fills no columns
         if sum(1 for r in rows if len(self.row_columns(r)) >= full) < MIN_FULL_ROWS * len(rows):
             return False
-        return self.short_cells() and self.aligned(body) and self._number_column(body)
+        return self.short_cells() and self.aligned(body) and self.number_column(body)
 
     def _header_names_columns(self, full: float) -> bool:
         """Whether the header names most columns, or every column but the first (a statement's
@@ -309,10 +309,10 @@ class _Grid:
         named = set(self.row_columns(0))
         return len(named) >= max(MIN_RULED_COLUMNS, full) or named == set(range(1, self.columns))
 
-    def _number_column(self, rows: Sequence[int]) -> bool:
+    def number_column(self, rows: Sequence[int]) -> bool:
         """Whether some column holds a number in most of ``rows``."""
         for column in range(self.columns):
-            numbers = sum(1 for r in rows if _NUMBER.fullmatch(self.text(r, column)))
+            numbers = sum(1 for r in rows if NUMBER.fullmatch(self.text(r, column)))
             if numbers >= MIN_FULL_ROWS * len(rows):
                 return True
         return False
@@ -323,7 +323,7 @@ class _Grid:
     def table(self, area: BBox) -> FoundTable | None:
         cuts = [(a[1] + b[0]) / 2 - area.y0 for a, b in pairwise(self.rows)]
         cells = grid_cells(area, cuts, [g - area.x0 for g in self.gaps], [w for ws in self.cells.values() for w in ws])
-        return FoundTable(area, cells) if is_real_table(cells) else None
+        return FoundTable(area, cells, tuple(self.gaps)) if is_real_table(cells) else None
 
 
 def _edges(words: Sequence[Word]) -> tuple[float, float, float]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import pymupdf
 
 from docgraph.ingest.floats.captioned_tables import find_captioned_tables
+from docgraph.ingest.floats.continued_rows import LeadRows, lead_rows
 from docgraph.ingest.floats.figures import find_figures, is_strip, lone_pictures
 from docgraph.ingest.floats.framed_tables import find_framed_tables
 from docgraph.ingest.floats.header_row_tables import find_header_row_tables
@@ -44,6 +45,7 @@ class PageScan:
     links: list[PageLink] = field(default_factory=list)  # to other places in the document
     turn: int = 0  # degrees it was turned clockwise to stand upright (a scan fed sideways)
     fields: list[FormField] = field(default_factory=list)  # its fillable form's fields
+    lead: LeadRows | None = None  # its leading figure lines: a table's rows from the page before?
 
     def furniture_view(self) -> PageLines:
         """What furniture detection reads of the page: its lines, figures and tables."""
@@ -82,6 +84,7 @@ def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
         scan.tables += find_header_row_tables(words, lines, [t.bbox for t in scan.tables])
         scan.tables += find_framed_tables(drawings, words, [t.bbox for t in scan.tables], lines)
         scan.tables += find_captioned_tables(lines, words, [t.bbox for t in scan.tables])
+        scan.lead = lead_rows(words, [t.bbox for t in scan.tables])
         scan.figures = find_figures(page, drawings, [t.bbox for t in scan.tables], lines)
         scan.charts = [box for box in scan.figures if drawn_as_chart(drawings, box)]
         scan.photos = lone_pictures(page, scan.figures, lines)

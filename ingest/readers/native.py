@@ -10,6 +10,7 @@ import pymupdf
 from docgraph.ingest.floats.layout_model import layout_model_available
 from docgraph.ingest.page.assemble import assemble_page
 from docgraph.ingest.page.classify import FontStats, font_stats
+from docgraph.ingest.page.continued_tables import continue_tables
 from docgraph.ingest.page.furniture import FurnitureMarks, detect_furniture
 from docgraph.ingest.page.logos import drop_logos, mark_repeated_figures
 from docgraph.ingest.page.scan import PageScan, scan_page
@@ -64,6 +65,7 @@ class NativeReader:
 def assemble_pages(scans: list[PageScan]) -> list[PageLayout]:
     drop_logos(scans)
     stats, marks = body_stats(scans)
+    continue_tables(scans, marks)
     first_text_page = next((s.number for s in scans if s.has_text_layer), 0)
     pages = []
     for scan, mark in zip(scans, marks, strict=True):
