@@ -30,6 +30,7 @@ HEAD = "Harbourline Group plc Annual Report and Accounts 2025"
 # A statement table's columns: the line item's left edge, the Notes column's centre, and the
 # right edges of the 2025 and 2024 columns.
 ITEM, NOTE, Y2025, Y2024 = LEFT, 330.0, 450.0, 530.0
+INDENT = 10.0  # a line item under a group's label ("Current assets") is set in this far
 
 Row = tuple[str, str, str, str, str]  # kind ("row", "bold", "total", "section"), item, note, 2025, 2024
 
@@ -247,10 +248,13 @@ def table_header(w: Writer, notes: bool) -> None:
 
 
 def write_table(w: Writer, rows: tuple[Row, ...], notes: bool = True) -> None:
-    """A statement's rows: bold subtotals with a rule over their figures; over a page break the rows
-    go on without the header, as a word processor's table without a repeated header row."""
+    """A statement's rows: bold subtotals with a rule over their figures, a group's line items set in
+    under its bold label; over a page break the rows go on without the header, as a word processor's
+    table without a repeated header row."""
     table_header(w, notes)
+    grouped = False
     for kind, item, note, this_year, last_year in rows:
+        grouped = kind == "section" or (grouped and kind == "row")
         w.room(14)
         bold = kind in ("total", "section")
         if kind == "total":
@@ -258,7 +262,7 @@ def write_table(w: Writer, rows: tuple[Row, ...], notes: bool = True) -> None:
                 w.page.draw_line((edge - 50, w.y - 1), (edge, w.y - 1), width=0.5)
             w.y += 1
         if item:
-            w.put(ITEM, item, BODY, bold)
+            w.put(ITEM + (INDENT if grouped and kind == "row" else 0), item, BODY, bold)
         if note and notes:
             w.right(NOTE + 6, note, BODY)
         if this_year:

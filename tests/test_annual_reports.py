@@ -43,8 +43,8 @@ def tables(pdf: Path) -> list[str]:
 
 def test_a_statement_under_a_lightly_ruled_header_is_a_table(tmp_path: Path) -> None:
     # The years' labels stand over their units ("2025" over "£m"), a rule over each subtotal's figures
-    # does not close the table, a group's label ("Current assets") is a row of its own, and a note's
-    # table names only its years: each was read as lines of run-together figures.
+    # does not close the table, a group's label ("Current assets") is a row of its own (its items set
+    # in under it), and a note's table names only its years: each was read as lines of run-together figures.
     found = tables(write_annual_report(tmp_path / "annual.pdf"))
 
     income = next(text for text in found if "| Revenue |" in text)
@@ -54,6 +54,7 @@ def test_a_statement_under_a_lightly_ruled_header_is_a_table(tmp_path: Path) -> 
     assert income.endswith("| Basic earnings per share (pence) | 8 | 41.2p | 40.3p |")
     balance = next(text for text in found if "| Current assets |" in text)
     assert "| Current liabilities |" in balance and "| Current tax liabilities |" in balance
+    assert "| Inventories |  | 14.7 | 13.2 |" in balance  # set in under "Current assets"
     receivables = next(text for text in found if "| Trade receivables |" in text)
     assert receivables.startswith("|  | 2025 £m | 2024 £m |")
     assert "| Less: loss allowance | (1.8) | (1.6) |" in receivables

@@ -283,12 +283,32 @@ class Grid:
         return bool(self.cells) and statistics.median(len(ws) for ws in self.cells.values()) <= MAX_CELL_WORDS
 
     def aligned(self, rows: Sequence[int]) -> bool:
-        """Whether in every column most cells of ``rows`` share a left edge, a right edge or a centre."""
+        """Whether in every column most cells of ``rows`` share a left edge, a right edge or a centre;
+        in the first column a line item set in under its group's label counts from the label's edge."""
         for column in range(self.columns):
             edges = [_edges(self.cells[(r, column)]) for r in rows if (r, column) in self.cells]
+            if column == 0:
+                edges = self._grouped_edges(rows)
             if len(edges) >= 2 and not any(_agree([e[k] for e in edges]) for k in range(3)):
                 return False
         return True
+
+    def _grouped_edges(self, rows: Sequence[int]) -> list[tuple[float, float, float]]:
+        """The first column's cells' edges, a cell set in under a group's label (a lone first cell
+        over rows: "Current assets" over its items) taken at the label's left edge."""
+        edges, label = [], None
+        for r in rows:
+            if (r, 0) not in self.cells:
+                continue
+            left, right, centre = _edges(self.cells[(r, 0)])
+            if self.row_columns(r) == [0]:
+                label = left
+            elif label is not None and left > label + ALIGN_SLACK:
+                left = label  # set in under the label: one of its group's items
+            else:
+                label = None  # back at the edge, or no group: the group has ended
+            edges.append((left, right, centre))
+        return edges
 
     def strict_table(self) -> bool:
         """A header over rows that fill the columns it names, one column of numbers, aligned columns."""
