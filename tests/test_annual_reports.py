@@ -100,3 +100,12 @@ def test_a_balance_sheet_run_over_a_page_break_goes_on_as_its_table(tmp_path: Pa
     )
     assert "| Borrowings | 14 | (112.0) | (98.0) |" in rest.text
     assert rest.text.endswith("| Total equity |  | 217.8 | 205.8 |")
+
+
+def test_a_year_asked_stays_in_the_question(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "2025" is in the report's title, and was dropped from the question as the word naming it
+    # ("revenue in"): the chair's prose outranked the income statement, whose columns name the year.
+    hybrid = hybrid_over(falkordb_store, [write_annual_report(tmp_path / "annual.pdf")], tmp_path)
+
+    found = hybrid.retrieve("What was revenue in 2025?", k=3)
+    assert any("| Revenue | 3 | 412.6 | 382.0 |" in result.text for result in found)

@@ -13,7 +13,8 @@ March 2026"; :mod:`app.retrieval.dates`), those it names most fully only.
 
 An identifier that names a document ("1043", "HSX310", "libtasn1") says which document to read, not
 which passage; a plain capitalised word that names one ("Luther" of a book titled after him) is
-also what its passages are about, so the question keeps it.
+also what its passages are about, so the question keeps it, and so is a year ("revenue in 2025" of
+the "Annual Report 2025": its statements' "2025" column, "the year ended 31 December 2025").
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from docgraph.app.retrieval.text import tokenize
 _EDGES = "?.,;:!'’\"“”‘()[]"
 _POSSESSIVE = re.compile(r"['’]s$")
 MIN_NUMBER_DIGITS = 3  # a number names a document ("invoice 1043") from this many digits
+_YEAR = re.compile(r"(?:19|20)\d\d")  # as :mod:`app.retrieval.dates` reads a year
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +82,7 @@ def named_documents(question: str, documents: Iterable[DocumentIndex]) -> NamedD
     if not named and not dated:
         return NamedDocuments(frozenset(), question)
     names = frozenset().union(*(document.name_words for document in named))
-    identifiers = {word for word in words & names if _is_identifier(word)}
+    identifiers = {word for word in words & names if _is_identifier(word) and not _YEAR.fullmatch(word)}
     words_of = _without_names(question.split(), identifiers, names, _date_words(question))
     unnamed = " ".join(words_of) if identifiers else question
     named = list({document.doc_id: document for document in [*named, *dated]}.values())
