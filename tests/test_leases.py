@@ -76,3 +76,17 @@ def test_conditions_with_sub_paragraphs_are_quoted_from_their_start(
 
     answer = ask("Can the tenant assign the lease?", falkordb_store, no_llm_settings(tmp_path), hybrid, k=3).answer
     assert "(a) that the assignor enters into an authorised guarantee agreement which: (i) is in respect" in answer
+
+
+def test_particulars_rows_have_no_header_row(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # The particulars are label and value rows, the first ("Landlord") set like the rest: read as the
+    # table's header, it opened every quote of the particulars, whichever row the question named.
+    path = write_lease(tmp_path / "lease.pdf")
+    pages = NativeReader().read(path).pages
+    tables = [region.text for page in pages for region in page.regions if region.kind == "table"]
+    assert tables[0].splitlines()[2].startswith("| Landlord | Riverside Estates Limited")
+
+    hybrid = hybrid_over(falkordb_store, [path], tmp_path)
+    answer = ask("When is the break date?", falkordb_store, no_llm_settings(tmp_path), hybrid, k=3).answer
+    assert "| Break Date | 24 June 2029 |" in answer
+    assert "Riverside Estates Limited" not in answer and "|  |  |" not in answer

@@ -112,3 +112,37 @@ def test_a_cell_spanning_columns_over_a_row_of_values_is_no_group_label(tmp_path
     rows): its first row holds values over values, so it is data, not a header to join."""
     rows = table_rows(table_page(tmp_path / "spans.pdf", SPANS))
     assert [row[2:] for row in rows[:2]] == [["02", "03", "04"], ["12", "13", "14"]]
+
+
+PROPERTIES = [
+    ("visible", "Whether the axis is drawn at all, though it still sets the scale"),
+    ("strokeColor", "The colour of the axis line and of its tick marks"),
+    ("strokeWidth", "The width of the axis line in points, one by default"),
+    ("tickUp", "How far above the axis the tick marks reach, in points"),
+    ("tickDown", "How far below the axis the tick marks reach, in points"),
+    ("labels", "The labels of the tick marks, each set under its mark"),
+]
+
+
+def test_a_continued_part_of_label_rows_takes_the_header_it_continues(tmp_path: Path) -> None:
+    """A table of properties shaded header "Property | Meaning" runs on over a page break; the part
+    on the next page, plain rows of a name and its meaning, reads as label and value rows with no
+    header of its own. It takes the table's header, with no empty header row left over it."""
+
+    def rows(items: list[tuple[str, str]]) -> str:
+        return "".join(f"<tr><td>{name}</td><td>{meaning}</td></tr>" for name, meaning in items)
+
+    out = tmp_path / "properties.pdf"
+    with pymupdf.open() as doc:
+        first = doc.new_page(width=595, height=842)
+        first.insert_text((56, 700), "The axis has these properties.", fontsize=10)
+        head = "<tr><th>Property</th><th>Meaning</th></tr>"
+        first.insert_htmlbox(pymupdf.Rect(56, 710, 539, 800), f"<table>{head}{rows(PROPERTIES[:2])}</table>", css=CSS)
+        second = doc.new_page(width=595, height=842)
+        second.insert_htmlbox(pymupdf.Rect(56, 60, 539, 300), f"<table>{rows(PROPERTIES[2:])}</table>", css=CSS)
+        second.insert_text((56, 330), "A value axis has the same properties.", fontsize=10)
+        doc.save(out)
+
+    pages = NativeReader().read(out).pages
+    part = next(region for region in pages[1].regions if region.kind == "table")
+    assert part.cells == [["Property", "Meaning"], *[list(row) for row in PROPERTIES[2:]]]

@@ -23,15 +23,18 @@ def markdown_rows(text: str) -> list[str]:
 def best_rows_quote(rows: list[str], terms: set[str]) -> str:
     """The header row, then the rows sharing the most words with the question, in table order; when
     none does, the rows from the first on, as many as the quote holds (the table as a whole is the
-    answer: "Which sub-processors are listed in Annex III?")."""
+    answer: "Which sub-processors are listed in Annex III?"). A header row with no text (a table of
+    label and value rows has none) is left out."""
     header, body = rows[0], rows[1:]
+    if not header.replace("|", "").strip():
+        header = ""
     named = code_rows(body, terms)
     if named:  # "What does error E14 mean?": the code's row alone
-        return cut(" ".join([header, *(("… " if i else "") + body[i] for i in named)]))
+        return cut(" ".join([header, *(("… " if i else "") + body[i] for i in named)]).strip())
     shared = _row_scores(terms, body)
     ranked = sorted(range(len(body)), key=lambda i: (-shared[i], i))
     chosen = sorted(i for i in ranked[:TABLE_ROWS_QUOTED] if shared[i]) or _rows_that_fit(header, body)
-    parts = [header]
+    parts = [header] if header else []
     for previous, i in zip([-1, *chosen], chosen, strict=False):
         parts.append(("… " if i > previous + 1 else "") + body[i])
     return cut(" ".join(parts))

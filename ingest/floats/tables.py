@@ -9,6 +9,7 @@ from typing import Any
 
 import pymupdf
 
+from docgraph.ingest.floats.label_rows import without_header
 from docgraph.ingest.floats.table_headers import join_group_header, split_banded_labels
 from docgraph.ingest.pdf import api as pdf_api
 from docgraph.ingest.pdf.api import Word
@@ -104,6 +105,7 @@ def find_ruled_tables(page: pymupdf.Page, drawings: list[dict[str, Any]], words:
             rects = [row.cells for row in table.rows]
             cells = [[_words_in(rect, words) if rect else "" for rect in row] for row in rects]
             cells = join_group_header(rects, fill_spanned_rows(rects, split_banded_labels(rects, cells, words)))
+            cells = without_header(page, rects, cells, paths)
             box = BBox(*table.bbox)
             if is_real_table(cells) and not drawn_as_chart(drawings, box):
                 found.append(FoundTable(box, cells))

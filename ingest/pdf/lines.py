@@ -109,6 +109,11 @@ def _font_traits(font: str) -> tuple[bool, bool, bool]:
     return bool(_BOLD_NAME.search(font)), bool(_MONO_NAME.search(font)), bool(_MATH_NAME.search(font))
 
 
+def is_bold_span(span: dict[str, Any]) -> bool:
+    """Whether a text span of ``get_text("dict")`` is set bold, by its flags or its font's name."""
+    return bool(int(span.get("flags", 0)) & pymupdf.TEXT_FONT_BOLD) or _font_traits(str(span.get("font", "")))[0]
+
+
 def _line_from_dict(raw: dict[str, Any], block_no: int, fixed_pitch: frozenset[str]) -> TextLine | None:
     spans = [s for s in raw.get("spans", []) if s.get("text")]
     direction = raw.get("dir", (1.0, 0.0))

@@ -123,7 +123,8 @@ def _repeat_header(last: Region, first: Region) -> None:
     """A table continued without its header row takes the header of the part it continues, so that
     its rows still read as columns: "S-221 | 45" alone names no column, in a quote or an embedding.
     A first row with a cell that holds no word ("40", a grid of numbers) is data, not a header: it is
-    not repeated; nor is one the continuation repeats already, up to case and spacing."""
+    not repeated; nor is one the continuation repeats already, up to case and spacing. An empty
+    header row (a part read as label and value rows alone) gives way to it."""
     assert last.cells and first.cells
     header = last.cells[0]
     words = [cell for cell in header if cell.strip()]
@@ -132,7 +133,8 @@ def _repeat_header(last: Region, first: Region) -> None:
         and all(any(ch.isalpha() for ch in cell) for cell in words)
         and _row_key(first.cells[0]) != _row_key(header)
     ):
-        first.cells = [list(header), *first.cells]
+        body = first.cells[1:] if not any(cell.strip() for cell in first.cells[0]) else first.cells
+        first.cells = [list(header), *body]
         first.text = to_markdown(first.cells)
 
 
