@@ -90,3 +90,12 @@ def test_particulars_rows_have_no_header_row(falkordb_store: FalkorDBStore, tmp_
     answer = ask("When is the break date?", falkordb_store, no_llm_settings(tmp_path), hybrid, k=3).answer
     assert "| Break Date | 24 June 2029 |" in answer
     assert "Riverside Estates Limited" not in answer and "|  |  |" not in answer
+
+
+def test_a_schedule_named_by_number_is_quoted_from_its_start(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "What is in Schedule 2?": the "2" that names the schedule chose its item "2." for the quote,
+    # as though the refuse compound were all the schedule held.
+    hybrid = hybrid_over(falkordb_store, [write_lease(tmp_path / "lease.pdf")], tmp_path)
+
+    answer = ask("What is in Schedule 2?", falkordb_store, no_llm_settings(tmp_path), hybrid, k=3).answer
+    assert answer.startswith("1. “1. The right for the Tenant and all persons authorised by it to pass")

@@ -24,7 +24,7 @@ from docgraph.app.llm.question_terms import content_words, shared_words, terms_i
 from docgraph.app.llm.quote_length import MAX_QUOTE_CHARS, cut, cut_start
 from docgraph.app.llm.table_quotes import best_rows_quote, code_rows, markdown_rows
 from docgraph.app.llm.text_units import sentences
-from docgraph.app.retrieval.named_parts import named_conditions, named_notes
+from docgraph.app.retrieval.named_parts import named_conditions, named_notes, part_label_words
 from docgraph.ingest.labels import JUMP_IN, JUMP_OUT
 from docgraph.ingest.links.edges import caption_label
 from docgraph.ingest.pdf.text import ends_sentence, join_two
@@ -55,7 +55,9 @@ class ExtractiveAnswer:
 def extractive_answer(question: str, context: Context, max_passages: int = MAX_PASSAGES) -> ExtractiveAnswer:
     """Up to ``max_passages`` quotes of the best passages; a passage already quoted as the other
     part of a sentence cut by a page break is not quoted again, nor a quote said word for word."""
-    terms = content_words(question)
+    # the words naming a part ("Schedule 2", "clause 8.3") say where the answer is, not which of its
+    # sentences: the "2" of "Schedule 2" would choose the schedule's item "2." for the quote
+    terms = content_words(question) - part_label_words(question)
     # the item of a list of notes or conditions that the question names by number is its quote
     notes = frozenset(number for number, _ in named_notes(question)) | frozenset(named_conditions(question))
     lines: list[str] = []
