@@ -99,3 +99,13 @@ def test_a_schedule_named_by_number_is_quoted_from_its_start(falkordb_store: Fal
 
     answer = ask("What is in Schedule 2?", falkordb_store, no_llm_settings(tmp_path), hybrid, k=3).answer
     assert answer.startswith("1. “1. The right for the Tenant and all persons authorised by it to pass")
+
+
+def test_a_schedule_paragraph_named_with_its_schedule_is_quoted(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # A schedule's numbered paragraphs are one list, so "paragraph 3 of Schedule 2" named the whole
+    # schedule, and the quote was whichever item shared the question's numbers ("2.").
+    hybrid = hybrid_over(falkordb_store, [write_lease(tmp_path / "lease.pdf")], tmp_path)
+
+    question = "What does paragraph 3 of Schedule 2 say?"
+    answer = ask(question, falkordb_store, no_llm_settings(tmp_path), hybrid, k=3).answer
+    assert answer.startswith("1. “3. The Tenant shall pay as the Service Charge a fair and reasonable proportion")

@@ -43,6 +43,8 @@ _NOTE_ASKED = re.compile(r"\b(foot|end)?notes?\s+(\d{1,3})(?![\w.,]\d|\w)", re.I
 # A decision's conditions, numbered in its section or appendix of conditions ("Appendix B –
 # Recommended conditions"), named as a planning report's readers name them: "What is condition 9?".
 _CONDITION_ASKED = re.compile(r"\bconditions?\s+(\d{1,3})(?![\w.,]\d|\w)", re.IGNORECASE)
+# A paragraph named with the part it is of: "3 of Schedule 2" (not a report's "paragraph 4.3").
+_PARAGRAPH_NUMBER = re.compile(r"(\d{1,3})\s+of\s+\w+\s+\S+$")
 CONDITIONS_TITLE = re.compile(r"\bconditions\b", re.IGNORECASE)
 # A section named by its title: "What does the background section say?", "In the Detailed Description
 # section, ..."; it names a part of a document only if one of its sections is so titled. Not a noun
@@ -120,6 +122,16 @@ def named_notes(question: str) -> list[tuple[int, str]]:
 def named_conditions(question: str) -> list[int]:
     """The numbers of the conditions ``question`` names ("What is condition 9?"), each once."""
     return list(dict.fromkeys(int(match.group(1)) for match in _CONDITION_ASKED.finditer(question)))
+
+
+def named_paragraphs(question: str) -> list[int]:
+    """The numbers of the paragraphs ``question`` names by the part they are of ("paragraph 3 of
+    Schedule 2"): a schedule's numbered paragraphs are read as one list, of which that item is the
+    quote."""
+    if not names_parts(question):
+        return []
+    found = (_PARAGRAPH_NUMBER.match(m.number) for m in _mentions(question) if m.kind == "paragraph")
+    return list(dict.fromkeys(int(match.group(1)) for match in found if match))
 
 
 def named_parts(question: str, own_names: str = "") -> list[Mention]:
