@@ -243,6 +243,9 @@ NOTICE_LABEL = re.compile(
 # report ...", "RESOLVED: That the policy be approved"): the line is a paragraph of the minute, not
 # a heading, so the minute's next outcome and text stay under the minute's own heading.
 MINUTE_LABEL = re.compile(r"^\s*(?i:actions?|decisions?|resolved|agreed|noted)\s*:")
+# A deed's date line on its cover, the day and month left blank to be filled in on completion
+# ("DATED            2024", "Dated: 14 March 2024"): a field, not a heading over the lease under it.
+DATE_LINE = re.compile(r"^\s*(?i:dated?)\s*:?\s+(?:\d{1,2}(?:st|nd|rd|th)?\s+)?(?:[A-Za-z]+\s+)?(?:19|20)\d{2}\s*$")
 # What opens a patent's claims: a heading "Claims", a line "What is claimed is:" (US), or "We claim:".
 CLAIMS_OPENING = re.compile(
     r"^\s*(?:what\s+is\s+claimed\s+is|what\s+is\s+claimed|(?:we|i)\s+claim|the\s+invention\s+claimed\s+is"

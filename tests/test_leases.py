@@ -92,6 +92,16 @@ def test_particulars_rows_have_no_header_row(falkordb_store: FalkorDBStore, tmp_
     assert "Riverside Estates Limited" not in answer and "|  |  |" not in answer
 
 
+def test_the_blank_date_line_on_the_cover_is_no_heading(tmp_path: Path) -> None:
+    # "DATED            2024" in bold, the day and month left blank until completion: read as a
+    # heading, it became the lease's first top-level section, over the title and the particulars.
+    layout = NativeReader().read(write_lease(tmp_path / "lease.pdf"))
+
+    cover = {region.text: region.kind for region in layout.pages[0].regions}
+    assert cover["DATED 2024"] == "paragraph"
+    assert "section_header" not in cover.values()
+
+
 def test_a_schedule_named_by_number_is_quoted_from_its_start(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
     # "What is in Schedule 2?": the "2" that names the schedule chose its item "2." for the quote,
     # as though the refuse compound were all the schedule held.
