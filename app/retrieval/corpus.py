@@ -212,14 +212,12 @@ class Corpus:
 
     def document_names(self, doc_ids: set[str]) -> list[str]:
         """The name texts (:attr:`DocumentIndex.name_texts`) of the loaded documents ``doc_ids``."""
-        with self._lock:
-            documents = [self._documents[doc] for doc in sorted(doc_ids) if doc in self._documents]
+        documents = self._loaded_of(doc_ids)
         return [text for document in documents for text in document.name_texts]
 
     def part_regions(self, question: str, doc_ids: set[str]) -> frozenset[str]:
         """The regions of the parts ``question`` names in the loaded documents ``doc_ids``."""
-        with self._lock:
-            documents = [self._documents[doc] for doc in sorted(doc_ids) if doc in self._documents]
+        documents = self._loaded_of(doc_ids)
         return frozenset(
             document.regions[row].region_id for document in documents for row in document.part_rows(question)
         )
@@ -235,8 +233,7 @@ class Corpus:
         options = named_options(question)
         if not options:
             return frozenset()
-        with self._lock:
-            documents = [self._documents[doc] for doc in sorted(doc_ids) if doc in self._documents]
+        documents = self._loaded_of(doc_ids)
         return frozenset(
             document.regions[row].region_id
             for document in documents
@@ -244,20 +241,24 @@ class Corpus:
             for row in document.region_bm25.rows_with(option)
         )
 
+    def _loaded_of(self, doc_ids: set[str]) -> list[DocumentIndex]:
+        """The loaded documents among ``doc_ids``, in id order (taken under the lock: a load or an
+        eviction may run beside a question)."""
+        with self._lock:
+            return [self._documents[doc] for doc in sorted(doc_ids) if doc in self._documents]
+
     def field_regions(self, question: str, doc_ids: set[str]) -> dict[str, set[str]]:
         """The header fields of the loaded documents ``doc_ids`` whose labels ``question`` names
         ("Who was present?": "Present: ..."), each with its label's words
         (:func:`app.retrieval.fields.field_regions`)."""
-        with self._lock:
-            documents = [self._documents[doc] for doc in sorted(doc_ids) if doc in self._documents]
+        documents = self._loaded_of(doc_ids)
         return field_regions(question, documents)
 
     def row_label_tables(self, question: str, doc_ids: set[str]) -> dict[str, set[str]]:
         """The label-and-value tables of the loaded documents ``doc_ids`` with a row whose label
         ``question`` names ("When is the break date?": "| Break Date | 24 June 2029 |"), each with the
         label's words (:func:`app.retrieval.fields.row_label_tables`)."""
-        with self._lock:
-            documents = [self._documents[doc] for doc in sorted(doc_ids) if doc in self._documents]
+        documents = self._loaded_of(doc_ids)
         return row_label_tables(question, documents)
 
     def naming_regions(self, question: str, doc_ids: set[str]) -> frozenset[str]:
@@ -265,8 +266,7 @@ class Corpus:
         as a name, when it writes two or more ("Smith 1998": the bibliography entry and the notes
         citing it), a document's own names left out."""
         words = naming_words(question)
-        with self._lock:
-            documents = [self._documents[doc] for doc in sorted(doc_ids) if doc in self._documents]
+        documents = self._loaded_of(doc_ids)
         found: set[str] = set()
         for document in documents:
             own = words - document.name_words
@@ -281,8 +281,7 @@ class Corpus:
         labels = named_notices(question)
         if not labels:
             return frozenset()
-        with self._lock:
-            documents = [self._documents[doc] for doc in sorted(doc_ids) if doc in self._documents]
+        documents = self._loaded_of(doc_ids)
         return frozenset(
             document.regions[row].region_id
             for document in documents

@@ -22,10 +22,12 @@ from docgraph.app.retrieval.document_index import DocumentIndex
 from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.labels import MINUTE_LABEL, NOTICE_LABEL
 
-# "Present: ...", "In attendance: ...": a capitalised label of one to three words, its colon, a value
-_FIELD = re.compile(r"^\s*([A-Z][A-Za-z'’-]*(?: [A-Za-z][A-Za-z'’-]*){0,2}):[ \t]+\S")
+# a capitalised label of one to three words: "Present", "In attendance", "Break Date"
+_LABEL_WORDS = r"[A-Z][A-Za-z'’-]*(?: [A-Za-z][A-Za-z'’-]*){0,2}"
+# "Present: ...", "In attendance: ...": a label, its colon, a value
+_FIELD = re.compile(rf"^\s*({_LABEL_WORDS}):[ \t]+\S")
 # a row's label: "Break Date", "Permitted Use", "Landlord"
-_LABEL = re.compile(r"^[A-Z][A-Za-z'’-]*(?: [A-Za-z][A-Za-z'’-]*){0,2}$")
+_LABEL = re.compile(rf"^{_LABEL_WORDS}$")
 
 
 def field_label(text: str) -> str | None:

@@ -231,10 +231,11 @@ class HybridRetriever:
         options |= notices
         # and a header field whose label it names ("Who was present?": "Present: ..."), of the documents
         # it names when it names some ("the March meeting": not a board paper's "Meeting:" field)
-        fields = self.corpus.field_regions(query, set(named_documents) or doc_ids) if weights.part else {}
+        scope = set(named_documents) or doc_ids
+        fields = self.corpus.field_regions(query, scope) if weights.part else {}
         options |= frozenset(fields)
         # a particulars table's row ("When is the break date?": "| Break Date | 24 June 2029 |")
-        rows = self.corpus.row_label_tables(query, set(named_documents) or doc_ids) if weights.part else {}
+        rows = self.corpus.row_label_tables(query, scope) if weights.part else {}
         kinds = named_kinds(query) | {kind for kind, _ in labels}
         hits = fuse(candidates, weights, kinds, places, in_parts | options, named_documents)
         if following:
