@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from docgraph.app.llm.service import ask
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from tests.annual_reports import NOTE_12, write_annual_report
-from tests.llm_data import hybrid_over
+from tests.llm_data import hybrid_over, no_llm_settings
 
 
 def test_see_note_12_refers_to_the_note_headed_by_its_number(tmp_path: Path) -> None:
@@ -109,3 +110,31 @@ def test_a_year_asked_stays_in_the_question(falkordb_store: FalkorDBStore, tmp_p
 
     found = hybrid.retrieve("What was revenue in 2025?", k=3)
     assert any("| Revenue | 3 | 412.6 | 382.0 |" in result.text for result in found)
+
+
+def test_a_line_item_named_by_its_label_answers_from_the_statement(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    # "What was operating profit?" found the chair's prose and the highlights first, the income
+    # statement 4th: its embedding is spread over all its rows. The question names the row
+    # "Operating profit" and asks nothing else of it (a year its column's heading names, "how much"
+    # its figure): the statement comes first and its answer is that row, not "Gross profit" too.
+    hybrid = hybrid_over(falkordb_store, [write_annual_report(tmp_path / "annual.pdf")], tmp_path)
+    settings = no_llm_settings(tmp_path)
+
+    for question, row in (
+        ("What was operating profit?", "| Operating profit | 4 | 48.3 | 45.7 |"),
+        ("What was revenue?", "| Revenue | 3 | 412.6 | 382.0 |"),
+        ("How much was revenue in 2024?", "| Revenue | 3 | 412.6 | 382.0 |"),
+        ("What were trade receivables?", "| Trade receivables | 52.3 | 47.9 |"),
+    ):
+        assert row in hybrid.retrieve(question, k=1)[0].text
+        answer = ask(question, falkordb_store, settings, hybrid, k=3).answer
+        assert answer.startswith("1. “|  | ") and row in answer.split("\n")[0]
+    first = ask("What was operating profit?", falkordb_store, settings, hybrid, k=3).answer.split("\n")[0]
+    assert "Gross profit" not in first
+    # "Other receivables" is not "trade receivables", nor is the balance sheet's "Trade and other receivables"
+    first = ask("What were trade receivables?", falkordb_store, settings, hybrid, k=3).answer.split("\n")[0]
+    assert "Other receivables" not in first
+    # a question that asks more of operating profit than its figure is not answered by the row
+    assert hybrid.retrieve("Why did operating profit rise?", k=1)[0].text.startswith("Operating profit rose")

@@ -25,6 +25,7 @@ from docgraph.app.llm.quote_length import MAX_QUOTE_CHARS, cut, cut_start
 from docgraph.app.llm.table_quotes import best_rows_quote, code_rows, markdown_rows
 from docgraph.app.llm.text_units import sentences
 from docgraph.app.retrieval.named_parts import named_conditions, named_notes, named_paragraphs, part_label_words
+from docgraph.app.retrieval.table_rows import named_rows
 from docgraph.ingest.labels import JUMP_IN, JUMP_OUT
 from docgraph.ingest.links.edges import caption_label
 from docgraph.ingest.pdf.text import ends_sentence, join_two
@@ -318,7 +319,8 @@ def asked_item(text: str, kind: str, notes: frozenset[int]) -> tuple[int, int] |
 
 def quote_passage(passage: Passage, terms: set[str]) -> str:
     if passage.kind == "table" and len(table_rows := markdown_rows(passage.text)) > 1:
-        return best_rows_quote(table_rows, terms)
+        named = named_rows(passage.text)
+        return best_rows_quote(table_rows, terms, named.labels if named else ())
     return best_quote(passage.text or passage.description, terms, passage.kind)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Collection
 
 from docgraph.app.llm.question_terms import content_words, terms_in
 from docgraph.app.llm.quote_length import MAX_QUOTE_CHARS, cut
@@ -20,16 +21,17 @@ def markdown_rows(text: str) -> list[str]:
     return [line for line in lines if line.startswith("|") and not is_table_rule(line)]
 
 
-def best_rows_quote(rows: list[str], terms: set[str]) -> str:
+def best_rows_quote(rows: list[str], terms: set[str], labels: Collection[str] = ()) -> str:
     """The header row, then the rows sharing the most words with the question, in table order; when
     none does, the rows from the first on, as many as the quote holds (the table as a whole is the
     answer: "Which sub-processors are listed in Annex III?"). A header row with no text (a table of
-    label and value rows has none) is left out."""
+    label and value rows has none) is left out. Of a table whose rows are named by their ``labels``
+    (:func:`app.retrieval.table_rows.named_rows`), the rows whose label the question names."""
     header, body = rows[0], rows[1:]
     if not header.replace("|", "").strip():
         header = ""
-    named = code_rows(body, terms)
-    if named:  # "What does error E14 mean?": the code's row alone
+    named = code_rows(body, terms) or labelled_rows(body, terms, labels)
+    if named:  # "What does error E14 mean?", "What was operating profit?": the code's or label's row alone
         return cut(" ".join([header, *(("… " if i else "") + body[i] for i in named)]).strip())
     shared = _row_scores(terms, body)
     ranked = sorted(range(len(body)), key=lambda i: (-shared[i], i))
@@ -47,6 +49,20 @@ def code_rows(body: list[str], terms: set[str]) -> list[int]:
     if not codes:
         return []
     return [i for i, row in enumerate(body) if any(_is_code_cell(cell, codes) for cell in _cells(row))]
+
+
+def labelled_rows(body: list[str], terms: set[str], labels: Collection[str]) -> list[int]:
+    """The rows whose first cell is one of ``labels`` and holds no word but the question's, of those
+    the ones that hold the most of its words: the line item "Operating profit" of "What was
+    operating profit?", not "Gross profit"; "Trade receivables", not "Other receivables"."""
+    asked = " ".join(terms)
+    held: dict[int, int] = {}
+    for i, row in enumerate(body):
+        label = _cells(row)[0]
+        words = content_words(label)
+        if label in labels and words and terms_in(words, asked) == words:
+            held[i] = len(terms_in(terms, label))
+    return [i for i, count in held.items() if count == max(held.values())]
 
 
 def _cells(row: str) -> list[str]:
