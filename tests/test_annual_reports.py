@@ -9,6 +9,7 @@ from docgraph.app.llm.service import ask
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
+from docgraph.records import FURNITURE_KINDS
 from tests.annual_reports import HIGHLIGHTS, NOTE_12, write_annual_report
 from tests.llm_data import hybrid_over, no_llm_settings
 
@@ -151,3 +152,16 @@ def test_each_highlights_figure_reads_with_its_label(tmp_path: Path) -> None:
     assert [("paragraph", pair) for pair in pairs] == [item for item in first if item[1] in pairs]
     assert ("section_header", "Highlights") in first
     assert all(kind != "section_header" or "£" not in text for kind, text in first)
+
+
+def test_the_chairs_sign_off_closes_the_statement(tmp_path: Path) -> None:
+    # "Michael Thornbury" (bold) over "Chair, 4 March 2026" under the left column, which runs on below
+    # the right one's end, was read as a heading between the columns: the right column's paragraphs
+    # hung under a section "Michael Thornbury". The name and role are one paragraph, read last.
+    layout = NativeReader().read(write_annual_report(tmp_path / "annual.pdf"))
+    chair = [(region.kind, region.text) for region in layout.pages[1].regions if region.kind not in FURNITURE_KINDS]
+
+    assert chair[-1] == ("paragraph", "Michael Thornbury Chair, 4 March 2026")
+    assert [kind for kind, _ in chair].count("section_header") == 1
+    sections = [node.props["title"] for node in build_graph(layout).nodes if node.label == "Section"]
+    assert "Michael Thornbury" not in sections
