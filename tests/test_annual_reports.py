@@ -165,3 +165,21 @@ def test_the_chairs_sign_off_closes_the_statement(tmp_path: Path) -> None:
     assert [kind for kind, _ in chair].count("section_header") == 1
     sections = [node.props["title"] for node in build_graph(layout).nodes if node.label == "Section"]
     assert "Michael Thornbury" not in sections
+
+
+def test_numbered_notes_are_sections_of_the_notes(tmp_path: Path) -> None:
+    # "12. Trade and other receivables" (11 pt) under "Notes to the consolidated financial statements"
+    # (16 pt, unnumbered) was a top-level section beside it, its number read as its depth alone: the
+    # notes heading headed nothing. A numbered heading under an unnumbered one set larger than every
+    # numbered heading is a level under it, and the statements' headings stay at the top.
+    batch = build_graph(NativeReader().read(write_annual_report(tmp_path / "annual.pdf")))
+    sections = {node.key: node.props for node in batch.nodes if node.label == "Section"}
+    parent = {e.src_key: e.dst_key for e in batch.edges if e.type == "IS_UNDER" and e.src_key in sections}
+
+    by_title = {props["title"]: key for key, props in sections.items()}
+    notes = by_title["Notes to the consolidated financial statements"]
+    for title in ("11. Intangible assets", "12. Trade and other receivables", "13. Trade and other payables"):
+        assert parent.get(by_title[title]) == notes
+        assert sections[by_title[title]]["level"] == 2
+    for title in ("Chair's statement", "Consolidated income statement", "Consolidated balance sheet"):
+        assert sections[by_title[title]]["level"] == 1
