@@ -183,3 +183,20 @@ def test_numbered_notes_are_sections_of_the_notes(tmp_path: Path) -> None:
         assert sections[by_title[title]]["level"] == 2
     for title in ("Chair's statement", "Consolidated income statement", "Consolidated balance sheet"):
         assert sections[by_title[title]]["level"] == 1
+
+
+def test_a_date_in_a_columns_year_names_the_column(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "at 31 December 2025" is the balance sheet's date ("At 31 December 2025" over it), and its 2025
+    # column's: the date's words were asked of nothing but the date lines, which came first. A date
+    # in a year a line-item table's column names asks nothing more of the row than "in 2025" does.
+    hybrid = hybrid_over(falkordb_store, [write_annual_report(tmp_path / "annual.pdf")], tmp_path)
+    settings = no_llm_settings(tmp_path)
+
+    for question, row in (
+        ("What were net assets at 31 December 2025?", "| Net assets |  | 217.8 | 205.8 |"),
+        ("What was revenue for the year ended 31 December 2025?", "| Revenue | 3 | 412.6 | 382.0 |"),
+    ):
+        assert row in hybrid.retrieve(question, k=1)[0].text
+        assert row in ask(question, falkordb_store, settings, hybrid, k=3).answer.split("\n")[0]
+    # a year no column heads is asked of the statements' dates, not of a column
+    assert hybrid.retrieve("What were net assets at 31 December 2023?", k=1)[0].kind != "table"

@@ -21,7 +21,13 @@ import re
 from collections.abc import Iterable
 
 from docgraph.app.retrieval.document_index import DocumentIndex
-from docgraph.app.retrieval.table_rows import LABEL_WORDS, VALUE_WORDS, named_rows, naming_words
+from docgraph.app.retrieval.table_rows import (
+    LABEL_WORDS,
+    VALUE_WORDS,
+    column_date_words,
+    named_rows,
+    naming_words,
+)
 from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.labels import MINUTE_LABEL, NOTICE_LABEL
 
@@ -68,7 +74,8 @@ def row_label_tables(question: str, documents: Iterable[DocumentIndex]) -> dict[
             labels = [naming_words(label) for label in table.labels] if table else []
             named = [tokens for tokens in labels if tokens and tokens <= words]
             if table and named:
-                found[region.region_id] = set().union(*named, table.headings, VALUE_WORDS)
+                columns = table.headings | column_date_words(question, table.headings)
+                found[region.region_id] = set().union(*named, columns, VALUE_WORDS)
     return found
 
 

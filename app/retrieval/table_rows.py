@@ -3,7 +3,8 @@
 
 A question names such a row by its label alone ("When is the break date?", "What was operating
 profit?"), and a line item's cell by its label and its column's heading too ("What was revenue in
-2025?"): the label says what the row is, its value or figures answer.
+2025?", or a date in that year: "net assets at 31 December 2025"): the label says what the row
+is, its value or figures answer.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from docgraph.app.retrieval.dates import find_dates
 from docgraph.app.retrieval.text import tokenize
 
 # a capitalised label of one to three words: "Present", "In attendance", "Break Date"
@@ -22,6 +24,8 @@ _UNIT = re.compile(r"\s*\([^()]*\)\s*$")
 _WORD = re.compile(r"[a-z]+")
 # stop words that qualify a line item: "Other receivables", "Profit after taxation"
 _QUALIFIERS = frozenset(["other", "before", "after", "under", "over", "more", "within"])
+# a period a date ends: "the year ended 31 December 2025"
+_PERIOD = re.compile(r"\b(?:(?:financial\s+)?year|period|months)\s+(?:ended|ending|to)\s+$", re.IGNORECASE)
 _RULE = re.compile(r"^[\s|:-]*$")
 _LETTER = re.compile(r"[^\W\d_]")
 LINE_ITEMS_AT_LEAST = 3
@@ -80,6 +84,17 @@ def line_items(table: str) -> NamedRows | None:
         return None
     headings = {word for cell in header[1:] for word in tokenize(cell)}
     return NamedRows([row[0] for row in body if _LETTER.search(row[0])], headings)
+
+
+def column_date_words(question: str, headings: set[str]) -> set[str]:
+    """The words of each date ``question`` gives whose year heads a column, with the period it ends:
+    "at 31 December 2025", "for the year ended 31 December 2025" name a statement's 2025 column."""
+    words: set[str] = set()
+    for (_, _, year), start, end in find_dates(question, whole=True):
+        if str(year) in headings:
+            period = _PERIOD.search(question[:start])
+            words |= set(tokenize(question[period.start() if period else start : end]))
+    return words
 
 
 def naming_words(text: str) -> set[str]:
