@@ -200,3 +200,14 @@ def test_a_date_in_a_columns_year_names_the_column(falkordb_store: FalkorDBStore
         assert row in ask(question, falkordb_store, settings, hybrid, k=3).answer.split("\n")[0]
     # a year no column heads is asked of the statements' dates, not of a column
     assert hybrid.retrieve("What were net assets at 31 December 2023?", k=1)[0].kind != "table"
+
+
+def test_a_line_item_named_by_its_clipped_word_answers(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "profit before tax" is how an analyst says "Profit before taxation": the statement was found,
+    # but the row was not named, and the answer quoted "Gross profit" and "Operating profit" instead.
+    hybrid = hybrid_over(falkordb_store, [write_annual_report(tmp_path / "annual.pdf")], tmp_path)
+
+    answer = ask("What was profit before tax?", falkordb_store, no_llm_settings(tmp_path), hybrid, k=3).answer
+    first = answer.split("\n")[0]
+    assert "| Profit before taxation |  | 36.8 | 35.5 |" in first
+    assert "Gross profit" not in first and "Operating profit" not in first

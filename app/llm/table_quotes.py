@@ -10,6 +10,7 @@ from collections.abc import Collection
 from docgraph.app.llm.question_terms import content_words, terms_in
 from docgraph.app.llm.quote_length import MAX_QUOTE_CHARS, cut
 from docgraph.app.llm.text_units import is_table_rule
+from docgraph.app.retrieval.table_rows import clipped
 
 TABLE_ROWS_QUOTED = 2
 _CODE = re.compile(r"^(?=.*[^\W\d_])(?=.*\d)\w+$")  # "e14", "f3a": letters and digits in one word
@@ -52,17 +53,22 @@ def code_rows(body: list[str], terms: set[str]) -> list[int]:
 
 
 def labelled_rows(body: list[str], terms: set[str], labels: Collection[str]) -> list[int]:
-    """The rows whose first cell is one of ``labels`` and holds no word but the question's, of those
-    the ones that hold the most of its words: the line item "Operating profit" of "What was
-    operating profit?", not "Gross profit"; "Trade receivables", not "Other receivables"."""
-    asked = " ".join(terms)
+    """The rows whose first cell is one of ``labels`` and holds no word but the question's (or one it
+    clips: "tax" of "taxation"), of those the ones that hold the most of its words: the line item
+    "Operating profit" of "What was operating profit?", not "Gross profit"; "Trade receivables",
+    not "Other receivables"."""
     held: dict[int, int] = {}
     for i, row in enumerate(body):
         label = _cells(row)[0]
         words = content_words(label)
-        if label in labels and words and terms_in(words, asked) == words:
-            held[i] = len(terms_in(terms, label))
+        if label in labels and words and all(any(_names(term, word) for term in terms) for word in words):
+            held[i] = sum(any(_names(term, word) for word in words) for term in terms)
     return [i for i, count in held.items() if count == max(held.values())]
+
+
+def _names(term: str, word: str) -> bool:
+    """The question's ``term`` names a label's ``word``: in any inflection, or cut short ("tax")."""
+    return bool(terms_in({term}, word)) or clipped(term, word)
 
 
 def _cells(row: str) -> list[str]:

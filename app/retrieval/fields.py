@@ -25,6 +25,7 @@ from docgraph.app.retrieval.table_rows import (
     LABEL_WORDS,
     VALUE_WORDS,
     column_date_words,
+    label_named,
     named_rows,
     naming_words,
 )
@@ -72,7 +73,7 @@ def row_label_tables(question: str, documents: Iterable[DocumentIndex]) -> dict[
             region = document.regions[row]
             table = named_rows(region.text) if region.kind == "table" else None
             labels = [naming_words(label) for label in table.labels] if table else []
-            named = [tokens for tokens in labels if tokens and tokens <= words]
+            named = [matched for tokens in labels if (matched := label_named(tokens, words))]
             if table and named:
                 columns = table.headings | column_date_words(question, table.headings)
                 found[region.region_id] = set().union(*named, columns, VALUE_WORDS)

@@ -29,6 +29,7 @@ _PERIOD = re.compile(r"\b(?:(?:financial\s+)?year|period|months)\s+(?:ended|endi
 _RULE = re.compile(r"^[\s|:-]*$")
 _LETTER = re.compile(r"[^\W\d_]")
 LINE_ITEMS_AT_LEAST = 3
+CLIPPED_AT_LEAST = 3  # letters of a word cut short that still names the whole word
 # Words that ask for what a named row holds and nothing else: "How much was revenue?"
 VALUE_WORDS = frozenset(tokenize("much amount figure value"))
 
@@ -95,6 +96,20 @@ def column_date_words(question: str, headings: set[str]) -> set[str]:
             period = _PERIOD.search(question[:start])
             words |= set(tokenize(question[period.start() if period else start : end]))
     return words
+
+
+def label_named(label: set[str], words: set[str]) -> set[str]:
+    """The question's ``words`` that name the row label's words ``label``, when they name them all
+    (each the word or a clipped form of it: "tax" names "taxation"), else none."""
+    matched = [{word for word in words if word == part or clipped(word, part)} for part in label]
+    return set().union(*matched) if label and all(matched) else set()
+
+
+def clipped(word: str, other: str) -> bool:
+    """One word is the other cut short, of three letters or more: "tax" and "taxation", "admin"
+    and "administrative", as a statement's label and a question write one line item."""
+    short, long = sorted((word, other), key=len)
+    return len(short) >= CLIPPED_AT_LEAST and long.startswith(short)
 
 
 def naming_words(text: str) -> set[str]:
