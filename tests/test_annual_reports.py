@@ -211,3 +211,14 @@ def test_a_line_item_named_by_its_clipped_word_answers(falkordb_store: FalkorDBS
     first = answer.split("\n")[0]
     assert "| Profit before taxation |  | 36.8 | 35.5 |" in first
     assert "Gross profit" not in first and "Operating profit" not in first
+
+
+def test_a_group_named_by_its_label_is_quoted_to_its_subtotal(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "Current assets" is a bold label over its items, its figure the subtotal under them: the answer
+    # quoted the label's row alone, "| Current assets |  |  |  |", which holds no figure.
+    hybrid = hybrid_over(falkordb_store, [write_annual_report(tmp_path / "annual.pdf")], tmp_path)
+
+    answer = ask("What were current assets?", falkordb_store, no_llm_settings(tmp_path), hybrid, k=3).answer
+    first = answer.split("\n")[0]
+    assert "| Current assets |  |  |  | | Inventories |  | 14.7 | 13.2 |" in first
+    assert first.split("”")[0].endswith("| Cash and cash equivalents |  | 37.9 | 41.6 | |  |  | 121.0 | 116.0 |")

@@ -31,16 +31,40 @@ def best_rows_quote(rows: list[str], terms: set[str], labels: Collection[str] = 
     header, body = rows[0], rows[1:]
     if not header.replace("|", "").strip():
         header = ""
-    named = code_rows(body, terms) or labelled_rows(body, terms, labels)
+    named = code_rows(body, terms) or group_rows(body, labelled_rows(body, terms, labels))
     if named:  # "What does error E14 mean?", "What was operating profit?": the code's or label's row alone
-        return cut(" ".join([header, *(("… " if i else "") + body[i] for i in named)]).strip())
+        return cut(" ".join(_with_gaps(header, body, named)))
     shared = _row_scores(terms, body)
     ranked = sorted(range(len(body)), key=lambda i: (-shared[i], i))
     chosen = sorted(i for i in ranked[:TABLE_ROWS_QUOTED] if shared[i]) or _rows_that_fit(header, body)
+    return cut(" ".join(_with_gaps(header, body, chosen)))
+
+
+def _with_gaps(header: str, body: list[str], chosen: list[int]) -> list[str]:
+    """The header (when it has text) and the ``chosen`` rows, "… " where rows are left out."""
     parts = [header] if header else []
     for previous, i in zip([-1, *chosen], chosen, strict=False):
         parts.append(("… " if i > previous + 1 else "") + body[i])
-    return cut(" ".join(parts))
+    return parts
+
+
+def group_rows(body: list[str], named: list[int]) -> list[int]:
+    """``named`` rows, a group's label among them (a row of a label alone: a balance sheet's
+    "Current assets") with the rows under it down to its subtotal (the first row of figures alone,
+    or a "Total ..." row): the group's figure is its subtotal's, its items say what it is made of."""
+    rows: list[int] = []
+    for i in named:
+        rows.append(i)
+        if any(_cells(body[i])[1:]):
+            continue
+        for j in range(i + 1, len(body)):
+            label, *figures = _cells(body[j])
+            if not any(figures):  # the next group's label: this one has no subtotal here
+                break
+            rows.append(j)
+            if not label or label.casefold().startswith("total"):  # its subtotal, or its total
+                break
+    return sorted(set(rows))
 
 
 def code_rows(body: list[str], terms: set[str]) -> list[int]:
