@@ -222,3 +222,14 @@ def test_a_group_named_by_its_label_is_quoted_to_its_subtotal(falkordb_store: Fa
     first = answer.split("\n")[0]
     assert "| Current assets |  |  |  | | Inventories |  | 14.7 | 13.2 |" in first
     assert first.split("”")[0].endswith("| Cash and cash equivalents |  | 37.9 | 41.6 | |  |  | 121.0 | 116.0 |")
+
+
+def test_a_group_run_over_a_page_break_is_quoted_to_its_subtotal(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "Current liabilities" ends page 3's part of the balance sheet; its subtotal opens page 4's part
+    # ("|  |  | (78.7) | (68.9) |"): the quote stopped at the page's last item, without the figure.
+    hybrid = hybrid_over(falkordb_store, [write_annual_report(tmp_path / "annual.pdf")], tmp_path)
+
+    result = ask("What were current liabilities?", falkordb_store, no_llm_settings(tmp_path), hybrid, k=3)
+    first = result.answer.split("\n")[0]
+    assert "| Current tax liabilities |  | (4.6) | (4.1) | |  |  | (78.7) | (68.9) |”" in first
+    assert {citation.page for citation in result.citations} >= {3, 4}

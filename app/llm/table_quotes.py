@@ -40,6 +40,20 @@ def best_rows_quote(rows: list[str], terms: set[str], labels: Collection[str] = 
     return cut(" ".join(_with_gaps(header, body, chosen)))
 
 
+def subtotal_over_break(rows: list[str], terms: set[str], labels: Collection[str], following: list[str]) -> str:
+    """The row of figures alone that opens the table's next part (``following``, over a page break)
+    when a group the question names by its label runs to the end of this part (``rows``): its
+    subtotal ("|  |  | (78.7) | (68.9) |" under "Current liabilities"), else nothing."""
+    body, rest = rows[1:], following[1:]
+    if not body or not rest or code_rows(body, terms):
+        return ""
+    named = labelled_rows(body, terms, labels)
+    label, *figures = _cells(rest[0])
+    open_group = any(not any(_cells(body[i])[1:]) and len(body) - 1 in group_rows(body, [i]) for i in named)
+    closed = not _cells(body[-1])[0] or _cells(body[-1])[0].casefold().startswith("total")
+    return rest[0] if open_group and not closed and not label and any(figures) else ""
+
+
 def _with_gaps(header: str, body: list[str], chosen: list[int]) -> list[str]:
     """The header (when it has text) and the ``chosen`` rows, "… " where rows are left out."""
     parts = [header] if header else []
