@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from docgraph.app.llm.service import ask
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
-from tests.annual_reports import NOTE_12, write_annual_report
-from tests.llm_data import hybrid_over
+from docgraph.records import FURNITURE_KINDS
+from tests.annual_reports import HIGHLIGHTS, NOTE_12, write_annual_report
+from tests.llm_data import hybrid_over, no_llm_settings
 
 
 def test_see_note_12_refers_to_the_note_headed_by_its_number(tmp_path: Path) -> None:
@@ -109,3 +111,125 @@ def test_a_year_asked_stays_in_the_question(falkordb_store: FalkorDBStore, tmp_p
 
     found = hybrid.retrieve("What was revenue in 2025?", k=3)
     assert any("| Revenue | 3 | 412.6 | 382.0 |" in result.text for result in found)
+
+
+def test_a_line_item_named_by_its_label_answers_from_the_statement(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    # "What was operating profit?" found the chair's prose and the highlights first, the income
+    # statement 4th: its embedding is spread over all its rows. The question names the row
+    # "Operating profit" and asks nothing else of it (a year its column's heading names, "how much"
+    # its figure): the statement comes first and its answer is that row, not "Gross profit" too.
+    hybrid = hybrid_over(falkordb_store, [write_annual_report(tmp_path / "annual.pdf")], tmp_path)
+    settings = no_llm_settings(tmp_path)
+
+    for question, row in (
+        ("What was operating profit?", "| Operating profit | 4 | 48.3 | 45.7 |"),
+        ("What was revenue?", "| Revenue | 3 | 412.6 | 382.0 |"),
+        ("How much was revenue in 2024?", "| Revenue | 3 | 412.6 | 382.0 |"),
+        ("What were trade receivables?", "| Trade receivables | 52.3 | 47.9 |"),
+    ):
+        assert row in hybrid.retrieve(question, k=1)[0].text
+        answer = ask(question, falkordb_store, settings, hybrid, k=3).answer
+        assert answer.startswith("1. “|  | ") and row in answer.split("\n")[0]
+    first = ask("What was operating profit?", falkordb_store, settings, hybrid, k=3).answer.split("\n")[0]
+    assert "Gross profit" not in first
+    # "Other receivables" is not "trade receivables", nor is the balance sheet's "Trade and other receivables"
+    first = ask("What were trade receivables?", falkordb_store, settings, hybrid, k=3).answer.split("\n")[0]
+    assert "Other receivables" not in first
+    # a question that asks more of operating profit than its figure is not answered by the row
+    assert hybrid.retrieve("Why did operating profit rise?", k=1)[0].kind != "table"
+
+
+def test_each_highlights_figure_reads_with_its_label(tmp_path: Path) -> None:
+    # "£412.6m £48.3m 21.5p" set large over "Revenue, up 8%", "Operating profit, up 6%", ... was read
+    # as one heading over one paragraph of the labels: no figure said what it was. Each figure goes
+    # with the label flush under it, and "Highlights" heads them.
+    layout = NativeReader().read(write_annual_report(tmp_path / "annual.pdf"))
+    first = [(region.kind, region.text) for region in layout.pages[0].regions]
+
+    pairs = [f"{figure} {label}" for figure, label in HIGHLIGHTS]
+    assert [("paragraph", pair) for pair in pairs] == [item for item in first if item[1] in pairs]
+    assert ("section_header", "Highlights") in first
+    assert all(kind != "section_header" or "£" not in text for kind, text in first)
+
+
+def test_the_chairs_sign_off_closes_the_statement(tmp_path: Path) -> None:
+    # "Michael Thornbury" (bold) over "Chair, 4 March 2026" under the left column, which runs on below
+    # the right one's end, was read as a heading between the columns: the right column's paragraphs
+    # hung under a section "Michael Thornbury". The name and role are one paragraph, read last.
+    layout = NativeReader().read(write_annual_report(tmp_path / "annual.pdf"))
+    chair = [(region.kind, region.text) for region in layout.pages[1].regions if region.kind not in FURNITURE_KINDS]
+
+    assert chair[-1] == ("paragraph", "Michael Thornbury Chair, 4 March 2026")
+    assert [kind for kind, _ in chair].count("section_header") == 1
+    sections = [node.props["title"] for node in build_graph(layout).nodes if node.label == "Section"]
+    assert "Michael Thornbury" not in sections
+
+
+def test_numbered_notes_are_sections_of_the_notes(tmp_path: Path) -> None:
+    # "12. Trade and other receivables" (11 pt) under "Notes to the consolidated financial statements"
+    # (16 pt, unnumbered) was a top-level section beside it, its number read as its depth alone: the
+    # notes heading headed nothing. A numbered heading under an unnumbered one set larger than every
+    # numbered heading is a level under it, and the statements' headings stay at the top.
+    batch = build_graph(NativeReader().read(write_annual_report(tmp_path / "annual.pdf")))
+    sections = {node.key: node.props for node in batch.nodes if node.label == "Section"}
+    parent = {e.src_key: e.dst_key for e in batch.edges if e.type == "IS_UNDER" and e.src_key in sections}
+
+    by_title = {props["title"]: key for key, props in sections.items()}
+    notes = by_title["Notes to the consolidated financial statements"]
+    for title in ("11. Intangible assets", "12. Trade and other receivables", "13. Trade and other payables"):
+        assert parent.get(by_title[title]) == notes
+        assert sections[by_title[title]]["level"] == 2
+    for title in ("Chair's statement", "Consolidated income statement", "Consolidated balance sheet"):
+        assert sections[by_title[title]]["level"] == 1
+
+
+def test_a_date_in_a_columns_year_names_the_column(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "at 31 December 2025" is the balance sheet's date ("At 31 December 2025" over it), and its 2025
+    # column's: the date's words were asked of nothing but the date lines, which came first. A date
+    # in a year a line-item table's column names asks nothing more of the row than "in 2025" does.
+    hybrid = hybrid_over(falkordb_store, [write_annual_report(tmp_path / "annual.pdf")], tmp_path)
+    settings = no_llm_settings(tmp_path)
+
+    for question, row in (
+        ("What were net assets at 31 December 2025?", "| Net assets |  | 217.8 | 205.8 |"),
+        ("What was revenue for the year ended 31 December 2025?", "| Revenue | 3 | 412.6 | 382.0 |"),
+    ):
+        assert row in hybrid.retrieve(question, k=1)[0].text
+        assert row in ask(question, falkordb_store, settings, hybrid, k=3).answer.split("\n")[0]
+    # a year no column heads is asked of the statements' dates, not of a column
+    assert hybrid.retrieve("What were net assets at 31 December 2023?", k=1)[0].kind != "table"
+
+
+def test_a_line_item_named_by_its_clipped_word_answers(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "profit before tax" is how an analyst says "Profit before taxation": the statement was found,
+    # but the row was not named, and the answer quoted "Gross profit" and "Operating profit" instead.
+    hybrid = hybrid_over(falkordb_store, [write_annual_report(tmp_path / "annual.pdf")], tmp_path)
+
+    answer = ask("What was profit before tax?", falkordb_store, no_llm_settings(tmp_path), hybrid, k=3).answer
+    first = answer.split("\n")[0]
+    assert "| Profit before taxation |  | 36.8 | 35.5 |" in first
+    assert "Gross profit" not in first and "Operating profit" not in first
+
+
+def test_a_group_named_by_its_label_is_quoted_to_its_subtotal(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "Current assets" is a bold label over its items, its figure the subtotal under them: the answer
+    # quoted the label's row alone, "| Current assets |  |  |  |", which holds no figure.
+    hybrid = hybrid_over(falkordb_store, [write_annual_report(tmp_path / "annual.pdf")], tmp_path)
+
+    answer = ask("What were current assets?", falkordb_store, no_llm_settings(tmp_path), hybrid, k=3).answer
+    first = answer.split("\n")[0]
+    assert "| Current assets |  |  |  | | Inventories |  | 14.7 | 13.2 |" in first
+    assert first.split("”")[0].endswith("| Cash and cash equivalents |  | 37.9 | 41.6 | |  |  | 121.0 | 116.0 |")
+
+
+def test_a_group_run_over_a_page_break_is_quoted_to_its_subtotal(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "Current liabilities" ends page 3's part of the balance sheet; its subtotal opens page 4's part
+    # ("|  |  | (78.7) | (68.9) |"): the quote stopped at the page's last item, without the figure.
+    hybrid = hybrid_over(falkordb_store, [write_annual_report(tmp_path / "annual.pdf")], tmp_path)
+
+    result = ask("What were current liabilities?", falkordb_store, no_llm_settings(tmp_path), hybrid, k=3)
+    first = result.answer.split("\n")[0]
+    assert "| Current tax liabilities |  | (4.6) | (4.1) | |  |  | (78.7) | (68.9) |”" in first
+    assert {citation.page for citation in result.citations} >= {3, 4}

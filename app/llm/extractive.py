@@ -22,9 +22,10 @@ from docgraph.app.llm.context import Context, Passage, leads_in
 from docgraph.app.llm.procedures import asks_how_to, procedure_quote
 from docgraph.app.llm.question_terms import content_words, shared_words, terms_in
 from docgraph.app.llm.quote_length import MAX_QUOTE_CHARS, cut, cut_start
-from docgraph.app.llm.table_quotes import best_rows_quote, code_rows, markdown_rows
+from docgraph.app.llm.table_quotes import best_rows_quote, code_rows, markdown_rows, subtotal_over_break
 from docgraph.app.llm.text_units import sentences
 from docgraph.app.retrieval.named_parts import named_conditions, named_notes, named_paragraphs, part_label_words
+from docgraph.app.retrieval.table_rows import named_rows
 from docgraph.ingest.labels import JUMP_IN, JUMP_OUT
 from docgraph.ingest.links.edges import caption_label
 from docgraph.ingest.pdf.text import ends_sentence, join_two
@@ -245,10 +246,18 @@ def quote_across_breaks(
 
 def _table_across_breaks(passage: Passage, context: Context, terms: set[str]) -> tuple[str, list[Passage]]:
     """A table's quote: of a table cut by a page break, the part that holds the row of a code the
-    question names ("E14"), whichever part was retrieved."""
-    for part in (passage, context.neighbour(passage, "continues"), context.neighbour(passage, "continued_from")):
+    question names ("E14"), whichever part was retrieved; a group named by its label that runs on
+    over the break, with its subtotal opening the next part."""
+    later = context.neighbour(passage, "continues")
+    for part in (passage, later, context.neighbour(passage, "continued_from")):
         if part is not None and part.kind == "table" and code_rows(markdown_rows(part.text)[1:], terms):
             return quote_passage(part, terms), [part]
+    named = named_rows(passage.text) if later is not None and later.kind == "table" else None
+    if later is not None and named is not None:
+        rows, following = markdown_rows(passage.text), markdown_rows(later.text)
+        subtotal = subtotal_over_break(rows, terms, named.labels, following)
+        if subtotal:
+            return cut(f"{quote_passage(passage, terms)} {subtotal}"), [passage, later]
     return quote_passage(passage, terms), [passage]
 
 
@@ -318,7 +327,8 @@ def asked_item(text: str, kind: str, notes: frozenset[int]) -> tuple[int, int] |
 
 def quote_passage(passage: Passage, terms: set[str]) -> str:
     if passage.kind == "table" and len(table_rows := markdown_rows(passage.text)) > 1:
-        return best_rows_quote(table_rows, terms)
+        named = named_rows(passage.text)
+        return best_rows_quote(table_rows, terms, named.labels if named else ())
     return best_quote(passage.text or passage.description, terms, passage.kind)
 
 

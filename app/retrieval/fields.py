@@ -11,6 +11,8 @@ notice's or a minute's outcome label ("Note:", "ACTION:") opens a paragraph, not
 A lease's or a contract's particulars are the same fields set as a table of label and value rows
 ("| Break Date | 24 June 2029 |"): a row's label names the table only when the question asks
 nothing else ("When is the break date?"), as "Tenant" is in many questions that ask more of it.
+So does a financial statement's line item ("What was operating profit?": "| Operating profit | 4 |
+48.3 | 45.7 |"), with its column's heading too ("What was revenue in 2025?").
 """
 
 from __future__ import annotations
@@ -19,15 +21,19 @@ import re
 from collections.abc import Iterable
 
 from docgraph.app.retrieval.document_index import DocumentIndex
+from docgraph.app.retrieval.table_rows import (
+    LABEL_WORDS,
+    VALUE_WORDS,
+    column_date_words,
+    label_named,
+    named_rows,
+    naming_words,
+)
 from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.labels import MINUTE_LABEL, NOTICE_LABEL
 
-# a capitalised label of one to three words: "Present", "In attendance", "Break Date"
-_LABEL_WORDS = r"[A-Z][A-Za-z'’-]*(?: [A-Za-z][A-Za-z'’-]*){0,2}"
-# "Present: ...", "In attendance: ...": a label, its colon, a value
-_FIELD = re.compile(rf"^\s*({_LABEL_WORDS}):[ \t]+\S")
-# a row's label: "Break Date", "Permitted Use", "Landlord"
-_LABEL = re.compile(rf"^{_LABEL_WORDS}$")
+# "Present: ...", "In attendance: ...": a capitalised label of one to three words, its colon, a value
+_FIELD = re.compile(rf"^\s*({LABEL_WORDS}):[ \t]+\S")
 
 
 def field_label(text: str) -> str | None:
@@ -56,30 +62,22 @@ def field_regions(question: str, documents: Iterable[DocumentIndex]) -> dict[str
 
 
 def row_label_tables(question: str, documents: Iterable[DocumentIndex]) -> dict[str, set[str]]:
-    """The label-and-value tables of ``documents`` with a row whose label ``question`` names, each with
-    that label's words (of every row it names)."""
-    words = set(tokenize(question))
+    """The tables of ``documents`` with a row whose label ``question`` names (a particulars table's,
+    a statement's line item: :mod:`app.retrieval.table_rows`), each with the words that name it:
+    the labels' (of every row it names), a line-item table's column headings, words asking a value."""
+    words = naming_words(question)
     found: dict[str, set[str]] = {}
     for document in documents:
         rows = {row for word in words for row in document.region_bm25.rows_with(word)}
         for row in rows:
             region = document.regions[row]
-            labels = _row_labels(region.text) if region.kind == "table" else []
-            named = [tokens for tokens in (set(tokenize(label)) for label in labels) if tokens and tokens <= words]
-            if named:
-                found[region.region_id] = set().union(*named)
+            table = named_rows(region.text) if region.kind == "table" else None
+            labels = [naming_words(label) for label in table.labels] if table else []
+            named = [matched for tokens in labels if (matched := label_named(tokens, words))]
+            if table and named:
+                columns = table.headings | column_date_words(question, table.headings)
+                found[region.region_id] = set().union(*named, columns, VALUE_WORDS)
     return found
-
-
-def _row_labels(table: str) -> list[str]:
-    """The labels of a table set as rows of a label and its value (three rows or more, two cells
-    each, every first cell a capitalised label of one to three words without digits), else none."""
-    rows = [line.strip().strip("|").split("|") for line in table.splitlines() if line.strip().startswith("|")]
-    rows = [row for row in rows if not all(set(cell.strip()) <= set("-: ") for cell in row)]
-    labels = [row[0].strip() for row in rows]
-    if len(rows) < 3 or any(len(row) != 2 for row in rows) or not all(_LABEL.match(label) for label in labels):
-        return []
-    return labels
 
 
 def _in_stack(document: DocumentIndex, row: int) -> bool:

@@ -27,6 +27,7 @@ from docgraph.ingest.page.form_fields import field_texts
 from docgraph.ingest.page.furniture import FurnitureMarks
 from docgraph.ingest.page.header_fields import join_header_fields
 from docgraph.ingest.page.index_entries import join_index_entries
+from docgraph.ingest.page.key_figures import join_key_figures
 from docgraph.ingest.page.key_values import join_key_value_rows
 from docgraph.ingest.page.labelled_columns import join_labelled_columns
 from docgraph.ingest.page.list_rows import attach_row_cells
@@ -36,6 +37,7 @@ from docgraph.ingest.page.model_regions import model_blocks
 from docgraph.ingest.page.photo_captions import caption_photos, worded_lines
 from docgraph.ingest.page.reading_order import reading_order
 from docgraph.ingest.page.scan import PageScan
+from docgraph.ingest.page.sign_offs import join_sign_offs, sign_offs_after_columns
 from docgraph.ingest.page.table_notes import mark_table_notes
 from docgraph.ingest.page.term_rows import attach_term_rows
 from docgraph.ingest.page.title_page import demote_byline, join_subtitle
@@ -96,7 +98,9 @@ def assemble_page(scan: PageScan, stats: FontStats, marks: FurnitureMarks, title
     work.drafts = _merge_overlapping_figures(work.drafts)
 
     rest = set_aside_margin_notes([line for i, line in enumerate(scan.lines) if i not in work.used], stats.body_size)
-    lines = join_key_value_rows(join_labelled_columns(join_header_fields(join_definition_lines(rest))))
+    lines = join_key_value_rows(
+        join_labelled_columns(join_key_figures(join_header_fields(join_definition_lines(rest))))
+    )
     blocks = work.blocks + join_index_entries(segment_lines(mark_unmarked_items(lines)))
     if scan.model_boxes is not None:
         blocks = _in_reading_order(blocks)
@@ -179,6 +183,7 @@ def _classify(blocks: list[Block], stats: FontStats, height: float, title_allowe
     demote_article_heads(blocks)
     demote_byline(blocks)
     demote_toc_entries(blocks)
+    join_sign_offs(blocks)
 
 
 def _block_draft(block: Block) -> Draft:
@@ -251,7 +256,9 @@ def _page_layout(scan: PageScan, drafts: list[Draft], furniture: list[Draft]) ->
     _mark_ocr([*drafts, *furniture], scan.lines)
     body = [d for d in drafts if d.kind not in FURNITURE_KINDS and (d.text or d.kind in ("figure", "table", "formula"))]
     boxes = [(d.bbox.x0, d.bbox.y0, d.bbox.x1, d.bbox.y1) for d in body]
-    order = _footnotes_last(body, reading_order(boxes, heads=[d.kind == "section_header" for d in body]))
+    order = reading_order(boxes, heads=[d.kind == "section_header" for d in body])
+    texts = [d.text if d.kind == "paragraph" else "" for d in body]
+    order = _footnotes_last(body, sign_offs_after_columns([d.bbox for d in body], texts, order))
     regions = [body[i].to_region(n) for n, i in enumerate(order)]
     regions += [d.to_region(len(order) + k) for k, d in enumerate(furniture)]
     header = " ".join(d.text for d in furniture if d.kind == "page_header")

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from docgraph.ingest.labels import FRONT_MATTER_HEADING
 from docgraph.ingest.page.blocks import Block
 from docgraph.ingest.page.classify import NUMBERED_HEADING_RE
+from docgraph.ingest.page.key_figures import key_figure
 
 PROSE_MIN_WORDS = 12
 SUBTITLE_MAX_LINES = 2
@@ -115,4 +116,6 @@ def _starts_a_section(block: Block) -> bool:
 
 
 def _prose(block: Block) -> bool:
-    return block.kind in ("paragraph", "list") and len(block.raw_text.split()) >= PROSE_MIN_WORDS
+    """Text a heading may head: a paragraph or a list of a sentence's length, or a key figure."""
+    worded = len(block.raw_text.split()) >= PROSE_MIN_WORDS or key_figure(block.lines)
+    return block.kind in ("paragraph", "list") and worded

@@ -12,22 +12,20 @@ from __future__ import annotations
 
 import itertools
 import math
-import statistics
 from dataclasses import dataclass, replace
 from typing import Literal
 
 from docgraph.ingest.labels import BARE_HEADING_LABEL, CONTINUED, HEADING_STATUS
-from docgraph.ingest.structure.heading_numbers import HEADER_MATCH, level_of_number, parse_number, title_similarity
+from docgraph.ingest.structure.header_levels import FONT_TOLERANCE, header_levels
+from docgraph.ingest.structure.heading_numbers import HEADER_MATCH, parse_number, title_similarity
 from docgraph.ingest.structure.ids import PlacedRegion
 from docgraph.ingest.types import DocumentLayout, OutlineEntry
 
 HEADER_KINDS = frozenset({"section_header", "title"})
 MAX_HEADER_CHARS = 300
-MAX_FONT_LEVELS = 6
 # A region of another kind than a header matches an outline entry only this closely (a header
 # region at HEADER_MATCH).
 OTHER_MATCH = 0.9
-FONT_TOLERANCE = 0.5
 
 Anchor = tuple[int, float]  # (page, position in the page's reading order); -0.5 = top of the page
 TOP_OF_PAGE = -0.5
@@ -212,7 +210,7 @@ def _from_headers(placed: list[PlacedRegion]) -> list[SectionSpec]:
     headers = [group[0] for group in groups]
     numbers = [parse_number(pr.region.text) if pr.region.kind == "section_header" else "" for pr in headers]
     # A heading's size is its largest line's: "Chapter 3" may be set smaller than the title under it.
-    levels = _header_levels([max(group, key=lambda pr: pr.region.font_size) for group in groups], numbers)
+    levels = header_levels([max(group, key=lambda pr: pr.region.font_size) for group in groups], numbers)
     parents = _parents(levels)
     return [
         SectionSpec(
@@ -307,69 +305,6 @@ def _wraps_onto(group: list[PlacedRegion], second: PlacedRegion) -> bool:
         larger = b.font_size >= label.region.font_size - FONT_TOLERANCE
         return b.kind in HEADER_KINDS and larger and 0 <= gap < 3 * max(_line_height(label), b.font_size)
     return a.kind == b.kind and abs(a.font_size - b.font_size) <= FONT_TOLERANCE and 0 <= gap < _line_height(first)
-
-
-def _header_levels(headers: list[PlacedRegion], numbers: list[str]) -> list[int]:
-    """Level from numbering depth; unnumbered headers take the level their font size suggests.
-
-    Font sizes of numbered headers calibrate the levels when there are any; otherwise distinct
-    sizes are ranked, biggest first. A title region is always top level.
-    """
-    typical = _typical_sizes(headers, numbers)
-    ranked = _ranked_sizes(headers)
-    levels: list[int] = []
-    for pr, number in zip(headers, numbers, strict=True):
-        size = pr.region.font_size
-        if pr.region.kind == "title":
-            level = 1
-        elif number:
-            level = level_of_number(number)
-        elif size <= 0:
-            level = levels[-1] if levels else 1
-        elif typical:
-            level = _closest_level(size, typical)
-        else:
-            level = _rank_of(size, ranked)
-        levels.append(level)
-    return levels
-
-
-def _typical_sizes(headers: list[PlacedRegion], numbers: list[str]) -> dict[int, float]:
-    by_level: dict[int, list[float]] = {}
-    for pr, number in zip(headers, numbers, strict=True):
-        if number and pr.region.font_size > 0:
-            by_level.setdefault(level_of_number(number), []).append(pr.region.font_size)
-    return {level: statistics.median(sizes) for level, sizes in sorted(by_level.items())}
-
-
-def _closest_level(size: float, typical: dict[int, float]) -> int:
-    """The level whose numbered headers are set nearest ``size``; a header set smaller than every
-    numbered one is under the deepest of them (a book's unnumbered headings inside "Chapter 3")."""
-    if size > max(typical.values()) + FONT_TOLERANCE:
-        return 1
-    if size < min(typical.values()) - FONT_TOLERANCE:
-        return max(typical) + 1
-    return min(typical, key=lambda level: (abs(typical[level] - size), level))
-
-
-def _ranked_sizes(headers: list[PlacedRegion]) -> list[float]:
-    """Distinct section-header font sizes, biggest first, sizes within the tolerance merged."""
-    sizes = sorted(
-        {pr.region.font_size for pr in headers if pr.region.kind == "section_header" and pr.region.font_size > 0},
-        reverse=True,
-    )
-    ranked: list[float] = []
-    for size in sizes:
-        if not ranked or ranked[-1] - size > FONT_TOLERANCE:
-            ranked.append(size)
-    return ranked
-
-
-def _rank_of(size: float, ranked: list[float]) -> int:
-    for rank, bucket in enumerate(ranked, start=1):
-        if size >= bucket - FONT_TOLERANCE:
-            return min(rank, MAX_FONT_LEVELS)
-    return min(len(ranked), MAX_FONT_LEVELS)
 
 
 # ---- tree and ownership --------------------------------------------------------------------
