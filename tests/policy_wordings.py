@@ -288,9 +288,10 @@ def _icon(page: pymupdf.Page, x: float, y: float, kind: str, radius: float = 7.0
         page.draw_circle((x, y + 3.5 * k), 0.9 * k, color=white, fill=white)
 
 
-def ipid_pdf(path: Path) -> Path:
+def ipid_pdf(path: Path, company_y: float = 96.0) -> Path:
     """The IPID: two pages of tinted, boxed panels in two columns, each headed by an icon and a bold
-    question over its items; the panels of the two columns start level."""
+    question over its items; the panels of the two columns start level. The "Company:" field's
+    baseline at ``company_y``, over the introduction's first at 112."""
     size, gap = 9.0, 14.0
     column = (RIGHT - LEFT - gap) / 2
     doc = pymupdf.open()
@@ -299,7 +300,7 @@ def ipid_pdf(path: Path) -> Path:
         if number == 1:
             page.insert_text((LEFT, 60), "Home Insurance", fontname="hebo", fontsize=18, color=BLUE)
             page.insert_text((LEFT, 80), "Insurance Product Information Document", fontname="hebo", fontsize=12)
-            page.insert_text((LEFT, 96), "Company: Harbour Mutual Insurance plc", fontname="helv", fontsize=9)
+            page.insert_text((LEFT, company_y), "Company: Harbour Mutual Insurance plc", fontname="helv", fontsize=9)
             intro = (
                 "This document provides a summary of the main cover and exclusions. Complete pre-contractual "
                 "and contractual information is provided in your policy wording and schedule."

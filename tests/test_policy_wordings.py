@@ -173,3 +173,16 @@ def test_a_clipped_word_meets_the_word_the_policy_prints_in_full(
 
     assert not phone.abstained and "0800 765 4321" in phone.answer
     assert not bike.abstained and "Bicycles are covered up to £1,000 each" in bike.answer
+
+
+@pytest.mark.parametrize("company_y", [96.0, 112 - 9 * 1.3], ids=["set-apart", "at-the-leading"])
+def test_an_ipids_company_field_over_its_introduction_is_a_paragraph_of_its_own(
+    tmp_path: Path, company_y: float
+) -> None:
+    # "Company: Harbour Mutual Insurance plc" ends short of the introduction's width, no full stop
+    # after it; set apart, or at the introduction's own leading (one text-layer block with it).
+    found = _regions(NativeReader().read(ipid_pdf(tmp_path / "ipid.pdf", company_y=company_y)))
+
+    assert (1, "paragraph", "Company: Harbour Mutual Insurance plc") in found
+    intro = next(text for _, _, text in found if "summary of the main cover" in text)
+    assert intro.startswith("This document provides a summary of the main cover and exclusions.")
