@@ -180,6 +180,12 @@ COMPLAINT_STEPS = [
 ]
 COMPLAINT_WAYS = ["\u2022 " + step.split(" ", 1)[1] for step in COMPLAINT_STEPS]  # the same ways, bulleted
 COMPLAINT_LINES = [step.split(" ", 1)[1] for step in COMPLAINT_STEPS]  # the same ways, set in without a mark
+COMPLAINT_WRAPPED = [  # set in without a mark, the second too long for its line
+    COMPLAINT_LINES[0],
+    "Write to Customer Relations, Harbour Mutual, 1 Quay Street, Bristol BS1 4AA, giving your policy "
+    "number and the date of any claim you have made.",
+    COMPLAINT_LINES[2],
+]
 FILLER = (
     "Please read this policy wording together with your schedule and any endorsements, as they form one "
     "contract between you and us. "
@@ -189,7 +195,8 @@ FILLER = (
 def wording_pdf(path: Path, question_size: float = 10.5, complaint_steps: Sequence[str] = COMPLAINT_STEPS) -> Path:
     """The policy wording: definitions, two sections of cover tables, the FAQ and complaints (the
     ways to complain as ``complaint_steps``: numbered, bulleted as :data:`COMPLAINT_WAYS`, or set
-    in without a mark as :data:`COMPLAINT_LINES`)."""
+    in without a mark as :data:`COMPLAINT_LINES` or, one wrapping onto a second line, as
+    :data:`COMPLAINT_WRAPPED`)."""
     w = Writer("Harbour Mutual Home Insurance - Policy Wording")
     w.heading("Home Insurance Policy Wording", size=20, before=6)
     w.paragraph(FILLER * 3)
