@@ -188,3 +188,12 @@ def test_a_light_verb_before_its_object_and_a_noun_in_sion_name_what_is_asked() 
     assert named_words("When was the invoice sent?") == {"invoice", "sent"}
     assert "decide" in word_forms("decision") and "conclude" in word_forms("conclusion")
     assert word_forms("version") == {"version"} and word_forms("vision") == {"vision"}
+
+
+def test_a_one_page_papers_running_head_over_its_title_is_its_page_header(tmp_path: Path) -> None:
+    # The action log's one page: the template's head, 9 pt, over the 16 pt title; its body is mostly
+    # a ruled table set in 9 pt too, so the head is no smaller than the body.
+    found = regions(NativeReader().read(write_action_log(tmp_path / "action-log.pdf")))
+
+    assert ("page_header", "Northgate Housing Association: Board action log") in found
+    assert found[0] == ("title", "Board of Management action log")
