@@ -16,7 +16,7 @@ from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
 from tests.board_minutes import FIELDS, write_minutes
-from tests.board_papers import AGENDA, COVER, write_action_log, write_agenda, write_board_paper
+from tests.board_papers import ACTIONS, AGENDA, COVER, write_action_log, write_agenda, write_board_paper
 from tests.llm_data import ask_of_pdf, hybrid_over
 
 AGENDA_ROW_5 = (
@@ -197,3 +197,14 @@ def test_a_one_page_papers_running_head_over_its_title_is_its_page_header(tmp_pa
 
     assert ("page_header", "Northgate Housing Association: Board action log") in found
     assert found[0] == ("title", "Board of Management action log")
+
+
+def test_underscores_typed_in_an_action_logs_cells_are_kept(tmp_path: Path) -> None:
+    # A file name typed with its underscore, and a due date left blank to fill in ("__/__/2026"), in
+    # the ruled cells: the underscores are glyphs of the text, not rules, and stay in their cells.
+    typed = ("M26/043", "6", "Circulate the revised board_calendar.xlsx", "Rachel Green", "__/__/2026", "Open")
+    found = regions(NativeReader().read(write_action_log(tmp_path / "action-log.pdf", (*ACTIONS, typed))))
+
+    table = next(text for kind, text in found if kind == "table")
+    assert table.splitlines()[-1] == f"| {' | '.join(typed)} |"
+    assert table.splitlines()[0] == "| Ref | Minute | Action | Owner | Due | Status |"
