@@ -91,13 +91,13 @@ def ruled_table(flow: Page, columns: tuple[float, ...], rows: list[tuple[str, ..
     flow.y += 12
 
 
-def write_action_log(pdf: Path) -> Path:
-    """The board's action log: a ruled table of actions by reference, minute, owner and due date."""
+def write_action_log(pdf: Path, actions: tuple[tuple[str, ...], ...] = ACTIONS) -> Path:
+    """The board's action log: a ruled table of ``actions`` by reference, minute, owner and due date."""
     flow = Page(pymupdf.open(), "Northgate Housing Association: Board action log")
     flow.text("Board of Management action log", size=16, bold=True, after=4)
     flow.text("Updated after the meeting of 17 March 2026", after=12)
     header = ("Ref", "Minute", "Action", "Owner", "Due", "Status")
-    ruled_table(flow, (LEFT, LEFT + 52, LEFT + 92, LEFT + 262, LEFT + 340, LEFT + 400), [header, *ACTIONS])
+    ruled_table(flow, (LEFT, LEFT + 52, LEFT + 92, LEFT + 262, LEFT + 340, LEFT + 400), [header, *actions])
     return flow.finish(pdf)
 
 

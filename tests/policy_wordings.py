@@ -180,6 +180,12 @@ COMPLAINT_STEPS = [
 ]
 COMPLAINT_WAYS = ["\u2022 " + step.split(" ", 1)[1] for step in COMPLAINT_STEPS]  # the same ways, bulleted
 COMPLAINT_LINES = [step.split(" ", 1)[1] for step in COMPLAINT_STEPS]  # the same ways, set in without a mark
+COMPLAINT_WRAPPED = [  # set in without a mark, the second too long for its line
+    COMPLAINT_LINES[0],
+    "Write to Customer Relations, Harbour Mutual, 1 Quay Street, Bristol BS1 4AA, giving your policy "
+    "number and the date of any claim you have made.",
+    COMPLAINT_LINES[2],
+]
 FILLER = (
     "Please read this policy wording together with your schedule and any endorsements, as they form one "
     "contract between you and us. "
@@ -189,7 +195,8 @@ FILLER = (
 def wording_pdf(path: Path, question_size: float = 10.5, complaint_steps: Sequence[str] = COMPLAINT_STEPS) -> Path:
     """The policy wording: definitions, two sections of cover tables, the FAQ and complaints (the
     ways to complain as ``complaint_steps``: numbered, bulleted as :data:`COMPLAINT_WAYS`, or set
-    in without a mark as :data:`COMPLAINT_LINES`)."""
+    in without a mark as :data:`COMPLAINT_LINES` or, one wrapping onto a second line, as
+    :data:`COMPLAINT_WRAPPED`)."""
     w = Writer("Harbour Mutual Home Insurance - Policy Wording")
     w.heading("Home Insurance Policy Wording", size=20, before=6)
     w.paragraph(FILLER * 3)
@@ -288,9 +295,10 @@ def _icon(page: pymupdf.Page, x: float, y: float, kind: str, radius: float = 7.0
         page.draw_circle((x, y + 3.5 * k), 0.9 * k, color=white, fill=white)
 
 
-def ipid_pdf(path: Path) -> Path:
+def ipid_pdf(path: Path, company_y: float = 96.0) -> Path:
     """The IPID: two pages of tinted, boxed panels in two columns, each headed by an icon and a bold
-    question over its items; the panels of the two columns start level."""
+    question over its items; the panels of the two columns start level. The "Company:" field's
+    baseline at ``company_y``, over the introduction's first at 112."""
     size, gap = 9.0, 14.0
     column = (RIGHT - LEFT - gap) / 2
     doc = pymupdf.open()
@@ -299,7 +307,7 @@ def ipid_pdf(path: Path) -> Path:
         if number == 1:
             page.insert_text((LEFT, 60), "Home Insurance", fontname="hebo", fontsize=18, color=BLUE)
             page.insert_text((LEFT, 80), "Insurance Product Information Document", fontname="hebo", fontsize=12)
-            page.insert_text((LEFT, 96), "Company: Harbour Mutual Insurance plc", fontname="helv", fontsize=9)
+            page.insert_text((LEFT, company_y), "Company: Harbour Mutual Insurance plc", fontname="helv", fontsize=9)
             intro = (
                 "This document provides a summary of the main cover and exclusions. Complete pre-contractual "
                 "and contractual information is provided in your policy wording and schedule."

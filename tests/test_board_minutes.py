@@ -6,14 +6,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from docgraph.app.config import Settings
+from docgraph.app.llm.service import ask
 from docgraph.app.retrieval.dates import find_dates, fullness
 from docgraph.app.retrieval.fields import field_label
+from docgraph.app.retrieval.relevance import named_words, word_forms
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
 from tests.board_minutes import FIELDS, write_minutes
-from tests.board_papers import AGENDA, COVER, write_action_log, write_agenda, write_board_paper
+from tests.board_papers import ACTIONS, AGENDA, COVER, write_action_log, write_agenda, write_board_paper
 from tests.llm_data import ask_of_pdf, hybrid_over
 
 AGENDA_ROW_5 = (
@@ -165,3 +168,43 @@ def test_an_agenda_dated_in_its_subtitle_is_named_by_the_date(falkordb_store: Fa
     found = hybrid.retrieve("Who leads the damp and mould item on the agenda for 17 March 2026?", k=3)
     assert {result.doc_id for result in found} == {"agenda"}
     assert f"| {AGENDA_ROW_5} |" in found[0].text
+
+
+def test_what_the_board_decided_and_who_sent_apologies_are_answered(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    # The minutes record a "DECISION:", never "decide", and "Apologies: ..." without the sending.
+    hybrid = hybrid_over(falkordb_store, [write_minutes(tmp_path / "minutes.pdf")], tmp_path)
+    settings = Settings(home=tmp_path, graph=falkordb_store.graph_name, store="", llm_base_url="", llm_api_key="")
+
+    decided = ask("What did the Board decide?", falkordb_store, settings, hybrid, k=5)
+    apologies = ask("Who sent apologies?", falkordb_store, settings, hybrid, k=5)
+    assert not decided.abstained and "The Board approved the revised damp and mould policy" in decided.answer
+    assert not apologies.abstained and "Sarah Collins" in apologies.answer
+
+
+def test_a_light_verb_before_its_object_and_a_noun_in_sion_name_what_is_asked() -> None:
+    assert named_words("Who sent apologies?") == named_words("Who gave their apologies?") == {"apologi"}
+    assert named_words("When was the invoice sent?") == {"invoice", "sent"}
+    assert "decide" in word_forms("decision") and "conclude" in word_forms("conclusion")
+    assert word_forms("version") == {"version"} and word_forms("vision") == {"vision"}
+
+
+def test_a_one_page_papers_running_head_over_its_title_is_its_page_header(tmp_path: Path) -> None:
+    # The action log's one page: the template's head, 9 pt, over the 16 pt title; its body is mostly
+    # a ruled table set in 9 pt too, so the head is no smaller than the body.
+    found = regions(NativeReader().read(write_action_log(tmp_path / "action-log.pdf")))
+
+    assert ("page_header", "Northgate Housing Association: Board action log") in found
+    assert found[0] == ("title", "Board of Management action log")
+
+
+def test_underscores_typed_in_an_action_logs_cells_are_kept(tmp_path: Path) -> None:
+    # A file name typed with its underscore, and a due date left blank to fill in ("__/__/2026"), in
+    # the ruled cells: the underscores are glyphs of the text, not rules, and stay in their cells.
+    typed = ("M26/043", "6", "Circulate the revised board_calendar.xlsx", "Rachel Green", "__/__/2026", "Open")
+    found = regions(NativeReader().read(write_action_log(tmp_path / "action-log.pdf", (*ACTIONS, typed))))
+
+    table = next(text for kind, text in found if kind == "table")
+    assert table.splitlines()[-1] == f"| {' | '.join(typed)} |"
+    assert table.splitlines()[0] == "| Ref | Minute | Action | Owner | Due | Status |"

@@ -18,7 +18,7 @@ from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
 from tests.llm_data import hybrid_over
-from tests.policy_wordings import COMPLAINT_LINES, COMPLAINT_WAYS, ipid_pdf, wording_pdf
+from tests.policy_wordings import COMPLAINT_LINES, COMPLAINT_WAYS, COMPLAINT_WRAPPED, ipid_pdf, wording_pdf
 
 
 @pytest.fixture
@@ -153,14 +153,16 @@ def test_a_filled_header_band_over_two_columns_names_each_column(tmp_path: Path)
         assert table.startswith("| What is covered | What is not covered |\n| --- | --- |\n")
 
 
-def test_lines_set_in_under_a_colon_without_marks_are_one_list(tmp_path: Path) -> None:
-    # "... in one of these ways:" over three short lines set in, no bullet or number before them.
-    found = _regions(NativeReader().read(wording_pdf(tmp_path / "wording.pdf", complaint_steps=COMPLAINT_LINES)))
+@pytest.mark.parametrize("ways", [COMPLAINT_LINES, COMPLAINT_WRAPPED], ids=["one-line", "wrapped"])
+def test_lines_set_in_under_a_colon_without_marks_are_one_list(tmp_path: Path, ways: list[str]) -> None:
+    # "... in one of these ways:" over three lines set in, no bullet or number before them; an item
+    # too long for its line wraps onto the next, at its edge.
+    found = _regions(NativeReader().read(wording_pdf(tmp_path / "wording.pdf", complaint_steps=ways)))
 
     lead_in = found.index(
         (2, "paragraph", "If you are unhappy with our service, please contact us in one of these ways:")
     )
-    assert found[lead_in + 1] == (2, "list", "\n".join(COMPLAINT_LINES))
+    assert found[lead_in + 1] == (2, "list", "\n".join(ways))
     assert found[lead_in + 2][2].startswith("If you remain unhappy")
 
 
@@ -173,3 +175,16 @@ def test_a_clipped_word_meets_the_word_the_policy_prints_in_full(
 
     assert not phone.abstained and "0800 765 4321" in phone.answer
     assert not bike.abstained and "Bicycles are covered up to £1,000 each" in bike.answer
+
+
+@pytest.mark.parametrize("company_y", [96.0, 112 - 9 * 1.3], ids=["set-apart", "at-the-leading"])
+def test_an_ipids_company_field_over_its_introduction_is_a_paragraph_of_its_own(
+    tmp_path: Path, company_y: float
+) -> None:
+    # "Company: Harbour Mutual Insurance plc" ends short of the introduction's width, no full stop
+    # after it; set apart, or at the introduction's own leading (one text-layer block with it).
+    found = _regions(NativeReader().read(ipid_pdf(tmp_path / "ipid.pdf", company_y=company_y)))
+
+    assert (1, "paragraph", "Company: Harbour Mutual Insurance plc") in found
+    intro = next(text for _, _, text in found if "summary of the main cover" in text)
+    assert intro.startswith("This document provides a summary of the main cover and exclusions.")

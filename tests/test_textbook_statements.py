@@ -17,7 +17,7 @@ from docgraph.ingest.graph import build_graph
 from docgraph.ingest.links.statements import proofs, statement_head
 from docgraph.ingest.readers.native import NativeReader
 from tests.llm_data import hybrid_over, no_llm_settings
-from tests.textbooks import ANSWERS, GLOSSARY, MVT, analysis_book
+from tests.textbooks import ANSWERS, CHORD_NOTE, FILLER, GLOSSARY, MVT, analysis_book, margin_note_page
 
 
 @pytest.fixture
@@ -134,3 +134,12 @@ def test_a_term_asked_about_finds_its_glossary_entry(
     hybrid = hybrid_over(falkordb_store, [back_matter], tmp_path / "home")
     top = hybrid.retrieve("What is a critical point?", 5)[0]
     assert top.text == f"critical point {GLOSSARY[1][1]}"
+
+
+def test_a_margin_note_in_the_bodys_type_stands_apart_from_its_paragraph(tmp_path: Path) -> None:
+    # Set in the body's type beside the paragraph's third line, written after it where \marginpar
+    # anchors it: it was read into the paragraph's sentences ("... real valued and The chord's defined ...").
+    found = [text for _, _, text in _regions(margin_note_page(tmp_path / "note.pdf"))]
+
+    assert (FILLER * 4).strip() in found
+    assert " ".join(CHORD_NOTE) in found

@@ -76,9 +76,18 @@ class Book:
         self.head = f"{number} {title}"
         self.y += 1.6 * LEAD
 
-    def paragraph(self, runs: Sequence[Run], indent: float = 15.0, box: bool = False, gap: float = 0.0) -> None:
+    def paragraph(
+        self,
+        runs: Sequence[Run],
+        indent: float = 15.0,
+        box: bool = False,
+        gap: float = 0.0,
+        note: tuple[int, Sequence[str]] | None = None,
+    ) -> None:
         """``runs`` filled into lines (ragged right), the first indented; ``box``: a proof's end mark
-        at the right margin of its last line; ``gap``: space above, as a statement is set apart."""
+        at the right margin of its last line; ``gap``: space above, as a statement is set apart;
+        ``note``: (n, lines) a margin note in the body's type beside the paragraph's line n (from 0),
+        written after that line, where \\marginpar anchors it."""
         self.y += gap
         words = [(word, font) for text, font in runs for word in text.split()]
         lines: list[list[tuple[str, str]]] = [[]]
@@ -94,6 +103,9 @@ class Book:
             self._room(LEAD)
             self.y += LEAD
             self._line(LEFT + (indent if n == 0 else 0.0), self.y, line)
+            if note is not None and n == note[0]:
+                for k, row in enumerate(note[1]):  # \marginparsep (11 pt) out from the text block
+                    self._text(RIGHT + 11, self.y + k * LEAD, row, "r")
         if box:
             assert self.page is not None
             self.page.draw_rect(pymupdf.Rect(RIGHT - 6.5, self.y - 6.5, RIGHT, self.y), width=0.4)
@@ -301,3 +313,18 @@ def add_back_matter(book: Book) -> None:
     book.y = 230
     for term, text in GLOSSARY:
         book.paragraph([(term, "b"), (text, "r")], indent=0.0)
+
+
+CHORD_NOTE = ["The chord's", "slope is the", "mean rate of", "change."]
+
+
+def margin_note_page(path: Path) -> Path:
+    """A page of chapter 3 with a margin note set in the body's type, as \\marginpar sets one: in the
+    outer margin beside the third line of a paragraph."""
+    book = Book()
+    book.chapter(3, "Differentiation")
+    book.paragraph([(FILLER * 2, "r")])
+    book.section("3.1", "The derivative")
+    book.paragraph([(FILLER * 4, "r")], note=(2, CHORD_NOTE))
+    book.paragraph([(FILLER * 2, "r")])
+    return book.save(path)

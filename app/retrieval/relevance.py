@@ -21,7 +21,7 @@ from typing import Any
 from docgraph.app.retrieval.base import ScoredRegion
 from docgraph.app.retrieval.irregular_verbs import BASE_OF
 from docgraph.app.retrieval.named_parts import part_label_words
-from docgraph.app.retrieval.text import fold, reads_german_or_french, tokenize
+from docgraph.app.retrieval.text import STOP_WORDS, fold, reads_german_or_french, tokenize
 from docgraph.app.retrieval.vector import DenseRetriever
 
 HITS_READ = 5  # the first hits the measures read
@@ -39,6 +39,14 @@ FRAME_WORDS = frozenset(fold(word) for word in _FRAME.split())
 # asks with frames the question (a glossary says "Unoccupied: not lived in"); "the mean value" names one.
 _ASKS_WHAT_IT_MEANS = re.compile(
     r"\b(?:do|does|did)\b.*\bmean\b(?=\s*(?:[?.,;!]|$|(?:by|if|when|for|here|in)\b))", re.IGNORECASE
+)
+# Verbs that carry no meaning of their own before their object ("Who sent apologies?", "How do I make a
+# claim?"): the object says what is asked, and minutes record "Apologies: ..." without the sending.
+_LIGHT = "send sends sent sending gave giving make makes made making take takes took taken taking"
+_LIGHT += " offer offers offered offering tender tenders tendered tendering"
+_LIGHT_BEFORE_OBJECT = re.compile(
+    rf"\b({'|'.join(_LIGHT.split())})\s+(?:(?:the|a|an|their|his|her|its|our|my|your|any)\s+)?([^\W\d]\w*)",
+    re.IGNORECASE,
 )
 _VOWELS = re.compile(r"[aeiouy]")
 
@@ -152,10 +160,13 @@ def _inside_a_word(word: str, found: set[str]) -> bool:
 
 
 def named_words(question: str) -> set[str]:
-    """The question's distinct content words, less those that frame it (:data:`FRAME_WORDS`, and
-    "mean" asked with a do) when others remain: "Who is the author?" asks for the author."""
+    """The question's distinct content words, less those that frame it (:data:`FRAME_WORDS`, "mean"
+    asked with a do, and a light verb before its object) when others remain: "Who is the author?"
+    asks for the author, "Who sent apologies?" for the apologies."""
     words = set(tokenize(question))
     frame = FRAME_WORDS | {"mean"} if _ASKS_WHAT_IT_MEANS.search(question) else FRAME_WORDS
+    objects = _LIGHT_BEFORE_OBJECT.findall(question)
+    frame |= {fold(verb.lower()) for verb, noun in objects if noun.lower() not in STOP_WORDS}
     return (words - frame) or words
 
 
@@ -165,11 +176,14 @@ def word_forms(word: str) -> set[str]:
     stop, stope; "clean" -> clean. Two words meet when their forms do ("cleaned" and "clean"), and a
     bare word is never shortened ("care" and "car" do not). An irregular verb's past forms also stand
     for the verb ("took" -> take), and a noun made with -t its verb ("complaint" -> complain; a
-    short word, "paint" or "saint", is no such noun)."""
+    short word, "paint" or "saint", is no such noun), as does one made with -sion after an i or a u
+    ("decision" -> decide, "conclusion" -> conclude, "revision" -> revise)."""
     if word in BASE_OF:
         return {word, BASE_OF[word]}
     if len(word) >= 9 and word.endswith("aint"):  # "complaint", "restraint": the verb and its noun in -t
         return {word, word[:-1]}
+    if len(word) >= 8 and word.endswith(("ision", "usion")):  # "minutes record a DECISION", not "decide"
+        return {word, word[:-4] + "de", word[:-4] + "se"}
     suffix = next((s for s in ("ing", "ed") if word.endswith(s) and not word.endswith("eed")), "")
     stem = word[: -len(suffix)] if suffix else ""
     if len(stem) < 2 or not _VOWELS.search(stem):

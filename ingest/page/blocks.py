@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from docgraph.ingest.floats.captions import CAPTION_RE
 from docgraph.ingest.links.mentions import find_mentions
+from docgraph.ingest.page.header_fields import ended_field
 from docgraph.ingest.pdf.lines import TextLine
 from docgraph.ingest.pdf.text import NUMBER_WORDS, SUPERSCRIPT_DIGITS, ends_sentence, join_code_lines, join_lines
 from docgraph.ingest.types import BBox
@@ -194,7 +195,7 @@ def _starts_new_block(current: list[TextLine], line: TextLine) -> bool:
     if CAPTION_RE.match(line.text) and ends_sentence(prev.text):  # not "... shown in\nFigure 1."
         return True
     gap = line.bbox.y0 - prev.bbox.y1
-    if gap > PARAGRAPH_GAP * max(line.size, prev.size):
+    if gap > PARAGRAPH_GAP * max(line.size, prev.size) or (len(current) == 1 and ended_field(prev, line)):
         return True
     if line.bbox.y0 < prev.bbox.y0 - 0.5 * prev.size:  # jumps back up: another column or a side note
         return True

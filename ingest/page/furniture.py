@@ -287,7 +287,9 @@ def _mark_lone_page_head(page: PageLines, found: list[tuple[int, str]], mark: Fu
     though no other page repeats it; so are the other lines of the band on its row, set no larger
     (an article's head: its venue at one margin, its authors at the other)."""
     index, band = _edge_line(page, found)
-    if band != "top" or index in mark or not _small_head(head := page.lines[index], page, body):
+    if band != "top" or index in mark:
+        return
+    if not (_small_head(head := page.lines[index], page, body) or _head_over_title(head, page, body)):
         return
     for other, other_band in found:
         line = page.lines[other]
@@ -295,10 +297,26 @@ def _mark_lone_page_head(page: PageLines, found: list[tuple[int, str]], mark: Fu
             _add(mark, other, band)
 
 
+def _head_over_title(line: TextLine, page: PageLines, body_size: float) -> bool:
+    """``line``, a page's first, is set no larger than the body over the document's title (the line
+    under it set larger than the body by a title's ratio) and apart from it by more than a body
+    line: a template's head over a page whose body is mostly a table set as small as the head."""
+    below = _lines_below(line, page)
+    if body_size <= 0 or not below or line.size > body_size + SIZE_TOLERANCE:
+        return False
+    under = min(below, key=lambda other: other.bbox.y0)
+    titled = under.size >= MAX_SIZE_RATIO * max(body_size, line.size)
+    return titled and under.bbox.y0 - line.bbox.y1 >= SMALL_HEAD_GAP * body_size
+
+
+def _lines_below(line: TextLine, page: PageLines) -> list[TextLine]:
+    return [other for other in page.lines if other.horizontal and other.bbox.y0 >= line.bbox.y1 - 0.5]
+
+
 def _small_head(line: TextLine, page: PageLines, body_size: float) -> bool:
     """``line``, a page's first, is set smaller than the body and stands apart from the text under
     it by more than a body line (a head, not the first line of small text: references, an index)."""
-    below = [other.bbox.y0 for other in page.lines if other.horizontal and other.bbox.y0 >= line.bbox.y1 - 0.5]
+    below = [other.bbox.y0 for other in _lines_below(line, page)]
     apart = min(below, default=page.height) - line.bbox.y1 >= SMALL_HEAD_GAP * body_size
     return body_size > 0 and line.size <= body_size - SMALLER_THAN_BODY and apart
 

@@ -97,6 +97,21 @@ def opens_field(line: TextLine) -> bool:
     return line.horizontal and not line.mono and not line.math and bool(_LABEL.match(line.text.strip()))
 
 
+def ended_field(line: TextLine, below: TextLine) -> bool:
+    """``line`` is a field of its own over the text ``below`` it ("Company: Harbour Mutual Insurance
+    plc" over an IPID's introduction): it opens with a label and its value (a label alone leads
+    into the text under it: "Summary:"), ``below`` starts at its edge, and its writer ended it
+    there, for the first word of ``below`` would have fitted after it within ``below``'s width: the
+    line was not wrapped into that text."""
+    text = below.text.strip()
+    if not (opens_field(line) and _has_value([line]) and text):
+        return False
+    if abs(below.bbox.x0 - line.bbox.x0) > 0.5 * max(line.size, 1.0):
+        return False
+    word = below.bbox.width * (len(text.split()[0]) + 1) / len(text)  # the word and a space before it
+    return line.bbox.x1 + word < below.bbox.x1
+
+
 def _follows(last: TextLine, line: TextLine) -> bool:
     """``line`` on ``last``'s row, or right under it."""
     gap = line.bbox.y0 - last.bbox.y1

@@ -20,7 +20,7 @@ from docgraph.ingest.page.blocks import (
     split_list_items,
 )
 from docgraph.ingest.page.classify import NUMBERED_HEADING_RE, FontStats, near_float
-from docgraph.ingest.page.header_fields import opens_field
+from docgraph.ingest.page.header_fields import ended_field, opens_field
 from docgraph.ingest.pdf.lines import TextLine, lines_in
 from docgraph.ingest.pdf.text import ends_sentence, starts_lowercase
 from docgraph.ingest.types import BBox
@@ -152,6 +152,8 @@ def _joinable(prev: Block, cur: Block) -> bool:
     em = max(prev.size, cur.size, 1.0)
     if prev.kind == cur.kind == "paragraph" and prev.lines[-1].pair and _field(cur.lines[0]):
         return False  # the next of a stack of header fields ("Present: ..."): a field of its own
+    if prev.kind == cur.kind == "paragraph" and len(prev.lines) == 1 and ended_field(prev.lines[0], cur.lines[0]):
+        return False  # "Company: ..." over an introduction: a field its writer ended
     if prev.kind == cur.kind == "paragraph" and prev.source == cur.source == "fonts" and _same_row(prev, cur, em):
         return True
     gap = cur.bbox.y0 - prev.bbox.y1

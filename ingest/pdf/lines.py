@@ -17,6 +17,7 @@ from docgraph.ingest.pdf.fixed_pitch import fixed_pitch_fonts
 from docgraph.ingest.pdf.notices import drop_notice_symbols
 from docgraph.ingest.pdf.rule_underscores import restore_underscores, rules_on_line, short_rules
 from docgraph.ingest.pdf.text import as_superscript, normalize_chars
+from docgraph.ingest.pdf.text_block import EDGE_PT, beyond, right_edge, words
 from docgraph.ingest.types import BBox
 
 # Ligatures are normalised by ingest.pdf.text (tested there), so MuPDF is asked to keep them as is.
@@ -92,14 +93,17 @@ def extract_lines(
     fixed_pitch = fixed_pitch_fonts(page)
     drop_notice_symbols(data.get("blocks", []))
     lines: list[TextLine] = []
+    pieces: list[list[TextLine]] = []
     for block_no, block in enumerate(data.get("blocks", [])):
         if block.get("type") != 0:
             continue
         if rules:
             for raw in block["lines"]:
                 restore_underscores(raw["spans"], rules_on_line(raw["bbox"], rules))
-        block_lines = [ln for ln in (_line_from_dict(raw, block_no, fixed_pitch) for raw in block["lines"]) if ln]
-        lines.extend(_merge_same_row(rows_in_order(block_lines), apart))
+        pieces.append([ln for ln in (_line_from_dict(raw, block_no, fixed_pitch) for raw in block["lines"]) if ln])
+    edge = right_edge([piece.bbox for block_lines in pieces for piece in block_lines if piece.horizontal])
+    for block_lines in pieces:
+        lines.extend(_merge_same_row(rows_in_order(block_lines), apart, edge))
     return lines
 
 
@@ -254,12 +258,16 @@ def _row_rtl(row: list[TextLine]) -> bool:
     return right_to_left("".join(line.text for line in row))
 
 
-def _merge_same_row(lines: list[TextLine], apart: Sequence[BBox] = ()) -> list[TextLine]:
-    """Join consecutive pieces that sit on the same baseline (a bullet and its text, split spans)."""
+def _merge_same_row(lines: list[TextLine], apart: Sequence[BBox] = (), edge: float | None = None) -> list[TextLine]:
+    """Join consecutive pieces that sit on the same baseline (a bullet and its text, split spans),
+    not a note in the right margin (beyond the text block's ``edge``) to the body line beside it."""
     merged: list[TextLine] = []
     for line in lines:
         prev = merged[-1] if merged else None
         if prev is not None and _same_row(prev, line) and not _parted(prev.bbox, line.bbox, apart):
+            if _note_beyond(prev, line, edge):
+                merged.append(line)
+                continue
             merged[-1] = _join(prev, line)
         else:
             merged.append(line)
@@ -300,7 +308,19 @@ def _apart_in_type(a: TextLine, b: TextLine, gap: float) -> bool:
         return False
     if large.size - small.size < _NOTE_SMALLER or large.size > _NOTE_RATIO * small.size:
         return False
-    return sum(1 for word in small.text.split() if sum(map(str.isalpha, word)) >= 3) >= 2
+    return words(small.text)
+
+
+def _note_beyond(a: TextLine, b: TextLine, edge: float | None) -> bool:
+    """The right of two pieces on a row lies in the margin beyond the text block's ``edge`` and the
+    left one inside it, 1.5 em apart: a margin note set at the body's size beside the line it
+    remarks on, words in text type."""
+    left, right = sorted((a, b), key=lambda line: line.bbox.x0)
+    if edge is None or not beyond(right.bbox, right.size, edge) or left.bbox.x1 > edge + EDGE_PT:
+        return False
+    if a.mono or b.mono or right.math >= 0.5 or right.bbox.x0 - left.bbox.x1 < _NOTE_GAP_EM * left.size:
+        return False
+    return words(right.text)
 
 
 def _join(first: TextLine, second: TextLine) -> TextLine:
