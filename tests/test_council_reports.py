@@ -85,3 +85,17 @@ def test_a_condition_named_by_number_is_quoted_from_the_conditions(
     answer = ask("What is condition 9?", falkordb_store, no_llm_settings(tmp_path), hybrid, k=5).answer
     assert (found[0].page, found[0].kind) == (6, "list")
     assert answer.startswith("1. “9. Finished floor levels shall be at least 600 millimetres above")
+
+
+def test_an_appendix_asked_for_whole_is_quoted_past_its_first_condition(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    # "What does Appendix B say?" asks for the conditions whole: quoted from the list's best item, no
+    # item holding a word of the question, it gave condition 1 alone.
+    hybrid = hybrid_over(falkordb_store, [write_council_report(tmp_path / "report.pdf")], tmp_path)
+    settings = no_llm_settings(tmp_path)
+
+    for question in ("What does Appendix B say?", "Summarise Appendix B"):
+        quotes = ask(question, falkordb_store, settings, hybrid, k=3).answer.splitlines()
+        assert quotes[0].startswith("1. “1. The development shall begin within three years")
+        assert "9. Finished floor levels shall be at least 600 millimetres" in quotes[0]

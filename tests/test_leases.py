@@ -119,3 +119,16 @@ def test_a_schedule_paragraph_named_with_its_schedule_is_quoted(falkordb_store: 
     question = "What does paragraph 3 of Schedule 2 say?"
     answer = ask(question, falkordb_store, no_llm_settings(tmp_path), hybrid, k=3).answer
     assert answer.startswith("1. “3. The Tenant shall pay as the Service Charge a fair and reasonable proportion")
+
+
+def test_a_schedule_asked_for_whole_is_quoted_past_its_first_item(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    # "What is in Schedule 2?" names the schedule and asks nothing of it: no item holds a word of the
+    # question, and the quote was the first item alone, as though the right of way were all it granted.
+    hybrid = hybrid_over(falkordb_store, [write_lease(tmp_path / "lease.pdf")], tmp_path)
+
+    answer = ask("What is in Schedule 2?", falkordb_store, no_llm_settings(tmp_path), hybrid, k=3).answer
+    first = answer.splitlines()[0]
+    assert first.startswith("1. “1. The right for the Tenant and all persons authorised by it to pass")
+    assert "2. The right to use the shared refuse compound" in first and "3. The Tenant shall pay" in first
