@@ -9,7 +9,7 @@ from docgraph.app.llm.service import ask
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
-from tests.council_reports import write_council_report
+from tests.council_reports import TITLE, write_council_report
 from tests.llm_data import hybrid_over, no_llm_settings
 
 
@@ -33,6 +33,16 @@ def test_numbered_paragraphs_are_paragraphs_with_their_numbers(tmp_path: Path) -
         if edge.type == "HAS_NEXT" and edge.props.get("continuation")
     ]
     assert ("3.1", "which expects about ") in runs_on
+
+
+def test_the_reports_title_under_the_councils_name_is_part_of_the_title(tmp_path: Path) -> None:
+    # The 14 pt bold title set a line's white under the council's 16 pt name, the cover box further
+    # down: just past half the name's size apart, it was read as a byline's paragraph, not the title.
+    layout = NativeReader().read(write_council_report(tmp_path / "report.pdf"))
+
+    cover = [(region.kind, region.text) for region in layout.pages[0].regions]
+    assert cover[0] == ("title", f"Riverside District Council {TITLE}")
+    assert all(TITLE not in text for kind, text in cover[1:])
 
 
 def test_a_numbered_paragraph_named_by_number_is_a_reference_to_it(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ PROSE_MIN_WORDS = 12
 SUBTITLE_MAX_LINES = 2
 SUBTITLE_EDGE = 2.0  # points: a subtitle starts where its title starts, or is centred under it
 SUBTITLE_GAP = 0.5  # of the title's size: the white between the title and its subtitle, at most
+SUBTITLE_LINE = 1.0  # of the title's size: that white where the subtitle is nearer the title than the text under it
 _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
     r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
@@ -44,7 +45,7 @@ def join_subtitle(blocks: list[Block]) -> None:
     if title is None:
         return
     below = sorted((b for b in blocks if b is not title and b.bbox.y0 >= title.bbox.y1 - 1.0), key=lambda b: b.bbox.y0)
-    if not below or not _subtitle(title, below[0]):
+    if not below or not _subtitle(title, below[0], below[1] if len(below) > 1 else None):
         return
     under = below[0]
     if len(below) > 1 and _alike(below[1], under):
@@ -53,7 +54,7 @@ def join_subtitle(blocks: list[Block]) -> None:
     blocks.remove(under)
 
 
-def _subtitle(title: Block, block: Block) -> bool:
+def _subtitle(title: Block, block: Block, after: Block | None) -> bool:
     size = title.size
     flush = abs(block.bbox.x0 - title.bbox.x0) <= SUBTITLE_EDGE
     centred = abs((block.bbox.x0 + block.bbox.x1) - (title.bbox.x0 + title.bbox.x1)) / 2 <= SUBTITLE_EDGE
@@ -63,11 +64,21 @@ def _subtitle(title: Block, block: Block) -> bool:
         and block.font == title.font
         and block.bold == title.bold
         and block.size < size
-        and block.bbox.y0 - title.bbox.y1 <= SUBTITLE_GAP * size
+        and _close_under(title, block, after)
         and (flush or centred)
         and not _starts_a_section(block)
         and not _DATE.match(block.raw_text)
     )
+
+
+def _close_under(title: Block, block: Block, after: Block | None) -> bool:
+    """``block`` is set close under ``title``: within half the title's size, or within a line of it
+    and nearer the title than the text ``after`` it (a council's report title under its name, set
+    a line's white apart, the cover box further below)."""
+    gap = block.bbox.y0 - title.bbox.y1
+    if gap <= SUBTITLE_GAP * title.size:
+        return True
+    return after is not None and gap <= SUBTITLE_LINE * title.size and gap < after.bbox.y0 - block.bbox.y1
 
 
 def _alike(block: Block, other: Block) -> bool:
