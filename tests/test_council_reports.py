@@ -60,6 +60,15 @@ def test_a_numbered_paragraph_named_by_number_is_a_reference_to_it(tmp_path: Pat
     assert ("(a)", "Paragraph 6.2", "6.2") in refs and ("5.1", "Appendix A", "App") in refs
 
 
+def test_an_acts_section_named_by_its_agreement_is_no_unresolved_reference(tmp_path: Path) -> None:
+    # "the section 106 agreement", "section 106 contributions": the Planning Act's section, which the
+    # report has no part of; counted unresolved, the report seemed to miss six of its own parts.
+    batch = build_graph(NativeReader().read(write_council_report(tmp_path / "report.pdf")))
+
+    assert (batch.stats["unresolved_refs"], batch.stats["external_refs"]) == (0, 6)
+    assert batch.stats["resolved_refs"] == 10  # "section 4 of this report" and "section 2" still resolve
+
+
 def test_a_question_naming_a_paragraph_by_number_is_answered_by_it(
     falkordb_store: FalkorDBStore, tmp_path: Path
 ) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from docgraph.ingest.labels import ATTACHMENT_TITLE_WORDS, TITLE_WORDS
 from docgraph.ingest.links.claims import Claims, claim_targets
 from docgraph.ingest.links.edges import DASHES, caption_label
-from docgraph.ingest.links.mentions import Mention, canonical_number, find_mentions
+from docgraph.ingest.links.mentions import Mention, canonical_number, find_mentions, names_instrument
 from docgraph.ingest.links.printed_pages import printed_page_map
 from docgraph.ingest.links.statements import STATEMENT_KINDS, index_statements
 from docgraph.ingest.structure.ids import IdScheme, PlacedRegion
@@ -360,6 +360,9 @@ def reference_edges(
             seen.add((mention.kind, mention.canonical))
             part = index.claims.set_of.get(pr.key, 1) if mention.kind == "claim" else index.parts.of(pr.place)
             target = index.resolve(mention, ids, part)
+            if target is None and names_instrument(pr.region.text, mention):  # "a section 106 agreement"
+                result.external += 1
+                continue
             if target is None:
                 result.unresolved += 1
                 result.unresolved_labels[mention.label] += 1
