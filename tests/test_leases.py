@@ -7,6 +7,7 @@ from pathlib import Path
 
 from docgraph.app.llm.service import ask
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from tests.leases import write_lease
 from tests.llm_data import hybrid_over, no_llm_settings
@@ -132,3 +133,16 @@ def test_a_schedule_asked_for_whole_is_quoted_past_its_first_item(
     first = answer.splitlines()[0]
     assert first.startswith("1. “1. The right for the Tenant and all persons authorised by it to pass")
     assert "2. The right to use the shared refuse compound" in first and "3. The Tenant shall pay" in first
+
+
+def test_a_schedule_paragraph_named_in_the_text_is_a_reference_to_its_item(tmp_path: Path) -> None:
+    # "payable by the Tenant under paragraph 3 of Schedule 2": the schedule's paragraphs are one list,
+    # and the reference went to the whole schedule, not to the region that holds its paragraph 3.
+    batch = build_graph(NativeReader().read(write_lease(tmp_path / "lease.pdf")))
+
+    texts = {node.key: node.props.get("text") or node.props.get("title") or "" for node in batch.nodes}
+    refs = {edge.props["label"]: (edge.dst_label, texts[edge.dst_key]) for edge in batch.edges if edge.type == "REF"}
+    label, text = refs["Paragraph 3 of Schedule 2"]
+    assert label == "Region" and "\n3. The Tenant shall pay as the Service Charge" in text
+    label, text = refs["Paragraph 4 of Schedule 1"]
+    assert label == "Region" and "\n4. There are excepted and reserved to the Landlord" in text
