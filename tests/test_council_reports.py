@@ -69,6 +69,20 @@ def test_an_acts_section_named_by_its_agreement_is_no_unresolved_reference(tmp_p
     assert batch.stats["resolved_refs"] == 10  # "section 4 of this report" and "section 2" still resolve
 
 
+def test_a_condition_named_in_the_text_is_a_reference_to_its_entry(tmp_path: Path) -> None:
+    # "subject to condition 9 in Appendix B": entry 9 of the appendix's list of conditions, which no
+    # reference reached (only the appendix did), so following it did not bring the condition.
+    batch = build_graph(NativeReader().read(write_council_report(tmp_path / "report.pdf")))
+
+    texts = {node.key: node.props.get("text") or "" for node in batch.nodes}
+    conditions = [
+        (texts[edge.src_key][:3], texts[edge.dst_key])
+        for edge in batch.edges
+        if edge.type == "REF" and edge.props["label"] == "Condition 9"
+    ]
+    assert any(source == "4.3" and "\n9. Finished floor levels" in target for source, target in conditions)
+
+
 def test_a_question_naming_a_paragraph_by_number_is_answered_by_it(
     falkordb_store: FalkorDBStore, tmp_path: Path
 ) -> None:
