@@ -100,7 +100,7 @@ def test_the_blank_date_line_on_the_cover_is_no_heading(tmp_path: Path) -> None:
 
     cover = {region.text: region.kind for region in layout.pages[0].regions}
     assert cover["DATED 2024"] == "paragraph"
-    assert "section_header" not in cover.values()
+    assert [text for text, kind in cover.items() if kind == "section_header"] == ["PARTICULARS"]
 
 
 def test_a_schedule_named_by_number_is_quoted_from_its_start(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
@@ -146,3 +146,22 @@ def test_a_schedule_paragraph_named_in_the_text_is_a_reference_to_its_item(tmp_p
     assert label == "Region" and "\n3. The Tenant shall pay as the Service Charge" in text
     label, text = refs["Paragraph 4 of Schedule 1"]
     assert label == "Region" and "\n4. There are excepted and reserved to the Landlord" in text
+
+
+def test_the_particulars_heading_heads_the_particulars_table(tmp_path: Path) -> None:
+    # "PARTICULARS" in bold over the ruled table, between the title and the first clause: read as a
+    # line of the title's byline (a paragraph), the particulars were under no section of their own.
+    batch = build_graph(NativeReader().read(write_lease(tmp_path / "lease.pdf")))
+
+    nodes = {node.key: node for node in batch.nodes}
+    owners = {
+        nodes[edge.dst_key].props.get("title")
+        for edge in batch.edges
+        if edge.type == "IS_UNDER" and nodes[edge.src_key].props.get("kind") == "table"
+    }
+    assert owners == {"PARTICULARS"}
+    assert not any(
+        node.props.get("text") == "PARTICULARS"
+        for node in batch.nodes
+        if node.label == "Region" and node.props.get("kind") == "paragraph"
+    )

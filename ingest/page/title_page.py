@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from docgraph.ingest.labels import FRONT_MATTER_HEADING
 from docgraph.ingest.page.blocks import Block
 from docgraph.ingest.page.classify import NUMBERED_HEADING_RE
+from docgraph.ingest.types import BBox
 
 PROSE_MIN_WORDS = 12
 SUBTITLE_MAX_LINES = 2
@@ -85,17 +86,22 @@ def _alike(block: Block, other: Block) -> bool:
     return block.font == other.font and block.bold == other.bold and abs(block.size - other.size) < 0.5
 
 
-def demote_byline(blocks: Sequence[Block]) -> None:
-    """On a page with a title, turn the byline's section headers into paragraphs."""
+def demote_byline(blocks: Sequence[Block], tables: Sequence[BBox] = ()) -> None:
+    """On a page with a title, turn the byline's section headers into paragraphs. A table under the
+    title ends the byline as prose does, and the header right over it heads it (a lease's
+    "PARTICULARS" over the particulars' table)."""
     titles = [b for b in blocks if b.kind == "title"]
     if not titles:
         return
     top = max(b.bbox.y1 for b in titles)
     below = sorted((b for b in blocks if b.kind != "title" and b.bbox.y0 >= top - 1.0), key=lambda b: b.bbox.y0)
+    table = min((t for t in tables if t.y0 >= top - 1.0), key=lambda t: t.y0, default=None)
     byline: list[Block] = []
     previous: Block | None = None
     for block in below:
         if _starts_a_section(block):
+            break
+        if table is not None and block.bbox.y0 >= table.y0 - 1.0:
             break
         if _prose(block):
             if byline and byline[-1] is previous and not _DATE.match(previous.raw_text):
@@ -104,9 +110,17 @@ def demote_byline(blocks: Sequence[Block]) -> None:
         if block.kind == "section_header":
             byline.append(block)
         previous = block
+    if table is not None and byline and byline[-1] is previous and _heads(previous, table, below):
+        byline.pop()  # the heading of the table
     for block in byline:
         if not _opens_a_column(block, below):
             block.kind = "paragraph"
+
+
+def _heads(header: Block, table: BBox, blocks: Sequence[Block]) -> bool:
+    """``header`` stands right over ``table``: over its columns, no text between them."""
+    between = [b for b in blocks if header.bbox.y1 - 1.0 <= b.bbox.y0 and b.bbox.y1 <= table.y0 + 1.0]
+    return header.bbox.x_overlap(table) > 0 and not between and header.bbox.y1 <= table.y0 + 1.0
 
 
 def _opens_a_column(header: Block, blocks: Sequence[Block]) -> bool:
