@@ -9,7 +9,7 @@ from docgraph.app.llm.service import ask
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
-from tests.council_reports import TITLE, write_council_report
+from tests.council_reports import COVER, TITLE, write_council_report
 from tests.llm_data import hybrid_over, no_llm_settings
 
 
@@ -24,15 +24,27 @@ def test_numbered_paragraphs_are_paragraphs_with_their_numbers(tmp_path: Path) -
         kinds[node.props.get("kind")].append(texts[node.key])
     assert any(text.startswith("4.3 The northern parcel lies partly in flood zone 2.") for text in kinds["paragraph"])
     assert not any(text.startswith(("4.3", "5.2")) for text in kinds.get("section_header", []))
-    assert any(
-        "| Wards affected: | Millbrook North; Millbrook South; Harlow Green |" in text for text in kinds["table"]
-    )
+    assert "Wards affected: Millbrook North; Millbrook South; Harlow Green" in kinds["paragraph"]
     runs_on = [
         (texts[edge.src_key][:3], texts[edge.dst_key][:20])
         for edge in batch.edges
         if edge.type == "HAS_NEXT" and edge.props.get("continuation")
     ]
     assert ("3.1", "which expects about ") in runs_on
+
+
+def test_the_ruled_cover_box_is_read_field_by_field(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # The cover box rules its fields ("Report to:", "Date:", ...) in a frame with a rule under each: read
+    # as a table, its first field was the header over the others, opening every quote of the box.
+    path = write_council_report(tmp_path / "report.pdf")
+    cover = [(region.kind, region.text) for region in NativeReader().read(path).pages[0].regions]
+    assert [("paragraph", f"{label} {value}") for label, value in COVER] == cover[1 : 1 + len(COVER)]
+    assert "table" not in {kind for kind, _ in cover}
+
+    hybrid = hybrid_over(falkordb_store, [path], tmp_path)
+    answer = ask("Who is the contact officer?", falkordb_store, no_llm_settings(tmp_path), hybrid, k=3).answer
+    assert answer.startswith("1. “Contact officer: Helen Marsh, Principal Planning Officer")
+    assert "Report to:" not in answer
 
 
 def test_the_reports_title_under_the_councils_name_is_part_of_the_title(tmp_path: Path) -> None:
