@@ -23,6 +23,7 @@ from docgraph.ingest.links.edges import (
 from docgraph.ingest.links.jumps import jump_edges
 from docgraph.ingest.links.link_references import link_reference_edges
 from docgraph.ingest.links.notes import note_edges
+from docgraph.ingest.links.numbered_items import condition_edges
 from docgraph.ingest.links.references import build_target_index, reference_edges
 from docgraph.ingest.structure.ids import IdScheme, PlacedRegion, camel_case, place_regions
 from docgraph.ingest.structure.sections import SectionTree, build_sections
@@ -44,6 +45,7 @@ def build_graph(
     targets = build_target_index(placed, tree, captions, layout.pages, ids)
     own_names = " ".join([document_title(layout), *(pr.region.text for pr in placed if pr.region.kind == "title")])
     references = reference_edges(placed, targets, ids, captions, own_names)
+    references.edges += condition_edges(placed, tree, targets.items, ids.section)  # "subject to condition 9"
     citations = citation_edges(placed, tree)
     linked = link_reference_edges(placed, layout.links, tree, captions, ids, references.edges + citations.edges)
     untexted = _pages_without_text(layout)

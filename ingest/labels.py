@@ -242,6 +242,9 @@ NOTICE_LABEL = re.compile(
 # The label a minute's outcome opens with, set bold at the start of its line ("ACTION: Ravi Patel to
 # report ...", "RESOLVED: That the policy be approved"): the line is a paragraph of the minute, not
 # a heading, so the minute's next outcome and text stay under the minute's own heading.
+# A record's field label: "Date:", "In attendance:", "Report of:", a capitalised label of one to
+# three words and its colon (minutes' header fields, a report's cover box).
+FIELD_LABEL = re.compile(r"^[A-Z][A-Za-z'’-]*(?: [A-Za-z][A-Za-z'’-]*){0,2}:(?=\s|$)")
 MINUTE_LABEL = re.compile(r"^\s*(?i:actions?|decisions?|resolved|agreed|noted)\s*:")
 # A deed's date line on its cover, the day and month left blank to be filled in on completion
 # ("DATED            2024", "Dated: 14 March 2024"): a field, not a heading over the lease under it.

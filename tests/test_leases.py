@@ -7,6 +7,7 @@ from pathlib import Path
 
 from docgraph.app.llm.service import ask
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from tests.leases import write_lease
 from tests.llm_data import hybrid_over, no_llm_settings
@@ -99,7 +100,7 @@ def test_the_blank_date_line_on_the_cover_is_no_heading(tmp_path: Path) -> None:
 
     cover = {region.text: region.kind for region in layout.pages[0].regions}
     assert cover["DATED 2024"] == "paragraph"
-    assert "section_header" not in cover.values()
+    assert [text for text, kind in cover.items() if kind == "section_header"] == ["PARTICULARS"]
 
 
 def test_a_schedule_named_by_number_is_quoted_from_its_start(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
@@ -119,3 +120,48 @@ def test_a_schedule_paragraph_named_with_its_schedule_is_quoted(falkordb_store: 
     question = "What does paragraph 3 of Schedule 2 say?"
     answer = ask(question, falkordb_store, no_llm_settings(tmp_path), hybrid, k=3).answer
     assert answer.startswith("1. “3. The Tenant shall pay as the Service Charge a fair and reasonable proportion")
+
+
+def test_a_schedule_asked_for_whole_is_quoted_past_its_first_item(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    # "What is in Schedule 2?" names the schedule and asks nothing of it: no item holds a word of the
+    # question, and the quote was the first item alone, as though the right of way were all it granted.
+    hybrid = hybrid_over(falkordb_store, [write_lease(tmp_path / "lease.pdf")], tmp_path)
+
+    answer = ask("What is in Schedule 2?", falkordb_store, no_llm_settings(tmp_path), hybrid, k=3).answer
+    first = answer.splitlines()[0]
+    assert first.startswith("1. “1. The right for the Tenant and all persons authorised by it to pass")
+    assert "2. The right to use the shared refuse compound" in first and "3. The Tenant shall pay" in first
+
+
+def test_a_schedule_paragraph_named_in_the_text_is_a_reference_to_its_item(tmp_path: Path) -> None:
+    # "payable by the Tenant under paragraph 3 of Schedule 2": the schedule's paragraphs are one list,
+    # and the reference went to the whole schedule, not to the region that holds its paragraph 3.
+    batch = build_graph(NativeReader().read(write_lease(tmp_path / "lease.pdf")))
+
+    texts = {node.key: node.props.get("text") or node.props.get("title") or "" for node in batch.nodes}
+    refs = {edge.props["label"]: (edge.dst_label, texts[edge.dst_key]) for edge in batch.edges if edge.type == "REF"}
+    label, text = refs["Paragraph 3 of Schedule 2"]
+    assert label == "Region" and "\n3. The Tenant shall pay as the Service Charge" in text
+    label, text = refs["Paragraph 4 of Schedule 1"]
+    assert label == "Region" and "\n4. There are excepted and reserved to the Landlord" in text
+
+
+def test_the_particulars_heading_heads_the_particulars_table(tmp_path: Path) -> None:
+    # "PARTICULARS" in bold over the ruled table, between the title and the first clause: read as a
+    # line of the title's byline (a paragraph), the particulars were under no section of their own.
+    batch = build_graph(NativeReader().read(write_lease(tmp_path / "lease.pdf")))
+
+    nodes = {node.key: node for node in batch.nodes}
+    owners = {
+        nodes[edge.dst_key].props.get("title")
+        for edge in batch.edges
+        if edge.type == "IS_UNDER" and nodes[edge.src_key].props.get("kind") == "table"
+    }
+    assert owners == {"PARTICULARS"}
+    assert not any(
+        node.props.get("text") == "PARTICULARS"
+        for node in batch.nodes
+        if node.label == "Region" and node.props.get("kind") == "paragraph"
+    )

@@ -4,7 +4,8 @@ From each of the best-ranked retrieved regions the sentences that share the most
 question are quoted (a window of up to two sentences), so the reader sees the part that matters
 rather than a whole page. From a table, its header row and the rows that share the most words with
 the question are quoted, so the row that answers is there however far down the table it is; from a
-list, its items count as sentences (an option list's items end in no full stop before the next). A
+list, its items count as sentences (an option list's items end in no full stop before the next),
+and a list no item of which holds the question's words is quoted from its start. A
 sentence cut by a page break is quoted whole, from both parts, and a figure found without text of
 its own by its caption. A bare line (a reference manual's definition line, "int f(const char *s)")
 says nothing alone: it is quoted with the start of the description after it. A code listing is
@@ -229,12 +230,16 @@ def quote_across_breaks(
     if passage.kind == "code":
         return _code_across_breaks(passage, context, terms)
     units = quote_units(text, passage.kind)
-    start, end = asked_item(text, passage.kind, notes) or best_window(units, terms, item_starts(text, passage.kind))
+    whole = unchosen_list(units, terms, passage.kind)
+    start, end = (
+        asked_item(text, passage.kind, notes) or whole or best_window(units, terms, item_starts(text, passage.kind))
+    )
     parts, before, after = [passage], [], []
     earlier = context.neighbour(passage, "continued_from") if start == 0 else None
     if earlier is not None and (earlier_units := sentences(earlier.text)):
         before, parts = [cut_start(earlier_units[-1])], [earlier, *parts]
-    later = context.neighbour(passage, "continues") if end == len(units) else None
+    fits = whole is None or len(" ".join(units)) <= MAX_QUOTE_CHARS  # a list cut short runs on into nothing
+    later = context.neighbour(passage, "continues") if end == len(units) and fits else None
     if later is not None and (later_units := sentences(later.text)):
         after, parts = [cut(later_units[0])], [*parts, later]
     window = " ".join(units[start:end])
@@ -306,6 +311,15 @@ def best_window(units: list[str], terms: set[str], starts: frozenset[int] = froz
 
     start = max(range(len(units)), key=lambda i: shared_words(terms, " ".join(units[i : end_of(i)])))
     return start, end_of(start)
+
+
+def unchosen_list(units: list[str], terms: set[str], kind: str) -> tuple[int, int] | None:
+    """A list none of whose items holds a word of the question's (``terms``: "What is in Schedule
+    2?" asks for the part whole, its words name it): all its items, from its start, which the quote
+    cuts to what it holds; nothing chooses its first item over the others."""
+    if kind != "list" or len(units) < 2 or any(shared_words(terms, unit) for unit in units):
+        return None
+    return 0, len(units)
 
 
 def asked_item(text: str, kind: str, notes: frozenset[int]) -> tuple[int, int] | None:

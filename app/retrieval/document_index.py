@@ -18,7 +18,6 @@ from docgraph.app.retrieval.bm25 import BM25Index
 from docgraph.app.retrieval.labels import Captions
 from docgraph.app.retrieval.named_parts import (
     AGENDA,
-    CONDITIONS_TITLE,
     asks_for_answer,
     asks_for_dependents,
     asks_for_proof,
@@ -38,6 +37,7 @@ from docgraph.app.retrieval.named_parts import (
 from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.links.mentions import Mention
 from docgraph.ingest.links.notes import NOTES_TITLE, entry_numbers, numbers_of
+from docgraph.ingest.links.numbered_items import CONDITIONS_TITLE
 from docgraph.ingest.links.references import TargetIndex
 from docgraph.ingest.links.statements import answers, proofs
 

@@ -45,7 +45,6 @@ _NOTE_ASKED = re.compile(r"\b(foot|end)?notes?\s+(\d{1,3})(?![\w.,]\d|\w)", re.I
 _CONDITION_ASKED = re.compile(r"\bconditions?\s+(\d{1,3})(?![\w.,]\d|\w)", re.IGNORECASE)
 # A paragraph named with the part it is of: "3 of Schedule 2" (not a report's "paragraph 4.3").
 _PARAGRAPH_NUMBER = re.compile(r"(\d{1,3})\s+of\s+\w+\s+\S+$")
-CONDITIONS_TITLE = re.compile(r"\bconditions\b", re.IGNORECASE)
 # A section named by its title: "What does the background section say?", "In the Detailed Description
 # section, ..."; it names a part of a document only if one of its sections is so titled. Not a noun
 # the word modifies: "the example chapter page template" is a page template.

@@ -11,6 +11,7 @@ from typing import Any
 
 import pymupdf
 
+from docgraph.ingest.labels import FIELD_LABEL
 from docgraph.ingest.pdf.lines import is_bold_span
 from docgraph.ingest.types import BBox
 
@@ -30,6 +31,22 @@ def without_header(
     if not _label_rows(rects, cells) or _set_apart(page, rects, drawings):
         return cells
     return [["", ""], *cells]
+
+
+def field_rows(cells: list[list[str]]) -> bool:
+    """Whether ``cells`` are a ruled box of fields, each row a label ending in its colon and a value
+    (a report's cover box: "Report to: | Planning Committee", "Date: | 14 January 2026"): read field
+    by field, as the same fields set without rules are, not as a table whose first field heads it."""
+    rows = [row for row in cells if any(cell.strip() for cell in row)]  # not an empty header row
+    if len(rows) < MIN_ROWS or any(len(row) != 2 for row in rows):
+        return False
+    return all(_field_label(label) and value.strip() for label, value in rows)
+
+
+def _field_label(cell: str) -> bool:
+    """``cell`` is a field's label and nothing more ("Report of:")."""
+    match = FIELD_LABEL.match(cell.strip())
+    return match is not None and match.end() == len(cell.strip())
 
 
 def _label_rows(rects: Sequence[Sequence[Any]], cells: list[list[str]]) -> bool:

@@ -115,6 +115,12 @@ _STATUTE_CODES = (
 )
 _STATUTE = re.compile(rf"{_SUBDIVISION}\s+(?:{_STATUTE_CODES})(?![\w-])")
 _STATUTE_KINDS = frozenset({"section", "clause", "article", "paragraph"})
+# An instrument made under a statute's section and named by it, as planning and property law name
+# theirs: "a section 106 agreement", "the section 21 notice", "section 106 contributions".
+_INSTRUMENT = re.compile(
+    r"\s+(?:agreements?|notices?|orders?|undertakings?|obligations?|contributions?|licen[cs]es?|certificates?)\b",
+    re.IGNORECASE,
+)
 # Kinds whose part may belong to another document named after it ("Section 7.3 of the Helios MSA").
 _QUALIFIED_KINDS = _STATUTE_KINDS | {"chapter", "appendix", "schedule", "annex", "exhibit", "minute"}
 # A page cited after a year or a date: "(OJ L 48, 23.2.2011, p. 1)", "Springer, 2011, pp. 3-4".
@@ -247,3 +253,10 @@ def _names(name: str, title: str) -> bool:
 
 def _singular(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+def names_instrument(text: str, mention: Mention) -> bool:
+    """Whether ``mention`` in ``text`` names an instrument made under a section of that number ("the
+    section 106 agreement"): where the document has no such part, the section is a statute's."""
+    end = mention.start + len(mention.number)
+    return mention.kind in _STATUTE_KINDS and _INSTRUMENT.match(text, end) is not None

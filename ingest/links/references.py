@@ -16,7 +16,8 @@ from dataclasses import dataclass, field, replace
 from docgraph.ingest.labels import ATTACHMENT_TITLE_WORDS, TITLE_WORDS
 from docgraph.ingest.links.claims import Claims, claim_targets
 from docgraph.ingest.links.edges import DASHES, caption_label
-from docgraph.ingest.links.mentions import Mention, canonical_number, find_mentions
+from docgraph.ingest.links.mentions import Mention, canonical_number, find_mentions, names_instrument
+from docgraph.ingest.links.numbered_items import Items, section_items
 from docgraph.ingest.links.printed_pages import printed_page_map
 from docgraph.ingest.links.statements import STATEMENT_KINDS, index_statements
 from docgraph.ingest.structure.ids import IdScheme, PlacedRegion
@@ -80,6 +81,7 @@ class TargetIndex:
     page_offset: int | None = None  # printed - physical, when page numbers were found
     page_numbers: set[int] = field(default_factory=set)
     slides: bool = False  # every page is landscape: a deck, whose "slide 10" is its tenth page
+    items: Items = field(default_factory=dict)  # each section's numbered items (a schedule's "3.")
 
     def resolve(self, mention: Mention, ids: IdScheme, part: int = 0) -> tuple[str, str] | None:
         number = mention.canonical
@@ -109,8 +111,8 @@ class TargetIndex:
         if mention.kind == "paragraph" and _PARAGRAPH_OF.fullmatch(mention.number) is None:
             return self._numbered(mention.number, part)  # a report's "paragraph 4.3": as a sub-clause is
         if mention.kind == "paragraph":
-            key = self._paragraph(mention.number, part)
-        elif mention.kind in ANNEXED_KINDS:  # numbered in a series of their own: by heading only
+            return self._paragraph(mention.number, part)
+        if mention.kind in ANNEXED_KINDS:  # numbered in a series of their own: by heading only
             key = self._section_by_title(mention.kind, mention.number, part)
         else:
             numbered = self._numbered(mention.number, part)
@@ -133,23 +135,24 @@ class TargetIndex:
                 return ("Region", key)
         return None
 
-    def _paragraph(self, number: str, part: int) -> str | None:
+    def _paragraph(self, number: str, part: int) -> tuple[str, str] | None:
         """ "Paragraph 4 of Schedule 3": the section numbered 4 after Schedule 3's heading and before
-        the next schedule, annex or part, else Schedule 3 itself."""
+        the next schedule, annex or part, else the region holding its item "4." (a schedule's
+        paragraphs read as one list), else Schedule 3 itself."""
         match = _PARAGRAPH_OF.fullmatch(number)
-        if match is None:
+        container = self._section_by_title(match.group(2).lower(), match.group(3), part) if match else None
+        if match is None or container is None:
             return None
-        container = self._section_by_title(match.group(2).lower(), match.group(3), part)
-        if container is None:
-            return None
-        wanted = canonical_number(match.group(1))
+        wanted, inside = canonical_number(match.group(1)), [container]
         after = next(i for i, (_, _, key, _) in enumerate(self.section_titles) if key == container) + 1
         for tokens, _, key, _ in self.section_titles[after:]:
             if tokens[:1] and tokens[0] in CONTAINER_TITLE_WORDS:
                 break
             if self.section_numbers.get(key) == wanted:
-                return key
-        return container
+                return ("Section", key)
+            inside.append(key)
+        item = next((found for key in inside if (found := self.items.get(key, {}).get(wanted))), None)
+        return ("Region", item) if item else ("Section", container)
 
     def _section_by_title(self, kind: str, number: str, part: int) -> str | None:
         if kind not in TITLE_WORDS:
@@ -212,6 +215,7 @@ def build_target_index(
     index = TargetIndex(parts=parts, page_numbers={page.number for page in pages}, slides=slides)
     _index_figures(index, placed, captions)
     index_sections(index, tree.sections, ids.section, lambda section: parts.of(section.anchor))
+    index.items = section_items(placed, tree, ids.section)
     for pr in placed:
         index_equation(index, pr.key, pr.region.kind, pr.region.text, parts.of(pr.place))
         index_clause(index, pr.key, pr.region.kind, pr.region.text, parts.of(pr.place))
@@ -360,6 +364,9 @@ def reference_edges(
             seen.add((mention.kind, mention.canonical))
             part = index.claims.set_of.get(pr.key, 1) if mention.kind == "claim" else index.parts.of(pr.place)
             target = index.resolve(mention, ids, part)
+            if target is None and names_instrument(pr.region.text, mention):  # "a section 106 agreement"
+                result.external += 1
+                continue
             if target is None:
                 result.unresolved += 1
                 result.unresolved_labels[mention.label] += 1

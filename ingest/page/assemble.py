@@ -104,7 +104,7 @@ def assemble_page(scan: PageScan, stats: FontStats, marks: FurnitureMarks, title
     blocks = work.blocks + join_index_entries(segment_lines(mark_unmarked_items(lines)))
     if scan.model_boxes is not None:
         blocks = _in_reading_order(blocks)
-    _classify(blocks, stats, scan.height, title_allowed, work.floats)
+    _classify(blocks, stats, scan.height, title_allowed, work.floats, [table.bbox for table in scan.tables])
     mark_table_notes(blocks, [(table.bbox, to_markdown(table.cells)) for table in scan.tables])
     caption_photos(blocks, scan.photos, stats)
     blocks = merge_blocks(attach_term_rows(attach_row_cells(join_display_math(blocks, stats.body_size))), stats)
@@ -168,7 +168,9 @@ def _in_reading_order(blocks: list[Block]) -> list[Block]:
     return [blocks[i] for i in order]
 
 
-def _classify(blocks: list[Block], stats: FontStats, height: float, title_allowed: bool, floats: list[BBox]) -> None:
+def _classify(
+    blocks: list[Block], stats: FontStats, height: float, title_allowed: bool, floats: list[BBox], tables: list[BBox]
+) -> None:
     ctx = page_context(blocks, stats, height, title_allowed)
     for block in blocks:
         if block.kind is None:
@@ -181,7 +183,7 @@ def _classify(blocks: list[Block], stats: FontStats, height: float, title_allowe
     promote_title(blocks, stats, ctx)
     join_subtitle(blocks)
     demote_article_heads(blocks)
-    demote_byline(blocks)
+    demote_byline(blocks, tables)
     demote_toc_entries(blocks)
     join_sign_offs(blocks)
 

@@ -15,17 +15,16 @@ narrow tab counts as set apart at the tab (``TextLine.tab``): a board paper's "M
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from docgraph.ingest.labels import FIELD_LABEL
 from docgraph.ingest.pdf.lines import TextLine
 
 MIN_FIELDS = 2
 EDGE_TOLERANCE = 2.0  # points: the labels of one stack start at one edge
 LINE_GAP = 0.8  # of the font size: the white between two lines of one stack, at most
-# "Date:", "In attendance:", "Apologies:": a capitalised label of one to three words and its colon
-_LABEL = re.compile(r"^[A-Z][A-Za-z'’-]*(?: [A-Za-z][A-Za-z'’-]*){0,2}:(?=\s|$)")
+_LABEL = FIELD_LABEL  # "Date:", "In attendance:", "Apologies:"
 
 
 def join_header_fields(lines: Sequence[TextLine]) -> list[TextLine]:

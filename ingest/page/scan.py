@@ -12,6 +12,7 @@ from docgraph.ingest.floats.figures import find_figures, is_strip, lone_pictures
 from docgraph.ingest.floats.framed_tables import find_framed_tables
 from docgraph.ingest.floats.header_row_tables import find_header_row_tables
 from docgraph.ingest.floats.image_text import ImageText
+from docgraph.ingest.floats.label_rows import field_rows
 from docgraph.ingest.floats.layout_model import ModelBox, model_tables, run_layout_model
 from docgraph.ingest.floats.tables import FoundTable, drawn_as_chart, find_ruled_tables
 from docgraph.ingest.floats.unruled_tables import find_unruled_tables
@@ -84,6 +85,7 @@ def scan_page(page: pymupdf.Page, use_model: bool) -> PageScan:
         scan.tables += find_header_row_tables(words, lines, [t.bbox for t in scan.tables])
         scan.tables += find_framed_tables(drawings, words, [t.bbox for t in scan.tables], lines)
         scan.tables += find_captioned_tables(lines, words, [t.bbox for t in scan.tables])
+        scan.tables = [table for table in scan.tables if not field_rows(table.cells)]  # a cover box's fields
         scan.lead = lead_rows(words, [t.bbox for t in scan.tables])
         scan.figures = find_figures(page, drawings, [t.bbox for t in scan.tables], lines)
         scan.charts = [box for box in scan.figures if drawn_as_chart(drawings, box)]

@@ -20,11 +20,13 @@ from docgraph.ingest.labels import FRONT_MATTER_HEADING
 from docgraph.ingest.page.blocks import Block
 from docgraph.ingest.page.classify import NUMBERED_HEADING_RE
 from docgraph.ingest.page.key_figures import key_figure
+from docgraph.ingest.types import BBox
 
 PROSE_MIN_WORDS = 12
 SUBTITLE_MAX_LINES = 2
 SUBTITLE_EDGE = 2.0  # points: a subtitle starts where its title starts, or is centred under it
 SUBTITLE_GAP = 0.5  # of the title's size: the white between the title and its subtitle, at most
+SUBTITLE_LINE = 1.0  # of the title's size: that white where the subtitle is nearer the title than the text under it
 _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
     r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
@@ -45,7 +47,7 @@ def join_subtitle(blocks: list[Block]) -> None:
     if title is None:
         return
     below = sorted((b for b in blocks if b is not title and b.bbox.y0 >= title.bbox.y1 - 1.0), key=lambda b: b.bbox.y0)
-    if not below or not _subtitle(title, below[0]):
+    if not below or not _subtitle(title, below[0], below[1] if len(below) > 1 else None):
         return
     under = below[0]
     if len(below) > 1 and _alike(below[1], under):
@@ -54,7 +56,7 @@ def join_subtitle(blocks: list[Block]) -> None:
     blocks.remove(under)
 
 
-def _subtitle(title: Block, block: Block) -> bool:
+def _subtitle(title: Block, block: Block, after: Block | None) -> bool:
     size = title.size
     flush = abs(block.bbox.x0 - title.bbox.x0) <= SUBTITLE_EDGE
     centred = abs((block.bbox.x0 + block.bbox.x1) - (title.bbox.x0 + title.bbox.x1)) / 2 <= SUBTITLE_EDGE
@@ -64,28 +66,43 @@ def _subtitle(title: Block, block: Block) -> bool:
         and block.font == title.font
         and block.bold == title.bold
         and block.size < size
-        and block.bbox.y0 - title.bbox.y1 <= SUBTITLE_GAP * size
+        and _close_under(title, block, after)
         and (flush or centred)
         and not _starts_a_section(block)
         and not _DATE.match(block.raw_text)
     )
 
 
+def _close_under(title: Block, block: Block, after: Block | None) -> bool:
+    """``block`` is set close under ``title``: within half the title's size, or within a line of it
+    and nearer the title than the text ``after`` it (a council's report title under its name, set
+    a line's white apart, the cover box further below)."""
+    gap = block.bbox.y0 - title.bbox.y1
+    if gap <= SUBTITLE_GAP * title.size:
+        return True
+    return after is not None and gap <= SUBTITLE_LINE * title.size and gap < after.bbox.y0 - block.bbox.y1
+
+
 def _alike(block: Block, other: Block) -> bool:
     return block.font == other.font and block.bold == other.bold and abs(block.size - other.size) < 0.5
 
 
-def demote_byline(blocks: Sequence[Block]) -> None:
-    """On a page with a title, turn the byline's section headers into paragraphs."""
+def demote_byline(blocks: Sequence[Block], tables: Sequence[BBox] = ()) -> None:
+    """On a page with a title, turn the byline's section headers into paragraphs. A table under the
+    title ends the byline as prose does, and the header right over it heads it (a lease's
+    "PARTICULARS" over the particulars' table)."""
     titles = [b for b in blocks if b.kind == "title"]
     if not titles:
         return
     top = max(b.bbox.y1 for b in titles)
     below = sorted((b for b in blocks if b.kind != "title" and b.bbox.y0 >= top - 1.0), key=lambda b: b.bbox.y0)
+    table = min((t for t in tables if t.y0 >= top - 1.0), key=lambda t: t.y0, default=None)
     byline: list[Block] = []
     previous: Block | None = None
     for block in below:
         if _starts_a_section(block):
+            break
+        if table is not None and block.bbox.y0 >= table.y0 - 1.0:
             break
         if _prose(block):
             if byline and byline[-1] is previous and not _DATE.match(previous.raw_text):
@@ -94,9 +111,17 @@ def demote_byline(blocks: Sequence[Block]) -> None:
         if block.kind == "section_header":
             byline.append(block)
         previous = block
+    if table is not None and byline and byline[-1] is previous and _heads(previous, table, below):
+        byline.pop()  # the heading of the table
     for block in byline:
         if not _opens_a_column(block, below):
             block.kind = "paragraph"
+
+
+def _heads(header: Block, table: BBox, blocks: Sequence[Block]) -> bool:
+    """``header`` stands right over ``table``: over its columns, no text between them."""
+    between = [b for b in blocks if header.bbox.y1 - 1.0 <= b.bbox.y0 and b.bbox.y1 <= table.y0 + 1.0]
+    return header.bbox.x_overlap(table) > 0 and not between and header.bbox.y1 <= table.y0 + 1.0
 
 
 def _opens_a_column(header: Block, blocks: Sequence[Block]) -> bool:
