@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from docgraph.ingest.page.blocks import Block
+from docgraph.ingest.page.blocks import Block, note_goes_on
 from docgraph.ingest.page.classify import FOOTNOTE_GAP_EM
 from docgraph.ingest.pdf.text import SUPERSCRIPT_DIGITS
 from docgraph.ingest.types import BBox
@@ -23,17 +23,23 @@ def mark_table_notes(blocks: list[Block], tables: Sequence[tuple[BBox, str]]) ->
     """Notes set right under a table, each opening with a mark its cells carry ("Supply current(1)"
     over "(1) Minimum load ...", "Current¹" over "¹ Average ..."), are the table's footnotes, one
     region each, though the table sits mid-page above the page's footnote zone (``tables``: each
-    table's box and text)."""
+    table's box and text). A note's wrapped lines set apart under its mark go on with it."""
     for box, text in tables:
-        bottom = box.y1
+        notes: list[Block] = []
         under = [b for b in blocks if b.bbox.y0 >= box.y1 - 1.0 and b.bbox.x_overlap(box) > 0]
         for block in sorted(under, key=lambda b: b.bbox.y0):
             number = _table_note_number(block.raw_text)
-            close = block.bbox.y0 - bottom <= FOOTNOTE_GAP_EM * block.size
-            if not close or number is None or block.kind not in NOTE_KINDS or not _marked(text, number):
+            close = block.bbox.y0 - (notes[-1].bbox.y1 if notes else box.y1) <= FOOTNOTE_GAP_EM * block.size
+            if not close or block.kind not in NOTE_KINDS:
                 break
-            block.kind = "footnote"
-            bottom = block.bbox.y1
+            if number is None and notes and note_goes_on(notes[-1], block):
+                notes[-1].lines.extend(block.lines)
+                blocks.remove(block)
+            elif number is None or not _marked(text, number):
+                break
+            else:
+                block.kind = "footnote"
+                notes.append(block)
 
 
 def _table_note_number(text: str) -> int | None:

@@ -1,0 +1,67 @@
+"""An electronics engineer's datasheet, read and asked as an engineer asks it: the maximum ratings,
+a pin, a value at a test condition, a note, the block diagram, the register that enables the
+watchdog. The PDF is made in tests/datasheets.py (a regulator's five pages, as TI sets them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from docgraph.app.llm.service import ask
+from docgraph.app.retrieval.hybrid import HybridRetriever
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.readers.native import NativeReader
+from docgraph.ingest.types import DocumentLayout
+from tests.datasheets import ABS_MAX_NOTES, THERMAL_NOTES, datasheet
+from tests.llm_data import hybrid_over, no_llm_settings
+
+
+@pytest.fixture(scope="module")
+def layout(tmp_path_factory: pytest.TempPathFactory) -> DocumentLayout:
+    return NativeReader().read(datasheet(tmp_path_factory.mktemp("datasheet") / "xld3305.pdf"))
+
+
+def notes_on(layout: DocumentLayout, page: int) -> list[str]:
+    return [r.text for r in sorted(layout.pages[page - 1].regions, key=lambda r: r.order) if r.kind == "footnote"]
+
+
+def test_a_notes_lines_set_in_under_its_mark_stay_in_the_note(layout: DocumentLayout) -> None:
+    """A note wraps with a hanging indent, its other lines in under its mark ("(1) Stresses beyond
+    ... These are stress" over "ratings only; ..."): they were a footnote of their own, so note 1 was
+    quoted cut off mid-sentence. Low on the page (the footnote zone) and mid-page under a table."""
+    assert notes_on(layout, 2) == ABS_MAX_NOTES
+    assert notes_on(layout, 3) == THERMAL_NOTES
+
+
+def first_lines(store: FalkorDBStore, hybrid: HybridRetriever, home: Path, question: str) -> list[str]:
+    return ask(question, store, no_llm_settings(home), hybrid, k=8).answer.splitlines()
+
+
+@pytest.fixture
+def asked(falkordb_store: FalkorDBStore, tmp_path: Path) -> tuple[FalkorDBStore, HybridRetriever, Path]:
+    hybrid = hybrid_over(falkordb_store, [datasheet(tmp_path / "xld3305.pdf")], tmp_path / "home")
+    return falkordb_store, hybrid, tmp_path / "home"
+
+
+def test_a_note_asked_by_number_is_quoted_whole(asked: tuple[FalkorDBStore, HybridRetriever, Path]) -> None:
+    lines = first_lines(*asked, "What does Note 1 say?")
+    assert lines[0].startswith(f"1. “{ABS_MAX_NOTES[0]}”"), lines
+
+
+def test_what_an_engineer_asks_is_quoted_from_the_row_that_answers(
+    asked: tuple[FalkorDBStore, HybridRetriever, Path],
+) -> None:
+    """A pin by number, the maximum rating, the storage range, the thermal resistance, the
+    register that enables the watchdog: each answered by its table's row, under the header."""
+    expected = {
+        "What is pin 5?": "| 5 | SDA | I/O | I²C serial data input and output, open drain.",
+        "What is the maximum supply voltage?": "| Input voltage, VIN | –0.3 | 7.0 | V |",
+        "What is the storage temperature range?": "| Storage temperature, Tstg(2) | –65 | 150 | °C |",
+        "What is the thermal resistance junction to ambient?": "| RθJA Junction-to-ambient thermal resistance |",
+        "Which register enables the watchdog?": "| 0x03 | WDCTRL | R/W | 0x00 | Watchdog control: WDEN (bit 7)",
+        "What is the shutdown current?": "| ISHDN Shutdown current | VEN = 0 V |  | 0.1 | 1 | µA |",
+    }
+    for question, row in expected.items():
+        lines = first_lines(*asked, question)
+        assert any(row in line for line in lines[:2]), (question, lines)
