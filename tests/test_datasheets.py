@@ -13,7 +13,7 @@ from docgraph.app.retrieval.hybrid import HybridRetriever
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
-from tests.datasheets import ABS_MAX_NOTES, THERMAL_NOTES, datasheet
+from tests.datasheets import ABS_MAX_NOTES, EC_NOTES, THERMAL_NOTES, datasheet
 from tests.llm_data import hybrid_over, no_llm_settings
 
 
@@ -32,6 +32,12 @@ def test_a_notes_lines_set_in_under_its_mark_stay_in_the_note(layout: DocumentLa
     quoted cut off mid-sentence. Low on the page (the footnote zone) and mid-page under a table."""
     assert notes_on(layout, 2) == ABS_MAX_NOTES
     assert notes_on(layout, 3) == THERMAL_NOTES
+
+
+def test_the_notes_under_a_tables_continued_part_are_its_footnotes(layout: DocumentLayout) -> None:
+    """The electrical characteristics run on over a page break; their notes under the second part
+    answer marks of both parts ("Dropout voltage(1)" is on the page before). They were a list."""
+    assert notes_on(layout, 4) == EC_NOTES
 
 
 def first_lines(store: FalkorDBStore, hybrid: HybridRetriever, home: Path, question: str) -> list[str]:
