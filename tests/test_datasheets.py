@@ -55,6 +55,18 @@ def test_a_note_asked_by_number_is_quoted_whole(asked: tuple[FalkorDBStore, Hybr
     assert lines[0].startswith(f"1. “{ABS_MAX_NOTES[0]}”"), lines
 
 
+def test_a_chart_and_its_caption_are_one_quote(asked: tuple[FalkorDBStore, HybridRetriever, Path]) -> None:
+    """A chart's caption and its axes were two of the three quotes, leaving no room for the row of
+    the electrical characteristics that states the quiescent current at 25 °C."""
+    lines = first_lines(*asked, "What is the quiescent current at 25 °C?")
+    assert lines[0].startswith("1. “Figure 3. Quiescent Current vs Temperature” “") and "TEMPERATURE (°C)" in lines[0]
+    assert any("| IQ Quiescent current | IOUT = 0 mA, TJ = 25°C |  | 25 | 35 | µA |" in line for line in lines), lines
+    lines = first_lines(*asked, "Show the block diagram")
+    assert lines[0].startswith("1. “Figure 1. Functional Block Diagram” “Bandgap Reference Error Amplifier")
+    assert lines[0].endswith("[xld3305 p.1 #r9] [xld3305 p.1 #r8]"), lines  # the caption and the diagram
+    assert not any(line.startswith("2. “Figure 1.") for line in lines)
+
+
 def test_what_an_engineer_asks_is_quoted_from_the_row_that_answers(
     asked: tuple[FalkorDBStore, HybridRetriever, Path],
 ) -> None:
