@@ -34,7 +34,7 @@ FEATURES_LEFT = [
     "300-mA output current",
     "Low quiescent current: 25 µA typical",
     "Low dropout: 180 mV at 300 mA",
-    "±1% output accuracy over temperature",
+    "±1% output accuracy over line, load and temperature (–40 °C to 125 °C)",
 ]
 FEATURES_RIGHT = [
     "Programmable watchdog timer: 0.2 s to 1.6 s",

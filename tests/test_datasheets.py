@@ -11,9 +11,11 @@ import pytest
 from docgraph.app.llm.service import ask
 from docgraph.app.retrieval.hybrid import HybridRetriever
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
-from tests.datasheets import ABS_MAX_NOTES, EC_NOTES, THERMAL_NOTES, datasheet
+from docgraph.records import FURNITURE_KINDS
+from tests.datasheets import ABS_MAX_NOTES, EC_NOTES, FEATURES_LEFT, FEATURES_RIGHT, THERMAL_NOTES, datasheet
 from tests.llm_data import hybrid_over, no_llm_settings
 
 
@@ -38,6 +40,30 @@ def test_the_notes_under_a_tables_continued_part_are_its_footnotes(layout: Docum
     """The electrical characteristics run on over a page break; their notes under the second part
     answer marks of both parts ("Dropout voltage(1)" is on the page before). They were a list."""
     assert notes_on(layout, 4) == EC_NOTES
+
+
+def test_the_features_right_column_is_read_under_its_heading(layout: DocumentLayout) -> None:
+    """The features are set in two columns under "1 Features", "2 Applications" under both at the
+    left: the heading was read as the left column's end, so the right column's features went under
+    Applications."""
+    page = sorted(layout.pages[0].regions, key=lambda r: r.order)
+    texts = [r.text.splitlines()[0] for r in page if r.kind not in FURNITURE_KINDS]
+    at = texts.index("1 Features")
+    assert texts[at : at + 4] == [
+        "1 Features",
+        f"• {FEATURES_LEFT[0]}",
+        f"• {FEATURES_RIGHT[0]}",
+        "2 Applications",
+    ]
+    batch = build_graph(layout)
+    sections = {n.key: n.props["title"] for n in batch.nodes if n.label == "Section"}
+    first = {n.key: str(n.props["text"]).splitlines()[0] for n in batch.nodes if n.label == "Region"}
+    under = {
+        first[e.src_key]: sections[e.dst_key]
+        for e in batch.edges
+        if e.type == "IS_UNDER" and e.src_key in first and e.dst_key in sections
+    }
+    assert under[f"• {FEATURES_RIGHT[0]}"] == "1 Features"
 
 
 def first_lines(store: FalkorDBStore, hybrid: HybridRetriever, home: Path, question: str) -> list[str]:
