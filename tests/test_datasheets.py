@@ -15,7 +15,15 @@ from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
 from docgraph.records import FURNITURE_KINDS
-from tests.datasheets import ABS_MAX_NOTES, EC_NOTES, FEATURES_LEFT, FEATURES_RIGHT, THERMAL_NOTES, datasheet
+from tests.datasheets import (
+    ABS_MAX_NOTES,
+    APPLICATIONS,
+    EC_NOTES,
+    FEATURES_LEFT,
+    FEATURES_RIGHT,
+    THERMAL_NOTES,
+    datasheet,
+)
 from tests.llm_data import hybrid_over, no_llm_settings
 
 
@@ -91,6 +99,16 @@ def test_a_chart_and_its_caption_are_one_quote(asked: tuple[FalkorDBStore, Hybri
     assert lines[0].startswith("1. “Figure 1. Functional Block Diagram” “Bandgap Reference Error Amplifier")
     assert lines[0].endswith("[xld3305 p.1 #r9] [xld3305 p.1 #r8]"), lines  # the caption and the diagram
     assert not any(line.startswith("2. “Figure 1.") for line in lines)
+
+
+def test_a_list_asked_for_by_its_heading_is_quoted_whole(asked: tuple[FalkorDBStore, HybridRetriever, Path]) -> None:
+    """ "What are the features?": no bullet says "feature", its heading does; one bullet was quoted
+    from each column, the first, as if it alone answered."""
+    lines = first_lines(*asked, "What are the features?")
+    for features in (FEATURES_LEFT, FEATURES_RIGHT):
+        assert any(all(f"• {item}" in line for item in features) for line in lines[:2]), lines
+    lines = first_lines(*asked, "What are the applications?")
+    assert lines[0].startswith(f"1. “{' '.join(f'• {item}' for item in APPLICATIONS)}”"), lines
 
 
 def test_what_an_engineer_asks_is_quoted_from_the_row_that_answers(

@@ -219,7 +219,11 @@ def quote_across_breaks(
     if passage.kind == "code":
         return _code_across_breaks(passage, context, terms)
     units = quote_units(text, passage.kind)
-    start, end = asked_item(text, passage.kind, notes) or best_window(units, terms, item_starts(text, passage.kind))
+    start, end = (
+        asked_item(text, passage.kind, notes)
+        or _named_list(passage, units, terms)
+        or best_window(units, terms, item_starts(text, passage.kind))
+    )
     parts, before, after = [passage], [], []
     earlier = context.neighbour(passage, "continued_from") if start == 0 else None
     if earlier is not None and (earlier_units := sentences(earlier.text)):
@@ -305,6 +309,14 @@ def asked_item(text: str, kind: str, notes: frozenset[int]) -> tuple[int, int] |
             return start, start + count
         start += count
     return None
+
+
+def _named_list(passage: Passage, units: list[str], terms: set[str]) -> tuple[int, int] | None:
+    """A list whose heading the question names and none of whose items it names ("What are the
+    features?" of the bullets under "Features") is asked for whole: quoted from its start, as much
+    as a quote holds, not one item chosen for sharing no word."""
+    named = passage.kind == "list" and shared_words(terms, passage.section) > 0
+    return (0, len(units)) if named and not any(shared_words(terms, unit) for unit in units) else None
 
 
 def quote_passage(passage: Passage, terms: set[str]) -> str:
