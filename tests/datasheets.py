@@ -9,6 +9,7 @@ typical characteristics charts; the register map; "see Figure 3", "see Table 6",
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,7 @@ BODY = 9.0
 RED = (0.75, 0.0, 0.0)
 PART = "XLD3305"
 DOC_NUMBER = "SLVS123C – MARCH 2019 – REVISED JUNE 2024"
+_MARK = re.compile(r"^(.*\S)(\(\d\))$")  # a note's mark after a word: "Dropout voltage(1)"
 TITLE = "XLD3305 300-mA Low-Dropout Regulator With I²C Watchdog and Power-Good Output"
 
 FEATURES_LEFT = [
@@ -152,8 +154,16 @@ class Sheet:
     y: float = 80.0
 
     def put(self, x: float, y: float, text: str, size: float = BODY, bold: bool = False) -> None:
+        """``text`` set at ``x``, ``y``; a note's mark closing it ("Tstg(2)") set small and raised."""
         name, file = FONTS[bold]
-        self.page.insert_text((x, y), text, fontsize=size, fontname=name, fontfile=file)
+        marked = _MARK.match(text)
+        words = marked.group(1) if marked else text
+        self.page.insert_text((x, y), words, fontsize=size, fontname=name, fontfile=file)
+        if marked:
+            x += MEASURE[bold].text_length(words, fontsize=size)
+            self.page.insert_text(
+                (x, y - size * 0.35), marked.group(2), fontsize=size * 0.65, fontname=name, fontfile=file
+            )
 
     def heading(self, text: str, size: float = 12.0, x: float = LEFT) -> None:
         self.y += size * 1.9

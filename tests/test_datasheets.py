@@ -74,6 +74,28 @@ def test_the_features_right_column_is_read_under_its_heading(layout: DocumentLay
     assert under[f"• {FEATURES_RIGHT[0]}"] == "1 Features"
 
 
+def test_a_tables_marks_call_its_own_notes(layout: DocumentLayout) -> None:
+    """TI sets a note's mark raised in brackets: "(unless otherwise noted)⁽¹⁾" over the ratings,
+    "Tstg(2)", "Dropout voltage(1)" in the cells. They called no note. A table's mark calls its own
+    note, read after it: the electrical characteristics' "(1)" is under their part on the next
+    page, not the thermal table's note (1) on the page of the mark."""
+    batch = build_graph(layout)
+    text = {n.key: str(n.props["text"]) for n in batch.nodes if n.label == "Region"}
+    kind = {n.key: str(n.props["kind"]) for n in batch.nodes if n.label == "Region"}
+    calls = [
+        (kind[e.src_key], e.props["label"], text[e.dst_key]) for e in batch.edges if e.props.get("kind") == "footnote"
+    ]
+    assert sorted(calls) == sorted(
+        [
+            ("paragraph", "Note 1", ABS_MAX_NOTES[0]),
+            ("table", "Note 2", ABS_MAX_NOTES[1]),
+            ("table", "Note 1", THERMAL_NOTES[0]),
+            ("table", "Note 1", EC_NOTES[0]),
+            ("table", "Note 2", EC_NOTES[1]),
+        ]
+    )
+
+
 def first_lines(store: FalkorDBStore, hybrid: HybridRetriever, home: Path, question: str) -> list[str]:
     return ask(question, store, no_llm_settings(home), hybrid, k=8).answer.splitlines()
 
