@@ -123,6 +123,17 @@ def test_a_chart_and_its_caption_are_one_quote(asked: tuple[FalkorDBStore, Hybri
     assert not any(line.startswith("2. “Figure 1.") for line in lines)
 
 
+def test_a_table_and_its_caption_are_one_quote(asked: tuple[FalkorDBStore, HybridRetriever, Path]) -> None:
+    """The table's caption says which limits its rows are (absolute maximum or recommended); quoted
+    apart, it took the last quote from the electrical characteristics' row of the current limit."""
+    lines = first_lines(*asked, "What is the maximum supply voltage?")
+    assert lines[0].startswith("1. “Table 2. Absolute Maximum Ratings” “|  | MIN | MAX | UNIT |"), lines
+    assert not any("“Table 2. Absolute Maximum Ratings”" in line for line in lines[1:]), lines
+    lines = first_lines(*asked, "What is the current limit?")
+    row = "| ILIM Output current limit | VOUT = 90% of VOUT(nom) | 350 | 500 | 700 | mA |"
+    assert any(row in line for line in lines), lines
+
+
 def test_a_list_asked_for_by_its_heading_is_quoted_whole(asked: tuple[FalkorDBStore, HybridRetriever, Path]) -> None:
     """ "What are the features?": no bullet says "feature", its heading does; one bullet was quoted
     from each column, the first, as if it alone answered."""

@@ -95,14 +95,15 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
 def _with_its_float(
     passage: Passage, context: Context, quote: str, parts: list[Passage], terms: set[str], quoted: list[Passage]
 ) -> tuple[str, list[Passage]]:
-    """A figure and its caption are one float, quoted as one: the caption, then the figure's own
-    words (a diagram's block names, a chart's axes), whichever of the two was found, both cited. Two
-    quotes of one chart would leave no room for the passage that states the value asked about."""
+    """A figure or table and its caption are one float, quoted as one: the caption, then the
+    figure's own words (a diagram's block names, a chart's axes) or the table's rows that answer,
+    whichever of the two was found, both cited. Two quotes of one chart or table would leave no
+    room for the passage that states the value asked about."""
     partner = None
-    if passage.kind == "figure":
+    if passage.kind in ("figure", "table"):
         partner = context.neighbour(passage, "caption")
-    elif passage.kind == "caption" and (figure := context.neighbour(passage, "captioned")) is not None:
-        partner = figure if figure.kind == "figure" and has_words(figure.text) else None
+    elif passage.kind == "caption" and (float_ := context.neighbour(passage, "captioned")) is not None:
+        partner = float_ if float_.kind == "table" or (float_.kind == "figure" and has_words(float_.text)) else None
     if partner is None or not partner.text.strip() or any(partner.region_id == part.region_id for part in quoted):
         return quote, parts
     if partner.kind == "caption":
