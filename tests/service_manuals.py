@@ -210,11 +210,18 @@ def ruled_table(sheet: Sheet, rows: Sequence[Sequence[str]], widths: Sequence[fl
         sheet.page.draw_line((x0, y), (x0 + sum(widths), y), width=0.5)
         y += row_h
     sheet.page.draw_line((x0, y), (x0 + sum(widths), y), width=0.5)
-    x = x0
-    for width in [0.0, *widths]:
-        x += width
-        sheet.page.draw_line((x, top), (x, y), width=0.5)
+    column_rules(sheet.page, x0, widths, top, y)
     sheet.y = y + 6
+
+
+def column_rules(
+    page: pymupdf.Page, x0: float, widths: Sequence[float], top: float, bottom: float, width: float = 0.5
+) -> None:
+    """A ruled table's vertical rules: one at each column's edge, from ``top`` to ``bottom``."""
+    x = x0
+    for step in [0.0, *widths]:
+        x += step
+        page.draw_line((x, top), (x, bottom), width=width)
 
 
 def service_manual(pdf: Path) -> Path:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 from docgraph.app.llm.citations import Citation, cite_passages
 from docgraph.app.llm.context import Context, Passage, leads_in
+from docgraph.app.llm.float_quotes import captions_for_bare_hits, has_words
 from docgraph.app.llm.procedures import asks_how_to, procedure_quote
 from docgraph.app.llm.question_terms import content_words, shared_words, terms_in
 from docgraph.app.llm.quote_length import MAX_QUOTE_CHARS, cut, cut_start
@@ -28,10 +29,8 @@ from docgraph.app.llm.text_units import sentences
 from docgraph.app.retrieval.named_parts import named_conditions, named_notes, named_paragraphs, part_label_words
 from docgraph.app.retrieval.table_rows import named_rows
 from docgraph.ingest.labels import JUMP_IN, JUMP_OUT
-from docgraph.ingest.links.edges import caption_label
 from docgraph.ingest.pdf.text import ends_sentence, join_two
 
-_WORD = re.compile(r"[^\W\d_]{3,}")
 _ITEM_MARK = re.compile(r"^\s*([•◦▪▫▸►‣∙·○■□➢✓*–—-]|\d{1,2}[.)]|[a-z][.)])\s")
 _ITEM_NUMBER = re.compile(r"^\s*[(\[]?(\d{1,3})[.)\]]?\s")  # "7. Ibid., 77", "(7) ...", "[7] ..."
 MAX_PASSAGES = 3
@@ -78,6 +77,8 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
         lead = None if procedure else context.neighbour(passage, "lead_in")
         if lead is not None and all(lead.region_id != part.region_id for part in quoted):
             quote, parts = f"{cut_start(lead.text.strip())}” “{quote}", [lead, *parts]
+        if procedure is None:
+            quote, parts = _with_its_float(passage, context, quote, parts, terms, quoted)
         if quote in said:  # a slide repeated (an agenda before each part, a beamer frame's overlays)
             continue
         said.add(quote)
@@ -91,6 +92,25 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
         return ExtractiveAnswer(NO_EVIDENCE, [], [])
     evidence = list({part.region_id: part for part in quoted}.values())  # a part quoted twice is one
     return ExtractiveAnswer("\n".join(lines), cite_passages(evidence, context), evidence)
+
+
+def _with_its_float(
+    passage: Passage, context: Context, quote: str, parts: list[Passage], terms: set[str], quoted: list[Passage]
+) -> tuple[str, list[Passage]]:
+    """A figure or table and its caption are one float, quoted as one: the caption, then the
+    figure's own words (a diagram's block names, a chart's axes) or the table's rows that answer,
+    whichever of the two was found, both cited. Two quotes of one chart or table would leave no
+    room for the passage that states the value asked about."""
+    partner = None
+    if passage.kind in ("figure", "table"):
+        partner = context.neighbour(passage, "caption")
+    elif passage.kind == "caption" and (float_ := context.neighbour(passage, "captioned")) is not None:
+        partner = float_ if float_.kind == "table" or (float_.kind == "figure" and has_words(float_.text)) else None
+    if partner is None or not partner.text.strip() or any(partner.region_id == part.region_id for part in quoted):
+        return quote, parts
+    if partner.kind == "caption":
+        return f"{cut(' '.join(partner.text.split()))}” “{quote}", [partner, *parts]
+    return f"{quote}” “{quote_passage(partner, terms)}", [*parts, partner]
 
 
 def bare_line(passage: Passage) -> bool:
@@ -147,7 +167,7 @@ def best_passages(context: Context, limit: int) -> list[Passage]:
     """The highest-scored retrieved passages with content; headings and graph context only when
     nothing better was found (a bare heading answers nothing). A figure or table hit without text
     stands for its caption, and a heading hit for the text it heads."""
-    found = _bodies_for_heading_hits(context, _captions_for_bare_hits(context))
+    found = _bodies_for_heading_hits(context, captions_for_bare_hits(context))
     with_text = [p for p in found if p.text.strip() or p.description.strip()]
     ranked = sorted(with_text, key=lambda p: (not context.is_hit(p), _says_nothing(p), -p.score))
     content = [p for p in ranked if context.is_hit(p) and not _says_nothing(p)]
@@ -158,26 +178,8 @@ def _says_nothing(passage: Passage) -> bool:
     """A heading, or a newsletter's jump line ("Continued from page 1"): where text is, not text;
     or a number alone (a chart's tick value, a slide's "7 / 19" read with its navigation symbols)."""
     text = passage.text.strip()
-    bare_number = passage.kind in ("paragraph", "figure") and not _has_words(text) and not passage.description
+    bare_number = passage.kind in ("paragraph", "figure") and not has_words(text) and not passage.description
     return passage.kind in HEADING_KINDS or bare_number or bool(JUMP_IN.match(text) or JUMP_OUT.match(text))
-
-
-def _captions_for_bare_hits(context: Context) -> list[Passage]:
-    """The context's passages, each figure or table hit with no text replaced by its caption, taken
-    as retrieved with the hit's score (a chart drawn without words is found by its caption); a
-    drawing whose text is its reference numerals ("112 114") under a bare label ("FIG. 2B") by the
-    passage that refers to it, which says what it shows ("FIG. 2B is a cross-sectional view ...")."""
-    passages = list(context.passages)
-    for i, hit in enumerate(passages):
-        if not context.is_hit(hit) or hit.kind not in ("figure", "table") or hit.description.strip():
-            continue
-        caption = context.neighbour(hit, "caption")
-        told = caption if caption is not None and caption.text.strip() else None
-        if told is not None and _bare_label(told.text):
-            told = context.neighbour(hit, "referred_by") or (told if not hit.text.strip() else None)
-        if told is not None and not _has_words(hit.text):
-            passages[i] = replace(told, via="retrieved", score=hit.score)
-    return passages
 
 
 def heading_hit(passage: Passage) -> bool:
@@ -188,7 +190,7 @@ def passed_under_heading(passage: Passage) -> bool:
     """Passed over on the way from a heading to the text it heads: a running head or foot, or a
     picture or number without words (a logo, a chart's tick values). Another heading stops the way."""
     furniture = passage.kind in ("page_header", "page_footer")
-    return furniture or (passage.kind not in HEADING_KINDS and not _has_words(passage.text))
+    return furniture or (passage.kind not in HEADING_KINDS and not has_words(passage.text))
 
 
 def _bodies_for_heading_hits(context: Context, passages: list[Passage]) -> list[Passage]:
@@ -203,16 +205,6 @@ def _bodies_for_heading_hits(context: Context, passages: list[Passage]) -> list[
         if body is not None and not _says_nothing(body) and (hit.doc_id, hit.section) not in speaking:
             found[i] = replace(body, via="retrieved", score=hit.score)
     return found
-
-
-def _has_words(text: str) -> bool:
-    """Whether ``text`` holds a word, not only a drawing's numerals and step labels ("S1 S2", "112")."""
-    return _WORD.search(text) is not None
-
-
-def _bare_label(text: str) -> bool:
-    label = caption_label(text)
-    return label is not None and label.bare
 
 
 def quote_across_breaks(

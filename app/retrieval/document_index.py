@@ -15,7 +15,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from docgraph.app.retrieval.bm25 import BM25Index
-from docgraph.app.retrieval.labels import Captions
+from docgraph.app.retrieval.kinds import named_labels
+from docgraph.app.retrieval.labels import Captions, labelled_places
 from docgraph.app.retrieval.named_parts import (
     AGENDA,
     asks_for_answer,
@@ -193,8 +194,8 @@ class DocumentIndex:
         targets += [("Region", key) for key in self._led_in_lists(opened)]
         pages = self.named_pages(question)
         notes = [row for number, kind in named for row in self._notes_of(number, kind)]
-        inside = [row for row in notes if self._under(row, sections)]
-        if inside:  # "note 7 of chapter 3": the chapter says which note 7
+        inside = [row for row in notes if self._under(row, sections)] or self._called_by_floats(notes, question)
+        if inside:  # "note 7 of chapter 3", "note 2 of Table 5": the chapter or table says which note 2
             return inside
         notes += [row for number in named_conditions(question) for row in self.conditions.get(number, ())]
         return [
@@ -205,6 +206,14 @@ class DocumentIndex:
             or (region.page in pages and region.kind not in FURNITURE)
             or row in notes
         ]
+
+    def _called_by_floats(self, notes: list[int], question: str) -> list[int]:
+        """The ``notes`` that a table or figure the question names calls by its marks ("note 2 of
+        Table 5": a datasheet numbers each table's notes from 1)."""
+        places = labelled_places(named_labels(question), [self.captions])
+        if places is None:
+            return []
+        return [row for row in notes if self.referrers.get(self.regions[row].region_id, set()) & places.regions]
 
     def _led_in_lists(self, keys: set[str]) -> list[str]:
         """The lists that the regions ``keys`` lead into, ending in a colon ("8.3 A Break Notice shall

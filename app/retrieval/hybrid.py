@@ -50,6 +50,7 @@ from docgraph.app.retrieval.named_parts import (
     names_parts,
     notice_words,
     part_label_words,
+    without_note_owners,
 )
 from docgraph.app.retrieval.pages import rank_pages
 from docgraph.app.retrieval.references import asks_about_reference, describes_referral, follow_references
@@ -219,7 +220,8 @@ class HybridRetriever:
         """Gathered ``candidates`` fused under ``weights``, best first, with references followed when
         ``following`` (scripts/gnn_headroom.py re-fuses one gathering under several weightings); the
         regions of ``named_documents`` (those the question names) are lifted."""
-        labels, doc_ids = named_labels(query), {c.info.doc_id for c in candidates}
+        # "note 2 of Table 5" asks for the note: the table says which, and is no place to look in
+        labels, doc_ids = named_labels(without_note_owners(query)), {c.info.doc_id for c in candidates}
         places = self.corpus.labelled(labels, doc_ids) if labels else None
         in_parts = self.corpus.part_regions(query, doc_ids) if weights.part and names_parts(query) else frozenset()
         # a region holding an option the question names ("--retries") is named by it as a part is
@@ -236,7 +238,7 @@ class HybridRetriever:
         options |= frozenset(fields)
         # a particulars table's row ("When is the break date?": "| Break Date | 24 June 2029 |")
         rows = self.corpus.row_label_tables(query, scope) if weights.part else {}
-        kinds = named_kinds(query) | {kind for kind, _ in labels}
+        kinds = named_kinds(without_note_owners(query)) | {kind for kind, _ in labels}
         hits = fuse(candidates, weights, kinds, places, in_parts | options, named_documents)
         if following:
             hits = follow_references(hits, self.corpus.references, weights.reference, weights.reference_hops)

@@ -40,6 +40,12 @@ _WHERE_ONLY = "say says said show shows state states contain contains content co
 WHERE_ONLY_WORDS = frozenset(tokenize(_WHERE_ONLY + " read text mention mentions describe describes explain"))
 # A note asked for by its number ("footnote 12", "note 7 of chapter 3"), as the text's marks call it.
 _NOTE_ASKED = re.compile(r"\b(foot|end)?notes?\s+(\d{1,3})(?![\w.,]\d|\w)", re.IGNORECASE)
+# A note named with the table or figure whose marks call it: "note 2 of Table 5" (a datasheet numbers
+# each table's notes from 1).
+_NOTE_OWNER = re.compile(
+    r"(\b(?:foot|end)?notes?\s+\d{1,3})\s+(?:of|in|under|to)\s+(?:the\s+)?(?:tables?|fig(?:ure)?s?\.?)\s+[\w.-]*\w",
+    re.IGNORECASE,
+)
 # A decision's conditions, numbered in its section or appendix of conditions ("Appendix B –
 # Recommended conditions"), named as a planning report's readers name them: "What is condition 9?".
 _CONDITION_ASKED = re.compile(r"\bconditions?\s+(\d{1,3})(?![\w.,]\d|\w)", re.IGNORECASE)
@@ -116,6 +122,12 @@ def named_notes(question: str) -> list[tuple[int, str]]:
         return []
     found = ((int(match.group(2)), (match.group(1) or "").lower()) for match in _NOTE_ASKED.finditer(question))
     return list(dict.fromkeys(found))
+
+
+def without_note_owners(question: str) -> str:
+    """``question`` without the table or figure that only says whose note it names ("What does note
+    2 of Table 5 say?" asks for the note, not the table): its label names no kind to look in."""
+    return _NOTE_OWNER.sub(r"\1", question)
 
 
 def named_conditions(question: str) -> list[int]:

@@ -25,6 +25,10 @@ _RUNS_ON = "A-Za-z0-9\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"
 _MARK = re.compile(
     rf"(?<=[^\W\d_]|[.,;:!?)\]’”'\"])([{SUPERSCRIPT_DIGITS}]{{1,3}})(?![{SUPERSCRIPT_DIGITS}⁻⁺{_RUNS_ON}])"
 )
+# A mark set in brackets, as datasheets set their notes' marks: raised in the text ("noted)⁽¹⁾"), and
+# glued to a table cell's last word, closing the cell ("| Dropout voltage(1) |", "| Tstg(2) |").
+_BRACKETED_MARK = re.compile(rf"(?<=\S)⁽([{SUPERSCRIPT_DIGITS}]{{1,2}})⁾")
+_CELL_MARK = re.compile(r"(?<=[^\W\d_])\((\d{1,2})\)(?=\s*\|)")
 # A note opens with its number: "¹²Text", "12. Text", "12 Text", "(12) Text".
 _NOTE_HEAD = re.compile(rf"^\s*(?:([{SUPERSCRIPT_DIGITS}]{{1,3}})|\(?(\d{{1,3}})[.)]?(?=\s))\s*\S")
 # An entry of a chapter's endnotes: a line opening "12. " (or "12 ") in a list or paragraph.
@@ -65,17 +69,23 @@ def numbers_of(kind: str, text: str, in_notes_section: bool) -> list[int]:
     return entry_numbers(text) if in_notes_section and kind in ENTRY_KINDS else []
 
 
-def marks(text: str) -> list[int]:
-    """The note numbers raised in ``text``, in order, once each."""
-    return list(dict.fromkeys(int(m.group(1).translate(_TO_DIGITS)) for m in _MARK.finditer(text)))
+def marks(text: str, kind: str = "paragraph") -> list[int]:
+    """The note numbers raised in ``text``, in order, once each; bare or in brackets, and in a
+    table's cells also bracketed after their last word ("Tstg(2)")."""
+    found = [*_MARK.finditer(text), *_BRACKETED_MARK.finditer(text)]
+    found += _CELL_MARK.finditer(text) if kind == "table" else []
+    ordered = sorted(found, key=lambda m: m.start())
+    return list(dict.fromkeys(int(m.group(1).translate(_TO_DIGITS)) for m in ordered))
 
 
 def note_edges(placed: list[PlacedRegion], tree: SectionTree) -> list[EdgeRecord]:
     footnotes: dict[tuple[int, int], str] = {}  # (page, number) -> footnote
-    for pr in placed:
+    read: list[tuple[int, int, int, str]] = []  # (position, page, number, footnote) in reading order
+    for index, pr in enumerate(placed):
         number = note_number(pr.region.text) if pr.region.kind == "footnote" else None
         if number is not None:
             footnotes.setdefault((pr.page, number), pr.key)
+            read.append((index, pr.page, number, pr.key))
     endnotes = _endnote_sections(placed, tree)
     references = build_bibliography(bibliography_regions(placed, tree)).numbers
     # the front matter's raised numbers are the authors' affiliations ("CV Rajagopal¹,³"), no citations
@@ -85,8 +95,10 @@ def note_edges(placed: list[PlacedRegion], tree: SectionTree) -> list[EdgeRecord
     for index, pr in enumerate(placed):
         if pr.region.kind not in SOURCE_KINDS:
             continue
-        for number in marks(pr.region.text):
+        for number in marks(pr.region.text, pr.region.kind):
             target = footnotes.get((pr.page, number)) or footnotes.get((pr.page + 1, number))
+            if pr.region.kind == "table":  # its own notes, read after it (under its part on the next page)
+                target = _next_note(read, index, pr.page, number)
             target = target or _endnote(endnotes, index, number)
             props: dict[str, object] = {"kind": "footnote", "label": f"Note {number}"}
             if target is None and index > body and number in references and number in cited_marks(pr.region.text):
@@ -97,6 +109,13 @@ def note_edges(placed: list[PlacedRegion], tree: SectionTree) -> list[EdgeRecord
                 linked.add(seen)
                 edges.append(EdgeRecord("REF", "Region", pr.key, "Region", target, props))
     return edges
+
+
+def _next_note(read: list[tuple[int, int, int, str]], index: int, page: int, number: int) -> str | None:
+    """The first footnote numbered ``number`` read after the region at ``index`` on its ``page`` or
+    the next: a table's notes are set under it, or under its part continued on the next page, and
+    another table's notes numbered alike may stand before it on its page."""
+    return next((key for at, on, n, key in read if at > index and n == number and on <= page + 1), None)
 
 
 def cited_marks(text: str) -> list[int]:

@@ -11,7 +11,14 @@ from docgraph.ingest.floats.captions import CAPTION_RE
 from docgraph.ingest.links.mentions import find_mentions
 from docgraph.ingest.page.header_fields import ended_field
 from docgraph.ingest.pdf.lines import TextLine
-from docgraph.ingest.pdf.text import NUMBER_WORDS, SUPERSCRIPT_DIGITS, ends_sentence, join_code_lines, join_lines
+from docgraph.ingest.pdf.text import (
+    NUMBER_WORDS,
+    SUPERSCRIPT_DIGITS,
+    ends_sentence,
+    join_code_lines,
+    join_lines,
+    starts_lowercase,
+)
 from docgraph.ingest.types import BBox
 from docgraph.records import RegionKind
 
@@ -318,3 +325,17 @@ def _paragraph_break(current: list[TextLine], line: TextLine) -> bool:
     prev_short = current[-1].bbox.x1 < right - SHORT_LINE_EM * em
     indented = line.bbox.x0 > left + INDENT_EM * em
     return prev_short and indented and abs(current[-1].bbox.x0 - left) < 0.5 * em
+
+
+def note_goes_on(note: Block, block: Block) -> bool:
+    """``block`` is the rest of ``note``'s sentence, its wrapped lines set apart as a block of their
+    own: a note set with a hanging indent ("(1) Stresses beyond ... These are stress" over "ratings
+    only; ...", its other lines in under the mark). The note has not ended its sentence, and
+    ``block``, in the note's type, opens with no mark and in lower case or one hang further in."""
+    em = max(note.size, 1.0)
+    first = note.lines[0].bbox.x0
+    same_type = abs(note.size - block.size) < 0.3
+    hangs = first + INDENT_EM * em <= block.bbox.x0 <= first + 4 * em
+    marked = _ITEM_NUMBER.match(block.raw_text) or _RAISED_MARK.match(block.raw_text)
+    opens_on = starts_lowercase(block.raw_text) or hangs
+    return same_type and not ends_sentence(note.raw_text) and not marked and opens_on and block.bbox.x0 >= first - 0.5

@@ -21,7 +21,7 @@ from docgraph.ingest.labels import (
     NOTICE_LABEL,
 )
 from docgraph.ingest.links.statements import head_alone
-from docgraph.ingest.page.blocks import BULLET_GLYPH_RE, PATENT_PARAGRAPH, Block
+from docgraph.ingest.page.blocks import BULLET_GLYPH_RE, PATENT_PARAGRAPH, Block, note_goes_on
 from docgraph.ingest.page.typewriter import at_text_margin, preformatted, typewritten, typewritten_title
 from docgraph.ingest.pdf.lines import TextLine
 from docgraph.ingest.pdf.text import ends_sentence
@@ -329,10 +329,12 @@ def _list_notes_under_heading(blocks: list[Block]) -> None:
 def _join_broken_notes(blocks: list[Block], notes: list[Block]) -> None:
     """A note's line that opens with a number ("19. Jahrhundert", "12 km") starts a block of its own:
     under a note that has not ended its sentence, a number that does not follow that note's own in
-    sequence goes on with it."""
+    sequence goes on with it; so do the note's other lines set in under its mark (a hanging indent)."""
     kept: list[Block] = []
     for note in notes:
-        if kept and _broken_off(kept[-1], note):
+        if kept and (
+            _broken_off(kept[-1], note) or (_continues_footnote(kept[-1], note) and note_goes_on(kept[-1], note))
+        ):
             kept[-1].lines.extend(note.lines)
             blocks.remove(note)
         else:

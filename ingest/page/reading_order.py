@@ -26,6 +26,7 @@ MIN_COLUMN_HEIGHT_SHARE = 0.5  # a column spans at least this share of its group
 MIN_COLUMN_EXTENT = 100.0  # ... or at least this many points
 LEVEL_TOLERANCE = 3.0  # points: columns whose first boxes start this close start level
 MIN_WIDTH_SHARE = 0.5  # a short column counts when at least this share of the widest one's width
+LEVEL_LINES = 2.0  # columns ending within this many of a heading's lines under them end level
 DEFAULT_ROW_TOLERANCE = 1.0  # points each box is shrunk vertically: ascenders of touching lines overlap
 
 
@@ -95,11 +96,29 @@ class _XYCut:
             current = groups[-1]
             union = current + band
             multi = len(self.columns(current)) > 1 or len(self.columns(band)) > 1
-            if multi and self.is_column_layout(union):
+            if multi and self.is_column_layout(union) and not self.heads_after_columns(current, band):
                 groups[-1] = union
             else:
                 groups.append(list(band))
         return groups
+
+    def heads_after_columns(self, group: list[int], band: list[int]) -> bool:
+        """``band`` is a heading alone under columns that end level, within two of its lines: text set
+        in balanced columns (a datasheet's features under "Features", an index's entries) and closed
+        above it, so the heading opens what follows them all, not the first column's end. A column
+        ending well short of the one beside it (an article's last page) is no such close, nor are
+        columns of panels, each opening with a heading of its own (an IPID's)."""
+        if len(band) != 1 or not self.is_head(band[0]):
+            return False
+        columns = self.columns(group)
+        if sum(self.is_head(min(column, key=self.position_key)) for column in columns) > 1:
+            return False
+        ends = [max(self.boxes[i][3] for i in column) for column in columns]
+        line = self.boxes[band[0]][3] - self.boxes[band[0]][1]
+        return len(ends) > 1 and max(ends) - min(ends) <= LEVEL_LINES * line
+
+    def is_head(self, i: int) -> bool:
+        return i < len(self.heads) and self.heads[i]
 
     def is_column_layout(self, items: list[int]) -> bool:
         """Side-by-side columns, each running along much of the group's height.
@@ -158,8 +177,7 @@ class _XYCut:
         ("Supplies" over a few lines) beside the column left of it, not a note beside a line."""
         first = min(column, key=self.position_key)
         head_top, head_bottom = self.boxes[first][1], self.boxes[first][3]
-        heading = first < len(self.heads) and self.heads[first]
-        return heading and len(column) > 1 and head_top - top <= head_bottom - head_top
+        return self.is_head(first) and len(column) > 1 and head_top - top <= head_bottom - head_top
 
 
 def _normalized(box: Box) -> Box:
