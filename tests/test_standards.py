@@ -1,5 +1,7 @@
 """An ISO- or IEC-style standard: clause numbers without a word ("5.3 Timers", "see A.2"), and
-annexes whose heading is three centred lines, "Annex A" | "(normative)" | "Message encoding".
+annexes whose heading is three centred lines, "Annex A" | "(normative)" | "Message encoding"; and a
+whole International Standard as ISO's template exports it (made by tests/standards.py), read and
+asked about as a compliance engineer asks.
 
 Before, the status line between the label and the title cut the heading in two: "Annex A" was a
 section holding only "(normative)", and A.1 and A.2 hung under a section "Message encoding" of
@@ -13,12 +15,14 @@ from pathlib import Path
 import pymupdf
 
 from docgraph.app.llm.service import ask
+from docgraph.app.retrieval.named_parts import names_parts
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.records import GraphBatch
 from tests.llm_data import ask_of_pdf, hybrid_over, no_llm_settings
+from tests.standards import write_standard
 
 WIDTH, HEIGHT, LEFT = 595, 842, 62
 BODY = {
@@ -345,3 +349,35 @@ def test_a_sentence_wrapped_after_table_before_its_number_is_no_list_item(tmp_pa
         ("paragraph", "An endpoint reports an e"),
         ("list", "1. Read the first page\n2"),
     ]
+
+
+def test_a_subclause_named_by_its_number_alone_is_answered_from_its_text(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """ "What does 5.3.2 require?" named nothing (ISO names its subclauses by number alone), so 5.1's
+    "shall ... crosshead speed" came first; and "require", like "say", asks for the whole clause, read
+    from its start: not its NOTE first, which says "requirement" where the clause says "shall"."""
+    hybrid = hybrid_over(falkordb_store, [write_standard(tmp_path / "iso.pdf")], tmp_path / "home")
+    settings = no_llm_settings(tmp_path)
+    for question, opening in (
+        ("What does 5.3.2 require?", "The chamber shall maintain the test temperature within ±2 °C"),
+        ("What does clause 5.3.2 require?", "The chamber shall maintain the test temperature within ±2 °C"),
+        ("What does 3.2 say?", "assembly of two adherends (3.1) bonded with the adhesive under test"),
+        ("Summarise A.2", "Degrease the bonding surfaces with acetone"),
+    ):
+        answer = ask(question, falkordb_store, settings, hybrid).answer
+        assert answer.startswith(f"1. “{opening}"), (question, answer)
+
+
+def test_a_quantity_or_a_version_in_a_question_names_no_subclause() -> None:
+    # a bare dotted number is a subclause where it stands as a place, not as an amount or a release
+    assert names_parts("What do 5.3.1 and 5.3.2 require?") and names_parts("In 7.2, how long is the soak?")
+    for question in (
+        "Is the adherend thickness 1.6 mm?",
+        "Is the crosshead speed 1.3 mm/min?",
+        "Is the strength between 2.5 and 3.5?",
+        "What is new in version 2.1?",
+        "Does it run on Python 3.12?",
+        "Is the tolerance ±0.5?",
+    ):
+        assert not names_parts(question), question
