@@ -357,15 +357,21 @@ def test_a_subclause_named_by_its_number_alone_is_answered_from_its_text(
     """ "What does 5.3.2 require?" named nothing (ISO names its subclauses by number alone), so 5.1's
     "shall ... crosshead speed" came first; and "require", like "say", asks for the whole clause, read
     from its start: not its NOTE first, which says "requirement" where the clause says "shall"."""
-    hybrid = hybrid_over(falkordb_store, [write_standard(tmp_path / "iso.pdf")], tmp_path / "home")
-    settings = no_llm_settings(tmp_path)
-    for question, opening in (
+    _answers_open_with(
+        falkordb_store,
+        tmp_path,
         ("What does 5.3.2 require?", "The chamber shall maintain the test temperature within ±2 °C"),
         ("What does clause 5.3.2 require?", "The chamber shall maintain the test temperature within ±2 °C"),
         ("What does 3.2 say?", "assembly of two adherends (3.1) bonded with the adhesive under test"),
         ("Summarise A.2", "Degrease the bonding surfaces with acetone"),
-    ):
-        answer = ask(question, falkordb_store, settings, hybrid).answer
+    )
+
+
+def _answers_open_with(store: FalkorDBStore, tmp_path: Path, *cases: tuple[str, str]) -> None:
+    """ISO 27318 ingested, each question's extractive answer opens by quoting its passage."""
+    hybrid = hybrid_over(store, [write_standard(tmp_path / "iso.pdf")], tmp_path / "home")
+    for question, opening in cases:
+        answer = ask(question, store, no_llm_settings(tmp_path), hybrid).answer
         assert answer.startswith(f"1. “{opening}"), (question, answer)
 
 
@@ -381,3 +387,16 @@ def test_a_quantity_or_a_version_in_a_question_names_no_subclause() -> None:
         "Is the tolerance ±0.5?",
     ):
         assert not names_parts(question), question
+
+
+def test_a_note_to_entry_named_with_its_entry_is_quoted(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """ISO labels a terminological entry's notes "Note 1 to entry:", numbered afresh in each entry:
+    "What does Note 1 to entry 3.4 say?" quoted 3.1's source line first, the words "to entry" being
+    asked of the passages rather than read as the note's label."""
+    _answers_open_with(
+        falkordb_store,
+        tmp_path,
+        ("What does Note 1 to entry 3.4 say?", "Note 1 to entry: Lap-shear strength is expressed in megapascals"),
+        ("What does Note 2 to entry in 3.4 say?", "Note 2 to entry: The bonded area is the overlap length"),
+        ("What does Note 1 to entry 3.2 say?", "Note 1 to entry: A test specimen is tested once"),
+    )

@@ -42,8 +42,9 @@ _LAYS_DOWN = "require requires requirement requirements specify specifies stipul
 WHERE_ONLY_WORDS = frozenset(
     tokenize(f"{_WHERE_ONLY} {_LAYS_DOWN} read text mention mentions describe describes explain")
 )
-# A note asked for by its number ("footnote 12", "note 7 of chapter 3"), as the text's marks call it.
-_NOTE_ASKED = re.compile(r"\b(foot|end)?notes?\s+(\d{1,3})(?![\w.,]\d|\w)", re.IGNORECASE)
+# A note asked for by its number ("footnote 12", "note 7 of chapter 3"), as the text's marks call it;
+# a terminological entry's by its label in full ("Note 1 to entry 3.4", ISO 704's "Note 1 to entry:").
+_NOTE_ASKED = re.compile(r"\b(foot|end)?notes?\s+(\d{1,3})(?:\s+to\s+entry)?(?![\w.,]\d|\w)", re.IGNORECASE)
 # A decision's conditions, numbered in its section or appendix of conditions ("Appendix B –
 # Recommended conditions"), named as a planning report's readers name them: "What is condition 9?".
 _CONDITION_ASKED = re.compile(r"\bconditions?\s+(\d{1,3})(?![\w.,]\d|\w)", re.IGNORECASE)
