@@ -400,3 +400,14 @@ def test_a_note_to_entry_named_with_its_entry_is_quoted(falkordb_store: FalkorDB
         ("What does Note 2 to entry in 3.4 say?", "Note 2 to entry: The bonded area is the overlap length"),
         ("What does Note 1 to entry 3.2 say?", "Note 1 to entry: A test specimen is tested once"),
     )
+
+
+def test_a_clause_found_by_its_heading_is_quoted_from_its_text(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """ "What is the scope?" found the heading "1 Scope" second; a heading says nothing, and where a
+    hit of its section had content (the Scope's second paragraph, ranked low) the heading was dropped
+    for it, so the first quote was the Contents page and the Scope clause was not quoted at all. The
+    section's hit now takes the heading's place."""
+    hybrid = hybrid_over(falkordb_store, [write_standard(tmp_path / "iso.pdf")], tmp_path / "home")
+    for question in ("What is the scope?", "What is the scope of ISO 27318?"):
+        result = ask(question, falkordb_store, no_llm_settings(tmp_path), hybrid)
+        assert result.evidence[0].section == "1 Scope", result.answer

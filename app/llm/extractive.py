@@ -190,15 +190,27 @@ def passed_under_heading(passage: Passage) -> bool:
 
 
 def _bodies_for_heading_hits(context: Context, passages: list[Passage]) -> list[Passage]:
-    """Each heading hit replaced by the text under it (its ``next`` neighbour), taken as retrieved
-    with the heading's score: asked "What does the slide on round robin say?", a slide's title
-    matches best and its bullets are the answer. Not where another hit speaks for the heading's
-    section ("Very common:" and its list under "Possible side effects")."""
-    speaking = {(p.doc_id, p.section) for p in passages if context.is_hit(p) and not _says_nothing(p)}
+    """Each heading hit stands for its section's text, with the heading's score: the best hit with
+    content in that section, where there is one ("Very common:" and its list under "Possible side
+    effects", not the generic paragraph under the heading; "1 Scope" by its section's paragraph
+    found further down), else the text under the heading (its ``next`` neighbour), taken as
+    retrieved: asked "What does the slide on round robin say?", a slide's title matches best and
+    its bullets are the answer."""
     found = list(passages)
+    speaking: dict[tuple[str, str], int] = {}  # a section's best hit with content
+    for i, passage in enumerate(found):
+        best = speaking.get((passage.doc_id, passage.section))
+        if context.is_hit(passage) and not _says_nothing(passage):
+            if best is None or passage.score > found[best].score:
+                speaking[(passage.doc_id, passage.section)] = i
     for i, hit in enumerate(found):
-        body = context.neighbour(hit, "next") if heading_hit(hit) else None
-        if body is not None and not _says_nothing(body) and (hit.doc_id, hit.section) not in speaking:
+        if not heading_hit(hit):
+            continue
+        best = speaking.get((hit.doc_id, hit.section))
+        body = context.neighbour(hit, "next") if best is None else None
+        if best is not None and found[best].score < hit.score:
+            found[best] = replace(found[best], score=hit.score)
+        elif body is not None and not _says_nothing(body):
             found[i] = replace(body, via="retrieved", score=hit.score)
     return found
 
