@@ -411,3 +411,18 @@ def test_a_clause_found_by_its_heading_is_quoted_from_its_text(falkordb_store: F
     for question in ("What is the scope?", "What is the scope of ISO 27318?"):
         result = ask(question, falkordb_store, no_llm_settings(tmp_path), hybrid)
         assert result.evidence[0].section == "1 Scope", result.answer
+
+
+def test_a_subclause_cited_as_the_directives_cite_it_is_a_reference(tmp_path: Path) -> None:
+    """ "as specified in 5.3.2" is how ISO cites a subclause in running text (the Directives' "in
+    accordance with", "given in"); only "see 5.3" was a reference before. A number with a unit after
+    those words is an amount, not a subclause."""
+    batch = build_graph(NativeReader().read(write_standard(tmp_path / "iso.pdf")))
+    texts = {n.key: n.props.get("text") or n.props.get("title") or "" for n in batch.nodes}
+    refs = {(texts[e.src_key][:16], e.props["label"], texts[e.dst_key]) for e in batch.edges if e.type == "REF"}
+    assert ("Place the test s", "Section 5.3.2", "5.3.2 Temperature control") in refs
+    assert ("— the test tempe", "Section 5.3", "5.3 Temperature chamber") in refs  # "(see 5.3)", as before
+    amounts = _lines_pdf(
+        tmp_path / "amounts.pdf", [("tiro", 11, "The gap is as specified in 2.5 mm of Table 1.")], 62, 20
+    )
+    assert build_graph(NativeReader().read(amounts)).stats["unresolved_refs"] == 1  # Table 1 only
