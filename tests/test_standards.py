@@ -426,3 +426,18 @@ def test_a_subclause_cited_as_the_directives_cite_it_is_a_reference(tmp_path: Pa
         tmp_path / "amounts.pdf", [("tiro", 11, "The gap is as specified in 2.5 mm of Table 1.")], 62, 20
     )
     assert build_graph(NativeReader().read(amounts)).stats["unresolved_refs"] == 1  # Table 1 only
+
+
+def test_a_term_found_by_its_entry_is_answered_by_its_definition(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """An entry's heading "3.2 test specimen" holds the term, which its definition never repeats and
+    its "Note 1 to entry: A test specimen ..." does: the note ranked first and was quoted before the
+    definition. A heading hit's section is read from the text under it unless another of its hits
+    holds more of what the question asks beyond the heading; the Scope is read from its first sentence."""
+    _answers_open_with(
+        falkordb_store,
+        tmp_path,
+        ("What is the definition of 'test specimen'?", "assembly of two adherends (3.1) bonded with the adhesive"),
+        ("What is a test specimen?", "assembly of two adherends (3.1) bonded with the adhesive"),
+        ("What is the definition of lap-shear strength?", "maximum force sustained by a test specimen (3.2)"),
+        ("What is the scope?", "This document specifies a method for determining the lap-shear strength"),
+    )

@@ -19,17 +19,16 @@ from dataclasses import dataclass, replace
 
 from docgraph.app.llm.citations import Citation, cite_passages
 from docgraph.app.llm.context import Context, Passage, leads_in
+from docgraph.app.llm.heading_hits import bodies_for_heading_hits, has_words, says_nothing, says_something
 from docgraph.app.llm.procedures import asks_how_to, procedure_quote
 from docgraph.app.llm.question_terms import content_words, shared_words, terms_in
 from docgraph.app.llm.quote_length import MAX_QUOTE_CHARS, cut, cut_start
 from docgraph.app.llm.table_quotes import best_rows_quote, code_rows, markdown_rows
 from docgraph.app.llm.text_units import sentences
 from docgraph.app.retrieval.named_parts import named_conditions, named_notes, named_paragraphs, part_label_words
-from docgraph.ingest.labels import JUMP_IN, JUMP_OUT
 from docgraph.ingest.links.edges import caption_label
 from docgraph.ingest.pdf.text import ends_sentence, join_two
 
-_WORD = re.compile(r"[^\W\d_]{3,}")
 _ITEM_MARK = re.compile(r"^\s*([•◦▪▫▸►‣∙·○■□➢✓*–—-]|\d{1,2}[.)]|[a-z][.)])\s")
 _ITEM_NUMBER = re.compile(r"^\s*[(\[]?(\d{1,3})[.)\]]?\s")  # "7. Ibid., 77", "(7) ...", "[7] ..."
 MAX_PASSAGES = 3
@@ -38,7 +37,6 @@ WINDOW_SENTENCES = 2
 # leads into its own parts: "(a) ... an agreement which:" over its "(i)", "(ii)"
 _CLAUSE_END = re.compile(r"(?:;(?:\s+(?:and|or))?|:)\s*$")
 _LAST_CLAUSE_END = re.compile(r";\s+(?:and|or)\s*$")  # "...; and" before the last part
-HEADING_KINDS = frozenset({"title", "section_header", "page_header", "page_footer"})
 DESCRIPTION_KINDS = frozenset({"paragraph", "list"})
 BARE_LINE_CHARS = 600  # a group of definitions sharing one description (@deftypefunx) runs to several
 DESCRIPTION_SLACK = 2.0  # points a description may start left of its definition line
@@ -66,7 +64,7 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
     quoted: list[Passage] = []
     said: set[str] = set()
     how_to = asks_how_to(question)
-    for passage in best_passages(context, len(context.passages)):
+    for passage in best_passages(context, len(context.passages), terms):
         if len(lines) == max_passages:
             break
         if any(passage.region_id == part.region_id for part in quoted):
@@ -141,23 +139,15 @@ def _left_of(described: Passage, line: Passage) -> bool:
     return bool(described.bbox and line.bbox) and described.bbox[0] < line.bbox[0] - DESCRIPTION_SLACK
 
 
-def best_passages(context: Context, limit: int) -> list[Passage]:
+def best_passages(context: Context, limit: int, terms: set[str] | None = None) -> list[Passage]:
     """The highest-scored retrieved passages with content; headings and graph context only when
     nothing better was found (a bare heading answers nothing). A figure or table hit without text
-    stands for its caption, and a heading hit for the text it heads."""
-    found = _bodies_for_heading_hits(context, _captions_for_bare_hits(context))
+    stands for its caption, and a heading hit for its section's text (``terms``: the question's)."""
+    found = bodies_for_heading_hits(context, _captions_for_bare_hits(context), terms or set())
     with_text = [p for p in found if p.text.strip() or p.description.strip()]
-    ranked = sorted(with_text, key=lambda p: (not context.is_hit(p), _says_nothing(p), -p.score))
-    content = [p for p in ranked if context.is_hit(p) and not _says_nothing(p)]
+    ranked = sorted(with_text, key=lambda p: (not context.is_hit(p), says_nothing(p), -p.score))
+    content = [p for p in ranked if says_something(context, p)]
     return (content or ranked)[:limit]
-
-
-def _says_nothing(passage: Passage) -> bool:
-    """A heading, or a newsletter's jump line ("Continued from page 1"): where text is, not text;
-    or a number alone (a chart's tick value, a slide's "7 / 19" read with its navigation symbols)."""
-    text = passage.text.strip()
-    bare_number = passage.kind in ("paragraph", "figure") and not _has_words(text) and not passage.description
-    return passage.kind in HEADING_KINDS or bare_number or bool(JUMP_IN.match(text) or JUMP_OUT.match(text))
 
 
 def _captions_for_bare_hits(context: Context) -> list[Passage]:
@@ -173,51 +163,9 @@ def _captions_for_bare_hits(context: Context) -> list[Passage]:
         told = caption if caption is not None and caption.text.strip() else None
         if told is not None and _bare_label(told.text):
             told = context.neighbour(hit, "referred_by") or (told if not hit.text.strip() else None)
-        if told is not None and not _has_words(hit.text):
+        if told is not None and not has_words(hit.text):
             passages[i] = replace(told, via="retrieved", score=hit.score)
     return passages
-
-
-def heading_hit(passage: Passage) -> bool:
-    return passage.via == "retrieved" and passage.kind == "section_header"
-
-
-def passed_under_heading(passage: Passage) -> bool:
-    """Passed over on the way from a heading to the text it heads: a running head or foot, or a
-    picture or number without words (a logo, a chart's tick values). Another heading stops the way."""
-    furniture = passage.kind in ("page_header", "page_footer")
-    return furniture or (passage.kind not in HEADING_KINDS and not _has_words(passage.text))
-
-
-def _bodies_for_heading_hits(context: Context, passages: list[Passage]) -> list[Passage]:
-    """Each heading hit stands for its section's text, with the heading's score: the best hit with
-    content in that section, where there is one ("Very common:" and its list under "Possible side
-    effects", not the generic paragraph under the heading; "1 Scope" by its section's paragraph
-    found further down), else the text under the heading (its ``next`` neighbour), taken as
-    retrieved: asked "What does the slide on round robin say?", a slide's title matches best and
-    its bullets are the answer."""
-    found = list(passages)
-    speaking: dict[tuple[str, str], int] = {}  # a section's best hit with content
-    for i, passage in enumerate(found):
-        best = speaking.get((passage.doc_id, passage.section))
-        if context.is_hit(passage) and not _says_nothing(passage):
-            if best is None or passage.score > found[best].score:
-                speaking[(passage.doc_id, passage.section)] = i
-    for i, hit in enumerate(found):
-        if not heading_hit(hit):
-            continue
-        best = speaking.get((hit.doc_id, hit.section))
-        body = context.neighbour(hit, "next") if best is None else None
-        if best is not None and found[best].score < hit.score:
-            found[best] = replace(found[best], score=hit.score)
-        elif body is not None and not _says_nothing(body):
-            found[i] = replace(body, via="retrieved", score=hit.score)
-    return found
-
-
-def _has_words(text: str) -> bool:
-    """Whether ``text`` holds a word, not only a drawing's numerals and step labels ("S1 S2", "112")."""
-    return _WORD.search(text) is not None
 
 
 def _bare_label(text: str) -> bool:
