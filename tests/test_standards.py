@@ -441,3 +441,16 @@ def test_a_term_found_by_its_entry_is_answered_by_its_definition(falkordb_store:
         ("What is the definition of lap-shear strength?", "maximum force sustained by a test specimen (3.2)"),
         ("What is the scope?", "This document specifies a method for determining the lap-shear strength"),
     )
+
+
+def test_a_bibliography_entry_named_by_its_number_is_quoted(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """ "What is bibliography reference [2]?" named nothing: the Contents page and the Normative
+    references' boilerplate came first and "[1]" third. An entry named by its bracketed number, as the
+    text cites it, is the entry that opens with it; an index ("array[2]") names none."""
+    _answers_open_with(
+        falkordb_store,
+        tmp_path,
+        ("What is bibliography reference [2]?", "[2] ISO 4587, Adhesives — Determination of tensile lap-shear"),
+        ("What is reference [4]?", "[4] ASTM D1002, Standard Test Method"),
+    )
+    assert not names_parts("What is array[2]?")

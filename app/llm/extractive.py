@@ -25,7 +25,13 @@ from docgraph.app.llm.question_terms import content_words, shared_words, terms_i
 from docgraph.app.llm.quote_length import MAX_QUOTE_CHARS, cut, cut_start
 from docgraph.app.llm.table_quotes import best_rows_quote, code_rows, markdown_rows
 from docgraph.app.llm.text_units import sentences
-from docgraph.app.retrieval.named_parts import named_conditions, named_notes, named_paragraphs, part_label_words
+from docgraph.app.retrieval.named_parts import (
+    named_citations,
+    named_conditions,
+    named_notes,
+    named_paragraphs,
+    part_label_words,
+)
 from docgraph.ingest.links.edges import caption_label
 from docgraph.ingest.pdf.text import ends_sentence, join_two
 
@@ -59,7 +65,7 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
     # the item of a list of notes or conditions that the question names by number is its quote
     # (and a schedule's paragraph named with its schedule: "paragraph 3 of Schedule 2")
     notes = frozenset(number for number, _ in named_notes(question)) | frozenset(named_conditions(question))
-    notes |= frozenset(named_paragraphs(question))
+    notes |= frozenset(named_paragraphs(question)) | frozenset(named_citations(question))  # "reference [2]"
     lines: list[str] = []
     quoted: list[Passage] = []
     said: set[str] = set()

@@ -48,6 +48,13 @@ _NOTE_ASKED = re.compile(r"\b(foot|end)?notes?\s+(\d{1,3})(?:\s+to\s+entry)?(?![
 # A decision's conditions, numbered in its section or appendix of conditions ("Appendix B –
 # Recommended conditions"), named as a planning report's readers name them: "What is condition 9?".
 _CONDITION_ASKED = re.compile(r"\bconditions?\s+(\d{1,3})(?![\w.,]\d|\w)", re.IGNORECASE)
+# A bibliography entry asked for by its number in brackets, as the text cites it: "What is reference
+# [2]?", "What does [12] cite?"; not an index ("array[2]").
+_CITATION_ASKED = re.compile(
+    r"(?:\b(?:bibliography|bibliographic|references?|citations?|entry|item|document)\s+)*(?<![\w\]])\[(\d{1,3})\]",
+    re.IGNORECASE,
+)
+_CITED_ENTRY = re.compile(r"^\s*\[(\d{1,3})\]\s+\S")  # a line opening a numbered entry: "[2] ISO 4587, ..."
 # A paragraph named with the part it is of: "3 of Schedule 2" (not a report's "paragraph 4.3").
 _PARAGRAPH_NUMBER = re.compile(r"(\d{1,3})\s+of\s+\w+\s+\S+$")
 CONDITIONS_TITLE = re.compile(r"\bconditions\b", re.IGNORECASE)
@@ -125,8 +132,9 @@ def names_parts(question: str) -> bool:
     named = PART_KINDS | PAGE_KINDS
     named_here = any(m.kind in named for m in _mentions(question)) or bool(_TITLED_PART.search(question))
     parts = named_here and not describes_referral(question)
-    # a note's text is what it cites, and a condition's what it requires
-    return parts or _NOTE_ASKED.search(question) is not None or _CONDITION_ASKED.search(question) is not None
+    # a note's text is what it cites, a condition's what it requires, and an entry's what is cited
+    asked = (_NOTE_ASKED, _CONDITION_ASKED, _CITATION_ASKED)
+    return parts or any(pattern.search(question) is not None for pattern in asked)
 
 
 def named_notes(question: str) -> list[tuple[int, str]]:
@@ -141,6 +149,16 @@ def named_notes(question: str) -> list[tuple[int, str]]:
 def named_conditions(question: str) -> list[int]:
     """The numbers of the conditions ``question`` names ("What is condition 9?"), each once."""
     return list(dict.fromkeys(int(match.group(1)) for match in _CONDITION_ASKED.finditer(question)))
+
+
+def named_citations(question: str) -> list[int]:
+    """The numbers of the bibliography entries ``question`` names ("What is reference [2]?"), each once."""
+    return list(dict.fromkeys(int(match.group(1)) for match in _CITATION_ASKED.finditer(question)))
+
+
+def cited_entry_numbers(text: str) -> list[int]:
+    """The numbers of the bibliography entries ``text`` holds, a line opening with each: "[2] ISO 4587, ..."."""
+    return [int(match.group(1)) for line in text.splitlines() if (match := _CITED_ENTRY.match(line))]
 
 
 def named_paragraphs(question: str) -> list[int]:
@@ -179,6 +197,7 @@ def part_label_words(question: str) -> set[str]:
     named = [m for m in _mentions(question) if m.kind in PART_KINDS | PAGE_KINDS and not m.external]
     notes = [match.group(0) for match in _NOTE_ASKED.finditer(question)]
     notes += [match.group(0) for match in _CONDITION_ASKED.finditer(question)]
+    notes += [match.group(0) for match in _CITATION_ASKED.finditer(question)]
     titled = [found.group(0) for found in _TITLED_PART.finditer(question)]
     agenda = [found.group(0) for found in _AGENDA_ITEM.finditer(question)]  # "item 5 on the agenda"
     bare = {mention.start for mention in _bare_subclauses(question)}
