@@ -454,3 +454,16 @@ def test_a_bibliography_entry_named_by_its_number_is_quoted(falkordb_store: Falk
         ("What is reference [4]?", "[4] ASTM D1002, Standard Test Method"),
     )
     assert not names_parts("What is array[2]?")
+
+
+def test_a_table_named_by_its_label_is_quoted_whole(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """ "What does Table 2 give?" quoted the header and the rows 23 and 80 °C only: the "2" of "Table 2"
+    was a word to match, and every row holds "±2", so the two first rows sharing it were the quote.
+    The words naming a table, like those naming a clause, say where the answer is."""
+    hybrid = hybrid_over(falkordb_store, [write_standard(tmp_path / "iso.pdf")], tmp_path / "home")
+    answer = ask("What does Table 2 give?", falkordb_store, no_llm_settings(tmp_path), hybrid).answer
+    assert "| 23 | 10 | 1,3 | ±2 | | 80 | 15 | 1,3 | ±2 | | 150 | 20 | 1,3 | ±2 | | 250 | 30 | 1,3 | ±2 |" in answer
+    answer = ask(
+        "What is the soak time at 150 °C in Table 2?", falkordb_store, no_llm_settings(tmp_path), hybrid
+    ).answer
+    assert "… | 150 | 20 | 1,3 | ±2 |" in answer  # a row the question names still is the quote

@@ -25,6 +25,7 @@ from docgraph.app.llm.question_terms import content_words, shared_words, terms_i
 from docgraph.app.llm.quote_length import MAX_QUOTE_CHARS, cut, cut_start
 from docgraph.app.llm.table_quotes import best_rows_quote, code_rows, markdown_rows
 from docgraph.app.llm.text_units import sentences
+from docgraph.app.retrieval.kinds import named_label_words
 from docgraph.app.retrieval.named_parts import (
     named_citations,
     named_conditions,
@@ -61,7 +62,8 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
     part of a sentence cut by a page break is not quoted again, nor a quote said word for word."""
     # the words naming a part ("Schedule 2", "clause 8.3") say where the answer is, not which of its
     # sentences: the "2" of "Schedule 2" would choose the schedule's item "2." for the quote
-    terms = content_words(question) - part_label_words(question)
+    # (and those naming a table or figure: the "2" of "Table 2" would choose its rows holding "±2")
+    terms = content_words(question) - part_label_words(question) - named_label_words(question)
     # the item of a list of notes or conditions that the question names by number is its quote
     # (and a schedule's paragraph named with its schedule: "paragraph 3 of Schedule 2")
     notes = frozenset(number for number, _ in named_notes(question)) | frozenset(named_conditions(question))
