@@ -378,6 +378,7 @@ def _answers_open_with(store: FalkorDBStore, tmp_path: Path, *cases: tuple[str, 
 def test_a_quantity_or_a_version_in_a_question_names_no_subclause() -> None:
     # a bare dotted number is a subclause where it stands as a place, not as an amount or a release
     assert names_parts("What do 5.3.1 and 5.3.2 require?") and names_parts("In 7.2, how long is the soak?")
+    assert names_parts("What is A.2 about?") and names_parts("What is 5.3.2?")
     for question in (
         "Is the adherend thickness 1.6 mm?",
         "Is the crosshead speed 1.3 mm/min?",

@@ -97,7 +97,7 @@ _BARE_SUBCLAUSE = re.compile(
 )
 _NOT_A_PLACE_BEFORE = re.compile(
     r"(?i:version|release|v|rev|revision|firmware|build|between|than|approximately|about|around|over|under"
-    r"|below|above|exceeds?|from|to|is|are|equals?)"
+    r"|below|above|exceeds?|from|to|equals?)"
 )
 _AGENDA_ITEM = re.compile(r"\bagenda\s+item\s+\d|\bitem\s+\d{1,3}\s+(?:on|of|in)\s+the\s+agenda\b", re.IGNORECASE)
 AGENDA = "agenda"
