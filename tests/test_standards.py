@@ -468,3 +468,15 @@ def test_a_table_named_by_its_label_is_quoted_whole(falkordb_store: FalkorDBStor
         "What is the soak time at 150 °C in Table 2?", falkordb_store, no_llm_settings(tmp_path), hybrid
     ).answer
     assert "… | 150 | 20 | 1,3 | ±2 |" in answer  # a row the question names still is the quote
+
+
+def test_the_covers_copyright_line_is_no_heading(tmp_path: Path) -> None:
+    """ISO's cover sets "© ISO 2021" bold and larger than the text at its foot: it was a section, the
+    cover's last, and the text read before the Contents hung under a heading that is a notice."""
+    batch = build_graph(NativeReader().read(write_standard(tmp_path / "iso.pdf")))
+    titles = [n.props["title"] for n in batch.nodes if n.label == "Section"]
+    kinds = {n.props["text"]: n.props["kind"] for n in batch.nodes if n.label == "Region" and n.props["page"] == 1}
+    assert "© ISO 2021" not in titles and kinds["© ISO 2021"] == "paragraph"
+    assert (
+        "Adhesives — Determination of lap-shear strength of bonded metal assemblies at elevated temperature" in titles
+    )
