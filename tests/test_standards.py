@@ -480,3 +480,44 @@ def test_the_covers_copyright_line_is_no_heading(tmp_path: Path) -> None:
     assert (
         "Adhesives — Determination of lap-shear strength of bonded metal assemblies at elevated temperature" in titles
     )
+
+
+def test_the_standards_clauses_annexes_captions_and_references_are_read(tmp_path: Path) -> None:
+    # what ISO 27318 reads right, kept so: clauses to three levels, each term entry a section of its
+    # own with its definition and notes, annex subclauses under their annex, captions above tables
+    # and below the figure linked, and "Table 2", "Figure A.1", "Annex A", "Clause 7" resolved
+    batch = build_graph(NativeReader().read(write_standard(tmp_path / "iso.pdf")))
+    parents = _parents(batch)
+    assert parents["5.3.2 Temperature control"] == "5.3 Temperature chamber"
+    assert parents["5.3 Temperature chamber"] == "5 Apparatus"
+    assert parents["3.4 lap-shear strength"] == "3 Terms and definitions"
+    assert parents["A.2 Surface preparation"] == "Annex A (normative) Preparation of test specimens"
+    texts = {n.key: n.props.get("text") or n.props.get("title") or "" for n in batch.nodes}
+    sections = {n.key: n.props["title"] for n in batch.nodes if n.label == "Section"}
+    under = {e.src_key: sections.get(e.dst_key) for e in batch.edges if e.type == "IS_UNDER"}
+    paragraphs = {n.key for n in batch.nodes if n.label == "Region" and n.props["kind"] == "paragraph"}
+    notes = [texts[key][:16] for key, title in under.items() if title == "3.4 lap-shear strength" and key in paragraphs]
+    assert notes == ["maximum force su", "Note 1 to entry:", "Note 2 to entry:"]
+    captions = {texts[e.src_key]: texts[e.dst_key][:24] for e in batch.edges if e.type == "CAPTION_OF"}
+    assert captions["Table 2 — Test conditions"].startswith("| Test temperature °C |")
+    assert captions["Figure A.1 — Single-lap-joint test specimen"].startswith("l 1 2 1 Key 1 adherend")
+    refs = {(texts[e.src_key][:12], e.props["label"], texts[e.dst_key][:14]) for e in batch.edges if e.type == "REF"}
+    assert {
+        ("Load the tes", "Table 2", "| Test tempera"),
+        ("The test spe", "Figure A.1", "l 1 2 1 Key 1 "),
+        ("The test spe", "Annex A", "Annex A (norma"),
+        ("a) a referen", "Clause 7", "7 Procedure"),
+    } <= refs
+
+
+def test_a_requirement_list_and_an_annex_are_quoted_as_the_engineer_reads_them(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    # the test report's lead-in with its lettered list; an annex from its first subclause's text
+    _answers_open_with(
+        falkordb_store,
+        tmp_path,
+        ("What shall the test report include?", "The test report shall include the following information:” “a) a"),
+        ("What is in Annex A?", "Test specimens shall be cut from adherends of one batch of sheet metal"),
+        ("How many test specimens shall be tested?", "At least five test specimens shall be tested"),
+    )
