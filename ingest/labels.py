@@ -249,6 +249,9 @@ MINUTE_LABEL = re.compile(r"^\s*(?i:actions?|decisions?|resolved|agreed|noted)\s
 # A deed's date line on its cover, the day and month left blank to be filled in on completion
 # ("DATED            2024", "Dated: 14 March 2024"): a field, not a heading over the lease under it.
 DATE_LINE = re.compile(r"^\s*(?i:dated?)\s*:?\s+(?:\d{1,2}(?:st|nd|rd|th)?\s+)?(?:[A-Za-z]+\s+)?(?:19|20)\d{2}\s*$")
+# A copyright line ("© ISO 2021", "© 2024 Acme Ltd. All rights reserved."): set bold and large on a
+# standard's cover, it is a notice, never a heading.
+COPYRIGHT_LINE = re.compile(r"^\s*©\s*\S")
 # What opens a patent's claims: a heading "Claims", a line "What is claimed is:" (US), or "We claim:".
 CLAIMS_OPENING = re.compile(
     r"^\s*(?:what\s+is\s+claimed\s+is|what\s+is\s+claimed|(?:we|i)\s+claim|the\s+invention\s+claimed\s+is"

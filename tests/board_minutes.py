@@ -77,13 +77,14 @@ class Page:
         return path
 
 
-def wrap(text: str, size: float, bold: bool, width: float) -> list[str]:
-    """``text`` broken at spaces into lines of at most ``width`` points."""
+def wrap(text: str, size: float, bold: bool, width: float, font: pymupdf.Font | None = None) -> list[str]:
+    """``text`` broken at spaces into lines of at most ``width`` points (in ``font``, else the sans)."""
+    measure = font or MEASURE[bold]
     lines: list[str] = []
     line = ""
     for word in text.split():
         trial = f"{line} {word}".strip()
-        if line and MEASURE[bold].text_length(trial, fontsize=size) > width:
+        if line and measure.text_length(trial, fontsize=size) > width:
             lines.append(line)
             line = word
         else:

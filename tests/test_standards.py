@@ -1,5 +1,7 @@
 """An ISO- or IEC-style standard: clause numbers without a word ("5.3 Timers", "see A.2"), and
-annexes whose heading is three centred lines, "Annex A" | "(normative)" | "Message encoding".
+annexes whose heading is three centred lines, "Annex A" | "(normative)" | "Message encoding"; and a
+whole International Standard as ISO's template exports it (made by tests/standards.py), read and
+asked about as a compliance engineer asks.
 
 Before, the status line between the label and the title cut the heading in two: "Annex A" was a
 section holding only "(normative)", and A.1 and A.2 hung under a section "Message encoding" of
@@ -13,12 +15,14 @@ from pathlib import Path
 import pymupdf
 
 from docgraph.app.llm.service import ask
+from docgraph.app.retrieval.named_parts import names_parts
 from docgraph.app.stores.base import GraphStore
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.records import GraphBatch
 from tests.llm_data import ask_of_pdf, hybrid_over, no_llm_settings
+from tests.standards import write_standard
 
 WIDTH, HEIGHT, LEFT = 595, 842, 62
 BODY = {
@@ -345,3 +349,175 @@ def test_a_sentence_wrapped_after_table_before_its_number_is_no_list_item(tmp_pa
         ("paragraph", "An endpoint reports an e"),
         ("list", "1. Read the first page\n2"),
     ]
+
+
+def test_a_subclause_named_by_its_number_alone_is_answered_from_its_text(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    """ "What does 5.3.2 require?" named nothing (ISO names its subclauses by number alone), so 5.1's
+    "shall ... crosshead speed" came first; and "require", like "say", asks for the whole clause, read
+    from its start: not its NOTE first, which says "requirement" where the clause says "shall"."""
+    _answers_open_with(
+        falkordb_store,
+        tmp_path,
+        ("What does 5.3.2 require?", "The chamber shall maintain the test temperature within ±2 °C"),
+        ("What does clause 5.3.2 require?", "The chamber shall maintain the test temperature within ±2 °C"),
+        ("What does 3.2 say?", "assembly of two adherends (3.1) bonded with the adhesive under test"),
+        ("Summarise A.2", "Degrease the bonding surfaces with acetone"),
+    )
+
+
+def _answers_open_with(store: FalkorDBStore, tmp_path: Path, *cases: tuple[str, str]) -> None:
+    """ISO 27318 ingested, each question's extractive answer opens by quoting its passage."""
+    hybrid = hybrid_over(store, [write_standard(tmp_path / "iso.pdf")], tmp_path / "home")
+    for question, opening in cases:
+        answer = ask(question, store, no_llm_settings(tmp_path), hybrid).answer
+        assert answer.startswith(f"1. “{opening}"), (question, answer)
+
+
+def test_a_quantity_or_a_version_in_a_question_names_no_subclause() -> None:
+    # a bare dotted number is a subclause where it stands as a place, not as an amount or a release
+    assert names_parts("What do 5.3.1 and 5.3.2 require?") and names_parts("In 7.2, how long is the soak?")
+    assert names_parts("What is A.2 about?") and names_parts("What is 5.3.2?")
+    for question in (
+        "Is the adherend thickness 1.6 mm?",
+        "Is the crosshead speed 1.3 mm/min?",
+        "Is the strength between 2.5 and 3.5?",
+        "What is new in version 2.1?",
+        "Does it run on Python 3.12?",
+        "Is the tolerance ±0.5?",
+    ):
+        assert not names_parts(question), question
+
+
+def test_a_note_to_entry_named_with_its_entry_is_quoted(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """ISO labels a terminological entry's notes "Note 1 to entry:", numbered afresh in each entry:
+    "What does Note 1 to entry 3.4 say?" quoted 3.1's source line first, the words "to entry" being
+    asked of the passages rather than read as the note's label."""
+    _answers_open_with(
+        falkordb_store,
+        tmp_path,
+        ("What does Note 1 to entry 3.4 say?", "Note 1 to entry: Lap-shear strength is expressed in megapascals"),
+        ("What does Note 2 to entry in 3.4 say?", "Note 2 to entry: The bonded area is the overlap length"),
+        ("What does Note 1 to entry 3.2 say?", "Note 1 to entry: A test specimen is tested once"),
+    )
+
+
+def test_a_clause_found_by_its_heading_is_quoted_from_its_text(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """ "What is the scope?" found the heading "1 Scope" second; a heading says nothing, and where a
+    hit of its section had content (the Scope's second paragraph, ranked low) the heading was dropped
+    for it, so the first quote was the Contents page and the Scope clause was not quoted at all. The
+    section's hit now takes the heading's place."""
+    hybrid = hybrid_over(falkordb_store, [write_standard(tmp_path / "iso.pdf")], tmp_path / "home")
+    for question in ("What is the scope?", "What is the scope of ISO 27318?"):
+        result = ask(question, falkordb_store, no_llm_settings(tmp_path), hybrid)
+        assert result.evidence[0].section == "1 Scope", result.answer
+
+
+def test_a_subclause_cited_as_the_directives_cite_it_is_a_reference(tmp_path: Path) -> None:
+    """ "as specified in 5.3.2" is how ISO cites a subclause in running text (the Directives' "in
+    accordance with", "given in"); only "see 5.3" was a reference before. A number with a unit after
+    those words is an amount, not a subclause."""
+    batch = build_graph(NativeReader().read(write_standard(tmp_path / "iso.pdf")))
+    texts = {n.key: n.props.get("text") or n.props.get("title") or "" for n in batch.nodes}
+    refs = {(texts[e.src_key][:16], e.props["label"], texts[e.dst_key]) for e in batch.edges if e.type == "REF"}
+    assert ("Place the test s", "Section 5.3.2", "5.3.2 Temperature control") in refs
+    assert ("— the test tempe", "Section 5.3", "5.3 Temperature chamber") in refs  # "(see 5.3)", as before
+    amounts = _lines_pdf(
+        tmp_path / "amounts.pdf", [("tiro", 11, "The gap is as specified in 2.5 mm of Table 1.")], 62, 20
+    )
+    assert build_graph(NativeReader().read(amounts)).stats["unresolved_refs"] == 1  # Table 1 only
+
+
+def test_a_term_found_by_its_entry_is_answered_by_its_definition(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """An entry's heading "3.2 test specimen" holds the term, which its definition never repeats and
+    its "Note 1 to entry: A test specimen ..." does: the note ranked first and was quoted before the
+    definition. A heading hit's section is read from the text under it unless another of its hits
+    holds more of what the question asks beyond the heading; the Scope is read from its first sentence."""
+    _answers_open_with(
+        falkordb_store,
+        tmp_path,
+        ("What is the definition of 'test specimen'?", "assembly of two adherends (3.1) bonded with the adhesive"),
+        ("What is a test specimen?", "assembly of two adherends (3.1) bonded with the adhesive"),
+        ("What is the definition of lap-shear strength?", "maximum force sustained by a test specimen (3.2)"),
+        ("What is the scope?", "This document specifies a method for determining the lap-shear strength"),
+    )
+
+
+def test_a_bibliography_entry_named_by_its_number_is_quoted(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """ "What is bibliography reference [2]?" named nothing: the Contents page and the Normative
+    references' boilerplate came first and "[1]" third. An entry named by its bracketed number, as the
+    text cites it, is the entry that opens with it; an index ("array[2]") names none."""
+    _answers_open_with(
+        falkordb_store,
+        tmp_path,
+        ("What is bibliography reference [2]?", "[2] ISO 4587, Adhesives — Determination of tensile lap-shear"),
+        ("What is reference [4]?", "[4] ASTM D1002, Standard Test Method"),
+    )
+    assert not names_parts("What is array[2]?")
+
+
+def test_a_table_named_by_its_label_is_quoted_whole(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    """ "What does Table 2 give?" quoted the header and the rows 23 and 80 °C only: the "2" of "Table 2"
+    was a word to match, and every row holds "±2", so the two first rows sharing it were the quote.
+    The words naming a table, like those naming a clause, say where the answer is."""
+    hybrid = hybrid_over(falkordb_store, [write_standard(tmp_path / "iso.pdf")], tmp_path / "home")
+    answer = ask("What does Table 2 give?", falkordb_store, no_llm_settings(tmp_path), hybrid).answer
+    assert "| 23 | 10 | 1,3 | ±2 | | 80 | 15 | 1,3 | ±2 | | 150 | 20 | 1,3 | ±2 | | 250 | 30 | 1,3 | ±2 |" in answer
+    answer = ask(
+        "What is the soak time at 150 °C in Table 2?", falkordb_store, no_llm_settings(tmp_path), hybrid
+    ).answer
+    assert "… | 150 | 20 | 1,3 | ±2 |" in answer  # a row the question names still is the quote
+
+
+def test_the_covers_copyright_line_is_no_heading(tmp_path: Path) -> None:
+    """ISO's cover sets "© ISO 2021" bold and larger than the text at its foot: it was a section, the
+    cover's last, and the text read before the Contents hung under a heading that is a notice."""
+    batch = build_graph(NativeReader().read(write_standard(tmp_path / "iso.pdf")))
+    titles = [n.props["title"] for n in batch.nodes if n.label == "Section"]
+    kinds = {n.props["text"]: n.props["kind"] for n in batch.nodes if n.label == "Region" and n.props["page"] == 1}
+    assert "© ISO 2021" not in titles and kinds["© ISO 2021"] == "paragraph"
+    assert (
+        "Adhesives — Determination of lap-shear strength of bonded metal assemblies at elevated temperature" in titles
+    )
+
+
+def test_the_standards_clauses_annexes_captions_and_references_are_read(tmp_path: Path) -> None:
+    # what ISO 27318 reads right, kept so: clauses to three levels, each term entry a section of its
+    # own with its definition and notes, annex subclauses under their annex, captions above tables
+    # and below the figure linked, and "Table 2", "Figure A.1", "Annex A", "Clause 7" resolved
+    batch = build_graph(NativeReader().read(write_standard(tmp_path / "iso.pdf")))
+    parents = _parents(batch)
+    assert parents["5.3.2 Temperature control"] == "5.3 Temperature chamber"
+    assert parents["5.3 Temperature chamber"] == "5 Apparatus"
+    assert parents["3.4 lap-shear strength"] == "3 Terms and definitions"
+    assert parents["A.2 Surface preparation"] == "Annex A (normative) Preparation of test specimens"
+    texts = {n.key: n.props.get("text") or n.props.get("title") or "" for n in batch.nodes}
+    sections = {n.key: n.props["title"] for n in batch.nodes if n.label == "Section"}
+    under = {e.src_key: sections.get(e.dst_key) for e in batch.edges if e.type == "IS_UNDER"}
+    paragraphs = {n.key for n in batch.nodes if n.label == "Region" and n.props["kind"] == "paragraph"}
+    notes = [texts[key][:16] for key, title in under.items() if title == "3.4 lap-shear strength" and key in paragraphs]
+    assert notes == ["maximum force su", "Note 1 to entry:", "Note 2 to entry:"]
+    captions = {texts[e.src_key]: texts[e.dst_key][:24] for e in batch.edges if e.type == "CAPTION_OF"}
+    assert captions["Table 2 — Test conditions"].startswith("| Test temperature °C |")
+    assert captions["Figure A.1 — Single-lap-joint test specimen"].startswith("l 1 2 1 Key 1 adherend")
+    refs = {(texts[e.src_key][:12], e.props["label"], texts[e.dst_key][:14]) for e in batch.edges if e.type == "REF"}
+    assert {
+        ("Load the tes", "Table 2", "| Test tempera"),
+        ("The test spe", "Figure A.1", "l 1 2 1 Key 1 "),
+        ("The test spe", "Annex A", "Annex A (norma"),
+        ("a) a referen", "Clause 7", "7 Procedure"),
+    } <= refs
+
+
+def test_a_requirement_list_and_an_annex_are_quoted_as_the_engineer_reads_them(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    # the test report's lead-in with its lettered list; an annex from its first subclause's text
+    _answers_open_with(
+        falkordb_store,
+        tmp_path,
+        ("What shall the test report include?", "The test report shall include the following information:” “a) a"),
+        ("What is in Annex A?", "Test specimens shall be cut from adherends of one batch of sheet metal"),
+        ("How many test specimens shall be tested?", "At least five test specimens shall be tested"),
+    )

@@ -16,19 +16,26 @@ further down than a quote holds), run on into its part on the next page.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from docgraph.app.llm.citations import Citation, cite_passages
 from docgraph.app.llm.context import Context, Passage, leads_in
-from docgraph.app.llm.float_quotes import captions_for_bare_hits, has_words
+from docgraph.app.llm.float_quotes import captions_for_bare_hits
+from docgraph.app.llm.heading_hits import bodies_for_heading_hits, has_words, says_nothing, says_something
 from docgraph.app.llm.procedures import asks_how_to, procedure_quote
 from docgraph.app.llm.question_terms import content_words, shared_words, terms_in
 from docgraph.app.llm.quote_length import MAX_QUOTE_CHARS, cut, cut_start
 from docgraph.app.llm.table_quotes import best_rows_quote, code_rows, markdown_rows, subtotal_over_break
 from docgraph.app.llm.text_units import sentences
-from docgraph.app.retrieval.named_parts import named_conditions, named_notes, named_paragraphs, part_label_words
+from docgraph.app.retrieval.kinds import named_label_words
+from docgraph.app.retrieval.named_parts import (
+    named_citations,
+    named_conditions,
+    named_notes,
+    named_paragraphs,
+    part_label_words,
+)
 from docgraph.app.retrieval.table_rows import named_rows
-from docgraph.ingest.labels import JUMP_IN, JUMP_OUT
 from docgraph.ingest.pdf.text import ends_sentence, join_two
 
 _ITEM_MARK = re.compile(r"^\s*([•◦▪▫▸►‣∙·○■□➢✓*–—-]|\d{1,2}[.)]|[a-z][.)])\s")
@@ -39,7 +46,6 @@ WINDOW_SENTENCES = 2
 # leads into its own parts: "(a) ... an agreement which:" over its "(i)", "(ii)"
 _CLAUSE_END = re.compile(r"(?:;(?:\s+(?:and|or))?|:)\s*$")
 _LAST_CLAUSE_END = re.compile(r";\s+(?:and|or)\s*$")  # "...; and" before the last part
-HEADING_KINDS = frozenset({"title", "section_header", "page_header", "page_footer"})
 DESCRIPTION_KINDS = frozenset({"paragraph", "list"})
 BARE_LINE_CHARS = 600  # a group of definitions sharing one description (@deftypefunx) runs to several
 DESCRIPTION_SLACK = 2.0  # points a description may start left of its definition line
@@ -58,16 +64,17 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
     part of a sentence cut by a page break is not quoted again, nor a quote said word for word."""
     # the words naming a part ("Schedule 2", "clause 8.3") say where the answer is, not which of its
     # sentences: the "2" of "Schedule 2" would choose the schedule's item "2." for the quote
-    terms = content_words(question) - part_label_words(question)
+    # (and those naming a table or figure: the "2" of "Table 2" would choose its rows holding "±2")
+    terms = content_words(question) - part_label_words(question) - named_label_words(question)
     # the item of a list of notes or conditions that the question names by number is its quote
     # (and a schedule's paragraph named with its schedule: "paragraph 3 of Schedule 2")
     notes = frozenset(number for number, _ in named_notes(question)) | frozenset(named_conditions(question))
-    notes |= frozenset(named_paragraphs(question))
+    notes |= frozenset(named_paragraphs(question)) | frozenset(named_citations(question))  # "reference [2]"
     lines: list[str] = []
     quoted: list[Passage] = []
     said: set[str] = set()
     how_to = asks_how_to(question)
-    for passage in best_passages(context, len(context.passages)):
+    for passage in best_passages(context, len(context.passages), terms):
         if len(lines) == max_passages:
             break
         if any(passage.region_id == part.region_id for part in quoted):
@@ -163,48 +170,15 @@ def _left_of(described: Passage, line: Passage) -> bool:
     return bool(described.bbox and line.bbox) and described.bbox[0] < line.bbox[0] - DESCRIPTION_SLACK
 
 
-def best_passages(context: Context, limit: int) -> list[Passage]:
+def best_passages(context: Context, limit: int, terms: set[str] | None = None) -> list[Passage]:
     """The highest-scored retrieved passages with content; headings and graph context only when
     nothing better was found (a bare heading answers nothing). A figure or table hit without text
-    stands for its caption, and a heading hit for the text it heads."""
-    found = _bodies_for_heading_hits(context, captions_for_bare_hits(context))
+    stands for its caption, and a heading hit for its section's text (``terms``: the question's)."""
+    found = bodies_for_heading_hits(context, captions_for_bare_hits(context), terms or set())
     with_text = [p for p in found if p.text.strip() or p.description.strip()]
-    ranked = sorted(with_text, key=lambda p: (not context.is_hit(p), _says_nothing(p), -p.score))
-    content = [p for p in ranked if context.is_hit(p) and not _says_nothing(p)]
+    ranked = sorted(with_text, key=lambda p: (not context.is_hit(p), says_nothing(p), -p.score))
+    content = [p for p in ranked if says_something(context, p)]
     return (content or ranked)[:limit]
-
-
-def _says_nothing(passage: Passage) -> bool:
-    """A heading, or a newsletter's jump line ("Continued from page 1"): where text is, not text;
-    or a number alone (a chart's tick value, a slide's "7 / 19" read with its navigation symbols)."""
-    text = passage.text.strip()
-    bare_number = passage.kind in ("paragraph", "figure") and not has_words(text) and not passage.description
-    return passage.kind in HEADING_KINDS or bare_number or bool(JUMP_IN.match(text) or JUMP_OUT.match(text))
-
-
-def heading_hit(passage: Passage) -> bool:
-    return passage.via == "retrieved" and passage.kind == "section_header"
-
-
-def passed_under_heading(passage: Passage) -> bool:
-    """Passed over on the way from a heading to the text it heads: a running head or foot, or a
-    picture or number without words (a logo, a chart's tick values). Another heading stops the way."""
-    furniture = passage.kind in ("page_header", "page_footer")
-    return furniture or (passage.kind not in HEADING_KINDS and not has_words(passage.text))
-
-
-def _bodies_for_heading_hits(context: Context, passages: list[Passage]) -> list[Passage]:
-    """Each heading hit replaced by the text under it (its ``next`` neighbour), taken as retrieved
-    with the heading's score: asked "What does the slide on round robin say?", a slide's title
-    matches best and its bullets are the answer. Not where another hit speaks for the heading's
-    section ("Very common:" and its list under "Possible side effects")."""
-    speaking = {(p.doc_id, p.section) for p in passages if context.is_hit(p) and not _says_nothing(p)}
-    found = list(passages)
-    for i, hit in enumerate(found):
-        body = context.neighbour(hit, "next") if heading_hit(hit) else None
-        if body is not None and not _says_nothing(body) and (hit.doc_id, hit.section) not in speaking:
-            found[i] = replace(body, via="retrieved", score=hit.score)
-    return found
 
 
 def quote_across_breaks(

@@ -3,13 +3,11 @@ its caption, and what counts as words (not a drawing's numerals or a chart's tic
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from docgraph.app.llm.context import Context, Passage
+from docgraph.app.llm.heading_hits import has_words
 from docgraph.ingest.links.edges import caption_label
-
-_WORD = re.compile(r"[^\W\d_]{3,}")
 
 
 def captions_for_bare_hits(context: Context) -> list[Passage]:
@@ -28,11 +26,6 @@ def captions_for_bare_hits(context: Context) -> list[Passage]:
         if told is not None and not has_words(hit.text):
             passages[i] = replace(told, via="retrieved", score=hit.score)
     return passages
-
-
-def has_words(text: str) -> bool:
-    """Whether ``text`` holds a word, not only a drawing's numerals and step labels ("S1 S2", "112")."""
-    return _WORD.search(text) is not None
 
 
 def _bare_label(text: str) -> bool:

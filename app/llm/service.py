@@ -37,8 +37,9 @@ from docgraph.app.llm.context import (
     regions_by_id,
 )
 from docgraph.app.llm.describe import DescribeReport, describe_document
-from docgraph.app.llm.extractive import NO_EVIDENCE, bare_line, extractive_answer, heading_hit, passed_under_heading
+from docgraph.app.llm.extractive import NO_EVIDENCE, bare_line, extractive_answer
 from docgraph.app.llm.focus import focus_passages
+from docgraph.app.llm.heading_hits import heading_hit, passed_under_heading
 from docgraph.app.llm.procedures import asks_how_to, list_parts
 from docgraph.app.llm.router import RouteDecision, route_question
 from docgraph.app.llm.text2cypher import Text2CypherResult, generate_cypher

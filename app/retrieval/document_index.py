@@ -22,6 +22,8 @@ from docgraph.app.retrieval.named_parts import (
     asks_for_answer,
     asks_for_dependents,
     asks_for_proof,
+    cited_entry_numbers,
+    named_citations,
     named_conditions,
     named_items,
     named_notes,
@@ -37,7 +39,7 @@ from docgraph.app.retrieval.named_parts import (
 )
 from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.links.mentions import Mention
-from docgraph.ingest.links.notes import NOTES_TITLE, entry_numbers, numbers_of
+from docgraph.ingest.links.notes import ENTRY_KINDS, NOTES_TITLE, entry_numbers, numbers_of
 from docgraph.ingest.links.numbered_items import CONDITIONS_TITLE
 from docgraph.ingest.links.references import TargetIndex
 from docgraph.ingest.links.statements import answers, proofs
@@ -198,6 +200,7 @@ class DocumentIndex:
         if inside:  # "note 7 of chapter 3", "note 2 of Table 5": the chapter or table says which note 2
             return inside
         notes += [row for number in named_conditions(question) for row in self.conditions.get(number, ())]
+        notes += [row for number in named_citations(question) for row in self.cited_entries.get(number, ())]
         return [
             row
             for row, region in enumerate(self.regions)
@@ -307,6 +310,15 @@ class DocumentIndex:
             if CONDITIONS_TITLE.search(section.title):
                 for number in entry_numbers(region.text):
                     found.setdefault(number, []).append(row)
+        return found
+
+    @cached_property
+    def cited_entries(self) -> dict[int, list[int]]:
+        """Entry number -> rows of the bibliography entries so numbered ("[2] ISO 4587, ...")."""
+        found: dict[int, list[int]] = {}
+        for row, region in enumerate(self.regions):
+            for number in cited_entry_numbers(region.text) if region.kind in ENTRY_KINDS else ():
+                found.setdefault(number, []).append(row)
         return found
 
     def named_pages(self, question: str) -> set[int]:

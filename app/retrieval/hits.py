@@ -15,6 +15,7 @@ from docgraph.models.encoders import TextEncoder
 
 # How many region hits a region-level retriever ranks to find the best pages.
 REGIONS_FOR_PAGES = 100
+READING_STEP = 1e-3  # the score between a named part's regions read in order (a tie-break, no weight)
 
 
 def hit_from(info: RegionInfo, score: float, signals: dict[str, float]) -> ScoredRegion:
@@ -93,3 +94,26 @@ class RegionPageRanking:
     def rank_pages(self, query: str, k: int = 5, doc_id: str | None = None) -> list[PageHit]:
         check_query(query, k)
         return rank_pages(self.retrieve(query, REGIONS_FOR_PAGES, doc_id), k)
+
+
+def parts_first(
+    hits: list[ScoredRegion], in_parts: frozenset[str], reading: dict[str, tuple[int, int]] | None = None
+) -> list[ScoredRegion]:
+    """``hits`` with those in the named parts (or of the named labels) lifted over every other by
+    the best other's score (recorded in their ``part`` signal), their order among themselves kept;
+    those of ``reading`` (the regions of parts named by number, at their places in reading order)
+    first among them, in that order, each scored as the best of them less a step per place: the
+    text of "5.3.2" from its start, not its NOTE, which says "requirement" where the clause says
+    "shall"."""
+    outside = max((hit.score for hit in hits if hit.region_id not in in_parts), default=0.0)
+    places = reading or {}
+    read = sorted((hit for hit in hits if hit.region_id in places), key=lambda hit: places[hit.region_id])
+    top = max((hit.score for hit in hits if hit.region_id in in_parts), default=0.0)
+    for place, hit in enumerate(read):
+        hit.signals["part"] = hit.signals.get("part", 0.0) + top - hit.score - place * READING_STEP
+        hit.score = top - place * READING_STEP
+    for hit in hits:
+        if hit.region_id in in_parts:
+            hit.score += outside
+            hit.signals["part"] = hit.signals.get("part", 0.0) + outside
+    return sorted(hits, key=lambda hit: -hit.score)

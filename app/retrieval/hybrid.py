@@ -40,7 +40,7 @@ from docgraph.app.retrieval.corpus import Corpus
 from docgraph.app.retrieval.document_index import FURNITURE, DocumentIndex, RegionInfo
 from docgraph.app.retrieval.expansion import expand
 from docgraph.app.retrieval.gnn import GnnRetriever
-from docgraph.app.retrieval.hits import REGIONS_FOR_PAGES, QueryVectors, hit_from
+from docgraph.app.retrieval.hits import REGIONS_FOR_PAGES, QueryVectors, hit_from, parts_first
 from docgraph.app.retrieval.kinds import named_kinds, named_label_words, named_labels
 from docgraph.app.retrieval.labels import LabelledPlaces
 from docgraph.app.retrieval.named_parts import (
@@ -245,12 +245,18 @@ class HybridRetriever:
         asked_places = in_parts | notices | (places.regions if places else frozenset())
         named_words = part_label_words(query) | named_label_words(query) | notice_words(query)
         if asked_places and asks_only_where(query, named_words):
-            hits = _parts_first(hits, asked_places)  # "What is on page 3?": nothing else to rank by
+            # "What is on page 3?": nothing else to rank by; "What does 5.3.2 require?": the part as it reads
+            hits = parts_first(hits, asked_places, self._reading_order(in_parts))
         elif fields and asks_only_where(query, set().union(*fields.values())):
-            hits = _parts_first(hits, frozenset(fields))  # "Who was present?": the field "Present: ..."
+            hits = parts_first(hits, frozenset(fields))  # "Who was present?": the field "Present: ..."
         elif rows and asks_only_where(query, set().union(*rows.values())):
-            hits = _parts_first(hits, frozenset(rows))
+            hits = parts_first(hits, frozenset(rows))
         return hits
+
+    def _reading_order(self, regions: frozenset[str]) -> dict[str, tuple[int, int]]:
+        """Each of ``regions`` at its place in its document: its page, then its order on the page."""
+        infos = (self.corpus.region(region_id) for region_id in regions)
+        return {info.region_id: (info.page, info.order) for info in infos if info is not None}
 
     def follows_references(self, query: str, doc_id: str | None = None) -> bool:
         """Whether ``query`` asks about what a passage refers to and references are followed for it.
@@ -318,17 +324,6 @@ def _named_place(kinds: frozenset[str], labelled: LabelledPlaces | None) -> Call
     if labelled is None:
         return lambda info: info.kind in kinds
     return lambda info: info.region_id in labelled.regions or (info.kind in kinds and info.kind not in labelled.kinds)
-
-
-def _parts_first(hits: list[ScoredRegion], in_parts: frozenset[str]) -> list[ScoredRegion]:
-    """``hits`` with those in the named parts (or of the named labels) lifted over every other by
-    the best other's score, their order among themselves kept (recorded in their ``part`` signal)."""
-    outside = max((hit.score for hit in hits if hit.region_id not in in_parts), default=0.0)
-    for hit in hits:
-        if hit.region_id in in_parts:
-            hit.score += outside
-            hit.signals["part"] = hit.signals.get("part", 0.0) + outside
-    return sorted(hits, key=lambda hit: -hit.score)
 
 
 def document_terms(hits: list[ScoredRegion], weight: float, regions: int) -> list[float]:

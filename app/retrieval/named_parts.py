@@ -37,9 +37,14 @@ PAGE_KINDS = frozenset({"page", "slide"})  # "What is on page 3?": the page, as 
 PART_CANDIDATES = 12  # regions of a named part, from its start, taken as candidates
 # Words that ask for a part as a whole ("What does clause 7.3 say?", "Summarise page 2").
 _WHERE_ONLY = "say says said show shows state states contain contains content cover covers summarise summary list"
-WHERE_ONLY_WORDS = frozenset(tokenize(_WHERE_ONLY + " read text mention mentions describe describes explain"))
-# A note asked for by its number ("footnote 12", "note 7 of chapter 3"), as the text's marks call it.
-_NOTE_ASKED = re.compile(r"\b(foot|end)?notes?\s+(\d{1,3})(?![\w.,]\d|\w)", re.IGNORECASE)
+# and what a clause of a standard or contract lays down: "What does 5.3.2 require?" asks for all of it
+_LAYS_DOWN = "require requires requirement requirements specify specifies stipulate stipulates"
+WHERE_ONLY_WORDS = frozenset(
+    tokenize(f"{_WHERE_ONLY} {_LAYS_DOWN} read text mention mentions describe describes explain")
+)
+# A note asked for by its number ("footnote 12", "note 7 of chapter 3"), as the text's marks call it;
+# a terminological entry's by its label in full ("Note 1 to entry 3.4", ISO 704's "Note 1 to entry:").
+_NOTE_ASKED = re.compile(r"\b(foot|end)?notes?\s+(\d{1,3})(?:\s+to\s+entry)?(?![\w.,]\d|\w)", re.IGNORECASE)
 # A note named with the table or figure whose marks call it: "note 2 of Table 5" (a datasheet numbers
 # each table's notes from 1).
 _NOTE_OWNER = re.compile(
@@ -49,6 +54,13 @@ _NOTE_OWNER = re.compile(
 # A decision's conditions, numbered in its section or appendix of conditions ("Appendix B –
 # Recommended conditions"), named as a planning report's readers name them: "What is condition 9?".
 _CONDITION_ASKED = re.compile(r"\bconditions?\s+(\d{1,3})(?![\w.,]\d|\w)", re.IGNORECASE)
+# A bibliography entry asked for by its number in brackets, as the text cites it: "What is reference
+# [2]?", "What does [12] cite?"; not an index ("array[2]").
+_CITATION_ASKED = re.compile(
+    r"(?:\b(?:bibliography|bibliographic|references?|citations?|entry|item|document)\s+)*(?<![\w\]])\[(\d{1,3})\]",
+    re.IGNORECASE,
+)
+_CITED_ENTRY = re.compile(r"^\s*\[(\d{1,3})\]\s+\S")  # a line opening a numbered entry: "[2] ISO 4587, ..."
 # A paragraph named with the part it is of: "3 of Schedule 2" (not a report's "paragraph 4.3").
 _PARAGRAPH_NUMBER = re.compile(r"(\d{1,3})\s+of\s+\w+\s+\S+$")
 # A section named by its title: "What does the background section say?", "In the Detailed Description
@@ -78,6 +90,20 @@ _DEPENDENTS = re.compile(r"\b(?:depend(?:s|ing|ent)?|dependent)\s+(?:on|upon|fro
 # "item 5" is as often a callout on a drawing.
 _ITEM_NAMED = re.compile(r"\b(?:[Mm]inute|MINUTE|[Ii]tem|ITEM)\s+(\d{1,3}(?:\.\d{1,3})*)(?!\w|\.\d)")
 # An item named as the agenda's ("agenda item 3", "item 5 on the agenda") is one of the agenda only.
+# A standard's subclause named by its number alone, as ISO names its subclauses ("What does 5.3.2
+# require?", "Summarise A.2"): a number of two levels or more, not a quantity ("1.6 mm", "±0.5", "2.5 %"),
+# a version ("version 2.1", "Python 3.12": after a name) or a bound ("between 2.5 and 3.5").
+_UNIT = (
+    r"%|‰|°|×|(?:mm|cm|km|nm|µm|μm|m|kg|mg|g|t|ms|s|min|h|Hz|kHz|MHz|GHz|N|kN|Pa|kPa|MPa|GPa|bar|V|kV|mV|A|mA|W"
+    r"|kW|MW|J|kJ|K|l|L|ml|mL|dB|ft|lb|lbs|psi|rpm|times|per|x)(?!\w)"
+)
+_BARE_SUBCLAUSE = re.compile(
+    rf"(?<![\w.,/±~<>=+−$€£-])(?:[1-9]\d{{0,2}}|[A-Z])(?:\.\d{{1,3}}){{1,4}}(?![\w.,]?\d|\w|\s*(?:{_UNIT}))"
+)
+_NOT_A_PLACE_BEFORE = re.compile(
+    r"(?i:version|release|v|rev|revision|firmware|build|between|than|approximately|about|around|over|under"
+    r"|below|above|exceeds?|from|to|equals?)"
+)
 _AGENDA_ITEM = re.compile(r"\bagenda\s+item\s+\d|\bitem\s+\d{1,3}\s+(?:on|of|in)\s+the\s+agenda\b", re.IGNORECASE)
 AGENDA = "agenda"
 _OPENING_NUMBER = re.compile(r"^(\d{1,3})\.?[ \t]+(?=\S)")
@@ -111,8 +137,9 @@ def names_parts(question: str) -> bool:
     named = PART_KINDS | PAGE_KINDS
     named_here = any(m.kind in named for m in _mentions(question)) or bool(_TITLED_PART.search(question))
     parts = named_here and not describes_referral(question)
-    # a note's text is what it cites, and a condition's what it requires
-    return parts or _NOTE_ASKED.search(question) is not None or _CONDITION_ASKED.search(question) is not None
+    # a note's text is what it cites, a condition's what it requires, and an entry's what is cited
+    asked = (_NOTE_ASKED, _CONDITION_ASKED, _CITATION_ASKED)
+    return parts or any(pattern.search(question) is not None for pattern in asked)
 
 
 def named_notes(question: str) -> list[tuple[int, str]]:
@@ -133,6 +160,16 @@ def without_note_owners(question: str) -> str:
 def named_conditions(question: str) -> list[int]:
     """The numbers of the conditions ``question`` names ("What is condition 9?"), each once."""
     return list(dict.fromkeys(int(match.group(1)) for match in _CONDITION_ASKED.finditer(question)))
+
+
+def named_citations(question: str) -> list[int]:
+    """The numbers of the bibliography entries ``question`` names ("What is reference [2]?"), each once."""
+    return list(dict.fromkeys(int(match.group(1)) for match in _CITATION_ASKED.finditer(question)))
+
+
+def cited_entry_numbers(text: str) -> list[int]:
+    """The numbers of the bibliography entries ``text`` holds, a line opening with each: "[2] ISO 4587, ..."."""
+    return [int(match.group(1)) for line in text.splitlines() if (match := _CITED_ENTRY.match(line))]
 
 
 def named_paragraphs(question: str) -> list[int]:
@@ -171,9 +208,11 @@ def part_label_words(question: str) -> set[str]:
     named = [m for m in _mentions(question) if m.kind in PART_KINDS | PAGE_KINDS and not m.external]
     notes = [match.group(0) for match in _NOTE_ASKED.finditer(question)]
     notes += [match.group(0) for match in _CONDITION_ASKED.finditer(question)]
+    notes += [match.group(0) for match in _CITATION_ASKED.finditer(question)]
     titled = [found.group(0) for found in _TITLED_PART.finditer(question)]
     agenda = [found.group(0) for found in _AGENDA_ITEM.finditer(question)]  # "item 5 on the agenda"
-    written = [_word_before(question, m) for m in named]
+    bare = {mention.start for mention in _bare_subclauses(question)}
+    written = [_word_before(question, m) for m in named if m.start not in bare]  # no word names a bare number
     labels = [*(m.label for m in named), *written, *notes, *titled, *agenda]
     return {word for text in labels for word in tokenize(text)}
 
@@ -237,15 +276,38 @@ def asks_for_dependents(question: str) -> bool:
 def _mentions(question: str, own_names: str = "") -> tuple[Mention, ...]:
     """The mentions in ``question``, read once per question and document name: one query asks
     for them in gathering, in ranking and per document."""
-    items = [Mention("clause", match.group(1), match.start(1)) for match in _ITEM_NAMED.finditer(question)]
-    return tuple(sorted([*find_mentions(question, own_names), *items], key=lambda mention: mention.start))
+    found = [*find_mentions(question, own_names), *_items(question), *_bare_subclauses(question)]
+    return tuple(sorted(found, key=lambda mention: mention.start))
+
+
+def _items(question: str) -> list[Mention]:
+    return [Mention("clause", match.group(1), match.start(1)) for match in _ITEM_NAMED.finditer(question)]
+
+
+@lru_cache(maxsize=256)
+def _bare_subclauses(question: str) -> tuple[Mention, ...]:
+    """The subclauses ``question`` names by their numbers alone ("What does 5.3.2 require?"), as
+    section mentions: not one a word names ("clause 5.3.2", "minute 4.2"), nor a number after a name
+    or a word of quantity ("Python 3.12", "over 2.5")."""
+    named = {mention.start for mention in [*find_mentions(question), *_items(question)]}
+    found: list[Mention] = []
+    quantity = False  # the number before was no place: "between 2.5 and 3.5" names none
+    for match in _BARE_SUBCLAUSE.finditer(question):
+        before = question[: match.start()].split()
+        word = before[-1].strip("(\"'“‘") if before else ""
+        listed = word.lower() in ("and", "or") and len(before) > 1 and before[-2][:1].isdigit()
+        after_name = len(before) > 1 and word[:1].isupper()
+        quantity = (listed and quantity) or after_name or _NOT_A_PLACE_BEFORE.fullmatch(word) is not None
+        if not quantity and match.start() not in named:
+            found.append(Mention("section", match.group(0), match.start()))
+    return tuple(found)
 
 
 def named_items(question: str) -> list[Mention]:
     """The numbered items or minutes ``question`` names ("item 5", "minute 4.2"), as clause mentions."""
     if not names_parts(question):
         return []
-    return [Mention("clause", match.group(1), match.start(1)) for match in _ITEM_NAMED.finditer(question)]
+    return _items(question)
 
 
 def names_agenda_items(question: str) -> bool:

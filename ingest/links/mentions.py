@@ -41,6 +41,14 @@ _NOTE_NUM = rf"\d{{1,2}}(?:\.\d{{1,2}})?[a-z]?{NUMBER_END}"  # "Note 12", "Note 
 # A standard names its subclauses by number alone: "(see 6.2)", "see also A.2" (ISO/IEC Directives
 # Part 2); a dotted number after "see" is one, a bare "see 5" is not.
 _SEE_SUBCLAUSE = r"\b[Ss]ee(?:\s+also)?\s+(?=(?:\d{1,3}|[A-Z])\.\d)"
+# ... and after the words the Directives cite one with ("as specified in 5.3.2", "given in A.2", "in
+# accordance with 7.2"): a dotted number there is a subclause, unless a unit makes it an amount
+# ("specified in 2.5 mm").
+_UNIT = r"(?:%|°|mm|cm|km|m|µm|nm|kg|g|mg|N|kN|Pa|kPa|MPa|GPa|s|ms|min|h|V|mV|kV|A|mA|W|kW|Hz|kHz|MHz|K|l|ml|bar|dB)"
+_CITED_SUBCLAUSE = (
+    r"\b(?:(?:specified|given|described|defined|stated|set\s+out|laid\s+down)\s+in|in\s+accordance\s+with"
+    rf"|according\s+to|conforming\s+to|complying\s+with)\s+(?=(?:\d{{1,3}}|[A-Z])\.\d[\d.]*(?!\d|\s*{_UNIT}(?!\w)))"
+)
 _LIST_WORD = "|".join(LIST_WORDS)
 _LIST_SEP = rf"(?:\s*,\s*(?:(?:{_LIST_WORD})\s+)?|\s+(?:{_LIST_WORD}|&)\s+)"
 
@@ -59,7 +67,10 @@ PATTERNS: dict[str, tuple[str, str, str]] = {
     "figure": (r"\b(?:Figures?|FIGURES?|figures?)\s+|\b(?:Figs?\.|FIGS?\.|figs?\.)\s*", _FIG_NUM, "Figure"),
     "table": (r"\b(?:Tables?|TABLES?|tables?)\s+|\b(?:Tabs?\.)\s*", _FIG_NUM, "Table"),
     "section": (
-        r"\b(?:Sections?|SECTIONS?|sections?)\s+|\b(?:Sects?\.|Secs?\.)\s*|§§?\s*|" + _SEE_SUBCLAUSE,
+        r"\b(?:Sections?|SECTIONS?|sections?)\s+|\b(?:Sects?\.|Secs?\.)\s*|§§?\s*|"
+        + _SEE_SUBCLAUSE
+        + "|"
+        + _CITED_SUBCLAUSE,
         _SEC_NUM,
         "Section",
     ),

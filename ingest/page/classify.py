@@ -13,6 +13,7 @@ from docgraph.ingest.labels import (
     BARE_HEADING_LABEL,
     CJK_HEADING_NUMBER,
     CLAIMS_OPENING,
+    COPYRIGHT_LINE,
     DATE_LINE,
     FRONT_MATTER_HEADING,
     HEADING_STATUS,
@@ -225,8 +226,8 @@ def _is_header(block: Block, text: str, stats: FontStats) -> bool:
         return False
     if _DOT_LEADER.search(text) or NOTICE_LABEL.match(text) or PATENT_PARAGRAPH.match(text):
         return False  # a contents entry, a notice's label, a patent's "[0003] ..."
-    if MINUTE_LABEL.match(text) or DATE_LINE.match(text):
-        return False  # a minute's outcome: "ACTION: ...", "DECISION: ..."; a deed's "DATED 2024"
+    if MINUTE_LABEL.match(text) or DATE_LINE.match(text) or COPYRIGHT_LINE.match(text):
+        return False  # a minute's outcome: "ACTION: ...", "DECISION: ..."; a deed's "DATED 2024"; "© ISO 2021"
     numbered = bool(NUMBERED_HEADING_RE.match(text))
     much_larger = block.size >= HEADER_SIZE_RATIO * stats.body_size
     larger = block.size >= stats.body_size + HEADER_SIZE_STEP
