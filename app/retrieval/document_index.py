@@ -28,7 +28,7 @@ from docgraph.app.retrieval.named_parts import (
     named_pages,
     named_parts,
     names_agenda_items,
-    opening_number,
+    opening_numbers,
     part_index,
     printed_number,
     resolved_parts,
@@ -240,14 +240,13 @@ class DocumentIndex:
 
     @cached_property
     def items(self) -> dict[str, list[str]]:
-        """A whole number -> the ids of the paragraphs that open with it (:func:`opening_number`),
+        """A whole number -> the ids of the paragraphs that open with it (:func:`opening_numbers`),
         and, in an agenda, of the tables with a row that opens with it (the agenda's table of items)."""
         agenda = AGENDA in self.name_words | self.opening_words
         items: dict[str, list[str]] = {}
         for region in self.regions:
             numbers = row_numbers(region.text) if agenda and region.kind == "table" else []
-            if (number := opening_number(region.kind, region.text)) is not None:
-                numbers.append(number)
+            numbers += opening_numbers(region.kind, region.text)
             for number in dict.fromkeys(numbers):
                 items.setdefault(number, []).append(region.region_id)
         return items

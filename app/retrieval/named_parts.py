@@ -73,9 +73,16 @@ _DEPENDENTS = re.compile(r"\b(?:depend(?:s|ing|ent)?|dependent)\s+(?:on|upon|fro
 # "item 5" is as often a callout on a drawing.
 _ITEM_NAMED = re.compile(r"\b(?:[Mm]inute|MINUTE|[Ii]tem|ITEM)\s+(\d{1,3}(?:\.\d{1,3})*)(?!\w|\.\d)")
 # An item named as the agenda's ("agenda item 3", "item 5 on the agenda") is one of the agenda only.
+# A judgment's paragraphs are numbered in one series and cited by number alone: "paragraph 23",
+# "para. 23", "[23]". In a question each names the paragraph or list item that opens with the number
+# (not "paragraph 4.3" or "paragraph 3 of Schedule 2", which name parts as ingest reads them).
+_PARAGRAPH_NAMED = re.compile(
+    r"(?:\b(?:[Pp]aragraphs?|PARAGRAPHS?|[Pp]aras?\.?)\s+\[?|(?<![\w\]])\[(?=\d{1,3}\]))"
+    r"(\d{1,3})(?![\w.,]\d|\w|\]?\s+of\s)"
+)
 _AGENDA_ITEM = re.compile(r"\bagenda\s+item\s+\d|\bitem\s+\d{1,3}\s+(?:on|of|in)\s+the\s+agenda\b", re.IGNORECASE)
 AGENDA = "agenda"
-_OPENING_NUMBER = re.compile(r"^(\d{1,3})\.?[ \t]+(?=\S)")
+_OPENING_NUMBER = re.compile(r"^\[?(\d{1,3})[.\]]?[ \t]+(?=\S)")  # "3. ...", "5 ...", "[23] ..."
 ITEM_KINDS = frozenset({"paragraph", "list"})
 _PRINTED_NUMBER = re.compile(
     r"^\s*(?:(?i:page|p\.|seite|page|página|pagina)\s*)?[-–—]?\s*(\d{1,4})\s*[-–—]?(?:\s*(?i:of|/|von|de|di)\s*\d{1,4})?\s*$"
@@ -131,7 +138,9 @@ def named_paragraphs(question: str) -> list[int]:
     if not names_parts(question):
         return []
     found = (_PARAGRAPH_NUMBER.match(m.number) for m in _mentions(question) if m.kind == "paragraph")
-    return list(dict.fromkeys(int(match.group(1)) for match in found if match))
+    numbers = [int(match.group(1)) for match in found if match]
+    numbers += [int(match.group(1)) for match in _PARAGRAPH_NAMED.finditer(question)]  # a judgment's "[23]"
+    return list(dict.fromkeys(numbers))
 
 
 def named_parts(question: str, own_names: str = "") -> list[Mention]:
@@ -226,15 +235,22 @@ def asks_for_dependents(question: str) -> bool:
 def _mentions(question: str, own_names: str = "") -> tuple[Mention, ...]:
     """The mentions in ``question``, read once per question and document name: one query asks
     for them in gathering, in ranking and per document."""
+    return tuple(sorted([*find_mentions(question, own_names), *_items(question)], key=lambda mention: mention.start))
+
+
+def _items(question: str) -> list[Mention]:
+    """The items and minutes ``question`` names, as clause mentions, and the paragraphs it names by a
+    whole number, as paragraph mentions."""
     items = [Mention("clause", match.group(1), match.start(1)) for match in _ITEM_NAMED.finditer(question)]
-    return tuple(sorted([*find_mentions(question, own_names), *items], key=lambda mention: mention.start))
+    paragraphs = [Mention("paragraph", match.group(1), match.start(1)) for match in _PARAGRAPH_NAMED.finditer(question)]
+    return sorted([*items, *paragraphs], key=lambda mention: mention.start)
 
 
 def named_items(question: str) -> list[Mention]:
-    """The numbered items or minutes ``question`` names ("item 5", "minute 4.2"), as clause mentions."""
-    if not names_parts(question):
-        return []
-    return [Mention("clause", match.group(1), match.start(1)) for match in _ITEM_NAMED.finditer(question)]
+    """The numbered items, minutes or paragraphs ``question`` names ("item 5", "minute 4.2",
+    "paragraph 23", "[23]"): where no section or sub-clause bears the number, the paragraph or list
+    item that opens with it."""
+    return _items(question) if names_parts(question) else []
 
 
 def names_agenda_items(question: str) -> bool:
@@ -249,11 +265,14 @@ def row_numbers(text: str) -> list[str]:
     return [cell for row in rows if (cell := row.removeprefix("|").split("|", 1)[0].strip()).isdigit()]
 
 
-def opening_number(kind: str, text: str) -> str | None:
-    """The whole number a paragraph opens with, as an agenda's or a list's item does ("5 19:00 Damp
-    and mould ...", "3. Matters arising"): the item a question names by it."""
-    match = _OPENING_NUMBER.match(text) if kind in ITEM_KINDS else None
-    return match.group(1) if match else None
+def opening_numbers(kind: str, text: str) -> list[str]:
+    """The whole numbers a paragraph opens with, as an agenda's or a list's item does ("5 19:00 Damp
+    and mould ...", "3. Matters arising"), and each item of a list ("22. The judge found ..." after
+    "21. ..."): the item a question names by it."""
+    if kind not in ITEM_KINDS:
+        return []
+    lines = text.splitlines() if kind == "list" else text.splitlines()[:1]
+    return [match.group(1) for line in lines if (match := _OPENING_NUMBER.match(line))]
 
 
 def asks_only_where(question: str, named: set[str]) -> bool:

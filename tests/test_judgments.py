@@ -1,0 +1,29 @@
+"""A Court of Appeal judgment as the judiciary's template exports it (made by tests/judgments.py),
+read and asked about as a barrister asks: its cover block, its numbered paragraphs, its grounds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docgraph.app.llm.service import ask
+from docgraph.app.stores.falkordb_store import FalkorDBStore
+from tests.judgments import write_judgment
+from tests.llm_data import hybrid_over, no_llm_settings
+
+
+def test_a_paragraph_cited_by_its_number_is_quoted(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # A judgment's paragraphs run "1." to "27." in one series, read as lists of items under each
+    # heading: "paragraph 23" or "[23]" named no part, and the quote was whichever paragraph shared the
+    # question's words ("12. Mr Brown KC ...").
+    hybrid = hybrid_over(falkordb_store, [write_judgment(tmp_path / "judgment.pdf")], tmp_path)
+    settings = no_llm_settings(tmp_path)
+
+    for question, opening in (
+        ("What does paragraph 23 say?", "1. “23. I would add that the theft of a high-value load"),
+        ("What did the court say about insurance in [23]?", "1. “23. I would add that the theft"),
+        ("Summarise para. 17", "1. “17. I do not accept that Triple Point assists Harrow."),
+    ):
+        assert ask(question, falkordb_store, settings, hybrid, k=3).answer.startswith(opening)
+    # the quoted clause "14.2" is what "clause 14.2" names, not paragraph 14
+    answer = ask("What does clause 14.2 say?", falkordb_store, settings, hybrid, k=3).answer
+    assert answer.startswith("1. “14.2 The Carrier's liability for loss of or damage to the goods shall in no case")
