@@ -27,3 +27,19 @@ def test_a_paragraph_cited_by_its_number_is_quoted(falkordb_store: FalkorDBStore
     # the quoted clause "14.2" is what "clause 14.2" names, not paragraph 14
     answer = ask("What does clause 14.2 say?", falkordb_store, settings, hybrid, k=3).answer
     assert answer.startswith("1. “14.2 The Carrier's liability for loss of or damage to the goods shall in no case")
+
+
+def test_a_ground_named_by_its_number_is_quoted_from_its_heading_on(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    # "Ground 1: construction of clause 14.2" heads the court's treatment of the ground: asked "What was
+    # Ground 1?", the answer was "18. Ground 1 therefore fails.", the line that holds the words, and a
+    # footnote; the submissions that state the ground were not quoted.
+    hybrid = hybrid_over(falkordb_store, [write_judgment(tmp_path / "judgment.pdf")], tmp_path)
+    settings = no_llm_settings(tmp_path)
+
+    assert hybrid.retrieve("What was Ground 1?", k=3)[0].text == "Ground 1: construction of clause 14.2"
+    answer = ask("What was Ground 1?", falkordb_store, settings, hybrid, k=3).answer
+    assert answer.startswith("1. “12. Mr Brown KC for Harrow submits that the judge was wrong")
+    answer = ask("What was ground 2?", falkordb_store, settings, hybrid, k=3).answer
+    assert answer.startswith("1. “19. Section 11(1) of the Unfair Contract Terms Act 1977 provides:")

@@ -24,7 +24,13 @@ from docgraph.app.llm.question_terms import content_words, shared_words, terms_i
 from docgraph.app.llm.quote_length import MAX_QUOTE_CHARS, cut, cut_start
 from docgraph.app.llm.table_quotes import best_rows_quote, code_rows, markdown_rows, subtotal_over_break
 from docgraph.app.llm.text_units import sentences
-from docgraph.app.retrieval.named_parts import named_conditions, named_notes, named_paragraphs, part_label_words
+from docgraph.app.retrieval.named_parts import (
+    named_conditions,
+    named_notes,
+    named_paragraphs,
+    part_label_words,
+    series_words,
+)
 from docgraph.app.retrieval.table_rows import named_rows
 from docgraph.ingest.labels import JUMP_IN, JUMP_OUT
 from docgraph.ingest.links.edges import caption_label
@@ -59,6 +65,7 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
     # the words naming a part ("Schedule 2", "clause 8.3") say where the answer is, not which of its
     # sentences: the "2" of "Schedule 2" would choose the schedule's item "2." for the quote
     terms = content_words(question) - part_label_words(question)
+    terms -= series_words(question, (p.text for p in context.passages if p.kind == "section_header"))  # "Ground 1"
     # the item of a list of notes or conditions that the question names by number is its quote
     # (and a schedule's paragraph named with its schedule: "paragraph 3 of Schedule 2")
     notes = frozenset(number for number, _ in named_notes(question)) | frozenset(named_conditions(question))

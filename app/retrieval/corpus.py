@@ -261,6 +261,19 @@ class Corpus:
         documents = self._loaded_of(doc_ids)
         return row_label_tables(question, documents)
 
+    def series_regions(self, question: str, doc_ids: set[str]) -> frozenset[str]:
+        """The regions of the sections of the loaded documents ``doc_ids`` whose headings open with a
+        word and a number ``question`` writes ("Ground 1"): :meth:`DocumentIndex.series_rows`."""
+        documents = self._loaded_of(doc_ids)
+        return frozenset(
+            document.regions[row].region_id for document in documents for row in document.series_rows(question)
+        )
+
+    def reading_order(self, region_ids: frozenset[str]) -> dict[str, tuple[int, int]]:
+        """Each loaded region of ``region_ids`` -> its page and position on the page."""
+        found = {region_id: self.region(region_id) for region_id in region_ids}
+        return {region_id: (info.page, info.order) for region_id, info in found.items() if info is not None}
+
     def naming_regions(self, question: str, doc_ids: set[str]) -> frozenset[str]:
         """The regions of the loaded documents ``doc_ids`` that hold every word ``question`` writes
         as a name, when it writes two or more ("Smith 1998": the bibliography entry and the notes

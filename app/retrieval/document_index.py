@@ -22,6 +22,7 @@ from docgraph.app.retrieval.named_parts import (
     asks_for_answer,
     asks_for_dependents,
     asks_for_proof,
+    heading_word_number,
     named_conditions,
     named_items,
     named_notes,
@@ -34,6 +35,7 @@ from docgraph.app.retrieval.named_parts import (
     resolved_parts,
     row_numbers,
     titled_sections,
+    word_numbers,
 )
 from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.links.mentions import Mention
@@ -205,6 +207,13 @@ class DocumentIndex:
             or (region.page in pages and region.kind not in FURNITURE)
             or row in notes
         ]
+
+    def series_rows(self, question: str) -> list[int]:
+        """Rows of the regions under the headings that open with a word and a number ``question``
+        writes ("What was Ground 1?": the section "Ground 1: construction of clause 14.2")."""
+        named = word_numbers(question)
+        sections = {key for key, info in self.sections.items() if heading_word_number(info.title) in named}
+        return [row for row in range(len(self.regions)) if sections and self._under(row, sections)]
 
     def _led_in_lists(self, keys: set[str]) -> list[str]:
         """The lists that the regions ``keys`` lead into, ending in a colon ("8.3 A Break Notice shall

@@ -30,6 +30,17 @@ def hit_from(info: RegionInfo, score: float, signals: dict[str, float]) -> Score
     )
 
 
+def in_reading_order(hits: list[ScoredRegion], order: dict[str, tuple[int, int]]) -> list[ScoredRegion]:
+    """``hits`` with those ``order`` places (a section asked for whole: its regions' pages and
+    positions) given their scores in reading order: what the section says is said from its heading
+    on, not by the line that names it ("18. Ground 1 therefore fails.")."""
+    ranked = [hit for hit in hits if hit.region_id in order]
+    scores = sorted((hit.score for hit in ranked), reverse=True)
+    for hit, score in zip(sorted(ranked, key=lambda hit: order[hit.region_id]), scores, strict=True):
+        hit.score = score
+    return sorted(hits, key=lambda hit: -hit.score)
+
+
 def copy_key(hit: ScoredRegion) -> tuple[str, str]:
     """What a region shares with the same region of another document of the same content (a file
     stored again under a new name): its id without the document's (``<doc_id>@<version>:p3:r2``

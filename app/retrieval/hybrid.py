@@ -40,7 +40,7 @@ from docgraph.app.retrieval.corpus import Corpus
 from docgraph.app.retrieval.document_index import FURNITURE, DocumentIndex, RegionInfo
 from docgraph.app.retrieval.expansion import expand
 from docgraph.app.retrieval.gnn import GnnRetriever
-from docgraph.app.retrieval.hits import REGIONS_FOR_PAGES, QueryVectors, hit_from
+from docgraph.app.retrieval.hits import REGIONS_FOR_PAGES, QueryVectors, hit_from, in_reading_order
 from docgraph.app.retrieval.kinds import named_kinds, named_label_words, named_labels
 from docgraph.app.retrieval.labels import LabelledPlaces
 from docgraph.app.retrieval.named_parts import (
@@ -50,6 +50,7 @@ from docgraph.app.retrieval.named_parts import (
     names_parts,
     notice_words,
     part_label_words,
+    series_words,
 )
 from docgraph.app.retrieval.pages import rank_pages
 from docgraph.app.retrieval.references import asks_about_reference, describes_referral, follow_references
@@ -141,7 +142,7 @@ class HybridRetriever:
             if best is not None:
                 lexical.setdefault(best.region_id, best)
         in_reach = set(documents) if len(documents) == 1 else {info.doc_id for info in lexical.values()}
-        for info in _named_part_starts(documents, query, in_reach) if w.part and names_parts(query) else []:
+        for info in _named_part_starts(documents, query, in_reach) if w.part else []:
             lexical.setdefault(info.region_id, info)
         wanted = max(MIN_CANDIDATES, round(w.depth * OVERFETCH))
         cosines = self.dense.candidates(query_vector, wanted, list(lexical), doc_id, passages=False)
@@ -226,9 +227,11 @@ class HybridRetriever:
         options = self.corpus.option_regions(query, doc_ids) if weights.part else frozenset()
         # so is a region holding every name the question writes ("Smith 1998", "release 3.6.12")
         options |= self.corpus.naming_regions(query, doc_ids) if weights.part else frozenset()
-        # and a safety notice by its signal word ("the CAUTION notice")
+        # and a safety notice by its signal word ("the CAUTION notice"), a heading by the word and
+        # number it opens with ("Ground 1: ...")
         notices = self.corpus.notice_regions(query, doc_ids) if weights.part else frozenset()
-        options |= notices
+        series = self.corpus.series_regions(query, doc_ids) if weights.part else frozenset()
+        options |= notices | series
         # and a header field whose label it names ("Who was present?": "Present: ..."), of the documents
         # it names when it names some ("the March meeting": not a board paper's "Meeting:" field)
         scope = set(named_documents) or doc_ids
@@ -240,10 +243,12 @@ class HybridRetriever:
         hits = fuse(candidates, weights, kinds, places, in_parts | options, named_documents)
         if following:
             hits = follow_references(hits, self.corpus.references, weights.reference, weights.reference_hops)
-        asked_places = in_parts | notices | (places.regions if places else frozenset())
+        asked_places = in_parts | notices | series | (places.regions if places else frozenset())
         named_words = part_label_words(query) | named_label_words(query) | notice_words(query)
+        named_words |= series_words(query) if series else set()
         if asked_places and asks_only_where(query, named_words):
             hits = _parts_first(hits, asked_places)  # "What is on page 3?": nothing else to rank by
+            hits = in_reading_order(hits, self.corpus.reading_order(series)) if series else hits  # "Ground 1"
         elif fields and asks_only_where(query, set().union(*fields.values())):
             hits = _parts_first(hits, frozenset(fields))  # "Who was present?": the field "Present: ..."
         elif rows and asks_only_where(query, set().union(*rows.values())):
@@ -362,7 +367,8 @@ def _named_part_starts(documents: dict[str, DocumentIndex], query: str, doc_ids:
     need not be the question's ("What does clause 7.3 say?")."""
     starts: list[RegionInfo] = []
     for doc_id in sorted(doc_ids):
-        regions = [documents[doc_id].regions[row] for row in documents[doc_id].part_rows(query)]
+        rows = documents[doc_id].part_rows(query) if names_parts(query) else []
+        regions = [documents[doc_id].regions[row] for row in [*rows, *documents[doc_id].series_rows(query)]]
         starts += [info for info in regions if info.kind not in FURNITURE][:PART_CANDIDATES]
     return starts
 
