@@ -246,6 +246,10 @@ MINUTE_LABEL = re.compile(r"^\s*(?i:actions?|decisions?|resolved|agreed|noted)\s
 # A deed's date line on its cover, the day and month left blank to be filled in on completion
 # ("DATED            2024", "Dated: 14 March 2024"): a field, not a heading over the lease under it.
 DATE_LINE = re.compile(r"^\s*(?i:dated?)\s*:?\s+(?:\d{1,2}(?:st|nd|rd|th)?\s+)?(?:[A-Za-z]+\s+)?(?:19|20)\d{2}\s*$")
+# A record's field on a line of its own, a label of words and its value a date, a number or a code
+# ("Date: 14/03/2024", "Neutral Citation Number: [2024] EWCA Civ 123", "Case No: CA-2023-001234"): set
+# bold, it is still a field; a heading's label carries its own number ("Ground 1: ...", "Part 3: ...").
+VALUE_FIELD = re.compile(r"^\s*[A-Z][A-Za-z'’.-]*(?: [A-Za-z][A-Za-z'’.-]*){0,3}:\s+(?=[^\s\d]*\d)\S.{0,60}$")
 # What opens a patent's claims: a heading "Claims", a line "What is claimed is:" (US), or "We claim:".
 CLAIMS_OPENING = re.compile(
     r"^\s*(?:what\s+is\s+claimed\s+is|what\s+is\s+claimed|(?:we|i)\s+claim|the\s+invention\s+claimed\s+is"

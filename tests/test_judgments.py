@@ -7,6 +7,7 @@ from pathlib import Path
 
 from docgraph.app.llm.service import ask
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.readers.native import NativeReader
 from tests.judgments import write_judgment
 from tests.llm_data import hybrid_over, no_llm_settings
 
@@ -43,3 +44,21 @@ def test_a_ground_named_by_its_number_is_quoted_from_its_heading_on(
     assert answer.startswith("1. “12. Mr Brown KC for Harrow submits that the judge was wrong")
     answer = ask("What was ground 2?", falkordb_store, settings, hybrid, k=3).answer
     assert answer.startswith("1. “19. Section 11(1) of the Unfair Contract Terms Act 1977 provides:")
+
+
+def test_the_covers_fields_set_bold_are_no_headings(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "Neutral Citation Number: [2024] EWCA Civ 123" and "Date: 14/03/2024" are set bold on lines of
+    # their own: read as headings, they were sections and never quoted, so "What is the neutral
+    # citation?" was answered by the case number's paragraph and the judgment below's "[2023] EWHC".
+    path = write_judgment(tmp_path / "judgment.pdf")
+    regions = [region for page in NativeReader().read(path).pages for region in page.regions]
+    kinds = {region.text: region.kind for region in regions}
+    assert kinds["Date: 14/03/2024"] == "paragraph"
+    assert any(text.startswith("Neutral Citation Number: [2024] EWCA Civ 123") for text in kinds)
+    headings = [region.text for region in regions if region.kind == "section_header"]
+    assert not any(text.startswith(("Neutral Citation", "Date:")) for text in headings)
+    assert "Ground 1: construction of clause 14.2" in headings  # a heading whose label has its number
+
+    hybrid = hybrid_over(falkordb_store, [path], tmp_path)
+    answer = ask("What is the neutral citation?", falkordb_store, no_llm_settings(tmp_path), hybrid, k=3).answer
+    assert answer.startswith("1. “Neutral Citation Number: [2024] EWCA Civ 123")
