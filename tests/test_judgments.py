@@ -62,3 +62,27 @@ def test_the_covers_fields_set_bold_are_no_headings(falkordb_store: FalkorDBStor
     hybrid = hybrid_over(falkordb_store, [path], tmp_path)
     answer = ask("What is the neutral citation?", falkordb_store, no_llm_settings(tmp_path), hybrid, k=3).answer
     assert answer.startswith("1. “Neutral Citation Number: [2024] EWCA Civ 123")
+
+
+def test_the_judges_and_parties_under_their_labels_are_no_headings(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    # "Before:" over the judges' names and "Between:" over the parties, the names set bold and centred:
+    # read as headings, each was a section of a word ("and", "- and -"), the counsel came under the
+    # respondent's name, and "Who appeared for the respondent?" found the word "and" first.
+    path = write_judgment(tmp_path / "judgment.pdf")
+    pages = NativeReader().read(path).pages
+    kinds = {region.text: region.kind for region in pages[0].regions}
+    for value in (
+        "LORD JUSTICE SMITH LADY JUSTICE JONES",
+        "LORD JUSTICE PATEL",
+        "HARROW LOGISTICS LIMITED Appellant",
+        "PENNINE FREIGHT SERVICES LIMITED Respondent",
+    ):
+        assert kinds[value] == "paragraph"
+    assert kinds["Approved Judgment"] == "section_header"
+    # a judge's name over the judgment, ending in a colon, is no label over the headings under it
+    assert {region.text: region.kind for region in pages[1].regions}["Introduction"] == "section_header"
+
+    hybrid = hybrid_over(falkordb_store, [path], tmp_path)
+    assert hybrid.retrieve("Who appeared for the respondent?", k=1)[0].text.startswith("Mr Andrew Brown KC and")
