@@ -132,7 +132,7 @@ BODY = """
   parties are not of unequal bargaining power, and when risks are normally borne by insurance, there
   is everything to be said for leaving the parties free to apportion the risks as they think fit. That
   is this case. Harrow chose not to declare a value, and the rate of £1,300 per tonne reflects the
-  price it paid.
+  price it paid (see also paragraph 23 below).
 17. I do not accept that Triple Point assists Harrow. The passage at [108] is concerned with clauses
   which exclude valuable rights altogether; clause 14.2 limits the amount recoverable but leaves the
   right to claim in place. Kudos is a decision on an exclusion clause which would have deprived the

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from docgraph.app.llm.service import ask
 from docgraph.app.stores.falkordb_store import FalkorDBStore
+from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from tests.judgments import write_judgment
 from tests.llm_data import hybrid_over, no_llm_settings
@@ -86,3 +87,20 @@ def test_the_judges_and_parties_under_their_labels_are_no_headings(
 
     hybrid = hybrid_over(falkordb_store, [path], tmp_path)
     assert hybrid.retrieve("Who appeared for the respondent?", k=1)[0].text.startswith("Mr Andrew Brown KC and")
+
+
+def test_a_paragraph_placed_above_or_below_is_a_reference_to_it(tmp_path: Path) -> None:
+    # "(see [10] above)", "(see also paragraph 23 below)": the judgment's own paragraphs, to follow
+    # as a clause's number is; no REF edge was read. "Triple Point ... at [108]", "[41] to [58] of his
+    # judgment" and the footnote's "at [12]-[15]" are other judgments' paragraphs, none of this one.
+    batch = build_graph(NativeReader().read(write_judgment(tmp_path / "judgment.pdf")))
+
+    texts = {node.key: node.props.get("text") or node.props.get("title") or "" for node in batch.nodes}
+    refs = {
+        (texts[edge.src_key][:3], edge.props["label"], texts[edge.dst_key][:3])
+        for edge in batch.edges
+        if edge.type == "REF" and edge.props.get("kind") == "paragraph"
+    }
+    # paragraph 17 runs on onto page 5, where it says "see [10] above"; paragraph 16 is in the list
+    # of 12 to 17, paragraph 23 in the list of 20 to 23
+    assert refs == {("the", "Paragraph [10]", "10."), ("12.", "Paragraph [23]", "20.")}
