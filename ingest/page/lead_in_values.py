@@ -13,7 +13,6 @@ Justice Smith:") heads text set otherwise.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 from docgraph.ingest.page.blocks import Block
 from docgraph.ingest.page.classify import NUMBERED_HEADING_RE, FontStats
@@ -25,19 +24,28 @@ _LABEL = re.compile(r"^[A-Z][\w'’-]*(?: [\w'’-]+){0,2}:$")
 _CONNECTIVE = re.compile(r"^[\W_]*(?:and|or|v|vs?\.|against)[\W_]*$")  # set lowercase between the names
 
 
-def demote_lead_in_values(blocks: Sequence[Block], stats: FontStats) -> None:
-    """The section headers that are a label's value (see the module's docstring) made paragraphs."""
+def demote_lead_in_values(blocks: list[Block], stats: FontStats) -> None:
+    """The section headers that are a label's value (see the module's docstring) made paragraphs,
+    each label read with its value as one paragraph ("Before: LORD JUSTICE SMITH ... and LORD
+    JUSTICE PATEL"): the label alone says nothing, the names alone not what they are."""
     label: Block | None = None  # the label whose value the blocks since are
+    fields: list[tuple[Block, list[Block]]] = []
     previous: Block | None = None
     for block in blocks:
         text = block.raw_text.strip()
         near = previous is not None and block.bbox.y0 - previous.bbox.y1 <= VALUE_GAP * stats.body_size
         under = label is not None and near and _aligned(label, block)
-        if under and _value_heading(block, text, stats):
+        if under and (_value_heading(block, text, stats) or _CONNECTIVE.match(text)):
             block.kind = "paragraph"
-        elif not (under and _CONNECTIVE.match(text)):
+            fields[-1][1].append(block)
+        else:
             label = block if block.kind == "paragraph" and _LABEL.match(text) else None
+            fields += [(block, [])] if label else []
         previous = block
+    for label, value in fields:
+        if value and not _CONNECTIVE.match(value[-1].raw_text.strip()):
+            label.lines.extend(line for block in value for line in block.lines)
+            blocks[:] = [block for block in blocks if all(block is not part for part in value)]
 
 
 def _aligned(label: Block, block: Block) -> bool:
