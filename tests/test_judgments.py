@@ -111,3 +111,18 @@ def test_a_label_is_read_with_its_value(falkordb_store: FalkorDBStore, tmp_path:
     hybrid = hybrid_over(falkordb_store, [path], tmp_path)
     found = [hit.text for hit in hybrid.retrieve("Who was the appellant?", k=3)]
     assert any(text.startswith("Between: HARROW LOGISTICS LIMITED Appellant") for text in found)
+
+
+def test_a_section_asked_for_by_its_title_alone_is_quoted_from_its_start(
+    falkordb_store: FalkorDBStore, tmp_path: Path
+) -> None:
+    # "What is the conclusion?" asks for the part headed "Conclusion", whose text ("For these reasons
+    # ... I would dismiss the appeal") does not hold the word: the concurrences ("I agree.") came first.
+    hybrid = hybrid_over(falkordb_store, [write_judgment(tmp_path / "judgment.pdf")], tmp_path)
+    settings = no_llm_settings(tmp_path)
+
+    for question, opening in (
+        ("What is the conclusion?", "1. “25. For these reasons, which are in substance those given by the judge"),
+        ("What are the facts?", "1. “4. Harrow is a logistics company which arranges the distribution"),
+    ):
+        assert ask(question, falkordb_store, settings, hybrid, k=3).answer.startswith(opening)

@@ -261,13 +261,17 @@ class Corpus:
         documents = self._loaded_of(doc_ids)
         return row_label_tables(question, documents)
 
-    def series_regions(self, question: str, doc_ids: set[str]) -> frozenset[str]:
+    def headed_regions(self, question: str, doc_ids: set[str], whole_title: bool = False) -> frozenset[str]:
         """The regions of the sections of the loaded documents ``doc_ids`` whose headings open with a
-        word and a number ``question`` writes ("Ground 1"): :meth:`DocumentIndex.series_rows`."""
+        word and a number ``question`` writes ("Ground 1": :meth:`DocumentIndex.series_rows`), or,
+        ``whole_title``, that it asks for by their whole titles alone ("What is the conclusion?":
+        :meth:`DocumentIndex.titled_rows`)."""
         documents = self._loaded_of(doc_ids)
-        return frozenset(
-            document.regions[row].region_id for document in documents for row in document.series_rows(question)
+        rows = (
+            (document, document.titled_rows(question) if whole_title else document.series_rows(question))
+            for document in documents
         )
+        return frozenset(document.regions[row].region_id for document, found in rows for row in found)
 
     def reading_order(self, region_ids: frozenset[str]) -> dict[str, tuple[int, int]]:
         """Each loaded region of ``region_ids`` -> its page and position on the page."""

@@ -22,6 +22,7 @@ from docgraph.app.retrieval.named_parts import (
     asks_for_answer,
     asks_for_dependents,
     asks_for_proof,
+    asks_for_title,
     heading_word_number,
     named_conditions,
     named_items,
@@ -213,6 +214,12 @@ class DocumentIndex:
         writes ("What was Ground 1?": the section "Ground 1: construction of clause 14.2")."""
         named = word_numbers(question)
         sections = {key for key, info in self.sections.items() if heading_word_number(info.title) in named}
+        return [row for row in range(len(self.regions)) if sections and self._under(row, sections)]
+
+    def titled_rows(self, question: str) -> list[int]:
+        """Rows of the regions under the headings whose words are all ``question`` asks for ("What is
+        the conclusion?": the section "Conclusion"), where it asks in no other words."""
+        sections = {key for key, info in self.sections.items() if asks_for_title(question, info.title)}
         return [row for row in range(len(self.regions)) if sections and self._under(row, sections)]
 
     def _led_in_lists(self, keys: set[str]) -> list[str]:

@@ -55,6 +55,7 @@ from docgraph.app.retrieval.named_parts import (
 from docgraph.app.retrieval.pages import rank_pages
 from docgraph.app.retrieval.references import asks_about_reference, describes_referral, follow_references
 from docgraph.app.retrieval.sections import region_section_scores, section_scores
+from docgraph.app.retrieval.text import tokenize
 from docgraph.app.retrieval.vector import MIN_CANDIDATES, OVERFETCH, DenseRetriever
 from docgraph.app.stores.base import GraphStore
 
@@ -230,7 +231,11 @@ class HybridRetriever:
         # and a safety notice by its signal word ("the CAUTION notice"), a heading by the word and
         # number it opens with ("Ground 1: ...")
         notices = self.corpus.notice_regions(query, doc_ids) if weights.part else frozenset()
-        series = self.corpus.series_regions(query, doc_ids) if weights.part else frozenset()
+        series = self.corpus.headed_regions(query, doc_ids) if weights.part else frozenset()
+        titled = (
+            self.corpus.headed_regions(query, doc_ids, whole_title=True) if weights.part else frozenset()
+        )  # "the conclusion"
+        series |= titled
         options |= notices | series
         # and a header field whose label it names ("Who was present?": "Present: ..."), of the documents
         # it names when it names some ("the March meeting": not a board paper's "Meeting:" field)
@@ -246,6 +251,7 @@ class HybridRetriever:
         asked_places = in_parts | notices | series | (places.regions if places else frozenset())
         named_words = part_label_words(query) | named_label_words(query) | notice_words(query)
         named_words |= series_words(query) if series else set()
+        named_words |= set(tokenize(query)) if titled else set()
         if asked_places and asks_only_where(query, named_words):
             hits = _parts_first(hits, asked_places)  # "What is on page 3?": nothing else to rank by
             hits = in_reading_order(hits, self.corpus.reading_order(series)) if series else hits  # "Ground 1"
@@ -368,7 +374,8 @@ def _named_part_starts(documents: dict[str, DocumentIndex], query: str, doc_ids:
     starts: list[RegionInfo] = []
     for doc_id in sorted(doc_ids):
         rows = documents[doc_id].part_rows(query) if names_parts(query) else []
-        regions = [documents[doc_id].regions[row] for row in [*rows, *documents[doc_id].series_rows(query)]]
+        rows += documents[doc_id].series_rows(query) + documents[doc_id].titled_rows(query)
+        regions = [documents[doc_id].regions[row] for row in rows]
         starts += [info for info in regions if info.kind not in FURNITURE][:PART_CANDIDATES]
     return starts
 

@@ -274,6 +274,14 @@ def series_words(question: str, headings: Iterable[str] | None = None) -> set[st
     return {token for pair in named for token in tokenize(" ".join(pair))}
 
 
+def asks_for_title(question: str, title: str) -> bool:
+    """Whether ``question`` asks for nothing but the part ``title`` heads ("What is the conclusion?"
+    of "Conclusion", "What are the facts?" of "The facts"): its words, but for those asking where, are
+    the title's words."""
+    words = set(tokenize(question)) - WHERE_ONLY_WORDS
+    return bool(words) and words == set(tokenize(title))
+
+
 def heading_word_number(title: str) -> tuple[str, str] | None:
     """The word and number a heading opens with as a part of a series ("Ground 1: construction of
     clause 14.2" -> ("ground", "1")), folded to lower case; None for any other heading."""
