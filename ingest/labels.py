@@ -252,6 +252,10 @@ DATE_LINE = re.compile(r"^\s*(?i:dated?)\s*:?\s+(?:\d{1,2}(?:st|nd|rd|th)?\s+)?(
 # A copyright line ("© ISO 2021", "© 2024 Acme Ltd. All rights reserved."): set bold and large on a
 # standard's cover, it is a notice, never a heading.
 COPYRIGHT_LINE = re.compile(r"^\s*©\s*\S")
+# A record's field on a line of its own, a label of words and its value a date, a number or a code
+# ("Date: 14/03/2024", "Neutral Citation Number: [2024] EWCA Civ 123", "Case No: CA-2023-001234"): set
+# bold, it is still a field; a heading's label carries its own number ("Ground 1: ...", "Part 3: ...").
+VALUE_FIELD = re.compile(r"^\s*[A-Z][A-Za-z'’.-]*(?: [A-Za-z][A-Za-z'’.-]*){0,3}:\s+(?=[^\s\d]*\d)\S.{0,60}$")
 # What opens a patent's claims: a heading "Claims", a line "What is claimed is:" (US), or "We claim:".
 CLAIMS_OPENING = re.compile(
     r"^\s*(?:what\s+is\s+claimed\s+is|what\s+is\s+claimed|(?:we|i)\s+claim|the\s+invention\s+claimed\s+is"

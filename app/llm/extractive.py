@@ -34,6 +34,7 @@ from docgraph.app.retrieval.named_parts import (
     named_notes,
     named_paragraphs,
     part_label_words,
+    series_words,
 )
 from docgraph.app.retrieval.table_rows import named_rows
 from docgraph.ingest.pdf.text import ends_sentence, join_two
@@ -66,6 +67,7 @@ def extractive_answer(question: str, context: Context, max_passages: int = MAX_P
     # sentences: the "2" of "Schedule 2" would choose the schedule's item "2." for the quote
     # (and those naming a table or figure: the "2" of "Table 2" would choose its rows holding "±2")
     terms = content_words(question) - part_label_words(question) - named_label_words(question)
+    terms -= series_words(question, (p.text for p in context.passages if p.kind == "section_header"))  # "Ground 1"
     # the item of a list of notes or conditions that the question names by number is its quote
     # (and a schedule's paragraph named with its schedule: "paragraph 3 of Schedule 2")
     notes = frozenset(number for number, _ in named_notes(question)) | frozenset(named_conditions(question))

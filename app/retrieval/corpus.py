@@ -261,6 +261,23 @@ class Corpus:
         documents = self._loaded_of(doc_ids)
         return row_label_tables(question, documents)
 
+    def headed_regions(self, question: str, doc_ids: set[str], whole_title: bool = False) -> frozenset[str]:
+        """The regions of the sections of the loaded documents ``doc_ids`` whose headings open with a
+        word and a number ``question`` writes ("Ground 1": :meth:`DocumentIndex.series_rows`), or,
+        ``whole_title``, that it asks for by their whole titles alone ("What is the conclusion?":
+        :meth:`DocumentIndex.titled_rows`)."""
+        documents = self._loaded_of(doc_ids)
+        rows = (
+            (document, document.titled_rows(question) if whole_title else document.series_rows(question))
+            for document in documents
+        )
+        return frozenset(document.regions[row].region_id for document, found in rows for row in found)
+
+    def reading_order(self, region_ids: frozenset[str]) -> dict[str, tuple[int, int]]:
+        """Each loaded region of ``region_ids`` -> its page and position on the page."""
+        found = {region_id: self.region(region_id) for region_id in region_ids}
+        return {region_id: (info.page, info.order) for region_id, info in found.items() if info is not None}
+
     def naming_regions(self, question: str, doc_ids: set[str]) -> frozenset[str]:
         """The regions of the loaded documents ``doc_ids`` that hold every word ``question`` writes
         as a name, when it writes two or more ("Smith 1998": the bibliography entry and the notes

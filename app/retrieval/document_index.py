@@ -22,7 +22,9 @@ from docgraph.app.retrieval.named_parts import (
     asks_for_answer,
     asks_for_dependents,
     asks_for_proof,
+    asks_for_title,
     cited_entry_numbers,
+    heading_word_number,
     named_citations,
     named_conditions,
     named_items,
@@ -30,12 +32,13 @@ from docgraph.app.retrieval.named_parts import (
     named_pages,
     named_parts,
     names_agenda_items,
-    opening_number,
+    opening_numbers,
     part_index,
     printed_number,
     resolved_parts,
     row_numbers,
     titled_sections,
+    word_numbers,
 )
 from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.links.mentions import Mention
@@ -218,6 +221,19 @@ class DocumentIndex:
             return []
         return [row for row in notes if self.referrers.get(self.regions[row].region_id, set()) & places.regions]
 
+    def series_rows(self, question: str) -> list[int]:
+        """Rows of the regions under the headings that open with a word and a number ``question``
+        writes ("What was Ground 1?": the section "Ground 1: construction of clause 14.2")."""
+        named = word_numbers(question)
+        sections = {key for key, info in self.sections.items() if heading_word_number(info.title) in named}
+        return [row for row in range(len(self.regions)) if sections and self._under(row, sections)]
+
+    def titled_rows(self, question: str) -> list[int]:
+        """Rows of the regions under the headings whose words are all ``question`` asks for ("What is
+        the conclusion?": the section "Conclusion"), where it asks in no other words."""
+        sections = {key for key, info in self.sections.items() if asks_for_title(question, info.title)}
+        return [row for row in range(len(self.regions)) if sections and self._under(row, sections)]
+
     def _led_in_lists(self, keys: set[str]) -> list[str]:
         """The lists that the regions ``keys`` lead into, ending in a colon ("8.3 A Break Notice shall
         be of no effect unless, on the Break Date:" over its "(a)", "(b)", "(c)"): a sub-clause's
@@ -252,14 +268,13 @@ class DocumentIndex:
 
     @cached_property
     def items(self) -> dict[str, list[str]]:
-        """A whole number -> the ids of the paragraphs that open with it (:func:`opening_number`),
+        """A whole number -> the ids of the paragraphs that open with it (:func:`opening_numbers`),
         and, in an agenda, of the tables with a row that opens with it (the agenda's table of items)."""
         agenda = AGENDA in self.name_words | self.opening_words
         items: dict[str, list[str]] = {}
         for region in self.regions:
             numbers = row_numbers(region.text) if agenda and region.kind == "table" else []
-            if (number := opening_number(region.kind, region.text)) is not None:
-                numbers.append(number)
+            numbers += opening_numbers(region.kind, region.text)
             for number in dict.fromkeys(numbers):
                 items.setdefault(number, []).append(region.region_id)
         return items

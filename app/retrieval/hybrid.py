@@ -50,11 +50,13 @@ from docgraph.app.retrieval.named_parts import (
     names_parts,
     notice_words,
     part_label_words,
+    series_words,
     without_note_owners,
 )
 from docgraph.app.retrieval.pages import rank_pages
 from docgraph.app.retrieval.references import asks_about_reference, describes_referral, follow_references
 from docgraph.app.retrieval.sections import region_section_scores, section_scores
+from docgraph.app.retrieval.text import tokenize
 from docgraph.app.retrieval.vector import MIN_CANDIDATES, OVERFETCH, DenseRetriever
 from docgraph.app.stores.base import GraphStore
 
@@ -142,7 +144,7 @@ class HybridRetriever:
             if best is not None:
                 lexical.setdefault(best.region_id, best)
         in_reach = set(documents) if len(documents) == 1 else {info.doc_id for info in lexical.values()}
-        for info in _named_part_starts(documents, query, in_reach) if w.part and names_parts(query) else []:
+        for info in _named_part_starts(documents, query, in_reach) if w.part else []:
             lexical.setdefault(info.region_id, info)
         wanted = max(MIN_CANDIDATES, round(w.depth * OVERFETCH))
         cosines = self.dense.candidates(query_vector, wanted, list(lexical), doc_id, passages=False)
@@ -228,9 +230,15 @@ class HybridRetriever:
         options = self.corpus.option_regions(query, doc_ids) if weights.part else frozenset()
         # so is a region holding every name the question writes ("Smith 1998", "release 3.6.12")
         options |= self.corpus.naming_regions(query, doc_ids) if weights.part else frozenset()
-        # and a safety notice by its signal word ("the CAUTION notice")
+        # and a safety notice by its signal word ("the CAUTION notice"), a heading by the word and
+        # number it opens with ("Ground 1: ...")
         notices = self.corpus.notice_regions(query, doc_ids) if weights.part else frozenset()
-        options |= notices
+        series = self.corpus.headed_regions(query, doc_ids) if weights.part else frozenset()
+        titled = (
+            self.corpus.headed_regions(query, doc_ids, whole_title=True) if weights.part else frozenset()
+        )  # "the conclusion"
+        series |= titled
+        options |= notices | series
         # and a header field whose label it names ("Who was present?": "Present: ..."), of the documents
         # it names when it names some ("the March meeting": not a board paper's "Meeting:" field)
         scope = set(named_documents) or doc_ids
@@ -242,21 +250,19 @@ class HybridRetriever:
         hits = fuse(candidates, weights, kinds, places, in_parts | options, named_documents)
         if following:
             hits = follow_references(hits, self.corpus.references, weights.reference, weights.reference_hops)
-        asked_places = in_parts | notices | (places.regions if places else frozenset())
+        asked_places = in_parts | notices | series | (places.regions if places else frozenset())
         named_words = part_label_words(query) | named_label_words(query) | notice_words(query)
+        named_words |= series_words(query) if series else set()
+        named_words |= set(tokenize(query)) if titled else set()
         if asked_places and asks_only_where(query, named_words):
             # "What is on page 3?": nothing else to rank by; "What does 5.3.2 require?": the part as it reads
-            hits = parts_first(hits, asked_places, self._reading_order(in_parts))
+            # "Ground 1": the series' heading on, in reading order
+            hits = parts_first(hits, asked_places, self.corpus.reading_order(in_parts | series))
         elif fields and asks_only_where(query, set().union(*fields.values())):
             hits = parts_first(hits, frozenset(fields))  # "Who was present?": the field "Present: ..."
         elif rows and asks_only_where(query, set().union(*rows.values())):
             hits = parts_first(hits, frozenset(rows))
         return hits
-
-    def _reading_order(self, regions: frozenset[str]) -> dict[str, tuple[int, int]]:
-        """Each of ``regions`` at its place in its document: its page, then its order on the page."""
-        infos = (self.corpus.region(region_id) for region_id in regions)
-        return {info.region_id: (info.page, info.order) for info in infos if info is not None}
 
     def follows_references(self, query: str, doc_id: str | None = None) -> bool:
         """Whether ``query`` asks about what a passage refers to and references are followed for it.
@@ -359,7 +365,9 @@ def _named_part_starts(documents: dict[str, DocumentIndex], query: str, doc_ids:
     need not be the question's ("What does clause 7.3 say?")."""
     starts: list[RegionInfo] = []
     for doc_id in sorted(doc_ids):
-        regions = [documents[doc_id].regions[row] for row in documents[doc_id].part_rows(query)]
+        rows = documents[doc_id].part_rows(query) if names_parts(query) else []
+        rows += documents[doc_id].series_rows(query) + documents[doc_id].titled_rows(query)
+        regions = [documents[doc_id].regions[row] for row in rows]
         starts += [info for info in regions if info.kind not in FURNITURE][:PART_CANDIDATES]
     return starts
 

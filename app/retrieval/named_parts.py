@@ -104,9 +104,21 @@ _NOT_A_PLACE_BEFORE = re.compile(
     r"(?i:version|release|v|rev|revision|firmware|build|between|than|approximately|about|around|over|under"
     r"|below|above|exceeds?|from|to|equals?)"
 )
+# A judgment's paragraphs are numbered in one series and cited by number alone: "paragraph 23",
+# "para. 23", "[23]". In a question each names the paragraph or list item that opens with the number
+# (not "paragraph 4.3" or "paragraph 3 of Schedule 2", which name parts as ingest reads them).
+_PARAGRAPH_NAMED = re.compile(
+    r"(?:\b(?:[Pp]aragraphs?|PARAGRAPHS?|[Pp]aras?\.?)\s+\[?|(?<![\w\]])\[(?=\d{1,3}\]))"
+    r"(\d{1,3})(?![\w.,]\d|\w|\]?\s+of\s)"
+)
+# A heading that opens with a word and a number is a part in a series of the document's own ("Ground
+# 1: construction of clause 14.2", "Issue 2 – limitation"), which a question names by them ("What was
+# Ground 1?") whatever the part's words; not a year ("Budget 2024") nor a dotted number.
+_WORD_NUMBER = re.compile(r"\b([^\W\d_]{3,})\s+(\d{1,3})(?![\w.,]\d|\w)")
+_HEADING_WORD_NUMBER = re.compile(r"^\s*([^\W\d_]{3,})\s+(\d{1,3})(?:\s*[:.–—-]\s|\s*$)")
 _AGENDA_ITEM = re.compile(r"\bagenda\s+item\s+\d|\bitem\s+\d{1,3}\s+(?:on|of|in)\s+the\s+agenda\b", re.IGNORECASE)
 AGENDA = "agenda"
-_OPENING_NUMBER = re.compile(r"^(\d{1,3})\.?[ \t]+(?=\S)")
+_OPENING_NUMBER = re.compile(r"^\[?(\d{1,3})[.\]]?[ \t]+(?=\S)")  # "3. ...", "5 ...", "[23] ..."
 ITEM_KINDS = frozenset({"paragraph", "list"})
 _PRINTED_NUMBER = re.compile(
     r"^\s*(?:(?i:page|p\.|seite|page|página|pagina)\s*)?[-–—]?\s*(\d{1,4})\s*[-–—]?(?:\s*(?i:of|/|von|de|di)\s*\d{1,4})?\s*$"
@@ -179,7 +191,9 @@ def named_paragraphs(question: str) -> list[int]:
     if not names_parts(question):
         return []
     found = (_PARAGRAPH_NUMBER.match(m.number) for m in _mentions(question) if m.kind == "paragraph")
-    return list(dict.fromkeys(int(match.group(1)) for match in found if match))
+    numbers = [int(match.group(1)) for match in found if match]
+    numbers += [int(match.group(1)) for match in _PARAGRAPH_NAMED.finditer(question)]  # a judgment's "[23]"
+    return list(dict.fromkeys(numbers))
 
 
 def named_parts(question: str, own_names: str = "") -> list[Mention]:
@@ -281,7 +295,11 @@ def _mentions(question: str, own_names: str = "") -> tuple[Mention, ...]:
 
 
 def _items(question: str) -> list[Mention]:
-    return [Mention("clause", match.group(1), match.start(1)) for match in _ITEM_NAMED.finditer(question)]
+    """The items and minutes ``question`` names, as clause mentions, and the paragraphs it names by a
+    whole number, as paragraph mentions."""
+    items = [Mention("clause", match.group(1), match.start(1)) for match in _ITEM_NAMED.finditer(question)]
+    paragraphs = [Mention("paragraph", match.group(1), match.start(1)) for match in _PARAGRAPH_NAMED.finditer(question)]
+    return sorted([*items, *paragraphs], key=lambda mention: mention.start)
 
 
 @lru_cache(maxsize=256)
@@ -304,10 +322,41 @@ def _bare_subclauses(question: str) -> tuple[Mention, ...]:
 
 
 def named_items(question: str) -> list[Mention]:
-    """The numbered items or minutes ``question`` names ("item 5", "minute 4.2"), as clause mentions."""
-    if not names_parts(question):
-        return []
-    return _items(question)
+    """The numbered items, minutes or paragraphs ``question`` names ("item 5", "minute 4.2",
+    "paragraph 23", "[23]"): where no section or sub-clause bears the number, the paragraph or list
+    item that opens with it."""
+    return _items(question) if names_parts(question) else []
+
+
+def word_numbers(question: str) -> set[tuple[str, str]]:
+    """The words with a number after them that ``question`` writes ("Ground 1" of "What was Ground
+    1?"), folded to lower case: the series names a heading may open with."""
+    return {(word.lower(), number) for word, number in _WORD_NUMBER.findall(question)}
+
+
+def series_words(question: str, headings: Iterable[str] | None = None) -> set[str]:
+    """The tokens of the words and numbers ``question`` writes (:func:`word_numbers`) that one of
+    ``headings`` opens with (any, when None): they name the heading's part ("ground", "1"), and its
+    text need not hold them."""
+    named = word_numbers(question)
+    if headings is not None:
+        named &= {pair for heading in headings if (pair := heading_word_number(heading))}
+    return {token for pair in named for token in tokenize(" ".join(pair))}
+
+
+def asks_for_title(question: str, title: str) -> bool:
+    """Whether ``question`` asks for nothing but the part ``title`` heads ("What is the conclusion?"
+    of "Conclusion", "What are the facts?" of "The facts"): its words, but for those asking where, are
+    the title's words."""
+    words = set(tokenize(question)) - WHERE_ONLY_WORDS
+    return bool(words) and words == set(tokenize(title))
+
+
+def heading_word_number(title: str) -> tuple[str, str] | None:
+    """The word and number a heading opens with as a part of a series ("Ground 1: construction of
+    clause 14.2" -> ("ground", "1")), folded to lower case; None for any other heading."""
+    match = _HEADING_WORD_NUMBER.match(title)
+    return (match.group(1).lower(), match.group(2)) if match else None
 
 
 def names_agenda_items(question: str) -> bool:
@@ -322,11 +371,14 @@ def row_numbers(text: str) -> list[str]:
     return [cell for row in rows if (cell := row.removeprefix("|").split("|", 1)[0].strip()).isdigit()]
 
 
-def opening_number(kind: str, text: str) -> str | None:
-    """The whole number a paragraph opens with, as an agenda's or a list's item does ("5 19:00 Damp
-    and mould ...", "3. Matters arising"): the item a question names by it."""
-    match = _OPENING_NUMBER.match(text) if kind in ITEM_KINDS else None
-    return match.group(1) if match else None
+def opening_numbers(kind: str, text: str) -> list[str]:
+    """The whole numbers a paragraph opens with, as an agenda's or a list's item does ("5 19:00 Damp
+    and mould ...", "3. Matters arising"), and each item of a list ("22. The judge found ..." after
+    "21. ..."): the item a question names by it."""
+    if kind not in ITEM_KINDS:
+        return []
+    lines = text.splitlines() if kind == "list" else text.splitlines()[:1]
+    return [match.group(1) for line in lines if (match := _OPENING_NUMBER.match(line))]
 
 
 def asks_only_where(question: str, named: set[str]) -> bool:

@@ -185,6 +185,14 @@ def canonical_number(number: str) -> str:
     return re.sub(rf"[{DASHES}]", ".", number).lower()
 
 
+# A judgment refers to its own paragraphs by number and place: "see [10] above", "at paragraph 45
+# below"; without "above" or "below" a bracketed number is as often another judgment's ("Triple Point
+# at [108]") or a bibliography tag. Resolved as a patent's "[0023]" is, to the paragraph so numbered.
+_PLACED_PARAGRAPH = re.compile(
+    r"(?:\[(\d{1,3})\]|\b(?:[Pp]aragraphs?|[Pp]aras?\.?)\s+(\d{1,3}))(?=\s+(?:above|below)\b)"
+)
+
+
 def find_mentions(text: str, own_title: str = "") -> list[Mention]:
     """Every explicit reference in ``text``, in order; plural keywords take a list of numbers. A
     part "of" a document named by ``own_title``'s words is this document's."""
@@ -202,6 +210,11 @@ def find_mentions(text: str, own_title: str = "") -> list[Mention]:
                 if kind == "figure" and _DIMENSION.fullmatch(number) and not match.group("kw").isupper():
                     continue
                 mentions.append(Mention(kind, _unbracketed(number), match.start("nums") + offset, external))
+    taken = {m.start for m in mentions}
+    for placed in _PLACED_PARAGRAPH.finditer(text):
+        number = placed.group(1) or placed.group(2)
+        if placed.start(1 if placed.group(1) else 2) not in taken:
+            mentions.append(Mention("paragraph", f"[{number}]", placed.start()))
     return _outside_paragraphs(sorted(mentions, key=lambda m: m.start))
 
 

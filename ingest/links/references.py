@@ -42,6 +42,8 @@ _PARAGRAPH_OF = re.compile(r"(.+?)\s+of\s+(\w+)\s+(\S+)")
 # "1." is as often an item of a list of steps.
 NUMBERED_PARAGRAPH = re.compile(r"^(\d{1,3}(?:\.\d{1,3})+)\.?[ \t]+(?=[^\W\d_a-z]|[\"“‘'(])", re.MULTILINE)
 NUMBERED_PARAGRAPH_KINDS = frozenset({"paragraph", "list"})
+# A paragraph numbered in one series, as a judgment's are: "10. The judge held ...", "[10] The ...".
+WHOLE_PARAGRAPH = re.compile(r"^\[?(\d{1,3})[.\]][ \t]+(?=[^\W\d_a-z]|[\"“‘'(])", re.MULTILINE)
 # A patent's paragraph opens with its number in brackets: "[0023] The controller ...".
 BRACKETED_PARAGRAPH = re.compile(r"^\[(\d{3,5})\]\s")
 
@@ -264,6 +266,9 @@ def index_clause(index: TargetIndex, key: str, kind: str, text: str, part: int) 
     bracketed = BRACKETED_PARAGRAPH.match(text)
     if bracketed:
         index.clauses.setdefault(_bracketed_key(bracketed.group(1)), []).append((0, part, key))
+    for match in WHOLE_PARAGRAPH.finditer(text) if kind == "list" else [WHOLE_PARAGRAPH.match(text)]:
+        if match:  # a judgment's "10. ...", the target of "[10] above"
+            index.clauses.setdefault(_bracketed_key(match.group(1)), []).append((0, part, key))
     for match in NUMBERED_PARAGRAPH.finditer(text) if kind == "list" else [NUMBERED_PARAGRAPH.match(text)]:
         if match:
             index.clauses.setdefault(canonical_number(match.group(1)), []).append((0, part, key))

@@ -30,6 +30,7 @@ from docgraph.ingest.page.index_entries import join_index_entries
 from docgraph.ingest.page.key_figures import join_key_figures
 from docgraph.ingest.page.key_values import join_key_value_rows
 from docgraph.ingest.page.labelled_columns import join_labelled_columns
+from docgraph.ingest.page.lead_in_values import demote_lead_in_values
 from docgraph.ingest.page.list_rows import attach_row_cells
 from docgraph.ingest.page.margin_notes import set_aside_margin_notes
 from docgraph.ingest.page.merge import absorb_figure_labels, figures_for_orphan_captions, merge_blocks
@@ -184,6 +185,7 @@ def _classify(
     join_subtitle(blocks)
     demote_article_heads(blocks)
     demote_byline(blocks, tables)
+    demote_lead_in_values(blocks, stats)
     demote_toc_entries(blocks)
     join_sign_offs(blocks)
 

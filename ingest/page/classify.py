@@ -20,6 +20,7 @@ from docgraph.ingest.labels import (
     HEADING_WORDS,
     MINUTE_LABEL,
     NOTICE_LABEL,
+    VALUE_FIELD,
 )
 from docgraph.ingest.links.statements import head_alone
 from docgraph.ingest.page.blocks import BULLET_GLYPH_RE, PATENT_PARAGRAPH, Block, note_goes_on
@@ -239,6 +240,8 @@ def _is_header(block: Block, text: str, stats: FontStats) -> bool:
             return False
         if numbered:
             return True
+        if VALUE_FIELD.match(text):  # "Date: 14/03/2024" on a judgment's cover
+            return False
         heading_like = text[0].isupper() or text[0].isdigit()
         return len(block.lines) <= 2 and heading_like and not text.endswith((":", ".", ",", ";"))
     return False
