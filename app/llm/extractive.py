@@ -34,8 +34,8 @@ from docgraph.app.retrieval.named_parts import (
     named_notes,
     named_paragraphs,
     part_label_words,
-    series_words,
 )
+from docgraph.app.retrieval.named_series import series_words
 from docgraph.app.retrieval.table_rows import named_rows
 from docgraph.ingest.pdf.text import ends_sentence, join_two
 

@@ -22,9 +22,7 @@ from docgraph.app.retrieval.named_parts import (
     asks_for_answer,
     asks_for_dependents,
     asks_for_proof,
-    asks_for_title,
     cited_entry_numbers,
-    heading_word_number,
     named_citations,
     named_conditions,
     named_items,
@@ -38,8 +36,8 @@ from docgraph.app.retrieval.named_parts import (
     resolved_parts,
     row_numbers,
     titled_sections,
-    word_numbers,
 )
+from docgraph.app.retrieval.named_series import asks_for_title, heading_word_number, word_numbers
 from docgraph.app.retrieval.text import tokenize
 from docgraph.ingest.links.mentions import Mention
 from docgraph.ingest.links.notes import ENTRY_KINDS, NOTES_TITLE, entry_numbers, numbers_of

@@ -50,9 +50,9 @@ from docgraph.app.retrieval.named_parts import (
     names_parts,
     notice_words,
     part_label_words,
-    series_words,
     without_note_owners,
 )
+from docgraph.app.retrieval.named_series import series_words
 from docgraph.app.retrieval.pages import rank_pages
 from docgraph.app.retrieval.references import asks_about_reference, describes_referral, follow_references
 from docgraph.app.retrieval.sections import region_section_scores, section_scores

@@ -111,11 +111,6 @@ _PARAGRAPH_NAMED = re.compile(
     r"(?:\b(?:[Pp]aragraphs?|PARAGRAPHS?|[Pp]aras?\.?)\s+\[?|(?<![\w\]])\[(?=\d{1,3}\]))"
     r"(\d{1,3})(?![\w.,]\d|\w|\]?\s+of\s)"
 )
-# A heading that opens with a word and a number is a part in a series of the document's own ("Ground
-# 1: construction of clause 14.2", "Issue 2 – limitation"), which a question names by them ("What was
-# Ground 1?") whatever the part's words; not a year ("Budget 2024") nor a dotted number.
-_WORD_NUMBER = re.compile(r"\b([^\W\d_]{3,})\s+(\d{1,3})(?![\w.,]\d|\w)")
-_HEADING_WORD_NUMBER = re.compile(r"^\s*([^\W\d_]{3,})\s+(\d{1,3})(?:\s*[:.–—-]\s|\s*$)")
 _AGENDA_ITEM = re.compile(r"\bagenda\s+item\s+\d|\bitem\s+\d{1,3}\s+(?:on|of|in)\s+the\s+agenda\b", re.IGNORECASE)
 AGENDA = "agenda"
 _OPENING_NUMBER = re.compile(r"^\[?(\d{1,3})[.\]]?[ \t]+(?=\S)")  # "3. ...", "5 ...", "[23] ..."
@@ -326,37 +321,6 @@ def named_items(question: str) -> list[Mention]:
     "paragraph 23", "[23]"): where no section or sub-clause bears the number, the paragraph or list
     item that opens with it."""
     return _items(question) if names_parts(question) else []
-
-
-def word_numbers(question: str) -> set[tuple[str, str]]:
-    """The words with a number after them that ``question`` writes ("Ground 1" of "What was Ground
-    1?"), folded to lower case: the series names a heading may open with."""
-    return {(word.lower(), number) for word, number in _WORD_NUMBER.findall(question)}
-
-
-def series_words(question: str, headings: Iterable[str] | None = None) -> set[str]:
-    """The tokens of the words and numbers ``question`` writes (:func:`word_numbers`) that one of
-    ``headings`` opens with (any, when None): they name the heading's part ("ground", "1"), and its
-    text need not hold them."""
-    named = word_numbers(question)
-    if headings is not None:
-        named &= {pair for heading in headings if (pair := heading_word_number(heading))}
-    return {token for pair in named for token in tokenize(" ".join(pair))}
-
-
-def asks_for_title(question: str, title: str) -> bool:
-    """Whether ``question`` asks for nothing but the part ``title`` heads ("What is the conclusion?"
-    of "Conclusion", "What are the facts?" of "The facts"): its words, but for those asking where, are
-    the title's words."""
-    words = set(tokenize(question)) - WHERE_ONLY_WORDS
-    return bool(words) and words == set(tokenize(title))
-
-
-def heading_word_number(title: str) -> tuple[str, str] | None:
-    """The word and number a heading opens with as a part of a series ("Ground 1: construction of
-    clause 14.2" -> ("ground", "1")), folded to lower case; None for any other heading."""
-    match = _HEADING_WORD_NUMBER.match(title)
-    return (match.group(1).lower(), match.group(2)) if match else None
 
 
 def names_agenda_items(question: str) -> bool:

@@ -260,18 +260,15 @@ def index_equation(index: TargetIndex, key: str, kind: str, text: str, part: int
 def index_clause(index: TargetIndex, key: str, kind: str, text: str, part: int) -> None:
     """A paragraph that opens with a sub-clause number ("7.3 The Customer may ..."), or a list with
     an item that does, as that number's target when no section bears it (:data:`NUMBERED_PARAGRAPH`);
-    a patent's paragraph "[0023] ..." as the target of "paragraph [0023]"."""
+    a patent's paragraph "[0023] ..." as the target of "paragraph [0023]"; a judgment's "10. ..."
+    as the target of "[10] above"."""
     if kind not in NUMBERED_PARAGRAPH_KINDS:
         return
-    bracketed = BRACKETED_PARAGRAPH.match(text)
-    if bracketed:
-        index.clauses.setdefault(_bracketed_key(bracketed.group(1)), []).append((0, part, key))
-    for match in WHOLE_PARAGRAPH.finditer(text) if kind == "list" else [WHOLE_PARAGRAPH.match(text)]:
-        if match:  # a judgment's "10. ...", the target of "[10] above"
-            index.clauses.setdefault(_bracketed_key(match.group(1)), []).append((0, part, key))
-    for match in NUMBERED_PARAGRAPH.finditer(text) if kind == "list" else [NUMBERED_PARAGRAPH.match(text)]:
-        if match:
-            index.clauses.setdefault(canonical_number(match.group(1)), []).append((0, part, key))
+    numbered = ((BRACKETED_PARAGRAPH, _bracketed_key, False), (WHOLE_PARAGRAPH, _bracketed_key, True))
+    for pattern, number_key, in_items in (*numbered, (NUMBERED_PARAGRAPH, canonical_number, True)):
+        for match in pattern.finditer(text) if kind == "list" and in_items else [pattern.match(text)]:
+            if match:
+                index.clauses.setdefault(number_key(match.group(1)), []).append((0, part, key))
 
 
 def _bracketed_key(digits: str) -> str:
