@@ -291,9 +291,11 @@ def _mentions(question: str, own_names: str = "") -> tuple[Mention, ...]:
 
 def _items(question: str) -> list[Mention]:
     """The items and minutes ``question`` names, as clause mentions, and the paragraphs it names by a
-    whole number, as paragraph mentions."""
+    whole number, as paragraph mentions: "[23]", but not "reference [2]", a bibliography's entry."""
     items = [Mention("clause", match.group(1), match.start(1)) for match in _ITEM_NAMED.finditer(question)]
-    paragraphs = [Mention("paragraph", match.group(1), match.start(1)) for match in _PARAGRAPH_NAMED.finditer(question)]
+    cited = {m.start(1) for m in _CITATION_ASKED.finditer(question) if m.start(1) - m.start() > 1}  # "reference [2]"
+    found = (match for match in _PARAGRAPH_NAMED.finditer(question) if match.start(1) not in cited)
+    paragraphs = [Mention("paragraph", match.group(1), match.start(1)) for match in found]
     return sorted([*items, *paragraphs], key=lambda mention: mention.start)
 
 
