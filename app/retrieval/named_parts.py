@@ -304,7 +304,7 @@ def _bare_subclauses(question: str) -> tuple[Mention, ...]:
     """The subclauses ``question`` names by their numbers alone ("What does 5.3.2 require?"), as
     section mentions: not one a word names ("clause 5.3.2", "minute 4.2"), nor a number after a name
     or a word of quantity ("Python 3.12", "over 2.5")."""
-    named = {mention.start for mention in [*find_mentions(question), *_items(question)]}
+    named = {question.find(m.number, m.start) for m in [*find_mentions(question), *_items(question)]}  # "(3.7)"
     found: list[Mention] = []
     quantity = False  # the number before was no place: "between 2.5 and 3.5" names none
     for match in _BARE_SUBCLAUSE.finditer(question):
