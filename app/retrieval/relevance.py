@@ -21,7 +21,7 @@ from typing import Any
 from docgraph.app.retrieval.base import ScoredRegion
 from docgraph.app.retrieval.irregular_verbs import BASE_OF
 from docgraph.app.retrieval.named_parts import part_label_words
-from docgraph.app.retrieval.text import STOP_WORDS, fold, reads_german_or_french, tokenize
+from docgraph.app.retrieval.text import CLIPPED_FROM, STOP_WORDS, fold, reads_german_or_french, tokenize
 from docgraph.app.retrieval.vector import DenseRetriever
 
 HITS_READ = 5  # the first hits the measures read
@@ -101,14 +101,16 @@ def measure(question: str, hits: Sequence[ScoredRegion], dense: DenseRetriever) 
 
 def known(question: str, dense: DenseRetriever) -> float:
     """The share of the question's distinct content words that some stored document holds or is
-    named by. The documents already loaded are looked in first, and no other is loaded once every
-    word is found: a question asked inside one document rarely needs the rest of the store."""
+    named by (a clipping of several words, "admin", in any of them). The documents already loaded
+    are looked in first, and no other is loaded once every word is found: a question asked inside
+    one document rarely needs the rest of the store."""
     wanted = named_words(question)
     if not wanted:
         return 0.0
     missing = set(wanted)
     for document in dense.corpus.loaded_first():
-        missing = {word for word in missing if word not in document.region_bm25.vocabulary}
+        vocabulary = document.region_bm25.vocabulary.keys()
+        missing = {word for word in missing if vocabulary.isdisjoint({word, *CLIPPED_FROM.get(word, ())})}
         missing -= document.name_words
         if not missing:
             break
@@ -177,7 +179,10 @@ def word_forms(word: str) -> set[str]:
     bare word is never shortened ("care" and "car" do not). An irregular verb's past forms also stand
     for the verb ("took" -> take), and a noun made with -t its verb ("complaint" -> complain; a
     short word, "paint" or "saint", is no such noun), as does one made with -sion after an i or a u
-    ("decision" -> decide, "conclusion" -> conclude, "revision" -> revise)."""
+    ("decision" -> decide, "conclusion" -> conclude, "revision" -> revise). A clipping of several
+    words stands for each ("admin" -> administration, administrative, ...)."""
+    if word in CLIPPED_FROM:
+        return {word, *CLIPPED_FROM[word]}
     if word in BASE_OF:
         return {word, BASE_OF[word]}
     if len(word) >= 9 and word.endswith("aint"):  # "complaint", "restraint": the verb and its noun in -t
