@@ -48,6 +48,13 @@ _LIGHT_BEFORE_OBJECT = re.compile(
     rf"\b({'|'.join(_LIGHT.split())})\s+(?:(?:the|a|an|their|his|her|its|our|my|your|any)\s+)?([^\W\d]\w*)",
     re.IGNORECASE,
 )
+# The same verbs in the passive after their subject ("What decisions were made?", "What samples have
+# been taken?"): the subject says what is asked, and minutes record "DECISION: ..." without the making.
+_LIGHT_AFTER_SUBJECT = re.compile(
+    r"\b([^\W\d]\w*)\s+(?:(?:has|have|had|will|would|should|must|can|could|may|might)\s+)?"
+    r"(?:is|are|was|were|be|been|being)\s+(made|taken|sent|offered|tendered)\b",
+    re.IGNORECASE,
+)
 # "Who appeared for the respondent?", "Who acted on behalf of Harrow?": to appear or act for a party is
 # to represent it, and a judgment lists counsel "Mr David Okoro KC (...) for the Respondent", without the verb.
 _REPRESENTS = re.compile(
@@ -168,13 +175,15 @@ def _inside_a_word(word: str, found: set[str]) -> bool:
 
 def named_words(question: str) -> set[str]:
     """The question's distinct content words, less those that frame it (:data:`FRAME_WORDS`, "mean"
-    asked with a do, a light verb before its object, and the verb of appearing for a party) when
-    others remain: "Who is the author?" asks for the author, "Who sent apologies?" for the apologies,
-    "Who appeared for the respondent?" for the respondent's counsel."""
+    asked with a do, a light verb before its object or in the passive after its subject, and the verb
+    of appearing for a party) when others remain: "Who is the author?" asks for the author, "Who sent
+    apologies?" and "What decisions were made?" for the apologies and the decisions, "Who appeared
+    for the respondent?" for the respondent's counsel."""
     words = set(tokenize(question))
     frame = FRAME_WORDS | {"mean"} if _ASKS_WHAT_IT_MEANS.search(question) else FRAME_WORDS
     objects = _LIGHT_BEFORE_OBJECT.findall(question)
-    frame |= {fold(verb.lower()) for verb, noun in objects if noun.lower() not in STOP_WORDS}
+    subjects = [(verb, noun) for noun, verb in _LIGHT_AFTER_SUBJECT.findall(question)]
+    frame |= {fold(verb.lower()) for verb, noun in objects + subjects if noun.lower() not in STOP_WORDS}
     represents = _REPRESENTS.findall(question)  # "on behalf of" frames with its verb
     frame |= {fold(verb.lower()) for verb, _ in represents} | {"behalf" for _, by in represents if by.lower() != "for"}
     return (words - frame) or words
