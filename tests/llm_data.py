@@ -13,7 +13,7 @@ from typing import Any
 
 from docgraph.app.config import Settings
 from docgraph.app.llm.answer import AnswerResult
-from docgraph.app.llm.service import ask
+from docgraph.app.llm.service import ASK_K, ask
 from docgraph.app.pipeline.build import build_ingest_pipeline
 from docgraph.app.pipeline.embedding import configured_encoder
 from docgraph.app.resources import SAMPLES_DIR
@@ -175,6 +175,15 @@ def hybrid_over(store: FalkorDBStore, pdfs: list[Path], home: Path) -> HybridRet
     hybrid = make_retriever("hybrid", store, configured_encoder(settings), settings=settings)
     assert isinstance(hybrid, HybridRetriever)
     return hybrid
+
+
+def answered(store: FalkorDBStore, pdf: Path, question: str, home: Path) -> str:
+    """``question`` asked of ``pdf`` as ``docgraph ask`` asks it with no model (the hybrid, its
+    default hits): the answer, which must not abstain."""
+    hybrid = hybrid_over(store, [pdf], home)
+    result = ask(question, store, no_llm_settings(home), hybrid, k=ASK_K)
+    assert not result.abstained, (question, result.relevance)
+    return result.answer
 
 
 def sample_eval_inputs(folder: Path, questions: list[dict[str, Any]]) -> tuple[Path, Path]:

@@ -11,7 +11,7 @@ from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from docgraph.records import FURNITURE_KINDS
 from tests.annual_reports import HIGHLIGHTS, NOTE_12, write_annual_report
-from tests.llm_data import hybrid_over, no_llm_settings
+from tests.llm_data import answered, hybrid_over, no_llm_settings
 
 
 def test_see_note_12_refers_to_the_note_headed_by_its_number(tmp_path: Path) -> None:
@@ -233,3 +233,11 @@ def test_a_group_run_over_a_page_break_is_quoted_to_its_subtotal(falkordb_store:
     first = result.answer.split("\n")[0]
     assert "| Current tax liabilities |  | (4.6) | (4.1) | |  |  | (78.7) | (68.9) |”" in first
     assert {citation.page for citation in result.citations} >= {3, 4}
+
+
+def test_admin_expenses_are_the_administrative_expenses_row(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "admin" clips "administrative" (and "administration", "administrator"): no passage held the
+    # question's word, so the answer abstained over the very row that answers it.
+    pdf = write_annual_report(tmp_path / "annual.pdf")
+    first = answered(falkordb_store, pdf, "What were admin expenses?", tmp_path).split("\n")[0]
+    assert "| Administrative expenses |  | (112.5) | (100.2) |" in first

@@ -17,7 +17,7 @@ from docgraph.ingest.readers.native import NativeReader
 from docgraph.ingest.types import DocumentLayout
 from tests.board_minutes import FIELDS, write_minutes
 from tests.board_papers import ACTIONS, AGENDA, COVER, write_action_log, write_agenda, write_board_paper
-from tests.llm_data import ask_of_pdf, hybrid_over
+from tests.llm_data import answered, ask_of_pdf, hybrid_over
 
 AGENDA_ROW_5 = (
     "5 | 19:00 | Damp and mould policy review following the Housing Ombudsman's spotlight report | Ravi Patel"
@@ -208,3 +208,14 @@ def test_underscores_typed_in_an_action_logs_cells_are_kept(tmp_path: Path) -> N
     table = next(text for kind, text in found if kind == "table")
     assert table.splitlines()[-1] == f"| {' | '.join(typed)} |"
     assert table.splitlines()[0] == "| Ref | Minute | Action | Owner | Due | Status |"
+
+
+def test_what_decisions_were_made_is_answered(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # "made" after its noun counted as a missing word: the minutes record "DECISION: ...", not the making.
+    answer = answered(falkordb_store, write_minutes(tmp_path / "minutes.pdf"), "What decisions were made?", tmp_path)
+    assert "DECISION: The Board approved the revised damp and mould policy" in answer
+
+
+def test_a_light_verb_in_the_passive_after_its_subject_frames_the_question() -> None:
+    assert named_words("What decisions were made?") == named_words("What decisions have been made?") == {"decision"}
+    assert named_words("Which samples were taken?") == {"sample"}

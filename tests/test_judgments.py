@@ -6,11 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from docgraph.app.llm.service import ask
+from docgraph.app.retrieval.relevance import named_words
 from docgraph.app.stores.falkordb_store import FalkorDBStore
 from docgraph.ingest.graph import build_graph
 from docgraph.ingest.readers.native import NativeReader
 from tests.judgments import write_judgment
-from tests.llm_data import hybrid_over, no_llm_settings
+from tests.llm_data import answered, hybrid_over, no_llm_settings
 
 
 def test_a_paragraph_cited_by_its_number_is_quoted(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
@@ -126,3 +127,17 @@ def test_a_section_asked_for_by_its_title_alone_is_quoted_from_its_start(
         ("What are the facts?", "1. “4. Harrow is a logistics company which arranges the distribution"),
     ):
         assert ask(question, falkordb_store, settings, hybrid, k=3).answer.startswith(opening)
+
+
+def test_who_appeared_for_a_party_is_answered(falkordb_store: FalkorDBStore, tmp_path: Path) -> None:
+    # The cover lists counsel "... for the Respondent", never "appeared": the verb counted missing.
+    answer = answered(
+        falkordb_store, write_judgment(tmp_path / "judgment.pdf"), "Who appeared for the respondent?", tmp_path
+    )
+    assert "Mr David Okoro KC (instructed by Lister & Marsh LLP) for the Respondent" in answer.split("\n")[0]
+
+
+def test_appearing_or_acting_for_a_party_frames_the_question() -> None:
+    assert named_words("Who appeared for the respondent?") == {"respondent"}
+    assert named_words("Who acted on behalf of the appellant?") == {"appellant"}
+    assert named_words("How long does the warning appear for?") == {"long", "warning", "appear"}

@@ -21,7 +21,7 @@ from typing import Any
 from docgraph.app.retrieval.base import ScoredRegion
 from docgraph.app.retrieval.irregular_verbs import BASE_OF
 from docgraph.app.retrieval.named_parts import part_label_words
-from docgraph.app.retrieval.text import STOP_WORDS, fold, reads_german_or_french, tokenize
+from docgraph.app.retrieval.text import CLIPPED_FROM, STOP_WORDS, fold, reads_german_or_french, tokenize
 from docgraph.app.retrieval.vector import DenseRetriever
 
 HITS_READ = 5  # the first hits the measures read
@@ -47,6 +47,18 @@ _LIGHT += " offer offers offered offering tender tenders tendered tendering"
 _LIGHT_BEFORE_OBJECT = re.compile(
     rf"\b({'|'.join(_LIGHT.split())})\s+(?:(?:the|a|an|their|his|her|its|our|my|your|any)\s+)?([^\W\d]\w*)",
     re.IGNORECASE,
+)
+# The same verbs in the passive after their subject ("What decisions were made?", "What samples have
+# been taken?"): the subject says what is asked, and minutes record "DECISION: ..." without the making.
+_LIGHT_AFTER_SUBJECT = re.compile(
+    r"\b([^\W\d]\w*)\s+(?:(?:has|have|had|will|would|should|must|can|could|may|might)\s+)?"
+    r"(?:is|are|was|were|be|been|being)\s+(made|taken|sent|offered|tendered)\b",
+    re.IGNORECASE,
+)
+# "Who appeared for the respondent?", "Who acted on behalf of Harrow?": to appear or act for a party is
+# to represent it, and a judgment lists counsel "Mr David Okoro KC (...) for the Respondent", without the verb.
+_REPRESENTS = re.compile(
+    r"\b(appear|appears|appeared|appearing|act|acts|acted|acting)\s+(for|on\s+behalf\s+of)\s+\w", re.IGNORECASE
 )
 _VOWELS = re.compile(r"[aeiouy]")
 
@@ -101,14 +113,16 @@ def measure(question: str, hits: Sequence[ScoredRegion], dense: DenseRetriever) 
 
 def known(question: str, dense: DenseRetriever) -> float:
     """The share of the question's distinct content words that some stored document holds or is
-    named by. The documents already loaded are looked in first, and no other is loaded once every
-    word is found: a question asked inside one document rarely needs the rest of the store."""
+    named by (a clipping of several words, "admin", in any of them). The documents already loaded
+    are looked in first, and no other is loaded once every word is found: a question asked inside
+    one document rarely needs the rest of the store."""
     wanted = named_words(question)
     if not wanted:
         return 0.0
     missing = set(wanted)
     for document in dense.corpus.loaded_first():
-        missing = {word for word in missing if word not in document.region_bm25.vocabulary}
+        vocabulary = document.region_bm25.vocabulary.keys()
+        missing = {word for word in missing if vocabulary.isdisjoint({word, *CLIPPED_FROM.get(word, ())})}
         missing -= document.name_words
         if not missing:
             break
@@ -161,12 +175,17 @@ def _inside_a_word(word: str, found: set[str]) -> bool:
 
 def named_words(question: str) -> set[str]:
     """The question's distinct content words, less those that frame it (:data:`FRAME_WORDS`, "mean"
-    asked with a do, and a light verb before its object) when others remain: "Who is the author?"
-    asks for the author, "Who sent apologies?" for the apologies."""
+    asked with a do, a light verb before its object or in the passive after its subject, and the verb
+    of appearing for a party) when others remain: "Who is the author?" asks for the author, "Who sent
+    apologies?" and "What decisions were made?" for the apologies and the decisions, "Who appeared
+    for the respondent?" for the respondent's counsel."""
     words = set(tokenize(question))
     frame = FRAME_WORDS | {"mean"} if _ASKS_WHAT_IT_MEANS.search(question) else FRAME_WORDS
     objects = _LIGHT_BEFORE_OBJECT.findall(question)
-    frame |= {fold(verb.lower()) for verb, noun in objects if noun.lower() not in STOP_WORDS}
+    subjects = [(verb, noun) for noun, verb in _LIGHT_AFTER_SUBJECT.findall(question)]
+    frame |= {fold(verb.lower()) for verb, noun in objects + subjects if noun.lower() not in STOP_WORDS}
+    represents = _REPRESENTS.findall(question)  # "on behalf of" frames with its verb
+    frame |= {fold(verb.lower()) for verb, _ in represents} | {"behalf" for _, by in represents if by.lower() != "for"}
     return (words - frame) or words
 
 
@@ -177,7 +196,10 @@ def word_forms(word: str) -> set[str]:
     bare word is never shortened ("care" and "car" do not). An irregular verb's past forms also stand
     for the verb ("took" -> take), and a noun made with -t its verb ("complaint" -> complain; a
     short word, "paint" or "saint", is no such noun), as does one made with -sion after an i or a u
-    ("decision" -> decide, "conclusion" -> conclude, "revision" -> revise)."""
+    ("decision" -> decide, "conclusion" -> conclude, "revision" -> revise). A clipping of several
+    words stands for each ("admin" -> administration, administrative, ...)."""
+    if word in CLIPPED_FROM:
+        return {word, *CLIPPED_FROM[word]}
     if word in BASE_OF:
         return {word, BASE_OF[word]}
     if len(word) >= 9 and word.endswith("aint"):  # "complaint", "restraint": the verb and its noun in -t

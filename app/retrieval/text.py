@@ -128,6 +128,11 @@ _ABBREVIATIONS = {
 # ones "microphone" and "saxophone" as "phone".
 _CLIPPINGS = {"phone": "telephone", "bike": "bicycle", "fridge": "refrigerator"}
 _SPELT_OUT = _ABBREVIATIONS | _CLIPPINGS
+# Clipped words that stand for several words sharing their start, so no one word spells them out
+# when a text is indexed: an analyst's "admin expenses" are the statement's "Administrative
+# expenses", a contract's "admin fee" its "administration fee". Where a question's words are looked
+# for in a passage (app.retrieval.relevance.word_forms), the clipping meets each of them.
+CLIPPED_FROM = {"admin": frozenset({"administer", "administration", "administrative", "administrator"})}
 # A code of letters and a zero-padded number ("E05", "F003"): the padding is no part of its name.
 _PADDED_CODE = re.compile(r"^([^\W\d_]{1,4})0+(?=\d)")
 
