@@ -10,7 +10,7 @@ from collections.abc import Collection
 from docgraph.app.llm.question_terms import content_words, terms_in
 from docgraph.app.llm.quote_length import MAX_QUOTE_CHARS, cut
 from docgraph.app.llm.text_units import is_table_rule
-from docgraph.app.retrieval.table_rows import clipped
+from docgraph.app.retrieval.table_rows import clipped, row_cells
 
 TABLE_ROWS_QUOTED = 2
 _CODE = re.compile(r"^(?=.*[^\W\d_])(?=.*\d)\w+$")  # "e14", "f3a": letters and digits in one word
@@ -48,9 +48,9 @@ def subtotal_over_break(rows: list[str], terms: set[str], labels: Collection[str
     if not body or not rest or code_rows(body, terms):
         return ""
     named = labelled_rows(body, terms, labels)
-    label, *figures = _cells(rest[0])
-    open_group = any(not any(_cells(body[i])[1:]) and len(body) - 1 in group_rows(body, [i]) for i in named)
-    closed = not _cells(body[-1])[0] or _cells(body[-1])[0].casefold().startswith("total")
+    label, *figures = row_cells(rest[0])
+    open_group = any(not any(row_cells(body[i])[1:]) and len(body) - 1 in group_rows(body, [i]) for i in named)
+    closed = not row_cells(body[-1])[0] or row_cells(body[-1])[0].casefold().startswith("total")
     return rest[0] if open_group and not closed and not label and any(figures) else ""
 
 
@@ -69,10 +69,10 @@ def group_rows(body: list[str], named: list[int]) -> list[int]:
     rows: list[int] = []
     for i in named:
         rows.append(i)
-        if any(_cells(body[i])[1:]):
+        if any(row_cells(body[i])[1:]):
             continue
         for j in range(i + 1, len(body)):
-            label, *figures = _cells(body[j])
+            label, *figures = row_cells(body[j])
             if not any(figures):  # the next group's label: this one has no subtotal here
                 break
             rows.append(j)
@@ -87,7 +87,7 @@ def code_rows(body: list[str], terms: set[str]) -> list[int]:
     codes = {term for term in terms if _CODE.match(term)}
     if not codes:
         return []
-    return [i for i, row in enumerate(body) if any(_is_code_cell(cell, codes) for cell in _cells(row))]
+    return [i for i, row in enumerate(body) if any(_is_code_cell(cell, codes) for cell in row_cells(row))]
 
 
 def labelled_rows(body: list[str], terms: set[str], labels: Collection[str]) -> list[int]:
@@ -97,7 +97,7 @@ def labelled_rows(body: list[str], terms: set[str], labels: Collection[str]) -> 
     not "Other receivables"."""
     held: dict[int, int] = {}
     for i, row in enumerate(body):
-        label = _cells(row)[0]
+        label = row_cells(row)[0]
         words = content_words(label)
         if label in labels and words and all(any(_names(term, word) for term in terms) for word in words):
             held[i] = sum(any(_names(term, word) for word in words) for term in terms)
@@ -107,10 +107,6 @@ def labelled_rows(body: list[str], terms: set[str], labels: Collection[str]) -> 
 def _names(term: str, word: str) -> bool:
     """The question's ``term`` names a label's ``word``: in any inflection, or cut short ("tax")."""
     return bool(terms_in({term}, word)) or clipped(term, word)
-
-
-def _cells(row: str) -> list[str]:
-    return [cell.strip() for cell in row.strip().strip("|").split("|")]
 
 
 def _is_code_cell(cell: str, codes: set[str]) -> bool:

@@ -45,10 +45,11 @@ class NamedRows:
 def table_cells(table: str) -> list[list[str]]:
     """A markdown table's rows as their cells, rule rows (and rows of empty cells) left out."""
     rows = [line.strip() for line in table.splitlines() if line.strip().startswith("|")]
-    return [_cells(row) for row in rows if not _RULE.match(row)]
+    return [row_cells(row) for row in rows if not _RULE.match(row)]
 
 
-def _cells(row: str) -> list[str]:
+def row_cells(row: str) -> list[str]:
+    """A markdown table row's cells, stripped: "| Revenue | 412.6 |" -> ["Revenue", "412.6"]."""
     return [cell.strip() for cell in row.strip().strip("|").split("|")]
 
 
@@ -77,7 +78,7 @@ def line_items(table: str) -> NamedRows | None:
     lines = [line.strip() for line in table.splitlines() if line.strip()]
     if len(lines) < 2 or not lines[0].startswith("|") or not _RULE.match(lines[1]):
         return None
-    header, body = _cells(lines[0]), table_cells("\n".join(lines[2:]))
+    header, body = row_cells(lines[0]), table_cells("\n".join(lines[2:]))
     if any(not all(not cell or _FIGURE.match(cell) for cell in row[1:]) for row in body):
         return None
     labelled = [row[0] for row in body if _LETTER.search(row[0]) and any(row[1:])]
